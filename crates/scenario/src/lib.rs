@@ -1,0 +1,32 @@
+//! The scenario language: what a load test does, parsed from YAML or built from CLI flags.
+//!
+//! Every entry point (a scenario file, `loadlab run --url ...`) ends up as one [`Scenario`];
+//! every load shape becomes a [`Plan`]. Parsing reports errors as `file:line:column: field:
+//! message` with a fix, so a user never has to read a stack trace.
+//!
+//! Crates chosen: `serde` + `serde_yaml_ng` (the maintained fork of `serde_yaml`) for typed
+//! deserialization with line/column errors; `yaml-rust2` for an event stream with positions so
+//! that checks made after deserialization can still name the line; `strsim` for "did you
+//! mean" suggestions; `url` to validate targets.
+
+mod error;
+mod locate;
+mod model;
+mod parse;
+pub mod plan;
+mod raw;
+mod suggest;
+pub mod threshold;
+pub mod units;
+mod validate;
+
+pub use error::{ErrorLocation, ScenarioError};
+pub use model::{
+    Body, ClosedLoad, ConnectionPolicy, Defaults, Flow, Load, Method, OpenLoad, RateStage,
+    RequestStep, Scenario, Step, ThinkTime, VuStage, BurstLoad, DEFAULT_MAX_BODY,
+    DEFAULT_TIMEOUT,
+};
+pub use parse::UrlTest;
+pub use plan::Plan;
+pub use validate::{check_target, parse_addresses};
+pub use threshold::Threshold;

@@ -1,0 +1,133 @@
+//! Maps field paths (`flows[0].steps[2].post`) to line and column, for errors found after parsing.
+
+use std::collections::HashMap;
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::Marker;
+
+/// Positions of every node in a YAML document, by dotted path.
+#[derive(Debug, Default)]
+pub struct PathIndex {
+    positions: HashMap<String, (usize, usize)>,
+}
+
+enum Frame {
+    Map { path: String, key: Option<String>, first: bool },
+    Seq { path: String, index: usize },
+}
+
+#[derive(Default)]
+struct Builder {
+    stack: Vec<Frame>,
+    positions: HashMap<String, (usize, usize)>,
+}
+
+impl Builder {
+    /// Path of the node that starts now, or None if this event is a mapping key.
+    fn begin_node(&mut self) -> Option<String> {
+        match self.stack.last_mut() {
+            None => Some(String::new()),
+            Some(Frame::Map { key: None, .. }) => None,
+            Some(Frame::Map { path, key: Some(k), .. }) => Some(join(path, k)),
+            Some(Frame::Seq { path, index }) => Some(format!("{path}[{index}]")),
+        }
+    }
+
+    fn end_node(&mut self) {
+        match self.stack.last_mut() {
+            Some(Frame::Map { key, .. }) => *key = None,
+            Some(Frame::Seq { index, .. }) => *index += 1,
+            None => {}
+        }
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+impl MarkedEventReceiver for Builder {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        let pos = (mark.line(), mark.col() + 1);
+        match ev {
+            Event::Scalar(value, ..) => match self.begin_node() {
+                None => {
+                    if let Some(Frame::Map { key, first, path }) = self.stack.last_mut() {
+                        // A block mapping's start mark lies after its first key: use the key.
+                        if *first {
+                            self.positions.insert(path.clone(), pos);
+                            *first = false;
+                        }
+                        *key = Some(value);
+                    }
+                }
+                Some(path) => {
+                    self.positions.entry(path).or_insert(pos);
+                    self.end_node();
+                }
+            },
+            Event::Alias(_) => {
+                if let Some(path) = self.begin_node() {
+                    self.positions.entry(path).or_insert(pos);
+                }
+                self.end_node();
+            }
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                let path = self.begin_node().unwrap_or_default();
+                self.positions.entry(path.clone()).or_insert(pos);
+                self.stack.push(if matches!(ev, Event::MappingStart(..)) {
+                    Frame::Map { path, key: None, first: true }
+                } else {
+                    Frame::Seq { path, index: 0 }
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.stack.pop();
+                self.end_node();
+            }
+            _ => {}
+        }
+    }
+}
+
+impl PathIndex {
+    pub fn build(src: &str) -> PathIndex {
+        let mut builder = Builder::default();
+        // Syntax errors are reported by the serde pass; a partial index is still useful.
+        let _ = Parser::new_from_str(src).load(&mut builder, false);
+        PathIndex {
+            positions: builder.positions,
+        }
+    }
+
+    /// Line and column (1-based) of `path`, or of its nearest ancestor that has one.
+    pub fn find(&self, path: &str) -> Option<(usize, usize)> {
+        let mut p = path;
+        loop {
+            if let Some(pos) = self.positions.get(p) {
+                return Some(*pos);
+            }
+            let cut = p.rfind(['.', '['])?;
+            p = &p[..cut];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PathIndex;
+
+    #[test]
+    fn finds_nested_positions() {
+        let src = "name: x\nflows:\n  - name: a\n    steps:\n      - get: /a\n      - post: /b\n        json: {k: 1}\n";
+        let idx = PathIndex::build(src);
+        assert_eq!(idx.find("name"), Some((1, 7)));
+        assert_eq!(idx.find("flows[0].steps[1]"), Some((6, 9)));
+        assert_eq!(idx.find("flows[0].steps[1].post"), Some((6, 15)));
+        assert_eq!(idx.find("flows[0].steps[1].json.k"), Some((7, 19)));
+        assert_eq!(idx.find("flows[0].steps[1].nothing"), Some((6, 9)));
+    }
+}

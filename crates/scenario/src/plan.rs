@@ -1,0 +1,391 @@
+//! The load plan as pure functions of time: how many VUs at t, when arrival n is intended.
+//!
+//! No clock lives here. The engine asks "when is my next arrival?" and sleeps until then, so
+//! the schedule is table-tested without running anything.
+
+use crate::model::{BurstLoad, ClosedLoad, Load, OpenLoad, RateStage, Scenario};
+use std::time::Duration;
+
+/// What happens when: the load shape plus the warm-up that statistics exclude.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub load: Load,
+    pub warmup: Duration,
+}
+
+impl Scenario {
+    pub fn plan(&self) -> Plan {
+        Plan {
+            load: self.load.clone(),
+            warmup: self.warmup,
+        }
+    }
+}
+
+impl Plan {
+    /// Planned length of the run; for iteration- or burst-bound runs, the upper bound.
+    pub fn duration(&self) -> Duration {
+        match &self.load {
+            Load::Closed(c) => c.duration(),
+            Load::Open(o) => o.duration(),
+            Load::Burst(b) => b.max_duration,
+        }
+    }
+
+    /// True when the run ends as soon as its work is done rather than at a fixed time.
+    pub fn ends_when_done(&self) -> bool {
+        match &self.load {
+            Load::Closed(c) => c.iterations_per_vu.is_some() || c.shared_iterations.is_some(),
+            Load::Open(o) => o.max_arrivals.is_some(),
+            Load::Burst(_) => true,
+        }
+    }
+}
+
+impl ClosedLoad {
+    pub fn duration(&self) -> Duration {
+        if self.iterations_per_vu.is_some() || self.shared_iterations.is_some() {
+            return self.max_duration.min(self.stages_duration());
+        }
+        self.stages_duration()
+    }
+
+    pub fn stages_duration(&self) -> Duration {
+        self.stages.iter().map(|s| s.duration).sum()
+    }
+
+    pub fn max_vus(&self) -> u32 {
+        self.stages.iter().map(|s| s.vus).max().unwrap_or(0).max(self.start_vus)
+    }
+
+    /// VUs that should be active at `t` (k6 `ramping-vus`: linear between stage targets;
+    /// a VU is added when the line reaches it and removed when the line falls below it).
+    pub fn vus_at(&self, t: Duration) -> u32 {
+        let mut from = self.start_vus as f64;
+        let mut start = Duration::ZERO;
+        for stage in &self.stages {
+            let end = start + stage.duration;
+            let to = stage.vus as f64;
+            if t < end {
+                let progress = (t - start).as_secs_f64() / stage.duration.as_secs_f64();
+                let level = from + (to - from) * progress;
+                return if to >= from { (level + 1e-9).floor() as u32 } else { (level - 1e-9).ceil() as u32 };
+            }
+            from = to;
+            start = end;
+        }
+        0
+    }
+
+    /// The earliest time after `t` at which `vus_at` may change (for a controller to sleep until).
+    pub fn next_change_after(&self, t: Duration) -> Option<Duration> {
+        let mut from = self.start_vus as f64;
+        let mut start = Duration::ZERO;
+        for stage in &self.stages {
+            let end = start + stage.duration;
+            let to = stage.vus as f64;
+            if t < end {
+                if from == to {
+                    return Some(end);
+                }
+                // Next integer crossing of the line from `from` to `to`.
+                let secs = stage.duration.as_secs_f64();
+                let now = (t - start).as_secs_f64();
+                let level = from + (to - from) * now / secs;
+                let next_level = if to > from { level.floor() + 1.0 } else { level.ceil() - 1.0 };
+                let at = (next_level - from) / (to - from) * secs;
+                let at = start + Duration::from_secs_f64(at.max(0.0));
+                return Some(if at <= t { t + Duration::from_millis(1) } else { at.min(end) });
+            }
+            from = to;
+            start = end;
+        }
+        None
+    }
+}
+
+impl RateStage {
+    fn end_rate(&self) -> f64 {
+        self.ramp_to.unwrap_or(self.rate)
+    }
+
+    /// Arrivals expected during the whole stage.
+    fn count(&self) -> f64 {
+        (self.rate + self.end_rate()) / 2.0 * self.duration.as_secs_f64()
+    }
+}
+
+impl OpenLoad {
+    pub fn duration(&self) -> Duration {
+        self.stages.iter().map(|s| s.duration).sum()
+    }
+
+    /// Arrivals per second at `t`.
+    pub fn rate_at(&self, t: Duration) -> f64 {
+        let mut start = Duration::ZERO;
+        for stage in &self.stages {
+            let end = start + stage.duration;
+            if t < end {
+                let progress = (t - start).as_secs_f64() / stage.duration.as_secs_f64();
+                return stage.rate + (stage.end_rate() - stage.rate) * progress;
+            }
+            start = end;
+        }
+        0.0
+    }
+
+    /// Arrivals the plan intends over the whole run (capped by `max_arrivals`).
+    pub fn expected_arrivals(&self) -> f64 {
+        let total: f64 = self.stages.iter().map(RateStage::count).sum();
+        match self.max_arrivals {
+            Some(n) => total.min(n as f64),
+            None => total,
+        }
+    }
+
+    /// The time at which the cumulative arrival count reaches `count`: Λ⁻¹(count).
+    /// `None` if the plan ends first.
+    pub fn time_of(&self, count: f64) -> Option<Duration> {
+        let mut remaining = count;
+        let mut start = Duration::ZERO;
+        for stage in &self.stages {
+            let in_stage = stage.count();
+            if remaining < in_stage {
+                let (a, b) = (stage.rate, stage.end_rate());
+                let secs = stage.duration.as_secs_f64();
+                // Solve a·t + (b−a)·t²/(2D) = remaining, in the form that is stable for b ≈ a.
+                if remaining <= 0.0 {
+                    return Some(start);
+                }
+                let disc = a * a + 2.0 * (b - a) * remaining / secs;
+                let t = 2.0 * remaining / (a + disc.max(0.0).sqrt());
+                return Some(start + Duration::from_secs_f64(t.clamp(0.0, secs)));
+            }
+            remaining -= in_stage;
+            start += stage.duration;
+        }
+        None
+    }
+
+    /// Intended arrival times of segment `index` of `count` (arrivals n ≡ index mod count).
+    pub fn arrivals(&self, segment: Segment, seed: u64) -> ArrivalTimes<'_> {
+        ArrivalTimes {
+            load: self,
+            segment,
+            next: segment.index as u64,
+            poisson_position: 0.0,
+            rng: fastrand::Rng::with_seed(seed ^ (segment.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+        }
+    }
+}
+
+/// A share of the plan: part `index` of `count` equal parts (worker threads, or machines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Segment {
+    pub const WHOLE: Segment = Segment { index: 0, count: 1 };
+
+    /// This segment's exact share of `total` items (shares sum to `total`).
+    pub fn share(self, total: u64) -> u64 {
+        let (base, extra) = (total / self.count as u64, total % self.count as u64);
+        base + u64::from((self.index as u64) < extra)
+    }
+
+    /// True if global item `n` belongs to this segment.
+    pub fn owns(self, n: u64) -> bool {
+        n % self.count as u64 == self.index as u64
+    }
+}
+
+/// Iterator over intended arrival times (offsets from the run's start).
+pub struct ArrivalTimes<'a> {
+    load: &'a OpenLoad,
+    segment: Segment,
+    next: u64,
+    poisson_position: f64,
+    rng: fastrand::Rng,
+}
+
+impl Iterator for ArrivalTimes<'_> {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        if self.load.poisson {
+            // A segment of a Poisson process is a Poisson process at 1/count the rate.
+            let exp = -(1.0 - self.rng.f64()).ln();
+            self.poisson_position += exp * self.segment.count as f64;
+            if let Some(max) = self.load.max_arrivals {
+                if self.next >= max {
+                    return None;
+                }
+            }
+            self.next += self.segment.count as u64;
+            return self.load.time_of(self.poisson_position);
+        }
+        let n = self.next;
+        if let Some(max) = self.load.max_arrivals {
+            if n >= max {
+                return None;
+            }
+        }
+        self.next += self.segment.count as u64;
+        self.load.time_of(n as f64)
+    }
+}
+
+impl BurstLoad {
+    /// How many of the burst's requests belong to `segment`.
+    pub fn share(&self, segment: Segment) -> u64 {
+        segment.share(self.count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::VuStage;
+
+    fn secs(s: f64) -> Duration {
+        Duration::from_secs_f64(s)
+    }
+
+    fn closed(start: u32, stages: &[(f64, u32)]) -> ClosedLoad {
+        ClosedLoad {
+            start_vus: start,
+            stages: stages.iter().map(|&(d, vus)| VuStage { duration: secs(d), vus }).collect(),
+            iterations_per_vu: None,
+            shared_iterations: None,
+            max_duration: secs(600.0),
+        }
+    }
+
+    #[test]
+    fn ramping_vus_table() {
+        // seed 000 baseline: 30s 0→10, 8m30s 10→35, 30s 35→0
+        let plan = closed(0, &[(30.0, 10), (510.0, 35), (30.0, 0)]);
+        let table = [
+            (0.0, 0),
+            (2.99, 0),
+            (3.0, 1),
+            (15.0, 5),
+            (29.999, 9),
+            (30.0, 10),
+            (30.0 + 510.0 / 25.0, 11),
+            (539.99, 34),
+            (540.0, 35),
+            (540.0 + 30.0 / 35.0 * 0.5, 35),
+            (555.0, 18),
+            (569.99, 1),
+            (570.0, 0),
+            (1000.0, 0),
+        ];
+        for (t, want) in table {
+            assert_eq!(plan.vus_at(secs(t)), want, "t={t}");
+        }
+        assert_eq!(plan.max_vus(), 35);
+        assert_eq!(plan.duration(), secs(570.0));
+    }
+
+    #[test]
+    fn zero_length_stage_jumps() {
+        // seed 000 stress: 30s 0→25, 0s jump to 75, 6m30s hold, 30s 75→0
+        let plan = closed(0, &[(30.0, 25), (0.0, 75), (390.0, 75), (30.0, 0)]);
+        assert_eq!(plan.vus_at(secs(29.9)), 24);
+        assert_eq!(plan.vus_at(secs(30.0)), 75);
+        assert_eq!(plan.vus_at(secs(200.0)), 75);
+    }
+
+    #[test]
+    fn constant_vus_start_immediately() {
+        let plan = closed(10, &[(5.0, 10)]);
+        assert_eq!(plan.vus_at(Duration::ZERO), 10);
+        assert_eq!(plan.vus_at(secs(4.999)), 10);
+        assert_eq!(plan.vus_at(secs(5.0)), 0);
+    }
+
+    #[test]
+    fn next_change_follows_the_ramp() {
+        let plan = closed(0, &[(10.0, 10), (5.0, 10)]);
+        let mut t = Duration::ZERO;
+        let mut seen = vec![];
+        while let Some(next) = plan.next_change_after(t) {
+            seen.push((next.as_secs_f64() * 1000.0).round() as u64);
+            t = next;
+        }
+        assert_eq!(seen, vec![1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 15000]);
+    }
+
+    fn open(stages: &[(f64, f64, Option<f64>)]) -> OpenLoad {
+        OpenLoad {
+            stages: stages.iter().map(|&(d, rate, ramp_to)| RateStage { duration: secs(d), rate, ramp_to }).collect(),
+            poisson: false,
+            max_in_flight: 100,
+            max_arrivals: None,
+        }
+    }
+
+    #[test]
+    fn constant_rate_arrivals() {
+        let plan = open(&[(2.0, 10.0, None)]);
+        let times: Vec<f64> = plan.arrivals(Segment::WHOLE, 1).map(|d| d.as_secs_f64()).collect();
+        assert_eq!(times.len(), 20);
+        for (n, t) in times.iter().enumerate() {
+            assert!((t - n as f64 * 0.1).abs() < 1e-9, "arrival {n} at {t}");
+        }
+    }
+
+    #[test]
+    fn ramping_rate_arrivals() {
+        // 0 → 10/s over 10s: Λ(t) = t²/2, so arrival n at √(2n).
+        let plan = open(&[(10.0, 0.0, Some(10.0)), (1.0, 10.0, None)]);
+        assert!((plan.expected_arrivals() - 60.0).abs() < 1e-9);
+        for (n, want) in [(0u64, 0.0), (2, 2.0), (8, 4.0), (18, 6.0), (49, 9.899_494_936_611_665), (50, 10.0), (55, 10.5)] {
+            let t = plan.time_of(n as f64).unwrap().as_secs_f64();
+            assert!((t - want).abs() < 1e-6, "n={n}: {t} vs {want}");
+        }
+        assert_eq!(plan.time_of(60.0), None);
+        assert!((plan.rate_at(secs(5.0)) - 5.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn segments_partition_the_arrivals() {
+        let plan = open(&[(1.0, 100.0, None), (1.0, 100.0, Some(300.0))]);
+        let mut all: Vec<Duration> = plan.arrivals(Segment::WHOLE, 7).collect();
+        let mut parts: Vec<Duration> = (0..3)
+            .flat_map(|i| plan.arrivals(Segment { index: i, count: 3 }, 7).collect::<Vec<_>>())
+            .collect();
+        all.sort();
+        parts.sort();
+        assert_eq!(all, parts);
+        assert_eq!(all.len(), 300);
+    }
+
+    #[test]
+    fn max_arrivals_caps_every_segment() {
+        let mut plan = open(&[(10.0, 100.0, None)]);
+        plan.max_arrivals = Some(10);
+        let total: usize = (0..4).map(|i| plan.arrivals(Segment { index: i, count: 4 }, 1).count()).sum();
+        assert_eq!(total, 10);
+    }
+
+    #[test]
+    fn poisson_arrivals_have_the_planned_mean() {
+        let mut plan = open(&[(100.0, 50.0, None)]);
+        plan.poisson = true;
+        let n: usize = (0..2).map(|i| plan.arrivals(Segment { index: i, count: 2 }, 42).count()).sum();
+        // 5000 expected; sd ≈ 71
+        assert!((4700..5300).contains(&n), "{n}");
+    }
+
+    #[test]
+    fn shares_sum_exactly() {
+        for total in [0u64, 1, 7, 66_666] {
+            let sum: u64 = (0..7).map(|i| Segment { index: i, count: 7 }.share(total)).sum();
+            assert_eq!(sum, total);
+        }
+    }
+}

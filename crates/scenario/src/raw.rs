@@ -1,0 +1,142 @@
+//! The scenario file exactly as written: serde types that reject unknown keys with a position.
+
+use crate::model::ConnectionPolicy;
+use crate::units::{de_opt_duration, de_opt_rate};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    pub name: Option<String>,
+    pub target: Option<String>,
+    #[serde(default)]
+    pub defaults: RawDefaults,
+    pub load: Option<RawLoad>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub warmup: Option<Duration>,
+    #[serde(default)]
+    pub thresholds: Vec<String>,
+    #[serde(default)]
+    pub flows: Vec<RawFlow>,
+    /// Shorthand for a single flow.
+    #[serde(default)]
+    pub steps: Vec<RawStep>,
+    pub connections: Option<ConnectionPolicy>,
+    pub source_addresses: Option<OneOrMany>,
+    pub insecure: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDefaults {
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub timeout: Option<Duration>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    pub max_body: Option<ByteSize>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ByteSize {
+    Bytes(u64),
+    Text(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelKind {
+    Closed,
+    Open,
+    Burst,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrivals {
+    Constant,
+    Poisson,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLoad {
+    pub model: ModelKind,
+    pub stages: Option<Vec<RawStage>>,
+    pub vus: Option<u32>,
+    pub start_vus: Option<u32>,
+    pub iterations: Option<u64>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub duration: Option<Duration>,
+    #[serde(default, deserialize_with = "de_opt_rate")]
+    pub rate: Option<f64>,
+    pub max_in_flight: Option<u32>,
+    pub arrivals: Option<Arrivals>,
+    pub count: Option<u64>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub max_duration: Option<Duration>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStage {
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub duration: Option<Duration>,
+    pub vus: Option<u32>,
+    #[serde(default, deserialize_with = "de_opt_rate")]
+    pub rate: Option<f64>,
+    #[serde(default, deserialize_with = "de_opt_rate")]
+    pub ramp_to: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFlow {
+    pub name: Option<String>,
+    pub weight: Option<u32>,
+    #[serde(default)]
+    pub steps: Vec<RawStep>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStep {
+    pub name: Option<String>,
+    pub group: Option<String>,
+    pub get: Option<String>,
+    pub post: Option<String>,
+    pub put: Option<String>,
+    pub patch: Option<String>,
+    pub delete: Option<String>,
+    pub head: Option<String>,
+    pub options: Option<String>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    pub json: Option<serde_json::Value>,
+    pub body: Option<String>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub timeout: Option<Duration>,
+    pub think: Option<ThinkSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ThinkSpec {
+    Seconds(f64),
+    Text(String),
+}
+
+/// Every key the file format knows, per section, for "did you mean" suggestions.
+pub const TOP_KEYS: &[&str] = &[
+    "name", "target", "defaults", "load", "warmup", "thresholds", "flows", "steps",
+    "connections", "source_addresses", "insecure",
+];

@@ -1,0 +1,261 @@
+//! Threshold expressions (`latency.p95 < 2.8s`, `http.errors < 5%`): parsed here, evaluated by analysis.
+
+use crate::units::parse_duration;
+use std::fmt;
+
+/// A pass/fail rule on one metric of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Threshold {
+    /// The text as the user wrote it, shown in summaries.
+    pub expr: String,
+    pub metric: MetricRef,
+    pub op: Op,
+    /// In the metric's unit: milliseconds for latencies, a fraction for rates, per second for throughput.
+    pub value: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricRef {
+    pub scope: Scope,
+    pub quantity: Quantity,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    All,
+    Step(String),
+    Group(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Quantity {
+    /// Latency in ms (from intended send time in the open model).
+    Latency(Stat),
+    /// Service time in ms (from actual send).
+    ServiceTime(Stat),
+    /// Failed requests / all requests.
+    ErrorRate,
+    /// Completed requests per second.
+    RequestRate,
+    /// Completed requests.
+    Requests,
+    /// Failed requests.
+    Failed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stat {
+    Min,
+    Mean,
+    Max,
+    /// A percentile, 0–100.
+    Percentile(f64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Op {
+    pub fn holds(self, actual: f64, bound: f64) -> bool {
+        match self {
+            Op::Lt => actual < bound,
+            Op::Le => actual <= bound,
+            Op::Gt => actual > bound,
+            Op::Ge => actual >= bound,
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Op::Lt => "<",
+            Op::Le => "<=",
+            Op::Gt => ">",
+            Op::Ge => ">=",
+        })
+    }
+}
+
+pub const EXAMPLES: &str =
+    "e.g. `latency.p95 < 2.8s`, `http.errors < 5%`, `group.auth.latency.p95 < 1.2s`, `step.signin.latency.p99 < 1s`, `requests.rate > 100`";
+
+impl Quantity {
+    /// True when the value is a time in milliseconds.
+    pub fn is_time(self) -> bool {
+        matches!(self, Quantity::Latency(_) | Quantity::ServiceTime(_))
+    }
+}
+
+impl Threshold {
+    /// Parses `<metric> <op> <value>`.
+    pub fn parse(expr: &str) -> Result<Threshold, String> {
+        let (metric_text, op, value_text) = split_op(expr)
+            .ok_or_else(|| format!("`{expr}` has no comparison (<, <=, >, >=): {EXAMPLES}"))?;
+        let metric = parse_metric(metric_text.trim())?;
+        let value = parse_value(metric.quantity, value_text.trim())?;
+        Ok(Threshold {
+            expr: expr.trim().to_string(),
+            metric,
+            op,
+            value,
+        })
+    }
+}
+
+fn split_op(expr: &str) -> Option<(&str, Op, &str)> {
+    for (token, op) in [("<=", Op::Le), (">=", Op::Ge), ("<", Op::Lt), (">", Op::Gt)] {
+        if let Some(i) = expr.find(token) {
+            return Some((&expr[..i], op, &expr[i + token.len()..]));
+        }
+    }
+    None
+}
+
+fn parse_metric(text: &str) -> Result<MetricRef, String> {
+    let (scope, rest) = if let Some(rest) = text.strip_prefix("step.") {
+        let (name, q) = split_scoped(rest, text)?;
+        (Scope::Step(name.to_string()), q)
+    } else if let Some(rest) = text.strip_prefix("group.") {
+        let (name, q) = split_scoped(rest, text)?;
+        (Scope::Group(name.to_string()), q)
+    } else {
+        (Scope::All, text)
+    };
+    let quantity = parse_quantity(rest).ok_or_else(|| {
+        format!("unknown metric `{text}`: {EXAMPLES}; latency/service_time take min, mean, max, p50, p90, p95, p99, p999 or any pNN")
+    })?;
+    Ok(MetricRef { scope, quantity })
+}
+
+/// Splits `create application.latency.p95` into the name and the quantity at the last known suffix.
+fn split_scoped<'a>(rest: &'a str, whole: &str) -> Result<(&'a str, &'a str), String> {
+    let candidates = [".latency.", ".service_time.", ".errors", ".requests", ".failed", ".http.errors"];
+    let cut = candidates
+        .iter()
+        .filter_map(|c| rest.rfind(c))
+        .min()
+        .ok_or_else(|| format!("`{whole}` names no metric after the step/group name: {EXAMPLES}"))?;
+    let name = rest[..cut].trim().trim_matches('"');
+    if name.is_empty() {
+        return Err(format!("`{whole}` has an empty step/group name"));
+    }
+    Ok((name, &rest[cut + 1..]))
+}
+
+fn parse_quantity(text: &str) -> Option<Quantity> {
+    Some(match text {
+        "http.errors" | "errors" | "errors.rate" | "http.error_rate" => Quantity::ErrorRate,
+        "requests.rate" | "http.rate" | "rate" => Quantity::RequestRate,
+        "requests" | "requests.total" => Quantity::Requests,
+        "failed" | "requests.failed" => Quantity::Failed,
+        _ => {
+            if let Some(stat) = text.strip_prefix("latency.") {
+                Quantity::Latency(parse_stat(stat)?)
+            } else if let Some(stat) = text.strip_prefix("service_time.") {
+                Quantity::ServiceTime(parse_stat(stat)?)
+            } else {
+                return None;
+            }
+        }
+    })
+}
+
+fn parse_stat(text: &str) -> Option<Stat> {
+    Some(match text {
+        "min" => Stat::Min,
+        "mean" | "avg" => Stat::Mean,
+        "max" => Stat::Max,
+        "med" | "median" => Stat::Percentile(50.0),
+        "p999" => Stat::Percentile(99.9),
+        _ => {
+            let digits = text.strip_prefix('p')?;
+            let p: f64 = if digits.len() > 2 && !digits.contains('.') {
+                // p999 -> 99.9, p9999 -> 99.99
+                format!("{}.{}", &digits[..2], &digits[2..]).parse().ok()?
+            } else {
+                digits.parse().ok()?
+            };
+            if !(0.0..=100.0).contains(&p) {
+                return None;
+            }
+            Stat::Percentile(p)
+        }
+    })
+}
+
+fn parse_value(quantity: Quantity, text: &str) -> Result<f64, String> {
+    match quantity {
+        Quantity::Latency(_) | Quantity::ServiceTime(_) => {
+            if let Ok(ms) = text.parse::<f64>() {
+                return Ok(ms); // bare numbers are milliseconds, as in k6
+            }
+            parse_duration(text)
+                .map(|d| d.as_secs_f64() * 1e3)
+                .map_err(|e| format!("{e} (a latency bound is a duration such as 500ms or 2.8s)"))
+        }
+        Quantity::ErrorRate => {
+            if let Some(pct) = text.strip_suffix('%') {
+                pct.trim()
+                    .parse::<f64>()
+                    .map(|p| p / 100.0)
+                    .map_err(|_| format!("invalid percentage `{text}`, e.g. 5%"))
+            } else {
+                text.parse::<f64>()
+                    .map_err(|_| format!("invalid error rate `{text}`: write a percentage like 5% or a fraction like 0.05"))
+            }
+        }
+        Quantity::RequestRate => crate::units::parse_rate(text),
+        Quantity::Requests | Quantity::Failed => text
+            .parse::<f64>()
+            .map_err(|_| format!("invalid count `{text}`: expected a number")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_table() {
+        let cases: &[(&str, Scope, Quantity, Op, f64)] = &[
+            ("latency.p95 < 2.8s", Scope::All, Quantity::Latency(Stat::Percentile(95.0)), Op::Lt, 2800.0),
+            ("latency.p99<5500", Scope::All, Quantity::Latency(Stat::Percentile(99.0)), Op::Lt, 5500.0),
+            ("http.errors < 5%", Scope::All, Quantity::ErrorRate, Op::Lt, 0.05),
+            ("errors.rate <= 0.01", Scope::All, Quantity::ErrorRate, Op::Le, 0.01),
+            ("requests.rate > 100", Scope::All, Quantity::RequestRate, Op::Gt, 100.0),
+            ("step.signin.latency.p99 < 1s", Scope::Step("signin".into()), Quantity::Latency(Stat::Percentile(99.0)), Op::Lt, 1000.0),
+            ("group.auth.latency.p95 < 1.2s", Scope::Group("auth".into()), Quantity::Latency(Stat::Percentile(95.0)), Op::Lt, 1200.0),
+            ("step.create application.latency.mean < 300ms", Scope::Step("create application".into()), Quantity::Latency(Stat::Mean), Op::Lt, 300.0),
+            ("latency.p999 < 1s", Scope::All, Quantity::Latency(Stat::Percentile(99.9)), Op::Lt, 1000.0),
+            ("service_time.max >= 1ms", Scope::All, Quantity::ServiceTime(Stat::Max), Op::Ge, 1.0),
+            ("group.api.errors < 1%", Scope::Group("api".into()), Quantity::ErrorRate, Op::Lt, 0.01),
+        ];
+        for (text, scope, quantity, op, value) in cases {
+            let t = Threshold::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(&t.metric.scope, scope, "{text}");
+            assert_eq!(&t.metric.quantity, quantity, "{text}");
+            assert_eq!(&t.op, op, "{text}");
+            assert!((t.value - value).abs() < 1e-9, "{text}: {}", t.value);
+        }
+    }
+
+    #[test]
+    fn rejects_table() {
+        for (text, needle) in [
+            ("latency.p95 2s", "no comparison"),
+            ("latncy.p95 < 2s", "unknown metric"),
+            ("latency.p95 < fast", "invalid duration"),
+            ("http.errors < lots", "invalid error rate"),
+            ("step..latency.p95 < 1s", "empty step/group name"),
+        ] {
+            let err = Threshold::parse(text).unwrap_err();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
+    }
+}
