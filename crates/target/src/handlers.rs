@@ -1,0 +1,255 @@
+//! What each endpoint does, and the order every request goes through: route, read the
+//! body (capped), capacity model, token check, endpoint logic. Nothing here panics on
+//! client input; every failure becomes a JSON error response.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use hyper::body::Incoming;
+use hyper::header::{AUTHORIZATION, CONTENT_LENGTH};
+use hyper::{Request, StatusCode};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::auth::{self, TokenKey};
+use crate::capacity::{Capacity, Refusal};
+use crate::config::TargetConfig;
+use crate::response::{self, Resp};
+use crate::routes::{self, Route, RouteError};
+use crate::store::{Counter, Store};
+
+/// Largest request body accepted; larger ones get 413.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+static PONG: &[u8] = br#"{"pong":true}"#;
+static HEALTH_OK: &[u8] = br#"{"status":"ok"}"#;
+
+/// Everything one server instance shares between its connections.
+#[derive(Debug)]
+pub struct AppState {
+    pub capacity: Capacity,
+    pub tokens: TokenKey,
+    pub store: Store,
+}
+
+impl AppState {
+    pub fn new(config: &TargetConfig) -> Self {
+        AppState {
+            capacity: Capacity::new(config),
+            tokens: TokenKey::new(),
+            store: Store::default(),
+        }
+    }
+}
+
+/// Entry point for hyper's `service_fn`.
+pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Result<Resp, Infallible> {
+    Ok(dispatch(&state, req).await)
+}
+
+async fn dispatch(state: &AppState, req: Request<Incoming>) -> Resp {
+    let route = match routes::resolve(req.method(), req.uri().path()) {
+        Ok(route) => route,
+        Err(RouteError::NotFound) => {
+            return response::error(StatusCode::NOT_FOUND, "no such endpoint")
+        }
+        Err(RouteError::MethodNotAllowed(allow)) => return response::method_not_allowed(allow),
+    };
+    if !route.is_api() {
+        return response::raw_json(StatusCode::OK, Bytes::from_static(HEALTH_OK));
+    }
+
+    // Token check needs only the headers; remember the outcome before the body is taken.
+    let user: Option<String> = if route.needs_token() {
+        req.headers()
+            .get(AUTHORIZATION)
+            .and_then(|h| auth::bearer_token(h.as_bytes()))
+            .and_then(|t| state.tokens.verify(t))
+            .map(str::to_owned)
+    } else {
+        None
+    };
+
+    // POST bodies are read up front (a slow upload does not hold a worker, and the
+    // connection stays reusable even when the answer is an error).
+    let body = if req.method() == hyper::Method::POST {
+        match read_body(req).await {
+            Ok(body) => body,
+            Err(reject) => return reject.into_response(),
+        }
+    } else {
+        Bytes::new()
+    };
+
+    let _slot = match state.capacity.serve().await {
+        Ok(slot) => slot,
+        Err(Refusal::QueueFull) => {
+            return response::error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "server overloaded: all workers busy and the queue is full",
+            )
+        }
+        Err(Refusal::InjectedError) => {
+            return response::error(StatusCode::INTERNAL_SERVER_ERROR, "injected error")
+        }
+    };
+
+    if route.needs_token() && user.is_none() {
+        return response::error(
+            StatusCode::UNAUTHORIZED,
+            "missing or invalid token (send Authorization: Bearer <token> from /api/auth/signin)",
+        );
+    }
+    let user = user.as_deref().unwrap_or("");
+
+    match route {
+        Route::Health | Route::Ping => response::raw_json(StatusCode::OK, Bytes::from_static(PONG)),
+        Route::Signin => signin(state, &body),
+        Route::CreateApplication => match json_object(&body) {
+            Ok(fields) => {
+                let created = state.store.create_application(fields, user, body.len());
+                response::json(StatusCode::CREATED, &created)
+            }
+            Err(reject) => reject.into_response(),
+        },
+        Route::GetApplication(id) => match id.and_then(|id| state.store.application_json(id)) {
+            Some(json) => response::raw_json(StatusCode::OK, json),
+            None => response::error(StatusCode::NOT_FOUND, "no such application"),
+        },
+        Route::SubmitApplication(id) => match id {
+            Some(id) if state.store.submit_application(id) => {
+                response::json(StatusCode::OK, &json!({ "id": id, "status": "submitted" }))
+            }
+            _ => response::error(StatusCode::NOT_FOUND, "no such application"),
+        },
+        Route::CreateUser => create_echo(state, &body, Counter::User, None),
+        Route::CreateTransaction => create_echo(state, &body, Counter::Transaction, None),
+        Route::CreateReservation => {
+            create_echo(state, &body, Counter::Reservation, Some("reserved"))
+        }
+        Route::GetPatient(Some(id)) => response::json(StatusCode::OK, &patient(id)),
+        Route::GetPatient(None) => {
+            response::error(StatusCode::BAD_REQUEST, "patient id must be a number")
+        }
+    }
+}
+
+/// A request the client got wrong; becomes a JSON error response.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+struct Reject {
+    status: StatusCode,
+    message: String,
+}
+
+impl Reject {
+    fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Reject {
+            status,
+            message: message.into(),
+        }
+    }
+
+    fn into_response(self) -> Resp {
+        response::error(self.status, &self.message)
+    }
+}
+
+/// Reads the whole body, at most [`MAX_BODY_BYTES`].
+async fn read_body(req: Request<Incoming>) -> Result<Bytes, Reject> {
+    let too_large = || {
+        Reject::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request body larger than 1 MiB",
+        )
+    };
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+        return Err(too_large());
+    }
+    match Limited::new(req.into_body(), MAX_BODY_BYTES)
+        .collect()
+        .await
+    {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Err(_) => Err(Reject::new(
+            StatusCode::BAD_REQUEST,
+            "could not read the request body",
+        )),
+    }
+}
+
+/// Parses a body that must be a JSON object.
+fn json_object(body: &[u8]) -> Result<Map<String, Value>, Reject> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(Reject::new(
+            StatusCode::BAD_REQUEST,
+            "request body must be a JSON object",
+        )),
+        Err(e) => Err(Reject::new(
+            StatusCode::BAD_REQUEST,
+            format!("request body is not valid JSON: {e}"),
+        )),
+    }
+}
+
+#[derive(Deserialize)]
+struct SigninRequest {
+    username: String,
+    password: String,
+}
+
+fn signin(state: &AppState, body: &[u8]) -> Resp {
+    let req: SigninRequest = match serde_json::from_slice(body) {
+        Ok(req) => req,
+        Err(e) => {
+            return response::error(
+                StatusCode::BAD_REQUEST,
+                &format!("expected JSON {{\"username\": ..., \"password\": ...}}: {e}"),
+            )
+        }
+    };
+    match auth::check_credentials(&req.username, &req.password) {
+        Some(role) => response::json(
+            StatusCode::OK,
+            &json!({
+                "token": state.tokens.issue(&req.username),
+                "user": req.username,
+                "role": role.as_str(),
+            }),
+        ),
+        None => response::error(StatusCode::UNAUTHORIZED, "invalid username or password"),
+    }
+}
+
+/// Creates a record that is not kept: a fresh id plus an echo of the client's fields.
+fn create_echo(state: &AppState, body: &[u8], counter: Counter, status: Option<&str>) -> Resp {
+    let mut fields = match json_object(body) {
+        Ok(fields) => fields,
+        Err(reject) => return reject.into_response(),
+    };
+    fields.insert("id".into(), Value::from(state.store.next_id(counter)));
+    if let Some(status) = status {
+        fields.insert("status".into(), Value::from(status));
+    }
+    response::json(StatusCode::CREATED, &fields)
+}
+
+/// A synthetic, deterministic patient record.
+fn patient(id: u64) -> Value {
+    json!({
+        "id": id,
+        "name": format!("patient {id}"),
+        "ward": format!("ward {}", id % 20 + 1),
+        "birth_year": 1940 + id % 80,
+        "status": "admitted",
+    })
+}

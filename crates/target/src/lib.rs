@@ -1,0 +1,47 @@
+//! `loadlab-target`: the built-in system under test, so that the demo, the examples and
+//! the end-to-end tests of loadlab have a realistic service to load without any setup.
+//!
+//! It offers a health check, a ping, a sign-in that issues bearer tokens and a few small
+//! CRUD endpoints, all behind a tunable capacity model (workers, bounded queue, fixed or
+//! exponential service time, injected errors) so that it saturates like a real service:
+//! latency grows with queueing, and overload turns into 503s.
+//!
+//! Why hyper and tokio: the target must never be the bottleneck of a measurement, so it
+//! uses the same proven, zero-copy HTTP/1.1 implementation (hyper 1.x with keep-alive and
+//! pipelining) that production Rust services run on, driven by tokio whose timers and fair
+//! semaphore give the capacity model exact, cheap building blocks. A single thread serves
+//! tens of thousands of requests per second on loopback.
+//!
+//! ```no_run
+//! let target = loadlab_target::spawn(loadlab_target::TargetConfig {
+//!     listen: "127.0.0.1:0".parse().unwrap(),
+//!     workers: Some(4),
+//!     service_time: std::time::Duration::from_millis(20),
+//!     ..Default::default()
+//! })?;
+//! println!("serving on {}", target.url());
+//! target.shutdown();
+//! # Ok::<(), loadlab_target::TargetError>(())
+//! ```
+
+mod auth;
+mod capacity;
+mod config;
+mod error;
+mod handlers;
+mod response;
+mod routes;
+mod server;
+mod store;
+
+pub use capacity::sample_service_time;
+pub use config::{
+    ParseServiceDistError, ServiceDist, TargetConfig, DEFAULT_LISTEN, DEFAULT_THREADS,
+};
+pub use error::TargetError;
+pub use handlers::MAX_BODY_BYTES;
+pub use server::{run_until_ctrl_c, spawn, TargetHandle};
+pub use store::MAX_APPLICATIONS;
+
+#[cfg(test)]
+mod tests;
