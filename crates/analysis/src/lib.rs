@@ -1,0 +1,3 @@
+//! Analysis: turns measured runs into verdicts — thresholds, cross-run statistics, comparisons.
+
+pub mod stats;

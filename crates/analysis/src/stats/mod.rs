@@ -1,0 +1,40 @@
+//! Cross-run statistics: pure functions over one value per run (a run is one observation;
+//! percentiles are compared across runs, never averaged or pooled across requests).
+
+mod ci;
+mod degradation;
+mod describe;
+mod error;
+mod hodges_lehmann;
+mod holm;
+mod kneedle;
+mod lm;
+mod mann_whitney;
+mod ranks;
+mod ratio;
+mod tdist;
+mod u_dist;
+mod usl;
+mod validate;
+mod welch;
+
+pub use ci::{
+    binom_half_cdf, mean_ci, median_ci, median_ci_coverage, median_ci_rank, CONFIDENCE,
+    MEDIAN_CI_MIN_N,
+};
+pub use degradation::degradation_factor;
+pub use describe::{describe, unstable, Summary, UNSTABLE_CV};
+pub use error::StatsError;
+pub use hodges_lehmann::{
+    hodges_lehmann_ratio, hodges_lehmann_ratio_with, moses_rank, HL_EXACT_MAX_PAIRS,
+};
+pub use holm::holm;
+pub use kneedle::{kneedle, Curve, Direction, Knee};
+pub use mann_whitney::{mann_whitney_u, mann_whitney_u_with, MannWhitney, Method, MwuMethod};
+pub use ratio::Ratio;
+pub use tdist::{normal_quantile, t_quantile};
+pub use usl::{fit_usl, poor_fit, UslFit, POOR_FIT_R2, USL_MIN_POINTS};
+pub use welch::welch_log_ratio;
+
+#[cfg(test)]
+mod tests;
