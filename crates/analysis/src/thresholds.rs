@@ -1,0 +1,79 @@
+//! Evaluates a scenario's thresholds against a run result: each with its actual value.
+
+use loadlab_metrics::result::{decode_histogram, LatencySummary, ThresholdResult};
+use loadlab_metrics::RunResult;
+use loadlab_scenario::threshold::{Quantity, Scope, Stat};
+use loadlab_scenario::Threshold;
+
+/// One result per threshold, in order. A metric with no data fails its threshold.
+pub fn evaluate(thresholds: &[Threshold], run: &RunResult) -> Vec<ThresholdResult> {
+    thresholds
+        .iter()
+        .map(|t| {
+            let actual = actual_value(t, run);
+            ThresholdResult {
+                expr: t.expr.clone(),
+                actual,
+                ok: actual.is_some_and(|a| t.op.holds(a, t.value)),
+            }
+        })
+        .collect()
+}
+
+struct Scoped<'a> {
+    requests: u64,
+    failed: u64,
+    latency: &'a LatencySummary,
+    service: &'a LatencySummary,
+}
+
+fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
+    let scoped = match &t.metric.scope {
+        Scope::All => Scoped {
+            requests: run.requests.total,
+            failed: run.requests.failed,
+            latency: &run.latency_ms,
+            service: &run.service_time_ms,
+        },
+        Scope::Step(name) => {
+            let s = run.steps.iter().find(|s| &s.name == name)?;
+            Scoped { requests: s.requests, failed: s.failed, latency: &s.latency_ms, service: &s.service_time_ms }
+        }
+        Scope::Group(name) => {
+            let g = run.groups.iter().find(|g| &g.name == name)?;
+            Scoped { requests: g.requests, failed: g.failed, latency: &g.latency_ms, service: &g.service_time_ms }
+        }
+    };
+    match t.metric.quantity {
+        Quantity::ErrorRate => (scoped.requests > 0).then(|| scoped.failed as f64 / scoped.requests as f64),
+        Quantity::Requests => Some(scoped.requests as f64),
+        Quantity::Failed => Some(scoped.failed as f64),
+        Quantity::RequestRate => (run.duration_s > 0.0).then(|| scoped.requests as f64 / run.duration_s),
+        Quantity::Latency(stat) => stat_of(stat, scoped.latency, (t.metric.scope == Scope::All).then_some(&run.histograms.latency)),
+        Quantity::ServiceTime(stat) => stat_of(stat, scoped.service, (t.metric.scope == Scope::All).then_some(&run.histograms.service_time)),
+    }
+}
+
+fn stat_of(stat: Stat, s: &LatencySummary, encoded: Option<&String>) -> Option<f64> {
+    if s.count == 0 {
+        return None;
+    }
+    Some(match stat {
+        Stat::Min => s.min,
+        Stat::Mean => s.mean,
+        Stat::Max => s.max,
+        Stat::Percentile(p) => {
+            let known = [(50.0, s.p50), (90.0, s.p90), (95.0, s.p95), (99.0, s.p99), (99.9, s.p999), (100.0, s.max)];
+            match known.iter().find(|(q, _)| (q - p).abs() < 1e-9) {
+                Some((_, v)) => *v,
+                // Other percentiles come from the full histogram (kept for the whole run).
+                None => LatencySummary::percentile_of(&decode_histogram(encoded?)?, p),
+            }
+        }
+    })
+}
+
+/// True when every threshold passed.
+pub fn all_passed(results: &[ThresholdResult]) -> bool {
+    results.iter().all(|r| r.ok)
+}

@@ -1,0 +1,116 @@
+//! Closed model: VUs loop their flow; a controller follows the plan's VU count (k6 ramping-vus).
+
+use super::{now, wait_all};
+use crate::flow::Worker;
+use crate::transport::Transport;
+use loadlab_scenario::plan::Segment;
+use loadlab_scenario::ClosedLoad;
+use loadlab_scenario::ConnectionPolicy;
+use std::cell::Cell;
+use std::rc::Rc;
+use tokio::sync::{watch, Notify};
+
+#[derive(Clone, Copy)]
+struct Control {
+    target: u64,
+    stop: bool,
+}
+
+pub async fn run<T: Transport>(worker: Rc<Worker<T>>, load: ClosedLoad, segment: Segment, active: Rc<Cell<u64>>) {
+    let (tx, rx) = watch::channel(Control { target: 0, stop: false });
+    let live = Rc::new(Cell::new(0u64));
+    let finished = Rc::new(Notify::new());
+    let tickets = Rc::new(Cell::new(load.shared_iterations.map(|n| segment.share(n))));
+    let mut spawned = 0u64;
+    loop {
+        let elapsed = now().saturating_duration_since(worker.start);
+        let target = if now() >= worker.end { 0 } else { segment.share(u64::from(load.vus_at(elapsed))) };
+        while spawned < target {
+            live.set(live.get() + 1);
+            tokio::task::spawn_local(vu(
+                worker.clone(),
+                spawned,
+                rx.clone(),
+                load.iterations_per_vu,
+                tickets.clone(),
+                active.clone(),
+                live.clone(),
+                finished.clone(),
+            ));
+            spawned += 1;
+        }
+        let _ = tx.send(Control { target, stop: false });
+        let iteration_bound = load.iterations_per_vu.is_some() || load.shared_iterations.is_some();
+        if iteration_bound && spawned > 0 && live.get() == 0 {
+            break; // all work done
+        }
+        let next = match load.next_change_after(elapsed) {
+            Some(at) => (worker.start + at).min(worker.end),
+            None => worker.end,
+        };
+        if now() >= worker.end {
+            break;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep_until(next) => {}
+            _ = finished.notified(), if iteration_bound => {}
+        }
+    }
+    worker.stopping.set(true);
+    let _ = tx.send(Control { target: 0, stop: true });
+    wait_all(&live, &finished).await;
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn vu<T: Transport>(
+    worker: Rc<Worker<T>>,
+    index: u64,
+    mut control: watch::Receiver<Control>,
+    iterations: Option<u64>,
+    tickets: Rc<Cell<Option<u64>>>,
+    active: Rc<Cell<u64>>,
+    live: Rc<Cell<u64>>,
+    finished: Rc<Notify>,
+) {
+    let mut conns = worker.new_conn_set();
+    let pooled = worker.scenario.connections == ConnectionPolicy::Shared;
+    let mut done = 0u64;
+    let mut is_active = false;
+    loop {
+        let c = *control.borrow_and_update();
+        if c.stop || worker.stopping.get() {
+            break;
+        }
+        if index >= c.target {
+            if is_active {
+                is_active = false;
+                active.set(active.get() - 1);
+                conns = worker.new_conn_set(); // an idle VU holds no connection
+            }
+            if control.changed().await.is_err() {
+                break;
+            }
+            continue;
+        }
+        if !is_active {
+            is_active = true;
+            active.set(active.get() + 1);
+        }
+        if iterations.is_some_and(|n| done >= n) {
+            break;
+        }
+        if let Some(left) = tickets.get() {
+            if left == 0 {
+                break;
+            }
+            tickets.set(Some(left - 1));
+        }
+        worker.iteration(&mut conns, None, pooled).await;
+        done += 1;
+    }
+    if is_active {
+        active.set(active.get() - 1);
+    }
+    live.set(live.get() - 1);
+    finished.notify_one();
+}

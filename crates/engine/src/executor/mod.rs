@@ -1,0 +1,71 @@
+//! Executors turn the plan into activity on one worker: closed (VUs), open (arrivals), burst.
+
+mod burst;
+mod closed;
+mod open;
+mod ticker;
+
+use crate::cancel::Cancel;
+use crate::flow::Worker;
+use crate::transport::Transport;
+use loadlab_metrics::IntervalSnapshot;
+use loadlab_scenario::plan::Segment;
+use loadlab_scenario::Load;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::mpsc::Sender;
+use tokio::time::{Duration, Instant};
+
+/// Everything a worker needs besides its shared state.
+pub struct WorkerPlan {
+    pub load: Load,
+    pub segment: Segment,
+    pub seed: u64,
+    /// How long in-flight requests may finish after the plan ends.
+    pub grace: Duration,
+}
+
+/// Runs one worker's share of the plan to completion (or cancellation).
+pub async fn run_worker<T: Transport>(
+    worker: Rc<Worker<T>>,
+    plan: WorkerPlan,
+    intervals: Sender<IntervalSnapshot>,
+    cancel: Cancel,
+) {
+    let active = Rc::new(Cell::new(0u64));
+    let (done_tx, done_rx) = tokio::sync::watch::channel(false);
+    let ticker = tokio::task::spawn_local(ticker::tick(worker.clone(), active.clone(), intervals, cancel.clone(), done_rx));
+    let work = async {
+        match &plan.load {
+            Load::Closed(c) => closed::run(worker.clone(), c.clone(), plan.segment, active.clone()).await,
+            Load::Open(o) => open::run(worker.clone(), o.clone(), plan.segment, plan.seed, active.clone()).await,
+            Load::Burst(b) => burst::run(worker.clone(), b.clone(), plan.segment, active.clone()).await,
+        }
+    };
+    let hard_deadline = worker.end + plan.grace;
+    tokio::select! {
+        _ = work => {}
+        _ = tokio::time::sleep_until(hard_deadline) => {}
+        _ = wait_cancel(&cancel) => {}
+    }
+    worker.stopping.set(true);
+    let _ = done_tx.send(true);
+    let _ = ticker.await;
+}
+
+async fn wait_cancel(cancel: &Cancel) {
+    while !cancel.is_cancelled() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until every task counted in `live` has finished.
+pub(crate) async fn wait_all(live: &Rc<Cell<u64>>, notify: &tokio::sync::Notify) {
+    while live.get() > 0 {
+        notify.notified().await;
+    }
+}
+
+pub(crate) fn now() -> Instant {
+    Instant::now()
+}

@@ -1,0 +1,58 @@
+//! Open model: arrivals start at their intended times whatever the target does; latency is
+//! measured from the intended time, so a slow target cannot hide its queue (no coordinated
+//! omission). `max_in_flight` bounds concurrency; arrivals that cannot start are `dropped`.
+
+use super::{now, wait_all};
+use crate::flow::{micros, Worker};
+use crate::transport::Transport;
+use loadlab_scenario::plan::Segment;
+use loadlab_scenario::OpenLoad;
+use std::cell::Cell;
+use std::rc::Rc;
+use tokio::sync::Notify;
+
+pub async fn run<T: Transport>(worker: Rc<Worker<T>>, load: OpenLoad, segment: Segment, seed: u64, active: Rc<Cell<u64>>) {
+    let limit = segment.share(u64::from(load.max_in_flight)).max(1);
+    let freed = Rc::new(Notify::new());
+    let mut arrivals = load.arrivals(segment, seed);
+    while let Some(offset) = arrivals.next() {
+        let intended = worker.start + offset;
+        if intended >= worker.end || worker.stopping.get() {
+            break;
+        }
+        tokio::time::sleep_until(intended).await;
+        worker.recorder.borrow_mut().record_scheduler_lag(micros(now().saturating_duration_since(intended)));
+        if active.get() >= limit {
+            worker.recorder.borrow_mut().delayed_by_max_in_flight += 1;
+            let gave_up = loop {
+                if active.get() < limit {
+                    break false;
+                }
+                tokio::select! {
+                    _ = freed.notified() => {}
+                    _ = tokio::time::sleep_until(worker.end) => break true,
+                }
+            };
+            if gave_up || worker.stopping.get() {
+                // This arrival and every later one planned before the end could not start.
+                let rest = arrivals.take_while(|t| worker.start + *t < worker.end).count() as u64;
+                worker.recorder.borrow_mut().iterations_dropped += 1 + rest;
+                break;
+            }
+        }
+        active.set(active.get() + 1);
+        let w = worker.clone();
+        let (a, f) = (active.clone(), freed.clone());
+        tokio::task::spawn_local(async move {
+            let mut conns = w.new_conn_set();
+            w.iteration(&mut conns, Some(intended), true).await;
+            a.set(a.get() - 1);
+            f.notify_one();
+        });
+    }
+    if now() < worker.end && !worker.stopping.get() {
+        tokio::time::sleep_until(worker.end).await;
+    }
+    worker.stopping.set(true);
+    wait_all(&active, &freed).await;
+}

@@ -1,0 +1,431 @@
+//! The end-of-run summary for a terminal or a CI log: aligned plain text, k6-like, colour optional.
+
+use crate::format::{
+    format_ms, format_number, format_rate, format_secs, percent_of, truncate, Unit,
+};
+use crate::Style;
+use loadlab_metrics::result::{LatencySummary, RunResult};
+use std::io::{self, Write};
+
+/// Width of the dotted label column (`latency ...........: `).
+const LABEL_WIDTH: usize = 19;
+/// Longest step or group name shown in a table before it is shortened.
+const NAME_WIDTH: usize = 32;
+
+/// Shown when the generator, not the target, was the bottleneck.
+pub(crate) const SATURATED_WARNING: &str =
+    "the load generator was saturated: results understate the target's capacity and overstate its latency";
+
+/// Writes the end-of-run summary of `result` to `out`.
+pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let r = result;
+    header(r, out, style)?;
+    validity(r, out, style)?;
+    requests(r, out)?;
+    writeln!(out)?;
+    latency(r, out, style)?;
+    writeln!(out)?;
+    statuses_and_errors(r, out, style)?;
+    steps(r, out, style)?;
+    groups(r, out, style)?;
+    thresholds(r, out, style)?;
+    writeln!(out)?;
+    generator(r, out, style)?;
+    if !r.valid {
+        writeln!(
+            out,
+            "  {}",
+            style.bold_red("INVALID RUN (see the reasons at the top)")
+        )?;
+    }
+    Ok(())
+}
+
+fn label(text: &str) -> String {
+    format!("{:.<LABEL_WIDTH$}: ", format!("{text} "))
+}
+
+fn kv(out: &mut dyn Write, name: &str, value: &str) -> io::Result<()> {
+    writeln!(out, "  {}{value}", label(name))
+}
+
+fn header(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let load = &r.load;
+    let model = match load.model.as_str() {
+        "closed" => match load.max_vus {
+            Some(vus) => format!("closed model ({vus} VUs)"),
+            None => "closed model".to_string(),
+        },
+        "open" => match load.peak_rate {
+            Some(rate) => format!("open model (peak {})", format_rate(rate)),
+            None => "open model".to_string(),
+        },
+        "burst" => match load.count {
+            Some(n) => format!("burst model ({n} requests)"),
+            None => "burst model".to_string(),
+        },
+        other => format!("{other} model"),
+    };
+    let mut parts = vec![
+        style.bold(&r.name),
+        model,
+        format!("{} measured", format_secs(r.duration_s)),
+    ];
+    if r.warmup_s > 0.0 {
+        parts.push(format!("{} warm-up excluded", format_secs(r.warmup_s)));
+    }
+    if let Some(target) = &r.target {
+        parts.push(format!("target {target}"));
+    }
+    writeln!(out, "{}", parts.join(" · "))?;
+    writeln!(out)
+}
+
+fn validity(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    if !r.valid {
+        writeln!(
+            out,
+            "  {}",
+            style.bold_red("INVALID RUN: these numbers must not be used as a result")
+        )?;
+        if r.invalid_reasons.is_empty() {
+            writeln!(out, "    - (no reason recorded)")?;
+        }
+        for reason in &r.invalid_reasons {
+            writeln!(out, "    - {reason}")?;
+        }
+    }
+    if r.interrupted {
+        writeln!(
+            out,
+            "  {} the run stopped early; this is a partial result covering only what ran",
+            style.yellow("interrupted:")
+        )?;
+    }
+    if !r.valid || r.interrupted {
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
+    let q = &r.requests;
+    kv(
+        out,
+        "requests",
+        &format!(
+            "{} total, {} ok, {} failed ({}), {}",
+            q.total,
+            q.ok,
+            q.failed,
+            percent_of(q.failed, q.total),
+            format_rate(q.rate)
+        ),
+    )?;
+    let it = &r.iterations;
+    let mut iterations = format!("{} completed, {} dropped", it.completed, it.dropped);
+    if it.delayed_by_max_in_flight > 0 {
+        iterations.push_str(&format!(
+            ", {} delayed by max_in_flight",
+            it.delayed_by_max_in_flight
+        ));
+    }
+    kv(out, "iterations", &iterations)?;
+    if q.warmup > 0 {
+        kv(
+            out,
+            "warm-up requests",
+            &format!("{} (excluded from every statistic)", q.warmup),
+        )?;
+    }
+    Ok(())
+}
+
+/// `min=… mean=… p50=… p90=… p95=… p99=… p99.9=… max=…`, or a note when nothing completed.
+pub(crate) fn latency_line(l: &LatencySummary) -> String {
+    if l.count == 0 {
+        return "no data (no request completed)".to_string();
+    }
+    format!(
+        "min={} mean={} p50={} p90={} p95={} p99={} p99.9={} max={}",
+        format_ms(l.min),
+        format_ms(l.mean),
+        format_ms(l.p50),
+        format_ms(l.p90),
+        format_ms(l.p95),
+        format_ms(l.p99),
+        format_ms(l.p999),
+        format_ms(l.max)
+    )
+}
+
+fn latency(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    kv(out, "latency", &latency_line(&r.latency_ms))?;
+    kv(out, "service time", &latency_line(&r.service_time_ms))?;
+    match r.load.model.as_str() {
+        "open" | "burst" => kv(
+            out,
+            "open model",
+            &format!(
+                "latency is measured from the intended send time; send lag p50={} p99={} max={}",
+                format_ms(r.lag_ms.p50),
+                format_ms(r.lag_ms.p99),
+                format_ms(r.lag_ms.max)
+            ),
+        ),
+        "closed" => kv(
+            out,
+            "closed model",
+            &style.dim(
+                "under overload, closed-model latency understates what users would see \
+                 (VUs wait instead of arriving)",
+            ),
+        ),
+        _ => Ok(()),
+    }
+}
+
+fn statuses_and_errors(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let mut codes: Vec<(&String, &u64)> = r.status_codes.iter().collect();
+    codes.sort_by_key(|(code, _)| (code.parse::<u32>().unwrap_or(u32::MAX), code.as_str()));
+    let codes = if codes.is_empty() {
+        "none".to_string()
+    } else {
+        codes
+            .iter()
+            .map(|(code, n)| format!("{code}={n}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    kv(out, "status codes", &codes)?;
+
+    let total_errors: u64 = r.errors.values().sum();
+    if total_errors == 0 {
+        return kv(out, "errors", "none");
+    }
+    kv(
+        out,
+        "errors",
+        &style.red(&format!(
+            "{total_errors} ({} of requests)",
+            percent_of(total_errors, r.requests.total)
+        )),
+    )?;
+    let mut errors: Vec<(&String, &u64)> = r.errors.iter().collect();
+    errors.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let kind_w = errors
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    let count_w = errors
+        .iter()
+        .map(|(_, n)| n.to_string().len())
+        .max()
+        .unwrap_or(0);
+    for (kind, n) in errors {
+        let pct = percent_of(*n, r.requests.total);
+        let lead = format!("    {kind:<kind_w$}  {n:>count_w$}  {pct:>7}  ");
+        let hint = r.error_hints.get(kind).map(String::as_str).unwrap_or("");
+        writeln!(out, "{lead}{hint}")?;
+        if let Some(example) = r.error_examples.get(kind) {
+            let indent = " ".repeat(lead.chars().count());
+            writeln!(out, "{indent}{}", style.dim(&format!("e.g. {example}")))?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// An aligned table indented under a section title; the header row is bold when colour is on.
+fn table(
+    out: &mut dyn Write,
+    style: Style,
+    columns: &[(&str, Align)],
+    rows: &[Vec<String>],
+) -> io::Result<()> {
+    let widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, (h, _))| {
+            rows.iter()
+                .map(|row| row[i].chars().count())
+                .chain([h.chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(columns)
+            .zip(&widths)
+            .map(|((cell, (_, align)), &w)| match align {
+                Align::Left => format!("{cell:<w$}"),
+                Align::Right => format!("{cell:>w$}"),
+            })
+            .collect();
+        format!("  {}", padded.join("  ").trim_end())
+    };
+    let head = line(columns.iter().map(|(h, _)| *h).collect());
+    writeln!(out, "{}", style.bold(&head))?;
+    for row in rows {
+        writeln!(out, "{}", line(row.iter().map(String::as_str).collect()))?;
+    }
+    Ok(())
+}
+
+fn failed_cell(failed: u64, requests: u64) -> String {
+    if failed == 0 {
+        "0".to_string()
+    } else {
+        format!("{failed} ({})", percent_of(failed, requests))
+    }
+}
+
+fn percentile_cells(l: &LatencySummary) -> [String; 4] {
+    if l.count == 0 {
+        return ["-", "-", "-", "-"].map(String::from);
+    }
+    [l.p50, l.p95, l.p99, l.max].map(format_ms)
+}
+
+fn steps(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    if r.steps.is_empty() {
+        return Ok(());
+    }
+    let with_groups = r.steps.iter().any(|s| s.group.is_some());
+    let mut columns = vec![("step", Align::Left)];
+    if with_groups {
+        columns.push(("group", Align::Left));
+    }
+    columns.extend([
+        ("requests", Align::Right),
+        ("failed", Align::Right),
+        ("p50", Align::Right),
+        ("p95", Align::Right),
+        ("p99", Align::Right),
+        ("max", Align::Right),
+    ]);
+    let rows: Vec<Vec<String>> = r
+        .steps
+        .iter()
+        .map(|s| {
+            let mut row = vec![truncate(&s.name, NAME_WIDTH)];
+            if with_groups {
+                row.push(truncate(s.group.as_deref().unwrap_or("-"), NAME_WIDTH / 2));
+            }
+            row.push(s.requests.to_string());
+            row.push(failed_cell(s.failed, s.requests));
+            row.extend(percentile_cells(&s.latency_ms));
+            row
+        })
+        .collect();
+    writeln!(out)?;
+    table(out, style, &columns, &rows)
+}
+
+fn groups(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    if r.groups.is_empty() {
+        return Ok(());
+    }
+    let columns = [
+        ("group", Align::Left),
+        ("requests", Align::Right),
+        ("failed", Align::Right),
+        ("p50", Align::Right),
+        ("p95", Align::Right),
+        ("p99", Align::Right),
+        ("max", Align::Right),
+    ];
+    let rows: Vec<Vec<String>> = r
+        .groups
+        .iter()
+        .map(|g| {
+            let mut row = vec![
+                truncate(&g.name, NAME_WIDTH),
+                g.requests.to_string(),
+                failed_cell(g.failed, g.requests),
+            ];
+            row.extend(percentile_cells(&g.latency_ms));
+            row
+        })
+        .collect();
+    writeln!(out)?;
+    table(out, style, &columns, &rows)
+}
+
+fn thresholds(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    if r.thresholds.is_empty() {
+        return Ok(());
+    }
+    let failed = r.thresholds.iter().filter(|t| !t.ok).count();
+    let passed = r.thresholds.len() - failed;
+    writeln!(out)?;
+    let verdict = format!("{passed} passed, {failed} failed");
+    let verdict = if failed > 0 {
+        style.red(&verdict)
+    } else {
+        style.green(&verdict)
+    };
+    kv(out, "thresholds", &verdict)?;
+    let expr_w = r
+        .thresholds
+        .iter()
+        .map(|t| t.expr.chars().count())
+        .max()
+        .unwrap_or(0);
+    for t in &r.thresholds {
+        let mark = if t.ok {
+            style.green("✓")
+        } else {
+            style.red("✗")
+        };
+        let actual = match t.actual {
+            Some(x) => Unit::of_threshold(&t.expr).format(x),
+            None => "no data".to_string(),
+        };
+        let line = format!("{:<expr_w$}  {actual}", t.expr);
+        writeln!(out, "    {mark} {}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+fn generator(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let g = &r.generator;
+    let cores = if g.cores == 1 { "core" } else { "cores" };
+    let threads = if g.threads == 1 { "thread" } else { "threads" };
+    kv(
+        out,
+        "generator",
+        &format!(
+            "cpu {:.1}% of {} {cores}, {} {threads}, saturated: {}, scheduler lag p99={}, max rss {}",
+            g.cpu_percent,
+            g.cores,
+            g.threads,
+            if g.saturated { "yes" } else { "no" },
+            format_ms(g.scheduler_lag_ms_p99),
+            format_bytes(g.max_rss_bytes)
+        ),
+    )?;
+    if g.saturated {
+        writeln!(out, "  {}", style.yellow(&format!("! {SATURATED_WARNING}")))?;
+    }
+    Ok(())
+}
+
+fn format_bytes(b: u64) -> String {
+    const MIB: f64 = 1024.0 * 1024.0;
+    if b == 0 {
+        "n/a".to_string()
+    } else if (b as f64) < MIB {
+        format!("{} KiB", format_number((b as f64 / 1024.0).round()))
+    } else {
+        format!("{:.1} MiB", b as f64 / MIB)
+    }
+}

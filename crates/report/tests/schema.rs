@@ -1,0 +1,245 @@
+//! `docs/schema/run.v1.json` describes the run result exactly as serde writes it.
+
+mod common;
+
+use serde_json::{json, Value};
+
+fn schema() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema/run.v1.json");
+    let text = std::fs::read_to_string(path).expect("docs/schema/run.v1.json exists");
+    serde_json::from_str(&text).expect("the schema is JSON")
+}
+
+fn validator() -> jsonschema::Validator {
+    jsonschema::draft202012::new(&schema()).expect("the schema is a valid draft 2020-12 schema")
+}
+
+fn errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
+    v.iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect()
+}
+
+fn rendered(r: &loadlab_report::RunResult) -> Value {
+    let mut out = Vec::new();
+    loadlab_report::render_json(r, &mut out).unwrap();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn hand_built_results_validate() {
+    let v = validator();
+    for r in [common::sample(), common::sample_open_invalid()] {
+        let doc = rendered(&r);
+        assert_eq!(errors(&v, &doc), Vec::<String>::new());
+    }
+    // An empty run (nothing completed, no steps) is still a valid document.
+    let mut empty = common::sample();
+    empty.scenario_file = None;
+    empty.target = None;
+    empty.steps.clear();
+    empty.groups.clear();
+    empty.thresholds.clear();
+    empty.intervals.clear();
+    empty.errors.clear();
+    empty.error_hints.clear();
+    empty.error_examples.clear();
+    empty.status_codes.clear();
+    empty.latency_ms = Default::default();
+    assert_eq!(errors(&v, &rendered(&empty)), Vec::<String>::new());
+}
+
+#[test]
+fn every_required_key_is_serialized_and_every_property_is_described() {
+    let schema = schema();
+    let doc = rendered(&common::sample());
+    let required = schema["required"].as_array().unwrap();
+    assert!(!required.is_empty());
+    for key in required {
+        let key = key.as_str().unwrap();
+        assert!(
+            doc.get(key).is_some(),
+            "required key `{key}` missing from the result"
+        );
+    }
+    // Nothing the result writes is left out of the schema's required list.
+    let doc_keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+    for key in doc_keys {
+        assert!(
+            required.iter().any(|r| r == key),
+            "`{key}` is serialized but not required"
+        );
+    }
+    // Every property, top level and in $defs, has a description.
+    fn described(path: &str, props: &serde_json::Map<String, Value>) {
+        for (name, p) in props {
+            assert!(
+                p.get("description")
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| !d.is_empty()),
+                "{path}.{name} has no description"
+            );
+        }
+    }
+    described("", schema["properties"].as_object().unwrap());
+    for (name, def) in schema["$defs"].as_object().unwrap() {
+        assert!(
+            def.get("description").is_some(),
+            "$defs.{name} has no description"
+        );
+        if let Some(props) = def.get("properties").and_then(Value::as_object) {
+            described(name, props);
+            assert_eq!(def["additionalProperties"], json!(false), "$defs.{name}");
+        }
+    }
+}
+
+#[test]
+fn broken_documents_fail() {
+    let v = validator();
+    let good = rendered(&common::sample());
+    let mut cases: Vec<(&str, Value)> = Vec::new();
+
+    let mut doc = good.clone();
+    doc.as_object_mut().unwrap().remove("valid");
+    cases.push(("missing `valid`", doc));
+
+    let mut doc = good.clone();
+    doc["valid"] = json!("yes");
+    cases.push(("`valid` is a string", doc));
+
+    let mut doc = good.clone();
+    doc["requests"]["total"] = json!(-1);
+    cases.push(("negative count", doc));
+
+    let mut doc = good.clone();
+    doc["latency_ms"]["p95"] = json!("7ms");
+    cases.push(("latency as text", doc));
+
+    let mut doc = good.clone();
+    doc["schema"] = json!("loadlab.run.v2");
+    cases.push(("other schema version", doc));
+
+    let mut doc = good.clone();
+    doc["surprise"] = json!(1);
+    cases.push(("unknown top-level key", doc));
+
+    let mut doc = good.clone();
+    doc["steps"][0]["latency_ms"]["p97"] = json!(1.0);
+    cases.push(("unknown nested key", doc));
+
+    let mut doc = good.clone();
+    doc["errors"]["gremlins"] = json!(3);
+    cases.push(("unknown error kind", doc));
+
+    let mut doc = good.clone();
+    doc["load"]["model"] = json!("constant");
+    cases.push(("unknown load model", doc));
+
+    let mut doc = good.clone();
+    doc["thresholds"][0]["actual"] = json!("fast");
+    cases.push(("threshold actual as text", doc));
+
+    let mut doc = good.clone();
+    doc["generator"]
+        .as_object_mut()
+        .unwrap()
+        .remove("saturated");
+    cases.push(("missing nested key", doc));
+
+    for (what, doc) in cases {
+        assert!(!v.is_valid(&doc), "{what}: accepted");
+    }
+    // Nullable fields take null.
+    let mut doc = good;
+    doc["thresholds"][0]["actual"] = Value::Null;
+    doc["load"]["max_vus"] = Value::Null;
+    doc["steps"][0]["group"] = Value::Null;
+    assert_eq!(errors(&v, &doc), Vec::<String>::new());
+}
+
+/// A result built the way the engine builds one (recorder → `RunResult::build`), every error
+/// kind included, also matches the schema: the hand-built sample cannot drift from the producer.
+#[test]
+fn recorder_built_result_validates() {
+    use loadlab_metrics::result::{Generator, LoadInfo, RunMeta};
+    use loadlab_metrics::{ErrorKind, Outcome, Recorder, RunResult, StepInfo};
+    use std::time::{Duration, SystemTime};
+
+    let mut rec = Recorder::new(2);
+    for (i, kind) in ErrorKind::ALL.iter().enumerate() {
+        let status = match kind {
+            ErrorKind::Http4xx => 404,
+            ErrorKind::Http5xx => 503,
+            _ => 0,
+        };
+        rec.record(&Outcome {
+            step: (i % 2) as u16,
+            latency_us: 1_000 + i as u64 * 100,
+            service_us: 900,
+            lag_us: Some(50),
+            status,
+            error: Some(*kind),
+            warmup: false,
+        });
+        rec.note_error(*kind, || format!("example {kind}"));
+    }
+    for i in 0..1_000u64 {
+        rec.record(&Outcome {
+            step: (i % 2) as u16,
+            latency_us: 500 + i * 7,
+            service_us: 400 + i * 7,
+            lag_us: Some(i % 90),
+            status: 200,
+            error: None,
+            warmup: i < 100,
+        });
+    }
+    let meta = RunMeta {
+        name: "built".into(),
+        scenario_file: None,
+        target: Some("http://127.0.0.1:8080".into()),
+        started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_305_600),
+        measured: Duration::from_secs(30),
+        warmup: Duration::from_secs(5),
+        interrupted: false,
+        load: LoadInfo {
+            model: "open".into(),
+            planned_duration_s: 35.0,
+            peak_rate: Some(50.0),
+            planned_arrivals: Some(1_750.0),
+            max_in_flight: Some(100),
+            ..LoadInfo::default()
+        },
+        generator: Generator {
+            cpu_percent: 12.0,
+            cores: 2,
+            threads: 1,
+            ..Generator::default()
+        },
+        intervals: common::sample().intervals,
+        steps: vec![
+            StepInfo {
+                name: "a".into(),
+                group: Some("g".into()),
+            },
+            StepInfo {
+                name: "b".into(),
+                group: None,
+            },
+        ],
+    };
+    let result = RunResult::build(&rec, meta);
+    assert_eq!(result.errors.len(), ErrorKind::ALL.len());
+    let doc = rendered(&result);
+    assert_eq!(errors(&validator(), &doc), Vec::<String>::new());
+
+    // And the summary renders every hint.
+    let mut out = Vec::new();
+    loadlab_report::render_summary(&result, &mut out, loadlab_report::Style::PLAIN).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    for kind in ErrorKind::ALL {
+        assert!(text.contains(kind.hint()), "{kind}");
+        assert!(text.contains(&format!("e.g. example {kind}")), "{kind}");
+    }
+}

@@ -1,0 +1,126 @@
+//! Command-line flags, declared with clap's derive API.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "loadlab", version, about = "Load testing that runs the whole performance study", propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run a scenario file, or a single URL given by flags.
+    Run(RunArgs),
+    /// Start the built-in system under test (for demos and tests).
+    Target(TargetArgs),
+    /// Start the built-in target in-process and run a short scenario against it.
+    Demo(DemoArgs),
+    /// Check a scenario file without sending any request.
+    Validate {
+        /// The scenario file.
+        file: PathBuf,
+    },
+}
+
+#[derive(Args, Clone)]
+pub struct OutputArgs {
+    /// Write the run result (JSON, schema loadlab.run.v1) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Print nothing but errors (the exit code tells the outcome).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// No live progress line.
+    #[arg(long)]
+    pub no_progress: bool,
+    /// Do not fail (exit 3) when the load generator itself was saturated.
+    #[arg(long)]
+    pub allow_saturated: bool,
+    /// Worker threads (default: enough for the load, at most one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Args, Clone)]
+pub struct RunArgs {
+    /// Scenario file (YAML). Omit it to test one URL given by --url.
+    pub file: Option<PathBuf>,
+    /// Base URL for the scenario's relative paths (overrides `target:` in the file).
+    #[arg(long, value_name = "URL")]
+    pub target: Option<String>,
+    /// The URL to test (flag mode).
+    #[arg(long, value_name = "URL", conflicts_with = "file")]
+    pub url: Option<String>,
+    /// HTTP method (flag mode).
+    #[arg(long, short = 'X', value_name = "METHOD", requires = "url")]
+    pub method: Option<String>,
+    /// Request header `Name: value`, repeatable (flag mode).
+    #[arg(long = "header", short = 'H', value_name = "HEADER", requires = "url")]
+    pub headers: Vec<String>,
+    /// Request body (flag mode).
+    #[arg(long, value_name = "TEXT", requires = "url")]
+    pub body: Option<String>,
+    /// Closed model: this many virtual users, each sending requests back to back.
+    #[arg(long, value_name = "N", requires = "url")]
+    pub vus: Option<u32>,
+    /// Open model: arrivals per second, e.g. 200/s or 12000/m.
+    #[arg(long, value_name = "RATE", requires = "url")]
+    pub rate: Option<String>,
+    /// How long to run, e.g. 30s, 1m30s.
+    #[arg(long, short = 'd', value_name = "DURATION", requires = "url")]
+    pub duration: Option<String>,
+    /// Stop after this many requests (instead of, or as well as, --duration).
+    #[arg(long, short = 'n', value_name = "N", requires = "url")]
+    pub requests: Option<u64>,
+    /// Per-request timeout (default 30s).
+    #[arg(long, value_name = "DURATION", requires = "url")]
+    pub timeout: Option<String>,
+    /// Open model: most requests open at once (default 10000).
+    #[arg(long, value_name = "N", requires = "url")]
+    pub max_in_flight: Option<u32>,
+    /// Local source addresses to spread connections over, e.g. 127.0.0.1-127.0.0.16.
+    #[arg(long, value_name = "ADDRS")]
+    pub source_addrs: Option<String>,
+    /// Connection reuse: per_vu (default), shared, or none.
+    #[arg(long, value_name = "POLICY")]
+    pub connections: Option<String>,
+    /// Skip TLS certificate verification.
+    #[arg(long)]
+    pub insecure: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Clone)]
+pub struct TargetArgs {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
+    pub listen: String,
+    /// Requests served at once on /api/* (others queue). Default: unlimited.
+    #[arg(long, value_name = "N")]
+    pub workers: Option<usize>,
+    /// Artificial service time per /api/* request, e.g. 2ms.
+    #[arg(long, value_name = "DURATION", default_value = "0")]
+    pub service_time: String,
+    /// Service time distribution: fixed or exp.
+    #[arg(long, value_name = "DIST", default_value = "fixed")]
+    pub service_dist: String,
+    /// Requests allowed to wait for a worker; beyond it: 503.
+    #[arg(long, value_name = "N")]
+    pub queue_limit: Option<usize>,
+    /// Fraction of /api/* requests answered 500, e.g. 0.01.
+    #[arg(long, value_name = "F", default_value_t = 0.0)]
+    pub error_rate: f64,
+    /// Server threads.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Args, Clone)]
+pub struct DemoArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

@@ -1,0 +1,38 @@
+//! `loadlab target`: the built-in system under test, in the foreground until Ctrl-C.
+
+use crate::cli::TargetArgs;
+use crate::exit::{CliError, Outcome};
+use loadlab_scenario::units::parse_duration;
+use loadlab_target::{ServiceDist, TargetConfig};
+
+pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
+    let listen = args
+        .listen
+        .parse()
+        .map_err(|_| CliError::bad_input(format!("--listen: `{}` is not an address like 127.0.0.1:8080", args.listen)))?;
+    let service_time = parse_duration(&args.service_time).map_err(|m| CliError::bad_input(format!("--service-time: {m}")))?;
+    let service_dist: ServiceDist = args
+        .service_dist
+        .parse()
+        .map_err(|e| CliError::bad_input(format!("--service-dist: {e}")))?;
+    let mut config = TargetConfig {
+        listen,
+        workers: args.workers,
+        service_time,
+        service_dist,
+        queue_limit: args.queue_limit,
+        error_rate: args.error_rate,
+        ..TargetConfig::default()
+    };
+    if let Some(t) = args.threads {
+        config.threads = t;
+    }
+    config.validate().map_err(CliError::bad_input)?;
+    Ok(config)
+}
+
+pub fn execute(args: TargetArgs) -> Result<Outcome, CliError> {
+    let config = config_from(&args)?;
+    loadlab_target::run_until_ctrl_c(config).map_err(CliError::bad_input)?;
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,46 @@
+//! Exit codes are a contract with CI scripts: one place defines them.
+
+pub const OK: i32 = 0;
+pub const FAILED: i32 = 1;
+pub const BAD_INPUT: i32 = 2;
+pub const ABORTED: i32 = 3;
+
+/// How a command that ran ended.
+pub enum Outcome {
+    Ok,
+    ThresholdsFailed,
+    Invalid,
+}
+
+/// A command that could not run: the message for the user and the exit code.
+#[derive(Debug)]
+pub struct CliError {
+    pub message: String,
+    pub code: i32,
+}
+
+impl CliError {
+    pub fn bad_input(message: impl std::fmt::Display) -> Self {
+        Self { message: message.to_string(), code: BAD_INPUT }
+    }
+
+    pub fn aborted(message: impl std::fmt::Display) -> Self {
+        Self { message: message.to_string(), code: ABORTED }
+    }
+}
+
+impl From<loadlab_scenario::ScenarioError> for CliError {
+    fn from(e: loadlab_scenario::ScenarioError) -> Self {
+        CliError::bad_input(e)
+    }
+}
+
+impl From<loadlab_engine::EngineError> for CliError {
+    fn from(e: loadlab_engine::EngineError) -> Self {
+        if e.is_unreachable() {
+            CliError::aborted(e)
+        } else {
+            CliError::bad_input(e)
+        }
+    }
+}
