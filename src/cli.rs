@@ -4,7 +4,12 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser)]
-#[command(name = "loadlab", version, about = "Load testing that runs the whole performance study", propagate_version = true)]
+#[command(
+    name = "loadlab",
+    version,
+    about = "Load testing that runs the whole performance study",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -13,7 +18,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Run a scenario file, or a single URL given by flags.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Start the built-in system under test (for demos and tests).
     Target(TargetArgs),
     /// Start the built-in target in-process and run a short scenario against it.

@@ -21,11 +21,17 @@ pub struct CliError {
 
 impl CliError {
     pub fn bad_input(message: impl std::fmt::Display) -> Self {
-        Self { message: message.to_string(), code: BAD_INPUT }
+        Self {
+            message: message.to_string(),
+            code: BAD_INPUT,
+        }
     }
 
     pub fn aborted(message: impl std::fmt::Display) -> Self {
-        Self { message: message.to_string(), code: ABORTED }
+        Self {
+            message: message.to_string(),
+            code: ABORTED,
+        }
     }
 }
 

@@ -1,13 +1,17 @@
 //! Live progress on a terminal: one line, redrawn each second; nothing when not a TTY.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use loadlab_engine::Progress;
+use loadlab_engine::{Progress, ProgressCallback};
 use loadlab_scenario::units::format_duration;
 use std::io::IsTerminal;
 use std::time::Duration;
 
 /// A progress callback for the engine, or `None` when progress should not be shown.
-pub fn reporter(quiet: bool, no_progress: bool, planned: Duration) -> Option<(ProgressBar, Box<dyn FnMut(&Progress)>)> {
+pub fn reporter(
+    quiet: bool,
+    no_progress: bool,
+    planned: Duration,
+) -> Option<(ProgressBar, ProgressCallback)> {
     if quiet || no_progress || !std::io::stderr().is_terminal() {
         return None;
     }
@@ -20,7 +24,11 @@ pub fn reporter(quiet: bool, no_progress: bool, planned: Duration) -> Option<(Pr
     let handle = bar.clone();
     let callback = Box::new(move |p: &Progress| {
         handle.set_position(p.elapsed.as_secs());
-        let errors = if p.total_requests > 0 { 100.0 * p.total_failed as f64 / p.total_requests as f64 } else { 0.0 };
+        let errors = if p.total_requests > 0 {
+            100.0 * p.total_failed as f64 / p.total_requests as f64
+        } else {
+            0.0
+        };
         handle.set_message(format!(
             "{}/{}{}  {:.0} req/s  p95 {}  errors {:.2}%  active {}",
             format_duration(p.elapsed),

@@ -43,9 +43,17 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
     let mut scenario = Scenario::parse(DEMO, "demo").map_err(CliError::bad_input)?;
     scenario.target = Some(format!("http://{}", target.addr));
     if !args.output.quiet {
-        println!("loadlab demo: built-in target on http://{} (4 workers, ~2 ms service time)\n", target.addr);
+        println!(
+            "loadlab demo: built-in target on http://{} (4 workers, ~2 ms service time)\n",
+            target.addr
+        );
     }
-    let outcome = finish_run(&scenario, &RunSettings { output: args.output });
+    let outcome = finish_run(
+        &scenario,
+        &RunSettings {
+            output: args.output,
+        },
+    );
     target.shutdown();
     outcome
 }

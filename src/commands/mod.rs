@@ -10,7 +10,7 @@ use crate::exit::{CliError, Outcome};
 
 pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
     match cli.command {
-        Command::Run(args) => run::execute(args),
+        Command::Run(args) => run::execute(*args),
         Command::Target(args) => target::execute(args),
         Command::Demo(args) => demo::execute(args),
         Command::Validate { file } => validate::execute(&file),

@@ -5,7 +5,9 @@ use crate::exit::{CliError, Outcome};
 use loadlab_engine::{Cancel, RunOptions};
 use loadlab_metrics::RunResult;
 use loadlab_report::Style;
-use loadlab_scenario::{check_target, parse_addresses, ConnectionPolicy, Scenario, ScenarioError, UrlTest};
+use loadlab_scenario::{
+    check_target, parse_addresses, ConnectionPolicy, Scenario, ScenarioError, UrlTest,
+};
 use std::io::{IsTerminal, Write};
 
 /// Output and health settings shared by every command that runs load.
@@ -15,7 +17,12 @@ pub struct RunSettings {
 
 pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
     let scenario = resolve_scenario(&args)?;
-    finish_run(&scenario, &RunSettings { output: args.output.clone() })
+    finish_run(
+        &scenario,
+        &RunSettings {
+            output: args.output.clone(),
+        },
+    )
 }
 
 /// Flags and file become one Scenario (flags override the file).
@@ -43,10 +50,12 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
         (Some(_), Some(_)) => return Err(CliError::bad_input("give either a scenario file or --url, not both")),
     };
     if let Some(t) = &args.target {
-        scenario.target = Some(check_target(t).map_err(|m| ScenarioError::flag("--target", m, None))?);
+        scenario.target =
+            Some(check_target(t).map_err(|m| ScenarioError::flag("--target", m, None))?);
     }
     if let Some(s) = &args.source_addrs {
-        scenario.source_addresses = parse_addresses(&[s.clone()]).map_err(|m| ScenarioError::flag("--source-addrs", m, None))?;
+        scenario.source_addresses = parse_addresses(std::slice::from_ref(s))
+            .map_err(|m| ScenarioError::flag("--source-addrs", m, None))?;
     }
     if let Some(c) = &args.connections {
         scenario.connections = match c.as_str() {
@@ -54,7 +63,12 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
             "shared" => ConnectionPolicy::Shared,
             "none" => ConnectionPolicy::None,
             other => {
-                return Err(ScenarioError::flag("--connections", format!("unknown policy `{other}`"), Some("use per_vu, shared or none".into())).into())
+                return Err(ScenarioError::flag(
+                    "--connections",
+                    format!("unknown policy `{other}`"),
+                    Some("use per_vu, shared or none".into()),
+                )
+                .into())
             }
         };
     }
@@ -70,7 +84,10 @@ pub fn finish_run(scenario: &Scenario, settings: &RunSettings) -> Result<Outcome
     let cancel = Cancel::new();
     watch_ctrl_c(cancel.clone());
     let planned = scenario.plan().duration();
-    let mut options = RunOptions { threads: output.threads, ..RunOptions::default() };
+    let mut options = RunOptions {
+        threads: output.threads,
+        ..RunOptions::default()
+    };
     let bar = match crate::progress::reporter(output.quiet, output.no_progress, planned) {
         Some((bar, callback)) => {
             options.progress = Some(callback);
@@ -89,7 +106,9 @@ pub fn finish_run(scenario: &Scenario, settings: &RunSettings) -> Result<Outcome
     }
     if !output.quiet {
         let mut stdout = std::io::stdout().lock();
-        let style = Style { color: std::io::stdout().is_terminal() };
+        let style = Style {
+            color: std::io::stdout().is_terminal(),
+        };
         let _ = loadlab_report::render_summary(&result, &mut stdout, style);
         let _ = stdout.flush();
     }
@@ -97,8 +116,9 @@ pub fn finish_run(scenario: &Scenario, settings: &RunSettings) -> Result<Outcome
 }
 
 fn write_json(result: &RunResult, path: &std::path::Path) -> Result<(), CliError> {
-    let mut file = std::fs::File::create(path)
-        .map_err(|e| CliError::bad_input(format!("--json: cannot write {}: {e}", path.display())))?;
+    let mut file = std::fs::File::create(path).map_err(|e| {
+        CliError::bad_input(format!("--json: cannot write {}: {e}", path.display()))
+    })?;
     loadlab_report::render_json(result, &mut file)
         .map_err(|e| CliError::bad_input(format!("--json: cannot write {}: {e}", path.display())))
 }
@@ -106,7 +126,8 @@ fn write_json(result: &RunResult, path: &std::path::Path) -> Result<(), CliError
 /// Saturation is the only invalidity `--allow-saturated` forgives.
 fn outcome_of(result: &RunResult, allow_saturated: bool) -> Outcome {
     let blocking = result.invalid_reasons.iter().filter(|r| {
-        let saturation = r.starts_with("the load generator was saturated") || r.starts_with("the scheduler started arrivals late");
+        let saturation = r.starts_with("the load generator was saturated")
+            || r.starts_with("the scheduler started arrivals late");
         !(allow_saturated && saturation)
     });
     if result.interrupted || blocking.count() > 0 {

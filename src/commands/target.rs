@@ -6,11 +6,14 @@ use loadlab_scenario::units::parse_duration;
 use loadlab_target::{ServiceDist, TargetConfig};
 
 pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
-    let listen = args
-        .listen
-        .parse()
-        .map_err(|_| CliError::bad_input(format!("--listen: `{}` is not an address like 127.0.0.1:8080", args.listen)))?;
-    let service_time = parse_duration(&args.service_time).map_err(|m| CliError::bad_input(format!("--service-time: {m}")))?;
+    let listen = args.listen.parse().map_err(|_| {
+        CliError::bad_input(format!(
+            "--listen: `{}` is not an address like 127.0.0.1:8080",
+            args.listen
+        ))
+    })?;
+    let service_time = parse_duration(&args.service_time)
+        .map_err(|m| CliError::bad_input(format!("--service-time: {m}")))?;
     let service_dist: ServiceDist = args
         .service_dist
         .parse()

@@ -37,20 +37,42 @@ fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
         },
         Scope::Step(name) => {
             let s = run.steps.iter().find(|s| &s.name == name)?;
-            Scoped { requests: s.requests, failed: s.failed, latency: &s.latency_ms, service: &s.service_time_ms }
+            Scoped {
+                requests: s.requests,
+                failed: s.failed,
+                latency: &s.latency_ms,
+                service: &s.service_time_ms,
+            }
         }
         Scope::Group(name) => {
             let g = run.groups.iter().find(|g| &g.name == name)?;
-            Scoped { requests: g.requests, failed: g.failed, latency: &g.latency_ms, service: &g.service_time_ms }
+            Scoped {
+                requests: g.requests,
+                failed: g.failed,
+                latency: &g.latency_ms,
+                service: &g.service_time_ms,
+            }
         }
     };
     match t.metric.quantity {
-        Quantity::ErrorRate => (scoped.requests > 0).then(|| scoped.failed as f64 / scoped.requests as f64),
+        Quantity::ErrorRate => {
+            (scoped.requests > 0).then(|| scoped.failed as f64 / scoped.requests as f64)
+        }
         Quantity::Requests => Some(scoped.requests as f64),
         Quantity::Failed => Some(scoped.failed as f64),
-        Quantity::RequestRate => (run.duration_s > 0.0).then(|| scoped.requests as f64 / run.duration_s),
-        Quantity::Latency(stat) => stat_of(stat, scoped.latency, (t.metric.scope == Scope::All).then_some(&run.histograms.latency)),
-        Quantity::ServiceTime(stat) => stat_of(stat, scoped.service, (t.metric.scope == Scope::All).then_some(&run.histograms.service_time)),
+        Quantity::RequestRate => {
+            (run.duration_s > 0.0).then(|| scoped.requests as f64 / run.duration_s)
+        }
+        Quantity::Latency(stat) => stat_of(
+            stat,
+            scoped.latency,
+            (t.metric.scope == Scope::All).then_some(&run.histograms.latency),
+        ),
+        Quantity::ServiceTime(stat) => stat_of(
+            stat,
+            scoped.service,
+            (t.metric.scope == Scope::All).then_some(&run.histograms.service_time),
+        ),
     }
 }
 
@@ -63,7 +85,14 @@ fn stat_of(stat: Stat, s: &LatencySummary, encoded: Option<&String>) -> Option<f
         Stat::Mean => s.mean,
         Stat::Max => s.max,
         Stat::Percentile(p) => {
-            let known = [(50.0, s.p50), (90.0, s.p90), (95.0, s.p95), (99.0, s.p99), (99.9, s.p999), (100.0, s.max)];
+            let known = [
+                (50.0, s.p50),
+                (90.0, s.p90),
+                (95.0, s.p95),
+                (99.0, s.p99),
+                (99.9, s.p999),
+                (100.0, s.max),
+            ];
             match known.iter().find(|(q, _)| (q - p).abs() < 1e-9) {
                 Some((_, v)) => *v,
                 // Other percentiles come from the full histogram (kept for the whole run).

@@ -31,13 +31,19 @@ pub async fn exchange<T: Transport>(
                 Err(f) => return Err(f),
             }
         }
-        Err(Failure::new(ErrorKind::Reset, "connection closed twice before a response"))
+        Err(Failure::new(
+            ErrorKind::Reset,
+            "connection closed twice before a response",
+        ))
     };
     match tokio::time::timeout(req.timeout, attempt).await {
         Ok(result) => result,
         Err(_) => Err(Failure::new(
             ErrorKind::Timeout,
-            format!("no complete response within {}", loadlab_scenario::units::format_duration(req.timeout)),
+            format!(
+                "no complete response within {}",
+                loadlab_scenario::units::format_duration(req.timeout)
+            ),
         )),
     }
 }

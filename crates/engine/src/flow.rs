@@ -19,7 +19,11 @@ pub struct FlowPicker {
 impl FlowPicker {
     pub fn new(flows: &[PreparedFlow]) -> Self {
         let weights: Vec<i64> = flows.iter().map(|f| f.weight as i64).collect();
-        Self { total: weights.iter().sum(), current: vec![0; weights.len()], weights }
+        Self {
+            total: weights.iter().sum(),
+            current: vec![0; weights.len()],
+            weights,
+        }
     }
 
     pub fn next(&mut self) -> usize {
@@ -29,7 +33,9 @@ impl FlowPicker {
         for (c, w) in self.current.iter_mut().zip(&self.weights) {
             *c += w;
         }
-        let best = (0..self.current.len()).max_by_key(|&i| (self.current[i], -(i as i64))).unwrap_or(0);
+        let best = (0..self.current.len())
+            .max_by_key(|&i| (self.current[i], -(i as i64)))
+            .unwrap_or(0);
         self.current[best] -= self.total;
         best
     }
@@ -69,7 +75,12 @@ impl<T: Transport> Worker<T> {
     }
 
     /// Runs one iteration. `intended` is the planned start (open model and burst).
-    pub async fn iteration(&self, conns: &mut ConnSet<T::Conn>, intended: Option<Instant>, pooled: bool) {
+    pub async fn iteration(
+        &self,
+        conns: &mut ConnSet<T::Conn>,
+        intended: Option<Instant>,
+        pooled: bool,
+    ) {
         let flow_index = self.picker.borrow_mut().next();
         let flow = &self.scenario.flows[flow_index];
         let keep_alive = self.scenario.connections != ConnectionPolicy::None;
@@ -118,7 +129,11 @@ impl<T: Transport> Worker<T> {
                         step: *index,
                         latency_us: micros(done - measured_from),
                         service_us: micros(done - sent),
-                        lag_us: if first { intended.map(|at| micros(sent.saturating_duration_since(at))) } else { None },
+                        lag_us: if first {
+                            intended.map(|at| micros(sent.saturating_duration_since(at)))
+                        } else {
+                            None
+                        },
                         status,
                         error,
                         warmup: done < self.warmup_end,
@@ -149,7 +164,11 @@ mod tests {
     fn weighted_picks_are_exact() {
         let flows: Vec<PreparedFlow> = [70, 20, 10]
             .iter()
-            .map(|&w| PreparedFlow { name: String::new(), weight: w, steps: vec![] })
+            .map(|&w| PreparedFlow {
+                name: String::new(),
+                weight: w,
+                steps: vec![],
+            })
             .collect();
         let mut picker = FlowPicker::new(&flows);
         let mut counts = [0; 3];

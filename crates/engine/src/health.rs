@@ -45,5 +45,7 @@ impl GeneratorUsage {
 
 /// Cores this process may run on (affinity and cgroup quota respected).
 pub fn available_cores() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }

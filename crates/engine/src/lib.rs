@@ -25,5 +25,5 @@ mod transport;
 pub use cancel::Cancel;
 pub use health::GeneratorUsage;
 pub use prepare::{PreparedRequest, PreparedScenario};
-pub use run::{run, EngineError, Progress, RunOptions, RunOutput};
+pub use run::{run, EngineError, Progress, ProgressCallback, RunOptions, RunOutput};
 pub use transport::{Failure, Response, Transport};

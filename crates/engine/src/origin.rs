@@ -18,7 +18,11 @@ impl Origin {
     }
 
     pub fn url(&self) -> String {
-        format!("{}://{}", if self.tls { "https" } else { "http" }, self.host_header)
+        format!(
+            "{}://{}",
+            if self.tls { "https" } else { "http" },
+            self.host_header
+        )
     }
 }
 
@@ -30,9 +34,16 @@ pub fn split_url(text: &str) -> Result<(bool, String, u16, String), String> {
         "https" => true,
         other => return Err(format!("unsupported scheme `{other}` in `{text}`")),
     };
-    let host = url.host_str().ok_or_else(|| format!("URL `{text}` has no host"))?;
-    let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
-    let port = url.port_or_known_default().unwrap_or(if tls { 443 } else { 80 });
+    let host = url
+        .host_str()
+        .ok_or_else(|| format!("URL `{text}` has no host"))?;
+    let host = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
+    let port = url
+        .port_or_known_default()
+        .unwrap_or(if tls { 443 } else { 80 });
     let mut target = url.path().to_string();
     if let Some(q) = url.query() {
         target.push('?');
@@ -50,7 +61,11 @@ pub fn resolve(host: &str, port: u16) -> Result<SocketAddr, std::io::Error> {
 }
 
 pub fn host_header(host: &str, port: u16, tls: bool) -> String {
-    let host = if host.contains(':') { format!("[{host}]") } else { host.to_string() };
+    let host = if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.to_string()
+    };
     if (tls && port == 443) || (!tls && port == 80) {
         host
     } else {

@@ -49,7 +49,10 @@ pub enum PrepareError {
     #[error("{0}")]
     BadUrl(String),
     #[error("cannot resolve host `{host}`: {source} (check the spelling of the target URL)")]
-    Dns { host: String, source: std::io::Error },
+    Dns {
+        host: String,
+        source: std::io::Error,
+    },
     #[error("the scenario has more than 65535 request steps")]
     TooManySteps,
 }
@@ -71,24 +74,40 @@ impl PreparedScenario {
                     Step::Request(r) => r,
                 };
                 let url = if r.url.starts_with('/') {
-                    let base = scenario.target.as_ref().ok_or_else(|| PrepareError::NoTarget {
-                        step: r.name.clone(),
-                        path: r.url.clone(),
-                    })?;
+                    let base = scenario
+                        .target
+                        .as_ref()
+                        .ok_or_else(|| PrepareError::NoTarget {
+                            step: r.name.clone(),
+                            path: r.url.clone(),
+                        })?;
                     format!("{}{}", base.trim_end_matches('/'), r.url)
                 } else {
                     r.url.clone()
                 };
                 let (tls, host, port, target) = split_url(&url).map_err(PrepareError::BadUrl)?;
-                let origin = match origins.iter().position(|o| o.key() == (tls, host.as_str(), port)) {
+                let origin = match origins
+                    .iter()
+                    .position(|o| o.key() == (tls, host.as_str(), port))
+                {
                     Some(i) => i,
                     None => {
-                        let addr = resolve(&host, port).map_err(|source| PrepareError::Dns { host: host.clone(), source })?;
-                        origins.push(Origin { tls, host_header: host_header(&host, port, tls), host, port, addr });
+                        let addr = resolve(&host, port).map_err(|source| PrepareError::Dns {
+                            host: host.clone(),
+                            source,
+                        })?;
+                        origins.push(Origin {
+                            tls,
+                            host_header: host_header(&host, port, tls),
+                            host,
+                            port,
+                            addr,
+                        });
                         origins.len() - 1
                     }
                 };
-                let index = u16::try_from(requests.len()).map_err(|_| PrepareError::TooManySteps)?;
+                let index =
+                    u16::try_from(requests.len()).map_err(|_| PrepareError::TooManySteps)?;
                 let mut headers = scenario.defaults.headers.clone();
                 for (k, v) in &r.headers {
                     headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(k));
@@ -110,12 +129,25 @@ impl PreparedScenario {
                     timeout: r.timeout.unwrap_or(scenario.defaults.timeout),
                     max_body: scenario.defaults.max_body,
                 });
-                steps.push(StepInfo { name: r.name.clone(), group: r.group.clone() });
+                steps.push(StepInfo {
+                    name: r.name.clone(),
+                    group: r.group.clone(),
+                });
                 flow_steps.push(FlowStep::Request(index));
             }
-            flows.push(PreparedFlow { name: flow.name.clone(), weight: flow.weight, steps: flow_steps });
+            flows.push(PreparedFlow {
+                name: flow.name.clone(),
+                weight: flow.weight,
+                steps: flow_steps,
+            });
         }
-        Ok(Self { origins, requests, flows, steps, connections: scenario.connections })
+        Ok(Self {
+            origins,
+            requests,
+            flows,
+            steps,
+            connections: scenario.connections,
+        })
     }
 }
 
@@ -129,7 +161,10 @@ pub fn serialize_request(
     close: bool,
 ) -> Bytes {
     let body_bytes: Option<(Vec<u8>, &str)> = body.map(|b| match b {
-        Body::Json(v) => (serde_json::to_vec(v).unwrap_or_default(), "application/json"),
+        Body::Json(v) => (
+            serde_json::to_vec(v).unwrap_or_default(),
+            "application/json",
+        ),
         Body::Text(t) => (t.clone().into_bytes(), "text/plain; charset=utf-8"),
     });
     let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
@@ -144,7 +179,9 @@ pub fn serialize_request(
         out.extend_from_slice(b"\r\n");
     }
     if !has("user-agent") {
-        out.extend_from_slice(concat!("User-Agent: loadlab/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes());
+        out.extend_from_slice(
+            concat!("User-Agent: loadlab/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes(),
+        );
     }
     for (k, v) in headers {
         out.extend_from_slice(k.as_bytes());
@@ -181,7 +218,11 @@ mod tests {
         let get = serialize_request(Method::Get, "/a?b=1", "127.0.0.1:8080", &[], None, false);
         assert_eq!(
             std::str::from_utf8(&get).unwrap(),
-            concat!("GET /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: loadlab/", env!("CARGO_PKG_VERSION"), "\r\n\r\n")
+            concat!(
+                "GET /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: loadlab/",
+                env!("CARGO_PKG_VERSION"),
+                "\r\n\r\n"
+            )
         );
         let post = serialize_request(
             Method::Post,

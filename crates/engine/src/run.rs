@@ -26,7 +26,7 @@ pub struct RunOptions {
     /// CPU use (percent of the cores used) at or above this marks the generator saturated.
     pub max_cpu_percent: f64,
     /// Called once per second with the last second's figures.
-    pub progress: Option<Box<dyn FnMut(&Progress)>>,
+    pub progress: Option<ProgressCallback>,
 }
 
 impl Default for RunOptions {
@@ -40,6 +40,9 @@ impl Default for RunOptions {
         }
     }
 }
+
+/// Receives the figures of each completed second.
+pub type ProgressCallback = Box<dyn FnMut(&Progress)>;
 
 /// Live figures for the progress line.
 #[derive(Debug, Clone)]
@@ -76,11 +79,18 @@ pub struct RunOutput {
 }
 
 /// Runs the scenario's plan to completion, or until `cancel`, and summarises it.
-pub fn run(scenario: &Scenario, mut options: RunOptions, cancel: &Cancel) -> Result<RunOutput, EngineError> {
+pub fn run(
+    scenario: &Scenario,
+    mut options: RunOptions,
+    cancel: &Cancel,
+) -> Result<RunOutput, EngineError> {
     let prepared = Rc::new(PreparedScenario::new(scenario)?);
     preflight(&prepared)?;
     let plan = scenario.plan();
-    let threads = options.threads.unwrap_or_else(|| default_threads(&plan.load)).max(1);
+    let threads = options
+        .threads
+        .unwrap_or_else(|| default_threads(&plan.load))
+        .max(1);
     let started_at = SystemTime::now();
     // A common start a little ahead, so every worker begins on the same instant.
     let start = Instant::now() + Duration::from_millis(20);
@@ -109,21 +119,42 @@ pub fn run(scenario: &Scenario, mut options: RunOptions, cancel: &Cancel) -> Res
                 let recorder = local.block_on(&runtime, async move {
                     let step_count = prepared.requests.len();
                     let origin_count = prepared.origins.len();
-                    let transport = HttpTransport::new(prepared.origins.clone(), scenario.source_addresses.clone(), scenario.insecure, index);
+                    let transport = HttpTransport::new(
+                        prepared.origins.clone(),
+                        scenario.source_addresses.clone(),
+                        scenario.insecure,
+                        index,
+                    );
                     let worker = Rc::new(Worker {
                         transport,
                         picker: RefCell::new(FlowPicker::new(&prepared.flows)),
                         scenario: Rc::new(prepared),
                         recorder: RefCell::new(Recorder::new(step_count)),
-                        rng: RefCell::new(fastrand::Rng::with_seed(seed.wrapping_add(index as u64))),
+                        rng: RefCell::new(fastrand::Rng::with_seed(
+                            seed.wrapping_add(index as u64),
+                        )),
                         start: tokio::time::Instant::from_std(start),
                         warmup_end: tokio::time::Instant::from_std(warmup_end),
                         end: tokio::time::Instant::from_std(end),
                         stopping: Cell::new(false),
                         pool: RefCell::new((0..origin_count).map(|_| Vec::new()).collect()),
                     });
-                    let segment = Segment { index: index as u32, count: threads as u32 };
-                    run_worker(worker.clone(), WorkerPlan { load, segment, seed, grace }, tx, cancel).await;
+                    let segment = Segment {
+                        index: index as u32,
+                        count: threads as u32,
+                    };
+                    run_worker(
+                        worker.clone(),
+                        WorkerPlan {
+                            load,
+                            segment,
+                            seed,
+                            grace,
+                        },
+                        tx,
+                        cancel,
+                    )
+                    .await;
                     let recorder = worker.recorder.borrow().clone();
                     recorder
                 });
@@ -146,7 +177,8 @@ pub fn run(scenario: &Scenario, mut options: RunOptions, cancel: &Cancel) -> Res
         total_failed += snapshot.failed;
         if let Some(progress) = options.progress.as_mut() {
             progress(&Progress {
-                elapsed: Duration::from_secs(u64::from(snapshot.index) + 1).min(planned.max(Duration::from_secs(1))),
+                elapsed: Duration::from_secs(u64::from(snapshot.index) + 1)
+                    .min(planned.max(Duration::from_secs(1))),
                 planned,
                 warmup,
                 rate: stats.rate,
@@ -162,7 +194,17 @@ pub fn run(scenario: &Scenario, mut options: RunOptions, cancel: &Cancel) -> Res
         match rx.recv_timeout(Duration::from_millis(200)) {
             Ok(snapshot) => {
                 let index = snapshot.index;
-                let entry = pending.entry(index).or_insert_with(|| (IntervalSnapshot { requests: 0, failed: 0, active: 0, ..snapshot.clone() }, 0));
+                let entry = pending.entry(index).or_insert_with(|| {
+                    (
+                        IntervalSnapshot {
+                            requests: 0,
+                            failed: 0,
+                            active: 0,
+                            ..snapshot.clone()
+                        },
+                        0,
+                    )
+                });
                 if entry.1 == 0 {
                     entry.0 = snapshot;
                 } else {
@@ -182,30 +224,50 @@ pub fn run(scenario: &Scenario, mut options: RunOptions, cancel: &Cancel) -> Res
     // Slices some workers never reached (they ended early) are complete now; the last one is partial.
     let last_length = |index: u32| {
         let slice_start = start + Duration::from_secs(u64::from(index));
-        finished_at.saturating_duration_since(slice_start).min(Duration::from_secs(1))
+        finished_at
+            .saturating_duration_since(slice_start)
+            .min(Duration::from_secs(1))
     };
     for (index, (snapshot, _)) in std::mem::take(&mut pending) {
-        finish(&snapshot, last_length(index).max(Duration::from_millis(1)), &mut options);
+        finish(
+            &snapshot,
+            last_length(index).max(Duration::from_millis(1)),
+            &mut options,
+        );
     }
 
     let mut merged = Recorder::new(prepared.requests.len());
     let mut cpu_seconds = 0.0;
     for handle in handles {
-        let (recorder, cpu) = handle.join().unwrap_or_else(|_| (Recorder::new(prepared.requests.len()), 0.0));
+        let (recorder, cpu) = handle
+            .join()
+            .unwrap_or_else(|_| (Recorder::new(prepared.requests.len()), 0.0));
         merged.merge(&recorder);
         cpu_seconds += cpu;
     }
     let wall = finished_at.saturating_duration_since(start);
-    let usage = GeneratorUsage { cpu_seconds, wall_seconds: wall.as_secs_f64(), threads: threads as u32 };
+    let usage = GeneratorUsage {
+        cpu_seconds,
+        wall_seconds: wall.as_secs_f64(),
+        threads: threads as u32,
+    };
     let measured = finished_at.saturating_duration_since(warmup_end);
     let interrupted = cancel.is_cancelled();
-    let scheduler_lag_p99 = if merged.scheduler_lag.is_empty() { 0.0 } else { merged.scheduler_lag.value_at_quantile(0.99) as f64 / 1000.0 };
+    let scheduler_lag_p99 = if merged.scheduler_lag.is_empty() {
+        0.0
+    } else {
+        merged.scheduler_lag.value_at_quantile(0.99) as f64 / 1000.0
+    };
     let cpu_percent = usage.cpu_percent();
-    let saturated = cpu_percent >= options.max_cpu_percent || scheduler_lag_p99 > options.max_lag.as_secs_f64() * 1e3;
+    let saturated = cpu_percent >= options.max_cpu_percent
+        || scheduler_lag_p99 > options.max_lag.as_secs_f64() * 1e3;
     let meta = RunMeta {
         name: scenario.name.clone(),
         scenario_file: scenario.source.clone(),
-        target: scenario.target.clone().or_else(|| prepared.origins.first().map(|o| o.url())),
+        target: scenario
+            .target
+            .clone()
+            .or_else(|| prepared.origins.first().map(|o| o.url())),
         started_at,
         measured,
         warmup: plan.warmup,
@@ -225,7 +287,9 @@ pub fn run(scenario: &Scenario, mut options: RunOptions, cancel: &Cancel) -> Res
     };
     let mut result = RunResult::build(&merged, meta);
     if interrupted {
-        result.invalid_reasons.push("the run was interrupted (Ctrl-C): this is a partial result".into());
+        result
+            .invalid_reasons
+            .push("the run was interrupted (Ctrl-C): this is a partial result".into());
     }
     if cpu_percent >= options.max_cpu_percent {
         result.invalid_reasons.push(format!(
@@ -258,7 +322,11 @@ fn default_threads(load: &Load) -> usize {
     let wanted = match load {
         Load::Closed(c) => c.max_vus() as usize,
         Load::Open(o) => {
-            let peak = o.stages.iter().map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0))).fold(0.0, f64::max);
+            let peak = o
+                .stages
+                .iter()
+                .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
+                .fold(0.0, f64::max);
             (peak / 4000.0).ceil() as usize
         }
         Load::Burst(b) => (b.count / 2000 + 1) as usize,
@@ -267,7 +335,10 @@ fn default_threads(load: &Load) -> usize {
 }
 
 fn load_info(load: &Load) -> LoadInfo {
-    let mut info = LoadInfo { model: load.model_name().into(), ..LoadInfo::default() };
+    let mut info = LoadInfo {
+        model: load.model_name().into(),
+        ..LoadInfo::default()
+    };
     match load {
         Load::Closed(c) => {
             info.planned_duration_s = c.duration().as_secs_f64();
@@ -275,7 +346,12 @@ fn load_info(load: &Load) -> LoadInfo {
         }
         Load::Open(o) => {
             info.planned_duration_s = o.duration().as_secs_f64();
-            info.peak_rate = Some(o.stages.iter().map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0))).fold(0.0, f64::max));
+            info.peak_rate = Some(
+                o.stages
+                    .iter()
+                    .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
+                    .fold(0.0, f64::max),
+            );
             info.planned_arrivals = Some(o.expected_arrivals());
             info.max_in_flight = Some(o.max_in_flight);
         }
@@ -293,11 +369,18 @@ fn preflight(prepared: &PreparedScenario) -> Result<(), EngineError> {
     for origin in &prepared.origins {
         if let Err(e) = std::net::TcpStream::connect_timeout(&origin.addr, Duration::from_secs(3)) {
             let message = match e.kind() {
-                std::io::ErrorKind::ConnectionRefused => format!("connection refused at {}", origin.addr),
-                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => format!("no answer from {} within 3 s", origin.addr),
+                std::io::ErrorKind::ConnectionRefused => {
+                    format!("connection refused at {}", origin.addr)
+                }
+                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
+                    format!("no answer from {} within 3 s", origin.addr)
+                }
                 _ => format!("{e} ({})", origin.addr),
             };
-            return Err(EngineError::Unreachable { url: origin.url(), message });
+            return Err(EngineError::Unreachable {
+                url: origin.url(),
+                message,
+            });
         }
     }
     Ok(())

@@ -23,7 +23,11 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into(), stale: false }
+        Self {
+            kind,
+            message: message.into(),
+            stale: false,
+        }
     }
 }
 
@@ -33,5 +37,9 @@ pub trait Transport: 'static {
 
     fn connect(&self, origin: u16) -> impl Future<Output = Result<Self::Conn, Failure>>;
 
-    fn send(&self, conn: &mut Self::Conn, req: &PreparedRequest) -> impl Future<Output = Result<Response, Failure>>;
+    fn send(
+        &self,
+        conn: &mut Self::Conn,
+        req: &PreparedRequest,
+    ) -> impl Future<Output = Result<Response, Failure>>;
 }

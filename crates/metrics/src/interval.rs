@@ -66,7 +66,9 @@ impl IntervalSnapshot {
     pub fn merge(&mut self, other: &IntervalSnapshot) {
         self.requests += other.requests;
         self.failed += other.failed;
-        self.latency.add(&other.latency).expect("same histogram bounds");
+        self.latency
+            .add(&other.latency)
+            .expect("same histogram bounds");
         self.active += other.active;
     }
 }

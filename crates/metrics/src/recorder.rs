@@ -36,8 +36,12 @@ impl StepRecorder {
     }
 
     fn merge(&mut self, other: &StepRecorder) {
-        self.latency.add(&other.latency).expect("same histogram bounds");
-        self.service.add(&other.service).expect("same histogram bounds");
+        self.latency
+            .add(&other.latency)
+            .expect("same histogram bounds");
+        self.service
+            .add(&other.service)
+            .expect("same histogram bounds");
         self.requests += other.requests;
         self.failed += other.failed;
         for (a, b) in self.errors.iter_mut().zip(other.errors) {
@@ -131,7 +135,9 @@ impl Recorder {
             a.merge(b);
         }
         self.lag.add(&other.lag).expect("same histogram bounds");
-        self.scheduler_lag.add(&other.scheduler_lag).expect("same histogram bounds");
+        self.scheduler_lag
+            .add(&other.scheduler_lag)
+            .expect("same histogram bounds");
         self.warmup_requests += other.warmup_requests;
         self.iterations_completed += other.iterations_completed;
         self.iterations_dropped += other.iterations_dropped;
@@ -168,9 +174,17 @@ mod tests {
         let mut b = Recorder::new(2);
         let mut whole = Recorder::new(2);
         for i in 0..1000u64 {
-            let o = outcome((i % 2) as u16, 1 + i % 97, if i % 10 == 0 { 500 } else { 200 });
+            let o = outcome(
+                (i % 2) as u16,
+                1 + i % 97,
+                if i % 10 == 0 { 500 } else { 200 },
+            );
             whole.record(&o);
-            if i % 3 == 0 { a.record(&o) } else { b.record(&o) }
+            if i % 3 == 0 {
+                a.record(&o)
+            } else {
+                b.record(&o)
+            }
         }
         a.merge(&b);
         for s in 0..2 {
@@ -179,7 +193,11 @@ mod tests {
             assert_eq!(a.steps[s].latency, whole.steps[s].latency);
         }
         assert_eq!(a.steps[0].failed + a.steps[1].failed, 100);
-        assert_eq!(a.steps[0].errors[ErrorKind::Http5xx.index()] + a.steps[1].errors[ErrorKind::Http5xx.index()], 100);
+        assert_eq!(
+            a.steps[0].errors[ErrorKind::Http5xx.index()]
+                + a.steps[1].errors[ErrorKind::Http5xx.index()],
+            100
+        );
     }
 
     #[test]

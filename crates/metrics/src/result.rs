@@ -189,7 +189,13 @@ pub struct IntervalLatency {
 impl IntervalStats {
     pub fn of(s: &IntervalSnapshot, length: Duration, warmup: bool) -> Self {
         let h = &s.latency;
-        let q = |p: f64| if h.is_empty() { 0.0 } else { h.value_at_quantile(p) as f64 / 1000.0 };
+        let q = |p: f64| {
+            if h.is_empty() {
+                0.0
+            } else {
+                h.value_at_quantile(p) as f64 / 1000.0
+            }
+        };
         Self {
             t: s.index,
             warmup,
@@ -200,7 +206,11 @@ impl IntervalStats {
                 p50: q(0.5),
                 p95: q(0.95),
                 p99: q(0.99),
-                max: if h.is_empty() { 0.0 } else { h.max() as f64 / 1000.0 },
+                max: if h.is_empty() {
+                    0.0
+                } else {
+                    h.max() as f64 / 1000.0
+                },
             },
             active: s.active,
         }
@@ -253,7 +263,13 @@ impl RunResult {
                 let entry = match groups.iter_mut().position(|e| &e.0 == g) {
                     Some(i) => &mut groups[i],
                     None => {
-                        groups.push((g.clone(), 0, 0, crate::new_histogram(), crate::new_histogram()));
+                        groups.push((
+                            g.clone(),
+                            0,
+                            0,
+                            crate::new_histogram(),
+                            crate::new_histogram(),
+                        ));
                         groups.last_mut().expect("just pushed")
                     }
                 };
@@ -374,7 +390,9 @@ pub fn encode_histogram(h: &LatencyHistogram) -> String {
 
 pub fn decode_histogram(text: &str) -> Option<LatencyHistogram> {
     use base64::Engine;
-    let bytes = base64::engine::general_purpose::STANDARD.decode(text).ok()?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .ok()?;
     hdrhistogram::serialization::Deserializer::new()
         .deserialize(&mut bytes.as_slice())
         .ok()
@@ -382,7 +400,10 @@ pub fn decode_histogram(text: &str) -> Option<LatencyHistogram> {
 
 /// UTC timestamp `2026-11-22T07:30:00Z` without a date-time dependency.
 pub fn rfc3339(t: SystemTime) -> String {
-    let secs = t.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0) as i64;
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0) as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Civil-from-days (Howard Hinnant's algorithm).
     let z = days + 719_468;

@@ -146,6 +146,7 @@ fn generator_line() {
 #[test]
 fn open_invalid_interrupted_saturated() {
     let text = render(&common::sample_open_invalid(), Style::PLAIN);
+    println!("{text}");
     let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines[0].contains("open model (peak 200.0/s)"),

@@ -22,11 +22,10 @@ mod validate;
 
 pub use error::{ErrorLocation, ScenarioError};
 pub use model::{
-    Body, ClosedLoad, ConnectionPolicy, Defaults, Flow, Load, Method, OpenLoad, RateStage,
-    RequestStep, Scenario, Step, ThinkTime, VuStage, BurstLoad, DEFAULT_MAX_BODY,
-    DEFAULT_TIMEOUT,
+    Body, BurstLoad, ClosedLoad, ConnectionPolicy, Defaults, Flow, Load, Method, OpenLoad,
+    RateStage, RequestStep, Scenario, Step, ThinkTime, VuStage, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT,
 };
 pub use parse::UrlTest;
 pub use plan::Plan;
-pub use validate::{check_target, parse_addresses};
 pub use threshold::Threshold;
+pub use validate::{check_target, parse_addresses};

@@ -11,8 +11,15 @@ pub struct PathIndex {
 }
 
 enum Frame {
-    Map { path: String, key: Option<String>, first: bool },
-    Seq { path: String, index: usize },
+    Map {
+        path: String,
+        key: Option<String>,
+        first: bool,
+    },
+    Seq {
+        path: String,
+        index: usize,
+    },
 }
 
 #[derive(Default)]
@@ -27,7 +34,9 @@ impl Builder {
         match self.stack.last_mut() {
             None => Some(String::new()),
             Some(Frame::Map { key: None, .. }) => None,
-            Some(Frame::Map { path, key: Some(k), .. }) => Some(join(path, k)),
+            Some(Frame::Map {
+                path, key: Some(k), ..
+            }) => Some(join(path, k)),
             Some(Frame::Seq { path, index }) => Some(format!("{path}[{index}]")),
         }
     }
@@ -79,7 +88,11 @@ impl MarkedEventReceiver for Builder {
                 let path = self.begin_node().unwrap_or_default();
                 self.positions.entry(path.clone()).or_insert(pos);
                 self.stack.push(if matches!(ev, Event::MappingStart(..)) {
-                    Frame::Map { path, key: None, first: true }
+                    Frame::Map {
+                        path,
+                        key: None,
+                        first: true,
+                    }
                 } else {
                     Frame::Seq { path, index: 0 }
                 });

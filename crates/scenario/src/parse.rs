@@ -13,7 +13,11 @@ impl Scenario {
     pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
         let shown = path.display().to_string();
         let src = std::fs::read_to_string(path).map_err(|e| {
-            ScenarioError::at(ErrorLocation::Unknown, "", format!("cannot read scenario file {shown}: {e}"))
+            ScenarioError::at(
+                ErrorLocation::Unknown,
+                "",
+                format!("cannot read scenario file {shown}: {e}"),
+            )
         })?;
         Scenario::parse(&src, &shown)
     }
@@ -22,7 +26,10 @@ impl Scenario {
     pub fn parse(src: &str, file: &str) -> Result<Scenario, ScenarioError> {
         let raw: RawScenario = serde_yaml_ng::from_str(src).map_err(|e| serde_error(&e, file))?;
         let index = PathIndex::build(src);
-        let ctx = Ctx { file, index: &index };
+        let ctx = Ctx {
+            file,
+            index: &index,
+        };
         let stem = Path::new(file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -33,24 +40,41 @@ impl Scenario {
 
 /// Rewrites serde_yaml's message into `file:line:col: field: message` with a suggestion.
 fn serde_error(e: &serde_yaml_ng::Error, file: &str) -> ScenarioError {
-    let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+    let (line, column) = e
+        .location()
+        .map(|l| (l.line(), l.column()))
+        .unwrap_or((1, 1));
     let mut text = e.to_string();
     if let Some(cut) = text.rfind(" at line ") {
         text.truncate(cut);
     }
     let (field, message) = match text.split_once(": ") {
-        Some((head, rest)) if !head.contains(' ') && !head.is_empty() => (head.to_string(), rest.to_string()),
+        Some((head, rest)) if !head.contains(' ') && !head.is_empty() => {
+            (head.to_string(), rest.to_string())
+        }
         _ => (String::new(), text.clone()),
     };
     let message = humanize_expected(&message);
-    let location = ErrorLocation::File { path: file.to_string(), line, column };
+    let location = ErrorLocation::File {
+        path: file.to_string(),
+        line,
+        column,
+    };
     let mut err = ScenarioError::at(location, &field, message.clone());
     if message.starts_with("unknown field") || message.starts_with("unknown variant") {
         let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
         if let Some((bad, expected)) = quoted.split_first() {
-            let kind = if message.starts_with("unknown field") { "field" } else { "value" };
+            let kind = if message.starts_with("unknown field") {
+                "field"
+            } else {
+                "value"
+            };
             err.message = format!("unknown {kind} `{bad}`");
-            let candidates: Vec<&str> = if expected.is_empty() && field.is_empty() { TOP_KEYS.to_vec() } else { expected.to_vec() };
+            let candidates: Vec<&str> = if expected.is_empty() && field.is_empty() {
+                TOP_KEYS.to_vec()
+            } else {
+                expected.to_vec()
+            };
             err.hint = Some(match closest(bad, candidates.iter().copied()) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => format!("expected one of: {}", candidates.join(", ")),
@@ -87,46 +111,85 @@ pub struct UrlTest {
 
 impl UrlTest {
     pub fn into_scenario(self) -> Result<Scenario, ScenarioError> {
-        let target = validate::check_target(&self.url).map_err(|m| ScenarioError::flag("--url", m, None))?;
+        let target =
+            validate::check_target(&self.url).map_err(|m| ScenarioError::flag("--url", m, None))?;
         let method = match &self.method {
             None => Method::Get,
             Some(m) => Method::parse(m).ok_or_else(|| {
-                ScenarioError::flag("--method", format!("unknown method `{m}`"), Some("use GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS".into()))
+                ScenarioError::flag(
+                    "--method",
+                    format!("unknown method `{m}`"),
+                    Some("use GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS".into()),
+                )
             })?,
         };
         let mut headers = Vec::new();
         for h in &self.headers {
             let (k, v) = h.split_once(':').ok_or_else(|| {
-                ScenarioError::flag("--header", format!("`{h}` is not `Name: value`"), Some("e.g. --header 'Authorization: Bearer abc'".into()))
+                ScenarioError::flag(
+                    "--header",
+                    format!("`{h}` is not `Name: value`"),
+                    Some("e.g. --header 'Authorization: Bearer abc'".into()),
+                )
             })?;
             headers.push((k.trim().to_string(), v.trim().to_string()));
         }
         let duration = match &self.duration {
-            Some(d) => Some(crate::units::parse_duration(d).map_err(|m| ScenarioError::flag("--duration", m, None))?),
+            Some(d) => Some(
+                crate::units::parse_duration(d)
+                    .map_err(|m| ScenarioError::flag("--duration", m, None))?,
+            ),
             None => None,
         };
         let timeout = match &self.timeout {
-            Some(d) => crate::units::parse_duration(d).map_err(|m| ScenarioError::flag("--timeout", m, None))?,
+            Some(d) => crate::units::parse_duration(d)
+                .map_err(|m| ScenarioError::flag("--timeout", m, None))?,
             None => DEFAULT_TIMEOUT,
         };
         if duration.is_none() && self.requests.is_none() {
-            return Err(ScenarioError::flag("--duration", "give --duration (e.g. 30s) or --requests N", None));
+            return Err(ScenarioError::flag(
+                "--duration",
+                "give --duration (e.g. 30s) or --requests N",
+                None,
+            ));
         }
         let load = match (self.vus, &self.rate) {
-            (Some(_), Some(_)) => return Err(ScenarioError::flag("--rate", "give either --vus (closed model) or --rate (open model), not both", None)),
-            (None, None) => return Err(ScenarioError::flag("--vus", "give --vus N (closed model) or --rate R/s (open model)", None)),
-            (Some(0), None) => return Err(ScenarioError::flag("--vus", "need at least 1 VU", None)),
+            (Some(_), Some(_)) => {
+                return Err(ScenarioError::flag(
+                    "--rate",
+                    "give either --vus (closed model) or --rate (open model), not both",
+                    None,
+                ))
+            }
+            (None, None) => {
+                return Err(ScenarioError::flag(
+                    "--vus",
+                    "give --vus N (closed model) or --rate R/s (open model)",
+                    None,
+                ))
+            }
+            (Some(0), None) => {
+                return Err(ScenarioError::flag("--vus", "need at least 1 VU", None))
+            }
             (Some(vus), None) => Load::Closed(ClosedLoad {
                 start_vus: vus,
-                stages: vec![VuStage { duration: duration.unwrap_or(validate::DEFAULT_MAX_DURATION), vus }],
+                stages: vec![VuStage {
+                    duration: duration.unwrap_or(validate::DEFAULT_MAX_DURATION),
+                    vus,
+                }],
                 iterations_per_vu: None,
                 shared_iterations: self.requests,
                 max_duration: duration.unwrap_or(validate::DEFAULT_MAX_DURATION),
             }),
             (None, Some(rate_text)) => {
-                let rate = crate::units::parse_rate(rate_text).map_err(|m| ScenarioError::flag("--rate", m, None))?;
+                let rate = crate::units::parse_rate(rate_text)
+                    .map_err(|m| ScenarioError::flag("--rate", m, None))?;
                 if rate <= 0.0 {
-                    return Err(ScenarioError::flag("--rate", "the rate must be above zero", None));
+                    return Err(ScenarioError::flag(
+                        "--rate",
+                        "the rate must be above zero",
+                        None,
+                    ));
                 }
                 let duration = match (duration, self.requests) {
                     (Some(d), _) => d,
@@ -134,14 +197,23 @@ impl UrlTest {
                     (None, None) => unreachable!("checked above"),
                 };
                 Load::Open(OpenLoad {
-                    stages: vec![RateStage { duration, rate, ramp_to: None }],
+                    stages: vec![RateStage {
+                        duration,
+                        rate,
+                        ramp_to: None,
+                    }],
                     poisson: false,
-                    max_in_flight: self.max_in_flight.unwrap_or(validate::DEFAULT_MAX_IN_FLIGHT),
+                    max_in_flight: self
+                        .max_in_flight
+                        .unwrap_or(validate::DEFAULT_MAX_IN_FLIGHT),
                     max_arrivals: self.requests,
                 })
             }
         };
-        let path_start = target.find("://").map(|i| i + 3).and_then(|i| target[i..].find('/').map(|j| i + j));
+        let path_start = target
+            .find("://")
+            .map(|i| i + 3)
+            .and_then(|i| target[i..].find('/').map(|j| i + j));
         let (base, path) = match path_start {
             Some(i) => (target[..i].to_string(), target[i..].to_string()),
             None => (target.clone(), "/".to_string()),
@@ -151,7 +223,10 @@ impl UrlTest {
             name: format!("{} {}", method.as_str(), self.url),
             source: None,
             target: Some(base),
-            defaults: Defaults { timeout, ..Defaults::default() },
+            defaults: Defaults {
+                timeout,
+                ..Defaults::default()
+            },
             load,
             warmup: std::time::Duration::ZERO,
             thresholds: Vec::new(),

@@ -55,7 +55,12 @@ impl ClosedLoad {
     }
 
     pub fn max_vus(&self) -> u32 {
-        self.stages.iter().map(|s| s.vus).max().unwrap_or(0).max(self.start_vus)
+        self.stages
+            .iter()
+            .map(|s| s.vus)
+            .max()
+            .unwrap_or(0)
+            .max(self.start_vus)
     }
 
     /// VUs that should be active at `t` (k6 `ramping-vus`: linear between stage targets;
@@ -69,7 +74,11 @@ impl ClosedLoad {
             if t < end {
                 let progress = (t - start).as_secs_f64() / stage.duration.as_secs_f64();
                 let level = from + (to - from) * progress;
-                return if to >= from { (level + 1e-9).floor() as u32 } else { (level - 1e-9).ceil() as u32 };
+                return if to >= from {
+                    (level + 1e-9).floor() as u32
+                } else {
+                    (level - 1e-9).ceil() as u32
+                };
             }
             from = to;
             start = end;
@@ -92,10 +101,18 @@ impl ClosedLoad {
                 let secs = stage.duration.as_secs_f64();
                 let now = (t - start).as_secs_f64();
                 let level = from + (to - from) * now / secs;
-                let next_level = if to > from { level.floor() + 1.0 } else { level.ceil() - 1.0 };
+                let next_level = if to > from {
+                    level.floor() + 1.0
+                } else {
+                    level.ceil() - 1.0
+                };
                 let at = (next_level - from) / (to - from) * secs;
                 let at = start + Duration::from_secs_f64(at.max(0.0));
-                return Some(if at <= t { t + Duration::from_millis(1) } else { at.min(end) });
+                return Some(if at <= t {
+                    t + Duration::from_millis(1)
+                } else {
+                    at.min(end)
+                });
             }
             from = to;
             start = end;
@@ -174,7 +191,9 @@ impl OpenLoad {
             segment,
             next: segment.index as u64,
             poisson_position: 0.0,
-            rng: fastrand::Rng::with_seed(seed ^ (segment.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            rng: fastrand::Rng::with_seed(
+                seed ^ (segment.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ),
         }
     }
 }
@@ -256,7 +275,13 @@ mod tests {
     fn closed(start: u32, stages: &[(f64, u32)]) -> ClosedLoad {
         ClosedLoad {
             start_vus: start,
-            stages: stages.iter().map(|&(d, vus)| VuStage { duration: secs(d), vus }).collect(),
+            stages: stages
+                .iter()
+                .map(|&(d, vus)| VuStage {
+                    duration: secs(d),
+                    vus,
+                })
+                .collect(),
             iterations_per_vu: None,
             shared_iterations: None,
             max_duration: secs(600.0),
@@ -316,12 +341,22 @@ mod tests {
             seen.push((next.as_secs_f64() * 1000.0).round() as u64);
             t = next;
         }
-        assert_eq!(seen, vec![1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 15000]);
+        assert_eq!(
+            seen,
+            vec![1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 15000]
+        );
     }
 
     fn open(stages: &[(f64, f64, Option<f64>)]) -> OpenLoad {
         OpenLoad {
-            stages: stages.iter().map(|&(d, rate, ramp_to)| RateStage { duration: secs(d), rate, ramp_to }).collect(),
+            stages: stages
+                .iter()
+                .map(|&(d, rate, ramp_to)| RateStage {
+                    duration: secs(d),
+                    rate,
+                    ramp_to,
+                })
+                .collect(),
             poisson: false,
             max_in_flight: 100,
             max_arrivals: None,
@@ -331,7 +366,10 @@ mod tests {
     #[test]
     fn constant_rate_arrivals() {
         let plan = open(&[(2.0, 10.0, None)]);
-        let times: Vec<f64> = plan.arrivals(Segment::WHOLE, 1).map(|d| d.as_secs_f64()).collect();
+        let times: Vec<f64> = plan
+            .arrivals(Segment::WHOLE, 1)
+            .map(|d| d.as_secs_f64())
+            .collect();
         assert_eq!(times.len(), 20);
         for (n, t) in times.iter().enumerate() {
             assert!((t - n as f64 * 0.1).abs() < 1e-9, "arrival {n} at {t}");
@@ -343,7 +381,15 @@ mod tests {
         // 0 → 10/s over 10s: Λ(t) = t²/2, so arrival n at √(2n).
         let plan = open(&[(10.0, 0.0, Some(10.0)), (1.0, 10.0, None)]);
         assert!((plan.expected_arrivals() - 60.0).abs() < 1e-9);
-        for (n, want) in [(0u64, 0.0), (2, 2.0), (8, 4.0), (18, 6.0), (49, 9.899_494_936_611_665), (50, 10.0), (55, 10.5)] {
+        for (n, want) in [
+            (0u64, 0.0),
+            (2, 2.0),
+            (8, 4.0),
+            (18, 6.0),
+            (49, 9.899_494_936_611_665),
+            (50, 10.0),
+            (55, 10.5),
+        ] {
             let t = plan.time_of(n as f64).unwrap().as_secs_f64();
             assert!((t - want).abs() < 1e-6, "n={n}: {t} vs {want}");
         }
@@ -356,7 +402,10 @@ mod tests {
         let plan = open(&[(1.0, 100.0, None), (1.0, 100.0, Some(300.0))]);
         let mut all: Vec<Duration> = plan.arrivals(Segment::WHOLE, 7).collect();
         let mut parts: Vec<Duration> = (0..3)
-            .flat_map(|i| plan.arrivals(Segment { index: i, count: 3 }, 7).collect::<Vec<_>>())
+            .flat_map(|i| {
+                plan.arrivals(Segment { index: i, count: 3 }, 7)
+                    .collect::<Vec<_>>()
+            })
             .collect();
         all.sort();
         parts.sort();
@@ -368,7 +417,9 @@ mod tests {
     fn max_arrivals_caps_every_segment() {
         let mut plan = open(&[(10.0, 100.0, None)]);
         plan.max_arrivals = Some(10);
-        let total: usize = (0..4).map(|i| plan.arrivals(Segment { index: i, count: 4 }, 1).count()).sum();
+        let total: usize = (0..4)
+            .map(|i| plan.arrivals(Segment { index: i, count: 4 }, 1).count())
+            .sum();
         assert_eq!(total, 10);
     }
 
@@ -376,7 +427,9 @@ mod tests {
     fn poisson_arrivals_have_the_planned_mean() {
         let mut plan = open(&[(100.0, 50.0, None)]);
         plan.poisson = true;
-        let n: usize = (0..2).map(|i| plan.arrivals(Segment { index: i, count: 2 }, 42).count()).sum();
+        let n: usize = (0..2)
+            .map(|i| plan.arrivals(Segment { index: i, count: 2 }, 42).count())
+            .sum();
         // 5000 expected; sd ≈ 71
         assert!((4700..5300).contains(&n), "{n}");
     }
@@ -384,7 +437,9 @@ mod tests {
     #[test]
     fn shares_sum_exactly() {
         for total in [0u64, 1, 7, 66_666] {
-            let sum: u64 = (0..7).map(|i| Segment { index: i, count: 7 }.share(total)).sum();
+            let sum: u64 = (0..7)
+                .map(|i| Segment { index: i, count: 7 }.share(total))
+                .sum();
             assert_eq!(sum, total);
         }
     }

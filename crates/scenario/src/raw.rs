@@ -137,6 +137,15 @@ pub enum ThinkSpec {
 
 /// Every key the file format knows, per section, for "did you mean" suggestions.
 pub const TOP_KEYS: &[&str] = &[
-    "name", "target", "defaults", "load", "warmup", "thresholds", "flows", "steps",
-    "connections", "source_addresses", "insecure",
+    "name",
+    "target",
+    "defaults",
+    "load",
+    "warmup",
+    "thresholds",
+    "flows",
+    "steps",
+    "connections",
+    "source_addresses",
+    "insecure",
 ];

@@ -135,12 +135,21 @@ fn parse_metric(text: &str) -> Result<MetricRef, String> {
 
 /// Splits `create application.latency.p95` into the name and the quantity at the last known suffix.
 fn split_scoped<'a>(rest: &'a str, whole: &str) -> Result<(&'a str, &'a str), String> {
-    let candidates = [".latency.", ".service_time.", ".errors", ".requests", ".failed", ".http.errors"];
+    let candidates = [
+        ".latency.",
+        ".service_time.",
+        ".errors",
+        ".requests",
+        ".failed",
+        ".http.errors",
+    ];
     let cut = candidates
         .iter()
         .filter_map(|c| rest.rfind(c))
         .min()
-        .ok_or_else(|| format!("`{whole}` names no metric after the step/group name: {EXAMPLES}"))?;
+        .ok_or_else(|| {
+            format!("`{whole}` names no metric after the step/group name: {EXAMPLES}")
+        })?;
     let name = rest[..cut].trim().trim_matches('"');
     if name.is_empty() {
         return Err(format!("`{whole}` has an empty step/group name"));
@@ -224,17 +233,83 @@ mod tests {
     #[test]
     fn parses_table() {
         let cases: &[(&str, Scope, Quantity, Op, f64)] = &[
-            ("latency.p95 < 2.8s", Scope::All, Quantity::Latency(Stat::Percentile(95.0)), Op::Lt, 2800.0),
-            ("latency.p99<5500", Scope::All, Quantity::Latency(Stat::Percentile(99.0)), Op::Lt, 5500.0),
-            ("http.errors < 5%", Scope::All, Quantity::ErrorRate, Op::Lt, 0.05),
-            ("errors.rate <= 0.01", Scope::All, Quantity::ErrorRate, Op::Le, 0.01),
-            ("requests.rate > 100", Scope::All, Quantity::RequestRate, Op::Gt, 100.0),
-            ("step.signin.latency.p99 < 1s", Scope::Step("signin".into()), Quantity::Latency(Stat::Percentile(99.0)), Op::Lt, 1000.0),
-            ("group.auth.latency.p95 < 1.2s", Scope::Group("auth".into()), Quantity::Latency(Stat::Percentile(95.0)), Op::Lt, 1200.0),
-            ("step.create application.latency.mean < 300ms", Scope::Step("create application".into()), Quantity::Latency(Stat::Mean), Op::Lt, 300.0),
-            ("latency.p999 < 1s", Scope::All, Quantity::Latency(Stat::Percentile(99.9)), Op::Lt, 1000.0),
-            ("service_time.max >= 1ms", Scope::All, Quantity::ServiceTime(Stat::Max), Op::Ge, 1.0),
-            ("group.api.errors < 1%", Scope::Group("api".into()), Quantity::ErrorRate, Op::Lt, 0.01),
+            (
+                "latency.p95 < 2.8s",
+                Scope::All,
+                Quantity::Latency(Stat::Percentile(95.0)),
+                Op::Lt,
+                2800.0,
+            ),
+            (
+                "latency.p99<5500",
+                Scope::All,
+                Quantity::Latency(Stat::Percentile(99.0)),
+                Op::Lt,
+                5500.0,
+            ),
+            (
+                "http.errors < 5%",
+                Scope::All,
+                Quantity::ErrorRate,
+                Op::Lt,
+                0.05,
+            ),
+            (
+                "errors.rate <= 0.01",
+                Scope::All,
+                Quantity::ErrorRate,
+                Op::Le,
+                0.01,
+            ),
+            (
+                "requests.rate > 100",
+                Scope::All,
+                Quantity::RequestRate,
+                Op::Gt,
+                100.0,
+            ),
+            (
+                "step.signin.latency.p99 < 1s",
+                Scope::Step("signin".into()),
+                Quantity::Latency(Stat::Percentile(99.0)),
+                Op::Lt,
+                1000.0,
+            ),
+            (
+                "group.auth.latency.p95 < 1.2s",
+                Scope::Group("auth".into()),
+                Quantity::Latency(Stat::Percentile(95.0)),
+                Op::Lt,
+                1200.0,
+            ),
+            (
+                "step.create application.latency.mean < 300ms",
+                Scope::Step("create application".into()),
+                Quantity::Latency(Stat::Mean),
+                Op::Lt,
+                300.0,
+            ),
+            (
+                "latency.p999 < 1s",
+                Scope::All,
+                Quantity::Latency(Stat::Percentile(99.9)),
+                Op::Lt,
+                1000.0,
+            ),
+            (
+                "service_time.max >= 1ms",
+                Scope::All,
+                Quantity::ServiceTime(Stat::Max),
+                Op::Ge,
+                1.0,
+            ),
+            (
+                "group.api.errors < 1%",
+                Scope::Group("api".into()),
+                Quantity::ErrorRate,
+                Op::Lt,
+                0.01,
+            ),
         ];
         for (text, scope, quantity, op, value) in cases {
             let t = Threshold::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));

@@ -203,9 +203,18 @@ mod tests {
 
     #[test]
     fn rates_table() {
-        let ok = [("200/s", 200.0), ("12000/m", 200.0), ("36/h", 0.01), ("75", 75.0), ("2.5/s", 2.5)];
+        let ok = [
+            ("200/s", 200.0),
+            ("12000/m", 200.0),
+            ("36/h", 0.01),
+            ("75", 75.0),
+            ("2.5/s", 2.5),
+        ];
         for (text, per_sec) in ok {
-            assert!((parse_rate(text).unwrap() - per_sec).abs() < 1e-12, "{text}");
+            assert!(
+                (parse_rate(text).unwrap() - per_sec).abs() < 1e-12,
+                "{text}"
+            );
         }
         for bad in ["", "x/s", "10/d", "-5/s"] {
             assert!(parse_rate(bad).is_err(), "{bad} should fail");

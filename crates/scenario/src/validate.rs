@@ -37,7 +37,11 @@ impl Ctx<'_> {
     }
 }
 
-pub fn scenario(raw: RawScenario, ctx: &Ctx, default_name: &str) -> Result<Scenario, ScenarioError> {
+pub fn scenario(
+    raw: RawScenario,
+    ctx: &Ctx,
+    default_name: &str,
+) -> Result<Scenario, ScenarioError> {
     let target = match raw.target {
         Some(t) => Some(check_target(&t).map_err(|m| ctx.err("target", m))?),
         None => None,
@@ -48,7 +52,9 @@ pub fn scenario(raw: RawScenario, ctx: &Ctx, default_name: &str) -> Result<Scena
         max_body: match raw.defaults.max_body {
             None => DEFAULT_MAX_BODY,
             Some(ByteSize::Bytes(n)) => n,
-            Some(ByteSize::Text(t)) => parse_size(&t).map_err(|m| ctx.err("defaults.max_body", m))?,
+            Some(ByteSize::Text(t)) => {
+                parse_size(&t).map_err(|m| ctx.err("defaults.max_body", m))?
+            }
         },
     };
     if defaults.timeout.is_zero() {
@@ -66,8 +72,12 @@ pub fn scenario(raw: RawScenario, ctx: &Ctx, default_name: &str) -> Result<Scena
     let thresholds = thresholds(&raw.thresholds, &flows, ctx)?;
     let source_addresses = match raw.source_addresses {
         None => Vec::new(),
-        Some(OneOrMany::One(s)) => parse_addresses(&[s]).map_err(|m| ctx.err("source_addresses", m))?,
-        Some(OneOrMany::Many(v)) => parse_addresses(&v).map_err(|m| ctx.err("source_addresses", m))?,
+        Some(OneOrMany::One(s)) => {
+            parse_addresses(&[s]).map_err(|m| ctx.err("source_addresses", m))?
+        }
+        Some(OneOrMany::Many(v)) => {
+            parse_addresses(&v).map_err(|m| ctx.err("source_addresses", m))?
+        }
     };
     Ok(Scenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
@@ -89,7 +99,10 @@ pub fn check_target(text: &str) -> Result<String, String> {
     let url = url::Url::parse(text.trim())
         .map_err(|e| format!("invalid URL `{text}`: {e}; expected e.g. http://127.0.0.1:8080"))?;
     if url.scheme() != "http" && url.scheme() != "https" {
-        return Err(format!("unsupported scheme `{}` in `{text}`: use http:// or https://", url.scheme()));
+        return Err(format!(
+            "unsupported scheme `{}` in `{text}`: use http:// or https://",
+            url.scheme()
+        ));
     }
     if url.host_str().is_none_or(str::is_empty) {
         return Err(format!("URL `{text}` has no host"));
@@ -99,13 +112,23 @@ pub fn check_target(text: &str) -> Result<String, String> {
 
 fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
     let misplaced = |field: &str, model: &str| {
-        ctx.err(&format!("load.{field}"), format!("`{field}` does not apply to the {model} model"))
+        ctx.err(
+            &format!("load.{field}"),
+            format!("`{field}` does not apply to the {model} model"),
+        )
     };
     match raw.model {
         ModelKind::Closed => {
-            for (f, set) in [("rate", raw.rate.is_some()), ("max_in_flight", raw.max_in_flight.is_some()), ("arrivals", raw.arrivals.is_some()), ("count", raw.count.is_some())] {
+            for (f, set) in [
+                ("rate", raw.rate.is_some()),
+                ("max_in_flight", raw.max_in_flight.is_some()),
+                ("arrivals", raw.arrivals.is_some()),
+                ("count", raw.count.is_some()),
+            ] {
                 if set {
-                    return Err(misplaced(f, "closed").with_hint("the closed model takes `vus` with `duration`, `iterations` or `stages`"));
+                    return Err(misplaced(f, "closed").with_hint(
+                        "the closed model takes `vus` with `duration`, `iterations` or `stages`",
+                    ));
                 }
             }
             let stages = match (raw.stages, raw.vus) {
@@ -117,17 +140,29 @@ fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
                     for (i, s) in stages.into_iter().enumerate() {
                         let field = format!("load.stages[{i}]");
                         if s.rate.is_some() || s.ramp_to.is_some() {
-                            return Err(ctx.err(&field, "a closed-model stage takes `vus`, not `rate`").with_hint("use `model: open` for arrival rates"));
+                            return Err(ctx
+                                .err(&field, "a closed-model stage takes `vus`, not `rate`")
+                                .with_hint("use `model: open` for arrival rates"));
                         }
-                        let duration = s.duration.ok_or_else(|| ctx.err(&field, "stage needs a `duration`"))?;
-                        let vus = s.vus.ok_or_else(|| ctx.err(&field, "stage needs `vus` (the VU count reached at its end)"))?;
+                        let duration = s
+                            .duration
+                            .ok_or_else(|| ctx.err(&field, "stage needs a `duration`"))?;
+                        let vus = s.vus.ok_or_else(|| {
+                            ctx.err(
+                                &field,
+                                "stage needs `vus` (the VU count reached at its end)",
+                            )
+                        })?;
                         out.push(VuStage { duration, vus });
                     }
                     if out.is_empty() {
                         return Err(ctx.err("load.stages", "at least one stage is needed"));
                     }
                     if raw.iterations.is_some() {
-                        return Err(ctx.err("load.iterations", "`iterations` goes with `vus`, not with `stages`"));
+                        return Err(ctx.err(
+                            "load.iterations",
+                            "`iterations` goes with `vus`, not with `stages`",
+                        ));
                     }
                     out
                 }
@@ -137,15 +172,31 @@ fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
                     }
                     match (raw.duration, raw.iterations) {
                         (Some(d), _) => vec![VuStage { duration: d, vus }],
-                        (None, Some(_)) => vec![VuStage { duration: raw.max_duration.unwrap_or(DEFAULT_MAX_DURATION), vus }],
-                        (None, None) => return Err(ctx.err("load", "the closed model with `vus` needs `duration` or `iterations`").with_hint("e.g. `load: {model: closed, vus: 10, duration: 30s}`")),
+                        (None, Some(_)) => vec![VuStage {
+                            duration: raw.max_duration.unwrap_or(DEFAULT_MAX_DURATION),
+                            vus,
+                        }],
+                        (None, None) => {
+                            return Err(ctx
+                                .err(
+                                    "load",
+                                    "the closed model with `vus` needs `duration` or `iterations`",
+                                )
+                                .with_hint("e.g. `load: {model: closed, vus: 10, duration: 30s}`"))
+                        }
                     }
                 }
                 (None, None) => {
-                    return Err(ctx.err("load", "the closed model needs `vus` or `stages`").with_hint("e.g. `load: {model: closed, vus: 10, duration: 30s}`"))
+                    return Err(ctx
+                        .err("load", "the closed model needs `vus` or `stages`")
+                        .with_hint("e.g. `load: {model: closed, vus: 10, duration: 30s}`"))
                 }
             };
-            let start_vus = if raw.vus.is_some() { stages[0].vus } else { raw.start_vus.unwrap_or(0) };
+            let start_vus = if raw.vus.is_some() {
+                stages[0].vus
+            } else {
+                raw.start_vus.unwrap_or(0)
+            };
             Ok(Load::Closed(ClosedLoad {
                 start_vus,
                 stages,
@@ -155,23 +206,40 @@ fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
             }))
         }
         ModelKind::Open => {
-            for (f, set) in [("vus", raw.vus.is_some()), ("start_vus", raw.start_vus.is_some()), ("iterations", raw.iterations.is_some()), ("count", raw.count.is_some())] {
+            for (f, set) in [
+                ("vus", raw.vus.is_some()),
+                ("start_vus", raw.start_vus.is_some()),
+                ("iterations", raw.iterations.is_some()),
+                ("count", raw.count.is_some()),
+            ] {
                 if set {
                     return Err(misplaced(f, "open").with_hint("the open model takes `rate` with `duration`, or `stages` of `{duration, rate}`; concurrency is bounded by `max_in_flight`"));
                 }
             }
             let stages = match (raw.stages, raw.rate) {
-                (Some(_), Some(_)) => return Err(ctx.err("load.rate", "give either `stages` or `rate`, not both")),
+                (Some(_), Some(_)) => {
+                    return Err(ctx.err("load.rate", "give either `stages` or `rate`, not both"))
+                }
                 (Some(stages), None) => {
                     let mut out = Vec::new();
                     for (i, s) in stages.into_iter().enumerate() {
                         let field = format!("load.stages[{i}]");
                         if s.vus.is_some() {
-                            return Err(ctx.err(&field, "an open-model stage takes `rate`, not `vus`").with_hint("use `model: closed` for virtual users"));
+                            return Err(ctx
+                                .err(&field, "an open-model stage takes `rate`, not `vus`")
+                                .with_hint("use `model: closed` for virtual users"));
                         }
-                        let duration = s.duration.ok_or_else(|| ctx.err(&field, "stage needs a `duration`"))?;
-                        let rate = s.rate.ok_or_else(|| ctx.err(&field, "stage needs a `rate`, e.g. 100/s"))?;
-                        out.push(RateStage { duration, rate, ramp_to: s.ramp_to });
+                        let duration = s
+                            .duration
+                            .ok_or_else(|| ctx.err(&field, "stage needs a `duration`"))?;
+                        let rate = s
+                            .rate
+                            .ok_or_else(|| ctx.err(&field, "stage needs a `rate`, e.g. 100/s"))?;
+                        out.push(RateStage {
+                            duration,
+                            rate,
+                            ramp_to: s.ramp_to,
+                        });
                     }
                     if out.is_empty() {
                         return Err(ctx.err("load.stages", "at least one stage is needed"));
@@ -179,10 +247,20 @@ fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
                     out
                 }
                 (None, Some(rate)) => {
-                    let duration = raw.duration.ok_or_else(|| ctx.err("load", "the open model with `rate` needs a `duration`"))?;
-                    vec![RateStage { duration, rate, ramp_to: None }]
+                    let duration = raw.duration.ok_or_else(|| {
+                        ctx.err("load", "the open model with `rate` needs a `duration`")
+                    })?;
+                    vec![RateStage {
+                        duration,
+                        rate,
+                        ramp_to: None,
+                    }]
                 }
-                (None, None) => return Err(ctx.err("load", "the open model needs `rate` or `stages`").with_hint("e.g. `load: {model: open, rate: 100/s, duration: 30s}`")),
+                (None, None) => {
+                    return Err(ctx
+                        .err("load", "the open model needs `rate` or `stages`")
+                        .with_hint("e.g. `load: {model: open, rate: 100/s, duration: 30s}`"))
+                }
             };
             let max_in_flight = raw.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT);
             if max_in_flight == 0 {
@@ -196,35 +274,79 @@ fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
             }))
         }
         ModelKind::Burst => {
-            for (f, set) in [("vus", raw.vus.is_some()), ("rate", raw.rate.is_some()), ("stages", raw.stages.is_some()), ("iterations", raw.iterations.is_some())] {
+            for (f, set) in [
+                ("vus", raw.vus.is_some()),
+                ("rate", raw.rate.is_some()),
+                ("stages", raw.stages.is_some()),
+                ("iterations", raw.iterations.is_some()),
+            ] {
                 if set {
-                    return Err(misplaced(f, "burst").with_hint("the burst model takes `count` (requests released at once)"));
+                    return Err(misplaced(f, "burst")
+                        .with_hint("the burst model takes `count` (requests released at once)"));
                 }
             }
-            let count = raw.count.ok_or_else(|| ctx.err("load", "the burst model needs `count`").with_hint("e.g. `load: {model: burst, count: 1000}`"))?;
+            let count = raw.count.ok_or_else(|| {
+                ctx.err("load", "the burst model needs `count`")
+                    .with_hint("e.g. `load: {model: burst, count: 1000}`")
+            })?;
             if count == 0 {
                 return Err(ctx.err("load.count", "must be at least 1"));
             }
-            Ok(Load::Burst(BurstLoad { count, max_duration: raw.max_duration.or(raw.duration).unwrap_or(DEFAULT_MAX_DURATION) }))
+            Ok(Load::Burst(BurstLoad {
+                count,
+                max_duration: raw
+                    .max_duration
+                    .or(raw.duration)
+                    .unwrap_or(DEFAULT_MAX_DURATION),
+            }))
         }
     }
 }
 
-fn flows(raw_flows: Vec<RawFlow>, raw_steps: Vec<RawStep>, ctx: &Ctx) -> Result<Vec<Flow>, ScenarioError> {
+fn flows(
+    raw_flows: Vec<RawFlow>,
+    raw_steps: Vec<RawStep>,
+    ctx: &Ctx,
+) -> Result<Vec<Flow>, ScenarioError> {
     let raw_flows = match (raw_flows.is_empty(), raw_steps.is_empty()) {
-        (false, false) => return Err(ctx.err("steps", "give either `flows` or top-level `steps`, not both")),
-        (true, true) => {
-            return Err(ctx.err("flows", "no flows: nothing to send").with_hint("add e.g. `flows: [{name: main, steps: [{get: /health}]}]`"))
+        (false, false) => {
+            return Err(ctx.err(
+                "steps",
+                "give either `flows` or top-level `steps`, not both",
+            ))
         }
-        (false, true) => raw_flows.into_iter().enumerate().map(|(i, f)| (format!("flows[{i}]"), f)).collect::<Vec<_>>(),
-        (true, false) => vec![(String::new(), RawFlow { name: Some("default".into()), weight: None, steps: raw_steps })],
+        (true, true) => {
+            return Err(ctx
+                .err("flows", "no flows: nothing to send")
+                .with_hint("add e.g. `flows: [{name: main, steps: [{get: /health}]}]`"))
+        }
+        (false, true) => raw_flows
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| (format!("flows[{i}]"), f))
+            .collect::<Vec<_>>(),
+        (true, false) => vec![(
+            String::new(),
+            RawFlow {
+                name: Some("default".into()),
+                weight: None,
+                steps: raw_steps,
+            },
+        )],
     };
     let mut out: Vec<Flow> = Vec::new();
     for (path, raw) in raw_flows {
-        let steps_path = if path.is_empty() { "steps".to_string() } else { format!("{path}.steps") };
+        let steps_path = if path.is_empty() {
+            "steps".to_string()
+        } else {
+            format!("{path}.steps")
+        };
         let name = raw.name.unwrap_or_else(|| format!("flow{}", out.len() + 1));
         if out.iter().any(|f| f.name == name) {
-            return Err(ctx.err(&format!("{path}.name"), format!("duplicate flow name `{name}`")));
+            return Err(ctx.err(
+                &format!("{path}.name"),
+                format!("duplicate flow name `{name}`"),
+            ));
         }
         let mut steps = Vec::new();
         for (i, s) in raw.steps.into_iter().enumerate() {
@@ -233,7 +355,11 @@ fn flows(raw_flows: Vec<RawFlow>, raw_steps: Vec<RawStep>, ctx: &Ctx) -> Result<
         if !steps.iter().any(|s| matches!(s, Step::Request(_))) {
             return Err(ctx.err(&steps_path, format!("flow `{name}` has no request step")));
         }
-        out.push(Flow { name, weight: raw.weight.unwrap_or(1), steps });
+        out.push(Flow {
+            name,
+            weight: raw.weight.unwrap_or(1),
+            steps,
+        });
     }
     if out.iter().all(|f| f.weight == 0) {
         return Err(ctx.err("flows", "all flow weights are 0"));
@@ -251,12 +377,19 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
         (Method::Head, raw.head),
         (Method::Options, raw.options),
     ];
-    let mut chosen: Vec<(Method, String)> = methods.into_iter().filter_map(|(m, u)| u.map(|u| (m, u))).collect();
+    let mut chosen: Vec<(Method, String)> = methods
+        .into_iter()
+        .filter_map(|(m, u)| u.map(|u| (m, u)))
+        .collect();
     if let Some(think) = raw.think {
         if !chosen.is_empty() || raw.json.is_some() || raw.body.is_some() {
-            return Err(ctx.err(field, "a `think` step cannot also send a request").with_hint("put `think` in a step of its own"));
+            return Err(ctx
+                .err(field, "a `think` step cannot also send a request")
+                .with_hint("put `think` in a step of its own"));
         }
-        return Ok(Step::Think(think_time(think).map_err(|m| ctx.err(&format!("{field}.think"), m))?));
+        return Ok(Step::Think(
+            think_time(think).map_err(|m| ctx.err(&format!("{field}.think"), m))?,
+        ));
     }
     if chosen.len() != 1 {
         let msg = if chosen.is_empty() {
@@ -264,22 +397,36 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
         } else {
             "a step sends one request: give only one of get, post, put, patch, delete, head, options"
         };
-        return Err(ctx.err(field, msg).with_hint("e.g. `- get: /api/ping` or `- post: /api/users` with `json: {...}`"));
+        return Err(ctx
+            .err(field, msg)
+            .with_hint("e.g. `- get: /api/ping` or `- post: /api/users` with `json: {...}`"));
     }
     let (method, url) = chosen.remove(0);
     let url_field = format!("{field}.{}", method.as_str().to_ascii_lowercase());
     if url.starts_with("http://") || url.starts_with("https://") {
         check_target(&url).map_err(|m| ctx.err(&url_field, m))?;
     } else if !url.starts_with('/') {
-        return Err(ctx.err(&url_field, format!("`{url}` is neither a path starting with / nor an http(s) URL")).with_hint(format!("write `/{url}`")));
+        return Err(ctx
+            .err(
+                &url_field,
+                format!("`{url}` is neither a path starting with / nor an http(s) URL"),
+            )
+            .with_hint(format!("write `/{url}`")));
     }
     let body = match (raw.json, raw.body) {
-        (Some(_), Some(_)) => return Err(ctx.err(&format!("{field}.body"), "give either `json` or `body`, not both")),
+        (Some(_), Some(_)) => {
+            return Err(ctx.err(
+                &format!("{field}.body"),
+                "give either `json` or `body`, not both",
+            ))
+        }
         (Some(j), None) => Some(Body::Json(j)),
         (None, Some(b)) => Some(Body::Text(b)),
         (None, None) => None,
     };
-    let name = raw.name.unwrap_or_else(|| format!("{} {}", method.as_str(), url));
+    let name = raw
+        .name
+        .unwrap_or_else(|| format!("{} {}", method.as_str(), url));
     Ok(Step::Request(Box::new(RequestStep {
         name,
         group: raw.group,
@@ -302,7 +449,9 @@ fn think_time(spec: ThinkSpec) -> Result<ThinkTime, String> {
             if let Some((a, b)) = t.split_once("..") {
                 let (min, max) = (parse_duration(a)?, parse_duration(b)?);
                 if min > max {
-                    return Err(format!("think range `{t}` runs backwards: write the shorter time first"));
+                    return Err(format!(
+                        "think range `{t}` runs backwards: write the shorter time first"
+                    ));
                 }
                 Ok(ThinkTime { min, max })
             } else {
@@ -314,14 +463,22 @@ fn think_time(spec: ThinkSpec) -> Result<ThinkTime, String> {
 }
 
 fn thresholds(raw: &[String], flows: &[Flow], ctx: &Ctx) -> Result<Vec<Threshold>, ScenarioError> {
-    let steps: Vec<&str> = flows.iter().flat_map(|f| &f.steps).filter_map(|s| match s {
-        Step::Request(r) => Some(r.name.as_str()),
-        Step::Think(_) => None,
-    }).collect();
-    let groups: Vec<&str> = flows.iter().flat_map(|f| &f.steps).filter_map(|s| match s {
-        Step::Request(r) => r.group.as_deref(),
-        Step::Think(_) => None,
-    }).collect();
+    let steps: Vec<&str> = flows
+        .iter()
+        .flat_map(|f| &f.steps)
+        .filter_map(|s| match s {
+            Step::Request(r) => Some(r.name.as_str()),
+            Step::Think(_) => None,
+        })
+        .collect();
+    let groups: Vec<&str> = flows
+        .iter()
+        .flat_map(|f| &f.steps)
+        .filter_map(|s| match s {
+            Step::Request(r) => r.group.as_deref(),
+            Step::Think(_) => None,
+        })
+        .collect();
     let mut out = Vec::new();
     for (i, text) in raw.iter().enumerate() {
         let field = format!("thresholds[{i}]");
@@ -352,7 +509,9 @@ fn thresholds(raw: &[String], flows: &[Flow], ctx: &Ctx) -> Result<Vec<Threshold
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let n: u64 = t[..split].parse().map_err(|_| format!("invalid size `{text}`: expected e.g. 64KiB, 1MiB"))?;
+    let n: u64 = t[..split]
+        .parse()
+        .map_err(|_| format!("invalid size `{text}`: expected e.g. 64KiB, 1MiB"))?;
     let mult = match t[split..].trim() {
         "" | "B" => 1,
         "KiB" | "K" => 1024,
@@ -371,7 +530,8 @@ pub fn parse_addresses(items: &[String]) -> Result<Vec<IpAddr>, String> {
     for item in items.iter().flat_map(|s| s.split(',')) {
         let item = item.trim();
         if let Some((a, b)) = item.split_once('-') {
-            let bad = || format!("invalid address range `{item}`: expected e.g. 127.0.0.1-127.0.0.16");
+            let bad =
+                || format!("invalid address range `{item}`: expected e.g. 127.0.0.1-127.0.0.16");
             let a: Ipv4Addr = a.trim().parse().map_err(|_| bad())?;
             let b: Ipv4Addr = b.trim().parse().map_err(|_| bad())?;
             let (a, b) = (u32::from(a), u32::from(b));
@@ -380,7 +540,9 @@ pub fn parse_addresses(items: &[String]) -> Result<Vec<IpAddr>, String> {
             }
             out.extend((a..=b).map(|x| IpAddr::V4(Ipv4Addr::from(x))));
         } else {
-            out.push(item.parse().map_err(|_| format!("invalid address `{item}`: expected an IP such as 127.0.0.2"))?);
+            out.push(item.parse().map_err(|_| {
+                format!("invalid address `{item}`: expected an IP such as 127.0.0.2")
+            })?);
         }
     }
     Ok(out)

@@ -35,10 +35,14 @@ fn parses_the_design_sketch() {
     assert_eq!(s.thresholds.len(), 3);
     assert_eq!(s.warmup.as_secs(), 30);
     assert_eq!(s.defaults.timeout.as_secs(), 10);
-    let Load::Closed(c) = &s.load else { panic!("closed") };
+    let Load::Closed(c) = &s.load else {
+        panic!("closed")
+    };
     assert_eq!(c.stages.len(), 3);
     assert_eq!(c.duration().as_secs(), 570);
-    assert!(matches!(&s.flows[0].steps[1], Step::Think(t) if t.min.as_secs() == 1 && t.max.as_secs() == 3));
+    assert!(
+        matches!(&s.flows[0].steps[1], Step::Think(t) if t.min.as_secs() == 1 && t.max.as_secs() == 3)
+    );
 }
 
 fn error_of(src: &str) -> String {
@@ -77,7 +81,10 @@ fn bad_files_table() {
     let mut bad = 0;
     for (src, want) in cases {
         let got = error_of(&src);
-        if !(got.starts_with(want) || got.contains(want)) { eprintln!("\nsource:\n{src}\nwant: {want}\ngot:  {got}"); bad += 1; }
+        if !(got.starts_with(want) || got.contains(want)) {
+            eprintln!("\nsource:\n{src}\nwant: {want}\ngot:  {got}");
+            bad += 1;
+        }
         assert!(!got.contains("panicked"));
     }
     assert_eq!(bad, 0, "mismatched error messages");

@@ -10,7 +10,12 @@ use std::cell::Cell;
 use std::rc::Rc;
 use tokio::sync::Notify;
 
-pub async fn run<T: Transport>(worker: Rc<Worker<T>>, load: BurstLoad, segment: Segment, active: Rc<Cell<u64>>) {
+pub async fn run<T: Transport>(
+    worker: Rc<Worker<T>>,
+    load: BurstLoad,
+    segment: Segment,
+    active: Rc<Cell<u64>>,
+) {
     let finished = Rc::new(Notify::new());
     let release = worker.start;
     tokio::time::sleep_until(release).await;

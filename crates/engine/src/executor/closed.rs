@@ -16,15 +16,27 @@ struct Control {
     stop: bool,
 }
 
-pub async fn run<T: Transport>(worker: Rc<Worker<T>>, load: ClosedLoad, segment: Segment, active: Rc<Cell<u64>>) {
-    let (tx, rx) = watch::channel(Control { target: 0, stop: false });
+pub async fn run<T: Transport>(
+    worker: Rc<Worker<T>>,
+    load: ClosedLoad,
+    segment: Segment,
+    active: Rc<Cell<u64>>,
+) {
+    let (tx, rx) = watch::channel(Control {
+        target: 0,
+        stop: false,
+    });
     let live = Rc::new(Cell::new(0u64));
     let finished = Rc::new(Notify::new());
     let tickets = Rc::new(Cell::new(load.shared_iterations.map(|n| segment.share(n))));
     let mut spawned = 0u64;
     loop {
         let elapsed = now().saturating_duration_since(worker.start);
-        let target = if now() >= worker.end { 0 } else { segment.share(u64::from(load.vus_at(elapsed))) };
+        let target = if now() >= worker.end {
+            0
+        } else {
+            segment.share(u64::from(load.vus_at(elapsed)))
+        };
         while spawned < target {
             live.set(live.get() + 1);
             tokio::task::spawn_local(vu(
@@ -39,7 +51,10 @@ pub async fn run<T: Transport>(worker: Rc<Worker<T>>, load: ClosedLoad, segment:
             ));
             spawned += 1;
         }
-        let _ = tx.send(Control { target, stop: false });
+        let _ = tx.send(Control {
+            target,
+            stop: false,
+        });
         let iteration_bound = load.iterations_per_vu.is_some() || load.shared_iterations.is_some();
         if iteration_bound && spawned > 0 && live.get() == 0 {
             break; // all work done
@@ -57,7 +72,10 @@ pub async fn run<T: Transport>(worker: Rc<Worker<T>>, load: ClosedLoad, segment:
         }
     }
     worker.stopping.set(true);
-    let _ = tx.send(Control { target: 0, stop: true });
+    let _ = tx.send(Control {
+        target: 0,
+        stop: true,
+    });
     wait_all(&live, &finished).await;
 }
 

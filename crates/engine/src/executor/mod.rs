@@ -3,6 +3,8 @@
 mod burst;
 mod closed;
 mod open;
+#[cfg(test)]
+mod tests;
 mod ticker;
 
 use crate::cancel::Cancel;
@@ -32,14 +34,35 @@ pub async fn run_worker<T: Transport>(
     intervals: Sender<IntervalSnapshot>,
     cancel: Cancel,
 ) {
+    // Every worker begins on the same instant, which is also t = 0 of every measurement.
+    tokio::time::sleep_until(worker.start).await;
     let active = Rc::new(Cell::new(0u64));
     let (done_tx, done_rx) = tokio::sync::watch::channel(false);
-    let ticker = tokio::task::spawn_local(ticker::tick(worker.clone(), active.clone(), intervals, cancel.clone(), done_rx));
+    let ticker = tokio::task::spawn_local(ticker::tick(
+        worker.clone(),
+        active.clone(),
+        intervals,
+        cancel.clone(),
+        done_rx,
+    ));
     let work = async {
         match &plan.load {
-            Load::Closed(c) => closed::run(worker.clone(), c.clone(), plan.segment, active.clone()).await,
-            Load::Open(o) => open::run(worker.clone(), o.clone(), plan.segment, plan.seed, active.clone()).await,
-            Load::Burst(b) => burst::run(worker.clone(), b.clone(), plan.segment, active.clone()).await,
+            Load::Closed(c) => {
+                closed::run(worker.clone(), c.clone(), plan.segment, active.clone()).await
+            }
+            Load::Open(o) => {
+                open::run(
+                    worker.clone(),
+                    o.clone(),
+                    plan.segment,
+                    plan.seed,
+                    active.clone(),
+                )
+                .await
+            }
+            Load::Burst(b) => {
+                burst::run(worker.clone(), b.clone(), plan.segment, active.clone()).await
+            }
         }
     };
     let hard_deadline = worker.end + plan.grace;

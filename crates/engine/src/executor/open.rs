@@ -11,7 +11,13 @@ use std::cell::Cell;
 use std::rc::Rc;
 use tokio::sync::Notify;
 
-pub async fn run<T: Transport>(worker: Rc<Worker<T>>, load: OpenLoad, segment: Segment, seed: u64, active: Rc<Cell<u64>>) {
+pub async fn run<T: Transport>(
+    worker: Rc<Worker<T>>,
+    load: OpenLoad,
+    segment: Segment,
+    seed: u64,
+    active: Rc<Cell<u64>>,
+) {
     let limit = segment.share(u64::from(load.max_in_flight)).max(1);
     let freed = Rc::new(Notify::new());
     let mut arrivals = load.arrivals(segment, seed);
@@ -21,7 +27,10 @@ pub async fn run<T: Transport>(worker: Rc<Worker<T>>, load: OpenLoad, segment: S
             break;
         }
         tokio::time::sleep_until(intended).await;
-        worker.recorder.borrow_mut().record_scheduler_lag(micros(now().saturating_duration_since(intended)));
+        worker
+            .recorder
+            .borrow_mut()
+            .record_scheduler_lag(micros(now().saturating_duration_since(intended)));
         if active.get() >= limit {
             worker.recorder.borrow_mut().delayed_by_max_in_flight += 1;
             let gave_up = loop {
@@ -35,7 +44,9 @@ pub async fn run<T: Transport>(worker: Rc<Worker<T>>, load: OpenLoad, segment: S
             };
             if gave_up || worker.stopping.get() {
                 // This arrival and every later one planned before the end could not start.
-                let rest = arrivals.take_while(|t| worker.start + *t < worker.end).count() as u64;
+                let rest = arrivals
+                    .take_while(|t| worker.start + *t < worker.end)
+                    .count() as u64;
                 worker.recorder.borrow_mut().iterations_dropped += 1 + rest;
                 break;
             }

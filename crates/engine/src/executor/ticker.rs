@@ -26,7 +26,11 @@ pub async fn tick<T: Transport>(
         }
         let finished = *done.borrow() || cancel.is_cancelled();
         if Instant::now() >= boundary || finished {
-            let snapshot = worker.recorder.borrow_mut().interval.take(index, active.get());
+            let snapshot = worker
+                .recorder
+                .borrow_mut()
+                .interval
+                .take(index, active.get());
             if out.send(snapshot).is_err() {
                 return;
             }

@@ -29,12 +29,36 @@ mod tests {
     #[test]
     fn table() {
         let cases = [
-            (io::Error::from_raw_os_error(libc::EADDRNOTAVAIL), true, ErrorKind::AddrUnavailable),
-            (io::Error::from_raw_os_error(libc::ECONNREFUSED), true, ErrorKind::ConnectRefused),
-            (io::Error::from_raw_os_error(libc::ECONNRESET), false, ErrorKind::Reset),
-            (io::Error::from_raw_os_error(libc::EPIPE), false, ErrorKind::Reset),
-            (io::Error::from_raw_os_error(libc::ETIMEDOUT), true, ErrorKind::ConnectTimeout),
-            (io::Error::from_raw_os_error(libc::EACCES), true, ErrorKind::Io),
+            (
+                io::Error::from_raw_os_error(libc::EADDRNOTAVAIL),
+                true,
+                ErrorKind::AddrUnavailable,
+            ),
+            (
+                io::Error::from_raw_os_error(libc::ECONNREFUSED),
+                true,
+                ErrorKind::ConnectRefused,
+            ),
+            (
+                io::Error::from_raw_os_error(libc::ECONNRESET),
+                false,
+                ErrorKind::Reset,
+            ),
+            (
+                io::Error::from_raw_os_error(libc::EPIPE),
+                false,
+                ErrorKind::Reset,
+            ),
+            (
+                io::Error::from_raw_os_error(libc::ETIMEDOUT),
+                true,
+                ErrorKind::ConnectTimeout,
+            ),
+            (
+                io::Error::from_raw_os_error(libc::EACCES),
+                true,
+                ErrorKind::Io,
+            ),
         ];
         for (e, connecting, want) in cases {
             assert_eq!(classify_io(&e, connecting), want, "{e}");

@@ -28,7 +28,13 @@ enum Framing {
 
 impl HttpConn {
     pub fn new(stream: Stream) -> Self {
-        Self { stream, buf: Vec::new(), start: 0, end: 0, reused: false }
+        Self {
+            stream,
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
+            reused: false,
+        }
     }
 
     fn io_failure(&self, e: &std::io::Error, got_bytes: bool) -> Failure {
@@ -62,7 +68,12 @@ impl HttpConn {
         Ok(n)
     }
 
-    pub async fn exchange(&mut self, request: &[u8], head_request: bool, max_body: u64) -> Result<Response, Failure> {
+    pub async fn exchange(
+        &mut self,
+        request: &[u8],
+        head_request: bool,
+        max_body: u64,
+    ) -> Result<Response, Failure> {
         if let Err(e) = self.stream.write_all(request).await {
             return Err(self.io_failure(&e, false));
         }
@@ -73,9 +84,16 @@ impl HttpConn {
                 let mut headers = [httparse::EMPTY_HEADER; 48];
                 let mut resp = httparse::Response::new(&mut headers);
                 match resp.parse(&self.buf[self.start..self.end]) {
-                    Ok(httparse::Status::Complete(len)) => Some(head_facts(&resp, len, head_request)),
+                    Ok(httparse::Status::Complete(len)) => {
+                        Some(head_facts(&resp, len, head_request))
+                    }
                     Ok(httparse::Status::Partial) => None,
-                    Err(e) => return Err(Failure::new(ErrorKind::Protocol, format!("invalid HTTP response: {e}"))),
+                    Err(e) => {
+                        return Err(Failure::new(
+                            ErrorKind::Protocol,
+                            format!("invalid HTTP response: {e}"),
+                        ))
+                    }
                 }
             };
             match parsed {
@@ -91,11 +109,17 @@ impl HttpConn {
                 }
                 None => {
                     if self.end - self.start >= MAX_HEAD {
-                        return Err(Failure::new(ErrorKind::Protocol, "response head larger than 64 KiB"));
+                        return Err(Failure::new(
+                            ErrorKind::Protocol,
+                            "response head larger than 64 KiB",
+                        ));
                     }
                     match self.fill().await {
                         Ok(0) => {
-                            let e = std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "connection closed before a complete response");
+                            let e = std::io::Error::new(
+                                std::io::ErrorKind::UnexpectedEof,
+                                "connection closed before a complete response",
+                            );
                             return Err(self.io_failure(&e, got_bytes));
                         }
                         Ok(_) => got_bytes = true,
@@ -108,8 +132,17 @@ impl HttpConn {
 
     /// Discards the body; returns true if the connection cannot be reused afterwards.
     async fn skip_body(&mut self, framing: Framing, max_body: u64) -> Result<bool, Failure> {
-        let too_large = || Failure::new(ErrorKind::BodyTooLarge, format!("response body larger than {max_body} bytes"));
-        let reset = |e: std::io::Error| Failure { kind: classify_io(&e, false), message: e.to_string(), stale: false };
+        let too_large = || {
+            Failure::new(
+                ErrorKind::BodyTooLarge,
+                format!("response body larger than {max_body} bytes"),
+            )
+        };
+        let reset = |e: std::io::Error| Failure {
+            kind: classify_io(&e, false),
+            message: e.to_string(),
+            stale: false,
+        };
         match framing {
             Framing::None => Ok(false),
             Framing::Length(mut remaining) => {
@@ -124,7 +157,12 @@ impl HttpConn {
                         return Ok(false);
                     }
                     match self.fill().await {
-                        Ok(0) => return Err(reset(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "connection closed mid-body"))),
+                        Ok(0) => {
+                            return Err(reset(std::io::Error::new(
+                                std::io::ErrorKind::UnexpectedEof,
+                                "connection closed mid-body",
+                            )))
+                        }
                         Ok(_) => {}
                         Err(e) => return Err(reset(e)),
                     }
@@ -133,9 +171,9 @@ impl HttpConn {
             Framing::Chunked => {
                 let mut skipper = ChunkedSkipper::new();
                 loop {
-                    let used = skipper
-                        .feed(&self.buf[self.start..self.end])
-                        .map_err(|m| Failure::new(ErrorKind::Protocol, format!("invalid chunked body: {m}")))?;
+                    let used = skipper.feed(&self.buf[self.start..self.end]).map_err(|m| {
+                        Failure::new(ErrorKind::Protocol, format!("invalid chunked body: {m}"))
+                    })?;
                     self.start += used;
                     if skipper.body_bytes > max_body {
                         return Err(too_large());
@@ -144,7 +182,12 @@ impl HttpConn {
                         return Ok(false);
                     }
                     match self.fill().await {
-                        Ok(0) => return Err(reset(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "connection closed mid-body"))),
+                        Ok(0) => {
+                            return Err(reset(std::io::Error::new(
+                                std::io::ErrorKind::UnexpectedEof,
+                                "connection closed mid-body",
+                            )))
+                        }
                         Ok(_) => {}
                         Err(e) => return Err(reset(e)),
                     }
@@ -173,7 +216,11 @@ impl HttpConn {
 
 type HeadFacts = (usize, u16, Framing, bool);
 
-fn head_facts(resp: &httparse::Response, len: usize, head_request: bool) -> Result<HeadFacts, String> {
+fn head_facts(
+    resp: &httparse::Response,
+    len: usize,
+    head_request: bool,
+) -> Result<HeadFacts, String> {
     let status = resp.code.ok_or("response without status")?;
     let mut close = resp.version == Some(0);
     let mut length = None;
@@ -181,9 +228,16 @@ fn head_facts(resp: &httparse::Response, len: usize, head_request: bool) -> Resu
     for h in resp.headers.iter() {
         if h.name.eq_ignore_ascii_case("content-length") {
             let text = std::str::from_utf8(h.value).map_err(|_| "invalid Content-Length")?;
-            length = Some(text.trim().parse::<u64>().map_err(|_| format!("invalid Content-Length `{text}`"))?);
+            length = Some(
+                text.trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("invalid Content-Length `{text}`"))?,
+            );
         } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-            chunked = h.value.windows(7).any(|w| w.eq_ignore_ascii_case(b"chunked"));
+            chunked = h
+                .value
+                .windows(7)
+                .any(|w| w.eq_ignore_ascii_case(b"chunked"));
         } else if h.name.eq_ignore_ascii_case("connection") {
             if h.value.eq_ignore_ascii_case(b"close") {
                 close = true;
@@ -192,7 +246,8 @@ fn head_facts(resp: &httparse::Response, len: usize, head_request: bool) -> Resu
             }
         }
     }
-    let framing = if head_request || status == 204 || status == 304 || (100..200).contains(&status) {
+    let framing = if head_request || status == 204 || status == 304 || (100..200).contains(&status)
+    {
         Framing::None
     } else if chunked {
         Framing::Chunked

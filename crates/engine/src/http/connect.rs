@@ -11,11 +11,27 @@ use std::sync::Arc;
 use tokio::net::TcpSocket;
 use tokio_rustls::TlsConnector;
 
-pub async fn open(origin: &Origin, source: Option<IpAddr>, tls: Option<&TlsConnector>) -> Result<Stream, Failure> {
-    let connect_failure = |e: std::io::Error| Failure::new(classify_io(&e, true), format!("connect to {}: {e}", origin.addr));
-    let socket = if origin.addr.is_ipv4() { TcpSocket::new_v4() } else { TcpSocket::new_v6() }.map_err(connect_failure)?;
+pub async fn open(
+    origin: &Origin,
+    source: Option<IpAddr>,
+    tls: Option<&TlsConnector>,
+) -> Result<Stream, Failure> {
+    let connect_failure = |e: std::io::Error| {
+        Failure::new(
+            classify_io(&e, true),
+            format!("connect to {}: {e}", origin.addr),
+        )
+    };
+    let socket = if origin.addr.is_ipv4() {
+        TcpSocket::new_v4()
+    } else {
+        TcpSocket::new_v6()
+    }
+    .map_err(connect_failure)?;
     if let Some(ip) = source {
-        socket.bind(SocketAddr::new(ip, 0)).map_err(connect_failure)?;
+        socket
+            .bind(SocketAddr::new(ip, 0))
+            .map_err(connect_failure)?;
     }
     let tcp = socket.connect(origin.addr).await.map_err(connect_failure)?;
     let _ = tcp.set_nodelay(true);
@@ -23,12 +39,18 @@ pub async fn open(origin: &Origin, source: Option<IpAddr>, tls: Option<&TlsConne
         return Ok(Stream::Plain(tcp));
     }
     let connector = tls.ok_or_else(|| Failure::new(ErrorKind::Tls, "TLS is not configured"))?;
-    let name = ServerName::try_from(origin.host.clone())
-        .map_err(|e| Failure::new(ErrorKind::Tls, format!("invalid TLS server name {}: {e}", origin.host)))?;
-    let stream = connector
-        .connect(name, tcp)
-        .await
-        .map_err(|e| Failure::new(ErrorKind::Tls, format!("TLS handshake with {}: {e}", origin.host)))?;
+    let name = ServerName::try_from(origin.host.clone()).map_err(|e| {
+        Failure::new(
+            ErrorKind::Tls,
+            format!("invalid TLS server name {}: {e}", origin.host),
+        )
+    })?;
+    let stream = connector.connect(name, tcp).await.map_err(|e| {
+        Failure::new(
+            ErrorKind::Tls,
+            format!("TLS handshake with {}: {e}", origin.host),
+        )
+    })?;
     Ok(Stream::Tls(Box::new(stream)))
 }
 
@@ -44,7 +66,9 @@ pub fn tls_connector(insecure: bool) -> TlsConnector {
             .with_custom_certificate_verifier(Arc::new(NoVerification(provider)))
             .with_no_client_auth()
     } else {
-        let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        let roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
         builder.with_root_certificates(roots).with_no_client_auth()
     };
     TlsConnector::from(Arc::new(config))
@@ -72,7 +96,12 @@ impl rustls::client::danger::ServerCertVerifier for NoVerification {
         cert: &rustls::pki_types::CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -81,7 +110,12 @@ impl rustls::client::danger::ServerCertVerifier for NoVerification {
         cert: &rustls::pki_types::CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {

@@ -18,8 +18,16 @@ pub struct HttpTransport {
 
 impl HttpTransport {
     pub fn new(origins: Vec<Origin>, sources: Vec<IpAddr>, insecure: bool, offset: usize) -> Self {
-        let tls = origins.iter().any(|o| o.tls).then(|| tls_connector(insecure));
-        Self { origins, next_source: Cell::new(offset), sources, tls }
+        let tls = origins
+            .iter()
+            .any(|o| o.tls)
+            .then(|| tls_connector(insecure));
+        Self {
+            origins,
+            next_source: Cell::new(offset),
+            sources,
+            tls,
+        }
     }
 }
 

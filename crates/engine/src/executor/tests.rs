@@ -1,0 +1,250 @@
+//! Executors in paused tokio time with a fake transport: exact, deterministic timing.
+
+use super::{run_worker, WorkerPlan};
+use crate::cancel::Cancel;
+use crate::flow::{FlowPicker, Worker};
+use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
+use crate::transport::{Failure, Response, Transport};
+use bytes::Bytes;
+use loadlab_metrics::{Recorder, StepInfo};
+use loadlab_scenario::plan::Segment;
+use loadlab_scenario::{
+    BurstLoad, ClosedLoad, ConnectionPolicy, Load, OpenLoad, RateStage, VuStage,
+};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::mpsc;
+use tokio::time::{Duration, Instant};
+
+/// Answers every request after `service`, counting connections and requests.
+struct FakeTransport {
+    service: Duration,
+    connects: Rc<Cell<u64>>,
+}
+
+impl Transport for FakeTransport {
+    type Conn = ();
+
+    async fn connect(&self, _origin: u16) -> Result<(), Failure> {
+        self.connects.set(self.connects.get() + 1);
+        Ok(())
+    }
+
+    async fn send(&self, _conn: &mut (), _req: &PreparedRequest) -> Result<Response, Failure> {
+        tokio::time::sleep(self.service).await;
+        Ok(Response {
+            status: 200,
+            close: false,
+        })
+    }
+}
+
+fn scenario() -> PreparedScenario {
+    PreparedScenario {
+        origins: vec![crate::origin::Origin {
+            tls: false,
+            host: "127.0.0.1".into(),
+            port: 1,
+            host_header: "127.0.0.1:1".into(),
+            addr: "127.0.0.1:1".parse().unwrap(),
+        }],
+        requests: vec![PreparedRequest {
+            step: 0,
+            origin: 0,
+            bytes: Bytes::from_static(b"GET / HTTP/1.1\r\n\r\n"),
+            head: false,
+            timeout: Duration::from_secs(30),
+            max_body: 1 << 20,
+        }],
+        flows: vec![PreparedFlow {
+            name: "f".into(),
+            weight: 1,
+            steps: vec![FlowStep::Request(0)],
+        }],
+        steps: vec![StepInfo {
+            name: "s".into(),
+            group: None,
+        }],
+        connections: ConnectionPolicy::PerVu,
+    }
+}
+
+async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Recorder, u64) {
+    let prepared = scenario();
+    let connects = Rc::new(Cell::new(0));
+    let start = Instant::now();
+    let worker = Rc::new(Worker {
+        transport: FakeTransport {
+            service,
+            connects: connects.clone(),
+        },
+        picker: RefCell::new(FlowPicker::new(&prepared.flows)),
+        scenario: Rc::new(prepared),
+        recorder: RefCell::new(Recorder::new(1)),
+        rng: RefCell::new(fastrand::Rng::with_seed(1)),
+        start,
+        warmup_end: start,
+        end: start + duration,
+        stopping: Cell::new(false),
+        pool: RefCell::new(vec![Vec::new()]),
+    });
+    let (tx, _rx) = mpsc::channel();
+    let plan = WorkerPlan {
+        load,
+        segment: Segment::WHOLE,
+        seed: 1,
+        grace: Duration::from_secs(60),
+    };
+    tokio::task::LocalSet::new()
+        .run_until(run_worker(worker.clone(), plan, tx, Cancel::new()))
+        .await;
+    let recorder = worker.recorder.borrow().clone();
+    (recorder, connects.get())
+}
+
+fn open(rate: f64, secs: u64, max_in_flight: u32) -> Load {
+    Load::Open(OpenLoad {
+        stages: vec![RateStage {
+            duration: Duration::from_secs(secs),
+            rate,
+            ramp_to: None,
+        }],
+        poisson: false,
+        max_in_flight,
+        max_arrivals: None,
+    })
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_model_on_a_healthy_target_measures_service_time() {
+    let (rec, connects) = run_fake(
+        open(100.0, 1, 1000),
+        Duration::from_millis(10),
+        Duration::from_secs(1),
+    )
+    .await;
+    let step = &rec.steps[0];
+    assert_eq!(step.requests, 100);
+    assert_eq!(rec.iterations_dropped, 0);
+    assert!(
+        step.latency.max() - step.latency.min() <= 10,
+        "all equal up to HDR precision"
+    );
+    assert!(
+        (9_990..=10_010).contains(&step.latency.value_at_quantile(0.99)),
+        "{}",
+        step.latency.value_at_quantile(0.99)
+    );
+    assert!(rec.lag.max() <= 1, "on time (1 µs is the histogram floor)");
+    // One request at a time, so one pooled connection serves them all.
+    assert_eq!(connects, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_model_measures_from_intended_time_when_the_target_stalls() {
+    // 100 arrivals/s but only 2 in flight and 100 ms each: capacity 20/s, so arrivals queue.
+    let (rec, _) = run_fake(
+        open(100.0, 1, 2),
+        Duration::from_millis(100),
+        Duration::from_secs(1),
+    )
+    .await;
+    let step = &rec.steps[0];
+    assert_eq!(
+        step.requests + rec.iterations_dropped,
+        100,
+        "every arrival is either measured or dropped"
+    );
+    assert!(
+        rec.iterations_dropped > 70,
+        "dropped {}",
+        rec.iterations_dropped
+    );
+    assert!(rec.delayed_by_max_in_flight > 0);
+    // The first two went out on time: 100 ms. Later ones waited for a slot, and the wait counts.
+    assert!(
+        (99_900..=100_100).contains(&step.latency.min()),
+        "min {}",
+        step.latency.min()
+    );
+    assert!(
+        step.latency.max() >= 500_000,
+        "max latency {} µs should include the queueing",
+        step.latency.max()
+    );
+    assert!(
+        step.service.max() <= 100_100,
+        "service time stays 100 ms: {}",
+        step.service.max()
+    );
+    assert!(rec.lag.max() >= 400_000);
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_model_ramps_vus() {
+    let load = Load::Closed(ClosedLoad {
+        start_vus: 0,
+        stages: vec![
+            VuStage {
+                duration: Duration::from_secs(2),
+                vus: 4,
+            },
+            VuStage {
+                duration: Duration::from_secs(2),
+                vus: 4,
+            },
+        ],
+        iterations_per_vu: None,
+        shared_iterations: None,
+        max_duration: Duration::from_secs(60),
+    });
+    let (rec, connects) = run_fake(load, Duration::from_millis(100), Duration::from_secs(4)).await;
+    // VU k starts at k/2 s (k=1..4) and runs 10 requests/s until 4 s: 35 + 30 + 25 + 20 = 110.
+    let n = rec.steps[0].requests;
+    assert!((105..=114).contains(&n), "{n}");
+    assert_eq!(connects, 4, "one keep-alive connection per VU");
+    assert!(
+        rec.steps[0]
+            .latency
+            .min()
+            .abs_diff(rec.steps[0].service.min())
+            <= 10
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_model_iterations_per_vu_stop_early() {
+    let load = Load::Closed(ClosedLoad {
+        start_vus: 3,
+        stages: vec![VuStage {
+            duration: Duration::from_secs(60),
+            vus: 3,
+        }],
+        iterations_per_vu: Some(5),
+        shared_iterations: None,
+        max_duration: Duration::from_secs(60),
+    });
+    let before = Instant::now();
+    let (rec, _) = run_fake(load, Duration::from_millis(10), Duration::from_secs(60)).await;
+    assert_eq!(rec.steps[0].requests, 15);
+    assert_eq!(rec.iterations_completed, 15);
+    assert!(
+        Instant::now() - before < Duration::from_secs(1),
+        "ends when the work is done"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn burst_releases_everything_at_once() {
+    let load = Load::Burst(BurstLoad {
+        count: 500,
+        max_duration: Duration::from_secs(60),
+    });
+    let (rec, connects) = run_fake(load, Duration::from_millis(50), Duration::from_secs(60)).await;
+    assert_eq!(rec.steps[0].requests, 500);
+    assert_eq!(
+        connects, 500,
+        "each request of a spike has its own connection"
+    );
+    assert!((49_900..=50_100).contains(&rec.steps[0].latency.max()));
+}

@@ -1,0 +1,395 @@
+//! End-to-end: the `loadlab` binary against `loadlab target`, as a user runs it.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
+
+/// Load tests share two cores: run them one at a time so none measures another's noise.
+static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    LOAD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A `loadlab target` child process, killed on drop.
+struct Target {
+    child: Child,
+    url: String,
+}
+
+impl Target {
+    fn start(args: &[&str]) -> Target {
+        let mut child = Command::new(BIN)
+            .args(["target", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start loadlab target");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().rsplit(' ').next().unwrap().to_string();
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "unexpected banner: {line}"
+        );
+        Target { child, url }
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("loadlab-cli-{}-{name}", std::process::id()))
+}
+
+fn loadlab(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("run loadlab")
+}
+
+fn run_json(args: &[&str], name: &str) -> (Output, Value) {
+    let json = temp_path(&format!("{name}.json"));
+    let mut all: Vec<&str> = args.to_vec();
+    let json_text = json.to_string_lossy().to_string();
+    all.extend(["--json", &json_text, "--no-progress"]);
+    let out = loadlab(&all);
+    let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {
+        panic!(
+            "no JSON written ({e}); stdout: {} stderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let _ = std::fs::remove_file(&json);
+    (out, serde_json::from_str(&text).expect("valid JSON"))
+}
+
+fn write_scenario(name: &str, text: &str) -> PathBuf {
+    let path = temp_path(name);
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    path
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn flag_mode_closed_model() {
+    let _serial = exclusive();
+    let target = Target::start(&["--service-time", "5ms"]);
+    let url = format!("{}/api/ping", target.url);
+    let (out, json) = run_json(
+        &["run", "--url", &url, "--vus", "4", "--duration", "1s"],
+        "closed",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json["schema"], "loadlab.run.v1");
+    assert_eq!(json["load"]["model"], "closed");
+    let total = json["requests"]["total"].as_u64().unwrap();
+    // 4 VUs × ~1 s / ~5 ms each: a few hundred requests, none failed.
+    assert!((100..=900).contains(&total), "total {total}");
+    assert_eq!(json["requests"]["failed"], 0);
+    assert!(json["latency_ms"]["p50"].as_f64().unwrap() >= 5.0);
+    assert_eq!(json["status_codes"]["200"].as_u64().unwrap(), total);
+    assert_eq!(json["valid"], true);
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("p95="), "{summary}");
+}
+
+#[test]
+fn flag_mode_open_model_delivers_the_plan() {
+    let _serial = exclusive();
+    let target = Target::start(&[]);
+    let url = format!("{}/api/ping", target.url);
+    let (out, json) = run_json(
+        &["run", "--url", &url, "--rate", "300/s", "--duration", "1s"],
+        "open",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let total = json["requests"]["total"].as_f64().unwrap();
+    assert!((total - 300.0).abs() <= 6.0, "within 2% of plan: {total}");
+    assert_eq!(json["iterations"]["dropped"], 0);
+    assert_eq!(json["load"]["model"], "open");
+    assert!(json["lag_ms"]["p99"].as_f64().unwrap() < 20.0);
+}
+
+#[test]
+fn requests_flag_bounds_the_run() {
+    let _serial = exclusive();
+    let target = Target::start(&[]);
+    let url = format!("{}/health", target.url);
+    let (out, json) = run_json(
+        &[
+            "run",
+            "--url",
+            &url,
+            "--vus",
+            "3",
+            "--requests",
+            "50",
+            "--allow-saturated",
+        ],
+        "requests",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json["requests"]["total"], 50);
+}
+
+const FILE_SCENARIO: &str = "\
+name: file mode
+load:
+  model: closed
+  stages: [ {duration: 300ms, vus: 4}, {duration: 900ms, vus: 4} ]
+warmup: 200ms
+thresholds:
+  - http.errors < 1%
+  - latency.p95 < THRESHOLD
+  - group.api.latency.p99 < 2s
+  - requests.rate > 10
+flows:
+  - name: main
+    weight: 3
+    steps:
+      - { name: ping, group: api, get: /api/ping }
+      - { think: 10ms }
+  - name: health
+    weight: 1
+    steps:
+      - { name: health, get: /health }
+";
+
+#[test]
+fn file_mode_thresholds_pass_and_fail() {
+    let _serial = exclusive();
+    let target = Target::start(&["--service-time", "5ms"]);
+    let pass = write_scenario("pass.yaml", &FILE_SCENARIO.replace("THRESHOLD", "1s"));
+    let (out, json) = run_json(
+        &["run", pass.to_str().unwrap(), "--target", &target.url],
+        "pass",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        stderr(&out)
+    );
+    assert_eq!(json["thresholds"].as_array().unwrap().len(), 4);
+    assert!(json["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["ok"] == true));
+    assert!(
+        json["requests"]["warmup"].as_u64().unwrap() > 0,
+        "warm-up requests are counted apart"
+    );
+    let steps = json["steps"].as_array().unwrap();
+    let ping = steps.iter().find(|s| s["name"] == "ping").unwrap();
+    let health = steps.iter().find(|s| s["name"] == "health").unwrap();
+    let ratio = ping["requests"].as_f64().unwrap() / health["requests"].as_f64().unwrap();
+    assert!((2.5..=3.5).contains(&ratio), "weights 3:1, got {ratio}");
+    assert_eq!(json["groups"][0]["name"], "api");
+
+    let fail = write_scenario("fail.yaml", &FILE_SCENARIO.replace("THRESHOLD", "1ms"));
+    let (out, json) = run_json(
+        &["run", fail.to_str().unwrap(), "--target", &target.url],
+        "fail",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let failed: Vec<&Value> = json["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["ok"] == false)
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["expr"], "latency.p95 < 1ms");
+    assert!(failed[0]["actual"].as_f64().unwrap() >= 5.0);
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("✗ latency.p95 < 1ms"), "{summary}");
+}
+
+#[test]
+fn burst_model_releases_the_count() {
+    let _serial = exclusive();
+    let target = Target::start(&[]);
+    let file = write_scenario(
+        "burst.yaml",
+        "load: {model: burst, count: 200}\nsteps: [ { get: /api/ping } ]\n",
+    );
+    let (out, json) = run_json(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--target",
+            &target.url,
+            "--allow-saturated",
+        ],
+        "burst",
+    );
+    assert!(matches!(out.status.code(), Some(0)), "{}", stderr(&out));
+    assert_eq!(json["requests"]["total"], 200);
+    assert_eq!(json["load"]["count"], 200);
+}
+
+#[test]
+fn bad_input_exits_2_with_a_message() {
+    let bad_yaml = write_scenario(
+        "bad.yaml",
+        "load:\n  model: closed\n  vus: 2\n  duration: 10x\nsteps: [ {get: /a} ]\n",
+    );
+    let unknown = write_scenario(
+        "unknown.yaml",
+        "therholds: []\nload: {model: closed, vus: 1, duration: 1s}\nsteps: [ {get: /a} ]\n",
+    );
+    let bad_yaml_s = bad_yaml.to_string_lossy().to_string();
+    let unknown_s = unknown.to_string_lossy().to_string();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (vec!["run", "--bogus"], "--bogus".into()),
+        (
+            vec![
+                "run",
+                "--url",
+                "http://127.0.0.1:1/",
+                "--vus",
+                "1",
+                "--duration",
+                "10x",
+            ],
+            "--duration: invalid duration `10x`".into(),
+        ),
+        (
+            vec!["run", "--url", "notaurl", "--vus", "1", "--duration", "1s"],
+            "--url: invalid URL `notaurl`".into(),
+        ),
+        (
+            vec!["run", "--url", "http://127.0.0.1:1/", "--duration", "1s"],
+            "--vus".into(),
+        ),
+        (
+            vec!["run", &bad_yaml_s],
+            format!("{bad_yaml_s}:4:13: load.duration: invalid duration `10x`"),
+        ),
+        (
+            vec!["run", &unknown_s],
+            format!(
+                "{unknown_s}:1:1: unknown field `therholds`\n  hint: did you mean `thresholds`?"
+            ),
+        ),
+        (
+            vec!["run", "/nonexistent/scenario.yaml"],
+            "cannot read scenario file /nonexistent/scenario.yaml".into(),
+        ),
+        (vec!["run"], "nothing to run".into()),
+        (vec!["target", "--listen", "nonsense"], "--listen".into()),
+    ];
+    for (args, needle) in cases {
+        let out = loadlab(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&needle),
+            "{args:?}: expected `{needle}` in:\n{err}"
+        );
+        assert!(
+            !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn validate_checks_without_sending() {
+    let file = write_scenario("valid.yaml", &FILE_SCENARIO.replace("THRESHOLD", "1s"));
+    let out = loadlab(&["validate", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ok — 2 flow(s), 2 request step(s)"));
+}
+
+#[test]
+fn connection_refused_exits_3_quickly() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/");
+    let started = Instant::now();
+    let out = loadlab(&[
+        "run",
+        "--url",
+        &url,
+        "--vus",
+        "2",
+        "--duration",
+        "30s",
+        "--no-progress",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let err = stderr(&out);
+    assert!(
+        err.contains("cannot connect") && err.contains("connection refused"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn run_result_matches_the_committed_schema() {
+    let _serial = exclusive();
+    let target = Target::start(&["--error-rate", "0.2"]);
+    let url = format!("{}/api/ping", target.url);
+    let (_, json) = run_json(
+        &["run", "--url", &url, "--rate", "100/s", "--duration", "1s"],
+        "schema",
+    );
+    assert!(json["errors"]["http_5xx"].as_u64().unwrap() > 0);
+    assert!(json["error_hints"]["http_5xx"]
+        .as_str()
+        .unwrap()
+        .contains("5xx"));
+    let schema_text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/schema/run.v1.json"
+    ))
+    .unwrap();
+    let schema: Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
+fn demo_runs_end_to_end() {
+    let _serial = exclusive();
+    let out = loadlab(&["demo", "--no-progress"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        stderr(&out)
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("✓ latency.p95 < 250ms"), "{summary}");
+}
