@@ -26,6 +26,10 @@ pub struct RawScenario {
     pub connections: Option<ConnectionPolicy>,
     pub source_addresses: Option<OneOrMany>,
     pub insecure: Option<bool>,
+    /// Read by `loadlab study` (see the study module); `run` ignores it.
+    pub study: Option<serde_yaml_ng::Value>,
+    /// Read by `loadlab capacity`; `run` ignores it.
+    pub capacity: Option<serde_yaml_ng::Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
