@@ -1,7 +1,9 @@
 //! One module per command; `dispatch` routes the parsed command line to it.
 
 mod demo;
+mod report;
 mod run;
+mod study;
 mod target;
 mod validate;
 
@@ -17,4 +19,8 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
     }
 }
 
+#[allow(unused_imports)]
+pub use report::write_report_for;
 pub use run::{finish_run, RunSettings};
+#[allow(unused_imports)]
+pub use study::run_study_file;

@@ -27,8 +27,10 @@ pub struct RawScenario {
     pub source_addresses: Option<OneOrMany>,
     pub insecure: Option<bool>,
     /// Read by `loadlab study` (see the study module); `run` ignores it.
+    #[allow(dead_code)]
     pub study: Option<serde_yaml_ng::Value>,
     /// Read by `loadlab capacity`; `run` ignores it.
+    #[allow(dead_code)]
     pub capacity: Option<serde_yaml_ng::Value>,
 }
 
