@@ -28,6 +28,18 @@ pub enum Command {
         /// The scenario file.
         file: PathBuf,
     },
+    /// Print the JSON Schema of scenario files (for editors with a YAML language server).
+    Schema,
+    /// Run a scenario's `study:` section: repetitions, variants or a sweep, with statistics.
+    Study(StudyArgs),
+    /// Compare two runs, two studies, or a run against a study (benchstat style).
+    Compare(CompareArgs),
+    /// Find the largest arrival rate that meets the scenario's SLO.
+    Capacity(CapacityArgs),
+    /// List stored runs (`loadlab runs`), or show one (`loadlab runs show ID`).
+    Runs(RunsArgs),
+    /// Write the HTML/Markdown report of a run, study, capacity search or comparison.
+    Report(ReportArgs),
 }
 
 #[derive(Args, Clone)]
@@ -47,6 +59,9 @@ pub struct OutputArgs {
     /// Worker threads (default: enough for the load, at most one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
 }
 
 #[derive(Args, Clone)]
@@ -95,6 +110,12 @@ pub struct RunArgs {
     /// Skip TLS certificate verification.
     #[arg(long)]
     pub insecure: bool,
+    /// Compare this run against a stored study: `last` or a study id (one run is weak evidence).
+    #[arg(long, value_name = "last|ID")]
+    pub baseline: Option<String>,
+    /// With --baseline: exit 1 when a metric is worse than the study by more than this, e.g. 5%.
+    #[arg(long, value_name = "PERCENT", requires = "baseline")]
+    pub fail_on_regression: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -128,4 +149,122 @@ pub struct TargetArgs {
 pub struct DemoArgs {
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+#[derive(Args, Clone)]
+pub struct StudyArgs {
+    /// Scenario file with a `study:` section.
+    pub file: PathBuf,
+    /// Base URL for the scenario's relative paths (overrides `target:` in the file and variants).
+    #[arg(long, value_name = "URL")]
+    pub target: Option<String>,
+    /// Runs per variant (overrides `study.repeat`).
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<usize>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Clone)]
+pub struct CompareArgs {
+    /// Baseline: a run id, a study id (`ID` or `ID:variant`), `last`, or a run/study JSON file.
+    pub baseline: String,
+    /// Candidate: same forms as the baseline.
+    pub candidate: String,
+    /// Exit 1 when a compared metric is significantly worse by more than this, e.g. 5%.
+    #[arg(long, value_name = "PERCENT")]
+    pub fail_on_regression: Option<String>,
+    /// Significant changes smaller than this are reported `~`, e.g. 2%.
+    #[arg(long, value_name = "PERCENT")]
+    pub equivalence: Option<String>,
+    /// Metric to compare, repeatable (default: throughput, errors, p50, p95, p99).
+    #[arg(long = "metric", value_name = "NAME")]
+    pub metrics: Vec<String>,
+    /// Write the comparison (JSON, schema loadlab.compare.v1) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Print nothing but errors (the exit code tells the outcome).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+}
+
+#[derive(Args, Clone)]
+pub struct CapacityArgs {
+    /// Scenario file (its flows, thresholds and optional `capacity:` section).
+    pub file: PathBuf,
+    /// Base URL for the scenario's relative paths (overrides `target:` in the file).
+    #[arg(long, value_name = "URL")]
+    pub target: Option<String>,
+    /// First rate tried, e.g. 50/s.
+    #[arg(long, value_name = "RATE")]
+    pub start: Option<String>,
+    /// Measured length of each step, e.g. 30s.
+    #[arg(long, value_name = "DURATION")]
+    pub hold: Option<String>,
+    /// Warm-up before each step's measurement, e.g. 5s.
+    #[arg(long, value_name = "DURATION")]
+    pub warmup: Option<String>,
+    /// Bisection stops when the bracket is this narrow, e.g. 5%.
+    #[arg(long, value_name = "PERCENT")]
+    pub precision: Option<String>,
+    /// Confirmation runs at the answer (all must pass).
+    #[arg(long, value_name = "N")]
+    pub confirm: Option<usize>,
+    /// Highest rate tried, e.g. 100000/s.
+    #[arg(long, value_name = "RATE")]
+    pub max: Option<String>,
+    /// Highest error rate a passing step may have (default 1%).
+    #[arg(long, value_name = "PERCENT")]
+    pub max_errors: Option<String>,
+    /// Pause between steps, e.g. 2s.
+    #[arg(long, value_name = "DURATION")]
+    pub cooldown: Option<String>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Clone)]
+pub struct RunsArgs {
+    /// `show ID` prints a stored run's summary.
+    #[command(subcommand)]
+    pub command: Option<RunsCommand>,
+    /// How many runs to list (most recent first).
+    #[arg(long, short = 'n', default_value_t = 30)]
+    pub limit: usize,
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub results: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Clone)]
+pub enum RunsCommand {
+    /// Print a stored run's summary.
+    Show {
+        /// Run id (or a unique prefix).
+        id: String,
+    },
+    /// List stored studies and capacity searches.
+    Studies,
+}
+
+#[derive(Args, Clone)]
+pub struct ReportArgs {
+    /// A run.json, study.json, capacity.json or comparison JSON file, or a study/run id
+    /// in the run store (`last` = the latest study).
+    pub input: String,
+    /// html, md or json (the report model). Default: report.html and report.md beside the input.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// Write to this file (the format is taken from its extension unless --format is given).
+    #[arg(long, short = 'o', value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
 }

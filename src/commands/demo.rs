@@ -1,24 +1,29 @@
-//! `loadlab demo`: the main job on the built-in target, with nothing to set up.
+//! `loadlab demo`: the main job on the built-in target, with nothing to set up — a short
+//! study (2 variants × 6 runs) against a target started in-process, ending in an HTML and a
+//! Markdown report.
 
 use super::{finish_run, RunSettings};
 use crate::cli::DemoArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_scenario::Scenario;
 use loadlab_target::{ServiceDist, TargetConfig};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// An open-model run with a ramp, a warm-up and thresholds, against a target whose capacity
-/// (4 workers × ~2 ms) is well above the offered load.
+/// Open model, two arrival rates against a target with 4 workers × ~2 ms (capacity about
+/// 2000/s): `light` keeps it mostly idle, `busy` loads it to ~60%, where queueing shows in
+/// the tail. 2 × 5 runs of 1 s warm-up + 3 s, interleaved: about a minute.
 const DEMO: &str = "\
-name: demo — built-in target
+name: demo
+target: {TARGET}
 load:
   model: open
   stages:
-    - { duration: 2s, rate: 50/s, ramp_to: 300/s }
-    - { duration: 6s, rate: 300/s }
+    - { duration: 3s, rate: 200/s }
+  max_in_flight: 500
 warmup: 1s
 thresholds:
-  - latency.p95 < 250ms
+  - latency.p95 < 100ms
   - http.errors < 1%
 flows:
   - name: api
@@ -29,6 +34,18 @@ flows:
     weight: 1
     steps:
       - { name: health, get: /health }
+study:
+  repeat: 6
+  order: interleaved
+  cooldown: 500ms
+  variants:
+    - { name: light }
+    - name: busy
+      load:
+        model: open
+        stages:
+          - { duration: 3s, rate: 1200/s }
+        max_in_flight: 500
 ";
 
 pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
@@ -40,20 +57,54 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
         ..TargetConfig::default()
     })
     .map_err(CliError::aborted)?;
-    let mut scenario = Scenario::parse(DEMO, "demo").map_err(CliError::bad_input)?;
-    scenario.target = Some(format!("http://{}", target.addr));
-    if !args.output.quiet {
+    let quiet = args.output.quiet;
+    if !quiet {
         println!(
-            "loadlab demo: built-in target on http://{} (4 workers, ~2 ms service time)\n",
+            "loadlab demo: built-in target on http://{} (4 workers, ~2 ms exponential service time)\n\
+             a study: 2 variants (200/s and 1200/s) × 6 runs of 3 s, interleaved — about a minute\n",
             target.addr
         );
     }
-    let outcome = finish_run(
-        &scenario,
-        &RunSettings {
-            output: args.output,
-        },
-    );
+    let results = loadlab_store::resolve_dir(args.output.results.as_deref());
+    let dir = results.join("demo");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::bad_input(format!("cannot create {}: {e}", dir.display())))?;
+    let file = dir.join("demo.yaml");
+    let text = DEMO.replace("{TARGET}", &format!("http://{}", target.addr));
+    std::fs::write(&file, &text)
+        .map_err(|e| CliError::bad_input(format!("cannot write {}: {e}", file.display())))?;
+    let outcome = match super::run_study_file(&file, &args.output) {
+        Ok((outcome, study_json)) => {
+            let html = study_json.with_file_name("report.html");
+            let html = if html.exists() {
+                Some(html)
+            } else {
+                super::write_report_for(&study_json, true)?
+            };
+            announce(html.as_deref(), quiet);
+            Ok(outcome)
+        }
+        Err(e) if e.message.contains("not implemented") => single_run(&text, &dir, &args),
+        Err(e) => Err(e),
+    };
     target.shutdown();
     outcome
+}
+
+fn announce(html: Option<&Path>, quiet: bool) {
+    if let (Some(html), false) = (html, quiet) {
+        println!("\nOpen the report: {}", html.display());
+    }
+}
+
+/// Without studies: one run of the light variant, and its report.
+fn single_run(text: &str, dir: &Path, args: &DemoArgs) -> Result<Outcome, CliError> {
+    let scenario = Scenario::parse(text, "demo").map_err(CliError::bad_input)?;
+    let mut output = args.output.clone();
+    let json: PathBuf = dir.join("run.json");
+    output.json = Some(json.clone());
+    let outcome = finish_run(&scenario, &RunSettings { output })?;
+    let html = super::write_report_for(&json, true)?;
+    announce(html.as_deref(), args.output.quiet);
+    Ok(outcome)
 }

@@ -1,8 +1,11 @@
 //! One module per command; `dispatch` routes the parsed command line to it.
 
+mod capacity;
+mod compare;
 mod demo;
 mod report;
 mod run;
+mod runs;
 mod study;
 mod target;
 mod validate;
@@ -16,6 +19,12 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
         Command::Target(args) => target::execute(args),
         Command::Demo(args) => demo::execute(args),
         Command::Validate { file } => validate::execute(&file),
+        Command::Schema => validate::schema(),
+        Command::Study(args) => study::execute(args),
+        Command::Compare(args) => compare::execute(args),
+        Command::Capacity(args) => capacity::execute(args),
+        Command::Runs(args) => runs::execute(args),
+        Command::Report(args) => report::execute(args),
     }
 }
 

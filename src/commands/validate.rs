@@ -1,8 +1,12 @@
-//! `loadlab validate FILE`: every check of `run`, without sending a request.
+//! `loadlab validate FILE`: every check of `run`, without sending a request; and
+//! `loadlab schema`: the JSON Schema of the file format, for editors.
 
 use crate::exit::{CliError, Outcome};
-use loadlab_scenario::{Load, Scenario};
+use loadlab_scenario::{Load, Scenario, Step};
 use std::path::Path;
+
+/// The scenario file format as JSON Schema (committed as docs/schema/scenario.json).
+pub const SCENARIO_SCHEMA: &str = include_str!("../../docs/schema/scenario.json");
 
 pub fn execute(file: &Path) -> Result<Outcome, CliError> {
     let scenario = Scenario::from_file(file)?;
@@ -22,5 +26,48 @@ pub fn execute(file: &Path) -> Result<Outcome, CliError> {
         loadlab_scenario::units::format_duration(plan.duration()),
         scenario.thresholds.len()
     );
+    for flow in &scenario.flows {
+        println!(
+            "  flow `{}` (weight {}): {}",
+            flow.name,
+            flow.weight,
+            outline(&flow.steps)
+        );
+    }
+    for d in &scenario.data {
+        println!(
+            "  data `{}`: {} row(s), columns {}, pick {}",
+            d.name,
+            d.rows.len(),
+            d.columns.join(", "),
+            d.pick.as_str()
+        );
+    }
+    Ok(Outcome::Ok)
+}
+
+/// `signin → once[...] → loop 1000×[tx] → think`, one line per flow.
+fn outline(steps: &[Step]) -> String {
+    steps
+        .iter()
+        .map(|s| match s {
+            Step::Request(r) => r.name.clone(),
+            Step::Think(t) if t.min == t.max => {
+                format!("think {}", loadlab_scenario::units::format_duration(t.min))
+            }
+            Step::Think(t) => format!(
+                "think {}..{}",
+                loadlab_scenario::units::format_duration(t.min),
+                loadlab_scenario::units::format_duration(t.max)
+            ),
+            Step::Loop { count, steps } => format!("loop {count}×[{}]", outline(steps)),
+            Step::Once(steps) => format!("once[{}]", outline(steps)),
+        })
+        .collect::<Vec<_>>()
+        .join(" → ")
+}
+
+pub fn schema() -> Result<Outcome, CliError> {
+    print!("{SCENARIO_SCHEMA}");
     Ok(Outcome::Ok)
 }

@@ -2,7 +2,7 @@
 //! connection, enforce the timeout.
 
 use crate::prepare::PreparedRequest;
-use crate::transport::{Failure, Response, Transport};
+use crate::transport::{Failure, Response, ResponseData, Transport};
 use loadlab_metrics::ErrorKind;
 
 /// Sends `req`, reusing `slot`'s connection when there is one and leaving a reusable one there.
@@ -10,7 +10,9 @@ pub async fn exchange<T: Transport>(
     transport: &T,
     slot: &mut Option<T::Conn>,
     req: &PreparedRequest,
+    bytes: &[u8],
     keep_alive: bool,
+    mut keep: Option<&mut ResponseData>,
 ) -> Result<Response, Failure> {
     let attempt = async {
         for attempt in 0..2 {
@@ -18,7 +20,13 @@ pub async fn exchange<T: Transport>(
                 Some(c) => c,
                 None => transport.connect(req.origin).await?,
             };
-            match transport.send(&mut conn, req).await {
+            if let Some(k) = keep.as_deref_mut() {
+                k.clear();
+            }
+            match transport
+                .send(&mut conn, req, bytes, keep.as_deref_mut())
+                .await
+            {
                 Ok(response) => {
                     if keep_alive && !response.close {
                         *slot = Some(conn);

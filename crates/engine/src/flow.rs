@@ -1,12 +1,15 @@
 //! What a virtual user does in one iteration: pick a flow by weight, run its steps, record.
 
 use crate::exchange::exchange;
-use crate::prepare::{FlowStep, PreparedFlow, PreparedScenario};
-use crate::transport::Transport;
+use crate::prepare::{CaptureKind, FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
+use crate::render::RenderCx;
+use crate::transport::{ResponseData, Transport};
+use crate::vu::{Captured, VuState};
 use loadlab_metrics::{ErrorKind, Outcome, Recorder};
-use loadlab_scenario::ConnectionPolicy;
+use loadlab_scenario::{Check, ConnectionPolicy, Pick};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 use tokio::time::{Duration, Instant};
 
 /// Smooth weighted round-robin: exact proportions over any window, no randomness needed.
@@ -74,80 +77,314 @@ impl<T: Transport> Worker<T> {
         self.pool.borrow_mut()[origin].push(conn);
     }
 
-    /// Runs one iteration. `intended` is the planned start (open model and burst).
+    /// Runs one iteration of `vu`. `intended` is the planned start (open model and burst).
+    /// Returns false when the VU cannot go on (a `unique` data set ran out of rows).
     pub async fn iteration(
         &self,
         conns: &mut ConnSet<T::Conn>,
+        vu: &mut VuState,
         intended: Option<Instant>,
         pooled: bool,
-    ) {
+    ) -> bool {
         let flow_index = self.picker.borrow_mut().next();
-        let flow = &self.scenario.flows[flow_index];
-        let keep_alive = self.scenario.connections != ConnectionPolicy::None;
+        let scenario = self.scenario.clone();
+        let flow = &scenario.flows[flow_index];
+        let keep_alive = scenario.connections != ConnectionPolicy::None;
         let mut first = true;
-        for step in &flow.steps {
-            if self.stopping.get() {
-                return;
-            }
-            match step {
-                FlowStep::Think(t) => {
-                    let d = if t.max > t.min {
-                        let span = (t.max - t.min).as_nanos() as u64;
-                        t.min + Duration::from_nanos(self.rng.borrow_mut().u64(0..=span))
-                    } else {
-                        t.min
-                    };
-                    if Instant::now() + d >= self.end {
-                        return;
-                    }
-                    tokio::time::sleep(d).await;
+        let mut loops: Vec<u64> = Vec::new();
+        let mut pc = 0usize;
+        let ops = &flow.steps;
+        let finished = 'run: {
+            while pc < ops.len() {
+                if self.stopping.get() {
+                    break 'run false;
                 }
-                FlowStep::Request(index) => {
-                    let req = &self.scenario.requests[*index as usize];
-                    let origin = req.origin as usize;
-                    let slot = &mut conns[origin];
-                    if pooled && slot.is_none() {
-                        *slot = self.take_pooled(origin);
+                match &ops[pc] {
+                    FlowStep::Think(t) => {
+                        let d = if t.max > t.min {
+                            let span = (t.max - t.min).as_nanos() as u64;
+                            t.min + Duration::from_nanos(self.rng.borrow_mut().u64(0..=span))
+                        } else {
+                            t.min
+                        };
+                        if Instant::now() + d >= self.end {
+                            // Thinking past the end: the VU idles until the run stops
+                            // (returning at once would start a new iteration at once).
+                            tokio::time::sleep_until(self.end).await;
+                            break 'run false;
+                        }
+                        tokio::time::sleep(d).await;
                     }
-                    let sent = Instant::now();
-                    let result = exchange(&self.transport, slot, req, keep_alive).await;
-                    let done = Instant::now();
-                    if pooled {
-                        if let Some(c) = slot.take() {
-                            self.return_pooled(origin, c);
+                    FlowStep::Loop { count } => loops.push(*count),
+                    FlowStep::LoopEnd { start } => {
+                        if let Some(left) = loops.last_mut() {
+                            *left -= 1;
+                            if *left > 0 {
+                                pc = *start as usize + 1;
+                                continue;
+                            }
+                        }
+                        loops.pop();
+                    }
+                    FlowStep::Once { id, end } => {
+                        if vu.once_done & (1u64 << id) != 0 {
+                            pc = *end as usize + 1;
+                            continue;
                         }
                     }
-                    let measured_from = match intended {
-                        Some(at) if first => at.min(sent),
-                        _ => sent,
-                    };
-                    let (status, error) = match &result {
-                        Ok(r) => (r.status, ErrorKind::from_status(r.status)),
-                        Err(f) => (0, Some(f.kind)),
-                    };
-                    let outcome = Outcome {
-                        step: *index,
-                        latency_us: micros(done - measured_from),
-                        service_us: micros(done - sent),
-                        lag_us: if first {
-                            intended.map(|at| micros(sent.saturating_duration_since(at)))
-                        } else {
-                            None
-                        },
-                        status,
-                        error,
-                        warmup: done < self.warmup_end,
-                    };
-                    let mut rec = self.recorder.borrow_mut();
-                    rec.record(&outcome);
-                    if let Err(f) = result {
-                        rec.note_error(f.kind, || f.message.clone());
+                    FlowStep::OnceEnd { id } => vu.once_done |= 1u64 << id,
+                    FlowStep::Request(index) => {
+                        let req = &scenario.requests[*index as usize];
+                        match self
+                            .request(req, conns, vu, intended, first, keep_alive, pooled)
+                            .await
+                        {
+                            Next::Continue => {}
+                            Next::StopIteration => break 'run false,
+                            Next::StopVu => return false,
+                        }
+                        first = false;
                     }
-                    first = false;
+                }
+                pc += 1;
+            }
+            true
+        };
+        if finished {
+            self.recorder.borrow_mut().iterations_completed += 1;
+        }
+        vu.iteration += 1;
+        true
+    }
+
+    /// Takes this iteration's row of every data set `req` reads; false if a set ran out.
+    fn take_rows(&self, req: &PreparedRequest, vu: &mut VuState) -> bool {
+        let data = &self.scenario.data;
+        for &set in &req.data_sets {
+            let set = set as usize;
+            if vu.current_row(set).is_some() {
+                continue;
+            }
+            let rows = data.sets[set].rows.len() as u64;
+            let row = match data.sets[set].pick {
+                Pick::Random => self.rng.borrow_mut().u64(0..rows),
+                Pick::Sequential => data.cursors[set].fetch_add(1, Ordering::Relaxed) % rows,
+                Pick::Unique => {
+                    let n = data.cursors[set].fetch_add(1, Ordering::Relaxed);
+                    if n >= rows {
+                        data.exhausted[set].fetch_add(1, Ordering::Relaxed);
+                        return false;
+                    }
+                    n
+                }
+            };
+            vu.take_row(set, row as u32);
+        }
+        true
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn request(
+        &self,
+        req: &PreparedRequest,
+        conns: &mut ConnSet<T::Conn>,
+        vu: &mut VuState,
+        intended: Option<Instant>,
+        first: bool,
+        keep_alive: bool,
+        pooled: bool,
+    ) -> Next {
+        if !req.data_sets.is_empty() && !self.take_rows(req, vu) {
+            return Next::StopVu;
+        }
+        let mut buf = std::mem::take(&mut vu.buf);
+        let bytes: &[u8] = match &req.program {
+            None => &req.bytes,
+            Some(p) => {
+                let data = &self.scenario.data.sets;
+                p.render(
+                    &mut buf,
+                    &mut RenderCx {
+                        vu,
+                        data,
+                        rng: &mut self.rng.borrow_mut(),
+                    },
+                );
+                &buf
+            }
+        };
+        let mut keep = (req.keep_head || req.keep_body).then(|| ResponseData {
+            keep_head: req.keep_head,
+            keep_body: req.keep_body,
+            ..ResponseData::default()
+        });
+        let origin = req.origin as usize;
+        let slot = &mut conns[origin];
+        if pooled && slot.is_none() {
+            *slot = self.take_pooled(origin);
+        }
+        let sent = Instant::now();
+        let result = exchange(&self.transport, slot, req, bytes, keep_alive, keep.as_mut()).await;
+        let done = Instant::now();
+        vu.buf = buf;
+        if pooled {
+            if let Some(c) = slot.take() {
+                self.return_pooled(origin, c);
+            }
+        }
+        let measured_from = match intended {
+            Some(at) if first => at.min(sent),
+            _ => sent,
+        };
+        let latency_us = micros(done - measured_from);
+        let warmup = done < self.warmup_end;
+        let mut next = Next::Continue;
+        let (status, mut error) = match &result {
+            Ok(r) if req.status_checked => (r.status, None),
+            Ok(r) => (r.status, ErrorKind::from_status(r.status)),
+            Err(f) => (0, Some(f.kind)),
+        };
+        let mut message: Option<String> = None;
+        if let Ok(resp) = &result {
+            let data = keep.as_ref();
+            let json = if req.parse_json {
+                data.and_then(|d| serde_json::from_slice::<serde_json::Value>(&d.body).ok())
+            } else {
+                None
+            };
+            for (i, check) in req.checks.iter().enumerate() {
+                if !check_passes(check, resp.status, latency_us, data, json.as_ref()) {
+                    self.recorder
+                        .borrow_mut()
+                        .record_check_failure(req.step, i, warmup);
+                    if error.is_none() {
+                        error = Some(ErrorKind::CheckFailed);
+                        message = Some(format!(
+                            "step `{}`: check `{}` failed (status {})",
+                            self.scenario.steps[req.step as usize].name,
+                            check.describe(),
+                            resp.status
+                        ));
+                    }
+                }
+            }
+            if error.is_none() {
+                for c in &req.captures {
+                    match capture(&c.source, data, json.as_ref()) {
+                        Some(value) => vu.set_var(c.var as usize, value),
+                        None => {
+                            error = Some(ErrorKind::CaptureFailed);
+                            message = Some(format!(
+                                "step `{}`: capture `{}` found nothing in the response (status {}); the rest of the iteration was skipped",
+                                self.scenario.steps[req.step as usize].name,
+                                c.name,
+                                resp.status
+                            ));
+                            break;
+                        }
+                    }
                 }
             }
         }
-        self.recorder.borrow_mut().iterations_completed += 1;
+        if error.is_some() && !req.captures.is_empty() {
+            // Later steps would send what this one failed to capture.
+            next = Next::StopIteration;
+        }
+        let outcome = Outcome {
+            step: req.step,
+            latency_us,
+            service_us: micros(done - sent),
+            lag_us: if first {
+                intended.map(|at| micros(sent.saturating_duration_since(at)))
+            } else {
+                None
+            },
+            status,
+            error,
+            warmup,
+        };
+        let mut rec = self.recorder.borrow_mut();
+        rec.record(&outcome);
+        match (result, error) {
+            (Err(f), _) => rec.note_error(f.kind, || f.message.clone()),
+            (Ok(_), Some(kind)) => {
+                if let Some(m) = message {
+                    rec.note_error(kind, || m);
+                }
+            }
+            _ => {}
+        }
+        next
+    }
+}
+
+/// What the flow does after a request.
+enum Next {
+    Continue,
+    StopIteration,
+    StopVu,
+}
+
+fn check_passes(
+    check: &Check,
+    status: u16,
+    latency_us: u64,
+    data: Option<&ResponseData>,
+    json: Option<&serde_json::Value>,
+) -> bool {
+    match check {
+        Check::Status(list) => list.contains(&status),
+        Check::Json { path, expected } => json
+            .and_then(|j| path.find(j))
+            .is_some_and(|v| json_equal(v, expected)),
+        Check::BodyContains(text) => data.is_some_and(|d| {
+            let needle = text.as_bytes();
+            needle.is_empty() || d.body.windows(needle.len()).any(|w| w == needle)
+        }),
+        Check::Header { name, value } => data
+            .and_then(|d| d.header(name))
+            .is_some_and(|v| v == *value),
+        Check::MaxLatency(max) => latency_us <= max.as_micros() as u64,
+    }
+}
+
+/// Equality where 1 and 1.0 are the same number.
+fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    match (a, b) {
+        (serde_json::Value::Number(x), serde_json::Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+fn capture(
+    source: &CaptureKind,
+    data: Option<&ResponseData>,
+    json: Option<&serde_json::Value>,
+) -> Option<Captured> {
+    match source {
+        CaptureKind::JsonPath(p) => match p.find(json?)? {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(s) => Some(Captured {
+                text: s.as_str().into(),
+                number: false,
+            }),
+            v => Some(Captured {
+                text: v.to_string().into(),
+                number: v.is_number(),
+            }),
+        },
+        CaptureKind::Header(name) => data?.header(name).map(|text| Captured {
+            text: text.into(),
+            number: false,
+        }),
+        CaptureKind::Regex(re, group) => {
+            let body = std::str::from_utf8(&data?.body).ok()?;
+            let m = re.captures(body)?.get(*group)?;
+            Some(Captured {
+                text: m.as_str().into(),
+                number: false,
+            })
+        }
     }
 }
 

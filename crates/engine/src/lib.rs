@@ -19,11 +19,13 @@ mod health;
 pub mod http;
 mod origin;
 mod prepare;
+mod render;
 mod run;
 mod transport;
+mod vu;
 
 pub use cancel::Cancel;
 pub use health::GeneratorUsage;
 pub use prepare::{PreparedRequest, PreparedScenario};
-pub use run::{run, EngineError, Progress, ProgressCallback, RunOptions, RunOutput};
-pub use transport::{Failure, Response, Transport};
+pub use run::{run, CheckCount, EngineError, Progress, ProgressCallback, RunOptions, RunOutput};
+pub use transport::{Failure, Response, ResponseData, Transport};

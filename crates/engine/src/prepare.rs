@@ -4,26 +4,101 @@
 //! formatting — the main reason the generator's CPU per request can match wrk's.
 
 use crate::origin::{host_header, resolve, split_url, Origin};
+use crate::render::{Esc, Piece, Pieces, Program};
 use bytes::Bytes;
 use loadlab_metrics::StepInfo;
-use loadlab_scenario::{Body, ConnectionPolicy, Method, Scenario, Step, ThinkTime};
+use loadlab_scenario::template::{Names, Var};
+#[cfg(test)]
+use loadlab_scenario::Body;
+use loadlab_scenario::{
+    CaptureSource, Check, ConnectionPolicy, DataSet, Method, RequestStep, Scenario, Step, ThinkTime,
+};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, Clone)]
 pub struct PreparedRequest {
     pub step: u16,
     pub origin: u16,
+    /// The whole request when it has no templates (the fast path: one write, no formatting).
     pub bytes: Bytes,
+    /// The request as a program when it has templates; `bytes` is then unused.
+    pub program: Option<Program>,
     /// HEAD responses have no body whatever their headers say.
     pub head: bool,
     pub timeout: Duration,
     pub max_body: u64,
+    pub captures: Vec<PreparedCapture>,
+    pub checks: Vec<Check>,
+    /// A `check: {status: ...}` replaces the 4xx/5xx-is-an-error rule.
+    pub status_checked: bool,
+    pub keep_head: bool,
+    pub keep_body: bool,
+    /// The body is parsed as JSON (a JSONPath capture or check).
+    pub parse_json: bool,
+    /// Data sets whose row this request reads (a row is taken at the first such request of
+    /// an iteration).
+    pub data_sets: Vec<u16>,
+}
+
+impl PreparedRequest {
+    /// A static request with no captures or checks.
+    pub fn simple(step: u16, origin: u16, bytes: Bytes, timeout: Duration, max_body: u64) -> Self {
+        Self {
+            step,
+            origin,
+            bytes,
+            program: None,
+            head: false,
+            timeout,
+            max_body,
+            captures: Vec::new(),
+            checks: Vec::new(),
+            status_checked: false,
+            keep_head: false,
+            keep_body: false,
+            parse_json: false,
+            data_sets: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct PreparedCapture {
+    pub name: String,
+    /// Index into the VU's captured values.
+    pub var: u16,
+    pub source: CaptureKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum CaptureKind {
+    JsonPath(loadlab_scenario::jsonpath::JsonPath),
+    Header(String),
+    Regex(regex::Regex, usize),
 }
 
 #[derive(Debug, Clone)]
 pub enum FlowStep {
     Request(u16),
     Think(ThinkTime),
+    /// Start of a loop: run the steps up to `LoopEnd` `count` times.
+    Loop {
+        count: u64,
+    },
+    /// End of a loop whose `Loop` op is at `start`.
+    LoopEnd {
+        start: u32,
+    },
+    /// Start of `once` block `id`; `end` is the index of its `OnceEnd`.
+    Once {
+        id: u8,
+        end: u32,
+    },
+    OnceEnd {
+        id: u8,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -33,6 +108,15 @@ pub struct PreparedFlow {
     pub steps: Vec<FlowStep>,
 }
 
+/// Data sets and their shared cursors (one per set, shared by every worker thread).
+#[derive(Debug, Clone, Default)]
+pub struct PreparedData {
+    pub sets: Arc<Vec<DataSet>>,
+    pub cursors: Arc<Vec<AtomicU64>>,
+    /// Per set: picks refused because a `unique` set ran out.
+    pub exhausted: Arc<Vec<AtomicU64>>,
+}
+
 #[derive(Debug, Clone)]
 pub struct PreparedScenario {
     pub origins: Vec<Origin>,
@@ -40,6 +124,7 @@ pub struct PreparedScenario {
     pub flows: Vec<PreparedFlow>,
     pub steps: Vec<StepInfo>,
     pub connections: ConnectionPolicy,
+    pub data: PreparedData,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,103 +140,319 @@ pub enum PrepareError {
     },
     #[error("the scenario has more than 65535 request steps")]
     TooManySteps,
+    #[error("the scenario has more than 64 `once` blocks")]
+    TooManyOnce,
+    #[error("step `{step}`: {message}")]
+    Template { step: String, message: String },
+}
+
+struct Builder<'a> {
+    scenario: &'a Scenario,
+    names: Names<'a>,
+    origins: Vec<Origin>,
+    requests: Vec<PreparedRequest>,
+    steps: Vec<StepInfo>,
+    once_blocks: u8,
+    capture_names: &'a [String],
 }
 
 impl PreparedScenario {
     pub fn new(scenario: &Scenario) -> Result<Self, PrepareError> {
-        let mut origins: Vec<Origin> = Vec::new();
-        let mut requests = Vec::new();
-        let mut steps = Vec::new();
+        let capture_names = scenario.capture_names();
+        let mut b = Builder {
+            scenario,
+            names: Names {
+                data: &scenario.data,
+                captures: &capture_names,
+                available: None,
+            },
+            origins: Vec::new(),
+            requests: Vec::new(),
+            steps: Vec::new(),
+            once_blocks: 0,
+            capture_names: &capture_names,
+        };
         let mut flows = Vec::new();
         for flow in &scenario.flows {
-            let mut flow_steps = Vec::new();
-            for step in &flow.steps {
-                let r = match step {
-                    Step::Think(t) => {
-                        flow_steps.push(FlowStep::Think(*t));
-                        continue;
-                    }
-                    Step::Request(r) => r,
-                };
-                let url = if r.url.starts_with('/') {
-                    let base = scenario
-                        .target
-                        .as_ref()
-                        .ok_or_else(|| PrepareError::NoTarget {
-                            step: r.name.clone(),
-                            path: r.url.clone(),
-                        })?;
-                    format!("{}{}", base.trim_end_matches('/'), r.url)
-                } else {
-                    r.url.clone()
-                };
-                let (tls, host, port, target) = split_url(&url).map_err(PrepareError::BadUrl)?;
-                let origin = match origins
-                    .iter()
-                    .position(|o| o.key() == (tls, host.as_str(), port))
-                {
-                    Some(i) => i,
-                    None => {
-                        let addr = resolve(&host, port).map_err(|source| PrepareError::Dns {
-                            host: host.clone(),
-                            source,
-                        })?;
-                        origins.push(Origin {
-                            tls,
-                            host_header: host_header(&host, port, tls),
-                            host,
-                            port,
-                            addr,
-                        });
-                        origins.len() - 1
-                    }
-                };
-                let index =
-                    u16::try_from(requests.len()).map_err(|_| PrepareError::TooManySteps)?;
-                let mut headers = scenario.defaults.headers.clone();
-                for (k, v) in &r.headers {
-                    headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(k));
-                    headers.push((k.clone(), v.clone()));
-                }
-                let bytes = serialize_request(
-                    r.method,
-                    &target,
-                    &origins[origin].host_header,
-                    &headers,
-                    r.body.as_ref(),
-                    scenario.connections == ConnectionPolicy::None,
-                );
-                requests.push(PreparedRequest {
-                    step: index,
-                    origin: origin as u16,
-                    bytes,
-                    head: r.method == Method::Head,
-                    timeout: r.timeout.unwrap_or(scenario.defaults.timeout),
-                    max_body: scenario.defaults.max_body,
-                });
-                steps.push(StepInfo {
-                    name: r.name.clone(),
-                    group: r.group.clone(),
-                });
-                flow_steps.push(FlowStep::Request(index));
-            }
+            let mut ops = Vec::new();
+            b.steps_into(&flow.steps, &mut ops)?;
             flows.push(PreparedFlow {
                 name: flow.name.clone(),
                 weight: flow.weight,
-                steps: flow_steps,
+                steps: ops,
             });
         }
+        let n = scenario.data.len();
         Ok(Self {
-            origins,
-            requests,
+            origins: b.origins,
+            requests: b.requests,
             flows,
-            steps,
+            steps: b.steps,
             connections: scenario.connections,
+            data: PreparedData {
+                sets: Arc::new(scenario.data.clone()),
+                cursors: Arc::new((0..n).map(|_| AtomicU64::new(0)).collect()),
+                exhausted: Arc::new((0..n).map(|_| AtomicU64::new(0)).collect()),
+            },
         })
     }
 }
 
-/// The complete HTTP/1.1 request as bytes.
+impl Builder<'_> {
+    fn steps_into(&mut self, steps: &[Step], ops: &mut Vec<FlowStep>) -> Result<(), PrepareError> {
+        for step in steps {
+            match step {
+                Step::Think(t) => ops.push(FlowStep::Think(*t)),
+                Step::Loop { count, steps } => {
+                    let start = ops.len() as u32;
+                    ops.push(FlowStep::Loop { count: *count });
+                    self.steps_into(steps, ops)?;
+                    ops.push(FlowStep::LoopEnd { start });
+                }
+                Step::Once(steps) => {
+                    if self.once_blocks >= 64 {
+                        return Err(PrepareError::TooManyOnce);
+                    }
+                    let id = self.once_blocks;
+                    self.once_blocks += 1;
+                    let at = ops.len();
+                    ops.push(FlowStep::Once { id, end: 0 });
+                    self.steps_into(steps, ops)?;
+                    let end = ops.len() as u32;
+                    ops.push(FlowStep::OnceEnd { id });
+                    ops[at] = FlowStep::Once { id, end };
+                }
+                Step::Request(r) => {
+                    let index = self.request(r)?;
+                    ops.push(FlowStep::Request(index));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn request(&mut self, r: &RequestStep) -> Result<u16, PrepareError> {
+        let scenario = self.scenario;
+        let template_err = |message: String| PrepareError::Template {
+            step: r.name.clone(),
+            message,
+        };
+        let url = if r.url.starts_with('/') {
+            let base = scenario
+                .target
+                .as_ref()
+                .ok_or_else(|| PrepareError::NoTarget {
+                    step: r.name.clone(),
+                    path: r.url.clone(),
+                })?;
+            format!("{}{}", base.trim_end_matches('/'), r.url)
+        } else {
+            r.url.clone()
+        };
+        let (tls, host, port, target) = split_templated_url(&url)?;
+        let origin = match self
+            .origins
+            .iter()
+            .position(|o| o.key() == (tls, host.as_str(), port))
+        {
+            Some(i) => i,
+            None => {
+                let addr = resolve(&host, port).map_err(|source| PrepareError::Dns {
+                    host: host.clone(),
+                    source,
+                })?;
+                self.origins.push(Origin {
+                    tls,
+                    host_header: host_header(&host, port, tls),
+                    host,
+                    port,
+                    addr,
+                });
+                self.origins.len() - 1
+            }
+        };
+        let index = u16::try_from(self.requests.len()).map_err(|_| PrepareError::TooManySteps)?;
+        let mut headers = scenario.defaults.headers.clone();
+        for (k, v) in &r.headers {
+            headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(k));
+            headers.push((k.clone(), v.clone()));
+        }
+        let close = scenario.connections == ConnectionPolicy::None;
+        let program = build_program(
+            r,
+            &target,
+            &self.origins[origin].host_header,
+            &headers,
+            close,
+            &self.names,
+        )
+        .map_err(template_err)?;
+        let (bytes, program) = if program.has_vars() {
+            (Bytes::new(), Some(program))
+        } else {
+            let mut out = Vec::new();
+            let vu = crate::vu::VuState::new(0);
+            let mut rng = fastrand::Rng::with_seed(0);
+            program.render(
+                &mut out,
+                &mut crate::render::RenderCx {
+                    vu: &vu,
+                    data: &scenario.data,
+                    rng: &mut rng,
+                },
+            );
+            (Bytes::from(out), None)
+        };
+        let mut data_sets: Vec<u16> = Vec::new();
+        if let Some(p) = &program {
+            for piece in p.head.iter().chain(p.body.iter().flatten()) {
+                if let Piece::Var(Var::Data { set, .. }, _) = piece {
+                    if !data_sets.contains(set) {
+                        data_sets.push(*set);
+                    }
+                }
+            }
+        }
+        let mut captures = Vec::new();
+        for c in &r.captures {
+            let var = self
+                .capture_names
+                .iter()
+                .position(|n| *n == c.name)
+                .unwrap_or(0) as u16;
+            let source = match &c.source {
+                CaptureSource::JsonPath(p) => CaptureKind::JsonPath(p.clone()),
+                CaptureSource::Header(h) => CaptureKind::Header(h.clone()),
+                CaptureSource::Regex { pattern, group } => CaptureKind::Regex(
+                    regex::Regex::new(pattern).map_err(|e| template_err(e.to_string()))?,
+                    *group,
+                ),
+            };
+            captures.push(PreparedCapture {
+                name: c.name.clone(),
+                var,
+                source,
+            });
+        }
+        let keep_head = r.captures.iter().any(|c| !c.source.needs_body())
+            || r.checks.iter().any(|c| matches!(c, Check::Header { .. }));
+        let keep_body = r.captures.iter().any(|c| c.source.needs_body())
+            || r.checks.iter().any(Check::needs_body);
+        let parse_json = r
+            .captures
+            .iter()
+            .any(|c| matches!(c.source, CaptureSource::JsonPath(_)))
+            || r.checks.iter().any(|c| matches!(c, Check::Json { .. }));
+        self.requests.push(PreparedRequest {
+            step: index,
+            origin: origin as u16,
+            bytes,
+            program,
+            head: r.method == Method::Head,
+            timeout: r.timeout.unwrap_or(scenario.defaults.timeout),
+            max_body: scenario.defaults.max_body,
+            captures,
+            status_checked: r.checks.iter().any(|c| matches!(c, Check::Status(_))),
+            checks: r.checks.clone(),
+            keep_head,
+            keep_body,
+            parse_json,
+            data_sets,
+        });
+        self.steps.push(StepInfo {
+            name: r.name.clone(),
+            group: r.group.clone(),
+        });
+        Ok(index)
+    }
+}
+
+/// Splits a URL whose path may hold templates (the host may not: checked at load time).
+fn split_templated_url(url: &str) -> Result<(bool, String, u16, String), PrepareError> {
+    let scheme_end = url.find("://").map(|i| i + 3).unwrap_or(0);
+    let path_at = url[scheme_end..]
+        .find(['/', '?'])
+        .map(|i| i + scheme_end)
+        .unwrap_or(url.len());
+    let (tls, host, port, _) = split_url(&url[..path_at]).map_err(PrepareError::BadUrl)?;
+    let target = if path_at == url.len() {
+        "/".to_string()
+    } else if url[path_at..].starts_with('?') {
+        format!("/{}", &url[path_at..])
+    } else {
+        url[path_at..].to_string()
+    };
+    Ok((tls, host, port, target))
+}
+
+/// The request as a program: request line, headers and body, templates compiled.
+fn build_program(
+    r: &RequestStep,
+    target: &str,
+    host: &str,
+    headers: &[(String, String)],
+    close: bool,
+    names: &Names,
+) -> Result<Program, String> {
+    let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+    let mut p = Pieces::default();
+    p.lit(r.method.as_str().as_bytes());
+    p.lit(b" ");
+    p.template(&crate::render::template(target, names)?, Esc::Path);
+    let mut sep = if target.contains('?') { b'&' } else { b'?' };
+    for (k, v) in &r.query {
+        p.lit(&[sep]);
+        sep = b'&';
+        let mut key = Vec::new();
+        crate::render::escape_into(&mut key, k.as_bytes(), Esc::Component);
+        p.lit(&key);
+        p.lit(b"=");
+        p.template(&crate::render::template(v, names)?, Esc::Component);
+    }
+    p.lit(b" HTTP/1.1\r\n");
+    if !has("host") {
+        p.lit(b"Host: ");
+        p.lit(host.as_bytes());
+        p.lit(b"\r\n");
+    }
+    if !has("user-agent") {
+        p.lit(concat!("User-Agent: loadlab/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes());
+    }
+    for (k, v) in headers {
+        p.lit(k.as_bytes());
+        p.lit(b": ");
+        p.template(&crate::render::template(v, names)?, Esc::Header);
+        p.lit(b"\r\n");
+    }
+    if close {
+        p.lit(b"Connection: close\r\n");
+    }
+    let body = match &r.body {
+        Some(b) => {
+            let (pieces, content_type) = crate::render::body(b, names)?;
+            if !has("content-type") {
+                p.lit(b"Content-Type: ");
+                p.lit(content_type.as_bytes());
+                p.lit(b"\r\n");
+            }
+            Some(pieces)
+        }
+        None => None,
+    };
+    let tail: &'static [u8] = if matches!(r.method, Method::Post | Method::Put | Method::Patch) {
+        b"Content-Length: 0\r\n\r\n"
+    } else {
+        b"\r\n"
+    };
+    Ok(Program {
+        head: p.finish(),
+        body,
+        tail,
+    })
+}
+
+/// The complete HTTP/1.1 request as bytes (a request without templates).
+#[cfg(test)]
 pub fn serialize_request(
     method: Method,
     target: &str,
@@ -166,6 +467,18 @@ pub fn serialize_request(
             "application/json",
         ),
         Body::Text(t) => (t.clone().into_bytes(), "text/plain; charset=utf-8"),
+        Body::Form(f) => {
+            let mut out = Vec::new();
+            for (i, (k, v)) in f.iter().enumerate() {
+                if i > 0 {
+                    out.push(b'&');
+                }
+                crate::render::escape_into(&mut out, k.as_bytes(), Esc::Component);
+                out.push(b'=');
+                crate::render::escape_into(&mut out, v.as_bytes(), Esc::Component);
+            }
+            (out, "application/x-www-form-urlencoded")
+        }
     });
     let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
     let mut out = Vec::with_capacity(128);

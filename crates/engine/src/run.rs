@@ -76,6 +76,16 @@ impl EngineError {
 
 pub struct RunOutput {
     pub result: RunResult,
+    /// Every check of every step with its failure count (over the measured time).
+    pub checks: Vec<CheckCount>,
+}
+
+/// How often one check of one step failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckCount {
+    pub step: String,
+    pub check: String,
+    pub failed: u64,
 }
 
 /// Runs the scenario's plan to completion, or until `cancel`, and summarises it.
@@ -313,8 +323,28 @@ pub fn run(
             ));
         }
     }
+    for (i, set) in prepared.data.sets.iter().enumerate() {
+        let refused = prepared.data.exhausted[i].load(std::sync::atomic::Ordering::Relaxed);
+        if refused > 0 {
+            result.invalid_reasons.push(format!(
+                "data set `{}` (pick: unique) ran out after its {} rows: {refused} iteration(s) could not take a row and their VUs stopped; add rows, use fewer VUs or iterations, or `pick: sequential`",
+                set.name,
+                set.rows.len()
+            ));
+        }
+    }
     result.valid = result.invalid_reasons.is_empty();
-    Ok(RunOutput { result })
+    let mut checks = Vec::new();
+    for (req, rec) in prepared.requests.iter().zip(&merged.steps) {
+        for (j, c) in req.checks.iter().enumerate() {
+            checks.push(CheckCount {
+                step: prepared.steps[req.step as usize].name.clone(),
+                check: c.describe(),
+                failed: rec.check_failures.get(j).copied().unwrap_or(0),
+            });
+        }
+    }
+    Ok(RunOutput { result, checks })
 }
 
 fn default_threads(load: &Load) -> usize {

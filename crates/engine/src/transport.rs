@@ -31,15 +31,48 @@ impl Failure {
     }
 }
 
+/// The parts of a response a step's captures and checks read, copied only when they need them.
+#[derive(Debug, Default, Clone)]
+pub struct ResponseData {
+    /// The whole response head (status line and headers), when `keep_head` was asked.
+    pub head: Vec<u8>,
+    /// The body (de-chunked), when `keep_body` was asked; bounded by `max_body`.
+    pub body: Vec<u8>,
+    pub keep_head: bool,
+    pub keep_body: bool,
+}
+
+impl ResponseData {
+    pub fn clear(&mut self) {
+        self.head.clear();
+        self.body.clear();
+    }
+
+    /// The value of the first header named `name` (case-insensitive), trimmed.
+    pub fn header(&self, name: &str) -> Option<String> {
+        let mut headers = [httparse::EMPTY_HEADER; 64];
+        let mut resp = httparse::Response::new(&mut headers);
+        resp.parse(&self.head).ok()?;
+        resp.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
+    }
+}
+
 /// Opens connections to an origin and exchanges one request/response on them.
 pub trait Transport: 'static {
     type Conn: 'static;
 
     fn connect(&self, origin: u16) -> impl Future<Output = Result<Self::Conn, Failure>>;
 
+    /// Sends `bytes` (the request, pre-built or rendered for this VU); copies the head and
+    /// body into `keep` when it is given and asks for them.
     fn send(
         &self,
         conn: &mut Self::Conn,
         req: &PreparedRequest,
+        bytes: &[u8],
+        keep: Option<&mut ResponseData>,
     ) -> impl Future<Output = Result<Response, Failure>>;
 }

@@ -7,6 +7,7 @@
 //! Crates chosen: `hdrhistogram` (the Rust port of Gil Tene's HdrHistogram: exact merges,
 //! 3 significant digits over 1 µs – 1 h, the standard log format), `serde` for the result.
 
+mod environment;
 mod error_kind;
 mod histogram;
 mod interval;
@@ -14,6 +15,7 @@ mod outcome;
 mod recorder;
 pub mod result;
 
+pub use environment::Environment;
 pub use error_kind::ErrorKind;
 pub use histogram::{new_histogram, LatencyHistogram, MAX_TRACKABLE_US};
 pub use interval::{IntervalAccumulator, IntervalSnapshot};

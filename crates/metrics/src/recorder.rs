@@ -21,6 +21,8 @@ pub struct StepRecorder {
     pub errors: [u64; ErrorKind::ALL.len()],
     /// (status, count); few distinct codes, so a small vector beats a map.
     pub statuses: Vec<(u16, u64)>,
+    /// Failures of the step's checks, by check index (empty until one fails).
+    pub check_failures: Vec<u64>,
 }
 
 impl StepRecorder {
@@ -32,6 +34,7 @@ impl StepRecorder {
             failed: 0,
             errors: [0; ErrorKind::ALL.len()],
             statuses: Vec::new(),
+            check_failures: Vec::new(),
         }
     }
 
@@ -50,7 +53,17 @@ impl StepRecorder {
         for &(status, count) in &other.statuses {
             add_status(&mut self.statuses, status, count);
         }
+        for (i, &n) in other.check_failures.iter().enumerate() {
+            add_check_failures(&mut self.check_failures, i, n);
+        }
     }
+}
+
+fn add_check_failures(counts: &mut Vec<u64>, check: usize, n: u64) {
+    if counts.len() <= check {
+        counts.resize(check + 1, 0);
+    }
+    counts[check] += n;
 }
 
 fn add_status(statuses: &mut Vec<(u16, u64)>, status: u16, count: u64) {
@@ -116,6 +129,14 @@ impl Recorder {
         }
         if let Some(lag) = o.lag_us {
             record_us(&mut self.lag, lag);
+        }
+    }
+
+    /// Counts one failure of check `check` of `step` (outside warm-up; the request itself is
+    /// recorded with kind `check_failed` by `record`).
+    pub fn record_check_failure(&mut self, step: u16, check: usize, warmup: bool) {
+        if !warmup {
+            add_check_failures(&mut self.steps[step as usize].check_failures, check, 1);
         }
     }
 

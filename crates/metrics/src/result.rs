@@ -43,6 +43,9 @@ pub struct RunResult {
     pub intervals: Vec<IntervalStats>,
     /// Base64 HdrHistogram V2 (deflate) encodings, for exact merging across runs.
     pub histograms: Histograms,
+    /// The generator machine (CPU, cores, memory, OS); absent in results written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<crate::Environment>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -361,6 +364,7 @@ impl RunResult {
                 latency: encode_histogram(&latency),
                 service_time: encode_histogram(&service),
             },
+            environment: Some(crate::Environment::detect()),
         }
     }
 

@@ -1,16 +1,43 @@
-//! Reports of a run: one report model (the [`RunResult`]), many renderers; for now terminal + JSON.
+//! Reports: one report model ([`ReportDoc`]), many renderers — terminal summary, JSON,
+//! Markdown and self-contained HTML.
 //!
-//! Renderers read a finished `loadlab.run.v1` result and never compute statistics of their own,
-//! so a summary printed on the terminal always agrees with the JSON record it was drawn from.
-//! The JSON Schema of that record is `docs/schema/run.v1.json`.
+//! The terminal summary and the JSON renderer read a finished `loadlab.run.v1` result
+//! (`docs/schema/run.v1.json`). The Markdown and HTML reports are drawn from a [`ReportDoc`]
+//! built from a run (or a study, sweep, capacity search or comparison); builders format what
+//! the results say and never compute statistics of their own, so every format agrees with the
+//! JSON record it was drawn from. Charts are hand-written SVG ([`svg`]).
 
+pub mod chart;
+#[macro_use]
+pub mod doc;
 mod format;
+mod html;
 mod json;
+mod markdown;
+mod plan;
+mod run_doc;
+mod study_doc;
 mod style;
+pub mod svg;
 mod terminal;
+pub mod words;
 
+pub use doc::{Block, Cell, DocKind, Level, ReportDoc, Section, Table, Verdict};
 pub use format::format_ms;
+pub use html::render_html;
 pub use json::render_json;
 pub use loadlab_metrics::RunResult;
+pub use markdown::{render_markdown, Markdown};
+pub use plan::planned_load;
+pub use run_doc::{
+    active_over_time, caveats, distribution_chart, errors_table, latency_over_time,
+    measurement_methods, percentile_curve, plan_chart, run_report, run_verdicts,
+    throughput_over_time, PlannedLoad,
+};
+pub use study_doc::{
+    capacity_report, change_words, compare_report, comparison_table, comparison_verdicts,
+    metric_words, multi_environment, study_report, Runs,
+};
 pub use style::Style;
+pub use svg::render_svg;
 pub use terminal::render_summary;

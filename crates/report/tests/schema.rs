@@ -47,6 +47,15 @@ fn hand_built_results_validate() {
     empty.status_codes.clear();
     empty.latency_ms = Default::default();
     assert_eq!(errors(&v, &rendered(&empty)), Vec::<String>::new());
+    // The optional machine description validates, whether detected or partly unknown.
+    let mut with_env = common::sample();
+    with_env.environment = Some(loadlab_metrics::Environment::detect());
+    assert_eq!(errors(&v, &rendered(&with_env)), Vec::<String>::new());
+    with_env.environment = Some(loadlab_metrics::Environment {
+        cpus: 1,
+        ..Default::default()
+    });
+    assert_eq!(errors(&v, &rendered(&with_env)), Vec::<String>::new());
 }
 
 #[test]
@@ -62,11 +71,16 @@ fn every_required_key_is_serialized_and_every_property_is_described() {
             "required key `{key}` missing from the result"
         );
     }
-    // Nothing the result writes is left out of the schema's required list.
+    // Nothing the result writes is left out of the schema's required list
+    // (except the optional fields added within v1, which must still be described).
+    let optional = ["environment"];
+    for key in optional {
+        assert!(schema["properties"].get(key).is_some(), "{key}");
+    }
     let doc_keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
     for key in doc_keys {
         assert!(
-            required.iter().any(|r| r == key),
+            required.iter().any(|r| r == key) || optional.contains(&key.as_str()),
             "`{key}` is serialized but not required"
         );
     }

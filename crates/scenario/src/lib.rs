@@ -7,23 +7,32 @@
 //! Crates chosen: `serde` + `serde_yaml_ng` (the maintained fork of `serde_yaml`) for typed
 //! deserialization with line/column errors; `yaml-rust2` for an event stream with positions so
 //! that checks made after deserialization can still name the line; `strsim` for "did you
-//! mean" suggestions; `url` to validate targets.
+//! mean" suggestions; `url` to validate targets; `regex` for regex captures (checked here,
+//! compiled again by the engine). JSONPath and CSV are small subsets written in this crate
+//! (see `jsonpath` and `data` for why).
 
+mod check_templates;
+mod data;
 mod error;
+pub mod jsonpath;
 mod locate;
 mod model;
 mod parse;
 pub mod plan;
 mod raw;
+pub mod study;
 mod suggest;
+pub mod template;
 pub mod threshold;
 pub mod units;
 mod validate;
 
+pub use data::parse_csv;
 pub use error::{ErrorLocation, ScenarioError};
 pub use model::{
-    Body, BurstLoad, ClosedLoad, ConnectionPolicy, Defaults, Flow, Load, Method, OpenLoad,
-    RateStage, RequestStep, Scenario, Step, ThinkTime, VuStage, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT,
+    collect_requests, Body, BurstLoad, Capture, CaptureSource, Check, ClosedLoad, ConnectionPolicy,
+    DataSet, Defaults, Flow, Load, Method, OpenLoad, Pick, RateStage, RequestStep, Scenario, Step,
+    ThinkTime, VuStage, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT,
 };
 pub use parse::UrlTest;
 pub use plan::Plan;

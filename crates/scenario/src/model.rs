@@ -26,6 +26,41 @@ pub struct Scenario {
     pub source_addresses: Vec<IpAddr>,
     /// Skip TLS certificate verification.
     pub insecure: bool,
+    /// Data sets that templates read rows from (`{{ users.username }}`).
+    pub data: Vec<DataSet>,
+}
+
+/// Rows a template can read: a CSV file or an inline list, and how a VU picks its row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataSet {
+    pub name: String,
+    /// Column names (from the CSV header, the keys of inline objects, or `value`).
+    pub columns: Vec<String>,
+    /// Cells: strings from CSV; inline values keep their JSON type (numbers stay numbers).
+    pub rows: Vec<Vec<serde_json::Value>>,
+    pub pick: Pick,
+}
+
+/// How a VU takes its row (once per iteration, at the first step that reads the set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pick {
+    /// Rows in order, shared by all VUs, wrapping around at the end.
+    #[default]
+    Sequential,
+    /// Any row, uniformly at random.
+    Random,
+    /// Each row at most once in the whole run; running out is an error.
+    Unique,
+}
+
+impl Pick {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pick::Sequential => "sequential",
+            Pick::Random => "random",
+            Pick::Unique => "unique",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -65,11 +100,18 @@ pub struct Flow {
     pub steps: Vec<Step>,
 }
 
-/// One thing a virtual user does. New kinds (loops, captures...) are added as variants.
+/// One thing a virtual user does.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     Request(Box<RequestStep>),
     Think(ThinkTime),
+    /// The steps, `count` times in a row.
+    Loop {
+        count: u64,
+        steps: Vec<Step>,
+    },
+    /// Steps a VU runs only on its first iteration (until they succeed once).
+    Once(Vec<Step>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -127,12 +169,84 @@ pub struct RequestStep {
     pub headers: Vec<(String, String)>,
     pub body: Option<Body>,
     pub timeout: Option<Duration>,
+    /// Query parameters appended to the URL (values may hold templates).
+    pub query: Vec<(String, String)>,
+    /// Free-form labels, carried for reports.
+    pub tags: Vec<(String, String)>,
+    pub captures: Vec<Capture>,
+    pub checks: Vec<Check>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
     Json(serde_json::Value),
     Text(String),
+    /// `application/x-www-form-urlencoded` fields.
+    Form(Vec<(String, String)>),
+}
+
+/// A value taken from a response into a per-VU variable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capture {
+    pub name: String,
+    pub source: CaptureSource,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CaptureSource {
+    JsonPath(crate::jsonpath::JsonPath),
+    Header(String),
+    /// Checked at load time; compiled by the engine.
+    Regex {
+        pattern: String,
+        group: usize,
+    },
+}
+
+impl CaptureSource {
+    /// The capture reads the response body.
+    pub fn needs_body(&self) -> bool {
+        !matches!(self, CaptureSource::Header(_))
+    }
+}
+
+/// A condition on a response; a failed check fails the request (`check_failed`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Check {
+    Status(Vec<u16>),
+    Json {
+        path: crate::jsonpath::JsonPath,
+        expected: serde_json::Value,
+    },
+    BodyContains(String),
+    Header {
+        name: String,
+        value: String,
+    },
+    MaxLatency(Duration),
+}
+
+impl Check {
+    pub fn needs_body(&self) -> bool {
+        matches!(self, Check::Json { .. } | Check::BodyContains(_))
+    }
+
+    /// How the check is named in results, e.g. `status in [200, 201]`.
+    pub fn describe(&self) -> String {
+        match self {
+            Check::Status(s) if s.len() == 1 => format!("status == {}", s[0]),
+            Check::Status(s) => format!(
+                "status in [{}]",
+                s.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")
+            ),
+            Check::Json { path, expected } => format!("{} == {expected}", path.text()),
+            Check::BodyContains(t) => format!("body contains {t:?}"),
+            Check::Header { name, value } => format!("header {name} == {value:?}"),
+            Check::MaxLatency(d) => {
+                format!("latency <= {}", crate::units::format_duration(*d))
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -199,13 +313,36 @@ pub struct BurstLoad {
 }
 
 impl Scenario {
-    /// Every request step of every flow, in order: (flow index, step).
+    /// Every request step of every flow, in order (inside loops and `once` blocks too).
     pub fn request_steps(&self) -> impl Iterator<Item = &RequestStep> {
-        self.flows.iter().flat_map(|f| {
-            f.steps.iter().filter_map(|s| match s {
-                Step::Request(r) => Some(r.as_ref()),
-                Step::Think(_) => None,
-            })
-        })
+        let mut out = Vec::new();
+        for f in &self.flows {
+            collect_requests(&f.steps, &mut out);
+        }
+        out.into_iter()
+    }
+
+    /// Every capture name, in order of first appearance: index `i` is `Var::Capture(i)`.
+    pub fn capture_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for r in self.request_steps() {
+            for c in &r.captures {
+                if !names.contains(&c.name) {
+                    names.push(c.name.clone());
+                }
+            }
+        }
+        names
+    }
+}
+
+/// Request steps of a step list, depth first.
+pub fn collect_requests<'a>(steps: &'a [Step], out: &mut Vec<&'a RequestStep>) {
+    for s in steps {
+        match s {
+            Step::Request(r) => out.push(r),
+            Step::Think(_) => {}
+            Step::Loop { steps, .. } | Step::Once(steps) => collect_requests(steps, out),
+        }
     }
 }

@@ -241,11 +241,16 @@ impl UrlTest {
                     headers,
                     body,
                     timeout: None,
+                    query: Vec::new(),
+                    tags: Vec::new(),
+                    captures: Vec::new(),
+                    checks: Vec::new(),
                 }))],
             }],
             connections: ConnectionPolicy::PerVu,
             source_addresses: Vec::new(),
             insecure: false,
+            data: Vec::new(),
         })
     }
 }

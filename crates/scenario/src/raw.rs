@@ -24,6 +24,9 @@ pub struct RawScenario {
     #[serde(default)]
     pub steps: Vec<RawStep>,
     pub connections: Option<ConnectionPolicy>,
+    /// Data sets (`users: {csv: users.csv, pick: sequential}`), by name.
+    #[serde(default)]
+    pub data: BTreeMap<String, RawData>,
     pub source_addresses: Option<OneOrMany>,
     pub insecure: Option<bool>,
     /// Read by `loadlab study` (see the study module); `run` ignores it.
@@ -129,9 +132,95 @@ pub struct RawStep {
     pub headers: BTreeMap<String, String>,
     pub json: Option<serde_json::Value>,
     pub body: Option<String>,
+    #[serde(default)]
+    pub form: Option<BTreeMap<String, Scalar>>,
+    #[serde(default)]
+    pub query: BTreeMap<String, Scalar>,
+    #[serde(default)]
+    pub tags: BTreeMap<String, Scalar>,
     #[serde(default, deserialize_with = "de_opt_duration")]
     pub timeout: Option<Duration>,
     pub think: Option<ThinkSpec>,
+    #[serde(default)]
+    pub capture: BTreeMap<String, RawCapture>,
+    pub check: Option<RawCheck>,
+    #[serde(rename = "loop")]
+    pub loop_: Option<RawLoop>,
+    pub once: Option<Vec<RawStep>>,
+}
+
+/// A YAML scalar written where text is expected (`page: 2`, `debug: true`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl Scalar {
+    pub fn into_text(self) -> String {
+        match self {
+            Scalar::Bool(b) => b.to_string(),
+            Scalar::Int(i) => i.to_string(),
+            Scalar::Float(f) => f.to_string(),
+            Scalar::Text(t) => t,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLoop {
+    pub count: u64,
+    #[serde(default)]
+    pub steps: Vec<RawStep>,
+}
+
+/// `"$.token"`, `{header: X}` or `{regex: "...", group: 1}`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawCapture {
+    JsonPath(String),
+    Header { header: String },
+    Regex { regex: String, group: Option<usize> },
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCheck {
+    pub status: Option<StatusSpec>,
+    #[serde(default)]
+    pub json: BTreeMap<String, serde_json::Value>,
+    pub body_contains: Option<String>,
+    #[serde(default)]
+    pub header: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub max_latency: Option<Duration>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum StatusSpec {
+    One(u16),
+    Many(Vec<u16>),
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RawPick {
+    Sequential,
+    Random,
+    Unique,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawData {
+    pub csv: Option<String>,
+    pub values: Option<Vec<serde_json::Value>>,
+    pub pick: Option<RawPick>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -152,6 +241,7 @@ pub const TOP_KEYS: &[&str] = &[
     "flows",
     "steps",
     "connections",
+    "data",
     "source_addresses",
     "insecure",
 ];

@@ -68,7 +68,20 @@ pub fn scenario(
             ))
         }
     };
+    let base_dir = std::path::Path::new(ctx.file)
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_default();
+    let mut data = Vec::new();
+    for (name, d) in raw.data {
+        data.push(
+            crate::data::load(&name, d, &base_dir)
+                .map_err(|m| ctx.err(&format!("data.{name}"), m))?,
+        );
+    }
+    let shorthand = raw.flows.is_empty();
     let flows = flows(raw.flows, raw.steps, ctx)?;
+    crate::check_templates::flows(&flows, shorthand, &defaults, &data, ctx)?;
     let thresholds = thresholds(&raw.thresholds, &flows, ctx)?;
     let source_addresses = match raw.source_addresses {
         None => Vec::new(),
@@ -91,6 +104,7 @@ pub fn scenario(
         connections: raw.connections.unwrap_or_default(),
         source_addresses,
         insecure: raw.insecure.unwrap_or(false),
+        data,
     })
 }
 
@@ -352,7 +366,9 @@ fn flows(
         for (i, s) in raw.steps.into_iter().enumerate() {
             steps.push(step(s, &format!("{steps_path}[{i}]"), ctx)?);
         }
-        if !steps.iter().any(|s| matches!(s, Step::Request(_))) {
+        let mut requests = Vec::new();
+        crate::model::collect_requests(&steps, &mut requests);
+        if requests.is_empty() {
             return Err(ctx.err(&steps_path, format!("flow `{name}` has no request step")));
         }
         out.push(Flow {
@@ -368,6 +384,43 @@ fn flows(
 }
 
 fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
+    let sends = [
+        &raw.get,
+        &raw.post,
+        &raw.put,
+        &raw.patch,
+        &raw.delete,
+        &raw.head,
+        &raw.options,
+    ]
+    .iter()
+    .any(|m| m.is_some());
+    if let Some(l) = raw.loop_ {
+        if sends || raw.think.is_some() || raw.once.is_some() {
+            return Err(ctx
+                .err(
+                    field,
+                    "a `loop` step cannot also send a request, think or hold `once`",
+                )
+                .with_hint("put the request inside `loop: {count: N, steps: [...]}`"));
+        }
+        if l.count == 0 {
+            return Err(ctx.err(&format!("{field}.loop.count"), "must be at least 1"));
+        }
+        let steps = sub_steps(l.steps, &format!("{field}.loop.steps"), ctx)?;
+        return Ok(Step::Loop {
+            count: l.count,
+            steps,
+        });
+    }
+    if let Some(once) = raw.once {
+        if sends || raw.think.is_some() {
+            return Err(ctx
+                .err(field, "a `once` step cannot also send a request or think")
+                .with_hint("write `- once: [ {post: /api/auth/signin, ...} ]`"));
+        }
+        return Ok(Step::Once(sub_steps(once, &format!("{field}.once"), ctx)?));
+    }
     let methods = [
         (Method::Get, raw.get),
         (Method::Post, raw.post),
@@ -382,7 +435,7 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
         .filter_map(|(m, u)| u.map(|u| (m, u)))
         .collect();
     if let Some(think) = raw.think {
-        if !chosen.is_empty() || raw.json.is_some() || raw.body.is_some() {
+        if !chosen.is_empty() || raw.json.is_some() || raw.body.is_some() || raw.form.is_some() {
             return Err(ctx
                 .err(field, "a `think` step cannot also send a request")
                 .with_hint("put `think` in a step of its own"));
@@ -393,7 +446,7 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
     }
     if chosen.len() != 1 {
         let msg = if chosen.is_empty() {
-            "a step needs one of get, post, put, patch, delete, head, options or think"
+            "a step needs one of get, post, put, patch, delete, head, options, think, loop or once"
         } else {
             "a step sends one request: give only one of get, post, put, patch, delete, head, options"
         };
@@ -404,6 +457,16 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
     let (method, url) = chosen.remove(0);
     let url_field = format!("{field}.{}", method.as_str().to_ascii_lowercase());
     if url.starts_with("http://") || url.starts_with("https://") {
+        let authority = url
+            .split_once("://")
+            .map_or("", |(_, r)| r.split(['/', '?']).next().unwrap_or(""));
+        if crate::template::has_template(authority) {
+            return Err(ctx
+                .err(&url_field, "templates are not allowed in the host of a URL")
+                .with_hint(
+                    "connections are opened before the run: put variables in the path or query",
+                ));
+        }
         check_target(&url).map_err(|m| ctx.err(&url_field, m))?;
     } else if !url.starts_with('/') {
         return Err(ctx
@@ -413,17 +476,88 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
             )
             .with_hint(format!("write `/{url}`")));
     }
-    let body = match (raw.json, raw.body) {
-        (Some(_), Some(_)) => {
+    let body = match (raw.json, raw.body, raw.form) {
+        (Some(j), None, None) => Some(Body::Json(j)),
+        (None, Some(b), None) => Some(Body::Text(b)),
+        (None, None, Some(f)) => Some(Body::Form(
+            f.into_iter().map(|(k, v)| (k, v.into_text())).collect(),
+        )),
+        (None, None, None) => None,
+        _ => {
             return Err(ctx.err(
                 &format!("{field}.body"),
-                "give either `json` or `body`, not both",
+                "give only one of `json`, `body` or `form`",
             ))
         }
-        (Some(j), None) => Some(Body::Json(j)),
-        (None, Some(b)) => Some(Body::Text(b)),
-        (None, None) => None,
     };
+    let mut captures = Vec::new();
+    for (name, c) in raw.capture {
+        let cfield = format!("{field}.capture.{name}");
+        if !is_identifier(&name) {
+            return Err(ctx
+                .err(&cfield, format!("`{name}` is not a valid variable name"))
+                .with_hint("use letters, digits and `_`, starting with a letter"));
+        }
+        let source = match c {
+            RawCapture::JsonPath(p) => CaptureSource::JsonPath(
+                crate::jsonpath::JsonPath::parse(&p).map_err(|m| ctx.err(&cfield, m))?,
+            ),
+            RawCapture::Header { header } => CaptureSource::Header(header),
+            RawCapture::Regex { regex, group } => {
+                let re = regex::Regex::new(&regex)
+                    .map_err(|e| ctx.err(&cfield, format!("invalid regex: {e}")))?;
+                let group = group.unwrap_or(if re.captures_len() > 1 { 1 } else { 0 });
+                if group >= re.captures_len() {
+                    return Err(ctx.err(
+                        &cfield,
+                        format!(
+                            "the regex has {} group(s); group {group} does not exist",
+                            re.captures_len() - 1
+                        ),
+                    ));
+                }
+                CaptureSource::Regex {
+                    pattern: regex,
+                    group,
+                }
+            }
+        };
+        captures.push(Capture { name, source });
+    }
+    let mut checks = Vec::new();
+    if let Some(c) = raw.check {
+        let cfield = format!("{field}.check");
+        match c.status {
+            Some(StatusSpec::One(s)) => checks.push(Check::Status(vec![s])),
+            Some(StatusSpec::Many(v)) if !v.is_empty() => checks.push(Check::Status(v)),
+            Some(StatusSpec::Many(_)) => {
+                return Err(ctx.err(&format!("{cfield}.status"), "list at least one status"))
+            }
+            None => {}
+        }
+        if let Some(Check::Status(v)) = checks.first() {
+            if let Some(bad) = v.iter().find(|s| !(100..=599).contains(*s)) {
+                return Err(ctx.err(
+                    &format!("{cfield}.status"),
+                    format!("`{bad}` is not an HTTP status (100..599)"),
+                ));
+            }
+        }
+        for (path, expected) in c.json {
+            let path = crate::jsonpath::JsonPath::parse(&path)
+                .map_err(|m| ctx.err(&format!("{cfield}.json"), m))?;
+            checks.push(Check::Json { path, expected });
+        }
+        if let Some(t) = c.body_contains {
+            checks.push(Check::BodyContains(t));
+        }
+        for (name, value) in c.header {
+            checks.push(Check::Header { name, value });
+        }
+        if let Some(d) = c.max_latency {
+            checks.push(Check::MaxLatency(d));
+        }
+    }
     let name = raw
         .name
         .unwrap_or_else(|| format!("{} {}", method.as_str(), url));
@@ -435,7 +569,37 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
         headers: raw.headers.into_iter().collect(),
         body,
         timeout: raw.timeout,
+        query: raw
+            .query
+            .into_iter()
+            .map(|(k, v)| (k, v.into_text()))
+            .collect(),
+        tags: raw
+            .tags
+            .into_iter()
+            .map(|(k, v)| (k, v.into_text()))
+            .collect(),
+        captures,
+        checks,
     })))
+}
+
+fn sub_steps(raw: Vec<RawStep>, field: &str, ctx: &Ctx) -> Result<Vec<Step>, ScenarioError> {
+    if raw.is_empty() {
+        return Err(ctx.err(field, "no steps"));
+    }
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, s)| step(s, &format!("{field}[{i}]"), ctx))
+        .collect()
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn think_time(spec: ThinkSpec) -> Result<ThinkTime, String> {
@@ -463,22 +627,12 @@ fn think_time(spec: ThinkSpec) -> Result<ThinkTime, String> {
 }
 
 fn thresholds(raw: &[String], flows: &[Flow], ctx: &Ctx) -> Result<Vec<Threshold>, ScenarioError> {
-    let steps: Vec<&str> = flows
-        .iter()
-        .flat_map(|f| &f.steps)
-        .filter_map(|s| match s {
-            Step::Request(r) => Some(r.name.as_str()),
-            Step::Think(_) => None,
-        })
-        .collect();
-    let groups: Vec<&str> = flows
-        .iter()
-        .flat_map(|f| &f.steps)
-        .filter_map(|s| match s {
-            Step::Request(r) => r.group.as_deref(),
-            Step::Think(_) => None,
-        })
-        .collect();
+    let mut requests = Vec::new();
+    for f in flows {
+        crate::model::collect_requests(&f.steps, &mut requests);
+    }
+    let steps: Vec<&str> = requests.iter().map(|r| r.name.as_str()).collect();
+    let groups: Vec<&str> = requests.iter().filter_map(|r| r.group.as_deref()).collect();
     let mut out = Vec::new();
     for (i, text) in raw.iter().enumerate() {
         let field = format!("thresholds[{i}]");

@@ -89,3 +89,105 @@ fn bad_files_table() {
     }
     assert_eq!(bad, 0, "mismatched error messages");
 }
+
+const LOAD: &str = "load: {model: closed, vus: 1, duration: 1s}\n";
+
+#[test]
+fn scenario_language_errors_table() {
+    let cases: Vec<(String, &str)> = vec![
+        (format!("{LOAD}steps:\n  - get: /a\n    captur: {{t: $.t}}\n"),
+         "bad.yaml:4:5: steps[0]: unknown field `captur`\n  hint: did you mean `capture`?"),
+        (format!("{LOAD}steps:\n  - post: /signin\n    capture: {{ token: $.token }}\n  - get: /a\n    headers: {{ Authorization: 'Bearer {{{{ tokn }}}}' }}\n"),
+         "bad.yaml:6:31: steps[1].headers.Authorization: unknown variable `tokn`\n  hint: did you mean `token`?"),
+        (format!("{LOAD}steps:\n  - get: '/a/{{{{ id }}}}'\n  - post: /b\n    capture: {{ id: $.id }}\n"),
+         "bad.yaml:3:10: steps[0].get: `id` is used before any earlier step of this flow captures it: move the capturing step first (or into a `once:` block before this step)"),
+        (format!("{LOAD}steps:\n  - post: /a\n    json: {{ n: '{{{{ random_int(5) }}}}' }}\n"),
+         "bad.yaml:4:16: steps[0].json.n: `random_int` takes 2 argument(s), got 1: write `random_int(1, 100)`"),
+        (format!("{LOAD}steps:\n  - get: /a\n    capture: {{ t: token }}\n"),
+         "bad.yaml:4:19: steps[0].capture.t: invalid JSONPath `token`: it must start with `$`; expected e.g. `$.token`, `$.items[0].id` or `$['a key']`"),
+        (format!("{LOAD}steps:\n  - get: /a\n    capture: {{ t: {{ regex: 'a(', group: 1 }} }}\n"),
+         "bad.yaml:4:21: steps[0].capture.t: invalid regex"),
+        (format!("{LOAD}steps:\n  - get: /a\n    capture: {{ t: {{ regex: 'a(b)', group: 2 }} }}\n"),
+         "steps[0].capture.t: the regex has 1 group(s); group 2 does not exist"),
+        (format!("{LOAD}steps:\n  - get: /a\n    check: {{ status: 999 }}\n"),
+         "bad.yaml:4:22: steps[0].check.status: `999` is not an HTTP status (100..599)"),
+        (format!("{LOAD}steps:\n  - get: /a\n    check: {{ statuz: 200 }}\n"),
+         "unknown field `statuz`\n  hint: did you mean `status`?"),
+        (format!("{LOAD}steps:\n  - loop: {{ count: 0, steps: [ {{ get: /a }} ] }}\n"),
+         "bad.yaml:3:20: steps[0].loop.count: must be at least 1"),
+        (format!("{LOAD}steps:\n  - get: /a\n    loop: {{ count: 2, steps: [ {{ get: /b }} ] }}\n"),
+         "bad.yaml:3:5: steps[0]: a `loop` step cannot also send a request, think or hold `once`"),
+        (format!("{LOAD}steps:\n  - once: []\n  - get: /a\n"),
+         "bad.yaml:3:11: steps[0].once: no steps"),
+        (format!("{LOAD}data:\n  users: {{ csv: no-such-file.csv }}\nsteps: [ {{ get: /a }} ]\n"),
+         "bad.yaml:3:12: data.users: cannot read CSV file `no-such-file.csv`"),
+        (format!("{LOAD}data:\n  ids: {{ values: [1, 2], pick: uniqe }}\nsteps: [ {{ get: /a }} ]\n"),
+         "unknown value `uniqe`\n  hint: did you mean `unique`?"),
+        (format!("{LOAD}data:\n  users: {{ values: [{{name: a}}] }}\nsteps: [ {{ get: '/u/{{{{ users.nmae }}}}' }} ]\n"),
+         "bad.yaml:4:17: steps[0].get: data set `users` has no column `nmae`\n  hint: did you mean `users.name`?"),
+        (format!("{LOAD}steps: [ {{ get: 'http://{{{{ host }}}}/a' }} ]\n"),
+         "bad.yaml:2:17: steps[0].get: templates are not allowed in the host of a URL"),
+        (format!("{LOAD}steps: [ {{ get: '/a/{{{{ vu ' }} ]\n"),
+         "steps[0].get: unclosed `{{` in `/a/{{ vu `: close it with `}}`"),
+        (format!("{LOAD}steps: [ {{ get: '/a/{{{{ env.LOADLAB_TEST_SURELY_UNSET }}}}' }} ]\n"),
+         "steps[0].get: environment variable `LOADLAB_TEST_SURELY_UNSET` is not set"),
+        (format!("{LOAD}steps: [ {{ post: /a, json: {{a: 1}}, form: {{b: 2}} }} ]\n"),
+         "give only one of `json`, `body` or `form`"),
+    ];
+    let mut wrong = Vec::new();
+    for (src, expected) in cases {
+        let got = Scenario::parse(&src, "bad.yaml").unwrap_err().to_string();
+        let ok = got.starts_with(expected)
+            || (!expected.starts_with("bad.yaml") && got.contains(expected));
+        if !ok {
+            wrong.push(format!("expected: {expected}\ngot:      {got}"));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n\n"));
+}
+
+#[test]
+fn the_full_language_parses() {
+    let src = "
+target: http://127.0.0.1:8080
+load: {model: closed, vus: 2, iterations: 3}
+data:
+  ids: { values: [1, 2, 3], pick: random }
+  users: { values: [{username: a, password: p}], pick: unique }
+flows:
+  - name: main
+    weight: 3
+    steps:
+      - once:
+          - name: signin
+            post: /api/auth/signin
+            json: { username: '{{ users.username }}', password: '{{ users.password }}' }
+            capture: { token: $.token, sid: { header: Set-Cookie }, n: { regex: 'id=(\\d+)' } }
+            check: { status: [200, 201], json: { $.ok: true }, body_contains: token, header: { Content-Type: application/json }, max_latency: 500ms }
+      - loop:
+          count: 10
+          steps:
+            - name: tx
+              post: /api/transactions
+              query: { page: 2, q: '{{ ids }}' }
+              headers: { Authorization: 'Bearer {{ token }}' }
+              tags: { kind: write }
+              json: { id: '{{ ids }}', at: '{{ now_ms() }}', r: '{{ uuid() }}', s: '{{ random_string(8) }}' }
+              timeout: 2s
+            - think: 10ms..20ms
+  - { name: other, weight: 1, steps: [ { post: /f, form: { a: '{{ vu }}', b: x } }, { put: /p, body: 'it {{ iteration }}' } ] }
+";
+    let s = Scenario::parse(src, "full.yaml").unwrap();
+    assert_eq!(s.data.len(), 2);
+    assert_eq!(s.capture_names(), ["n", "sid", "token"]);
+    assert_eq!(s.request_steps().count(), 4);
+    let Step::Once(once) = &s.flows[0].steps[0] else {
+        panic!("once")
+    };
+    let Step::Request(signin) = &once[0] else {
+        panic!("request")
+    };
+    assert_eq!(signin.checks.len(), 5);
+    assert_eq!(signin.checks[0].describe(), "status in [200, 201]");
+    assert!(matches!(&s.flows[0].steps[1], Step::Loop { count: 10, steps } if steps.len() == 2));
+}

@@ -4,6 +4,7 @@
 use super::wait_all;
 use crate::flow::Worker;
 use crate::transport::Transport;
+use crate::vu::VuState;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::BurstLoad;
 use std::cell::Cell;
@@ -19,13 +20,15 @@ pub async fn run<T: Transport>(
     let finished = Rc::new(Notify::new());
     let release = worker.start;
     tokio::time::sleep_until(release).await;
-    for _ in 0..load.share(segment) {
+    for i in 0..load.share(segment) {
         active.set(active.get() + 1);
+        let mut state = VuState::new(i * u64::from(segment.count) + u64::from(segment.index) + 1);
         let w = worker.clone();
         let (a, f) = (active.clone(), finished.clone());
         tokio::task::spawn_local(async move {
             let mut conns = w.new_conn_set();
-            w.iteration(&mut conns, Some(release), false).await;
+            w.iteration(&mut conns, &mut state, Some(release), false)
+                .await;
             a.set(a.get() - 1);
             f.notify_one();
         });

@@ -3,6 +3,7 @@
 use super::{now, wait_all};
 use crate::flow::Worker;
 use crate::transport::Transport;
+use crate::vu::VuState;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::ClosedLoad;
 use loadlab_scenario::ConnectionPolicy;
@@ -42,6 +43,7 @@ pub async fn run<T: Transport>(
             tokio::task::spawn_local(vu(
                 worker.clone(),
                 spawned,
+                spawned * u64::from(segment.count) + u64::from(segment.index) + 1,
                 rx.clone(),
                 load.iterations_per_vu,
                 tickets.clone(),
@@ -83,6 +85,7 @@ pub async fn run<T: Transport>(
 async fn vu<T: Transport>(
     worker: Rc<Worker<T>>,
     index: u64,
+    vu_id: u64,
     mut control: watch::Receiver<Control>,
     iterations: Option<u64>,
     tickets: Rc<Cell<Option<u64>>>,
@@ -91,6 +94,7 @@ async fn vu<T: Transport>(
     finished: Rc<Notify>,
 ) {
     let mut conns = worker.new_conn_set();
+    let mut state = VuState::new(vu_id);
     let pooled = worker.scenario.connections == ConnectionPolicy::Shared;
     let mut done = 0u64;
     let mut is_active = false;
@@ -123,7 +127,9 @@ async fn vu<T: Transport>(
             }
             tickets.set(Some(left - 1));
         }
-        worker.iteration(&mut conns, None, pooled).await;
+        if !worker.iteration(&mut conns, &mut state, None, pooled).await {
+            break;
+        }
         done += 1;
     }
     if is_active {

@@ -2,6 +2,8 @@
 
 mod burst;
 mod closed;
+#[cfg(test)]
+mod flow_tests;
 mod open;
 #[cfg(test)]
 mod tests;

@@ -5,6 +5,7 @@
 use super::{now, wait_all};
 use crate::flow::{micros, Worker};
 use crate::transport::Transport;
+use crate::vu::VuState;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::OpenLoad;
 use std::cell::Cell;
@@ -21,6 +22,7 @@ pub async fn run<T: Transport>(
     let limit = segment.share(u64::from(load.max_in_flight)).max(1);
     let freed = Rc::new(Notify::new());
     let mut arrivals = load.arrivals(segment, seed);
+    let mut started = 0u64;
     while let Some(offset) = arrivals.next() {
         let intended = worker.start + offset;
         if intended >= worker.end || worker.stopping.get() {
@@ -52,11 +54,16 @@ pub async fn run<T: Transport>(
             }
         }
         active.set(active.get() + 1);
+        // Each arrival is a new user: its own VU number, first iteration, nothing captured.
+        let mut state =
+            VuState::new(started * u64::from(segment.count) + u64::from(segment.index) + 1);
+        started += 1;
         let w = worker.clone();
         let (a, f) = (active.clone(), freed.clone());
         tokio::task::spawn_local(async move {
             let mut conns = w.new_conn_set();
-            w.iteration(&mut conns, Some(intended), true).await;
+            w.iteration(&mut conns, &mut state, Some(intended), true)
+                .await;
             a.set(a.get() - 1);
             f.notify_one();
         });

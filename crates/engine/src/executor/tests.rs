@@ -4,7 +4,7 @@ use super::{run_worker, WorkerPlan};
 use crate::cancel::Cancel;
 use crate::flow::{FlowPicker, Worker};
 use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
-use crate::transport::{Failure, Response, Transport};
+use crate::transport::{Failure, Response, ResponseData, Transport};
 use bytes::Bytes;
 use loadlab_metrics::{Recorder, StepInfo};
 use loadlab_scenario::plan::Segment;
@@ -30,7 +30,13 @@ impl Transport for FakeTransport {
         Ok(())
     }
 
-    async fn send(&self, _conn: &mut (), _req: &PreparedRequest) -> Result<Response, Failure> {
+    async fn send(
+        &self,
+        _conn: &mut (),
+        _req: &PreparedRequest,
+        _bytes: &[u8],
+        _keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
         tokio::time::sleep(self.service).await;
         Ok(Response {
             status: 200,
@@ -48,14 +54,13 @@ fn scenario() -> PreparedScenario {
             host_header: "127.0.0.1:1".into(),
             addr: "127.0.0.1:1".parse().unwrap(),
         }],
-        requests: vec![PreparedRequest {
-            step: 0,
-            origin: 0,
-            bytes: Bytes::from_static(b"GET / HTTP/1.1\r\n\r\n"),
-            head: false,
-            timeout: Duration::from_secs(30),
-            max_body: 1 << 20,
-        }],
+        requests: vec![PreparedRequest::simple(
+            0,
+            0,
+            Bytes::from_static(b"GET / HTTP/1.1\r\n\r\n"),
+            Duration::from_secs(30),
+            1 << 20,
+        )],
         flows: vec![PreparedFlow {
             name: "f".into(),
             weight: 1,
@@ -66,6 +71,7 @@ fn scenario() -> PreparedScenario {
             group: None,
         }],
         connections: ConnectionPolicy::PerVu,
+        data: Default::default(),
     }
 }
 

@@ -37,7 +37,17 @@ impl ChunkedSkipper {
     }
 
     /// Consumes bytes; returns how many were used (the rest belong to the next response).
+    #[cfg(test)]
     pub fn feed(&mut self, data: &[u8]) -> Result<usize, &'static str> {
+        self.feed_into(data, None)
+    }
+
+    /// Like `feed`, appending the body's data bytes to `sink` when given.
+    pub fn feed_into(
+        &mut self,
+        data: &[u8],
+        mut sink: Option<&mut Vec<u8>>,
+    ) -> Result<usize, &'static str> {
         let mut i = 0;
         while i < data.len() {
             let b = data[i];
@@ -74,6 +84,9 @@ impl ChunkedSkipper {
                 State::Data { remaining } => {
                     let take = remaining.min((data.len() - i) as u64);
                     self.body_bytes += take;
+                    if let Some(sink) = sink.as_deref_mut() {
+                        sink.extend_from_slice(&data[i..i + take as usize]);
+                    }
                     i += take as usize;
                     self.state = if take == remaining {
                         State::DataCr
@@ -143,6 +156,17 @@ mod tests {
             assert_eq!(&body[split + b..], b"NEXT");
             assert_eq!(s.body_bytes, 23);
         }
+    }
+
+    #[test]
+    fn collects_data_when_asked() {
+        let body = b"4\r\nWiki\r\n5\r\npedia\r\n0\r\n\r\n";
+        let mut s = ChunkedSkipper::new();
+        let mut out = Vec::new();
+        s.feed_into(&body[..7], Some(&mut out)).unwrap();
+        s.feed_into(&body[7..], Some(&mut out)).unwrap();
+        assert!(s.is_done());
+        assert_eq!(out, b"Wikipedia");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use super::chunked::ChunkedSkipper;
 use super::classify::classify_io;
 use super::stream::Stream;
-use crate::transport::{Failure, Response};
+use crate::transport::{Failure, Response, ResponseData};
 use loadlab_metrics::ErrorKind;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -73,6 +73,7 @@ impl HttpConn {
         request: &[u8],
         head_request: bool,
         max_body: u64,
+        mut keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
         if let Err(e) = self.stream.write_all(request).await {
             return Err(self.io_failure(&e, false));
@@ -99,11 +100,22 @@ impl HttpConn {
             match parsed {
                 Some(Err(msg)) => return Err(Failure::new(ErrorKind::Protocol, msg)),
                 Some(Ok((len, status, framing, close))) => {
-                    self.start += len;
                     if (100..200).contains(&status) {
+                        self.start += len;
                         continue; // interim response (100 Continue): the real one follows
                     }
-                    let close = self.skip_body(framing, max_body).await? || close;
+                    let mut sink = None;
+                    if let Some(k) = keep.as_deref_mut() {
+                        if k.keep_head {
+                            k.head
+                                .extend_from_slice(&self.buf[self.start..self.start + len]);
+                        }
+                        if k.keep_body {
+                            sink = Some(&mut k.body);
+                        }
+                    }
+                    self.start += len;
+                    let close = self.skip_body(framing, max_body, sink).await? || close;
                     self.reused = true;
                     return Ok(Response { status, close });
                 }
@@ -131,7 +143,12 @@ impl HttpConn {
     }
 
     /// Discards the body; returns true if the connection cannot be reused afterwards.
-    async fn skip_body(&mut self, framing: Framing, max_body: u64) -> Result<bool, Failure> {
+    async fn skip_body(
+        &mut self,
+        framing: Framing,
+        max_body: u64,
+        mut sink: Option<&mut Vec<u8>>,
+    ) -> Result<bool, Failure> {
         let too_large = || {
             Failure::new(
                 ErrorKind::BodyTooLarge,
@@ -151,6 +168,9 @@ impl HttpConn {
                 }
                 loop {
                     let take = remaining.min((self.end - self.start) as u64) as usize;
+                    if let Some(sink) = sink.as_deref_mut() {
+                        sink.extend_from_slice(&self.buf[self.start..self.start + take]);
+                    }
                     self.start += take;
                     remaining -= take as u64;
                     if remaining == 0 {
@@ -171,9 +191,11 @@ impl HttpConn {
             Framing::Chunked => {
                 let mut skipper = ChunkedSkipper::new();
                 loop {
-                    let used = skipper.feed(&self.buf[self.start..self.end]).map_err(|m| {
-                        Failure::new(ErrorKind::Protocol, format!("invalid chunked body: {m}"))
-                    })?;
+                    let used = skipper
+                        .feed_into(&self.buf[self.start..self.end], sink.as_deref_mut())
+                        .map_err(|m| {
+                            Failure::new(ErrorKind::Protocol, format!("invalid chunked body: {m}"))
+                        })?;
                     self.start += used;
                     if skipper.body_bytes > max_body {
                         return Err(too_large());
@@ -195,6 +217,9 @@ impl HttpConn {
             }
             Framing::UntilClose => {
                 let mut total = (self.end - self.start) as u64;
+                if let Some(sink) = sink.as_deref_mut() {
+                    sink.extend_from_slice(&self.buf[self.start..self.end]);
+                }
                 self.start = self.end;
                 loop {
                     if total > max_body {
@@ -204,6 +229,9 @@ impl HttpConn {
                         Ok(0) => return Ok(true),
                         Ok(n) => {
                             total += n as u64;
+                            if let Some(sink) = sink.as_deref_mut() {
+                                sink.extend_from_slice(&self.buf[self.start..self.end]);
+                            }
                             self.start = self.end;
                         }
                         Err(e) => return Err(reset(e)),

@@ -4,7 +4,7 @@ use super::conn::HttpConn;
 use super::connect::{open, tls_connector};
 use crate::origin::Origin;
 use crate::prepare::PreparedRequest;
-use crate::transport::{Failure, Response, Transport};
+use crate::transport::{Failure, Response, ResponseData, Transport};
 use std::cell::Cell;
 use std::net::IpAddr;
 use tokio_rustls::TlsConnector;
@@ -46,7 +46,13 @@ impl Transport for HttpTransport {
         Ok(HttpConn::new(stream))
     }
 
-    async fn send(&self, conn: &mut HttpConn, req: &PreparedRequest) -> Result<Response, Failure> {
-        conn.exchange(&req.bytes, req.head, req.max_body).await
+    async fn send(
+        &self,
+        conn: &mut HttpConn,
+        req: &PreparedRequest,
+        bytes: &[u8],
+        keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
+        conn.exchange(bytes, req.head, req.max_body, keep).await
     }
 }

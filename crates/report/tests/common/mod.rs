@@ -207,6 +207,7 @@ pub fn sample() -> RunResult {
             latency: encoded.clone(),
             service_time: encoded,
         },
+        environment: None,
     }
 }
 

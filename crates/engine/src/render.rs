@@ -1,0 +1,385 @@
+//! Templated requests as a byte program: literal chunks and variables with their escaping,
+//! built once before the run and rendered into a reused per-VU buffer for each request.
+//!
+//! A request without templates never gets here: it stays one pre-built `Bytes` (see prepare).
+
+use crate::vu::VuState;
+use loadlab_scenario::template::{compile, Names, Part, Template, Var};
+use loadlab_scenario::{Body, DataSet};
+use std::fmt::Write as _;
+
+/// How a variable's text is written where it appears.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Esc {
+    /// URL path: percent-encode what a path cannot hold.
+    Path,
+    /// Query or form value: percent-encode all but unreserved characters.
+    Component,
+    /// Header value: CR and LF dropped.
+    Header,
+    /// Inside a JSON string: JSON-escaped.
+    JsonString,
+    /// A whole JSON value: numbers stay numbers, anything else becomes a JSON string.
+    JsonValue,
+    /// Text body: as is.
+    Raw,
+}
+
+#[derive(Debug, Clone)]
+pub enum Piece {
+    Lit(Box<[u8]>),
+    Var(Var, Esc),
+}
+
+/// Pieces being assembled; adjacent literals are merged.
+#[derive(Debug, Clone, Default)]
+pub struct Pieces {
+    pub pieces: Vec<Piece>,
+    lit: Vec<u8>,
+}
+
+impl Pieces {
+    pub fn lit(&mut self, bytes: &[u8]) {
+        self.lit.extend_from_slice(bytes);
+    }
+
+    pub fn var(&mut self, v: Var, esc: Esc) {
+        self.flush();
+        self.pieces.push(Piece::Var(v, esc));
+    }
+
+    fn flush(&mut self) {
+        if !self.lit.is_empty() {
+            let lit = std::mem::take(&mut self.lit);
+            self.pieces.push(Piece::Lit(lit.into_boxed_slice()));
+        }
+    }
+
+    pub fn finish(mut self) -> Vec<Piece> {
+        self.flush();
+        self.pieces
+    }
+
+    /// Appends a compiled template; literals are escaped like variables in this position.
+    pub fn template(&mut self, t: &Template, esc: Esc) {
+        for p in &t.parts {
+            match p {
+                Part::Lit(s) => match esc {
+                    Esc::JsonString | Esc::JsonValue => {
+                        let quoted = serde_json::to_string(s).unwrap_or_default();
+                        self.lit(&quoted.as_bytes()[1..quoted.len() - 1]);
+                    }
+                    Esc::Component => {
+                        let mut out = Vec::new();
+                        escape_into(&mut out, s.as_bytes(), Esc::Component);
+                        self.lit(&out);
+                    }
+                    _ => self.lit(s.as_bytes()),
+                },
+                Part::Var(v) => self.var(*v, esc),
+            }
+        }
+    }
+}
+
+/// A request whose bytes depend on the VU: head pieces, then an optional body.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// Everything before `Content-Length` (request line, headers).
+    pub head: Vec<Piece>,
+    /// The body, or `None` (then `tail` is written right after the head).
+    pub body: Option<Vec<Piece>>,
+    /// Written after the head when there is no body (`Content-Length: 0` and/or CRLF).
+    pub tail: &'static [u8],
+}
+
+impl Program {
+    /// True when some piece is a variable (otherwise the request is static).
+    pub fn has_vars(&self) -> bool {
+        self.head
+            .iter()
+            .chain(self.body.iter().flatten())
+            .any(|p| matches!(p, Piece::Var(..)))
+    }
+
+    pub fn render(&self, out: &mut Vec<u8>, cx: &mut RenderCx) {
+        out.clear();
+        match &self.body {
+            None => {
+                render_pieces(&self.head, out, cx);
+                out.extend_from_slice(self.tail);
+            }
+            Some(body) => {
+                // Body first (its length goes into the head), then rotate it behind the head.
+                render_pieces(body, out, cx);
+                let body_len = out.len();
+                render_pieces(&self.head, out, cx);
+                let _ = write!(VecWriter(out), "Content-Length: {body_len}\r\n\r\n");
+                out.rotate_left(body_len);
+            }
+        }
+    }
+}
+
+struct VecWriter<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for VecWriter<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// What rendering reads: the VU's state, the data sets and the worker's random numbers.
+pub struct RenderCx<'a> {
+    pub vu: &'a VuState,
+    pub data: &'a [DataSet],
+    pub rng: &'a mut fastrand::Rng,
+}
+
+fn render_pieces(pieces: &[Piece], out: &mut Vec<u8>, cx: &mut RenderCx) {
+    let mut scratch = itoa_buf();
+    for p in pieces {
+        match p {
+            Piece::Lit(b) => out.extend_from_slice(b),
+            Piece::Var(v, esc) => {
+                let (text, numeric): (&[u8], bool) = match *v {
+                    Var::Vu => (fmt_u64(&mut scratch, cx.vu.vu), true),
+                    Var::Iteration => (fmt_u64(&mut scratch, cx.vu.iteration), true),
+                    Var::NowMs => {
+                        let ms = std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map(|d| d.as_millis() as u64)
+                            .unwrap_or(0);
+                        (fmt_u64(&mut scratch, ms), true)
+                    }
+                    Var::RandomInt(a, b) => {
+                        let n = cx.rng.i64(a..=b);
+                        scratch.clear();
+                        let _ = write!(StrWriter(&mut scratch), "{n}");
+                        (scratch.as_bytes(), true)
+                    }
+                    Var::Uuid => {
+                        let n = cx.rng.u128(..);
+                        let n = (n & !(0xF000u128 << 64) | (0x4000u128 << 64))
+                            & !(0xC000u128 << 48)
+                            | (0x8000u128 << 48);
+                        let h = format!("{n:032x}");
+                        scratch.clear();
+                        scratch.push_str(&h[0..8]);
+                        scratch.push('-');
+                        scratch.push_str(&h[8..12]);
+                        scratch.push('-');
+                        scratch.push_str(&h[12..16]);
+                        scratch.push('-');
+                        scratch.push_str(&h[16..20]);
+                        scratch.push('-');
+                        scratch.push_str(&h[20..32]);
+                        (scratch.as_bytes(), false)
+                    }
+                    Var::RandomString(n) => {
+                        scratch.clear();
+                        for _ in 0..n {
+                            scratch.push(cx.rng.alphanumeric());
+                        }
+                        (scratch.as_bytes(), false)
+                    }
+                    Var::Data { set, column } => {
+                        let row = cx.vu.row(set as usize);
+                        match cx.data[set as usize].rows[row].get(column as usize) {
+                            Some(serde_json::Value::String(s)) => (s.as_bytes(), false),
+                            Some(other) => {
+                                scratch.clear();
+                                let _ = write!(StrWriter(&mut scratch), "{other}");
+                                (scratch.as_bytes(), other.is_number())
+                            }
+                            None => (&[][..], false),
+                        }
+                    }
+                    Var::Capture(i) => match cx.vu.var(i as usize) {
+                        Some(c) => (c.text.as_bytes(), c.number),
+                        None => (&[][..], false),
+                    },
+                };
+                match esc {
+                    Esc::JsonValue if numeric => out.extend_from_slice(text),
+                    Esc::JsonValue => {
+                        out.push(b'"');
+                        escape_into(out, text, Esc::JsonString);
+                        out.push(b'"');
+                    }
+                    _ => escape_into(out, text, *esc),
+                }
+            }
+        }
+    }
+}
+
+struct StrWriter<'a>(&'a mut String);
+
+impl std::fmt::Write for StrWriter<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.push_str(s);
+        Ok(())
+    }
+}
+
+fn itoa_buf() -> String {
+    String::new()
+}
+
+fn fmt_u64(scratch: &mut String, n: u64) -> &[u8] {
+    scratch.clear();
+    let _ = write!(StrWriter(scratch), "{n}");
+    scratch.as_bytes()
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Writes `text` with the escaping of its position.
+pub fn escape_into(out: &mut Vec<u8>, text: &[u8], esc: Esc) {
+    match esc {
+        Esc::Raw => out.extend_from_slice(text),
+        Esc::Header => out.extend(text.iter().copied().filter(|&b| b != b'\r' && b != b'\n')),
+        Esc::Path | Esc::Component => {
+            for &b in text {
+                let keep = b.is_ascii_alphanumeric()
+                    || matches!(b, b'-' | b'.' | b'_' | b'~')
+                    || (esc == Esc::Path
+                        && matches!(
+                            b,
+                            b'/' | b':'
+                                | b'@'
+                                | b'!'
+                                | b'$'
+                                | b'&'
+                                | b'\''
+                                | b'('
+                                | b')'
+                                | b'*'
+                                | b'+'
+                                | b','
+                                | b';'
+                                | b'='
+                                | b'%'
+                        ));
+                if keep {
+                    out.push(b);
+                } else {
+                    out.extend_from_slice(&[b'%', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+                }
+            }
+        }
+        Esc::JsonString | Esc::JsonValue => {
+            for &b in text {
+                match b {
+                    b'"' => out.extend_from_slice(b"\\\""),
+                    b'\\' => out.extend_from_slice(b"\\\\"),
+                    b'\n' => out.extend_from_slice(b"\\n"),
+                    b'\r' => out.extend_from_slice(b"\\r"),
+                    b'\t' => out.extend_from_slice(b"\\t"),
+                    0..=0x1f => out.extend_from_slice(format!("\\u{:04x}", b).as_bytes()),
+                    _ => out.push(b),
+                }
+            }
+        }
+    }
+}
+
+/// Compiles a text that may hold templates (validated at load time, so errors are rare:
+/// they come only from scenarios built in code).
+pub fn template(text: &str, names: &Names) -> Result<Template, String> {
+    compile(text, names)
+}
+
+/// Appends a JSON body whose strings may hold templates.
+pub fn json_body(v: &serde_json::Value, names: &Names, out: &mut Pieces) -> Result<(), String> {
+    use serde_json::Value;
+    match v {
+        Value::String(s) if s.contains("{{") => {
+            let t = compile(s, names)?;
+            match t.single_var() {
+                Some(var) => out.var(var, Esc::JsonValue),
+                None => {
+                    out.lit(b"\"");
+                    out.template(&t, Esc::JsonString);
+                    out.lit(b"\"");
+                }
+            }
+        }
+        Value::Array(a) => {
+            out.lit(b"[");
+            for (i, item) in a.iter().enumerate() {
+                if i > 0 {
+                    out.lit(b",");
+                }
+                json_body(item, names, out)?;
+            }
+            out.lit(b"]");
+        }
+        Value::Object(m) => {
+            out.lit(b"{");
+            for (i, (k, item)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.lit(b",");
+                }
+                out.lit(serde_json::to_string(k).unwrap_or_default().as_bytes());
+                out.lit(b":");
+                json_body(item, names, out)?;
+            }
+            out.lit(b"}");
+        }
+        other => out.lit(serde_json::to_string(other).unwrap_or_default().as_bytes()),
+    }
+    Ok(())
+}
+
+/// The body pieces of a request and its default content type.
+pub fn body(b: &Body, names: &Names) -> Result<(Vec<Piece>, &'static str), String> {
+    let mut p = Pieces::default();
+    let ct = match b {
+        Body::Json(v) => {
+            json_body(v, names, &mut p)?;
+            "application/json"
+        }
+        Body::Text(t) => {
+            p.template(&compile(t, names)?, Esc::Raw);
+            "text/plain; charset=utf-8"
+        }
+        Body::Form(fields) => {
+            for (i, (k, v)) in fields.iter().enumerate() {
+                if i > 0 {
+                    p.lit(b"&");
+                }
+                let mut key = Vec::new();
+                escape_into(&mut key, k.as_bytes(), Esc::Component);
+                p.lit(&key);
+                p.lit(b"=");
+                p.template(&compile(v, names)?, Esc::Component);
+            }
+            "application/x-www-form-urlencoded"
+        }
+    };
+    Ok((p.finish(), ct))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_by_position() {
+        let mut out = Vec::new();
+        escape_into(&mut out, b"a b/c?d", Esc::Path);
+        assert_eq!(out, b"a%20b/c%3Fd");
+        out.clear();
+        escape_into(&mut out, b"a b&c=d", Esc::Component);
+        assert_eq!(out, b"a%20b%26c%3Dd");
+        out.clear();
+        escape_into(&mut out, b"x\r\ny", Esc::Header);
+        assert_eq!(out, b"xy");
+        out.clear();
+        escape_into(&mut out, b"say \"hi\"\n", Esc::JsonString);
+        assert_eq!(out, b"say \\\"hi\\\"\\n");
+    }
+}

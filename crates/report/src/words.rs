@@ -1,0 +1,197 @@
+//! Plain-language pieces shared by the report builders: how a load, a threshold, a machine and
+//! an error read in a sentence.
+
+use crate::format::{format_fraction, format_ms, format_rate, format_secs, Unit};
+use loadlab_metrics::result::{LoadInfo, RunResult, ThresholdResult};
+use loadlab_metrics::Environment;
+
+/// `open model, peak 300.0/s, at most 1000 in flight`.
+pub fn load_words(l: &LoadInfo) -> String {
+    match l.model.as_str() {
+        "closed" => match l.max_vus {
+            Some(v) => format!("closed model: up to {v} virtual users looping their flow"),
+            None => "closed model".to_string(),
+        },
+        "open" => {
+            let mut s = match l.peak_rate {
+                Some(r) => format!("open model: arrivals at up to {}", format_rate(r)),
+                None => "open model".to_string(),
+            };
+            if let Some(n) = l.planned_arrivals {
+                s.push_str(&format!(" ({n:.0} planned)"));
+            }
+            if let Some(m) = l.max_in_flight {
+                s.push_str(&format!(", at most {m} requests in flight"));
+            }
+            s
+        }
+        "burst" => match l.count {
+            Some(n) => format!("burst: {n} requests released at once"),
+            None => "burst".to_string(),
+        },
+        other => format!("{other} model"),
+    }
+}
+
+/// `1 run of 8.00s (1.00s warm-up excluded)`.
+pub fn duration_words(r: &RunResult) -> String {
+    if r.warmup_s > 0.0 {
+        format!(
+            "{} measured after {} of warm-up",
+            format_secs(r.duration_s),
+            format_secs(r.warmup_s)
+        )
+    } else {
+        format!("{} measured, no warm-up", format_secs(r.duration_s))
+    }
+}
+
+/// `latency.p95 < 250ms` → (`p95 latency`, `< 250ms`).
+fn split_threshold(expr: &str) -> (String, String) {
+    let pos = expr.find(['<', '>', '=', '!']).unwrap_or(expr.len());
+    let metric = expr[..pos].trim();
+    let rest = expr[pos..].trim().to_string();
+    let mut parts: Vec<&str> = metric.split('.').collect();
+    let mut scope = String::new();
+    if parts.len() >= 3 && (parts[0] == "group" || parts[0] == "step") {
+        scope = format!(" of {} `{}`", parts[0], parts[1]);
+        parts.drain(..2);
+    }
+    let words = match parts.as_slice() {
+        ["latency", p] => format!("{p} latency"),
+        ["service_time", p] => format!("{p} service time"),
+        ["http", "errors"] | ["errors"] | ["errors", "rate"] | ["http", "error_rate"] => {
+            "error rate".to_string()
+        }
+        ["requests", "rate"] | ["rate"] => "throughput".to_string(),
+        ["requests"] => "request count".to_string(),
+        _ => format!("`{metric}`"),
+    };
+    (format!("{words}{scope}"), rest)
+}
+
+/// Formats a threshold's actual value in its own unit.
+pub fn threshold_actual(t: &ThresholdResult) -> String {
+    match t.actual {
+        Some(a) => Unit::of_threshold(&t.expr).format(a),
+        None => "no data".to_string(),
+    }
+}
+
+/// `p95 latency met its threshold (< 250ms): 4.20ms`.
+pub fn threshold_sentence(t: &ThresholdResult) -> String {
+    let (metric, limit) = split_threshold(&t.expr);
+    let verb = if t.ok { "met" } else { "missed" };
+    format!(
+        "{} {verb} its threshold ({limit}): {}",
+        capitalize(&metric),
+        threshold_actual(t)
+    )
+}
+
+pub fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        // `p95 latency` stays lower-case, like a unit.
+        Some('p') if c.as_str().starts_with(|d: char| d.is_ascii_digit()) => s.to_string(),
+        Some(f) if f != '`' => f.to_uppercase().collect::<String>() + c.as_str(),
+        Some(_) => s.to_string(),
+        None => String::new(),
+    }
+}
+
+pub fn bytes_words(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.1} GiB", b / (1024.0 * 1024.0 * 1024.0))
+    } else {
+        format!("{:.0} MiB", b / (1024.0 * 1024.0))
+    }
+}
+
+/// Label → value facts about the generator machine.
+pub fn environment_facts(e: &Environment) -> Vec<(String, String)> {
+    let mut f = Vec::new();
+    if let Some(h) = &e.hostname {
+        f.push(("Host".to_string(), h.clone()));
+    }
+    f.push((
+        "CPU".to_string(),
+        format!(
+            "{} × {} ({})",
+            e.cpus,
+            e.cpu_model.as_deref().unwrap_or("unknown model"),
+            e.arch
+        ),
+    ));
+    if let Some(m) = e.memory_bytes {
+        f.push(("Memory".to_string(), bytes_words(m)));
+    }
+    f.push(("Operating system".to_string(), e.os.clone()));
+    f
+}
+
+/// The generator's CPU and health, in a sentence.
+pub fn generator_words(r: &RunResult) -> String {
+    let g = &r.generator;
+    let mut s = format!(
+        "CPU {:.0}% of {} core{} ({} worker thread{}), scheduler lag p99 {}, peak memory {}",
+        g.cpu_percent,
+        g.cores,
+        if g.cores == 1 { "" } else { "s" },
+        g.threads,
+        if g.threads == 1 { "" } else { "s" },
+        format_ms(g.scheduler_lag_ms_p99),
+        bytes_words(g.max_rss_bytes)
+    );
+    if g.saturated {
+        s.push_str(": **saturated**");
+    } else {
+        s.push_str(": not saturated");
+    }
+    s
+}
+
+pub fn error_share(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        "0.00%".to_string()
+    } else {
+        format_fraction(part as f64 / whole as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_read_as_sentences() {
+        let t = ThresholdResult {
+            expr: "latency.p95 < 2.8s".into(),
+            actual: Some(611.0),
+            ok: true,
+        };
+        assert_eq!(
+            threshold_sentence(&t),
+            "p95 latency met its threshold (< 2.8s): 611.00ms"
+        );
+        let t = ThresholdResult {
+            expr: "group.auth.latency.p95 < 1.2s".into(),
+            actual: Some(1500.0),
+            ok: false,
+        };
+        assert_eq!(
+            threshold_sentence(&t),
+            "p95 latency of group `auth` missed its threshold (< 1.2s): 1.50s"
+        );
+        let t = ThresholdResult {
+            expr: "http.errors < 1%".into(),
+            actual: None,
+            ok: false,
+        };
+        assert_eq!(
+            threshold_sentence(&t),
+            "Error rate missed its threshold (< 1%): no data"
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! Data sets: CSV files (header row = column names) and inline lists, loaded at load time.
+//!
+//! The CSV reader is the RFC 4180 subset test data uses (quoted fields, `""` escapes, CRLF);
+//! a 60-line function here avoids a dependency for reading a few thousand rows once.
+
+use crate::model::{DataSet, Pick};
+use crate::raw::{RawData, RawPick};
+use serde_json::Value;
+use std::path::Path;
+
+/// Loads one data set; errors are messages for the `data.NAME` field.
+pub fn load(name: &str, raw: RawData, base_dir: &Path) -> Result<DataSet, String> {
+    let pick = match raw.pick {
+        None | Some(RawPick::Sequential) => Pick::Sequential,
+        Some(RawPick::Random) => Pick::Random,
+        Some(RawPick::Unique) => Pick::Unique,
+    };
+    let (columns, rows) = match (raw.csv, raw.values) {
+        (Some(_), Some(_)) => return Err("give either `csv` or `values`, not both".into()),
+        (None, None) => {
+            return Err("a data set needs `csv: path/to/file.csv` or `values: [ ... ]`".into())
+        }
+        (Some(file), None) => {
+            let path = base_dir.join(&file);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                format!(
+                    "cannot read CSV file `{}`: {e} (the path is relative to the scenario file)",
+                    path.display()
+                )
+            })?;
+            let mut records = parse_csv(&text).map_err(|m| format!("{}: {m}", path.display()))?;
+            if records.is_empty() {
+                return Err(format!(
+                    "CSV file `{}` is empty: it needs a header row with column names",
+                    path.display()
+                ));
+            }
+            let header: Vec<String> = records
+                .remove(0)
+                .into_iter()
+                .map(|h| h.trim().to_string())
+                .collect();
+            for (i, r) in records.iter().enumerate() {
+                if r.len() != header.len() {
+                    return Err(format!(
+                        "{}: row {} has {} fields, the header has {}",
+                        path.display(),
+                        i + 2,
+                        r.len(),
+                        header.len()
+                    ));
+                }
+            }
+            let rows = records
+                .into_iter()
+                .map(|r| r.into_iter().map(Value::String).collect())
+                .collect();
+            (header, rows)
+        }
+        (None, Some(values)) => {
+            if let Some(Value::Object(first)) = values.first() {
+                let columns: Vec<String> = first.keys().cloned().collect();
+                let mut rows = Vec::new();
+                for (i, v) in values.iter().enumerate() {
+                    let Value::Object(m) = v else {
+                        return Err(format!(
+                            "values[{i}]: every item must be a mapping like the first"
+                        ));
+                    };
+                    let row = columns
+                        .iter()
+                        .map(|c| {
+                            m.get(c).cloned().ok_or_else(|| {
+                                format!("values[{i}] has no `{c}` (the first item has it)")
+                            })
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    rows.push(row);
+                }
+                (columns, rows)
+            } else {
+                for (i, v) in values.iter().enumerate() {
+                    if v.is_array() || v.is_object() || v.is_null() {
+                        return Err(format!(
+                            "values[{i}]: expected a number, a string or a boolean"
+                        ));
+                    }
+                }
+                (
+                    vec!["value".to_string()],
+                    values.into_iter().map(|v| vec![v]).collect(),
+                )
+            }
+        }
+    };
+    if rows.is_empty() {
+        return Err(format!("data set `{name}` has no rows"));
+    }
+    Ok(DataSet {
+        name: name.to_string(),
+        columns,
+        rows,
+        pick,
+    })
+}
+
+/// Parses CSV text into records of fields.
+pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut records = Vec::new();
+    let mut record = Vec::new();
+    let mut field = String::new();
+    let mut chars = text.chars().peekable();
+    let mut in_quotes = false;
+    let mut line = 1;
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        any = true;
+        if in_quotes {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    field.push('"');
+                }
+                '"' => in_quotes = false,
+                '\n' => {
+                    line += 1;
+                    field.push(c);
+                }
+                _ => field.push(c),
+            }
+            continue;
+        }
+        match c {
+            '"' if field.is_empty() => in_quotes = true,
+            ',' => record.push(std::mem::take(&mut field)),
+            '\r' => {}
+            '\n' => {
+                line += 1;
+                record.push(std::mem::take(&mut field));
+                if !(record.len() == 1 && record[0].is_empty()) {
+                    records.push(std::mem::take(&mut record));
+                } else {
+                    record.clear();
+                }
+                any = false;
+            }
+            _ => field.push(c),
+        }
+    }
+    if in_quotes {
+        return Err(format!("unclosed quote (line {line})"));
+    }
+    if any {
+        record.push(field);
+        if !(record.len() == 1 && record[0].is_empty()) {
+            records.push(record);
+        }
+    }
+    Ok(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_csv;
+
+    #[test]
+    fn parses_quotes_and_blank_lines() {
+        let r = parse_csv("a,b\r\n1,\"x, \"\"y\"\"\"\n\n2,z").unwrap();
+        assert_eq!(
+            r,
+            vec![vec!["a", "b"], vec!["1", "x, \"y\""], vec!["2", "z"]]
+        );
+        assert!(parse_csv("a\n\"open").is_err());
+    }
+}

@@ -1,0 +1,204 @@
+//! Every example validates (with `loadlab validate` and against the committed JSON Schema)
+//! and runs for about a second against `loadlab target` with no error.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
+
+static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+struct Target {
+    child: Child,
+    url: String,
+}
+
+impl Target {
+    fn start() -> Target {
+        let mut child = Command::new(BIN)
+            .args(["target", "--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start loadlab target");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().rsplit(' ').next().unwrap().to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "banner: {line}");
+        Target { child, url }
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn examples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "yaml")
+                && !p.file_name().unwrap().to_string_lossy().starts_with('.')
+        })
+        .collect();
+    out.sort();
+    assert!(out.len() >= 6, "the quickstart and the five seed examples");
+    out
+}
+
+fn loadlab(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env(
+            "LOADLAB_RESULTS",
+            std::env::temp_dir().join("loadlab-examples-results"),
+        )
+        .output()
+        .expect("run loadlab")
+}
+
+fn yaml_to_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+    serde_json::to_value(v).unwrap()
+}
+
+#[test]
+fn every_example_validates() {
+    for path in examples() {
+        let out = loadlab(&["validate", path.to_str().unwrap()]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn every_example_matches_the_json_schema() {
+    let schema_text = include_str!("../docs/schema/scenario.json");
+    let schema: Value = serde_json::from_str(schema_text).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("a valid JSON Schema");
+    for path in examples() {
+        let doc = yaml_to_json(&path);
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .map(|e| format!("{} at {}", e, e.instance_path))
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+    }
+    // The schema rejects what `validate` rejects at the top level (a misspelt key).
+    let bad = serde_json::json!({"load": {"model": "closed", "vus": 1, "duration": "1s"}, "therholds": []});
+    assert!(!validator.is_valid(&bad));
+    // `loadlab schema` prints exactly the committed file.
+    let out = loadlab(&["schema"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), schema_text);
+}
+
+/// The example with a one-second load of the same model, think times cut to 10 ms.
+fn shortened(path: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+    let model = doc["load"]["model"].as_str().unwrap().to_string();
+    let load = match model.as_str() {
+        "closed" => "{model: closed, vus: 4, duration: 1s}",
+        "open" => "{model: open, rate: 60/s, duration: 1s}",
+        _ => "{model: burst, count: 200}",
+    };
+    let map = doc.as_mapping_mut().unwrap();
+    map.insert("load".into(), serde_yaml_ng::from_str(load).unwrap());
+    map.remove("warmup");
+    map.remove("study");
+    map.remove("capacity");
+    fn cut_think(v: &mut serde_yaml_ng::Value) {
+        match v {
+            serde_yaml_ng::Value::Mapping(m) => {
+                if m.contains_key("think") {
+                    m.insert("think".into(), "10ms".into());
+                }
+                for (_, x) in m.iter_mut() {
+                    cut_think(x);
+                }
+            }
+            serde_yaml_ng::Value::Sequence(s) => s.iter_mut().for_each(cut_think),
+            _ => {}
+        }
+    }
+    cut_think(&mut doc);
+    // Next to the original, so that relative data paths still resolve.
+    let out = path.with_file_name(format!(
+        ".test-{}-{}",
+        std::process::id(),
+        path.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(&out, serde_yaml_ng::to_string(&doc).unwrap()).unwrap();
+    out
+}
+
+#[test]
+fn every_example_runs_against_the_target_without_errors() {
+    let _serial = LOAD.lock().unwrap_or_else(|e| e.into_inner());
+    let target = Target::start();
+    for path in examples() {
+        let short = shortened(&path);
+        let json = std::env::temp_dir().join(format!(
+            "loadlab-example-{}-{}.json",
+            std::process::id(),
+            path.file_stem().unwrap().to_string_lossy()
+        ));
+        let out = loadlab(&[
+            "run",
+            short.to_str().unwrap(),
+            "--target",
+            &target.url,
+            "--json",
+            json.to_str().unwrap(),
+            "--no-progress",
+            "--allow-saturated",
+        ]);
+        let _ = std::fs::remove_file(&short);
+        let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {
+            panic!(
+                "{}: no result ({e}): {}{}",
+                path.display(),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        let _ = std::fs::remove_file(&json);
+        let result: Value = serde_json::from_str(&text).unwrap();
+        let name = path.display();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(result["requests"]["total"].as_u64().unwrap() > 0, "{name}");
+        assert_eq!(
+            result["requests"]["failed"], 0,
+            "{name}: errors {}",
+            result["errors"]
+        );
+        for step in result["steps"].as_array().unwrap() {
+            assert!(
+                step["requests"].as_u64().unwrap() > 0,
+                "{name}: step {} never ran",
+                step["name"]
+            );
+        }
+    }
+}

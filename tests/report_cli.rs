@@ -1,0 +1,117 @@
+//! `loadlab report` on a real run result: every format, the schema detection, bad input.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
+
+fn loadlab(args: &[&str], dir: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("LOADLAB_RESULTS", dir.join("results"))
+        .output()
+        .expect("loadlab runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A short open-model run against the in-process target (`loadlab run --url`) → run.json.
+fn make_run(dir: &Path) {
+    let target = loadlab_target::spawn(loadlab_target::TargetConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        ..Default::default()
+    })
+    .unwrap();
+    let url = format!("http://{}/api/ping", target.addr);
+    let o = loadlab(
+        &[
+            "run",
+            "--url",
+            &url,
+            "--rate",
+            "100/s",
+            "--duration",
+            "2s",
+            "--json",
+            "run.json",
+            "--quiet",
+        ],
+        dir,
+    );
+    target.shutdown();
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn report_of_a_run_in_every_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    make_run(dir);
+
+    // Default: HTML and Markdown (with its charts) beside the input.
+    let o = loadlab(&["report", "run.json"], dir);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("report.html"), "{}", text(&o));
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("class=\"chart\""));
+    // Self-contained: nothing is fetched (no src=, no external link or stylesheet).
+    assert!(!html.contains(" src="), "no external resource");
+    assert!(!html.contains("href=\"http"), "no external link");
+    assert!(!html.contains("url(http"), "no external CSS resource");
+    assert!(!html.contains("<script"), "no script");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("## Summary") && md.contains("## Environment"));
+    assert!(md.contains("requests at"), "verdict sentence: {md}");
+    for chart in [
+        "latency-over-time",
+        "throughput-over-time",
+        "active-over-time",
+        "latency-distribution",
+    ] {
+        assert!(
+            md.contains(&format!("report-charts/{chart}.svg")),
+            "{chart}"
+        );
+        let svg = std::fs::read_to_string(dir.join(format!("report-charts/{chart}.svg"))).unwrap();
+        assert!(svg.contains("<path"), "{chart} has data");
+    }
+    // The machine the run was measured on is recorded and reported.
+    assert!(md.contains("**CPU**"), "{md}");
+
+    // One format to a chosen path, taken from the extension or --format.
+    let o = loadlab(&["report", "run.json", "-o", "out/r.md"], dir);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(dir.join("out/r.md").is_file());
+    assert!(dir.join("out/r-charts/latency-over-time.svg").is_file());
+    let o = loadlab(&["report", "run.json", "--format", "json"], dir);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["kind"], "run");
+    assert!(!doc["verdicts"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn report_rejects_what_it_cannot_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("other.json"), r#"{"schema": "someone.else.v1"}"#).unwrap();
+    let o = loadlab(&["report", "other.json"], dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("unknown schema"), "{}", text(&o));
+    std::fs::write(dir.join("none.json"), "{}").unwrap();
+    let o = loadlab(&["report", "none.json"], dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("no `schema` field"), "{}", text(&o));
+    let o = loadlab(&["report", "missing-id"], dir);
+    assert_eq!(o.status.code(), Some(2));
+    let o = loadlab(&["report", "other.json", "--format", "pdf"], dir);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -1,0 +1,183 @@
+//! Every runnable example of docs/scenario.md (a YAML block with `target:` and `load:`)
+//! validates and runs against `loadlab target` with no failed request; plus the CLI side of
+//! the scenario language: `validate` errors (exit 2, file:line:column) and `schema`.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
+
+static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+struct Target {
+    child: Child,
+    url: String,
+}
+
+impl Target {
+    fn start() -> Target {
+        let mut child = Command::new(BIN)
+            .args(["target", "--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start loadlab target");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().rsplit(' ').next().unwrap().to_string();
+        Target { child, url }
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn loadlab(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env(
+            "LOADLAB_RESULTS",
+            std::env::temp_dir().join("loadlab-docs-results"),
+        )
+        .output()
+        .expect("run loadlab")
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Writes `text` into examples/ (so `data/users.csv` resolves) under a hidden unique name.
+fn temp_scenario(name: &str, text: &str) -> PathBuf {
+    let path = root()
+        .join("examples")
+        .join(format!(".test-{}-{name}.yaml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn doc_examples() -> Vec<String> {
+    let doc = std::fs::read_to_string(root().join("docs/scenario.md")).unwrap();
+    let mut out = Vec::new();
+    let mut rest = doc.as_str();
+    while let Some(start) = rest.find("```yaml\n") {
+        let body = &rest[start + 8..];
+        let end = body.find("```").unwrap();
+        let block = &body[..end];
+        if block.starts_with("target: http://127.0.0.1:8080") && block.contains("\nload:") {
+            out.push(block.to_string());
+        }
+        rest = &body[end + 3..];
+    }
+    out
+}
+
+#[test]
+fn docs_examples_run_without_errors() {
+    let examples = doc_examples();
+    assert!(examples.len() >= 5, "found {}", examples.len());
+    let _serial = LOAD.lock().unwrap_or_else(|e| e.into_inner());
+    let target = Target::start();
+    for (i, text) in examples.iter().enumerate() {
+        let path = temp_scenario(&format!("doc{i}"), text);
+        let json =
+            std::env::temp_dir().join(format!("loadlab-doc-{}-{i}.json", std::process::id()));
+        let out = loadlab(&[
+            "run",
+            path.to_str().unwrap(),
+            "--target",
+            &target.url,
+            "--json",
+            json.to_str().unwrap(),
+            "--no-progress",
+            "--allow-saturated",
+        ]);
+        let _ = std::fs::remove_file(&path);
+        let summary = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: Value = serde_json::from_str(
+            &std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{e}\n{text}\n{summary}")),
+        )
+        .unwrap();
+        let _ = std::fs::remove_file(&json);
+        assert_eq!(out.status.code(), Some(0), "{text}\n{summary}");
+        assert_eq!(result["requests"]["failed"], 0, "{text}\n{summary}");
+        assert!(result["requests"]["total"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn validate_reports_template_errors_with_their_position() {
+    let path = temp_scenario(
+        "bad-template",
+        "target: http://127.0.0.1:8080\nload: {model: closed, vus: 1, duration: 1s}\nsteps:\n  - post: /api/auth/signin\n    capture: { token: $.token }\n  - get: /api/ping\n    headers: { Authorization: 'Bearer {{ tokne }}' }\n",
+    );
+    let out = loadlab(&["validate", path.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(":7:31: steps[1].headers.Authorization: unknown variable `tokne`"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `token`?"), "{err}");
+}
+
+#[test]
+fn validate_prints_the_outline() {
+    let out = loadlab(&[
+        "validate",
+        root()
+            .join("examples/seed-002-users-transactions.yaml")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("once[signin] → create user → loop 1000×[create transaction]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn unique_data_running_out_invalidates_the_run() {
+    let _serial = LOAD.lock().unwrap_or_else(|e| e.into_inner());
+    let target = Target::start();
+    let path = temp_scenario(
+        "unique",
+        "load: {model: closed, vus: 3, iterations: 2}\ndata:\n  users: { values: [{u: user1}, {u: user2}], pick: unique }\nsteps:\n  - post: /api/auth/signin\n    json: { username: '{{ users.u }}', password: password }\n",
+    );
+    let json = std::env::temp_dir().join(format!("loadlab-unique-{}.json", std::process::id()));
+    let out = loadlab(&[
+        "run",
+        path.to_str().unwrap(),
+        "--target",
+        &target.url,
+        "--json",
+        json.to_str().unwrap(),
+        "--no-progress",
+        "--allow-saturated",
+    ]);
+    let _ = std::fs::remove_file(&path);
+    let result: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&json);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(result["requests"]["total"], 2);
+    let reasons = result["invalid_reasons"].to_string();
+    assert!(
+        reasons.contains("data set `users` (pick: unique) ran out after its 2 rows"),
+        "{reasons}"
+    );
+}

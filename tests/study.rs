@@ -1,0 +1,266 @@
+//! End to end: `loadlab study` against two `loadlab target`s, then `compare`, `runs` and
+//! `run --baseline` on what the study stored.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
+
+/// Load tests share two cores: one at a time.
+static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    LOAD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct Target {
+    child: Child,
+    url: String,
+}
+
+impl Target {
+    fn start(args: &[&str]) -> Target {
+        let mut child = Command::new(BIN)
+            .args(["target", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start loadlab target");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().rsplit(' ').next().unwrap().to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "banner: {line}");
+        Target { child, url }
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn loadlab(results: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("LOADLAB_RESULTS", results)
+        .output()
+        .expect("run loadlab")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A two-variant study file: 5 short open-model runs per target.
+fn study_file(dir: &Path, a: &str, b: &str, extra: &str) -> PathBuf {
+    let path = dir.join("ab.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "name: ab\ntarget: {a}\nload: {{ model: open, stages: [ {{ duration: 1s, rate: 40/s }} ] }}\n\
+             thresholds: [ latency.p95 < 500ms ]\nflows:\n  - name: api\n    steps: [ {{ name: ping, group: api, get: /api/ping }} ]\n\
+             study:\n  repeat: 5\n{extra}  variants:\n    - {{ name: a }}\n    - {{ name: b, target: {b} }}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn validate(schema_file: &str, doc: &Value) {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(schema_file)).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("valid schema");
+    let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{schema_file}: {errors:?}");
+}
+
+fn comparison<'a>(study: &'a Value, metric: &str) -> &'a Value {
+    study["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == metric)
+        .unwrap_or_else(|| panic!("no comparison of {metric}: {study}"))
+}
+
+#[test]
+fn slower_target_is_reported_slower_and_compare_gates_on_it() {
+    let _serial = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let fast = Target::start(&["--service-time", "2ms"]);
+    let slow = Target::start(&["--service-time", "8ms"]);
+    let file = study_file(dir.path(), &fast.url, &slow.url, "");
+    let json = dir.path().join("study.json");
+    let out = loadlab(
+        &results,
+        &[
+            "study",
+            file.to_str().unwrap(),
+            "--no-progress",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let study: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    validate("docs/schema/study.v1.json", &study);
+    assert_eq!(study["schema"], "loadlab.study.v1");
+    let variants = study["variants"].as_array().unwrap();
+    assert_eq!(variants.len(), 2);
+    for v in variants {
+        assert_eq!(v["runs"].as_array().unwrap().len(), 5, "{v}");
+        let p95 = &v["metrics"]["latency_ms.p95"];
+        assert_eq!(p95["n"], 5);
+        assert_eq!(p95["values"].as_array().unwrap().len(), 5);
+        assert!(p95["median_ci"].is_null(), "n < 6 has no median CI");
+        assert!(v["metrics"]["groups.api.latency_ms.p95"].is_object());
+    }
+    for metric in ["latency_ms.p50", "latency_ms.p95"] {
+        let c = comparison(&study, metric);
+        assert_eq!(c["baseline"], "a");
+        assert_eq!(c["variant"], "b");
+        assert_eq!(c["verdict"], "slower", "{c}");
+        assert!(c["p_adjusted"].as_f64().unwrap() < 0.05, "{c}");
+        assert!(c["change"].as_f64().unwrap() > 0.3, "{c}");
+        let ci = c["change_ci"].as_array().unwrap();
+        assert!(ci[0].as_f64().unwrap() > 0.0, "{c}");
+    }
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("slower"), "{summary}");
+    assert!(summary.contains("study.json"), "{summary}");
+    let id = study["id"].as_str().unwrap();
+
+    // compare: the same two variants out of the store, as a CI gate.
+    let a = format!("{id}:a");
+    let b = format!("{id}:b");
+    let cmp_json = dir.path().join("cmp.json");
+    let gate = loadlab(
+        &results,
+        &[
+            "compare",
+            &a,
+            &b,
+            "--fail-on-regression",
+            "5%",
+            "--json",
+            cmp_json.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(gate.status.code(), Some(1), "{}", text(&gate));
+    let gate_out = String::from_utf8_lossy(&gate.stdout);
+    assert!(gate_out.contains("REGRESSION"), "{gate_out}");
+    assert!(gate_out.contains("n=5+5"), "{gate_out}");
+    let cmp: Value = serde_json::from_str(&std::fs::read_to_string(&cmp_json).unwrap()).unwrap();
+    assert_eq!(cmp["schema"], "loadlab.compare.v1");
+    assert!(cmp["regressions"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("latency_ms.p95")));
+    // The other way round it is faster: no regression, exit 0.
+    let improved = loadlab(&results, &["compare", &b, &a, "--fail-on-regression", "5%"]);
+    assert_eq!(improved.status.code(), Some(0), "{}", text(&improved));
+    assert!(String::from_utf8_lossy(&improved.stdout).contains("faster"));
+
+    // The run index lists all ten runs with their variant.
+    let runs = loadlab(&results, &["runs"]);
+    assert_eq!(runs.status.code(), Some(0), "{}", text(&runs));
+    let listing = String::from_utf8_lossy(&runs.stdout);
+    assert_eq!(
+        listing.lines().filter(|l| l.contains(" b ")).count(),
+        5,
+        "{listing}"
+    );
+    let run_id = study["variants"][1]["runs"][0].as_str().unwrap();
+    let show = loadlab(&results, &["runs", "show", run_id]);
+    assert_eq!(show.status.code(), Some(0), "{}", text(&show));
+    assert!(String::from_utf8_lossy(&show.stdout).contains("p95"));
+    let stored = results.join("runs").join(run_id);
+    assert!(stored.join("run.json").is_file());
+    assert!(std::fs::read_to_string(stored.join("latency.hlog"))
+        .unwrap()
+        .contains("#[StartTime: "));
+
+    // One new run against the stored study: flagged, with the weak-evidence note.
+    let baseline = loadlab(
+        &results,
+        &[
+            "run",
+            "--url",
+            &format!("{}/api/ping", slow.url),
+            "--rate",
+            "40/s",
+            "--duration",
+            "1s",
+            "--no-progress",
+            "--baseline",
+            &a,
+            "--fail-on-regression",
+            "5%",
+        ],
+    );
+    let said = String::from_utf8_lossy(&baseline.stdout);
+    assert!(
+        said.contains("one run is weak evidence"),
+        "{}",
+        text(&baseline)
+    );
+    assert_eq!(baseline.status.code(), Some(1), "{}", text(&baseline));
+}
+
+#[test]
+fn identical_targets_are_not_told_apart() {
+    let _serial = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let one = Target::start(&["--service-time", "4ms"]);
+    let two = Target::start(&["--service-time", "4ms"]);
+    let file = study_file(dir.path(), &one.url, &two.url, "  equivalence: 5%\n");
+    let json = dir.path().join("study.json");
+    let out = loadlab(
+        &results,
+        &[
+            "study",
+            file.to_str().unwrap(),
+            "--no-progress",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let study: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for c in study["comparisons"].as_array().unwrap() {
+        assert_eq!(c["verdict"], "~", "{c}");
+    }
+    assert_eq!(study["comparisons"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn too_few_runs_are_said_and_bad_sections_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.yaml");
+    std::fs::write(
+        &file,
+        "name: bad\ntarget: http://127.0.0.1:9\nload: { model: open, stages: [ { duration: 1s, rate: 10/s } ] }\n\
+         flows:\n  - name: f\n    steps: [ { get: /x } ]\nstudy:\n  repeat: 3\n  oder: sequential\n",
+    )
+    .unwrap();
+    let out = loadlab(dir.path(), &["study", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(":9:"), "{err}");
+    assert!(err.contains("did you mean `order`"), "{err}");
+}
