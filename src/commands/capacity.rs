@@ -303,18 +303,18 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     };
     let path = cap_dir.join("capacity.json");
     let text = serde_json::to_string_pretty(&result).expect("serializes") + "\n";
-    loadlab_store::write_atomic(&path, text.as_bytes())
-        .map_err(|e| CliError::bad_input(format!("cannot write {}: {e}", path.display())))?;
-    let _ = store.finish_study(&cap_id, &path, result.interrupted);
-    if let Some(json) = &output.json {
-        std::fs::write(json, &text).map_err(|e| {
-            CliError::bad_input(format!("--json: cannot write {}: {e}", json.display()))
-        })?;
-    }
+    super::output::store_record(
+        &store,
+        &cap_id,
+        &path,
+        &text,
+        result.interrupted,
+        output.json.as_deref(),
+    )?;
     if let Some(e) = aborted {
         return Err(e);
     }
-    let report = super::study::report_for(&path);
+    let report = super::output::report_for(&path);
     if !quiet {
         let mut out = std::io::stdout().lock();
         match result.max_rate {
@@ -342,7 +342,7 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
             path.display()
         );
         if let Some(r) = report {
-            super::study::print_report_paths(&mut out, &r);
+            super::output::print_report_paths(&mut out, &r);
         }
     }
     Ok(if result.interrupted {

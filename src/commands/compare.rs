@@ -351,12 +351,10 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
     };
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&result).expect("serializes") + "\n";
-        std::fs::write(path, text).map_err(|e| {
-            CliError::bad_input(format!("--json: cannot write {}: {e}", path.display()))
-        })?;
-        if let Some(report) = super::study::report_for(path) {
+        super::output::write_json_copy(path, &text)?;
+        if let Some(report) = super::output::report_for(path) {
             if !args.quiet {
-                super::study::print_report_paths(&mut out, &report);
+                super::output::print_report_paths(&mut out, &report);
             }
         }
     }

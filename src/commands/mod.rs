@@ -3,6 +3,7 @@
 mod capacity;
 mod compare;
 mod demo;
+mod output;
 mod report;
 mod run;
 mod runs;

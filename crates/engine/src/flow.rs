@@ -62,6 +62,21 @@ pub struct Worker<T: Transport> {
     pub stopping: Cell<bool>,
     /// Idle connections per origin (shared policy and the open model).
     pub pool: RefCell<Vec<Vec<T::Conn>>>,
+    /// Sub-millisecond waits for the open model's arrivals; `None` uses tokio's timer
+    /// (1 ms ticks), which is also what paused-time tests need.
+    pub precise_timer: Option<crate::timer::PreciseTimer>,
+}
+
+impl<T: Transport> Worker<T> {
+    /// Sleeps until `at`, precisely when a precise timer is available.
+    pub async fn sleep_until(&self, at: Instant) {
+        if let Some(timer) = &self.precise_timer {
+            if timer.sleep_until(at.into_std()).await.is_ok() {
+                return;
+            }
+        }
+        tokio::time::sleep_until(at).await;
+    }
 }
 
 impl<T: Transport> Worker<T> {

@@ -21,6 +21,7 @@ mod origin;
 mod prepare;
 mod render;
 mod run;
+mod timer;
 mod transport;
 mod vu;
 

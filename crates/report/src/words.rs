@@ -89,6 +89,14 @@ pub fn threshold_sentence(t: &ThresholdResult) -> String {
     )
 }
 
+/// `` `checkout` (from `checkout.yaml`) ``: a scenario's name and, when known, its file.
+pub fn scenario_words(name: &str, file: Option<&str>) -> String {
+    match file {
+        Some(f) => format!("`{name}` (from `{f}`)"),
+        None => format!("`{name}`"),
+    }
+}
+
 pub fn capitalize(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {

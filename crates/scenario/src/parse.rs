@@ -8,17 +8,23 @@ use crate::suggest::closest;
 use crate::validate::{self, Ctx};
 use std::path::Path;
 
+/// The text of a scenario file and its name as shown in errors.
+pub(crate) fn read_scenario_file(path: &Path) -> Result<(String, String), ScenarioError> {
+    let shown = path.display().to_string();
+    let src = std::fs::read_to_string(path).map_err(|e| {
+        ScenarioError::at(
+            ErrorLocation::Unknown,
+            "",
+            format!("cannot read scenario file {shown}: {e}"),
+        )
+    })?;
+    Ok((src, shown))
+}
+
 impl Scenario {
     /// Reads and parses a scenario file.
     pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
-        let shown = path.display().to_string();
-        let src = std::fs::read_to_string(path).map_err(|e| {
-            ScenarioError::at(
-                ErrorLocation::Unknown,
-                "",
-                format!("cannot read scenario file {shown}: {e}"),
-            )
-        })?;
+        let (src, shown) = read_scenario_file(path)?;
         Scenario::parse(&src, &shown)
     }
 

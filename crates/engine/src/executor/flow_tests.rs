@@ -83,6 +83,7 @@ async fn run(yaml: &str, handler: Handler) -> (Recorder, Vec<String>, PreparedSc
         end: start + plan.duration(),
         stopping: Cell::new(false),
         pool: RefCell::new(vec![Vec::new()]),
+        precise_timer: None,
     });
     let (tx, _rx) = mpsc::channel();
     let load: Load = plan.load.clone();

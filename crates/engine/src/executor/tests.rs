@@ -93,6 +93,7 @@ async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Recorde
         end: start + duration,
         stopping: Cell::new(false),
         pool: RefCell::new(vec![Vec::new()]),
+        precise_timer: None,
     });
     let (tx, _rx) = mpsc::channel();
     let plan = WorkerPlan {

@@ -1,0 +1,44 @@
+//! The environment section of a run: the target, the machine and the generator's health.
+
+use crate::doc::{Block, Level, Section, Verdict};
+use crate::words::*;
+use loadlab_metrics::result::RunResult;
+
+pub(super) fn environment(r: &RunResult) -> Section {
+    let mut s = Section::new("environment", "Environment");
+    let mut facts = Vec::new();
+    facts.push((
+        "Target".to_string(),
+        r.target
+            .as_deref()
+            .map(|t| format!("`{t}`"))
+            .unwrap_or_else(|| "not recorded".to_string()),
+    ));
+    match &r.environment {
+        Some(e) => facts.extend(environment_facts(e)),
+        None => facts.push((
+            "Machine".to_string(),
+            "not recorded (result written by an older loadlab)".to_string(),
+        )),
+    }
+    facts.push(("Load generator".to_string(), generator_words(r)));
+    s.push(Block::Facts(facts));
+    let mut notes = Vec::new();
+    if r.generator.saturated || !r.valid {
+        for reason in &r.invalid_reasons {
+            notes.push(Verdict::new(Level::Fail, format!("Invalid: {reason}.")));
+        }
+    }
+    if let Some(t) = &r.target {
+        if t.contains("127.0.0.1") || t.contains("localhost") || t.contains("[::1]") {
+            notes.push(Verdict::new(
+                Level::Info,
+                "The target runs on the same machine as the generator: they share its CPUs, so the generator's CPU use above also competes with the target.",
+            ));
+        }
+    }
+    if !notes.is_empty() {
+        s.push(Block::Notes(notes));
+    }
+    s
+}

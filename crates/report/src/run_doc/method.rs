@@ -1,0 +1,100 @@
+//! The method section of a run: its plan, the planned-load chart and how latency is measured.
+
+use super::PlannedLoad;
+use crate::chart::{Axis, Band, Chart, Series, SeriesKind, Unit};
+use crate::doc::{Block, Section};
+use crate::format::format_secs;
+use crate::words::*;
+use loadlab_metrics::result::RunResult;
+
+/// What a report says about measurement method, shared by run and study reports.
+pub fn measurement_methods(model: &str) -> Vec<String> {
+    let mut m = vec![
+        "Latency is recorded into HDR histograms (1 µs – 1 h, 3 significant digits), one per worker thread, merged exactly; percentiles come from the merged histogram, never from averaged percentiles.".to_string(),
+        "Requests completed during the warm-up are recorded but excluded from every statistic and threshold.".to_string(),
+    ];
+    if model == "open" {
+        m.push("Open model: latency is measured from each request's *intended* send time (no coordinated omission); the service time is measured from the actual send, and the difference (send lag) is reported separately.".to_string());
+    } else {
+        m.push(
+            "Closed model: latency is measured from the actual send of each request.".to_string(),
+        );
+    }
+    m.push("Generator health: the CPU time of the worker threads and the scheduler's lag are measured; CPU ≥ 90% of the cores used, or lag p99 above 10 ms, marks the run invalid.".to_string());
+    m
+}
+
+pub(super) fn method(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
+    let mut s = Section::new("method", "Method");
+    let mut facts = vec![(
+        "Scenario".to_string(),
+        scenario_words(&r.name, r.scenario_file.as_deref()),
+    )];
+    facts.push(("Load".to_string(), load_words(&r.load)));
+    facts.push((
+        "Planned duration".to_string(),
+        format_secs(r.load.planned_duration_s),
+    ));
+    facts.push((
+        "Warm-up".to_string(),
+        if r.warmup_s > 0.0 {
+            format!(
+                "{} (excluded; {} requests)",
+                format_secs(r.warmup_s),
+                r.requests.warmup
+            )
+        } else {
+            "none".to_string()
+        },
+    ));
+    facts.push((
+        "Repetitions".to_string(),
+        "1 run (no run-to-run variation can be estimated; a study repeats runs)".to_string(),
+    ));
+    facts.push(("Started".to_string(), r.started_at.clone()));
+    facts.push(("Tool".to_string(), format!("loadlab {}", r.tool_version)));
+    s.push(Block::Facts(facts));
+    if let Some(p) = plan {
+        s.push(Block::Chart(plan_chart(p, r.warmup_s)));
+    }
+    s.push(Block::Heading("Measurement".to_string()));
+    s.push(Block::List(measurement_methods(&r.load.model)));
+    s
+}
+
+/// The small chart of the planned load.
+pub fn plan_chart(p: &PlannedLoad, warmup_s: f64) -> Chart {
+    let (label, unit, what) = if p.vus {
+        ("virtual users", Unit::Count, "virtual users")
+    } else {
+        ("arrivals/s", Unit::PerSecond, "arrival rate")
+    };
+    let mut c = Chart::new(
+        "planned-load",
+        "Planned load",
+        Axis::linear("time since start (s)", Unit::Seconds),
+        Axis::linear(label, unit),
+    )
+    .describe(format!(
+        "The {what} the scenario asks for over time; the shaded part is the warm-up."
+    ))
+    .series(Series::new(
+        if p.vus {
+            "planned VUs"
+        } else {
+            "planned arrivals/s"
+        },
+        SeriesKind::Line,
+        0,
+        p.points.clone(),
+    ))
+    .height(200);
+    if warmup_s > 0.0 {
+        c.bands.push(Band {
+            from: 0.0,
+            to: warmup_s,
+            label: "warm-up".to_string(),
+        });
+    }
+    c
+}

@@ -1,0 +1,64 @@
+//! A single run → [`ReportDoc`]: the planned load it was asked for, and the report assembled
+//! from its verdicts and sections (one file each); the charts and tables are shared with the
+//! reports of studies and the terminal summary.
+
+mod charts;
+mod environment;
+mod method;
+mod results;
+mod summary;
+mod verdicts;
+
+pub use charts::{
+    active_over_time, distribution_chart, latency_over_time, percentile_curve, throughput_over_time,
+};
+pub(crate) use charts::{
+    active_points, failed_rate_points, latency_points, ok_rate_points, warmup_band,
+};
+pub use method::{measurement_methods, plan_chart};
+pub use results::errors_table;
+pub use verdicts::{caveats, run_verdicts};
+
+use charts::charts;
+use environment::environment;
+use method::method;
+use results::{errors, results, thresholds};
+use summary::summary;
+
+use crate::doc::{DocKind, ReportDoc};
+use loadlab_metrics::result::RunResult;
+use serde::Serialize;
+
+/// The planned load over time, from the scenario (the run record keeps only its peak).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlannedLoad {
+    /// `true`: virtual users (closed model); `false`: arrivals per second (open model).
+    pub vus: bool,
+    /// `(seconds since start, VUs or arrivals/s)`, warm-up included.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Builds the report of one run. `plan` adds the planned-load chart to the method section.
+pub fn run_report(r: &RunResult, plan: Option<&PlannedLoad>) -> ReportDoc {
+    let mut sections = vec![summary(r), method(r, plan), environment(r), results(r)];
+    sections.push(charts(r, plan));
+    if !r.errors.is_empty() {
+        sections.push(errors(r));
+    }
+    if !r.thresholds.is_empty() {
+        sections.push(thresholds(r));
+    }
+    ReportDoc {
+        kind: DocKind::Run,
+        title: format!("{}: load test report", r.name),
+        subtitle: format!(
+            "single run · started {} · {} · loadlab {}",
+            r.started_at,
+            r.target.as_deref().unwrap_or("no target recorded"),
+            r.tool_version
+        ),
+        verdicts: run_verdicts(r),
+        sections,
+        tool_version: r.tool_version.clone(),
+    }
+}

@@ -1,0 +1,189 @@
+//! The tables of a run: latency, counts, status codes, groups and steps, errors and thresholds.
+
+use crate::doc::{Block, Cell, Level, Section, Table};
+use crate::format::{format_ms, format_rate};
+use crate::words::*;
+use loadlab_metrics::result::{LatencySummary, RunResult};
+
+fn latency_row(name: &str, l: &LatencySummary) -> Vec<Cell> {
+    cells![
+        name,
+        l.count.to_string(),
+        format_ms(l.min),
+        format_ms(l.mean),
+        format_ms(l.p50),
+        format_ms(l.p90),
+        format_ms(l.p95),
+        format_ms(l.p99),
+        format_ms(l.p999),
+        format_ms(l.max),
+    ]
+}
+
+const LATENCY_COLUMNS: [&str; 10] = [
+    "", ">count", ">min", ">mean", ">p50", ">p90", ">p95", ">p99", ">p99.9", ">max",
+];
+
+/// Requests, failed share, p50, p95, p99 and max of a group or a step.
+fn scoped_cells(requests: u64, failed: u64, l: &LatencySummary) -> Vec<Cell> {
+    cells![
+        requests.to_string(),
+        error_share(failed, requests),
+        format_ms(l.p50),
+        format_ms(l.p95),
+        format_ms(l.p99),
+        format_ms(l.max)
+    ]
+}
+
+pub(super) fn results(r: &RunResult) -> Section {
+    let mut s = Section::new("results", "Results");
+    let mut t = Table::new(&LATENCY_COLUMNS);
+    t.row(latency_row("latency", &r.latency_ms));
+    t.row(latency_row("service time", &r.service_time_ms));
+    let mut t = t.with_note(
+        "Latency is what a user waits; service time is measured from the actual send (they differ when the generator sends late).",
+    );
+    if r.load.model == "open" {
+        t.row(cells![
+            "send lag",
+            "",
+            "",
+            "",
+            format_ms(r.lag_ms.p50),
+            "",
+            "",
+            format_ms(r.lag_ms.p99),
+            "",
+            format_ms(r.lag_ms.max)
+        ]);
+    }
+    s.push(Block::Table(t));
+    let mut counts = Table::new(&["", ">value"]);
+    counts.row(cells!["requests completed", r.requests.total.to_string()]);
+    counts.row(cells!["requests ok", r.requests.ok.to_string()]);
+    counts.row(cells![
+        "requests failed",
+        format!(
+            "{} ({})",
+            r.requests.failed,
+            error_share(r.requests.failed, r.requests.total)
+        )
+    ]);
+    counts.row(cells!["throughput", format_rate(r.requests.rate)]);
+    counts.row(cells![
+        "iterations completed",
+        r.iterations.completed.to_string()
+    ]);
+    if r.load.model == "open" {
+        counts.row(cells!["arrivals dropped", r.iterations.dropped.to_string()]);
+        counts.row(cells![
+            "arrivals delayed by max_in_flight",
+            r.iterations.delayed_by_max_in_flight.to_string()
+        ]);
+    }
+    s.push(Block::Table(counts));
+    if !r.status_codes.is_empty() {
+        s.push(Block::Heading("Status codes".to_string()));
+        let mut t = Table::new(&["status", ">responses", ">share"]);
+        let total: u64 = r.status_codes.values().sum();
+        for (code, n) in &r.status_codes {
+            t.row(cells![code.as_str(), n.to_string(), error_share(*n, total)]);
+        }
+        s.push(Block::Table(t));
+    }
+    if !r.groups.is_empty() {
+        s.push(Block::Heading("Per group".to_string()));
+        let mut t = Table::new(&[
+            "group",
+            ">requests",
+            ">failed",
+            ">p50",
+            ">p95",
+            ">p99",
+            ">max",
+        ]);
+        for g in &r.groups {
+            let mut row = cells![format!("`{}`", g.name)];
+            row.extend(scoped_cells(g.requests, g.failed, &g.latency_ms));
+            t.row(row);
+        }
+        s.push(Block::Table(t));
+    }
+    if r.steps.len() > 1 || r.steps.iter().any(|s| s.group.is_some()) {
+        s.push(Block::Heading("Per step".to_string()));
+        let mut t = Table::new(&[
+            "step",
+            "group",
+            ">requests",
+            ">failed",
+            ">p50",
+            ">p95",
+            ">p99",
+            ">max",
+        ]);
+        for st in &r.steps {
+            let mut row = cells![
+                format!("`{}`", st.name),
+                st.group.clone().unwrap_or_default()
+            ];
+            row.extend(scoped_cells(st.requests, st.failed, &st.latency_ms));
+            t.row(row);
+        }
+        s.push(Block::Table(t));
+    }
+    s
+}
+
+/// Errors by kind, with what each means and an example message.
+pub fn errors_table(r: &RunResult) -> Table {
+    let mut t = Table::new(&[
+        "kind",
+        ">count",
+        ">share of requests",
+        "what it means",
+        "example",
+    ]);
+    let mut kinds: Vec<(&String, &u64)> = r.errors.iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (kind, n) in kinds {
+        t.row(cells![
+            format!("`{kind}`"),
+            n.to_string(),
+            error_share(*n, r.requests.total),
+            r.error_hints.get(kind).cloned().unwrap_or_default(),
+            r.error_examples.get(kind).cloned().unwrap_or_default()
+        ]);
+    }
+    t
+}
+
+pub(super) fn errors(r: &RunResult) -> Section {
+    let mut s = Section::new("errors", "Errors");
+    s.push(Block::Text(format!(
+        "{} of {} requests failed ({}).",
+        r.requests.failed,
+        r.requests.total,
+        error_share(r.requests.failed, r.requests.total)
+    )));
+    s.push(Block::Table(errors_table(r)));
+    s
+}
+
+pub(super) fn thresholds(r: &RunResult) -> Section {
+    let mut s = Section::new("thresholds", "Thresholds");
+    let mut t = Table::new(&["threshold", ">actual", "result"]);
+    for th in &r.thresholds {
+        t.row(cells![
+            format!("`{}`", th.expr),
+            threshold_actual(th),
+            if th.ok {
+                Cell::level("met", Level::Pass)
+            } else {
+                Cell::level("missed", Level::Fail)
+            }
+        ]);
+    }
+    s.push(Block::Table(t));
+    s
+}

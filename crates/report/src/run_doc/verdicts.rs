@@ -1,0 +1,113 @@
+//! The verdict sentences of a run and the caveats about how it was measured.
+
+use crate::doc::{Level, Verdict};
+use crate::format::{format_ms, format_rate, format_secs};
+use crate::words::*;
+use loadlab_metrics::result::RunResult;
+
+/// The verdict sentences of a run, most important first.
+pub fn run_verdicts(r: &RunResult) -> Vec<Verdict> {
+    let mut v = Vec::new();
+    if !r.valid {
+        v.push(Verdict::new(
+            Level::Fail,
+            format!("Not a valid measurement: {}.", r.invalid_reasons.join("; ")),
+        ));
+    }
+    if r.interrupted {
+        v.push(Verdict::new(
+            Level::Warn,
+            format!(
+                "The run was interrupted: the numbers cover {} of the {} planned.",
+                format_secs(r.duration_s + r.warmup_s),
+                format_secs(r.load.planned_duration_s)
+            ),
+        ));
+    }
+    let passed = r.thresholds.iter().filter(|t| t.ok).count();
+    if !r.thresholds.is_empty() {
+        if passed == r.thresholds.len() {
+            v.push(Verdict::new(
+                Level::Pass,
+                format!(
+                    "All {} threshold{} met.",
+                    r.thresholds.len(),
+                    if r.thresholds.len() == 1 { "" } else { "s" }
+                ),
+            ));
+        } else {
+            v.push(Verdict::new(
+                Level::Fail,
+                format!(
+                    "{} of {} thresholds missed.",
+                    r.thresholds.len() - passed,
+                    r.thresholds.len()
+                ),
+            ));
+        }
+        for t in &r.thresholds {
+            v.push(Verdict::new(
+                if t.ok { Level::Pass } else { Level::Fail },
+                format!("{}.", threshold_sentence(t)),
+            ));
+        }
+    }
+    let l = &r.latency_ms;
+    v.push(Verdict::new(
+        Level::Info,
+        format!(
+            "{} requests at {}: latency p50 {}, p95 {}, p99 {}; {} failed.",
+            r.requests.total,
+            format_rate(r.requests.rate),
+            format_ms(l.p50),
+            format_ms(l.p95),
+            format_ms(l.p99),
+            error_share(r.requests.failed, r.requests.total)
+        ),
+    ));
+    if let Some((kind, n)) = r.errors.iter().max_by_key(|(_, n)| **n) {
+        v.push(Verdict::new(
+            Level::Warn,
+            format!(
+                "{} requests failed, most with `{kind}` ({n}): {}.",
+                r.requests.failed,
+                r.error_hints
+                    .get(kind)
+                    .map(String::as_str)
+                    .unwrap_or("see the errors section")
+            ),
+        ));
+    }
+    if r.valid {
+        v.push(Verdict::new(
+            Level::Pass,
+            format!(
+                "Valid measurement: the load generator kept up ({}).",
+                generator_words(r)
+            ),
+        ));
+    }
+    v.extend(caveats(r));
+    v
+}
+
+/// Honest caveats about how the numbers were measured.
+pub fn caveats(r: &RunResult) -> Vec<Verdict> {
+    let mut v = Vec::new();
+    if r.load.model == "closed" {
+        v.push(Verdict::new(
+            Level::Info,
+            "Closed model: each virtual user waits for its response before sending again, so under overload the measured latency understates what arriving users would see; an open model measures latency at a given arrival rate.",
+        ));
+    }
+    if r.iterations.dropped > 0 {
+        v.push(Verdict::new(
+            Level::Warn,
+            format!(
+                "{} planned arrivals could not start before the end (max_in_flight reached).",
+                r.iterations.dropped
+            ),
+        ));
+    }
+    v
+}

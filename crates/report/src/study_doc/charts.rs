@@ -1,0 +1,177 @@
+//! The charts section of a study: per-run dot plots, time series of each variant's median
+//! run and the merged latency distributions.
+
+use super::metrics::{metric_unit, metric_words};
+use super::{median, variant_runs, Runs};
+use crate::chart::{Axis, Chart, Series, SeriesKind, Unit};
+use crate::doc::{Block, Section};
+use crate::run_doc::{
+    active_points, distribution_chart, failed_rate_points, latency_points, ok_rate_points,
+    percentile_curve, warmup_band,
+};
+use loadlab_analysis::study::{StudyResult, VariantStats};
+use loadlab_metrics::result::decode_histogram;
+use loadlab_metrics::RunResult;
+
+/// A deterministic spread of the dots of one category (no randomness: golden files).
+fn jitter(i: usize, n: usize) -> f64 {
+    if n <= 1 {
+        return 0.0;
+    }
+    let width = 0.36;
+    -width / 2.0 + width * (i as f64) / ((n - 1) as f64)
+}
+
+fn dot_plot(s: &StudyResult, metric: &str, id: &str, title: &str) -> Chart {
+    let unit = metric_unit(metric);
+    let names: Vec<String> = s.variants.iter().map(|v| v.name.clone()).collect();
+    let mut c = Chart::new(
+        id,
+        title,
+        Axis::categories("variant", names),
+        Axis::linear(&metric_words(metric), unit),
+    )
+    .describe(format!(
+        "Each dot is one run's {}; the bar is the median with its 95% confidence interval. Spread-out dots mean runs disagree.",
+        metric_words(metric)
+    ))
+    .height(280);
+    let mut medians = Vec::new();
+    let mut cis = Vec::new();
+    for (i, v) in s.variants.iter().enumerate() {
+        if let Some(m) = v.metrics.get(metric) {
+            let pts = m
+                .values
+                .iter()
+                .enumerate()
+                .map(|(j, y)| (i as f64 + jitter(j, m.values.len()), *y))
+                .collect();
+            let mut ser = Series::new("", SeriesKind::Points, i, pts);
+            ser.name = format!("{} runs", v.name);
+            c = c.series(ser);
+            medians.push((i as f64 + 0.3, m.median));
+            cis.push(match m.median_ci {
+                Some([lo, hi]) => (lo, hi),
+                None => (m.median, m.median),
+            });
+        }
+    }
+    c.series(Series::new("median [95% CI]", SeriesKind::Points, 7, medians).with_intervals(cis))
+}
+
+/// The run whose p95 is the median of its variant: the one drawn in time series.
+fn representative<'a>(v: &VariantStats, runs: &'a Runs) -> Option<&'a RunResult> {
+    let rs = variant_runs(v, runs);
+    let m = median(&rs.iter().map(|r| r.latency_ms.p95).collect::<Vec<_>>());
+    rs.into_iter().min_by(|a, b| {
+        (a.latency_ms.p95 - m)
+            .abs()
+            .total_cmp(&(b.latency_ms.p95 - m).abs())
+    })
+}
+
+pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
+    let mut sec = Section::new("charts", "Charts");
+    sec.push(Block::Chart(dot_plot(
+        s,
+        "latency_ms.p95",
+        "p95-per-run",
+        "p95 latency of every run, per variant",
+    )));
+    sec.push(Block::Chart(dot_plot(
+        s,
+        "requests.rate",
+        "throughput-per-run",
+        "Throughput of every run, per variant",
+    )));
+    let reps: Vec<(usize, &VariantStats, &RunResult)> = s
+        .variants
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| representative(v, runs).map(|r| (i, v, r)))
+        .collect();
+    if !reps.is_empty() {
+        let time = || Axis::linear("time since start (s)", Unit::Seconds);
+        let warm = reps[0].2.warmup_s;
+        let mut lat = Chart::new("latency-over-time", "Latency percentiles over time (median run of each variant)", time(), Axis::linear("latency", Unit::Millis))
+            .describe("p95 (solid) and p99 (dashed) of each 1-second slice, for the run whose p95 is the median of its variant.");
+        let mut tput = Chart::new(
+            "throughput-over-time",
+            "Throughput and errors over time (median run of each variant)",
+            time(),
+            Axis::linear("requests/s", Unit::PerSecond),
+        )
+        .describe("Completed requests per second (solid) and failed requests per second (dashed).");
+        let closed = reps[0].2.load.model == "closed";
+        let mut active = Chart::new(
+            "active-over-time",
+            if closed { "Active virtual users over time" } else { "Requests in flight over time" },
+            time(),
+            Axis::linear(if closed { "active VUs" } else { "in flight" }, Unit::Count),
+        )
+        .describe("Active VUs (closed model) or requests in flight (open model) at the end of each slice.");
+        for (i, v, r) in &reps {
+            lat = lat
+                .series(Series::new(
+                    &format!("{} p95", v.name),
+                    SeriesKind::Line,
+                    *i,
+                    latency_points(r, |l| l.p95),
+                ))
+                .series(
+                    Series::new(
+                        &format!("{} p99", v.name),
+                        SeriesKind::Line,
+                        *i,
+                        latency_points(r, |l| l.p99),
+                    )
+                    .dashed(),
+                );
+            tput = tput
+                .series(Series::new(
+                    &format!("{} ok/s", v.name),
+                    SeriesKind::Line,
+                    *i,
+                    ok_rate_points(r),
+                ))
+                .series(
+                    Series::new(
+                        &format!("{} failed/s", v.name),
+                        SeriesKind::Line,
+                        *i,
+                        failed_rate_points(r),
+                    )
+                    .dashed(),
+                );
+            active = active.series(Series::new(&v.name, SeriesKind::Line, *i, active_points(r)));
+        }
+        warmup_band(&mut lat, warm);
+        warmup_band(&mut tput, warm);
+        warmup_band(&mut active, warm);
+        sec.push(Block::Chart(lat));
+        sec.push(Block::Chart(tput));
+        sec.push(Block::Chart(active));
+        let mut dist = Vec::new();
+        for v in &s.variants {
+            let mut merged: Option<loadlab_metrics::LatencyHistogram> = None;
+            for r in variant_runs(v, runs) {
+                if let Some(h) = decode_histogram(&r.histograms.latency) {
+                    match &mut merged {
+                        Some(m) => {
+                            let _ = m.add(&h);
+                        }
+                        None => merged = Some(h),
+                    }
+                }
+            }
+            if let Some(h) = merged {
+                let enc = loadlab_metrics::result::encode_histogram(&h);
+                dist.push((v.name.clone(), percentile_curve(&enc)));
+            }
+        }
+        let mut c = distribution_chart(dist, "latency-distribution");
+        c.description = "Latency at each percentile of all the measured requests of a variant (its runs' HDR histograms merged exactly): the right-hand end is the tail.".into();
+        sec.push(Block::Chart(c));
+    }
+    sec
+}

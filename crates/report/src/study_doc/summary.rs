@@ -1,0 +1,78 @@
+//! The summary section of a study: what was tested and one row of medians per variant.
+
+use super::metrics::{fmt, median_ci_words, metric_unit};
+use crate::chart::Unit;
+use crate::doc::{Block, Cell, Level, Section, Table};
+use crate::format::format_rate;
+use loadlab_analysis::study::{StudyResult, VariantStats};
+
+pub(super) fn load_level_words(v: &VariantStats) -> String {
+    match &v.load {
+        Some(l) if l.kind == "vus" => format!("{:.0} VUs", l.value),
+        Some(l) => format_rate(l.value),
+        None => String::new(),
+    }
+}
+
+pub(super) fn study_summary(s: &StudyResult) -> Section {
+    let mut sec = Section::new("summary", "Summary");
+    sec.push(Block::Text(format!(
+        "**What was tested:** scenario `{}`{}, {} variant{} ({}) × {} repetitions in {} order. Each run is one observation; the table shows the median across runs with its 95% confidence interval.",
+        s.name,
+        s.scenario_file.as_deref().map(|f| format!(" (`{f}`)")).unwrap_or_default(),
+        s.variants.len(),
+        if s.variants.len() == 1 { "" } else { "s" },
+        s.variants.iter().map(|v| format!("`{}`", v.name)).collect::<Vec<_>>().join(", "),
+        s.repeat,
+        s.order
+    )));
+    let mut t = Table::new(&[
+        "variant",
+        "load",
+        ">runs",
+        ">throughput",
+        ">error rate",
+        ">p50",
+        ">p95 [95% CI]",
+        ">p99",
+        "stable",
+    ]);
+    for v in &s.variants {
+        let m = |k: &str| v.metrics.get(k);
+        let med = |k: &str| {
+            m(k).map(|x| fmt(metric_unit(k), x.median))
+                .unwrap_or_default()
+        };
+        t.row(vec![
+            format!("`{}`", v.name).into(),
+            load_level_words(v).into(),
+            format!(
+                "{}{}",
+                v.runs.len(),
+                if v.excluded_runs.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (+{} excluded)", v.excluded_runs.len())
+                }
+            )
+            .into(),
+            med("requests.rate").into(),
+            med("errors.rate").into(),
+            med("latency_ms.p50").into(),
+            m("latency_ms.p95")
+                .map(|x| median_ci_words(Unit::Millis, x))
+                .unwrap_or_default()
+                .into(),
+            med("latency_ms.p99").into(),
+            if v.unstable {
+                Cell::level("unstable", Level::Warn)
+            } else {
+                Cell::level("yes", Level::Pass)
+            },
+        ]);
+    }
+    sec.push(Block::Table(t.with_note(
+        "Medians across runs; [n<6]: fewer than 6 runs, too few for a distribution-free 95% interval.",
+    )));
+    sec
+}

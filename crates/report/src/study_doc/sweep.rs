@@ -1,0 +1,166 @@
+//! Sweeps: the verdicts on the knee and the USL fit, and the sweep section's charts and table.
+
+use super::metrics::pct;
+use super::StudyResult;
+use crate::chart::{Axis, Chart, Rule, Series, SeriesKind, Unit};
+use crate::doc::{Block, Level, Section, Table, Verdict};
+use crate::format::{format_fraction, format_ms, format_rate};
+use loadlab_analysis::study::SweepResult;
+
+/// What a sweep found: the knees of its curves and the peak the USL predicts.
+pub(super) fn sweep_verdicts(sw: &SweepResult) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
+    let unit = if sw.parameter == "vus" {
+        "VUs"
+    } else {
+        "req/s offered"
+    };
+    match sw.knee {
+        Some(k) => verdicts.push(Verdict::new(
+            Level::Info,
+            format!("Throughput stops growing in proportion to the load at about {k:.0} {unit} (knee of the throughput curve)."),
+        )),
+        None => verdicts.push(Verdict::new(
+            Level::Info,
+            "No knee in the throughput curve: throughput kept growing with the load over the range tested.",
+        )),
+    }
+    if let Some(k) = sw.latency_knee {
+        verdicts.push(Verdict::new(
+            Level::Info,
+            format!("p95 latency starts to climb steeply at about {k:.0} {unit}."),
+        ));
+    }
+    if let Some(u) = &sw.usl {
+        if let (Some(n), Some(peak)) = (u.n_star, u.peak) {
+            verdicts.push(Verdict::new(
+                if u.poor_fit { Level::Warn } else { Level::Info },
+                format!(
+                    "The Universal Scalability Law predicts a peak of {} at about {n:.0} VUs (R² = {:.2}{}).",
+                    format_rate(peak),
+                    u.r2,
+                    if u.poor_fit { ", a poor fit: do not rely on it" } else { "" }
+                ),
+            ));
+        }
+    }
+    verdicts
+}
+
+fn usl_curve(u: &loadlab_analysis::study::UslResult, max_n: f64) -> Vec<(f64, f64)> {
+    (0..=60)
+        .map(|i| {
+            let n = 1.0 + (max_n - 1.0).max(0.0) * i as f64 / 60.0;
+            (
+                n,
+                u.lambda * n / (1.0 + u.sigma * (n - 1.0) + u.kappa * n * (n - 1.0)),
+            )
+        })
+        .collect()
+}
+
+pub(super) fn sweep_section(s: &StudyResult) -> Option<Section> {
+    let sw = s.sweep.as_ref()?;
+    let mut sec = Section::new("sweep", "Sweep");
+    let (label, unit) = if sw.parameter == "vus" {
+        ("virtual users", Unit::Count)
+    } else {
+        ("offered rate (req/s)", Unit::PerSecond)
+    };
+    let mut all = Vec::new();
+    for p in &sw.points {
+        if let Some(v) = s.variants.iter().find(|v| v.name == p.variant) {
+            if let Some(m) = v.metrics.get("requests.rate") {
+                all.extend(m.values.iter().map(|y| (p.value, *y)));
+            }
+        }
+    }
+    let mut c = Chart::new("sweep-throughput", "Throughput against load", Axis::linear(label, unit), Axis::linear("throughput", Unit::PerSecond))
+        .describe("Median throughput at each load level (line), every run (dots), the knee (dashed) and the Universal Scalability Law fit.")
+        .series(Series::new("median throughput", SeriesKind::Line, 0, sw.points.iter().map(|p| (p.value, p.throughput)).collect()))
+        .series(Series::new("runs", SeriesKind::Points, 5, all));
+    if let Some(u) = &sw.usl {
+        let max_n = sw.points.iter().map(|p| p.value).fold(1.0, f64::max);
+        c = c.series(
+            Series::new(
+                &format!("USL fit (R² {:.2})", u.r2),
+                SeriesKind::Line,
+                1,
+                usl_curve(u, max_n),
+            )
+            .dashed(),
+        );
+    }
+    if let Some(k) = sw.knee {
+        c = c.rule(Rule::x(k, format!("knee ≈ {k:.0}"), Level::Warn));
+    }
+    sec.push(Block::Chart(c));
+    let mut c = Chart::new("sweep-latency", "Latency against load", Axis::linear(label, unit), Axis::linear("latency (median of runs)", Unit::Millis))
+        .describe("Median p50, p95 and p99 at each load level: where the lines bend upwards the target queues.")
+        .series(Series::new("p50", SeriesKind::Line, 2, sw.points.iter().map(|p| (p.value, p.p50)).collect()))
+        .series(Series::new("p95", SeriesKind::Line, 0, sw.points.iter().map(|p| (p.value, p.p95)).collect()))
+        .series(Series::new("p99", SeriesKind::Line, 1, sw.points.iter().map(|p| (p.value, p.p99)).collect()));
+    if let Some(k) = sw.latency_knee {
+        c = c.rule(Rule::x(k, format!("latency knee ≈ {k:.0}"), Level::Warn));
+    }
+    sec.push(Block::Chart(c));
+    let mut t = Table::new(&[
+        ">load",
+        "variant",
+        ">throughput",
+        ">p50",
+        ">p95",
+        ">p99",
+        ">errors",
+        ">change of throughput",
+    ]);
+    let mut prev: Option<f64> = None;
+    for p in &sw.points {
+        t.row(cells![
+            format!("{:.0}", p.value),
+            p.variant.as_str(),
+            format_rate(p.throughput),
+            format_ms(p.p50),
+            format_ms(p.p95),
+            format_ms(p.p99),
+            format_fraction(p.error_rate),
+            prev.map(|q| if q > 0.0 {
+                pct(p.throughput / q - 1.0)
+            } else {
+                String::new()
+            })
+            .unwrap_or_default()
+        ]);
+        prev = Some(p.throughput);
+    }
+    sec.push(Block::Table(
+        t.with_note("Medians across the runs of each level."),
+    ));
+    if let Some(u) = &sw.usl {
+        sec.push(Block::Facts(vec![
+            ("USL σ (contention)".into(), format!("{:.4}", u.sigma)),
+            ("USL κ (coherency)".into(), format!("{:.6}", u.kappa)),
+            ("USL λ (throughput of one VU)".into(), format_rate(u.lambda)),
+            (
+                "Peak".into(),
+                match (u.n_star, u.peak) {
+                    (Some(n), Some(p)) => format!("{} at N* ≈ {n:.1} VUs", format_rate(p)),
+                    _ => "none (κ = 0: no retrograde scaling in the range)".into(),
+                },
+            ),
+            (
+                "Fit".into(),
+                format!(
+                    "R² = {:.3}{}",
+                    u.r2,
+                    if u.poor_fit {
+                        " (poor: do not trust N*)"
+                    } else {
+                        ""
+                    }
+                ),
+            ),
+        ]));
+    }
+    Some(sec)
+}

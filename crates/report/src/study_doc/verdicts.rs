@@ -1,0 +1,100 @@
+//! The verdicts at the top of a study report: validity, thresholds, comparisons, sweep
+//! findings, unstable variants, warnings and caveats.
+
+use super::comparison::comparison_verdicts;
+use super::sweep::sweep_verdicts;
+use super::thresholds::threshold_counts;
+use super::{warning_verdicts, Runs};
+use crate::doc::{Level, Verdict};
+use crate::run_doc::caveats;
+use crate::words::threshold_sentence;
+use loadlab_analysis::study::StudyResult;
+use loadlab_metrics::RunResult;
+
+/// Builds the verdicts of a study; `every` holds all its runs that could be read.
+pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
+    if s.interrupted {
+        verdicts.push(Verdict::new(
+            Level::Warn,
+            "The study was interrupted: not every planned run was made.",
+        ));
+    }
+    let excluded: usize = s.variants.iter().map(|v| v.excluded_runs.len()).sum();
+    if excluded > 0 {
+        let reasons: Vec<String> = s
+            .variants
+            .iter()
+            .flat_map(|v| v.excluded_runs.iter())
+            .filter_map(|id| runs.get(id))
+            .flat_map(|r| r.invalid_reasons.iter().cloned())
+            .collect();
+        verdicts.push(Verdict::new(
+            Level::Fail,
+            format!(
+                "{excluded} run{} excluded from the statistics as invalid measurements{}.",
+                if excluded == 1 { " was" } else { "s were" },
+                if reasons.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", reasons[0])
+                }
+            ),
+        ));
+    } else if !every.is_empty() {
+        verdicts.push(Verdict::new(
+            Level::Pass,
+            format!(
+                "All {} runs are valid measurements (the load generator was never saturated).",
+                every.len()
+            ),
+        ));
+    }
+    for v in &s.variants {
+        for (expr, met, of, _) in threshold_counts(v, runs) {
+            let t = loadlab_metrics::result::ThresholdResult {
+                expr: expr.clone(),
+                actual: None,
+                ok: met == of,
+            };
+            let sentence = threshold_sentence(&t);
+            let head = sentence.split(':').next().unwrap_or(&sentence);
+            verdicts.push(Verdict::new(
+                if met == of { Level::Pass } else { Level::Fail },
+                format!("`{}`: {head} in {met}/{of} runs.", v.name),
+            ));
+        }
+        if runs.is_empty() && v.thresholds_failed > 0 {
+            verdicts.push(Verdict::new(
+                Level::Fail,
+                format!(
+                    "`{}`: thresholds failed in {}/{} runs.",
+                    v.name,
+                    v.thresholds_failed,
+                    v.runs.len()
+                ),
+            ));
+        }
+    }
+    verdicts.extend(comparison_verdicts(&s.comparisons, s.alpha));
+    if let Some(sw) = &s.sweep {
+        verdicts.extend(sweep_verdicts(sw));
+    }
+    for v in s.variants.iter().filter(|v| v.unstable) {
+        let cv = |m: &str| v.metrics.get(m).map(|s| s.cv * 100.0).unwrap_or(0.0);
+        verdicts.push(Verdict::new(
+            Level::Warn,
+            format!(
+                "`{}` is unstable: its runs disagree (CV of throughput {:.1}%, of p50 {:.1}%, ≥ 10%), so one number does not describe it; look at the per-run dot plot.",
+                v.name,
+                cv("requests.rate"),
+                cv("latency_ms.p50")
+            ),
+        ));
+    }
+    verdicts.extend(warning_verdicts(&s.warnings));
+    if let Some(r) = every.first() {
+        verdicts.extend(caveats(r).into_iter().filter(|c| c.level == Level::Info));
+    }
+    verdicts
+}

@@ -1,0 +1,247 @@
+//! Charts as hand-written SVG: small, deterministic, no fonts or external files needed.
+//!
+//! Why not `plotters`: its SVG backend emits one element per glyph-free text run but positions
+//! everything itself, has no percentile or category axes, and its output changes with its
+//! version, which breaks golden files. The charts a report needs (lines, steps, points with
+//! intervals, bars, reference lines, log and percentile axes) take a few hundred lines here, and
+//! the browser renders the text with the reader's fonts.
+//!
+//! This file lays out the chart (frame, axes, rules, bands, title) and writes the document;
+//! `scale` maps data to pixels, `labels` formats tick and tooltip text, `series` draws the
+//! legend and the data.
+
+mod labels;
+mod scale;
+mod series;
+
+use crate::chart::{Chart, RuleAxis, Scale};
+use crate::doc::Level;
+use labels::f;
+use scale::{axis_values, mapping};
+use series::{draw_series, legend};
+use std::fmt::Write;
+
+const WIDTH: f64 = 760.0;
+const LEFT: f64 = 72.0;
+const RIGHT: f64 = 24.0;
+const TOP: f64 = 52.0;
+const BOTTOM: f64 = 46.0;
+
+/// Okabe–Ito: distinguishable with colour-blindness, and in print.
+pub const PALETTE: [&str; 8] = [
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F7F7F", "#000000",
+];
+
+fn level_color(l: Level) -> &'static str {
+    match l {
+        Level::Pass => "#1a7f37",
+        Level::Fail => "#cf222e",
+        Level::Warn => "#9a6700",
+        Level::Info => "#57606a",
+    }
+}
+
+pub(crate) fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Draws `chart` as a standalone SVG document (also valid inline in HTML).
+pub fn render_svg(chart: &Chart) -> String {
+    let c = chart;
+    let height = c.height.max(140) as f64;
+    let (x0, x1) = (LEFT, WIDTH - RIGHT);
+    let (y0, y1) = (height - BOTTOM, TOP);
+    let xm = mapping(&c.x, &axis_values(c, true), x0, x1);
+    let ym = mapping(&c.y, &axis_values(c, false), y0, y1);
+    let mut s = String::new();
+    let id = escape(&c.id);
+    let _ = write!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" \
+         class=\"chart\" data-chart=\"{id}\" role=\"img\" aria-labelledby=\"{id}-title {id}-desc\" \
+         font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif\" font-size=\"11\">",
+        w = f(WIDTH),
+        h = f(height),
+    );
+    let _ = write!(
+        s,
+        "<title id=\"{id}-title\">{}</title><desc id=\"{id}-desc\">{}</desc>",
+        escape(&c.title),
+        escape(&c.description)
+    );
+    let _ = write!(
+        s,
+        "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>",
+        f(WIDTH),
+        f(height)
+    );
+    let _ = write!(
+        s,
+        "<text x=\"{}\" y=\"18\" font-size=\"13\" font-weight=\"600\" fill=\"#1f2328\">{}</text>",
+        f(LEFT),
+        escape(&c.title)
+    );
+    legend(&mut s, c);
+    // Bands under everything.
+    for b in &c.bands {
+        let (a, z) = (xm.px(b.from).max(x0), xm.px(b.to).min(x1));
+        if z > a {
+            let _ = write!(
+                s,
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#eef1f4\"/><text x=\"{}\" y=\"{}\" fill=\"#57606a\" font-size=\"10\">{}</text>",
+                f(a), f(y1), f(z - a), f(y0 - y1), f(a + 4.0), f(y1 + 12.0), escape(&b.label)
+            );
+        }
+    }
+    // Grid and ticks.
+    for (v, label) in &ym.ticks {
+        let y = ym.px(*v);
+        let _ = write!(
+            s,
+            "<line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#d8dee4\" stroke-width=\"1\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#57606a\">{}</text>",
+            f(x0), f(x1), f(x0 - 6.0), f(y + 3.5), escape(label), y = f(y)
+        );
+    }
+    let every = (xm.ticks.len() / 12).max(1);
+    for (i, (v, label)) in xm.ticks.iter().enumerate() {
+        let x = xm.px(*v);
+        let _ = write!(
+            s,
+            "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"#8c959f\" stroke-width=\"1\"/>",
+            f(y0),
+            f(y0 + 4.0),
+            x = f(x)
+        );
+        if c.x.scale == Scale::Percentile {
+            let _ = write!(
+                s,
+                "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"#eaeef2\" stroke-width=\"1\"/>",
+                f(y1),
+                f(y0),
+                x = f(x)
+            );
+        }
+        if i % every == 0 {
+            let _ = write!(
+                s,
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#57606a\">{}</text>",
+                f(x),
+                f(y0 + 16.0),
+                escape(label)
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c959f\" stroke-width=\"1\"/>",
+        f(x0),
+        f(y0),
+        f(x1),
+        f(y0)
+    );
+    let _ = write!(
+        s,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#1f2328\">{}</text>",
+        f((x0 + x1) / 2.0),
+        f(height - 8.0),
+        escape(&c.x.label)
+    );
+    let _ = write!(
+        s,
+        "<text transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\" fill=\"#1f2328\">{}</text>",
+        f((y0 + y1) / 2.0),
+        escape(&c.y.label)
+    );
+    if c.is_empty() {
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#57606a\" font-size=\"13\">no data</text>",
+            f((x0 + x1) / 2.0),
+            f((y0 + y1) / 2.0)
+        );
+    }
+    let _ = write!(
+        s,
+        "<clipPath id=\"{id}-clip\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath><g clip-path=\"url(#{id}-clip)\">",
+        f(x0 - 4.0),
+        f(y1 - 4.0),
+        f(x1 - x0 + 8.0),
+        f(y0 - y1 + 8.0)
+    );
+    for series in &c.series {
+        draw_series(&mut s, c, series, &xm, &ym, (y0, y1));
+    }
+    s.push_str("</g>");
+    for r in &c.rules {
+        let color = level_color(r.level);
+        match r.axis {
+            RuleAxis::Y => {
+                let y = ym.px(r.value);
+                let _ = write!(
+                    s,
+                    "<line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{color}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{color}\" font-size=\"10\">{}</text>",
+                    f(x0), f(x1), f(x1 - 2.0), f(y - 4.0), escape(&r.label), y = f(y)
+                );
+            }
+            RuleAxis::X => {
+                let x = xm.px(r.value);
+                let _ = write!(
+                    s,
+                    "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"{color}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{}\" fill=\"{color}\" font-size=\"10\">{}</text>",
+                    f(y1), f(y0), f(x + 4.0), f(y1 + 24.0), escape(&r.label), x = f(x)
+                );
+            }
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::{Axis, Chart, Rule, Series, SeriesKind, Unit};
+
+    #[test]
+    fn draws_every_kind() {
+        let c = Chart::new(
+            "t",
+            "A & B",
+            Axis::linear("time", Unit::Seconds),
+            Axis::log("latency", Unit::Millis),
+        )
+        .series(Series::new(
+            "p95",
+            SeriesKind::Line,
+            0,
+            vec![(0.0, 1.0), (1.0, 20.0)],
+        ))
+        .series(Series::new("n", SeriesKind::Bars, 1, vec![(0.0, 3.0)]))
+        .rule(Rule::y(10.0, "threshold", Level::Fail));
+        let svg = render_svg(&c);
+        assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+        assert!(svg.contains("A &amp; B"));
+        assert!(svg.contains("<path d=\"M"));
+        assert!(svg.contains("<rect x="));
+        assert!(svg.contains("threshold"));
+        assert!(!svg.contains("NaN"));
+        let empty = Chart::new(
+            "e",
+            "empty",
+            Axis::percentile("percentile"),
+            Axis::linear("latency", Unit::Millis),
+        );
+        assert!(render_svg(&empty).contains("no data"));
+    }
+}

@@ -1,0 +1,184 @@
+//! Scales of a chart axis: linear, log, percentile and category values mapped to pixels,
+//! with "nice" tick positions.
+
+use super::labels::{fmt_tick, shorten, trim};
+use crate::chart::{Axis, Chart, RuleAxis, Scale, SeriesKind};
+
+/// Maps data values to pixels along one axis.
+pub(super) struct Mapping {
+    pub(super) scale: Scale,
+    pub(super) lo: f64,
+    pub(super) hi: f64,
+    pub(super) px0: f64,
+    pub(super) px1: f64,
+    pub(super) ticks: Vec<(f64, String)>,
+}
+
+impl Mapping {
+    pub(super) fn t(&self, v: f64) -> f64 {
+        match self.scale {
+            Scale::Log => v.max(1e-12).log10(),
+            Scale::Percentile => percentile_t(v),
+            _ => v,
+        }
+    }
+
+    pub(super) fn px(&self, v: f64) -> f64 {
+        let t = self.t(v);
+        let span = (self.hi - self.lo).max(1e-12);
+        self.px0 + (t - self.lo) / span * (self.px1 - self.px0)
+    }
+}
+
+pub(super) fn percentile_t(q: f64) -> f64 {
+    let q = q.clamp(0.0, 1.0 - 1e-9);
+    -(1.0 - q).log10()
+}
+
+pub(super) fn axis_values(c: &Chart, x: bool) -> Vec<f64> {
+    let mut v = Vec::new();
+    for s in &c.series {
+        for (i, &(px, py)) in s.points.iter().enumerate() {
+            if x {
+                v.push(px);
+            } else {
+                v.push(py);
+                if let Some(&(lo, hi)) = s.intervals.get(i) {
+                    v.push(lo);
+                    v.push(hi);
+                }
+                if s.kind == SeriesKind::Bars {
+                    v.push(0.0);
+                }
+            }
+        }
+    }
+    for r in &c.rules {
+        if (r.axis == RuleAxis::X) == x {
+            v.push(r.value);
+        }
+    }
+    if x {
+        for b in &c.bands {
+            v.push(b.from);
+            v.push(b.to);
+        }
+    }
+    v.retain(|x| x.is_finite());
+    v
+}
+
+pub(super) fn mapping(axis: &Axis, values: &[f64], px0: f64, px1: f64) -> Mapping {
+    let (lo, hi, ticks) = match axis.scale {
+        Scale::Category => {
+            let n = axis.categories.len().max(1);
+            let ticks = axis
+                .categories
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i as f64, shorten(c, 22)))
+                .collect();
+            (-0.5, n as f64 - 0.5, ticks)
+        }
+        Scale::Percentile => {
+            let max_t = values.iter().map(|&q| percentile_t(q)).fold(2.0, f64::max);
+            let top = max_t.ceil().min(7.0);
+            let ticks = (0..=top as i32)
+                .map(|k| {
+                    let q = 1.0 - 10f64.powi(-k);
+                    let label = if k == 0 {
+                        "0%".to_string()
+                    } else {
+                        format!("{}%", trim(q * 100.0, k as usize))
+                    };
+                    (q, label)
+                })
+                .collect();
+            (0.0, top, ticks)
+        }
+        Scale::Log => {
+            let pos: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0).collect();
+            let (mn, mx) = min_max(&pos).unwrap_or((1.0, 10.0));
+            let lo = mn.log10().floor();
+            let mut hi = mx.log10().ceil();
+            if hi <= lo {
+                hi = lo + 1.0;
+            }
+            let mut ticks = Vec::new();
+            let few = hi - lo <= 2.0;
+            for k in lo as i32..=hi as i32 {
+                let base = 10f64.powi(k);
+                ticks.push((base, fmt_tick(axis.unit, base)));
+                if few && (k as f64) < hi {
+                    for m in [2.0, 5.0] {
+                        ticks.push((base * m, fmt_tick(axis.unit, base * m)));
+                    }
+                }
+            }
+            (lo, hi, ticks)
+        }
+        Scale::Linear => {
+            let (mut mn, mut mx) = min_max(values).unwrap_or((0.0, 1.0));
+            if axis.from_zero {
+                mn = mn.min(0.0);
+            }
+            if mx - mn < 1e-9 {
+                mx = mn + if mn.abs() > 0.0 { mn.abs() } else { 1.0 };
+            }
+            let step = nice_step((mx - mn) / 5.0);
+            let lo = (mn / step).floor() * step;
+            let hi = (mx / step).ceil() * step;
+            let n = ((hi - lo) / step).round() as i64;
+            let ticks = (0..=n)
+                .map(|i| {
+                    let v = lo + i as f64 * step;
+                    (v, fmt_tick(axis.unit, v))
+                })
+                .collect();
+            (lo, hi, ticks)
+        }
+    };
+    let mut m = Mapping {
+        scale: axis.scale,
+        lo,
+        hi,
+        px0,
+        px1,
+        ticks: Vec::new(),
+    };
+    // Tick positions are in data space; keep those inside the range.
+    m.ticks = ticks
+        .into_iter()
+        .filter(|(v, _)| {
+            let t = m.t(*v);
+            t >= lo - 1e-9 && t <= hi + 1e-9
+        })
+        .collect();
+    m
+}
+
+pub(super) fn min_max(v: &[f64]) -> Option<(f64, f64)> {
+    let mut it = v.iter().copied();
+    let first = it.next()?;
+    Some(it.fold((first, first), |(a, b), x| (a.min(x), b.max(x))))
+}
+
+pub(super) fn nice_step(raw: f64) -> f64 {
+    if raw <= 0.0 || !raw.is_finite() {
+        return 1.0;
+    }
+    let mag = 10f64.powf(raw.log10().floor());
+    let norm = raw / mag;
+    let f = if norm <= 1.0 {
+        1.0
+    } else if norm <= 2.0 {
+        2.0
+    } else if norm <= 2.5 {
+        2.5
+    } else if norm <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    f * mag
+}

@@ -1,0 +1,189 @@
+//! The legend and the data of a chart: lines, steps, points with intervals and bars.
+
+use super::labels::{f, fmt_value, trim};
+use super::scale::Mapping;
+use super::{escape, LEFT, PALETTE, RIGHT, WIDTH};
+use crate::chart::{Chart, Scale, SeriesKind};
+use std::fmt::Write;
+
+pub(super) fn legend(s: &mut String, c: &Chart) {
+    let named: Vec<_> = c.series.iter().filter(|s| !s.name.is_empty()).collect();
+    if named.is_empty() {
+        return;
+    }
+    let mut x = LEFT;
+    let mut y = 36.0;
+    for series in named {
+        let w = 26.0 + 6.5 * series.name.chars().count() as f64;
+        if x + w > WIDTH - RIGHT {
+            x = LEFT;
+            y += 14.0;
+        }
+        let color = PALETTE[series.color % PALETTE.len()];
+        match series.kind {
+            SeriesKind::Points => {
+                let _ = write!(
+                    s,
+                    "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{color}\"/>",
+                    f(x + 8.0),
+                    f(y - 4.0)
+                );
+            }
+            SeriesKind::Bars => {
+                let _ = write!(
+                    s,
+                    "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"9\" fill=\"{color}\" opacity=\"0.8\"/>",
+                    f(x + 2.0),
+                    f(y - 9.0)
+                );
+            }
+            _ => {
+                let dash = if series.dashed {
+                    " stroke-dasharray=\"5 3\""
+                } else {
+                    ""
+                };
+                let _ = write!(
+                    s,
+                    "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{color}\" stroke-width=\"2.5\"{dash}/>",
+                    f(x),
+                    f(y - 4.0),
+                    f(x + 16.0),
+                    f(y - 4.0)
+                );
+            }
+        }
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\" fill=\"#1f2328\">{}</text>",
+            f(x + 20.0),
+            f(y),
+            escape(&series.name)
+        );
+        x += w + 10.0;
+    }
+}
+
+pub(super) fn draw_series(
+    s: &mut String,
+    c: &Chart,
+    series: &crate::chart::Series,
+    xm: &Mapping,
+    ym: &Mapping,
+    (y0, _y1): (f64, f64),
+) {
+    let color = PALETTE[series.color % PALETTE.len()];
+    let pts: Vec<(f64, f64)> = series
+        .points
+        .iter()
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .map(|&(x, y)| (xm.px(x), ym.px(y)))
+        .collect();
+    if pts.is_empty() {
+        return;
+    }
+    let dash = if series.dashed {
+        " stroke-dasharray=\"5 3\""
+    } else {
+        ""
+    };
+    let tip = |i: usize| {
+        let (x, y) = series.points[i];
+        let xs = match c.x.scale {
+            Scale::Category => {
+                c.x.categories
+                    .get(x.round() as usize)
+                    .cloned()
+                    .unwrap_or_default()
+            }
+            Scale::Percentile => format!("p{}", trim(x * 100.0, 4)),
+            _ => fmt_value(c.x.unit, x),
+        };
+        let mut t = format!("{}: {} at {}", series.name, fmt_value(c.y.unit, y), xs);
+        if let Some(&(lo, hi)) = series.intervals.get(i) {
+            let _ = write!(
+                t,
+                " [{}, {}]",
+                fmt_value(c.y.unit, lo),
+                fmt_value(c.y.unit, hi)
+            );
+        }
+        escape(&t)
+    };
+    match series.kind {
+        SeriesKind::Line | SeriesKind::Step => {
+            let mut d = String::new();
+            for (i, (x, y)) in pts.iter().enumerate() {
+                if i == 0 {
+                    let _ = write!(d, "M{} {}", f(*x), f(*y));
+                } else if series.kind == SeriesKind::Step {
+                    let _ = write!(d, "H{}V{}", f(*x), f(*y));
+                } else {
+                    let _ = write!(d, "L{} {}", f(*x), f(*y));
+                }
+            }
+            let _ = write!(
+                s,
+                "<path d=\"{d}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"1.8\" stroke-linejoin=\"round\"{dash}><title>{}</title></path>",
+                escape(&series.name)
+            );
+            if pts.len() <= 24 {
+                for (i, (x, y)) in pts.iter().enumerate() {
+                    let _ = write!(
+                        s,
+                        "<circle cx=\"{}\" cy=\"{}\" r=\"2.5\" fill=\"{color}\"><title>{}</title></circle>",
+                        f(*x),
+                        f(*y),
+                        tip(i)
+                    );
+                }
+            }
+        }
+        SeriesKind::Points => {
+            for (i, (x, y)) in pts.iter().enumerate() {
+                if let Some(&(lo, hi)) = series.intervals.get(i) {
+                    let (a, b) = (ym.px(lo), ym.px(hi));
+                    let _ = write!(
+                        s,
+                        "<path d=\"M{x} {a}V{b}M{l} {a}H{r}M{l} {b}H{r}\" stroke=\"{color}\" stroke-width=\"1.5\" fill=\"none\"/>",
+                        x = f(*x),
+                        a = f(a),
+                        b = f(b),
+                        l = f(x - 5.0),
+                        r = f(x + 5.0)
+                    );
+                }
+                let _ = write!(
+                    s,
+                    "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{color}\" fill-opacity=\"0.75\" stroke=\"#ffffff\" stroke-width=\"0.8\"><title>{}</title></circle>",
+                    f(*x),
+                    f(*y),
+                    tip(i)
+                );
+            }
+        }
+        SeriesKind::Bars => {
+            let mut xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
+            xs.sort_by(|a, b| a.total_cmp(b));
+            let gap = xs
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .filter(|g| *g > 0.5)
+                .fold(f64::INFINITY, f64::min);
+            let width = if gap.is_finite() { gap * 0.8 } else { 24.0 }.clamp(1.0, 48.0);
+            let base = ym.px(0.0).min(y0);
+            for (i, (x, y)) in pts.iter().enumerate() {
+                let top = y.min(base);
+                let _ = write!(
+                    s,
+                    "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{color}\" fill-opacity=\"0.8\"><title>{}</title></rect>",
+                    f(x - width / 2.0),
+                    f(top),
+                    f(width),
+                    f((base - y).abs()),
+                    tip(i)
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The `study:` and `capacity:` sections of a scenario file (read by `loadlab study` and
+//! `loadlab capacity`; `loadlab run` ignores them).
+//!
+//! ```yaml
+//! study:
+//!   repeat: 10                  # runs per variant (default 10; ≥ 5 to compare)
+//!   order: interleaved          # A B A B ... (default) or sequential
+//!   cooldown: 5s                # pause between runs
+//!   equivalence: 2%             # significant changes smaller than this are reported `~`
+//!   metrics: [latency_ms.p95]   # compared metrics (default: throughput, errors, p50/p95/p99)
+//!   variants:                   # named overrides of any part of the scenario
+//!     - { name: baseline, load: { model: closed, vus: 35, duration: 10m } }
+//!     - { name: stress,   load: { model: closed, vus: 75, duration: 8m } }
+//!   compare: [[baseline, stress]]   # pairs (default: every variant against the first)
+//!   # or instead of variants:
+//!   sweep: { vus: [10, 20, 25, 30, 50, 75] }   # or { rate: [100/s, 200/s] }
+//! capacity: { start: 50/s, hold: 30s, warmup: 5s, precision: 5%, confirm: 3 }
+//! ```
+//!
+//! A variant is merged over the scenario document (mappings merge key by key, anything
+//! else is replaced; a `load:` with a `model:` replaces the whole load) and the result is
+//! parsed like any scenario file; its errors point at the variant's lines.//!
+//! This file holds the specs and the document; `spec` checks the `study:` section,
+//! `capacity` the `capacity:` section, and `overrides` merges variants and sweep points
+//! into the scenario.
+
+mod capacity;
+mod overrides;
+mod spec;
+
+pub use overrides::{apply_sweep, constant_rate};
+
+use crate::error::{ErrorLocation, ScenarioError};
+use crate::locate::PathIndex;
+use crate::model::Scenario;
+use crate::parse::read_scenario_file;
+use serde_yaml_ng::Value;
+use std::path::Path;
+use std::time::Duration;
+
+/// Run order of a study's variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// A B A B ...: drift over time hits every variant alike.
+    Interleaved,
+    /// A A ... B B ...
+    Sequential,
+}
+
+impl Order {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Order::Interleaved => "interleaved",
+            Order::Sequential => "sequential",
+        }
+    }
+}
+
+/// What a sweep varies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepParameter {
+    Vus,
+    Rate,
+}
+
+impl SweepParameter {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SweepParameter::Vus => "vus",
+            SweepParameter::Rate => "rate",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepSpec {
+    pub parameter: SweepParameter,
+    pub values: Vec<f64>,
+}
+
+/// A named override of the scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariantSpec {
+    pub name: String,
+    /// Mapping merged over the scenario document.
+    pub overrides: Value,
+    /// Path of the variant in the file, for error locations.
+    path: String,
+}
+
+/// The `study:` section, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StudySpec {
+    pub repeat: usize,
+    pub order: Order,
+    pub cooldown: Duration,
+    pub equivalence: f64,
+    /// Compared metrics; `None`: the default set.
+    pub metrics: Option<Vec<String>>,
+    /// Empty when the study has no variants (one variant: the scenario itself).
+    pub variants: Vec<VariantSpec>,
+    pub sweep: Option<SweepSpec>,
+    /// Pairs (baseline, variant) to compare; empty: every variant against the first.
+    pub compare: Vec<(String, String)>,
+}
+
+/// The `capacity:` section, checked (every field optional: flags and defaults fill in).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CapacitySpec {
+    pub start: Option<f64>,
+    pub hold: Option<Duration>,
+    pub warmup: Option<Duration>,
+    pub precision: Option<f64>,
+    pub confirm: Option<usize>,
+    pub max: Option<f64>,
+    pub max_errors: Option<f64>,
+}
+
+/// A scenario file with its `study:` / `capacity:` sections kept.
+pub struct StudyDocument {
+    src: String,
+    file: String,
+    doc: Value,
+    index: PathIndex,
+}
+
+fn located(
+    index: &PathIndex,
+    file: &str,
+    field: &str,
+    message: impl Into<String>,
+) -> ScenarioError {
+    let (line, column) = index.find(field).unwrap_or((1, 1));
+    ScenarioError::at(
+        ErrorLocation::File {
+            path: file.to_string(),
+            line,
+            column,
+        },
+        field,
+        message,
+    )
+}
+
+/// Parses `5%`, `0.05` or `5 %` into a fraction.
+pub fn parse_fraction(v: &Value) -> Result<f64, String> {
+    let f = match v {
+        Value::Number(n) => n.as_f64().ok_or("not a number")?,
+        Value::String(s) => {
+            let t = s.trim();
+            match t.strip_suffix('%') {
+                Some(p) => {
+                    p.trim()
+                        .parse::<f64>()
+                        .map_err(|_| format!("invalid percentage `{s}`"))?
+                        / 100.0
+                }
+                None => t
+                    .parse::<f64>()
+                    .map_err(|_| format!("invalid fraction `{s}`: write e.g. 5% or 0.05"))?,
+            }
+        }
+        _ => return Err("expected a percentage, e.g. 5%".into()),
+    };
+    if !(0.0..=10.0).contains(&f) || !f.is_finite() {
+        return Err(format!("{f} is out of range"));
+    }
+    Ok(f)
+}
+
+fn as_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+impl StudyDocument {
+    pub fn read(path: &Path) -> Result<StudyDocument, ScenarioError> {
+        let (src, shown) = read_scenario_file(path)?;
+        StudyDocument::parse(&src, &shown)
+    }
+
+    pub fn parse(src: &str, file: &str) -> Result<StudyDocument, ScenarioError> {
+        // Syntax and model errors are reported by the scenario parser, with positions.
+        Scenario::parse(src, file)?;
+        let doc: Value = serde_yaml_ng::from_str(src)
+            .map_err(|e| located(&PathIndex::default(), file, "", e.to_string()))?;
+        Ok(StudyDocument {
+            src: src.to_string(),
+            file: file.to_string(),
+            doc,
+            index: PathIndex::build(src),
+        })
+    }
+
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The scenario as written (without variants).
+    pub fn scenario(&self) -> Result<Scenario, ScenarioError> {
+        Scenario::parse(&self.src, &self.file)
+    }
+
+    fn section(&self, key: &str) -> Option<&Value> {
+        self.doc.as_mapping()?.get(key).filter(|v| !v.is_null())
+    }
+
+    pub fn has_study(&self) -> bool {
+        self.section("study").is_some()
+    }
+
+    fn err(&self, field: &str, message: impl Into<String>) -> ScenarioError {
+        located(&self.index, &self.file, field, message)
+    }
+
+    /// `unknown field` at `field`, with the closest of `keys` (or all of them) as the hint.
+    fn unknown_field(&self, field: &str, key: &str, keys: &[&str]) -> ScenarioError {
+        let hint = crate::suggest::closest(key, keys.iter().copied())
+            .map(|s| format!("did you mean `{s}`?"))
+            .unwrap_or_else(|| format!("expected one of: {}", keys.join(", ")));
+        self.err(field, format!("unknown field `{key}`"))
+            .with_hint(hint)
+    }
+}

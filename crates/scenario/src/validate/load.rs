@@ -1,0 +1,199 @@
+//! The `load:` section: the model (closed, open, burst), its stages and their limits.
+
+use super::{Ctx, DEFAULT_MAX_DURATION, DEFAULT_MAX_IN_FLIGHT};
+use crate::error::ScenarioError;
+use crate::model::*;
+use crate::raw::*;
+
+pub(super) fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
+    let misplaced = |field: &str, model: &str| {
+        ctx.err(
+            &format!("load.{field}"),
+            format!("`{field}` does not apply to the {model} model"),
+        )
+    };
+    match raw.model {
+        ModelKind::Closed => {
+            for (f, set) in [
+                ("rate", raw.rate.is_some()),
+                ("max_in_flight", raw.max_in_flight.is_some()),
+                ("arrivals", raw.arrivals.is_some()),
+                ("count", raw.count.is_some()),
+            ] {
+                if set {
+                    return Err(misplaced(f, "closed").with_hint(
+                        "the closed model takes `vus` with `duration`, `iterations` or `stages`",
+                    ));
+                }
+            }
+            let stages = match (raw.stages, raw.vus) {
+                (Some(_), Some(_)) => {
+                    return Err(ctx.err("load.vus", "give either `stages` or `vus`, not both"))
+                }
+                (Some(stages), None) => {
+                    let mut out = Vec::new();
+                    for (i, s) in stages.into_iter().enumerate() {
+                        let field = format!("load.stages[{i}]");
+                        if s.rate.is_some() || s.ramp_to.is_some() {
+                            return Err(ctx
+                                .err(&field, "a closed-model stage takes `vus`, not `rate`")
+                                .with_hint("use `model: open` for arrival rates"));
+                        }
+                        let duration = s
+                            .duration
+                            .ok_or_else(|| ctx.err(&field, "stage needs a `duration`"))?;
+                        let vus = s.vus.ok_or_else(|| {
+                            ctx.err(
+                                &field,
+                                "stage needs `vus` (the VU count reached at its end)",
+                            )
+                        })?;
+                        out.push(VuStage { duration, vus });
+                    }
+                    if out.is_empty() {
+                        return Err(ctx.err("load.stages", "at least one stage is needed"));
+                    }
+                    if raw.iterations.is_some() {
+                        return Err(ctx.err(
+                            "load.iterations",
+                            "`iterations` goes with `vus`, not with `stages`",
+                        ));
+                    }
+                    out
+                }
+                (None, Some(vus)) => {
+                    if vus == 0 {
+                        return Err(ctx.err("load.vus", "need at least 1 VU"));
+                    }
+                    match (raw.duration, raw.iterations) {
+                        (Some(d), _) => vec![VuStage { duration: d, vus }],
+                        (None, Some(_)) => vec![VuStage {
+                            duration: raw.max_duration.unwrap_or(DEFAULT_MAX_DURATION),
+                            vus,
+                        }],
+                        (None, None) => {
+                            return Err(ctx
+                                .err(
+                                    "load",
+                                    "the closed model with `vus` needs `duration` or `iterations`",
+                                )
+                                .with_hint("e.g. `load: {model: closed, vus: 10, duration: 30s}`"))
+                        }
+                    }
+                }
+                (None, None) => {
+                    return Err(ctx
+                        .err("load", "the closed model needs `vus` or `stages`")
+                        .with_hint("e.g. `load: {model: closed, vus: 10, duration: 30s}`"))
+                }
+            };
+            let start_vus = if raw.vus.is_some() {
+                stages[0].vus
+            } else {
+                raw.start_vus.unwrap_or(0)
+            };
+            Ok(Load::Closed(ClosedLoad {
+                start_vus,
+                stages,
+                iterations_per_vu: raw.iterations,
+                shared_iterations: None,
+                max_duration: raw.max_duration.unwrap_or(DEFAULT_MAX_DURATION),
+            }))
+        }
+        ModelKind::Open => {
+            for (f, set) in [
+                ("vus", raw.vus.is_some()),
+                ("start_vus", raw.start_vus.is_some()),
+                ("iterations", raw.iterations.is_some()),
+                ("count", raw.count.is_some()),
+            ] {
+                if set {
+                    return Err(misplaced(f, "open").with_hint("the open model takes `rate` with `duration`, or `stages` of `{duration, rate}`; concurrency is bounded by `max_in_flight`"));
+                }
+            }
+            let stages = match (raw.stages, raw.rate) {
+                (Some(_), Some(_)) => {
+                    return Err(ctx.err("load.rate", "give either `stages` or `rate`, not both"))
+                }
+                (Some(stages), None) => {
+                    let mut out = Vec::new();
+                    for (i, s) in stages.into_iter().enumerate() {
+                        let field = format!("load.stages[{i}]");
+                        if s.vus.is_some() {
+                            return Err(ctx
+                                .err(&field, "an open-model stage takes `rate`, not `vus`")
+                                .with_hint("use `model: closed` for virtual users"));
+                        }
+                        let duration = s
+                            .duration
+                            .ok_or_else(|| ctx.err(&field, "stage needs a `duration`"))?;
+                        let rate = s
+                            .rate
+                            .ok_or_else(|| ctx.err(&field, "stage needs a `rate`, e.g. 100/s"))?;
+                        out.push(RateStage {
+                            duration,
+                            rate,
+                            ramp_to: s.ramp_to,
+                        });
+                    }
+                    if out.is_empty() {
+                        return Err(ctx.err("load.stages", "at least one stage is needed"));
+                    }
+                    out
+                }
+                (None, Some(rate)) => {
+                    let duration = raw.duration.ok_or_else(|| {
+                        ctx.err("load", "the open model with `rate` needs a `duration`")
+                    })?;
+                    vec![RateStage {
+                        duration,
+                        rate,
+                        ramp_to: None,
+                    }]
+                }
+                (None, None) => {
+                    return Err(ctx
+                        .err("load", "the open model needs `rate` or `stages`")
+                        .with_hint("e.g. `load: {model: open, rate: 100/s, duration: 30s}`"))
+                }
+            };
+            let max_in_flight = raw.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT);
+            if max_in_flight == 0 {
+                return Err(ctx.err("load.max_in_flight", "must be at least 1"));
+            }
+            Ok(Load::Open(OpenLoad {
+                stages,
+                poisson: raw.arrivals == Some(Arrivals::Poisson),
+                max_in_flight,
+                max_arrivals: None,
+            }))
+        }
+        ModelKind::Burst => {
+            for (f, set) in [
+                ("vus", raw.vus.is_some()),
+                ("rate", raw.rate.is_some()),
+                ("stages", raw.stages.is_some()),
+                ("iterations", raw.iterations.is_some()),
+            ] {
+                if set {
+                    return Err(misplaced(f, "burst")
+                        .with_hint("the burst model takes `count` (requests released at once)"));
+                }
+            }
+            let count = raw.count.ok_or_else(|| {
+                ctx.err("load", "the burst model needs `count`")
+                    .with_hint("e.g. `load: {model: burst, count: 1000}`")
+            })?;
+            if count == 0 {
+                return Err(ctx.err("load.count", "must be at least 1"));
+            }
+            Ok(Load::Burst(BurstLoad {
+                count,
+                max_duration: raw
+                    .max_duration
+                    .or(raw.duration)
+                    .unwrap_or(DEFAULT_MAX_DURATION),
+            }))
+        }
+    }
+}

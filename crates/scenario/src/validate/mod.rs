@@ -1,0 +1,138 @@
+//! Turns the file as written into a runnable [`Scenario`], checking what serde cannot.
+//!
+//! This file locates errors ([`Ctx`]) and assembles the scenario; each section has its own
+//! checks: `load`, `steps` (flows and their steps), `thresholds`, `addresses` (the target URL
+//! and source addresses).
+
+mod addresses;
+mod load;
+mod steps;
+mod thresholds;
+
+pub use addresses::{check_target, parse_addresses};
+
+use crate::error::{ErrorLocation, ScenarioError};
+use crate::locate::PathIndex;
+use crate::model::*;
+use crate::raw::*;
+use load::load;
+use std::time::Duration;
+use steps::flows;
+use thresholds::thresholds;
+
+pub const DEFAULT_MAX_IN_FLIGHT: u32 = 10_000;
+pub const DEFAULT_MAX_DURATION: Duration = Duration::from_secs(600);
+
+/// Context for locating errors: the file name and the position index of its YAML.
+pub struct Ctx<'a> {
+    pub file: &'a str,
+    pub index: &'a PathIndex,
+}
+
+impl Ctx<'_> {
+    pub fn err(&self, field: &str, message: impl Into<String>) -> ScenarioError {
+        let location = match self.index.find(field) {
+            Some((line, column)) => ErrorLocation::File {
+                path: self.file.to_string(),
+                line,
+                column,
+            },
+            None => ErrorLocation::File {
+                path: self.file.to_string(),
+                line: 1,
+                column: 1,
+            },
+        };
+        ScenarioError::at(location, field, message)
+    }
+}
+
+pub fn scenario(
+    raw: RawScenario,
+    ctx: &Ctx,
+    default_name: &str,
+) -> Result<Scenario, ScenarioError> {
+    let target = match raw.target {
+        Some(t) => Some(check_target(&t).map_err(|m| ctx.err("target", m))?),
+        None => None,
+    };
+    let defaults = Defaults {
+        timeout: raw.defaults.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        headers: raw.defaults.headers.into_iter().collect(),
+        max_body: match raw.defaults.max_body {
+            None => DEFAULT_MAX_BODY,
+            Some(ByteSize::Bytes(n)) => n,
+            Some(ByteSize::Text(t)) => {
+                parse_size(&t).map_err(|m| ctx.err("defaults.max_body", m))?
+            }
+        },
+    };
+    if defaults.timeout.is_zero() {
+        return Err(ctx.err("defaults.timeout", "the timeout must be above zero"));
+    }
+    let load = match raw.load {
+        Some(l) => load(l, ctx)?,
+        None => {
+            return Err(ctx.err("load", "missing `load:` section").with_hint(
+                "add e.g. `load: {model: closed, vus: 10, duration: 30s}` or `load: {model: open, rate: 100/s, duration: 30s}`",
+            ))
+        }
+    };
+    let base_dir = std::path::Path::new(ctx.file)
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_default();
+    let mut data = Vec::new();
+    for (name, d) in raw.data {
+        data.push(
+            crate::data::load(&name, d, &base_dir)
+                .map_err(|m| ctx.err(&format!("data.{name}"), m))?,
+        );
+    }
+    let shorthand = raw.flows.is_empty();
+    let flows = flows(raw.flows, raw.steps, ctx)?;
+    crate::check_templates::flows(&flows, shorthand, &defaults, &data, ctx)?;
+    let thresholds = thresholds(&raw.thresholds, &flows, ctx)?;
+    let source_addresses = match raw.source_addresses {
+        None => Vec::new(),
+        Some(OneOrMany::One(s)) => {
+            parse_addresses(&[s]).map_err(|m| ctx.err("source_addresses", m))?
+        }
+        Some(OneOrMany::Many(v)) => {
+            parse_addresses(&v).map_err(|m| ctx.err("source_addresses", m))?
+        }
+    };
+    Ok(Scenario {
+        name: raw.name.unwrap_or_else(|| default_name.to_string()),
+        source: Some(ctx.file.to_string()),
+        target,
+        defaults,
+        load,
+        warmup: raw.warmup.unwrap_or(Duration::ZERO),
+        thresholds,
+        flows,
+        connections: raw.connections.unwrap_or_default(),
+        source_addresses,
+        insecure: raw.insecure.unwrap_or(false),
+        data,
+    })
+}
+
+/// Parses `64KiB`, `1MiB`, `1MB`, `500` (bytes).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let n: u64 = t[..split]
+        .parse()
+        .map_err(|_| format!("invalid size `{text}`: expected e.g. 64KiB, 1MiB"))?;
+    let mult = match t[split..].trim() {
+        "" | "B" => 1,
+        "KiB" | "K" => 1024,
+        "KB" | "kB" => 1000,
+        "MiB" | "M" => 1024 * 1024,
+        "MB" => 1_000_000,
+        "GiB" | "G" => 1024 * 1024 * 1024,
+        _ => return Err(format!("invalid size `{text}`: expected e.g. 64KiB, 1MiB")),
+    };
+    Ok(n * mult)
+}

@@ -1,0 +1,317 @@
+//! Flows and their steps: requests, groups, loops, think times, captures and checks.
+
+use super::{check_target, Ctx};
+use crate::error::ScenarioError;
+use crate::model::*;
+use crate::raw::*;
+use crate::units::parse_duration;
+use std::time::Duration;
+
+pub(super) fn flows(
+    raw_flows: Vec<RawFlow>,
+    raw_steps: Vec<RawStep>,
+    ctx: &Ctx,
+) -> Result<Vec<Flow>, ScenarioError> {
+    let raw_flows = match (raw_flows.is_empty(), raw_steps.is_empty()) {
+        (false, false) => {
+            return Err(ctx.err(
+                "steps",
+                "give either `flows` or top-level `steps`, not both",
+            ))
+        }
+        (true, true) => {
+            return Err(ctx
+                .err("flows", "no flows: nothing to send")
+                .with_hint("add e.g. `flows: [{name: main, steps: [{get: /health}]}]`"))
+        }
+        (false, true) => raw_flows
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| (format!("flows[{i}]"), f))
+            .collect::<Vec<_>>(),
+        (true, false) => vec![(
+            String::new(),
+            RawFlow {
+                name: Some("default".into()),
+                weight: None,
+                steps: raw_steps,
+            },
+        )],
+    };
+    let mut out: Vec<Flow> = Vec::new();
+    for (path, raw) in raw_flows {
+        let steps_path = if path.is_empty() {
+            "steps".to_string()
+        } else {
+            format!("{path}.steps")
+        };
+        let name = raw.name.unwrap_or_else(|| format!("flow{}", out.len() + 1));
+        if out.iter().any(|f| f.name == name) {
+            return Err(ctx.err(
+                &format!("{path}.name"),
+                format!("duplicate flow name `{name}`"),
+            ));
+        }
+        let mut steps = Vec::new();
+        for (i, s) in raw.steps.into_iter().enumerate() {
+            steps.push(step(s, &format!("{steps_path}[{i}]"), ctx)?);
+        }
+        let mut requests = Vec::new();
+        crate::model::collect_requests(&steps, &mut requests);
+        if requests.is_empty() {
+            return Err(ctx.err(&steps_path, format!("flow `{name}` has no request step")));
+        }
+        out.push(Flow {
+            name,
+            weight: raw.weight.unwrap_or(1),
+            steps,
+        });
+    }
+    if out.iter().all(|f| f.weight == 0) {
+        return Err(ctx.err("flows", "all flow weights are 0"));
+    }
+    Ok(out)
+}
+
+fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
+    let sends = [
+        &raw.get,
+        &raw.post,
+        &raw.put,
+        &raw.patch,
+        &raw.delete,
+        &raw.head,
+        &raw.options,
+    ]
+    .iter()
+    .any(|m| m.is_some());
+    if let Some(l) = raw.loop_ {
+        if sends || raw.think.is_some() || raw.once.is_some() {
+            return Err(ctx
+                .err(
+                    field,
+                    "a `loop` step cannot also send a request, think or hold `once`",
+                )
+                .with_hint("put the request inside `loop: {count: N, steps: [...]}`"));
+        }
+        if l.count == 0 {
+            return Err(ctx.err(&format!("{field}.loop.count"), "must be at least 1"));
+        }
+        let steps = sub_steps(l.steps, &format!("{field}.loop.steps"), ctx)?;
+        return Ok(Step::Loop {
+            count: l.count,
+            steps,
+        });
+    }
+    if let Some(once) = raw.once {
+        if sends || raw.think.is_some() {
+            return Err(ctx
+                .err(field, "a `once` step cannot also send a request or think")
+                .with_hint("write `- once: [ {post: /api/auth/signin, ...} ]`"));
+        }
+        return Ok(Step::Once(sub_steps(once, &format!("{field}.once"), ctx)?));
+    }
+    let methods = [
+        (Method::Get, raw.get),
+        (Method::Post, raw.post),
+        (Method::Put, raw.put),
+        (Method::Patch, raw.patch),
+        (Method::Delete, raw.delete),
+        (Method::Head, raw.head),
+        (Method::Options, raw.options),
+    ];
+    let mut chosen: Vec<(Method, String)> = methods
+        .into_iter()
+        .filter_map(|(m, u)| u.map(|u| (m, u)))
+        .collect();
+    if let Some(think) = raw.think {
+        if !chosen.is_empty() || raw.json.is_some() || raw.body.is_some() || raw.form.is_some() {
+            return Err(ctx
+                .err(field, "a `think` step cannot also send a request")
+                .with_hint("put `think` in a step of its own"));
+        }
+        return Ok(Step::Think(
+            think_time(think).map_err(|m| ctx.err(&format!("{field}.think"), m))?,
+        ));
+    }
+    if chosen.len() != 1 {
+        let msg = if chosen.is_empty() {
+            "a step needs one of get, post, put, patch, delete, head, options, think, loop or once"
+        } else {
+            "a step sends one request: give only one of get, post, put, patch, delete, head, options"
+        };
+        return Err(ctx
+            .err(field, msg)
+            .with_hint("e.g. `- get: /api/ping` or `- post: /api/users` with `json: {...}`"));
+    }
+    let (method, url) = chosen.remove(0);
+    let url_field = format!("{field}.{}", method.as_str().to_ascii_lowercase());
+    if url.starts_with("http://") || url.starts_with("https://") {
+        let authority = url
+            .split_once("://")
+            .map_or("", |(_, r)| r.split(['/', '?']).next().unwrap_or(""));
+        if crate::template::has_template(authority) {
+            return Err(ctx
+                .err(&url_field, "templates are not allowed in the host of a URL")
+                .with_hint(
+                    "connections are opened before the run: put variables in the path or query",
+                ));
+        }
+        check_target(&url).map_err(|m| ctx.err(&url_field, m))?;
+    } else if !url.starts_with('/') {
+        return Err(ctx
+            .err(
+                &url_field,
+                format!("`{url}` is neither a path starting with / nor an http(s) URL"),
+            )
+            .with_hint(format!("write `/{url}`")));
+    }
+    let body = match (raw.json, raw.body, raw.form) {
+        (Some(j), None, None) => Some(Body::Json(j)),
+        (None, Some(b), None) => Some(Body::Text(b)),
+        (None, None, Some(f)) => Some(Body::Form(
+            f.into_iter().map(|(k, v)| (k, v.into_text())).collect(),
+        )),
+        (None, None, None) => None,
+        _ => {
+            return Err(ctx.err(
+                &format!("{field}.body"),
+                "give only one of `json`, `body` or `form`",
+            ))
+        }
+    };
+    let mut captures = Vec::new();
+    for (name, c) in raw.capture {
+        let cfield = format!("{field}.capture.{name}");
+        if !is_identifier(&name) {
+            return Err(ctx
+                .err(&cfield, format!("`{name}` is not a valid variable name"))
+                .with_hint("use letters, digits and `_`, starting with a letter"));
+        }
+        let source = match c {
+            RawCapture::JsonPath(p) => CaptureSource::JsonPath(
+                crate::jsonpath::JsonPath::parse(&p).map_err(|m| ctx.err(&cfield, m))?,
+            ),
+            RawCapture::Header { header } => CaptureSource::Header(header),
+            RawCapture::Regex { regex, group } => {
+                let re = regex::Regex::new(&regex)
+                    .map_err(|e| ctx.err(&cfield, format!("invalid regex: {e}")))?;
+                let group = group.unwrap_or(if re.captures_len() > 1 { 1 } else { 0 });
+                if group >= re.captures_len() {
+                    return Err(ctx.err(
+                        &cfield,
+                        format!(
+                            "the regex has {} group(s); group {group} does not exist",
+                            re.captures_len() - 1
+                        ),
+                    ));
+                }
+                CaptureSource::Regex {
+                    pattern: regex,
+                    group,
+                }
+            }
+        };
+        captures.push(Capture { name, source });
+    }
+    let mut checks = Vec::new();
+    if let Some(c) = raw.check {
+        let cfield = format!("{field}.check");
+        match c.status {
+            Some(StatusSpec::One(s)) => checks.push(Check::Status(vec![s])),
+            Some(StatusSpec::Many(v)) if !v.is_empty() => checks.push(Check::Status(v)),
+            Some(StatusSpec::Many(_)) => {
+                return Err(ctx.err(&format!("{cfield}.status"), "list at least one status"))
+            }
+            None => {}
+        }
+        if let Some(Check::Status(v)) = checks.first() {
+            if let Some(bad) = v.iter().find(|s| !(100..=599).contains(*s)) {
+                return Err(ctx.err(
+                    &format!("{cfield}.status"),
+                    format!("`{bad}` is not an HTTP status (100..599)"),
+                ));
+            }
+        }
+        for (path, expected) in c.json {
+            let path = crate::jsonpath::JsonPath::parse(&path)
+                .map_err(|m| ctx.err(&format!("{cfield}.json"), m))?;
+            checks.push(Check::Json { path, expected });
+        }
+        if let Some(t) = c.body_contains {
+            checks.push(Check::BodyContains(t));
+        }
+        for (name, value) in c.header {
+            checks.push(Check::Header { name, value });
+        }
+        if let Some(d) = c.max_latency {
+            checks.push(Check::MaxLatency(d));
+        }
+    }
+    let name = raw
+        .name
+        .unwrap_or_else(|| format!("{} {}", method.as_str(), url));
+    Ok(Step::Request(Box::new(RequestStep {
+        name,
+        group: raw.group,
+        method,
+        url,
+        headers: raw.headers.into_iter().collect(),
+        body,
+        timeout: raw.timeout,
+        query: raw
+            .query
+            .into_iter()
+            .map(|(k, v)| (k, v.into_text()))
+            .collect(),
+        tags: raw
+            .tags
+            .into_iter()
+            .map(|(k, v)| (k, v.into_text()))
+            .collect(),
+        captures,
+        checks,
+    })))
+}
+
+fn sub_steps(raw: Vec<RawStep>, field: &str, ctx: &Ctx) -> Result<Vec<Step>, ScenarioError> {
+    if raw.is_empty() {
+        return Err(ctx.err(field, "no steps"));
+    }
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, s)| step(s, &format!("{field}[{i}]"), ctx))
+        .collect()
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn think_time(spec: ThinkSpec) -> Result<ThinkTime, String> {
+    match spec {
+        ThinkSpec::Seconds(s) if s.is_finite() && s >= 0.0 => {
+            let d = Duration::from_secs_f64(s);
+            Ok(ThinkTime { min: d, max: d })
+        }
+        ThinkSpec::Seconds(_) => Err("think time must be a positive duration".into()),
+        ThinkSpec::Text(t) => {
+            if let Some((a, b)) = t.split_once("..") {
+                let (min, max) = (parse_duration(a)?, parse_duration(b)?);
+                if min > max {
+                    return Err(format!(
+                        "think range `{t}` runs backwards: write the shorter time first"
+                    ));
+                }
+                Ok(ThinkTime { min, max })
+            } else {
+                let d = parse_duration(&t)?;
+                Ok(ThinkTime { min: d, max: d })
+            }
+        }
+    }
+}
