@@ -55,7 +55,15 @@ fn temp_path(name: &str) -> PathBuf {
 }
 
 fn loadlab(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("run loadlab")
+    // Stored runs go to a scratch directory, not the working tree.
+    Command::new(BIN)
+        .args(args)
+        .env(
+            "LOADLAB_RESULTS",
+            std::env::temp_dir().join(format!("loadlab-cli-results-{}", std::process::id())),
+        )
+        .output()
+        .expect("run loadlab")
 }
 
 fn run_json(args: &[&str], name: &str) -> (Output, Value) {
@@ -395,4 +403,50 @@ fn demo_runs_end_to_end() {
     );
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("Open the report: "), "{summary}");
+}
+
+#[test]
+fn ctrl_c_stops_gracefully_and_keeps_the_partial_result() {
+    let _serial = exclusive();
+    let target = Target::start(&[]);
+    let url = format!("{}/api/ping", target.url);
+    let json = temp_path("interrupted.json");
+    let results = temp_path("interrupted-results");
+    let child = Command::new(BIN)
+        .args([
+            "run",
+            "--url",
+            &url,
+            "--rate",
+            "50/s",
+            "--duration",
+            "30s",
+            "--no-progress",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--results")
+        .arg(&results)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let started = Instant::now();
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5), "stops promptly");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let result: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(result["interrupted"], true);
+    assert_eq!(result["valid"], false);
+    let total = result["requests"]["total"].as_u64().unwrap();
+    assert!((40..=120).contains(&total), "about 1.5 s of 50/s: {total}");
+    assert!(result["invalid_reasons"][0]
+        .as_str()
+        .unwrap()
+        .contains("interrupted"));
+    let _ = std::fs::remove_file(&json);
+    let _ = std::fs::remove_dir_all(&results);
 }

@@ -31,6 +31,8 @@ struct Stats {
     requests: AtomicU64,
     /// Complete responses written.
     responses: AtomicU64,
+    /// Source addresses of the accepted connections.
+    peers: Mutex<std::collections::BTreeSet<std::net::IpAddr>>,
 }
 
 impl Stats {
@@ -129,8 +131,9 @@ impl Server {
             std::thread::spawn(move || {
                 while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
                     match listener.accept() {
-                        Ok((stream, _)) => {
+                        Ok((stream, peer)) => {
                             stats.accepted.fetch_add(1, Ordering::SeqCst);
+                            stats.peers.lock().unwrap().insert(peer.ip());
                             let _ = stream.set_nonblocking(false);
                             let _ = stream.set_read_timeout(Some(POLL));
                             let _ = stream.set_nodelay(true);
@@ -305,6 +308,10 @@ fn run_loadlab(test: &str, url: &str, load: &[&str], timeout: &str) -> Run {
     let started = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_loadlab"))
         .args(&args)
+        .env(
+            "LOADLAB_RESULTS",
+            std::env::temp_dir().join(format!("loadlab-faults-results-{}", std::process::id())),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -835,4 +842,24 @@ fn nothing_listening_exits_3_before_load() {
     );
     assert!(run.stderr.contains("cannot connect"), "{}", run.describe());
     assert!(!run.stderr.contains("panicked"), "{}", run.describe());
+}
+
+#[test]
+fn connections_are_spread_over_source_addresses() {
+    let server = Server::start(close_handler);
+    let run = run_loadlab(
+        "sources",
+        &server.url("/sources"),
+        &["--rate", "50/s", "--source-addrs", "127.0.0.2-127.0.0.3"],
+        "500ms",
+    );
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_eq!(run.failed(), 0, "{}", run.describe());
+    let peers = server.stats.peers.lock().unwrap().clone();
+    for ip in ["127.0.0.2", "127.0.0.3"] {
+        assert!(
+            peers.contains(&ip.parse().unwrap()),
+            "no connection came from {ip}: {peers:?}"
+        );
+    }
 }

@@ -4,7 +4,10 @@
 use crate::cancel::Cancel;
 use crate::executor::{run_worker, WorkerPlan};
 use crate::flow::{FlowPicker, Worker};
-use crate::health::{available_cores, max_rss_bytes, thread_cpu_seconds, GeneratorUsage};
+use crate::health::{
+    available_cores, delivery_verdict, generator_verdict, max_rss_bytes, thread_cpu_seconds,
+    GeneratorUsage, HealthLimits,
+};
 use crate::http::HttpTransport;
 use crate::prepare::{PrepareError, PreparedScenario};
 use loadlab_metrics::result::{Generator, IntervalStats, LoadInfo, RunMeta};
@@ -302,25 +305,22 @@ pub fn run(
             .invalid_reasons
             .push("the run was interrupted (Ctrl-C): this is a partial result".into());
     }
-    if cpu_percent >= options.max_cpu_percent {
-        result.invalid_reasons.push(format!(
-            "the load generator was saturated: its workers used {cpu_percent:.0}% of {threads} core(s) (limit {:.0}%), so measured latency includes time spent waiting for the generator itself; use fewer VUs, a lower rate, more --threads, or a separate machine",
-            options.max_cpu_percent
-        ));
-    }
-    if scheduler_lag_p99 > options.max_lag.as_secs_f64() * 1e3 {
-        result.invalid_reasons.push(format!(
-            "the scheduler started arrivals late: lag p99 {scheduler_lag_p99:.1} ms exceeds {:.0} ms, so the offered load was not what the plan said",
-            options.max_lag.as_secs_f64() * 1e3
-        ));
-    }
+    let limits = HealthLimits {
+        max_cpu_percent: options.max_cpu_percent,
+        max_lag_ms: options.max_lag.as_secs_f64() * 1e3,
+    };
+    result.invalid_reasons.extend(generator_verdict(
+        cpu_percent,
+        threads,
+        scheduler_lag_p99,
+        &limits,
+    ));
     if let Load::Open(o) = &plan.load {
-        let planned_arrivals = o.expected_arrivals();
-        let dropped = result.iterations.dropped as f64;
-        if !interrupted && planned_arrivals > 0.0 && dropped / planned_arrivals > 0.02 {
-            result.invalid_reasons.push(format!(
-                "{} of {:.0} planned arrivals ({:.1}%) could not start because max_in_flight ({}) requests were already open: the target could not keep up with the offered rate, so less than 98% of the plan was delivered",
-                result.iterations.dropped, planned_arrivals, 100.0 * dropped / planned_arrivals, o.max_in_flight
+        if !interrupted {
+            result.invalid_reasons.extend(delivery_verdict(
+                o.expected_arrivals(),
+                result.iterations.dropped,
+                o.max_in_flight,
             ));
         }
     }
