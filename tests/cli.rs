@@ -450,3 +450,36 @@ fn ctrl_c_stops_gracefully_and_keeps_the_partial_result() {
     let _ = std::fs::remove_file(&json);
     let _ = std::fs::remove_dir_all(&results);
 }
+
+#[test]
+fn failed_checks_are_named_in_the_result_and_summary() {
+    let _serial = exclusive();
+    let target = Target::start(&["--service-time", "2ms"]);
+    let file = write_scenario(
+        "checks.yaml",
+        "load: {model: open, rate: 50/s, duration: 1s}\nsteps:\n  - name: ping\n    get: /api/ping\n    check: {status: 201, body_contains: pong}\n",
+    );
+    let (out, json) = run_json(
+        &["run", file.to_str().unwrap(), "--target", &target.url],
+        "checks",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let step = &json["steps"][0];
+    let requests = step["requests"].as_u64().unwrap();
+    assert!(requests >= 45, "{requests}");
+    assert_eq!(step["failed"].as_u64().unwrap(), requests);
+    let checks = step["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 2, "{checks:?}");
+    let status = checks
+        .iter()
+        .find(|c| c["check"].as_str().unwrap().contains("201"))
+        .unwrap();
+    assert_eq!(status["failed"].as_u64().unwrap(), requests);
+    let body = checks
+        .iter()
+        .find(|c| c["check"].as_str().unwrap().contains("pong"))
+        .unwrap();
+    assert_eq!(body["failed"], 0);
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("2 checked, 1 failing"), "{summary}");
+}

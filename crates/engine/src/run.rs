@@ -338,10 +338,17 @@ pub fn run(
     let mut checks = Vec::new();
     for (req, rec) in prepared.requests.iter().zip(&merged.steps) {
         for (j, c) in req.checks.iter().enumerate() {
+            let failed = rec.check_failures.get(j).copied().unwrap_or(0);
+            if let Some(step) = result.steps.get_mut(req.step as usize) {
+                step.checks.push(loadlab_metrics::result::CheckResult {
+                    check: c.describe(),
+                    failed,
+                });
+            }
             checks.push(CheckCount {
                 step: prepared.steps[req.step as usize].name.clone(),
                 check: c.describe(),
-                failed: rec.check_failures.get(j).copied().unwrap_or(0),
+                failed,
             });
         }
     }

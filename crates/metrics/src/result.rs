@@ -137,6 +137,17 @@ pub struct StepResult {
     pub status_codes: BTreeMap<String, u64>,
     pub latency_ms: LatencySummary,
     pub service_time_ms: LatencySummary,
+    /// Each check of the step with how often it failed (empty when the step has no checks).
+    #[serde(default)]
+    pub checks: Vec<CheckResult>,
+}
+
+/// One `check:` of a step and its failures.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CheckResult {
+    /// The check as written, e.g. `status in [200, 201]` or `$.ok == true`.
+    pub check: String,
+    pub failed: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -290,6 +301,7 @@ impl RunResult {
                 status_codes: step_statuses,
                 latency_ms: LatencySummary::of(&s.latency),
                 service_time_ms: LatencySummary::of(&s.service),
+                checks: Vec::new(),
             });
         }
         let total = rec.total_requests();

@@ -26,6 +26,7 @@ pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> 
     latency(r, out, style)?;
     writeln!(out)?;
     statuses_and_errors(r, out, style)?;
+    checks(r, out, style)?;
     steps(r, out, style)?;
     groups(r, out, style)?;
     thresholds(r, out, style)?;
@@ -236,6 +237,42 @@ fn statuses_and_errors(r: &RunResult, out: &mut dyn Write, style: Style) -> io::
     Ok(())
 }
 
+/// Every `check:` of the scenario with its failures, so a failing check is named, not just counted.
+fn checks(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let all: Vec<(&str, &str, u64)> = r
+        .steps
+        .iter()
+        .flat_map(|s| {
+            s.checks
+                .iter()
+                .map(move |c| (s.name.as_str(), c.check.as_str(), c.failed))
+        })
+        .collect();
+    if all.is_empty() {
+        return Ok(());
+    }
+    let failing = all.iter().filter(|c| c.2 > 0).count();
+    kv(
+        out,
+        "checks",
+        &format!("{} checked, {failing} failing", all.len()),
+    )?;
+    for (step, check, failed) in all {
+        let mark = if failed == 0 {
+            style.green("✓")
+        } else {
+            style.red("✗")
+        };
+        let tail = if failed == 0 {
+            String::new()
+        } else {
+            format!("  {failed} failed")
+        };
+        writeln!(out, "    {mark} {step}: {check}{tail}")?;
+    }
+    Ok(())
+}
+
 #[derive(Clone, Copy)]
 enum Align {
     Left,
@@ -404,10 +441,10 @@ fn generator(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()>
         out,
         "generator",
         &format!(
-            "cpu {:.1}% of {} {cores}, {} {threads}, saturated: {}, scheduler lag p99={}, max rss {}",
+            "cpu {:.1}% of {} worker {threads} ({} {cores} available), saturated: {}, scheduler lag p99={}, max rss {}",
             g.cpu_percent,
-            g.cores,
             g.threads,
+            g.cores,
             if g.saturated { "yes" } else { "no" },
             format_ms(g.scheduler_lag_ms_p99),
             format_bytes(g.max_rss_bytes)

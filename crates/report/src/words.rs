@@ -143,12 +143,12 @@ pub fn environment_facts(e: &Environment) -> Vec<(String, String)> {
 pub fn generator_words(r: &RunResult) -> String {
     let g = &r.generator;
     let mut s = format!(
-        "CPU {:.0}% of {} core{} ({} worker thread{}), scheduler lag p99 {}, peak memory {}",
+        "CPU {:.0}% of {} worker thread{} ({} core{} available), scheduler lag p99 {}, peak memory {}",
         g.cpu_percent,
-        g.cores,
-        if g.cores == 1 { "" } else { "s" },
         g.threads,
         if g.threads == 1 { "" } else { "s" },
+        g.cores,
+        if g.cores == 1 { "" } else { "s" },
         format_ms(g.scheduler_lag_ms_p99),
         bytes_words(g.max_rss_bytes)
     );

@@ -138,7 +138,7 @@ fn generator_line() {
     let text = render(&common::sample(), Style::PLAIN);
     assert_eq!(
         line_with(&text, "generator ."),
-        "  generator .........: cpu 42.5% of 2 cores, 2 threads, saturated: no, scheduler lag p99=450µs, max rss 48.0 MiB"
+        "  generator .........: cpu 42.5% of 2 worker threads (2 cores available), saturated: no, scheduler lag p99=450µs, max rss 48.0 MiB"
     );
     assert!(!text.contains("was saturated"));
 }
@@ -174,9 +174,8 @@ fn open_invalid_interrupted_saturated() {
         "  open model ........: latency is measured from the intended send time; send lag p50=120µs p99=1.50ms max=4.00ms"
     );
     assert!(!text.contains("closed model"));
-    assert!(
-        line_with(&text, "generator .").contains("cpu 97.0% of 2 cores, 2 threads, saturated: yes")
-    );
+    assert!(line_with(&text, "generator .")
+        .contains("cpu 97.0% of 2 worker threads (2 cores available), saturated: yes"));
     assert_eq!(
         line_with(&text, "was saturated:"),
         "  ! the load generator was saturated: results understate the target's capacity and overstate its latency"

@@ -104,6 +104,7 @@ pub fn sample() -> RunResult {
                 status_codes: map(&[("200", 4_000u64)]),
                 latency_ms: with_count(lat(1.02, 2.1, 1.9, 2.8, 3.2, 4.4, 9.0, 12.5), 4_000),
                 service_time_ms: with_count(lat(0.98, 2.0, 1.8, 2.7, 3.1, 4.2, 8.8, 12.1), 4_000),
+                checks: Vec::new(),
             },
             StepResult {
                 name: "GET /api/v1/products/{id}/recommendations/personalised".to_string(),
@@ -114,6 +115,7 @@ pub fn sample() -> RunResult {
                 status_codes: map(&[("200", 3_980u64)]),
                 latency_ms: with_count(lat(2.0, 4.0, 3.5, 6.0, 8.1, 14.0, 31.0, 45.0), 4_000),
                 service_time_ms: with_count(lat(1.9, 3.8, 3.3, 5.7, 7.7, 13.1, 29.0, 44.1), 4_000),
+                checks: Vec::new(),
             },
             StepResult {
                 name: "POST /cart".to_string(),
@@ -124,6 +126,7 @@ pub fn sample() -> RunResult {
                 status_codes: map(&[("200", 3_900u64), ("503", 100)]),
                 latency_ms: with_count(lat(1.5, 4.1, 3.6, 6.2, 8.0, 12.3, 25.0, 40.0), 4_000),
                 service_time_ms: with_count(lat(1.4, 3.9, 3.4, 5.9, 7.6, 11.8, 24.0, 39.0), 4_000),
+                checks: Vec::new(),
             },
         ],
         groups: vec![

@@ -84,6 +84,7 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
             status_codes: BTreeMap::new(),
             latency_ms: l,
             service_time_ms: l,
+            checks: Vec::new(),
         }
     };
     let steps = vec![
