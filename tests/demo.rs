@@ -26,7 +26,10 @@ fn demo_runs_a_study_and_writes_the_report() {
     assert!(html.is_file(), "{}", html.display());
     let md = std::fs::read_to_string(html.with_extension("md")).unwrap();
     assert!(md.contains("study report"), "{md}");
-    assert!(md.contains("`light`") && md.contains("`busy`"));
+    assert!(
+        md.contains("`baseline`") && md.contains("`half-workers`"),
+        "{md}"
+    );
     assert!(md.contains("## Comparison"), "{md}");
     assert!(md.contains("p95-per-run.svg"));
     let charts = html.parent().unwrap().join("report-charts");

@@ -10,16 +10,18 @@ use loadlab_target::{ServiceDist, TargetConfig};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Open model, two arrival rates against a target with 4 workers × ~2 ms (capacity about
-/// 2000/s): `light` keeps it mostly idle, `busy` loads it to ~60%, where queueing shows in
-/// the tail. 2 × 5 runs of 1 s warm-up + 3 s, interleaved: about a minute.
+/// An A/B study a team would run: does halving the target's worker pool hurt? Two built-in
+/// targets with ~2 ms exponential service time, 4 workers (`baseline`) and 2 workers
+/// (`half-workers`), the same open-model load of 600 arrivals/s (roughly 35% and 70% utilisation: the sleeps behind the service time round up to tokio's 1 ms timer ticks),
+/// 2 × 6 interleaved runs of 1 s warm-up + 3 s: about a minute. Throughput should come out
+/// the same (`~`), latency significantly worse where the queue forms.
 const DEMO: &str = "\
 name: demo
-target: {TARGET}
+target: {TARGET_A}
 load:
   model: open
   stages:
-    - { duration: 3s, rate: 200/s }
+    - { duration: 3s, rate: 600/s }
   max_in_flight: 500
 warmup: 1s
 thresholds:
@@ -39,30 +41,30 @@ study:
   order: interleaved
   cooldown: 500ms
   variants:
-    - { name: light }
-    - name: busy
-      load:
-        model: open
-        stages:
-          - { duration: 3s, rate: 1200/s }
-        max_in_flight: 500
+    - { name: baseline }
+    - { name: half-workers, target: {TARGET_B} }
 ";
 
-pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
-    let target = loadlab_target::spawn(TargetConfig {
+fn start_target(workers: usize) -> Result<loadlab_target::TargetHandle, CliError> {
+    loadlab_target::spawn(TargetConfig {
         listen: "127.0.0.1:0".parse().expect("valid address"),
-        workers: Some(4),
+        workers: Some(workers),
         service_time: Duration::from_millis(2),
         service_dist: ServiceDist::Exp,
         ..TargetConfig::default()
     })
-    .map_err(CliError::aborted)?;
+    .map_err(CliError::aborted)
+}
+
+pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
+    let target = start_target(4)?;
+    let half = start_target(2)?;
     let quiet = args.output.quiet;
     if !quiet {
         println!(
-            "loadlab demo: built-in target on http://{} (4 workers, ~2 ms exponential service time)\n\
-             a study: 2 variants (200/s and 1200/s) × 6 runs of 3 s, interleaved — about a minute\n",
-            target.addr
+            "loadlab demo: two built-in targets, ~2 ms exponential service time — baseline with 4 workers on http://{}, half-workers with 2 on http://{}\n\
+             a study: 600 arrivals/s, 2 variants × 6 runs of 3 s, interleaved — about a minute\n",
+            target.addr, half.addr
         );
     }
     let results = loadlab_store::resolve_dir(args.output.results.as_deref());
@@ -70,7 +72,9 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
     std::fs::create_dir_all(&dir)
         .map_err(|e| CliError::bad_input(format!("cannot create {}: {e}", dir.display())))?;
     let file = dir.join("demo.yaml");
-    let text = DEMO.replace("{TARGET}", &format!("http://{}", target.addr));
+    let text = DEMO
+        .replace("{TARGET_A}", &format!("http://{}", target.addr))
+        .replace("{TARGET_B}", &format!("http://{}", half.addr));
     std::fs::write(&file, &text)
         .map_err(|e| CliError::bad_input(format!("cannot write {}: {e}", file.display())))?;
     let outcome = match super::run_study_file(&file, &args.output) {
@@ -88,6 +92,7 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
         Err(e) => Err(e),
     };
     target.shutdown();
+    half.shutdown();
     outcome
 }
 
@@ -97,7 +102,7 @@ fn announce(html: Option<&Path>, quiet: bool) {
     }
 }
 
-/// Without studies: one run of the light variant, and its report.
+/// Without studies: one run of the baseline, and its report.
 fn single_run(text: &str, dir: &Path, args: &DemoArgs) -> Result<Outcome, CliError> {
     let scenario = Scenario::parse(text, "demo").map_err(CliError::bad_input)?;
     let mut output = args.output.clone();
