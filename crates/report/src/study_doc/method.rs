@@ -30,12 +30,28 @@ pub(super) fn study_method(
         "Scenario".to_string(),
         scenario_words(&s.name, s.scenario_file.as_deref()),
     )];
-    for v in &s.variants {
+    let targets: Vec<Option<&str>> = s
+        .variants
+        .iter()
+        .map(|v| {
+            v.runs
+                .first()
+                .and_then(|id| runs.get(id))
+                .and_then(|r| r.target.as_deref())
+        })
+        .collect();
+    let targets_differ = targets.windows(2).any(|w| w[0] != w[1]);
+    for (v, target) in s.variants.iter().zip(&targets) {
         let load = v
             .runs
             .first()
             .and_then(|id| runs.get(id))
-            .map(|r| load_words(&r.load));
+            .map(|r| load_words(&r.load))
+            .map(|words| match target {
+                // Variants that differ by target (A/B of two systems) say which is which.
+                Some(t) if targets_differ => format!("{words}; target {t}"),
+                _ => words,
+            });
         facts.push((
             format!("Variant `{}`", v.name),
             load.unwrap_or_else(|| load_level_words(v)),

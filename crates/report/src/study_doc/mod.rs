@@ -65,10 +65,14 @@ fn median(values: &[f64]) -> f64 {
 
 /// The warnings of a record as `Warn` verdicts: capitalised, one full stop.
 fn warning_verdicts(warnings: &[String]) -> impl Iterator<Item = Verdict> + '_ {
-    warnings.iter().map(|w| {
-        Verdict::new(
-            Level::Warn,
-            format!("{}.", capitalize(w.trim_end_matches('.'))),
-        )
-    })
+    // Instability gets its own, more detailed verdict from the study's numbers.
+    warnings
+        .iter()
+        .filter(|w| !w.contains("is unstable (CV"))
+        .map(|w| {
+            Verdict::new(
+                Level::Warn,
+                format!("{}.", capitalize(w.trim_end_matches('.'))),
+            )
+        })
 }
