@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// An A/B study a team would run: does halving the target's worker pool hurt? Two built-in
 /// targets with ~2 ms exponential service time, 4 workers (`baseline`) and 2 workers
-/// (`half-workers`), the same open-model load of 600 arrivals/s (roughly 35% and 70% utilisation: the sleeps behind the service time round up to tokio's 1 ms timer ticks),
+/// (`half-workers`), the same open-model load of 800 arrivals/s (about 36% and 72% utilisation of the API workers),
 /// 2 × 6 interleaved runs of 1 s warm-up + 3 s: about a minute. Throughput should come out
 /// the same (`~`), latency significantly worse where the queue forms.
 const DEMO: &str = "\
@@ -21,7 +21,7 @@ target: {TARGET_A}
 load:
   model: open
   stages:
-    - { duration: 3s, rate: 600/s }
+    - { duration: 3s, rate: 800/s }
   max_in_flight: 500
 warmup: 1s
 thresholds:
@@ -40,6 +40,7 @@ study:
   repeat: 6
   order: interleaved
   cooldown: 500ms
+  equivalence: 2%
   variants:
     - { name: baseline }
     - { name: half-workers, target: {TARGET_B} }
@@ -63,7 +64,7 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
     if !quiet {
         println!(
             "loadlab demo: two built-in targets, ~2 ms exponential service time — baseline with 4 workers on http://{}, half-workers with 2 on http://{}\n\
-             a study: 600 arrivals/s, 2 variants × 6 runs of 3 s, interleaved — about a minute\n",
+             a study: 800 arrivals/s, 2 variants × 6 runs of 3 s, interleaved — about a minute\n",
             target.addr, half.addr
         );
     }

@@ -64,7 +64,7 @@ pub struct Worker<T: Transport> {
     pub pool: RefCell<Vec<Vec<T::Conn>>>,
     /// Sub-millisecond waits for the open model's arrivals; `None` uses tokio's timer
     /// (1 ms ticks), which is also what paused-time tests need.
-    pub precise_timer: Option<crate::timer::PreciseTimer>,
+    pub precise_timer: Option<loadlab_timer::PreciseTimer>,
 }
 
 impl<T: Transport> Worker<T> {

@@ -21,7 +21,6 @@ mod origin;
 mod prepare;
 mod render;
 mod run;
-mod timer;
 mod transport;
 mod vu;
 

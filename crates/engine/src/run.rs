@@ -151,7 +151,7 @@ pub fn run(
                         end: tokio::time::Instant::from_std(end),
                         stopping: Cell::new(false),
                         pool: RefCell::new((0..origin_count).map(|_| Vec::new()).collect()),
-                        precise_timer: crate::timer::PreciseTimer::new().ok(),
+                        precise_timer: loadlab_timer::PreciseTimer::new().ok(),
                     });
                     let segment = Segment {
                         index: index as u32,

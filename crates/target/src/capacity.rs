@@ -66,7 +66,8 @@ impl Capacity {
         let slot = self.acquire().await?;
         let delay = sample_service_time(self.service_dist, self.service_time, fastrand::f64());
         if !delay.is_zero() {
-            tokio::time::sleep(delay).await;
+            // Exact, not rounded up to tokio's 1 ms ticks: `--service-time 5ms` means 5 ms.
+            loadlab_timer::sleep_precisely(delay).await;
         }
         if self.error_rate > 0.0 && fastrand::f64() < self.error_rate {
             return Err(Refusal::InjectedError);
