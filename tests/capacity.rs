@@ -1,40 +1,13 @@
 //! End to end: `loadlab capacity` finds the capacity of a target whose capacity is known
 //! (4 workers × 10 ms fixed service time = 400 req/s) under `latency.p95 < 50ms`.
 
+mod common;
+
+use common::{Target, BIN};
+
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
-
-struct Target(Child, String);
-
-impl Target {
-    fn start(args: &[&str]) -> Target {
-        let mut child = Command::new(BIN)
-            .args(["target", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start loadlab target");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().rsplit(' ').next().unwrap().to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "banner: {line}");
-        Target(child, url)
-    }
-}
-
-impl Drop for Target {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use std::process::Command;
 
 #[test]
 fn capacity_of_a_known_target_is_found() {
@@ -54,7 +27,7 @@ fn capacity_of_a_known_target_is_found() {
             "name: cap\ntarget: {}\nload: {{ model: open, stages: [ {{ duration: 1s, rate: 10/s }} ] }}\n\
              thresholds: [ latency.p95 < 50ms ]\nflows:\n  - name: api\n    steps: [ {{ get: /api/ping }} ]\n\
              capacity: {{ start: 100/s, hold: 30s, warmup: 5s, precision: 5%, confirm: 3 }}\n",
-            target.1
+            target.url
         ),
     )
     .unwrap();

@@ -1,54 +1,14 @@
 //! End-to-end: the `loadlab` binary against `loadlab target`, as a user runs it.
 
+mod common;
+
+use common::{exclusive, Target, BIN};
+
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
-
-/// Load tests share two cores: run them one at a time so none measures another's noise.
-static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn exclusive() -> std::sync::MutexGuard<'static, ()> {
-    LOAD.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A `loadlab target` child process, killed on drop.
-struct Target {
-    child: Child,
-    url: String,
-}
-
-impl Target {
-    fn start(args: &[&str]) -> Target {
-        let mut child = Command::new(BIN)
-            .args(["target", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start loadlab target");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().rsplit(' ').next().unwrap().to_string();
-        assert!(
-            url.starts_with("http://127.0.0.1:"),
-            "unexpected banner: {line}"
-        );
-        Target { child, url }
-    }
-}
-
-impl Drop for Target {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn temp_path(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("loadlab-cli-{}-{name}", std::process::id()))

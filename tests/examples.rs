@@ -1,44 +1,13 @@
 //! Every example validates (with `loadlab validate` and against the committed JSON Schema)
 //! and runs for about a second against `loadlab target` with no error.
 
+mod common;
+
+use common::{exclusive, Target, BIN};
+
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
-
-static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-struct Target {
-    child: Child,
-    url: String,
-}
-
-impl Target {
-    fn start() -> Target {
-        let mut child = Command::new(BIN)
-            .args(["target", "--listen", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start loadlab target");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().rsplit(' ').next().unwrap().to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "banner: {line}");
-        Target { child, url }
-    }
-}
-
-impl Drop for Target {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use std::process::{Command, Output};
 
 fn examples() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
@@ -150,8 +119,8 @@ fn shortened(path: &Path) -> PathBuf {
 
 #[test]
 fn every_example_runs_against_the_target_without_errors() {
-    let _serial = LOAD.lock().unwrap_or_else(|e| e.into_inner());
-    let target = Target::start();
+    let _serial = exclusive();
+    let target = Target::start(&[]);
     for path in examples() {
         let short = shortened(&path);
         let json = std::env::temp_dir().join(format!(

@@ -2,43 +2,13 @@
 //! validates and runs against `loadlab target` with no failed request; plus the CLI side of
 //! the scenario language: `validate` errors (exit 2, file:line:column) and `schema`.
 
+mod common;
+
+use common::{exclusive, Target, BIN};
+
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
-
-static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-struct Target {
-    child: Child,
-    url: String,
-}
-
-impl Target {
-    fn start() -> Target {
-        let mut child = Command::new(BIN)
-            .args(["target", "--listen", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start loadlab target");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().rsplit(' ').next().unwrap().to_string();
-        Target { child, url }
-    }
-}
-
-impl Drop for Target {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use std::process::{Command, Output};
 
 fn loadlab(args: &[&str]) -> Output {
     Command::new(BIN)
@@ -84,8 +54,8 @@ fn doc_examples() -> Vec<String> {
 fn docs_examples_run_without_errors() {
     let examples = doc_examples();
     assert!(examples.len() >= 5, "found {}", examples.len());
-    let _serial = LOAD.lock().unwrap_or_else(|e| e.into_inner());
-    let target = Target::start();
+    let _serial = exclusive();
+    let target = Target::start(&[]);
     for (i, text) in examples.iter().enumerate() {
         let path = temp_scenario(&format!("doc{i}"), text);
         let json =
@@ -153,8 +123,8 @@ fn validate_prints_the_outline() {
 
 #[test]
 fn unique_data_running_out_invalidates_the_run() {
-    let _serial = LOAD.lock().unwrap_or_else(|e| e.into_inner());
-    let target = Target::start();
+    let _serial = exclusive();
+    let target = Target::start(&[]);
     let path = temp_scenario(
         "unique",
         "load: {model: closed, vus: 3, iterations: 2}\ndata:\n  users: { values: [{u: user1}, {u: user2}], pick: unique }\nsteps:\n  - post: /api/auth/signin\n    json: { username: '{{ users.u }}', password: password }\n",

@@ -1,50 +1,13 @@
 //! End to end: `loadlab study` against two `loadlab target`s, then `compare`, `runs` and
 //! `run --baseline` on what the study stored.
 
+mod common;
+
+use common::{exclusive, Target, BIN};
+
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
-
-/// Load tests share two cores: one at a time.
-static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn exclusive() -> std::sync::MutexGuard<'static, ()> {
-    LOAD.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-struct Target {
-    child: Child,
-    url: String,
-}
-
-impl Target {
-    fn start(args: &[&str]) -> Target {
-        let mut child = Command::new(BIN)
-            .args(["target", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start loadlab target");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().rsplit(' ').next().unwrap().to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "banner: {line}");
-        Target { child, url }
-    }
-}
-
-impl Drop for Target {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use std::process::{Command, Output};
 
 fn loadlab(results: &Path, args: &[&str]) -> Output {
     Command::new(BIN)

@@ -1,0 +1,57 @@
+//! Shared by the end-to-end tests: the binary, a `loadlab target` child process, and a lock
+//! that keeps load tests from measuring each other's noise on a 2-core machine.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
+
+static LOAD: Mutex<()> = Mutex::new(());
+
+/// Held by every test that generates load, so they run one at a time within a test binary.
+pub fn exclusive() -> MutexGuard<'static, ()> {
+    LOAD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A `loadlab target --listen 127.0.0.1:0 <args>` child process, killed on drop.
+pub struct Target {
+    child: Child,
+    pub url: String,
+}
+
+impl Target {
+    pub fn start(args: &[&str]) -> Target {
+        let mut child = Command::new(BIN)
+            .args(["target", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start loadlab target");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped stdout"))
+            .read_line(&mut line)
+            .expect("read the target's banner");
+        let url = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "unexpected banner: {line}"
+        );
+        Target { child, url }
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
