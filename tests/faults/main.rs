@@ -1,0 +1,343 @@
+//! End-to-end fault tests: the real `loadlab` binary against small misbehaving HTTP servers.
+//!
+//! Every server listens on 127.0.0.1:0, serves each connection on its own std thread, and
+//! stops when the test drops it (a shared AtomicBool) or after `SERVER_LIFETIME` at the latest.
+//! Every run is ~1 s at a small load and is killed if it takes longer than `RUN_LIMIT`.
+
+mod handlers;
+mod run;
+mod server;
+
+use handlers::*;
+use run::*;
+use server::*;
+use std::net::TcpListener;
+use std::time::Duration;
+
+#[test]
+fn reset_before_any_response_byte_is_reset() {
+    let server = Server::start(reset_handler);
+    let run = run_loadlab("reset", &server.url("/r"), &["--rate", "50/s"], "500ms");
+    assert_eq!(
+        run.code(),
+        0,
+        "a valid run with only errors exits 0\n{}",
+        run.describe()
+    );
+    assert_consistent(&run);
+    assert!(run.err("reset") > 0, "{}", run.describe());
+    assert_eq!(run.ok(), 0, "{}", run.describe());
+    assert_eq!(
+        run.err("reset"),
+        run.total(),
+        "every request should fail as reset\n{}",
+        run.describe()
+    );
+    assert!(
+        server.requests() >= run.total(),
+        "server saw {} requests\n{}",
+        server.requests(),
+        run.describe()
+    );
+}
+
+#[test]
+fn rst_after_request_is_reset() {
+    let server = Server::start(rst_handler);
+    let run = run_loadlab("rst", &server.url("/rst"), &["--rate", "50/s"], "500ms");
+    assert_eq!(
+        run.code(),
+        0,
+        "a valid run with only errors exits 0\n{}",
+        run.describe()
+    );
+    assert_consistent(&run);
+    assert!(run.err("reset") > 0, "{}", run.describe());
+    assert_eq!(run.ok(), 0, "{}", run.describe());
+    assert_eq!(
+        run.err("reset"),
+        run.total(),
+        "every request should fail as reset\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn stalled_server_times_out_and_run_still_ends() {
+    let server = Server::start(stall_handler);
+    let run = run_loadlab("stall", &server.url("/stall"), &["--vus", "2"], "300ms");
+    assert!(
+        run.elapsed < Duration::from_secs(3),
+        "run took {:?}\n{}",
+        run.elapsed,
+        run.describe()
+    );
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert!(run.err("timeout") >= 1, "{}", run.describe());
+    assert_eq!(run.ok(), 0, "{}", run.describe());
+    assert_eq!(run.err("timeout"), run.total(), "{}", run.describe());
+    // 2 VUs × 1 s / 300 ms ≈ 6-8 timeouts; well under one per millisecond.
+    assert!(run.total() <= 12, "{}", run.describe());
+    assert!(
+        server.requests() >= 2,
+        "server saw {} requests",
+        server.requests()
+    );
+}
+
+#[test]
+fn garbage_response_is_protocol_error() {
+    let server = Server::start(garbage_handler);
+    let run = run_loadlab("garbage", &server.url("/bad"), &["--rate", "50/s"], "500ms");
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert!(run.err("protocol") > 0, "{}", run.describe());
+    assert_eq!(run.err("protocol"), run.total(), "{}", run.describe());
+    assert_eq!(run.ok(), 0, "{}", run.describe());
+}
+
+#[test]
+fn slow_body_counts_in_service_time() {
+    let server = Server::start(slow_body_handler);
+    let run = run_loadlab("slow_body", &server.url("/slow"), &["--vus", "2"], "2s");
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert!(run.ok() > 0, "{}", run.describe());
+    assert_eq!(run.failed(), 0, "{}", run.describe());
+    assert_eq!(run.error_sum(), 0, "{}", run.describe());
+    let p50 = run.f("/service_time_ms/p50");
+    assert!(
+        p50 >= 150.0,
+        "service time p50 {p50} ms < 150 ms\n{}",
+        run.describe()
+    );
+    assert!(
+        p50 < 1000.0,
+        "service time p50 {p50} ms implausible\n{}",
+        run.describe()
+    );
+    // 2 VUs, ~200 ms each, for 1 s.
+    assert!(run.total() <= 14, "{}", run.describe());
+    assert_eq!(run.u("/status_codes/200"), run.ok(), "{}", run.describe());
+}
+
+#[test]
+fn chunked_keep_alive_split_across_writes() {
+    let server = Server::start(chunked_handler);
+    let vus = 2u64;
+    let run = run_loadlab("chunked", &server.url("/chunked"), &["--vus", "2"], "1s");
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert_eq!(run.failed(), 0, "{}", run.describe());
+    assert!(run.total() > 5, "{}", run.describe());
+    assert_eq!(
+        run.u("/status_codes/200"),
+        run.total(),
+        "{}",
+        run.describe()
+    );
+    // Keep-alive: one connection per VU (+1 for the pre-flight connect probe).
+    assert!(
+        server.accepted() <= vus + 1,
+        "accepted {} connections for {vus} VUs (conns with a request: {})\n{}",
+        server.accepted(),
+        server.conns_with_request(),
+        run.describe()
+    );
+    assert!(
+        server.conns_with_request() <= vus,
+        "{} connections carried requests",
+        server.conns_with_request()
+    );
+    assert!(server.responses() >= run.total());
+}
+
+#[test]
+fn connection_close_opens_one_connection_per_request() {
+    let server = Server::start(close_handler);
+    let run = run_loadlab("close", &server.url("/close"), &["--rate", "50/s"], "500ms");
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert!(run.total() >= 30, "{}", run.describe());
+    assert_eq!(run.ok(), run.total(), "{}", run.describe());
+    assert_eq!(run.failed(), 0, "{}", run.describe());
+    // One request per connection; a few may be cut at the end of the run.
+    // Warm-up requests are excluded from `total` but reach the server.
+    let conns = server.conns_with_request();
+    let sent = run.total() + run.u("/requests/warmup");
+    assert!(
+        conns >= sent && conns <= sent + 3,
+        "{conns} connections carried requests for {} counted requests\n{}",
+        run.total(),
+        run.describe()
+    );
+    assert_eq!(server.requests(), conns, "a closed connection was reused");
+}
+
+#[test]
+fn stale_keep_alive_connection_is_retried() {
+    let server = Server::start(stale_handler);
+    let run = run_loadlab("stale", &server.url("/stale"), &["--vus", "2"], "500ms");
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert!(run.total() >= 30, "{}", run.describe());
+    let reset = run.err("reset");
+    assert!(
+        reset * 100 <= run.total(),
+        "{reset} resets in {} requests: the stale-connection retry did not hide the server's idle close\n{}",
+        run.total(),
+        run.describe()
+    );
+    assert!(run.failed() * 100 <= run.total(), "{}", run.describe());
+    // The server really did close connections under the client.
+    assert!(
+        server.conns_with_request() * 3 >= server.responses(),
+        "conns {} responses {}",
+        server.conns_with_request(),
+        server.responses()
+    );
+    assert!(
+        server.conns_with_request() >= 10,
+        "only {} connections",
+        server.conns_with_request()
+    );
+}
+
+#[test]
+fn stale_keep_alive_connection_is_retried_open_model() {
+    // Open model: connections wait idle in the pool, so the server's FIN has arrived by the time
+    // a connection is reused.
+    let server = Server::start(stale_handler);
+    let run = run_loadlab(
+        "stale_open",
+        &server.url("/stale"),
+        &["--rate", "100/s"],
+        "500ms",
+    );
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert!(run.total() >= 60, "{}", run.describe());
+    let reset = run.err("reset");
+    assert!(
+        reset * 100 <= run.total(),
+        "{reset} resets in {} requests\n{}",
+        run.total(),
+        run.describe()
+    );
+    assert!(run.failed() * 100 <= run.total(), "{}", run.describe());
+}
+
+#[test]
+fn huge_content_length_is_body_too_large() {
+    let server = Server::start(huge_length_handler);
+    let run = run_loadlab(
+        "body_too_large",
+        &server.url("/big"),
+        &["--rate", "20/s"],
+        "500ms",
+    );
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert!(run.err("body_too_large") > 0, "{}", run.describe());
+    assert_eq!(run.err("body_too_large"), run.total(), "{}", run.describe());
+    assert_eq!(run.ok(), 0, "{}", run.describe());
+}
+
+#[test]
+fn status_503_is_http_5xx() {
+    let server = Server::start(status_503_handler);
+    let run = run_loadlab("s503", &server.url("/busy"), &["--vus", "2"], "500ms");
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    let total = run.total();
+    assert!(total > 5, "{}", run.describe());
+    assert_eq!(run.err("http_5xx"), total, "{}", run.describe());
+    assert_eq!(run.u("/status_codes/503"), total, "{}", run.describe());
+    assert_eq!(run.ok(), 0, "{}", run.describe());
+    // Error statuses do not cost the keep-alive connection.
+    assert!(server.accepted() <= 3, "accepted {}", server.accepted());
+}
+
+#[test]
+fn status_404_is_http_4xx() {
+    let server = Server::start(status_404_handler);
+    let run = run_loadlab("s404", &server.url("/missing"), &["--vus", "2"], "500ms");
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    let total = run.total();
+    assert!(total > 5, "{}", run.describe());
+    assert_eq!(run.err("http_4xx"), total, "{}", run.describe());
+    assert_eq!(run.err("http_5xx"), 0, "{}", run.describe());
+    assert_eq!(run.u("/status_codes/404"), total, "{}", run.describe());
+    assert_eq!(run.ok(), 0, "{}", run.describe());
+}
+
+#[test]
+fn response_head_over_64k_is_protocol_error() {
+    let server = Server::start(huge_head_handler);
+    let run = run_loadlab("huge_head", &server.url("/head"), &["--rate", "20/s"], "1s");
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert!(run.err("protocol") > 0, "{}", run.describe());
+    assert_eq!(run.err("protocol"), run.total(), "{}", run.describe());
+    assert_eq!(run.err("timeout"), 0, "{}", run.describe());
+}
+
+#[test]
+fn body_until_close_is_ok() {
+    let server = Server::start(until_close_handler);
+    let run = run_loadlab(
+        "until_close",
+        &server.url("/h10"),
+        &["--rate", "50/s"],
+        "500ms",
+    );
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert!(run.total() >= 30, "{}", run.describe());
+    assert_eq!(run.ok(), run.total(), "{}", run.describe());
+    assert_eq!(
+        server.requests(),
+        server.conns_with_request(),
+        "a closed connection was reused"
+    );
+}
+
+#[test]
+fn nothing_listening_exits_3_before_load() {
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{port}/");
+    let run = run_loadlab("refused", &url, &["--vus", "2"], "500ms");
+    assert_eq!(run.code(), 3, "{}", run.describe());
+    assert!(
+        run.elapsed < Duration::from_secs(5),
+        "took {:?}",
+        run.elapsed
+    );
+    assert!(run.stderr.contains("cannot connect"), "{}", run.describe());
+    assert!(!run.stderr.contains("panicked"), "{}", run.describe());
+}
+
+#[test]
+fn connections_are_spread_over_source_addresses() {
+    let server = Server::start(close_handler);
+    let run = run_loadlab(
+        "sources",
+        &server.url("/sources"),
+        &["--rate", "50/s", "--source-addrs", "127.0.0.2-127.0.0.3"],
+        "500ms",
+    );
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_eq!(run.failed(), 0, "{}", run.describe());
+    let peers = server.stats.peers.lock().unwrap().clone();
+    for ip in ["127.0.0.2", "127.0.0.3"] {
+        assert!(
+            peers.contains(&ip.parse().unwrap()),
+            "no connection came from {ip}: {peers:?}"
+        );
+    }
+}

@@ -1,0 +1,195 @@
+//! Runs the real binary against a fault server and reads its JSON result.
+
+use serde_json::Value;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+const RUN_LIMIT: Duration = Duration::from_secs(20);
+
+pub struct Run {
+    pub status: ExitStatus,
+    pub stderr: String,
+    pub stdout: String,
+    pub json: Option<Value>,
+    pub elapsed: Duration,
+}
+
+impl Run {
+    pub fn code(&self) -> i32 {
+        self.status.code().unwrap_or(-1)
+    }
+    pub fn json(&self) -> &Value {
+        self.json
+            .as_ref()
+            .unwrap_or_else(|| panic!("no JSON result written\n{}", self.describe()))
+    }
+    pub fn u(&self, pointer: &str) -> u64 {
+        self.json()
+            .pointer(pointer)
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    }
+    pub fn f(&self, pointer: &str) -> f64 {
+        self.json()
+            .pointer(pointer)
+            .and_then(Value::as_f64)
+            .unwrap_or_else(|| panic!("no number at {pointer}\n{}", self.describe()))
+    }
+    pub fn total(&self) -> u64 {
+        self.u("/requests/total")
+    }
+    pub fn ok(&self) -> u64 {
+        self.u("/requests/ok")
+    }
+    pub fn failed(&self) -> u64 {
+        self.u("/requests/failed")
+    }
+    pub fn err(&self, kind: &str) -> u64 {
+        self.u(&format!("/errors/{kind}"))
+    }
+    pub fn error_sum(&self) -> u64 {
+        self.json()
+            .get("errors")
+            .and_then(Value::as_object)
+            .map(|m| m.values().filter_map(Value::as_u64).sum())
+            .unwrap_or(0)
+    }
+    pub fn describe(&self) -> String {
+        let short = |v: &Value, k: &str| v.get(k).map(|x| x.to_string()).unwrap_or_default();
+        let summary = match &self.json {
+            Some(v) => format!(
+                "requests={} errors={} examples={} status_codes={} service_time_ms={} valid={} invalid_reasons={}",
+                short(v, "requests"),
+                short(v, "errors"),
+                short(v, "error_examples"),
+                short(v, "status_codes"),
+                short(v, "service_time_ms"),
+                short(v, "valid"),
+                short(v, "invalid_reasons"),
+            ),
+            None => "no JSON".into(),
+        };
+        format!(
+            "exit={:?} elapsed={:?}\n{summary}\n--- stderr ---\n{}\n--- stdout ---\n{}",
+            self.status.code(),
+            self.elapsed,
+            self.stderr,
+            self.stdout
+        )
+    }
+    pub fn assert_no_panic(&self) {
+        assert!(
+            !self.stderr.contains("panicked"),
+            "the binary panicked\n{}",
+            self.describe()
+        );
+    }
+}
+
+pub fn json_path(test: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("loadlab-faults-{}-{test}.json", std::process::id()))
+}
+
+/// Runs `loadlab run --url URL <load> --duration 1s ... --json <unique file>`.
+pub fn run_loadlab(test: &str, url: &str, load: &[&str], timeout: &str) -> Run {
+    let json = json_path(test);
+    let _ = std::fs::remove_file(&json);
+    let mut args: Vec<String> = vec!["run".into(), "--url".into(), url.into()];
+    args.extend(load.iter().map(|s| s.to_string()));
+    args.extend(
+        [
+            "--duration",
+            "1s",
+            "--timeout",
+            timeout,
+            "--no-progress",
+            "--allow-saturated",
+            "--json",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    args.push(json.to_string_lossy().into_owned());
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .args(&args)
+        .env(
+            "LOADLAB_RESULTS",
+            std::env::temp_dir().join(format!("loadlab-faults-results-{}", std::process::id())),
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn loadlab");
+    // Drain the pipes on threads so a chatty child cannot block.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for loadlab") {
+            break status;
+        }
+        if started.elapsed() > RUN_LIMIT {
+            let _ = child.kill();
+            let status = child.wait().unwrap();
+            panic!(
+                "loadlab {args:?} did not finish within {RUN_LIMIT:?} (killed: {status:?})\nstderr: {}",
+                err_t.join().unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let elapsed = started.elapsed();
+    let stdout = out_t.join().unwrap_or_default();
+    let stderr = err_t.join().unwrap_or_default();
+    let json_value = std::fs::read_to_string(&json).ok().map(|text| {
+        serde_json::from_str::<Value>(&text)
+            .unwrap_or_else(|e| panic!("result JSON does not parse: {e}\n{text}"))
+    });
+    let _ = std::fs::remove_file(&json);
+    let run = Run {
+        status,
+        stderr,
+        stdout,
+        json: json_value,
+        elapsed,
+    };
+    run.assert_no_panic();
+    if let Some(v) = &run.json {
+        assert_eq!(
+            v.get("schema").and_then(Value::as_str),
+            Some("loadlab.run.v1"),
+            "{}",
+            run.describe()
+        );
+    }
+    run
+}
+
+/// Checks the bookkeeping every valid run must satisfy.
+pub fn assert_consistent(run: &Run) {
+    assert_eq!(
+        run.ok() + run.failed(),
+        run.total(),
+        "ok + failed != total\n{}",
+        run.describe()
+    );
+    assert_eq!(
+        run.error_sum(),
+        run.failed(),
+        "sum of error kinds != failed\n{}",
+        run.describe()
+    );
+}
