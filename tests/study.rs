@@ -59,17 +59,13 @@ fn comparison<'a>(study: &'a Value, metric: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no comparison of {metric}: {study}"))
 }
 
-#[test]
-fn slower_target_is_reported_slower_and_compare_gates_on_it() {
-    let _serial = exclusive();
-    let dir = tempfile::tempdir().unwrap();
-    let results = dir.path().join("results");
-    let fast = Target::start(&["--service-time", "2ms"]);
-    let slow = Target::start(&["--service-time", "8ms"]);
-    let file = study_file(dir.path(), &fast.url, &slow.url, "");
-    let json = dir.path().join("study.json");
+/// Runs the two-target study (see `study_file`) to completion; returns study.json and what
+/// the command printed.
+fn run_study(dir: &Path, results: &Path, a: &str, b: &str, extra: &str) -> (Value, String) {
+    let file = study_file(dir, a, b, extra);
+    let json = dir.join("study.json");
     let out = loadlab(
-        &results,
+        results,
         &[
             "study",
             file.to_str().unwrap(),
@@ -79,7 +75,18 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let study: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let study = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (study, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn slower_target_is_reported_slower_and_compare_gates_on_it() {
+    let _serial = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let fast = Target::start(&["--service-time", "2ms"]);
+    let slow = Target::start(&["--service-time", "8ms"]);
+    let (study, summary) = run_study(dir.path(), &results, &fast.url, &slow.url, "");
     validate("docs/schema/study.v1.json", &study);
     assert_eq!(study["schema"], "loadlab.study.v1");
     let variants = study["variants"].as_array().unwrap();
@@ -102,7 +109,6 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
         let ci = c["change_ci"].as_array().unwrap();
         assert!(ci[0].as_f64().unwrap() > 0.0, "{c}");
     }
-    let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("slower"), "{summary}");
     assert!(summary.contains("study.json"), "{summary}");
     let id = study["id"].as_str().unwrap();
@@ -191,20 +197,13 @@ fn identical_targets_are_not_told_apart() {
     let results = dir.path().join("results");
     let one = Target::start(&["--service-time", "4ms"]);
     let two = Target::start(&["--service-time", "4ms"]);
-    let file = study_file(dir.path(), &one.url, &two.url, "  equivalence: 5%\n");
-    let json = dir.path().join("study.json");
-    let out = loadlab(
+    let (study, _) = run_study(
+        dir.path(),
         &results,
-        &[
-            "study",
-            file.to_str().unwrap(),
-            "--no-progress",
-            "--json",
-            json.to_str().unwrap(),
-        ],
+        &one.url,
+        &two.url,
+        "  equivalence: 5%\n",
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let study: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     for c in study["comparisons"].as_array().unwrap() {
         assert_eq!(c["verdict"], "~", "{c}");
     }

@@ -193,3 +193,23 @@ pub fn assert_consistent(run: &Run) {
         run.describe()
     );
 }
+
+/// A valid run (exit 0: errors alone do not fail a run) in which every request, at least one,
+/// failed with error kind `kind`.
+pub fn assert_every_request_failed_as(run: &Run, kind: &str) {
+    assert_eq!(
+        run.code(),
+        0,
+        "a valid run with only errors exits 0\n{}",
+        run.describe()
+    );
+    assert_consistent(run);
+    assert!(run.total() > 0, "no request completed\n{}", run.describe());
+    assert_eq!(run.ok(), 0, "{}", run.describe());
+    assert_eq!(
+        run.err(kind),
+        run.total(),
+        "every request should fail as {kind}\n{}",
+        run.describe()
+    );
+}

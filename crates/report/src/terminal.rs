@@ -341,14 +341,7 @@ fn steps(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
     if with_groups {
         columns.push(("group", Align::Left));
     }
-    columns.extend([
-        ("requests", Align::Right),
-        ("failed", Align::Right),
-        ("p50", Align::Right),
-        ("p95", Align::Right),
-        ("p99", Align::Right),
-        ("max", Align::Right),
-    ]);
+    columns.extend(COUNT_AND_LATENCY);
     let rows: Vec<Vec<String>> = r
         .steps
         .iter()
@@ -357,9 +350,7 @@ fn steps(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
             if with_groups {
                 row.push(truncate(s.group.as_deref().unwrap_or("-"), NAME_WIDTH / 2));
             }
-            row.push(s.requests.to_string());
-            row.push(failed_cell(s.failed, s.requests));
-            row.extend(percentile_cells(&s.latency_ms));
+            row.extend(count_and_latency_cells(s.requests, s.failed, &s.latency_ms));
             row
         })
         .collect();
@@ -367,29 +358,34 @@ fn steps(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
     table(out, style, &columns, &rows)
 }
 
+/// The columns the step and group tables share.
+const COUNT_AND_LATENCY: [(&str, Align); 6] = [
+    ("requests", Align::Right),
+    ("failed", Align::Right),
+    ("p50", Align::Right),
+    ("p95", Align::Right),
+    ("p99", Align::Right),
+    ("max", Align::Right),
+];
+
+fn count_and_latency_cells(requests: u64, failed: u64, latency: &LatencySummary) -> Vec<String> {
+    let mut cells = vec![requests.to_string(), failed_cell(failed, requests)];
+    cells.extend(percentile_cells(latency));
+    cells
+}
+
 fn groups(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
     if r.groups.is_empty() {
         return Ok(());
     }
-    let columns = [
-        ("group", Align::Left),
-        ("requests", Align::Right),
-        ("failed", Align::Right),
-        ("p50", Align::Right),
-        ("p95", Align::Right),
-        ("p99", Align::Right),
-        ("max", Align::Right),
-    ];
+    let mut columns = vec![("group", Align::Left)];
+    columns.extend(COUNT_AND_LATENCY);
     let rows: Vec<Vec<String>> = r
         .groups
         .iter()
         .map(|g| {
-            let mut row = vec![
-                truncate(&g.name, NAME_WIDTH),
-                g.requests.to_string(),
-                failed_cell(g.failed, g.requests),
-            ];
-            row.extend(percentile_cells(&g.latency_ms));
+            let mut row = vec![truncate(&g.name, NAME_WIDTH)];
+            row.extend(count_and_latency_cells(g.requests, g.failed, &g.latency_ms));
             row
         })
         .collect();
