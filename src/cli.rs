@@ -40,11 +40,13 @@ pub enum Command {
     Runs(RunsArgs),
     /// Write the HTML/Markdown report of a run, study, capacity search or comparison.
     Report(ReportArgs),
+    /// Merge the records of the segments of one plan (`run --segment i/N`) into one run.
+    Merge(MergeArgs),
 }
 
 #[derive(Args, Clone)]
 pub struct OutputArgs {
-    /// Write the run result (JSON, schema loadlab.run.v1) to this file.
+    /// Write the run result (JSON, schema loadlab.run.v2) to this file.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
     /// Print nothing but errors (the exit code tells the outcome).
@@ -110,6 +112,14 @@ pub struct RunArgs {
     /// Skip TLS certificate verification.
     #[arg(long)]
     pub insecure: bool,
+    /// Run only this share of the plan: segment i of N (0-based), e.g. 0/4. Segments of one
+    /// plan, run by N processes or machines, merge exactly with `loadlab merge`.
+    #[arg(long, value_name = "i/N")]
+    pub segment: Option<String>,
+    /// Start the plan at this wall-clock time (RFC 3339 UTC, e.g. 2026-11-23T10:00:00Z) or
+    /// this long from now (+10s), so that segments line up.
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
     /// Compare this run against a stored study: `last` or a study id (one run is weak evidence).
     #[arg(long, value_name = "last|ID")]
     pub baseline: Option<String>,
@@ -265,6 +275,23 @@ pub struct ReportArgs {
     #[arg(long, short)]
     pub quiet: bool,
     /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+}
+
+#[derive(Args, Clone)]
+pub struct MergeArgs {
+    /// The segments' run directories (each holding a record.json) or their run ids.
+    #[arg(required = true, value_name = "DIR|ID")]
+    pub inputs: Vec<String>,
+    /// Also write the merged run result (JSON, schema loadlab.run.v2) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Print nothing but errors (the exit code tells the outcome).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Run store directory the merged run is stored in (default: $LOADLAB_RESULTS, else
+    /// ./loadlab-results).
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
 }

@@ -6,11 +6,13 @@ mod cli;
 mod commands;
 mod exit;
 mod progress;
+mod signals;
 
 use clap::Parser;
 use exit::Outcome;
 
 fn main() {
+    signals::ignore_file_size_signal();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -66,7 +66,7 @@ fn flag_mode_closed_model() {
         "closed",
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(json["schema"], "loadlab.run.v1");
+    assert_eq!(json["schema"], "loadlab.run.v2");
     assert_eq!(json["load"]["model"], "closed");
     let total = json["requests"]["total"].as_u64().unwrap();
     // 4 VUs × ~1 s / ~5 ms each: a few hundred requests, none failed.
@@ -335,7 +335,7 @@ fn run_result_matches_the_committed_schema() {
         .contains("5xx"));
     let schema_text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/docs/schema/run.v1.json"
+        "/docs/schema/run.v2.json"
     ))
     .unwrap();
     let schema: Value = serde_json::from_str(&schema_text).unwrap();
@@ -403,10 +403,12 @@ fn ctrl_c_stops_gracefully_and_keeps_the_partial_result() {
     assert_eq!(result["valid"], false);
     let total = result["requests"]["total"].as_u64().unwrap();
     assert!((40..=120).contains(&total), "about 1.5 s of 50/s: {total}");
-    assert!(result["invalid_reasons"][0]
+    assert_eq!(result["validity"]["reasons"][0]["kind"], "interrupted");
+    assert_eq!(result["stop"], "signal");
+    assert!(result["validity"]["reasons"][0]["message"]
         .as_str()
         .unwrap()
-        .contains("interrupted"));
+        .contains("SIGINT"));
     let _ = std::fs::remove_file(&json);
     let _ = std::fs::remove_dir_all(&results);
 }

@@ -3,7 +3,7 @@
 //! Geometric bracket from a start rate, bisection to a precision, confirmation runs.
 
 use super::compare::{fmt_metric, parse_percent};
-use super::run::{fmt_num, measure, watch_ctrl_c};
+use super::measure::{fmt_num, measure, Share};
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::capacity::{
@@ -69,7 +69,7 @@ pub fn failures(
         ));
     }
     if let super::Outcome::Invalid = super::run::outcome_of(result, allow_saturated) {
-        for r in &result.invalid_reasons {
+        for r in result.invalid_messages() {
             reasons.push(format!("invalid run: {r}"));
         }
         if result.interrupted {
@@ -139,7 +139,7 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let store = loadlab_store::Store::open(&loadlab_store::resolve_dir(output.results.as_deref()))
         .map_err(CliError::bad_input)?;
     let (cap_id, cap_dir) = store
-        .begin_study("capacity", &base.name, Some(doc.file()))
+        .begin_study("capacity", &base.name, Some(doc.file()), None)
         .map_err(CliError::bad_input)?;
     if !quiet {
         eprintln!(
@@ -155,7 +155,7 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
         );
     }
     let cancel = Cancel::new();
-    watch_ctrl_c(cancel.clone());
+    crate::signals::watch(cancel.clone());
     let started_at = loadlab_metrics::result::rfc3339(std::time::SystemTime::now());
     let mut search = Search::new(&settings);
     let mut steps: Vec<CapacityStep> = Vec::new();
@@ -197,7 +197,14 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
             no_progress: true,
             ..output.clone()
         };
-        let measured = match measure(&scenario, &quiet_output, &cancel, Some(&store), meta) {
+        let measured = match measure(
+            &scenario,
+            &quiet_output,
+            &cancel,
+            Some(&store),
+            meta,
+            Share::default(),
+        ) {
             Ok(m) => m,
             Err(e) => {
                 if !quiet {

@@ -2,12 +2,10 @@
 //! study (2 variants × 6 runs) against a target started in-process, ending in an HTML and a
 //! Markdown report.
 
-use super::{finish_run, RunSettings};
 use crate::cli::DemoArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_scenario::Scenario;
 use loadlab_target::{ServiceDist, TargetConfig};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// An A/B study a team would run: does halving the target's worker pool hurt? Two built-in
@@ -89,7 +87,6 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
             announce(html.as_deref(), quiet);
             Ok(outcome)
         }
-        Err(e) if e.message.contains("not implemented") => single_run(&text, &dir, &args),
         Err(e) => Err(e),
     };
     target.shutdown();
@@ -101,16 +98,4 @@ fn announce(html: Option<&Path>, quiet: bool) {
     if let (Some(html), false) = (html, quiet) {
         println!("\nOpen the report: {}", html.display());
     }
-}
-
-/// Without studies: one run of the baseline, and its report.
-fn single_run(text: &str, dir: &Path, args: &DemoArgs) -> Result<Outcome, CliError> {
-    let scenario = Scenario::parse(text, "demo").map_err(CliError::bad_input)?;
-    let mut output = args.output.clone();
-    let json: PathBuf = dir.join("run.json");
-    output.json = Some(json.clone());
-    let outcome = finish_run(&scenario, &RunSettings { output })?;
-    let html = super::write_report_for(&json, true)?;
-    announce(html.as_deref(), args.output.quiet);
-    Ok(outcome)
 }

@@ -3,10 +3,13 @@
 mod capacity;
 mod compare;
 mod demo;
+pub(crate) mod measure;
+mod merge;
 mod output;
 mod report;
 mod run;
 mod runs;
+mod store;
 mod study;
 mod target;
 mod validate;
@@ -26,11 +29,11 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
         Command::Capacity(args) => capacity::execute(args),
         Command::Runs(args) => runs::execute(args),
         Command::Report(args) => report::execute(args),
+        Command::Merge(args) => merge::execute(args),
     }
 }
 
 #[allow(unused_imports)]
 pub use report::write_report_for;
-pub use run::{finish_run, RunSettings};
 #[allow(unused_imports)]
 pub use study::run_study_file;

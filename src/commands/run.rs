@@ -1,19 +1,18 @@
 //! `loadlab run`: one scenario (from a file or from flags), one run, one result.
 
+use super::measure::{check_json_path, measure, open_store_for_runs, write_json, Share};
 use crate::cli::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Outcome};
-use loadlab_engine::{Cancel, RunOptions};
+use loadlab_engine::Cancel;
 use loadlab_metrics::RunResult;
 use loadlab_report::Style;
+use loadlab_scenario::plan::Segment;
+use loadlab_scenario::units::parse_duration;
 use loadlab_scenario::{
     check_target, parse_addresses, ConnectionPolicy, Scenario, ScenarioError, UrlTest,
 };
 use std::io::{IsTerminal, Write};
-
-/// Output and health settings shared by every command that runs load.
-pub struct RunSettings {
-    pub output: OutputArgs,
-}
+use std::time::SystemTime;
 
 pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
     let scenario = resolve_scenario(&args)?;
@@ -22,12 +21,21 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
         .as_deref()
         .map(|t| super::compare::parse_percent("--fail-on-regression", t))
         .transpose()?;
-    let (outcome, result) = finish_run_inner(
-        &scenario,
-        &RunSettings {
-            output: args.output.clone(),
-        },
-    )?;
+    let share = Share {
+        segment: args
+            .segment
+            .as_deref()
+            .map(Segment::parse)
+            .transpose()
+            .map_err(|m| ScenarioError::flag("--segment", m, None))?,
+        start_at: args
+            .start_at
+            .as_deref()
+            .map(parse_start_at)
+            .transpose()
+            .map_err(|m| ScenarioError::flag("--start-at", m, None))?,
+    };
+    let (outcome, result) = run_and_report(&scenario, &args.output, share)?;
     if let Some(baseline) = &args.baseline {
         let regressed = super::compare::run_against_study(
             &result,
@@ -41,6 +49,17 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
         }
     }
     Ok(outcome)
+}
+
+/// `2026-11-23T10:00:00Z` or `+10s` (from now).
+fn parse_start_at(text: &str) -> Result<SystemTime, String> {
+    let text = text.trim();
+    if let Some(rel) = text.strip_prefix('+') {
+        return parse_duration(rel).map(|d| SystemTime::now() + d);
+    }
+    loadlab_metrics::result::parse_rfc3339(text).ok_or_else(|| {
+        format!("invalid start time `{text}`: expected an RFC 3339 UTC time like 2026-11-23T10:00:00Z, or +10s from now")
+    })
 }
 
 /// Flags and file become one Scenario (flags override the file).
@@ -96,36 +115,34 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
     Ok(scenario)
 }
 
-/// Runs a resolved scenario: progress, thresholds, store, JSON, summary, exit outcome.
-pub fn finish_run(scenario: &Scenario, settings: &RunSettings) -> Result<Outcome, CliError> {
-    finish_run_inner(scenario, settings).map(|(outcome, _)| outcome)
-}
-
-fn finish_run_inner(
+/// Runs a resolved scenario as `loadlab run` does: checks that its results can be kept
+/// (exit 2 before any load), runs it, prints the summary, stores the result and `--json`,
+/// and says what could not be stored (exit 3).
+pub fn run_and_report(
     scenario: &Scenario,
-    settings: &RunSettings,
+    output: &OutputArgs,
+    share: Share,
 ) -> Result<(Outcome, RunResult), CliError> {
-    let output = &settings.output;
+    if let Some(json) = &output.json {
+        check_json_path(json)?;
+    }
+    let store = open_store_for_runs(output.results.as_deref())?;
     let cancel = Cancel::new();
-    watch_ctrl_c(cancel.clone());
-    let store =
-        match loadlab_store::Store::open(&loadlab_store::resolve_dir(output.results.as_deref())) {
-            Ok(store) => Some(store),
-            Err(e) => {
-                eprintln!("warning: this run will not be stored: {e}");
-                None
-            }
-        };
+    crate::signals::watch(cancel.clone());
     let measured = measure(
         scenario,
         output,
         &cancel,
-        store.as_ref(),
+        Some(&store),
         loadlab_store::NewRun::default(),
+        share,
     )?;
     let result = measured.result;
+    let mut storage_errors: Vec<String> = measured.storage_error.into_iter().collect();
     if let Some(path) = &output.json {
-        write_json(&result, path)?;
+        if let Err(e) = write_json(&result, path) {
+            storage_errors.push(e);
+        }
     }
     if !output.quiet {
         let mut stdout = std::io::stdout().lock();
@@ -134,142 +151,36 @@ fn finish_run_inner(
         };
         let _ = loadlab_report::render_summary(&result, &mut stdout, style);
         if let (Some(id), Some(path)) = (&measured.id, &measured.path) {
-            let _ = writeln!(stdout, "\nstored as run {id} ({})", path.display());
+            let _ = writeln!(
+                stdout,
+                "\n{} as run {id} ({})",
+                if result.interrupted {
+                    "partial result stored"
+                } else {
+                    "stored"
+                },
+                path.display()
+            );
         }
         let _ = stdout.flush();
+    }
+    for e in &storage_errors {
+        eprintln!("error: {e}");
+    }
+    if !storage_errors.is_empty() {
+        return Ok((Outcome::Invalid, result));
     }
     let outcome = outcome_of(&result, output.allow_saturated);
     Ok((outcome, result))
 }
 
-/// A run as studies and capacity searches make it: stored, nothing printed but progress.
-pub struct Measured {
-    pub result: RunResult,
-    /// Store id and `run.json` path (when the store is available).
-    pub id: Option<String>,
-    pub path: Option<std::path::PathBuf>,
-}
-
-/// Runs one scenario (progress line, thresholds) and stores it when a store is given;
-/// `meta` tags the run (variant, study). The run is indexed as running while it runs.
-pub fn measure(
-    scenario: &Scenario,
-    output: &OutputArgs,
-    cancel: &Cancel,
-    store: Option<&loadlab_store::Store>,
-    mut meta: loadlab_store::NewRun,
-) -> Result<Measured, CliError> {
-    meta.scenario = scenario.name.clone();
-    meta.scenario_file = scenario.source.clone();
-    if meta.load.is_none() {
-        meta.load = Some(load_text(scenario));
-    }
-    let id = store.and_then(|s| match s.begin_run(&meta) {
-        Ok(id) => Some(id),
-        Err(e) => {
-            eprintln!("warning: this run will not be stored: {e}");
-            None
-        }
-    });
-    let result = run_engine(scenario, output, cancel);
-    let result = match result {
-        Ok(r) => r,
-        Err(e) => {
-            if let (Some(store), Some(id)) = (store, &id) {
-                let _ = store.fail_run(id);
-            }
-            return Err(e);
-        }
-    };
-    let path = match (store, &id) {
-        (Some(store), Some(id)) => match store.finish_run(id, &result) {
-            Ok(p) => Some(p),
-            Err(e) => {
-                eprintln!("warning: run {id} could not be stored: {e}");
-                None
-            }
-        },
-        _ => None,
-    };
-    Ok(Measured { result, id, path })
-}
-
-/// The offered load in words, for the run index: `20 vus`, `200/s`, `burst 500`.
-pub fn load_text(scenario: &Scenario) -> String {
-    use loadlab_scenario::Load;
-    match &scenario.load {
-        Load::Closed(c) => {
-            let max = c
-                .stages
-                .iter()
-                .map(|s| s.vus)
-                .max()
-                .unwrap_or(0)
-                .max(c.start_vus);
-            format!("{max} vus")
-        }
-        Load::Open(o) => {
-            let max = o
-                .stages
-                .iter()
-                .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
-                .fold(0.0, f64::max);
-            format!("{}/s", fmt_num(max))
-        }
-        Load::Burst(_) => "burst".to_string(),
-    }
-}
-
-/// A number without needless decimals: `200`, `12.5`.
-pub fn fmt_num(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
-fn run_engine(
-    scenario: &Scenario,
-    output: &OutputArgs,
-    cancel: &Cancel,
-) -> Result<RunResult, CliError> {
-    let planned = scenario.plan().duration();
-    let mut options = RunOptions {
-        threads: output.threads,
-        ..RunOptions::default()
-    };
-    let bar = match crate::progress::reporter(output.quiet, output.no_progress, planned) {
-        Some((bar, callback)) => {
-            options.progress = Some(callback);
-            Some(bar)
-        }
-        None => None,
-    };
-    let run = loadlab_engine::run(scenario, options, cancel);
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    let mut result = run?.result;
-    result.thresholds = loadlab_analysis::thresholds::evaluate(&scenario.thresholds, &result);
-    Ok(result)
-}
-
-pub fn write_json(result: &RunResult, path: &std::path::Path) -> Result<(), CliError> {
-    let mut file = std::fs::File::create(path).map_err(|e| {
-        CliError::bad_input(format!("--json: cannot write {}: {e}", path.display()))
-    })?;
-    loadlab_report::render_json(result, &mut file)
-        .map_err(|e| CliError::bad_input(format!("--json: cannot write {}: {e}", path.display())))
-}
-
-/// Saturation is the only invalidity `--allow-saturated` forgives.
+/// Only the generator's own limits are forgiven by `--allow-saturated`.
 pub fn outcome_of(result: &RunResult, allow_saturated: bool) -> Outcome {
-    let blocking = result.invalid_reasons.iter().filter(|r| {
-        let saturation = r.starts_with("the load generator was saturated")
-            || r.starts_with("the scheduler started arrivals late");
-        !(allow_saturated && saturation)
-    });
+    let blocking = result
+        .validity
+        .reasons
+        .iter()
+        .filter(|r| !(allow_saturated && r.kind.is_generator_limit()));
     if result.interrupted || blocking.count() > 0 {
         Outcome::Invalid
     } else if !loadlab_analysis::thresholds::all_passed(&result.thresholds) {
@@ -277,20 +188,4 @@ pub fn outcome_of(result: &RunResult, allow_saturated: bool) -> Outcome {
     } else {
         Outcome::Ok
     }
-}
-
-/// Ctrl-C stops the run gracefully; the partial result is still summarised and written.
-pub fn watch_ctrl_c(cancel: Cancel) {
-    let _ = std::thread::Builder::new().name("loadlab-signals".into()).spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
-        rt.block_on(async {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\ninterrupted: stopping and writing the partial result (Ctrl-C again to quit at once)");
-                cancel.cancel();
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(crate::exit::ABORTED);
-                }
-            }
-        });
-    });
 }

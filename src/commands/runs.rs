@@ -12,7 +12,7 @@ pub fn execute(args: RunsArgs) -> Result<Outcome, CliError> {
     let mut out = std::io::stdout().lock();
     match args.command {
         None => {
-            let runs = store.runs(args.limit).map_err(CliError::bad_input)?;
+            let (runs, _total) = store.runs(args.limit).map_err(CliError::bad_input)?;
             if runs.is_empty() {
                 let _ = writeln!(out, "no runs stored in {}", dir.display());
                 return Ok(Outcome::Ok);

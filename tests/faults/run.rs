@@ -170,7 +170,7 @@ pub fn run_loadlab(test: &str, url: &str, load: &[&str], timeout: &str) -> Run {
     if let Some(v) = &run.json {
         assert_eq!(
             v.get("schema").and_then(Value::as_str),
-            Some("loadlab.run.v1"),
+            Some("loadlab.run.v2"),
             "{}",
             run.describe()
         );

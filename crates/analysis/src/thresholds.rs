@@ -1,6 +1,7 @@
-//! Evaluates a scenario's thresholds against a run result: each with its actual value.
+//! Evaluates a scenario's thresholds against a run result: each with its actual value. Any
+//! percentile of any scope (`step.signin.latency.p97`) is read from that scope's histogram.
 
-use loadlab_metrics::result::{decode_histogram, LatencySummary, ThresholdResult};
+use loadlab_metrics::result::{decode_histogram, Histograms, LatencySummary, ThresholdResult};
 use loadlab_metrics::RunResult;
 use loadlab_scenario::threshold::{Quantity, Scope, Stat};
 use loadlab_scenario::Threshold;
@@ -20,11 +21,28 @@ pub fn evaluate(thresholds: &[Threshold], run: &RunResult) -> Vec<ThresholdResul
         .collect()
 }
 
+/// Evaluates thresholds written as text (as a run record keeps them); an expression that
+/// no longer parses fails, with no value.
+pub fn evaluate_exprs(exprs: &[String], run: &RunResult) -> Vec<ThresholdResult> {
+    exprs
+        .iter()
+        .map(|e| match Threshold::parse(e) {
+            Ok(t) => evaluate(std::slice::from_ref(&t), run).remove(0),
+            Err(_) => ThresholdResult {
+                expr: e.clone(),
+                actual: None,
+                ok: false,
+            },
+        })
+        .collect()
+}
+
 struct Scoped<'a> {
     requests: u64,
     failed: u64,
     latency: &'a LatencySummary,
     service: &'a LatencySummary,
+    histograms: &'a Histograms,
 }
 
 fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
@@ -34,6 +52,7 @@ fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
             failed: run.requests.failed,
             latency: &run.latency_ms,
             service: &run.service_time_ms,
+            histograms: &run.histograms,
         },
         Scope::Step(name) => {
             let s = run.steps.iter().find(|s| &s.name == name)?;
@@ -42,6 +61,7 @@ fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
                 failed: s.failed,
                 latency: &s.latency_ms,
                 service: &s.service_time_ms,
+                histograms: &s.histograms,
             }
         }
         Scope::Group(name) => {
@@ -51,6 +71,7 @@ fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
                 failed: g.failed,
                 latency: &g.latency_ms,
                 service: &g.service_time_ms,
+                histograms: &g.histograms,
             }
         }
     };
@@ -63,20 +84,14 @@ fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
         Quantity::RequestRate => {
             (run.duration_s > 0.0).then(|| scoped.requests as f64 / run.duration_s)
         }
-        Quantity::Latency(stat) => stat_of(
-            stat,
-            scoped.latency,
-            (t.metric.scope == Scope::All).then_some(&run.histograms.latency),
-        ),
-        Quantity::ServiceTime(stat) => stat_of(
-            stat,
-            scoped.service,
-            (t.metric.scope == Scope::All).then_some(&run.histograms.service_time),
-        ),
+        Quantity::Latency(stat) => stat_of(stat, scoped.latency, &scoped.histograms.latency),
+        Quantity::ServiceTime(stat) => {
+            stat_of(stat, scoped.service, &scoped.histograms.service_time)
+        }
     }
 }
 
-fn stat_of(stat: Stat, s: &LatencySummary, encoded: Option<&String>) -> Option<f64> {
+fn stat_of(stat: Stat, s: &LatencySummary, encoded: &str) -> Option<f64> {
     if s.count == 0 {
         return None;
     }
@@ -95,8 +110,8 @@ fn stat_of(stat: Stat, s: &LatencySummary, encoded: Option<&String>) -> Option<f
             ];
             match known.iter().find(|(q, _)| (q - p).abs() < 1e-9) {
                 Some((_, v)) => *v,
-                // Other percentiles come from the full histogram (kept for the whole run).
-                None => LatencySummary::percentile_of(&decode_histogram(encoded?)?, p),
+                // Other percentiles come from the scope's histogram.
+                None => LatencySummary::percentile_of(&decode_histogram(encoded)?, p),
             }
         }
     })

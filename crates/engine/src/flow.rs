@@ -55,7 +55,6 @@ pub struct Worker<T: Transport> {
     pub picker: RefCell<FlowPicker>,
     pub rng: RefCell<fastrand::Rng>,
     pub start: Instant,
-    pub warmup_end: Instant,
     /// No new iterations or requests after this instant.
     pub end: Instant,
     /// Set when the run ends (soft: finish in-flight requests, start nothing new).
@@ -166,7 +165,7 @@ impl<T: Transport> Worker<T> {
             true
         };
         if finished {
-            self.recorder.borrow_mut().iterations_completed += 1;
+            self.recorder.borrow_mut().iteration_completed();
         }
         vu.iteration += 1;
         true
@@ -186,11 +185,14 @@ impl<T: Transport> Worker<T> {
                 Pick::Sequential => data.cursors[set].fetch_add(1, Ordering::Relaxed) % rows,
                 Pick::Unique => {
                     let n = data.cursors[set].fetch_add(1, Ordering::Relaxed);
-                    if n >= rows {
-                        data.exhausted[set].fetch_add(1, Ordering::Relaxed);
+                    // Segments of one plan take disjoint rows: this process's are
+                    // offset + n · stride.
+                    let row = data.offset + n.saturating_mul(data.stride);
+                    if row >= rows {
+                        self.recorder.borrow_mut().data_refused(set);
                         return false;
                     }
-                    n
+                    row
                 }
             };
             vu.take_row(set, row as u32);
@@ -238,6 +240,8 @@ impl<T: Transport> Worker<T> {
         if pooled && slot.is_none() {
             *slot = self.take_pooled(origin);
         }
+        self.recorder.borrow_mut().begin(req.step);
+        let bytes_sent = bytes.len() as u64;
         let sent = Instant::now();
         let result = exchange(&self.transport, slot, req, bytes, keep_alive, keep.as_mut()).await;
         let done = Instant::now();
@@ -252,7 +256,6 @@ impl<T: Transport> Worker<T> {
             _ => sent,
         };
         let latency_us = micros(done - measured_from);
-        let warmup = done < self.warmup_end;
         let mut next = Next::Continue;
         let (status, mut error) = match &result {
             Ok(r) if req.status_checked => (r.status, None),
@@ -269,9 +272,7 @@ impl<T: Transport> Worker<T> {
             };
             for (i, check) in req.checks.iter().enumerate() {
                 if !check_passes(check, resp.status, latency_us, data, json.as_ref()) {
-                    self.recorder
-                        .borrow_mut()
-                        .record_check_failure(req.step, i, warmup);
+                    self.recorder.borrow_mut().record_check_failure(req.step, i);
                     if error.is_none() {
                         error = Some(ErrorKind::CheckFailed);
                         message = Some(format!(
@@ -314,9 +315,11 @@ impl<T: Transport> Worker<T> {
             } else {
                 None
             },
+            server_us: None,
             status,
             error,
-            warmup,
+            bytes_sent,
+            bytes_received: 0,
         };
         let mut rec = self.recorder.borrow_mut();
         rec.record(&outcome);

@@ -12,6 +12,7 @@
 //! `webpki-roots`, so no system OpenSSL is needed.
 
 mod cancel;
+mod coordinator;
 mod exchange;
 mod executor;
 mod flow;
@@ -19,13 +20,16 @@ mod health;
 pub mod http;
 mod origin;
 mod prepare;
+mod record_meta;
 mod render;
 mod run;
 mod transport;
 mod vu;
 
 pub use cancel::Cancel;
+pub use coordinator::{Progress, ProgressCallback};
 pub use health::GeneratorUsage;
 pub use prepare::{PreparedRequest, PreparedScenario};
-pub use run::{run, CheckCount, EngineError, Progress, ProgressCallback, RunOptions, RunOutput};
+pub use record_meta::load_info;
+pub use run::{run, EngineError, RunOptions, RunOutput};
 pub use transport::{Failure, Response, ResponseData, Transport};

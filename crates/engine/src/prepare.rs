@@ -109,12 +109,25 @@ pub struct PreparedFlow {
 }
 
 /// Data sets and their shared cursors (one per set, shared by every worker thread).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PreparedData {
     pub sets: Arc<Vec<DataSet>>,
     pub cursors: Arc<Vec<AtomicU64>>,
-    /// Per set: picks refused because a `unique` set ran out.
-    pub exhausted: Arc<Vec<AtomicU64>>,
+    /// `unique` rows of this process are `offset + n · stride` (a segment of a plan takes
+    /// every `stride`-th row, so no two segments use the same one).
+    pub offset: u64,
+    pub stride: u64,
+}
+
+impl Default for PreparedData {
+    fn default() -> Self {
+        Self {
+            sets: Arc::default(),
+            cursors: Arc::default(),
+            offset: 0,
+            stride: 1,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -192,7 +205,8 @@ impl PreparedScenario {
             data: PreparedData {
                 sets: Arc::new(scenario.data.clone()),
                 cursors: Arc::new((0..n).map(|_| AtomicU64::new(0)).collect()),
-                exhausted: Arc::new((0..n).map(|_| AtomicU64::new(0)).collect()),
+                offset: 0,
+                stride: 1,
             },
         })
     }
@@ -362,6 +376,8 @@ impl Builder<'_> {
         self.steps.push(StepInfo {
             name: r.name.clone(),
             group: r.group.clone(),
+            tags: r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+            checks: r.checks.iter().map(Check::describe).collect(),
         });
         Ok(index)
     }

@@ -1,21 +1,21 @@
-//! The coordinator: prepares the scenario, starts one worker thread per core, gathers
-//! per-second snapshots for progress, merges the workers' recorders into one run result.
+//! Running a plan: prepares the scenario, starts one worker thread per core on its share of
+//! the plan (and of this process's segment), and hands their intervals to the coordinator,
+//! which streams the record and derives the summary from it.
 
 use crate::cancel::Cancel;
-use crate::executor::{run_worker, WorkerPlan};
+use crate::coordinator::{Coordinator, ProgressCallback};
+use crate::executor::{run_worker, IntervalClock, Tick, WorkerPlan};
 use crate::flow::{FlowPicker, Worker};
-use crate::health::{
-    available_cores, delivery_verdict, generator_verdict, max_rss_bytes, thread_cpu_seconds,
-    GeneratorUsage, HealthLimits,
-};
+use crate::health::{available_cores, max_rss_bytes};
 use crate::http::HttpTransport;
 use crate::prepare::{PrepareError, PreparedScenario};
-use loadlab_metrics::result::{Generator, IntervalStats, LoadInfo, RunMeta};
-use loadlab_metrics::{IntervalSnapshot, Recorder, RunResult};
+use crate::record_meta::{record_meta, MetaInput};
+use loadlab_metrics::record::{Guarded, RecordEnd, RecordSink};
+use loadlab_metrics::result::{unix_seconds, StopReason};
+use loadlab_metrics::{Recorder, RunResult};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Scenario};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
@@ -28,8 +28,14 @@ pub struct RunOptions {
     pub max_lag: Duration,
     /// CPU use (percent of the cores used) at or above this marks the generator saturated.
     pub max_cpu_percent: f64,
-    /// Called once per second with the last second's figures.
+    /// Called once per interval with its figures.
     pub progress: Option<ProgressCallback>,
+    /// This process's share of the plan (`--segment i/N`); `None`: all of it.
+    pub segment: Option<Segment>,
+    /// Start the plan at this wall-clock time (segments on several machines line up).
+    pub start_at: Option<SystemTime>,
+    /// Where the run record streams to while the run goes.
+    pub sink: Option<Box<dyn RecordSink>>,
 }
 
 impl Default for RunOptions {
@@ -40,24 +46,11 @@ impl Default for RunOptions {
             max_lag: Duration::from_millis(10),
             max_cpu_percent: 90.0,
             progress: None,
+            segment: None,
+            start_at: None,
+            sink: None,
         }
     }
-}
-
-/// Receives the figures of each completed second.
-pub type ProgressCallback = Box<dyn FnMut(&Progress)>;
-
-/// Live figures for the progress line.
-#[derive(Debug, Clone)]
-pub struct Progress {
-    pub elapsed: Duration,
-    pub planned: Duration,
-    pub warmup: bool,
-    pub rate: f64,
-    pub p95_ms: f64,
-    pub active: u64,
-    pub total_requests: u64,
-    pub total_failed: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +61,8 @@ pub enum EngineError {
     Unreachable { url: String, message: String },
     #[error("cannot start worker thread: {0}")]
     Thread(std::io::Error),
+    #[error("the start time is {seconds:.1} s in the past: give a time ahead (`--start-at +10s`, or an RFC 3339 time a little in the future)")]
+    StartInPast { seconds: f64 },
 }
 
 impl EngineError {
@@ -78,40 +73,64 @@ impl EngineError {
 }
 
 pub struct RunOutput {
+    /// The summary, derived from the record's intervals (thresholds not yet evaluated).
     pub result: RunResult,
-    /// Every check of every step with its failure count (over the measured time).
-    pub checks: Vec<CheckCount>,
+    /// Why the record could not be written, if it could not (the run itself went on).
+    pub storage_error: Option<std::io::Error>,
 }
 
-/// How often one check of one step failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckCount {
-    pub step: String,
-    pub check: String,
-    pub failed: u64,
-}
+/// A start time more than this far in the past is a mistake, not a clock difference.
+const START_TOLERANCE: Duration = Duration::from_secs(1);
 
-/// Runs the scenario's plan to completion, or until `cancel`, and summarises it.
+/// Runs the scenario's plan (or this process's segment of it) to completion, or until
+/// `cancel`; streams its record to `options.sink` and summarises it.
 pub fn run(
     scenario: &Scenario,
     mut options: RunOptions,
     cancel: &Cancel,
 ) -> Result<RunOutput, EngineError> {
-    let prepared = Rc::new(PreparedScenario::new(scenario)?);
+    let process_segment = options.segment.unwrap_or(Segment::WHOLE);
+    let mut prepared = PreparedScenario::new(scenario)?;
+    prepared.data.offset = u64::from(process_segment.index);
+    prepared.data.stride = u64::from(process_segment.count);
+    let prepared = Rc::new(prepared);
     preflight(&prepared)?;
     let plan = scenario.plan();
     let threads = options
         .threads
-        .unwrap_or_else(|| default_threads(&plan.load))
+        .unwrap_or_else(|| default_threads(&plan.load, process_segment))
         .max(1);
-    let started_at = SystemTime::now();
-    // A common start a little ahead, so every worker begins on the same instant.
-    let start = Instant::now() + Duration::from_millis(20);
+    // A common start a little ahead (or at --start-at), so every worker begins on the same
+    // instant; its wall-clock time is t = 0 of the record.
+    let lead = match options.start_at {
+        None => Duration::from_millis(20),
+        Some(at) => match at.duration_since(SystemTime::now()) {
+            Ok(ahead) => ahead,
+            Err(past) if past.duration() <= START_TOLERANCE => Duration::ZERO,
+            Err(past) => {
+                return Err(EngineError::StartInPast {
+                    seconds: past.duration().as_secs_f64(),
+                })
+            }
+        },
+    };
+    let start = Instant::now() + lead;
+    let start_wall = SystemTime::now() + lead;
     let end = start + plan.duration();
-    let warmup_end = start + plan.warmup.min(plan.duration());
     let grace = scenario.defaults.timeout.min(Duration::from_secs(30)) + Duration::from_millis(100);
+    let clock = IntervalClock::new(plan.warmup.min(plan.duration()));
+    let meta = record_meta(MetaInput {
+        scenario,
+        prepared: &prepared,
+        plan: &plan,
+        segment: options.segment,
+        start_unix_s: unix_seconds(start_wall),
+        threads,
+        max_cpu_percent: options.max_cpu_percent,
+        max_lag_ms: options.max_lag.as_secs_f64() * 1e3,
+    });
 
-    let (tx, rx) = mpsc::channel::<IntervalSnapshot>();
+    let (tx, rx) = mpsc::channel::<Tick>();
     let mut handles = Vec::new();
     for index in 0..threads {
         let tx = tx.clone();
@@ -120,23 +139,23 @@ pub fn run(
         let load = plan.load.clone();
         let cancel = cancel.clone();
         let seed = options.seed;
+        let segment = process_segment.split(index as u32, threads as u32);
         let handle = std::thread::Builder::new()
             .name(format!("loadlab-worker-{index}"))
             .spawn(move || {
-                let cpu_start = thread_cpu_seconds();
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()
                     .expect("a current-thread runtime builds");
                 let local = tokio::task::LocalSet::new();
-                let recorder = local.block_on(&runtime, async move {
+                local.block_on(&runtime, async move {
                     let step_count = prepared.requests.len();
                     let origin_count = prepared.origins.len();
                     let transport = HttpTransport::new(
                         prepared.origins.clone(),
                         scenario.source_addresses.clone(),
                         scenario.insecure,
-                        index,
+                        segment.index as usize,
                     );
                     let worker = Rc::new(Worker {
                         transport,
@@ -144,218 +163,71 @@ pub fn run(
                         scenario: Rc::new(prepared),
                         recorder: RefCell::new(Recorder::new(step_count)),
                         rng: RefCell::new(fastrand::Rng::with_seed(
-                            seed.wrapping_add(index as u64),
+                            seed.wrapping_add(u64::from(segment.index)),
                         )),
                         start: tokio::time::Instant::from_std(start),
-                        warmup_end: tokio::time::Instant::from_std(warmup_end),
                         end: tokio::time::Instant::from_std(end),
                         stopping: Cell::new(false),
                         pool: RefCell::new((0..origin_count).map(|_| Vec::new()).collect()),
                         precise_timer: loadlab_timer::PreciseTimer::new().ok(),
                     });
-                    let segment = Segment {
-                        index: index as u32,
-                        count: threads as u32,
-                    };
                     run_worker(
-                        worker.clone(),
+                        worker,
                         WorkerPlan {
                             load,
                             segment,
                             seed,
                             grace,
+                            clock,
                         },
                         tx,
                         cancel,
                     )
                     .await;
-                    let recorder = worker.recorder.borrow().clone();
-                    recorder
                 });
-                (recorder, thread_cpu_seconds() - cpu_start)
             })
             .map_err(EngineError::Thread)?;
         handles.push(handle);
     }
     drop(tx);
 
-    let planned = plan.duration();
-    let warmup_secs = plan.warmup.as_secs_f64();
-    let mut pending: BTreeMap<u32, (IntervalSnapshot, usize)> = BTreeMap::new();
-    let mut intervals: Vec<IntervalStats> = Vec::new();
-    let (mut total_requests, mut total_failed) = (0u64, 0u64);
-    let mut finish = |snapshot: &IntervalSnapshot, length: Duration, options: &mut RunOptions| {
-        let warmup = f64::from(snapshot.index) < warmup_secs;
-        let stats = IntervalStats::of(snapshot, length, warmup);
-        total_requests += snapshot.requests;
-        total_failed += snapshot.failed;
-        if let Some(progress) = options.progress.as_mut() {
-            progress(&Progress {
-                elapsed: Duration::from_secs(u64::from(snapshot.index) + 1)
-                    .min(planned.max(Duration::from_secs(1))),
-                planned,
-                warmup,
-                rate: stats.rate,
-                p95_ms: stats.latency_ms.p95,
-                active: snapshot.active,
-                total_requests,
-                total_failed,
-            });
-        }
-        intervals.push(stats);
-    };
-    loop {
-        match rx.recv_timeout(Duration::from_millis(200)) {
-            Ok(snapshot) => {
-                let index = snapshot.index;
-                let entry = pending.entry(index).or_insert_with(|| {
-                    (
-                        IntervalSnapshot {
-                            requests: 0,
-                            failed: 0,
-                            active: 0,
-                            ..snapshot.clone()
-                        },
-                        0,
-                    )
-                });
-                if entry.1 == 0 {
-                    entry.0 = snapshot;
-                } else {
-                    entry.0.merge(&snapshot);
-                }
-                entry.1 += 1;
-                if entry.1 == threads {
-                    let (snapshot, _) = pending.remove(&index).expect("present");
-                    finish(&snapshot, Duration::from_secs(1), &mut options);
-                }
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
-    }
-    let finished_at = Instant::now();
-    // Slices some workers never reached (they ended early) are complete now; the last one is partial.
-    let last_length = |index: u32| {
-        let slice_start = start + Duration::from_secs(u64::from(index));
-        finished_at
-            .saturating_duration_since(slice_start)
-            .min(Duration::from_secs(1))
-    };
-    for (index, (snapshot, _)) in std::mem::take(&mut pending) {
-        finish(
-            &snapshot,
-            last_length(index).max(Duration::from_millis(1)),
-            &mut options,
-        );
-    }
-
-    let mut merged = Recorder::new(prepared.requests.len());
-    let mut cpu_seconds = 0.0;
-    for handle in handles {
-        let (recorder, cpu) = handle
-            .join()
-            .unwrap_or_else(|_| (Recorder::new(prepared.requests.len()), 0.0));
-        merged.merge(&recorder);
-        cpu_seconds += cpu;
-    }
-    let wall = finished_at.saturating_duration_since(start);
-    let usage = GeneratorUsage {
-        cpu_seconds,
-        wall_seconds: wall.as_secs_f64(),
-        threads: threads as u32,
-    };
-    let measured = finished_at.saturating_duration_since(warmup_end);
-    let interrupted = cancel.is_cancelled();
-    let scheduler_lag_p99 = if merged.scheduler_lag.is_empty() {
-        0.0
-    } else {
-        merged.scheduler_lag.value_at_quantile(0.99) as f64 / 1000.0
-    };
-    let cpu_percent = usage.cpu_percent();
-    let saturated = cpu_percent >= options.max_cpu_percent
-        || scheduler_lag_p99 > options.max_lag.as_secs_f64() * 1e3;
-    let meta = RunMeta {
-        name: scenario.name.clone(),
-        scenario_file: scenario.source.clone(),
-        target: scenario
-            .target
-            .clone()
-            .or_else(|| prepared.origins.first().map(|o| o.url())),
-        started_at,
-        measured,
-        warmup: plan.warmup,
-        interrupted,
-        load: load_info(&plan.load),
-        generator: Generator {
-            cpu_percent,
-            cpu_seconds,
-            cores: available_cores() as u32,
-            threads: threads as u32,
-            saturated,
-            scheduler_lag_ms_p99: scheduler_lag_p99,
-            max_rss_bytes: max_rss_bytes(),
-        },
-        intervals,
-        steps: prepared.steps.clone(),
-    };
-    let mut result = RunResult::build(&merged, meta);
-    if interrupted {
-        result
-            .invalid_reasons
-            .push("the run was interrupted (Ctrl-C): this is a partial result".into());
-    }
-    let limits = HealthLimits {
-        max_cpu_percent: options.max_cpu_percent,
-        max_lag_ms: options.max_lag.as_secs_f64() * 1e3,
-    };
-    result.invalid_reasons.extend(generator_verdict(
-        cpu_percent,
+    let mut coordinator = Coordinator::new(
+        &meta,
+        options.sink.take().map(Guarded::new),
+        options.progress.take(),
+        clock,
+        plan.duration(),
         threads,
-        scheduler_lag_p99,
-        &limits,
-    ));
-    if let Load::Open(o) = &plan.load {
-        if !interrupted {
-            result.invalid_reasons.extend(delivery_verdict(
-                o.expected_arrivals(),
-                result.iterations.dropped,
-                o.max_in_flight,
-            ));
-        }
+    );
+    coordinator.collect(&rx);
+    for handle in handles {
+        let _ = handle.join();
     }
-    for (i, set) in prepared.data.sets.iter().enumerate() {
-        let refused = prepared.data.exhausted[i].load(std::sync::atomic::Ordering::Relaxed);
-        if refused > 0 {
-            result.invalid_reasons.push(format!(
-                "data set `{}` (pick: unique) ran out after its {} rows: {refused} iteration(s) could not take a row and their VUs stopped; add rows, use fewer VUs or iterations, or `pick: sequential`",
-                set.name,
-                set.rows.len()
-            ));
-        }
+    let wall = Instant::now().saturating_duration_since(start);
+    let record_end = RecordEnd {
+        stop: if cancel.is_cancelled() {
+            StopReason::Signal
+        } else {
+            StopReason::Completed
+        },
+        signal: cancel.reason(),
+        wall_s: wall.as_secs_f64(),
+        max_rss_bytes: max_rss_bytes(),
+        intervals: coordinator.intervals(),
+    };
+    let mut sink = coordinator.sink.take();
+    if let Some(s) = sink.as_mut() {
+        s.end(&record_end);
     }
-    result.valid = result.invalid_reasons.is_empty();
-    let mut checks = Vec::new();
-    for (req, rec) in prepared.requests.iter().zip(&merged.steps) {
-        for (j, c) in req.checks.iter().enumerate() {
-            let failed = rec.check_failures.get(j).copied().unwrap_or(0);
-            if let Some(step) = result.steps.get_mut(req.step as usize) {
-                step.checks.push(loadlab_metrics::result::CheckResult {
-                    check: c.describe(),
-                    failed,
-                });
-            }
-            checks.push(CheckCount {
-                step: prepared.steps[req.step as usize].name.clone(),
-                check: c.describe(),
-                failed,
-            });
-        }
-    }
-    Ok(RunOutput { result, checks })
+    let result = coordinator.summary.finish(&meta, Some(&record_end));
+    Ok(RunOutput {
+        result,
+        storage_error: sink.and_then(|mut s| s.take_error()),
+    })
 }
 
-fn default_threads(load: &Load) -> usize {
+/// Enough threads for this process's share of the load, at most the cores it may use.
+fn default_threads(load: &Load, segment: Segment) -> usize {
     let cores = available_cores();
     let wanted = match load {
         Load::Closed(c) => c.max_vus() as usize,
@@ -369,36 +241,7 @@ fn default_threads(load: &Load) -> usize {
         }
         Load::Burst(b) => (b.count / 2000 + 1) as usize,
     };
-    wanted.clamp(1, cores)
-}
-
-fn load_info(load: &Load) -> LoadInfo {
-    let mut info = LoadInfo {
-        model: load.model_name().into(),
-        ..LoadInfo::default()
-    };
-    match load {
-        Load::Closed(c) => {
-            info.planned_duration_s = c.duration().as_secs_f64();
-            info.max_vus = Some(c.max_vus());
-        }
-        Load::Open(o) => {
-            info.planned_duration_s = o.duration().as_secs_f64();
-            info.peak_rate = Some(
-                o.stages
-                    .iter()
-                    .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
-                    .fold(0.0, f64::max),
-            );
-            info.planned_arrivals = Some(o.expected_arrivals());
-            info.max_in_flight = Some(o.max_in_flight);
-        }
-        Load::Burst(b) => {
-            info.planned_duration_s = b.max_duration.as_secs_f64();
-            info.count = Some(b.count);
-        }
-    }
-    info
+    wanted.div_ceil(segment.count as usize).clamp(1, cores)
 }
 
 /// Connects once to every origin before the load starts, so an unreachable target is one

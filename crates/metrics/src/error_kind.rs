@@ -20,10 +20,13 @@ pub enum ErrorKind {
     Http5xx,
     /// Any other I/O error; its text is logged once, the kind counted.
     Io,
+    /// Sent, but the run stopped (a signal, or the end of the grace period) before its
+    /// response came: counted, never hidden, and kept out of the latency histograms.
+    Interrupted,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 14] = [
+    pub const ALL: [ErrorKind; 15] = [
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
@@ -38,7 +41,11 @@ impl ErrorKind {
         ErrorKind::Http4xx,
         ErrorKind::Http5xx,
         ErrorKind::Io,
+        ErrorKind::Interrupted,
     ];
+
+    /// Number of kinds (the length of per-kind counter arrays).
+    pub const COUNT: usize = Self::ALL.len();
 
     pub fn index(self) -> usize {
         self as usize
@@ -60,6 +67,7 @@ impl ErrorKind {
             ErrorKind::Http4xx => "http_4xx",
             ErrorKind::Http5xx => "http_5xx",
             ErrorKind::Io => "io",
+            ErrorKind::Interrupted => "interrupted",
         }
     }
 
@@ -80,6 +88,7 @@ impl ErrorKind {
             ErrorKind::Http4xx => "the target answered 4xx: the request is wrong (path, auth, payload) rather than slow",
             ErrorKind::Http5xx => "the target answered 5xx: it failed or shed load",
             ErrorKind::Io => "another I/O error while talking to the target",
+            ErrorKind::Interrupted => "the run was stopped while these requests were in flight: they were sent but their responses never came (not in any latency figure)",
         }
     }
 
@@ -95,5 +104,16 @@ impl ErrorKind {
 impl std::fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ErrorKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ErrorKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("unknown error kind `{s}`"))
     }
 }

@@ -16,3 +16,60 @@ pub fn new_histogram() -> LatencyHistogram {
 pub fn record_us(h: &mut LatencyHistogram, us: u64) {
     h.saturating_record(us.clamp(1, MAX_TRACKABLE_US));
 }
+
+/// A histogram that allocates on its first value: most scopes of most intervals record
+/// nothing in most series (lag, server latency), and a full histogram is ~190 KB.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LazyHistogram(Option<LatencyHistogram>);
+
+impl LazyHistogram {
+    pub fn new() -> Self {
+        Self(None)
+    }
+
+    #[inline]
+    pub fn record(&mut self, us: u64) {
+        record_us(self.0.get_or_insert_with(new_histogram), us);
+    }
+
+    /// Adds every value of `other` (exact).
+    pub fn add(&mut self, other: &LazyHistogram) {
+        if let Some(h) = other.get() {
+            self.add_histogram(h);
+        }
+    }
+
+    pub fn add_histogram(&mut self, h: &LatencyHistogram) {
+        if h.is_empty() {
+            return;
+        }
+        self.0
+            .get_or_insert_with(new_histogram)
+            .add(h)
+            .expect("every latency histogram has the same bounds");
+    }
+
+    /// The histogram, when it holds at least one value.
+    pub fn get(&self) -> Option<&LatencyHistogram> {
+        self.0.as_ref().filter(|h| !h.is_empty())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.get().is_none()
+    }
+
+    pub fn len(&self) -> u64 {
+        self.get().map_or(0, |h| h.len())
+    }
+
+    /// A copy as a full histogram (empty when nothing was recorded).
+    pub fn to_histogram(&self) -> LatencyHistogram {
+        self.get().cloned().unwrap_or_else(new_histogram)
+    }
+}
+
+impl From<LatencyHistogram> for LazyHistogram {
+    fn from(h: LatencyHistogram) -> Self {
+        Self(Some(h))
+    }
+}

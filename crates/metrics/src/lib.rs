@@ -1,24 +1,30 @@
-//! Measurements of a run: outcomes recorded into per-worker HDR histograms, merged exactly.
+//! Measurements of a run: outcomes recorded into per-worker interval deltas (HDR histograms
+//! and counters, per request step), streamed as the run record and summarised from it.
 //!
-//! Each engine worker owns a [`Recorder`] (no locks on the hot path); at the end the recorders
-//! are merged into one and summarised into a [`RunResult`], the versioned JSON record of a run.
+//! Each engine worker owns a [`Recorder`] (no locks on the hot path) and hands over an
+//! [`IntervalDelta`] every second; deltas add exactly, across workers, runs and machines. The
+//! [`record`] module streams them to disk and derives the [`RunResult`] (`run.json`) from them.
 //! Memory is flat: histograms and counters only, never a list of requests.
 //!
 //! Crates chosen: `hdrhistogram` (the Rust port of Gil Tene's HdrHistogram: exact merges,
-//! 3 significant digits over 1 µs – 1 h, the standard log format), `serde` for the result.
+//! 3 significant digits over 1 µs – 1 h, the standard interval-log format), `serde` for the
+//! result and the record's JSON parts, `base64` for encoded histograms.
 
+mod delta;
 mod environment;
 mod error_kind;
 mod histogram;
-mod interval;
 mod outcome;
+pub mod record;
 mod recorder;
 pub mod result;
+pub mod validity;
 
+pub use delta::{IntervalDelta, StepDelta};
 pub use environment::Environment;
 pub use error_kind::ErrorKind;
-pub use histogram::{new_histogram, LatencyHistogram, MAX_TRACKABLE_US};
-pub use interval::{IntervalAccumulator, IntervalSnapshot};
+pub use histogram::{new_histogram, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
 pub use outcome::Outcome;
-pub use recorder::{Recorder, StepInfo, StepRecorder};
+pub use recorder::{Recorder, StepInfo};
 pub use result::RunResult;
+pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};

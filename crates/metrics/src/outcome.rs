@@ -2,7 +2,7 @@
 
 use crate::ErrorKind;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Outcome {
     /// Index of the request step in the scenario (see `StepInfo`).
     pub step: u16,
@@ -12,9 +12,11 @@ pub struct Outcome {
     pub service_us: u64,
     /// sent − intended, in µs; `None` in the closed model, where there is no intended time.
     pub lag_us: Option<u64>,
+    /// What the server reported spending on the request (`Server-Timing`), in µs.
+    pub server_us: Option<u64>,
     /// HTTP status, or 0 when no response arrived.
     pub status: u16,
     pub error: Option<ErrorKind>,
-    /// Completed during warm-up: counted, but kept out of statistics and thresholds.
-    pub warmup: bool,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
 }

@@ -1,175 +1,142 @@
-//! Per-worker accumulation of outcomes: histograms and counters, merged exactly at the end.
+//! Per-worker accumulation of outcomes into the current interval's delta (no locks: each
+//! worker owns one), plus the gauges that outlive an interval (requests in flight).
 
-use crate::histogram::{new_histogram, record_us, LatencyHistogram};
-use crate::interval::IntervalAccumulator;
+use crate::delta::IntervalDelta;
 use crate::{ErrorKind, Outcome};
 
-/// Name and group of a request step, in scenario order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Name, group, tags and checks of a request step, in scenario order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StepInfo {
     pub name: String,
+    #[serde(default)]
     pub group: Option<String>,
+    /// `key=value` labels from the scenario's `tags:`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Each check as written (`status == 200`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<String>,
 }
 
-/// Statistics of one request step.
-#[derive(Debug, Clone)]
-pub struct StepRecorder {
-    pub latency: LatencyHistogram,
-    pub service: LatencyHistogram,
-    pub requests: u64,
-    pub failed: u64,
-    pub errors: [u64; ErrorKind::ALL.len()],
-    /// (status, count); few distinct codes, so a small vector beats a map.
-    pub statuses: Vec<(u16, u64)>,
-    /// Failures of the step's checks, by check index (empty until one fails).
-    pub check_failures: Vec<u64>,
-}
-
-impl StepRecorder {
-    fn new() -> Self {
-        Self {
-            latency: new_histogram(),
-            service: new_histogram(),
-            requests: 0,
-            failed: 0,
-            errors: [0; ErrorKind::ALL.len()],
-            statuses: Vec::new(),
-            check_failures: Vec::new(),
-        }
-    }
-
-    fn merge(&mut self, other: &StepRecorder) {
-        self.latency
-            .add(&other.latency)
-            .expect("same histogram bounds");
-        self.service
-            .add(&other.service)
-            .expect("same histogram bounds");
-        self.requests += other.requests;
-        self.failed += other.failed;
-        for (a, b) in self.errors.iter_mut().zip(other.errors) {
-            *a += b;
-        }
-        for &(status, count) in &other.statuses {
-            add_status(&mut self.statuses, status, count);
-        }
-        for (i, &n) in other.check_failures.iter().enumerate() {
-            add_check_failures(&mut self.check_failures, i, n);
-        }
-    }
-}
-
-fn add_check_failures(counts: &mut Vec<u64>, check: usize, n: u64) {
-    if counts.len() <= check {
-        counts.resize(check + 1, 0);
-    }
-    counts[check] += n;
-}
-
-fn add_status(statuses: &mut Vec<(u16, u64)>, status: u16, count: u64) {
-    match statuses.iter_mut().find(|(s, _)| *s == status) {
-        Some((_, c)) => *c += count,
-        None => statuses.push((status, count)),
-    }
-}
-
-/// Everything one worker measured. Not shared: each worker owns one, merged at the end.
+/// Everything one worker measured since its last tick. Not shared: each worker owns one.
 #[derive(Debug, Clone)]
 pub struct Recorder {
-    pub steps: Vec<StepRecorder>,
-    /// sent − intended (open model and burst).
-    pub lag: LatencyHistogram,
-    /// How late the scheduler woke for an arrival (generator health, excludes waits for capacity).
-    pub scheduler_lag: LatencyHistogram,
-    pub warmup_requests: u64,
-    pub iterations_completed: u64,
-    pub iterations_dropped: u64,
-    /// Arrivals that waited for a free slot because `max_in_flight` was reached.
-    pub delayed_by_max_in_flight: u64,
-    pub interval: IntervalAccumulator,
-    /// The first error message seen per kind, to show the user a real example.
-    pub error_examples: Vec<(ErrorKind, String)>,
+    current: IntervalDelta,
+    /// Requests sent and not yet recorded, per step.
+    in_flight: Vec<u64>,
+    step_count: usize,
+    /// The run stopped and its in-flight requests were counted: later outcomes are ignored,
+    /// so nothing is counted twice.
+    closed: bool,
 }
 
 impl Recorder {
     pub fn new(step_count: usize) -> Self {
         Self {
-            steps: (0..step_count).map(|_| StepRecorder::new()).collect(),
-            lag: new_histogram(),
-            scheduler_lag: new_histogram(),
-            warmup_requests: 0,
-            iterations_completed: 0,
-            iterations_dropped: 0,
-            delayed_by_max_in_flight: 0,
-            interval: IntervalAccumulator::new(),
-            error_examples: Vec::new(),
+            current: IntervalDelta::new(step_count),
+            in_flight: vec![0; step_count],
+            step_count,
+            closed: false,
         }
     }
 
+    /// A request of `step` is about to be sent: it counts as in flight until recorded.
     #[inline]
-    pub fn record(&mut self, o: &Outcome) {
-        self.interval.record(o);
-        if o.warmup {
-            self.warmup_requests += 1;
+    pub fn begin(&mut self, step: u16) {
+        if self.closed {
             return;
         }
-        let step = &mut self.steps[o.step as usize];
+        self.in_flight[step as usize] += 1;
+    }
+
+    /// Records a request that ended (answered or failed). Every `record` follows a `begin`.
+    #[inline]
+    pub fn record(&mut self, o: &Outcome) {
+        if self.closed {
+            return;
+        }
+        let index = o.step as usize;
+        self.in_flight[index] = self.in_flight[index].saturating_sub(1);
+        let step = &mut self.current.steps[index];
         step.requests += 1;
-        record_us(&mut step.latency, o.latency_us);
+        step.bytes_sent += o.bytes_sent;
+        step.bytes_received += o.bytes_received;
+        step.latency.record(o.latency_us);
         if o.status != 0 {
-            record_us(&mut step.service, o.service_us);
-            match step.statuses.iter_mut().find(|(s, _)| *s == o.status) {
-                Some((_, c)) => *c += 1,
-                None => step.statuses.push((o.status, 1)),
-            }
+            step.service.record(o.service_us);
+            step.add_status(o.status, 1);
         }
         if let Some(kind) = o.error {
             step.failed += 1;
             step.errors[kind.index()] += 1;
         }
         if let Some(lag) = o.lag_us {
-            record_us(&mut self.lag, lag);
+            step.lag.record(lag);
+        }
+        if let Some(server) = o.server_us {
+            step.server.record(server);
         }
     }
 
-    /// Counts one failure of check `check` of `step` (outside warm-up; the request itself is
-    /// recorded with kind `check_failed` by `record`).
-    pub fn record_check_failure(&mut self, step: u16, check: usize, warmup: bool) {
-        if !warmup {
-            add_check_failures(&mut self.steps[step as usize].check_failures, check, 1);
-        }
+    /// Counts one failure of check `check` of `step` (the request itself is recorded with
+    /// kind `check_failed` by `record`).
+    pub fn record_check_failure(&mut self, step: u16, check: usize) {
+        self.current.steps[step as usize].add_check_failures(check, 1);
     }
 
     pub fn record_scheduler_lag(&mut self, us: u64) {
-        record_us(&mut self.scheduler_lag, us);
+        self.current.scheduler_lag.record(us);
     }
 
-    /// Keeps one example message per error kind.
+    pub fn iteration_completed(&mut self) {
+        self.current.iterations_completed += 1;
+    }
+
+    pub fn iterations_dropped(&mut self, n: u64) {
+        self.current.iterations_dropped += n;
+    }
+
+    pub fn delayed_by_max_in_flight(&mut self) {
+        self.current.delayed_by_max_in_flight += 1;
+    }
+
+    pub fn data_refused(&mut self, set: usize) {
+        self.current.note_data_refused(set, 1);
+    }
+
+    /// Keeps one example message per error kind and interval.
     pub fn note_error(&mut self, kind: ErrorKind, message: impl FnOnce() -> String) {
-        if !self.error_examples.iter().any(|(k, _)| *k == kind) {
-            self.error_examples.push((kind, message()));
+        self.current.note_error(kind, message);
+    }
+
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight.iter().sum()
+    }
+
+    /// The run stopped: requests still in flight are counted `interrupted` in the current
+    /// interval (sent, never answered) instead of vanishing.
+    pub fn abandon_in_flight(&mut self) {
+        self.closed = true;
+        for (step, n) in self.current.steps.iter_mut().zip(&mut self.in_flight) {
+            if *n > 0 {
+                step.add_interrupted(*n);
+                *n = 0;
+            }
         }
     }
 
-    pub fn merge(&mut self, other: &Recorder) {
-        for (a, b) in self.steps.iter_mut().zip(&other.steps) {
-            a.merge(b);
-        }
-        self.lag.add(&other.lag).expect("same histogram bounds");
-        self.scheduler_lag
-            .add(&other.scheduler_lag)
-            .expect("same histogram bounds");
-        self.warmup_requests += other.warmup_requests;
-        self.iterations_completed += other.iterations_completed;
-        self.iterations_dropped += other.iterations_dropped;
-        self.delayed_by_max_in_flight += other.delayed_by_max_in_flight;
-        for (kind, msg) in &other.error_examples {
-            self.note_error(*kind, || msg.clone());
-        }
+    /// Hands out the interval measured since the last tick and starts the next one.
+    pub fn take_interval(&mut self, active: u64, cpu_seconds: f64) -> IntervalDelta {
+        let mut delta = std::mem::replace(&mut self.current, IntervalDelta::new(self.step_count));
+        delta.active = active;
+        delta.in_flight = self.in_flight();
+        delta.cpu_seconds = cpu_seconds;
+        delta
     }
 
-    pub fn total_requests(&self) -> u64 {
-        self.steps.iter().map(|s| s.requests).sum()
+    /// The interval being measured (for tests and final checks).
+    pub fn current(&self) -> &IntervalDelta {
+        &self.current
     }
 }
 
@@ -182,15 +149,14 @@ mod tests {
             step,
             latency_us: ms * 1000,
             service_us: ms * 1000,
-            lag_us: None,
             status,
             error: ErrorKind::from_status(status),
-            warmup: false,
+            ..Outcome::default()
         }
     }
 
     #[test]
-    fn merge_is_exact() {
+    fn deltas_add_exactly() {
         let mut a = Recorder::new(2);
         let mut b = Recorder::new(2);
         let mut whole = Recorder::new(2);
@@ -200,35 +166,48 @@ mod tests {
                 1 + i % 97,
                 if i % 10 == 0 { 500 } else { 200 },
             );
+            whole.begin(o.step);
             whole.record(&o);
-            if i % 3 == 0 {
-                a.record(&o)
-            } else {
-                b.record(&o)
-            }
+            let r = if i % 3 == 0 { &mut a } else { &mut b };
+            r.begin(o.step);
+            r.record(&o);
         }
-        a.merge(&b);
-        for s in 0..2 {
-            assert_eq!(a.steps[s].requests, whole.steps[s].requests);
-            assert_eq!(a.steps[s].failed, whole.steps[s].failed);
-            assert_eq!(a.steps[s].latency, whole.steps[s].latency);
-        }
-        assert_eq!(a.steps[0].failed + a.steps[1].failed, 100);
+        let mut merged = a.take_interval(0, 0.0);
+        merged.add(&b.take_interval(0, 0.0));
+        let whole = whole.take_interval(0, 0.0);
+        assert_eq!(merged, whole);
+        assert_eq!(merged.failed(), 100);
         assert_eq!(
-            a.steps[0].errors[ErrorKind::Http5xx.index()]
-                + a.steps[1].errors[ErrorKind::Http5xx.index()],
+            merged.steps[0].errors[ErrorKind::Http5xx.index()]
+                + merged.steps[1].errors[ErrorKind::Http5xx.index()],
             100
         );
     }
 
     #[test]
-    fn warmup_is_counted_not_measured() {
-        let mut r = Recorder::new(1);
-        let mut o = outcome(0, 5, 200);
-        o.warmup = true;
-        r.record(&o);
-        assert_eq!(r.warmup_requests, 1);
-        assert_eq!(r.total_requests(), 0);
-        assert_eq!(r.steps[0].latency.len(), 0);
+    fn in_flight_requests_become_interrupted() {
+        let mut r = Recorder::new(2);
+        for _ in 0..5 {
+            r.begin(1);
+        }
+        r.record(&outcome(1, 3, 200));
+        assert_eq!(r.in_flight(), 4);
+        let first = r.take_interval(1, 0.0);
+        assert_eq!(first.in_flight, 4);
+        r.abandon_in_flight();
+        let last = r.take_interval(0, 0.0);
+        assert_eq!(last.steps[1].requests, 4);
+        assert_eq!(last.steps[1].errors[ErrorKind::Interrupted.index()], 4);
+        assert!(
+            last.steps[1].latency.is_empty(),
+            "interrupted requests have no latency"
+        );
+        assert_eq!(r.in_flight(), 0);
+        r.record(&outcome(1, 3, 200));
+        assert_eq!(
+            r.take_interval(0, 0.0).requests(),
+            0,
+            "an answer after the stop is not counted twice"
+        );
     }
 }

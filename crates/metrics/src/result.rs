@@ -1,36 +1,63 @@
-//! The run result: the versioned JSON record of one run (`loadlab.run.v1`).
+//! The run result: the versioned JSON summary of one run (`loadlab.run.v2`), derived from
+//! the run record (see `record`) by one function — at the end of a run, after a crash, and
+//! when segments are merged.
 //!
 //! Field names are a public interface: reports, baselines, studies and users' scripts read
-//! them. The JSON Schema lives in `docs/schema/run.v1.json` and a test checks results against it.
+//! them. The JSON Schema lives in `docs/schema/run.v2.json` and a test checks results
+//! against it. Results of schema v1 still load (see [`RunResult::from_json`]).
 
 use crate::histogram::LatencyHistogram;
-use crate::{ErrorKind, IntervalSnapshot, Recorder, StepInfo};
+use crate::validity::{InvalidKind, TargetVerdict, Validity};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::time::{Duration, SystemTime};
+#[cfg(test)]
+use std::time::Duration;
+use std::time::SystemTime;
 
-pub const SCHEMA: &str = "loadlab.run.v1";
+pub const SCHEMA: &str = "loadlab.run.v2";
+/// The schema before the run record (typed validity, per-scope histograms) existed.
+pub const SCHEMA_V1: &str = "loadlab.run.v1";
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct RunResult {
     pub schema: String,
     pub tool_version: String,
     pub name: String,
     pub scenario_file: Option<String>,
     pub target: Option<String>,
+    /// Wall-clock time of the plan's start (t = 0 of every interval).
     pub started_at: String,
+    /// Fingerprint of the resolved scenario: segments of one plan share it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_hash: Option<String>,
+    /// The share of the plan this run executed (`loadlab run --segment i/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segment: Option<SegmentId>,
     pub valid: bool,
-    pub invalid_reasons: Vec<String>,
-    /// Stopped early (Ctrl-C, target unreachable): the numbers cover only what ran.
+    /// Why the measurement cannot be trusted (empty when valid).
+    #[serde(default)]
+    pub validity: Validity,
+    /// Findings about the target that do not invalidate the measurement.
+    #[serde(default)]
+    pub verdicts: Vec<TargetVerdict>,
+    /// Stopped before the plan ended (signal, crash): the numbers cover only what ran.
     pub interrupted: bool,
+    /// How the run ended.
+    #[serde(default)]
+    pub stop: StopReason,
     /// Measured time, after warm-up.
     pub duration_s: f64,
     pub warmup_s: f64,
     pub load: LoadInfo,
     pub requests: Requests,
+    #[serde(default)]
+    pub bytes: Bytes,
     pub latency_ms: LatencySummary,
     pub service_time_ms: LatencySummary,
     pub lag_ms: LagSummary,
+    /// What the target reported spending (`Server-Timing`), when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_latency_ms: Option<LatencySummary>,
     pub errors: BTreeMap<String, u64>,
     pub error_hints: BTreeMap<String, String>,
     pub error_examples: BTreeMap<String, String>,
@@ -38,6 +65,9 @@ pub struct RunResult {
     pub iterations: Iterations,
     pub steps: Vec<StepResult>,
     pub groups: Vec<GroupResult>,
+    /// Per `key=value` tag of the scenario's steps.
+    #[serde(default)]
+    pub tags: Vec<GroupResult>,
     pub thresholds: Vec<ThresholdResult>,
     pub generator: Generator,
     pub intervals: Vec<IntervalStats>,
@@ -46,6 +76,101 @@ pub struct RunResult {
     /// The generator machine (CPU, cores, memory, OS); absent in results written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<crate::Environment>,
+    /// A merged run: each segment it was made of.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<SegmentSummary>,
+    /// Things the reader must know about how the numbers were made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The plan ran to its end (or its work was done).
+    #[default]
+    Completed,
+    /// A signal (Ctrl-C, SIGTERM, SIGHUP) stopped it; the result covers what ran.
+    Signal,
+    /// The process died (SIGKILL, crash, power cut): the result is what its record held.
+    Crashed,
+}
+
+/// Part `index` of `count` of a plan (0-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
+pub struct SegmentId {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl std::fmt::Display for SegmentId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// One segment of a merged run, as the per-segment table shows it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SegmentSummary {
+    pub index: u32,
+    /// Host (or pod) the segment ran on.
+    pub host: Option<String>,
+    pub started_at: String,
+    pub requests: u64,
+    pub failed: u64,
+    pub cpu_percent: f64,
+    pub valid: bool,
+    pub invalid: Vec<InvalidKind>,
+    pub interrupted: bool,
+    /// Start offset from the earliest segment, in ms (clock skew and start-up together).
+    pub start_offset_ms: f64,
+}
+
+impl RunResult {
+    /// Reads a run result of schema v2 or v1 (v1's text reasons become kind `other`).
+    pub fn from_json(text: &str) -> Result<RunResult, serde_json::Error> {
+        let mut value: serde_json::Value = serde_json::from_str(text)?;
+        if let Some(old) = value
+            .as_object_mut()
+            .and_then(|o| o.remove("invalid_reasons"))
+        {
+            let reasons: Vec<serde_json::Value> = old
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m.as_str())
+                .map(|m| serde_json::json!({ "kind": InvalidKind::Other, "message": m }))
+                .collect();
+            value["validity"] = serde_json::json!({ "reasons": reasons });
+        }
+        serde_json::from_value(value)
+    }
+
+    /// The invalidity messages, in order (for summaries).
+    pub fn invalid_messages(&self) -> Vec<&str> {
+        self.validity.messages()
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a run result always serializes")
+    }
+}
+
+/// Bytes on the wire, request and response heads and bodies.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+pub struct Bytes {
+    pub sent: u64,
+    pub received: u64,
+}
+
+/// The planned load over time, as executed (what a chart draws as "planned").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedLoad {
+    /// `true`: virtual users (closed model); `false`: arrivals per second (open model).
+    pub vus: bool,
+    /// `(seconds since start, VUs or arrivals/s)`, warm-up included.
+    pub points: Vec<(f64, f64)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -57,14 +182,21 @@ pub struct LoadInfo {
     pub planned_arrivals: Option<f64>,
     pub max_in_flight: Option<u32>,
     pub count: Option<u64>,
+    /// The load over time as planned (closed and open models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned: Option<PlannedLoad>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Requests {
+    /// Every request that ended in the measured time: answered, failed or interrupted.
     pub total: u64,
     pub ok: u64,
     pub failed: u64,
-    /// Completed requests per second of measured time.
+    /// Of the failed: sent, but in flight when the run stopped.
+    #[serde(default)]
+    pub interrupted: u64,
+    /// Requests per second of measured time.
     pub rate: f64,
     /// Requests completed during warm-up (not in any statistic).
     pub warmup: u64,
@@ -118,6 +250,20 @@ pub struct LagSummary {
     pub max: f64,
 }
 
+impl LagSummary {
+    pub fn of(h: &LatencyHistogram) -> Self {
+        if h.is_empty() {
+            return Self::default();
+        }
+        let ms = |us: u64| us as f64 / 1000.0;
+        Self {
+            p50: ms(h.value_at_quantile(0.5)),
+            p99: ms(h.value_at_quantile(0.99)),
+            max: ms(h.max()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Iterations {
     pub completed: u64,
@@ -127,19 +273,28 @@ pub struct Iterations {
     pub delayed_by_max_in_flight: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct StepResult {
     pub name: String,
     pub group: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     pub requests: u64,
     pub failed: u64,
     pub errors: BTreeMap<String, u64>,
     pub status_codes: BTreeMap<String, u64>,
     pub latency_ms: LatencySummary,
     pub service_time_ms: LatencySummary,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_latency_ms: Option<LatencySummary>,
     /// Each check of the step with how often it failed (empty when the step has no checks).
     #[serde(default)]
     pub checks: Vec<CheckResult>,
+    #[serde(default, skip_serializing_if = "Bytes::is_zero")]
+    pub bytes: Bytes,
+    /// The step's histograms (any percentile of any step can be computed from them).
+    #[serde(default)]
+    pub histograms: Histograms,
 }
 
 /// One `check:` of a step and its failures.
@@ -150,13 +305,18 @@ pub struct CheckResult {
     pub failed: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// A group of steps (`group:`) or a tag (`key=value`): its steps' requests together.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct GroupResult {
     pub name: String,
     pub requests: u64,
     pub failed: u64,
     pub latency_ms: LatencySummary,
     pub service_time_ms: LatencySummary,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_latency_ms: Option<LatencySummary>,
+    #[serde(default)]
+    pub histograms: Histograms,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -179,17 +339,28 @@ pub struct Generator {
     pub max_rss_bytes: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct IntervalStats {
     /// Seconds since the start of the run (including warm-up) at the start of the slice.
-    pub t: u32,
+    pub t: f64,
+    /// Length of the slice in seconds (1, except at the warm-up boundary and the end).
+    #[serde(default = "one_second")]
+    pub length_s: f64,
     pub warmup: bool,
     pub requests: u64,
     pub failed: u64,
+    /// Requests per second over the slice's real length.
     pub rate: f64,
     pub latency_ms: IntervalLatency,
-    /// Active VUs (closed model) or requests in flight (open model) at the end of the slice.
+    /// Active VUs (closed model) or iterations in flight (open model) at the end of the slice.
     pub active: u64,
+    /// Requests in flight at the end of the slice.
+    #[serde(default)]
+    pub in_flight: u64,
+}
+
+fn one_second() -> f64 {
+    1.0
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
@@ -200,197 +371,38 @@ pub struct IntervalLatency {
     pub max: f64,
 }
 
-impl IntervalStats {
-    pub fn of(s: &IntervalSnapshot, length: Duration, warmup: bool) -> Self {
-        let h = &s.latency;
-        let q = |p: f64| {
-            if h.is_empty() {
-                0.0
-            } else {
-                h.value_at_quantile(p) as f64 / 1000.0
-            }
+impl IntervalLatency {
+    pub fn of(h: Option<&LatencyHistogram>) -> Self {
+        let Some(h) = h.filter(|h| !h.is_empty()) else {
+            return Self::default();
         };
+        let q = |p: f64| h.value_at_quantile(p) as f64 / 1000.0;
         Self {
-            t: s.index,
-            warmup,
-            requests: s.requests,
-            failed: s.failed,
-            rate: s.requests as f64 / length.as_secs_f64().max(1e-9),
-            latency_ms: IntervalLatency {
-                p50: q(0.5),
-                p95: q(0.95),
-                p99: q(0.99),
-                max: if h.is_empty() {
-                    0.0
-                } else {
-                    h.max() as f64 / 1000.0
-                },
-            },
-            active: s.active,
+            p50: q(0.5),
+            p95: q(0.95),
+            p99: q(0.99),
+            max: h.max() as f64 / 1000.0,
         }
     }
 }
 
+/// Base64 HdrHistogram V2 (deflate) encodings of a scope's histograms (empty: no data).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Histograms {
+    #[serde(default)]
     pub latency: String,
+    #[serde(default)]
     pub service_time: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub lag: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub server_latency: String,
 }
 
-/// Facts about the run that the recorder does not know.
-#[derive(Debug, Clone)]
-pub struct RunMeta {
-    pub name: String,
-    pub scenario_file: Option<String>,
-    pub target: Option<String>,
-    pub started_at: SystemTime,
-    pub measured: Duration,
-    pub warmup: Duration,
-    pub interrupted: bool,
-    pub load: LoadInfo,
-    pub generator: Generator,
-    pub intervals: Vec<IntervalStats>,
-    pub steps: Vec<StepInfo>,
-}
-
-impl RunResult {
-    /// Summarises a merged recorder. Thresholds and validity are filled in by the caller.
-    pub fn build(rec: &Recorder, meta: RunMeta) -> RunResult {
-        let mut latency = crate::new_histogram();
-        let mut service = crate::new_histogram();
-        let mut errors = [0u64; ErrorKind::ALL.len()];
-        let mut statuses: BTreeMap<String, u64> = BTreeMap::new();
-        let mut steps = Vec::new();
-        let mut groups: Vec<(String, u64, u64, LatencyHistogram, LatencyHistogram)> = Vec::new();
-        for (info, s) in meta.steps.iter().zip(&rec.steps) {
-            latency.add(&s.latency).expect("same bounds");
-            service.add(&s.service).expect("same bounds");
-            for (a, b) in errors.iter_mut().zip(s.errors) {
-                *a += b;
-            }
-            let mut step_statuses = BTreeMap::new();
-            for &(code, n) in &s.statuses {
-                *statuses.entry(code.to_string()).or_default() += n;
-                *step_statuses.entry(code.to_string()).or_default() += n;
-            }
-            if let Some(g) = &info.group {
-                let entry = match groups.iter_mut().position(|e| &e.0 == g) {
-                    Some(i) => &mut groups[i],
-                    None => {
-                        groups.push((
-                            g.clone(),
-                            0,
-                            0,
-                            crate::new_histogram(),
-                            crate::new_histogram(),
-                        ));
-                        groups.last_mut().expect("just pushed")
-                    }
-                };
-                entry.1 += s.requests;
-                entry.2 += s.failed;
-                entry.3.add(&s.latency).expect("same bounds");
-                entry.4.add(&s.service).expect("same bounds");
-            }
-            steps.push(StepResult {
-                name: info.name.clone(),
-                group: info.group.clone(),
-                requests: s.requests,
-                failed: s.failed,
-                errors: error_map(&s.errors),
-                status_codes: step_statuses,
-                latency_ms: LatencySummary::of(&s.latency),
-                service_time_ms: LatencySummary::of(&s.service),
-                checks: Vec::new(),
-            });
-        }
-        let total = rec.total_requests();
-        let failed: u64 = rec.steps.iter().map(|s| s.failed).sum();
-        let error_counts = error_map(&errors);
-        let error_hints = ErrorKind::ALL
-            .iter()
-            .filter(|k| errors[k.index()] > 0)
-            .map(|k| (k.as_str().to_string(), k.hint().to_string()))
-            .collect();
-        let error_examples = rec
-            .error_examples
-            .iter()
-            .map(|(k, m)| (k.as_str().to_string(), m.clone()))
-            .collect();
-        let secs = meta.measured.as_secs_f64();
-        RunResult {
-            schema: SCHEMA.to_string(),
-            tool_version: env!("CARGO_PKG_VERSION").to_string(),
-            name: meta.name,
-            scenario_file: meta.scenario_file,
-            target: meta.target,
-            started_at: rfc3339(meta.started_at),
-            valid: true,
-            invalid_reasons: Vec::new(),
-            interrupted: meta.interrupted,
-            duration_s: secs,
-            warmup_s: meta.warmup.as_secs_f64(),
-            load: meta.load,
-            requests: Requests {
-                total,
-                ok: total - failed,
-                failed,
-                rate: if secs > 0.0 { total as f64 / secs } else { 0.0 },
-                warmup: rec.warmup_requests,
-            },
-            latency_ms: LatencySummary::of(&latency),
-            service_time_ms: LatencySummary::of(&service),
-            lag_ms: if rec.lag.is_empty() {
-                LagSummary::default()
-            } else {
-                LagSummary {
-                    p50: rec.lag.value_at_quantile(0.5) as f64 / 1000.0,
-                    p99: rec.lag.value_at_quantile(0.99) as f64 / 1000.0,
-                    max: rec.lag.max() as f64 / 1000.0,
-                }
-            },
-            errors: error_counts,
-            error_hints,
-            error_examples,
-            status_codes: statuses,
-            iterations: Iterations {
-                completed: rec.iterations_completed,
-                dropped: rec.iterations_dropped,
-                delayed_by_max_in_flight: rec.delayed_by_max_in_flight,
-            },
-            steps,
-            groups: groups
-                .into_iter()
-                .map(|(name, requests, failed, l, s)| GroupResult {
-                    name,
-                    requests,
-                    failed,
-                    latency_ms: LatencySummary::of(&l),
-                    service_time_ms: LatencySummary::of(&s),
-                })
-                .collect(),
-            thresholds: Vec::new(),
-            generator: meta.generator,
-            intervals: meta.intervals,
-            histograms: Histograms {
-                latency: encode_histogram(&latency),
-                service_time: encode_histogram(&service),
-            },
-            environment: Some(crate::Environment::detect()),
-        }
+impl Bytes {
+    pub fn is_zero(&self) -> bool {
+        self.sent == 0 && self.received == 0
     }
-
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a run result always serializes")
-    }
-}
-
-fn error_map(counts: &[u64; ErrorKind::ALL.len()]) -> BTreeMap<String, u64> {
-    ErrorKind::ALL
-        .iter()
-        .filter(|k| counts[k.index()] > 0)
-        .map(|k| (k.as_str().to_string(), counts[k.index()]))
-        .collect()
 }
 
 /// Base64 of the compressed V2 encoding (what HdrHistogram logs and tools read).
@@ -402,6 +414,15 @@ pub fn encode_histogram(h: &LatencyHistogram) -> String {
         .serialize(h, &mut bytes)
         .expect("serializing to memory cannot fail");
     base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Empty for an empty histogram (a scope with no data), else [`encode_histogram`].
+pub fn encode_nonempty(h: &LatencyHistogram) -> String {
+    if h.is_empty() {
+        String::new()
+    } else {
+        encode_histogram(h)
+    }
 }
 
 pub fn decode_histogram(text: &str) -> Option<LatencyHistogram> {
@@ -439,6 +460,67 @@ pub fn rfc3339(t: SystemTime) -> String {
     )
 }
 
+/// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` (UTC, what results and `--start-at` use).
+pub fn parse_rfc3339(s: &str) -> Option<SystemTime> {
+    let s = s.trim();
+    let b = s.as_bytes();
+    if b.len() < 20 || !s.ends_with('Z') || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let t = s.get(r)?;
+        t.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| t.parse().ok())?
+    };
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+        return None;
+    }
+    let frac = &s[19..s.len() - 1];
+    let nanos: u32 = match frac.strip_prefix('.') {
+        None if frac.is_empty() => 0,
+        Some(digits)
+            if !digits.is_empty()
+                && digits.len() <= 9
+                && digits.bytes().all(|c| c.is_ascii_digit()) =>
+        {
+            format!("{digits:0<9}").parse().ok()?
+        }
+        _ => return None,
+    };
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + hh * 3600 + mm * 60 + ss;
+    u64::try_from(secs)
+        .ok()
+        .map(|s| SystemTime::UNIX_EPOCH + std::time::Duration::new(s, nanos))
+}
+
+/// Seconds since the Unix epoch (negative before it), with sub-second precision.
+pub fn unix_seconds(t: SystemTime) -> f64 {
+    match t.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => d.as_secs_f64(),
+        Err(e) => -e.duration().as_secs_f64(),
+    }
+}
+
+/// The inverse of [`unix_seconds`].
+pub fn from_unix_seconds(s: f64) -> SystemTime {
+    if s >= 0.0 {
+        SystemTime::UNIX_EPOCH + std::time::Duration::from_secs_f64(s.min(1e12))
+    } else {
+        SystemTime::UNIX_EPOCH - std::time::Duration::from_secs_f64((-s).min(1e12))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,6 +530,31 @@ mod tests {
         assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
         let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_305_600 + 3661);
         assert_eq!(rfc3339(t), "2026-11-22T01:01:01Z");
+    }
+
+    #[test]
+    fn parses_what_it_writes() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_767_225_600 + 3723);
+        assert_eq!(parse_rfc3339(&rfc3339(t)), Some(t));
+        let ms = parse_rfc3339("2026-11-23T10:00:00.250Z").unwrap();
+        assert_eq!(rfc3339(ms), "2026-11-23T10:00:00Z");
+        assert!(
+            (unix_seconds(ms)
+                - unix_seconds(parse_rfc3339("2026-11-23T10:00:00Z").unwrap())
+                - 0.25)
+                .abs()
+                < 1e-6
+        );
+        for bad in [
+            "",
+            "2026-11-23",
+            "2026-11-23T10:00:00",
+            "2026-13-01T00:00:00Z",
+            "2026-11-23T10:00:00.Z",
+            "x026-11-23T10:00:00Z",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
+        }
     }
 
     #[test]

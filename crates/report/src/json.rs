@@ -1,4 +1,4 @@
-//! The JSON renderer: the run result exactly as serde writes it (the `loadlab.run.v1` schema).
+//! The JSON renderer: the run result exactly as serde writes it (the `loadlab.run.v2` schema).
 
 use loadlab_metrics::RunResult;
 use std::io::{self, Write};

@@ -1,8 +1,8 @@
 //! Reports: one report model ([`ReportDoc`]), many renderers — terminal summary, JSON,
 //! Markdown and self-contained HTML.
 //!
-//! The terminal summary and the JSON renderer read a finished `loadlab.run.v1` result
-//! (`docs/schema/run.v1.json`). The Markdown and HTML reports are drawn from a [`ReportDoc`]
+//! The terminal summary and the JSON renderer read a finished `loadlab.run.v2` result
+//! (`docs/schema/run.v2.json`). The Markdown and HTML reports are drawn from a [`ReportDoc`]
 //! built from a run (or a study, sweep, capacity search or comparison); builders format what
 //! the results say and never compute statistics of their own, so every format agrees with the
 //! JSON record it was drawn from. Charts are hand-written SVG ([`svg`]).

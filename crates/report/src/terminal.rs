@@ -89,10 +89,10 @@ fn validity(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> 
             "  {}",
             style.bold_red("INVALID RUN: these numbers must not be used as a result")
         )?;
-        if r.invalid_reasons.is_empty() {
+        if r.validity.reasons.is_empty() {
             writeln!(out, "    - (no reason recorded)")?;
         }
-        for reason in &r.invalid_reasons {
+        for reason in r.invalid_messages() {
             writeln!(out, "    - {reason}")?;
         }
     }

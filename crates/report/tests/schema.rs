@@ -1,12 +1,12 @@
-//! `docs/schema/run.v1.json` describes the run result exactly as serde writes it.
+//! `docs/schema/run.v2.json` describes the run result exactly as serde writes it.
 
 mod common;
 
 use serde_json::{json, Value};
 
 fn schema() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema/run.v1.json");
-    let text = std::fs::read_to_string(path).expect("docs/schema/run.v1.json exists");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema/run.v2.json");
+    let text = std::fs::read_to_string(path).expect("docs/schema/run.v2.json exists");
     serde_json::from_str(&text).expect("the schema is JSON")
 }
 
@@ -72,8 +72,15 @@ fn every_required_key_is_serialized_and_every_property_is_described() {
         );
     }
     // Nothing the result writes is left out of the schema's required list
-    // (except the optional fields added within v1, which must still be described).
-    let optional = ["environment"];
+    // (except the optional ones, which must still be described).
+    let optional = [
+        "environment",
+        "plan_hash",
+        "segment",
+        "server_latency_ms",
+        "segments",
+        "notes",
+    ];
     for key in optional {
         assert!(schema["properties"].get(key).is_some(), "{key}");
     }
@@ -131,7 +138,7 @@ fn broken_documents_fail() {
     cases.push(("latency as text", doc));
 
     let mut doc = good.clone();
-    doc["schema"] = json!("loadlab.run.v2");
+    doc["schema"] = json!("loadlab.run.v1");
     cases.push(("other schema version", doc));
 
     let mut doc = good.clone();
@@ -172,13 +179,16 @@ fn broken_documents_fail() {
     assert_eq!(errors(&v, &doc), Vec::<String>::new());
 }
 
-/// A result built the way the engine builds one (recorder → `RunResult::build`), every error
-/// kind included, also matches the schema: the hand-built sample cannot drift from the producer.
+/// A result built the way the engine builds one (recorder → intervals → `Summarizer`), every
+/// error kind included, also matches the schema: the hand-built sample cannot drift from the
+/// producer.
 #[test]
 fn recorder_built_result_validates() {
-    use loadlab_metrics::result::{Generator, LoadInfo, RunMeta};
-    use loadlab_metrics::{ErrorKind, Outcome, Recorder, RunResult, StepInfo};
-    use std::time::{Duration, SystemTime};
+    use loadlab_metrics::record::{
+        IntervalRecord, RecordEnd, RecordMeta, Summarizer, RECORD_SCHEMA,
+    };
+    use loadlab_metrics::result::{LoadInfo, StopReason};
+    use loadlab_metrics::{ErrorKind, Outcome, Recorder, StepInfo};
 
     let mut rec = Recorder::new(2);
     for (i, kind) in ErrorKind::ALL.iter().enumerate() {
@@ -187,63 +197,94 @@ fn recorder_built_result_validates() {
             ErrorKind::Http5xx => 503,
             _ => 0,
         };
+        rec.begin((i % 2) as u16);
         rec.record(&Outcome {
             step: (i % 2) as u16,
             latency_us: 1_000 + i as u64 * 100,
             service_us: 900,
             lag_us: Some(50),
+            server_us: Some(300),
             status,
             error: Some(*kind),
-            warmup: false,
+            bytes_sent: 100,
+            bytes_received: 200,
         });
         rec.note_error(*kind, || format!("example {kind}"));
     }
     for i in 0..1_000u64 {
+        rec.begin((i % 2) as u16);
         rec.record(&Outcome {
             step: (i % 2) as u16,
             latency_us: 500 + i * 7,
             service_us: 400 + i * 7,
             lag_us: Some(i % 90),
             status: 200,
-            error: None,
-            warmup: i < 100,
+            ..Outcome::default()
         });
     }
-    let meta = RunMeta {
+    let meta = RecordMeta {
+        schema: RECORD_SCHEMA.into(),
+        tool_version: "test".into(),
         name: "built".into(),
         scenario_file: None,
         target: Some("http://127.0.0.1:8080".into()),
-        started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_305_600),
-        measured: Duration::from_secs(30),
-        warmup: Duration::from_secs(5),
-        interrupted: false,
+        start_unix_s: 1_795_305_600.0,
+        warmup_s: 0.0,
         load: LoadInfo {
             model: "open".into(),
             planned_duration_s: 35.0,
             peak_rate: Some(50.0),
             planned_arrivals: Some(1_750.0),
             max_in_flight: Some(100),
+            planned: Some(loadlab_metrics::result::PlannedLoad {
+                vus: false,
+                points: vec![(0.0, 50.0), (35.0, 50.0)],
+            }),
             ..LoadInfo::default()
         },
-        generator: Generator {
-            cpu_percent: 12.0,
-            cores: 2,
-            threads: 1,
-            ..Generator::default()
-        },
-        intervals: common::sample().intervals,
+        plan_hash: "0".repeat(64),
+        scenario: json!({}),
+        segment: None,
         steps: vec![
             StepInfo {
                 name: "a".into(),
                 group: Some("g".into()),
+                tags: vec!["tier=1".into()],
+                checks: vec!["status == 200".into()],
             },
             StepInfo {
                 name: "b".into(),
-                group: None,
+                ..StepInfo::default()
             },
         ],
+        data_sets: vec![],
+        thresholds: vec![],
+        environment: loadlab_metrics::Environment::detect(),
+        threads: 1,
+        cores: 2,
+        max_cpu_percent: 90.0,
+        max_lag_ms: 10.0,
+        pid: 1,
+        merged_from: None,
     };
-    let result = RunResult::build(&rec, meta);
+    let mut summary = Summarizer::new(2);
+    summary.add(&IntervalRecord {
+        index: 0,
+        start_s: 0.0,
+        length_s: 1.0,
+        warmup: false,
+        delta: rec.take_interval(3, 0.1),
+    });
+    let result = summary.finish(
+        &meta,
+        Some(&RecordEnd {
+            stop: StopReason::Completed,
+            signal: None,
+            wall_s: 1.0,
+            max_rss_bytes: 1,
+            intervals: 1,
+        }),
+    );
     assert_eq!(result.errors.len(), ErrorKind::ALL.len());
     let doc = rendered(&result);
     assert_eq!(errors(&validator(), &doc), Vec::<String>::new());

@@ -243,7 +243,7 @@ fn json_round_trips_with_trailing_newline() {
     let mut out = Vec::new();
     render_json(&r, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
-    assert!(text.starts_with("{\n  \"schema\": \"loadlab.run.v1\","));
+    assert!(text.starts_with("{\n  \"schema\": \"loadlab.run.v2\","));
     assert!(text.ends_with("}\n"));
     let back: RunResult = serde_json::from_str(&text).unwrap();
     assert_eq!(back, r);

@@ -13,6 +13,7 @@
 
 mod check_templates;
 mod data;
+mod describe;
 mod error;
 pub mod jsonpath;
 mod locate;
@@ -28,6 +29,7 @@ pub mod units;
 mod validate;
 
 pub use data::parse_csv;
+pub use describe::redact_url;
 pub use error::{ErrorLocation, ScenarioError};
 pub use model::{
     collect_requests, Body, BurstLoad, Capture, CaptureSource, Check, ClosedLoad, ConnectionPolicy,

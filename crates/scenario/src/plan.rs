@@ -32,6 +32,33 @@ impl Plan {
         }
     }
 
+    /// The planned load over time as chart points: `(true, (t, VUs))` for a closed model,
+    /// `(false, (t, arrivals/s))` for an open one; `None` for a burst.
+    pub fn planned_points(&self) -> Option<(bool, Vec<(f64, f64)>)> {
+        match &self.load {
+            Load::Closed(c) => {
+                let mut t = 0.0;
+                let mut points = vec![(0.0, f64::from(c.start_vus))];
+                for s in &c.stages {
+                    t += s.duration.as_secs_f64();
+                    points.push((t, f64::from(s.vus)));
+                }
+                Some((true, points))
+            }
+            Load::Open(o) => {
+                let mut t = 0.0;
+                let mut points = Vec::new();
+                for s in &o.stages {
+                    points.push((t, s.rate));
+                    t += s.duration.as_secs_f64();
+                    points.push((t, s.ramp_to.unwrap_or(s.rate)));
+                }
+                Some((false, points))
+            }
+            Load::Burst(_) => None,
+        }
+    }
+
     /// True when the run ends as soon as its work is done rather than at a fixed time.
     pub fn ends_when_done(&self) -> bool {
         match &self.load {
@@ -207,6 +234,38 @@ pub struct Segment {
 
 impl Segment {
     pub const WHOLE: Segment = Segment { index: 0, count: 1 };
+
+    /// Parses `i/N` (0 ≤ i < N), as `--segment` takes it.
+    pub fn parse(text: &str) -> Result<Segment, String> {
+        let bad = || {
+            format!("invalid segment `{text}`: expected i/N with 0 ≤ i < N, e.g. 0/4 (the first of four)")
+        };
+        let (i, n) = text.trim().split_once('/').ok_or_else(bad)?;
+        let index: u32 = i.trim().parse().map_err(|_| bad())?;
+        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        if count > 100_000 {
+            return Err(format!("invalid segment `{text}`: at most 100000 segments"));
+        }
+        Ok(Segment { index, count })
+    }
+
+    /// Part `index` of this segment split into `parts` more (worker threads of a process
+    /// running a segment): arrival k belongs to it when k ≡ self.index (mod self.count) and
+    /// k div self.count ≡ index (mod parts), so shares still add up exactly.
+    pub fn split(self, index: u32, parts: u32) -> Segment {
+        Segment {
+            index: self.index + self.count * index,
+            count: self.count * parts,
+        }
+    }
+
+    /// This segment's fraction of the plan (for rates, which split evenly).
+    pub fn fraction(self) -> f64 {
+        1.0 / f64::from(self.count)
+    }
 
     /// This segment's exact share of `total` items (shares sum to `total`).
     pub fn share(self, total: u64) -> u64 {
@@ -432,6 +491,37 @@ mod tests {
             .sum();
         // 5000 expected; sd ≈ 71
         assert!((4700..5300).contains(&n), "{n}");
+    }
+
+    #[test]
+    fn split_segments_partition_like_the_whole() {
+        let plan = open(&[(1.0, 300.0, None)]);
+        let mut all: Vec<Duration> = plan.arrivals(Segment::WHOLE, 7).collect();
+        let mut parts: Vec<Duration> = Vec::new();
+        for i in 0..3 {
+            let process = Segment { index: i, count: 3 };
+            for t in 0..2 {
+                parts.extend(plan.arrivals(process.split(t, 2), 7));
+            }
+        }
+        all.sort();
+        parts.sort();
+        assert_eq!(all, parts);
+        for total in [0u64, 1, 5, 66_668] {
+            let sum: u64 = (0..4)
+                .flat_map(|i| (0..3).map(move |t| Segment { index: i, count: 4 }.split(t, 3)))
+                .map(|s| s.share(total))
+                .sum();
+            assert_eq!(sum, total);
+        }
+    }
+
+    #[test]
+    fn segments_parse() {
+        assert_eq!(Segment::parse("2/4"), Ok(Segment { index: 2, count: 4 }));
+        for bad in ["4/4", "1/0", "a/2", "1", "-1/2", ""] {
+            assert!(Segment::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

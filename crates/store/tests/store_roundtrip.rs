@@ -1,45 +1,86 @@
 //! The store keeps what it is given: runs and studies survive a reopen, a run whose process
-//! died is marked interrupted, and the HDR log is a readable interval log.
+//! died is marked interrupted and offered for recovery from its record.
 
-use loadlab_metrics::result::{LoadInfo, RunMeta};
-use loadlab_metrics::{Outcome, Recorder, RunResult};
+use loadlab_metrics::record::{
+    IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, Summarizer, RECORD_SCHEMA,
+};
+use loadlab_metrics::result::{LoadInfo, StopReason};
+use loadlab_metrics::{IntervalDelta, Outcome, Recorder, RunResult, StepInfo};
 use loadlab_store::{NewRun, Store};
-use std::time::{Duration, SystemTime};
 
-fn sample_run() -> RunResult {
-    let mut rec = Recorder::new(1);
-    for i in 0..1000u64 {
-        rec.record(&Outcome {
-            step: 0,
-            latency_us: 1000 + i * 10,
-            service_us: 900 + i * 10,
-            lag_us: None,
-            status: 200,
-            error: None,
-            warmup: false,
-        });
-    }
-    let meta = RunMeta {
+fn meta() -> RecordMeta {
+    RecordMeta {
+        schema: RECORD_SCHEMA.into(),
+        tool_version: "test".into(),
         name: "roundtrip".into(),
         scenario_file: Some("x.yaml".into()),
         target: Some("http://127.0.0.1:1".into()),
-        started_at: SystemTime::now(),
-        measured: Duration::from_secs(2),
-        warmup: Duration::ZERO,
-        interrupted: false,
+        start_unix_s: 1.8e9,
+        warmup_s: 0.0,
         load: LoadInfo {
             model: "open".into(),
             peak_rate: Some(500.0),
             ..LoadInfo::default()
         },
-        generator: Default::default(),
-        intervals: Vec::new(),
-        steps: vec![loadlab_metrics::StepInfo {
+        plan_hash: "h".into(),
+        scenario: serde_json::json!({}),
+        segment: None,
+        steps: vec![StepInfo {
             name: "ping".into(),
-            group: None,
+            ..StepInfo::default()
         }],
-    };
-    RunResult::build(&rec, meta)
+        data_sets: vec![],
+        thresholds: vec![],
+        environment: Default::default(),
+        threads: 1,
+        cores: 1,
+        max_cpu_percent: 90.0,
+        max_lag_ms: 10.0,
+        pid: 1,
+        merged_from: None,
+    }
+}
+
+fn intervals() -> Vec<IntervalRecord> {
+    (0..2)
+        .map(|k| {
+            let mut rec = Recorder::new(1);
+            for i in 0..500u64 {
+                rec.begin(0);
+                rec.record(&Outcome {
+                    step: 0,
+                    latency_us: 1000 + i * 10,
+                    service_us: 900 + i * 10,
+                    status: 200,
+                    ..Outcome::default()
+                });
+            }
+            IntervalRecord {
+                index: k,
+                start_s: f64::from(k),
+                length_s: 1.0,
+                warmup: false,
+                delta: rec.take_interval(1, 0.01),
+            }
+        })
+        .collect()
+}
+
+fn sample_run() -> RunResult {
+    let mut s = Summarizer::new(1);
+    for i in intervals() {
+        s.add(&i);
+    }
+    s.finish(
+        &meta(),
+        Some(&RecordEnd {
+            stop: StopReason::Completed,
+            signal: None,
+            wall_s: 2.0,
+            max_rss_bytes: 0,
+            intervals: 2,
+        }),
+    )
 }
 
 #[test]
@@ -50,7 +91,7 @@ fn runs_and_studies_survive_a_reopen() {
     {
         let store = Store::open(dir.path()).unwrap();
         let (sid, sdir) = store
-            .begin_study("study", "roundtrip", Some("x.yaml"))
+            .begin_study("study", "roundtrip", Some("x.yaml"), Some("hash"))
             .unwrap();
         run_id = store
             .begin_run(&NewRun {
@@ -65,74 +106,67 @@ fn runs_and_studies_survive_a_reopen() {
         assert!(json.ends_with("run.json"));
         study_path = sdir.join("study.json");
         std::fs::write(&study_path, "{}").unwrap();
+        store.update_study(&sid, &study_path, 1, 4).unwrap();
         store.finish_study(&sid, &study_path, false).unwrap();
         study_id = sid;
     }
     let store = Store::open(dir.path()).unwrap();
-    let (rec, loaded) = store
-        .load_run(&run_id[..run_id.len() - 2])
-        .unwrap_or_else(|_| store.load_run(&run_id).unwrap());
+    let (rec, loaded) = store.load_run(&run_id).unwrap();
     assert_eq!(loaded, result);
     assert_eq!(rec.status, "done");
     assert_eq!(rec.variant.as_deref(), Some("baseline"));
     assert_eq!(rec.rate, Some(result.requests.rate));
     assert_eq!(rec.p95_ms, Some(result.latency_ms.p95));
     assert_eq!(rec.valid, Some(result.valid));
+    assert_eq!(rec.requests, Some(1000));
     assert_eq!(store.study_runs(&study_id).unwrap().len(), 1);
     let s = store.study("last").unwrap();
     assert_eq!(s.id, study_id);
     assert_eq!(s.path.as_deref(), Some(study_path.as_path()));
-    assert_eq!(store.runs(10).unwrap().len(), 1);
+    assert_eq!((s.runs_done, s.runs_planned), (Some(1), Some(4)));
+    assert_eq!(s.plan_hash.as_deref(), Some("hash"));
+    let (runs, total) = store.runs(10).unwrap();
+    assert_eq!((runs.len(), total), (1, 1));
+    assert_eq!(store.run("last").unwrap().id, run_id);
     assert!(store.run("nope").is_err());
 }
 
 #[test]
-fn a_run_whose_process_died_is_interrupted() {
+fn a_run_whose_process_died_is_interrupted_and_recoverable() {
     let dir = tempfile::tempdir().unwrap();
+    let id;
     {
         let store = Store::open(dir.path()).unwrap();
-        let id = store
+        id = store
             .begin_run(&NewRun {
                 scenario: "crash".into(),
                 ..NewRun::default()
             })
             .unwrap();
-        // Simulate a crash: the row still says running, but with a process id that is gone.
-        let conn = rusqlite_free_update(dir.path(), &id);
-        assert!(conn);
+        // Its record holds two intervals, then the process "dies" (no end, no summary).
+        let mut w = RecordWriter::new(&store.run_dir(&id)).without_sync();
+        w.begin(&meta()).unwrap();
+        for i in intervals() {
+            w.interval(&i).unwrap();
+        }
+        assert!(loadlab_store::debug_set_pid(dir.path(), &id, i64::from(u32::MAX)).is_ok());
     }
     let store = Store::open(dir.path()).unwrap();
-    let runs = store.runs(10).unwrap();
+    let (runs, _) = store.runs(10).unwrap();
     assert_eq!(runs[0].status, "interrupted");
     assert!(runs[0].path.is_none());
-}
-
-/// Points the run's pid at a process that cannot exist, through the store's own database.
-fn rusqlite_free_update(dir: &std::path::Path, id: &str) -> bool {
-    loadlab_store::debug_set_pid(dir, id, i64::from(u32::MAX)).is_ok()
-}
-
-#[test]
-fn hdr_log_is_a_readable_interval_log() {
-    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
-    let result = sample_run();
-    let log = loadlab_store::hdr_log(&result);
-    let text = String::from_utf8(log.clone()).unwrap();
-    assert!(text.contains("#[StartTime: "), "{text}");
-    let mut tags = Vec::new();
-    for entry in IntervalLogIterator::new(&log) {
-        if let LogEntry::Interval(h) = entry.unwrap() {
-            tags.push(h.tag().unwrap().as_str().to_string());
-            use base64::Engine;
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(h.encoded_histogram())
-                .unwrap();
-            let hist: hdrhistogram::Histogram<u64> =
-                hdrhistogram::serialization::Deserializer::new()
-                    .deserialize(&mut bytes.as_slice())
-                    .unwrap();
-            assert_eq!(hist.len(), 1000);
-        }
-    }
-    assert_eq!(tags, vec!["latency", "service_time"]);
+    let todo = store.unrecovered().unwrap();
+    assert_eq!(todo.len(), 1);
+    let record = loadlab_metrics::record::StoredRecord::open(&store.run_dir(&id)).unwrap();
+    let result = loadlab_metrics::record::summarize(&record).unwrap();
+    assert!(result.interrupted);
+    assert_eq!(result.requests.total, 1000);
+    store.finish_run(&id, &result).unwrap();
+    let (rec, _) = store.load_run(&id).unwrap();
+    assert_eq!(
+        (rec.status.as_str(), rec.partial, rec.requests),
+        ("interrupted", true, Some(1000))
+    );
+    assert!(store.unrecovered().unwrap().is_empty());
+    let _ = IntervalDelta::default();
 }

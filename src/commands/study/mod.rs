@@ -9,7 +9,8 @@ pub use summary::print_study;
 use super::output::{print_report_paths, report_for, store_record};
 
 use super::compare::fmt_metric;
-use super::run::{fmt_num, measure, outcome_of, watch_ctrl_c};
+use super::measure::{fmt_num, measure, Share};
+use super::run::outcome_of;
 use crate::cli::{OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::compare::{CompareOptions, ALPHA};
@@ -125,7 +126,7 @@ fn run_study(
     let store = loadlab_store::Store::open(&loadlab_store::resolve_dir(output.results.as_deref()))
         .map_err(CliError::bad_input)?;
     let (study_id, study_dir) = store
-        .begin_study("study", &base.name, Some(doc.file()))
+        .begin_study("study", &base.name, Some(doc.file()), None)
         .map_err(CliError::bad_input)?;
 
     // The schedule: interleaved A B A B ... or sequential A A ... B B ...
@@ -171,7 +172,7 @@ fn run_study(
     }
 
     let cancel = Cancel::new();
-    watch_ctrl_c(cancel.clone());
+    crate::signals::watch(cancel.clone());
     let started_at = loadlab_metrics::result::rfc3339(std::time::SystemTime::now());
     let clock = Instant::now();
     let mut done_planned = Duration::ZERO;
@@ -209,7 +210,14 @@ fn run_study(
             study: Some(study_id.clone()),
             ..Default::default()
         };
-        let measured = match measure(&v.scenario, output, &cancel, Some(&store), meta) {
+        let measured = match measure(
+            &v.scenario,
+            output,
+            &cancel,
+            Some(&store),
+            meta,
+            Share::default(),
+        ) {
             Ok(m) => m,
             Err(e) => {
                 aborted = Some(e);
@@ -236,7 +244,7 @@ fn run_study(
                     .unwrap_or(0.0)
                     * 100.0,
                 if invalid {
-                    format!(" · INVALID ({}), excluded", r.invalid_reasons.join("; "))
+                    format!(" · INVALID ({}), excluded", r.invalid_messages().join("; "))
                 } else {
                     String::new()
                 }

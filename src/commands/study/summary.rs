@@ -2,7 +2,7 @@
 //! factors and sweep findings.
 
 use crate::commands::compare::{fmt_metric, print_comparisons};
-use crate::commands::run::fmt_num;
+use crate::commands::measure::fmt_num;
 use loadlab_analysis::study::{StudyResult, VariantStats};
 use std::io::Write;
 

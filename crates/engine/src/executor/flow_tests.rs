@@ -1,7 +1,8 @@
 //! Scenario flows (templates, captures, checks, loops, `once`, data) against a scripted
 //! transport in paused time: what was sent, what was recorded.
 
-use super::{run_worker, WorkerPlan};
+use super::test_totals::{totals, Totals};
+use super::{run_worker, IntervalClock, WorkerPlan};
 use crate::cancel::Cancel;
 use crate::flow::{FlowPicker, Worker};
 use crate::prepare::{PreparedRequest, PreparedScenario};
@@ -63,7 +64,7 @@ impl Transport for Scripted {
 
 const HEAD: &str = "target: http://127.0.0.1:1\n";
 
-async fn run(yaml: &str, handler: Handler) -> (Recorder, Vec<String>, PreparedScenario) {
+async fn run(yaml: &str, handler: Handler) -> (Totals, Vec<String>, PreparedScenario) {
     let scenario = Scenario::parse(&format!("{HEAD}{yaml}"), "flow.yaml").unwrap();
     let prepared = PreparedScenario::new(&scenario).unwrap();
     let plan = scenario.plan();
@@ -79,13 +80,12 @@ async fn run(yaml: &str, handler: Handler) -> (Recorder, Vec<String>, PreparedSc
         scenario: Rc::new(prepared.clone()),
         rng: RefCell::new(fastrand::Rng::with_seed(1)),
         start,
-        warmup_end: start,
         end: start + plan.duration(),
         stopping: Cell::new(false),
         pool: RefCell::new(vec![Vec::new()]),
         precise_timer: None,
     });
-    let (tx, _rx) = mpsc::channel();
+    let (tx, rx) = mpsc::channel();
     let load: Load = plan.load.clone();
     tokio::task::LocalSet::new()
         .run_until(run_worker(
@@ -95,12 +95,13 @@ async fn run(yaml: &str, handler: Handler) -> (Recorder, Vec<String>, PreparedSc
                 segment: Segment::WHOLE,
                 seed: 1,
                 grace: Duration::from_secs(60),
+                clock: IntervalClock::new(Duration::ZERO),
             },
             tx,
             Cancel::new(),
         ))
         .await;
-    let rec = worker.recorder.borrow().clone();
+    let rec = totals(&rx);
     let sent = sent.borrow().clone();
     (rec, sent, prepared)
 }
@@ -279,11 +280,11 @@ data:
 steps:
   - { get: '/u/{{ users.name }}' }
 ";
-    let (rec, sent, prepared) = run(yaml, Rc::new(api)).await;
+    let (rec, sent, _) = run(yaml, Rc::new(api)).await;
     assert_eq!(sent.len(), 4, "each row used once");
     let mut names: Vec<_> = sent.iter().map(|r| r[7..8].to_string()).collect();
     names.sort();
     assert_eq!(names, ["a", "b", "c", "d"]);
-    assert!(prepared.data.exhausted[0].load(std::sync::atomic::Ordering::Relaxed) >= 2);
+    assert!(rec.data_refused[0] >= 2, "{:?}", rec.data_refused);
     assert_eq!(rec.iterations_completed, 4);
 }

@@ -6,13 +6,16 @@ mod closed;
 mod flow_tests;
 mod open;
 #[cfg(test)]
+mod test_totals;
+#[cfg(test)]
 mod tests;
 mod ticker;
+
+pub use ticker::{IntervalClock, Tick};
 
 use crate::cancel::Cancel;
 use crate::flow::Worker;
 use crate::transport::Transport;
-use loadlab_metrics::IntervalSnapshot;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::Load;
 use std::cell::Cell;
@@ -27,17 +30,23 @@ pub struct WorkerPlan {
     pub seed: u64,
     /// How long in-flight requests may finish after the plan ends.
     pub grace: Duration,
+    /// Where intervals begin and end.
+    pub clock: IntervalClock,
 }
 
 /// Runs one worker's share of the plan to completion (or cancellation).
 pub async fn run_worker<T: Transport>(
     worker: Rc<Worker<T>>,
     plan: WorkerPlan,
-    intervals: Sender<IntervalSnapshot>,
+    intervals: Sender<Tick>,
     cancel: Cancel,
 ) {
-    // Every worker begins on the same instant, which is also t = 0 of every measurement.
-    tokio::time::sleep_until(worker.start).await;
+    // Every worker begins on the same instant, which is also t = 0 of every measurement
+    // (with `--start-at`, possibly far ahead: a signal must still stop the wait).
+    tokio::select! {
+        _ = tokio::time::sleep_until(worker.start) => {}
+        _ = wait_cancel(&cancel) => {}
+    }
     let active = Rc::new(Cell::new(0u64));
     let (done_tx, done_rx) = tokio::sync::watch::channel(false);
     let ticker = tokio::task::spawn_local(ticker::tick(
@@ -45,6 +54,7 @@ pub async fn run_worker<T: Transport>(
         active.clone(),
         intervals,
         cancel.clone(),
+        plan.clock,
         done_rx,
     ));
     let work = async {
@@ -74,6 +84,8 @@ pub async fn run_worker<T: Transport>(
         _ = wait_cancel(&cancel) => {}
     }
     worker.stopping.set(true);
+    // Whatever is still in flight now will never be recorded: count it, never hide it.
+    worker.recorder.borrow_mut().abandon_in_flight();
     let _ = done_tx.send(true);
     let _ = ticker.await;
 }

@@ -52,7 +52,7 @@ pub async fn run<T: Transport>(
             .borrow_mut()
             .record_scheduler_lag(micros(now().saturating_duration_since(intended)));
         if active.get() >= limit {
-            worker.recorder.borrow_mut().delayed_by_max_in_flight += 1;
+            worker.recorder.borrow_mut().delayed_by_max_in_flight();
             let gave_up = loop {
                 if active.get() < limit {
                     break false;
@@ -67,7 +67,7 @@ pub async fn run<T: Transport>(
                 let rest = arrivals
                     .take_while(|t| worker.start + *t < worker.end)
                     .count() as u64;
-                worker.recorder.borrow_mut().iterations_dropped += 1 + rest;
+                worker.recorder.borrow_mut().iterations_dropped(1 + rest);
                 break;
             }
         }

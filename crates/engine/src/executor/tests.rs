@@ -1,6 +1,7 @@
 //! Executors in paused tokio time with a fake transport: exact, deterministic timing.
 
-use super::{run_worker, WorkerPlan};
+use super::test_totals::{totals, Totals};
+use super::{run_worker, IntervalClock, WorkerPlan};
 use crate::cancel::Cancel;
 use crate::flow::{FlowPicker, Worker};
 use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
@@ -68,14 +69,14 @@ fn scenario() -> PreparedScenario {
         }],
         steps: vec![StepInfo {
             name: "s".into(),
-            group: None,
+            ..StepInfo::default()
         }],
         connections: ConnectionPolicy::PerVu,
         data: Default::default(),
     }
 }
 
-async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Recorder, u64) {
+async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Totals, u64) {
     let prepared = scenario();
     let connects = Rc::new(Cell::new(0));
     let start = Instant::now();
@@ -89,24 +90,23 @@ async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Recorde
         recorder: RefCell::new(Recorder::new(1)),
         rng: RefCell::new(fastrand::Rng::with_seed(1)),
         start,
-        warmup_end: start,
         end: start + duration,
         stopping: Cell::new(false),
         pool: RefCell::new(vec![Vec::new()]),
         precise_timer: None,
     });
-    let (tx, _rx) = mpsc::channel();
+    let (tx, rx) = mpsc::channel();
     let plan = WorkerPlan {
         load,
         segment: Segment::WHOLE,
         seed: 1,
         grace: Duration::from_secs(60),
+        clock: IntervalClock::new(Duration::ZERO),
     };
     tokio::task::LocalSet::new()
         .run_until(run_worker(worker.clone(), plan, tx, Cancel::new()))
         .await;
-    let recorder = worker.recorder.borrow().clone();
-    (recorder, connects.get())
+    (totals(&rx), connects.get())
 }
 
 fn open(rate: f64, secs: u64, max_in_flight: u32) -> Load {

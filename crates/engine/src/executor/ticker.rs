@@ -1,37 +1,111 @@
-//! Per-second snapshots of a worker's measurements, sent to the coordinator for progress and charts.
+//! Per-interval hand-over of a worker's measurements to the coordinator, which streams them to
+//! the run record and the progress line. Intervals are whole seconds of the plan, with one
+//! extra boundary where the warm-up ends inside a second, so no interval mixes the two.
 
 use crate::cancel::Cancel;
 use crate::flow::Worker;
+use crate::health::thread_cpu_seconds;
 use crate::transport::Transport;
-use loadlab_metrics::IntervalSnapshot;
+use loadlab_metrics::IntervalDelta;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::mpsc::Sender;
 use tokio::time::{Duration, Instant};
 
+/// One worker's measurements of interval `index` (`start..end` since the plan's start).
+#[derive(Debug)]
+pub struct Tick {
+    pub index: u32,
+    pub start: Duration,
+    pub end: Duration,
+    pub delta: IntervalDelta,
+    /// The worker's last interval (the run ended inside it).
+    pub last: bool,
+}
+
+/// Where intervals begin and end: every whole second, plus the end of the warm-up.
+#[derive(Debug, Clone, Copy)]
+pub struct IntervalClock {
+    /// Warm-up in whole milliseconds (boundaries closer than that are one boundary).
+    warmup_ms: u64,
+}
+
+impl IntervalClock {
+    pub fn new(warmup: Duration) -> Self {
+        Self {
+            warmup_ms: warmup.as_millis().min(u128::from(u64::MAX / 2)) as u64,
+        }
+    }
+
+    /// Only a warm-up that ends inside a second adds a boundary.
+    fn split_second(&self) -> Option<u64> {
+        (self.warmup_ms % 1000 != 0).then_some(self.warmup_ms / 1000)
+    }
+
+    pub fn end_of(&self, index: u32) -> Duration {
+        let i = u64::from(index);
+        let ms = match self.split_second() {
+            Some(f) if i == f => self.warmup_ms,
+            Some(f) if i > f => i * 1000,
+            _ => (i + 1) * 1000,
+        };
+        Duration::from_millis(ms)
+    }
+
+    pub fn start_of(&self, index: u32) -> Duration {
+        if index == 0 {
+            Duration::ZERO
+        } else {
+            self.end_of(index - 1)
+        }
+    }
+
+    /// Ends no later than the warm-up: statistics leave it out.
+    pub fn is_warmup(&self, index: u32) -> bool {
+        self.end_of(index).as_millis() as u64 <= self.warmup_ms
+    }
+}
+
 pub async fn tick<T: Transport>(
     worker: Rc<Worker<T>>,
     active: Rc<Cell<u64>>,
-    out: Sender<IntervalSnapshot>,
+    out: Sender<Tick>,
     cancel: Cancel,
+    clock: IntervalClock,
     mut done: tokio::sync::watch::Receiver<bool>,
 ) {
     let mut index: u32 = 0;
+    let mut cpu_mark = thread_cpu_seconds();
     loop {
-        let boundary = worker.start + Duration::from_secs(u64::from(index) + 1);
+        let boundary = worker.start + clock.end_of(index);
         // Wake at the boundary, or earlier when the run ends.
         tokio::select! {
             _ = tokio::time::sleep_until(boundary) => {}
             _ = done.changed() => {}
         }
         let finished = *done.borrow() || cancel.is_cancelled();
-        if Instant::now() >= boundary || finished {
-            let snapshot = worker
+        let now = Instant::now();
+        if now >= boundary || finished {
+            let cpu = thread_cpu_seconds();
+            let delta = worker
                 .recorder
                 .borrow_mut()
-                .interval
-                .take(index, active.get());
-            if out.send(snapshot).is_err() {
+                .take_interval(active.get(), (cpu - cpu_mark).max(0.0));
+            cpu_mark = cpu;
+            let last = finished && now < boundary;
+            let end = if last {
+                now.saturating_duration_since(worker.start)
+            } else {
+                clock.end_of(index)
+            };
+            let tick = Tick {
+                index,
+                start: clock.start_of(index),
+                end: end.max(clock.start_of(index)),
+                delta,
+                last,
+            };
+            if out.send(tick).is_err() {
                 return;
             }
             index += 1;
@@ -39,5 +113,25 @@ pub async fn tick<T: Transport>(
         if finished {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boundaries_are_seconds_and_the_end_of_warmup() {
+        let whole = IntervalClock::new(Duration::from_secs(2));
+        let ends: Vec<u64> = (0..4).map(|i| whole.end_of(i).as_millis() as u64).collect();
+        assert_eq!(ends, [1000, 2000, 3000, 4000]);
+        assert!(whole.is_warmup(1) && !whole.is_warmup(2));
+        let split = IntervalClock::new(Duration::from_millis(2500));
+        let ends: Vec<u64> = (0..5).map(|i| split.end_of(i).as_millis() as u64).collect();
+        assert_eq!(ends, [1000, 2000, 2500, 3000, 4000]);
+        assert_eq!(split.start_of(3), Duration::from_millis(2500));
+        assert!(split.is_warmup(2) && !split.is_warmup(3));
+        let none = IntervalClock::new(Duration::ZERO);
+        assert!(!none.is_warmup(0));
     }
 }

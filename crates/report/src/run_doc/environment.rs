@@ -25,7 +25,7 @@ pub(super) fn environment(r: &RunResult) -> Section {
     s.push(Block::Facts(facts));
     let mut notes = Vec::new();
     if r.generator.saturated || !r.valid {
-        for reason in &r.invalid_reasons {
+        for reason in r.invalid_messages() {
             notes.push(Verdict::new(Level::Fail, format!("Invalid: {reason}.")));
         }
     }

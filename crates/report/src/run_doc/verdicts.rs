@@ -11,7 +11,10 @@ pub fn run_verdicts(r: &RunResult) -> Vec<Verdict> {
     if !r.valid {
         v.push(Verdict::new(
             Level::Fail,
-            format!("Not a valid measurement: {}.", r.invalid_reasons.join("; ")),
+            format!(
+                "Not a valid measurement: {}.",
+                r.invalid_messages().join("; ")
+            ),
         ));
     }
     if r.interrupted {

@@ -49,7 +49,7 @@ pub fn multi_environment(every: &[&RunResult]) -> Section {
             format!(
                 "Run started {} is invalid: {}.",
                 r.started_at,
-                r.invalid_reasons.join("; ")
+                r.invalid_messages().join("; ")
             ),
         ));
     }

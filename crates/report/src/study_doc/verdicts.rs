@@ -27,7 +27,7 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
             .iter()
             .flat_map(|v| v.excluded_runs.iter())
             .filter_map(|id| runs.get(id))
-            .flat_map(|r| r.invalid_reasons.iter().cloned())
+            .flat_map(|r| r.invalid_messages().into_iter().map(str::to_string))
             .collect();
         verdicts.push(Verdict::new(
             Level::Fail,

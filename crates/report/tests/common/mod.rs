@@ -62,7 +62,6 @@ pub fn sample() -> RunResult {
         target: Some("http://localhost:8080".to_string()),
         started_at: "2026-11-22T07:30:00Z".to_string(),
         valid: true,
-        invalid_reasons: vec![],
         interrupted: false,
         duration_s: 60.0,
         warmup_s: 10.0,
@@ -74,6 +73,7 @@ pub fn sample() -> RunResult {
             planned_arrivals: None,
             max_in_flight: None,
             count: None,
+            ..Default::default()
         },
         requests: Requests {
             total: 12_000,
@@ -81,6 +81,7 @@ pub fn sample() -> RunResult {
             failed: 120,
             rate: 200.0,
             warmup: 1_500,
+            ..Default::default()
         },
         latency_ms: with_count(lat(1.02, 3.4, 2.9, 5.1, 7.0, 12.0, 30.0, 45.0), 12_000),
         service_time_ms: with_count(lat(0.98, 3.1, 2.7, 4.8, 6.5, 11.2, 28.0, 44.1), 12_000),
@@ -105,6 +106,7 @@ pub fn sample() -> RunResult {
                 latency_ms: with_count(lat(1.02, 2.1, 1.9, 2.8, 3.2, 4.4, 9.0, 12.5), 4_000),
                 service_time_ms: with_count(lat(0.98, 2.0, 1.8, 2.7, 3.1, 4.2, 8.8, 12.1), 4_000),
                 checks: Vec::new(),
+                ..Default::default()
             },
             StepResult {
                 name: "GET /api/v1/products/{id}/recommendations/personalised".to_string(),
@@ -116,6 +118,7 @@ pub fn sample() -> RunResult {
                 latency_ms: with_count(lat(2.0, 4.0, 3.5, 6.0, 8.1, 14.0, 31.0, 45.0), 4_000),
                 service_time_ms: with_count(lat(1.9, 3.8, 3.3, 5.7, 7.7, 13.1, 29.0, 44.1), 4_000),
                 checks: Vec::new(),
+                ..Default::default()
             },
             StepResult {
                 name: "POST /cart".to_string(),
@@ -127,6 +130,7 @@ pub fn sample() -> RunResult {
                 latency_ms: with_count(lat(1.5, 4.1, 3.6, 6.2, 8.0, 12.3, 25.0, 40.0), 4_000),
                 service_time_ms: with_count(lat(1.4, 3.9, 3.4, 5.9, 7.6, 11.8, 24.0, 39.0), 4_000),
                 checks: Vec::new(),
+                ..Default::default()
             },
         ],
         groups: vec![
@@ -136,6 +140,7 @@ pub fn sample() -> RunResult {
                 failed: 20,
                 latency_ms: with_count(lat(1.02, 3.0, 2.6, 4.9, 6.8, 11.0, 29.0, 45.0), 8_000),
                 service_time_ms: with_count(lat(0.98, 2.9, 2.5, 4.6, 6.3, 10.4, 27.0, 44.1), 8_000),
+                ..Default::default()
             },
             GroupResult {
                 name: "buy".to_string(),
@@ -143,6 +148,7 @@ pub fn sample() -> RunResult {
                 failed: 100,
                 latency_ms: with_count(lat(1.5, 4.1, 3.6, 6.2, 8.0, 12.3, 25.0, 40.0), 4_000),
                 service_time_ms: with_count(lat(1.4, 3.9, 3.4, 5.9, 7.6, 11.8, 24.0, 39.0), 4_000),
+                ..Default::default()
             },
         ],
         thresholds: vec![
@@ -178,7 +184,7 @@ pub fn sample() -> RunResult {
         },
         intervals: vec![
             IntervalStats {
-                t: 0,
+                t: 0.0,
                 warmup: true,
                 requests: 150,
                 failed: 0,
@@ -190,9 +196,10 @@ pub fn sample() -> RunResult {
                     max: 20.0,
                 },
                 active: 50,
+                ..Default::default()
             },
             IntervalStats {
-                t: 10,
+                t: 10.0,
                 warmup: false,
                 requests: 200,
                 failed: 2,
@@ -204,13 +211,16 @@ pub fn sample() -> RunResult {
                     max: 45.0,
                 },
                 active: 50,
+                ..Default::default()
             },
         ],
         histograms: Histograms {
             latency: encoded.clone(),
             service_time: encoded,
+            ..Default::default()
         },
         environment: None,
+        ..Default::default()
     }
 }
 
@@ -225,6 +235,7 @@ pub fn sample_open_invalid() -> RunResult {
         planned_arrivals: Some(14_000.0),
         max_in_flight: Some(1_000),
         count: None,
+        ..Default::default()
     };
     r.lag_ms = LagSummary {
         p50: 0.12,
@@ -234,10 +245,18 @@ pub fn sample_open_invalid() -> RunResult {
     r.iterations.dropped = 12;
     r.iterations.delayed_by_max_in_flight = 42;
     r.valid = false;
-    r.invalid_reasons = vec![
-        "the load generator was saturated (cpu 97% of 2 cores)".to_string(),
-        "send lag p99 1.50ms exceeds 1ms".to_string(),
-    ];
+    r.validity = loadlab_metrics::Validity {
+        reasons: vec![
+            loadlab_metrics::InvalidReason::new(
+                loadlab_metrics::InvalidKind::GeneratorSaturated,
+                "the load generator was saturated (cpu 97% of 2 cores)",
+            ),
+            loadlab_metrics::InvalidReason::new(
+                loadlab_metrics::InvalidKind::SchedulerLate,
+                "send lag p99 1.50ms exceeds 1ms",
+            ),
+        ],
+    };
     r.interrupted = true;
     r.generator.cpu_percent = 97.0;
     r.generator.saturated = true;

@@ -50,7 +50,7 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
             let ramp = if t < 3 { (t + 1) as f64 / 3.0 } else { 1.0 };
             let reqs = (rate * ramp * wobble) as u64;
             IntervalStats {
-                t,
+                t: f64::from(t),
                 warmup: warm,
                 requests: reqs,
                 failed: if t == 12 { failed.min(reqs) } else { 0 },
@@ -62,6 +62,8 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
                     max: latency.max,
                 },
                 active: (vus as f64 * ramp) as u64,
+                length_s: 1.0,
+                ..Default::default()
             }
         })
         .collect();
@@ -85,6 +87,7 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
             latency_ms: l,
             service_time_ms: l,
             checks: Vec::new(),
+            ..Default::default()
         }
     };
     let steps = vec![
@@ -99,6 +102,7 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
             failed: s.failed,
             latency_ms: s.latency_ms,
             service_time_ms: s.service_time_ms,
+            ..Default::default()
         })
         .collect();
     RunResult {
@@ -109,7 +113,6 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
         target: Some("http://127.0.0.1:8080".into()),
         started_at: format!("2026-11-22T08:{:02}:00Z", salt % 60),
         valid: true,
-        invalid_reasons: vec![],
         interrupted: false,
         duration_s: duration,
         warmup_s: 4.0,
@@ -125,6 +128,7 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
             failed,
             rate,
             warmup: (rate * 3.0) as u64,
+            ..Default::default()
         },
         latency_ms: latency,
         service_time_ms: service,
@@ -164,8 +168,10 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
         histograms: Histograms {
             latency: enc,
             service_time: enc_s,
+            ..Default::default()
         },
         environment: Some(environment()),
+        ..Default::default()
     }
 }
 

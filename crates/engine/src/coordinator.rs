@@ -1,0 +1,151 @@
+//! The coordinator's side of a run: adds the workers' ticks of each interval together,
+//! streams the sum to the run record, folds it into the summary and reports progress.
+
+use crate::executor::{IntervalClock, Tick};
+use loadlab_metrics::record::{Guarded, IntervalRecord, RecordMeta, Summarizer};
+use loadlab_metrics::IntervalDelta;
+use std::collections::BTreeMap;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+/// Live figures for the progress line.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub elapsed: Duration,
+    pub planned: Duration,
+    pub warmup: bool,
+    pub rate: f64,
+    pub p95_ms: f64,
+    pub active: u64,
+    pub total_requests: u64,
+    pub total_failed: u64,
+}
+
+/// Receives the figures of each completed interval.
+pub type ProgressCallback = Box<dyn FnMut(&Progress)>;
+
+/// An interval being assembled from the workers' ticks.
+struct Pending {
+    start: Duration,
+    end: Duration,
+    delta: IntervalDelta,
+    ticks: usize,
+}
+
+pub struct Coordinator {
+    pub summary: Summarizer,
+    pub sink: Option<Guarded>,
+    progress: Option<ProgressCallback>,
+    clock: IntervalClock,
+    planned: Duration,
+    workers: usize,
+    pending: BTreeMap<u32, Pending>,
+    totals: (u64, u64),
+    intervals: u32,
+}
+
+impl Coordinator {
+    pub fn new(
+        meta: &RecordMeta,
+        sink: Option<Guarded>,
+        progress: Option<ProgressCallback>,
+        clock: IntervalClock,
+        planned: Duration,
+        workers: usize,
+    ) -> Self {
+        let mut sink = sink;
+        if let Some(s) = sink.as_mut() {
+            s.begin(meta);
+        }
+        Self {
+            summary: Summarizer::new(meta.steps.len()),
+            sink,
+            progress,
+            clock,
+            planned,
+            workers,
+            pending: BTreeMap::new(),
+            totals: (0, 0),
+            intervals: 0,
+        }
+    }
+
+    /// Collects ticks until every worker has ended, writing each interval (in order) once
+    /// every worker has handed it over or ended before it.
+    pub fn collect(&mut self, ticks: &Receiver<Tick>) {
+        // The last interval index of each worker that has ended.
+        let mut ended: Vec<u32> = Vec::new();
+        loop {
+            match ticks.recv_timeout(Duration::from_millis(200)) {
+                Ok(tick) => {
+                    if tick.last {
+                        ended.push(tick.index);
+                    }
+                    let entry = self.pending.entry(tick.index).or_insert_with(|| Pending {
+                        start: tick.start,
+                        end: tick.end,
+                        delta: IntervalDelta::default(),
+                        ticks: 0,
+                    });
+                    entry.end = entry.end.max(tick.end);
+                    entry.delta.add(&tick.delta);
+                    entry.ticks += 1;
+                    self.flush_complete(&ended);
+                }
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        while let Some((index, p)) = self.pending.pop_first() {
+            self.write(index, p);
+        }
+    }
+
+    /// Writes the complete intervals at the front of the queue.
+    fn flush_complete(&mut self, ended: &[u32]) {
+        while let Some(entry) = self.pending.first_entry() {
+            let index = *entry.key();
+            let gone = ended.iter().filter(|&&last| last < index).count();
+            if entry.get().ticks + gone < self.workers {
+                break;
+            }
+            let p = entry.remove();
+            self.write(index, p);
+        }
+    }
+
+    fn write(&mut self, tick_index: u32, p: Pending) {
+        let record = IntervalRecord {
+            index: self.intervals,
+            start_s: p.start.as_secs_f64(),
+            length_s: p.end.saturating_sub(p.start).as_secs_f64().max(1e-3),
+            warmup: self.clock.is_warmup(tick_index),
+            delta: p.delta,
+        };
+        self.intervals += 1;
+        if let Some(sink) = self.sink.as_mut() {
+            sink.interval(&record);
+        }
+        self.summary.add(&record);
+        self.totals.0 += record.delta.requests();
+        self.totals.1 += record.delta.failed();
+        if let (Some(progress), Some(stats)) =
+            (self.progress.as_mut(), self.summary.intervals().last())
+        {
+            progress(&Progress {
+                elapsed: p.end.min(self.planned.max(Duration::from_secs(1))),
+                planned: self.planned,
+                warmup: record.warmup,
+                rate: stats.rate,
+                p95_ms: stats.latency_ms.p95,
+                active: record.delta.active,
+                total_requests: self.totals.0,
+                total_failed: self.totals.1,
+            });
+        }
+    }
+
+    pub fn intervals(&self) -> u32 {
+        self.intervals
+    }
+}

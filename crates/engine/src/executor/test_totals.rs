@@ -1,0 +1,61 @@
+//! Test support: every interval a worker handed over, added up, with full histograms so
+//! assertions read like the whole run's figures.
+
+use super::Tick;
+use loadlab_metrics::{ErrorKind, IntervalDelta, LatencyHistogram};
+use std::sync::mpsc::Receiver;
+
+pub struct StepTotals {
+    pub requests: u64,
+    pub failed: u64,
+    pub errors: [u64; ErrorKind::COUNT],
+    pub check_failures: Vec<u64>,
+    pub latency: LatencyHistogram,
+    pub service: LatencyHistogram,
+}
+
+pub struct Totals {
+    pub steps: Vec<StepTotals>,
+    /// Send lag of every step.
+    pub lag: LatencyHistogram,
+    pub iterations_completed: u64,
+    pub iterations_dropped: u64,
+    pub delayed_by_max_in_flight: u64,
+    pub data_refused: Vec<u64>,
+    pub error_examples: Vec<(ErrorKind, String)>,
+    pub intervals: usize,
+}
+
+pub fn totals(ticks: &Receiver<Tick>) -> Totals {
+    let mut all = IntervalDelta::default();
+    let mut intervals = 0;
+    while let Ok(t) = ticks.try_recv() {
+        all.add(&t.delta);
+        intervals += 1;
+    }
+    let mut lag = loadlab_metrics::LazyHistogram::new();
+    for s in &all.steps {
+        lag.add(&s.lag);
+    }
+    Totals {
+        steps: all
+            .steps
+            .iter()
+            .map(|s| StepTotals {
+                requests: s.requests,
+                failed: s.failed,
+                errors: s.errors,
+                check_failures: s.check_failures.clone(),
+                latency: s.latency.to_histogram(),
+                service: s.service.to_histogram(),
+            })
+            .collect(),
+        lag: lag.to_histogram(),
+        iterations_completed: all.iterations_completed,
+        iterations_dropped: all.iterations_dropped,
+        delayed_by_max_in_flight: all.delayed_by_max_in_flight,
+        data_refused: all.data_refused,
+        error_examples: all.error_examples,
+        intervals,
+    }
+}

@@ -1,0 +1,117 @@
+//! The header of a run's record: the resolved scenario, this process's share of its plan,
+//! the steps and the host, written before the first request is sent.
+
+use crate::health::available_cores;
+use crate::prepare::PreparedScenario;
+use loadlab_metrics::record::{DataSetInfo, RecordMeta, RECORD_SCHEMA};
+use loadlab_metrics::result::{LoadInfo, PlannedLoad, SegmentId};
+use loadlab_metrics::Environment;
+use loadlab_scenario::plan::Segment;
+use loadlab_scenario::{Load, Plan, Scenario};
+
+pub struct MetaInput<'a> {
+    pub scenario: &'a Scenario,
+    pub prepared: &'a PreparedScenario,
+    pub plan: &'a Plan,
+    pub segment: Option<Segment>,
+    pub start_unix_s: f64,
+    pub threads: usize,
+    pub max_cpu_percent: f64,
+    pub max_lag_ms: f64,
+}
+
+pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
+    let scenario = m.scenario;
+    let segment = m.segment.unwrap_or(Segment::WHOLE);
+    RecordMeta {
+        schema: RECORD_SCHEMA.into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        name: scenario.name.clone(),
+        scenario_file: scenario.source.clone(),
+        target: scenario
+            .target
+            .clone()
+            .or_else(|| m.prepared.origins.first().map(|o| o.url()))
+            .map(|t| loadlab_scenario::redact_url(&t)),
+        start_unix_s: m.start_unix_s,
+        warmup_s: m.plan.warmup.as_secs_f64(),
+        load: load_info(m.plan, segment),
+        plan_hash: scenario.fingerprint(),
+        scenario: scenario.describe(),
+        segment: m.segment.map(|s| SegmentId {
+            index: s.index,
+            count: s.count,
+        }),
+        steps: m.prepared.steps.clone(),
+        data_sets: scenario
+            .data
+            .iter()
+            .map(|d| DataSetInfo {
+                name: d.name.clone(),
+                rows: d.rows.len() as u64,
+                pick: d.pick.as_str().into(),
+            })
+            .collect(),
+        thresholds: scenario.thresholds.iter().map(|t| t.expr.clone()).collect(),
+        environment: Environment::detect(),
+        threads: m.threads as u32,
+        cores: available_cores() as u32,
+        max_cpu_percent: m.max_cpu_percent,
+        max_lag_ms: m.max_lag_ms,
+        pid: std::process::id(),
+        merged_from: None,
+    }
+}
+
+/// The plan's load as this segment executes it (counts are its exact share, rates its
+/// fraction), so that the segments' figures add up to the plan's.
+pub fn load_info(plan: &Plan, segment: Segment) -> LoadInfo {
+    let load = &plan.load;
+    let fraction = segment.fraction();
+    let mut info = LoadInfo {
+        model: load.model_name().into(),
+        planned_duration_s: plan.duration().as_secs_f64(),
+        planned: plan.planned_points().map(|(vus, points)| PlannedLoad {
+            vus,
+            points: points
+                .into_iter()
+                .map(|(t, v)| {
+                    let share = if vus {
+                        segment.share(v.round() as u64) as f64
+                    } else {
+                        v * fraction
+                    };
+                    (t, share)
+                })
+                .collect(),
+        }),
+        ..LoadInfo::default()
+    };
+    match load {
+        Load::Closed(c) => {
+            info.max_vus = Some(segment.share(u64::from(c.max_vus())) as u32);
+        }
+        Load::Open(o) => {
+            let peak = o
+                .stages
+                .iter()
+                .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
+                .fold(0.0, f64::max);
+            info.peak_rate = Some(peak * fraction);
+            info.planned_arrivals = Some(planned_arrivals(o, segment));
+            info.max_in_flight = Some(segment.share(u64::from(o.max_in_flight)).max(1) as u32);
+        }
+        Load::Burst(b) => {
+            info.count = Some(b.share(segment));
+        }
+    }
+    info
+}
+
+/// Arrivals this segment is planned to start: exact for a capped plan, its fraction otherwise.
+fn planned_arrivals(o: &loadlab_scenario::OpenLoad, segment: Segment) -> f64 {
+    match o.max_arrivals {
+        Some(max) if (max as f64) <= o.expected_arrivals() => segment.share(max) as f64,
+        _ => o.expected_arrivals() * segment.fraction(),
+    }
+}

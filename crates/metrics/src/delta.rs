@@ -1,0 +1,171 @@
+//! What happened during one interval (one second, usually), per request step: histograms and
+//! counters that add exactly. A worker hands one over at every tick; the coordinator adds the
+//! workers' together, streams the sum to the run record, and folds it into the summary.
+
+use crate::histogram::LazyHistogram;
+use crate::ErrorKind;
+
+/// One request step's share of an interval.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepDelta {
+    /// Requests that ended in the interval: answered, failed, or interrupted.
+    pub requests: u64,
+    /// Of those, the ones that failed (any error kind, `interrupted` included).
+    pub failed: u64,
+    /// Per error kind (index `ErrorKind::index`).
+    pub errors: [u64; ErrorKind::COUNT],
+    /// (status, count); few distinct codes, so a small vector beats a map.
+    pub statuses: Vec<(u16, u64)>,
+    /// Failures by check index (empty until one fails).
+    pub check_failures: Vec<u64>,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// done − intended (open model, burst, first request of an iteration) or done − sent.
+    pub latency: LazyHistogram,
+    /// done − sent, for requests that got a response.
+    pub service: LazyHistogram,
+    /// sent − intended, for requests that had an intended time.
+    pub lag: LazyHistogram,
+    /// What the server said it spent (`Server-Timing` or a configured header).
+    pub server: LazyHistogram,
+}
+
+impl StepDelta {
+    pub fn is_empty(&self) -> bool {
+        self.requests == 0 && self.bytes_sent == 0 && self.check_failures.iter().all(|&n| n == 0)
+    }
+
+    pub fn add(&mut self, other: &StepDelta) {
+        self.add_counters(other);
+        self.latency.add(&other.latency);
+        self.service.add(&other.service);
+        self.lag.add(&other.lag);
+        self.server.add(&other.server);
+    }
+
+    /// Adds the counters of `other` but none of its histograms.
+    pub fn add_counters(&mut self, other: &StepDelta) {
+        self.requests += other.requests;
+        self.failed += other.failed;
+        for (a, b) in self.errors.iter_mut().zip(other.errors) {
+            *a += b;
+        }
+        for &(status, n) in &other.statuses {
+            self.add_status(status, n);
+        }
+        for (i, &n) in other.check_failures.iter().enumerate() {
+            self.add_check_failures(i, n);
+        }
+        self.bytes_sent += other.bytes_sent;
+        self.bytes_received += other.bytes_received;
+    }
+
+    /// Adds `n` responses of `status` (kept sorted by status, so equal deltas compare equal).
+    pub fn add_status(&mut self, status: u16, n: u64) {
+        match self.statuses.binary_search_by_key(&status, |&(s, _)| s) {
+            Ok(i) => self.statuses[i].1 += n,
+            Err(i) => self.statuses.insert(i, (status, n)),
+        }
+    }
+
+    pub fn add_check_failures(&mut self, check: usize, n: u64) {
+        if self.check_failures.len() <= check {
+            self.check_failures.resize(check + 1, 0);
+        }
+        self.check_failures[check] += n;
+    }
+
+    /// Counts `n` requests of this step that were in flight when the run stopped.
+    pub fn add_interrupted(&mut self, n: u64) {
+        self.requests += n;
+        self.failed += n;
+        self.errors[ErrorKind::Interrupted.index()] += n;
+    }
+}
+
+/// Everything measured in one interval, per step and for the run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IntervalDelta {
+    pub steps: Vec<StepDelta>,
+    /// How late the scheduler woke for arrivals (generator health; excludes waits for
+    /// `max_in_flight`, which are the target's).
+    pub scheduler_lag: LazyHistogram,
+    pub iterations_completed: u64,
+    /// Arrivals that could not start before the run ended.
+    pub iterations_dropped: u64,
+    /// Arrivals that waited because `max_in_flight` requests were already open.
+    pub delayed_by_max_in_flight: u64,
+    /// Per data set: iterations refused because a `pick: unique` set ran out of rows.
+    pub data_refused: Vec<u64>,
+    /// CPU time the generator's worker threads used in the interval.
+    pub cpu_seconds: f64,
+    /// Active VUs (closed model) or iterations in flight (open model, burst) at its end.
+    pub active: u64,
+    /// Requests in flight at its end.
+    pub in_flight: u64,
+    /// A first message per error kind seen in the interval (an example for the user).
+    pub error_examples: Vec<(ErrorKind, String)>,
+}
+
+impl IntervalDelta {
+    pub fn new(step_count: usize) -> Self {
+        Self {
+            steps: vec![StepDelta::default(); step_count],
+            ..Self::default()
+        }
+    }
+
+    /// Adds another worker's (or segment's) delta of the same interval.
+    pub fn add(&mut self, other: &IntervalDelta) {
+        if self.steps.len() < other.steps.len() {
+            self.steps.resize(other.steps.len(), StepDelta::default());
+        }
+        for (a, b) in self.steps.iter_mut().zip(&other.steps) {
+            a.add(b);
+        }
+        self.scheduler_lag.add(&other.scheduler_lag);
+        self.iterations_completed += other.iterations_completed;
+        self.iterations_dropped += other.iterations_dropped;
+        self.delayed_by_max_in_flight += other.delayed_by_max_in_flight;
+        for (i, &n) in other.data_refused.iter().enumerate() {
+            self.note_data_refused(i, n);
+        }
+        self.cpu_seconds += other.cpu_seconds;
+        self.active += other.active;
+        self.in_flight += other.in_flight;
+        for (kind, message) in &other.error_examples {
+            self.note_error(*kind, || message.clone());
+        }
+    }
+
+    pub fn note_data_refused(&mut self, set: usize, n: u64) {
+        if self.data_refused.len() <= set {
+            self.data_refused.resize(set + 1, 0);
+        }
+        self.data_refused[set] += n;
+    }
+
+    /// Keeps the first message of each error kind.
+    pub fn note_error(&mut self, kind: ErrorKind, message: impl FnOnce() -> String) {
+        if !self.error_examples.iter().any(|(k, _)| *k == kind) {
+            self.error_examples.push((kind, message()));
+        }
+    }
+
+    pub fn requests(&self) -> u64 {
+        self.steps.iter().map(|s| s.requests).sum()
+    }
+
+    pub fn failed(&self) -> u64 {
+        self.steps.iter().map(|s| s.failed).sum()
+    }
+
+    /// The latency of every step together.
+    pub fn latency(&self) -> LazyHistogram {
+        let mut all = LazyHistogram::new();
+        for s in &self.steps {
+            all.add(&s.latency);
+        }
+        all
+    }
+}

@@ -1,0 +1,341 @@
+//! The two streams of a record, line by line: histograms in the HdrHistogram interval-log
+//! format (`intervals.hlog`, readable by HdrHistogram's own tools) and counters as JSON Lines
+//! (`counters.jsonl`). One interval is its histogram lines followed by its counters line; a
+//! counters line is written last, so a complete counters line means a complete interval.
+
+use crate::delta::{IntervalDelta, StepDelta};
+use crate::histogram::{LatencyHistogram, LazyHistogram};
+use crate::result::{decode_histogram, encode_histogram};
+use crate::ErrorKind;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One interval of a run: when it was and what happened in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalRecord {
+    /// 0, 1, 2... in time order.
+    pub index: u32,
+    /// Start, in seconds since the plan's start.
+    pub start_s: f64,
+    pub length_s: f64,
+    /// Inside the warm-up: counted, but kept out of every statistic.
+    pub warmup: bool,
+    pub delta: IntervalDelta,
+}
+
+/// A histogram series of a step, as tagged in the interval log (`latency.s3`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Series {
+    Latency,
+    Service,
+    Lag,
+    Server,
+}
+
+const SERIES: [(Series, &str); 4] = [
+    (Series::Latency, "latency"),
+    (Series::Service, "service_time"),
+    (Series::Lag, "lag"),
+    (Series::Server, "server_latency"),
+];
+
+const SCHEDULER_LAG_TAG: &str = "scheduler_lag";
+
+fn series_of(step: &StepDelta, s: Series) -> &LazyHistogram {
+    match s {
+        Series::Latency => &step.latency,
+        Series::Service => &step.service,
+        Series::Lag => &step.lag,
+        Series::Server => &step.server,
+    }
+}
+
+fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
+    match s {
+        Series::Latency => &mut step.latency,
+        Series::Service => &mut step.service,
+        Series::Lag => &mut step.lag,
+        Series::Server => &mut step.server,
+    }
+}
+
+/// The interval log's header: start time, units, and which tag is which step.
+pub fn hlog_header(start_unix_s: f64, legend: &[String]) -> String {
+    let mut out = String::new();
+    out.push_str("#loadlab run record: per-interval histograms, values in microseconds\n");
+    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency; Tag=scheduler_lag: the generator's scheduler\n");
+    for line in legend {
+        out.push('#');
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "#[StartTime: {start_unix_s:.3} (seconds since epoch)]\n#[BaseTime: {start_unix_s:.3} (seconds since epoch)]\n#[MaxValueDivisor: 1000.000]\n"
+    ));
+    out.push_str("\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n");
+    out
+}
+
+fn hlog_line(out: &mut String, tag: Option<&str>, r: &IntervalRecord, h: &LatencyHistogram) {
+    use std::fmt::Write;
+    if let Some(tag) = tag {
+        out.push_str("Tag=");
+        out.push_str(tag);
+        out.push(',');
+    }
+    let _ = writeln!(
+        out,
+        "{:.3},{:.3},{:.3},{}",
+        r.start_s,
+        r.length_s,
+        h.max() as f64 / 1000.0,
+        encode_histogram(h)
+    );
+}
+
+/// The interval's histogram lines (empty series are left out).
+pub fn hlog_lines(r: &IntervalRecord) -> String {
+    let mut out = String::new();
+    if let Some(all) = r.delta.latency().get() {
+        hlog_line(&mut out, None, r, all);
+    }
+    for (i, step) in r.delta.steps.iter().enumerate() {
+        for (series, name) in SERIES {
+            if let Some(h) = series_of(step, series).get() {
+                hlog_line(&mut out, Some(&format!("{name}.s{i}")), r, h);
+            }
+        }
+    }
+    if let Some(h) = r.delta.scheduler_lag.get() {
+        hlog_line(&mut out, Some(SCHEDULER_LAG_TAG), r, h);
+    }
+    out
+}
+
+/// One parsed histogram line of the interval log.
+#[derive(Debug, Clone)]
+pub struct HlogEntry {
+    pub tag: Option<String>,
+    /// Start in ms since the log's base time (rounded as written).
+    pub start_ms: i64,
+    pub encoded: String,
+}
+
+/// Parses a histogram line; `None` for comments, headers and anything malformed.
+pub fn parse_hlog_line(line: &str) -> Option<HlogEntry> {
+    if line.starts_with('#') || line.starts_with('"') || line.is_empty() {
+        return None;
+    }
+    let (tag, rest) = match line.strip_prefix("Tag=") {
+        Some(t) => {
+            let (tag, rest) = t.split_once(',')?;
+            (Some(tag.to_string()), rest)
+        }
+        None => (None, line),
+    };
+    let mut fields = rest.splitn(4, ',');
+    let start: f64 = fields.next()?.parse().ok()?;
+    let _length: f64 = fields.next()?.parse().ok()?;
+    let _max: f64 = fields.next()?.parse().ok()?;
+    let encoded = fields.next()?.trim_end().to_string();
+    if encoded.is_empty() || !start.is_finite() {
+        return None;
+    }
+    Some(HlogEntry {
+        tag,
+        start_ms: (start * 1000.0).round() as i64,
+        encoded,
+    })
+}
+
+/// Puts a histogram line's values into the interval it belongs to. Unknown tags (from a
+/// newer loadlab) and the untagged whole-run line (derivable from the steps) are skipped.
+pub fn apply_hlog_entry(delta: &mut IntervalDelta, entry: &HlogEntry) -> bool {
+    let Some(tag) = entry.tag.as_deref() else {
+        return true;
+    };
+    let Some(h) = decode_histogram(&entry.encoded) else {
+        return false;
+    };
+    if tag == SCHEDULER_LAG_TAG {
+        delta.scheduler_lag.add_histogram(&h);
+        return true;
+    }
+    let Some((name, step)) = tag.rsplit_once(".s") else {
+        return true;
+    };
+    let (Some((series, _)), Ok(step)) = (
+        SERIES.iter().find(|(_, n)| *n == name),
+        step.parse::<usize>(),
+    ) else {
+        return true;
+    };
+    if step >= delta.steps.len() {
+        if step > 65_535 {
+            return false;
+        }
+        delta.steps.resize(step + 1, StepDelta::default());
+    }
+    series_of_mut(&mut delta.steps[step], *series).add_histogram(&h);
+    true
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A step's counters in a counters line (every field optional: most are zero).
+#[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
+struct StepCounters {
+    #[serde(default, skip_serializing_if = "is_zero")]
+    n: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    failed: u64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    errors: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    status: BTreeMap<u16, u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    checks: Vec<u64>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    tx: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    rx: u64,
+}
+
+/// `counters.jsonl`: one line per interval.
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct CountersLine {
+    i: u32,
+    t: f64,
+    len: f64,
+    #[serde(default, skip_serializing_if = "is_false")]
+    warmup: bool,
+    #[serde(default)]
+    active: u64,
+    #[serde(default)]
+    in_flight: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    iterations: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    dropped: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    delayed: u64,
+    #[serde(default)]
+    cpu_s: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    data_refused: Vec<u64>,
+    steps: Vec<StepCounters>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    examples: BTreeMap<String, String>,
+}
+
+/// The interval's counters line (with its newline). `examples` are the error messages not
+/// seen in earlier intervals.
+pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> String {
+    let d = &r.delta;
+    let steps = d
+        .steps
+        .iter()
+        .map(|s| StepCounters {
+            n: s.requests,
+            failed: s.failed,
+            errors: ErrorKind::ALL
+                .iter()
+                .filter(|k| s.errors[k.index()] > 0)
+                .map(|k| (k.as_str().to_string(), s.errors[k.index()]))
+                .collect(),
+            status: s.statuses.iter().copied().collect(),
+            checks: if s.check_failures.iter().any(|&n| n > 0) {
+                s.check_failures.clone()
+            } else {
+                Vec::new()
+            },
+            tx: s.bytes_sent,
+            rx: s.bytes_received,
+        })
+        .collect();
+    let line = CountersLine {
+        i: r.index,
+        t: round_us(r.start_s),
+        len: round_us(r.length_s),
+        warmup: r.warmup,
+        active: d.active,
+        in_flight: d.in_flight,
+        iterations: d.iterations_completed,
+        dropped: d.iterations_dropped,
+        delayed: d.delayed_by_max_in_flight,
+        cpu_s: round_us(d.cpu_seconds),
+        data_refused: d.data_refused.clone(),
+        steps,
+        examples: examples
+            .iter()
+            .map(|(k, m)| (k.as_str().to_string(), m.clone()))
+            .collect(),
+    };
+    serde_json::to_string(&line).expect("a counters line serializes") + "\n"
+}
+
+fn round_us(s: f64) -> f64 {
+    (s * 1e6).round() / 1e6
+}
+
+/// Parses a counters line into an interval without histograms (`None`: malformed or cut off).
+pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
+    let c: CountersLine = serde_json::from_str(line).ok()?;
+    if !(c.t.is_finite() && c.len.is_finite() && c.cpu_s.is_finite()) || c.steps.len() > 65_536 {
+        return None;
+    }
+    let steps = c
+        .steps
+        .into_iter()
+        .map(|s| {
+            let mut step = StepDelta {
+                requests: s.n,
+                failed: s.failed,
+                check_failures: s.checks,
+                bytes_sent: s.tx,
+                bytes_received: s.rx,
+                ..StepDelta::default()
+            };
+            for (kind, n) in s.errors {
+                if let Ok(k) = kind.parse::<ErrorKind>() {
+                    step.errors[k.index()] += n;
+                }
+            }
+            step.statuses = s.status.into_iter().collect();
+            step
+        })
+        .collect();
+    Some(IntervalRecord {
+        index: c.i,
+        start_s: c.t,
+        length_s: c.len,
+        warmup: c.warmup,
+        delta: IntervalDelta {
+            steps,
+            iterations_completed: c.iterations,
+            iterations_dropped: c.dropped,
+            delayed_by_max_in_flight: c.delayed,
+            data_refused: c.data_refused,
+            cpu_seconds: c.cpu_s,
+            active: c.active,
+            in_flight: c.in_flight,
+            error_examples: c
+                .examples
+                .into_iter()
+                .filter_map(|(k, m)| Some((k.parse::<ErrorKind>().ok()?, m)))
+                .collect(),
+            ..IntervalDelta::default()
+        },
+    })
+}
+
+/// The interval's start in ms, as its histogram lines carry it.
+pub fn start_ms(r: &IntervalRecord) -> i64 {
+    (r.start_s * 1000.0).round() as i64
+}

@@ -1,0 +1,274 @@
+//! Merging the records of the segments of one plan into one record, exactly: histograms add,
+//! counters sum, intervals line up by wall-clock time. A missing or invalid segment makes the
+//! merged run invalid; nothing is ever extrapolated. The same inputs give the same bytes.
+
+use super::codec::IntervalRecord;
+use super::meta::{MergedSegment, RecordEnd, RecordMeta};
+use super::reader::{Intervals, RecordError, StoredRecord};
+use super::summary::Summarizer;
+use super::writer::Guarded;
+use crate::result::{
+    from_unix_seconds, rfc3339, PlannedLoad, RunResult, SegmentSummary, StopReason,
+};
+use crate::validity::InvalidKind;
+use std::iter::Peekable;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("nothing to merge: give the record directories of a plan's segments")]
+    Empty,
+    #[error("{path} is not a segment (it was not run with --segment i/N): only segments of one plan can be merged")]
+    NotASegment { path: String },
+    #[error("{a} and {b} are segments of different plans (plan hash {ha} vs {hb}): only segments of one plan can be merged")]
+    DifferentPlans {
+        a: String,
+        b: String,
+        ha: String,
+        hb: String,
+    },
+    #[error("{a} is segment {sa} and {b} is segment {sb}: the plan was split differently")]
+    DifferentCounts {
+        a: String,
+        b: String,
+        sa: String,
+        sb: String,
+    },
+    #[error("{a} and {b} are both segment {segment}: give each segment once")]
+    Duplicate {
+        a: String,
+        b: String,
+        segment: String,
+    },
+    #[error(transparent)]
+    Record(#[from] RecordError),
+}
+
+/// Segments further apart than this at their start did not start together.
+const ALIGNED_WITHIN_S: f64 = 0.05;
+
+/// Merges the records; writes the merged record to `out` (when given) as it goes; returns
+/// the merged summary (thresholds not evaluated).
+pub fn merge_records(
+    records: &[StoredRecord],
+    out: Option<&mut Guarded>,
+) -> Result<RunResult, MergeError> {
+    let mut records: Vec<&StoredRecord> = records.iter().collect();
+    let first = *records.first().ok_or(MergeError::Empty)?;
+    let path = |r: &StoredRecord| r.dir.display().to_string();
+    for r in &records {
+        let Some(seg) = r.meta.segment else {
+            return Err(MergeError::NotASegment { path: path(r) });
+        };
+        let base = first.meta.segment.expect("checked above");
+        if r.meta.plan_hash != first.meta.plan_hash {
+            return Err(MergeError::DifferentPlans {
+                a: path(first),
+                b: path(r),
+                ha: short(&first.meta.plan_hash),
+                hb: short(&r.meta.plan_hash),
+            });
+        }
+        if seg.count != base.count {
+            return Err(MergeError::DifferentCounts {
+                a: path(first),
+                b: path(r),
+                sa: base.to_string(),
+                sb: seg.to_string(),
+            });
+        }
+    }
+    records.sort_by_key(|r| r.meta.segment.map(|s| s.index));
+    for pair in records.windows(2) {
+        if pair[0].meta.segment == pair[1].meta.segment {
+            return Err(MergeError::Duplicate {
+                a: path(pair[0]),
+                b: path(pair[1]),
+                segment: pair[0].meta.segment.expect("checked").to_string(),
+            });
+        }
+    }
+    let count = first.meta.segment.expect("checked").count;
+    let start = records
+        .iter()
+        .map(|r| r.meta.start_unix_s)
+        .fold(f64::INFINITY, f64::min);
+    let meta = merged_meta(&records, start);
+    let mut out = out;
+    if let Some(o) = out.as_deref_mut() {
+        o.begin(&meta);
+    }
+
+    // Each segment's intervals, shifted by its whole seconds of start offset.
+    let mut streams: Vec<(i64, Peekable<Intervals>)> = Vec::new();
+    for r in &records {
+        let shift = (r.meta.start_unix_s - start).round() as i64;
+        streams.push((shift, r.intervals()?.peekable()));
+    }
+    let mut per_segment: Vec<Summarizer> = records
+        .iter()
+        .map(|r| Summarizer::counters_only(r.meta.steps.len()))
+        .collect();
+    let mut merged = Summarizer::new(meta.steps.len());
+    let mut index = 0u32;
+    loop {
+        let next = streams
+            .iter_mut()
+            .filter_map(|(shift, s)| s.peek().map(|r| i64::from(r.index) + *shift))
+            .min();
+        let Some(at) = next else { break };
+        let mut interval: Option<IntervalRecord> = None;
+        for (k, (shift, s)) in streams.iter_mut().enumerate() {
+            if s.peek().map(|r| i64::from(r.index) + *shift) != Some(at) {
+                continue;
+            }
+            let mut r = s.next().expect("peeked");
+            per_segment[k].add(&r);
+            r.start_s += *shift as f64;
+            match interval.as_mut() {
+                None => interval = Some(r),
+                Some(m) => {
+                    m.delta.add(&r.delta);
+                    m.length_s = m.length_s.max(r.length_s);
+                    m.warmup |= r.warmup;
+                }
+            }
+        }
+        let mut interval = interval.expect("at least one segment had this interval");
+        interval.index = index;
+        index += 1;
+        merged.add(&interval);
+        if let Some(o) = out.as_deref_mut() {
+            o.interval(&interval);
+        }
+    }
+
+    let ends: Vec<Option<&RecordEnd>> = records.iter().map(|r| r.end.as_ref()).collect();
+    let end = RecordEnd {
+        stop: if ends.iter().any(Option::is_none) {
+            StopReason::Crashed
+        } else if ends
+            .iter()
+            .any(|e| e.is_some_and(|e| e.stop == StopReason::Signal))
+        {
+            StopReason::Signal
+        } else {
+            StopReason::Completed
+        },
+        signal: ends.iter().flatten().find_map(|e| e.signal.clone()),
+        wall_s: ends.iter().flatten().map(|e| e.wall_s).fold(0.0, f64::max),
+        max_rss_bytes: ends
+            .iter()
+            .flatten()
+            .map(|e| e.max_rss_bytes)
+            .max()
+            .unwrap_or(0),
+        intervals: index,
+    };
+    let mut result = merged.finish(&meta, Some(&end));
+    result.segment = None;
+    for (k, r) in records.iter().enumerate() {
+        let own = per_segment[k].finish(&r.meta, r.end.as_ref());
+        let seg = r.meta.segment.expect("checked");
+        if !own.valid {
+            result.validity.push(
+                InvalidKind::SegmentInvalid,
+                format!(
+                    "segment {seg} was not a valid measurement: {}",
+                    own.validity.messages().join("; ")
+                ),
+            );
+        }
+        result.segments.push(SegmentSummary {
+            index: seg.index,
+            host: r.meta.environment.hostname.clone(),
+            started_at: rfc3339(from_unix_seconds(r.meta.start_unix_s)),
+            requests: own.requests.total + own.requests.warmup,
+            failed: own.requests.failed,
+            cpu_percent: own.generator.cpu_percent,
+            valid: own.valid,
+            invalid: own.validity.reasons.iter().map(|r| r.kind).collect(),
+            interrupted: own.interrupted,
+            start_offset_ms: (r.meta.start_unix_s - start) * 1000.0,
+        });
+    }
+    for missing in (0..count).filter(|i| {
+        !records
+            .iter()
+            .any(|r| r.meta.segment.is_some_and(|s| s.index == *i))
+    }) {
+        result.validity.push(
+            InvalidKind::SegmentMissing,
+            format!("segment {missing}/{count} missing: its share of the plan is not in this result (not extrapolated)"),
+        );
+    }
+    let spread = records
+        .iter()
+        .map(|r| r.meta.start_unix_s - start)
+        .fold(0.0, f64::max);
+    if spread > ALIGNED_WITHIN_S {
+        result.notes.push(format!(
+            "the segments started up to {:.0} ms apart: totals are exact, but their intervals were lined up to the nearest second (start them together with --start-at)",
+            spread * 1000.0
+        ));
+    }
+    result.valid = result.validity.is_valid();
+    if let Some(o) = out {
+        o.end(&end);
+    }
+    Ok(result)
+}
+
+fn short(hash: &str) -> String {
+    hash.chars().take(12).collect()
+}
+
+/// The merged record's header: the whole plan (the segments' shares added up).
+fn merged_meta(records: &[&StoredRecord], start: f64) -> RecordMeta {
+    let first = &records[0].meta;
+    let mut meta = first.clone();
+    meta.segment = None;
+    meta.start_unix_s = start;
+    meta.pid = 0;
+    meta.threads = records.iter().map(|r| r.meta.threads).sum();
+    meta.cores = records.iter().map(|r| r.meta.cores).sum();
+    let sum_u32 = |f: fn(&RecordMeta) -> Option<u32>| -> Option<u32> {
+        records.iter().map(|r| f(&r.meta)).sum()
+    };
+    meta.load.max_vus = sum_u32(|m| m.load.max_vus);
+    meta.load.max_in_flight = sum_u32(|m| m.load.max_in_flight);
+    meta.load.count = records.iter().map(|r| r.meta.load.count).sum();
+    meta.load.planned_arrivals = records.iter().map(|r| r.meta.load.planned_arrivals).sum();
+    meta.load.peak_rate = records.iter().map(|r| r.meta.load.peak_rate).sum();
+    meta.load.planned = first.load.planned.as_ref().map(|p| PlannedLoad {
+        vus: p.vus,
+        points: p
+            .points
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, _))| {
+                let total = records
+                    .iter()
+                    .filter_map(|r| r.meta.load.planned.as_ref()?.points.get(i))
+                    .map(|p| p.1)
+                    .sum();
+                (t, total)
+            })
+            .collect(),
+    });
+    meta.merged_from = Some(
+        records
+            .iter()
+            .map(|r| MergedSegment {
+                index: r.meta.segment.map_or(0, |s| s.index),
+                host: r.meta.environment.hostname.clone(),
+                start_unix_s: r.meta.start_unix_s,
+                source: r.dir.display().to_string(),
+                complete: r.end.is_some(),
+                wall_s: r.end.as_ref().map_or(0.0, |e| e.wall_s),
+                threads: r.meta.threads,
+                max_rss_bytes: r.end.as_ref().map_or(0, |e| e.max_rss_bytes),
+            })
+            .collect(),
+    );
+    meta
+}

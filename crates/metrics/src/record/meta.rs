@@ -1,0 +1,100 @@
+//! What a record says about itself: written once when the run starts (`record.json`) and once
+//! when it ends (`end.json`). A record without an end is a run whose process died.
+
+use crate::result::{LoadInfo, SegmentId, StopReason};
+use crate::{Environment, StepInfo};
+use serde::{Deserialize, Serialize};
+
+pub const RECORD_SCHEMA: &str = "loadlab.record.v1";
+
+/// `record.json`: the resolved scenario and plan, and how to read the intervals.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RecordMeta {
+    pub schema: String,
+    pub tool_version: String,
+    pub name: String,
+    pub scenario_file: Option<String>,
+    /// Base URL (credentials redacted).
+    pub target: Option<String>,
+    /// Wall-clock time of the plan's t = 0, seconds since the Unix epoch (µs precision).
+    pub start_unix_s: f64,
+    pub warmup_s: f64,
+    /// The plan's load, with its planned shape over time.
+    pub load: LoadInfo,
+    /// Fingerprint of the resolved scenario (flags, variant, sweep point, capacity step
+    /// applied): segments of one plan share it, and merges refuse records that differ.
+    pub plan_hash: String,
+    /// The resolved scenario as executed (secrets redacted: header values, bodies, URL
+    /// credentials), so reports draw what ran and never re-read the file.
+    pub scenario: serde_json::Value,
+    /// This process's share of the plan (`None`: the whole plan).
+    pub segment: Option<SegmentId>,
+    /// Request steps in scenario order: histogram tag `sN` is step N.
+    pub steps: Vec<StepInfo>,
+    /// Data set names, in order (for `data_refused`).
+    #[serde(default)]
+    pub data_sets: Vec<DataSetInfo>,
+    /// Threshold expressions as written (evaluated on the summary).
+    #[serde(default)]
+    pub thresholds: Vec<String>,
+    pub environment: Environment,
+    /// Worker threads and the cores they may use.
+    pub threads: u32,
+    pub cores: u32,
+    /// Generator health bounds: CPU use and scheduler lag p99 beyond these invalidate the run.
+    pub max_cpu_percent: f64,
+    pub max_lag_ms: f64,
+    /// Process id (to tell a live run from a dead one).
+    pub pid: u32,
+    /// The merge this record came from, if it is a merged run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_from: Option<Vec<MergedSegment>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DataSetInfo {
+    pub name: String,
+    pub rows: u64,
+    /// `sequential`, `random` or `unique`.
+    pub pick: String,
+}
+
+/// A segment that went into a merged record, as the merged record remembers it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MergedSegment {
+    pub index: u32,
+    pub host: Option<String>,
+    pub start_unix_s: f64,
+    /// Where the segment's record was read from.
+    pub source: String,
+    /// The segment ended normally (its record has an end).
+    pub complete: bool,
+    pub wall_s: f64,
+    pub threads: u32,
+    pub max_rss_bytes: u64,
+}
+
+/// `end.json`: written when the run ends; absent when its process died.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RecordEnd {
+    pub stop: StopReason,
+    /// Which signal stopped the run, when one did (`SIGTERM`...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// Wall time from the plan's start to the end of the last interval.
+    pub wall_s: f64,
+    pub max_rss_bytes: u64,
+    /// Intervals the record holds.
+    pub intervals: u32,
+}
+
+impl RecordMeta {
+    /// The steps' names in tag order, for the interval log's legend.
+    pub fn legend(&self) -> Vec<String> {
+        self.steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("s{i} = step `{}`", s.name))
+            .collect()
+    }
+}

@@ -1,0 +1,51 @@
+//! The run record, the source of truth of a run: per interval (1 s), per request step, HDR
+//! histograms (latency, service time, send lag, server latency) and counters (requests,
+//! statuses, error kinds, checks, bytes, iterations, dropped, active, generator CPU), plus the
+//! resolved scenario and plan. It is appended and flushed to disk while the run goes, so a
+//! signal, a crash or a full disk never loses a completed interval; the summary (`run.json`)
+//! is derived from it by one function ([`Summarizer`]); segments of one plan merge exactly.
+//!
+//! On disk (one directory per run; `docs/results.md` documents the format):
+//!
+//! ```text
+//! record.json     RecordMeta: the resolved scenario, plan, steps, segment, host
+//! intervals.hlog  HdrHistogram interval log, one tagged line per step series per interval
+//! counters.jsonl  one JSON line of counters per interval, written after its histograms
+//! end.json        RecordEnd: how the run ended (absent: the process died)
+//! ```
+//!
+//! Why two files: the histograms stay in the standard HdrHistogram interval-log format, so
+//! HdrHistogram's own tools (HistogramLogAnalyzer, `hdrhistogram` readers) open them as they
+//! are; counters are not histograms, and JSON Lines keeps them readable with `jq`. A complete
+//! counters line is the commit mark of its interval.
+
+mod codec;
+mod merge;
+mod meta;
+mod reader;
+mod summary;
+mod writer;
+
+pub use codec::{counters_line, hlog_header, hlog_lines, parse_counters_line, IntervalRecord};
+pub use merge::{merge_records, MergeError};
+pub use meta::{DataSetInfo, MergedSegment, RecordEnd, RecordMeta, RECORD_SCHEMA};
+pub use reader::{is_record, Intervals, RecordError, StoredRecord};
+pub use summary::{Summarizer, MAX_UNDELIVERED};
+pub use writer::{write_atomic, Guarded, RecordSink, RecordWriter};
+
+pub const META_FILE: &str = "record.json";
+pub const HLOG_FILE: &str = "intervals.hlog";
+pub const COUNTERS_FILE: &str = "counters.jsonl";
+pub const END_FILE: &str = "end.json";
+
+/// Reads a whole record and derives its summary (a dead run's record, or any record again).
+pub fn summarize(record: &StoredRecord) -> Result<crate::RunResult, RecordError> {
+    let mut s = Summarizer::new(record.meta.steps.len());
+    for interval in record.intervals()? {
+        s.add(&interval);
+    }
+    Ok(s.finish(&record.meta, record.end.as_ref()))
+}
+
+#[cfg(test)]
+mod tests;

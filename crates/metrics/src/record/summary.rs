@@ -1,0 +1,428 @@
+//! The one function from a record to its summary (`run.json`): intervals are folded in as
+//! they come — while the run goes, when a dead run's record is read back, when segments are
+//! merged — and `finish` derives every figure, verdict and validity reason from them.
+
+use super::codec::IntervalRecord;
+use super::meta::{RecordEnd, RecordMeta};
+use crate::delta::StepDelta;
+use crate::histogram::LazyHistogram;
+use crate::result::{
+    encode_nonempty, from_unix_seconds, rfc3339, Bytes, CheckResult, Generator, GroupResult,
+    Histograms, IntervalLatency, IntervalStats, Iterations, LagSummary, LatencySummary, Requests,
+    RunResult, StepResult, StopReason, SCHEMA,
+};
+use crate::validity::{InvalidKind, TargetVerdict, TargetVerdictKind, Validity};
+use crate::ErrorKind;
+use std::collections::BTreeMap;
+
+/// Share of the planned arrivals that may go missing before a run says so.
+pub const MAX_UNDELIVERED: f64 = 0.02;
+
+/// Everything the summary needs, accumulated interval by interval (memory stays flat).
+#[derive(Debug, Clone, Default)]
+pub struct Summarizer {
+    /// Measured (after warm-up) totals per step.
+    steps: Vec<StepDelta>,
+    /// Over the whole run (generator health looks at all of it).
+    scheduler_lag: LazyHistogram,
+    iterations_completed: u64,
+    iterations_dropped: u64,
+    delayed_by_max_in_flight: u64,
+    data_refused: Vec<u64>,
+    cpu_seconds: f64,
+    wall_s: f64,
+    measured_s: f64,
+    warmup_requests: u64,
+    intervals: Vec<IntervalStats>,
+    examples: Vec<(ErrorKind, String)>,
+    /// False: counters only, no latency histograms (a merge's per-segment table).
+    without_histograms: bool,
+}
+
+impl Summarizer {
+    pub fn new(step_count: usize) -> Self {
+        Self {
+            steps: vec![StepDelta::default(); step_count],
+            ..Self::default()
+        }
+    }
+
+    /// A summarizer that keeps counters, generator health and validity, but no step
+    /// histograms (cheap enough to keep one per segment of a large merge).
+    pub fn counters_only(step_count: usize) -> Self {
+        Self {
+            without_histograms: true,
+            ..Self::new(step_count)
+        }
+    }
+
+    pub fn intervals(&self) -> &[IntervalStats] {
+        &self.intervals
+    }
+
+    /// Folds in the next interval.
+    pub fn add(&mut self, r: &IntervalRecord) {
+        let d = &r.delta;
+        let requests = d.requests();
+        if r.warmup {
+            self.warmup_requests += requests;
+        } else {
+            if self.steps.len() < d.steps.len() {
+                self.steps.resize(d.steps.len(), StepDelta::default());
+            }
+            for (total, step) in self.steps.iter_mut().zip(&d.steps) {
+                if self.without_histograms {
+                    total.add_counters(step);
+                } else {
+                    total.add(step);
+                }
+            }
+            self.measured_s += r.length_s;
+        }
+        self.scheduler_lag.add(&d.scheduler_lag);
+        self.iterations_completed += d.iterations_completed;
+        self.iterations_dropped += d.iterations_dropped;
+        self.delayed_by_max_in_flight += d.delayed_by_max_in_flight;
+        for (i, &n) in d.data_refused.iter().enumerate() {
+            if self.data_refused.len() <= i {
+                self.data_refused.resize(i + 1, 0);
+            }
+            self.data_refused[i] += n;
+        }
+        self.cpu_seconds += d.cpu_seconds;
+        self.wall_s = self.wall_s.max(r.start_s + r.length_s);
+        for (kind, message) in &d.error_examples {
+            if !self.examples.iter().any(|(k, _)| k == kind) {
+                self.examples.push((*kind, message.clone()));
+            }
+        }
+        let latency = if self.without_histograms {
+            LazyHistogram::new()
+        } else {
+            d.latency()
+        };
+        self.intervals.push(IntervalStats {
+            t: r.start_s,
+            length_s: r.length_s,
+            warmup: r.warmup,
+            requests,
+            failed: d.failed(),
+            rate: requests as f64 / r.length_s.max(1e-3),
+            latency_ms: IntervalLatency::of(latency.get()),
+            active: d.active,
+            in_flight: d.in_flight,
+        });
+    }
+
+    /// The run's summary. Thresholds are left empty (they are evaluated on it).
+    pub fn finish(&self, meta: &RecordMeta, end: Option<&RecordEnd>) -> RunResult {
+        let mut all = Totals::default();
+        for s in &self.steps {
+            all.add(s);
+        }
+        let steps: Vec<StepResult> = meta
+            .steps
+            .iter()
+            .zip(
+                self.steps
+                    .iter()
+                    .chain(std::iter::repeat(&StepDelta::default())),
+            )
+            .map(|(info, s)| StepResult {
+                name: info.name.clone(),
+                group: info.group.clone(),
+                tags: info.tags.clone(),
+                requests: s.requests,
+                failed: s.failed,
+                errors: error_map(&s.errors),
+                status_codes: s
+                    .statuses
+                    .iter()
+                    .map(|(c, n)| (c.to_string(), *n))
+                    .collect(),
+                latency_ms: summary_of(&s.latency),
+                service_time_ms: summary_of(&s.service),
+                server_latency_ms: s.server.get().map(LatencySummary::of),
+                checks: info
+                    .checks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| CheckResult {
+                        check: c.clone(),
+                        failed: s.check_failures.get(i).copied().unwrap_or(0),
+                    })
+                    .collect(),
+                bytes: Bytes {
+                    sent: s.bytes_sent,
+                    received: s.bytes_received,
+                },
+                histograms: histograms_of(&s.latency, &s.service, &s.lag, &s.server),
+            })
+            .collect();
+        let groups = scopes(meta, &self.steps, |info| {
+            info.group.iter().cloned().collect()
+        });
+        let tags = scopes(meta, &self.steps, |info| info.tags.clone());
+        let (stop, interrupted) = match end {
+            Some(e) => (e.stop, e.stop != StopReason::Completed),
+            None => (StopReason::Crashed, true),
+        };
+        let threads = meta.threads.max(1);
+        let cpu_percent = if self.wall_s > 0.0 {
+            100.0 * self.cpu_seconds / (self.wall_s * f64::from(threads))
+        } else {
+            0.0
+        };
+        let lag_p99 = self
+            .scheduler_lag
+            .get()
+            .map_or(0.0, |h| h.value_at_quantile(0.99) as f64 / 1000.0);
+        let mut validity = Validity::default();
+        let mut verdicts = Vec::new();
+        match (stop, end) {
+            (StopReason::Signal, Some(e)) => validity.push(
+                InvalidKind::Interrupted,
+                format!(
+                    "the run was interrupted{} after {:.1} s of {:.0} s planned: this is a partial result",
+                    e.signal.as_deref().map(|s| format!(" ({s})")).unwrap_or_default(),
+                    self.wall_s,
+                    meta.load.planned_duration_s
+                ),
+            ),
+            (StopReason::Crashed, _) | (_, None) => validity.push(
+                InvalidKind::Interrupted,
+                format!(
+                    "the run's process died after {:.0} s (its record has no end): this partial result is the {} complete interval(s) its record held",
+                    self.wall_s,
+                    self.intervals.len()
+                ),
+            ),
+            _ => {}
+        }
+        let saturated = cpu_percent >= meta.max_cpu_percent || lag_p99 > meta.max_lag_ms;
+        if cpu_percent >= meta.max_cpu_percent {
+            validity.push(
+                InvalidKind::GeneratorSaturated,
+                format!(
+                    "the load generator was saturated: its workers used {cpu_percent:.0}% of {threads} core(s) (limit {:.0}%), so measured latency includes time spent waiting for the generator itself; use fewer VUs, a lower rate, more --threads, or a separate machine",
+                    meta.max_cpu_percent
+                ),
+            );
+        }
+        if lag_p99 > meta.max_lag_ms {
+            validity.push(
+                InvalidKind::SchedulerLate,
+                format!(
+                    "the scheduler started arrivals late: lag p99 {lag_p99:.1} ms exceeds {:.0} ms, so the offered load was not what the plan said",
+                    meta.max_lag_ms
+                ),
+            );
+        }
+        if let Some(planned) = meta
+            .load
+            .planned_arrivals
+            .filter(|p| *p > 0.0 && !interrupted)
+        {
+            let dropped = self.iterations_dropped;
+            let share = dropped as f64 / planned;
+            if share > MAX_UNDELIVERED {
+                verdicts.push(TargetVerdict {
+                    kind: TargetVerdictKind::TargetOverloaded,
+                    message: format!(
+                        "{dropped} of {planned:.0} planned arrivals ({:.1}%) could not start before the end because max_in_flight ({}) requests were already open: the target did not keep up with the offered rate",
+                        100.0 * share,
+                        meta.load.max_in_flight.unwrap_or(0)
+                    ),
+                });
+            }
+        }
+        for (i, &n) in self
+            .data_refused
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+        {
+            let (name, rows) = meta
+                .data_sets
+                .get(i)
+                .map(|d| (d.name.as_str(), d.rows))
+                .unwrap_or(("?", 0));
+            validity.push(
+                InvalidKind::DataExhausted,
+                format!(
+                    "data set `{name}` (pick: unique) ran out after its {rows} rows: {n} iteration(s) could not take a row and their VUs stopped; add rows, use fewer VUs or iterations, or `pick: sequential`"
+                ),
+            );
+        }
+        let measured = self.measured_s;
+        RunResult {
+            schema: SCHEMA.to_string(),
+            tool_version: meta.tool_version.clone(),
+            name: meta.name.clone(),
+            scenario_file: meta.scenario_file.clone(),
+            target: meta.target.clone(),
+            started_at: rfc3339(from_unix_seconds(meta.start_unix_s)),
+            plan_hash: Some(meta.plan_hash.clone()),
+            segment: meta.segment,
+            valid: validity.is_valid(),
+            validity,
+            verdicts,
+            interrupted,
+            stop,
+            duration_s: measured,
+            warmup_s: meta.warmup_s,
+            load: meta.load.clone(),
+            requests: Requests {
+                total: all.requests,
+                ok: all.requests - all.failed,
+                failed: all.failed,
+                interrupted: all.interrupted,
+                rate: if measured > 0.0 {
+                    all.requests as f64 / measured
+                } else {
+                    0.0
+                },
+                warmup: self.warmup_requests,
+            },
+            bytes: all.bytes,
+            latency_ms: summary_of(&all.latency),
+            service_time_ms: summary_of(&all.service),
+            lag_ms: all.lag.get().map(LagSummary::of).unwrap_or_default(),
+            server_latency_ms: all.server.get().map(LatencySummary::of),
+            errors: error_map(&all.errors),
+            error_hints: ErrorKind::ALL
+                .iter()
+                .filter(|k| all.errors[k.index()] > 0)
+                .map(|k| (k.as_str().to_string(), k.hint().to_string()))
+                .collect(),
+            error_examples: self
+                .examples
+                .iter()
+                .filter(|(k, _)| all.errors[k.index()] > 0)
+                .map(|(k, m)| (k.as_str().to_string(), m.clone()))
+                .collect(),
+            status_codes: all.statuses,
+            iterations: Iterations {
+                completed: self.iterations_completed,
+                dropped: self.iterations_dropped,
+                delayed_by_max_in_flight: self.delayed_by_max_in_flight,
+            },
+            steps,
+            groups,
+            tags,
+            thresholds: Vec::new(),
+            generator: Generator {
+                cpu_percent,
+                cpu_seconds: self.cpu_seconds,
+                cores: meta.cores,
+                threads,
+                saturated,
+                scheduler_lag_ms_p99: lag_p99,
+                max_rss_bytes: end.map_or(0, |e| e.max_rss_bytes),
+            },
+            intervals: self.intervals.clone(),
+            histograms: histograms_of(&all.latency, &all.service, &all.lag, &all.server),
+            environment: Some(meta.environment.clone()),
+            segments: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// Several steps together (the run, a group, a tag).
+#[derive(Default)]
+struct Totals {
+    requests: u64,
+    failed: u64,
+    interrupted: u64,
+    errors: [u64; ErrorKind::COUNT],
+    statuses: BTreeMap<String, u64>,
+    bytes: Bytes,
+    latency: LazyHistogram,
+    service: LazyHistogram,
+    lag: LazyHistogram,
+    server: LazyHistogram,
+}
+
+impl Totals {
+    fn add(&mut self, s: &StepDelta) {
+        self.requests += s.requests;
+        self.failed += s.failed;
+        self.interrupted += s.errors[ErrorKind::Interrupted.index()];
+        for (a, b) in self.errors.iter_mut().zip(s.errors) {
+            *a += b;
+        }
+        for (code, n) in &s.statuses {
+            *self.statuses.entry(code.to_string()).or_default() += n;
+        }
+        self.bytes.sent += s.bytes_sent;
+        self.bytes.received += s.bytes_received;
+        self.latency.add(&s.latency);
+        self.service.add(&s.service);
+        self.lag.add(&s.lag);
+        self.server.add(&s.server);
+    }
+}
+
+/// Groups or tags: each name with the steps that carry it, in order of first appearance.
+fn scopes(
+    meta: &RecordMeta,
+    steps: &[StepDelta],
+    names_of: impl Fn(&crate::StepInfo) -> Vec<String>,
+) -> Vec<GroupResult> {
+    let mut order: Vec<(String, Totals)> = Vec::new();
+    for (info, s) in meta.steps.iter().zip(steps) {
+        for name in names_of(info) {
+            let i = match order.iter().position(|(n, _)| *n == name) {
+                Some(i) => i,
+                None => {
+                    order.push((name, Totals::default()));
+                    order.len() - 1
+                }
+            };
+            order[i].1.add(s);
+        }
+    }
+    order
+        .into_iter()
+        .map(|(name, t)| GroupResult {
+            name,
+            requests: t.requests,
+            failed: t.failed,
+            latency_ms: summary_of(&t.latency),
+            service_time_ms: summary_of(&t.service),
+            server_latency_ms: t.server.get().map(LatencySummary::of),
+            histograms: histograms_of(&t.latency, &t.service, &t.lag, &t.server),
+        })
+        .collect()
+}
+
+fn summary_of(h: &LazyHistogram) -> LatencySummary {
+    h.get().map(LatencySummary::of).unwrap_or_default()
+}
+
+fn encode(h: &LazyHistogram) -> String {
+    h.get().map(encode_nonempty).unwrap_or_default()
+}
+
+fn histograms_of(
+    latency: &LazyHistogram,
+    service: &LazyHistogram,
+    lag: &LazyHistogram,
+    server: &LazyHistogram,
+) -> Histograms {
+    Histograms {
+        latency: encode(latency),
+        service_time: encode(service),
+        lag: encode(lag),
+        server_latency: encode(server),
+    }
+}
+
+pub(crate) fn error_map(counts: &[u64; ErrorKind::COUNT]) -> BTreeMap<String, u64> {
+    ErrorKind::ALL
+        .iter()
+        .filter(|k| counts[k.index()] > 0)
+        .map(|k| (k.as_str().to_string(), counts[k.index()]))
+        .collect()
+}

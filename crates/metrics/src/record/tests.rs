@@ -1,0 +1,398 @@
+//! Round trips through the files, cut-off records, and exact merges of segments.
+
+use super::*;
+use crate::result::{LoadInfo, SegmentId, StopReason};
+use crate::{Environment, ErrorKind, IntervalDelta, Outcome, Recorder, StepDelta, StepInfo};
+
+fn meta(steps: usize, segment: Option<SegmentId>, start: f64) -> RecordMeta {
+    RecordMeta {
+        schema: RECORD_SCHEMA.into(),
+        tool_version: "test".into(),
+        name: "t".into(),
+        scenario_file: None,
+        target: Some("http://127.0.0.1:1".into()),
+        start_unix_s: start,
+        warmup_s: 1.0,
+        load: LoadInfo {
+            model: "open".into(),
+            planned_duration_s: 4.0,
+            planned_arrivals: Some(1000.0),
+            ..LoadInfo::default()
+        },
+        plan_hash: "abc".into(),
+        scenario: serde_json::json!({}),
+        segment,
+        steps: (0..steps)
+            .map(|i| StepInfo {
+                name: format!("step {i}"),
+                group: Some(if i == 0 { "auth" } else { "api" }.into()),
+                tags: vec!["tier=gold".into()],
+                checks: vec!["status == 200".into()],
+            })
+            .collect(),
+        data_sets: vec![],
+        thresholds: vec![],
+        environment: Environment::default(),
+        threads: 1,
+        cores: 2,
+        max_cpu_percent: 90.0,
+        max_lag_ms: 10.0,
+        pid: 1,
+        merged_from: None,
+    }
+}
+
+/// A deterministic stream of outcomes: interval `k` of `intervals`, `n` per interval.
+fn outcomes(seed: u64, intervals: u32, n: u64) -> Vec<Vec<Outcome>> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    (0..intervals)
+        .map(|_| {
+            (0..n)
+                .map(|_| {
+                    let status = if rng.u8(..) < 20 { 503 } else { 200 };
+                    Outcome {
+                        step: rng.u16(0..2),
+                        latency_us: rng.u64(100..2_000_000),
+                        service_us: rng.u64(50..100_000),
+                        lag_us: Some(rng.u64(0..900)),
+                        server_us: rng.bool().then(|| rng.u64(10..5000)),
+                        status,
+                        error: ErrorKind::from_status(status),
+                        bytes_sent: 80,
+                        bytes_received: rng.u64(100..300),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn interval(index: u32, delta: IntervalDelta) -> IntervalRecord {
+    IntervalRecord {
+        index,
+        start_s: f64::from(index),
+        length_s: 1.0,
+        warmup: index == 0,
+        delta,
+    }
+}
+
+/// Records `stream` into intervals; outcome `j` goes to this writer when `owns(j)`.
+fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<IntervalRecord> {
+    let mut r = Recorder::new(2);
+    let mut j = 0;
+    stream
+        .iter()
+        .enumerate()
+        .map(|(k, outs)| {
+            for o in outs {
+                if owns(j) {
+                    r.begin(o.step);
+                    r.record(o);
+                    if o.error.is_some() {
+                        r.record_check_failure(o.step, 0);
+                        r.note_error(ErrorKind::Http5xx, || "503 from the test".into());
+                    }
+                    r.record_scheduler_lag(o.lag_us.unwrap_or(0));
+                }
+                j += 1;
+            }
+            interval(k as u32, r.take_interval(3, 0.01))
+        })
+        .collect()
+}
+
+fn write(dir: &std::path::Path, meta: &RecordMeta, intervals: &[IntervalRecord], end: bool) {
+    let mut w = RecordWriter::new(dir).without_sync();
+    w.begin(meta).unwrap();
+    for i in intervals {
+        w.interval(i).unwrap();
+    }
+    if end {
+        w.end(&RecordEnd {
+            stop: StopReason::Completed,
+            signal: None,
+            wall_s: intervals.len() as f64,
+            max_rss_bytes: 1,
+            intervals: intervals.len() as u32,
+        })
+        .unwrap();
+    }
+}
+
+/// A delta with its histograms as their encodings (a decoded histogram keeps its values
+/// exactly, but not the raw max it was recorded with).
+fn comparable(d: &IntervalDelta) -> String {
+    let enc = |h: &crate::LazyHistogram| {
+        h.get()
+            .map(crate::result::encode_histogram)
+            .unwrap_or_default()
+    };
+    let mut out = format!("sched {}\n", enc(&d.scheduler_lag));
+    for s in &d.steps {
+        let counters = StepDelta {
+            latency: Default::default(),
+            service: Default::default(),
+            lag: Default::default(),
+            server: Default::default(),
+            ..s.clone()
+        };
+        out += &format!(
+            "{counters:?} {} {} {} {}\n",
+            enc(&s.latency),
+            enc(&s.service),
+            enc(&s.lag),
+            enc(&s.server)
+        );
+    }
+    out
+}
+
+#[test]
+fn intervals_round_trip_through_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let written = deltas(&outcomes(1, 4, 500), |_| true);
+    write(dir.path(), &meta(2, None, 1_800_000_000.25), &written, true);
+    let record = StoredRecord::open(dir.path()).unwrap();
+    assert!(record.end.is_some());
+    let read: Vec<IntervalRecord> = record.intervals().unwrap().collect();
+    assert_eq!(read.len(), written.len());
+    for (a, b) in read.iter().zip(&written) {
+        let mut b = b.clone();
+        // Examples are written once per kind; the first interval holds it.
+        if a.index > 0 {
+            b.delta.error_examples.clear();
+        }
+        assert_eq!(
+            comparable(&a.delta),
+            comparable(&b.delta),
+            "interval {}",
+            a.index
+        );
+        assert_eq!(
+            (a.start_s, a.length_s, a.warmup),
+            (b.start_s, b.length_s, b.warmup)
+        );
+        assert_eq!(a.delta.active, 3);
+    }
+}
+
+#[test]
+fn the_interval_log_is_readable_by_hdrhistogram() {
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &meta(2, None, 1_800_000_000.0),
+        &deltas(&outcomes(2, 3, 200), |_| true),
+        true,
+    );
+    let bytes = std::fs::read(dir.path().join(HLOG_FILE)).unwrap();
+    let mut histograms = 0;
+    let mut tags = std::collections::BTreeSet::new();
+    for entry in IntervalLogIterator::new(&bytes) {
+        match entry.expect("a valid interval log") {
+            LogEntry::Interval(h) => {
+                histograms += 1;
+                if let Some(t) = h.tag() {
+                    tags.insert(t.as_str().to_string());
+                }
+                assert!(crate::result::decode_histogram(h.encoded_histogram()).is_some());
+            }
+            LogEntry::StartTime(t) | LogEntry::BaseTime(t) => {
+                assert_eq!(t.as_secs(), 1_800_000_000)
+            }
+        }
+    }
+    assert!(histograms > 10);
+    for t in [
+        "latency.s0",
+        "service_time.s1",
+        "lag.s0",
+        "server_latency.s1",
+        "scheduler_lag",
+    ] {
+        assert!(tags.contains(t), "missing tag {t}: {tags:?}");
+    }
+}
+
+#[test]
+fn a_record_cut_off_mid_line_keeps_every_complete_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let written = deltas(&outcomes(3, 5, 100), |_| true);
+    write(
+        dir.path(),
+        &meta(2, None, 1_800_000_000.0),
+        &written[..3],
+        false,
+    );
+    // The process died while writing interval 3: half a histogram line, no counters line.
+    use std::io::Write;
+    let mut hlog = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join(HLOG_FILE))
+        .unwrap();
+    hlog.write_all(&hlog_lines(&written[3]).as_bytes()[..40])
+        .unwrap();
+    let mut counters = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join(COUNTERS_FILE))
+        .unwrap();
+    counters.write_all(b"{\"i\":3,\"t\":3.0,\"len").unwrap();
+    let record = StoredRecord::open(dir.path()).unwrap();
+    assert!(record.end.is_none());
+    let result = summarize(&record).unwrap();
+    assert!(result.interrupted);
+    assert_eq!(result.stop, StopReason::Crashed);
+    assert!(result.validity.has(crate::InvalidKind::Interrupted));
+    let expected: u64 = written[1..3].iter().map(|i| i.delta.requests()).sum();
+    assert_eq!(
+        result.requests.total, expected,
+        "warm-up interval 0 excluded, 1 and 2 kept"
+    );
+    assert_eq!(result.requests.warmup, written[0].delta.requests());
+}
+
+#[test]
+fn merged_segments_equal_the_whole() {
+    let stream = outcomes(4, 4, 900);
+    let whole = deltas(&stream, |_| true);
+    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    for (i, dir) in dirs.iter().enumerate() {
+        let part = deltas(&stream, |j| j % 3 == i);
+        let seg = SegmentId {
+            index: i as u32,
+            count: 3,
+        };
+        let mut m = meta(2, Some(seg), 1_800_000_000.0 + i as f64 * 0.001);
+        m.load.planned_arrivals = Some(1000.0 / 3.0);
+        write(dir.path(), &m, &part, true);
+    }
+    let records: Vec<StoredRecord> = dirs
+        .iter()
+        .rev()
+        .map(|d| StoredRecord::open(d.path()).unwrap())
+        .collect();
+    let out = tempfile::tempdir().unwrap();
+    let mut sink = Guarded::new(Box::new(RecordWriter::new(out.path()).without_sync()));
+    let merged = merge_records(&records, Some(&mut sink)).unwrap();
+    assert!(sink.error().is_none());
+
+    let mut expected = Summarizer::new(2);
+    for i in &whole {
+        expected.add(i);
+    }
+    let expected = expected.finish(&meta(2, None, 1_800_000_000.0), None);
+    assert_eq!(merged.requests.total, expected.requests.total);
+    assert_eq!(merged.errors, expected.errors);
+    assert_eq!(
+        merged.histograms, expected.histograms,
+        "histograms add exactly"
+    );
+    for (a, b) in merged.steps.iter().zip(&expected.steps) {
+        assert_eq!(a.histograms, b.histograms);
+        assert_eq!(a.checks, b.checks);
+        assert_eq!(a.bytes, b.bytes);
+    }
+    assert_eq!(merged.groups, expected.groups);
+    assert_eq!(merged.segments.len(), 3);
+    assert!(merged.valid, "{:?}", merged.validity);
+    assert_eq!(merged.load.planned_arrivals.map(f64::round), Some(1000.0));
+
+    // The merged record on disk summarises to the same result, and a second merge of the
+    // same inputs gives the same bytes.
+    let again = summarize(&StoredRecord::open(out.path()).unwrap()).unwrap();
+    assert_eq!(again.histograms, merged.histograms);
+    let second = merge_records(&records, None).unwrap();
+    assert_eq!(second.to_json(), merged.to_json());
+}
+
+#[test]
+fn a_missing_segment_makes_the_merge_invalid() {
+    let stream = outcomes(5, 2, 100);
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &meta(2, Some(SegmentId { index: 1, count: 2 }), 1e9),
+        &deltas(&stream, |_| true),
+        true,
+    );
+    let merged = merge_records(&[StoredRecord::open(dir.path()).unwrap()], None).unwrap();
+    assert!(!merged.valid);
+    let missing = merged
+        .validity
+        .reasons
+        .iter()
+        .find(|r| r.kind == crate::InvalidKind::SegmentMissing)
+        .unwrap();
+    assert!(
+        missing.message.starts_with("segment 0/2 missing"),
+        "{}",
+        missing.message
+    );
+}
+
+#[test]
+fn merges_refuse_records_of_different_plans() {
+    let stream = outcomes(6, 2, 10);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write(
+        a.path(),
+        &meta(2, Some(SegmentId { index: 0, count: 2 }), 1e9),
+        &deltas(&stream, |_| true),
+        true,
+    );
+    let mut other = meta(2, Some(SegmentId { index: 1, count: 2 }), 1e9);
+    other.plan_hash = "def".into();
+    write(b.path(), &other, &deltas(&stream, |_| true), true);
+    let records = [
+        StoredRecord::open(a.path()).unwrap(),
+        StoredRecord::open(b.path()).unwrap(),
+    ];
+    assert!(matches!(
+        merge_records(&records, None),
+        Err(MergeError::DifferentPlans { .. })
+    ));
+    let whole = tempfile::tempdir().unwrap();
+    write(
+        whole.path(),
+        &meta(2, None, 1e9),
+        &deltas(&stream, |_| true),
+        true,
+    );
+    let not_segment = [StoredRecord::open(whole.path()).unwrap()];
+    assert!(matches!(
+        merge_records(&not_segment, None),
+        Err(MergeError::NotASegment { .. })
+    ));
+}
+
+#[test]
+fn generator_health_and_delivery_come_from_the_intervals() {
+    let mut s = Summarizer::new(1);
+    for k in 0..4 {
+        let mut d = IntervalDelta::new(1);
+        d.cpu_seconds = 0.95;
+        d.iterations_dropped = if k == 3 { 100 } else { 0 };
+        s.add(&interval(k, d));
+    }
+    let end = RecordEnd {
+        stop: StopReason::Completed,
+        signal: None,
+        wall_s: 4.0,
+        max_rss_bytes: 0,
+        intervals: 4,
+    };
+    let r = s.finish(&meta(1, None, 1e9), Some(&end));
+    assert!(r.validity.has(crate::InvalidKind::GeneratorSaturated));
+    assert!(!r.interrupted);
+    assert_eq!(
+        r.verdicts.len(),
+        1,
+        "100 of 1000 arrivals dropped: the target was overloaded"
+    );
+    assert_eq!(
+        r.verdicts[0].kind,
+        crate::TargetVerdictKind::TargetOverloaded
+    );
+}

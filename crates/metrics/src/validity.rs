@@ -1,0 +1,117 @@
+//! Why a run is not a valid measurement, and what it found out about the target, as types:
+//! every command, report and gate decides on the `kind`, never on the message text.
+
+use serde::{Deserialize, Serialize};
+
+/// What made a measurement untrustworthy (the run is invalid while any of these holds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InvalidKind {
+    /// Stopped before its plan ended (a signal, or a crash: the record is partial).
+    Interrupted,
+    /// The generator's own threads used ≥ 90% of the cores they may use.
+    GeneratorSaturated,
+    /// The scheduler started arrivals late (lag p99 above its bound) for reasons of its own.
+    SchedulerLate,
+    /// The host was busy with other work while the generator stayed below its limit.
+    HostContended,
+    /// The generator ran out of file descriptors.
+    FdExhausted,
+    /// The generator ran out of local ports.
+    PortsExhausted,
+    /// Less of the plan was delivered than it asked for.
+    DeliveryShortfall,
+    /// A `pick: unique` data set ran out of rows.
+    DataExhausted,
+    /// A merged run lacks one of its segments.
+    SegmentMissing,
+    /// A merged run has a segment that was itself invalid.
+    SegmentInvalid,
+    /// A reason recorded by an older loadlab (schema v1), kept as text.
+    Other,
+}
+
+impl InvalidKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvalidKind::Interrupted => "interrupted",
+            InvalidKind::GeneratorSaturated => "generator_saturated",
+            InvalidKind::SchedulerLate => "scheduler_late",
+            InvalidKind::HostContended => "host_contended",
+            InvalidKind::FdExhausted => "fd_exhausted",
+            InvalidKind::PortsExhausted => "ports_exhausted",
+            InvalidKind::DeliveryShortfall => "delivery_shortfall",
+            InvalidKind::DataExhausted => "data_exhausted",
+            InvalidKind::SegmentMissing => "segment_missing",
+            InvalidKind::SegmentInvalid => "segment_invalid",
+            InvalidKind::Other => "other",
+        }
+    }
+
+    /// The generator, not the target, limited the run: `--allow-saturated` forgives these.
+    pub fn is_generator_limit(self) -> bool {
+        matches!(
+            self,
+            InvalidKind::GeneratorSaturated | InvalidKind::SchedulerLate
+        )
+    }
+}
+
+/// One reason a run is invalid: its kind (for decisions) and a sentence (for people).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InvalidReason {
+    pub kind: InvalidKind,
+    pub message: String,
+}
+
+impl InvalidReason {
+    pub fn new(kind: InvalidKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// Whether the measurement can be trusted, and if not, why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Validity {
+    pub reasons: Vec<InvalidReason>,
+}
+
+impl Validity {
+    pub fn is_valid(&self) -> bool {
+        self.reasons.is_empty()
+    }
+
+    pub fn has(&self, kind: InvalidKind) -> bool {
+        self.reasons.iter().any(|r| r.kind == kind)
+    }
+
+    pub fn push(&mut self, kind: InvalidKind, message: impl Into<String>) {
+        self.reasons.push(InvalidReason::new(kind, message));
+    }
+
+    /// The messages, for summaries that list them.
+    pub fn messages(&self) -> Vec<&str> {
+        self.reasons.iter().map(|r| r.message.as_str()).collect()
+    }
+}
+
+/// Findings about the target that do not invalidate the measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetVerdictKind {
+    /// Open model: the target did not keep up with the offered rate.
+    TargetOverloaded,
+    /// A monitored process or cgroup used ≥ 90% of its CPUs.
+    TargetCpuBound,
+    /// A monitored process's memory grew through the steady window.
+    MemoryGrowth,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetVerdict {
+    pub kind: TargetVerdictKind,
+    pub message: String,
+}

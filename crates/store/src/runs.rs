@@ -1,0 +1,246 @@
+//! Runs in the index: begun when the load starts, completed with their summary, recovered
+//! from their record when their process died.
+
+use crate::{escape_like, io_err, new_id, Store, StoreError};
+use loadlab_metrics::RunResult;
+use rusqlite::{params, OptionalExtension};
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+/// A row of the run index.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RunRecord {
+    pub id: String,
+    pub started_at: String,
+    pub scenario: String,
+    pub scenario_file: Option<String>,
+    pub variant: Option<String>,
+    /// Study or capacity search the run belongs to.
+    pub study: Option<String>,
+    /// `running`, `done`, `interrupted` or `failed`.
+    pub status: String,
+    /// Offered load as text (`20 vus`, `200/s`).
+    pub load: Option<String>,
+    /// Achieved throughput (req/s).
+    pub rate: Option<f64>,
+    pub p95_ms: Option<f64>,
+    /// Failed / total requests.
+    pub error_rate: Option<f64>,
+    pub valid: Option<bool>,
+    /// Every threshold passed.
+    pub passed: Option<bool>,
+    /// `run.json`, once the run's summary exists.
+    pub path: Option<PathBuf>,
+    /// Requests in the result (warm-up included).
+    pub requests: Option<u64>,
+    /// `i/N` for a segment of a plan.
+    pub segment: Option<String>,
+    /// For a merged run: the runs or directories it was merged from.
+    pub merged_from: Option<String>,
+    /// The summary covers only part of the plan (interrupted, or recovered after a crash).
+    pub partial: bool,
+}
+
+/// What is known about a run when it starts.
+#[derive(Debug, Clone, Default)]
+pub struct NewRun {
+    pub scenario: String,
+    pub scenario_file: Option<String>,
+    pub variant: Option<String>,
+    pub study: Option<String>,
+    pub load: Option<String>,
+    pub segment: Option<String>,
+    pub plan_hash: Option<String>,
+    pub merged_from: Option<String>,
+}
+
+const RUN_COLUMNS: &str = "id, started_at, scenario, scenario_file, variant, study, status, load, rate, p95_ms, error_rate, valid, passed, path, requests, segment, merged_from, partial";
+
+fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
+    Ok(RunRecord {
+        id: row.get(0)?,
+        started_at: row.get(1)?,
+        scenario: row.get(2)?,
+        scenario_file: row.get(3)?,
+        variant: row.get(4)?,
+        study: row.get(5)?,
+        status: row.get(6)?,
+        load: row.get(7)?,
+        rate: row.get(8)?,
+        p95_ms: row.get(9)?,
+        error_rate: row.get(10)?,
+        valid: row.get(11)?,
+        passed: row.get(12)?,
+        path: row.get::<_, Option<String>>(13)?.map(PathBuf::from),
+        requests: row.get::<_, Option<i64>>(14)?.map(|n| n.max(0) as u64),
+        segment: row.get(15)?,
+        merged_from: row.get(16)?,
+        partial: row.get::<_, Option<bool>>(17)?.unwrap_or(false),
+    })
+}
+
+impl Store {
+    /// Indexes a run that is starting; returns its id (its record goes in `run_dir(id)`).
+    pub fn begin_run(&self, run: &NewRun) -> Result<String, StoreError> {
+        let id = new_id("r");
+        self.conn().execute(
+            "INSERT INTO runs (id, started_at, scenario, scenario_file, variant, study, status, pid, load, segment, plan_hash, merged_from)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10, ?11)",
+            params![
+                id,
+                loadlab_metrics::result::rfc3339(SystemTime::now()),
+                run.scenario,
+                run.scenario_file,
+                run.variant,
+                run.study,
+                i64::from(std::process::id()),
+                run.load,
+                run.segment,
+                run.plan_hash,
+                run.merged_from
+            ],
+        )?;
+        Ok(id)
+    }
+
+    /// Directory of a run's record and summary.
+    pub fn run_dir(&self, id: &str) -> PathBuf {
+        self.dir().join("runs").join(id)
+    }
+
+    /// Writes a run's summary (`run.json`) beside its record and completes its index row;
+    /// returns the path. An interrupted run is stored and marked `interrupted`.
+    pub fn finish_run(&self, id: &str, result: &RunResult) -> Result<PathBuf, StoreError> {
+        let dir = self.run_dir(id);
+        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+        let json = dir.join("run.json");
+        crate::write_atomic(&json, (result.to_json() + "\n").as_bytes())
+            .map_err(|e| io_err(&dir, e))?;
+        let error_rate = (result.requests.total > 0)
+            .then(|| result.requests.failed as f64 / result.requests.total as f64);
+        let status = if result.interrupted {
+            "interrupted"
+        } else {
+            "done"
+        };
+        self.conn().execute(
+            "UPDATE runs SET status = ?2, started_at = ?3, rate = ?4, p95_ms = ?5, error_rate = ?6,
+             valid = ?7, passed = ?8, path = ?9, requests = ?10, partial = ?11 WHERE id = ?1",
+            params![
+                id,
+                status,
+                result.started_at,
+                result.requests.rate,
+                (result.latency_ms.count > 0).then_some(result.latency_ms.p95),
+                error_rate,
+                result.valid,
+                result.thresholds.iter().all(|t| t.ok),
+                json.display().to_string(),
+                (result.requests.total + result.requests.warmup) as i64,
+                result.interrupted
+            ],
+        )?;
+        Ok(json)
+    }
+
+    /// Marks a run that could not be made (e.g. target unreachable).
+    pub fn fail_run(&self, id: &str) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE runs SET status = 'failed' WHERE id = ?1",
+            params![id],
+        )?;
+        Ok(())
+    }
+
+    /// Interrupted runs that have a record but no summary yet (their process died): the
+    /// caller derives the summary from the record and stores it with `finish_run`.
+    pub fn unrecovered(&self) -> Result<Vec<RunRecord>, StoreError> {
+        let mut stmt = self.conn().prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE status = 'interrupted' AND path IS NULL ORDER BY rowid"
+        ))?;
+        let rows: Vec<RunRecord> = stmt.query_map([], run_row)?.collect::<Result<_, _>>()?;
+        Ok(rows
+            .into_iter()
+            .filter(|r| loadlab_metrics::record::is_record(&self.run_dir(&r.id)))
+            .collect())
+    }
+
+    /// Most recent runs first, and how many there are in all.
+    pub fn runs(&self, limit: usize) -> Result<(Vec<RunRecord>, usize), StoreError> {
+        let mut stmt = self.conn().prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?1"
+        ))?;
+        let rows = stmt
+            .query_map(params![limit as i64], run_row)?
+            .collect::<Result<_, _>>()?;
+        let total: i64 = self
+            .conn()
+            .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?;
+        Ok((rows, total as usize))
+    }
+
+    /// Runs of a study, in run order.
+    pub fn study_runs(&self, study: &str) -> Result<Vec<RunRecord>, StoreError> {
+        let mut stmt = self.conn().prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE study = ?1 ORDER BY rowid"
+        ))?;
+        let rows = stmt
+            .query_map(params![study], run_row)?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// A run by id or unique id prefix; `last` is the most recent run.
+    pub fn run(&self, id: &str) -> Result<RunRecord, StoreError> {
+        if id == "last" {
+            return self
+                .conn()
+                .query_row(
+                    &format!("SELECT {RUN_COLUMNS} FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1"),
+                    [],
+                    run_row,
+                )
+                .optional()?
+                .ok_or_else(|| {
+                    StoreError::NotFound(format!("no run in {}", self.dir().display()))
+                });
+        }
+        let mut stmt = self.conn().prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1 OR id LIKE ?2 ORDER BY (id = ?1) DESC LIMIT 2"
+        ))?;
+        let rows: Vec<RunRecord> = stmt
+            .query_map(params![id, format!("{}%", escape_like(id))], run_row)?
+            .collect::<Result<_, _>>()?;
+        match rows.as_slice() {
+            [one] => Ok(one.clone()),
+            [first, ..] if first.id == id => Ok(first.clone()),
+            [] => Err(StoreError::NotFound(format!(
+                "no run `{id}` in {}",
+                self.dir().display()
+            ))),
+            _ => Err(StoreError::NotFound(format!(
+                "`{id}` matches several runs: give more of the id"
+            ))),
+        }
+    }
+
+    /// The stored summary of a run.
+    pub fn load_run(&self, id: &str) -> Result<(RunRecord, RunResult), StoreError> {
+        let rec = self.run(id)?;
+        let path = rec.path.clone().ok_or_else(|| {
+            StoreError::NotFound(format!(
+                "run {} has no result ({}{})",
+                rec.id,
+                rec.status,
+                if rec.status == "running" {
+                    ": it is still running"
+                } else {
+                    ""
+                }
+            ))
+        })?;
+        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        let result = RunResult::from_json(&text).map_err(|e| io_err(&path, e))?;
+        Ok((rec, result))
+    }
+}

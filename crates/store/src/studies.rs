@@ -1,0 +1,169 @@
+//! Studies and capacity searches in the index: begun, updated after every run (so a killed
+//! study keeps what it did and can be resumed), finished.
+
+use crate::{escape_like, io_err, new_id, Store, StoreError};
+use rusqlite::{params, OptionalExtension};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// A row of the study index (studies and capacity searches).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct StudyRecord {
+    pub id: String,
+    /// `study` or `capacity`.
+    pub kind: String,
+    pub name: String,
+    pub scenario_file: Option<String>,
+    pub started_at: String,
+    /// `running`, `done` or `interrupted`.
+    pub status: String,
+    /// `study.json` / `capacity.json`, once written.
+    pub path: Option<PathBuf>,
+    /// Fingerprint of the resolved study (a resume checks it is unchanged).
+    pub plan_hash: Option<String>,
+    pub runs_done: Option<u64>,
+    pub runs_planned: Option<u64>,
+}
+
+const STUDY_COLUMNS: &str =
+    "id, kind, name, scenario_file, started_at, status, path, plan_hash, runs_done, runs_planned";
+
+fn study_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StudyRecord> {
+    Ok(StudyRecord {
+        id: row.get(0)?,
+        kind: row.get(1)?,
+        name: row.get(2)?,
+        scenario_file: row.get(3)?,
+        started_at: row.get(4)?,
+        status: row.get(5)?,
+        path: row.get::<_, Option<String>>(6)?.map(PathBuf::from),
+        plan_hash: row.get(7)?,
+        runs_done: row.get::<_, Option<i64>>(8)?.map(|n| n.max(0) as u64),
+        runs_planned: row.get::<_, Option<i64>>(9)?.map(|n| n.max(0) as u64),
+    })
+}
+
+impl Store {
+    /// Indexes a study (`kind` = `study`) or capacity search (`capacity`) that is starting;
+    /// returns its id and the directory for its files.
+    pub fn begin_study(
+        &self,
+        kind: &str,
+        name: &str,
+        scenario_file: Option<&str>,
+        plan_hash: Option<&str>,
+    ) -> Result<(String, PathBuf), StoreError> {
+        let id = new_id(if kind == "capacity" { "c" } else { "s" });
+        let dir = self.study_dir(kind, &id);
+        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+        self.conn().execute(
+            "INSERT INTO studies (id, kind, name, scenario_file, started_at, status, pid, plan_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7)",
+            params![
+                id,
+                kind,
+                name,
+                scenario_file,
+                loadlab_metrics::result::rfc3339(SystemTime::now()),
+                i64::from(std::process::id()),
+                plan_hash
+            ],
+        )?;
+        Ok((id, dir))
+    }
+
+    /// Takes an interrupted study or capacity search up again in this process.
+    pub fn resume_study(&self, id: &str) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE studies SET status = 'running', pid = ?2 WHERE id = ?1",
+            params![id, i64::from(std::process::id())],
+        )?;
+        Ok(())
+    }
+
+    pub fn study_dir(&self, kind: &str, id: &str) -> PathBuf {
+        let sub = if kind == "capacity" {
+            "capacity"
+        } else {
+            "studies"
+        };
+        self.dir().join(sub).join(id)
+    }
+
+    /// Records the study's result file after a run (it stays `running`).
+    pub fn update_study(
+        &self,
+        id: &str,
+        path: &Path,
+        runs_done: usize,
+        runs_planned: usize,
+    ) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE studies SET path = ?2, runs_done = ?3, runs_planned = ?4 WHERE id = ?1",
+            params![
+                id,
+                path.display().to_string(),
+                runs_done as i64,
+                runs_planned as i64
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Records where a study's result file is and whether it completed.
+    pub fn finish_study(&self, id: &str, path: &Path, interrupted: bool) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE studies SET status = ?2, path = ?3 WHERE id = ?1",
+            params![
+                id,
+                if interrupted { "interrupted" } else { "done" },
+                path.display().to_string()
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// A study or capacity search by id or unique prefix; `last` is the most recent study
+    /// (interrupted ones included: they hold the runs they made).
+    pub fn study(&self, id: &str) -> Result<StudyRecord, StoreError> {
+        if id == "last" {
+            return self
+                .conn()
+                .query_row(
+                    &format!("SELECT {STUDY_COLUMNS} FROM studies WHERE kind = 'study' AND path IS NOT NULL ORDER BY started_at DESC, rowid DESC LIMIT 1"),
+                    [],
+                    study_row,
+                )
+                .optional()?
+                .ok_or_else(|| StoreError::NotFound(format!("no study in {}", self.dir().display())));
+        }
+        let mut stmt = self.conn().prepare(&format!(
+            "SELECT {STUDY_COLUMNS} FROM studies WHERE id = ?1 OR id LIKE ?2 ORDER BY (id = ?1) DESC LIMIT 2"
+        ))?;
+        let rows: Vec<StudyRecord> = stmt
+            .query_map(params![id, format!("{}%", escape_like(id))], study_row)?
+            .collect::<Result<_, _>>()?;
+        match rows.as_slice() {
+            [one] => Ok(one.clone()),
+            [first, ..] if first.id == id => Ok(first.clone()),
+            [] => Err(StoreError::NotFound(format!(
+                "no study `{id}` in {}",
+                self.dir().display()
+            ))),
+            _ => Err(StoreError::NotFound(format!(
+                "`{id}` matches several studies: give more of the id"
+            ))),
+        }
+    }
+
+    /// Most recent studies and capacity searches first.
+    pub fn studies(&self, limit: usize) -> Result<Vec<StudyRecord>, StoreError> {
+        let mut stmt = self.conn().prepare(&format!(
+            "SELECT {STUDY_COLUMNS} FROM studies ORDER BY started_at DESC, rowid DESC LIMIT ?1"
+        ))?;
+        let rows = stmt
+            .query_map(params![limit as i64], study_row)?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+}

@@ -1,0 +1,108 @@
+//! `loadlab merge DIR|ID...`: the segments of one plan (`run --segment i/N`, from several
+//! processes or machines) become one run — histograms added exactly, counters summed,
+//! intervals lined up — stored and reported like any run, with a per-segment table.
+
+use super::measure::{check_json_path, open_store_for_runs, write_json};
+use super::run::outcome_of;
+use crate::cli::MergeArgs;
+use crate::exit::{CliError, Outcome};
+use loadlab_metrics::record::{merge_records, Guarded, RecordWriter, StoredRecord};
+use loadlab_report::Style;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
+    if let Some(json) = &args.json {
+        check_json_path(json)?;
+    }
+    let store = open_store_for_runs(args.results.as_deref())?;
+    let mut records = Vec::new();
+    for input in &args.inputs {
+        let dir = record_dir(input, &store)?;
+        records.push(StoredRecord::open(&dir).map_err(CliError::bad_input)?);
+    }
+    // Check the inputs before a run is indexed for the merge.
+    merge_records(&records, None).map_err(CliError::bad_input)?;
+    let first = &records[0].meta;
+    let id = store
+        .begin_run(&loadlab_store::NewRun {
+            scenario: first.name.clone(),
+            scenario_file: first.scenario_file.clone(),
+            plan_hash: Some(first.plan_hash.clone()),
+            merged_from: Some(args.inputs.join(" ")),
+            ..Default::default()
+        })
+        .map_err(CliError::bad_input)?;
+    let mut sink = Guarded::new(Box::new(RecordWriter::new(&store.run_dir(&id))));
+    let mut result = merge_records(&records, Some(&mut sink)).map_err(CliError::bad_input)?;
+    result.thresholds =
+        loadlab_analysis::thresholds::evaluate_exprs(&records[0].meta.thresholds, &result);
+    let mut errors = Vec::new();
+    let stored = match sink.take_error() {
+        Some(e) => {
+            errors.push(format!(
+                "merged result not stored: {e} ({})",
+                store.run_dir(&id).display()
+            ));
+            let _ = store.fail_run(&id);
+            None
+        }
+        None => match store.finish_run(&id, &result) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                errors.push(format!("merged result not stored: {e}"));
+                None
+            }
+        },
+    };
+    if let Some(json) = &args.json {
+        if let Err(e) = write_json(&result, json) {
+            errors.push(e);
+        }
+    }
+    if !args.quiet {
+        let mut out = std::io::stdout().lock();
+        let style = Style {
+            color: std::io::stdout().is_terminal(),
+        };
+        let _ = loadlab_report::render_summary(&result, &mut out, style);
+        if let Some(p) = stored {
+            let _ = writeln!(
+                out,
+                "\nmerged {} segment(s) as run {id} ({})",
+                records.len(),
+                p.display()
+            );
+        }
+        let _ = out.flush();
+    }
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    if !errors.is_empty() {
+        return Ok(Outcome::Invalid);
+    }
+    Ok(outcome_of(&result, false))
+}
+
+/// A record directory as given, or the directory of a run id in the store.
+fn record_dir(input: &str, store: &loadlab_store::Store) -> Result<PathBuf, CliError> {
+    let path = PathBuf::from(input);
+    if path.is_dir() {
+        return Ok(path);
+    }
+    if path.is_file()
+        && path
+            .file_name()
+            .is_some_and(|n| n == "record.json" || n == "run.json")
+    {
+        return Ok(path.parent().map(PathBuf::from).unwrap_or_default());
+    }
+    match store.run(input) {
+        Ok(run) => Ok(store.run_dir(&run.id)),
+        Err(_) => Err(CliError::bad_input(format!(
+            "`{input}` is neither a run directory (with a record.json) nor a run id in {}",
+            store.dir().display()
+        ))),
+    }
+}

@@ -1,0 +1,61 @@
+//! Signals a run must survive: SIGINT (Ctrl-C), SIGTERM (CI cancellation, `timeout`, `docker
+//! stop`) and SIGHUP (a closed terminal) stop the load, and the partial result is summarised,
+//! stored and printed; a second signal exits at once (the record on disk already holds every
+//! completed interval). SIGXFSZ is ignored so a file-size limit is a write error the run
+//! reports, not a silent death.
+
+use loadlab_engine::Cancel;
+use tokio::signal::unix::{signal, SignalKind};
+
+/// Ignores SIGXFSZ: writing past a file-size limit then fails with EFBIG instead of killing
+/// the process, and the run reports that its results could not be stored.
+pub fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
+/// Watches for SIGINT, SIGTERM and SIGHUP on a thread of its own: the first cancels `cancel`
+/// (with the signal's name as the reason), the second exits with code 3 at once.
+pub fn watch(cancel: Cancel) {
+    let _ = std::thread::Builder::new()
+        .name("loadlab-signals".into())
+        .spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async move {
+                let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+                    signal(SignalKind::interrupt()),
+                    signal(SignalKind::terminate()),
+                    signal(SignalKind::hangup()),
+                ) else {
+                    return;
+                };
+                let mut seen = 0;
+                loop {
+                    let name = tokio::select! {
+                        _ = int.recv() => "SIGINT",
+                        _ = term.recv() => "SIGTERM",
+                        _ = hup.recv() => "SIGHUP",
+                    };
+                    seen += 1;
+                    if seen == 1 {
+                        eprintln!(
+                            "\n{name}: stopping the load and writing the partial result (send it again to quit at once)"
+                        );
+                        cancel.cancel_because(name);
+                    } else {
+                        eprintln!(
+                            "\n{name} again: quitting now; every completed interval is already on disk (`loadlab runs` shows the run as interrupted)"
+                        );
+                        std::process::exit(crate::exit::ABORTED);
+                    }
+                }
+            });
+        });
+}
