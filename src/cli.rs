@@ -171,6 +171,10 @@ pub struct StudyArgs {
     /// Runs per variant (overrides `study.repeat`).
     #[arg(long, value_name = "N")]
     pub repeat: Option<usize>,
+    /// Continue an interrupted study (its id from `loadlab runs studies`): runs only what is
+    /// missing, in the planned order; the scenario file must not have changed.
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -232,6 +236,9 @@ pub struct CapacityArgs {
     /// Pause between steps, e.g. 2s.
     #[arg(long, value_name = "DURATION")]
     pub cooldown: Option<String>,
+    /// Continue an interrupted capacity search (its id from `loadlab runs studies`).
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

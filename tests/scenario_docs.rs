@@ -145,7 +145,8 @@ fn unique_data_running_out_invalidates_the_run() {
     let _ = std::fs::remove_file(&json);
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(result["requests"]["total"], 2);
-    let reasons = result["invalid_reasons"].to_string();
+    assert_eq!(result["validity"]["reasons"][0]["kind"], "data_exhausted");
+    let reasons = result["validity"]["reasons"].to_string();
     assert!(
         reasons.contains("data set `users` (pick: unique) ran out after its 2 rows"),
         "{reasons}"

@@ -1,21 +1,21 @@
-//! `loadlab capacity FILE`: the largest arrival rate meeting the scenario's SLO — its
-//! thresholds, an error-rate bound, achieved ≥ 98% of offered, and a healthy generator.
-//! Geometric bracket from a start rate, bisection to a precision, confirmation runs.
+//! `loadlab capacity FILE [--resume ID]`: the largest arrival rate meeting the scenario's SLO.
+//! The search (bracket, bisection, confirmation, re-runs, resumption) is
+//! `loadlab_orchestrate::capacity`; this command resolves flags, supplies the runs and prints.
 
 use super::compare::{fmt_metric, parse_percent};
-use super::measure::{fmt_num, measure, Share};
+use super::executor::{CliExecutor, OrchestrationStop};
+use super::measure::{fmt_num, open_store_for_runs};
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_analysis::capacity::{
-    CapacityResult, CapacitySettings, CapacityStep, Next, Search, CAPACITY_SCHEMA, MIN_ACHIEVED,
-};
+use loadlab_analysis::capacity::{CapacityResult, CapacitySettings, CapacityStep, Phase};
 use loadlab_engine::Cancel;
-use loadlab_metrics::RunResult;
-use loadlab_scenario::study::{constant_rate, StudyDocument};
+use loadlab_metrics::result::rfc3339;
+use loadlab_orchestrate::capacity::{run_capacity, CapacityObserver, CapacityPlan, CapacityStop};
+use loadlab_scenario::study::StudyDocument;
 use loadlab_scenario::units::{parse_duration, parse_rate};
 use loadlab_scenario::{check_target, ScenarioError};
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn flag_rate(flag: &str, v: &Option<String>) -> Result<Option<f64>, CliError> {
     v.as_deref()
@@ -28,59 +28,6 @@ fn flag_duration(flag: &str, v: &Option<String>) -> Result<Option<Duration>, Cli
         .map(|t| parse_duration(t).map_err(|m| CliError::bad_input(format!("{flag}: {m}"))))
         .transpose()
 }
-
-/// Why a step did not meet the SLO (empty: it passed).
-pub fn failures(
-    result: &RunResult,
-    rate: f64,
-    max_errors: f64,
-    allow_saturated: bool,
-) -> Vec<String> {
-    let mut reasons = Vec::new();
-    for t in &result.thresholds {
-        if !t.ok {
-            reasons.push(format!(
-                "threshold `{}` failed{}",
-                t.expr,
-                t.actual
-                    .map(|a| format!(" (actual {a:.3})"))
-                    .unwrap_or_default()
-            ));
-        }
-    }
-    if result.requests.rate < MIN_ACHIEVED * rate {
-        reasons.push(format!(
-            "achieved {:.1} req/s < {:.0}% of offered {}",
-            result.requests.rate,
-            MIN_ACHIEVED * 100.0,
-            fmt_num(rate)
-        ));
-    }
-    let error_rate = if result.requests.total > 0 {
-        result.requests.failed as f64 / result.requests.total as f64
-    } else {
-        1.0
-    };
-    if error_rate > max_errors {
-        reasons.push(format!(
-            "errors {:.2}% > {:.2}%",
-            error_rate * 100.0,
-            max_errors * 100.0
-        ));
-    }
-    if let super::Outcome::Invalid = super::run::outcome_of(result, allow_saturated) {
-        for r in result.invalid_messages() {
-            reasons.push(format!("invalid run: {r}"));
-        }
-        if result.interrupted {
-            reasons.push("interrupted".into());
-        }
-    }
-    reasons
-}
-
-/// Re-runs of one step that the load generator spoiled.
-const MAX_RETRIES: usize = 2;
 
 pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let doc = StudyDocument::read(&args.file)?;
@@ -128,197 +75,77 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let cooldown = flag_duration("--cooldown", &args.cooldown)?.unwrap_or(Duration::ZERO);
     let output = &args.output;
     let quiet = output.quiet;
-    let mut slo: Vec<String> = base.thresholds.iter().map(|t| t.expr.clone()).collect();
-    slo.push(format!("errors ≤ {:.2}%", max_errors * 100.0));
-    slo.push(format!(
-        "achieved ≥ {:.0}% of offered rate",
-        MIN_ACHIEVED * 100.0
-    ));
-    slo.push("load generator healthy (valid run)".into());
-
-    let store = loadlab_store::Store::open(&loadlab_store::resolve_dir(output.results.as_deref()))
-        .map_err(CliError::bad_input)?;
-    let (cap_id, cap_dir) = store
-        .begin_study("capacity", &base.name, Some(doc.file()), None)
-        .map_err(CliError::bad_input)?;
+    let plan = CapacityPlan {
+        name: base.name.clone(),
+        scenario_file: Some(doc.file().to_string()),
+        base,
+        settings,
+        max_errors,
+        cooldown,
+    };
+    let store = open_store_for_runs(output.results.as_deref())?;
+    let (id, dir, started_at, prior) = match &args.resume {
+        Some(id) => resumed(&store, id, &plan, &args.file)?,
+        None => {
+            let (id, dir) = store
+                .begin_study(
+                    "capacity",
+                    &plan.name,
+                    plan.scenario_file.as_deref(),
+                    Some(&plan.fingerprint()),
+                )
+                .map_err(CliError::bad_input)?;
+            (id, dir, rfc3339(std::time::SystemTime::now()), Vec::new())
+        }
+    };
+    let path = dir.join("capacity.json");
     if !quiet {
         eprintln!(
-            "capacity search {} ({}): start {}/s, {}s hold + {}s warm-up per step, precision {:.0}%, {} confirmation run(s)\nSLO: {}",
-            base.name,
-            cap_id,
-            fmt_num(settings.start),
-            fmt_num(settings.hold_s),
-            fmt_num(settings.warmup_s),
-            settings.precision * 100.0,
-            settings.confirm,
-            slo.join("; ")
+            "capacity search {} ({}): start {}/s, {}s hold + {}s warm-up per step, precision {:.0}%, {} confirmation run(s){}\nSLO: {}",
+            plan.name,
+            id,
+            fmt_num(plan.settings.start),
+            fmt_num(plan.settings.hold_s),
+            fmt_num(plan.settings.warmup_s),
+            plan.settings.precision * 100.0,
+            plan.settings.confirm,
+            if prior.is_empty() {
+                String::new()
+            } else {
+                format!(" — resumed after {} step(s)", prior.len())
+            },
+            plan.slo().join("; ")
         );
     }
     let cancel = Cancel::new();
     crate::signals::watch(cancel.clone());
-    let started_at = loadlab_metrics::result::rfc3339(std::time::SystemTime::now());
-    let mut search = Search::new(&settings);
-    let mut steps: Vec<CapacityStep> = Vec::new();
-    let mut interrupted = false;
-    let mut aborted = None;
-    let mut answer = None;
-    let mut retries = 0;
-    let hold = Duration::from_secs_f64(settings.hold_s);
-    let warmup = Duration::from_secs_f64(settings.warmup_s);
-    for _ in 0..200 {
-        let (rate, phase) = match search.next() {
-            Next::Done(a) => {
-                answer = a;
-                break;
-            }
-            Next::Run { rate, phase } => (rate, phase),
-        };
-        if cancel.is_cancelled() {
-            interrupted = true;
-            break;
-        }
-        let mut scenario = base.clone();
-        constant_rate(&mut scenario, rate, warmup + hold);
-        scenario.warmup = warmup;
-        if !quiet {
-            eprint!(
-                "step {:>2} [{:<7}] {:>8}/s: ",
-                steps.len() + 1,
-                phase.as_str(),
-                fmt_num(rate)
-            );
-        }
-        let meta = loadlab_store::NewRun {
-            variant: Some(format!("rate={}", fmt_num(rate))),
-            study: Some(cap_id.clone()),
-            ..Default::default()
-        };
-        let quiet_output = crate::cli::OutputArgs {
-            no_progress: true,
-            ..output.clone()
-        };
-        let measured = match measure(
-            &scenario,
-            &quiet_output,
-            &cancel,
-            Some(&store),
-            meta,
-            Share::default(),
-        ) {
-            Ok(m) => m,
-            Err(e) => {
-                if !quiet {
-                    eprintln!("error");
-                }
-                aborted = Some(e);
-                break;
-            }
-        };
-        let r = &measured.result;
-        if r.interrupted {
-            interrupted = true;
-            if !quiet {
-                eprintln!("interrupted");
-            }
-            break;
-        }
-        let reasons = failures(r, rate, max_errors, output.allow_saturated);
-        let passed = reasons.is_empty();
-        // A run spoiled by the generator (not the target) says nothing about capacity: retry it.
-        let generator_only = !passed
-            && reasons.iter().all(|r| r.starts_with("invalid run:"))
-            && retries < MAX_RETRIES;
-        if generator_only {
-            retries += 1;
-        } else {
-            retries = 0;
-        }
-        let error_rate = if r.requests.total > 0 {
-            r.requests.failed as f64 / r.requests.total as f64
-        } else {
-            0.0
-        };
-        if !quiet {
-            eprintln!(
-                "{} (achieved {}/s, p95 {}, errors {:.2}%){}{}",
-                if passed { "pass" } else { "FAIL" },
-                fmt_metric("requests.rate", r.requests.rate),
-                fmt_metric("latency_ms.p95", r.latency_ms.p95),
-                error_rate * 100.0,
-                if passed {
-                    String::new()
-                } else {
-                    format!(": {}", reasons.join("; "))
-                },
-                if generator_only {
-                    " — generator trouble, retrying"
-                } else {
-                    ""
-                },
-            );
-        }
-        steps.push(CapacityStep {
-            rate,
-            passed,
-            run: measured.id.clone().unwrap_or_default(),
-            phase: phase.as_str().to_string(),
-            achieved_rate: r.requests.rate,
-            p95_ms: r.latency_ms.p95,
-            error_rate,
-            reasons,
-            retried: generator_only,
-        });
-        if !generator_only {
-            search.record(passed);
-        }
-        if !cooldown.is_zero() {
-            let until = Instant::now() + cooldown;
-            while Instant::now() < until && !cancel.is_cancelled() {
-                std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
-            }
-        }
-    }
-    let mut warnings = Vec::new();
-    if answer.is_some_and(|a| a >= settings.max) {
-        warnings.push(format!(
-            "the search reached its maximum rate ({}/s): the capacity may be higher (raise --max)",
-            fmt_num(settings.max)
-        ));
-    }
-    if answer.is_none() && !interrupted && aborted.is_none() {
-        warnings.push("no rate met the SLO, down to the lowest rate tried".into());
-    }
-    let result = CapacityResult {
-        schema: CAPACITY_SCHEMA.into(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        id: cap_id.clone(),
-        name: base.name.clone(),
-        scenario_file: Some(doc.file().to_string()),
-        started_at,
-        finished_at: loadlab_metrics::result::rfc3339(std::time::SystemTime::now()),
-        slo,
-        settings,
-        max_rate: if interrupted || aborted.is_some() {
-            None
-        } else {
-            answer
-        },
-        bracket: [search.lo, search.hi],
-        steps,
-        interrupted: interrupted || aborted.is_some(),
-        warnings,
+    let mut exec = CliExecutor::new(output, &store, &cancel, "capacity", &id);
+    let mut observer = StepPrinter {
+        store: &store,
+        id: &id,
+        path: &path,
+        json: output.json.as_deref(),
+        quiet,
     };
-    let path = cap_dir.join("capacity.json");
-    let text = serde_json::to_string_pretty(&result).expect("serializes") + "\n";
-    super::output::store_record(
-        &store,
-        &cap_id,
-        &path,
-        &text,
-        result.interrupted,
-        output.json.as_deref(),
-    )?;
-    if let Some(e) = aborted {
+    let outcome = run_capacity(
+        &plan,
+        &id,
+        &started_at,
+        prior,
+        output.allow_saturated,
+        &mut exec,
+        &mut observer,
+    );
+    let result = outcome.result;
+    let _ = store.finish_study(&id, &path, result.interrupted);
+    let stop = outcome.stop.map(|s| match s {
+        CapacityStop::Cancelled => OrchestrationStop::Cancelled,
+        CapacityStop::Executor(e) => OrchestrationStop::Failed(e),
+        CapacityStop::Journal(m) => OrchestrationStop::Failed(CliError::aborted(format!(
+            "the capacity search could not be saved: {m}"
+        ))),
+    });
+    if let Some(OrchestrationStop::Failed(e)) = stop {
         return Err(e);
     }
     let report = super::output::report_for(&path);
@@ -335,12 +162,17 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
                     result.bracket[1].map(fmt_num).unwrap_or_else(|| "-".into()),
                 );
             }
+            None if result.interrupted => {}
             None => {
                 let _ = writeln!(out, "\ncapacity: no rate met the SLO");
             }
         }
         for w in &result.warnings {
-            let _ = writeln!(out, "warning: {w}");
+            let _ = writeln!(
+                out,
+                "{}{w}",
+                if result.interrupted { "" } else { "warning: " }
+            );
         }
         let _ = writeln!(
             out,
@@ -348,6 +180,14 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
             result.id,
             path.display()
         );
+        if result.interrupted {
+            let _ = writeln!(
+                out,
+                "resume it with: loadlab capacity {} --resume {}",
+                args.file.display(),
+                result.id
+            );
+        }
         if let Some(r) = report {
             super::output::print_report_paths(&mut out, &r);
         }
@@ -359,4 +199,105 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     } else {
         Outcome::ThresholdsFailed
     })
+}
+
+/// The search to resume and its steps: it must be the same plan.
+fn resumed(
+    store: &loadlab_store::Store,
+    id: &str,
+    plan: &CapacityPlan,
+    file: &std::path::Path,
+) -> Result<(String, std::path::PathBuf, String, Vec<CapacityStep>), CliError> {
+    let record = store.study(id).map_err(CliError::bad_input)?;
+    if record.kind != "capacity" {
+        return Err(CliError::bad_input(format!(
+            "`{id}` is a study, not a capacity search: resume it with `loadlab study FILE --resume {id}`"
+        )));
+    }
+    let dir = store.study_dir("capacity", &record.id);
+    let path = dir.join("capacity.json");
+    let text = std::fs::read_to_string(&path).map_err(|_| {
+        CliError::bad_input(format!(
+            "capacity search {} made no step before it stopped: start it again without --resume",
+            record.id
+        ))
+    })?;
+    let previous: CapacityResult = serde_json::from_str(&text).map_err(|e| {
+        CliError::bad_input(format!("{}: not a capacity search: {e}", path.display()))
+    })?;
+    if previous.plan_hash.as_deref() != Some(plan.fingerprint().as_str()) {
+        return Err(CliError::bad_input(format!(
+            "{} or the search settings changed since capacity search {} was started: resume it with the same file and flags, or start a new search",
+            file.display(),
+            record.id
+        )));
+    }
+    if !previous.interrupted {
+        return Err(CliError::bad_input(format!(
+            "capacity search {} is complete: nothing to resume",
+            record.id
+        )));
+    }
+    store
+        .resume_study(&record.id)
+        .map_err(CliError::bad_input)?;
+    Ok((record.id, dir, previous.started_at, previous.steps))
+}
+
+/// Prints each step as it ends and saves the search after it.
+struct StepPrinter<'a> {
+    store: &'a loadlab_store::Store,
+    id: &'a str,
+    path: &'a std::path::Path,
+    json: Option<&'a std::path::Path>,
+    quiet: bool,
+}
+
+impl CapacityObserver for StepPrinter<'_> {
+    fn step_starting(&mut self, number: usize, phase: Phase, rate: f64) {
+        if !self.quiet {
+            eprint!(
+                "step {number:>2} [{:<7}] {:>8}/s: ",
+                phase.as_str(),
+                fmt_num(rate)
+            );
+        }
+    }
+
+    fn step_finished(&mut self, step: &CapacityStep, _run: &loadlab_orchestrate::ExecutedRun) {
+        if self.quiet {
+            return;
+        }
+        eprintln!(
+            "{} (achieved {}/s, p95 {}, errors {:.2}%){}{}",
+            if step.passed { "pass" } else { "FAIL" },
+            fmt_metric("requests.rate", step.achieved_rate),
+            fmt_metric("latency_ms.p95", step.p95_ms),
+            step.error_rate * 100.0,
+            if step.passed {
+                String::new()
+            } else {
+                format!(": {}", step.reasons.join("; "))
+            },
+            if step.retried {
+                " — not the target's doing, running it again"
+            } else {
+                ""
+            },
+        );
+    }
+
+    fn save(&mut self, result: &CapacityResult) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(result).expect("serializes") + "\n";
+        loadlab_store::write_atomic(self.path, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", self.path.display()))?;
+        let _ = self
+            .store
+            .update_study(self.id, self.path, result.steps.len(), 0);
+        if let Some(json) = self.json {
+            loadlab_store::write_atomic(json, text.as_bytes())
+                .map_err(|e| format!("--json {}: {e}", json.display()))?;
+        }
+        Ok(())
+    }
 }

@@ -102,7 +102,7 @@ struct Side {
 }
 
 fn open_store(dir: Option<&Path>) -> Result<Store, CliError> {
-    Store::open(&loadlab_store::resolve_dir(dir)).map_err(CliError::bad_input)
+    super::store::open(&loadlab_store::resolve_dir(dir))
 }
 
 fn run_side(id: &str, label: &str, result: &RunResult) -> Side {

@@ -3,6 +3,7 @@
 mod capacity;
 mod compare;
 mod demo;
+mod executor;
 pub(crate) mod measure;
 mod merge;
 mod output;

@@ -5,25 +5,6 @@ use crate::exit::CliError;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Writes a study's or capacity search's record to `path` in the store, marks `id` finished,
-/// and copies the record to `--json` when asked.
-pub fn store_record(
-    store: &loadlab_store::Store,
-    id: &str,
-    path: &Path,
-    text: &str,
-    interrupted: bool,
-    json: Option<&Path>,
-) -> Result<(), CliError> {
-    loadlab_store::write_atomic(path, text.as_bytes())
-        .map_err(|e| CliError::bad_input(format!("cannot write {}: {e}", path.display())))?;
-    let _ = store.finish_study(id, path, interrupted);
-    if let Some(json) = json {
-        write_json_copy(json, text)?;
-    }
-    Ok(())
-}
-
 /// Writes a record's text to the `--json` path.
 pub fn write_json_copy(path: &Path, text: &str) -> Result<(), CliError> {
     std::fs::write(path, text)

@@ -89,7 +89,7 @@ fn resolve_input(input: &str, results: Option<&Path>) -> Result<PathBuf, CliErro
             dir.display()
         )));
     }
-    let store = loadlab_store::Store::open(&dir).map_err(CliError::bad_input)?;
+    let store = super::store::open(&dir)?;
     if let Ok(s) = store.study(input) {
         return s.path.ok_or_else(|| {
             CliError::bad_input(format!(
@@ -127,18 +127,12 @@ fn load_runs<'a>(path: &Path, ids: impl Iterator<Item = &'a String>) -> Runs {
         let file = root.join("runs").join(id).join("run.json");
         if let Some(r) = std::fs::read_to_string(&file)
             .ok()
-            .and_then(|t| serde_json::from_str::<RunResult>(&t).ok())
+            .and_then(|t| RunResult::from_json(&t).ok())
         {
             runs.insert(id.clone(), r);
         }
     }
     runs
-}
-
-fn plan_of(scenario_file: Option<&str>) -> Option<loadlab_report::PlannedLoad> {
-    let file = scenario_file?;
-    let scenario = loadlab_scenario::Scenario::from_file(Path::new(file)).ok()?;
-    loadlab_report::planned_load(&scenario)
 }
 
 /// Reads a result file and builds its report model, by its `schema` field.
@@ -149,10 +143,11 @@ pub fn load_doc(path: &Path) -> Result<ReportDoc, CliError> {
         .map_err(|e| CliError::bad_input(format!("{}: not JSON: {e}", path.display())))?;
     let schema = value.get("schema").and_then(|s| s.as_str()).unwrap_or("");
     match schema {
-        s if s == loadlab_metrics::result::SCHEMA => {
-            let run: RunResult = read_json(path, &text)?;
-            let plan = plan_of(run.scenario_file.as_deref());
-            Ok(loadlab_report::run_report(&run, plan.as_ref()))
+        s if s == loadlab_metrics::result::SCHEMA || s == loadlab_metrics::result::SCHEMA_V1 => {
+            let run = RunResult::from_json(&text).map_err(|e| {
+                CliError::bad_input(format!("{}: not a valid result: {e}", path.display()))
+            })?;
+            Ok(loadlab_report::run_report(&run, run.load.planned.as_ref()))
         }
         s if s == STUDY_SCHEMA => {
             let study: StudyResult = read_json(path, &text)?;
@@ -163,8 +158,14 @@ pub fn load_doc(path: &Path) -> Result<ReportDoc, CliError> {
                     .iter()
                     .flat_map(|v| v.runs.iter().chain(&v.excluded_runs)),
             );
+            // The planned load as executed, from the study's first run (one variant).
             let plan = if study.variants.len() == 1 {
-                plan_of(study.scenario_file.as_deref())
+                study
+                    .variants
+                    .first()
+                    .and_then(|v| v.runs.first())
+                    .and_then(|id| runs.get(id))
+                    .and_then(|r| r.load.planned.clone())
             } else {
                 None
             };

@@ -40,15 +40,3 @@ pub fn recover(store: &Store) {
         }
     }
 }
-
-/// Opens an existing store for reading (exit 2 when there is none yet).
-pub fn open_existing(results: Option<&Path>) -> Result<Store, CliError> {
-    let dir = loadlab_store::resolve_dir(results);
-    if !dir.join("loadlab.db").is_file() {
-        return Err(CliError::bad_input(format!(
-            "no run store in {} yet (run something first, or give --results DIR)",
-            dir.display()
-        )));
-    }
-    open(&dir)
-}

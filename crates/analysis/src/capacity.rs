@@ -31,6 +31,12 @@ pub struct CapacityResult {
     pub steps: Vec<CapacityStep>,
     pub interrupted: bool,
     pub warnings: Vec<String>,
+    /// Highest rate that met the SLO so far (an interrupted search still says it).
+    #[serde(default)]
+    pub highest_passed: Option<f64>,
+    /// Fingerprint of the search's plan (scenario and settings): `--resume` checks it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_hash: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

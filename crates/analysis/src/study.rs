@@ -61,6 +61,38 @@ pub struct StudyResult {
     /// How many times larger each variant's figures are than the first variant's (medians).
     pub degradation: Vec<Degradation>,
     pub sweep: Option<SweepResult>,
+    /// Fingerprint of the resolved study (variants, repetitions, order): `--resume` checks
+    /// that the scenario file did not change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_hash: Option<String>,
+    /// Re-runs allowed per invalid run.
+    #[serde(default)]
+    pub retry_invalid: usize,
+    /// Runs planned (variants × repetitions), retries not counted.
+    #[serde(default)]
+    pub planned_runs: usize,
+    /// Every run made, in the order it was made, retries and interrupted runs included.
+    #[serde(default)]
+    pub run_log: Vec<RunEntry>,
+}
+
+/// One run a study made.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunEntry {
+    pub variant: String,
+    /// Which repetition of the variant (0-based).
+    pub rep: usize,
+    /// 0 for the first attempt, 1.. for re-runs of an invalid run.
+    pub attempt: usize,
+    /// Store id of the run.
+    pub run: String,
+    /// In the statistics (a valid run).
+    pub used: bool,
+    /// Why not, when not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invalid: Vec<loadlab_metrics::InvalidKind>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
 }
 
 /// One variant: its runs and, per metric, the statistics across them.

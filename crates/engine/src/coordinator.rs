@@ -88,7 +88,11 @@ impl Coordinator {
                         ticks: 0,
                     });
                     entry.end = entry.end.max(tick.end);
-                    entry.delta.add(&tick.delta);
+                    if entry.ticks == 0 {
+                        entry.delta = tick.delta;
+                    } else {
+                        entry.delta.add(&tick.delta);
+                    }
                     entry.ticks += 1;
                     self.flush_complete(&ended);
                 }

@@ -14,7 +14,6 @@ mod format;
 mod html;
 mod json;
 mod markdown;
-mod plan;
 mod run_doc;
 mod study_doc;
 mod style;
@@ -28,7 +27,6 @@ pub use html::render_html;
 pub use json::render_json;
 pub use loadlab_metrics::RunResult;
 pub use markdown::{render_markdown, Markdown};
-pub use plan::planned_load;
 pub use run_doc::{
     active_over_time, caveats, distribution_chart, errors_table, latency_over_time,
     measurement_methods, percentile_curve, plan_chart, run_report, run_verdicts,

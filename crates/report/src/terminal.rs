@@ -30,6 +30,7 @@ pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> 
     steps(r, out, style)?;
     groups(r, out, style)?;
     thresholds(r, out, style)?;
+    segments(r, out, style)?;
     writeln!(out)?;
     generator(r, out, style)?;
     if !r.valid {
@@ -103,7 +104,13 @@ fn validity(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> 
             style.yellow("interrupted:")
         )?;
     }
-    if !r.valid || r.interrupted {
+    for v in &r.verdicts {
+        writeln!(out, "  {} {}", style.yellow("target:"), v.message)?;
+    }
+    for note in &r.notes {
+        writeln!(out, "  {} {note}", style.yellow("note:"))?;
+    }
+    if !r.valid || r.interrupted || !r.verdicts.is_empty() || !r.notes.is_empty() {
         writeln!(out)?;
     }
     Ok(())
@@ -115,14 +122,33 @@ fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
         out,
         "requests",
         &format!(
-            "{} total, {} ok, {} failed ({}), {}",
+            "{} total, {} ok, {} failed ({}){}, {}",
             q.total,
             q.ok,
             q.failed,
             percent_of(q.failed, q.total),
+            if q.interrupted > 0 {
+                format!(
+                    ", of which {} in flight when the run stopped",
+                    q.interrupted
+                )
+            } else {
+                String::new()
+            },
             format_rate(q.rate)
         ),
     )?;
+    if !r.bytes.is_zero() {
+        kv(
+            out,
+            "data",
+            &format!(
+                "{} sent, {} received",
+                format_bytes(r.bytes.sent),
+                format_bytes(r.bytes.received)
+            ),
+        )?;
+    }
     let it = &r.iterations;
     let mut iterations = format!("{} completed, {} dropped", it.completed, it.dropped);
     if it.delayed_by_max_in_flight > 0 {
@@ -429,6 +455,54 @@ fn thresholds(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()
     Ok(())
 }
 
+/// A merged run's segments: one row each, so a bad segment is seen at once.
+fn segments(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    if r.segments.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    let count = r.segments.len();
+    let rows: Vec<Vec<String>> = r
+        .segments
+        .iter()
+        .map(|s| {
+            vec![
+                format!("{}", s.index),
+                s.host.clone().unwrap_or_else(|| "-".into()),
+                s.requests.to_string(),
+                s.failed.to_string(),
+                format!("{:.0}%", s.cpu_percent),
+                format!("{:+.0} ms", s.start_offset_ms),
+                if s.valid {
+                    "yes".to_string()
+                } else {
+                    let kinds: Vec<&str> = s.invalid.iter().map(|k| k.as_str()).collect();
+                    format!("no ({})", kinds.join(", "))
+                },
+            ]
+        })
+        .collect();
+    writeln!(
+        out,
+        "  {}",
+        style.bold(&format!("segments ({count} merged)"))
+    )?;
+    table(
+        out,
+        style,
+        &[
+            ("segment", Align::Right),
+            ("host", Align::Left),
+            ("requests", Align::Right),
+            ("failed", Align::Right),
+            ("generator cpu", Align::Right),
+            ("start", Align::Right),
+            ("valid", Align::Left),
+        ],
+        &rows,
+    )
+}
+
 fn generator(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
     let g = &r.generator;
     let cores = if g.cores == 1 { "core" } else { "cores" };
@@ -456,6 +530,8 @@ fn format_bytes(b: u64) -> String {
     const MIB: f64 = 1024.0 * 1024.0;
     if b == 0 {
         "n/a".to_string()
+    } else if b < 1024 {
+        format!("{b} B")
     } else if (b as f64) < MIB {
         format!("{} KiB", format_number((b as f64 / 1024.0).round()))
     } else {

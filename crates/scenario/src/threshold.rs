@@ -90,6 +90,34 @@ impl Quantity {
     pub fn is_time(self) -> bool {
         matches!(self, Quantity::Latency(_) | Quantity::ServiceTime(_))
     }
+
+    /// A value of this quantity with its unit, as people read it: `16.01 s`, `2.50 ms`,
+    /// `1.20%`, `412.0/s`, `1200`.
+    pub fn format_value(self, v: f64) -> String {
+        match self {
+            Quantity::Latency(_) | Quantity::ServiceTime(_) => {
+                if v.abs() >= 1000.0 {
+                    format!("{:.2} s", v / 1000.0)
+                } else if v.abs() >= 10.0 {
+                    format!("{v:.1} ms")
+                } else {
+                    format!("{v:.2} ms")
+                }
+            }
+            Quantity::ErrorRate => format!("{:.2}%", v * 100.0),
+            Quantity::RequestRate => format!("{v:.1}/s"),
+            Quantity::Requests | Quantity::Failed => format!("{v:.0}"),
+        }
+    }
+}
+
+/// The actual value of the threshold written as `expr`, with its unit (the value as is when
+/// the expression does not parse).
+pub fn format_actual(expr: &str, v: f64) -> String {
+    match Threshold::parse(expr) {
+        Ok(t) => t.metric.quantity.format_value(v),
+        Err(_) => format!("{v}"),
+    }
 }
 
 impl Threshold {
@@ -229,6 +257,14 @@ fn parse_value(quantity: Quantity, text: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn actual_values_carry_their_unit() {
+        assert_eq!(format_actual("latency.p95 < 2s", 16_007.167), "16.01 s");
+        assert_eq!(format_actual("step.a.latency.p99 < 2s", 2.5), "2.50 ms");
+        assert_eq!(format_actual("http.errors < 1%", 0.012), "1.20%");
+        assert_eq!(format_actual("requests.rate > 100", 412.0), "412.0/s");
+    }
 
     #[test]
     fn parses_table() {

@@ -112,7 +112,9 @@ impl Store {
             dir: dir.to_path_buf(),
             conn,
         };
-        store.mark_dead()?;
+        // A store that cannot be written (a full disk) can still be read: the runs whose
+        // process died are then marked on a later open.
+        let _ = store.mark_dead();
         Ok(store)
     }
 

@@ -54,9 +54,16 @@ pub struct NewRun {
     pub merged_from: Option<String>,
 }
 
-const RUN_COLUMNS: &str = "id, started_at, scenario, scenario_file, variant, study, status, load, rate, p95_ms, error_rate, valid, passed, path, requests, segment, merged_from, partial";
+const RUN_COLUMNS: &str = "id, started_at, scenario, scenario_file, variant, study, status, load, rate, p95_ms, error_rate, valid, passed, path, requests, segment, merged_from, partial, pid";
 
 fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
+    let mut status: String = row.get(6)?;
+    let pid: Option<i64> = row.get(18)?;
+    // A run whose process is gone is not running, even where the index could not be updated
+    // (a full disk).
+    if status == "running" && !pid.is_some_and(crate::process_alive) {
+        status = "interrupted".into();
+    }
     Ok(RunRecord {
         id: row.get(0)?,
         started_at: row.get(1)?,
@@ -64,7 +71,7 @@ fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         scenario_file: row.get(3)?,
         variant: row.get(4)?,
         study: row.get(5)?,
-        status: row.get(6)?,
+        status,
         load: row.get(7)?,
         rate: row.get(8)?,
         p95_ms: row.get(9)?,

@@ -33,7 +33,8 @@ CREATE TABLE IF NOT EXISTS studies (
 );
 ";
 
-/// Columns added after the first release: (table, column, type).
+/// Columns added after the first release: (table, column, type), applied when the store's
+/// `user_version` is below 2.
 const ADDED: &[(&str, &str, &str)] = &[
     ("runs", "requests", "INTEGER"),
     ("runs", "segment", "TEXT"),
@@ -45,17 +46,47 @@ const ADDED: &[(&str, &str, &str)] = &[
     ("studies", "runs_planned", "INTEGER"),
 ];
 
+/// The schema version this code writes (`PRAGMA user_version`).
+const VERSION: i64 = 2;
+
+/// Creates or upgrades the tables. Several processes (the segments of one plan) may open a
+/// new store at once: the version is read and the change made in one write transaction.
+/// (The version, not the table's columns, decides: a connection's cached view of a table
+/// can lag behind another process's change, the database header cannot.)
 pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(TABLES)?;
-    for (table, column, kind) in ADDED {
-        let exists = conn
-            .prepare(&format!(
-                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"
-            ))?
-            .exists([column])?;
-        if !exists {
-            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind}"))?;
+    // Up to date: nothing to write (so a store on a full disk can still be read).
+    if conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? >= VERSION {
+        return Ok(());
+    }
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = (|| {
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version >= VERSION {
+            return Ok(());
+        }
+        conn.execute_batch(TABLES)?;
+        let has_columns = version == 0 && has_column(conn, "runs", "requests")?;
+        if version < 2 && !has_columns {
+            for (table, column, kind) in ADDED {
+                conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind}"))?;
+            }
+        }
+        conn.execute_batch(&format!("PRAGMA user_version = {VERSION}"))
+    })();
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT"),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
         }
     }
-    Ok(())
+}
+
+/// Whether `table` has `column` (for stores written during this version's development,
+/// before it recorded its version).
+fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
+    conn.prepare(&format!(
+        "SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"
+    ))?
+    .exists([column])
 }

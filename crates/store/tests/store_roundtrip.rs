@@ -5,7 +5,7 @@ use loadlab_metrics::record::{
     IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, Summarizer, RECORD_SCHEMA,
 };
 use loadlab_metrics::result::{LoadInfo, StopReason};
-use loadlab_metrics::{IntervalDelta, Outcome, Recorder, RunResult, StepInfo};
+use loadlab_metrics::{Outcome, Recorder, RunResult, StepInfo};
 use loadlab_store::{NewRun, Store};
 
 fn meta() -> RecordMeta {
@@ -168,5 +168,4 @@ fn a_run_whose_process_died_is_interrupted_and_recoverable() {
         ("interrupted", true, Some(1000))
     );
     assert!(store.unrecovered().unwrap().is_empty());
-    let _ = IntervalDelta::default();
 }

@@ -1,52 +1,39 @@
-//! `loadlab study FILE`: repetitions, variants and sweeps of one scenario, with statistics.
-//!
-//! This file runs the study and writes `study.json`; `summary` prints its table.
+//! `loadlab study FILE [--resume ID]`: repetitions, variants and sweeps of one scenario, with
+//! statistics. The study itself (order, re-runs, resumption, statistics) is
+//! `loadlab_orchestrate::study`; this command supplies the runs (the engine, the store) and
+//! prints what happens. `summary` prints the final table.
 
 mod summary;
 
 pub use summary::print_study;
 
-use super::output::{print_report_paths, report_for, store_record};
-
 use super::compare::fmt_metric;
-use super::measure::{fmt_num, measure, Share};
-use super::run::outcome_of;
+use super::executor::{CliExecutor, OrchestrationStop};
+use super::measure::open_store_for_runs;
+use super::output::{print_report_paths, report_for};
 use crate::cli::{OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
-use loadlab_analysis::compare::{CompareOptions, ALPHA};
-use loadlab_analysis::study::{
-    self as st, RunSample, StudyResult, VariantStats, DEFAULT_COMPARE_METRICS,
-    MIN_RUNS_FOR_COMPARISON, STUDY_SCHEMA,
-};
+use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
 use loadlab_engine::Cancel;
-use loadlab_metrics::RunResult;
-use loadlab_scenario::study::{apply_sweep, Order, StudyDocument};
-use loadlab_scenario::{check_target, Scenario, ScenarioError};
+use loadlab_orchestrate::study::{
+    run_study, Estimate, MadeRun, StudyIds, StudyObserver, StudyPlan, StudyStop,
+};
+use loadlab_orchestrate::{ExecutedRun, RunRequest, RunUse};
+use loadlab_scenario::study::StudyDocument;
+use loadlab_store::Store;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
-    run_study(
+    run_study_file(
         &args.file,
         &args.output,
         args.target.as_deref(),
         args.repeat,
+        args.resume.as_deref(),
     )
     .map(|(o, _)| o)
-}
-
-/// Runs the `study:` section of a scenario file; returns the outcome and the path of the
-/// `study.json` it wrote. Used by `loadlab study` and by `loadlab demo`.
-#[allow(dead_code)] // called by `loadlab demo`
-pub fn run_study_file(file: &Path, output: &OutputArgs) -> Result<(Outcome, PathBuf), CliError> {
-    run_study(file, output, None, None)
-}
-
-struct Variant {
-    name: String,
-    scenario: Scenario,
-    sweep_value: Option<f64>,
 }
 
 /// `1m05s`, `42s`.
@@ -61,329 +48,91 @@ pub fn fmt_duration(d: Duration) -> String {
     }
 }
 
-fn run_study(
+fn fmt_estimate(e: Estimate) -> String {
+    let d = fmt_duration(Duration::from_secs_f64(e.seconds.max(0.0)));
+    if e.upper_bound {
+        format!("up to {d} (some runs end as soon as their work is done)")
+    } else {
+        format!("about {d}")
+    }
+}
+
+/// Runs (or resumes) the `study:` section of a scenario file; returns the outcome and the
+/// path of its `study.json`. Used by `loadlab study` and by `loadlab demo`.
+pub fn run_study_file(
     file: &Path,
     output: &OutputArgs,
     target: Option<&str>,
     repeat: Option<usize>,
+    resume: Option<&str>,
 ) -> Result<(Outcome, PathBuf), CliError> {
     let doc = StudyDocument::read(file)?;
-    let spec = doc.study()?.ok_or_else(|| {
-        CliError::bad_input(format!(
-            "{}: no `study:` section\n  hint: add e.g.\n    study:\n      repeat: 10\n      variants:\n        - {{ name: baseline }}\n        - {{ name: stress, load: {{ model: closed, vus: 75, duration: 1m }} }}",
-            file.display()
-        ))
-    })?;
-    let repeat = repeat.unwrap_or(spec.repeat).max(1);
-    let base = doc.scenario()?;
-    let mut variants: Vec<Variant> = Vec::new();
-    if let Some(sweep) = &spec.sweep {
-        for &value in &sweep.values {
-            let mut scenario = base.clone();
-            apply_sweep(&mut scenario, sweep.parameter, value).map_err(|m| {
-                CliError::bad_input(format!("{}: study.sweep: {m}", file.display()))
-            })?;
-            variants.push(Variant {
-                name: format!("{}={}", sweep.parameter.as_str(), fmt_num(value)),
-                scenario,
-                sweep_value: Some(value),
-            });
-        }
-    } else if spec.variants.is_empty() {
-        variants.push(Variant {
-            name: base.name.clone(),
-            scenario: base.clone(),
-            sweep_value: None,
-        });
-    } else {
-        for v in &spec.variants {
-            variants.push(Variant {
-                name: v.name.clone(),
-                scenario: doc.variant_scenario(v)?,
-                sweep_value: None,
-            });
-        }
-    }
-    if let Some(t) = target {
-        let t = check_target(t).map_err(|m| ScenarioError::flag("--target", m, None))?;
-        for v in &mut variants {
-            v.scenario.target = Some(t.clone());
-        }
-    }
+    let plan = StudyPlan::from_document(&doc, target, repeat).map_err(CliError::bad_input)?;
     let quiet = output.quiet;
-    let mut warnings: Vec<String> = Vec::new();
-    let comparing = variants.len() > 1;
-    if comparing && repeat < MIN_RUNS_FOR_COMPARISON {
-        let w = format!(
-            "{repeat} runs per variant: comparisons need at least {MIN_RUNS_FOR_COMPARISON} (10 recommended), so none is made"
-        );
-        if !quiet {
-            eprintln!("warning: {w}");
-        }
-        warnings.push(w);
-    }
-
-    let store = loadlab_store::Store::open(&loadlab_store::resolve_dir(output.results.as_deref()))
-        .map_err(CliError::bad_input)?;
-    let (study_id, study_dir) = store
-        .begin_study("study", &base.name, Some(doc.file()), None)
-        .map_err(CliError::bad_input)?;
-
-    // The schedule: interleaved A B A B ... or sequential A A ... B B ...
-    let mut schedule: Vec<(usize, usize)> = Vec::new();
-    match spec.order {
-        Order::Interleaved => {
-            for rep in 0..repeat {
-                for vi in 0..variants.len() {
-                    schedule.push((vi, rep));
-                }
-            }
-        }
-        Order::Sequential => {
-            for vi in 0..variants.len() {
-                for rep in 0..repeat {
-                    schedule.push((vi, rep));
-                }
-            }
-        }
-    }
-    let planned: Vec<Duration> = variants
-        .iter()
-        .map(|v| v.scenario.plan().duration())
-        .collect();
-    let total = schedule.len();
-    if !quiet {
-        let all: Duration = schedule
-            .iter()
-            .map(|(vi, _)| planned[*vi])
-            .sum::<Duration>()
-            + spec.cooldown * (total.saturating_sub(1) as u32);
+    if !quiet && plan.variants.len() > 1 && plan.repeat < MIN_RUNS_FOR_COMPARISON {
         eprintln!(
-            "study {} ({}): {} variant{} × {repeat} run{} ({}), about {}; results in {}",
-            base.name,
-            study_id,
-            variants.len(),
-            if variants.len() == 1 { "" } else { "s" },
-            if repeat == 1 { "" } else { "s" },
-            spec.order.as_str(),
-            fmt_duration(all),
-            study_dir.display()
+            "warning: {} runs per variant: comparisons need at least {MIN_RUNS_FOR_COMPARISON} (10 recommended), so none is made",
+            plan.repeat
         );
     }
-
+    let store = open_store_for_runs(output.results.as_deref())?;
+    let (ids, dir, prior) = match resume {
+        Some(id) => resumed(&store, id, &plan, file)?,
+        None => {
+            let (id, dir) = store
+                .begin_study(
+                    "study",
+                    &plan.name,
+                    plan.scenario_file.as_deref(),
+                    Some(&plan.fingerprint()),
+                )
+                .map_err(CliError::bad_input)?;
+            let ids = StudyIds {
+                id,
+                started_at: loadlab_metrics::result::rfc3339(std::time::SystemTime::now()),
+            };
+            (ids, dir, Vec::new())
+        }
+    };
+    let study_json = dir.join("study.json");
     let cancel = Cancel::new();
     crate::signals::watch(cancel.clone());
-    let started_at = loadlab_metrics::result::rfc3339(std::time::SystemTime::now());
-    let clock = Instant::now();
-    let mut done_planned = Duration::ZERO;
-    let mut runs: Vec<Vec<(String, RunResult, bool)>> = vec![Vec::new(); variants.len()];
-    let mut interrupted = false;
-    let mut aborted: Option<CliError> = None;
-    for (k, &(vi, rep)) in schedule.iter().enumerate() {
-        if cancel.is_cancelled() {
-            interrupted = true;
-            break;
-        }
-        let v = &variants[vi];
-        if !quiet {
-            let remaining: Duration = schedule[k..]
-                .iter()
-                .map(|(i, _)| planned[*i])
-                .sum::<Duration>()
-                + spec.cooldown * ((total - k).saturating_sub(1) as u32);
-            // Scale the plan by how long runs really took so far (start-up, drain).
-            let factor = if done_planned > Duration::ZERO {
-                (clock.elapsed().as_secs_f64() / done_planned.as_secs_f64()).clamp(1.0, 3.0)
-            } else {
-                1.0
-            };
-            eprintln!(
-                "[{}/{total}] {} run {}/{repeat} · ETA {}",
-                k + 1,
-                v.name,
-                rep + 1,
-                fmt_duration(remaining.mul_f64(factor))
-            );
-        }
-        let meta = loadlab_store::NewRun {
-            variant: Some(v.name.clone()),
-            study: Some(study_id.clone()),
-            ..Default::default()
-        };
-        let measured = match measure(
-            &v.scenario,
-            output,
-            &cancel,
-            Some(&store),
-            meta,
-            Share::default(),
-        ) {
-            Ok(m) => m,
-            Err(e) => {
-                aborted = Some(e);
-                break;
-            }
-        };
-        done_planned += planned[vi]
-            + if k + 1 < total {
-                spec.cooldown
-            } else {
-                Duration::ZERO
-            };
-        let r = &measured.result;
-        let invalid = matches!(outcome_of(r, output.allow_saturated), Outcome::Invalid);
+    let mut exec = CliExecutor::new(output, &store, &cancel, "study", &ids.id);
+    let mut observer = Printer {
+        store: &store,
+        id: &ids.id,
+        path: &study_json,
+        json: output.json.as_deref(),
+        quiet,
+        dir: &dir,
+        plan: &plan,
+    };
+    let outcome = run_study(
+        &plan,
+        &ids,
+        prior,
+        output.allow_saturated,
+        &mut exec,
+        &mut observer,
+    );
+    let study = outcome.study;
+    let stopped = outcome.stop.is_some();
+    let _ = store.finish_study(&ids.id, &study_json, stopped);
+    let stop = outcome.stop.map(|s| match s {
+        StudyStop::Cancelled => OrchestrationStop::Cancelled,
+        StudyStop::Executor(e) => OrchestrationStop::Failed(e),
+        StudyStop::Journal(m) => OrchestrationStop::Failed(CliError::aborted(format!(
+            "the study could not be saved: {m}"
+        ))),
+    });
+    if let Some(OrchestrationStop::Failed(e)) = stop {
         if !quiet {
             eprintln!(
-                "        {} req/s · p50 {} · p95 {} · errors {:.2}%{}",
-                fmt_metric("requests.rate", r.requests.rate),
-                fmt_metric("latency_ms.p50", r.latency_ms.p50),
-                fmt_metric("latency_ms.p95", r.latency_ms.p95),
-                st::run_metrics(r)
-                    .get("errors.rate")
-                    .copied()
-                    .unwrap_or(0.0)
-                    * 100.0,
-                if invalid {
-                    format!(" · INVALID ({}), excluded", r.invalid_messages().join("; "))
-                } else {
-                    String::new()
-                }
+                "study stopped; the runs made so far are in {} (resume with `loadlab study {} --resume {}`)",
+                study_json.display(),
+                file.display(),
+                ids.id
             );
-        }
-        let was_interrupted = r.interrupted;
-        runs[vi].push((measured.id.unwrap_or_default(), measured.result, invalid));
-        if was_interrupted {
-            interrupted = true;
-            break;
-        }
-        if k + 1 < total && !spec.cooldown.is_zero() {
-            let until = Instant::now() + spec.cooldown;
-            while Instant::now() < until && !cancel.is_cancelled() {
-                std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
-            }
-        }
-    }
-
-    // Statistics.
-    let stats: Vec<VariantStats> = variants
-        .iter()
-        .zip(&runs)
-        .map(|(v, rs)| {
-            let samples: Vec<RunSample<'_>> = rs
-                .iter()
-                .map(|(id, result, invalid)| RunSample {
-                    id: id.clone(),
-                    result,
-                    excluded: *invalid,
-                })
-                .collect();
-            st::summarize_variant(&v.name, &samples)
-        })
-        .collect();
-    for v in &stats {
-        if v.unstable {
-            warnings.push(format!(
-                "variant `{}` is unstable (CV ≥ 10% on throughput or p50 across runs): trust ranges, not single numbers",
-                v.name
-            ));
-        }
-        if !v.excluded_runs.is_empty() {
-            warnings.push(format!(
-                "variant `{}`: {} invalid run(s) excluded from the statistics ({})",
-                v.name,
-                v.excluded_runs.len(),
-                v.excluded_runs.join(", ")
-            ));
-        }
-    }
-    let metrics: Vec<String> = spec.metrics.clone().unwrap_or_else(|| {
-        DEFAULT_COMPARE_METRICS
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    });
-    let options = CompareOptions {
-        alpha: ALPHA,
-        equivalence: spec.equivalence,
-    };
-    let mut comparisons = Vec::new();
-    let mut degradation = Vec::new();
-    if comparing && spec.sweep.is_none() {
-        let pairs: Vec<(usize, usize)> = if spec.compare.is_empty() {
-            (1..stats.len()).map(|i| (0, i)).collect()
-        } else {
-            spec.compare
-                .iter()
-                .filter_map(|(a, b)| {
-                    let ia = stats.iter().position(|v| &v.name == a)?;
-                    let ib = stats.iter().position(|v| &v.name == b)?;
-                    Some((ia, ib))
-                })
-                .collect()
-        };
-        for (a, b) in pairs {
-            let (na, nb) = (stats[a].runs.len(), stats[b].runs.len());
-            if na >= MIN_RUNS_FOR_COMPARISON && nb >= MIN_RUNS_FOR_COMPARISON {
-                comparisons.extend(st::compare_variants(
-                    &stats[a], &stats[b], &metrics, &options,
-                ));
-            } else if repeat >= MIN_RUNS_FOR_COMPARISON {
-                warnings.push(format!(
-                    "`{}` vs `{}` not compared: {na}+{nb} valid runs, at least {MIN_RUNS_FOR_COMPARISON} per side needed",
-                    stats[a].name, stats[b].name
-                ));
-            }
-            degradation.push(st::degradation(&stats[a], &stats[b]));
-        }
-    }
-    let sweep = spec.sweep.as_ref().map(|s| {
-        let points: Vec<(f64, &VariantStats)> = variants
-            .iter()
-            .zip(&stats)
-            .filter(|(_, vs)| !vs.runs.is_empty())
-            .filter_map(|(v, vs)| v.sweep_value.map(|x| (x, vs)))
-            .collect();
-        let (result, w) = st::analyze_sweep(s.parameter.as_str(), &points);
-        warnings.extend(w);
-        result
-    });
-    if interrupted || aborted.is_some() {
-        warnings.push("the study was stopped before all runs were made".into());
-    }
-
-    let study = StudyResult {
-        schema: STUDY_SCHEMA.to_string(),
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        id: study_id.clone(),
-        name: base.name.clone(),
-        scenario_file: Some(doc.file().to_string()),
-        started_at,
-        finished_at: loadlab_metrics::result::rfc3339(std::time::SystemTime::now()),
-        repeat,
-        order: spec.order.as_str().to_string(),
-        cooldown_s: spec.cooldown.as_secs_f64(),
-        equivalence: spec.equivalence,
-        alpha: ALPHA,
-        interrupted: interrupted || aborted.is_some(),
-        warnings,
-        variants: stats,
-        comparisons,
-        degradation,
-        sweep,
-    };
-    let study_json = study_dir.join("study.json");
-    let text = serde_json::to_string_pretty(&study).expect("study serializes") + "\n";
-    store_record(
-        &store,
-        &study_id,
-        &study_json,
-        &text,
-        study.interrupted,
-        output.json.as_deref(),
-    )?;
-    if let Some(e) = aborted {
-        if !quiet {
-            eprintln!("study stopped; partial results in {}", study_json.display());
         }
         return Err(e);
     }
@@ -391,25 +140,224 @@ fn run_study(
     if !quiet {
         let mut out = std::io::stdout().lock();
         let _ = print_study(&mut out, &study);
-        let _ = writeln!(out, "\nstudy {} stored: {}", study.id, study_json.display());
+        let _ = writeln!(
+            out,
+            "\nstudy {} {}: {}",
+            study.id,
+            if stopped {
+                "interrupted, partial result stored"
+            } else {
+                "stored"
+            },
+            study_json.display()
+        );
+        if stopped {
+            let _ = writeln!(
+                out,
+                "resume it with: loadlab study {} --resume {}",
+                file.display(),
+                study.id
+            );
+        }
         if let Some(r) = report {
             print_report_paths(&mut out, &r);
         }
         let _ = out.flush();
     }
-    // Invalid runs are excluded (and warned about); the study itself is invalid only when a
-    // variant is left without enough valid runs for what the study set out to do.
+    Ok((outcome_of_study(&study, stopped), study_json))
+}
+
+/// Invalid runs are re-run and excluded; the study itself is invalid only when it stopped
+/// early or a variant was left without enough valid runs for what it set out to do.
+fn outcome_of_study(study: &StudyResult, stopped: bool) -> Outcome {
     let needed = if study.variants.len() > 1 && study.repeat >= MIN_RUNS_FOR_COMPARISON {
         MIN_RUNS_FOR_COMPARISON
     } else {
         1
     };
-    let outcome = if study.interrupted || study.variants.iter().any(|v| v.runs.len() < needed) {
+    if stopped || study.variants.iter().any(|v| v.runs.len() < needed) {
         Outcome::Invalid
     } else if study.variants.iter().any(|v| v.thresholds_failed > 0) {
         Outcome::ThresholdsFailed
     } else {
         Outcome::Ok
-    };
-    Ok((outcome, study_json))
+    }
+}
+
+/// The study to resume and the runs it made: it must be the same plan.
+fn resumed(
+    store: &Store,
+    id: &str,
+    plan: &StudyPlan,
+    file: &Path,
+) -> Result<(StudyIds, PathBuf, Vec<MadeRun>), CliError> {
+    let record = store.study(id).map_err(CliError::bad_input)?;
+    if record.kind != "study" {
+        return Err(CliError::bad_input(format!(
+            "`{id}` is a {} search, not a study: resume it with `loadlab capacity FILE --resume {id}`",
+            record.kind
+        )));
+    }
+    if record.status == "running" {
+        return Err(CliError::bad_input(format!(
+            "study {} is still running (process alive): it cannot be resumed twice",
+            record.id
+        )));
+    }
+    let dir = store.study_dir("study", &record.id);
+    let path = dir.join("study.json");
+    let text = std::fs::read_to_string(&path).map_err(|_| {
+        CliError::bad_input(format!(
+            "study {} made no run before it stopped: start it again without --resume",
+            record.id
+        ))
+    })?;
+    let previous: StudyResult = serde_json::from_str(&text)
+        .map_err(|e| CliError::bad_input(format!("{}: not a study: {e}", path.display())))?;
+    let now = plan.fingerprint();
+    if previous.plan_hash.as_deref() != Some(now.as_str()) {
+        return Err(CliError::bad_input(format!(
+            "{} changed since study {} was started (its variants, repetitions or order are not the same): a resumed study must run the same plan; start a new study instead",
+            file.display(),
+            record.id
+        )));
+    }
+    if !previous.interrupted {
+        return Err(CliError::bad_input(format!(
+            "study {} is complete: nothing to resume (`loadlab report {}` shows it)",
+            record.id, record.id
+        )));
+    }
+    let mut prior = Vec::new();
+    for entry in previous.run_log {
+        let (_, result) = store.load_run(&entry.run).map_err(|e| {
+            CliError::bad_input(format!(
+                "study {}: its run {} cannot be read: {e}",
+                record.id, entry.run
+            ))
+        })?;
+        prior.push(MadeRun { entry, result });
+    }
+    store
+        .resume_study(&record.id)
+        .map_err(CliError::bad_input)?;
+    Ok((
+        StudyIds {
+            id: record.id,
+            started_at: previous.started_at,
+        },
+        dir,
+        prior,
+    ))
+}
+
+/// Prints the study's progress and saves it after every run.
+struct Printer<'a> {
+    store: &'a Store,
+    id: &'a str,
+    path: &'a Path,
+    json: Option<&'a Path>,
+    quiet: bool,
+    dir: &'a Path,
+    plan: &'a StudyPlan,
+}
+
+impl StudyObserver for Printer<'_> {
+    fn starting(&mut self, plan: &StudyPlan, remaining: usize, estimate: Estimate) {
+        if self.quiet {
+            return;
+        }
+        let total = plan.repeat * plan.variants.len();
+        eprintln!(
+            "study {} ({}): {} variant{} × {} run{} ({}), {} to run{}, {}; results in {}",
+            plan.name,
+            self.id,
+            plan.variants.len(),
+            if plan.variants.len() == 1 { "" } else { "s" },
+            plan.repeat,
+            if plan.repeat == 1 { "" } else { "s" },
+            plan.order.as_str(),
+            remaining,
+            if remaining < total {
+                format!(" (resumed: {} done)", total - remaining)
+            } else {
+                String::new()
+            },
+            fmt_estimate(estimate),
+            self.dir.display()
+        );
+    }
+
+    fn run_starting(&mut self, request: &RunRequest<'_>, remaining: Estimate) {
+        if self.quiet {
+            return;
+        }
+        eprintln!(
+            "[{}/{}] {}{} · {} left",
+            request.position,
+            request.total,
+            request.label,
+            if request.attempt > 0 {
+                format!(" (re-run {} of an invalid run)", request.attempt)
+            } else {
+                String::new()
+            },
+            fmt_estimate(remaining)
+        );
+    }
+
+    fn run_finished(
+        &mut self,
+        _: &RunRequest<'_>,
+        run: &ExecutedRun,
+        used: RunUse,
+        retrying: bool,
+    ) {
+        if self.quiet {
+            return;
+        }
+        let r = &run.result;
+        let error_rate = if r.requests.total > 0 {
+            100.0 * r.requests.failed as f64 / r.requests.total as f64
+        } else {
+            0.0
+        };
+        let note = match used {
+            RunUse::Valid => String::new(),
+            RunUse::Interrupted => " · interrupted".into(),
+            RunUse::Retry => format!(
+                " · INVALID ({}){}",
+                r.invalid_messages().join("; "),
+                if retrying {
+                    ", running it again"
+                } else {
+                    ", no re-runs left: excluded"
+                }
+            ),
+        };
+        eprintln!(
+            "        {} req/s · p50 {} · p95 {} · errors {error_rate:.2}%{note}",
+            fmt_metric("requests.rate", r.requests.rate),
+            fmt_metric("latency_ms.p50", r.latency_ms.p50),
+            fmt_metric("latency_ms.p95", r.latency_ms.p95),
+        );
+    }
+
+    fn save(&mut self, study: &StudyResult) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(study).expect("a study serializes") + "\n";
+        loadlab_store::write_atomic(self.path, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", self.path.display()))?;
+        let done = study.run_log.iter().filter(|e| e.used).count();
+        let _ = self.store.update_study(
+            self.id,
+            self.path,
+            done,
+            self.plan.repeat * self.plan.variants.len(),
+        );
+        if let Some(json) = self.json {
+            loadlab_store::write_atomic(json, text.as_bytes())
+                .map_err(|e| format!("--json {}: {e}", json.display()))?;
+        }
+        Ok(())
+    }
 }

@@ -23,15 +23,12 @@ pub struct Totals {
     pub delayed_by_max_in_flight: u64,
     pub data_refused: Vec<u64>,
     pub error_examples: Vec<(ErrorKind, String)>,
-    pub intervals: usize,
 }
 
 pub fn totals(ticks: &Receiver<Tick>) -> Totals {
     let mut all = IntervalDelta::default();
-    let mut intervals = 0;
     while let Ok(t) = ticks.try_recv() {
         all.add(&t.delta);
-        intervals += 1;
     }
     let mut lag = loadlab_metrics::LazyHistogram::new();
     for s in &all.steps {
@@ -56,6 +53,5 @@ pub fn totals(ticks: &Receiver<Tick>) -> Totals {
         delayed_by_max_in_flight: all.delayed_by_max_in_flight,
         data_refused: all.data_refused,
         error_examples: all.error_examples,
-        intervals,
     }
 }

@@ -39,7 +39,7 @@ impl IntervalClock {
 
     /// Only a warm-up that ends inside a second adds a boundary.
     fn split_second(&self) -> Option<u64> {
-        (self.warmup_ms % 1000 != 0).then_some(self.warmup_ms / 1000)
+        (!self.warmup_ms.is_multiple_of(1000)).then_some(self.warmup_ms / 1000)
     }
 
     pub fn end_of(&self, index: u32) -> Duration {

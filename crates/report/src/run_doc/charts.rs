@@ -22,7 +22,7 @@ pub(crate) fn latency_points(r: &RunResult, f: fn(&IntervalLatency) -> f64) -> V
     r.intervals
         .iter()
         .filter(|i| i.requests > 0)
-        .map(|i| (i.t as f64, f(&i.latency_ms)))
+        .map(|i| (i.t, f(&i.latency_ms)))
         .collect()
 }
 
@@ -32,7 +32,7 @@ pub(crate) fn ok_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
         .iter()
         .map(|i| {
             (
-                i.t as f64,
+                i.t,
                 i.rate * (i.requests - i.failed.min(i.requests)) as f64 / i.requests.max(1) as f64,
             )
         })
@@ -43,21 +43,13 @@ pub(crate) fn ok_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
 pub(crate) fn failed_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
     r.intervals
         .iter()
-        .map(|i| {
-            (
-                i.t as f64,
-                i.rate * i.failed as f64 / i.requests.max(1) as f64,
-            )
-        })
+        .map(|i| (i.t, i.rate * i.failed as f64 / i.requests.max(1) as f64))
         .collect()
 }
 
 /// `(t, active VUs or requests in flight)` at the end of each slice.
 pub(crate) fn active_points(r: &RunResult) -> Vec<(f64, f64)> {
-    r.intervals
-        .iter()
-        .map(|i| (i.t as f64, i.active as f64))
-        .collect()
+    r.intervals.iter().map(|i| (i.t, i.active as f64)).collect()
 }
 
 /// p50/p95/p99 per interval, with latency thresholds as reference lines.

@@ -27,16 +27,9 @@ use summary::summary;
 
 use crate::doc::{DocKind, ReportDoc};
 use loadlab_metrics::result::RunResult;
-use serde::Serialize;
 
-/// The planned load over time, from the scenario (the run record keeps only its peak).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PlannedLoad {
-    /// `true`: virtual users (closed model); `false`: arrivals per second (open model).
-    pub vus: bool,
-    /// `(seconds since start, VUs or arrivals/s)`, warm-up included.
-    pub points: Vec<(f64, f64)>,
-}
+/// The planned load over time, as the run executed it (kept in its record and result).
+pub use loadlab_metrics::result::PlannedLoad;
 
 /// Builds the report of one run. `plan` adds the planned-load chart to the method section.
 pub fn run_report(r: &RunResult, plan: Option<&PlannedLoad>) -> ReportDoc {

@@ -242,6 +242,10 @@ pub fn study() -> (StudyResult, Runs) {
         comparisons,
         degradation,
         sweep: None,
+        plan_hash: None,
+        retry_invalid: 2,
+        planned_runs: 0,
+        run_log: vec![],
     };
     (s, runs)
 }
@@ -298,6 +302,10 @@ pub fn sweep() -> (StudyResult, Runs) {
         comparisons: vec![],
         degradation: vec![],
         sweep: Some(sweep),
+        plan_hash: None,
+        retry_invalid: 2,
+        planned_runs: 0,
+        run_log: vec![],
     };
     (s, runs)
 }
@@ -366,6 +374,8 @@ pub fn capacity() -> CapacityResult {
         steps,
         interrupted: false,
         warnings: vec![],
+        highest_passed: Some(450.0),
+        plan_hash: None,
     }
 }
 

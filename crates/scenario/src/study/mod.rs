@@ -4,6 +4,7 @@
 //! ```yaml
 //! study:
 //!   repeat: 10                  # runs per variant (default 10; ≥ 5 to compare)
+//!   retry_invalid: 2            # re-runs of an invalid run (default 2)
 //!   order: interleaved          # A B A B ... (default) or sequential
 //!   cooldown: 5s                # pause between runs
 //!   equivalence: 2%             # significant changes smaller than this are reported `~`
@@ -102,7 +103,12 @@ pub struct StudySpec {
     pub sweep: Option<SweepSpec>,
     /// Pairs (baseline, variant) to compare; empty: every variant against the first.
     pub compare: Vec<(String, String)>,
+    /// An invalid run is re-run up to this many times (default 2).
+    pub retry_invalid: usize,
 }
+
+/// Re-runs of an invalid run, unless `study.retry_invalid` says otherwise.
+pub const DEFAULT_RETRY_INVALID: usize = 2;
 
 /// The `capacity:` section, checked (every field optional: flags and defaults fill in).
 #[derive(Debug, Clone, Default, PartialEq)]

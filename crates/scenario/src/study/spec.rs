@@ -2,7 +2,7 @@
 
 use super::{
     as_text, parse_fraction, Order, StudyDocument, StudySpec, SweepParameter, SweepSpec,
-    VariantSpec,
+    VariantSpec, DEFAULT_RETRY_INVALID,
 };
 use crate::error::ScenarioError;
 use crate::units::{parse_duration, parse_rate};
@@ -27,9 +27,11 @@ impl StudyDocument {
             variants: Vec::new(),
             sweep: None,
             compare: Vec::new(),
+            retry_invalid: DEFAULT_RETRY_INVALID,
         };
         const KEYS: &[&str] = &[
             "repeat",
+            "retry_invalid",
             "order",
             "cooldown",
             "equivalence",
@@ -48,6 +50,15 @@ impl StudyDocument {
                         .filter(|&n| (1..=10_000).contains(&n))
                         .ok_or_else(|| self.err(&field, "expected a whole number of runs ≥ 1"))?
                         as usize
+                }
+                "retry_invalid" => {
+                    spec.retry_invalid = v
+                        .as_u64()
+                        .filter(|&n| n <= 100)
+                        .ok_or_else(|| {
+                            self.err(&field, "expected a whole number of re-runs, 0 to 100")
+                                .with_hint("an invalid run (generator saturated, delivery short...) is re-run up to this many times so each variant keeps its planned number of valid runs")
+                        })? as usize
                 }
                 "order" => {
                     spec.order = match v.as_str() {

@@ -1,0 +1,100 @@
+//! Whether one step of a capacity search met the SLO, and whose fault it was if not.
+
+use crate::usable::{run_problems, RunUse};
+use loadlab_analysis::capacity::MIN_ACHIEVED;
+use loadlab_metrics::{RunResult, TargetVerdictKind};
+use loadlab_scenario::threshold::format_actual;
+
+/// Re-runs of one step that the generator or the host spoiled.
+pub const MAX_STEP_RETRIES: usize = 2;
+
+/// A step's verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepJudgement {
+    pub passed: bool,
+    /// Why it failed, or why it says nothing (empty when it passed).
+    pub reasons: Vec<String>,
+    /// The measurement cannot be trusted (generator, host, shortfall): run it again.
+    pub untrustworthy: bool,
+    /// A signal or a crash stopped it.
+    pub interrupted: bool,
+}
+
+/// Judges a step run at `rate`.
+pub fn judge_step(
+    result: &RunResult,
+    rate: f64,
+    max_errors: f64,
+    allow_saturated: bool,
+) -> StepJudgement {
+    let usable = run_problems(result, allow_saturated);
+    if usable == RunUse::Interrupted {
+        return StepJudgement {
+            passed: false,
+            reasons: vec!["interrupted".into()],
+            untrustworthy: false,
+            interrupted: true,
+        };
+    }
+    if usable == RunUse::Retry {
+        return StepJudgement {
+            passed: false,
+            reasons: result
+                .validity
+                .reasons
+                .iter()
+                .map(|r| {
+                    format!(
+                        "not a valid measurement ({}): {}",
+                        r.kind.as_str(),
+                        r.message
+                    )
+                })
+                .collect(),
+            untrustworthy: true,
+            interrupted: false,
+        };
+    }
+    let mut reasons = Vec::new();
+    for t in result.thresholds.iter().filter(|t| !t.ok) {
+        reasons.push(format!(
+            "threshold `{}` failed{}",
+            t.expr,
+            t.actual
+                .map(|a| format!(" (actual {})", format_actual(&t.expr, a)))
+                .unwrap_or_else(|| " (no data)".into())
+        ));
+    }
+    if result.requests.rate < MIN_ACHIEVED * rate {
+        reasons.push(format!(
+            "achieved {:.1} req/s < {:.0}% of offered {rate}/s",
+            result.requests.rate,
+            MIN_ACHIEVED * 100.0
+        ));
+    }
+    for v in result
+        .verdicts
+        .iter()
+        .filter(|v| v.kind == TargetVerdictKind::TargetOverloaded)
+    {
+        reasons.push(format!("target overloaded: {}", v.message));
+    }
+    let error_rate = if result.requests.total > 0 {
+        result.requests.failed as f64 / result.requests.total as f64
+    } else {
+        1.0
+    };
+    if error_rate > max_errors {
+        reasons.push(format!(
+            "errors {:.2}% > {:.2}%",
+            error_rate * 100.0,
+            max_errors * 100.0
+        ));
+    }
+    StepJudgement {
+        passed: reasons.is_empty(),
+        reasons,
+        untrustworthy: false,
+        interrupted: false,
+    }
+}

@@ -1,0 +1,216 @@
+//! The capacity search with fake runs: it finds the capacity, blames the target for an
+//! overload (failed step, not re-run), re-runs what the generator spoiled, and resumes.
+
+use super::*;
+use crate::executor::{ExecutedRun, Executor, RunRequest};
+use loadlab_analysis::capacity::{CapacityResult, CapacitySettings, CapacityStep};
+use loadlab_metrics::{InvalidKind, RunResult, TargetVerdict, TargetVerdictKind, Validity};
+use loadlab_scenario::Scenario;
+use std::time::Duration;
+
+/// A target that keeps up to `capacity` req/s; beyond, it is overloaded.
+struct FakeTarget {
+    capacity: f64,
+    spoil: Vec<usize>,
+    made: Vec<f64>,
+    cancel_after: Option<usize>,
+}
+
+fn offered(s: &Scenario) -> f64 {
+    match &s.load {
+        loadlab_scenario::Load::Open(o) => o.stages[0].rate,
+        _ => unreachable!(),
+    }
+}
+
+impl Executor for FakeTarget {
+    type Error = String;
+
+    fn execute(&mut self, request: &RunRequest<'_>) -> Result<ExecutedRun, String> {
+        let rate = offered(request.scenario);
+        self.made.push(rate);
+        let mut r = RunResult::default();
+        r.requests.total = 1000;
+        r.latency_ms.count = 1000;
+        if rate <= self.capacity {
+            r.requests.rate = rate;
+            r.latency_ms.p95 = 20.0;
+        } else {
+            r.requests.rate = self.capacity;
+            r.latency_ms.p95 = 4000.0;
+            r.verdicts.push(TargetVerdict {
+                kind: TargetVerdictKind::TargetOverloaded,
+                message: format!("{} of {rate}/s achieved", self.capacity),
+            });
+        }
+        if self.spoil.contains(&self.made.len()) {
+            r.validity = Validity::default();
+            r.validity
+                .push(InvalidKind::HostContended, "the host was busy");
+        }
+        r.valid = r.validity.is_valid();
+        Ok(ExecutedRun {
+            id: format!("r{}", self.made.len()),
+            result: r,
+        })
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel_after.is_some_and(|n| self.made.len() >= n)
+    }
+
+    fn pause(&mut self, _: Duration) {}
+}
+
+#[derive(Default)]
+struct Saved(Vec<CapacityResult>);
+
+impl CapacityObserver for Saved {
+    fn save(&mut self, r: &CapacityResult) -> Result<(), String> {
+        self.0.push(r.clone());
+        Ok(())
+    }
+}
+
+fn plan() -> CapacityPlan {
+    let base = Scenario::parse(
+        "target: http://127.0.0.1:1\nload: {model: open, rate: 1/s, duration: 1s}\nsteps: [{get: /}]\n",
+        "c.yaml",
+    )
+    .unwrap();
+    CapacityPlan {
+        name: "c".into(),
+        scenario_file: None,
+        base,
+        settings: CapacitySettings {
+            start: 50.0,
+            hold_s: 10.0,
+            warmup_s: 2.0,
+            precision: 0.05,
+            confirm: 2,
+            max: 100_000.0,
+        },
+        max_errors: 0.01,
+        cooldown: Duration::ZERO,
+    }
+}
+
+#[test]
+fn finds_the_capacity_of_an_overloadable_target_without_invalid_steps() {
+    let mut target = FakeTarget {
+        capacity: 370.0,
+        spoil: vec![],
+        made: vec![],
+        cancel_after: None,
+    };
+    let out = run_capacity(
+        &plan(),
+        "c1",
+        "t",
+        vec![],
+        false,
+        &mut target,
+        &mut Saved::default(),
+    );
+    let r = out.result;
+    let max = r.max_rate.expect("a capacity");
+    assert!((352.0..=370.0).contains(&max), "{max}");
+    let failed: Vec<&CapacityStep> = r.steps.iter().filter(|s| !s.passed).collect();
+    assert!(!failed.is_empty());
+    assert!(
+        failed.iter().all(|s| !s.retried),
+        "an overloaded target fails a step, it is not re-run"
+    );
+    assert!(failed[0]
+        .reasons
+        .iter()
+        .any(|m| m.starts_with("target overloaded")));
+    assert_eq!(r.highest_passed, Some(max));
+}
+
+#[test]
+fn a_step_the_host_spoiled_is_run_again_and_does_not_count() {
+    let mut target = FakeTarget {
+        capacity: 370.0,
+        spoil: vec![2],
+        made: vec![],
+        cancel_after: None,
+    };
+    let out = run_capacity(
+        &plan(),
+        "c1",
+        "t",
+        vec![],
+        false,
+        &mut target,
+        &mut Saved::default(),
+    );
+    assert_eq!(
+        target.made[1], target.made[2],
+        "the spoiled step is repeated at the same rate"
+    );
+    assert!(out.result.steps[1].retried);
+    assert!(out.result.steps[1].reasons[0].contains("host_contended"));
+    let max = out.result.max_rate.unwrap();
+    assert!((352.0..=370.0).contains(&max), "{max}");
+}
+
+#[test]
+fn an_interrupted_search_says_what_passed_and_resumes_to_the_same_answer() {
+    let mut uninterrupted = FakeTarget {
+        capacity: 370.0,
+        spoil: vec![],
+        made: vec![],
+        cancel_after: None,
+    };
+    let whole = run_capacity(
+        &plan(),
+        "c1",
+        "t",
+        vec![],
+        false,
+        &mut uninterrupted,
+        &mut Saved::default(),
+    );
+
+    let mut target = FakeTarget {
+        capacity: 370.0,
+        spoil: vec![],
+        made: vec![],
+        cancel_after: Some(3),
+    };
+    let mut saved = Saved::default();
+    let first = run_capacity(&plan(), "c1", "t", vec![], false, &mut target, &mut saved);
+    assert!(first.result.interrupted);
+    assert!(first.result.max_rate.is_none());
+    assert_eq!(
+        first.result.highest_passed,
+        Some(200.0),
+        "50, 100, 200 passed"
+    );
+    assert!(first.result.warnings[0]
+        .starts_with("interrupted after 3 step(s); highest rate that met the SLO so far: 200/s"));
+
+    let mut again = FakeTarget {
+        capacity: 370.0,
+        spoil: vec![],
+        made: vec![],
+        cancel_after: None,
+    };
+    let resumed = run_capacity(
+        &plan(),
+        "c1",
+        "t",
+        first.result.steps.clone(),
+        false,
+        &mut again,
+        &mut Saved::default(),
+    );
+    assert_eq!(resumed.result.max_rate, whole.result.max_rate);
+    assert_eq!(resumed.result.steps.len(), whole.result.steps.len());
+    assert_eq!(
+        again.made.len(),
+        whole.result.steps.len() - 3,
+        "only the missing steps run"
+    );
+}

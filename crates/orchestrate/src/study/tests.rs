@@ -1,0 +1,272 @@
+//! The study runner with fake runs: order, re-runs of invalid runs, interruption and resume.
+
+use super::*;
+use crate::executor::{ExecutedRun, Executor, RunRequest};
+use crate::usable::RunUse;
+use loadlab_analysis::study::StudyResult;
+use loadlab_metrics::{InvalidKind, RunResult, Validity};
+use loadlab_scenario::study::StudyDocument;
+use std::collections::VecDeque;
+use std::time::Duration;
+
+const FILE: &str = "
+name: s
+target: http://127.0.0.1:1
+load: { model: open, rate: 10/s, duration: 2s }
+steps: [ { get: / } ]
+study:
+  repeat: 5
+  retry_invalid: 2
+  variants:
+    - { name: a }
+    - { name: b, load: { model: open, rate: 20/s, duration: 2s } }
+";
+
+fn plan(text: &str) -> StudyPlan {
+    let doc = StudyDocument::parse(text, "s.yaml").unwrap();
+    StudyPlan::from_document(&doc, None, None).unwrap()
+}
+
+/// What the fake run of each request returns, in order; then valid runs.
+#[derive(Default)]
+struct Fake {
+    script: VecDeque<Option<InvalidKind>>,
+    made: Vec<(String, usize)>,
+    cancel_after: Option<usize>,
+    next_id: usize,
+}
+
+fn result(rate: f64, invalid: Option<InvalidKind>) -> RunResult {
+    let mut r = RunResult::default();
+    r.requests.total = 100;
+    r.requests.rate = rate;
+    r.duration_s = 2.0;
+    r.latency_ms.count = 100;
+    r.latency_ms.p50 = 10.0;
+    r.latency_ms.p95 = 20.0;
+    if let Some(kind) = invalid {
+        r.validity = Validity::default();
+        r.validity
+            .push(kind, format!("{} for the test", kind.as_str()));
+        r.interrupted = kind == InvalidKind::Interrupted;
+    }
+    r.valid = r.validity.is_valid();
+    r
+}
+
+impl Executor for Fake {
+    type Error = String;
+
+    fn execute(&mut self, request: &RunRequest<'_>) -> Result<ExecutedRun, String> {
+        self.made.push((request.label.clone(), request.attempt));
+        self.next_id += 1;
+        let invalid = self.script.pop_front().flatten();
+        let rate = if request.label == "a" { 10.0 } else { 20.0 } + self.next_id as f64 * 0.01;
+        Ok(ExecutedRun {
+            id: format!("r{}", self.next_id),
+            result: result(rate, invalid),
+        })
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel_after.is_some_and(|n| self.made.len() >= n)
+    }
+
+    fn pause(&mut self, _: Duration) {}
+}
+
+#[derive(Default)]
+struct Journal {
+    saved: Vec<StudyResult>,
+    retries: usize,
+}
+
+impl StudyObserver for Journal {
+    fn run_finished(&mut self, _: &RunRequest<'_>, _: &ExecutedRun, _: RunUse, retrying: bool) {
+        self.retries += usize::from(retrying);
+    }
+
+    fn save(&mut self, study: &StudyResult) -> Result<(), String> {
+        self.saved.push(study.clone());
+        Ok(())
+    }
+}
+
+fn ids() -> StudyIds {
+    StudyIds {
+        id: "s1".into(),
+        started_at: "2026-11-23T10:00:00Z".into(),
+    }
+}
+
+#[test]
+fn runs_are_interleaved_and_saved_after_each() {
+    let p = plan(FILE);
+    let mut exec = Fake::default();
+    let mut journal = Journal::default();
+    let out = run_study(&p, &ids(), vec![], false, &mut exec, &mut journal);
+    assert!(out.stop.is_none());
+    let order: Vec<&str> = exec.made.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(order, ["a", "b", "a", "b", "a", "b", "a", "b", "a", "b"]);
+    assert_eq!(
+        journal.saved.len(),
+        11,
+        "after each of 10 runs, and at the end"
+    );
+    assert!(!out.study.interrupted);
+    assert_eq!(out.study.variants[0].runs.len(), 5);
+    assert_eq!(out.study.run_log.len(), 10);
+    assert!(
+        !out.study.comparisons.is_empty(),
+        "5 vs 5 runs are compared"
+    );
+}
+
+#[test]
+fn an_invalid_run_is_run_again_so_the_variant_keeps_its_runs() {
+    let p = plan(FILE);
+    let mut exec = Fake {
+        script: [
+            None,
+            Some(InvalidKind::GeneratorSaturated),
+            Some(InvalidKind::HostContended),
+        ]
+        .into_iter()
+        .collect(),
+        ..Fake::default()
+    };
+    let mut journal = Journal::default();
+    let out = run_study(&p, &ids(), vec![], false, &mut exec, &mut journal);
+    assert_eq!(
+        &exec.made[..4],
+        &[
+            ("a".into(), 0),
+            ("b".into(), 0),
+            ("b".into(), 1),
+            ("b".into(), 2)
+        ]
+    );
+    assert_eq!(journal.retries, 2);
+    assert_eq!(
+        out.study.variants[1].runs.len(),
+        5,
+        "b still has 5 valid runs"
+    );
+    assert_eq!(out.study.variants[1].excluded_runs.len(), 2);
+    let retried: Vec<_> = out.study.run_log.iter().filter(|e| !e.used).collect();
+    assert_eq!(retried.len(), 2);
+    assert_eq!(retried[0].invalid, vec![InvalidKind::GeneratorSaturated]);
+    assert!(out
+        .study
+        .warnings
+        .iter()
+        .any(|w| w.contains("re-runs of invalid runs")));
+}
+
+#[test]
+fn re_runs_are_bounded_and_allow_saturated_accepts_generator_limits() {
+    let p = plan(FILE);
+    let always = std::iter::repeat_n(Some(InvalidKind::GeneratorSaturated), 50).collect();
+    let mut exec = Fake {
+        script: always,
+        ..Fake::default()
+    };
+    let out = run_study(
+        &p,
+        &ids(),
+        vec![],
+        false,
+        &mut exec,
+        &mut Journal::default(),
+    );
+    assert_eq!(exec.made.len(), 30, "10 slots × (1 + 2 re-runs)");
+    assert!(out.study.variants.iter().all(|v| v.runs.is_empty()));
+
+    let always = std::iter::repeat_n(Some(InvalidKind::GeneratorSaturated), 50).collect();
+    let mut exec = Fake {
+        script: always,
+        ..Fake::default()
+    };
+    let out = run_study(&p, &ids(), vec![], true, &mut exec, &mut Journal::default());
+    assert_eq!(exec.made.len(), 10, "--allow-saturated: nothing re-run");
+    assert_eq!(out.study.variants[0].runs.len(), 5);
+}
+
+#[test]
+fn an_interrupted_study_resumes_to_the_same_result() {
+    let p = plan(FILE);
+    // Stopped by a signal during the 4th run.
+    let mut exec = Fake {
+        script: [None, None, None, Some(InvalidKind::Interrupted)]
+            .into_iter()
+            .collect(),
+        ..Fake::default()
+    };
+    let mut journal = Journal::default();
+    let first = run_study(&p, &ids(), vec![], false, &mut exec, &mut journal);
+    assert!(matches!(first.stop, Some(StudyStop::Cancelled)));
+    assert!(first.study.interrupted);
+    assert_eq!(first.study.run_log.len(), 4);
+    assert!(first
+        .study
+        .warnings
+        .iter()
+        .any(|w| w.contains("--resume s1")));
+
+    // Resume: the runs made are given back; only the missing ones are run, in order.
+    let prior: Vec<MadeRun> = first
+        .study
+        .run_log
+        .iter()
+        .map(|e| MadeRun {
+            entry: e.clone(),
+            result: result(10.0, e.invalid.first().copied()),
+        })
+        .collect();
+    let mut exec = Fake::default();
+    let second = run_study(&p, &ids(), prior, false, &mut exec, &mut Journal::default());
+    assert!(second.stop.is_none());
+    let order: Vec<&str> = exec.made.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(
+        order,
+        ["b", "a", "b", "a", "b", "a", "b"],
+        "rep 1 of b again, then the rest"
+    );
+    assert!(!second.study.interrupted);
+    assert_eq!(second.study.variants[0].runs.len(), 5);
+    assert_eq!(second.study.variants[1].runs.len(), 5);
+}
+
+#[test]
+fn a_signal_between_runs_stops_the_study() {
+    let p = plan(FILE);
+    let mut exec = Fake {
+        cancel_after: Some(3),
+        ..Fake::default()
+    };
+    let out = run_study(
+        &p,
+        &ids(),
+        vec![],
+        false,
+        &mut exec,
+        &mut Journal::default(),
+    );
+    assert_eq!(exec.made.len(), 3);
+    assert!(out.study.interrupted);
+    assert!(matches!(out.stop, Some(StudyStop::Cancelled)));
+}
+
+#[test]
+fn the_fingerprint_changes_with_the_plan() {
+    let a = plan(FILE);
+    assert_eq!(a.fingerprint(), plan(FILE).fingerprint());
+    assert_ne!(
+        a.fingerprint(),
+        plan(&FILE.replace("20/s", "30/s")).fingerprint()
+    );
+    assert_ne!(
+        a.fingerprint(),
+        plan(&FILE.replace("repeat: 5", "repeat: 6")).fingerprint()
+    );
+}

@@ -1,0 +1,321 @@
+//! Execution segments: N processes with `--segment i/N --start-at T` over one plan, merged
+//! with `loadlab merge`, give the single-process plan's request count — exactly for arrival
+//! and burst plans, by the plan's VU arithmetic for closed ones — and `unique` data rows are
+//! shared out so no two segments use the same row.
+
+mod common;
+#[allow(dead_code)]
+#[path = "faults/server.rs"]
+mod server;
+
+use common::{exclusive, BIN};
+use serde_json::Value;
+use server::{Conn, Server};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+/// Request lines seen by `recording_handler`.
+static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn recording_handler(c: &mut Conn) {
+    loop {
+        let before = c.buf.clone();
+        if !c.read_request() {
+            return;
+        }
+        let text = String::from_utf8_lossy(&before).to_string() + &String::from_utf8_lossy(&c.buf);
+        if let Some(line) = text.lines().find(|l| l.starts_with("GET ")) {
+            SEEN.lock().unwrap().push(line.to_string());
+        }
+        if !c.respond(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok") {
+            return;
+        }
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("loadlab-seg-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A whole second at least two seconds ahead, as `--start-at` takes it.
+fn start_time() -> String {
+    let now = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    loadlab_metrics::result::rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(now + 3))
+}
+
+/// Runs `file` as `n` segments at once and merges them; returns the merged result and the
+/// merge's own output.
+fn run_segments(file: &Path, n: u32, results: &Path) -> (Value, Output) {
+    let at = start_time();
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            Command::new(BIN)
+                .args(["run", file.to_str().unwrap(), "--quiet", "--no-progress"])
+                .args(["--segment", &format!("{i}/{n}"), "--start-at", &at])
+                .arg("--results")
+                .arg(results)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "segment: {}", text(&o));
+    }
+    let dirs: Vec<PathBuf> = std::fs::read_dir(results.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), n as usize);
+    let merged = results.join("merged.json");
+    let o = Command::new(BIN)
+        .arg("merge")
+        .args(&dirs)
+        .arg("--json")
+        .arg(&merged)
+        .arg("--results")
+        .arg(results)
+        .output()
+        .unwrap();
+    let value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap_or_default())
+        .unwrap_or(Value::Null);
+    (value, o)
+}
+
+fn all_requests(run: &Value) -> u64 {
+    run["requests"]["total"].as_u64().unwrap() + run["requests"]["warmup"].as_u64().unwrap()
+}
+
+fn scenario(name: &str, url: &str, load: &str, extra: &str) -> PathBuf {
+    let file = std::env::temp_dir().join(format!("loadlab-seg-{name}-{}.yaml", std::process::id()));
+    std::fs::write(
+        &file,
+        format!("name: {name}\ntarget: {url}\nload: {load}\n{extra}steps:\n  - {{ name: a, get: /a }}\n  - {{ name: b, get: /b }}\n"),
+    )
+    .unwrap();
+    file
+}
+
+#[test]
+fn segments_of_an_arrival_plan_merge_into_the_whole_plan() {
+    let _serial = exclusive();
+    let target = common::Target::start(&[]);
+    let file = scenario(
+        "open",
+        &target.url.replace("/api", ""),
+        "{ model: open, rate: 120/s, duration: 1s }",
+        "",
+    );
+    for n in 1..=4u32 {
+        let results = scratch(&format!("open{n}"));
+        let (merged, out) = run_segments(&file, n, &results);
+        assert_eq!(out.status.code(), Some(0), "n={n}: {}", text(&out));
+        assert_eq!(
+            merged["iterations"]["completed"], 120,
+            "n={n}: exactly the plan's arrivals"
+        );
+        assert_eq!(
+            all_requests(&merged),
+            240,
+            "n={n}: two requests per arrival"
+        );
+        let steps = merged["steps"].as_array().unwrap();
+        let per_step: u64 = steps.iter().map(|s| s["requests"].as_u64().unwrap()).sum();
+        assert_eq!(
+            per_step,
+            merged["requests"]["total"].as_u64().unwrap(),
+            "n={n}"
+        );
+        assert_eq!(merged["segments"].as_array().unwrap().len(), n as usize);
+        assert_eq!(merged["valid"], true, "n={n}: {}", merged["validity"]);
+        assert!((merged["load"]["planned_arrivals"].as_f64().unwrap() - 120.0).abs() < 1e-6);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains(&format!("segments ({n} merged)")),
+            "{stdout}"
+        );
+        let _ = std::fs::remove_dir_all(&results);
+    }
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn closed_and_burst_plans_split_exactly_and_unique_rows_are_shared_out() {
+    let _serial = exclusive();
+    let server = Server::start(recording_handler);
+    SEEN.lock().unwrap().clear();
+    let url = server.url("");
+    // Closed: 4 VUs × 5 iterations = 20 iterations, 40 requests, over 3 segments (VUs 2+1+1).
+    let closed = scenario(
+        "closed",
+        &url,
+        "{ model: closed, vus: 4, iterations: 5 }",
+        "",
+    );
+    let results = scratch("closed");
+    let (merged, out) = run_segments(&closed, 3, &results);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(merged["iterations"]["completed"], 20);
+    assert_eq!(all_requests(&merged), 40);
+    let _ = std::fs::remove_dir_all(&results);
+
+    // Burst of 24 arrivals over 24 `unique` rows, 4 segments: every row once.
+    SEEN.lock().unwrap().clear();
+    let rows: Vec<String> = (0..24).map(|i| format!("{{ id: {i} }}")).collect();
+    let data = format!(
+        "data:\n  users: {{ values: [{}], pick: unique }}\n",
+        rows.join(", ")
+    );
+    let burst = std::env::temp_dir().join(format!("loadlab-seg-burst-{}.yaml", std::process::id()));
+    std::fs::write(
+        &burst,
+        format!("target: {url}\nload: {{ model: burst, count: 24 }}\n{data}steps:\n  - {{ name: u, get: '/u/{{{{ users.id }}}}' }}\n"),
+    )
+    .unwrap();
+    let results = scratch("burst");
+    let (merged, out) = run_segments(&burst, 4, &results);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(all_requests(&merged), 24);
+    let mut seen: Vec<String> = SEEN.lock().unwrap().clone();
+    seen.sort();
+    let before = seen.len();
+    seen.dedup();
+    assert_eq!(
+        (before, seen.len()),
+        (24, 24),
+        "each row exactly once: {seen:?}"
+    );
+    let _ = std::fs::remove_dir_all(&results);
+    let _ = std::fs::remove_file(&burst);
+    let _ = std::fs::remove_file(&closed);
+}
+
+#[test]
+fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
+    let _serial = exclusive();
+    let target = common::Target::start(&[]);
+    let file = scenario(
+        "missing",
+        &target.url,
+        "{ model: open, rate: 60/s, duration: 1s }",
+        "",
+    );
+    let results = scratch("missing");
+    let at = start_time();
+    let children: Vec<_> = [0u32, 2]
+        .iter()
+        .map(|i| {
+            Command::new(BIN)
+                .args([
+                    "run",
+                    file.to_str().unwrap(),
+                    "--quiet",
+                    "--segment",
+                    &format!("{i}/3"),
+                    "--start-at",
+                    &at,
+                ])
+                .arg("--results")
+                .arg(&results)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    }
+    let dirs: Vec<PathBuf> = std::fs::read_dir(results.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let merge = |json: &str| {
+        Command::new(BIN)
+            .arg("merge")
+            .args(&dirs)
+            .arg("--json")
+            .arg(results.join(json))
+            .arg("--results")
+            .arg(&results)
+            .output()
+            .unwrap()
+    };
+    let o = merge("a.json");
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let a = std::fs::read(results.join("a.json")).unwrap();
+    let merged: Value = serde_json::from_slice(&a).unwrap();
+    assert_eq!(merged["valid"], false);
+    let reasons = merged["validity"]["reasons"].to_string();
+    assert!(
+        reasons.contains("segment_missing") && reasons.contains("segment 1/3 missing"),
+        "{reasons}"
+    );
+    let o = merge("b.json");
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(
+        a,
+        std::fs::read(results.join("b.json")).unwrap(),
+        "byte-identical merges"
+    );
+    // Records of a different plan are refused.
+    let other = scenario(
+        "other",
+        &target.url,
+        "{ model: open, rate: 61/s, duration: 1s }",
+        "",
+    );
+    let o = Command::new(BIN)
+        .args([
+            "run",
+            other.to_str().unwrap(),
+            "--quiet",
+            "--segment",
+            "1/3",
+        ])
+        .arg("--results")
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let all: Vec<PathBuf> = std::fs::read_dir(results.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("record.json").exists())
+        .collect();
+    let o = Command::new(BIN)
+        .arg("merge")
+        .args(&all)
+        .arg("--results")
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("different plans"),
+        "{}",
+        text(&o)
+    );
+    let _ = std::fs::remove_dir_all(&results);
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(&other);
+}
