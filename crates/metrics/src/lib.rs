@@ -14,6 +14,7 @@ mod interval;
 mod outcome;
 mod recorder;
 pub mod result;
+pub mod verdict;
 
 pub use environment::Environment;
 pub use error_kind::ErrorKind;
@@ -22,3 +23,6 @@ pub use interval::{IntervalAccumulator, IntervalSnapshot};
 pub use outcome::Outcome;
 pub use recorder::{Recorder, StepInfo, StepRecorder};
 pub use result::RunResult;
+pub use verdict::{
+    GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity, Scope, Verdict,
+};
