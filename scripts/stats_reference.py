@@ -545,6 +545,144 @@ def prediction():
     write("prediction.json", {"cases": cases})
 
 
+# ---------------------------------------------------------------- verdicts
+
+
+def holm_adjust(ps):
+    return [f(x) for x in multipletests(ps, method="holm")[1]] if ps else []
+
+
+def effect(b, v):
+    """(relative change CI, shift CI): Hodges-Lehmann with Moses' interval."""
+    m, n = len(b), len(v)
+    k = moses_rank(m, n, "exact" if m * n <= 2500 else "asymptotic")
+    if k is None:
+        return None, None
+    d = np.sort((np.asarray(v, float)[None, :] - np.asarray(b, float)[:, None]).ravel())
+    shift = [f(d[k - 1]), f(d[m * n - k])]
+    if min(b + v) <= 0:
+        return None, shift
+    ld = np.sort((np.log(v)[None, :] - np.log(b)[:, None]).ravel())
+    return [f(np.expm1(ld[k - 1])), f(np.expm1(ld[m * n - k]))], shift
+
+
+def one_run(b, r):
+    """(p, relative CI) of one run against baseline runs (log-t prediction)."""
+    lb = np.log(b)
+    n, mu, sd = len(b), np.mean(lb), np.std(lb, ddof=1)
+    se = sd * math.sqrt(1 + 1 / n)
+    d = math.log(r) - mu
+    q = stats.t.ppf(0.975, n - 1)
+    return f(2 * stats.t.sf(abs(d / se), n - 1)), [f(math.expm1(d - q * se)),
+                                                  f(math.expm1(d + q * se))]
+
+
+def decide(higher_is_good, latency, sufficient, degenerate, p_adj, rel, shift, band):
+    if not sufficient:
+        return "insufficient"
+    if degenerate:
+        return "equivalent" if band > 0 else "~"
+    if rel is not None and band > 0 and rel[0] >= -band and rel[1] <= band:
+        return "equivalent"
+    ci = rel if rel is not None else shift
+    if p_adj is not None and p_adj < 0.05 and ci is not None and (ci[0] > 0 or ci[1] < 0):
+        up = ci[0] > 0
+        bad = up != higher_is_good
+        if latency:
+            return "slower" if bad else "faster"
+        return "worse" if bad else "better"
+    return "~"
+
+
+def verdicts():
+    """Each case of the verdict taxonomy: p (exact enumeration / SciPy t), Holm over the
+    case's metrics, the 95% CI, and the verdict by the documented rule."""
+    q = [4.10, 4.11, 4.12, 4.13, 4.14, 4.15, 4.16, 4.17, 4.18, 4.19]
+    rng = np.random.default_rng(41)
+    lat = "latency_ms.p95"
+    base10 = rounded(rng.lognormal(np.log(100), 0.05, 10), 2)
+    tight10 = rounded(rng.lognormal(np.log(100), 0.005, 10), 2)
+    specs = [
+        ("slower_5x5_tied", 0.0, [(lat, q[:5], [4.20, 4.21, 4.21, 4.22, 4.23])]),
+        ("faster_5x5", 0.0, [(lat, [4.20, 4.21, 4.21, 4.22, 4.23], q[:5])]),
+        ("worse_throughput_6x6", 0.0,
+         [("requests.rate", [810.0, 812.5, 809.0, 811.0, 813.0, 810.5],
+           [780.0, 779.5, 783.0, 781.0, 778.0, 782.5])]),
+        ("better_throughput_6x6", 0.0,
+         [("requests.rate", [780.0, 779.5, 783.0, 781.0, 778.0, 782.5],
+           [810.0, 812.5, 809.0, 811.0, 813.0, 810.5])]),
+        ("inconclusive_overlap_10x10", 0.0,
+         [(lat, base10, rounded(np.asarray(base10) * rng.lognormal(0.01, 0.05, 10), 2))]),
+        ("equivalent_tost_10x10", 0.02,
+         [(lat, tight10, rounded(np.asarray(tight10)[::-1] * 1.002, 2))]),
+        ("not_equivalent_band_too_narrow_10x10", 0.002,
+         [(lat, tight10, rounded(np.asarray(tight10)[::-1] * 1.002, 2))]),
+        ("slower_beyond_band_10x10", 0.02,
+         [(lat, [100.0, 100.5, 101.0, 101.5, 102.0, 102.5, 103.0, 103.5, 104.0, 104.5],
+           [102.0, 103.0, 103.5, 104.0, 104.5, 105.0, 105.5, 106.0, 106.5, 107.5])]),
+        ("errors_from_zero_all_runs_10x10", 0.0,
+         [("errors.rate", [0.0] * 10,
+           [0.01, 0.012, 0.009, 0.011, 0.02, 0.015, 0.01, 0.013, 0.008, 0.01])]),
+        ("errors_from_zero_some_runs_10x10", 0.0,
+         [("errors.rate", [0.0] * 10, [0.0] * 6 + [0.01, 0.012, 0.009, 0.011])]),
+        ("errors_zero_everywhere_10x10", 0.0, [("errors.rate", [0.0] * 10, [0.0] * 10)]),
+        ("insufficient_4x4", 0.0, [(lat, q[:4], [4.30, 4.31, 4.32, 4.33])]),
+        ("insufficient_1x1", 0.0, [(lat, [4.1], [4.5])]),
+        # Holm: four degenerate metrics do not spend alpha; five separated ones do.
+        ("holm_degenerate_do_not_count", 0.0,
+         [(lat, q[:5], [4.30, 4.31, 4.32, 4.33, 4.34]),
+          ("errors.rate", [0.0] * 5, [0.0] * 5),
+          ("latency_ms.p50", [2.0] * 5, [2.0] * 5),
+          ("latency_ms.p99", [9.0] * 5, [9.0] * 5),
+          ("requests.rate", [40.0] * 5, [40.0] * 5)]),
+        ("holm_five_separated", 0.0,
+         [(m, q[:5], [4.30, 4.31, 4.32, 4.33, 4.34]) for m in
+          ("latency_ms.p50", lat, "latency_ms.p99", "latency_ms.mean", "latency_ms.max")]),
+        ("one_run_far_slower", 0.0, [(lat, base10, [160.0])]),
+        ("one_run_inside", 0.0, [(lat, base10, [104.0])]),
+        ("one_run_errors_from_zero", 0.0, [("errors.rate", [0.0] * 10, [0.02])]),
+    ]
+    cases = []
+    for name, band, metrics in specs:
+        rows = []
+        for metric, b, v in metrics:
+            b, v = [float(x) for x in b], [float(x) for x in v]
+            higher = metric == "requests.rate"
+            latency = metric.startswith("latency")
+            one = len(v) == 1 and len(b) >= 5
+            sufficient = (len(b) >= 5 and len(v) >= 5) or one
+            degenerate = len(set(b + v)) == 1
+            rel = shift = p = None
+            if degenerate:
+                pass
+            elif one and min(b + v) > 0:
+                p, rel = one_run(b, v[0])
+            elif one:
+                above = sum(x >= v[0] for x in b)
+                below = sum(x <= v[0] for x in b)
+                p = f(min(1.0, 2 * min(1 + above, 1 + below) / (len(b) + 1)))
+            else:
+                p = f(exact_conditional_p(b, v))
+                rel, shift = effect(b, v)
+            rows.append({"metric": metric, "baseline": b, "variant": v, "p": p, "change_ci": rel,
+                         "difference_ci": shift, "sufficient": sufficient,
+                         "degenerate": degenerate, "higher": higher, "latency": latency})
+        family = [i for i, r in enumerate(rows)
+                  if r["sufficient"] and not r["degenerate"] and r["p"] is not None]
+        adjusted = holm_adjust([rows[i]["p"] for i in family])
+        out = []
+        for i, r in enumerate(rows):
+            p_adj = adjusted[family.index(i)] if i in family else None
+            verdict = decide(r["higher"], r["latency"], r["sufficient"], r["degenerate"], p_adj,
+                             r["change_ci"], r["difference_ci"], band)
+            out.append({"metric": r["metric"], "baseline": fl(r["baseline"]),
+                        "variant": fl(r["variant"]), "p": r["p"], "p_adjusted": p_adj,
+                        "change_ci": r["change_ci"], "difference_ci": r["difference_ci"],
+                        "verdict": verdict})
+        cases.append({"name": name, "equivalence": band, "metrics": out})
+    write("verdicts.json", {"cases": cases})
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     print(f"numpy {np.__version__}, scipy {scipy.__version__}, statsmodels "
@@ -561,6 +699,7 @@ def main():
     kendall_trend()
     tukey_fences()
     prediction()
+    verdicts()
 
 
 if __name__ == "__main__":

@@ -60,8 +60,13 @@ fn outlier_runs_are_classified_not_dropped() {
         tukey_outliers(&values),
         vec![(5, OutlierKind::Mild, OutlierSide::Low)]
     );
-    // No spread between the quartiles (quantized percentiles): nothing is called an outlier.
-    assert!(tukey_outliers(&[5.0, 5.0, 5.0, 5.0, 5.0, 6.0]).is_empty());
+    // Nearly constant values (a fixed arrival rate): fences alone would flag 39.9 among 40s.
+    assert!(tukey_outliers(&[40.0, 40.0, 39.9, 40.0, 40.0, 40.0]).is_empty());
+    // One run with errors among runs without: flagged, however small.
+    assert_eq!(
+        tukey_outliers(&[0.0, 0.0, 0.0, 0.004, 0.0, 0.0]),
+        vec![(3, OutlierKind::Extreme, OutlierSide::High)]
+    );
     // Too few runs to judge.
     assert!(tukey_outliers(&[1.0, 1.0, 1.0, 9.0]).is_empty());
 }

@@ -12,13 +12,13 @@ use super::compare::fmt_metric;
 use super::run::{fmt_num, measure, outcome_of, watch_ctrl_c};
 use crate::cli::{OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
-use loadlab_analysis::compare::{CompareOptions, ALPHA};
+use loadlab_analysis::compare::{family_size, power_warnings, CompareOptions, ALPHA};
 use loadlab_analysis::study::{
-    self as st, RunSample, StudyResult, VariantStats, DEFAULT_COMPARE_METRICS,
-    MIN_RUNS_FOR_COMPARISON, STUDY_SCHEMA,
+    self as st, RunSample, StudyResult, VariantStats, MIN_RUNS_FOR_COMPARISON, STUDY_SCHEMA,
 };
 use loadlab_engine::Cancel;
 use loadlab_metrics::RunResult;
+use loadlab_metrics::{MetricId, Quantity};
 use loadlab_scenario::study::{apply_sweep, Order, StudyDocument};
 use loadlab_scenario::{check_target, Scenario, ScenarioError};
 use std::io::Write;
@@ -110,11 +110,26 @@ fn run_study(
         }
     }
     let quiet = output.quiet;
+    // Metric names are checked before any run (exit 2); whether the runs measured them, after.
+    let wanted: Option<Vec<MetricId>> = spec
+        .metrics
+        .as_ref()
+        .map(|names| {
+            names
+                .iter()
+                .map(|n| {
+                    n.parse::<MetricId>().map_err(|e| {
+                        CliError::bad_input(format!("{}: study.metrics: {e}", file.display()))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
     let mut warnings: Vec<String> = Vec::new();
     let comparing = variants.len() > 1;
     if comparing && repeat < MIN_RUNS_FOR_COMPARISON {
         let w = format!(
-            "{repeat} runs per variant: comparisons need at least {MIN_RUNS_FOR_COMPARISON} (10 recommended), so none is made"
+            "{repeat} runs per variant: a verdict needs at least {MIN_RUNS_FOR_COMPARISON} per side (10 recommended), so comparisons read `insufficient`"
         );
         if !quiet {
             eprintln!("warning: {w}");
@@ -231,7 +246,7 @@ fn run_study(
                 fmt_metric("latency_ms.p50", r.latency_ms.p50),
                 fmt_metric("latency_ms.p95", r.latency_ms.p95),
                 st::run_metrics(r)
-                    .get("errors.rate")
+                    .get(&MetricId::run(Quantity::ErrorRate))
                     .copied()
                     .unwrap_or(0.0)
                     * 100.0,
@@ -272,31 +287,24 @@ fn run_study(
             st::summarize_variant(&v.name, &samples)
         })
         .collect();
-    for v in &stats {
-        if v.unstable {
-            warnings.push(format!(
-                "variant `{}` is unstable (CV ≥ 10% on throughput or p50 across runs): trust ranges, not single numbers",
-                v.name
-            ));
+    // Unstable variants, drift, outlier and excluded runs are typed in `stats` and said by the
+    // summary and the report.
+    let metrics: Vec<MetricId> = match wanted {
+        Some(ids) => {
+            let measured = st::available_metrics(&stats.iter().collect::<Vec<_>>());
+            for m in ids.iter().filter(|m| !measured.contains(m)) {
+                warnings.push(format!(
+                    "study.metrics: `{m}` was not measured by the runs, so it is not compared"
+                ));
+            }
+            ids.into_iter().filter(|m| measured.contains(m)).collect()
         }
-        if !v.excluded_runs.is_empty() {
-            warnings.push(format!(
-                "variant `{}`: {} invalid run(s) excluded from the statistics ({})",
-                v.name,
-                v.excluded_runs.len(),
-                v.excluded_runs.join(", ")
-            ));
-        }
-    }
-    let metrics: Vec<String> = spec.metrics.clone().unwrap_or_else(|| {
-        DEFAULT_COMPARE_METRICS
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    });
+        None => st::default_compare_metrics(),
+    };
     let options = CompareOptions {
         alpha: ALPHA,
         equivalence: spec.equivalence,
+        min_runs: MIN_RUNS_FOR_COMPARISON,
     };
     let mut comparisons = Vec::new();
     let mut degradation = Vec::new();
@@ -313,20 +321,13 @@ fn run_study(
                 })
                 .collect()
         };
-        for (a, b) in pairs {
-            let (na, nb) = (stats[a].runs.len(), stats[b].runs.len());
-            if na >= MIN_RUNS_FOR_COMPARISON && nb >= MIN_RUNS_FOR_COMPARISON {
-                comparisons.extend(st::compare_variants(
-                    &stats[a], &stats[b], &metrics, &options,
-                ));
-            } else if repeat >= MIN_RUNS_FOR_COMPARISON {
-                warnings.push(format!(
-                    "`{}` vs `{}` not compared: {na}+{nb} valid runs, at least {MIN_RUNS_FOR_COMPARISON} per side needed",
-                    stats[a].name, stats[b].name
-                ));
-            }
-            degradation.push(st::degradation(&stats[a], &stats[b]));
-        }
+        // One Holm family over every pair; pairs with too few valid runs read `insufficient`.
+        comparisons = st::compare_study(&stats, &pairs, &metrics, &options);
+        warnings.extend(power_warnings(&comparisons, ALPHA));
+        degradation = pairs
+            .iter()
+            .map(|&(a, b)| st::degradation(&stats[a], &stats[b]))
+            .collect();
     }
     let sweep = spec.sweep.as_ref().map(|s| {
         let points: Vec<(f64, &VariantStats)> = variants
@@ -335,9 +336,7 @@ fn run_study(
             .filter(|(_, vs)| !vs.runs.is_empty())
             .filter_map(|(v, vs)| v.sweep_value.map(|x| (x, vs)))
             .collect();
-        let (result, w) = st::analyze_sweep(s.parameter.as_str(), &points);
-        warnings.extend(w);
-        result
+        st::analyze_sweep(s.parameter.into(), &points)
     });
     if interrupted || aborted.is_some() {
         warnings.push("the study was stopped before all runs were made".into());
@@ -356,6 +355,8 @@ fn run_study(
         cooldown_s: spec.cooldown.as_secs_f64(),
         equivalence: spec.equivalence,
         alpha: ALPHA,
+        min_runs: MIN_RUNS_FOR_COMPARISON,
+        family_size: family_size(&comparisons),
         interrupted: interrupted || aborted.is_some(),
         warnings,
         variants: stats,

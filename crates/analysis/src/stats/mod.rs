@@ -40,7 +40,10 @@ pub use mann_whitney::{
     mann_whitney_u, mann_whitney_u_with, rank_sum_test, MannWhitney, Method, MwuMethod,
     EXACT_MAX_PER_SIDE, EXACT_MAX_PER_SIDE_TIES,
 };
-pub use outliers::{tukey_fences, tukey_outliers, Fences, OutlierKind, OutlierSide, OUTLIER_MIN_N};
+pub use outliers::{
+    tukey_fences, tukey_outliers, Fences, OutlierKind, OutlierSide, OUTLIER_MIN_DEVIATION,
+    OUTLIER_MIN_N,
+};
 pub use prediction::{detectable_change, log_prediction, rank_prediction_p, Prediction};
 pub use ratio::Ratio;
 pub use tdist::{normal_quantile, t_quantile};

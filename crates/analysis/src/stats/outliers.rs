@@ -39,6 +39,11 @@ pub struct Fences {
 /// Fewest values for which outliers are classified (quartiles of fewer say little).
 pub const OUTLIER_MIN_N: usize = 5;
 
+/// Smallest distance from the median, relative to it, for a value to be called an outlier:
+/// quantized or nearly constant per-run values (a fixed arrival rate gives 39.9/s and 40.0/s)
+/// have a tiny IQR, and fences alone would flag differences nobody cares about.
+pub const OUTLIER_MIN_DEVIATION: f64 = 0.02;
+
 /// Quartiles by linear interpolation (`numpy.percentile`'s default) and Tukey's fences.
 pub fn tukey_fences(values: &[f64]) -> Result<Fences, StatsError> {
     validate::finite(values, 1)?;
@@ -59,9 +64,10 @@ pub fn tukey_fences(values: &[f64]) -> Result<Fences, StatsError> {
     })
 }
 
-/// The outliers among `values` as `(index, kind, side)`; none when there are fewer than
-/// [`OUTLIER_MIN_N`] values or the quartiles coincide (no spread to judge by: quantized
-/// percentiles often have IQR 0, and every other value would then look extreme).
+/// The outliers among `values` as `(index, kind, side)`: outside Tukey's fences and more
+/// than [`OUTLIER_MIN_DEVIATION`] away from the median (any distance when the median is 0:
+/// one run with errors among runs without). None when there are fewer than
+/// [`OUTLIER_MIN_N`] values.
 pub fn tukey_outliers(values: &[f64]) -> Vec<(usize, OutlierKind, OutlierSide)> {
     if values.len() < OUTLIER_MIN_N {
         return Vec::new();
@@ -69,12 +75,11 @@ pub fn tukey_outliers(values: &[f64]) -> Vec<(usize, OutlierKind, OutlierSide)> 
     let Ok(f) = tukey_fences(values) else {
         return Vec::new();
     };
-    if f.q3 <= f.q1 {
-        return Vec::new();
-    }
+    let median = validate::median_sorted(&validate::sorted(values));
     values
         .iter()
         .enumerate()
+        .filter(|(_, &v)| (v - median).abs() > OUTLIER_MIN_DEVIATION * median.abs())
         .filter_map(|(i, &v)| {
             let side = if v < f.inner.0 {
                 OutlierSide::Low
