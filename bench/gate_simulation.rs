@@ -100,7 +100,14 @@ impl Design {
 
 /// Runs `reps` replications where p95 is truly `shift` slower; returns, for each gate
 /// bound, how often the gate failed on any metric and on p95.
-fn simulate(design: Design, cv: f64, shift: f64, bounds: &[f64], reps: usize, seed: u64) -> Vec<Tally> {
+fn simulate(
+    design: Design,
+    cv: f64,
+    shift: f64,
+    bounds: &[f64],
+    reps: usize,
+    seed: u64,
+) -> Vec<Tally> {
     let mut rng = Rng(seed);
     let ids = metrics();
     let p95 = MetricId::latency(LatencyStat::P95);

@@ -180,6 +180,15 @@ fn resolve(
     }
 }
 
+/// `b (study s2026...)`, `this run (run)`.
+fn side_words(s: &Side) -> String {
+    if s.id == s.stats.name {
+        format!("{} ({})", s.stats.name, s.kind)
+    } else {
+        format!("{} ({} {})", s.stats.name, s.kind, s.id)
+    }
+}
+
 /// The metrics to compare: `--metric` names (checked against what the runs measured) or the
 /// default set.
 fn chosen_metrics(names: &[String], sides: &[&VariantStats]) -> Result<Vec<MetricId>, CliError> {
@@ -229,11 +238,7 @@ fn compare_sides(
     }
     if let Some(out) = out {
         for (a, b) in pairs {
-            let _ = writeln!(
-                out,
-                "{} ({} {}) → {} ({} {})",
-                a.stats.name, a.kind, a.id, b.stats.name, b.kind, b.id
-            );
+            let _ = writeln!(out, "{} → {}", side_words(a), side_words(b));
             let these: Vec<_> = comps
                 .iter()
                 .filter(|c| c.baseline == a.stats.name && c.variant == b.stats.name)

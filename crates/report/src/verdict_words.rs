@@ -21,8 +21,11 @@ pub fn format_value(unit: MetricUnit, v: f64) -> String {
     }
 }
 
-/// A signed relative change: `+7.0%`, `−3.1%`.
+/// A signed relative change: `+7.0%`, `−3.1%`, `0.0%` (no sign when it rounds to zero).
 pub fn signed_pct(x: f64) -> String {
+    if (x * 1000.0).round() == 0.0 {
+        return "0.0%".into();
+    }
     let s = format!("{:+.1}%", x * 100.0);
     s.replacen('-', "−", 1)
 }
@@ -107,6 +110,17 @@ pub fn verdict_reason(c: &Comparison, band: f64, min_runs: usize) -> String {
             pct_plain(band),
             ci_words(c).unwrap_or_else(|| "n/a".into())
         ),
+        Verdict::Inconclusive if c.effect_ci().is_some_and(|[lo, hi]| lo > 0.0 || hi < 0.0) => {
+            // The metric's own CI excludes 0, but the family-wise correction does not allow
+            // a claim: say so rather than "no difference".
+            format!(
+                "not significant after Holm's correction ({}), although this metric's own CI {} excludes 0; more runs would tell",
+                c.p_adjusted
+                    .map(|p| format!("Holm {}", p_words(p)))
+                    .unwrap_or_else(|| "not tested".into()),
+                ci_words(c).unwrap_or_default()
+            )
+        }
         Verdict::Inconclusive => {
             let allows = match ci_words(c) {
                 Some(w) => format!("; the CI allows {w}"),
@@ -203,8 +217,9 @@ pub fn usl_issue_sentence(issue: &UslIssue) -> String {
             measured,
             predicted,
         } => format!(
-            "the fit misses the measured throughput at {} VUs by {} ({} predicted, {} measured): λ is not the throughput of one VU",
+            "the fit misses the measured throughput at {} VU{} by {} ({} predicted, {} measured): λ is not the throughput of one VU",
             format_number(*level),
+            if *level == 1.0 { "" } else { "s" },
             signed_pct(predicted / measured - 1.0),
             format_rate(*predicted),
             format_rate(*measured)

@@ -127,7 +127,7 @@ fn run_study(
         .transpose()?;
     let mut warnings: Vec<String> = Vec::new();
     let comparing = variants.len() > 1;
-    if comparing && repeat < MIN_RUNS_FOR_COMPARISON {
+    if comparing && spec.sweep.is_none() && repeat < MIN_RUNS_FOR_COMPARISON {
         let w = format!(
             "{repeat} runs per variant: a verdict needs at least {MIN_RUNS_FOR_COMPARISON} per side (10 recommended), so comparisons read `insufficient`"
         );
