@@ -10,6 +10,7 @@ use crate::verdict_words::{
 };
 use crate::words::capitalize;
 use loadlab_analysis::compare::{family_size, CompareResult, Comparison};
+use loadlab_analysis::stats::{OutlierKind, OutlierSide};
 use loadlab_analysis::study::{
     default_compare_metrics, LoadKind, StudyResult, UslIssue, VariantStats,
 };
@@ -318,18 +319,40 @@ fn print_variant_findings(out: &mut dyn Write, study: &StudyResult) -> io::Resul
         for d in &v.drift {
             lines.push(format!("variant `{}`: {}", v.name, drift_sentence(d)));
         }
-        // Outliers on the key metrics here; every metric's are in the report's tables.
+        // Outliers on the key metrics here, one entry per run; every metric's are in the
+        // report's tables.
+        let mut by_run: Vec<(usize, Vec<String>)> = Vec::new();
         for (m, s) in v.metrics.iter().filter(|(m, _)| key.contains(m)) {
             for o in &s.outliers {
-                lines.push(format!(
-                    "variant `{}`: run {} ({}) is an outlier on {}: {} (kept in the statistics)",
-                    v.name,
-                    o.index + 1,
-                    o.run.as_deref().unwrap_or("?"),
+                let what = format!(
+                    "{} {}{}",
                     m.label(),
-                    format_value(m.unit(), o.value)
-                ));
+                    match o.side {
+                        OutlierSide::High => "high",
+                        OutlierSide::Low => "low",
+                    },
+                    match o.kind {
+                        OutlierKind::Extreme => ", far",
+                        OutlierKind::Mild => "",
+                    }
+                );
+                match by_run.iter_mut().find(|(i, _)| *i == o.index) {
+                    Some((_, list)) => list.push(what),
+                    None => by_run.push((o.index, vec![what])),
+                }
             }
+        }
+        by_run.sort_by_key(|(i, _)| *i);
+        if !by_run.is_empty() {
+            lines.push(format!(
+                "variant `{}` has outlier runs (Tukey's fences; kept in the statistics): {}",
+                v.name,
+                by_run
+                    .iter()
+                    .map(|(i, what)| format!("run {} ({})", i + 1, what.join("; ")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         if !v.excluded_runs.is_empty() {
             lines.push(format!(

@@ -32,7 +32,13 @@ pub fn signed_pct(x: f64) -> String {
 
 /// A signed difference in a metric's unit: `+0.40 pp` (error rate), `+1.20ms`, `−3.0/s`.
 pub fn signed_difference(unit: MetricUnit, d: f64) -> String {
-    let sign = if d < 0.0 { "−" } else { "+" };
+    let sign = if d < 0.0 {
+        "−"
+    } else if d > 0.0 {
+        "+"
+    } else {
+        ""
+    };
     let body = match unit {
         MetricUnit::Fraction => format!("{:.2} pp", d.abs() * 100.0),
         _ => format_value(unit, d.abs()),
@@ -121,6 +127,9 @@ pub fn verdict_reason(c: &Comparison, band: f64, min_runs: usize) -> String {
                 ci_words(c).unwrap_or_default()
             )
         }
+        Verdict::Inconclusive if c.effect_ci() == Some([0.0, 0.0]) => format!(
+            "no difference detected at {runs} runs: most runs have the same value on both sides (the CI of the shift is 0 … 0)"
+        ),
         Verdict::Inconclusive => {
             let allows = match ci_words(c) {
                 Some(w) => format!("; the CI allows {w}"),
