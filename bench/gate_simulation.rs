@@ -20,30 +20,8 @@
 use loadlab_analysis::compare::{
     compare_pairs, regressions, CompareOptions, Comparison, MetricSamples, PairSamples,
 };
+use loadlab_analysis::stats::SplitMix64;
 use loadlab_metrics::{LatencyStat, MetricId};
-
-/// SplitMix64: small, seedable, good enough for a simulation.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn uniform(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    /// Standard normal (Box–Muller).
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.uniform(), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-    }
-}
 
 /// 3 significant digits, as a histogram with 3 significant digits reports a percentile.
 fn hdr(v: f64) -> f64 {
@@ -51,7 +29,7 @@ fn hdr(v: f64) -> f64 {
     (v * scale).round() / scale
 }
 
-fn lognormal_runs(rng: &mut Rng, n: usize, median: f64, cv: f64) -> Vec<f64> {
+fn lognormal_runs(rng: &mut SplitMix64, n: usize, median: f64, cv: f64) -> Vec<f64> {
     let sigma = (1.0 + cv * cv).ln().sqrt();
     (0..n)
         .map(|_| hdr(median * (sigma * rng.normal()).exp()))
@@ -108,7 +86,7 @@ fn simulate(
     reps: usize,
     seed: u64,
 ) -> Vec<Tally> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64(seed);
     let ids = metrics();
     let p95 = MetricId::latency(LatencyStat::P95);
     let options = CompareOptions::default();

@@ -145,6 +145,11 @@ impl LatencyStat {
         LatencyStat::Max,
     ];
 
+    /// The statistics shown in tables: all but p99.9 (too few requests per run for most).
+    pub fn tabulated() -> impl Iterator<Item = LatencyStat> {
+        Self::ALL.into_iter().filter(|s| *s != LatencyStat::P999)
+    }
+
     /// The field name in the run JSON's `LatencySummary`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -9,7 +9,7 @@ use crate::verdict_words::{
     verdict_sentence,
 };
 use crate::words::capitalize;
-use loadlab_analysis::compare::{family_size, CompareResult, Comparison};
+use loadlab_analysis::compare::{family_size, pairs_of, CompareResult, Comparison};
 use loadlab_analysis::stats::{OutlierKind, OutlierSide};
 use loadlab_analysis::study::{
     default_compare_metrics, LoadKind, StudyResult, UslIssue, VariantStats,
@@ -376,13 +376,7 @@ fn print_study_comparisons(out: &mut dyn Write, study: &StudyResult) -> io::Resu
     if study.comparisons.is_empty() {
         return Ok(());
     }
-    let mut pairs: Vec<(&str, &str)> = study
-        .comparisons
-        .iter()
-        .map(|c| (c.baseline.as_str(), c.variant.as_str()))
-        .collect();
-    pairs.dedup();
-    for (a, b) in pairs {
+    for (a, b) in pairs_of(&study.comparisons) {
         let va = study.variants.iter().find(|v| v.name == a);
         let vb = study.variants.iter().find(|v| v.name == b);
         let comps: Vec<Comparison> = study

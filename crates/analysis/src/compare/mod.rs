@@ -204,3 +204,14 @@ pub fn power_warnings(comparisons: &[Comparison], alpha: f64) -> Vec<String> {
     }
     out
 }
+
+/// The (baseline, variant) pairs of a set of comparisons, in order of first appearance.
+pub fn pairs_of(comparisons: &[Comparison]) -> Vec<(&str, &str)> {
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for c in comparisons {
+        if !pairs.contains(&(c.baseline.as_str(), c.variant.as_str())) {
+            pairs.push((&c.baseline, &c.variant));
+        }
+    }
+    pairs
+}

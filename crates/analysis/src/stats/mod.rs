@@ -16,6 +16,7 @@ mod prediction;
 mod rank_sum_exact;
 mod ranks;
 mod ratio;
+mod rng;
 mod tdist;
 mod u_dist;
 mod usl;
@@ -46,6 +47,7 @@ pub use outliers::{
 };
 pub use prediction::{detectable_change, log_prediction, rank_prediction_p, Prediction};
 pub use ratio::Ratio;
+pub use rng::SplitMix64;
 pub use tdist::{normal_quantile, t_quantile};
 pub use usl::{fit_usl, poor_fit, UslFit, POOR_FIT_R2, USL_MIN_POINTS};
 pub use welch::welch_log_ratio;

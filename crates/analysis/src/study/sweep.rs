@@ -6,7 +6,7 @@ use super::usl_check::{fit_issues, real_knee, Level};
 use super::{
     LoadKind, NStarInterval, SweepPoint, SweepResult, UslIssue, UslResult, UslSkipped, VariantStats,
 };
-use crate::stats::{self, UslFit};
+use crate::stats::{self, SplitMix64, UslFit};
 use loadlab_metrics::{LatencyStat, MetricId, Quantity};
 
 /// Bootstrap resamples for the CI of N*.
@@ -152,22 +152,5 @@ fn bootstrap_n_star(levels: &[Level<'_>]) -> NStarInterval {
         low: at(0.025),
         high: high.is_finite().then_some(high),
         replicates: stars.len(),
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the bootstrap gives the same CI each time.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
     }
 }

@@ -4,7 +4,7 @@
 use super::metrics::{fmt, metric_words};
 use crate::doc::{Block, Cell, Level, Section, Table, Verdict};
 use crate::verdict_words::{change_words, p_cell, p_words, verdict_reason, verdict_sentence};
-use loadlab_analysis::compare::{family_size, Comparison};
+use loadlab_analysis::compare::{family_size, pairs_of, Comparison};
 use loadlab_analysis::study::StudyResult;
 use loadlab_metrics::{LatencyStat, MetricId, Quantity, Verdict as Word};
 
@@ -19,14 +19,8 @@ pub struct ComparisonSettings {
 /// One sentence per compared pair: what differs (with effect, CI and Holm p), what is
 /// equivalent, what is inconclusive and how wide its CI is, what had too few runs.
 pub fn comparison_verdicts(comparisons: &[Comparison], s: ComparisonSettings) -> Vec<Verdict> {
-    let mut pairs: Vec<(&str, &str)> = Vec::new();
-    for c in comparisons {
-        if !pairs.contains(&(c.baseline.as_str(), c.variant.as_str())) {
-            pairs.push((&c.baseline, &c.variant));
-        }
-    }
     let mut out = Vec::new();
-    for (b, v) in pairs {
+    for (b, v) in pairs_of(comparisons) {
         let cs: Vec<&Comparison> = comparisons
             .iter()
             .filter(|c| c.baseline == b && c.variant == v)

@@ -119,12 +119,5 @@ pub(super) fn study_method(
 }
 
 fn pair_count(s: &StudyResult) -> usize {
-    let mut pairs: Vec<(&str, &str)> = s
-        .comparisons
-        .iter()
-        .map(|c| (c.baseline.as_str(), c.variant.as_str()))
-        .collect();
-    pairs.sort();
-    pairs.dedup();
-    pairs.len()
+    loadlab_analysis::compare::pairs_of(&s.comparisons).len()
 }

@@ -128,15 +128,9 @@ pub(super) fn main_metrics() -> Vec<MetricId> {
         MetricId::run(Quantity::Errors),
     ];
     m.extend(
-        [
-            LatencyStat::Mean,
-            LatencyStat::P50,
-            LatencyStat::P90,
-            LatencyStat::P95,
-            LatencyStat::P99,
-            LatencyStat::Max,
-        ]
-        .map(MetricId::latency),
+        LatencyStat::tabulated()
+            .filter(|s| *s != LatencyStat::Min)
+            .map(MetricId::latency),
     );
     m
 }

@@ -12,18 +12,7 @@ use loadlab_metrics::{LatencyStat, MetricId, Quantity, Scope};
 /// Quantities of a group or step, in table order.
 fn scope_quantities() -> Vec<Quantity> {
     let mut q = vec![Quantity::Requests, Quantity::ErrorRate, Quantity::Errors];
-    q.extend(
-        [
-            LatencyStat::Min,
-            LatencyStat::Mean,
-            LatencyStat::P50,
-            LatencyStat::P90,
-            LatencyStat::P95,
-            LatencyStat::P99,
-            LatencyStat::Max,
-        ]
-        .map(Quantity::Latency),
-    );
+    q.extend(LatencyStat::tabulated().map(Quantity::Latency));
     q
 }
 
