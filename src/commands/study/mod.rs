@@ -119,7 +119,10 @@ fn run_study(
                 .iter()
                 .map(|n| {
                     n.parse::<MetricId>().map_err(|e| {
-                        CliError::bad_input(format!("{}: study.metrics: {e}", file.display()))
+                        CliError::bad_input(format!(
+                            "{}: study.metrics: {e}\n  hint: write e.g. latency_ms.p95, errors.rate, requests.rate, step.NAME.latency.p99 (docs/studies.md lists them)",
+                            file.display()
+                        ))
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()
