@@ -92,6 +92,18 @@ pub fn comparison_verdicts(comparisons: &[Comparison], s: ComparisonSettings) ->
         if !others.is_empty() {
             text.push_str(&format!("; also {}", others.join(", ")));
         }
+        let equivalent: Vec<String> = cs
+            .iter()
+            .filter(|c| c.verdict == Word::Equivalent)
+            .map(|c| metric_words(&c.metric))
+            .collect();
+        if !equivalent.is_empty() {
+            text.push_str(&format!(
+                "; equivalent within ±{}: {}",
+                crate::verdict_words::pct_plain(s.equivalence),
+                equivalent.join(", ")
+            ));
+        }
         text.push('.');
         out.push(Verdict::new(
             if worse { Level::Warn } else { Level::Pass },
