@@ -252,7 +252,27 @@ def hodges_lehmann():
                           "expected": hodges_lehmann_one(b, v, method)})
     welch = [{"name": name, "baseline": fl(b), "variant": fl(v), "expected": welch_one(b, v)}
              for name, b, v in pairs]
-    write("hodges_lehmann.json", {"cases": cases, "welch": welch})
+    # Moses' interval on raw differences, with ties (quantized percentiles, error rates of 0).
+    shift_pairs = [
+        ("quantized_5x5", [4.10, 4.11, 4.11, 4.12, 4.13], [4.12, 4.13, 4.13, 4.14, 4.15]),
+        ("quantized_6x7", [4.10, 4.10, 4.10, 4.10, 4.11, 4.11],
+         [4.10, 4.11, 4.11, 4.11, 4.12, 4.12, 4.12]),
+        ("errors_from_zero_10x10", [0.0] * 10,
+         [0.0, 0.0, 0.01, 0.012, 0.009, 0.011, 0.02, 0.015, 0.01, 0.013]),
+        ("errors_both_zero_5x5", [0.0] * 5, [0.0] * 5),
+    ]
+    shift = []
+    for name, b, v in shift_pairs:
+        m, n = len(b), len(v)
+        k = moses_rank(m, n, "exact")
+        d = np.sort((np.asarray(v, float)[None, :] - np.asarray(b, float)[:, None]).ravel())
+        shift.append({"name": name, "baseline": fl(b), "variant": fl(v),
+                      "expected": {"k": k, "shift": f(np.median(d)),
+                                   "ci": [f(d[k - 1]), f(d[m * n - k])]}})
+        if all(x > 0 for x in b + v):
+            cases.append({"name": name, "baseline": fl(b), "variant": fl(v), "method": "auto",
+                          "expected": hodges_lehmann_one(b, v, "auto")})
+    write("hodges_lehmann.json", {"cases": cases, "welch": welch, "shift": shift})
 
 
 # ---------------------------------------------------------------- Holm
@@ -387,6 +407,8 @@ def main():
     holm()
     kneedle()
     usl()
+    import stats_reference_verdicts as verdict_fixtures  # noqa: E402 (needs this module)
+    verdict_fixtures.main()
 
 
 if __name__ == "__main__":

@@ -4,14 +4,16 @@
 use crate::cli::CompareArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::compare::{
-    compare_samples, regressions, verdict_word, CompareOptions, CompareResult, CompareSide,
-    Comparison, ALPHA, COMPARE_SCHEMA,
+    compare_pairs, power_warnings, regressions, CompareOptions, CompareResult, CompareSide, OneRun,
+    PairSamples, ALPHA, COMPARE_SCHEMA, MIN_RUNS_FOR_COMPARISON,
 };
 use loadlab_analysis::study::{
-    summarize_variant, RunSample, StudyResult, VariantStats, DEFAULT_COMPARE_METRICS,
-    MIN_RUNS_FOR_COMPARISON,
+    default_compare_metrics, parse_metrics, samples_of, summarize_variant, RunSample, StudyResult,
+    UnknownMetric, VariantStats,
 };
-use loadlab_metrics::RunResult;
+use loadlab_metrics::{MetricId, RunResult, Scope};
+use loadlab_report::study_terminal::{print_comparisons, print_gate, print_legend};
+use loadlab_report::verdict_words::format_value;
 use loadlab_store::Store;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,76 +24,44 @@ pub fn parse_percent(flag: &str, text: &str) -> Result<f64, CliError> {
         .map_err(|m| CliError::bad_input(format!("{flag}: {m} (write e.g. 5%)")))
 }
 
-/// A metric value with its unit: `612ms`, `27.6`, `0.50%`.
+/// A value of a metric named as in the run JSON (`requests.rate`, `latency_ms.p95`) with its
+/// unit: `612.00ms`, `27.6/s`, `0.50%`.
 pub fn fmt_metric(metric: &str, v: f64) -> String {
-    if !v.is_finite() {
-        return "n/a".into();
-    }
-    if metric.contains("latency") || metric.contains("time") {
-        loadlab_report::format_ms(v)
-    } else if metric.starts_with("errors") {
-        format!("{:.2}%", v * 100.0)
-    } else if v.abs() >= 100.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.2}")
+    match metric.parse::<MetricId>() {
+        Ok(m) => format_value(m.unit(), v),
+        Err(_) => format!("{v:.2}"),
     }
 }
 
-fn signed_pct(x: f64) -> String {
-    format!("{:+.1}%", x * 100.0)
-}
-
-/// The comparison table: `p95  612ms ± 8%  →  655ms ± 6%  +7.0% [+3.1, +11.8]  p=0.004 n=10+10  slower`.
-pub fn print_comparisons(
-    out: &mut impl Write,
-    comps: &[Comparison],
-    a: Option<&VariantStats>,
-    b: Option<&VariantStats>,
-) -> std::io::Result<()> {
-    let side = |v: Option<&VariantStats>, metric: &str, median: f64| -> String {
-        match v.and_then(|v| v.metrics.get(metric)) {
-            Some(s) if s.n > 1 => {
-                format!("{} ± {:.0}%", fmt_metric(metric, s.median), s.cv * 100.0)
-            }
-            _ => fmt_metric(metric, median),
+/// Every metric name the runs have, one line per scope:
+/// `steps.signin.{requests.rate, requests.total, errors.rate, ...}`.
+pub fn valid_metric_names(valid: &[MetricId]) -> String {
+    let mut lines: Vec<(Scope, Vec<String>)> = Vec::new();
+    for m in valid {
+        match lines.last_mut() {
+            Some((scope, names)) if *scope == m.scope => names.push(m.quantity.name()),
+            _ => lines.push((m.scope.clone(), vec![m.quantity.name()])),
         }
-    };
-    let w = comps.iter().map(|c| c.metric.len()).max().unwrap_or(6);
-    for c in comps {
-        let change = match (c.change, c.change_ci) {
-            (Some(ch), Some([lo, hi])) => format!(
-                "{} [{:+.1}, {:+.1}]",
-                signed_pct(ch),
-                lo * 100.0,
-                hi * 100.0
-            ),
-            (Some(ch), None) => signed_pct(ch),
-            _ => "n/a".into(),
-        };
-        let verdict = if c.verdict == "~" {
-            "~".to_string()
-        } else {
-            c.verdict.clone()
-        };
-        writeln!(
-            out,
-            "  {:<w$}  {:>14}  →  {:<14}  {:<24}  p={:.3} n={}+{}  {}",
-            c.metric,
-            side(a, &c.metric, c.baseline_median),
-            side(b, &c.metric, c.variant_median),
-            if c.verdict == "~" && c.p_adjusted >= ALPHA {
-                "~".to_string()
-            } else {
-                change
-            },
-            c.p_adjusted,
-            c.n[0],
-            c.n[1],
-            verdict
-        )?;
     }
-    Ok(())
+    lines
+        .into_iter()
+        .map(|(scope, names)| match scope {
+            Scope::Run => format!("  {}", names.join(", ")),
+            Scope::Group(g) => format!("  groups.{g}.{{{}}}", names.join(", ")),
+            Scope::Step(st) => format!("  steps.{st}.{{{}}}", names.join(", ")),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `--metric NAME`: exit 2 naming the valid metrics when a name is unknown.
+pub fn unknown_metric(flag: &str, e: &UnknownMetric) -> CliError {
+    CliError::bad_input(format!(
+        "{flag} {}: unknown metric{}\n  valid metrics (`step.NAME.latency.p99` is read as `steps.NAME.latency_ms.p99`):\n{}",
+        e.name,
+        e.reason,
+        valid_metric_names(&e.valid)
+    ))
 }
 
 /// One side of a comparison: the per-run values of one variant (or one run).
@@ -210,42 +180,104 @@ fn resolve(
     }
 }
 
-fn samples(
-    a: &VariantStats,
-    b: &VariantStats,
-    metrics: &[String],
-) -> Vec<(String, Vec<f64>, Vec<f64>)> {
-    metrics
-        .iter()
-        .filter_map(|m| {
-            Some((
-                m.clone(),
-                a.metrics.get(m)?.values.clone(),
-                b.metrics.get(m)?.values.clone(),
-            ))
-        })
-        .collect()
+/// `b (study s2026...)`, `this run (run)`.
+fn side_words(s: &Side) -> String {
+    if s.id == s.stats.name {
+        format!("{} ({})", s.stats.name, s.kind)
+    } else {
+        format!("{} ({} {})", s.stats.name, s.kind, s.id)
+    }
 }
 
-/// A single run against a study: the test cannot be significant with one run, so a metric is
-/// called slower/worse (or faster/better) only when the run lies outside the study's range.
-fn single_run_verdicts(
-    comps: &mut [Comparison],
-    base: &VariantStats,
-    run: &VariantStats,
-    band: f64,
-) {
-    for c in comps.iter_mut() {
-        let (Some(s), Some(r)) = (base.metrics.get(&c.metric), run.metrics.get(&c.metric)) else {
-            continue;
-        };
-        let v = r.values[0];
-        let outside = v > s.max || v < s.min;
-        c.verdict = match c.change {
-            Some(ch) if outside && ch.abs() > band => verdict_word(&c.metric, ch).to_string(),
-            None if outside => verdict_word(&c.metric, v - s.median).to_string(),
-            _ => "~".into(),
-        };
+/// The metrics to compare: `--metric` names (checked against what the runs measured) or the
+/// default set.
+fn chosen_metrics(names: &[String], sides: &[&VariantStats]) -> Result<Vec<MetricId>, CliError> {
+    if names.is_empty() {
+        return Ok(default_compare_metrics());
+    }
+    parse_metrics(names, sides).map_err(|e| unknown_metric("--metric", &e))
+}
+
+/// Compares the pairs, prints them, and builds the `loadlab.compare.v1` record.
+struct Compared {
+    result: CompareResult,
+}
+
+fn compare_sides(
+    pairs: &[(&Side, &Side)],
+    metrics: &[MetricId],
+    options: &CompareOptions,
+    bound: Option<f64>,
+    out: Option<&mut dyn Write>,
+) -> Compared {
+    let samples: Vec<PairSamples> = pairs
+        .iter()
+        .map(|(a, b)| samples_of(&a.stats, &b.stats, metrics))
+        .collect();
+    let comps = compare_pairs(&samples, options);
+    let mut warnings = power_warnings(&comps, options.alpha);
+    let single = pairs
+        .iter()
+        .any(|(a, b)| a.stats.runs.len() == 1 || b.stats.runs.len() == 1);
+    let one_run = if single {
+        samples
+            .first()
+            .and_then(|p| OneRun::of(p, &comps, options.alpha))
+    } else {
+        None
+    };
+    for (a, b) in pairs {
+        let (na, nb) = (a.stats.runs.len(), b.stats.runs.len());
+        let one_side = (na == 1) != (nb == 1) && na.max(nb) >= options.min_runs;
+        if (na < options.min_runs || nb < options.min_runs) && !one_side {
+            warnings.push(format!(
+                "{na}+{nb} runs of `{}` and `{}`: a verdict needs at least {} runs per side (10 recommended), or one run against a study of {}; the changes are shown for information and no gate can fail on them",
+                a.stats.name, b.stats.name, options.min_runs, options.min_runs
+            ));
+        }
+    }
+    if let Some(out) = out {
+        for (a, b) in pairs {
+            let _ = writeln!(out, "{} → {}", side_words(a), side_words(b));
+            let these: Vec<_> = comps
+                .iter()
+                .filter(|c| c.baseline == a.stats.name && c.variant == b.stats.name)
+                .cloned()
+                .collect();
+            let _ = print_comparisons(
+                out,
+                &these,
+                Some(&a.stats),
+                Some(&b.stats),
+                options.equivalence,
+                options.min_runs,
+            );
+        }
+        let _ = print_legend(out, &comps, options.alpha);
+    }
+    let regressed = bound.map(|b| regressions(&comps, b)).unwrap_or_default();
+    let side = |s: &Side| CompareSide {
+        kind: s.kind.into(),
+        id: s.id.clone(),
+        label: s.stats.name.clone(),
+        runs: s.stats.runs.len(),
+    };
+    Compared {
+        result: CompareResult {
+            schema: COMPARE_SCHEMA.to_string(),
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            baseline: side(pairs[0].0),
+            variant: side(pairs[0].1),
+            equivalence: options.equivalence,
+            alpha: options.alpha,
+            min_runs: options.min_runs,
+            family_size: loadlab_analysis::compare::family_size(&comps),
+            fail_on_regression: bound,
+            comparisons: comps,
+            regressions: regressed,
+            one_run,
+            warnings,
+        },
     }
 }
 
@@ -261,14 +293,6 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
         .map(|t| parse_percent("--equivalence", t))
         .transpose()?
         .unwrap_or(0.0);
-    let metrics: Vec<String> = if args.metrics.is_empty() {
-        DEFAULT_COMPARE_METRICS
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    } else {
-        args.metrics.clone()
-    };
     let mut store = None;
     let a_sides = resolve(&args.baseline, &mut store, args.results.as_deref())?;
     let b_sides = resolve(&args.candidate, &mut store, args.results.as_deref())?;
@@ -290,65 +314,20 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
             );
         }
     }
+    let all: Vec<&VariantStats> = pairs
+        .iter()
+        .flat_map(|(a, b)| [&a.stats, &b.stats])
+        .collect();
+    let metrics = chosen_metrics(&args.metrics, &all)?;
     let options = CompareOptions {
         alpha: ALPHA,
         equivalence,
+        min_runs: MIN_RUNS_FOR_COMPARISON,
     };
-    let mut all = Vec::new();
-    let mut warnings = Vec::new();
+    let mut stdout = std::io::stdout().lock();
+    let out: Option<&mut dyn Write> = if args.quiet { None } else { Some(&mut stdout) };
+    let result = compare_sides(&pairs, &metrics, &options, bound, out).result;
     let mut out = std::io::stdout().lock();
-    for (a, b) in &pairs {
-        let (na, nb) = (a.stats.runs.len().max(1), b.stats.runs.len().max(1));
-        let mut comps = compare_samples(
-            &a.stats.name,
-            &b.stats.name,
-            &samples(&a.stats, &b.stats, &metrics),
-            &options,
-        );
-        if nb == 1 && na >= MIN_RUNS_FOR_COMPARISON {
-            single_run_verdicts(&mut comps, &a.stats, &b.stats, equivalence);
-            warnings.push(format!(
-                "one run of `{}` against {na} of `{}` is weak evidence: a metric is flagged only when the run falls outside the baseline's range",
-                b.stats.name, a.stats.name
-            ));
-        } else if na < MIN_RUNS_FOR_COMPARISON || nb < MIN_RUNS_FOR_COMPARISON {
-            warnings.push(format!(
-                "{na}+{nb} runs: a significant difference needs at least {MIN_RUNS_FOR_COMPARISON} runs per side (10 recommended); changes are shown for information"
-            ));
-        }
-        if !args.quiet {
-            let _ = writeln!(
-                out,
-                "{} ({} {}) → {} ({} {})",
-                a.stats.name, a.kind, a.id, b.stats.name, b.kind, b.id
-            );
-            let _ = print_comparisons(&mut out, &comps, Some(&a.stats), Some(&b.stats));
-        }
-        all.extend(comps);
-    }
-    let regressed = bound.map(|b| regressions(&all, b)).unwrap_or_default();
-    let result = CompareResult {
-        schema: COMPARE_SCHEMA.to_string(),
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        baseline: CompareSide {
-            kind: pairs[0].0.kind.into(),
-            id: pairs[0].0.id.clone(),
-            label: pairs[0].0.stats.name.clone(),
-            runs: pairs[0].0.stats.runs.len(),
-        },
-        variant: CompareSide {
-            kind: pairs[0].1.kind.into(),
-            id: pairs[0].1.id.clone(),
-            label: pairs[0].1.stats.name.clone(),
-            runs: pairs[0].1.stats.runs.len(),
-        },
-        equivalence,
-        alpha: ALPHA,
-        fail_on_regression: bound,
-        comparisons: all,
-        regressions: regressed.clone(),
-        warnings: warnings.clone(),
-    };
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&result).expect("serializes") + "\n";
         super::output::write_json_copy(path, &text)?;
@@ -359,38 +338,23 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
         }
     }
     if !args.quiet {
-        for w in &warnings {
-            let _ = writeln!(out, "warning: {w}");
+        for w in &result.warnings {
+            let _ = writeln!(out, "warning: {}", w.replace('`', ""));
         }
-        if let Some(b) = bound {
-            if regressed.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "no metric is significantly worse by more than {:.1}%",
-                    b * 100.0
-                );
-            } else {
-                let _ = writeln!(
-                    out,
-                    "REGRESSION: {} significantly worse by more than {:.1}%",
-                    regressed.join(", "),
-                    b * 100.0
-                );
-            }
-        }
+        let _ = print_gate(&mut out, &result);
         if let Some(path) = &args.json {
             let _ = writeln!(out, "comparison written to {}", path.display());
         }
     }
-    Ok(if regressed.is_empty() {
+    Ok(if result.regressions.is_empty() {
         Outcome::Ok
     } else {
         Outcome::ThresholdsFailed
     })
 }
 
-/// `loadlab run --baseline last|ID`: the new run against a stored study. Returns whether a
-/// metric regressed by more than `bound`.
+/// `loadlab run --baseline last|ID`: the new run against a stored study (the prediction test
+/// of one run, Holm over the default metrics). Returns whether a metric failed the gate.
 pub fn run_against_study(
     result: &RunResult,
     baseline: &str,
@@ -405,43 +369,31 @@ pub fn run_against_study(
         .find(|s| s.stats.name == result.name)
         .unwrap_or(&sides[0]);
     let run = run_side("this run", "this run", result);
-    let metrics: Vec<String> = DEFAULT_COMPARE_METRICS
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let mut comps = compare_samples(
-        &base.stats.name,
-        "this run",
-        &samples(&base.stats, &run.stats, &metrics),
-        &CompareOptions::default(),
-    );
-    single_run_verdicts(&mut comps, &base.stats, &run.stats, 0.0);
-    let regressed = match bound {
-        Some(b) => regressions(&comps, b),
-        None => Vec::new(),
-    };
+    let options = CompareOptions::default();
+    let mut stdout = std::io::stdout().lock();
     if !quiet {
-        let mut out = std::io::stdout().lock();
         let _ = writeln!(
-            out,
+            stdout,
             "\nagainst study {} variant `{}` ({} runs):",
             base.id,
             base.stats.name,
             base.stats.runs.len()
         );
-        let _ = print_comparisons(&mut out, &comps, Some(&base.stats), Some(&run.stats));
-        let _ = writeln!(
-            out,
-            "note: one run is weak evidence — a metric is flagged only when it falls outside the study's range; run a study for a real comparison"
-        );
-        if !regressed.is_empty() {
-            let _ = writeln!(
-                out,
-                "REGRESSION: {} worse than the study by more than {:.1}%",
-                regressed.join(", "),
-                bound.unwrap_or(0.0) * 100.0
-            );
-        }
     }
-    Ok(!regressed.is_empty())
+    let out: Option<&mut dyn Write> = if quiet { None } else { Some(&mut stdout) };
+    let compared = compare_sides(
+        &[(base, &run)],
+        &default_compare_metrics(),
+        &options,
+        bound,
+        out,
+    );
+    if !quiet {
+        let mut out = std::io::stdout().lock();
+        for w in &compared.result.warnings {
+            let _ = writeln!(out, "warning: {}", w.replace('`', ""));
+        }
+        let _ = print_gate(&mut out, &compared.result);
+    }
+    Ok(!compared.result.regressions.is_empty())
 }

@@ -4,7 +4,8 @@ mod common;
 
 use common::{assert_close, cases, fixture, num, nums, pair};
 use loadlab_analysis::stats::{
-    hodges_lehmann_ratio, hodges_lehmann_ratio_with, welch_log_ratio, MwuMethod, StatsError,
+    hodges_lehmann_ratio, hodges_lehmann_ratio_with, hodges_lehmann_shift, welch_log_ratio,
+    MwuMethod, StatsError,
 };
 
 const TOL: f64 = 1e-9;
@@ -45,6 +46,26 @@ fn hodges_lehmann_matches_reference() {
         if requested == "auto" {
             assert_eq!(hodges_lehmann_ratio(&b, &v).unwrap(), got);
         }
+    }
+}
+
+/// Moses' interval on raw differences with ties (quantized percentiles, error rates of 0).
+#[test]
+fn hodges_lehmann_shift_with_ties_matches_reference() {
+    let fx = fixture("hodges_lehmann.json");
+    for case in cases(&fx, "shift") {
+        let name = case["name"].as_str().unwrap();
+        let got = hodges_lehmann_shift(&nums(&case["baseline"]), &nums(&case["variant"])).unwrap();
+        let exp = &case["expected"];
+        assert_close(
+            got.change,
+            num(&exp["shift"]),
+            TOL,
+            &format!("{name}: shift"),
+        );
+        let (lo, hi) = pair(&exp["ci"]);
+        assert_close(got.ci.0, lo, TOL, &format!("{name}: ci lo"));
+        assert_close(got.ci.1, hi, TOL, &format!("{name}: ci hi"));
     }
 }
 

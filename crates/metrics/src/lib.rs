@@ -19,6 +19,7 @@ pub mod record;
 mod recorder;
 pub mod result;
 pub mod validity;
+pub mod verdict;
 
 pub use delta::{IntervalDelta, StepDelta};
 pub use environment::Environment;
@@ -28,3 +29,6 @@ pub use outcome::Outcome;
 pub use recorder::{Recorder, StepInfo};
 pub use result::RunResult;
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
+pub use verdict::{
+    GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity, Scope, Verdict,
+};

@@ -16,9 +16,11 @@ mod json;
 mod markdown;
 mod run_doc;
 mod study_doc;
+pub mod study_terminal;
 mod style;
 pub mod svg;
 mod terminal;
+pub mod verdict_words;
 pub mod words;
 
 pub use doc::{Block, Cell, DocKind, Level, ReportDoc, Section, Table, Verdict};
@@ -33,8 +35,9 @@ pub use run_doc::{
     throughput_over_time, PlannedLoad,
 };
 pub use study_doc::{
-    capacity_report, change_words, compare_report, comparison_table, comparison_verdicts,
-    metric_words, multi_environment, study_report, Runs,
+    capacity_report, compare_report, comparison_note, comparison_table, comparison_verdicts,
+    gate_verdicts, metric_words, multi_environment, one_run_words, study_report, usl_skipped_words,
+    ComparisonSettings, Runs,
 };
 pub use style::Style;
 pub use svg::render_svg;

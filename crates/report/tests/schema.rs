@@ -1,6 +1,7 @@
 //! `docs/schema/run.v2.json` describes the run result exactly as serde writes it.
 
 mod common;
+mod samples;
 
 use serde_json::{json, Value};
 
@@ -296,5 +297,23 @@ fn recorder_built_result_validates() {
     for kind in ErrorKind::ALL {
         assert!(text.contains(kind.hint()), "{kind}");
         assert!(text.contains(&format!("e.g. example {kind}")), "{kind}");
+    }
+}
+
+/// `docs/schema/study.v1.json` describes study.json as serde writes it: a study with
+/// comparisons, outliers and drift fields, and a sweep with its USL issues.
+#[test]
+fn studies_validate_against_the_study_schema() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/schema/study.v1.json"
+    );
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let v = jsonschema::draft202012::new(&schema).expect("a valid schema");
+    for (name, (study, _)) in [("study", samples::study()), ("sweep", samples::sweep())] {
+        let doc = serde_json::to_value(&study).unwrap();
+        assert_eq!(errors(&v, &doc), Vec::<String>::new(), "{name}");
+        let back: loadlab_analysis::study::StudyResult = serde_json::from_value(doc).unwrap();
+        assert_eq!(back, study, "{name} round-trips");
     }
 }

@@ -34,29 +34,60 @@ pub fn hodges_lehmann_ratio_with(
 ) -> Result<Ratio, StatsError> {
     validate::positive(baseline, 1)?;
     validate::positive(variant, 1)?;
+    let log_b: Vec<f64> = baseline.iter().map(|v| v.ln()).collect();
+    let log_v: Vec<f64> = variant.iter().map(|v| v.ln()).collect();
+    let (shift, lo, hi) = shift_with_interval(&log_b, &log_v, method)?;
+    Ok(Ratio {
+        change: shift.exp_m1(),
+        ci: (lo.exp_m1(), hi.exp_m1()),
+    })
+}
+
+/// Hodges–Lehmann shift `variant − baseline` on the raw values (the median of all pairwise
+/// differences) with Moses' 95% CI: the effect of a metric that can be 0 (an error rate of 0
+/// has no logarithm). Ties are fine: the interval's ends are order statistics of the
+/// differences, equal differences included.
+pub fn hodges_lehmann_shift(baseline: &[f64], variant: &[f64]) -> Result<Ratio, StatsError> {
+    validate::finite(baseline, 1)?;
+    validate::finite(variant, 1)?;
+    let (shift, lo, hi) = shift_with_interval(baseline, variant, MwuMethod::Auto)?;
+    Ok(Ratio {
+        change: shift,
+        ci: (lo, hi),
+    })
+}
+
+/// Median of the pairwise differences `v_j − b_i` and Moses' interval `[d_(k), d_(mn−k+1)]`.
+fn shift_with_interval(
+    baseline: &[f64],
+    variant: &[f64],
+    method: MwuMethod,
+) -> Result<(f64, f64, f64), StatsError> {
     let (m, n) = (baseline.len(), variant.len());
     let method = match method {
         MwuMethod::Exact => Method::Exact,
         MwuMethod::Asymptotic => Method::Asymptotic,
-        MwuMethod::Auto if m * n <= HL_EXACT_MAX_PAIRS => Method::Exact,
-        MwuMethod::Auto => Method::Asymptotic,
+        MwuMethod::Auto | MwuMethod::Conditional | MwuMethod::ExactIfSmall
+            if m * n <= HL_EXACT_MAX_PAIRS =>
+        {
+            Method::Exact
+        }
+        _ => Method::Asymptotic,
     };
     let k = moses_rank(m, n, method)?.ok_or(StatsError::TooSmallForInterval { m, n })?;
-    let log_b: Vec<f64> = baseline.iter().map(|v| v.ln()).collect();
-    let log_v: Vec<f64> = variant.iter().map(|v| v.ln()).collect();
     let mut diffs = Vec::with_capacity(m * n);
-    for lb in &log_b {
-        for lv in &log_v {
-            diffs.push(lv - lb);
+    for b in baseline {
+        for v in variant {
+            diffs.push(v - b);
         }
     }
     diffs.sort_by(f64::total_cmp);
-    let shift = validate::median_sorted(&diffs);
     let total = diffs.len();
-    Ok(Ratio {
-        change: shift.exp_m1(),
-        ci: (diffs[k - 1].exp_m1(), diffs[total - k].exp_m1()),
-    })
+    Ok((
+        validate::median_sorted(&diffs),
+        diffs[k - 1],
+        diffs[total - k],
+    ))
 }
 
 /// 1-based rank `k` of Moses' interval for sample sizes `m`, `n`; `None` when even the
@@ -78,7 +109,7 @@ pub fn moses_rank(m: usize, n: usize, method: Method) -> Result<Option<usize>, S
             }
             Ok(best)
         }
-        Method::Asymptotic => {
+        Method::Asymptotic | Method::Conditional => {
             let z = normal_quantile(0.975)?;
             let (mf, nf) = (m as f64, n as f64);
             let k = (mf * nf / 2.0 - z * (mf * nf * (mf + nf + 1.0) / 12.0).sqrt()).floor();

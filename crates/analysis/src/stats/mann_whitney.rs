@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
+use super::rank_sum_exact::ConditionalRankSum;
 use super::ranks::average_ranks;
 use super::u_dist::UDistribution;
 use super::validate;
@@ -23,7 +24,17 @@ pub enum Method {
     Exact,
     /// Normal approximation.
     Asymptotic,
+    /// Exact null distribution conditional on the observed ties (a permutation test).
+    Conditional,
 }
+
+/// Largest sample size per side for which [`rank_sum_test`] enumerates the exact conditional
+/// distribution when there are ties (benchstat's `MannWhitneyTiesExactLimit`).
+pub const EXACT_MAX_PER_SIDE_TIES: usize = 25;
+
+/// Largest sample size per side for the exact distribution without ties (benchstat's
+/// `MannWhitneyExactLimit`).
+pub const EXACT_MAX_PER_SIDE: usize = 50;
 
 /// Requested method, like SciPy's `method=` argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +46,11 @@ pub enum MwuMethod {
     Exact,
     /// Force the normal approximation (with tie and continuity correction).
     Asymptotic,
+    /// Force the exact conditional distribution given the ties.
+    Conditional,
+    /// Exact conditional up to [`EXACT_MAX_PER_SIDE_TIES`] values per side when there are
+    /// ties (up to [`EXACT_MAX_PER_SIDE`] without), normal approximation beyond.
+    ExactIfSmall,
 }
 
 /// Result of a two-sided Mann–Whitney U test.
@@ -46,6 +62,11 @@ pub struct MannWhitney {
     pub p_value: f64,
     /// Method actually used.
     pub method: Method,
+}
+
+/// Two-sided Mann–Whitney U test as comparisons of runs use it ([`MwuMethod::ExactIfSmall`]).
+pub fn rank_sum_test(a: &[f64], b: &[f64]) -> Result<MannWhitney, StatsError> {
+    mann_whitney_u_with(a, b, MwuMethod::ExactIfSmall)
 }
 
 /// Two-sided Mann–Whitney U test with SciPy's `'auto'` method choice.
@@ -75,6 +96,19 @@ pub fn mann_whitney_u_with(
     let method = match method {
         MwuMethod::Exact => Method::Exact,
         MwuMethod::Asymptotic => Method::Asymptotic,
+        MwuMethod::Conditional => Method::Conditional,
+        MwuMethod::ExactIfSmall => {
+            let limit = if has_ties {
+                EXACT_MAX_PER_SIDE_TIES
+            } else {
+                EXACT_MAX_PER_SIDE
+            };
+            if n1 <= limit && n2 <= limit {
+                Method::Conditional
+            } else {
+                Method::Asymptotic
+            }
+        }
         MwuMethod::Auto => {
             if (n1 > 8 && n2 > 8) || has_ties {
                 Method::Asymptotic
@@ -86,6 +120,7 @@ pub fn mann_whitney_u_with(
     let p = match method {
         Method::Exact => 2.0 * exact_sf(u, n1, n2),
         Method::Asymptotic => 2.0 * asymptotic_sf(u, n1, n2, &ties),
+        Method::Conditional => conditional_p(&pooled, &ranks, n1),
     };
     Ok(MannWhitney {
         u: u1,
@@ -105,6 +140,23 @@ fn exact_sf(u: f64, n1: usize, n2: usize) -> f64 {
     } else {
         UDistribution::new(n1, n2, kc).cdf(kc)
     }
+}
+
+/// Two-sided p of the rank sum of the first `n1` pooled values under the exact conditional
+/// distribution given the ties.
+fn conditional_p(pooled: &[f64], ranks: &[f64], n1: usize) -> f64 {
+    let mut groups: Vec<(f64, usize, usize)> = Vec::new(); // (value, size, doubled midrank)
+    let mut order: Vec<usize> = (0..pooled.len()).collect();
+    order.sort_by(|&i, &j| pooled[i].total_cmp(&pooled[j]));
+    for &i in &order {
+        match groups.last_mut() {
+            Some(g) if g.0 == pooled[i] => g.1 += 1,
+            _ => groups.push((pooled[i], 1, (2.0 * ranks[i]).round() as usize)),
+        }
+    }
+    let sizes: Vec<(usize, usize)> = groups.iter().map(|g| (g.1, g.2)).collect();
+    let observed: f64 = ranks[..n1].iter().map(|r| 2.0 * r).sum();
+    ConditionalRankSum::new(&sizes, n1).two_sided(observed.round() as usize)
 }
 
 /// `P(Z ≥ z)` for the tie-corrected, continuity-corrected z of SciPy's `_get_mwu_z`.

@@ -7,11 +7,16 @@ mod describe;
 mod error;
 mod hodges_lehmann;
 mod holm;
+mod kendall;
 mod kneedle;
 mod lm;
 mod mann_whitney;
+mod outliers;
+mod prediction;
+mod rank_sum_exact;
 mod ranks;
 mod ratio;
+mod rng;
 mod tdist;
 mod u_dist;
 mod usl;
@@ -26,12 +31,23 @@ pub use degradation::degradation_factor;
 pub use describe::{describe, unstable, Summary, UNSTABLE_CV};
 pub use error::StatsError;
 pub use hodges_lehmann::{
-    hodges_lehmann_ratio, hodges_lehmann_ratio_with, moses_rank, HL_EXACT_MAX_PAIRS,
+    hodges_lehmann_ratio, hodges_lehmann_ratio_with, hodges_lehmann_shift, moses_rank,
+    HL_EXACT_MAX_PAIRS,
 };
 pub use holm::holm;
+pub use kendall::{kendall_trend, Trend};
 pub use kneedle::{kneedle, Curve, Direction, Knee};
-pub use mann_whitney::{mann_whitney_u, mann_whitney_u_with, MannWhitney, Method, MwuMethod};
+pub use mann_whitney::{
+    mann_whitney_u, mann_whitney_u_with, rank_sum_test, MannWhitney, Method, MwuMethod,
+    EXACT_MAX_PER_SIDE, EXACT_MAX_PER_SIDE_TIES,
+};
+pub use outliers::{
+    tukey_fences, tukey_outliers, Fences, OutlierKind, OutlierSide, OUTLIER_MIN_DEVIATION,
+    OUTLIER_MIN_N,
+};
+pub use prediction::{detectable_change, log_prediction, rank_prediction_p, Prediction};
 pub use ratio::Ratio;
+pub use rng::SplitMix64;
 pub use tdist::{normal_quantile, t_quantile};
 pub use usl::{fit_usl, poor_fit, UslFit, POOR_FIT_R2, USL_MIN_POINTS};
 pub use welch::welch_log_ratio;

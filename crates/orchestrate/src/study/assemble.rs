@@ -3,12 +3,12 @@
 //! Called after every run (the journal of a study that may be interrupted) and at the end.
 
 use super::plan::StudyPlan;
-use loadlab_analysis::compare::{CompareOptions, ALPHA};
+use loadlab_analysis::compare::{family_size, power_warnings, CompareOptions, ALPHA};
 use loadlab_analysis::study::{
-    self as st, RunEntry, RunSample, StudyResult, VariantStats, DEFAULT_COMPARE_METRICS,
-    MIN_RUNS_FOR_COMPARISON, STUDY_SCHEMA,
+    self as st, RunEntry, RunSample, StudyResult, VariantStats, MIN_RUNS_FOR_COMPARISON,
+    STUDY_SCHEMA,
 };
-use loadlab_metrics::RunResult;
+use loadlab_metrics::{MetricId, RunResult};
 
 /// A run the study made, with its result.
 #[derive(Debug, Clone)]
@@ -28,9 +28,9 @@ pub struct StudyIds {
 pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bool) -> StudyResult {
     let mut warnings: Vec<String> = Vec::new();
     let comparing = plan.variants.len() > 1;
-    if comparing && plan.repeat < MIN_RUNS_FOR_COMPARISON {
+    if comparing && plan.sweep.is_none() && plan.repeat < MIN_RUNS_FOR_COMPARISON {
         warnings.push(format!(
-            "{} runs per variant: comparisons need at least {MIN_RUNS_FOR_COMPARISON} (10 recommended), so none is made",
+            "{} runs per variant: a verdict needs at least {MIN_RUNS_FOR_COMPARISON} per side (10 recommended), so comparisons read `insufficient`",
             plan.repeat
         ));
     }
@@ -50,22 +50,8 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
             st::summarize_variant(&v.name, &samples)
         })
         .collect();
-    for v in &stats {
-        if v.unstable {
-            warnings.push(format!(
-                "variant `{}` is unstable (CV ≥ 10% on throughput or p50 across runs): trust ranges, not single numbers",
-                v.name
-            ));
-        }
-        if !v.excluded_runs.is_empty() {
-            warnings.push(format!(
-                "variant `{}`: {} invalid run(s) not in the statistics ({})",
-                v.name,
-                v.excluded_runs.len(),
-                v.excluded_runs.join(", ")
-            ));
-        }
-    }
+    // Unstable variants, drift, outlier and excluded runs are typed in `stats` and said by
+    // the summary and the report.
     let retried = runs.iter().filter(|r| r.entry.attempt > 0).count();
     if retried > 0 {
         warnings.push(format!(
@@ -73,15 +59,27 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
             plan.retry_invalid
         ));
     }
-    let metrics: Vec<String> = plan.metrics.clone().unwrap_or_else(|| {
-        DEFAULT_COMPARE_METRICS
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    });
+    let metrics: Vec<MetricId> = match &plan.metrics {
+        Some(ids) => {
+            let measured = st::available_metrics(&stats.iter().collect::<Vec<_>>());
+            if complete {
+                for m in ids.iter().filter(|m| !measured.contains(m)) {
+                    warnings.push(format!(
+                        "study.metrics: `{m}` was not measured by the runs, so it is not compared"
+                    ));
+                }
+            }
+            ids.iter()
+                .filter(|m| measured.contains(m))
+                .cloned()
+                .collect()
+        }
+        None => st::default_compare_metrics(),
+    };
     let options = CompareOptions {
         alpha: ALPHA,
         equivalence: plan.equivalence,
+        min_runs: MIN_RUNS_FOR_COMPARISON,
     };
     let mut comparisons = Vec::new();
     let mut degradation = Vec::new();
@@ -98,22 +96,14 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
                 })
                 .collect()
         };
-        for (a, b) in pairs {
-            let (na, nb) = (stats[a].runs.len(), stats[b].runs.len());
-            if na >= MIN_RUNS_FOR_COMPARISON && nb >= MIN_RUNS_FOR_COMPARISON {
-                comparisons.extend(st::compare_variants(
-                    &stats[a], &stats[b], &metrics, &options,
-                ));
-            } else if plan.repeat >= MIN_RUNS_FOR_COMPARISON && complete {
-                warnings.push(format!(
-                    "`{}` vs `{}` not compared: {na}+{nb} valid runs, at least {MIN_RUNS_FOR_COMPARISON} per side needed",
-                    stats[a].name, stats[b].name
-                ));
-            }
-            if na > 0 && nb > 0 {
-                degradation.push(st::degradation(&stats[a], &stats[b]));
-            }
-        }
+        // One Holm family over every pair; pairs with too few valid runs read `insufficient`.
+        comparisons = st::compare_study(&stats, &pairs, &metrics, &options);
+        warnings.extend(power_warnings(&comparisons, ALPHA));
+        degradation = pairs
+            .iter()
+            .filter(|&&(a, b)| !stats[a].runs.is_empty() && !stats[b].runs.is_empty())
+            .map(|&(a, b)| st::degradation(&stats[a], &stats[b]))
+            .collect();
     }
     let sweep = plan.sweep.as_ref().map(|s| {
         let points: Vec<(f64, &VariantStats)> = plan
@@ -123,9 +113,7 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
             .filter(|(_, vs)| !vs.runs.is_empty())
             .filter_map(|(v, vs)| v.sweep_value.map(|x| (x, vs)))
             .collect();
-        let (result, w) = st::analyze_sweep(s.parameter.as_str(), &points);
-        warnings.extend(w);
-        result
+        st::analyze_sweep(s.parameter.into(), &points)
     });
     let planned_runs = plan.repeat * plan.variants.len();
     if !complete {
@@ -149,6 +137,8 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
         cooldown_s: plan.cooldown.as_secs_f64(),
         equivalence: plan.equivalence,
         alpha: ALPHA,
+        min_runs: MIN_RUNS_FOR_COMPARISON,
+        family_size: family_size(&comparisons),
         interrupted: !complete,
         warnings,
         variants: stats,

@@ -1,6 +1,7 @@
 //! What a study will run: its variants (or sweep points) as resolved scenarios, how often,
 //! in what order — and the fingerprint that tells whether a resumed study is still the same.
 
+use loadlab_metrics::MetricId;
 use loadlab_scenario::study::{apply_sweep, Order, StudyDocument, SweepSpec};
 use loadlab_scenario::{check_target, Scenario, ScenarioError};
 use sha2::{Digest, Sha256};
@@ -27,7 +28,7 @@ pub struct StudyPlan {
     pub retry_invalid: usize,
     pub equivalence: f64,
     /// Compared metrics; `None`: the default set.
-    pub metrics: Option<Vec<String>>,
+    pub metrics: Option<Vec<MetricId>>,
     pub compare: Vec<(String, String)>,
     pub sweep: Option<SweepSpec>,
 }
@@ -47,6 +48,8 @@ pub enum PlanError {
     NoStudy { file: String },
     #[error("{file}: study.sweep: {message}")]
     Sweep { file: String, message: String },
+    #[error("{file}: study.metrics: {message}\n  hint: write e.g. latency_ms.p95, errors.rate, requests.rate, step.NAME.latency.p99 (docs/studies.md lists them)")]
+    Metric { file: String, message: String },
 }
 
 impl StudyPlan {
@@ -61,6 +64,22 @@ impl StudyPlan {
             file: doc.file().to_string(),
         })?;
         let base = doc.scenario()?;
+        // Metric names are checked before any run; whether the runs measured them, after.
+        let metrics = spec
+            .metrics
+            .as_ref()
+            .map(|names| {
+                names
+                    .iter()
+                    .map(|n| {
+                        n.parse::<MetricId>().map_err(|e| PlanError::Metric {
+                            file: doc.file().to_string(),
+                            message: e.to_string(),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?;
         let mut variants = Vec::new();
         if let Some(sweep) = &spec.sweep {
             for &value in &sweep.values {
@@ -107,7 +126,7 @@ impl StudyPlan {
             cooldown: spec.cooldown,
             retry_invalid: spec.retry_invalid,
             equivalence: spec.equivalence,
-            metrics: spec.metrics.clone(),
+            metrics,
             compare: spec.compare.clone(),
             sweep: spec.sweep.clone(),
         })

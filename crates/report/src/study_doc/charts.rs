@@ -11,7 +11,7 @@ use crate::run_doc::{
 };
 use loadlab_analysis::study::{StudyResult, VariantStats};
 use loadlab_metrics::result::decode_histogram;
-use loadlab_metrics::RunResult;
+use loadlab_metrics::{LatencyStat, MetricId, Quantity, RunResult};
 
 /// A deterministic spread of the dots of one category (no randomness: golden files).
 fn jitter(i: usize, n: usize) -> f64 {
@@ -22,7 +22,7 @@ fn jitter(i: usize, n: usize) -> f64 {
     -width / 2.0 + width * (i as f64) / ((n - 1) as f64)
 }
 
-fn dot_plot(s: &StudyResult, metric: &str, id: &str, title: &str) -> Chart {
+fn dot_plot(s: &StudyResult, metric: &MetricId, id: &str, title: &str) -> Chart {
     let unit = metric_unit(metric);
     let names: Vec<String> = s.variants.iter().map(|v| v.name.clone()).collect();
     let mut c = Chart::new(
@@ -32,29 +32,36 @@ fn dot_plot(s: &StudyResult, metric: &str, id: &str, title: &str) -> Chart {
         Axis::linear(&metric_words(metric), unit),
     )
     .describe(format!(
-        "Each dot is one run's {}; the bar is the median with its 95% confidence interval. Spread-out dots mean runs disagree.",
+        "Each dot is one run's {}; the bar is the median with its 95% confidence interval (none below 6 runs). Outlier runs (outside Tukey's fences) are drawn apart and kept in every statistic.",
         metric_words(metric)
     ))
     .height(280);
     let mut medians = Vec::new();
     let mut cis = Vec::new();
+    let mut outliers = Vec::new();
     for (i, v) in s.variants.iter().enumerate() {
         if let Some(m) = v.metrics.get(metric) {
+            let is_outlier = |j: usize| m.outliers.iter().any(|o| o.index == j);
+            let place = |j: usize| i as f64 + jitter(j, m.values.len());
             let pts = m
                 .values
                 .iter()
                 .enumerate()
-                .map(|(j, y)| (i as f64 + jitter(j, m.values.len()), *y))
+                .filter(|(j, _)| !is_outlier(*j))
+                .map(|(j, y)| (place(j), *y))
                 .collect();
+            outliers.extend(m.outliers.iter().map(|o| (place(o.index), o.value)));
             let mut ser = Series::new("", SeriesKind::Points, i, pts);
             ser.name = format!("{} runs", v.name);
             c = c.series(ser);
-            medians.push((i as f64 + 0.3, m.median));
-            cis.push(match m.median_ci {
-                Some([lo, hi]) => (lo, hi),
-                None => (m.median, m.median),
-            });
+            if let Some([lo, hi]) = m.median_ci {
+                medians.push((i as f64 + 0.3, m.median));
+                cis.push((lo, hi));
+            }
         }
+    }
+    if !outliers.is_empty() {
+        c = c.series(Series::new("outlier runs", SeriesKind::Points, 3, outliers));
     }
     c.series(Series::new("median [95% CI]", SeriesKind::Points, 7, medians).with_intervals(cis))
 }
@@ -74,13 +81,13 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
     let mut sec = Section::new("charts", "Charts");
     sec.push(Block::Chart(dot_plot(
         s,
-        "latency_ms.p95",
+        &MetricId::latency(LatencyStat::P95),
         "p95-per-run",
         "p95 latency of every run, per variant",
     )));
     sec.push(Block::Chart(dot_plot(
         s,
-        "requests.rate",
+        &MetricId::run(Quantity::Throughput),
         "throughput-per-run",
         "Throughput of every run, per variant",
     )));

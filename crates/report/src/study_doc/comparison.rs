@@ -1,55 +1,76 @@
-//! Comparisons of variants: change words, one verdict per pair, the benchstat-style table
-//! and the comparison section of a study (with its degradation factors).
+//! Comparisons of variants: one verdict per pair, the benchstat-style table and the
+//! comparison section of a study (with its degradation factors).
 
-use super::metrics::{fmt, metric_unit, metric_words, p_words, pct};
+use super::metrics::{fmt, metric_words};
 use crate::doc::{Block, Cell, Level, Section, Table, Verdict};
-use loadlab_analysis::compare::Comparison;
+use crate::verdict_words::{change_words, p_cell, p_words, verdict_reason, verdict_sentence};
+use loadlab_analysis::compare::{family_size, pairs_of, Comparison};
 use loadlab_analysis::study::StudyResult;
+use loadlab_metrics::{LatencyStat, MetricId, Quantity, Verdict as Word};
 
-/// `+299.0% [+258.0%, +358.0%]`.
-pub fn change_words(c: &Comparison) -> String {
-    match (c.change, c.change_ci) {
-        (Some(ch), Some([lo, hi])) => format!("{} [{}, {}]", pct(ch), pct(lo), pct(hi)),
-        (Some(ch), None) => format!("{} (no CI)", pct(ch)),
-        _ => "n/a".to_string(),
-    }
+/// The settings a set of comparisons was made with.
+#[derive(Debug, Clone, Copy)]
+pub struct ComparisonSettings {
+    pub alpha: f64,
+    pub equivalence: f64,
+    pub min_runs: usize,
 }
 
-/// One sentence per compared pair: what is significantly different, with effect, CI and p.
-pub fn comparison_verdicts(comparisons: &[Comparison], alpha: f64) -> Vec<Verdict> {
-    let mut pairs: Vec<(&str, &str)> = Vec::new();
-    for c in comparisons {
-        if !pairs.contains(&(c.baseline.as_str(), c.variant.as_str())) {
-            pairs.push((&c.baseline, &c.variant));
-        }
-    }
+/// One sentence per compared pair: what differs (with effect, CI and Holm p), what is
+/// equivalent, what is inconclusive and how wide its CI is, what had too few runs.
+pub fn comparison_verdicts(comparisons: &[Comparison], s: ComparisonSettings) -> Vec<Verdict> {
     let mut out = Vec::new();
-    for (b, v) in pairs {
+    for (b, v) in pairs_of(comparisons) {
         let cs: Vec<&Comparison> = comparisons
             .iter()
             .filter(|c| c.baseline == b && c.variant == v)
             .collect();
-        let sig: Vec<&&Comparison> = cs.iter().filter(|c| c.verdict != "~").collect();
-        if sig.is_empty() {
+        let differ: Vec<&&Comparison> = cs.iter().filter(|c| c.verdict.is_difference()).collect();
+        if cs.iter().all(|c| c.verdict == Word::Insufficient) {
             out.push(Verdict::new(
-                Level::Info,
+                Level::Warn,
                 format!(
-                    "`{v}` and `{b}` show no significant difference on the {} metric{} compared (α = {alpha}, Holm-corrected).",
-                    cs.len(),
-                    if cs.len() == 1 { "" } else { "s" }
+                    "`{v}` vs `{b}`: insufficient — {}; no verdict is given.",
+                    verdict_reason(cs[0], s.equivalence, s.min_runs)
                 ),
             ));
             continue;
         }
-        let worse = sig
+        if differ.is_empty() {
+            let equivalent = cs.iter().filter(|c| c.verdict == Word::Equivalent).count();
+            let mut text = format!(
+                "`{v}` vs `{b}`: no significant difference on the {} metric{} compared (α = {}, Holm-corrected)",
+                cs.len(),
+                if cs.len() == 1 { "" } else { "s" },
+                s.alpha
+            );
+            if equivalent > 0 {
+                text.push_str(&format!(
+                    "; {equivalent} shown equivalent within ±{}",
+                    crate::verdict_words::pct_plain(s.equivalence)
+                ));
+            }
+            if let Some(c) = cs
+                .iter()
+                .find(|c| c.verdict == Word::Inconclusive && c.metric.is_latency())
+                .or_else(|| cs.iter().find(|c| c.verdict == Word::Inconclusive))
+            {
+                text.push_str(&format!(
+                    ". `~` is not \"the same\": {}",
+                    verdict_sentence(c, s.equivalence, s.min_runs)
+                ));
+            }
+            text.push('.');
+            out.push(Verdict::new(Level::Info, text));
+            continue;
+        }
+        let worse = differ.iter().any(|c| c.verdict.is_regression());
+        let headline = differ
             .iter()
-            .any(|c| loadlab_analysis::compare::is_regression(&c.verdict));
-        let headline = sig
-            .iter()
-            .find(|c| c.metric == "latency_ms.p95")
-            .or_else(|| sig.first())
+            .find(|c| c.metric == MetricId::latency(LatencyStat::P95))
+            .or_else(|| differ.first())
             .expect("non-empty");
-        let others: Vec<String> = sig
+        let others: Vec<String> = differ
             .iter()
             .filter(|c| c.metric != headline.metric)
             .map(|c| {
@@ -62,14 +83,26 @@ pub fn comparison_verdicts(comparisons: &[Comparison], alpha: f64) -> Vec<Verdic
             })
             .collect();
         let mut text = format!(
-            "`{v}` is significantly {} than `{b}`: {} {}, {}",
+            "`{v}` is significantly {} than `{b}`: {} {}, Holm {}",
             headline.verdict,
             metric_words(&headline.metric),
             change_words(headline),
-            p_words(headline.p_adjusted)
+            p_words(headline.p_adjusted.unwrap_or(1.0))
         );
         if !others.is_empty() {
             text.push_str(&format!("; also {}", others.join(", ")));
+        }
+        let equivalent: Vec<String> = cs
+            .iter()
+            .filter(|c| c.verdict == Word::Equivalent)
+            .map(|c| metric_words(&c.metric))
+            .collect();
+        if !equivalent.is_empty() {
+            text.push_str(&format!(
+                "; equivalent within ±{}: {}",
+                crate::verdict_words::pct_plain(s.equivalence),
+                equivalent.join(", ")
+            ));
         }
         text.push('.');
         out.push(Verdict::new(
@@ -81,50 +114,103 @@ pub fn comparison_verdicts(comparisons: &[Comparison], alpha: f64) -> Vec<Verdic
 }
 
 /// The benchstat-style table.
-pub fn comparison_table(comparisons: &[Comparison]) -> Table {
+pub fn comparison_table(comparisons: &[Comparison], s: ComparisonSettings) -> Table {
     let mut t = Table::new(&[
         "baseline → variant",
         "metric",
         ">baseline median",
         ">variant median",
         ">change [95% CI]",
-        ">p (Holm)",
+        ">p raw",
+        ">p Holm",
         ">n",
         "verdict",
     ]);
     for c in comparisons {
-        let unit = metric_unit(&c.metric);
-        let level = if c.verdict == "~" {
-            None
-        } else if loadlab_analysis::compare::is_regression(&c.verdict) {
+        let level = if c.verdict.is_regression() {
             Some(Level::Fail)
-        } else {
+        } else if c.verdict.is_improvement() || c.verdict == Word::Equivalent {
             Some(Level::Pass)
+        } else {
+            None
         };
         t.row(vec![
             format!("{} → {}", c.baseline, c.variant).into(),
             metric_words(&c.metric).into(),
-            fmt(unit, c.baseline_median).into(),
-            fmt(unit, c.variant_median).into(),
+            fmt(&c.metric, c.baseline_median).into(),
+            fmt(&c.metric, c.variant_median).into(),
             change_words(c).into(),
-            format!("{:.3}", c.p_adjusted).into(),
+            p_cell(c.p_value).into(),
+            p_cell(c.p_adjusted).into(),
             format!("{}+{}", c.n[0], c.n[1]).into(),
             Cell {
-                text: c.verdict.clone(),
+                text: c.verdict.to_string(),
                 level,
             },
         ]);
     }
-    t.with_note("Change = variant / baseline − 1 (Hodges–Lehmann estimate on log values, Moses 95% CI); p: two-sided Mann–Whitney U, Holm-corrected across the metrics of a pair; `~` = no significant difference (or one inside the equivalence band).")
+    t.with_note(comparison_note(comparisons, s))
 }
-/// The comparison section of a study: the table, then the degradation factors; `None`
-/// without comparisons.
+
+/// What the table's columns and words mean, with the size of Holm's family.
+pub fn comparison_note(comparisons: &[Comparison], s: ComparisonSettings) -> String {
+    let one_run = comparisons.iter().any(|c| {
+        matches!(
+            c.test,
+            loadlab_analysis::compare::TestKind::PredictionLogT
+                | loadlab_analysis::compare::TestKind::PredictionRank
+        )
+    });
+    let test = if one_run {
+        "p: one run against the study's runs, Student-t prediction test on log values (its rank among them when a value is 0)"
+    } else {
+        "p: two-sided Mann–Whitney U, exact given the ties up to 25 runs per side"
+    };
+    let band = if s.equivalence > 0.0 {
+        format!(
+            "equivalent = the whole 95% CI lies inside ±{} (two one-sided tests)",
+            crate::verdict_words::pct_plain(s.equivalence)
+        )
+    } else {
+        "no equivalence band was set".to_string()
+    };
+    format!(
+        "Change = variant / baseline − 1 (Hodges–Lehmann on log values with Moses' 95% CI; the shift in the metric's unit when a value is 0). {test}; p Holm: Holm's correction over the {} tests of this family (every non-degenerate metric with enough runs, across all pairs; a metric with the same value in every run spends no α). A difference (slower/faster/worse/better) needs Holm p < {} and a CI that excludes 0; {band}; `~` = no difference detected at this n (read the CI: it says how large a change is still possible); insufficient = fewer than {} runs on a side.",
+        family_size(comparisons),
+        s.alpha,
+        s.min_runs
+    )
+}
+
+/// The comparison section of a study: the table, the reasons of each `~`, then the
+/// degradation factors; `None` without comparisons.
 pub(super) fn comparison_section(s: &StudyResult) -> Option<Section> {
     if s.comparisons.is_empty() {
         return None;
     }
+    let settings = ComparisonSettings {
+        alpha: s.alpha,
+        equivalence: s.equivalence,
+        min_runs: s.min_runs,
+    };
     let mut sec = Section::new("comparison", "Comparison");
-    sec.push(Block::Table(comparison_table(&s.comparisons)));
+    sec.push(Block::Table(comparison_table(&s.comparisons, settings)));
+    let reasons: Vec<String> = s
+        .comparisons
+        .iter()
+        .filter(|c| !c.verdict.is_difference())
+        .map(|c| {
+            format!(
+                "{} → {}: {}",
+                c.baseline,
+                c.variant,
+                verdict_sentence(c, s.equivalence, s.min_runs)
+            )
+        })
+        .collect();
+    if !reasons.is_empty() {
+        sec.push(Block::List(reasons));
+    }
     if !s.degradation.is_empty() {
         sec.push(Block::Heading(
             "Degradation factors (ratio of medians)".into(),
@@ -139,22 +225,23 @@ pub(super) fn comparison_section(s: &StudyResult) -> Option<Section> {
             ">p99",
         ]);
         for d in &s.degradation {
-            let f = |m: &str| {
+            let f = |m: MetricId| {
                 d.factors
-                    .get(m)
+                    .get(&m)
                     .map(|x| format!("{x:.2}×"))
                     .unwrap_or_default()
             };
+            let lat = MetricId::latency;
             t.row(cells![
                 format!("{} → {}", d.baseline, d.variant),
                 d.load_factor
                     .map(|x| format!("{x:.2}×"))
                     .unwrap_or_default(),
-                f("requests.rate"),
-                f("latency_ms.mean"),
-                f("latency_ms.p50"),
-                f("latency_ms.p95"),
-                f("latency_ms.p99")
+                f(MetricId::run(Quantity::Throughput)),
+                f(lat(LatencyStat::Mean)),
+                f(lat(LatencyStat::P50)),
+                f(lat(LatencyStat::P95)),
+                f(lat(LatencyStat::P99))
             ]);
         }
         sec.push(Block::Table(t));

@@ -5,17 +5,24 @@ use super::Runs;
 use crate::doc::{Block, Section};
 use crate::format::format_secs;
 use crate::run_doc::{measurement_methods, plan_chart, PlannedLoad};
+use crate::verdict_words::pct_plain;
 use crate::words::{duration_words, load_words, scenario_words};
 use loadlab_analysis::study::StudyResult;
 use loadlab_metrics::RunResult;
 
-/// The statistics of a study, in words (the first three serve a comparison too).
-pub(super) fn study_methods(s_alpha: f64, equivalence: f64) -> Vec<String> {
+/// The statistics of a study, in words (the first four serve a comparison too).
+pub(super) fn study_methods(alpha: f64, equivalence: f64, min_runs: usize) -> Vec<String> {
     vec![
         "Each run is one observation: a metric (a run's p95, its throughput) is one number per run, and statistics are taken across runs; percentiles are never averaged across requests.".to_string(),
-        "Median with its distribution-free 95% confidence interval (binomial order statistics; needs at least 6 runs); mean with its Student-t 95% interval; CV = standard deviation / mean, a variant is unstable when the CV of throughput or p50 is 10% or more.".to_string(),
-        format!("Comparisons: two-sided Mann–Whitney U test per metric, Holm's correction across the metrics of each pair, significance level α = {s_alpha}; the change is the Hodges–Lehmann estimate of variant/baseline − 1 on log values with Moses' 95% interval; equivalence band ±{:.0}%.", equivalence * 100.0),
-        "Sweeps: the knee is found with Kneedle on the median throughput curve (and the p95 curve); the Universal Scalability Law is fitted to every run's (VUs, throughput) by non-linear least squares.".to_string(),
+        format!("Comparisons: two-sided Mann–Whitney U test per metric on the per-run values, with the exact distribution given the ties up to 25 runs per side (the normal approximation with tie correction beyond); Holm's correction over the whole family of tests (every metric with any variation, over every pair), significance level α = {alpha}; the change is the Hodges–Lehmann estimate of variant/baseline − 1 on log values with Moses' 95% interval (the shift in the metric's unit when a value is 0). A difference is claimed only when Holm's p < α and the interval excludes 0; at least {min_runs} runs per side, fewer is `insufficient`."),
+        if equivalence > 0.0 {
+            format!("Equivalence: `equivalent` when the whole 95% interval of the change lies inside ±{} (two one-sided tests at 2.5% each); `~` means neither a difference nor equivalence was shown.", pct_plain(equivalence))
+        } else {
+            "Equivalence: no band was set, so no metric is called `equivalent`; `~` means no difference was detected at this number of runs, not that the variants are the same.".to_string()
+        },
+        "One run against a study: a Student-t prediction test on log values (the run against the study's runs), Holm over the metrics; its interval is that of the shift of the new run. A regression gate (`--fail-on-regression X%`) fails only when the verdict is a regression and the whole 95% interval lies beyond X%.".to_string(),
+        "Per variant: median with its distribution-free 95% confidence interval (binomial order statistics; at least 6 runs), mean with its Student-t 95% interval (at least 2 runs), CV = standard deviation / mean; a variant is unstable when the CV of throughput or p50 is 10% or more. Outlier runs (Tukey's fences, 1.5 and 3 IQR) are marked, never dropped; drift is Kendall's τ against run order, Holm over throughput, error rate, p50, p95 and p99.".to_string(),
+        "Sweeps: the knee is found with Kneedle on the median throughput curve (and the p95 curve) and kept only where the slope at least halves (doubles); the Universal Scalability Law is fitted to every run's (VUs, throughput) by non-linear least squares and checked: R² ≥ 0.9, the fit within 10% of the measured throughput at the smallest level, and a retrograde region (a flat top makes N* not identifiable); N* gets a percentile-bootstrap 95% interval (runs resampled within levels) and is called extrapolated when it or its interval leaves the tested range.".to_string(),
     ]
 }
 
@@ -69,6 +76,20 @@ pub(super) fn study_method(
             format_secs(s.cooldown_s)
         ),
     ));
+    if !s.comparisons.is_empty() {
+        facts.push((
+            "Multiplicity".to_string(),
+            format!(
+                "Holm's correction over {} test{}: the non-degenerate metrics with enough runs, {}",
+                s.family_size,
+                if s.family_size == 1 { "" } else { "s" },
+                match pair_count(s) {
+                    1 => "of the one compared pair".to_string(),
+                    n => format!("across all {n} compared pairs (one family, so the false-alarm rate is at most α for the whole study)"),
+                }
+            ),
+        ));
+    }
     facts.push((
         "Started".to_string(),
         format!("{} (finished {})", s.started_at, s.finished_at),
@@ -82,7 +103,11 @@ pub(super) fn study_method(
         )));
     }
     sec.push(Block::Heading("Statistics".into()));
-    sec.push(Block::List(study_methods(s.alpha, s.equivalence)));
+    sec.push(Block::List(study_methods(
+        s.alpha,
+        s.equivalence,
+        s.min_runs,
+    )));
     sec.push(Block::Heading("Measurement".into()));
     sec.push(Block::List(measurement_methods(
         every
@@ -91,4 +116,8 @@ pub(super) fn study_method(
             .unwrap_or("closed"),
     )));
     sec
+}
+
+fn pair_count(s: &StudyResult) -> usize {
+    loadlab_analysis::compare::pairs_of(&s.comparisons).len()
 }

@@ -2,116 +2,135 @@
 
 use crate::chart::Unit;
 use crate::doc::{Cell, Level};
-use crate::format::{format_fraction, format_ms, format_rate};
+use crate::verdict_words::format_value;
 use loadlab_analysis::study::MetricStats;
+use loadlab_metrics::{LatencyStat, MetricId, MetricUnit, Quantity};
 
-/// `latency_ms.p95` → `p95 latency`, `groups.auth.latency_ms.p95` → `p95 latency of group auth`.
-pub fn metric_words(metric: &str) -> String {
-    let (scope, rest) = if let Some(r) = metric.strip_prefix("groups.") {
-        match r.rsplit_once(".latency_ms.") {
-            Some((g, p)) => return format!("{p} latency of group `{g}`"),
-            None => ("", r),
-        }
-    } else if let Some(r) = metric.strip_prefix("steps.") {
-        match r.rsplit_once(".latency_ms.") {
-            Some((s, p)) => return format!("{p} latency of step `{s}`"),
-            None => ("", r),
-        }
-    } else {
-        ("", metric)
-    };
-    let w = match rest {
-        "requests.rate" => "throughput".to_string(),
-        "errors.rate" => "error rate".to_string(),
-        "latency_ms.mean" => "mean latency".to_string(),
-        "latency_ms.max" => "max latency".to_string(),
-        r => match r.strip_prefix("latency_ms.") {
-            Some(p) => format!("{p} latency"),
-            None => format!("`{r}`"),
-        },
-    };
-    format!("{w}{scope}")
+/// `latency_ms.p95` → `p95 latency`, `groups.auth.latency_ms.p95` → `p95 latency of group `auth``.
+pub fn metric_words(metric: &MetricId) -> String {
+    metric.label()
 }
 
-pub(super) fn metric_unit(metric: &str) -> Unit {
-    if metric == "errors.rate" {
-        Unit::Fraction
-    } else if metric.ends_with("rate") {
-        Unit::PerSecond
-    } else if metric.contains("latency") {
-        Unit::Millis
-    } else {
-        Unit::Plain
+/// The chart unit of a metric.
+pub(super) fn metric_unit(metric: &MetricId) -> Unit {
+    match metric.unit() {
+        MetricUnit::Millis => Unit::Millis,
+        MetricUnit::PerSecond => Unit::PerSecond,
+        MetricUnit::Fraction => Unit::Fraction,
+        MetricUnit::Count => Unit::Count,
     }
 }
 
-pub(super) fn fmt(unit: Unit, v: f64) -> String {
-    match unit {
-        Unit::Millis => format_ms(v),
-        Unit::Fraction => format_fraction(v),
-        Unit::PerSecond => format_rate(v),
-        _ => format!("{v:.3}"),
-    }
+pub(super) fn fmt(metric: &MetricId, v: f64) -> String {
+    format_value(metric.unit(), v)
 }
 
 pub(super) fn pct(x: f64) -> String {
-    format!("{:+.1}%", x * 100.0)
+    crate::verdict_words::signed_pct(x)
 }
 
-pub(super) fn p_words(p: f64) -> String {
-    if p < 0.001 {
-        "p < 0.001".to_string()
-    } else {
-        format!("p = {p:.3}")
-    }
-}
-
-pub(super) fn median_ci_words(unit: Unit, m: &MetricStats) -> String {
+/// `612.00ms [598.00ms, 640.00ms]`, or `612.00ms (n < 6: no CI)`.
+pub(super) fn median_ci_words(metric: &MetricId, m: &MetricStats) -> String {
     match m.median_ci {
         Some([lo, hi]) => format!(
             "{} [{}, {}]",
-            fmt(unit, m.median),
-            fmt(unit, lo),
-            fmt(unit, hi)
+            fmt(metric, m.median),
+            fmt(metric, lo),
+            fmt(metric, hi)
         ),
-        None => format!("{} [n<6]", fmt(unit, m.median)),
+        None => format!("{} [n/a]", fmt(metric, m.median)),
     }
 }
 
-pub(super) fn metric_row(metric: &str, m: &MetricStats) -> Vec<Cell> {
-    let unit = metric_unit(metric);
-    let half = (m.mean_ci[1] - m.mean_ci[0]) / 2.0;
-    let unstable =
-        metric != "errors.rate" && m.n >= 2 && m.cv >= loadlab_analysis::stats::UNSTABLE_CV;
+/// `CV 4.1%`, or `n/a` with one run.
+pub(super) fn cv_words(m: &MetricStats) -> String {
+    match m.cv {
+        Some(cv) => format!("{:.1}%", cv * 100.0),
+        None => "n/a".into(),
+    }
+}
+
+/// `#3 high, #7 low (far)`: the outlier runs of a metric by their position in run order.
+pub(super) fn outlier_words(m: &MetricStats) -> String {
+    m.outliers
+        .iter()
+        .map(|o| {
+            format!(
+                "#{} {}{}",
+                o.index + 1,
+                match o.side {
+                    loadlab_analysis::stats::OutlierSide::High => "high",
+                    loadlab_analysis::stats::OutlierSide::Low => "low",
+                },
+                match o.kind {
+                    loadlab_analysis::stats::OutlierKind::Extreme => " (far)",
+                    loadlab_analysis::stats::OutlierKind::Mild => "",
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub(super) fn metric_row(metric: &MetricId, m: &MetricStats) -> Vec<Cell> {
+    // Errors are rare events: their CV says little, so it is not flagged.
+    let unstable = !matches!(metric.quantity, Quantity::ErrorRate | Quantity::Errors)
+        && m.cv
+            .is_some_and(|cv| cv >= loadlab_analysis::stats::UNSTABLE_CV);
+    let mean = match m.mean_ci {
+        Some([lo, hi]) => format!(
+            "{} [{}, {}]",
+            fmt(metric, m.mean),
+            fmt(metric, lo),
+            fmt(metric, hi)
+        ),
+        None => format!("{} [n/a]", fmt(metric, m.mean)),
+    };
+    let outliers = outlier_words(m);
     vec![
         metric_words(metric).into(),
         m.n.to_string().into(),
-        median_ci_words(unit, m).into(),
-        format!("{} ± {}", fmt(unit, m.mean), fmt(unit, half)).into(),
+        median_ci_words(metric, m).into(),
+        mean.into(),
         if unstable {
-            Cell::level(format!("{:.1}%", m.cv * 100.0), Level::Warn)
+            Cell::level(cv_words(m), Level::Warn)
         } else {
-            format!("{:.1}%", m.cv * 100.0).into()
+            cv_words(m).into()
         },
-        format!("{} – {}", fmt(unit, m.min), fmt(unit, m.max)).into(),
+        format!("{} – {}", fmt(metric, m.min), fmt(metric, m.max)).into(),
+        if outliers.is_empty() {
+            "".into()
+        } else {
+            Cell::level(outliers, Level::Warn)
+        },
     ]
 }
 
-pub(super) const METRIC_COLUMNS: [&str; 6] = [
+pub(super) const METRIC_COLUMNS: [&str; 7] = [
     "metric",
     ">runs",
     ">median [95% CI]",
-    ">mean ± 95% CI",
+    ">mean [95% CI]",
     ">CV",
     ">min – max",
+    "outlier runs",
 ];
 
-pub(super) const MAIN_METRICS: [&str; 7] = [
-    "requests.rate",
-    "errors.rate",
-    "latency_ms.p50",
-    "latency_ms.p90",
-    "latency_ms.p95",
-    "latency_ms.p99",
-    "latency_ms.max",
-];
+pub(super) const METRIC_NOTE: &str = "One value per run, summarised across runs. CV = standard deviation / mean (the spread between runs, not a confidence margin); [n/a]: too few runs for an interval (the median's needs 6, the mean's 2); outlier runs lie outside Tukey's fences (#k = k-th run; far = beyond 3 IQR) and are kept in every statistic.";
+
+/// The run-wide metrics of the per-variant table, in order.
+pub(super) fn main_metrics() -> Vec<MetricId> {
+    let mut m = vec![
+        MetricId::run(Quantity::Throughput),
+        MetricId::run(Quantity::Requests),
+        MetricId::run(Quantity::Iterations),
+        MetricId::run(Quantity::ErrorRate),
+        MetricId::run(Quantity::Errors),
+    ];
+    m.extend(
+        LatencyStat::tabulated()
+            .filter(|s| *s != LatencyStat::Min)
+            .map(MetricId::latency),
+    );
+    m
+}

@@ -22,11 +22,12 @@ mod thresholds;
 mod verdicts;
 
 pub use capacity::capacity_report;
-pub use compare::compare_report;
-pub use comparison::{change_words, comparison_table, comparison_verdicts};
+pub use compare::{compare_report, gate_verdicts, one_run_words};
+pub use comparison::{comparison_note, comparison_table, comparison_verdicts, ComparisonSettings};
 pub use environment::multi_environment;
 pub use metrics::metric_words;
 pub use study::study_report;
+pub use sweep::usl_skipped_words;
 
 use crate::doc::{Level, Verdict};
 use crate::words::capitalize;
@@ -65,14 +66,10 @@ fn median(values: &[f64]) -> f64 {
 
 /// The warnings of a record as `Warn` verdicts: capitalised, one full stop.
 fn warning_verdicts(warnings: &[String]) -> impl Iterator<Item = Verdict> + '_ {
-    // Instability gets its own, more detailed verdict from the study's numbers.
-    warnings
-        .iter()
-        .filter(|w| !w.contains("is unstable (CV"))
-        .map(|w| {
-            Verdict::new(
-                Level::Warn,
-                format!("{}.", capitalize(w.trim_end_matches('.'))),
-            )
-        })
+    warnings.iter().map(|w| {
+        Verdict::new(
+            Level::Warn,
+            format!("{}.", capitalize(w.trim_end_matches('.'))),
+        )
+    })
 }

@@ -1,11 +1,69 @@
-//! The per-variant results section of a study: metric tables and the table of its runs.
+//! The per-variant results section of a study: the run-wide metric table, per group and per
+//! step tables (seed 000's per-domain and seed 002's per-operation tables), and the runs.
 
-use super::metrics::{metric_row, MAIN_METRICS, METRIC_COLUMNS};
+use super::metrics::{fmt, main_metrics, metric_row, METRIC_COLUMNS, METRIC_NOTE};
 use super::{variant_runs, Runs};
 use crate::doc::{Block, Cell, Level, Section, Table};
 use crate::format::{format_ms, format_rate};
 use crate::words::error_share;
-use loadlab_analysis::study::{MetricStats, StudyResult};
+use loadlab_analysis::study::{StudyResult, VariantStats};
+use loadlab_metrics::{LatencyStat, MetricId, Quantity, Scope};
+
+/// Quantities of a group or step, in table order.
+fn scope_quantities() -> Vec<Quantity> {
+    let mut q = vec![Quantity::Requests, Quantity::ErrorRate, Quantity::Errors];
+    q.extend(LatencyStat::tabulated().map(Quantity::Latency));
+    q
+}
+
+/// The groups, then the steps, of a variant.
+fn scopes(v: &VariantStats) -> Vec<Scope> {
+    let mut out: Vec<Scope> = v
+        .metrics
+        .keys()
+        .filter(|m| m.scope != Scope::Run)
+        .map(|m| m.scope.clone())
+        .collect();
+    out.dedup();
+    out
+}
+
+/// One row per group and step: the median across runs of each per-run figure.
+fn scope_overview(v: &VariantStats, scopes: &[Scope]) -> Table {
+    let mut cols = vec!["group / step"];
+    let labels: Vec<String> = scope_quantities()
+        .iter()
+        .map(|q| match q {
+            Quantity::Latency(stat) => format!(">{}", stat.label()),
+            other => format!(">{}", other.label()),
+        })
+        .collect();
+    cols.extend(labels.iter().map(|s| s.as_str()));
+    let mut t = Table::new(&cols);
+    for scope in scopes {
+        let mut row: Vec<Cell> = vec![match scope {
+            Scope::Group(g) => format!("group `{g}`"),
+            Scope::Step(s) => format!("step `{s}`"),
+            Scope::Run => "run".into(),
+        }
+        .into()];
+        for q in scope_quantities() {
+            let id = MetricId {
+                scope: scope.clone(),
+                quantity: q,
+            };
+            row.push(
+                v.metrics
+                    .get(&id)
+                    .map(|m| fmt(&id, m.median))
+                    .unwrap_or_default()
+                    .into(),
+            );
+        }
+        t.row(row);
+    }
+    t.with_note("Median across runs of each run's figure (a run's p95 is its own percentile; percentiles are not averaged).")
+}
 
 pub(super) fn study_results(s: &StudyResult, runs: &Runs) -> Section {
     let mut sec = Section::new("results", "Results per variant");
@@ -16,72 +74,98 @@ pub(super) fn study_results(s: &StudyResult, runs: &Runs) -> Section {
             if v.unstable { " (unstable)" } else { "" }
         )));
         let mut t = Table::new(&METRIC_COLUMNS);
-        for m in MAIN_METRICS {
-            if let Some(st) = v.metrics.get(m) {
-                t.row(metric_row(m, st));
+        for m in main_metrics() {
+            if let Some(st) = v.metrics.get(&m) {
+                t.row(metric_row(&m, st));
             }
         }
-        sec.push(Block::Table(t));
-        let scoped: Vec<(&String, &MetricStats)> = v
-            .metrics
-            .iter()
-            .filter(|(k, _)| k.starts_with("groups.") || k.starts_with("steps."))
-            .collect();
-        if !scoped.is_empty() {
-            let mut t = Table::new(&METRIC_COLUMNS);
-            for (k, st) in scoped {
-                t.row(metric_row(k, st));
+        sec.push(Block::Table(t.with_note(METRIC_NOTE)));
+        let scopes = scopes(v);
+        if !scopes.is_empty() {
+            sec.push(Block::Table(scope_overview(v, &scopes)));
+            for scope in &scopes {
+                let mut t = Table::new(&METRIC_COLUMNS);
+                for q in scope_quantities() {
+                    let id = MetricId {
+                        scope: scope.clone(),
+                        quantity: q,
+                    };
+                    if let Some(st) = v.metrics.get(&id) {
+                        t.row(metric_row(&id, st));
+                    }
+                }
+                sec.push(Block::Table(t));
             }
-            sec.push(Block::Table(t.with_note(
-                "Per group and per step: each run's p95, summarised over all the runs of the variant.",
-            )));
         }
         let rs = variant_runs(v, runs);
         if !rs.is_empty() {
-            let mut t = Table::new(&[
-                ">run",
-                "started",
-                ">requests",
-                ">throughput",
-                ">failed",
-                ">p50",
-                ">p95",
-                ">p99",
-                "valid",
-                "thresholds",
-            ]);
-            for (i, r) in rs.iter().enumerate() {
-                let passed = r.thresholds.iter().filter(|t| t.ok).count();
-                t.row(vec![
-                    (i + 1).to_string().into(),
-                    r.started_at.clone().into(),
-                    r.requests.total.to_string().into(),
-                    format_rate(r.requests.rate).into(),
-                    error_share(r.requests.failed, r.requests.total).into(),
-                    format_ms(r.latency_ms.p50).into(),
-                    format_ms(r.latency_ms.p95).into(),
-                    format_ms(r.latency_ms.p99).into(),
-                    if r.valid {
-                        Cell::level("yes", Level::Pass)
-                    } else {
-                        Cell::level("no", Level::Fail)
-                    },
-                    if r.thresholds.is_empty() {
-                        "".into()
-                    } else {
-                        Cell::level(
-                            format!("{passed}/{}", r.thresholds.len()),
-                            if passed == r.thresholds.len() {
-                                Level::Pass
-                            } else {
-                                Level::Fail
-                            },
-                        )
-                    },
-                ]);
-            }
-            sec.push(Block::Table(t));
+            sec.push(Block::Table(runs_table(v, &rs)));
         }
     }
     sec
+}
+
+/// The runs of a variant in run order; a run that is an outlier on a metric says so.
+fn runs_table(v: &VariantStats, rs: &[&loadlab_metrics::RunResult]) -> Table {
+    let mut t = Table::new(&[
+        ">run",
+        "started",
+        ">requests",
+        ">throughput",
+        ">failed",
+        ">p50",
+        ">p95",
+        ">p99",
+        "valid",
+        "thresholds",
+        "outlier on",
+    ]);
+    for (i, r) in rs.iter().enumerate() {
+        let passed = r.thresholds.iter().filter(|t| t.ok).count();
+        let id = v.runs.get(i).map(String::as_str);
+        let outlier_on: Vec<String> = main_metrics()
+            .iter()
+            .filter(|m| {
+                v.metrics.get(m).is_some_and(|s| {
+                    s.outliers
+                        .iter()
+                        .any(|o| o.run.as_deref() == id && id.is_some())
+                })
+            })
+            .map(|m| m.label())
+            .collect();
+        t.row(vec![
+            (i + 1).to_string().into(),
+            r.started_at.clone().into(),
+            r.requests.total.to_string().into(),
+            format_rate(r.requests.rate).into(),
+            error_share(r.requests.failed, r.requests.total).into(),
+            format_ms(r.latency_ms.p50).into(),
+            format_ms(r.latency_ms.p95).into(),
+            format_ms(r.latency_ms.p99).into(),
+            if r.valid {
+                Cell::level("yes", Level::Pass)
+            } else {
+                Cell::level("no", Level::Fail)
+            },
+            if r.thresholds.is_empty() {
+                "".into()
+            } else {
+                Cell::level(
+                    format!("{passed}/{}", r.thresholds.len()),
+                    if passed == r.thresholds.len() {
+                        Level::Pass
+                    } else {
+                        Level::Fail
+                    },
+                )
+            },
+            if outlier_on.is_empty() {
+                "".into()
+            } else {
+                Cell::level(outlier_on.join(", "), Level::Warn)
+            },
+        ]);
+    }
+    t.with_note("Outlier on: the metrics on which the run lies outside Tukey's fences of its variant (kept in the statistics).")
 }

@@ -1,14 +1,14 @@
 //! The summary section of a study: what was tested and one row of medians per variant.
 
-use super::metrics::{fmt, median_ci_words, metric_unit};
-use crate::chart::Unit;
+use super::metrics::{cv_words, fmt, median_ci_words};
 use crate::doc::{Block, Cell, Level, Section, Table};
 use crate::format::format_rate;
-use loadlab_analysis::study::{StudyResult, VariantStats};
+use loadlab_analysis::study::{LoadKind, StudyResult, VariantStats};
+use loadlab_metrics::{LatencyStat, MetricId, Quantity};
 
 pub(super) fn load_level_words(v: &VariantStats) -> String {
     match &v.load {
-        Some(l) if l.kind == "vus" => format!("{:.0} VUs", l.value),
+        Some(l) if l.kind == LoadKind::Vus => format!("{:.0} VUs", l.value),
         Some(l) => format_rate(l.value),
         None => String::new(),
     }
@@ -35,12 +35,17 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
         ">p50",
         ">p95 [95% CI]",
         ">p99",
+        ">CV of p95",
         "stable",
     ]);
+    let tput = MetricId::run(Quantity::Throughput);
+    let errors = MetricId::run(Quantity::ErrorRate);
+    let p95 = MetricId::latency(LatencyStat::P95);
     for v in &s.variants {
-        let m = |k: &str| v.metrics.get(k);
-        let med = |k: &str| {
-            m(k).map(|x| fmt(metric_unit(k), x.median))
+        let med = |k: &MetricId| {
+            v.metrics
+                .get(k)
+                .map(|x| fmt(k, x.median))
                 .unwrap_or_default()
         };
         t.row(vec![
@@ -56,23 +61,27 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
                 }
             )
             .into(),
-            med("requests.rate").into(),
-            med("errors.rate").into(),
-            med("latency_ms.p50").into(),
-            m("latency_ms.p95")
-                .map(|x| median_ci_words(Unit::Millis, x))
+            med(&tput).into(),
+            med(&errors).into(),
+            med(&MetricId::latency(LatencyStat::P50)).into(),
+            v.metrics
+                .get(&p95)
+                .map(|x| median_ci_words(&p95, x))
                 .unwrap_or_default()
                 .into(),
-            med("latency_ms.p99").into(),
+            med(&MetricId::latency(LatencyStat::P99)).into(),
+            v.metrics.get(&p95).map(cv_words).unwrap_or_default().into(),
             if v.unstable {
                 Cell::level("unstable", Level::Warn)
+            } else if !v.drift.is_empty() {
+                Cell::level("drift", Level::Warn)
             } else {
                 Cell::level("yes", Level::Pass)
             },
         ]);
     }
     sec.push(Block::Table(t.with_note(
-        "Medians across runs; [n<6]: fewer than 6 runs, too few for a distribution-free 95% interval.",
+        "Medians across runs; [n/a]: fewer than 6 runs, too few for a distribution-free 95% interval. CV = standard deviation / mean across runs (spread, not a confidence margin).",
     )));
     sec
 }

@@ -5,15 +5,16 @@ use super::StudyResult;
 use crate::chart::{Axis, Chart, Rule, Series, SeriesKind, Unit};
 use crate::doc::{Block, Level, Section, Table, Verdict};
 use crate::format::{format_fraction, format_ms, format_rate};
-use loadlab_analysis::study::SweepResult;
+use crate::verdict_words::usl_issue_sentence;
+use loadlab_analysis::study::{LoadKind, SweepResult, UslIssue, UslSkipped};
+use loadlab_metrics::{MetricId, Quantity};
 
-/// What a sweep found: the knees of its curves and the peak the USL predicts.
+/// What a sweep found: the knees of its curves and what the USL can and cannot say.
 pub(super) fn sweep_verdicts(sw: &SweepResult) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
-    let unit = if sw.parameter == "vus" {
-        "VUs"
-    } else {
-        "req/s offered"
+    let unit = match sw.parameter {
+        LoadKind::Vus => "VUs",
+        LoadKind::Rate => "req/s offered",
     };
     match sw.knee {
         Some(k) => verdicts.push(Verdict::new(
@@ -22,7 +23,7 @@ pub(super) fn sweep_verdicts(sw: &SweepResult) -> Vec<Verdict> {
         )),
         None => verdicts.push(Verdict::new(
             Level::Info,
-            "No knee in the throughput curve: throughput kept growing with the load over the range tested.",
+            "No knee in the throughput curve: it does not bend (its slope never halves) over the range tested.",
         )),
     }
     if let Some(k) = sw.latency_knee {
@@ -33,18 +34,60 @@ pub(super) fn sweep_verdicts(sw: &SweepResult) -> Vec<Verdict> {
     }
     if let Some(u) = &sw.usl {
         if let (Some(n), Some(peak)) = (u.n_star, u.peak) {
+            let ci = u
+                .n_star_ci
+                .as_ref()
+                .map(|ci| match ci.high {
+                    Some(h) => format!(" (95% CI {:.0}–{h:.0})", ci.low),
+                    None => format!(" (95% CI from {:.0}, unbounded above)", ci.low),
+                })
+                .unwrap_or_default();
+            let extrapolated = u
+                .issues
+                .iter()
+                .any(|i| matches!(i, UslIssue::Extrapolated { .. }));
             verdicts.push(Verdict::new(
-                if u.poor_fit { Level::Warn } else { Level::Info },
+                if u.reliable() && !extrapolated { Level::Info } else { Level::Warn },
                 format!(
-                    "The Universal Scalability Law predicts a peak of {} at about {n:.0} VUs (R² = {:.2}{}).",
+                    "The Universal Scalability Law predicts a peak of {} at about {n:.0} VUs{ci} (R² = {:.2}){}.",
                     format_rate(peak),
                     u.r2,
-                    if u.poor_fit { ", a poor fit: do not rely on it" } else { "" }
+                    if extrapolated { ", extrapolated beyond the levels tested" } else { "" }
                 ),
             ));
         }
+        for issue in &u.issues {
+            if matches!(issue, UslIssue::Extrapolated { .. }) && u.n_star.is_some() {
+                continue;
+            }
+            verdicts.push(Verdict::new(
+                Level::Warn,
+                format!("USL fit: {}.", usl_issue_sentence(issue)),
+            ));
+        }
+    }
+    if let Some(skip) = &sw.usl_skipped {
+        verdicts.push(Verdict::new(
+            Level::Info,
+            format!("No USL fit: {}.", usl_skipped_words(skip)),
+        ));
     }
     verdicts
+}
+
+/// Why a sweep has no USL fit, in words.
+pub fn usl_skipped_words(skip: &UslSkipped) -> String {
+    match skip {
+        UslSkipped::RateSweep => {
+            "the USL models concurrency, and this sweep varies the arrival rate".into()
+        }
+        UslSkipped::TooFewRuns { runs, needed } => {
+            format!(
+                "it needs at least {needed} runs over 3 concurrency levels, this sweep has {runs}"
+            )
+        }
+        UslSkipped::FitFailed { error } => format!("the fit failed ({error})"),
+    }
 }
 
 fn usl_curve(u: &loadlab_analysis::study::UslResult, max_n: f64) -> Vec<(f64, f64)> {
@@ -62,15 +105,14 @@ fn usl_curve(u: &loadlab_analysis::study::UslResult, max_n: f64) -> Vec<(f64, f6
 pub(super) fn sweep_section(s: &StudyResult) -> Option<Section> {
     let sw = s.sweep.as_ref()?;
     let mut sec = Section::new("sweep", "Sweep");
-    let (label, unit) = if sw.parameter == "vus" {
-        ("virtual users", Unit::Count)
-    } else {
-        ("offered rate (req/s)", Unit::PerSecond)
+    let (label, unit) = match sw.parameter {
+        LoadKind::Vus => ("virtual users", Unit::Count),
+        LoadKind::Rate => ("offered rate (req/s)", Unit::PerSecond),
     };
     let mut all = Vec::new();
     for p in &sw.points {
         if let Some(v) = s.variants.iter().find(|v| v.name == p.variant) {
-            if let Some(m) = v.metrics.get("requests.rate") {
+            if let Some(m) = v.metrics.get(&MetricId::run(Quantity::Throughput)) {
                 all.extend(m.values.iter().map(|y| (p.value, *y)));
             }
         }
@@ -83,7 +125,11 @@ pub(super) fn sweep_section(s: &StudyResult) -> Option<Section> {
         let max_n = sw.points.iter().map(|p| p.value).fold(1.0, f64::max);
         c = c.series(
             Series::new(
-                &format!("USL fit (R² {:.2})", u.r2),
+                &format!(
+                    "USL fit (R² {:.2}{})",
+                    u.r2,
+                    if u.reliable() { "" } else { ", unreliable" }
+                ),
                 SeriesKind::Line,
                 1,
                 usl_curve(u, max_n),
@@ -137,30 +183,50 @@ pub(super) fn sweep_section(s: &StudyResult) -> Option<Section> {
         t.with_note("Medians across the runs of each level."),
     ));
     if let Some(u) = &sw.usl {
-        sec.push(Block::Facts(vec![
+        let mut facts = vec![
             ("USL σ (contention)".into(), format!("{:.4}", u.sigma)),
             ("USL κ (coherency)".into(), format!("{:.6}", u.kappa)),
             ("USL λ (throughput of one VU)".into(), format_rate(u.lambda)),
             (
                 "Peak".into(),
                 match (u.n_star, u.peak) {
-                    (Some(n), Some(p)) => format!("{} at N* ≈ {n:.1} VUs", format_rate(p)),
+                    (Some(n), Some(p)) => format!(
+                        "{} at N* ≈ {n:.1} VUs{}",
+                        format_rate(p),
+                        u.n_star_ci
+                            .as_ref()
+                            .map(|ci| match ci.high {
+                                Some(h) => format!(
+                                    ", 95% CI {:.1}–{h:.1} ({} bootstrap resamples)",
+                                    ci.low, ci.replicates
+                                ),
+                                None => format!(", 95% CI from {:.1}, unbounded above", ci.low),
+                            })
+                            .unwrap_or_default()
+                    ),
+                    _ if u.issues.contains(&UslIssue::NotIdentifiable) => {
+                        "not identifiable from this sweep (no retrograde region)".into()
+                    }
                     _ => "none (κ = 0: no retrograde scaling in the range)".into(),
                 },
             ),
             (
                 "Fit".into(),
                 format!(
-                    "R² = {:.3}{}",
+                    "R² = {:.3}; {}",
                     u.r2,
-                    if u.poor_fit {
-                        " (poor: do not trust N*)"
+                    if u.reliable() {
+                        "reliable"
                     } else {
-                        ""
+                        "unreliable"
                     }
                 ),
             ),
-        ]));
+        ];
+        for issue in &u.issues {
+            facts.push(("Caveat".into(), usl_issue_sentence(issue)));
+        }
+        sec.push(Block::Facts(facts));
     }
     Some(sec)
 }

@@ -1,15 +1,18 @@
 //! The verdicts at the top of a study report: validity, thresholds, comparisons, sweep
 //! findings, unstable variants, warnings and caveats.
 
-use super::comparison::comparison_verdicts;
+use super::comparison::{comparison_verdicts, ComparisonSettings};
+use super::metrics::outlier_words;
 use super::sweep::sweep_verdicts;
 use super::thresholds::threshold_counts;
 use super::{warning_verdicts, Runs};
 use crate::doc::{Level, Verdict};
 use crate::run_doc::caveats;
+use crate::verdict_words::drift_sentence;
 use crate::words::threshold_sentence;
 use loadlab_analysis::study::StudyResult;
 use loadlab_metrics::RunResult;
+use loadlab_metrics::{LatencyStat, MetricId, Quantity};
 
 /// Builds the verdicts of a study; `every` holds all its runs that could be read.
 pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Vec<Verdict> {
@@ -76,21 +79,59 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
             ));
         }
     }
-    verdicts.extend(comparison_verdicts(&s.comparisons, s.alpha));
+    verdicts.extend(comparison_verdicts(
+        &s.comparisons,
+        ComparisonSettings {
+            alpha: s.alpha,
+            equivalence: s.equivalence,
+            min_runs: s.min_runs,
+        },
+    ));
     if let Some(sw) = &s.sweep {
         verdicts.extend(sweep_verdicts(sw));
     }
     for v in s.variants.iter().filter(|v| v.unstable) {
-        let cv = |m: &str| v.metrics.get(m).map(|s| s.cv * 100.0).unwrap_or(0.0);
+        let cv = |m: MetricId| {
+            v.metrics
+                .get(&m)
+                .and_then(|s| s.cv)
+                .map(|cv| cv * 100.0)
+                .unwrap_or(0.0)
+        };
         verdicts.push(Verdict::new(
             Level::Warn,
             format!(
                 "`{}` is unstable: its runs disagree (CV of throughput {:.1}%, of p50 {:.1}%, ≥ 10%), so one number does not describe it; look at the per-run dot plot.",
                 v.name,
-                cv("requests.rate"),
-                cv("latency_ms.p50")
+                cv(MetricId::run(Quantity::Throughput)),
+                cv(MetricId::latency(LatencyStat::P50))
             ),
         ));
+    }
+    let key = loadlab_analysis::study::default_compare_metrics();
+    for v in &s.variants {
+        for d in &v.drift {
+            verdicts.push(Verdict::new(
+                Level::Warn,
+                format!("`{}`: {}", v.name, drift_sentence(d)),
+            ));
+        }
+        let outliers: Vec<String> = v
+            .metrics
+            .iter()
+            .filter(|(m, st)| key.contains(m) && !st.outliers.is_empty())
+            .map(|(m, st)| format!("{} ({})", m.label(), outlier_words(st)))
+            .collect();
+        if !outliers.is_empty() {
+            verdicts.push(Verdict::new(
+                Level::Info,
+                format!(
+                    "`{}` has outlier runs, kept in every statistic: {}.",
+                    v.name,
+                    outliers.join("; ")
+                ),
+            ));
+        }
     }
     verdicts.extend(warning_verdicts(&s.warnings));
     if let Some(r) = every.first() {

@@ -212,14 +212,10 @@ pub fn study() -> (StudyResult, Runs) {
             .collect();
         variants.push(study::summarize_variant(name, &samples));
     }
-    let metrics: Vec<String> = study::DEFAULT_COMPARE_METRICS
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let comparisons = study::compare_variants(
-        &variants[0],
-        &variants[1],
-        &metrics,
+    let comparisons = study::compare_study(
+        &variants,
+        &[(0, 1)],
+        &study::default_compare_metrics(),
         &CompareOptions::default(),
     );
     let degradation = vec![study::degradation(&variants[0], &variants[1])];
@@ -236,6 +232,8 @@ pub fn study() -> (StudyResult, Runs) {
         cooldown_s: 2.0,
         equivalence: 0.0,
         alpha: 0.05,
+        min_runs: 5,
+        family_size: loadlab_analysis::compare::family_size(&comparisons),
         interrupted: false,
         warnings: vec![],
         variants,
@@ -282,7 +280,7 @@ pub fn sweep() -> (StudyResult, Runs) {
         .zip(&variants)
         .map(|(l, v)| (*l as f64, v))
         .collect();
-    let (sweep, warnings) = study::analyze_sweep("vus", &points);
+    let sweep = study::analyze_sweep(study::LoadKind::Vus, &points);
     let s = StudyResult {
         schema: study::STUDY_SCHEMA.into(),
         tool_version: "0.1.0".into(),
@@ -296,8 +294,10 @@ pub fn sweep() -> (StudyResult, Runs) {
         cooldown_s: 1.0,
         equivalence: 0.0,
         alpha: 0.05,
+        min_runs: 5,
+        family_size: 0,
         interrupted: false,
-        warnings,
+        warnings: vec![],
         variants,
         comparisons: vec![],
         degradation: vec![],
@@ -398,8 +398,11 @@ pub fn comparison() -> CompareResult {
         },
         equivalence: 0.0,
         alpha: 0.05,
+        min_runs: 5,
+        family_size: s.family_size,
         fail_on_regression: Some(0.05),
         regressions: loadlab_analysis::compare::regressions(&s.comparisons, 0.05),
+        one_run: None,
         comparisons: s.comparisons,
         warnings: vec![],
     }

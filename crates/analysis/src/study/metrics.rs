@@ -1,0 +1,200 @@
+//! One value per metric per run, and the statistics of a metric across runs.
+
+use super::{LoadKind, LoadLevel, MetricStats, VariantStats};
+use crate::stats;
+use loadlab_metrics::result::LatencySummary;
+use loadlab_metrics::{LatencyStat, MetricId, MetricNameError, Quantity, RunResult};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Metrics compared by default (Holm's family is drawn from these).
+pub fn default_compare_metrics() -> Vec<MetricId> {
+    vec![
+        MetricId::run(Quantity::Throughput),
+        MetricId::run(Quantity::ErrorRate),
+        MetricId::latency(LatencyStat::P50),
+        MetricId::latency(LatencyStat::P95),
+        MetricId::latency(LatencyStat::P99),
+    ]
+}
+
+fn latency_value(l: &LatencySummary, stat: LatencyStat) -> f64 {
+    match stat {
+        LatencyStat::Min => l.min,
+        LatencyStat::Mean => l.mean,
+        LatencyStat::P50 => l.p50,
+        LatencyStat::P90 => l.p90,
+        LatencyStat::P95 => l.p95,
+        LatencyStat::P99 => l.p99,
+        LatencyStat::P999 => l.p999,
+        LatencyStat::Max => l.max,
+    }
+}
+
+/// Requests, errors (rate and count), throughput and latency of one scope of a run.
+fn scope_metrics(
+    out: &mut BTreeMap<MetricId, f64>,
+    id: impl Fn(Quantity) -> MetricId,
+    requests: u64,
+    failed: u64,
+    seconds: f64,
+    latency: &LatencySummary,
+) {
+    out.insert(id(Quantity::Requests), requests as f64);
+    if seconds > 0.0 {
+        out.insert(id(Quantity::Throughput), requests as f64 / seconds);
+    }
+    out.insert(
+        id(Quantity::ErrorRate),
+        if requests > 0 {
+            failed as f64 / requests as f64
+        } else {
+            0.0
+        },
+    );
+    out.insert(id(Quantity::Errors), failed as f64);
+    if latency.count > 0 {
+        for stat in LatencyStat::ALL {
+            out.insert(id(Quantity::Latency(stat)), latency_value(latency, stat));
+        }
+    }
+}
+
+/// One value per metric for a run: for the run, each group and each step, requests (count
+/// and rate), errors (rate = failed / total, and count) and latency (min, mean, p50, p90,
+/// p95, p99, p99.9, max); iterations for the whole run. Latency is absent from a scope with
+/// no completed request.
+pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
+    let mut m = BTreeMap::new();
+    scope_metrics(
+        &mut m,
+        MetricId::run,
+        run.requests.total,
+        run.requests.failed,
+        run.duration_s,
+        &run.latency_ms,
+    );
+    // The run's own rate (what the recorder measured), not recomputed.
+    m.insert(MetricId::run(Quantity::Throughput), run.requests.rate);
+    m.insert(
+        MetricId::run(Quantity::Iterations),
+        run.iterations.completed as f64,
+    );
+    for g in &run.groups {
+        scope_metrics(
+            &mut m,
+            |q| MetricId::group(&g.name, q),
+            g.requests,
+            g.failed,
+            run.duration_s,
+            &g.latency_ms,
+        );
+    }
+    for s in &run.steps {
+        scope_metrics(
+            &mut m,
+            |q| MetricId::step(&s.name, q),
+            s.requests,
+            s.failed,
+            run.duration_s,
+            &s.latency_ms,
+        );
+    }
+    m
+}
+
+/// Offered load of a run: `vus` (closed model) or peak `rate` (open model).
+pub fn load_level(run: &RunResult) -> Option<LoadLevel> {
+    if let Some(v) = run.load.max_vus {
+        return Some(LoadLevel {
+            kind: LoadKind::Vus,
+            value: f64::from(v),
+        });
+    }
+    run.load.peak_rate.map(|r| LoadLevel {
+        kind: LoadKind::Rate,
+        value: r,
+    })
+}
+
+/// Statistics of one metric across runs (outliers and trend included; run ids unknown).
+/// With one run there is no spread: CIs, SD and CV are `None`, never zero-width.
+pub fn metric_stats(values: &[f64]) -> Option<MetricStats> {
+    let s = stats::describe(values).ok()?;
+    let spread = s.n >= 2;
+    let outliers = stats::tukey_outliers(values)
+        .into_iter()
+        .map(|(index, kind, side)| super::OutlierRun {
+            index,
+            run: None,
+            value: values[index],
+            kind,
+            side,
+        })
+        .collect();
+    let trend = if s.n >= super::summarize::DRIFT_MIN_RUNS {
+        stats::kendall_trend(values).ok()
+    } else {
+        None
+    };
+    Some(MetricStats {
+        n: s.n,
+        values: s.values.clone(),
+        median: s.median,
+        median_ci: s.median_ci.map(|(a, b)| [a, b]),
+        mean: s.mean,
+        mean_ci: spread.then_some([s.mean_ci.0, s.mean_ci.1]),
+        sd: spread.then_some(s.sd),
+        cv: (spread && s.cv.is_finite()).then_some(s.cv),
+        min: s.min,
+        max: s.max,
+        outliers,
+        trend,
+    })
+}
+
+/// A metric name that names nothing the runs measured.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("unknown metric `{name}`{reason}")]
+pub struct UnknownMetric {
+    pub name: String,
+    /// Why (bad spelling, or not measured by these runs).
+    pub reason: String,
+    /// Every metric the runs have, in table order.
+    pub valid: Vec<MetricId>,
+}
+
+/// Every metric some variant has, in table order (run, then groups, then steps).
+pub fn available_metrics(variants: &[&VariantStats]) -> Vec<MetricId> {
+    let set: BTreeSet<&MetricId> = variants.iter().flat_map(|v| v.metrics.keys()).collect();
+    set.into_iter().cloned().collect()
+}
+
+/// Reads metric names (`step.signin.latency.p99`, `latency_ms.p95`...) and checks each is
+/// measured by the given variants.
+pub fn parse_metrics(
+    names: &[String],
+    variants: &[&VariantStats],
+) -> Result<Vec<MetricId>, UnknownMetric> {
+    let valid = available_metrics(variants);
+    names
+        .iter()
+        .map(|name| {
+            let id: MetricId = name.parse().map_err(|e| UnknownMetric {
+                name: name.clone(),
+                reason: match e {
+                    MetricNameError::Unknown(_) => String::new(),
+                    other => format!(" ({other})"),
+                },
+                valid: valid.clone(),
+            })?;
+            if !valid.contains(&id) {
+                return Err(UnknownMetric {
+                    name: name.clone(),
+                    reason: " (the runs did not measure it)".into(),
+                    valid: valid.clone(),
+                });
+            }
+            Ok(id)
+        })
+        .collect()
+}

@@ -1,0 +1,189 @@
+//! A variant's runs summarised (statistics, outlier runs, drift, stability), and the
+//! comparisons and degradation factors between variants.
+
+use super::metrics::{load_level, metric_stats, run_metrics};
+use super::{Degradation, Drift, MetricStats, TrendDirection, VariantStats, STABILITY_METRICS};
+use crate::compare::{compare_pairs, CompareOptions, Comparison, MetricSamples, PairSamples};
+use crate::stats;
+use loadlab_metrics::{LatencyStat, MetricId, Quantity, RunResult};
+use std::collections::BTreeMap;
+
+/// Fewest runs for a trend test: with 5 the exact two-sided p can reach 2/5! = 0.017.
+pub(crate) const DRIFT_MIN_RUNS: usize = 5;
+
+/// Metrics checked for drift over run order (Holm's correction over these, per variant).
+pub const DRIFT_METRICS: [MetricId; 5] = [
+    MetricId {
+        scope: loadlab_metrics::Scope::Run,
+        quantity: Quantity::Throughput,
+    },
+    MetricId {
+        scope: loadlab_metrics::Scope::Run,
+        quantity: Quantity::ErrorRate,
+    },
+    MetricId {
+        scope: loadlab_metrics::Scope::Run,
+        quantity: Quantity::Latency(LatencyStat::P50),
+    },
+    MetricId {
+        scope: loadlab_metrics::Scope::Run,
+        quantity: Quantity::Latency(LatencyStat::P95),
+    },
+    MetricId {
+        scope: loadlab_metrics::Scope::Run,
+        quantity: Quantity::Latency(LatencyStat::P99),
+    },
+];
+
+/// One run as the study sees it.
+pub struct RunSample<'a> {
+    pub id: String,
+    pub result: &'a RunResult,
+    /// Excluded from the statistics (invalid run).
+    pub excluded: bool,
+}
+
+/// Summarises the runs of one variant. A metric is described over the runs that have it;
+/// its outlier runs carry their store ids.
+pub fn summarize_variant(name: &str, runs: &[RunSample<'_>]) -> VariantStats {
+    let used: Vec<&RunSample<'_>> = runs.iter().filter(|r| !r.excluded).collect();
+    let per_run: Vec<BTreeMap<MetricId, f64>> =
+        used.iter().map(|r| run_metrics(r.result)).collect();
+    let mut names: Vec<&MetricId> = per_run.iter().flat_map(|m| m.keys()).collect();
+    names.sort();
+    names.dedup();
+    let mut metrics = BTreeMap::new();
+    for name in names {
+        let (ids, values): (Vec<&str>, Vec<f64>) = used
+            .iter()
+            .zip(&per_run)
+            .filter_map(|(r, m)| m.get(name).map(|v| (r.id.as_str(), *v)))
+            .unzip();
+        if let Some(mut s) = metric_stats(&values) {
+            for o in &mut s.outliers {
+                o.run = ids.get(o.index).map(|id| id.to_string());
+            }
+            metrics.insert(name.clone(), s);
+        }
+    }
+    let unstable = is_unstable(&metrics);
+    VariantStats {
+        name: name.to_string(),
+        runs: used.iter().map(|r| r.id.clone()).collect(),
+        excluded_runs: runs
+            .iter()
+            .filter(|r| r.excluded)
+            .map(|r| r.id.clone())
+            .collect(),
+        unstable,
+        thresholds_failed: used
+            .iter()
+            .filter(|r| r.result.thresholds.iter().any(|t| !t.ok))
+            .count(),
+        load: runs.first().and_then(|r| load_level(r.result)),
+        drift: drift(&metrics),
+        metrics,
+    }
+}
+
+/// Drift: Kendall's τ against run order for each of [`DRIFT_METRICS`] that has a trend
+/// test, Holm's correction over them, flagged when the adjusted p < 0.05.
+fn drift(metrics: &BTreeMap<MetricId, MetricStats>) -> Vec<Drift> {
+    let tested: Vec<(&MetricId, stats::Trend)> = DRIFT_METRICS
+        .iter()
+        .filter_map(|m| Some((m, metrics.get(m)?.trend?)))
+        .collect();
+    let raw: Vec<f64> = tested.iter().map(|(_, t)| t.p_value).collect();
+    let adjusted = stats::holm(&raw).unwrap_or(raw);
+    tested
+        .into_iter()
+        .zip(adjusted)
+        .filter(|(_, p)| *p < crate::compare::ALPHA)
+        .map(|((m, t), p_adjusted)| Drift {
+            metric: m.clone(),
+            direction: if t.tau > 0.0 {
+                TrendDirection::Rising
+            } else {
+                TrendDirection::Falling
+            },
+            tau: t.tau,
+            p_value: t.p_value,
+            p_adjusted,
+        })
+        .collect()
+}
+
+/// CV ≥ 10% on throughput or p50 (with at least two runs).
+pub fn is_unstable(metrics: &BTreeMap<MetricId, MetricStats>) -> bool {
+    STABILITY_METRICS.iter().any(|m| {
+        metrics
+            .get(m)
+            .and_then(|s| s.cv)
+            .is_some_and(|cv| cv >= stats::UNSTABLE_CV)
+    })
+}
+
+/// Compares the given pairs `(baseline index, variant index)` of a study on `metrics`,
+/// with one Holm family over all of them.
+pub fn compare_study(
+    variants: &[VariantStats],
+    pairs: &[(usize, usize)],
+    metrics: &[MetricId],
+    options: &CompareOptions,
+) -> Vec<Comparison> {
+    let samples: Vec<PairSamples> = pairs
+        .iter()
+        .map(|&(a, b)| samples_of(&variants[a], &variants[b], metrics))
+        .collect();
+    compare_pairs(&samples, options)
+}
+
+/// The per-run values of `metrics` on both sides (metrics one side lacks are left out).
+pub fn samples_of(a: &VariantStats, b: &VariantStats, metrics: &[MetricId]) -> PairSamples {
+    PairSamples {
+        baseline: a.name.clone(),
+        variant: b.name.clone(),
+        metrics: metrics
+            .iter()
+            .filter_map(|m| {
+                Some(MetricSamples {
+                    metric: m.clone(),
+                    baseline: a.metrics.get(m)?.values.clone(),
+                    variant: b.metrics.get(m)?.values.clone(),
+                })
+            })
+            .collect(),
+    }
+}
+
+/// Ratios of medians of `variant` over `baseline` for throughput and latency figures.
+pub fn degradation(baseline: &VariantStats, variant: &VariantStats) -> Degradation {
+    let mut factors = BTreeMap::new();
+    let mut ms = vec![MetricId::run(Quantity::Throughput)];
+    ms.extend(
+        [
+            LatencyStat::Mean,
+            LatencyStat::P50,
+            LatencyStat::P95,
+            LatencyStat::P99,
+        ]
+        .map(MetricId::latency),
+    );
+    for m in ms {
+        if let (Some(a), Some(b)) = (baseline.metrics.get(&m), variant.metrics.get(&m)) {
+            if let Ok(f) = stats::degradation_factor(a.median, b.median) {
+                factors.insert(m, f);
+            }
+        }
+    }
+    let load_factor = match (&baseline.load, &variant.load) {
+        (Some(a), Some(b)) if a.kind == b.kind && a.value > 0.0 => Some(b.value / a.value),
+        _ => None,
+    };
+    Degradation {
+        baseline: baseline.name.clone(),
+        variant: variant.name.clone(),
+        load_factor,
+        factors,
+    }
+}

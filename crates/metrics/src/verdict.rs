@@ -1,0 +1,547 @@
+//! Decisions as types shared by analysis, store and report: which metric ([`MetricId`], with
+//! the direction that is good for it) and what a comparison concluded ([`Verdict`]). Nothing
+//! downstream decides by matching a metric's name or a verdict's word: it asks these types.
+//!
+//! A metric is written as in `study.json` (`latency_ms.p95`, `steps.signin.latency_ms.p99`,
+//! `groups.auth.errors.rate`); the threshold spelling (`latency.p95`, `step.signin.latency.p99`,
+//! `group.auth.errors`) is accepted as input too and read as the same metric.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+
+/// What a comparison of a variant against a baseline concluded about one metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Verdict {
+    /// Latency went up: significant after correction and the change's CI excludes 0.
+    #[serde(rename = "slower")]
+    Slower,
+    /// Latency went down (significant, CI excludes 0).
+    #[serde(rename = "faster")]
+    Faster,
+    /// Throughput down or errors up (significant, CI excludes 0).
+    #[serde(rename = "worse")]
+    Worse,
+    /// Throughput up or errors down (significant, CI excludes 0).
+    #[serde(rename = "better")]
+    Better,
+    /// The whole CI of the change lies inside the equivalence band (two one-sided tests).
+    #[serde(rename = "equivalent")]
+    Equivalent,
+    /// Neither a difference nor equivalence shown: no difference detected at this n.
+    #[serde(rename = "~")]
+    Inconclusive,
+    /// Too few runs on a side to reach significance at all: no verdict, never a gate failure.
+    #[serde(rename = "insufficient")]
+    Insufficient,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Slower,
+        Verdict::Faster,
+        Verdict::Worse,
+        Verdict::Better,
+        Verdict::Equivalent,
+        Verdict::Inconclusive,
+        Verdict::Insufficient,
+    ];
+
+    /// The word printed in tables, the same in the terminal and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Slower => "slower",
+            Verdict::Faster => "faster",
+            Verdict::Worse => "worse",
+            Verdict::Better => "better",
+            Verdict::Equivalent => "equivalent",
+            Verdict::Inconclusive => "~",
+            Verdict::Insufficient => "insufficient",
+        }
+    }
+
+    /// The variant is shown to be worse than the baseline (`slower` or `worse`).
+    pub fn is_regression(self) -> bool {
+        matches!(self, Verdict::Slower | Verdict::Worse)
+    }
+
+    /// The variant is shown to be better than the baseline (`faster` or `better`).
+    pub fn is_improvement(self) -> bool {
+        matches!(self, Verdict::Faster | Verdict::Better)
+    }
+
+    /// A significant difference in either direction.
+    pub fn is_difference(self) -> bool {
+        self.is_regression() || self.is_improvement()
+    }
+
+    /// What the word means, for legends under tables.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Verdict::Slower | Verdict::Faster => {
+                "latency differs: significant after Holm's correction and the 95% CI of the change excludes 0"
+            }
+            Verdict::Worse | Verdict::Better => {
+                "throughput or errors differ: significant after Holm's correction and the 95% CI of the change excludes 0"
+            }
+            Verdict::Equivalent => "the whole 95% CI of the change lies inside the equivalence band",
+            Verdict::Inconclusive => {
+                "no difference detected at this number of runs, and equivalence not shown either"
+            }
+            Verdict::Insufficient => "too few runs to reach significance: no verdict",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which way a metric should move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoodDirection {
+    /// Latency, errors.
+    Lower,
+    /// Throughput, completed requests and iterations.
+    Higher,
+}
+
+/// The unit a metric's values are in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricUnit {
+    Millis,
+    PerSecond,
+    /// 0–1 (error rate).
+    Fraction,
+    Count,
+}
+
+/// One statistic of a latency histogram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LatencyStat {
+    Min,
+    Mean,
+    P50,
+    P90,
+    P95,
+    P99,
+    P999,
+    Max,
+}
+
+impl LatencyStat {
+    pub const ALL: [LatencyStat; 8] = [
+        LatencyStat::Min,
+        LatencyStat::Mean,
+        LatencyStat::P50,
+        LatencyStat::P90,
+        LatencyStat::P95,
+        LatencyStat::P99,
+        LatencyStat::P999,
+        LatencyStat::Max,
+    ];
+
+    /// The statistics shown in tables: all but p99.9 (too few requests per run for most).
+    pub fn tabulated() -> impl Iterator<Item = LatencyStat> {
+        Self::ALL.into_iter().filter(|s| *s != LatencyStat::P999)
+    }
+
+    /// The field name in the run JSON's `LatencySummary`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LatencyStat::Min => "min",
+            LatencyStat::Mean => "mean",
+            LatencyStat::P50 => "p50",
+            LatencyStat::P90 => "p90",
+            LatencyStat::P95 => "p95",
+            LatencyStat::P99 => "p99",
+            LatencyStat::P999 => "p999",
+            LatencyStat::Max => "max",
+        }
+    }
+
+    fn parse(s: &str) -> Option<LatencyStat> {
+        Some(match s {
+            "min" => LatencyStat::Min,
+            "mean" | "avg" => LatencyStat::Mean,
+            "p50" | "median" => LatencyStat::P50,
+            "p90" => LatencyStat::P90,
+            "p95" => LatencyStat::P95,
+            "p99" => LatencyStat::P99,
+            "p999" | "p99.9" => LatencyStat::P999,
+            "max" => LatencyStat::Max,
+            _ => return None,
+        })
+    }
+
+    /// `p95`, `mean`, `p99.9` (as people say it).
+    pub fn label(self) -> &'static str {
+        match self {
+            LatencyStat::P999 => "p99.9",
+            s => s.as_str(),
+        }
+    }
+}
+
+/// What is measured, independent of the scope it is measured in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Quantity {
+    /// Completed requests per second of measured time (`requests.rate`).
+    Throughput,
+    /// Completed requests (`requests.total`).
+    Requests,
+    /// Completed iterations of the flows (`iterations.completed`, run scope only).
+    Iterations,
+    /// Failed / total requests (`errors.rate`).
+    ErrorRate,
+    /// Failed requests (`errors.count`).
+    Errors,
+    /// A statistic of the latency histogram (`latency_ms.p95`).
+    Latency(LatencyStat),
+}
+
+impl Quantity {
+    /// Every quantity, in table order.
+    pub fn all() -> Vec<Quantity> {
+        let mut q = vec![
+            Quantity::Throughput,
+            Quantity::Requests,
+            Quantity::Iterations,
+            Quantity::ErrorRate,
+            Quantity::Errors,
+        ];
+        q.extend(LatencyStat::ALL.iter().map(|s| Quantity::Latency(*s)));
+        q
+    }
+
+    /// The canonical name, as in `study.json`.
+    pub fn name(self) -> String {
+        match self {
+            Quantity::Throughput => "requests.rate".into(),
+            Quantity::Requests => "requests.total".into(),
+            Quantity::Iterations => "iterations.completed".into(),
+            Quantity::ErrorRate => "errors.rate".into(),
+            Quantity::Errors => "errors.count".into(),
+            Quantity::Latency(s) => format!("latency_ms.{}", s.as_str()),
+        }
+    }
+
+    /// Every spelling accepted for this quantity (canonical first).
+    fn spellings(self) -> Vec<String> {
+        let mut v = vec![self.name()];
+        match self {
+            Quantity::Throughput => v.extend(["throughput".into(), "rps".into(), "rate".into()]),
+            Quantity::Requests => v.extend(["requests".into(), "requests.count".into()]),
+            Quantity::Iterations => v.push("iterations".into()),
+            Quantity::ErrorRate => v.extend([
+                "errors".into(),
+                "http.errors".into(),
+                "error_rate".into(),
+                "http.error_rate".into(),
+            ]),
+            Quantity::Errors => v.extend(["failed".into(), "errors.total".into()]),
+            Quantity::Latency(s) => {
+                for prefix in ["latency_ms.", "latency."] {
+                    for alias in ["avg", "median", "p99.9"] {
+                        if LatencyStat::parse(alias) == Some(s) {
+                            v.push(format!("{prefix}{alias}"));
+                        }
+                    }
+                }
+                v.push(format!("latency.{}", s.as_str()));
+            }
+        }
+        v
+    }
+
+    pub fn good_direction(self) -> GoodDirection {
+        match self {
+            Quantity::Throughput | Quantity::Requests | Quantity::Iterations => {
+                GoodDirection::Higher
+            }
+            Quantity::ErrorRate | Quantity::Errors | Quantity::Latency(_) => GoodDirection::Lower,
+        }
+    }
+
+    pub fn unit(self) -> MetricUnit {
+        match self {
+            Quantity::Throughput => MetricUnit::PerSecond,
+            Quantity::Requests | Quantity::Iterations | Quantity::Errors => MetricUnit::Count,
+            Quantity::ErrorRate => MetricUnit::Fraction,
+            Quantity::Latency(_) => MetricUnit::Millis,
+        }
+    }
+
+    /// `p95 latency`, `throughput`, `error rate`.
+    pub fn label(self) -> String {
+        match self {
+            Quantity::Throughput => "throughput".into(),
+            Quantity::Requests => "requests".into(),
+            Quantity::Iterations => "iterations".into(),
+            Quantity::ErrorRate => "error rate".into(),
+            Quantity::Errors => "errors".into(),
+            Quantity::Latency(s) => format!("{} latency", s.label()),
+        }
+    }
+}
+
+/// Where a metric is measured: the whole run, one group of steps, or one step.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    Run,
+    Group(String),
+    Step(String),
+}
+
+/// A metric of a run: a quantity in a scope, e.g. p99 latency of step `signin`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MetricId {
+    pub scope: Scope,
+    pub quantity: Quantity,
+}
+
+/// A metric name that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetricNameError {
+    #[error("unknown metric `{0}`")]
+    Unknown(String),
+    #[error("`{0}`: iterations are counted for the whole run only (write `iterations.completed`)")]
+    ScopedIterations(String),
+    #[error("`{0}`: the step or group name is empty")]
+    EmptyName(String),
+}
+
+impl MetricId {
+    pub fn run(quantity: Quantity) -> Self {
+        Self {
+            scope: Scope::Run,
+            quantity,
+        }
+    }
+
+    pub fn group(name: &str, quantity: Quantity) -> Self {
+        Self {
+            scope: Scope::Group(name.to_string()),
+            quantity,
+        }
+    }
+
+    pub fn step(name: &str, quantity: Quantity) -> Self {
+        Self {
+            scope: Scope::Step(name.to_string()),
+            quantity,
+        }
+    }
+
+    pub fn latency(stat: LatencyStat) -> Self {
+        Self::run(Quantity::Latency(stat))
+    }
+
+    pub fn good_direction(&self) -> GoodDirection {
+        self.quantity.good_direction()
+    }
+
+    pub fn unit(&self) -> MetricUnit {
+        self.quantity.unit()
+    }
+
+    pub fn is_latency(&self) -> bool {
+        matches!(self.quantity, Quantity::Latency(_))
+    }
+
+    /// The verdict for a significant change in the given direction (`increase`: the variant's
+    /// values are larger): latency reads `slower`/`faster`, everything else `worse`/`better`.
+    pub fn verdict_for(&self, increase: bool) -> Verdict {
+        let bad = match self.good_direction() {
+            GoodDirection::Lower => increase,
+            GoodDirection::Higher => !increase,
+        };
+        match (self.is_latency(), bad) {
+            (true, true) => Verdict::Slower,
+            (true, false) => Verdict::Faster,
+            (false, true) => Verdict::Worse,
+            (false, false) => Verdict::Better,
+        }
+    }
+
+    /// `p95 latency`, `p99 latency of step `signin``, `error rate of group `auth``.
+    pub fn label(&self) -> String {
+        match &self.scope {
+            Scope::Run => self.quantity.label(),
+            Scope::Group(g) => format!("{} of group `{g}`", self.quantity.label()),
+            Scope::Step(s) => format!("{} of step `{s}`", self.quantity.label()),
+        }
+    }
+
+    /// The step or group name, if any.
+    pub fn scope_name(&self) -> Option<&str> {
+        match &self.scope {
+            Scope::Run => None,
+            Scope::Group(n) | Scope::Step(n) => Some(n),
+        }
+    }
+}
+
+impl fmt::Display for MetricId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.scope {
+            Scope::Run => write!(f, "{}", self.quantity.name()),
+            Scope::Group(g) => write!(f, "groups.{g}.{}", self.quantity.name()),
+            Scope::Step(s) => write!(f, "steps.{s}.{}", self.quantity.name()),
+        }
+    }
+}
+
+impl FromStr for MetricId {
+    type Err = MetricNameError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let s = text.trim();
+        let quantities = Quantity::all();
+        for q in &quantities {
+            if q.spellings().iter().any(|w| w == s) {
+                return Ok(MetricId::run(*q));
+            }
+        }
+        let scoped = [
+            ("groups.", true),
+            ("group.", true),
+            ("steps.", false),
+            ("step.", false),
+        ];
+        for (prefix, is_group) in scoped {
+            let Some(rest) = s.strip_prefix(prefix) else {
+                continue;
+            };
+            // The longest matching quantity suffix wins, so `steps.x.errors.rate` is the error
+            // rate of `x`, not the throughput (`rate`) of a step called `x.errors`.
+            let mut best: Option<(usize, &str, Quantity)> = None;
+            for q in &quantities {
+                for w in q.spellings() {
+                    if let Some(name) = rest.strip_suffix(w.as_str()) {
+                        if let Some(name) = name.strip_suffix('.') {
+                            if best.is_none_or(|(len, _, _)| w.len() > len) {
+                                best = Some((w.len(), name, *q));
+                            }
+                        }
+                    }
+                }
+            }
+            let Some((_, name, quantity)) = best else {
+                return Err(MetricNameError::Unknown(text.to_string()));
+            };
+            if name.is_empty() {
+                return Err(MetricNameError::EmptyName(text.to_string()));
+            }
+            if quantity == Quantity::Iterations {
+                return Err(MetricNameError::ScopedIterations(text.to_string()));
+            }
+            return Ok(if is_group {
+                MetricId::group(name, quantity)
+            } else {
+                MetricId::step(name, quantity)
+            });
+        }
+        Err(MetricNameError::Unknown(text.to_string()))
+    }
+}
+
+impl Serialize for MetricId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for MetricId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_aliases_read_the_same() {
+        let table: &[(&str, &str)] = &[
+            ("latency_ms.p95", "latency_ms.p95"),
+            ("latency.p95", "latency_ms.p95"),
+            ("latency.p99.9", "latency_ms.p999"),
+            ("latency.avg", "latency_ms.mean"),
+            ("http.errors", "errors.rate"),
+            ("errors", "errors.rate"),
+            ("throughput", "requests.rate"),
+            ("requests", "requests.total"),
+            ("iterations", "iterations.completed"),
+            ("step.signin.latency.p99", "steps.signin.latency_ms.p99"),
+            ("steps.signin.latency_ms.p99", "steps.signin.latency_ms.p99"),
+            ("group.auth.errors", "groups.auth.errors.rate"),
+            ("steps.x.errors.rate", "steps.x.errors.rate"),
+            (
+                "steps.GET /a.json.latency_ms.max",
+                "steps.GET /a.json.latency_ms.max",
+            ),
+            (
+                "steps.create application.errors.count",
+                "steps.create application.errors.count",
+            ),
+        ];
+        for (input, canonical) in table {
+            let m: MetricId = input.parse().unwrap_or_else(|e| panic!("{input}: {e}"));
+            assert_eq!(m.to_string(), *canonical, "{input}");
+            assert_eq!(canonical.parse::<MetricId>().unwrap(), m);
+        }
+        let m: MetricId = "steps.x.errors.rate".parse().unwrap();
+        assert_eq!(m.scope, Scope::Step("x".into()));
+        assert_eq!(m.quantity, Quantity::ErrorRate);
+    }
+
+    #[test]
+    fn bad_names_are_errors() {
+        for bad in [
+            "latency.p97",
+            "foo",
+            "steps..latency_ms.p95",
+            "steps.x",
+            "group.a.iterations",
+        ] {
+            assert!(bad.parse::<MetricId>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn verdict_words_follow_the_good_direction() {
+        let p95 = MetricId::latency(LatencyStat::P95);
+        assert_eq!(p95.verdict_for(true), Verdict::Slower);
+        assert_eq!(p95.verdict_for(false), Verdict::Faster);
+        let tput = MetricId::run(Quantity::Throughput);
+        assert_eq!(tput.verdict_for(true), Verdict::Better);
+        assert_eq!(tput.verdict_for(false), Verdict::Worse);
+        let errors = MetricId::step("signin", Quantity::ErrorRate);
+        assert_eq!(errors.verdict_for(true), Verdict::Worse);
+        assert!(Verdict::Worse.is_regression() && !Verdict::Inconclusive.is_difference());
+        assert_eq!(
+            serde_json::to_string(&Verdict::Inconclusive).unwrap(),
+            "\"~\""
+        );
+        let back: Verdict = serde_json::from_str("\"insufficient\"").unwrap();
+        assert_eq!(back, Verdict::Insufficient);
+    }
+
+    #[test]
+    fn metric_ids_serialize_as_their_names() {
+        let mut map = std::collections::BTreeMap::new();
+        map.insert(MetricId::step("b", Quantity::Requests), 1);
+        map.insert(MetricId::run(Quantity::Throughput), 2);
+        let text = serde_json::to_string(&map).unwrap();
+        assert_eq!(text, r#"{"requests.rate":2,"steps.b.requests.total":1}"#);
+        let back: std::collections::BTreeMap<MetricId, i32> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, map);
+    }
+}

@@ -1,0 +1,65 @@
+//! The terminal summary of a study and of a comparison: spread as `CV x%` (never a bare `±`),
+//! p-values labelled raw and Holm, every `~` explained, the same verdict words as reports.
+
+mod common;
+mod samples;
+
+use loadlab_analysis::compare::{compare_pairs, CompareOptions, MetricSamples, PairSamples};
+use loadlab_metrics::{LatencyStat, MetricId};
+use loadlab_report::study_terminal::{print_comparisons, print_study};
+
+fn text(f: impl FnOnce(&mut Vec<u8>)) -> String {
+    let mut out = Vec::new();
+    f(&mut out);
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn a_study_reads_with_cv_and_labelled_p_values() {
+    let (s, _) = samples::study();
+    let out = text(|o| print_study(o, &s).unwrap());
+    assert!(out.contains("CV "), "{out}");
+    assert!(!out.contains(" ± "), "{out}");
+    assert!(out.contains("p raw") && out.contains("p Holm"), "{out}");
+    assert!(out.contains("slower") && out.contains("better"), "{out}");
+    // The error rate is `~` and says why.
+    assert!(
+        out.contains(
+            "error rate ~: no difference detected at 10+10 runs: most runs have the same value"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("Holm's correction over the 5 tests"), "{out}");
+}
+
+#[test]
+fn a_saturated_sweep_claims_no_peak() {
+    let (s, _) = samples::sweep();
+    let out = text(|o| print_study(o, &s).unwrap());
+    assert!(out.contains("N* not identifiable from this sweep"), "{out}");
+    assert!(out.contains("unreliable"), "{out}");
+}
+
+#[test]
+fn too_few_runs_read_insufficient_with_the_number() {
+    let pair = PairSamples {
+        baseline: "a".into(),
+        variant: "b".into(),
+        metrics: vec![MetricSamples {
+            metric: MetricId::latency(LatencyStat::P95),
+            baseline: vec![4.10, 4.11, 4.12, 4.13],
+            variant: vec![4.30, 4.31, 4.32, 4.33],
+        }],
+    };
+    let comps = compare_pairs(&[pair], &CompareOptions::default());
+    let out = text(|o| print_comparisons(o, &comps, None, None, 0.0, 5).unwrap());
+    assert!(out.contains("insufficient"), "{out}");
+    assert!(out.contains("4+4 runs; at least 5 per side"), "{out}");
+}
+
+#[test]
+#[ignore = "prints the sample study's summary: cargo test -p loadlab-report --test study_terminal -- --ignored --nocapture"]
+fn show() {
+    let (s, _) = samples::study();
+    print!("{}", text(|o| print_study(o, &s).unwrap()));
+}
