@@ -257,6 +257,7 @@ impl UrlTest {
             source_addresses: Vec::new(),
             insecure: false,
             data: Vec::new(),
+            monitor: crate::monitor::MonitorConfig::default(),
         })
     }
 }
