@@ -14,6 +14,7 @@ mod interval;
 mod outcome;
 mod recorder;
 pub mod result;
+mod server_timing;
 
 pub use environment::Environment;
 pub use error_kind::ErrorKind;
@@ -22,3 +23,4 @@ pub use interval::{IntervalAccumulator, IntervalSnapshot};
 pub use outcome::Outcome;
 pub use recorder::{Recorder, StepInfo, StepRecorder};
 pub use result::RunResult;
+pub use server_timing::{parse_duration_header, server_timing_entries, ServerTimingEntries};
