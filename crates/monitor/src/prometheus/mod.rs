@@ -106,7 +106,8 @@ impl Endpoint {
             let series = self.series_name(sel);
             let Some(matched) = select(&scrape, &types, sel) else {
                 out.unmatched.push(series);
-                counters.push(None);
+                // Read, and none yet: a counter appearing later counts from zero.
+                counters.push(Some(Counters::new()));
                 continue;
             };
             out.kinds.push((series.clone(), matched.kind));
