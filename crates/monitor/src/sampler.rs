@@ -4,7 +4,8 @@
 
 use crate::cgroup::CgroupWatcher;
 use crate::collect::Collect;
-use crate::host::{sockets::SocketScanner, HostSampler};
+use crate::host::sockets::{SocketScan, SocketScanner, SocketTotals};
+use crate::host::HostSampler;
 use crate::procs::{table::ProcessTable, ProcessWatcher};
 use crate::prometheus::Scrapers;
 use crate::sample::{MetricKind, MonitorCost, MonitorReport, MonitorWarning, Sample};
@@ -159,8 +160,7 @@ impl SamplerState {
         processes: ProcessWatcher,
         started: Instant,
     ) -> std::io::Result<Self> {
-        let needs_sockets = config.host || processes.needs_listeners();
-        let sockets = needs_sockets.then(SocketScanner::new);
+        let sockets = config.host.then(SocketScanner::new);
         let mut table = (config.host || !processes.is_empty()).then(ProcessTable::new);
         if let Some(t) = &mut table {
             t.scan()?;
@@ -237,16 +237,7 @@ impl SamplerState {
         let now = Instant::now();
         let dt = now.duration_since(self.last).as_secs_f64();
         self.last = now;
-        let scan = self.sockets.as_mut().map(|s| s.scan());
-        let scan = match scan {
-            Some(Ok(scan)) => Some(scan),
-            Some(Err(e)) => {
-                self.collect
-                    .fail("host.tcp", || format!("cannot read /proc/net/tcp: {e}"));
-                None
-            }
-            None => None,
-        };
+        let (totals, scan) = self.sockets();
         let mut table_ok = false;
         if let Some(table) = &mut self.table {
             match table.scan() {
@@ -260,11 +251,11 @@ impl SamplerState {
             }
         }
         if let Some(host) = &mut self.host {
-            host.sample(dt, scan.as_ref(), &mut self.collect);
+            host.sample(dt, totals.as_ref(), scan.as_ref(), &mut self.collect);
         }
         let mut top_processes = Vec::new();
         if let (Some(table), true) = (&self.table, table_ok) {
-            let listeners = scan.as_ref().map_or(&[][..], |s| &s.listeners[..]);
+            let listeners = scan.as_ref().map(|s| &s.listeners[..]);
             let monitored = self.processes.sample(table, listeners, &mut self.collect);
             if let Some(host) = &self.host {
                 host.generator(table, &mut self.collect);
@@ -294,6 +285,38 @@ impl SamplerState {
             top_processes,
             missing,
             warnings,
+        }
+    }
+
+    /// Socket totals (cheap), and the full socket tables when there are enough sockets for
+    /// ports to run short (a twentieth of the ephemeral range).
+    fn sockets(&mut self) -> (Option<SocketTotals>, Option<SocketScan>) {
+        let Some(scanner) = &mut self.sockets else {
+            return (None, None);
+        };
+        let totals = match SocketTotals::read() {
+            Ok(t) => {
+                self.collect.ok("host.tcp");
+                t
+            }
+            Err(e) => {
+                self.collect.fail("host.tcp", || {
+                    format!("cannot read /proc/net/sockstat: {e}")
+                });
+                return (None, None);
+            }
+        };
+        if totals.in_use + totals.time_wait < u64::from(scanner.range_size() / 20) {
+            return (Some(totals), None);
+        }
+        match scanner.scan() {
+            Ok(scan) => (Some(totals), Some(scan)),
+            Err(e) => {
+                self.collect.warn_once("host.tcp.tables", || {
+                    format!("cannot read /proc/net/tcp: {e}")
+                });
+                (Some(totals), None)
+            }
         }
     }
 

@@ -35,7 +35,7 @@ pub use model::{
     DataSet, Defaults, Flow, Load, Method, OpenLoad, Pick, RateStage, RequestStep, Scenario, Step,
     ThinkTime, VuStage, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT,
 };
-pub use monitor::{parse_monitor_flag, MonitorConfig, MonitorFlag};
+pub use monitor::{parse_monitor_flag, parse_monitor_section, MonitorConfig, MonitorFlag};
 pub use parse::UrlTest;
 pub use plan::Plan;
 pub use threshold::Threshold;

@@ -10,7 +10,7 @@ use crate::collect::Collect;
 use crate::procs::table::ProcessTable;
 use crate::sample::ProcessCpu;
 use procfs::Current;
-use sockets::{SocketScan, TCP_STATES};
+use sockets::{SocketScan, SocketTotals, TCP_STATES};
 use std::collections::HashMap;
 
 /// How many other processes a sample names.
@@ -45,7 +45,13 @@ impl HostSampler {
     }
 
     /// Samples everything read from system-wide files; `dt` is the interval in seconds.
-    pub fn sample(&mut self, dt: f64, sockets: Option<&SocketScan>, out: &mut Collect) {
+    pub fn sample(
+        &mut self,
+        dt: f64,
+        totals: Option<&SocketTotals>,
+        sockets: Option<&SocketScan>,
+        out: &mut Collect,
+    ) {
         self.cpu.sample(out);
         self.pressure(dt, out);
         self.memory(out);
@@ -58,21 +64,37 @@ impl HostSampler {
             Err(e) => out.fail("host.load", || format!("cannot read /proc/loadavg: {e}")),
         }
         self.network(dt, out);
-        if let Some(scan) = sockets {
+        self.sockets(totals, sockets, out);
+    }
+
+    /// Socket totals every interval; per-state counts and the exact number of ephemeral
+    /// ports taken when the tables were scanned (many sockets), else an upper bound.
+    fn sockets(&self, totals: Option<&SocketTotals>, scan: Option<&SocketScan>, out: &mut Collect) {
+        if let Some(t) = totals {
+            out.set("host.tcp.in_use", t.in_use as f64);
+            out.set("host.tcp.established", t.established as f64);
+            out.set("host.tcp.time_wait", t.time_wait as f64);
+            out.set("host.tcp.orphans", t.orphans as f64);
+        }
+        if let Some(scan) = scan {
             for (state, count) in TCP_STATES.iter().zip(scan.states) {
                 out.set(format!("host.tcp.{state}"), f64::from(count));
             }
-            let range = f64::from(self.ephemeral_range_size);
-            out.set(
-                "host.ports.ephemeral_in_use",
-                f64::from(scan.ephemeral_in_use),
-            );
-            out.set("host.ports.ephemeral_range", range);
-            out.set(
-                "host.ports.ephemeral_used_percent",
-                100.0 * f64::from(scan.ephemeral_in_use) / range,
-            );
         }
+        // Every socket holds at most one local port: below the scan threshold the totals
+        // bound the ports taken from above.
+        let in_use = match (scan, totals) {
+            (Some(scan), _) => f64::from(scan.ephemeral_in_use),
+            (None, Some(t)) => (t.in_use + t.time_wait) as f64,
+            (None, None) => return,
+        };
+        let range = f64::from(self.ephemeral_range_size);
+        out.set("host.ports.ephemeral_in_use", in_use.min(range));
+        out.set("host.ports.ephemeral_range", range);
+        out.set(
+            "host.ports.ephemeral_used_percent",
+            100.0 * in_use.min(range) / range,
+        );
     }
 
     /// Share of the interval in which some (or all) tasks stalled on CPU, memory or I/O,
@@ -245,7 +267,8 @@ mod tests {
         let mut out = Collect::default();
         let mut scanner = sockets::SocketScanner::new();
         let scan = scanner.scan().unwrap();
-        host.sample(0.05, Some(&scan), &mut out);
+        let totals = SocketTotals::read().unwrap();
+        host.sample(0.05, Some(&totals), Some(&scan), &mut out);
         let (values, missing, _) = out.take();
         assert!(missing.is_empty(), "{missing:?}");
         for series in [

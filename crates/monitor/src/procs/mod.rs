@@ -17,6 +17,11 @@ use table::{parse_stat, tree, ProcessTable};
 
 /// Most threads whose CPU is read per monitored group and interval.
 const MAX_THREADS_READ: usize = 1024;
+/// Intervals between checks that a port's owner still listens (reading the socket tables
+/// costs milliseconds; an owner that exits is noticed at once from the process scan).
+const PORT_RECHECK: u64 = 10;
+/// Intervals between lookups while nothing listens on the port.
+const PORT_RETRY: u64 = 3;
 
 enum Selector {
     Pid(i32),
@@ -30,6 +35,11 @@ enum Selector {
         /// Listening socket inodes at the last lookup, and the owners found then.
         inodes: Vec<u64>,
         owners: Vec<(i32, u64)>,
+        /// Intervals seen, and the interval of the next lookup.
+        tick: u64,
+        next_lookup: u64,
+        /// Why the last lookup found nothing.
+        last_error: Option<String>,
     },
 }
 
@@ -63,6 +73,9 @@ impl ProcessWatcher {
                     port: *port,
                     inodes: Vec::new(),
                     owners: Vec::new(),
+                    tick: 0,
+                    next_lookup: 0,
+                    last_error: None,
                 },
                 ProcessSelector::Match(pattern) => Selector::Match {
                     regex: regex::Regex::new(pattern).map_err(|e| {
@@ -96,20 +109,13 @@ impl ProcessWatcher {
         self.watches.is_empty()
     }
 
-    /// Whether some group is chosen by port (the caller then passes the listening sockets).
-    pub fn needs_listeners(&self) -> bool {
-        self.watches
-            .iter()
-            .any(|w| matches!(w.selector, Selector::Port { .. }))
-    }
-
     /// Samples every group from this interval's process scan; `listeners` are the listening
-    /// `(port, inode)` pairs of this interval. Returns the pids of all monitored processes
-    /// with the name of their group.
+    /// `(port, inode)` pairs when the socket tables were read this interval anyway. Returns
+    /// the pids of all monitored processes with the name of their group.
     pub fn sample(
         &mut self,
         table: &ProcessTable,
-        listeners: &[(u16, u64)],
+        listeners: Option<&[(u16, u64)]>,
         out: &mut Collect,
     ) -> HashMap<i32, String> {
         let children = table.children();
@@ -152,7 +158,7 @@ impl ProcessWatcher {
 fn resolve(
     selector: &mut Selector,
     table: &ProcessTable,
-    listeners: &[(u16, u64)],
+    listeners: Option<&[(u16, u64)]>,
     self_pid: i32,
 ) -> Result<Vec<i32>, String> {
     match selector {
@@ -202,48 +208,103 @@ fn resolve(
             port,
             inodes,
             owners,
+            tick,
+            next_lookup,
+            last_error,
         } => {
-            let mut now: Vec<u64> = listeners
-                .iter()
-                .filter(|(p, _)| p == port)
-                .map(|(_, inode)| *inode)
-                .collect();
-            now.sort_unstable();
-            if now.is_empty() {
-                inodes.clear();
-                return Err(format!("nothing listens on port {port}"));
-            }
+            *tick += 1;
             let alive = |(pid, start): &(i32, u64)| {
                 table
                     .current
                     .get(pid)
                     .is_some_and(|p| p.start_ticks == *start)
             };
-            if now != *inodes || owners.is_empty() || !owners.iter().all(alive) {
-                let found = discover::owners_of_sockets(&now.iter().copied().collect())
-                    .map_err(|e| format!("cannot scan /proc for port {port}: {e}"))?;
-                *inodes = now;
-                *owners = found
-                    .into_iter()
-                    .filter_map(|pid| table.current.get(&pid).map(|p| (pid, p.start_ticks)))
-                    .collect();
+            let owners_alive = !owners.is_empty() && owners.iter().all(alive);
+            if *tick < *next_lookup {
+                if owners_alive {
+                    return Ok(roots_of(owners, table));
+                }
+                if let Some(why) = last_error {
+                    return Err(why.clone());
+                }
             }
-            let pids: HashSet<i32> = owners.iter().map(|(pid, _)| *pid).collect();
-            let mut roots: Vec<i32> = pids
-                .iter()
-                .copied()
-                .filter(|pid| !pids.contains(&table.current[pid].ppid))
-                .collect();
-            roots.sort_unstable();
-            if roots.is_empty() {
-                Err(format!(
-                    "port {port} is listened on, but its process cannot be seen (another user's process or another network namespace): run loadlab as root or as that user, or give `pid:`"
-                ))
-            } else {
-                Ok(roots)
-            }
+            let found = lookup_port(*port, listeners, inodes, owners, table);
+            *next_lookup = *tick
+                + if found.is_ok() {
+                    PORT_RECHECK
+                } else {
+                    PORT_RETRY
+                };
+            *last_error = found.as_ref().err().cloned();
+            found
         }
     }
+}
+
+/// Finds the processes listening on `port`, reading the socket tables unless this
+/// interval's `listeners` are given; remembers the inodes and owners found.
+fn lookup_port(
+    port: u16,
+    listeners: Option<&[(u16, u64)]>,
+    inodes: &mut Vec<u64>,
+    owners: &mut Vec<(i32, u64)>,
+    table: &ProcessTable,
+) -> Result<Vec<i32>, String> {
+    let mut now: Vec<u64> = match listeners {
+        Some(l) => l
+            .iter()
+            .filter(|(p, _)| *p == port)
+            .map(|(_, i)| *i)
+            .collect(),
+        None => crate::host::sockets::listening_inodes(port)
+            .map_err(|e| format!("cannot read /proc/net/tcp: {e}"))?,
+    };
+    now.sort_unstable();
+    if now.is_empty() {
+        inodes.clear();
+        owners.clear();
+        return Err(format!("nothing listens on port {port}"));
+    }
+    let alive = |(pid, start): &(i32, u64)| {
+        table
+            .current
+            .get(pid)
+            .is_some_and(|p| p.start_ticks == *start)
+    };
+    if now != *inodes || owners.is_empty() || !owners.iter().all(alive) {
+        let found = discover::owners_of_sockets(&now.iter().copied().collect())
+            .map_err(|e| format!("cannot scan /proc for port {port}: {e}"))?;
+        *inodes = now;
+        *owners = found
+            .into_iter()
+            .filter_map(|pid| table.current.get(&pid).map(|p| (pid, p.start_ticks)))
+            .collect();
+    }
+    let roots = roots_of(owners, table);
+    if roots.is_empty() {
+        Err(format!(
+            "port {port} is listened on, but its process cannot be seen (another user's process or another network namespace): run loadlab as root or as that user, or give `pid:`"
+        ))
+    } else {
+        Ok(roots)
+    }
+}
+
+/// The owners whose parent is not an owner too (a pre-forking server's master).
+fn roots_of(owners: &[(i32, u64)], table: &ProcessTable) -> Vec<i32> {
+    let pids: HashSet<i32> = owners.iter().map(|(pid, _)| *pid).collect();
+    let mut roots: Vec<i32> = pids
+        .iter()
+        .copied()
+        .filter(|pid| {
+            table
+                .current
+                .get(pid)
+                .is_some_and(|p| !pids.contains(&p.ppid))
+        })
+        .collect();
+    roots.sort_unstable();
+    roots
 }
 
 /// The open-file limit and allowed CPUs of a group's first root.

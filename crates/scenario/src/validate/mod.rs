@@ -6,7 +6,7 @@
 
 mod addresses;
 mod load;
-mod monitor;
+pub(crate) mod monitor;
 mod steps;
 mod thresholds;
 

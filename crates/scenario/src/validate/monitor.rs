@@ -10,7 +10,7 @@ use crate::monitor::{
 use crate::raw::RawMonitor;
 use std::collections::HashSet;
 
-pub(super) fn monitor(raw: Option<RawMonitor>, ctx: &Ctx) -> Result<MonitorConfig, ScenarioError> {
+pub(crate) fn monitor(raw: Option<RawMonitor>, ctx: &Ctx) -> Result<MonitorConfig, ScenarioError> {
     let Some(raw) = raw else {
         return Ok(MonitorConfig::default());
     };
