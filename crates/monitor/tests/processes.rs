@@ -35,7 +35,7 @@ fn watch(name: &str, selector: ProcessSelector) -> MonitorConfig {
 fn a_child_burning_half_a_core_is_measured_within_10_points() {
     let _cpu = exclusive();
     let report = report_path("burn");
-    let child = Reaped(spawn_role(&format!("burn:0.5:3.5:{}", report.display())));
+    let child = Reaped(spawn_role(&format!("burn:0.5:3:{}", report.display())));
     let pid = child.0.id();
     let monitor = Monitor::start(&watch("burner", ProcessSelector::Pid(pid))).unwrap();
     let got = burn_report(&report);
@@ -84,7 +84,7 @@ fn children_are_included() {
     let _cpu = exclusive();
     // A parent that only waits, and two children at 25% each: 50% for the tree.
     let report = report_path("tree");
-    let parent = Reaped(spawn_role(&format!("tree:2:0.25:3.5:{}", report.display())));
+    let parent = Reaped(spawn_role(&format!("tree:2:0.25:3:{}", report.display())));
     let monitor = Monitor::start(&watch("tree", ProcessSelector::Pid(parent.0.id()))).unwrap();
     let kids: Vec<_> = (0..2)
         .map(|i| burn_report(&report.with_extension(i.to_string())))
@@ -206,7 +206,7 @@ fn a_busy_host_is_contended_and_the_hogs_are_named() {
     let hogs: Vec<Reaped> = (0..cpus)
         .map(|i| {
             Reaped(spawn_role(&format!(
-                "burn:1.0:3.5:{}.{i}",
+                "burn:1.0:2.5:{}.{i}",
                 report_path("hog").display()
             )))
         })
@@ -215,7 +215,7 @@ fn a_busy_host_is_contended_and_the_hogs_are_named() {
         interval: Duration::from_millis(500),
         ..MonitorConfig::default()
     };
-    let samples = sample_for(&config, Duration::from_millis(3200));
+    let samples = sample_for(&config, Duration::from_millis(2200));
     drop(hogs);
     let steady = &samples[1..samples.len() - 1];
     let busy = mean_of(steady, "host.cpu_percent", 0);
