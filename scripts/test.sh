@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, with everything it needs installed first (README's second command,
 # run by .ci/run): SciPy reference fixtures regenerated and checked, Chromium for the browser
-# test of the HTML report, then every Rust test of the workspace.
+# test of the HTML report and prometheus-node-exporter for the monitor's tests, then every
+# Rust test of the workspace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-test-deps.sh

@@ -18,6 +18,7 @@ mod outcome;
 pub mod record;
 mod recorder;
 pub mod result;
+mod server_timing;
 pub mod validity;
 pub mod verdict;
 
@@ -28,6 +29,7 @@ pub use histogram::{new_histogram, LatencyHistogram, LazyHistogram, MAX_TRACKABL
 pub use outcome::Outcome;
 pub use recorder::{Recorder, StepInfo};
 pub use result::RunResult;
+pub use server_timing::{parse_duration_header, server_timing_entries, ServerTimingEntries};
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
 pub use verdict::{
     GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity, Scope, Verdict,

@@ -4,7 +4,7 @@
 //! The description is for people and reports: header values (but for a few harmless ones),
 //! request bodies and URL credentials are never written, so a record can be shared. The
 //! fingerprint covers everything that changes what is sent (secrets included, hashed), and
-//! leaves out only where the file was read from.
+//! leaves out only where the file was read from and what the process monitors.
 
 use crate::model::{Body, Load, Scenario, Step};
 use crate::units::format_duration;
@@ -27,6 +27,9 @@ impl Scenario {
     pub fn fingerprint(&self) -> String {
         let mut whole = self.clone();
         whole.source = None;
+        // What each process watches is its own business: segments on different machines
+        // monitor different things and still run one plan.
+        whole.monitor = Default::default();
         let digest = Sha256::digest(format!("{whole:?}").as_bytes());
         digest.iter().map(|b| format!("{b:02x}")).collect()
     }
@@ -47,6 +50,7 @@ impl Scenario {
             "connections": format!("{:?}", self.connections).to_lowercase(),
             "source_addresses": self.source_addresses.len(),
             "insecure": self.insecure,
+            "monitor": serde_json::to_value(&self.monitor).unwrap_or_default(),
             "data": self.data.iter().map(|d| json!({
                 "name": d.name,
                 "columns": d.columns,

@@ -7,8 +7,8 @@
 //! Crates chosen: `serde` + `serde_yaml_ng` (the maintained fork of `serde_yaml`) for typed
 //! deserialization with line/column errors; `yaml-rust2` for an event stream with positions so
 //! that checks made after deserialization can still name the line; `strsim` for "did you
-//! mean" suggestions; `url` to validate targets; `regex` for regex captures (checked here,
-//! compiled again by the engine). JSONPath and CSV are small subsets written in this crate
+//! mean" suggestions; `url` to validate targets; `regex` for regex captures and monitor
+//! patterns (checked here, compiled again by the engine and the monitor). JSONPath and CSV are small subsets written in this crate
 //! (see `jsonpath` and `data` for why).
 
 mod check_templates;
@@ -18,6 +18,7 @@ mod error;
 pub mod jsonpath;
 mod locate;
 mod model;
+pub mod monitor;
 mod parse;
 pub mod plan;
 mod raw;
@@ -36,6 +37,7 @@ pub use model::{
     DataSet, Defaults, Flow, Load, Method, OpenLoad, Pick, RateStage, RequestStep, Scenario, Step,
     ThinkTime, VuStage, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT,
 };
+pub use monitor::{parse_monitor_flag, parse_monitor_section, MonitorConfig, MonitorFlag};
 pub use parse::UrlTest;
 pub use plan::Plan;
 pub use threshold::Threshold;

@@ -28,6 +28,8 @@ pub struct Scenario {
     pub insecure: bool,
     /// Data sets that templates read rows from (`{{ users.username }}`).
     pub data: Vec<DataSet>,
+    /// What is sampled besides the requests (`monitor:`; by default the host).
+    pub monitor: crate::monitor::MonitorConfig,
 }
 
 /// Rows a template can read: a CSV file or an inline list, and how a VU picks its row.

@@ -45,7 +45,7 @@ impl Scenario {
 }
 
 /// Rewrites serde_yaml's message into `file:line:col: field: message` with a suggestion.
-fn serde_error(e: &serde_yaml_ng::Error, file: &str) -> ScenarioError {
+pub(crate) fn serde_error(e: &serde_yaml_ng::Error, file: &str) -> ScenarioError {
     let (line, column) = e
         .location()
         .map(|l| (l.line(), l.column()))
@@ -257,6 +257,7 @@ impl UrlTest {
             source_addresses: Vec::new(),
             insecure: false,
             data: Vec::new(),
+            monitor: crate::monitor::MonitorConfig::default(),
         })
     }
 }

@@ -35,6 +35,49 @@ pub struct RawScenario {
     /// Read by `loadlab capacity`; `run` ignores it.
     #[allow(dead_code)]
     pub capacity: Option<serde_yaml_ng::Value>,
+    pub monitor: Option<RawMonitor>,
+}
+
+/// `monitor:` as written; checked into a `MonitorConfig` by `validate::monitor`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMonitor {
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub interval: Option<Duration>,
+    pub host: Option<bool>,
+    #[serde(default)]
+    pub processes: Vec<RawProcessWatch>,
+    #[serde(default)]
+    pub cgroups: Vec<RawCgroupWatch>,
+    #[serde(default)]
+    pub prometheus: Vec<RawPrometheusWatch>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawProcessWatch {
+    pub name: Option<String>,
+    pub pid: Option<u32>,
+    pub port: Option<u16>,
+    #[serde(rename = "match")]
+    pub pattern: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCgroupWatch {
+    pub name: Option<String>,
+    pub path: Option<String>,
+    pub container: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPrometheusWatch {
+    pub name: Option<String>,
+    pub url: Option<String>,
+    #[serde(default)]
+    pub series: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -244,4 +287,5 @@ pub const TOP_KEYS: &[&str] = &[
     "data",
     "source_addresses",
     "insecure",
+    "monitor",
 ];

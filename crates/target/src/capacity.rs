@@ -3,7 +3,7 @@
 //! and randomly injected failures.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -14,8 +14,8 @@ use crate::config::{ServiceDist, TargetConfig};
 pub enum Refusal {
     /// All workers busy and the queue full: answer 503 at once.
     QueueFull,
-    /// The injected failure fired: answer 500.
-    InjectedError,
+    /// The injected failure fired: answer 500 (after holding a worker since `acquired`).
+    InjectedError { acquired: Instant },
 }
 
 /// Shared capacity state of one server instance.
@@ -36,6 +36,8 @@ pub struct Capacity {
 #[derive(Debug)]
 pub struct Slot<'a> {
     _permit: Option<SemaphorePermit<'a>>,
+    /// When the worker was obtained (the end of queueing, the start of service).
+    pub acquired: Instant,
 }
 
 /// Decrements the waiting counter even when the request is cancelled (client gone).
@@ -70,7 +72,9 @@ impl Capacity {
             loadlab_timer::sleep_precisely(delay).await;
         }
         if self.error_rate > 0.0 && fastrand::f64() < self.error_rate {
-            return Err(Refusal::InjectedError);
+            return Err(Refusal::InjectedError {
+                acquired: slot.acquired,
+            });
         }
         Ok(slot)
     }
@@ -78,13 +82,17 @@ impl Capacity {
     /// Takes a worker slot, waiting in FIFO order if all are busy.
     async fn acquire(&self) -> Result<Slot<'_>, Refusal> {
         let Some(sem) = &self.workers else {
-            return Ok(Slot { _permit: None });
+            return Ok(Slot {
+                _permit: None,
+                acquired: Instant::now(),
+            });
         };
         // A free permit only exists when nobody waits (the semaphore hands released
         // permits straight to waiters), so this fast path keeps FIFO order.
         if let Ok(permit) = sem.try_acquire() {
             return Ok(Slot {
                 _permit: Some(permit),
+                acquired: Instant::now(),
             });
         }
         let joined = match self.queue_limit {
@@ -107,11 +115,11 @@ impl Capacity {
         let permit = sem.acquire().await.map_err(|_| Refusal::QueueFull)?;
         Ok(Slot {
             _permit: Some(permit),
+            acquired: Instant::now(),
         })
     }
 
     /// Requests currently waiting for a worker.
-    #[cfg(test)]
     pub fn waiting(&self) -> usize {
         self.waiting.load(Ordering::Acquire)
     }

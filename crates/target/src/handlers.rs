@@ -4,6 +4,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Instant;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
@@ -16,6 +17,7 @@ use serde_json::{json, Map, Value};
 use crate::auth::{self, TokenKey};
 use crate::capacity::{Capacity, Refusal};
 use crate::config::TargetConfig;
+use crate::metrics::{self, TargetMetrics};
 use crate::response::{self, Resp};
 use crate::routes::{self, Route, RouteError};
 use crate::store::{Counter, Store};
@@ -32,6 +34,7 @@ pub struct AppState {
     pub capacity: Capacity,
     pub tokens: TokenKey,
     pub store: Store,
+    pub metrics: TargetMetrics,
 }
 
 impl AppState {
@@ -40,25 +43,50 @@ impl AppState {
             capacity: Capacity::new(config),
             tokens: TokenKey::new(),
             store: Store::default(),
+            metrics: TargetMetrics::default(),
         }
     }
 }
 
-/// Entry point for hyper's `service_fn`.
+/// Entry point for hyper's `service_fn`: counts every request by route and status, and
+/// tells clients on `/api/*` how long the target spent (`Server-Timing: app;dur=...`).
 pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Result<Resp, Infallible> {
-    Ok(dispatch(&state, req).await)
+    let start = Instant::now();
+    let route = routes::resolve(req.method(), req.uri().path());
+    let api = route.is_ok_and(Route::is_api);
+    let in_flight = api.then(|| state.metrics.begin());
+    let mut resp = dispatch(&state, route, req).await;
+    let spent = start.elapsed();
+    drop(in_flight);
+    if api {
+        resp.headers_mut()
+            .insert("server-timing", response::server_timing_app(spent));
+    }
+    state
+        .metrics
+        .record(metrics::route_index(route), resp.status().as_u16(), spent);
+    Ok(resp)
 }
 
-async fn dispatch(state: &AppState, req: Request<Incoming>) -> Resp {
-    let route = match routes::resolve(req.method(), req.uri().path()) {
+async fn dispatch(
+    state: &AppState,
+    route: Result<Route, RouteError>,
+    req: Request<Incoming>,
+) -> Resp {
+    let route = match route {
         Ok(route) => route,
         Err(RouteError::NotFound) => {
             return response::error(StatusCode::NOT_FOUND, "no such endpoint")
         }
         Err(RouteError::MethodNotAllowed(allow)) => return response::method_not_allowed(allow),
     };
-    if !route.is_api() {
-        return response::raw_json(StatusCode::OK, Bytes::from_static(HEALTH_OK));
+    match route {
+        Route::Metrics => {
+            let text = state.metrics.render(state.capacity.waiting());
+            return response::prometheus_text(text);
+        }
+        Route::Health => return response::raw_json(StatusCode::OK, Bytes::from_static(HEALTH_OK)),
+        _ => {}
     }
 
     // Token check needs only the headers; remember the outcome before the body is taken.
@@ -83,7 +111,7 @@ async fn dispatch(state: &AppState, req: Request<Incoming>) -> Resp {
         Bytes::new()
     };
 
-    let _slot = match state.capacity.serve().await {
+    let slot = match state.capacity.serve().await {
         Ok(slot) => slot,
         Err(Refusal::QueueFull) => {
             return response::error(
@@ -91,11 +119,18 @@ async fn dispatch(state: &AppState, req: Request<Incoming>) -> Resp {
                 "server overloaded: all workers busy and the queue is full",
             )
         }
-        Err(Refusal::InjectedError) => {
-            return response::error(StatusCode::INTERNAL_SERVER_ERROR, "injected error")
+        Err(Refusal::InjectedError { acquired }) => {
+            state.metrics.record_service(acquired.elapsed());
+            return response::error(StatusCode::INTERNAL_SERVER_ERROR, "injected error");
         }
     };
+    let resp = serve_endpoint(state, route, &body, user);
+    state.metrics.record_service(slot.acquired.elapsed());
+    resp
+}
 
+/// The endpoint's own work, done while holding a worker.
+fn serve_endpoint(state: &AppState, route: Route, body: &Bytes, user: Option<String>) -> Resp {
     if route.needs_token() && user.is_none() {
         return response::error(
             StatusCode::UNAUTHORIZED,
@@ -105,9 +140,12 @@ async fn dispatch(state: &AppState, req: Request<Incoming>) -> Resp {
     let user = user.as_deref().unwrap_or("");
 
     match route {
-        Route::Health | Route::Ping => response::raw_json(StatusCode::OK, Bytes::from_static(PONG)),
-        Route::Signin => signin(state, &body),
-        Route::CreateApplication => match json_object(&body) {
+        // Health and metrics were answered before the capacity model.
+        Route::Health | Route::Ping | Route::Metrics => {
+            response::raw_json(StatusCode::OK, Bytes::from_static(PONG))
+        }
+        Route::Signin => signin(state, body),
+        Route::CreateApplication => match json_object(body) {
             Ok(fields) => {
                 let created = state.store.create_application(fields, user, body.len());
                 response::json(StatusCode::CREATED, &created)
@@ -124,10 +162,10 @@ async fn dispatch(state: &AppState, req: Request<Incoming>) -> Resp {
             }
             _ => response::error(StatusCode::NOT_FOUND, "no such application"),
         },
-        Route::CreateUser => create_echo(state, &body, Counter::User, None),
-        Route::CreateTransaction => create_echo(state, &body, Counter::Transaction, None),
+        Route::CreateUser => create_echo(state, body, Counter::User, None),
+        Route::CreateTransaction => create_echo(state, body, Counter::Transaction, None),
         Route::CreateReservation => {
-            create_echo(state, &body, Counter::Reservation, Some("reserved"))
+            create_echo(state, body, Counter::Reservation, Some("reserved"))
         }
         Route::GetPatient(Some(id)) => response::json(StatusCode::OK, &patient(id)),
         Route::GetPatient(None) => {

@@ -6,6 +6,12 @@
 //! exponential service time, injected errors) so that it saturates like a real service:
 //! latency grows with queueing, and overload turns into 503s.
 //!
+//! It also shows what it is doing, as a real service would: `GET /metrics` in the
+//! Prometheus text format (requests by route and status, in flight, queue length, handling
+//! and service-time histograms, process and own-thread CPU and memory), and a
+//! `Server-Timing: app;dur=<ms>` header on every `/api/*` response, so loadlab's monitor
+//! and its client-vs-server latency split can be shown without any other service.
+//!
 //! Why hyper and tokio: the target must never be the bottleneck of a measurement, so it
 //! uses the same proven, zero-copy HTTP/1.1 implementation (hyper 1.x with keep-alive and
 //! pipelining) that production Rust services run on, driven by tokio whose timers and fair
@@ -29,6 +35,7 @@ mod capacity;
 mod config;
 mod error;
 mod handlers;
+mod metrics;
 mod response;
 mod routes;
 mod server;

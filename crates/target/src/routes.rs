@@ -16,17 +16,22 @@ pub enum Route {
     CreateTransaction,
     CreateReservation,
     GetPatient(Option<u64>),
+    /// Prometheus text exposition of the target's own metrics.
+    Metrics,
 }
 
 impl Route {
     /// Whether the capacity model (workers, queue, service time, errors) applies.
     pub fn is_api(self) -> bool {
-        !matches!(self, Route::Health)
+        !matches!(self, Route::Health | Route::Metrics)
     }
 
     /// Whether the endpoint needs `Authorization: Bearer <token>`.
     pub fn needs_token(self) -> bool {
-        !matches!(self, Route::Health | Route::Ping | Route::Signin)
+        !matches!(
+            self,
+            Route::Health | Route::Ping | Route::Signin | Route::Metrics
+        )
     }
 }
 
@@ -73,6 +78,7 @@ fn by_segments(path: &str) -> Result<(Method, Route), RouteError> {
     use Route as R;
     Ok(match &segs[..n] {
         ["health"] => (M::GET, R::Health),
+        ["metrics"] => (M::GET, R::Metrics),
         ["api", "ping"] => (M::GET, R::Ping),
         ["api", "auth", "signin"] => (M::POST, R::Signin),
         ["api", "applications"] => (M::POST, R::CreateApplication),
@@ -104,6 +110,7 @@ mod tests {
         let post = Method::POST;
         assert_eq!(resolve(&get, "/health"), Ok(Route::Health));
         assert_eq!(resolve(&get, "/api/ping"), Ok(Route::Ping));
+        assert_eq!(resolve(&get, "/metrics"), Ok(Route::Metrics));
         assert_eq!(resolve(&post, "/api/auth/signin"), Ok(Route::Signin));
         assert_eq!(
             resolve(&post, "/api/applications"),

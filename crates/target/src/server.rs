@@ -69,14 +69,16 @@ impl Drop for TargetHandle {
 /// socket is bound (errors such as "address in use" are returned here).
 pub fn spawn(config: TargetConfig) -> Result<TargetHandle, TargetError> {
     config.validate()?;
-    let runtime = build_runtime(config.threads)?;
+    let state = Arc::new(AppState::new(&config));
+    let runtime = build_runtime(config.threads, &state)?;
     let listener = bind(config.listen)?;
     let addr = local_addr(&listener, config.listen)?;
-    let state = Arc::new(AppState::new(&config));
     let (stop_tx, stop_rx) = watch::channel(false);
     let thread = std::thread::Builder::new()
         .name("loadlab-target".into())
         .spawn(move || {
+            // A current-thread runtime serves on this very thread.
+            state.metrics.register_current_thread();
             let result = runtime.block_on(async move {
                 let listener = TcpListener::from_std(listener)?;
                 // Run the accept loop on a worker so a multi-threaded runtime uses all threads.
@@ -100,10 +102,11 @@ pub fn spawn(config: TargetConfig) -> Result<TargetHandle, TargetError> {
 /// SIGINT or SIGTERM, then finishes in-flight requests and returns `Ok(())`.
 pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
     config.validate()?;
-    let runtime = build_runtime(config.threads)?;
+    let state = Arc::new(AppState::new(&config));
+    let runtime = build_runtime(config.threads, &state)?;
     let listener = bind(config.listen)?;
     let addr = local_addr(&listener, config.listen)?;
-    let state = Arc::new(AppState::new(&config));
+    state.metrics.register_current_thread();
     runtime.block_on(async move {
         let listener = TcpListener::from_std(listener).map_err(|source| TargetError::Bind {
             addr: config.listen,
@@ -127,7 +130,13 @@ pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
     })
 }
 
-fn build_runtime(threads: usize) -> Result<tokio::runtime::Runtime, TargetError> {
+/// The runtime; its threads register with the metrics so `/metrics` can report the CPU of
+/// the target's own threads.
+fn build_runtime(
+    threads: usize,
+    state: &Arc<AppState>,
+) -> Result<tokio::runtime::Runtime, TargetError> {
+    let registry = state.clone();
     let mut builder = if threads <= 1 {
         tokio::runtime::Builder::new_current_thread()
     } else {
@@ -137,6 +146,7 @@ fn build_runtime(threads: usize) -> Result<tokio::runtime::Runtime, TargetError>
     };
     builder
         .enable_all()
+        .on_thread_start(move || registry.metrics.register_current_thread())
         .thread_name("loadlab-target-worker")
         .build()
         .map_err(TargetError::Runtime)

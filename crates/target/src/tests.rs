@@ -441,6 +441,63 @@ async fn exponential_service_time_runs_end_to_end() {
     assert!(lat.iter().all(|&(s, _)| s == 200));
 }
 
+#[tokio::test]
+async fn metrics_and_server_timing_show_what_the_target_did() {
+    let t = start(TargetConfig {
+        workers: Some(1),
+        service_time: Duration::from_millis(20),
+        ..TargetConfig::default()
+    });
+    let ping = get(t.addr, "/api/ping").await;
+    let timing = ping
+        .header("server-timing")
+        .expect("Server-Timing on /api/*");
+    let ms: f64 = timing
+        .strip_prefix("app;dur=")
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("{timing}"));
+    assert!((19.0..1000.0).contains(&ms), "{timing}");
+    assert_eq!(get(t.addr, "/health").await.header("server-timing"), None);
+    // Two at once on one worker: the second queues behind the first.
+    let lat = concurrent_pings(t.addr, 2).await;
+    assert!(lat.iter().all(|&(s, _)| s == 200));
+    assert_eq!(get(t.addr, "/nope").await.status, 404);
+
+    let m = get(t.addr, "/metrics").await;
+    assert_eq!(m.status, 200);
+    assert_eq!(
+        m.header("content-type"),
+        Some("text/plain; version=0.0.4; charset=utf-8")
+    );
+    for line in [
+        "http_requests_total{route=\"/api/ping\",code=\"200\"} 3\n",
+        "http_requests_total{route=\"/health\",code=\"200\"} 1\n",
+        "http_requests_total{route=\"other\",code=\"404\"} 1\n",
+        "http_requests_in_flight 0\n",
+        "loadlab_target_queue_length 0\n",
+        "http_request_duration_seconds_count 5\n",
+        "loadlab_target_service_time_seconds_count 3\n",
+        "loadlab_target_service_time_seconds_bucket{le=\"0.01\"} 0\n",
+        "loadlab_target_threads 1\n",
+    ] {
+        assert!(m.body.contains(line), "{line:?} in\n{}", m.body);
+    }
+    // The queued request waited ~20 ms: the handling time exceeds the service time.
+    let sum = |name: &str| -> f64 {
+        m.body
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {}", m.body))
+    };
+    assert!(sum("loadlab_target_service_time_seconds_sum") >= 0.059);
+    assert!(
+        sum("http_request_duration_seconds_sum")
+            >= sum("loadlab_target_service_time_seconds_sum") + 0.015
+    );
+    assert!(sum("process_resident_memory_bytes") > 1e6);
+    assert!(sum("loadlab_target_cpu_seconds_total") > 0.0);
+}
+
 #[test]
 fn address_in_use_is_reported_with_advice() {
     let first = start(TargetConfig::default());

@@ -6,6 +6,7 @@
 
 mod addresses;
 mod load;
+pub(crate) mod monitor;
 mod steps;
 mod thresholds;
 
@@ -102,6 +103,7 @@ pub fn scenario(
             parse_addresses(&v).map_err(|m| ctx.err("source_addresses", m))?
         }
     };
+    let monitor = monitor::monitor(raw.monitor, ctx)?;
     Ok(Scenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         source: Some(ctx.file.to_string()),
@@ -115,6 +117,7 @@ pub fn scenario(
         source_addresses,
         insecure: raw.insecure.unwrap_or(false),
         data,
+        monitor,
     })
 }
 

@@ -1,0 +1,338 @@
+//! Table tests of the classification: each case is a window of samples and the findings
+//! (kinds and key numbers) it must give — and must not give.
+
+use super::*;
+use crate::sample::ProcessCpu;
+
+fn sample(values: &[(&str, f64)]) -> Sample {
+    Sample {
+        elapsed_ms: 0,
+        unix_ms: 0,
+        interval_ms: 1000,
+        values: values.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        top_processes: Vec::new(),
+        missing: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+fn repeat(n: usize, values: &[(&str, f64)]) -> Vec<Sample> {
+    (0..n).map(|_| sample(values)).collect()
+}
+
+fn kinds(findings: &[Finding]) -> Vec<&'static str> {
+    findings
+        .iter()
+        .map(|f| match f {
+            Finding::HostContended(_) => "host_contended",
+            Finding::TargetCpuBound(_) => "target_cpu_bound",
+            Finding::MemoryGrowth(_) => "memory_growth",
+            Finding::FdPressure(_) => "fd_pressure",
+            Finding::PortsPressure(_) => "ports_pressure",
+        })
+        .collect()
+}
+
+const TWO_CORES: GeneratorFacts = GeneratorFacts { cores_allowed: 2.0 };
+
+#[test]
+fn findings_table() {
+    let quiet = [
+        ("host.cpu_count", 2.0),
+        ("host.cpu_percent", 40.0),
+        ("generator.cpu_percent", 30.0),
+    ];
+    let cases: Vec<(&str, Vec<Sample>, Vec<&str>)> = vec![
+        ("a quiet host", repeat(10, &quiet), vec![]),
+        (
+            "host busy, generator light (seed 004)",
+            repeat(
+                10,
+                &[
+                    ("host.cpu_count", 2.0),
+                    ("host.cpu_percent", 99.0),
+                    ("generator.cpu_percent", 20.0),
+                ],
+            ),
+            vec!["host_contended"],
+        ),
+        (
+            "host busy because the generator is saturated: not host contention",
+            repeat(
+                10,
+                &[
+                    ("host.cpu_count", 2.0),
+                    ("host.cpu_percent", 99.0),
+                    ("generator.cpu_percent", 195.0),
+                ],
+            ),
+            vec![],
+        ),
+        (
+            "CPU pressure high although not 95% busy",
+            repeat(
+                5,
+                &[
+                    ("host.cpu_count", 2.0),
+                    ("host.cpu_percent", 80.0),
+                    ("host.pressure.cpu_some_percent", 55.0),
+                ],
+            ),
+            vec!["host_contended"],
+        ),
+        (
+            "steal on a noisy cloud host",
+            repeat(
+                5,
+                &[
+                    ("host.cpu_count", 2.0),
+                    ("host.cpu_percent", 60.0),
+                    ("host.cpu.steal_percent", 20.0),
+                ],
+            ),
+            vec!["host_contended"],
+        ),
+        (
+            "one busy interval of ten is a blip",
+            {
+                let mut s = repeat(9, &quiet);
+                s.push(sample(&[
+                    ("host.cpu_count", 2.0),
+                    ("host.cpu_percent", 99.0),
+                ]));
+                s
+            },
+            vec![],
+        ),
+        (
+            "a process using both of its cores",
+            repeat(
+                5,
+                &[
+                    ("host.cpu_count", 4.0),
+                    ("host.cpu_percent", 60.0),
+                    ("processes.target.cpu_percent", 192.0),
+                    ("processes.target.cpus_allowed", 2.0),
+                ],
+            ),
+            vec!["target_cpu_bound"],
+        ),
+        (
+            "a process at half its cores is not CPU-bound",
+            repeat(
+                5,
+                &[
+                    ("host.cpu_count", 4.0),
+                    ("processes.target.cpu_percent", 200.0),
+                ],
+            ),
+            vec![],
+        ),
+        (
+            "a single-threaded event loop at 97% of a core",
+            repeat(
+                5,
+                &[
+                    ("host.cpu_count", 4.0),
+                    ("processes.node.cpu_percent", 105.0),
+                    ("processes.node.max_thread_cpu_percent", 97.0),
+                ],
+            ),
+            vec!["target_cpu_bound"],
+        ),
+        (
+            "a throttled container",
+            repeat(
+                5,
+                &[
+                    ("cgroups.db.cpu_percent", 120.0),
+                    ("cgroups.db.cpu_limit_cores", 2.0),
+                    ("cgroups.db.cpu_throttled_percent", 40.0),
+                ],
+            ),
+            vec!["target_cpu_bound"],
+        ),
+        (
+            "a container at its quota",
+            repeat(
+                5,
+                &[
+                    ("cgroups.db.cpu_percent", 148.0),
+                    ("cgroups.db.cpu_limit_cores", 1.5),
+                ],
+            ),
+            vec!["target_cpu_bound"],
+        ),
+        (
+            "generator near its open-file limit",
+            repeat(
+                3,
+                &[
+                    ("generator.open_files", 19_900.0),
+                    ("generator.open_files_limit", 20_000.0),
+                ],
+            ),
+            vec!["fd_pressure"],
+        ),
+        (
+            "target with few open files",
+            repeat(
+                3,
+                &[
+                    ("processes.db.open_files", 100.0),
+                    ("processes.db.open_files_limit", 1024.0),
+                ],
+            ),
+            vec![],
+        ),
+        (
+            "ephemeral ports running out",
+            repeat(
+                3,
+                &[
+                    ("host.ports.ephemeral_used_percent", 85.0),
+                    ("host.ports.ephemeral_in_use", 24_000.0),
+                    ("host.ports.ephemeral_range", 28_232.0),
+                    ("host.tcp.time_wait", 23_000.0),
+                ],
+            ),
+            vec!["ports_pressure"],
+        ),
+    ];
+    for (name, samples, want) in cases {
+        let got = classify(&samples, &TWO_CORES, &Thresholds::default());
+        assert_eq!(kinds(&got), want, "{name}: {got:#?}");
+    }
+}
+
+#[test]
+fn memory_growth_table() {
+    let rss = |values: &[f64]| -> Vec<Sample> {
+        values
+            .iter()
+            .map(|v| sample(&[("processes.app.rss_bytes", v * 1024.0 * 1024.0)]))
+            .collect()
+    };
+    let t = Thresholds::default();
+    let cases: &[(&[f64], Option<f64>)] = &[
+        (&[100.0, 110.0, 120.0, 130.0], Some(30.0)),
+        (&[100.0, 105.0, 110.0, 115.0], None), // 15%: under 20%
+        (&[100.0, 300.0, 100.0, 100.0], None), // a spike, not growth
+        (&[2.0, 2.5, 3.0, 2.9], None),         // 45% but under 1 MiB
+        (&[100.0, 130.0], None),               // too few samples
+        (&[100.0, 90.0, 80.0, 70.0], None),    // shrinking
+    ];
+    for (values, want) in cases {
+        let got = memory_growth(&rss(values), &t);
+        assert_eq!(
+            got.first().map(|g| g.growth_percent.round()),
+            *want,
+            "{values:?}"
+        );
+    }
+}
+
+#[test]
+fn host_contention_names_who_used_the_cpu() {
+    let mut samples = repeat(
+        4,
+        &[
+            ("host.cpu_count", 2.0),
+            ("host.cpu_percent", 98.0),
+            ("host.pressure.cpu_some_percent", 70.0),
+            ("generator.cpu_percent", 60.0),
+            ("processes.target.cpu_percent", 80.0),
+        ],
+    );
+    for s in &mut samples {
+        s.top_processes = vec![
+            ProcessCpu {
+                name: "stress-ng".into(),
+                processes: 2,
+                cpu_percent: 50.0,
+            },
+            ProcessCpu {
+                name: "chrome".into(),
+                processes: 1,
+                cpu_percent: 4.0,
+            },
+        ];
+    }
+    let found = classify(&samples, &TWO_CORES, &Thresholds::default());
+    let Finding::HostContended(h) = &found[0] else {
+        panic!("{found:?}")
+    };
+    assert_eq!((h.contended_intervals, h.intervals), (4, 4));
+    assert_eq!(h.generator_percent_of_host, 30.0);
+    assert_eq!(h.monitored[0].percent_of_host, 40.0);
+    assert_eq!(h.other_percent_of_host, 28.0);
+    assert_eq!(h.top_others[0].name, "stress-ng");
+    assert_eq!(
+        found[0].sentence(),
+        "the host was saturated in 4 of 4 intervals (CPU 98% busy, tasks waiting for a CPU 70% of the time): generator 30%, target 40%, other processes 28% — busiest others: stress-ng ×2 50% of a core, chrome 4% of a core — the measurement is contended"
+    );
+    let json = serde_json::to_value(&found[0]).unwrap();
+    assert_eq!(json["kind"], "host_contended");
+}
+
+#[test]
+fn sentences_of_the_other_findings() {
+    let t = Thresholds::default();
+    let bound = classify(
+        &repeat(
+            3,
+            &[
+                ("host.cpu_count", 4.0),
+                ("processes.target.cpu_percent", 392.0),
+            ],
+        ),
+        &TWO_CORES,
+        &t,
+    );
+    assert_eq!(
+        bound[0].sentence(),
+        "target is CPU-bound: it used 98% of its 4 cores (3.92 cores)"
+    );
+    let json = serde_json::to_value(&bound[0]).unwrap();
+    assert_eq!(
+        (json["kind"].as_str(), json["basis"].as_str()),
+        (Some("target_cpu_bound"), Some("all_cores"))
+    );
+    let fds = classify(
+        &repeat(
+            2,
+            &[
+                ("generator.open_files", 20_000.0),
+                ("generator.open_files_limit", 20_000.0),
+            ],
+        ),
+        &TWO_CORES,
+        &t,
+    );
+    assert_eq!(
+        fds[0].sentence(),
+        "the generator ran out of file descriptors: 20,000 of its 20,000 open files (100%): raise the limit (`ulimit -n`, LimitNOFILE) or lower the concurrency"
+    );
+    assert_eq!(thousands(1234567.0), "1,234,567");
+    assert_eq!(thousands(12.0), "12");
+}
+
+#[test]
+fn an_in_process_target_is_not_counted_twice() {
+    let samples = repeat(
+        3,
+        &[
+            ("host.cpu_count", 2.0),
+            ("host.cpu_percent", 99.0),
+            ("generator.cpu_percent", 120.0),
+            ("processes.target.cpu_percent", 120.0),
+            ("processes.target.includes_generator", 1.0),
+        ],
+    );
+    let found = classify(&samples, &TWO_CORES, &Thresholds::default());
+    let Finding::HostContended(h) = &found[0] else {
+        panic!("{found:?}")
+    };
+    assert!(h.monitored.is_empty());
+    assert_eq!(h.other_percent_of_host, 39.0);
+}
