@@ -5,9 +5,7 @@ use crate::exit::{CliError, Outcome};
 use loadlab_engine::{Cancel, RunOptions};
 use loadlab_metrics::RunResult;
 use loadlab_report::Style;
-use loadlab_scenario::{
-    check_target, parse_addresses, ConnectionPolicy, Scenario, ScenarioError, UrlTest,
-};
+use loadlab_scenario::{parse_addresses, ConnectionPolicy, Scenario, ScenarioError, UrlTest};
 use std::io::{IsTerminal, Write};
 
 /// Output and health settings shared by every command that runs load.
@@ -68,8 +66,9 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
         (Some(_), Some(_)) => return Err(CliError::bad_input("give either a scenario file or --url, not both")),
     };
     if let Some(t) = &args.target {
-        scenario.target =
-            Some(check_target(t).map_err(|m| ScenarioError::flag("--target", m, None))?);
+        scenario
+            .set_target(t)
+            .map_err(|m| ScenarioError::flag("--target", m, None))?;
     }
     if let Some(s) = &args.source_addrs {
         scenario.source_addresses = parse_addresses(std::slice::from_ref(s))

@@ -13,6 +13,7 @@ use loadlab_scenario::Body;
 use loadlab_scenario::{
     CaptureSource, Check, ConnectionPolicy, DataSet, Method, RequestStep, Scenario, Step, ThinkTime,
 };
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
@@ -144,6 +145,12 @@ pub enum PrepareError {
     TooManyOnce,
     #[error("step `{step}`: {message}")]
     Template { step: String, message: String },
+    #[error("source address {addr}: {reason}\n  hint: {hint}")]
+    SourceAddress {
+        addr: IpAddr,
+        reason: String,
+        hint: &'static str,
+    },
 }
 
 struct Builder<'a> {
@@ -182,6 +189,8 @@ impl PreparedScenario {
                 steps: ops,
             });
         }
+        let targets: Vec<SocketAddr> = b.origins.iter().map(|o| o.addr).collect();
+        check_source_addresses(&scenario.source_addresses, &targets)?;
         let n = scenario.data.len();
         Ok(Self {
             origins: b.origins,
@@ -277,6 +286,19 @@ impl Builder<'_> {
             headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(k));
             headers.push((k.clone(), v.clone()));
         }
+        // Credentials from the URL, for the origin they were written for only (as curl: an
+        // explicit `Authorization` header wins).
+        if let Some(auth) = &r.auth {
+            let for_here =
+                loadlab_scenario::credentials::origin_of(&url).as_deref() == Some(auth.origin());
+            if for_here
+                && !headers
+                    .iter()
+                    .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            {
+                headers.push(("Authorization".into(), auth.authorization()));
+            }
+        }
         let close = scenario.connections == ConnectionPolicy::None;
         let program = build_program(
             r,
@@ -293,14 +315,16 @@ impl Builder<'_> {
             let mut out = Vec::new();
             let vu = crate::vu::VuState::new(0);
             let mut rng = fastrand::Rng::with_seed(0);
-            program.render(
-                &mut out,
-                &mut crate::render::RenderCx {
-                    vu: &vu,
-                    data: &scenario.data,
-                    rng: &mut rng,
-                },
-            );
+            program
+                .render(
+                    &mut out,
+                    &mut crate::render::RenderCx {
+                        vu: &vu,
+                        data: &scenario.data,
+                        rng: &mut rng,
+                    },
+                )
+                .map_err(|e| template_err(e.describe()))?;
             (Bytes::from(out), None)
         };
         let mut data_sets: Vec<u16> = Vec::new();
@@ -364,6 +388,56 @@ impl Builder<'_> {
             group: r.group.clone(),
         });
         Ok(index)
+    }
+}
+
+/// Every source address must be an address of this machine, of the family of every target:
+/// otherwise each connection would fail to bind at once, all run long. Checked by binding it.
+pub fn check_source_addresses(
+    sources: &[IpAddr],
+    targets: &[SocketAddr],
+) -> Result<(), PrepareError> {
+    const NOT_LOCAL: &str = "give addresses of this machine's interfaces (`ip addr` lists them; on Linux all of 127.0.0.0/8 is local: --source-addrs 127.0.0.1-127.0.0.16)";
+    for &addr in sources {
+        if let Some(t) = targets.iter().find(|t| t.is_ipv4() != addr.is_ipv4()) {
+            return Err(PrepareError::SourceAddress {
+                addr,
+                reason: format!(
+                    "is {} but the target {t} is {}: a connection cannot go from one to the other",
+                    family(addr.is_ipv4()),
+                    family(t.is_ipv4())
+                ),
+                hint: "give source addresses of the target's family",
+            });
+        }
+        if addr.is_unspecified() || addr.is_multicast() {
+            return Err(PrepareError::SourceAddress {
+                addr,
+                reason: "is not the address of one interface".into(),
+                hint: NOT_LOCAL,
+            });
+        }
+        if let Err(e) = std::net::UdpSocket::bind(SocketAddr::new(addr, 0)) {
+            let reason = if e.raw_os_error() == Some(libc::EADDRNOTAVAIL) {
+                "is not an address of this machine".to_string()
+            } else {
+                format!("cannot be bound: {e}")
+            };
+            return Err(PrepareError::SourceAddress {
+                addr,
+                reason,
+                hint: NOT_LOCAL,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn family(v4: bool) -> &'static str {
+    if v4 {
+        "IPv4"
+    } else {
+        "IPv6"
     }
 }
 

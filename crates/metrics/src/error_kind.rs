@@ -20,10 +20,13 @@ pub enum ErrorKind {
     Http5xx,
     /// Any other I/O error; its text is logged once, the kind counted.
     Io,
+    /// The request rendered from templates was not valid HTTP (a variable put a line break
+    /// or another control character into a header value), so it was not sent.
+    InvalidRequest,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 14] = [
+    pub const ALL: [ErrorKind; 15] = [
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
@@ -38,6 +41,7 @@ impl ErrorKind {
         ErrorKind::Http4xx,
         ErrorKind::Http5xx,
         ErrorKind::Io,
+        ErrorKind::InvalidRequest,
     ];
 
     pub fn index(self) -> usize {
@@ -60,6 +64,7 @@ impl ErrorKind {
             ErrorKind::Http4xx => "http_4xx",
             ErrorKind::Http5xx => "http_5xx",
             ErrorKind::Io => "io",
+            ErrorKind::InvalidRequest => "invalid_request",
         }
     }
 
@@ -80,6 +85,7 @@ impl ErrorKind {
             ErrorKind::Http4xx => "the target answered 4xx: the request is wrong (path, auth, payload) rather than slow",
             ErrorKind::Http5xx => "the target answered 5xx: it failed or shed load",
             ErrorKind::Io => "another I/O error while talking to the target",
+            ErrorKind::InvalidRequest => "a template variable (a captured value or data cell) put a line break or another control character into a header value, so the request was not sent: check what the capture or data set holds",
         }
     }
 

@@ -99,6 +99,12 @@ impl Threshold {
             .ok_or_else(|| format!("`{expr}` has no comparison (<, <=, >, >=): {EXAMPLES}"))?;
         let metric = parse_metric(metric_text.trim())?;
         let value = parse_value(metric.quantity, value_text.trim())?;
+        if !value.is_finite() {
+            return Err(format!(
+                "`{}` is not a finite number: {EXAMPLES}",
+                value_text.trim()
+            ));
+        }
         Ok(Threshold {
             expr: expr.trim().to_string(),
             metric,
@@ -328,6 +334,9 @@ mod tests {
             ("latency.p95 < fast", "invalid duration"),
             ("http.errors < lots", "invalid error rate"),
             ("step..latency.p95 < 1s", "empty step/group name"),
+            ("latency.p95 < inf", "not a finite number"),
+            ("http.errors < NaN%", "not a finite number"),
+            ("requests > 1e999", "not a finite number"),
         ] {
             let err = Threshold::parse(text).unwrap_err();
             assert!(err.contains(needle), "{text}: {err}");

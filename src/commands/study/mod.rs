@@ -20,7 +20,7 @@ use loadlab_analysis::study::{
 use loadlab_engine::Cancel;
 use loadlab_metrics::RunResult;
 use loadlab_scenario::study::{apply_sweep, Order, StudyDocument};
-use loadlab_scenario::{check_target, Scenario, ScenarioError};
+use loadlab_scenario::{Scenario, ScenarioError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -104,9 +104,10 @@ fn run_study(
         }
     }
     if let Some(t) = target {
-        let t = check_target(t).map_err(|m| ScenarioError::flag("--target", m, None))?;
         for v in &mut variants {
-            v.scenario.target = Some(t.clone());
+            v.scenario
+                .set_target(t)
+                .map_err(|m| ScenarioError::flag("--target", m, None))?;
         }
     }
     let quiet = output.quiet;
