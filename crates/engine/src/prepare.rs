@@ -145,7 +145,7 @@ pub enum PrepareError {
     TooManyOnce,
     #[error("step `{step}`: {message}")]
     Template { step: String, message: String },
-    #[error("source address {addr}: {reason}\n  hint: {hint}")]
+    #[error("source address {addr} {reason}\n  hint: {hint}")]
     SourceAddress {
         addr: IpAddr,
         reason: String,

@@ -131,8 +131,11 @@ pub struct CheckedFile {
 pub struct StudyDocument {
     src: String,
     file: String,
+    /// The scenario as written, parsed once.
+    scenario: Scenario,
     doc: Value,
-    index: PathIndex,
+    /// Positions for error messages: built only when an error needs one.
+    index: std::sync::OnceLock<PathIndex>,
 }
 
 fn located(
@@ -195,15 +198,16 @@ impl StudyDocument {
 
     pub fn parse(src: &str, file: &str) -> Result<StudyDocument, ScenarioError> {
         // Syntax and model errors are reported by the scenario parser, with positions.
-        Scenario::parse(src, file)?;
+        let scenario = Scenario::parse(src, file)?;
         let src = crate::prescan::prescan(src, file)?;
         let doc: Value = serde_yaml_ng::from_str(src)
             .map_err(|e| located(&PathIndex::default(), file, "", e.to_string()))?;
         Ok(StudyDocument {
             src: src.to_string(),
             file: file.to_string(),
+            scenario,
             doc,
-            index: PathIndex::build(src),
+            index: std::sync::OnceLock::new(),
         })
     }
 
@@ -213,7 +217,11 @@ impl StudyDocument {
 
     /// The scenario as written (without variants).
     pub fn scenario(&self) -> Result<Scenario, ScenarioError> {
-        Scenario::parse(&self.src, &self.file)
+        Ok(self.scenario.clone())
+    }
+
+    fn index(&self) -> &PathIndex {
+        self.index.get_or_init(|| PathIndex::build(&self.src))
     }
 
     /// Every section of the file checked, as `study` and `capacity` would before running:
@@ -236,7 +244,7 @@ impl StudyDocument {
                     crate::validate::resolved(
                         &point,
                         false,
-                        &crate::validate::Ctx::file(&self.file, &self.index),
+                        &crate::validate::Ctx::file(&self.file, self.index()),
                     )
                     .map_err(|e| self.err(&field, format!("at this sweep point: {}", e.message)))?;
                     variants.push((format!("{}={value}", sweep.parameter.as_str()), point));
@@ -261,7 +269,7 @@ impl StudyDocument {
     }
 
     fn err(&self, field: &str, message: impl Into<String>) -> ScenarioError {
-        located(&self.index, &self.file, field, message)
+        located(self.index(), &self.file, field, message)
     }
 
     /// `unknown field` at `field`, with the closest of `keys` (or all of them) as the hint.

@@ -57,7 +57,10 @@ fn load(load: &Load, ctx: &Ctx) -> Result<(), ScenarioError> {
         Load::Closed(c) => {
             stage_count(c.stages.len(), ctx)?;
             if c.start_vus > MAX_VUS {
-                return Err(ctx.err("load.start_vus", too_many("VUs", c.start_vus, MAX_VUS)));
+                return Err(ctx.err_at(
+                    &["load.start_vus", "load.vus"],
+                    too_many("VUs", c.start_vus, MAX_VUS),
+                ));
             }
             for (i, stage) in c.stages.iter().enumerate() {
                 if stage.vus > MAX_VUS {

@@ -9,7 +9,7 @@ use crate::units::parse_duration;
 
 pub(super) fn flows(
     raw_flows: Vec<RawFlow>,
-    raw_steps: Vec<RawStep>,
+    raw_steps: Steps,
     target_auth: Option<&Credentials>,
     ctx: &Ctx,
 ) -> Result<Vec<Flow>, ScenarioError> {
@@ -76,7 +76,7 @@ pub(super) fn flows(
 }
 
 fn step(
-    raw: RawStep,
+    raw: Box<RawStep>,
     field: &str,
     target_auth: Option<&Credentials>,
     ctx: &Ctx,
@@ -287,7 +287,7 @@ fn step(
 }
 
 fn sub_steps(
-    raw: Vec<RawStep>,
+    raw: Steps,
     field: &str,
     target_auth: Option<&Credentials>,
     ctx: &Ctx,
