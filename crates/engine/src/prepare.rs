@@ -472,7 +472,7 @@ fn build_program(
     let mut p = Pieces::default();
     p.lit(r.method.as_str().as_bytes());
     p.lit(b" ");
-    p.template(&crate::render::template(target, names)?, Esc::Path);
+    p.target(&crate::render::template(target, names)?);
     let mut sep = if target.contains('?') { b'&' } else { b'?' };
     for (k, v) in &r.query {
         p.lit(&[sep]);

@@ -66,26 +66,47 @@ impl Pieces {
         self.pieces
     }
 
+    /// Appends a request target (`/path?query`): variables before the query are escaped as
+    /// path text, those after a literal `?` as query values (an `&` or `=` in a value cannot
+    /// add a parameter).
+    pub fn target(&mut self, t: &Template) {
+        let mut esc = Esc::Path;
+        for p in &t.parts {
+            match p {
+                // Literal text is the user's own `/path?a=1&b=2`: kept as written (`Esc::Path`
+                // encodes only what a request line cannot hold).
+                Part::Lit(s) => {
+                    self.template_part(p, Esc::Path);
+                    if s.contains('?') {
+                        esc = Esc::Component;
+                    }
+                }
+                _ => self.template_part(p, esc),
+            }
+        }
+    }
+
     /// Appends a compiled template. Literals are escaped for their position (in a path only
     /// what a request line cannot hold); `env.NAME` values exactly like variables.
     pub fn template(&mut self, t: &Template, esc: Esc) {
         for p in &t.parts {
-            let mut out = Vec::new();
-            match p {
-                Part::Lit(s) => match esc {
-                    Esc::Path => encode_target_text(&mut out, s.as_bytes()),
-                    Esc::Raw | Esc::Header => out.extend_from_slice(s.as_bytes()),
-                    _ => escape_into(&mut out, s.as_bytes(), esc),
-                },
-                // Checked at load time in headers; escaped like any value elsewhere.
-                Part::Env(s) => escape_into(&mut out, s.as_bytes(), esc),
-                Part::Var(v) => {
-                    self.var(*v, esc);
-                    continue;
-                }
-            }
-            self.lit(&out);
+            self.template_part(p, esc);
         }
+    }
+
+    fn template_part(&mut self, part: &Part, esc: Esc) {
+        let mut out = Vec::new();
+        match part {
+            Part::Lit(s) => match esc {
+                Esc::Path => encode_target_text(&mut out, s.as_bytes()),
+                Esc::Raw | Esc::Header => out.extend_from_slice(s.as_bytes()),
+                _ => escape_into(&mut out, s.as_bytes(), esc),
+            },
+            // Checked at load time in headers; escaped like any value elsewhere.
+            Part::Env(s) => escape_into(&mut out, s.as_bytes(), esc),
+            Part::Var(v) => return self.var(*v, esc),
+        }
+        self.lit(&out);
     }
 }
 
