@@ -226,7 +226,8 @@ fn slowloris_head_times_out_in_bounded_time_and_memory() {
 
 #[test]
 fn resets_at_every_stage_are_resets() {
-    let stages: [(&str, fn(&mut Conn)); 3] = [
+    type Handler = fn(&mut Conn);
+    let stages: [(&str, Handler); 3] = [
         ("mid_head", mid_head_rst_handler),
         ("mid_body", mid_body_close_handler),
         ("mid_chunk", mid_chunk_rst_handler),
