@@ -207,6 +207,34 @@ impl PreparedScenario {
     }
 }
 
+impl PreparedScenario {
+    /// The bytes request `index` sends for VU `vu` on its first iteration, before anything is
+    /// captured (data sets at their first row): what a run would write on the wire. Fails as
+    /// the request would (`invalid_request`) when a value cannot go where it stands.
+    pub fn render_first(&self, index: usize, vu: u64) -> Result<Vec<u8>, String> {
+        let req = self
+            .requests
+            .get(index)
+            .ok_or_else(|| format!("no request {index}"))?;
+        let Some(program) = &req.program else {
+            return Ok(req.bytes.to_vec());
+        };
+        let mut out = Vec::new();
+        let state = crate::vu::VuState::new(vu);
+        program
+            .render(
+                &mut out,
+                &mut crate::render::RenderCx {
+                    vu: &state,
+                    data: &self.data.sets,
+                    rng: &mut fastrand::Rng::with_seed(vu),
+                },
+            )
+            .map_err(|e| e.describe())?;
+        Ok(out)
+    }
+}
+
 impl Builder<'_> {
     fn steps_into(&mut self, steps: &[Step], ops: &mut Vec<FlowStep>) -> Result<(), PrepareError> {
         for step in steps {

@@ -190,6 +190,9 @@ fn parse_stat(text: &str) -> Option<Stat> {
         "p999" => Stat::Percentile(99.9),
         _ => {
             let digits = text.strip_prefix('p')?;
+            if !digits.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+                return None;
+            }
             let p: f64 = if digits.len() > 2 && !digits.contains('.') {
                 // p999 -> 99.9, p9999 -> 99.99
                 format!("{}.{}", &digits[..2], &digits[2..]).parse().ok()?
@@ -335,6 +338,8 @@ mod tests {
             ("http.errors < lots", "invalid error rate"),
             ("step..latency.p95 < 1s", "empty step/group name"),
             ("latency.p95 < inf", "not a finite number"),
+            ("latency.p\u{fffd}99 < 1s", "unknown metric"),
+            ("latency.p-5 < 1s", "unknown metric"),
             ("http.errors < NaN%", "not a finite number"),
             ("requests > 1e999", "not a finite number"),
         ] {
