@@ -478,6 +478,77 @@ pub fn body(b: &Body, names: &Names) -> Result<(Vec<Piece>, &'static str), Strin
 mod tests {
     use super::*;
 
+    fn bytes_of(pieces: &[Piece]) -> Vec<u8> {
+        let vu = VuState::new(1);
+        let mut out = Vec::new();
+        render_pieces(
+            pieces,
+            &mut out,
+            &mut RenderCx {
+                vu: &vu,
+                data: &[],
+                rng: &mut fastrand::Rng::with_seed(1),
+            },
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn env_values_are_escaped_like_variables_in_a_target() {
+        let value = "a b\"c?d&e=f\r\n";
+        let t = Template {
+            parts: vec![
+                Part::Lit("/p q/".into()),
+                Part::Env(value.into()),
+                Part::Lit("?x=1&y=".into()),
+                Part::Env(value.into()),
+            ],
+        };
+        let mut p = Pieces::default();
+        p.target(&t);
+        assert_eq!(
+            String::from_utf8(bytes_of(&p.finish())).unwrap(),
+            "/p%20q/a%20b%22c%3Fd&e=f%0D%0A?x=1&y=a%20b%22c%3Fd%26e%3Df%0D%0A"
+        );
+    }
+
+    #[test]
+    fn a_variable_holding_a_line_break_makes_a_header_invalid() {
+        let mut vu = VuState::new(1);
+        vu.set_var(
+            0,
+            crate::vu::Captured {
+                text: "ok\r\nX-Injected: 1".into(),
+                number: false,
+            },
+        );
+        let program = Program {
+            head: vec![
+                Piece::Lit(b"GET / HTTP/1.1\r\nX-V: ".to_vec().into_boxed_slice()),
+                Piece::Var(Var::Capture(0), Esc::Header),
+                Piece::Lit(b"\r\n".to_vec().into_boxed_slice()),
+            ],
+            body: None,
+            tail: b"\r\n",
+        };
+        let mut out = Vec::new();
+        let err = program
+            .render(
+                &mut out,
+                &mut RenderCx {
+                    vu: &vu,
+                    data: &[],
+                    rng: &mut fastrand::Rng::with_seed(1),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(err.byte, b'\r');
+        assert!(err
+            .describe()
+            .contains("captured variable holds a line break"));
+    }
+
     #[test]
     fn escapes_by_position() {
         let mut out = Vec::new();
