@@ -62,25 +62,35 @@ pub fn origin_of(url: &str) -> Option<String> {
 /// credentials (`None` when it has no `user@`).
 pub fn split_credentials(text: &str) -> (String, Option<Credentials>) {
     let redacted = redact(text);
-    let Some((start, end)) = userinfo_span(text, 0) else {
-        return (redacted, None);
-    };
-    let decode = |s: &str| {
-        percent_encoding::percent_decode_str(s)
-            .decode_utf8_lossy()
-            .into_owned()
-    };
-    let userinfo = &text[start..end];
-    let (user, password) = match userinfo.split_once(':') {
-        Some((u, p)) => (decode(u), decode(p)),
-        None => (decode(userinfo), String::new()),
-    };
-    let credentials = origin_of(&redacted).map(|origin| Credentials {
-        origin,
-        user,
-        password,
-    });
+    // The user and password as the URL parser reads them (it drops tabs and line breaks,
+    // encodes spaces...), so what is sent is what the URL means.
+    let authority_end = text
+        .find("://")
+        .map(|i| i + 3 + authority_len(&text[i + 3..]))
+        .unwrap_or(text.len());
+    let credentials = url::Url::parse(&text[..authority_end])
+        .ok()
+        .filter(|u| !u.username().is_empty() || u.password().is_some())
+        .and_then(|u| {
+            let decode = |s: &str| {
+                percent_encoding::percent_decode_str(s)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            };
+            Some(Credentials {
+                origin: origin_of(&redacted)?,
+                user: decode(u.username()),
+                password: decode(u.password().unwrap_or("")),
+            })
+        });
     (redacted, credentials)
+}
+
+/// Length of a URL's authority (after `scheme://`): up to the first `/`, `\`, `?` or `#`, as
+/// the URL parser reads http(s) URLs — whatever else it holds (spaces, quotes) included, so
+/// that no password escapes redaction.
+fn authority_len(rest: &str) -> usize {
+    rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len())
 }
 
 /// `text` with the password of every URL in it replaced by `***` (`http://admin:***@host/`),
@@ -107,10 +117,7 @@ fn userinfo_span(text: &str, from: usize) -> Option<(usize, usize)> {
     let mut at = from;
     loop {
         let scheme_end = text[at..].find("://")? + at + 3;
-        let authority_len = text[scheme_end..]
-            .find(|c: char| matches!(c, '/' | '?' | '#' | '`' | '"' | '\'') || c.is_whitespace())
-            .unwrap_or(text.len() - scheme_end);
-        let authority = &text[scheme_end..scheme_end + authority_len];
+        let authority = &text[scheme_end..scheme_end + authority_len(&text[scheme_end..])];
         if let Some(last_at) = authority.rfind('@') {
             return Some((scheme_end, scheme_end + last_at));
         }
@@ -129,6 +136,8 @@ mod tests {
             ("https://admin@h/", "https://admin@h/"),
             ("http://h/a@b", "http://h/a@b"),
             ("http://a:p@ss@h/x", "http://a:***@h/x"),
+            ("http://<<: *a:pw@h:9/h", "http://<<:***@h:9/h"),
+            ("http://u:p w`\"@h/", "http://u:***@h/"),
             (
                 "invalid URL `http://u:secret@h:99999/`: bad port",
                 "invalid URL `http://u:***@h:99999/`: bad port",

@@ -275,6 +275,11 @@ fn head_facts(
     head_request: bool,
 ) -> Result<HeadFacts, String> {
     let status = resp.code.ok_or("response without status")?;
+    if !(100..=599).contains(&status) {
+        return Err(format!(
+            "invalid status code {status:03} (valid codes are 100 to 599)"
+        ));
+    }
     let mut close = resp.version == Some(0);
     let mut length: Option<u64> = None;
     let mut transfer_encoding: Option<bool> = None;
