@@ -422,6 +422,11 @@ mod tests {
         ])
         .await;
         assert_eq!(kind(&r), Some(ErrorKind::Protocol));
+        for status in ["004", "099", "600", "999"] {
+            let head = format!("HTTP/1.1 {status} X\r\nContent-Length: 0\r\n\r\n");
+            let (r, _) = exchange_with(vec![head.into_bytes()]).await;
+            assert_eq!(kind(&r), Some(ErrorKind::Protocol), "{status}");
+        }
         let (r, body) = exchange_with(vec![
             b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n".to_vec(),
         ])
