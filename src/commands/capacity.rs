@@ -13,7 +13,7 @@ use loadlab_metrics::result::rfc3339;
 use loadlab_orchestrate::capacity::{run_capacity, CapacityObserver, CapacityPlan, CapacityStop};
 use loadlab_scenario::study::StudyDocument;
 use loadlab_scenario::units::{parse_duration, parse_rate};
-use loadlab_scenario::{check_target, ScenarioError};
+use loadlab_scenario::ScenarioError;
 use std::io::Write;
 use std::time::Duration;
 
@@ -34,7 +34,8 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let spec = doc.capacity()?;
     let mut base = doc.scenario()?;
     if let Some(t) = &args.target {
-        base.target = Some(check_target(t).map_err(|m| ScenarioError::flag("--target", m, None))?);
+        base.set_target(t)
+            .map_err(|m| ScenarioError::flag("--target", m, None))?;
     }
     let settings = CapacitySettings {
         start: flag_rate("--start", &args.start)?

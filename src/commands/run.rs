@@ -8,9 +8,7 @@ use loadlab_metrics::RunResult;
 use loadlab_report::Style;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::units::parse_duration;
-use loadlab_scenario::{
-    check_target, parse_addresses, ConnectionPolicy, Scenario, ScenarioError, UrlTest,
-};
+use loadlab_scenario::{parse_addresses, ConnectionPolicy, Scenario, ScenarioError, UrlTest};
 use std::io::{IsTerminal, Write};
 use std::time::SystemTime;
 
@@ -87,8 +85,9 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
         (Some(_), Some(_)) => return Err(CliError::bad_input("give either a scenario file or --url, not both")),
     };
     if let Some(t) = &args.target {
-        scenario.target =
-            Some(check_target(t).map_err(|m| ScenarioError::flag("--target", m, None))?);
+        scenario
+            .set_target(t)
+            .map_err(|m| ScenarioError::flag("--target", m, None))?;
     }
     if let Some(s) = &args.source_addrs {
         scenario.source_addresses = parse_addresses(std::slice::from_ref(s))

@@ -1,15 +1,18 @@
-//! `loadlab validate FILE`: every check of `run`, without sending a request; and
+//! `loadlab validate FILE`: every check of `run`, `study` and `capacity` on every section of
+//! the file (variants and sweep points included), without sending a request; and
 //! `loadlab schema`: the JSON Schema of the file format, for editors.
 
 use crate::exit::{CliError, Outcome};
-use loadlab_scenario::{Load, Scenario, Step};
+use loadlab_scenario::study::StudyDocument;
+use loadlab_scenario::{Load, Step};
 use std::path::Path;
 
 /// The scenario file format as JSON Schema (committed as docs/schema/scenario.json).
 pub const SCENARIO_SCHEMA: &str = include_str!("../../docs/schema/scenario.json");
 
 pub fn execute(file: &Path) -> Result<Outcome, CliError> {
-    let scenario = Scenario::from_file(file)?;
+    let checked = StudyDocument::read(file)?.check()?;
+    let scenario = &checked.scenario;
     let requests = scenario.request_steps().count();
     let plan = scenario.plan();
     let shape = match &scenario.load {
@@ -42,6 +45,22 @@ pub fn execute(file: &Path) -> Result<Outcome, CliError> {
             d.columns.join(", "),
             d.pick.as_str()
         );
+    }
+    if let Some(study) = &checked.study {
+        let names: Vec<&str> = checked.variants.iter().map(|(n, _)| n.as_str()).collect();
+        println!(
+            "  study: {} run(s) per variant, {} order, variants: {}",
+            study.repeat,
+            study.order.as_str(),
+            if names.is_empty() {
+                "the scenario itself".to_string()
+            } else {
+                names.join(", ")
+            }
+        );
+    }
+    if checked.capacity.is_some() {
+        println!("  capacity: section checked");
     }
     Ok(Outcome::Ok)
 }

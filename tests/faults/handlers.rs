@@ -11,27 +11,45 @@ pub fn reset_handler(c: &mut Conn) {
     c.read_request();
 }
 
-/// Reads the request, then aborts the connection with a real RST (SO_LINGER 0). `libc` is a
-/// dependency of the package, so integration tests may use it.
+/// Reads the request, then aborts the connection with a real RST.
 pub fn rst_handler(c: &mut Conn) {
     if c.read_request() {
-        use std::os::fd::AsRawFd;
-        let linger = libc::linger {
-            l_onoff: 1,
-            l_linger: 0,
-        };
-        // SAFETY: setsockopt reads `linger` for the given length on a socket we own.
-        let rc = unsafe {
-            libc::setsockopt(
-                c.stream.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_LINGER,
-                &linger as *const libc::linger as *const libc::c_void,
-                std::mem::size_of::<libc::linger>() as libc::socklen_t,
-            )
-        };
-        assert_eq!(rc, 0, "setsockopt(SO_LINGER)");
+        set_linger_zero(c);
     }
+}
+
+/// SO_LINGER 0: closing the socket sends RST instead of FIN. `libc` is a dependency of the
+/// package, so integration tests may use it.
+pub fn set_linger_zero(c: &Conn) {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: setsockopt reads `linger` for the given length on a socket we own.
+    let rc = unsafe {
+        libc::setsockopt(
+            c.stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            &linger as *const libc::linger as *const libc::c_void,
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0, "setsockopt(SO_LINGER)");
+}
+
+/// Answers every request with `response`.
+pub fn serve(c: &mut Conn, response: &[u8]) {
+    while c.read_request() {
+        if !c.respond(response) {
+            return;
+        }
+    }
+}
+
+pub fn ok_handler(c: &mut Conn) {
+    serve(c, OK_2);
 }
 
 /// Accepts, reads the request and never answers.
@@ -41,11 +59,7 @@ pub fn stall_handler(c: &mut Conn) {
 }
 
 pub fn garbage_handler(c: &mut Conn) {
-    while c.read_request() {
-        if !c.respond(b"garbage\r\n\r\n") {
-            return;
-        }
-    }
+    serve(c, b"garbage\r\n\r\n");
 }
 
 pub fn slow_body_handler(c: &mut Conn) {
@@ -100,29 +114,21 @@ pub fn stale_handler(c: &mut Conn) {
 }
 
 pub fn huge_length_handler(c: &mut Conn) {
-    while c.read_request() {
-        if !c.respond(b"HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n") {
-            return;
-        }
-    }
+    serve(c, b"HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n");
 }
 
 pub fn status_503_handler(c: &mut Conn) {
-    while c.read_request() {
-        if !c.respond(
-            b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\nRetry-After: 1\r\n\r\nbusy",
-        ) {
-            return;
-        }
-    }
+    serve(
+        c,
+        b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\nRetry-After: 1\r\n\r\nbusy",
+    );
 }
 
 pub fn status_404_handler(c: &mut Conn) {
-    while c.read_request() {
-        if !c.respond(b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found") {
-            return;
-        }
-    }
+    serve(
+        c,
+        b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found",
+    );
 }
 
 /// A response head that never ends and grows past 64 KiB.

@@ -5,6 +5,8 @@
 //! Every run is ~1 s at a small load and is killed if it takes longer than `RUN_LIMIT`.
 
 mod handlers;
+mod inputs;
+mod protocol;
 mod run;
 mod server;
 

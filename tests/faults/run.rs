@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -92,33 +92,31 @@ pub fn json_path(test: &str) -> PathBuf {
     std::env::temp_dir().join(format!("loadlab-faults-{}-{test}.json", std::process::id()))
 }
 
+/// The results directory runs are stored in, unless a test asks for its own.
+pub fn shared_results() -> PathBuf {
+    std::env::temp_dir().join(format!("loadlab-faults-results-{}", std::process::id()))
+}
+
 /// Runs `loadlab run --url URL <load> --duration 1s ... --json <unique file>`.
 pub fn run_loadlab(test: &str, url: &str, load: &[&str], timeout: &str) -> Run {
-    let json = json_path(test);
-    let _ = std::fs::remove_file(&json);
     let mut args: Vec<String> = vec!["run".into(), "--url".into(), url.into()];
     args.extend(load.iter().map(|s| s.to_string()));
-    args.extend(
-        [
-            "--duration",
-            "1s",
-            "--timeout",
-            timeout,
-            "--no-progress",
-            "--allow-saturated",
-            "--json",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
+    args.extend(["--duration", "1s", "--timeout", timeout].map(String::from));
+    run_args(test, args, &shared_results(), &[])
+}
+
+/// Runs `loadlab <args> --no-progress --allow-saturated --json <unique file>` with runs stored
+/// in `results` and the extra environment `env`; killed after `RUN_LIMIT`.
+pub fn run_args(test: &str, mut args: Vec<String>, results: &Path, env: &[(&str, &str)]) -> Run {
+    let json = json_path(test);
+    let _ = std::fs::remove_file(&json);
+    args.extend(["--no-progress", "--allow-saturated", "--json"].map(String::from));
     args.push(json.to_string_lossy().into_owned());
     let started = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_loadlab"))
         .args(&args)
-        .env(
-            "LOADLAB_RESULTS",
-            std::env::temp_dir().join(format!("loadlab-faults-results-{}", std::process::id())),
-        )
+        .env("LOADLAB_RESULTS", results)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -22,7 +22,12 @@ pub struct Stats {
     pub responses: AtomicU64,
     /// Source addresses of the accepted connections.
     pub peers: Mutex<std::collections::BTreeSet<std::net::IpAddr>>,
+    /// The first request heads received, as text (for what the client sent).
+    pub heads: Mutex<Vec<String>>,
 }
+
+/// Request heads kept per server.
+const KEPT_HEADS: usize = 16;
 
 impl Stats {
     pub fn get(v: &AtomicU64) -> u64 {
@@ -50,7 +55,12 @@ impl Conn {
         let mut tmp = [0u8; 4096];
         loop {
             if let Some(pos) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                self.buf.drain(..pos + 4);
+                let head: Vec<u8> = self.buf.drain(..pos + 4).collect();
+                let mut heads = self.stats.heads.lock().unwrap();
+                if heads.len() < KEPT_HEADS {
+                    heads.push(String::from_utf8_lossy(&head).into_owned());
+                }
+                drop(heads);
                 self.stats.requests.fetch_add(1, Ordering::SeqCst);
                 if !self.had_request {
                     self.had_request = true;
@@ -171,6 +181,10 @@ impl Server {
     }
     pub fn responses(&self) -> u64 {
         Stats::get(&self.stats.responses)
+    }
+    /// The first request heads the server received.
+    pub fn heads(&self) -> Vec<String> {
+        self.stats.heads.lock().unwrap().clone()
     }
 }
 

@@ -3,7 +3,7 @@
 use crate::exchange::exchange;
 use crate::prepare::{CaptureKind, FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
-use crate::transport::{ResponseData, Transport};
+use crate::transport::{Failure, ResponseData, Transport};
 use crate::vu::{Captured, VuState};
 use loadlab_metrics::{ErrorKind, Outcome, Recorder};
 use loadlab_scenario::{Check, ConnectionPolicy, Pick};
@@ -215,8 +215,8 @@ impl<T: Transport> Worker<T> {
             return Next::StopVu;
         }
         let mut buf = std::mem::take(&mut vu.buf);
-        let bytes: &[u8] = match &req.program {
-            None => &req.bytes,
+        let rendered: Result<&[u8], Failure> = match &req.program {
+            None => Ok(&req.bytes),
             Some(p) => {
                 let data = &self.scenario.data.sets;
                 p.render(
@@ -226,8 +226,18 @@ impl<T: Transport> Worker<T> {
                         data,
                         rng: &mut self.rng.borrow_mut(),
                     },
-                );
-                &buf
+                )
+                .map(|()| buf.as_slice())
+                .map_err(|e| {
+                    Failure::new(
+                        ErrorKind::InvalidRequest,
+                        format!(
+                            "step `{}`: {}",
+                            self.scenario.steps[req.step as usize].name,
+                            e.describe()
+                        ),
+                    )
+                })
             }
         };
         let mut keep = (req.keep_head || req.keep_body).then(|| ResponseData {
@@ -241,9 +251,15 @@ impl<T: Transport> Worker<T> {
             *slot = self.take_pooled(origin);
         }
         self.recorder.borrow_mut().begin(req.step);
-        let bytes_sent = bytes.len() as u64;
+        // A request that could not be rendered is counted but never written.
+        let bytes_sent = rendered.as_ref().map_or(0, |b| b.len() as u64);
         let sent = Instant::now();
-        let result = exchange(&self.transport, slot, req, bytes, keep_alive, keep.as_mut()).await;
+        let result = match rendered {
+            Ok(bytes) => {
+                exchange(&self.transport, slot, req, bytes, keep_alive, keep.as_mut()).await
+            }
+            Err(f) => Err(f),
+        };
         let done = Instant::now();
         vu.buf = buf;
         if pooled {

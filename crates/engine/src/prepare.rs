@@ -13,6 +13,7 @@ use loadlab_scenario::Body;
 use loadlab_scenario::{
     CaptureSource, Check, ConnectionPolicy, DataSet, Method, RequestStep, Scenario, Step, ThinkTime,
 };
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
@@ -157,6 +158,12 @@ pub enum PrepareError {
     TooManyOnce,
     #[error("step `{step}`: {message}")]
     Template { step: String, message: String },
+    #[error("source address {addr} {reason}\n  hint: {hint}")]
+    SourceAddress {
+        addr: IpAddr,
+        reason: String,
+        hint: &'static str,
+    },
 }
 
 struct Builder<'a> {
@@ -195,6 +202,8 @@ impl PreparedScenario {
                 steps: ops,
             });
         }
+        let targets: Vec<SocketAddr> = b.origins.iter().map(|o| o.addr).collect();
+        check_source_addresses(&scenario.source_addresses, &targets)?;
         let n = scenario.data.len();
         Ok(Self {
             origins: b.origins,
@@ -209,6 +218,34 @@ impl PreparedScenario {
                 stride: 1,
             },
         })
+    }
+}
+
+impl PreparedScenario {
+    /// The bytes request `index` sends for VU `vu` on its first iteration, before anything is
+    /// captured (data sets at their first row): what a run would write on the wire. Fails as
+    /// the request would (`invalid_request`) when a value cannot go where it stands.
+    pub fn render_first(&self, index: usize, vu: u64) -> Result<Vec<u8>, String> {
+        let req = self
+            .requests
+            .get(index)
+            .ok_or_else(|| format!("no request {index}"))?;
+        let Some(program) = &req.program else {
+            return Ok(req.bytes.to_vec());
+        };
+        let mut out = Vec::new();
+        let state = crate::vu::VuState::new(vu);
+        program
+            .render(
+                &mut out,
+                &mut crate::render::RenderCx {
+                    vu: &state,
+                    data: &self.data.sets,
+                    rng: &mut fastrand::Rng::with_seed(vu),
+                },
+            )
+            .map_err(|e| e.describe())?;
+        Ok(out)
     }
 }
 
@@ -291,6 +328,19 @@ impl Builder<'_> {
             headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(k));
             headers.push((k.clone(), v.clone()));
         }
+        // Credentials from the URL, for the origin they were written for only (as curl: an
+        // explicit `Authorization` header wins).
+        if let Some(auth) = &r.auth {
+            let for_here =
+                loadlab_scenario::credentials::origin_of(&url).as_deref() == Some(auth.origin());
+            if for_here
+                && !headers
+                    .iter()
+                    .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            {
+                headers.push(("Authorization".into(), auth.authorization()));
+            }
+        }
         let close = scenario.connections == ConnectionPolicy::None;
         let program = build_program(
             r,
@@ -307,14 +357,16 @@ impl Builder<'_> {
             let mut out = Vec::new();
             let vu = crate::vu::VuState::new(0);
             let mut rng = fastrand::Rng::with_seed(0);
-            program.render(
-                &mut out,
-                &mut crate::render::RenderCx {
-                    vu: &vu,
-                    data: &scenario.data,
-                    rng: &mut rng,
-                },
-            );
+            program
+                .render(
+                    &mut out,
+                    &mut crate::render::RenderCx {
+                        vu: &vu,
+                        data: &scenario.data,
+                        rng: &mut rng,
+                    },
+                )
+                .map_err(|e| template_err(e.describe()))?;
             (Bytes::from(out), None)
         };
         let mut data_sets: Vec<u16> = Vec::new();
@@ -383,6 +435,56 @@ impl Builder<'_> {
     }
 }
 
+/// Every source address must be an address of this machine, of the family of every target:
+/// otherwise each connection would fail to bind at once, all run long. Checked by binding it.
+pub fn check_source_addresses(
+    sources: &[IpAddr],
+    targets: &[SocketAddr],
+) -> Result<(), PrepareError> {
+    const NOT_LOCAL: &str = "give addresses of this machine's interfaces (`ip addr` lists them; on Linux all of 127.0.0.0/8 is local: --source-addrs 127.0.0.1-127.0.0.16)";
+    for &addr in sources {
+        if let Some(t) = targets.iter().find(|t| t.is_ipv4() != addr.is_ipv4()) {
+            return Err(PrepareError::SourceAddress {
+                addr,
+                reason: format!(
+                    "is {} but the target {t} is {}: a connection cannot go from one to the other",
+                    family(addr.is_ipv4()),
+                    family(t.is_ipv4())
+                ),
+                hint: "give source addresses of the target's family",
+            });
+        }
+        if addr.is_unspecified() || addr.is_multicast() {
+            return Err(PrepareError::SourceAddress {
+                addr,
+                reason: "is not the address of one interface".into(),
+                hint: NOT_LOCAL,
+            });
+        }
+        if let Err(e) = std::net::UdpSocket::bind(SocketAddr::new(addr, 0)) {
+            let reason = if e.raw_os_error() == Some(libc::EADDRNOTAVAIL) {
+                "is not an address of this machine".to_string()
+            } else {
+                format!("cannot be bound: {e}")
+            };
+            return Err(PrepareError::SourceAddress {
+                addr,
+                reason,
+                hint: NOT_LOCAL,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn family(v4: bool) -> &'static str {
+    if v4 {
+        "IPv4"
+    } else {
+        "IPv6"
+    }
+}
+
 /// Splits a URL whose path may hold templates (the host may not: checked at load time).
 fn split_templated_url(url: &str) -> Result<(bool, String, u16, String), PrepareError> {
     let scheme_end = url.find("://").map(|i| i + 3).unwrap_or(0);
@@ -414,7 +516,7 @@ fn build_program(
     let mut p = Pieces::default();
     p.lit(r.method.as_str().as_bytes());
     p.lit(b" ");
-    p.template(&crate::render::template(target, names)?, Esc::Path);
+    p.target(&crate::render::template(target, names)?);
     let mut sep = if target.contains('?') { b'&' } else { b'?' };
     for (k, v) in &r.query {
         p.lit(&[sep]);

@@ -2,9 +2,14 @@
 //! built once before the run and rendered into a reused per-VU buffer for each request.
 //!
 //! A request without templates never gets here: it stays one pre-built `Bytes` (see prepare).
+//!
+//! Escaping is decided by position, for variables and for `{{ env.NAME }}` values alike: a
+//! path is percent-encoded (literal path text only where a request line cannot hold it), a
+//! header value that a variable would break over two lines is refused — the request is not
+//! sent and fails `invalid_request` — so no value can inject a header or split the request line.
 
 use crate::vu::VuState;
-use loadlab_scenario::template::{compile, Names, Part, Template, Var};
+use loadlab_scenario::template::{compile, is_control, Names, Part, Template, Var};
 use loadlab_scenario::{Body, DataSet};
 use std::fmt::Write as _;
 
@@ -15,7 +20,8 @@ pub enum Esc {
     Path,
     /// Query or form value: percent-encode all but unreserved characters.
     Component,
-    /// Header value: CR and LF dropped.
+    /// Header value: as is, but a value holding a control character (CR, LF, NUL...) makes
+    /// the request invalid (see [`InvalidValue`]).
     Header,
     /// Inside a JSON string: JSON-escaped.
     JsonString,
@@ -60,25 +66,47 @@ impl Pieces {
         self.pieces
     }
 
-    /// Appends a compiled template; literals are escaped like variables in this position.
-    pub fn template(&mut self, t: &Template, esc: Esc) {
+    /// Appends a request target (`/path?query`): variables before the query are escaped as
+    /// path text, those after a literal `?` as query values (an `&` or `=` in a value cannot
+    /// add a parameter).
+    pub fn target(&mut self, t: &Template) {
+        let mut esc = Esc::Path;
         for p in &t.parts {
             match p {
-                Part::Lit(s) => match esc {
-                    Esc::JsonString | Esc::JsonValue => {
-                        let quoted = serde_json::to_string(s).unwrap_or_default();
-                        self.lit(&quoted.as_bytes()[1..quoted.len() - 1]);
+                // Literal text is the user's own `/path?a=1&b=2`: kept as written (`Esc::Path`
+                // encodes only what a request line cannot hold).
+                Part::Lit(s) => {
+                    self.template_part(p, Esc::Path);
+                    if s.contains('?') {
+                        esc = Esc::Component;
                     }
-                    Esc::Component => {
-                        let mut out = Vec::new();
-                        escape_into(&mut out, s.as_bytes(), Esc::Component);
-                        self.lit(&out);
-                    }
-                    _ => self.lit(s.as_bytes()),
-                },
-                Part::Var(v) => self.var(*v, esc),
+                }
+                _ => self.template_part(p, esc),
             }
         }
+    }
+
+    /// Appends a compiled template. Literals are escaped for their position (in a path only
+    /// what a request line cannot hold); `env.NAME` values exactly like variables.
+    pub fn template(&mut self, t: &Template, esc: Esc) {
+        for p in &t.parts {
+            self.template_part(p, esc);
+        }
+    }
+
+    fn template_part(&mut self, part: &Part, esc: Esc) {
+        let mut out = Vec::new();
+        match part {
+            Part::Lit(s) => match esc {
+                Esc::Path => encode_target_text(&mut out, s.as_bytes()),
+                Esc::Raw | Esc::Header => out.extend_from_slice(s.as_bytes()),
+                _ => escape_into(&mut out, s.as_bytes(), esc),
+            },
+            // Checked at load time in headers; escaped like any value elsewhere.
+            Part::Env(s) => escape_into(&mut out, s.as_bytes(), esc),
+            Part::Var(v) => return self.var(*v, esc),
+        }
+        self.lit(&out);
     }
 }
 
@@ -102,22 +130,53 @@ impl Program {
             .any(|p| matches!(p, Piece::Var(..)))
     }
 
-    pub fn render(&self, out: &mut Vec<u8>, cx: &mut RenderCx) {
+    /// Writes the request for this VU into `out`; fails when a variable's value cannot go
+    /// where it stands (then nothing may be sent).
+    pub fn render(&self, out: &mut Vec<u8>, cx: &mut RenderCx) -> Result<(), InvalidValue> {
         out.clear();
         match &self.body {
             None => {
-                render_pieces(&self.head, out, cx);
+                render_pieces(&self.head, out, cx)?;
                 out.extend_from_slice(self.tail);
             }
             Some(body) => {
                 // Body first (its length goes into the head), then rotate it behind the head.
-                render_pieces(body, out, cx);
+                render_pieces(body, out, cx)?;
                 let body_len = out.len();
-                render_pieces(&self.head, out, cx);
+                render_pieces(&self.head, out, cx)?;
                 let _ = write!(VecWriter(out), "Content-Length: {body_len}\r\n\r\n");
                 out.rotate_left(body_len);
             }
         }
+        Ok(())
+    }
+}
+
+/// A variable held a control character (CR, LF, NUL...) where a header value goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidValue {
+    pub var: Var,
+    pub byte: u8,
+}
+
+impl InvalidValue {
+    pub fn describe(&self) -> String {
+        let what = match self.byte {
+            b'\r' | b'\n' => "a line break".to_string(),
+            b => format!("the control character {b:#04x}"),
+        };
+        format!(
+            "the value of {} holds {what}, which cannot go into a header value; the request was not sent",
+            describe_var(self.var)
+        )
+    }
+}
+
+fn describe_var(v: Var) -> &'static str {
+    match v {
+        Var::Capture(_) => "a captured variable",
+        Var::Data { .. } => "a data set column",
+        _ => "a template variable",
     }
 }
 
@@ -137,7 +196,11 @@ pub struct RenderCx<'a> {
     pub rng: &'a mut fastrand::Rng,
 }
 
-fn render_pieces(pieces: &[Piece], out: &mut Vec<u8>, cx: &mut RenderCx) {
+fn render_pieces(
+    pieces: &[Piece],
+    out: &mut Vec<u8>,
+    cx: &mut RenderCx,
+) -> Result<(), InvalidValue> {
     let mut scratch = itoa_buf();
     for p in pieces {
         match p {
@@ -208,11 +271,58 @@ fn render_pieces(pieces: &[Piece], out: &mut Vec<u8>, cx: &mut RenderCx) {
                         escape_into(out, text, Esc::JsonString);
                         out.push(b'"');
                     }
+                    Esc::Header => {
+                        if let Some(&byte) = text.iter().find(|&&b| is_control(b)) {
+                            return Err(InvalidValue { var: *v, byte });
+                        }
+                        out.extend_from_slice(text);
+                    }
                     _ => escape_into(out, text, *esc),
                 }
             }
         }
     }
+    Ok(())
+}
+
+/// Literal request-target text as written in a scenario: kept, except the bytes a request
+/// line cannot hold (spaces, quotes, control and non-ASCII characters...), percent-encoded.
+/// `%`, `?`, `&` and `=` stay, so pre-encoded paths and queries pass unchanged.
+fn encode_target_text(out: &mut Vec<u8>, text: &[u8]) {
+    for &b in text {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+                    | b'@'
+                    | b'/'
+                    | b'?'
+                    | b'%'
+            );
+        if keep {
+            out.push(b);
+        } else {
+            push_percent(out, b);
+        }
+    }
+}
+
+fn push_percent(out: &mut Vec<u8>, b: u8) {
+    out.extend_from_slice(&[b'%', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
 }
 
 struct StrWriter<'a>(&'a mut String);
@@ -240,7 +350,8 @@ const HEX: &[u8; 16] = b"0123456789ABCDEF";
 pub fn escape_into(out: &mut Vec<u8>, text: &[u8], esc: Esc) {
     match esc {
         Esc::Raw => out.extend_from_slice(text),
-        Esc::Header => out.extend(text.iter().copied().filter(|&b| b != b'\r' && b != b'\n')),
+        // Values known at load time were checked there; never let a line break through.
+        Esc::Header => out.extend(text.iter().copied().filter(|&b| !is_control(b))),
         Esc::Path | Esc::Component => {
             for &b in text {
                 let keep = b.is_ascii_alphanumeric()
@@ -266,7 +377,7 @@ pub fn escape_into(out: &mut Vec<u8>, text: &[u8], esc: Esc) {
                 if keep {
                     out.push(b);
                 } else {
-                    out.extend_from_slice(&[b'%', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+                    push_percent(out, b);
                 }
             }
         }
@@ -367,6 +478,77 @@ pub fn body(b: &Body, names: &Names) -> Result<(Vec<Piece>, &'static str), Strin
 mod tests {
     use super::*;
 
+    fn bytes_of(pieces: &[Piece]) -> Vec<u8> {
+        let vu = VuState::new(1);
+        let mut out = Vec::new();
+        render_pieces(
+            pieces,
+            &mut out,
+            &mut RenderCx {
+                vu: &vu,
+                data: &[],
+                rng: &mut fastrand::Rng::with_seed(1),
+            },
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn env_values_are_escaped_like_variables_in_a_target() {
+        let value = "a b\"c?d&e=f\r\n";
+        let t = Template {
+            parts: vec![
+                Part::Lit("/p q/".into()),
+                Part::Env(value.into()),
+                Part::Lit("?x=1&y=".into()),
+                Part::Env(value.into()),
+            ],
+        };
+        let mut p = Pieces::default();
+        p.target(&t);
+        assert_eq!(
+            String::from_utf8(bytes_of(&p.finish())).unwrap(),
+            "/p%20q/a%20b%22c%3Fd&e=f%0D%0A?x=1&y=a%20b%22c%3Fd%26e%3Df%0D%0A"
+        );
+    }
+
+    #[test]
+    fn a_variable_holding_a_line_break_makes_a_header_invalid() {
+        let mut vu = VuState::new(1);
+        vu.set_var(
+            0,
+            crate::vu::Captured {
+                text: "ok\r\nX-Injected: 1".into(),
+                number: false,
+            },
+        );
+        let program = Program {
+            head: vec![
+                Piece::Lit(b"GET / HTTP/1.1\r\nX-V: ".to_vec().into_boxed_slice()),
+                Piece::Var(Var::Capture(0), Esc::Header),
+                Piece::Lit(b"\r\n".to_vec().into_boxed_slice()),
+            ],
+            body: None,
+            tail: b"\r\n",
+        };
+        let mut out = Vec::new();
+        let err = program
+            .render(
+                &mut out,
+                &mut RenderCx {
+                    vu: &vu,
+                    data: &[],
+                    rng: &mut fastrand::Rng::with_seed(1),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(err.byte, b'\r');
+        assert!(err
+            .describe()
+            .contains("captured variable holds a line break"));
+    }
+
     #[test]
     fn escapes_by_position() {
         let mut out = Vec::new();
@@ -376,8 +558,11 @@ mod tests {
         escape_into(&mut out, b"a b&c=d", Esc::Component);
         assert_eq!(out, b"a%20b%26c%3Dd");
         out.clear();
-        escape_into(&mut out, b"x\r\ny", Esc::Header);
+        escape_into(&mut out, b"x\r\ny\0", Esc::Header);
         assert_eq!(out, b"xy");
+        out.clear();
+        encode_target_text(&mut out, b"/a b/\"q\"?x=1&y=%20#\r\n\xc3\xa9");
+        assert_eq!(out, b"/a%20b/%22q%22?x=1&y=%20%23%0D%0A%C3%A9");
         out.clear();
         escape_into(&mut out, b"say \"hi\"\n", Esc::JsonString);
         assert_eq!(out, b"say \\\"hi\\\"\\n");

@@ -50,13 +50,13 @@ impl ResponseData {
 
     /// The value of the first header named `name` (case-insensitive), trimmed.
     pub fn header(&self, name: &str) -> Option<String> {
-        let mut headers = [httparse::EMPTY_HEADER; 64];
-        let mut resp = httparse::Response::new(&mut headers);
-        resp.parse(&self.head).ok()?;
-        resp.headers
-            .iter()
-            .find(|h| h.name.eq_ignore_ascii_case(name))
-            .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
+        crate::http::parse_head(&self.head, |resp, _| {
+            resp.headers
+                .iter()
+                .find(|h| h.name.eq_ignore_ascii_case(name))
+                .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
+        })
+        .ok()??
     }
 }
 

@@ -23,10 +23,13 @@ pub enum ErrorKind {
     /// Sent, but the run stopped (a signal, or the end of the grace period) before its
     /// response came: counted, never hidden, and kept out of the latency histograms.
     Interrupted,
+    /// The request rendered from templates was not valid HTTP (a variable put a line break
+    /// or another control character into a header value), so it was not sent.
+    InvalidRequest,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 15] = [
+    pub const ALL: [ErrorKind; 16] = [
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
@@ -42,6 +45,7 @@ impl ErrorKind {
         ErrorKind::Http5xx,
         ErrorKind::Io,
         ErrorKind::Interrupted,
+        ErrorKind::InvalidRequest,
     ];
 
     /// Number of kinds (the length of per-kind counter arrays).
@@ -68,6 +72,7 @@ impl ErrorKind {
             ErrorKind::Http5xx => "http_5xx",
             ErrorKind::Io => "io",
             ErrorKind::Interrupted => "interrupted",
+            ErrorKind::InvalidRequest => "invalid_request",
         }
     }
 
@@ -89,6 +94,7 @@ impl ErrorKind {
             ErrorKind::Http5xx => "the target answered 5xx: it failed or shed load",
             ErrorKind::Io => "another I/O error while talking to the target",
             ErrorKind::Interrupted => "the run was stopped while these requests were in flight: they were sent but their responses never came (not in any latency figure)",
+            ErrorKind::InvalidRequest => "a template variable (a captured value or data cell) put a line break or another control character into a header value, so the request was not sent: check what the capture or data set holds",
         }
     }
 

@@ -1,10 +1,14 @@
 //! Compiles every template of a scenario once at load time, so that an unknown variable or a
-//! capture used before it is set is reported with its `file:line:column`, never at run time.
+//! capture used before it is set is reported with its `file:line:column`, never at run time;
+//! and checks every header written (name a token, value one line within its size limit), so
+//! that nothing in a scenario or a `-H` flag can inject a header.
 
 use crate::error::ScenarioError;
+use crate::limits::{MAX_HEADER_NAME, MAX_HEADER_VALUE};
 use crate::model::{Body, DataSet, Defaults, Flow, Step};
-use crate::template::{compile, has_template, Names};
+use crate::template::{compile, has_template, is_control, Names, Part};
 use crate::validate::Ctx;
+use std::collections::HashSet;
 
 pub fn flows(
     flows: &[Flow],
@@ -18,9 +22,10 @@ pub fn flows(
         crate::model::collect_requests(&f.steps, &mut all);
     }
     let mut captures: Vec<String> = Vec::new();
+    let mut seen = HashSet::new();
     for r in &all {
         for c in &r.captures {
-            if !captures.contains(&c.name) {
+            if seen.insert(c.name.as_str()) {
                 captures.push(c.name.clone());
             }
         }
@@ -31,7 +36,7 @@ pub fn flows(
         available: None,
     };
     for (k, v) in &defaults.headers {
-        check(v, &names, &format!("defaults.headers.{k}"), ctx)?;
+        header(k, v, &names, &format!("defaults.headers.{k}"), ctx)?;
     }
     for (i, f) in flows.iter().enumerate() {
         let path = if shorthand {
@@ -40,17 +45,28 @@ pub fn flows(
             format!("flows[{i}].steps")
         };
         let mut available = Vec::new();
-        walk(&f.steps, &path, data, &captures, &mut available, ctx)?;
+        let mut available_set = HashSet::new();
+        walk(
+            &f.steps,
+            &path,
+            data,
+            &captures,
+            (&mut available, &mut available_set),
+            ctx,
+        )?;
     }
     Ok(())
 }
 
-fn walk(
-    steps: &[Step],
+/// Captures set so far in a flow: in order (for templates) and as a set (to add each once).
+type Available<'a, 'b> = (&'a mut Vec<String>, &'a mut HashSet<&'b str>);
+
+fn walk<'b>(
+    steps: &'b [Step],
     path: &str,
     data: &[DataSet],
     captures: &[String],
-    available: &mut Vec<String>,
+    (available, available_set): Available<'_, 'b>,
     ctx: &Ctx,
 ) -> Result<(), ScenarioError> {
     for (i, step) in steps.iter().enumerate() {
@@ -62,7 +78,7 @@ fn walk(
                 &format!("{field}.loop.steps"),
                 data,
                 captures,
-                available,
+                (available, available_set),
                 ctx,
             )?,
             Step::Once(steps) => walk(
@@ -70,7 +86,7 @@ fn walk(
                 &format!("{field}.once"),
                 data,
                 captures,
-                available,
+                (available, available_set),
                 ctx,
             )?,
             Step::Request(r) => {
@@ -91,7 +107,7 @@ fn walk(
                 }
                 check(&r.url, &names, &url_field, ctx)?;
                 for (k, v) in &r.headers {
-                    check(v, &names, &format!("{field}.headers.{k}"), ctx)?;
+                    header(k, v, &names, &format!("{field}.headers.{k}"), ctx)?;
                 }
                 for (k, v) in &r.query {
                     check(v, &names, &format!("{field}.query.{k}"), ctx)?;
@@ -107,7 +123,7 @@ fn walk(
                     None => {}
                 }
                 for c in &r.captures {
-                    if !available.contains(&c.name) {
+                    if available_set.insert(c.name.as_str()) {
                         available.push(c.name.clone());
                     }
                 }
@@ -136,11 +152,83 @@ fn json(v: &serde_json::Value, names: &Names, field: &str, ctx: &Ctx) -> Result<
     }
 }
 
-fn check(text: &str, names: &Names, field: &str, ctx: &Ctx) -> Result<(), ScenarioError> {
-    if !has_template(text) {
-        return Ok(());
+/// A header as written: its name a token, its value one line (templates' literal and
+/// `env.NAME` parts included: their text is known now) within the size limits.
+fn header(
+    name: &str,
+    value: &str,
+    names: &Names,
+    field: &str,
+    ctx: &Ctx,
+) -> Result<(), ScenarioError> {
+    if name.is_empty() || name.len() > MAX_HEADER_NAME || !name.bytes().all(is_token_byte) {
+        let shown: String = name.chars().take(80).collect();
+        return Err(ctx
+            .err(
+                field,
+                format!("`{}` is not a valid header name", shown.escape_debug()),
+            )
+            .with_hint(
+                "a header name is letters, digits and !#$%&'*+-.^_`|~ (no spaces or colons)",
+            ));
     }
-    compile(text, names).map(|_| ()).map_err(|m| {
+    if value.len() > MAX_HEADER_VALUE {
+        return Err(ctx.err(
+            field,
+            format!(
+                "the value is {} bytes, above the limit of {MAX_HEADER_VALUE} bytes for a header",
+                value.len()
+            ),
+        ));
+    }
+    let template = template(value, names, field, ctx)?;
+    let literal = [Part::Lit(value.to_string())];
+    let parts = match &template {
+        Some(t) => t.parts.as_slice(),
+        None => &literal,
+    };
+    for part in parts {
+        let (text, from_env) = match part {
+            Part::Lit(t) => (t, false),
+            Part::Env(t) => (t, true),
+            Part::Var(_) => continue,
+        };
+        if let Some(bad) = text.bytes().find(|&b| is_control(b)) {
+            let what = match bad {
+                b'\r' | b'\n' => "a line break (CR or LF)".to_string(),
+                other => format!("the control character {other:#04x}"),
+            };
+            let message = if from_env {
+                format!("an environment variable used in this header holds {what}: it would inject a header")
+            } else {
+                format!("the header value holds {what}: a header value is one line")
+            };
+            return Err(ctx.err(field, message));
+        }
+    }
+    Ok(())
+}
+
+/// RFC 9110 `tchar`.
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+fn check(text: &str, names: &Names, field: &str, ctx: &Ctx) -> Result<(), ScenarioError> {
+    template(text, names, field, ctx).map(|_| ())
+}
+
+/// The compiled template, or `None` for text without `{{`.
+fn template(
+    text: &str,
+    names: &Names,
+    field: &str,
+    ctx: &Ctx,
+) -> Result<Option<crate::template::Template>, ScenarioError> {
+    if !has_template(text) {
+        return Ok(None);
+    }
+    compile(text, names).map(Some).map_err(|m| {
         let (message, hint) = match m.split_once(", did you mean ") {
             Some((msg, s)) => (msg.to_string(), Some(format!("did you mean {s}"))),
             None => (m, None),

@@ -8,19 +8,27 @@
 //! deserialization with line/column errors; `yaml-rust2` for an event stream with positions so
 //! that checks made after deserialization can still name the line; `strsim` for "did you
 //! mean" suggestions; `url` to validate targets; `regex` for regex captures and monitor
-//! patterns (checked here, compiled again by the engine and the monitor). JSONPath and CSV are small subsets written in this crate
-//! (see `jsonpath` and `data` for why).
+//! patterns (checked here, compiled again by the engine and the monitor); `base64` and
+//! `percent-encoding` for credentials written in URLs (see `credentials`); `sha2` for the
+//! plan fingerprint (see `describe`). JSONPath and CSV are small subsets written in this
+//! crate (see `jsonpath` and `data` for why).
+//!
+//! Every bound on what a file or a flag may ask for lives in [`limits`] and is checked when
+//! the scenario is loaded, for files and flags alike (`validate::resolved`).
 
 mod check_templates;
+pub mod credentials;
 mod data;
 mod describe;
 mod error;
 pub mod jsonpath;
+pub mod limits;
 mod locate;
 mod model;
 pub mod monitor;
 mod parse;
 pub mod plan;
+mod prescan;
 mod raw;
 pub mod study;
 mod suggest;
@@ -29,6 +37,7 @@ pub mod threshold;
 pub mod units;
 mod validate;
 
+pub use credentials::Credentials;
 pub use data::parse_csv;
 pub use describe::redact_url;
 pub use error::{ErrorLocation, ScenarioError};
@@ -41,4 +50,4 @@ pub use monitor::{parse_monitor_flag, parse_monitor_section, MonitorConfig, Moni
 pub use parse::UrlTest;
 pub use plan::Plan;
 pub use threshold::Threshold;
-pub use validate::{check_target, parse_addresses};
+pub use validate::{check_target, check_target_credentials, parse_addresses};

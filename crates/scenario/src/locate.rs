@@ -116,6 +116,11 @@ impl PathIndex {
         }
     }
 
+    /// True when `path` itself was written in the file.
+    pub fn has(&self, path: &str) -> bool {
+        self.positions.contains_key(path)
+    }
+
     /// Line and column (1-based) of `path`, or of its nearest ancestor that has one.
     pub fn find(&self, path: &str) -> Option<(usize, usize)> {
         let mut p = path;

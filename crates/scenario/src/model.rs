@@ -1,5 +1,6 @@
 //! The resolved scenario: what the engine runs, after parsing, defaults and validation.
 
+use crate::credentials::Credentials;
 use crate::threshold::Threshold;
 use std::net::IpAddr;
 use std::time::Duration;
@@ -13,7 +14,8 @@ pub struct Scenario {
     pub name: String,
     /// The file it came from, for messages; `None` when built from flags.
     pub source: Option<String>,
-    /// Base URL that relative step paths are joined to.
+    /// Base URL that relative step paths are joined to; a password in it is redacted
+    /// (`admin:***@`): the credentials live in the steps (see [`Scenario::set_target`]).
     pub target: Option<String>,
     pub defaults: Defaults,
     pub load: Load,
@@ -177,6 +179,9 @@ pub struct RequestStep {
     pub tags: Vec<(String, String)>,
     pub captures: Vec<Capture>,
     pub checks: Vec<Check>,
+    /// Credentials from the URL (or, for a path, from the target), sent as HTTP Basic
+    /// authentication to their origin only, unless the step sets `Authorization` itself.
+    pub auth: Option<Credentials>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -315,6 +320,21 @@ pub struct BurstLoad {
 }
 
 impl Scenario {
+    /// Sets the base URL (`--target`): checked, its password redacted, and its credentials (or
+    /// none) given to every step written as a path.
+    pub fn set_target(&mut self, text: &str) -> Result<(), String> {
+        let (target, auth) = crate::validate::check_target_credentials(text)?;
+        self.target = Some(target);
+        for flow in &mut self.flows {
+            for_each_request_mut(&mut flow.steps, &mut |r| {
+                if r.url.starts_with('/') {
+                    r.auth = auth.clone();
+                }
+            });
+        }
+        Ok(())
+    }
+
     /// Every request step of every flow, in order (inside loops and `once` blocks too).
     pub fn request_steps(&self) -> impl Iterator<Item = &RequestStep> {
         let mut out = Vec::new();
@@ -326,15 +346,27 @@ impl Scenario {
 
     /// Every capture name, in order of first appearance: index `i` is `Var::Capture(i)`.
     pub fn capture_names(&self) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
         let mut names: Vec<String> = Vec::new();
         for r in self.request_steps() {
             for c in &r.captures {
-                if !names.contains(&c.name) {
+                if seen.insert(c.name.as_str()) {
                     names.push(c.name.clone());
                 }
             }
         }
         names
+    }
+}
+
+/// Calls `f` on every request step of a step list, depth first.
+pub(crate) fn for_each_request_mut(steps: &mut [Step], f: &mut impl FnMut(&mut RequestStep)) {
+    for s in steps {
+        match s {
+            Step::Request(r) => f(r),
+            Step::Think(_) => {}
+            Step::Loop { steps, .. } | Step::Once(steps) => for_each_request_mut(steps, f),
+        }
     }
 }
 

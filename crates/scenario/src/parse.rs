@@ -30,12 +30,10 @@ impl Scenario {
 
     /// Parses YAML source; `file` names it in errors.
     pub fn parse(src: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        let src = crate::prescan::prescan(src, file)?;
         let raw: RawScenario = serde_yaml_ng::from_str(src).map_err(|e| serde_error(&e, file))?;
         let index = PathIndex::build(src);
-        let ctx = Ctx {
-            file,
-            index: &index,
-        };
+        let ctx = Ctx::file(file, &index);
         let stem = Path::new(file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -116,9 +114,11 @@ pub struct UrlTest {
 }
 
 impl UrlTest {
+    /// The scenario these flags describe, checked by the same rules as a scenario file
+    /// (`validate::resolved`); errors name the flag.
     pub fn into_scenario(self) -> Result<Scenario, ScenarioError> {
-        let target =
-            validate::check_target(&self.url).map_err(|m| ScenarioError::flag("--url", m, None))?;
+        let (target, auth) = validate::check_target_credentials(&self.url)
+            .map_err(|m| ScenarioError::flag("--url", m, None))?;
         let method = match &self.method {
             None => Method::Get,
             Some(m) => Method::parse(m).ok_or_else(|| {
@@ -134,7 +134,7 @@ impl UrlTest {
             let (k, v) = h.split_once(':').ok_or_else(|| {
                 ScenarioError::flag(
                     "--header",
-                    format!("`{h}` is not `Name: value`"),
+                    format!("`{}` is not `Name: value`", h.escape_debug()),
                     Some("e.g. --header 'Authorization: Bearer abc'".into()),
                 )
             })?;
@@ -199,7 +199,22 @@ impl UrlTest {
                 }
                 let duration = match (duration, self.requests) {
                     (Some(d), _) => d,
-                    (None, Some(n)) => std::time::Duration::from_secs_f64(n as f64 / rate),
+                    (None, Some(0)) => {
+                        return Err(ScenarioError::flag(
+                            "--requests",
+                            "must be at least 1",
+                            None,
+                        ))
+                    }
+                    (None, Some(n)) => {
+                        crate::limits::duration_from_secs(n as f64 / rate).map_err(|m| {
+                            ScenarioError::flag(
+                                "--requests",
+                                format!("{n} requests at {rate}/s: {m}"),
+                                Some("give --duration as well, or raise --rate".into()),
+                            )
+                        })?
+                    }
                     (None, None) => unreachable!("checked above"),
                 };
                 Load::Open(OpenLoad {
@@ -219,14 +234,17 @@ impl UrlTest {
         let path_start = target
             .find("://")
             .map(|i| i + 3)
-            .and_then(|i| target[i..].find('/').map(|j| i + j));
+            .and_then(|i| target[i..].find(['/', '?']).map(|j| i + j));
         let (base, path) = match path_start {
+            Some(i) if target[i..].starts_with('?') => {
+                (target[..i].to_string(), format!("/{}", &target[i..]))
+            }
             Some(i) => (target[..i].to_string(), target[i..].to_string()),
             None => (target.clone(), "/".to_string()),
         };
         let body = self.body.map(Body::Text);
-        Ok(Scenario {
-            name: format!("{} {}", method.as_str(), self.url),
+        let scenario = Scenario {
+            name: format!("{} {}", method.as_str(), target),
             source: None,
             target: Some(base),
             defaults: Defaults {
@@ -251,6 +269,7 @@ impl UrlTest {
                     tags: Vec::new(),
                     captures: Vec::new(),
                     checks: Vec::new(),
+                    auth,
                 }))],
             }],
             connections: ConnectionPolicy::PerVu,
@@ -258,6 +277,8 @@ impl UrlTest {
             insecure: false,
             data: Vec::new(),
             monitor: crate::monitor::MonitorConfig::default(),
-        })
+        };
+        validate::resolved(&scenario, true, &Ctx::flags())?;
+        Ok(scenario)
     }
 }

@@ -187,6 +187,26 @@ impl OpenLoad {
         }
     }
 
+    /// The number of evenly spaced arrivals the plan holds: the `n` for which [`time_of`]
+    /// answers, capped by `max_arrivals`.
+    ///
+    /// [`time_of`]: OpenLoad::time_of
+    pub fn arrival_count(&self) -> u64 {
+        let total: f64 = self.stages.iter().map(RateStage::count).sum();
+        let mut n = total.max(0.0).ceil().min(u64::MAX as f64) as u64;
+        // The float sum may sit a hair off an integer: settle it on what time_of says.
+        while n > 0 && self.time_of((n - 1) as f64).is_none() {
+            n -= 1;
+        }
+        while self.time_of(n as f64).is_some() {
+            n += 1;
+        }
+        match self.max_arrivals {
+            Some(max) => n.min(max),
+            None => n,
+        }
+    }
+
     /// The time at which the cumulative arrival count reaches `count`: Λ⁻¹(count).
     /// `None` if the plan ends first.
     pub fn time_of(&self, count: f64) -> Option<Duration> {
@@ -286,6 +306,32 @@ pub struct ArrivalTimes<'a> {
     next: u64,
     poisson_position: f64,
     rng: fastrand::Rng,
+}
+
+impl ArrivalTimes<'_> {
+    /// How many arrivals the iterator has still to give, computed rather than counted one by
+    /// one (a run that falls behind 10⁹ arrivals must not spend seconds counting them). For
+    /// Poisson arrivals it is the expected number, rounded.
+    pub fn remaining(&self) -> u64 {
+        let count = u64::from(self.segment.count);
+        let left_of = |total: u64| {
+            if self.next >= total {
+                0
+            } else {
+                (total - self.next - 1) / count + 1
+            }
+        };
+        if self.load.poisson {
+            let total: f64 = self.load.stages.iter().map(RateStage::count).sum();
+            let expected = ((total - self.poisson_position).max(0.0) / count as f64).round() as u64;
+            match self.load.max_arrivals {
+                Some(max) => expected.min(left_of(max)),
+                None => expected,
+            }
+        } else {
+            left_of(self.load.arrival_count())
+        }
+    }
 }
 
 impl Iterator for ArrivalTimes<'_> {
@@ -480,6 +526,38 @@ mod tests {
             .map(|i| plan.arrivals(Segment { index: i, count: 4 }, 1).count())
             .sum();
         assert_eq!(total, 10);
+    }
+
+    #[test]
+    fn remaining_arrivals_are_computed_not_counted() {
+        let mut plan = open(&[(1.0, 100.0, None), (2.0, 100.0, Some(300.0))]);
+        for max in [None, Some(250)] {
+            plan.max_arrivals = max;
+            for count in [1u32, 3, 4] {
+                for index in 0..count {
+                    let segment = Segment { index, count };
+                    let mut it = plan.arrivals(segment, 1);
+                    for taken in 0..200 {
+                        let left = it.remaining();
+                        let rest = plan.arrivals(segment, 1).skip(taken).count() as u64;
+                        assert_eq!(left, rest, "max {max:?} segment {segment:?} after {taken}");
+                        if it.next().is_none() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        // 10¹² arrivals left: answered at once.
+        let huge = open(&[(10_000.0, 1e8, None)]);
+        assert_eq!(
+            huge.arrivals(Segment::WHOLE, 1).remaining(),
+            1_000_000_000_000
+        );
+        let mut poisson = open(&[(100.0, 50.0, None)]);
+        poisson.poisson = true;
+        let it = poisson.arrivals(Segment { index: 0, count: 2 }, 3);
+        assert_eq!(it.remaining(), 2500);
     }
 
     #[test]

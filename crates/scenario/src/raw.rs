@@ -22,7 +22,7 @@ pub struct RawScenario {
     pub flows: Vec<RawFlow>,
     /// Shorthand for a single flow.
     #[serde(default)]
-    pub steps: Vec<RawStep>,
+    pub steps: Steps,
     pub connections: Option<ConnectionPolicy>,
     /// Data sets (`users: {csv: users.csv, pick: sequential}`), by name.
     #[serde(default)]
@@ -156,8 +156,12 @@ pub struct RawFlow {
     pub name: Option<String>,
     pub weight: Option<u32>,
     #[serde(default)]
-    pub steps: Vec<RawStep>,
+    pub steps: Steps,
 }
+
+/// Steps as written. Boxed: a step has many optional keys, and serde grows vectors ahead of
+/// need, so a file of 40,000 one-step flows would otherwise hold ~100 MB of empty slots.
+pub type Steps = Vec<Box<RawStep>>;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -189,7 +193,7 @@ pub struct RawStep {
     pub check: Option<RawCheck>,
     #[serde(rename = "loop")]
     pub loop_: Option<RawLoop>,
-    pub once: Option<Vec<RawStep>>,
+    pub once: Option<Steps>,
 }
 
 /// A YAML scalar written where text is expected (`page: 2`, `debug: true`).
@@ -218,7 +222,7 @@ impl Scalar {
 pub struct RawLoop {
     pub count: u64,
     #[serde(default)]
-    pub steps: Vec<RawStep>,
+    pub steps: Steps,
 }
 
 /// `"$.token"`, `{header: X}` or `{regex: "...", group: 1}`.

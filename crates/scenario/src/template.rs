@@ -40,7 +40,11 @@ impl Var {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Part {
+    /// Text written in the scenario.
     Lit(String),
+    /// The value of `{{ env.NAME }}`, read at load time: known text, but escaped like a
+    /// variable where it lands (a path, a query value, a header, a JSON string).
+    Env(String),
     Var(Var),
 }
 
@@ -51,12 +55,12 @@ pub struct Template {
 }
 
 impl Template {
-    /// The text, when it has no variables.
+    /// The text, when it has no variables (environment values included as read).
     pub fn literal(&self) -> Option<String> {
         let mut out = String::new();
         for p in &self.parts {
             match p {
-                Part::Lit(s) => out.push_str(s),
+                Part::Lit(s) | Part::Env(s) => out.push_str(s),
                 Part::Var(_) => return None,
             }
         }
@@ -70,6 +74,12 @@ impl Template {
             _ => None,
         }
     }
+}
+
+/// A byte no header value may hold: every control character but tab (CR and LF would start
+/// a new header). Literal values are checked at load time, variables when a request is built.
+pub fn is_control(b: u8) -> bool {
+    (b < 0x20 && b != b'\t') || b == 0x7f
 }
 
 /// True if the text contains a template opening.
@@ -126,15 +136,10 @@ pub fn compile(text: &str, names: &Names) -> Result<Template, String> {
             .ok_or_else(|| format!("unclosed `{{{{` in `{text}`: close it with `}}}}`"))?;
         let expr = after[..close].trim();
         let part = expression(expr, names)?;
-        match part {
-            Part::Lit(s) => lit.push_str(&s),
-            Part::Var(v) => {
-                if !lit.is_empty() {
-                    parts.push(Part::Lit(std::mem::take(&mut lit)));
-                }
-                parts.push(Part::Var(v));
-            }
+        if !lit.is_empty() {
+            parts.push(Part::Lit(std::mem::take(&mut lit)));
         }
+        parts.push(part);
         rest = &after[close + 2..];
     }
     lit.push_str(rest);
@@ -210,7 +215,7 @@ fn expression(expr: &str, names: &Names) -> Result<Part, String> {
         }));
     }
     if let Some(var) = expr.strip_prefix("env.") {
-        return std::env::var(var).map(Part::Lit).map_err(|_| {
+        return std::env::var(var).map(Part::Env).map_err(|_| {
             format!("environment variable `{var}` is not set (used as `{{{{ env.{var} }}}}`)")
         });
     }

@@ -127,6 +127,12 @@ impl Threshold {
             .ok_or_else(|| format!("`{expr}` has no comparison (<, <=, >, >=): {EXAMPLES}"))?;
         let metric = parse_metric(metric_text.trim())?;
         let value = parse_value(metric.quantity, value_text.trim())?;
+        if !value.is_finite() {
+            return Err(format!(
+                "`{}` is not a finite number: {EXAMPLES}",
+                value_text.trim()
+            ));
+        }
         Ok(Threshold {
             expr: expr.trim().to_string(),
             metric,
@@ -212,6 +218,9 @@ fn parse_stat(text: &str) -> Option<Stat> {
         "p999" => Stat::Percentile(99.9),
         _ => {
             let digits = text.strip_prefix('p')?;
+            if !digits.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+                return None;
+            }
             let p: f64 = if digits.len() > 2 && !digits.contains('.') {
                 // p999 -> 99.9, p9999 -> 99.99
                 format!("{}.{}", &digits[..2], &digits[2..]).parse().ok()?
@@ -364,6 +373,11 @@ mod tests {
             ("latency.p95 < fast", "invalid duration"),
             ("http.errors < lots", "invalid error rate"),
             ("step..latency.p95 < 1s", "empty step/group name"),
+            ("latency.p95 < inf", "not a finite number"),
+            ("latency.p\u{fffd}99 < 1s", "unknown metric"),
+            ("latency.p-5 < 1s", "unknown metric"),
+            ("http.errors < NaN%", "not a finite number"),
+            ("requests > 1e999", "not a finite number"),
         ] {
             let err = Threshold::parse(text).unwrap_err();
             assert!(err.contains(needle), "{text}: {err}");

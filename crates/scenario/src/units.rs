@@ -1,5 +1,6 @@
 //! Durations (`500ms`, `1m30s`) and rates (`200/s`, `12000/m`) as people write them.
 
+use crate::limits::{duration_from_secs, too_long, MAX_DURATION};
 use serde::de::{self, Deserializer, Visitor};
 use std::fmt;
 use std::time::Duration;
@@ -39,8 +40,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         rest = &rest[unit_len..];
         total += value * seconds_per_unit;
     }
-    if !total.is_finite() || total > 1e9 {
+    if !total.is_finite() {
         return Err(bad_duration(text));
+    }
+    if total > MAX_DURATION.as_secs_f64() {
+        return Err(too_long(s));
     }
     Ok(Duration::from_secs_f64(total))
 }
@@ -130,19 +134,17 @@ impl Visitor<'_> for DurationVisitor {
         parse_duration(v).map_err(E::custom)
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Duration, E> {
+        if v > MAX_DURATION.as_secs() {
+            return Err(E::custom(too_long(&format!("{v} seconds"))));
+        }
         Ok(Duration::from_secs(v))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Duration, E> {
-        u64::try_from(v)
-            .map(Duration::from_secs)
-            .map_err(|_| E::custom("a duration cannot be negative"))
+        let v = u64::try_from(v).map_err(|_| E::custom("a duration cannot be negative"))?;
+        self.visit_u64(v)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Duration, E> {
-        if v.is_finite() && v >= 0.0 {
-            Ok(Duration::from_secs_f64(v))
-        } else {
-            Err(E::custom("a duration must be a positive number of seconds"))
-        }
+        duration_from_secs(v).map_err(E::custom)
     }
 }
 
@@ -196,9 +198,15 @@ mod tests {
             let d = parse_duration(text).unwrap();
             assert!((d.as_secs_f64() - secs).abs() < 1e-9, "{text}");
         }
-        for bad in ["", "10", "10x", "s", "1m30", "-1s", "1.2.3s"] {
+        for bad in [
+            "", "10", "10x", "s", "1m30", "-1s", "1.2.3s", "721h", "1e20s",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad} should fail");
         }
+        assert!(parse_duration("99999999999999999999h")
+            .unwrap_err()
+            .contains("limit of 720h"));
+        assert_eq!(parse_duration("720h").unwrap(), MAX_DURATION);
     }
 
     #[test]

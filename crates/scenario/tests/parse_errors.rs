@@ -114,7 +114,7 @@ fn scenario_language_errors_table() {
         (format!("{LOAD}steps:\n  - get: /a\n    check: {{ statuz: 200 }}\n"),
          "unknown field `statuz`\n  hint: did you mean `status`?"),
         (format!("{LOAD}steps:\n  - loop: {{ count: 0, steps: [ {{ get: /a }} ] }}\n"),
-         "bad.yaml:3:20: steps[0].loop.count: must be at least 1"),
+         "bad.yaml:3:20: steps[0].loop.count: must be between 1 and 1000000000"),
         (format!("{LOAD}steps:\n  - get: /a\n    loop: {{ count: 2, steps: [ {{ get: /b }} ] }}\n"),
          "bad.yaml:3:5: steps[0]: a `loop` step cannot also send a request, think or hold `once`"),
         (format!("{LOAD}steps:\n  - once: []\n  - get: /a\n"),

@@ -32,6 +32,7 @@ pub async fn run<T: Transport>(
             a.set(a.get() - 1);
             f.notify_one();
         });
+        tokio::task::coop::consume_budget().await;
     }
     wait_all(&active, &finished).await;
 }

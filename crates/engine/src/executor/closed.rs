@@ -131,6 +131,10 @@ async fn vu<T: Transport>(
             break;
         }
         done += 1;
+        // An iteration can complete without ever waiting (a request that fails before any
+        // I/O, say a source address that cannot be bound): without a yield point this VU would
+        // spin and starve the worker's timers, its ticker and cancellation.
+        tokio::task::coop::consume_budget().await;
     }
     if is_active {
         active.set(active.get() - 1);

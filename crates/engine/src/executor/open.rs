@@ -20,6 +20,10 @@ use tokio::time::Duration;
 /// arrivals (further apart than this) are woken for exactly.
 const BATCH_LAG_BUDGET: Duration = Duration::from_micros(500);
 
+/// An arrival the generator reaches this long after the end of the run is `dropped`: it could
+/// not start within the run. (Shorter than any request; longer than a batched wake-up.)
+const LATE_START_TOLERANCE: Duration = Duration::from_millis(10);
+
 pub async fn run<T: Transport>(
     worker: Rc<Worker<T>>,
     load: OpenLoad,
@@ -29,17 +33,17 @@ pub async fn run<T: Transport>(
 ) {
     let limit = segment.share(u64::from(load.max_in_flight)).max(1);
     let freed = Rc::new(Notify::new());
-    let mut arrivals = load.arrivals(segment, seed).peekable();
+    let mut arrivals = load.arrivals(segment, seed);
+    let mut upcoming = arrivals.next();
     let mut started = 0u64;
-    while let Some(offset) = arrivals.next() {
+    while let Some(offset) = upcoming {
+        upcoming = arrivals.next();
         let intended = worker.start + offset;
         if intended >= worker.end || worker.stopping.get() {
             break;
         }
         if now() < intended {
-            let dense = arrivals
-                .peek()
-                .is_some_and(|next| *next <= offset + BATCH_LAG_BUDGET);
+            let dense = upcoming.is_some_and(|next| next <= offset + BATCH_LAG_BUDGET);
             let wake = if dense {
                 intended + BATCH_LAG_BUDGET
             } else {
@@ -51,9 +55,11 @@ pub async fn run<T: Transport>(
             .recorder
             .borrow_mut()
             .record_scheduler_lag(micros(now().saturating_duration_since(intended)));
-        if active.get() >= limit {
+        // A generator that fell behind does not go on starting overdue arrivals after the end.
+        let mut cannot_start = now() >= worker.end + LATE_START_TOLERANCE;
+        if !cannot_start && active.get() >= limit {
             worker.recorder.borrow_mut().delayed_by_max_in_flight();
-            let gave_up = loop {
+            cannot_start = loop {
                 if active.get() < limit {
                     break false;
                 }
@@ -61,15 +67,14 @@ pub async fn run<T: Transport>(
                     _ = freed.notified() => {}
                     _ = tokio::time::sleep_until(worker.end) => break true,
                 }
-            };
-            if gave_up || worker.stopping.get() {
-                // This arrival and every later one planned before the end could not start.
-                let rest = arrivals
-                    .take_while(|t| worker.start + *t < worker.end)
-                    .count() as u64;
-                worker.recorder.borrow_mut().iterations_dropped(1 + rest);
-                break;
-            }
+            } || worker.stopping.get();
+        }
+        if cannot_start {
+            // This arrival and every later one could not start within the run: the plan
+            // knows how many there are, so they are counted at once, never one by one.
+            let rest = upcoming.map_or(0, |_| 1 + arrivals.remaining());
+            worker.recorder.borrow_mut().iterations_dropped(1 + rest);
+            break;
         }
         active.set(active.get() + 1);
         // Each arrival is a new user: its own VU number, first iteration, nothing captured.
@@ -85,6 +90,9 @@ pub async fn run<T: Transport>(
             a.set(a.get() - 1);
             f.notify_one();
         });
+        // Starting overdue arrivals never waits: give the started ones (and the ticker, and
+        // cancellation) their turn now and then.
+        tokio::task::coop::consume_budget().await;
     }
     if now() < worker.end && !worker.stopping.get() {
         tokio::time::sleep_until(worker.end).await;

@@ -77,14 +77,25 @@ fn scenario() -> PreparedScenario {
 }
 
 async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Totals, u64) {
-    let prepared = scenario();
     let connects = Rc::new(Cell::new(0));
+    let transport = FakeTransport {
+        service,
+        connects: connects.clone(),
+    };
+    let recorder = run_with(transport, load, duration, Cancel::new()).await;
+    (recorder, connects.get())
+}
+
+async fn run_with<T: Transport>(
+    transport: T,
+    load: Load,
+    duration: Duration,
+    cancel: Cancel,
+) -> Totals {
+    let prepared = scenario();
     let start = Instant::now();
     let worker = Rc::new(Worker {
-        transport: FakeTransport {
-            service,
-            connects: connects.clone(),
-        },
+        transport,
         picker: RefCell::new(FlowPicker::new(&prepared.flows)),
         scenario: Rc::new(prepared),
         recorder: RefCell::new(Recorder::new(1)),
@@ -104,9 +115,138 @@ async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Totals,
         clock: IntervalClock::new(Duration::ZERO),
     };
     tokio::task::LocalSet::new()
-        .run_until(run_worker(worker.clone(), plan, tx, Cancel::new()))
+        .run_until(run_worker(worker.clone(), plan, tx, cancel))
         .await;
-    (totals(&rx), connects.get())
+    totals(&rx)
+}
+
+/// Fails every connection at once, without awaiting anything (like a source address that
+/// cannot be bound): the case that made closed-model VUs spin forever.
+struct FailsAtOnce;
+
+impl Transport for FailsAtOnce {
+    type Conn = ();
+
+    async fn connect(&self, _origin: u16) -> Result<(), Failure> {
+        Err(Failure::new(
+            loadlab_metrics::ErrorKind::Io,
+            "bind: cannot assign requested address",
+        ))
+    }
+
+    async fn send(
+        &self,
+        _conn: &mut (),
+        _req: &PreparedRequest,
+        _bytes: &[u8],
+        _keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
+        unreachable!("never connected")
+    }
+}
+
+/// Runs `test` on its own thread with a real-time runtime (a spinning VU stops paused time
+/// as well, which would hide the bug); fails, instead of hanging the suite, when it does not
+/// finish within `limit`.
+fn finishes_within<F>(limit: std::time::Duration, test: impl FnOnce() -> F + Send + 'static)
+where
+    F: std::future::Future<Output = ()>,
+{
+    let (done_tx, done_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        runtime.block_on(test());
+        let _ = done_tx.send(());
+    });
+    done_rx
+        .recv_timeout(limit)
+        .expect("the run did not finish: a VU spins without yielding");
+}
+
+#[test]
+fn closed_vus_whose_requests_fail_without_waiting_stop_at_the_end() {
+    finishes_within(std::time::Duration::from_secs(20), || async {
+        let started = Instant::now();
+        let recorder = run_with(
+            FailsAtOnce,
+            closed(2, &[(1, 2)]),
+            Duration::from_millis(300),
+            Cancel::new(),
+        )
+        .await;
+        let took = Instant::now() - started;
+        assert!(took < Duration::from_secs(1), "took {took:?}");
+        let step = &recorder.steps[0];
+        assert!(step.requests > 0);
+        assert_eq!(step.failed, step.requests);
+    });
+}
+
+#[test]
+fn closed_vus_whose_requests_fail_without_waiting_stop_on_cancel() {
+    finishes_within(std::time::Duration::from_secs(20), || async {
+        let cancel = Cancel::new();
+        let started = Instant::now();
+        let canceller = {
+            let cancel = cancel.clone();
+            async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                cancel.cancel();
+            }
+        };
+        let run = run_with(
+            FailsAtOnce,
+            closed(2, &[(3600, 2)]),
+            Duration::from_secs(3600),
+            cancel,
+        );
+        let (_, recorder) = tokio::join!(canceller, run);
+        let stopped_after = Instant::now() - started;
+        assert!(
+            stopped_after < Duration::from_secs(1),
+            "stopped {stopped_after:?} after start, cancelled at 100 ms"
+        );
+        assert!(recorder.steps[0].requests > 0);
+    });
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_model_counts_arrivals_that_cannot_start_at_once() {
+    // 10⁸ arrivals planned, 10 ever in flight, each taking longer than the run: all but the
+    // first 10 are dropped — counted from the plan, not one by one.
+    let wall = std::time::Instant::now();
+    let (recorder, _) = run_fake(
+        open(1e8, 1, 10),
+        Duration::from_secs(5),
+        Duration::from_secs(1),
+    )
+    .await;
+    assert_eq!(recorder.iterations_dropped, 100_000_000 - 10);
+    assert!(
+        wall.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        wall.elapsed()
+    );
+}
+
+/// Closed model starting at `start` VUs, with stages of (seconds, VUs).
+fn closed(start: u32, stages: &[(u64, u32)]) -> Load {
+    Load::Closed(ClosedLoad {
+        start_vus: start,
+        stages: stages
+            .iter()
+            .map(|&(secs, vus)| VuStage {
+                duration: Duration::from_secs(secs),
+                vus,
+            })
+            .collect(),
+        iterations_per_vu: None,
+        shared_iterations: None,
+        max_duration: Duration::from_secs(600),
+    })
 }
 
 fn open(rate: f64, secs: u64, max_in_flight: u32) -> Load {

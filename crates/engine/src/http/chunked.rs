@@ -21,6 +21,12 @@ pub struct ChunkedSkipper {
     pub body_bytes: u64,
 }
 
+impl Default for ChunkedSkipper {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl ChunkedSkipper {
     pub fn new() -> Self {
         Self {
@@ -37,7 +43,6 @@ impl ChunkedSkipper {
     }
 
     /// Consumes bytes; returns how many were used (the rest belong to the next response).
-    #[cfg(test)]
     pub fn feed(&mut self, data: &[u8]) -> Result<usize, &'static str> {
         self.feed_into(data, None)
     }

@@ -1,17 +1,25 @@
 //! One keep-alive HTTP/1.1 connection: write a pre-built request, parse the head, skip the body.
+//!
+//! Whatever the server sends, memory stays bounded (a head of at most 64 KiB, bodies streamed
+//! through the buffer and capped by `max_body`) and so does time (the caller's timeout); a
+//! head that arrives a byte at a time is parsed O(log n) times, not once per byte.
 
 use super::chunked::ChunkedSkipper;
 use super::classify::classify_io;
+use super::head::{parse_head, HeadGate};
 use super::stream::Stream;
 use crate::transport::{Failure, Response, ResponseData};
 use loadlab_metrics::ErrorKind;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 const INITIAL_BUFFER: usize = 4096;
-const MAX_HEAD: usize = 64 * 1024;
+pub const MAX_HEAD: usize = 64 * 1024;
+/// Interim (1xx) responses accepted before the final one.
+const MAX_INTERIM: usize = 32;
 
-pub struct HttpConn {
-    stream: Stream,
+/// A connection over any byte stream: TCP or TLS in a run, an in-memory script in tests.
+pub struct HttpConn<S = Stream> {
+    stream: S,
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -26,8 +34,8 @@ enum Framing {
     UntilClose,
 }
 
-impl HttpConn {
-    pub fn new(stream: Stream) -> Self {
+impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
+    pub fn new(stream: S) -> Self {
         Self {
             stream,
             buf: Vec::new(),
@@ -79,30 +87,41 @@ impl HttpConn {
             return Err(self.io_failure(&e, false));
         }
         let mut got_bytes = self.start != self.end;
+        let mut interim = 0;
+        let mut gate = HeadGate::default();
         loop {
             // Parse the head from what is buffered; read more while it is partial.
-            let parsed = {
-                let mut headers = [httparse::EMPTY_HEADER; 48];
-                let mut resp = httparse::Response::new(&mut headers);
-                match resp.parse(&self.buf[self.start..self.end]) {
-                    Ok(httparse::Status::Complete(len)) => {
-                        Some(head_facts(&resp, len, head_request))
-                    }
-                    Ok(httparse::Status::Partial) => None,
-                    Err(e) => {
-                        return Err(Failure::new(
-                            ErrorKind::Protocol,
-                            format!("invalid HTTP response: {e}"),
-                        ))
-                    }
-                }
+            let parsed = if gate.worth_parsing(&self.buf[self.start..self.end]) {
+                parse_head(&self.buf[self.start..self.end], |resp, len| {
+                    head_facts(resp, len, head_request)
+                })
+                .map_err(|e| {
+                    Failure::new(ErrorKind::Protocol, format!("invalid HTTP response: {e}"))
+                })?
+            } else {
+                None
             };
             match parsed {
                 Some(Err(msg)) => return Err(Failure::new(ErrorKind::Protocol, msg)),
                 Some(Ok((len, status, framing, close))) => {
+                    if status == 101 {
+                        return Err(Failure::new(
+                            ErrorKind::Protocol,
+                            "101 Switching Protocols, but no upgrade was asked for",
+                        ));
+                    }
                     if (100..200).contains(&status) {
+                        // Interim response (100 Continue, 103 Early Hints): the real one follows.
+                        interim += 1;
+                        if interim > MAX_INTERIM {
+                            return Err(Failure::new(
+                                ErrorKind::Protocol,
+                                format!("more than {MAX_INTERIM} interim (1xx) responses"),
+                            ));
+                        }
                         self.start += len;
-                        continue; // interim response (100 Continue): the real one follows
+                        gate = HeadGate::default();
+                        continue;
                     }
                     let mut sink = None;
                     if let Some(k) = keep.as_deref_mut() {
@@ -116,8 +135,14 @@ impl HttpConn {
                     }
                     self.start += len;
                     let close = self.skip_body(framing, max_body, sink).await? || close;
+                    // Bytes nobody asked for (we never pipeline) would be read as the next
+                    // response: this connection cannot be trusted again.
+                    let unsolicited = self.start != self.end;
                     self.reused = true;
-                    return Ok(Response { status, close });
+                    return Ok(Response {
+                        status,
+                        close: close || unsolicited,
+                    });
                 }
                 None => {
                     if self.end - self.start >= MAX_HEAD {
@@ -250,35 +275,50 @@ fn head_facts(
     head_request: bool,
 ) -> Result<HeadFacts, String> {
     let status = resp.code.ok_or("response without status")?;
+    if !(100..=599).contains(&status) {
+        return Err(format!(
+            "invalid status code {status:03} (valid codes are 100 to 599)"
+        ));
+    }
     let mut close = resp.version == Some(0);
-    let mut length = None;
-    let mut chunked = false;
+    let mut length: Option<u64> = None;
+    let mut transfer_encoding: Option<bool> = None;
     for h in resp.headers.iter() {
         if h.name.eq_ignore_ascii_case("content-length") {
-            let text = std::str::from_utf8(h.value).map_err(|_| "invalid Content-Length")?;
-            length = Some(
-                text.trim()
-                    .parse::<u64>()
-                    .map_err(|_| format!("invalid Content-Length `{text}`"))?,
-            );
+            let n = parse_length(h.value)?;
+            if length.is_some_and(|l| l != n) {
+                return Err("conflicting Content-Length headers".into());
+            }
+            length = Some(n);
         } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-            chunked = h
-                .value
-                .windows(7)
-                .any(|w| w.eq_ignore_ascii_case(b"chunked"));
+            // Only a final `chunked` frames the body; any other coding runs until close.
+            let last = h.value.rsplit(|&b| b == b',').next().unwrap_or(b"");
+            transfer_encoding = Some(last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
         } else if h.name.eq_ignore_ascii_case("connection") {
-            if h.value.eq_ignore_ascii_case(b"close") {
-                close = true;
-            } else if h.value.eq_ignore_ascii_case(b"keep-alive") {
-                close = false;
+            for token in h.value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
+                if token.eq_ignore_ascii_case(b"close") {
+                    close = true;
+                } else if token.eq_ignore_ascii_case(b"keep-alive") && resp.version == Some(0) {
+                    close = false;
+                }
             }
         }
     }
     let framing = if head_request || status == 204 || status == 304 || (100..200).contains(&status)
     {
         Framing::None
-    } else if chunked {
-        Framing::Chunked
+    } else if let Some(chunked) = transfer_encoding {
+        // With both headers, Transfer-Encoding wins and the connection is not reused
+        // (RFC 9112 §6.3: the message may be an attempt at request smuggling).
+        if length.is_some() {
+            close = true;
+        }
+        if chunked {
+            Framing::Chunked
+        } else {
+            close = true;
+            Framing::UntilClose
+        }
     } else if let Some(n) = length {
         Framing::Length(n)
     } else {
@@ -286,4 +326,127 @@ fn head_facts(
         Framing::UntilClose
     };
     Ok((len, status, framing, close))
+}
+
+/// A Content-Length value: digits only (`+5`, `-1`, `0x10` and overflow are invalid).
+fn parse_length(value: &[u8]) -> Result<u64, String> {
+    let text = value.trim_ascii();
+    let invalid = || {
+        format!(
+            "invalid Content-Length `{}`",
+            String::from_utf8_lossy(&text[..text.len().min(40)])
+        )
+    };
+    if text.is_empty() || !text.iter().all(u8::is_ascii_digit) {
+        return Err(invalid());
+    }
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| t.parse::<u64>().ok())
+        .ok_or_else(invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+
+    const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: h\r\n\r\n";
+
+    /// Runs one exchange against a server that sends `chunks` (each its own write) and then
+    /// closes; returns the result and the body kept.
+    async fn exchange_with(chunks: Vec<Vec<u8>>) -> (Result<Response, Failure>, Vec<u8>) {
+        let (client, mut server) = tokio::io::duplex(1 << 20);
+        let writer = tokio::spawn(async move {
+            for c in chunks {
+                if server.write_all(&c).await.is_err() {
+                    return;
+                }
+                tokio::task::yield_now().await;
+            }
+        });
+        let mut conn = HttpConn::new(client);
+        let mut keep = ResponseData {
+            keep_body: true,
+            ..ResponseData::default()
+        };
+        let result = conn
+            .exchange(REQUEST, false, 1 << 20, Some(&mut keep))
+            .await;
+        writer.abort();
+        (result, keep.body)
+    }
+
+    fn kind(r: &Result<Response, Failure>) -> Option<ErrorKind> {
+        r.as_ref().err().map(|f| f.kind)
+    }
+
+    #[tokio::test]
+    async fn responses_with_many_header_fields_are_valid() {
+        let mut head = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n".to_vec();
+        for i in 0..200 {
+            head.extend_from_slice(format!("Set-Cookie: c{i}=v\r\n").as_bytes());
+        }
+        head.extend_from_slice(b"\r\nok");
+        let (r, body) = exchange_with(vec![head]).await;
+        assert_eq!(r.unwrap().status, 200);
+        assert_eq!(body, b"ok");
+    }
+
+    #[tokio::test]
+    async fn interim_responses_are_skipped_but_not_forever() {
+        let (r, body) = exchange_with(vec![
+            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n".to_vec(),
+            b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx".to_vec(),
+        ])
+        .await;
+        assert_eq!(r.unwrap().status, 200);
+        assert_eq!(body, b"x");
+        let endless = b"HTTP/1.1 100 Continue\r\n\r\n".repeat(100);
+        let (r, _) = exchange_with(vec![endless]).await;
+        assert_eq!(kind(&r), Some(ErrorKind::Protocol));
+        let (r, _) =
+            exchange_with(vec![b"HTTP/1.1 101 Switching Protocols\r\n\r\n".to_vec()]).await;
+        assert_eq!(kind(&r), Some(ErrorKind::Protocol));
+    }
+
+    #[tokio::test]
+    async fn framing_that_could_smuggle_is_refused_or_not_reused() {
+        let (r, _) = exchange_with(vec![
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc".to_vec(),
+        ])
+        .await;
+        assert_eq!(kind(&r), Some(ErrorKind::Protocol));
+        let (r, _) = exchange_with(vec![
+            b"HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\nab".to_vec()
+        ])
+        .await;
+        assert_eq!(kind(&r), Some(ErrorKind::Protocol));
+        for status in ["004", "099", "600", "999"] {
+            let head = format!("HTTP/1.1 {status} X\r\nContent-Length: 0\r\n\r\n");
+            let (r, _) = exchange_with(vec![head.into_bytes()]).await;
+            assert_eq!(kind(&r), Some(ErrorKind::Protocol), "{status}");
+        }
+        let (r, body) = exchange_with(vec![
+            b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n".to_vec(),
+        ])
+        .await;
+        assert!(r.unwrap().close, "TE + CL: do not reuse");
+        assert_eq!(body, b"ab");
+        // Bytes beyond the response: the connection is not reused.
+        let (r, _) = exchange_with(vec![
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n".to_vec(),
+        ])
+        .await;
+        assert!(r.unwrap().close);
+    }
+
+    #[tokio::test]
+    async fn a_head_split_across_reads_parses() {
+        let whole = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX: y\r\n\r\n3\r\nabc\r\n0\r\nT: 1\r\n\r\n";
+        let chunks = whole.iter().map(|b| vec![*b]).collect();
+        let (r, body) = exchange_with(chunks).await;
+        assert_eq!(r.unwrap().status, 200);
+        assert_eq!(body, b"abc");
+    }
 }

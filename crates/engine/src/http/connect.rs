@@ -31,7 +31,7 @@ pub async fn open(
     if let Some(ip) = source {
         socket
             .bind(SocketAddr::new(ip, 0))
-            .map_err(connect_failure)?;
+            .map_err(|e| bind_failure(ip, &e))?;
     }
     let tcp = socket.connect(origin.addr).await.map_err(connect_failure)?;
     let _ = tcp.set_nodelay(true);
@@ -52,6 +52,18 @@ pub async fn open(
         )
     })?;
     Ok(Stream::Tls(Box::new(stream)))
+}
+
+/// A source address that cannot be bound. EADDRNOTAVAIL from `bind` means the address is not
+/// this machine's (checked before the run, so only if an interface went away): that is not
+/// port exhaustion, whose hint would mislead. EADDRINUSE from `bind` is: the address's
+/// ephemeral ports are all taken.
+fn bind_failure(ip: IpAddr, e: &std::io::Error) -> Failure {
+    let kind = match e.raw_os_error() {
+        Some(libc::EADDRINUSE) => ErrorKind::AddrUnavailable,
+        _ => ErrorKind::Io,
+    };
+    Failure::new(kind, format!("bind to source address {ip}: {e}"))
 }
 
 /// A client configuration that verifies certificates against the Mozilla roots, or not at all.
@@ -120,5 +132,24 @@ impl rustls::client::danger::ServerCertVerifier for NoVerification {
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
         self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_address_that_is_not_local_is_not_port_exhaustion() {
+        let ip: IpAddr = "10.0.0.1".parse().unwrap();
+        let f = bind_failure(ip, &std::io::Error::from_raw_os_error(libc::EADDRNOTAVAIL));
+        assert_eq!(f.kind, ErrorKind::Io);
+        assert!(
+            f.message.contains("source address 10.0.0.1"),
+            "{}",
+            f.message
+        );
+        let f = bind_failure(ip, &std::io::Error::from_raw_os_error(libc::EADDRINUSE));
+        assert_eq!(f.kind, ErrorKind::AddrUnavailable);
     }
 }

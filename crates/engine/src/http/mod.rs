@@ -4,9 +4,13 @@ mod chunked;
 mod classify;
 mod conn;
 mod connect;
+mod head;
 mod stream;
 mod transport;
 
+pub use chunked::ChunkedSkipper;
 pub use classify::classify_io;
-pub use conn::HttpConn;
+pub use conn::{HttpConn, MAX_HEAD};
+pub(crate) use head::parse_head;
+pub use stream::Stream;
 pub use transport::HttpTransport;

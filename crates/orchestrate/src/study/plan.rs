@@ -3,7 +3,7 @@
 
 use loadlab_metrics::MetricId;
 use loadlab_scenario::study::{apply_sweep, Order, StudyDocument, SweepSpec};
-use loadlab_scenario::{check_target, Scenario, ScenarioError};
+use loadlab_scenario::{Scenario, ScenarioError};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
@@ -112,9 +112,10 @@ impl StudyPlan {
             }
         }
         if let Some(t) = target {
-            let t = check_target(t).map_err(|m| ScenarioError::flag("--target", m, None))?;
             for v in &mut variants {
-                v.scenario.target = Some(t.clone());
+                v.scenario
+                    .set_target(t)
+                    .map_err(|m| ScenarioError::flag("--target", m, None))?;
             }
         }
         Ok(StudyPlan {

@@ -157,10 +157,7 @@ pub fn parse_monitor_section(src: &str, file: &str) -> Result<MonitorConfig, cra
     let raw: OnlyMonitor =
         serde_yaml_ng::from_str(src).map_err(|e| crate::parse::serde_error(&e, file))?;
     let index = crate::locate::PathIndex::build(src);
-    let ctx = crate::validate::Ctx {
-        file,
-        index: &index,
-    };
+    let ctx = crate::validate::Ctx::file(file, &index);
     crate::validate::monitor::monitor(raw.monitor, &ctx)
 }
 

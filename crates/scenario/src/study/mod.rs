@@ -122,12 +122,26 @@ pub struct CapacitySpec {
     pub max_errors: Option<f64>,
 }
 
+/// A scenario file with every section checked (see [`StudyDocument::check`]).
+#[derive(Debug, Clone)]
+pub struct CheckedFile {
+    pub scenario: Scenario,
+    pub study: Option<StudySpec>,
+    /// Every variant or sweep point of the study, resolved: (name, scenario).
+    pub variants: Vec<(String, Scenario)>,
+    /// The `capacity:` section, when the file has one.
+    pub capacity: Option<CapacitySpec>,
+}
+
 /// A scenario file with its `study:` / `capacity:` sections kept.
 pub struct StudyDocument {
     src: String,
     file: String,
+    /// The scenario as written, parsed once.
+    scenario: Scenario,
     doc: Value,
-    index: PathIndex,
+    /// Positions for error messages: built only when an error needs one.
+    index: std::sync::OnceLock<PathIndex>,
 }
 
 fn located(
@@ -190,14 +204,16 @@ impl StudyDocument {
 
     pub fn parse(src: &str, file: &str) -> Result<StudyDocument, ScenarioError> {
         // Syntax and model errors are reported by the scenario parser, with positions.
-        Scenario::parse(src, file)?;
+        let scenario = Scenario::parse(src, file)?;
+        let src = crate::prescan::prescan(src, file)?;
         let doc: Value = serde_yaml_ng::from_str(src)
             .map_err(|e| located(&PathIndex::default(), file, "", e.to_string()))?;
         Ok(StudyDocument {
             src: src.to_string(),
             file: file.to_string(),
+            scenario,
             doc,
-            index: PathIndex::build(src),
+            index: std::sync::OnceLock::new(),
         })
     }
 
@@ -207,7 +223,47 @@ impl StudyDocument {
 
     /// The scenario as written (without variants).
     pub fn scenario(&self) -> Result<Scenario, ScenarioError> {
-        Scenario::parse(&self.src, &self.file)
+        Ok(self.scenario.clone())
+    }
+
+    fn index(&self) -> &PathIndex {
+        self.index.get_or_init(|| PathIndex::build(&self.src))
+    }
+
+    /// Every section of the file checked, as `study` and `capacity` would before running:
+    /// the scenario, the `study:` section with every variant and sweep point resolved, and
+    /// the `capacity:` section. This is what `loadlab validate` runs.
+    pub fn check(&self) -> Result<CheckedFile, ScenarioError> {
+        let scenario = self.scenario()?;
+        let study = self.study()?;
+        let mut variants = Vec::new();
+        if let Some(spec) = &study {
+            for v in &spec.variants {
+                variants.push((v.name.clone(), self.variant_scenario(v)?));
+            }
+            if let Some(sweep) = &spec.sweep {
+                for (i, &value) in sweep.values.iter().enumerate() {
+                    let mut point = scenario.clone();
+                    let field = format!("study.sweep.{}[{i}]", sweep.parameter.as_str());
+                    apply_sweep(&mut point, sweep.parameter, value)
+                        .map_err(|m| self.err(&field, m))?;
+                    crate::validate::resolved(
+                        &point,
+                        false,
+                        &crate::validate::Ctx::file(&self.file, self.index()),
+                    )
+                    .map_err(|e| self.err(&field, format!("at this sweep point: {}", e.message)))?;
+                    variants.push((format!("{}={value}", sweep.parameter.as_str()), point));
+                }
+            }
+        }
+        let capacity = self.capacity()?;
+        Ok(CheckedFile {
+            scenario,
+            study,
+            variants,
+            capacity: self.section("capacity").map(|_| capacity),
+        })
     }
 
     fn section(&self, key: &str) -> Option<&Value> {
@@ -219,7 +275,7 @@ impl StudyDocument {
     }
 
     fn err(&self, field: &str, message: impl Into<String>) -> ScenarioError {
-        located(&self.index, &self.file, field, message)
+        located(self.index(), &self.file, field, message)
     }
 
     /// `unknown field` at `field`, with the closest of `keys` (or all of them) as the hint.

@@ -5,6 +5,7 @@ use super::{
     VariantSpec, DEFAULT_RETRY_INVALID,
 };
 use crate::error::ScenarioError;
+use crate::limits::{MAX_RATE, MAX_REPEAT, MAX_SWEEP_POINTS, MAX_VUS};
 use crate::units::{parse_duration, parse_rate};
 use serde_yaml_ng::{Mapping, Value};
 use std::time::Duration;
@@ -47,9 +48,13 @@ impl StudyDocument {
                 "repeat" => {
                     spec.repeat = v
                         .as_u64()
-                        .filter(|&n| (1..=10_000).contains(&n))
-                        .ok_or_else(|| self.err(&field, "expected a whole number of runs ≥ 1"))?
-                        as usize
+                        .filter(|&n| (1..=MAX_REPEAT).contains(&n))
+                        .ok_or_else(|| {
+                            self.err(
+                                &field,
+                                format!("expected a whole number of runs from 1 to {MAX_REPEAT}"),
+                            )
+                        })? as usize
                 }
                 "retry_invalid" => {
                     spec.retry_invalid = v
@@ -219,22 +224,40 @@ impl StudyDocument {
             }
         };
         let field = format!("study.sweep.{}", parameter.as_str());
-        let items = list.as_sequence().filter(|s| s.len() >= 2).ok_or_else(|| {
-            self.err(&field, "expected a list of at least two values")
+        let items = list
+            .as_sequence()
+            .filter(|s| (2..=MAX_SWEEP_POINTS).contains(&s.len()))
+            .ok_or_else(|| {
+                self.err(
+                    &field,
+                    format!("expected a list of 2 to {MAX_SWEEP_POINTS} values"),
+                )
                 .with_hint(hint)
-        })?;
+            })?;
         let mut values = Vec::new();
         for (i, item) in items.iter().enumerate() {
             let f = format!("{field}[{i}]");
             let value = match parameter {
                 SweepParameter::Vus => item
                     .as_u64()
-                    .filter(|&n| n >= 1)
+                    .filter(|&n| (1..=u64::from(MAX_VUS)).contains(&n))
                     .map(|n| n as f64)
-                    .ok_or_else(|| self.err(&f, "expected a whole number of virtual users ≥ 1"))?,
+                    .ok_or_else(|| {
+                        self.err(
+                            &f,
+                            format!("expected a whole number of virtual users from 1 to {MAX_VUS}"),
+                        )
+                    })?,
                 SweepParameter::Rate => as_text(item)
                     .ok_or_else(|| "expected a rate, e.g. 200/s".to_string())
                     .and_then(|t| parse_rate(&t))
+                    .and_then(|r| {
+                        if r > 0.0 && r <= MAX_RATE {
+                            Ok(r)
+                        } else {
+                            Err(format!("a sweep rate is above 0 and at most {MAX_RATE}/s"))
+                        }
+                    })
                     .map_err(|m| self.err(&f, m))?,
             };
             if values.last().is_some_and(|&last| value <= last) {

@@ -1,21 +1,37 @@
 //! Where requests go and come from: the target base URL and the source addresses.
 
+use crate::credentials::{redact, split_credentials, Credentials};
+use crate::limits::MAX_SOURCE_ADDRESSES;
 use std::net::{IpAddr, Ipv4Addr};
 
-/// Checks a base URL; returns it without a trailing slash.
+/// Checks a base URL; returns it without a trailing slash and with its password redacted
+/// (`admin:***@`). Use [`check_target_credentials`] to keep the credentials.
 pub fn check_target(text: &str) -> Result<String, String> {
+    check_target_credentials(text).map(|(url, _)| url)
+}
+
+/// Checks a base URL; returns it as [`check_target`] does, and the credentials written in it.
+pub fn check_target_credentials(text: &str) -> Result<(String, Option<Credentials>), String> {
+    check_url(text)?;
+    let (url, credentials) = split_credentials(text.trim().trim_end_matches('/'));
+    Ok((url, credentials))
+}
+
+/// Checks an absolute http(s) URL; messages quote it with its password redacted.
+pub(crate) fn check_url(text: &str) -> Result<(), String> {
+    let shown = redact(text);
     let url = url::Url::parse(text.trim())
-        .map_err(|e| format!("invalid URL `{text}`: {e}; expected e.g. http://127.0.0.1:8080"))?;
+        .map_err(|e| format!("invalid URL `{shown}`: {e}; expected e.g. http://127.0.0.1:8080"))?;
     if url.scheme() != "http" && url.scheme() != "https" {
         return Err(format!(
-            "unsupported scheme `{}` in `{text}`: use http:// or https://",
+            "unsupported scheme `{}` in `{shown}`: use http:// or https://",
             url.scheme()
         ));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(format!("URL `{text}` has no host"));
+        return Err(format!("URL `{shown}` has no host"));
     }
-    Ok(text.trim().trim_end_matches('/').to_string())
+    Ok(())
 }
 
 /// Expands `127.0.0.1-127.0.0.16` ranges and single addresses.
@@ -37,6 +53,11 @@ pub fn parse_addresses(items: &[String]) -> Result<Vec<IpAddr>, String> {
             out.push(item.parse().map_err(|_| {
                 format!("invalid address `{item}`: expected an IP such as 127.0.0.2")
             })?);
+        }
+        if out.len() > MAX_SOURCE_ADDRESSES {
+            return Err(format!(
+                "more than {MAX_SOURCE_ADDRESSES} source addresses: use fewer or shorter ranges"
+            ));
         }
     }
     Ok(out)

@@ -158,9 +158,6 @@ pub(super) fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
                 }
             };
             let max_in_flight = raw.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT);
-            if max_in_flight == 0 {
-                return Err(ctx.err("load.max_in_flight", "must be at least 1"));
-            }
             Ok(Load::Open(OpenLoad {
                 stages,
                 poisson: raw.arrivals == Some(Arrivals::Poisson),
@@ -184,9 +181,6 @@ pub(super) fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
                 ctx.err("load", "the burst model needs `count`")
                     .with_hint("e.g. `load: {model: burst, count: 1000}`")
             })?;
-            if count == 0 {
-                return Err(ctx.err("load.count", "must be at least 1"));
-            }
             Ok(Load::Burst(BurstLoad {
                 count,
                 max_duration: raw

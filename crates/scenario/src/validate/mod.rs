@@ -2,15 +2,19 @@
 //!
 //! This file locates errors ([`Ctx`]) and assembles the scenario; each section has its own
 //! checks: `load`, `steps` (flows and their steps), `thresholds`, `addresses` (the target URL
-//! and source addresses).
+//! and source addresses). [`resolved`] is the one check every scenario passes, whether it
+//! came from a file or from flags: the bounds of `crate::limits` (`bounds`), headers and
+//! templates (`check_templates`).
 
 mod addresses;
+mod bounds;
 mod load;
 pub(crate) mod monitor;
 mod steps;
 mod thresholds;
 
-pub use addresses::{check_target, parse_addresses};
+pub(crate) use addresses::check_url;
+pub use addresses::{check_target, check_target_credentials, parse_addresses};
 
 use crate::error::{ErrorLocation, ScenarioError};
 use crate::locate::PathIndex;
@@ -24,27 +28,80 @@ use thresholds::thresholds;
 pub const DEFAULT_MAX_IN_FLIGHT: u32 = 10_000;
 pub const DEFAULT_MAX_DURATION: Duration = Duration::from_secs(600);
 
-/// Context for locating errors: the file name and the position index of its YAML.
+/// Context for locating errors: the file name and the position index of its YAML, or the
+/// command-line flags a scenario was built from (then a field names its flag).
 pub struct Ctx<'a> {
     pub file: &'a str,
-    pub index: &'a PathIndex,
+    /// `None` for a scenario built from flags.
+    pub index: Option<&'a PathIndex>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    pub fn file(file: &'a str, index: &'a PathIndex) -> Self {
+        Ctx {
+            file,
+            index: Some(index),
+        }
+    }
+
+    /// Errors name the flag of `loadlab run --url ...` that set the field.
+    pub fn flags() -> Self {
+        Ctx {
+            file: "",
+            index: None,
+        }
+    }
+
     pub fn err(&self, field: &str, message: impl Into<String>) -> ScenarioError {
-        let location = match self.index.find(field) {
-            Some((line, column)) => ErrorLocation::File {
-                path: self.file.to_string(),
-                line,
-                column,
-            },
-            None => ErrorLocation::File {
-                path: self.file.to_string(),
-                line: 1,
-                column: 1,
-            },
+        let Some(index) = self.index else {
+            return ScenarioError::flag(flag_of(field), message, None);
+        };
+        let (line, column) = index.find(field).unwrap_or((1, 1));
+        let location = ErrorLocation::File {
+            path: self.file.to_string(),
+            line,
+            column,
         };
         ScenarioError::at(location, field, message)
+    }
+
+    /// Like [`Ctx::err`] at the first of `fields` written in the file (the same value can be
+    /// written as `load.vus` or `load.stages[0].vus`); the last one if none is.
+    pub fn err_at(&self, fields: &[&str], message: impl Into<String>) -> ScenarioError {
+        let field = match self.index {
+            Some(index) => fields
+                .iter()
+                .find(|f| index.has(f))
+                .or(fields.last())
+                .copied()
+                .unwrap_or(""),
+            None => fields.first().copied().unwrap_or(""),
+        };
+        self.err(field, message)
+    }
+}
+
+/// The `loadlab run` flag that sets a field of a scenario built from flags.
+fn flag_of(field: &str) -> &'static str {
+    let last = field.rsplit('.').next().unwrap_or("");
+    if field.starts_with("defaults.timeout") || last == "timeout" {
+        "--timeout"
+    } else if field.contains("headers") {
+        "--header"
+    } else if field.ends_with(".body") {
+        "--body"
+    } else if field.starts_with("source_addresses") {
+        "--source-addrs"
+    } else if field.starts_with("load") {
+        match last {
+            "vus" | "start_vus" => "--vus",
+            "rate" | "ramp_to" => "--rate",
+            "requests" | "iterations" => "--requests",
+            "max_in_flight" => "--max-in-flight",
+            _ => "--duration",
+        }
+    } else {
+        "--url"
     }
 }
 
@@ -53,24 +110,26 @@ pub fn scenario(
     ctx: &Ctx,
     default_name: &str,
 ) -> Result<Scenario, ScenarioError> {
-    let target = match raw.target {
-        Some(t) => Some(check_target(&t).map_err(|m| ctx.err("target", m))?),
-        None => None,
+    let (target, target_auth) = match raw.target {
+        Some(t) => {
+            let (url, auth) = check_target_credentials(&t).map_err(|m| ctx.err("target", m))?;
+            (Some(url), auth)
+        }
+        None => (None, None),
     };
     let defaults = Defaults {
         timeout: raw.defaults.timeout.unwrap_or(DEFAULT_TIMEOUT),
         headers: raw.defaults.headers.into_iter().collect(),
         max_body: match raw.defaults.max_body {
             None => DEFAULT_MAX_BODY,
-            Some(ByteSize::Bytes(n)) => n,
+            Some(ByteSize::Bytes(n)) => {
+                parse_size(&n.to_string()).map_err(|m| ctx.err("defaults.max_body", m))?
+            }
             Some(ByteSize::Text(t)) => {
                 parse_size(&t).map_err(|m| ctx.err("defaults.max_body", m))?
             }
         },
     };
-    if defaults.timeout.is_zero() {
-        return Err(ctx.err("defaults.timeout", "the timeout must be above zero"));
-    }
     let load = match raw.load {
         Some(l) => load(l, ctx)?,
         None => {
@@ -91,8 +150,7 @@ pub fn scenario(
         );
     }
     let shorthand = raw.flows.is_empty();
-    let flows = flows(raw.flows, raw.steps, ctx)?;
-    crate::check_templates::flows(&flows, shorthand, &defaults, &data, ctx)?;
+    let flows = flows(raw.flows, raw.steps, target_auth.as_ref(), ctx)?;
     let thresholds = thresholds(&raw.thresholds, &flows, ctx)?;
     let source_addresses = match raw.source_addresses {
         None => Vec::new(),
@@ -104,7 +162,7 @@ pub fn scenario(
         }
     };
     let monitor = monitor::monitor(raw.monitor, ctx)?;
-    Ok(Scenario {
+    let scenario = Scenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         source: Some(ctx.file.to_string()),
         target,
@@ -118,16 +176,36 @@ pub fn scenario(
         insecure: raw.insecure.unwrap_or(false),
         data,
         monitor,
-    })
+    };
+    resolved(&scenario, shorthand, ctx)?;
+    Ok(scenario)
 }
 
-/// Parses `64KiB`, `1MiB`, `1MB`, `500` (bytes).
+/// The checks every runnable scenario passes, from a file or from flags: bounds, headers,
+/// templates. `shorthand`: the flows were written as top-level `steps:` (for error paths).
+pub fn resolved(scenario: &Scenario, shorthand: bool, ctx: &Ctx) -> Result<(), ScenarioError> {
+    bounds::scenario(scenario, shorthand, ctx)?;
+    crate::check_templates::flows(
+        &scenario.flows,
+        shorthand,
+        &scenario.defaults,
+        &scenario.data,
+        ctx,
+    )
+}
+
+/// Parses `64KiB`, `1MiB`, `1MB`, `500` (bytes), at most [`MAX_BODY`](crate::limits::MAX_BODY).
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let n: u64 = t[..split]
-        .parse()
-        .map_err(|_| format!("invalid size `{text}`: expected e.g. 64KiB, 1MiB"))?;
+    let too_big = || format!("`{text}` is above the limit of 1TiB");
+    let n: u64 = t[..split].parse().map_err(|e: std::num::ParseIntError| {
+        if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) {
+            too_big()
+        } else {
+            format!("invalid size `{text}`: expected e.g. 64KiB, 1MiB")
+        }
+    })?;
     let mult = match t[split..].trim() {
         "" | "B" => 1,
         "KiB" | "K" => 1024,
@@ -137,5 +215,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "GiB" | "G" => 1024 * 1024 * 1024,
         _ => return Err(format!("invalid size `{text}`: expected e.g. 64KiB, 1MiB")),
     };
-    Ok(n * mult)
+    n.checked_mul(mult)
+        .filter(|&bytes| bytes <= crate::limits::MAX_BODY)
+        .ok_or_else(too_big)
 }

@@ -1,15 +1,16 @@
 //! Flows and their steps: requests, groups, loops, think times, captures and checks.
 
-use super::{check_target, Ctx};
+use super::{check_url, Ctx};
+use crate::credentials::{split_credentials, Credentials};
 use crate::error::ScenarioError;
 use crate::model::*;
 use crate::raw::*;
 use crate::units::parse_duration;
-use std::time::Duration;
 
 pub(super) fn flows(
     raw_flows: Vec<RawFlow>,
-    raw_steps: Vec<RawStep>,
+    raw_steps: Steps,
+    target_auth: Option<&Credentials>,
     ctx: &Ctx,
 ) -> Result<Vec<Flow>, ScenarioError> {
     let raw_flows = match (raw_flows.is_empty(), raw_steps.is_empty()) {
@@ -39,6 +40,7 @@ pub(super) fn flows(
         )],
     };
     let mut out: Vec<Flow> = Vec::new();
+    let mut names = std::collections::HashSet::new();
     for (path, raw) in raw_flows {
         let steps_path = if path.is_empty() {
             "steps".to_string()
@@ -46,7 +48,7 @@ pub(super) fn flows(
             format!("{path}.steps")
         };
         let name = raw.name.unwrap_or_else(|| format!("flow{}", out.len() + 1));
-        if out.iter().any(|f| f.name == name) {
+        if !names.insert(name.clone()) {
             return Err(ctx.err(
                 &format!("{path}.name"),
                 format!("duplicate flow name `{name}`"),
@@ -54,7 +56,7 @@ pub(super) fn flows(
         }
         let mut steps = Vec::new();
         for (i, s) in raw.steps.into_iter().enumerate() {
-            steps.push(step(s, &format!("{steps_path}[{i}]"), ctx)?);
+            steps.push(step(s, &format!("{steps_path}[{i}]"), target_auth, ctx)?);
         }
         let mut requests = Vec::new();
         crate::model::collect_requests(&steps, &mut requests);
@@ -73,7 +75,12 @@ pub(super) fn flows(
     Ok(out)
 }
 
-fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
+fn step(
+    raw: Box<RawStep>,
+    field: &str,
+    target_auth: Option<&Credentials>,
+    ctx: &Ctx,
+) -> Result<Step, ScenarioError> {
     let sends = [
         &raw.get,
         &raw.post,
@@ -94,10 +101,7 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
                 )
                 .with_hint("put the request inside `loop: {count: N, steps: [...]}`"));
         }
-        if l.count == 0 {
-            return Err(ctx.err(&format!("{field}.loop.count"), "must be at least 1"));
-        }
-        let steps = sub_steps(l.steps, &format!("{field}.loop.steps"), ctx)?;
+        let steps = sub_steps(l.steps, &format!("{field}.loop.steps"), target_auth, ctx)?;
         return Ok(Step::Loop {
             count: l.count,
             steps,
@@ -109,7 +113,12 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
                 .err(field, "a `once` step cannot also send a request or think")
                 .with_hint("write `- once: [ {post: /api/auth/signin, ...} ]`"));
         }
-        return Ok(Step::Once(sub_steps(once, &format!("{field}.once"), ctx)?));
+        return Ok(Step::Once(sub_steps(
+            once,
+            &format!("{field}.once"),
+            target_auth,
+            ctx,
+        )?));
     }
     let methods = [
         (Method::Get, raw.get),
@@ -144,8 +153,9 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
             .err(field, msg)
             .with_hint("e.g. `- get: /api/ping` or `- post: /api/users` with `json: {...}`"));
     }
-    let (method, url) = chosen.remove(0);
+    let (method, mut url) = chosen.remove(0);
     let url_field = format!("{field}.{}", method.as_str().to_ascii_lowercase());
+    let mut auth = target_auth.cloned();
     if url.starts_with("http://") || url.starts_with("https://") {
         let authority = url
             .split_once("://")
@@ -157,7 +167,8 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
                     "connections are opened before the run: put variables in the path or query",
                 ));
         }
-        check_target(&url).map_err(|m| ctx.err(&url_field, m))?;
+        check_url(&url).map_err(|m| ctx.err(&url_field, m))?;
+        (url, auth) = split_credentials(&url);
     } else if !url.starts_with('/') {
         return Err(ctx
             .err(
@@ -271,16 +282,22 @@ fn step(raw: RawStep, field: &str, ctx: &Ctx) -> Result<Step, ScenarioError> {
             .collect(),
         captures,
         checks,
+        auth,
     })))
 }
 
-fn sub_steps(raw: Vec<RawStep>, field: &str, ctx: &Ctx) -> Result<Vec<Step>, ScenarioError> {
+fn sub_steps(
+    raw: Steps,
+    field: &str,
+    target_auth: Option<&Credentials>,
+    ctx: &Ctx,
+) -> Result<Vec<Step>, ScenarioError> {
     if raw.is_empty() {
         return Err(ctx.err(field, "no steps"));
     }
     raw.into_iter()
         .enumerate()
-        .map(|(i, s)| step(s, &format!("{field}[{i}]"), ctx))
+        .map(|(i, s)| step(s, &format!("{field}[{i}]"), target_auth, ctx))
         .collect()
 }
 
@@ -294,11 +311,10 @@ fn is_identifier(name: &str) -> bool {
 
 fn think_time(spec: ThinkSpec) -> Result<ThinkTime, String> {
     match spec {
-        ThinkSpec::Seconds(s) if s.is_finite() && s >= 0.0 => {
-            let d = Duration::from_secs_f64(s);
+        ThinkSpec::Seconds(s) => {
+            let d = crate::limits::duration_from_secs(s)?;
             Ok(ThinkTime { min: d, max: d })
         }
-        ThinkSpec::Seconds(_) => Err("think time must be a positive duration".into()),
         ThinkSpec::Text(t) => {
             if let Some((a, b)) = t.split_once("..") {
                 let (min, max) = (parse_duration(a)?, parse_duration(b)?);
