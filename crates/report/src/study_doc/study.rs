@@ -5,6 +5,7 @@ use super::comparison::comparison_section;
 use super::environment::multi_environment;
 use super::errors::multi_errors;
 use super::method::study_method;
+use super::reruns::reruns_section;
 use super::results::study_results;
 use super::summary::study_summary;
 use super::sweep::sweep_section;
@@ -36,6 +37,9 @@ pub fn study_report(s: &StudyResult, runs: &Runs, plan: Option<&PlannedLoad>) ->
         sections.push(sec);
     }
     if let Some(sec) = comparison_section(s) {
+        sections.push(sec);
+    }
+    if let Some(sec) = reruns_section(s) {
         sections.push(sec);
     }
     if let Some(sec) = multi_errors(s, runs) {
