@@ -56,7 +56,7 @@ fn start_time() -> String {
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap()
         .as_secs();
-    loadlab_metrics::result::rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(now + 3))
+    loadlab_metrics::result::rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(now + 5))
 }
 
 /// Runs `file` as `n` segments at once and merges them; returns the merged result and the

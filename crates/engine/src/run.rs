@@ -230,7 +230,8 @@ pub fn run(
 fn default_threads(load: &Load, segment: Segment) -> usize {
     let cores = available_cores();
     let wanted = match load {
-        Load::Closed(c) => c.max_vus() as usize,
+        // Never more threads than this process has VUs: each thread gets at least one.
+        Load::Closed(c) => return (segment.share(u64::from(c.max_vus())) as usize).clamp(1, cores),
         Load::Open(o) => {
             let peak = o
                 .stages

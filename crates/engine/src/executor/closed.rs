@@ -58,7 +58,9 @@ pub async fn run<T: Transport>(
             stop: false,
         });
         let iteration_bound = load.iterations_per_vu.is_some() || load.shared_iterations.is_some();
-        if iteration_bound && spawned > 0 && live.get() == 0 {
+        // All work done — or none to do: a segment's share of a small plan can be no VU.
+        let owns_vus = spawned > 0 || segment.share(u64::from(load.max_vus())) == 0;
+        if iteration_bound && owns_vus && live.get() == 0 {
             break; // all work done
         }
         let next = match load.next_change_after(elapsed) {

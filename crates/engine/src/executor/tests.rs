@@ -82,7 +82,7 @@ async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Totals,
         service,
         connects: connects.clone(),
     };
-    let recorder = run_with(transport, load, duration, Cancel::new()).await;
+    let recorder = run_with(transport, load, duration, Cancel::new(), Segment::WHOLE).await;
     (recorder, connects.get())
 }
 
@@ -91,6 +91,7 @@ async fn run_with<T: Transport>(
     load: Load,
     duration: Duration,
     cancel: Cancel,
+    segment: Segment,
 ) -> Totals {
     let prepared = scenario();
     let start = Instant::now();
@@ -109,7 +110,7 @@ async fn run_with<T: Transport>(
     let (tx, rx) = mpsc::channel();
     let plan = WorkerPlan {
         load,
-        segment: Segment::WHOLE,
+        segment,
         seed: 1,
         grace: Duration::from_secs(60),
         clock: IntervalClock::new(Duration::ZERO),
@@ -175,6 +176,7 @@ fn closed_vus_whose_requests_fail_without_waiting_stop_at_the_end() {
             closed(2, &[(1, 2)]),
             Duration::from_millis(300),
             Cancel::new(),
+            Segment::WHOLE,
         )
         .await;
         let took = Instant::now() - started;
@@ -202,6 +204,7 @@ fn closed_vus_whose_requests_fail_without_waiting_stop_on_cancel() {
             closed(2, &[(3600, 2)]),
             Duration::from_secs(3600),
             cancel,
+            Segment::WHOLE,
         );
         let (_, recorder) = tokio::join!(canceller, run);
         let stopped_after = Instant::now() - started;
@@ -394,4 +397,49 @@ async fn burst_releases_everything_at_once() {
         "each request of a spike has its own connection"
     );
     assert!((49_900..=50_100).contains(&rec.steps[0].latency.max()));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_segment_with_no_vu_of_an_iteration_plan_ends_at_once() {
+    // 4 VUs over 6 parts: parts 4 and 5 own none, and must not wait for the time limit.
+    let load = Load::Closed(ClosedLoad {
+        start_vus: 4,
+        stages: vec![VuStage {
+            duration: Duration::from_secs(600),
+            vus: 4,
+        }],
+        iterations_per_vu: Some(5),
+        shared_iterations: None,
+        max_duration: Duration::from_secs(600),
+    });
+    let before = Instant::now();
+    let empty = run_with(
+        FakeTransport {
+            service: Duration::from_millis(10),
+            connects: Rc::new(Cell::new(0)),
+        },
+        load.clone(),
+        Duration::from_secs(600),
+        Cancel::new(),
+        Segment { index: 4, count: 6 },
+    )
+    .await;
+    assert_eq!(empty.steps[0].requests, 0);
+    assert!(
+        Instant::now() - before < Duration::from_secs(1),
+        "{:?}",
+        Instant::now() - before
+    );
+    let one = run_with(
+        FakeTransport {
+            service: Duration::from_millis(10),
+            connects: Rc::new(Cell::new(0)),
+        },
+        load,
+        Duration::from_secs(600),
+        Cancel::new(),
+        Segment { index: 1, count: 6 },
+    )
+    .await;
+    assert_eq!(one.steps[0].requests, 5, "one VU × 5 iterations");
 }
