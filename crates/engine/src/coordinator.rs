@@ -3,7 +3,7 @@
 
 use crate::executor::{IntervalClock, Tick};
 use loadlab_metrics::record::{Guarded, IntervalRecord, RecordMeta, Summarizer};
-use loadlab_metrics::IntervalDelta;
+use loadlab_metrics::{DeltaPool, IntervalDelta};
 use std::collections::BTreeMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
@@ -42,6 +42,8 @@ pub struct Coordinator {
     pending: BTreeMap<u32, Pending>,
     totals: (u64, u64),
     intervals: u32,
+    /// Deltas go back to the workers once written: histograms are allocated once per run.
+    pool: DeltaPool,
 }
 
 impl Coordinator {
@@ -52,6 +54,7 @@ impl Coordinator {
         clock: IntervalClock,
         planned: Duration,
         workers: usize,
+        pool: DeltaPool,
     ) -> Self {
         let mut sink = sink;
         if let Some(s) = sink.as_mut() {
@@ -67,6 +70,7 @@ impl Coordinator {
             pending: BTreeMap::new(),
             totals: (0, 0),
             intervals: 0,
+            pool,
         }
     }
 
@@ -92,6 +96,7 @@ impl Coordinator {
                         entry.delta = tick.delta;
                     } else {
                         entry.delta.add(&tick.delta);
+                        self.pool.give(tick.delta);
                     }
                     entry.ticks += 1;
                     self.flush_complete(&ended);
@@ -147,6 +152,7 @@ impl Coordinator {
                 total_failed: self.totals.1,
             });
         }
+        self.pool.give(record.delta);
     }
 
     pub fn intervals(&self) -> u32 {

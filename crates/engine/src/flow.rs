@@ -44,6 +44,9 @@ impl FlowPicker {
     }
 }
 
+/// Idle connections kept beyond those the requests in flight could use.
+const IDLE_CONNECTIONS_SPARE: usize = 16;
+
 /// Connections a VU (or an open-model iteration) holds, one slot per origin.
 pub type ConnSet<C> = Vec<Option<C>>;
 
@@ -87,8 +90,16 @@ impl<T: Transport> Worker<T> {
         self.pool.borrow_mut()[origin].pop()
     }
 
+    /// Keeps an idle connection for the next request, unless the pool already holds more than
+    /// the requests now in flight could use: after a slow spell (hundreds in flight at once)
+    /// the extra connections are closed instead of being held, so memory and file
+    /// descriptors follow the current concurrency, not its peak.
     fn return_pooled(&self, origin: usize, conn: T::Conn) {
-        self.pool.borrow_mut()[origin].push(conn);
+        let wanted = self.recorder.borrow().in_flight() as usize + IDLE_CONNECTIONS_SPARE;
+        let mut pool = self.pool.borrow_mut();
+        if pool[origin].len() < wanted {
+            pool[origin].push(conn);
+        }
     }
 
     /// Runs one iteration of `vu`. `intended` is the planned start (open model and burst).

@@ -12,7 +12,7 @@ use crate::prepare::{PrepareError, PreparedScenario};
 use crate::record_meta::{record_meta, MetaInput};
 use loadlab_metrics::record::{Guarded, RecordEnd, RecordSink};
 use loadlab_metrics::result::{unix_seconds, StopReason};
-use loadlab_metrics::{Recorder, RunResult};
+use loadlab_metrics::{DeltaPool, Recorder, RunResult};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Scenario};
 use std::cell::{Cell, RefCell};
@@ -131,6 +131,7 @@ pub fn run(
     });
 
     let (tx, rx) = mpsc::channel::<Tick>();
+    let pool = DeltaPool::new();
     let mut handles = Vec::new();
     for index in 0..threads {
         let tx = tx.clone();
@@ -140,6 +141,7 @@ pub fn run(
         let cancel = cancel.clone();
         let seed = options.seed;
         let segment = process_segment.split(index as u32, threads as u32);
+        let pool = pool.clone();
         let handle = std::thread::Builder::new()
             .name(format!("loadlab-worker-{index}"))
             .spawn(move || {
@@ -161,7 +163,7 @@ pub fn run(
                         transport,
                         picker: RefCell::new(FlowPicker::new(&prepared.flows)),
                         scenario: Rc::new(prepared),
-                        recorder: RefCell::new(Recorder::new(step_count)),
+                        recorder: RefCell::new(Recorder::with_pool(step_count, pool)),
                         rng: RefCell::new(fastrand::Rng::with_seed(
                             seed.wrapping_add(u64::from(segment.index)),
                         )),
@@ -198,6 +200,7 @@ pub fn run(
         clock,
         plan.duration(),
         threads,
+        pool,
     );
     coordinator.collect(&rx);
     for handle in handles {

@@ -75,6 +75,32 @@ impl StepDelta {
         self.check_failures[check] += n;
     }
 
+    /// Empties it, keeping the histograms' memory.
+    pub fn clear(&mut self) {
+        let (mut latency, mut service, mut lag, mut server) = (
+            std::mem::take(&mut self.latency),
+            std::mem::take(&mut self.service),
+            std::mem::take(&mut self.lag),
+            std::mem::take(&mut self.server),
+        );
+        for h in [&mut latency, &mut service, &mut lag, &mut server] {
+            h.clear();
+        }
+        let mut statuses = std::mem::take(&mut self.statuses);
+        statuses.clear();
+        let mut checks = std::mem::take(&mut self.check_failures);
+        checks.clear();
+        *self = StepDelta {
+            latency,
+            service,
+            lag,
+            server,
+            statuses,
+            check_failures: checks,
+            ..StepDelta::default()
+        };
+    }
+
     /// Counts `n` requests of this step that were in flight when the run stopped.
     pub fn add_interrupted(&mut self, n: u64) {
         self.requests += n;
@@ -113,6 +139,23 @@ impl IntervalDelta {
             steps: vec![StepDelta::default(); step_count],
             ..Self::default()
         }
+    }
+
+    /// Empties it for another interval of `step_count` steps, keeping its memory.
+    pub fn clear(&mut self, step_count: usize) {
+        self.steps.resize_with(step_count, StepDelta::default);
+        for s in &mut self.steps {
+            s.clear();
+        }
+        self.scheduler_lag.clear();
+        self.iterations_completed = 0;
+        self.iterations_dropped = 0;
+        self.delayed_by_max_in_flight = 0;
+        self.data_refused.clear();
+        self.cpu_seconds = 0.0;
+        self.active = 0;
+        self.in_flight = 0;
+        self.error_examples.clear();
     }
 
     /// Adds another worker's (or segment's) delta of the same interval.
@@ -167,5 +210,41 @@ impl IntervalDelta {
             all.add(&s.latency);
         }
         all
+    }
+}
+
+/// Deltas handed back after use, so that every interval reuses the histograms of an earlier
+/// one: a run allocates its histograms once, and its memory stays flat however long it runs.
+/// Shared by the workers and the coordinator (one exchange per worker and interval).
+#[derive(Debug, Clone, Default)]
+pub struct DeltaPool(std::sync::Arc<std::sync::Mutex<Vec<IntervalDelta>>>);
+
+/// Deltas kept for reuse at most (more are dropped).
+const POOL_LIMIT: usize = 64;
+
+impl DeltaPool {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty delta for `step_count` steps: a used one when there is one.
+    pub fn take(&self, step_count: usize) -> IntervalDelta {
+        let spare = self.0.lock().ok().and_then(|mut v| v.pop());
+        match spare {
+            Some(mut d) => {
+                d.clear(step_count);
+                d
+            }
+            None => IntervalDelta::new(step_count),
+        }
+    }
+
+    /// Hands a delta back once its interval is written and folded in.
+    pub fn give(&self, delta: IntervalDelta) {
+        if let Ok(mut v) = self.0.lock() {
+            if v.len() < POOL_LIMIT {
+                v.push(delta);
+            }
+        }
     }
 }

@@ -62,6 +62,13 @@ impl LazyHistogram {
         self.get().map_or(0, |h| h.len())
     }
 
+    /// Empties it, keeping its memory for the next interval.
+    pub fn clear(&mut self) {
+        if let Some(h) = self.0.as_mut() {
+            h.reset();
+        }
+    }
+
     /// A copy as a full histogram (empty when nothing was recorded).
     pub fn to_histogram(&self) -> LatencyHistogram {
         self.get().cloned().unwrap_or_else(new_histogram)

@@ -22,7 +22,7 @@ mod server_timing;
 pub mod validity;
 pub mod verdict;
 
-pub use delta::{IntervalDelta, StepDelta};
+pub use delta::{DeltaPool, IntervalDelta, StepDelta};
 pub use environment::Environment;
 pub use error_kind::ErrorKind;
 pub use histogram::{new_histogram, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};

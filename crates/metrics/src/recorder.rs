@@ -1,7 +1,7 @@
 //! Per-worker accumulation of outcomes into the current interval's delta (no locks: each
 //! worker owns one), plus the gauges that outlive an interval (requests in flight).
 
-use crate::delta::IntervalDelta;
+use crate::delta::{DeltaPool, IntervalDelta};
 use crate::{ErrorKind, Outcome};
 
 /// Name, group, tags and checks of a request step, in scenario order.
@@ -28,6 +28,8 @@ pub struct Recorder {
     /// The run stopped and its in-flight requests were counted: later outcomes are ignored,
     /// so nothing is counted twice.
     closed: bool,
+    /// Where the next interval's delta comes from (histograms reused, not reallocated).
+    pool: DeltaPool,
 }
 
 impl Recorder {
@@ -37,6 +39,16 @@ impl Recorder {
             in_flight: vec![0; step_count],
             step_count,
             closed: false,
+            pool: DeltaPool::new(),
+        }
+    }
+
+    /// A recorder whose intervals reuse the deltas handed back to `pool`.
+    pub fn with_pool(step_count: usize, pool: DeltaPool) -> Self {
+        Self {
+            current: pool.take(step_count),
+            pool,
+            ..Self::new(step_count)
         }
     }
 
@@ -127,7 +139,8 @@ impl Recorder {
 
     /// Hands out the interval measured since the last tick and starts the next one.
     pub fn take_interval(&mut self, active: u64, cpu_seconds: f64) -> IntervalDelta {
-        let mut delta = std::mem::replace(&mut self.current, IntervalDelta::new(self.step_count));
+        let next = self.pool.take(self.step_count);
+        let mut delta = std::mem::replace(&mut self.current, next);
         delta.active = active;
         delta.in_flight = self.in_flight();
         delta.cpu_seconds = cpu_seconds;
@@ -181,6 +194,31 @@ mod tests {
             merged.steps[0].errors[ErrorKind::Http5xx.index()]
                 + merged.steps[1].errors[ErrorKind::Http5xx.index()],
             100
+        );
+    }
+
+    #[test]
+    fn pooled_deltas_are_reused_empty() {
+        let pool = DeltaPool::new();
+        let mut r = Recorder::with_pool(1, pool.clone());
+        r.begin(0);
+        r.record(&outcome(0, 3, 503));
+        let first = r.take_interval(1, 0.5);
+        assert_eq!(first.requests(), 1);
+        pool.give(first);
+        r.begin(0);
+        r.record(&outcome(0, 7, 200));
+        let _ = r.take_interval(1, 0.5); // the next current came from the pool
+        let reused = r.take_interval(0, 0.0);
+        assert_eq!(reused.requests(), 0);
+        assert!(
+            reused.steps[0].statuses.is_empty() && reused.steps[0].errors.iter().all(|&n| n == 0)
+        );
+        assert!(reused.steps[0].latency.is_empty(), "cleared");
+        assert_ne!(
+            reused.steps[0].latency,
+            crate::LazyHistogram::new(),
+            "its memory kept"
         );
     }
 
