@@ -21,7 +21,8 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Start the built-in system under test (for demos and tests).
     Target(TargetArgs),
-    /// Start the built-in target in-process and run a short scenario against it.
+    /// The main job on the built-in target, nothing to set up: an A/B study (2 variants × 6
+    /// runs, about a minute) against two targets started in-process, ending in a report.
     Demo(DemoArgs),
     /// Check a scenario file without sending any request.
     Validate {
@@ -46,7 +47,8 @@ pub enum Command {
 
 #[derive(Args, Clone)]
 pub struct OutputArgs {
-    /// Write the run result (JSON, schema loadlab.run.v2) to this file.
+    /// Also write the result to this file: a run's (schema loadlab.run.v2), a study's
+    /// (loadlab.study.v1) or a capacity search's (loadlab.capacity.v1).
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
     /// Print nothing but errors (the exit code tells the outcome).

@@ -328,15 +328,12 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
     let out: Option<&mut dyn Write> = if args.quiet { None } else { Some(&mut stdout) };
     let result = compare_sides(&pairs, &metrics, &options, bound, out).result;
     let mut out = std::io::stdout().lock();
+    let text = serde_json::to_string_pretty(&result).expect("serializes") + "\n";
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&result).expect("serializes") + "\n";
         super::output::write_json_copy(path, &text)?;
-        if let Some(report) = super::output::report_for(path) {
-            if !args.quiet {
-                super::output::print_report_paths(&mut out, &report);
-            }
-        }
     }
+    // The comparison and its report are kept in the store, like a study's.
+    let stored = store_comparison(args.results.as_deref(), &text);
     if !args.quiet {
         for w in &result.warnings {
             let _ = writeln!(out, "warning: {}", w.replace('`', ""));
@@ -345,12 +342,33 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
         if let Some(path) = &args.json {
             let _ = writeln!(out, "comparison written to {}", path.display());
         }
+        if let Some(report) = stored.as_deref().and_then(super::output::report_for) {
+            super::output::print_report_paths(&mut out, &report);
+        }
     }
     Ok(if result.regressions.is_empty() {
         Outcome::Ok
     } else {
         Outcome::ThresholdsFailed
     })
+}
+
+/// Writes `compare.json` under `<results>/comparisons/<id>/` (the report goes beside it);
+/// a store that cannot be written is a warning: the comparison was printed.
+fn store_comparison(results: Option<&Path>, text: &str) -> Option<PathBuf> {
+    let dir = loadlab_store::resolve_dir(results)
+        .join("comparisons")
+        .join(loadlab_store::new_id("m"));
+    let path = dir.join("compare.json");
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|()| loadlab_store::write_atomic(&path, text.as_bytes()));
+    match written {
+        Ok(()) => Some(path),
+        Err(e) => {
+            eprintln!("warning: comparison not stored in {}: {e}", dir.display());
+            None
+        }
+    }
 }
 
 /// `loadlab run --baseline last|ID`: the new run against a stored study (the prediction test

@@ -55,6 +55,7 @@ fn header(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
     let load = &r.load;
     let model = match load.model.as_str() {
         "closed" => match load.max_vus {
+            Some(1) => "closed model (1 VU)".to_string(),
             Some(vus) => format!("closed model ({vus} VUs)"),
             None => "closed model".to_string(),
         },
@@ -188,7 +189,11 @@ pub(crate) fn latency_line(l: &LatencySummary) -> String {
 
 fn latency(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
     kv(out, "latency", &latency_line(&r.latency_ms))?;
-    kv(out, "service time", &latency_line(&r.service_time_ms))?;
+    // In the closed model latency is measured from the send, so service time says the same:
+    // shown only where it differs (the open model and bursts, measured from the intended time).
+    if r.load.model != "closed" {
+        kv(out, "service time", &latency_line(&r.service_time_ms))?;
+    }
     match r.load.model.as_str() {
         "open" | "burst" => kv(
             out,

@@ -44,6 +44,40 @@ pub struct TargetConfig {
     pub threads: usize,
 }
 
+impl TargetConfig {
+    /// The capacity model in a line: `4 workers, service time 10ms (exp), queue limit 50,
+    /// 1% errors, 1 thread`.
+    pub fn describe(&self) -> String {
+        let workers = match self.workers {
+            Some(1) => "1 worker".to_string(),
+            Some(n) => format!("{n} workers"),
+            None => "unlimited workers".to_string(),
+        };
+        let service = if self.service_time.is_zero() {
+            "no service time".to_string()
+        } else {
+            format!(
+                "service time {:?} ({})",
+                self.service_time,
+                match self.service_dist {
+                    ServiceDist::Fixed => "fixed",
+                    ServiceDist::Exp => "exponential",
+                }
+            )
+        };
+        let queue = match self.queue_limit {
+            Some(n) => format!("queue limit {n} (then 503)"),
+            None => "unbounded queue".to_string(),
+        };
+        format!(
+            "{workers}, {service}, {queue}, {}% errors, {} thread{}",
+            self.error_rate * 100.0,
+            self.threads,
+            if self.threads == 1 { "" } else { "s" }
+        )
+    }
+}
+
 impl Default for TargetConfig {
     fn default() -> Self {
         TargetConfig {

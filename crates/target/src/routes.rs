@@ -35,6 +35,22 @@ impl Route {
     }
 }
 
+/// Every endpoint as people call it, for the start-up banner (kept beside `by_segments`,
+/// which is the table that serves them).
+pub const ENDPOINTS: &[&str] = &[
+    "GET /health (outside the capacity model)",
+    "GET /metrics (Prometheus)",
+    "GET /api/ping",
+    "POST /api/auth/signin",
+    "POST /api/applications",
+    "GET /api/applications/{id}",
+    "POST /api/applications/{id}/submit",
+    "POST /api/users",
+    "POST /api/transactions",
+    "POST /api/reservations",
+    "GET /api/patients/{id}",
+];
+
 /// Why no endpoint matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RouteError {

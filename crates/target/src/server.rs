@@ -117,7 +117,13 @@ pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
         let signal = shutdown_signal()?;
         {
             let mut out = std::io::stdout().lock();
+            // The first line ends with the URL (scripts and tests read it from there).
             writeln!(out, "loadlab target listening on http://{addr}")
+                .and_then(|()| writeln!(out, "  capacity: {} (on /api/*)", config.describe()))
+                .and_then(|()| {
+                    writeln!(out, "  endpoints: {}", crate::routes::ENDPOINTS.join(", "))
+                })
+                .and_then(|()| writeln!(out, "  stop it with Ctrl-C"))
                 .and_then(|()| out.flush())
                 .map_err(TargetError::Stdout)?;
         }

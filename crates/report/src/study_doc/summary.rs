@@ -8,6 +8,7 @@ use loadlab_metrics::{LatencyStat, MetricId, Quantity};
 
 pub(super) fn load_level_words(v: &VariantStats) -> String {
     match &v.load {
+        Some(l) if l.kind == LoadKind::Vus && l.value == 1.0 => "1 VU".to_string(),
         Some(l) if l.kind == LoadKind::Vus => format!("{:.0} VUs", l.value),
         Some(l) => format_rate(l.value),
         None => String::new(),
