@@ -48,8 +48,12 @@ fn read(path: &Path) -> Result<String, K8sError> {
     })
 }
 
-/// The scenario file first, then its CSV files (relative to it, in `data:` order).
-pub fn scenario_files(scenario: &Scenario, path: &Path) -> Result<Vec<ScenarioFile>, K8sError> {
+/// The scenario file first, then its CSV files (relative to it, in `data:` order), and notes
+/// for the reader: a CSV named by absolute path is expected in the image, not carried.
+pub fn scenario_files(
+    scenario: &Scenario,
+    path: &Path,
+) -> Result<(Vec<ScenarioFile>, Vec<String>), K8sError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
@@ -63,16 +67,24 @@ pub fn scenario_files(scenario: &Scenario, path: &Path) -> Result<Vec<ScenarioFi
         text: read(path)?,
     }];
     let base = path.parent().unwrap_or(Path::new("."));
+    let mut notes = Vec::new();
     for data in &scenario.data {
         let Some(csv) = &data.csv else { continue };
         let rel = Path::new(csv);
+        if rel.is_absolute() {
+            notes.push(format!(
+                "data `{}`: {csv} is named by absolute path, so it is not in the ConfigMap: the image must contain it",
+                data.name
+            ));
+            continue;
+        }
         let inside = rel
             .components()
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
         if !inside {
             return Err(K8sError::File {
                 path: path.display().to_string(),
-                message: format!("data `{}`: csv `{csv}` is not inside the scenario's directory; the pods get the scenario's directory only: move the file beside the scenario (or below it) and name it relatively", data.name),
+                message: format!("data `{}`: csv `{csv}` is not inside the scenario's directory; the pods get the scenario's directory only: move the file beside the scenario (or below it), or build it into the image and name it by absolute path", data.name),
             });
         }
         let clean: Vec<String> = rel
@@ -96,10 +108,10 @@ pub fn scenario_files(scenario: &Scenario, path: &Path) -> Result<Vec<ScenarioFi
     if total > MAX_BYTES {
         return Err(K8sError::File {
             path: path.display().to_string(),
-            message: format!("the scenario and its data files are {:.1} MiB, more than a ConfigMap holds (1 MiB): build an image with the data in it (FROM the loadlab image; COPY), give it with --image, and name the files by absolute path", total as f64 / MAX_BYTES as f64),
+            message: format!("the scenario and its data files are {:.1} MiB, more than a ConfigMap holds (1 MiB): build an image with the data in it (FROM the loadlab image; COPY users.csv /data/), give it with --image, and name the file by absolute path (csv: /data/users.csv)", total as f64 / MAX_BYTES as f64),
         });
     }
-    Ok(files)
+    Ok((files, notes))
 }
 
 pub fn config_map(o: &K8sOptions, files: &[ScenarioFile]) -> Result<ConfigMap, K8sError> {

@@ -37,14 +37,15 @@ pub struct Manifests {
 /// Builds the manifests for `scenario` (read from `options.scenario_path`).
 pub fn render(scenario: &Scenario, options: &K8sOptions) -> Result<Manifests, K8sError> {
     options.check()?;
-    let files = config_map::scenario_files(scenario, &options.scenario_path)?;
+    let (files, notes) = config_map::scenario_files(scenario, &options.scenario_path)?;
     let run_url = options.run_url();
     let config_map = config_map::config_map(options, &files)?;
     let job = job::segment_job(scenario, options, &files, &run_url);
     let merge_job = options
         .merge_job
         .then(|| job::merge_job(scenario, options, &run_url));
-    let header = header(scenario, options, &run_url);
+    let mut header = header(scenario, options, &run_url);
+    header.extend(notes);
     Ok(Manifests {
         config_map,
         job,
