@@ -96,8 +96,13 @@ pub fn execute(url: &Url, args: &MergeArgs) -> Result<Outcome, CliError> {
             }
         )));
     }
-    // The local store: `--results` named the URL, so it is $LOADLAB_RESULTS or the default.
-    let store = open_store_for_runs(None)?;
+    // The local store: `--results DIR` when the URL was an input, else $LOADLAB_RESULTS or
+    // the default.
+    let local = args
+        .results
+        .as_deref()
+        .filter(|p| !p.to_string_lossy().contains("://"));
+    let store = open_store_for_runs(local)?;
     let mut merged = merge_and_store(&downloaded.records, run.url(), &store)?;
     if merged.stored.is_some() {
         if let Err(e) = publish(&run, &store.run_dir(&merged.id), &merged) {
