@@ -163,6 +163,10 @@ pub struct TargetArgs {
     /// Server threads.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Share the --listen port with other `loadlab target` processes (SO_REUSEPORT): the
+    /// kernel spreads connections over them, beyond one process's open-files limit.
+    #[arg(long)]
+    pub reuse_port: bool,
 }
 
 #[derive(Args, Clone)]
