@@ -86,6 +86,21 @@ fn merged_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_default()).unwrap_or(Value::Null)
 }
 
+/// Schema errors of a run result against docs/schema/run.v2.json.
+fn schema_errors(run: &Value) -> Vec<String> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/schema/run.v2.json"
+    ))
+    .unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    validator
+        .iter_errors(run)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect()
+}
+
 fn all_requests(run: &Value) -> u64 {
     run["requests"]["total"].as_u64().unwrap_or(0) + run["requests"]["warmup"].as_u64().unwrap_or(0)
 }
@@ -229,6 +244,7 @@ fn the_rendered_job_run_as_pods_merges_into_the_whole_plan() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "merge: {}", text(&o));
     let merged = merged_json(&json);
+    assert_eq!(schema_errors(&merged), Vec::<String>::new());
     assert_eq!(merged["valid"], true, "{}", merged["validity"]);
     assert_eq!(merged["iterations"]["completed"], 90, "the plan's arrivals");
     assert_eq!(all_requests(&merged), 90);

@@ -202,7 +202,8 @@ fn the_job_runs_one_segment_per_index_and_keeps_secrets_out() {
 #[test]
 fn bad_options_are_refused_with_the_fix() {
     let scenario = Scenario::from_file(&fixture()).unwrap();
-    let cases: Vec<(Box<dyn Fn(&mut K8sOptions)>, &str)> = vec![
+    type Change = Box<dyn Fn(&mut K8sOptions)>;
+    let cases: Vec<(Change, &str)> = vec![
         (Box::new(|o| o.parallelism = 0), "--parallelism"),
         (Box::new(|o| o.name = "Spike_1".into()), "--name"),
         (Box::new(|o| o.cpu = "two".into()), "--cpu"),
