@@ -49,6 +49,11 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
         let (outcome, _) = super::remote_run::run(&scenario, &args.output, share, &url, options)?;
         return Ok(outcome);
     }
+    if args.barrier_timeout.is_some() || args.upload_every.is_some() {
+        return Err(CliError::bad_input(
+            "--barrier-timeout and --upload-every apply to records in object storage: give --results s3://bucket/prefix (or gs://, az://, file://)",
+        ));
+    }
     let (outcome, result) = run_and_report(&scenario, &args.output, share)?;
     if let Some(baseline) = &args.baseline {
         let regressed = super::compare::run_against_study(
