@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Test dependencies that are not Rust crates: the reference implementations (SciPy,
-# statsmodels, kneed) the statistics are checked against. Installs them, regenerates the
-# fixtures in crates/analysis/tests/fixtures with scripts/stats_reference.py, and fails if
-# they differ from the committed ones (the Rust tests then assert agreement with them).
+# statsmodels, kneed) the statistics are checked against, and moto[server], the S3-compatible
+# server tests/distributed.rs starts on loopback (python3 -m moto.server). Installs them
+# (idempotently: only what is missing or at another version), regenerates the fixtures in
+# crates/analysis/tests/fixtures with scripts/stats_reference.py, and fails if they differ
+# from the committed ones (the Rust tests then assert agreement with them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
@@ -24,6 +26,27 @@ then
     "$PY" -m pip install --quiet -r "$REQ" 2>/dev/null \
         || "$PY" -m pip install --quiet --break-system-packages -r "$REQ"
 fi
+
+# moto in server mode for the object-storage tests (a real S3 API on 127.0.0.1).
+MOTO=scripts/requirements-s3.txt
+if ! "$PY" - "$MOTO" <<'PYEOF' 2>/dev/null
+import sys
+from importlib.metadata import version
+for line in open(sys.argv[1]):
+    line = line.split("#")[0].strip()
+    if not line:
+        continue
+    name, want = line.split("==")
+    if version(name.split("[")[0]) != want:
+        sys.exit(1)
+import moto.server, flask  # the server extra is there too
+PYEOF
+then
+    echo "setup-test-deps: installing $MOTO"
+    "$PY" -m pip install --quiet -r "$MOTO" 2>/dev/null \
+        || "$PY" -m pip install --quiet --break-system-packages -r "$MOTO"
+fi
+"$PY" -c "import moto.server" && echo "setup-test-deps: moto server available"
 
 "$PY" scripts/stats_reference.py
 if ! git diff --exit-code -- crates/analysis/tests/fixtures \

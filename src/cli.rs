@@ -43,6 +43,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Merge the records of the segments of one plan (`run --segment i/N`) into one run.
     Merge(MergeArgs),
+    /// Print Kubernetes manifests that run a scenario as N pods (an Indexed Job) and merge them.
+    K8s(Box<K8sArgs>),
 }
 
 #[derive(Args, Clone)]
@@ -63,8 +65,9 @@ pub struct OutputArgs {
     /// Worker threads (default: enough for the load, at most one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
-    #[arg(long, value_name = "DIR")]
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results). `loadlab run`
+    /// also takes object storage: s3://bucket/prefix, gs://…, az://…, file:///dir.
+    #[arg(long, value_name = "DIR|URL")]
     pub results: Option<PathBuf>,
 }
 
@@ -122,6 +125,13 @@ pub struct RunArgs {
     /// this long from now (+10s), so that segments line up.
     #[arg(long, value_name = "TIME")]
     pub start_at: Option<String>,
+    /// With --segment and --results URL: how long to wait at the start barrier for the other
+    /// segments (default 300s).
+    #[arg(long, value_name = "DURATION")]
+    pub barrier_timeout: Option<String>,
+    /// With --results URL: how often the record is uploaded while the run goes (default 5s).
+    #[arg(long, value_name = "DURATION")]
+    pub upload_every: Option<String>,
     /// Compare this run against a stored study: `last` or a study id (one run is weak evidence).
     #[arg(long, value_name = "last|ID")]
     pub baseline: Option<String>,
@@ -155,6 +165,10 @@ pub struct TargetArgs {
     /// Server threads.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Share the --listen port with other `loadlab target` processes (SO_REUSEPORT): the
+    /// kernel spreads connections over them, beyond one process's open-files limit.
+    #[arg(long)]
+    pub reuse_port: bool,
 }
 
 #[derive(Args, Clone)]
@@ -253,8 +267,9 @@ pub struct RunsArgs {
     /// How many runs to list (most recent first).
     #[arg(long, short = 'n', default_value_t = 30)]
     pub limit: usize,
-    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
-    #[arg(long, value_name = "DIR", global = true)]
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results), or object
+    /// storage (s3://bucket/prefix, gs://…, az://…, file:///dir) to list its runs.
+    #[arg(long, value_name = "DIR|URL", global = true)]
     pub results: Option<PathBuf>,
 }
 
@@ -290,9 +305,13 @@ pub struct ReportArgs {
 
 #[derive(Args, Clone)]
 pub struct MergeArgs {
-    /// The segments' run directories (each holding a record.json) or their run ids.
-    #[arg(required = true, value_name = "DIR|ID")]
+    /// The segments' run directories (each holding a record.json) or their run ids, or the
+    /// object-storage URL of a distributed run (s3://bucket/prefix/NAME).
+    #[arg(value_name = "DIR|ID|URL")]
     pub inputs: Vec<String>,
+    /// With a URL: first wait up to this long for the segments to end, e.g. 30m.
+    #[arg(long, value_name = "DURATION")]
+    pub wait: Option<String>,
     /// Also write the merged run result (JSON, schema loadlab.run.v2) to this file.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
@@ -300,7 +319,59 @@ pub struct MergeArgs {
     #[arg(long, short)]
     pub quiet: bool,
     /// Run store directory the merged run is stored in (default: $LOADLAB_RESULTS, else
-    /// ./loadlab-results).
-    #[arg(long, value_name = "DIR")]
+    /// ./loadlab-results); a URL names the distributed run to merge (as an input does).
+    #[arg(long, value_name = "DIR|URL")]
     pub results: Option<PathBuf>,
+}
+
+#[derive(Args, Clone)]
+pub struct K8sArgs {
+    /// The scenario file (its CSV data files travel with it).
+    pub file: PathBuf,
+    /// Segments, one pod each (the Indexed Job's completions and parallelism).
+    #[arg(long, value_name = "N")]
+    pub parallelism: u32,
+    /// Object storage the pods write to (s3://bucket/prefix, gs://…, az://…); the run's
+    /// records go under URL/NAME.
+    #[arg(long, value_name = "URL")]
+    pub results: String,
+    /// Container image (default: the placeholder ghcr.io/OWNER/loadlab:VERSION; build and push
+    /// the repository's Dockerfile and give its name).
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+    /// The run's name: Job name and last part of its results prefix (default:
+    /// loadlab-<scenario>-<time>).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    #[arg(long, value_name = "NS")]
+    pub namespace: Option<String>,
+    /// CPU per pod, requested and limited alike (Guaranteed QoS).
+    #[arg(long, value_name = "QUANTITY", default_value = "2")]
+    pub cpu: String,
+    /// Memory per pod, requested and limited alike.
+    #[arg(long, value_name = "QUANTITY", default_value = "1Gi")]
+    pub memory: String,
+    /// At most one generator pod per node (required pod anti-affinity).
+    #[arg(long)]
+    pub spread: bool,
+    /// Also a Job that waits for the segments, merges them and stores the merged run and its
+    /// report under URL/NAME/merged/.
+    #[arg(long)]
+    pub merge_job: bool,
+    /// Base URL for the scenario's relative paths, passed to the pods' `loadlab run`.
+    #[arg(long, value_name = "URL")]
+    pub target: Option<String>,
+    /// A Secret whose keys become the pods' environment (object-store credentials), repeatable.
+    #[arg(long = "secret", value_name = "NAME")]
+    pub secrets: Vec<String>,
+    /// One variable from a Secret's key: ENV=SECRET:KEY, repeatable.
+    #[arg(long = "secret-env", value_name = "ENV=SECRET:KEY")]
+    pub secret_env: Vec<String>,
+    /// A plain variable for the pods (AWS_ENDPOINT_URL, AWS_REGION, AWS_ALLOW_HTTP…), repeatable;
+    /// credentials are refused here (use --secret).
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// How long a pod waits at the start barrier for the others (default 300s).
+    #[arg(long, value_name = "DURATION", default_value = "300s")]
+    pub barrier_timeout: String,
 }

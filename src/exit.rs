@@ -41,6 +41,16 @@ impl From<loadlab_scenario::ScenarioError> for CliError {
     }
 }
 
+impl From<loadlab_remote::RemoteError> for CliError {
+    fn from(e: loadlab_remote::RemoteError) -> Self {
+        if e.is_bad_input() {
+            CliError::bad_input(e)
+        } else {
+            CliError::aborted(e)
+        }
+    }
+}
+
 impl From<loadlab_engine::EngineError> for CliError {
     fn from(e: loadlab_engine::EngineError) -> Self {
         if e.is_unreachable() {

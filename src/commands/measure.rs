@@ -6,7 +6,7 @@
 use crate::cli::OutputArgs;
 use crate::exit::CliError;
 use loadlab_engine::{Cancel, RunOptions};
-use loadlab_metrics::record::RecordWriter;
+use loadlab_metrics::record::{RecordSink, RecordWriter};
 use loadlab_metrics::RunResult;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::Scenario;
@@ -57,45 +57,23 @@ pub fn measure(
         (Some(s), Some(id)) => Some(s.run_dir(id)),
         _ => None,
     };
-    let planned = scenario.plan().duration();
-    let mut options = RunOptions {
-        threads: output.threads,
-        segment: share.segment,
-        start_at: share.start_at,
-        sink: dir.as_deref().map(|d| {
-            Box::new(RecordWriter::new(d)) as Box<dyn loadlab_metrics::record::RecordSink>
-        }),
-        ..RunOptions::default()
-    };
-    let bar = match crate::progress::reporter(output.quiet, output.no_progress, planned) {
-        Some((bar, callback)) => {
-            options.progress = Some(callback);
-            Some(bar)
-        }
-        None => None,
-    };
-    let run = loadlab_engine::run(scenario, options, cancel);
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    let out = match run {
-        Ok(out) => out,
-        Err(e) => {
-            if let (Some(store), Some(id)) = (store, &id) {
-                let _ = store.fail_run(id);
-            }
-            return Err(e.into());
-        }
-    };
-    let mut result = out.result;
-    result.thresholds = loadlab_analysis::thresholds::evaluate(&scenario.thresholds, &result);
+    let sink = dir
+        .as_deref()
+        .map(|d| Box::new(RecordWriter::new(d)) as Box<dyn RecordSink>);
     let where_ = dir
         .as_deref()
         .map(|d| d.display().to_string())
         .unwrap_or_default();
-    let mut storage_error = out
-        .storage_error
-        .map(|e| format!("results not stored: {e} ({where_})"));
+    let (result, mut storage_error) = match execute(scenario, output, cancel, share, sink, &where_)
+    {
+        Ok(done) => done,
+        Err(e) => {
+            if let (Some(store), Some(id)) = (store, &id) {
+                let _ = store.fail_run(id);
+            }
+            return Err(e);
+        }
+    };
     let mut path = None;
     if let (Some(store), Some(id), None) = (store, &id, &storage_error) {
         match store.finish_run(id, &result) {
@@ -114,6 +92,44 @@ pub fn measure(
         path,
         storage_error,
     })
+}
+
+/// Runs one scenario into `sink` (progress line, thresholds evaluated); returns the summary
+/// and, when the record could not be written to `where_`, why.
+pub fn execute(
+    scenario: &Scenario,
+    output: &OutputArgs,
+    cancel: &Cancel,
+    share: Share,
+    sink: Option<Box<dyn RecordSink>>,
+    where_: &str,
+) -> Result<(RunResult, Option<String>), CliError> {
+    let planned = scenario.plan().duration();
+    let mut options = RunOptions {
+        threads: output.threads,
+        segment: share.segment,
+        start_at: share.start_at,
+        sink,
+        ..RunOptions::default()
+    };
+    let bar = match crate::progress::reporter(output.quiet, output.no_progress, planned) {
+        Some((bar, callback)) => {
+            options.progress = Some(callback);
+            Some(bar)
+        }
+        None => None,
+    };
+    let run = loadlab_engine::run(scenario, options, cancel);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let out = run?;
+    let mut result = out.result;
+    result.thresholds = loadlab_analysis::thresholds::evaluate(&scenario.thresholds, &result);
+    let storage_error = out
+        .storage_error
+        .map(|e| format!("results not stored: {e} ({where_})"));
+    Ok((result, storage_error))
 }
 
 /// The offered load in words, for the run index: `20 vus`, `200/s`, `burst 500`.
@@ -185,6 +201,12 @@ pub fn check_json_path(path: &Path) -> Result<(), CliError> {
 /// (exit 2 before anything is sent), and recovers runs whose process died.
 pub fn open_store_for_runs(results: Option<&Path>) -> Result<loadlab_store::Store, CliError> {
     let dir = loadlab_store::resolve_dir(results);
+    if dir.to_string_lossy().contains("://") {
+        return Err(CliError::bad_input(format!(
+            "--results {}: object storage holds the runs of `loadlab run` (and `merge`, `runs`); this command keeps its results in a local directory: give --results DIR",
+            dir.display()
+        )));
+    }
     loadlab_store::check_writable(&dir).map_err(|e| {
         CliError::bad_input(format!(
             "{e}\n  hint: choose a writable results directory with --results DIR or LOADLAB_RESULTS"

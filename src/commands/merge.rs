@@ -7,6 +7,7 @@ use super::run::outcome_of;
 use crate::cli::MergeArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_metrics::record::{merge_records, Guarded, RecordWriter, StoredRecord};
+use loadlab_metrics::RunResult;
 use loadlab_report::Style;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -15,26 +16,53 @@ pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
     if let Some(json) = &args.json {
         check_json_path(json)?;
     }
+    if let Some(url) = super::remote_merge::url_of(&args)? {
+        return super::remote_merge::execute(&url, &args);
+    }
+    if args.inputs.is_empty() {
+        return Err(CliError::bad_input(
+            "nothing to merge: give the segments' run directories or run ids, or the URL of a distributed run (s3://bucket/prefix/NAME)",
+        ));
+    }
     let store = open_store_for_runs(args.results.as_deref())?;
     let mut records = Vec::new();
     for input in &args.inputs {
         let dir = record_dir(input, &store)?;
         records.push(StoredRecord::open(&dir).map_err(CliError::bad_input)?);
     }
+    let merged = merge_and_store(&records, &args.inputs.join(" "), &store)?;
+    Ok(finish(&args, merged, records.len()))
+}
+
+/// A merged run, stored (or not, and why).
+pub struct Merged {
+    pub result: RunResult,
+    pub id: String,
+    /// Its `run.json` in the store.
+    pub stored: Option<PathBuf>,
+    pub errors: Vec<String>,
+}
+
+/// Merges the records into a new run of the store (`merged_from` says from what).
+pub fn merge_and_store(
+    records: &[StoredRecord],
+    merged_from: &str,
+    store: &loadlab_store::Store,
+) -> Result<Merged, CliError> {
     // Check the inputs before a run is indexed for the merge.
-    merge_records(&records, None).map_err(CliError::bad_input)?;
+    merge_records(records, None).map_err(CliError::bad_input)?;
     let first = &records[0].meta;
     let id = store
         .begin_run(&loadlab_store::NewRun {
             scenario: first.name.clone(),
             scenario_file: first.scenario_file.clone(),
             plan_hash: Some(first.plan_hash.clone()),
-            merged_from: Some(args.inputs.join(" ")),
+            merged_from: Some(merged_from.to_string()),
             ..Default::default()
         })
         .map_err(CliError::bad_input)?;
     let mut sink = Guarded::new(Box::new(RecordWriter::new(&store.run_dir(&id))));
-    let mut result = merge_records(&records, Some(&mut sink)).map_err(CliError::bad_input)?;
+    let mut result = merge_records(records, Some(&mut sink)).map_err(CliError::bad_input)?;
     result.thresholds =
         loadlab_analysis::thresholds::evaluate_exprs(&records[0].meta.thresholds, &result);
     let mut errors = Vec::new();
@@ -55,6 +83,22 @@ pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
             }
         },
     };
+    Ok(Merged {
+        result,
+        id,
+        stored,
+        errors,
+    })
+}
+
+/// Writes `--json`, prints the summary and what could not be stored; the exit outcome.
+pub fn finish(args: &MergeArgs, merged: Merged, segments: usize) -> Outcome {
+    let Merged {
+        result,
+        id,
+        stored,
+        mut errors,
+    } = merged;
     if let Some(json) = &args.json {
         if let Err(e) = write_json(&result, json) {
             errors.push(e);
@@ -69,8 +113,7 @@ pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
         if let Some(p) = stored {
             let _ = writeln!(
                 out,
-                "\nmerged {} segment(s) as run {id} ({})",
-                records.len(),
+                "\nmerged {segments} segment(s) as run {id} ({})",
                 p.display()
             );
         }
@@ -80,9 +123,9 @@ pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
         eprintln!("error: {e}");
     }
     if !errors.is_empty() {
-        return Ok(Outcome::Invalid);
+        return Outcome::Invalid;
     }
-    Ok(outcome_of(&result, false))
+    outcome_of(&result, false)
 }
 
 /// A record directory as given, or the directory of a run id in the store.

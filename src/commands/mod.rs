@@ -4,9 +4,13 @@ mod capacity;
 mod compare;
 mod demo;
 mod executor;
+mod k8s;
 pub(crate) mod measure;
 mod merge;
 mod output;
+mod remote_merge;
+mod remote_run;
+mod remote_runs;
 mod report;
 mod run;
 mod runs;
@@ -31,6 +35,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
         Command::Runs(args) => runs::execute(args),
         Command::Report(args) => report::execute(args),
         Command::Merge(args) => merge::execute(args),
+        Command::K8s(args) => k8s::execute(*args),
     }
 }
 

@@ -33,6 +33,25 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
             .transpose()
             .map_err(|m| ScenarioError::flag("--start-at", m, None))?,
     };
+    let results = loadlab_store::resolve_dir(args.output.results.as_deref());
+    if let Some(url) = super::remote_run::url_of(&results)? {
+        if args.baseline.is_some() {
+            return Err(CliError::bad_input(
+                "--baseline compares against a study in a local run store; it cannot be used with --results URL",
+            ));
+        }
+        let options = super::remote_run::RemoteRunOptions::parse(
+            args.barrier_timeout.as_deref(),
+            args.upload_every.as_deref(),
+        )?;
+        let (outcome, _) = super::remote_run::run(&scenario, &args.output, share, &url, options)?;
+        return Ok(outcome);
+    }
+    if args.barrier_timeout.is_some() || args.upload_every.is_some() {
+        return Err(CliError::bad_input(
+            "--barrier-timeout and --upload-every apply to records in object storage: give --results s3://bucket/prefix (or gs://, az://, file://)",
+        ));
+    }
     let (outcome, result) = run_and_report(&scenario, &args.output, share)?;
     if let Some(baseline) = &args.baseline {
         let regressed = super::compare::run_against_study(

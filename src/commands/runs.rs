@@ -12,6 +12,9 @@ use std::io::{IsTerminal, Write};
 
 pub fn execute(args: RunsArgs) -> Result<Outcome, CliError> {
     let dir = loadlab_store::resolve_dir(args.results.as_deref());
+    if let Some(url) = super::remote_run::url_of(&dir)? {
+        return super::remote_runs::execute(&url, &args);
+    }
     let store = super::store::open(&dir)?;
     let mut out = std::io::stdout().lock();
     match args.command {

@@ -25,6 +25,7 @@ pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
         service_dist,
         queue_limit: args.queue_limit,
         error_rate: args.error_rate,
+        reuse_port: args.reuse_port,
         ..TargetConfig::default()
     };
     if let Some(t) = args.threads {

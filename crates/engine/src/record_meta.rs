@@ -60,6 +60,7 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         max_lag_ms: m.max_lag_ms,
         pid: std::process::id(),
         merged_from: None,
+        clock: None,
     }
 }
 

@@ -19,6 +19,12 @@ pub struct Environment {
     pub cpus: u32,
     /// Physical memory, in bytes.
     pub memory_bytes: Option<u64>,
+    /// Kubernetes node and pod the generator ran in (from `NODE_NAME` and `POD_NAME`, which
+    /// the manifests of `loadlab k8s` set through the downward API).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod: Option<String>,
 }
 
 impl Environment {
@@ -57,8 +63,17 @@ impl Environment {
                 .map(|n| n.get() as u32)
                 .unwrap_or(1),
             memory_bytes,
+            node: env_text("NODE_NAME"),
+            pod: env_text("POD_NAME"),
         }
     }
+}
+
+fn env_text(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! 3 significant digits over 1 µs – 1 h, the standard interval-log format), `serde` for the
 //! result and the record's JSON parts, `base64` for encoded histograms.
 
+pub mod clock;
 mod delta;
 mod environment;
 mod error_kind;

@@ -79,6 +79,9 @@ pub struct RunResult {
     /// A merged run: each segment it was made of.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub segments: Vec<SegmentSummary>,
+    /// A merged run whose segments met at a start barrier: how far apart their clocks were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_skew: Option<crate::clock::ClockSkew>,
     /// Things the reader must know about how the numbers were made.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -125,6 +128,14 @@ pub struct SegmentSummary {
     pub interrupted: bool,
     /// Start offset from the earliest segment, in ms (clock skew and start-up together).
     pub start_offset_ms: f64,
+    /// Kubernetes node and pod it ran in, when it ran in a cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod: Option<String>,
+    /// Its clock against the start barrier's reference (own − reference), when estimated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::clock::ClockEstimate>,
 }
 
 impl RunResult {

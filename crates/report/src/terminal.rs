@@ -467,26 +467,7 @@ fn segments(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> 
     }
     writeln!(out)?;
     let count = r.segments.len();
-    let rows: Vec<Vec<String>> = r
-        .segments
-        .iter()
-        .map(|s| {
-            vec![
-                format!("{}", s.index),
-                s.host.clone().unwrap_or_else(|| "-".into()),
-                s.requests.to_string(),
-                s.failed.to_string(),
-                format!("{:.0}%", s.cpu_percent),
-                format!("{:+.0} ms", s.start_offset_ms),
-                if s.valid {
-                    "yes".to_string()
-                } else {
-                    let kinds: Vec<&str> = s.invalid.iter().map(|k| k.as_str()).collect();
-                    format!("no ({})", kinds.join(", "))
-                },
-            ]
-        })
-        .collect();
+    let rows: Vec<Vec<String>> = r.segments.iter().map(segment_row).collect();
     writeln!(
         out,
         "  {}",
@@ -497,15 +478,51 @@ fn segments(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> 
         style,
         &[
             ("segment", Align::Right),
-            ("host", Align::Left),
+            ("pod @ node (or host)", Align::Left),
             ("requests", Align::Right),
             ("failed", Align::Right),
             ("generator cpu", Align::Right),
             ("start", Align::Right),
+            ("clock", Align::Right),
             ("valid", Align::Left),
         ],
         &rows,
-    )
+    )?;
+    if let Some(skew) = &r.clock_skew {
+        writeln!(
+            out,
+            "  clock skew between segments: {:.0} ms ± {:.0} ms (against the {})",
+            skew.spread_ms, skew.uncertainty_ms, skew.reference
+        )?;
+    }
+    Ok(())
+}
+
+/// One segment as the per-segment tables (terminal, report) show it.
+pub(crate) fn segment_row(s: &loadlab_metrics::result::SegmentSummary) -> Vec<String> {
+    let place = match (&s.pod, &s.node) {
+        (Some(pod), Some(node)) => format!("{pod} @ {node}"),
+        (Some(pod), None) => pod.clone(),
+        _ => s.host.clone().unwrap_or_else(|| "-".into()),
+    };
+    vec![
+        format!("{}", s.index),
+        place,
+        s.requests.to_string(),
+        s.failed.to_string(),
+        format!("{:.0}%", s.cpu_percent),
+        format!("{:+.0} ms", s.start_offset_ms),
+        match &s.clock {
+            Some(c) => format!("{:+.0} ± {:.0} ms", c.offset_ms, c.uncertainty_ms),
+            None => "-".into(),
+        },
+        if s.valid {
+            "yes".to_string()
+        } else {
+            let kinds: Vec<&str> = s.invalid.iter().map(|k| k.as_str()).collect();
+            format!("no ({})", kinds.join(", "))
+        },
+    ]
 }
 
 fn generator(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {

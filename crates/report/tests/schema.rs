@@ -267,6 +267,7 @@ fn recorder_built_result_validates() {
         max_lag_ms: 10.0,
         pid: 1,
         merged_from: None,
+        clock: None,
     };
     let mut summary = Summarizer::new(2);
     summary.add(&IntervalRecord {

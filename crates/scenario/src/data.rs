@@ -15,6 +15,7 @@ pub fn load(name: &str, raw: RawData, base_dir: &Path) -> Result<DataSet, String
         Some(RawPick::Random) => Pick::Random,
         Some(RawPick::Unique) => Pick::Unique,
     };
+    let csv = raw.csv.clone();
     let (columns, rows) = match (raw.csv, raw.values) {
         (Some(_), Some(_)) => return Err("give either `csv` or `values`, not both".into()),
         (None, None) => {
@@ -101,6 +102,7 @@ pub fn load(name: &str, raw: RawData, base_dir: &Path) -> Result<DataSet, String
         columns,
         rows,
         pick,
+        csv,
     })
 }
 

@@ -43,6 +43,9 @@ pub struct DataSet {
     /// Cells: strings from CSV; inline values keep their JSON type (numbers stay numbers).
     pub rows: Vec<Vec<serde_json::Value>>,
     pub pick: Pick,
+    /// The CSV file as the scenario names it (relative to the scenario file), when the rows
+    /// came from one: what must travel with the scenario to another machine.
+    pub csv: Option<String>,
 }
 
 /// How a VU takes its row (once per iteration, at the first step that reads the set).

@@ -283,6 +283,7 @@ mod tests {
             columns: vec!["username".into(), "password".into()],
             rows: vec![],
             pick: Pick::Sequential,
+            csv: None,
         }];
         let caps = vec!["token".to_string()];
         let t = compile(

@@ -38,6 +38,7 @@ fn meta() -> RecordMeta {
         max_lag_ms: 10.0,
         pid: 1,
         merged_from: None,
+        clock: None,
     }
 }
 

@@ -42,6 +42,9 @@ pub struct TargetConfig {
     pub error_rate: f64,
     /// Tokio worker threads. 1 runs a single-threaded runtime (see [`DEFAULT_THREADS`]).
     pub threads: usize,
+    /// Share the port with other target processes (SO_REUSEPORT): the kernel spreads the
+    /// connections, so together they hold more than one process's open-files limit allows.
+    pub reuse_port: bool,
 }
 
 impl TargetConfig {
@@ -88,6 +91,7 @@ impl Default for TargetConfig {
             queue_limit: None,
             error_rate: 0.0,
             threads: DEFAULT_THREADS,
+            reuse_port: false,
         }
     }
 }

@@ -71,7 +71,7 @@ pub fn spawn(config: TargetConfig) -> Result<TargetHandle, TargetError> {
     config.validate()?;
     let state = Arc::new(AppState::new(&config));
     let runtime = build_runtime(config.threads, &state)?;
-    let listener = bind(config.listen)?;
+    let listener = bind(config.listen, config.reuse_port)?;
     let addr = local_addr(&listener, config.listen)?;
     let (stop_tx, stop_rx) = watch::channel(false);
     let thread = std::thread::Builder::new()
@@ -104,7 +104,7 @@ pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
     config.validate()?;
     let state = Arc::new(AppState::new(&config));
     let runtime = build_runtime(config.threads, &state)?;
-    let listener = bind(config.listen)?;
+    let listener = bind(config.listen, config.reuse_port)?;
     let addr = local_addr(&listener, config.listen)?;
     state.metrics.register_current_thread();
     runtime.block_on(async move {
@@ -159,12 +159,16 @@ fn build_runtime(
 }
 
 /// Creates a non-blocking listening socket with a generous backlog.
-fn bind(addr: SocketAddr) -> Result<std::net::TcpListener, TargetError> {
+fn bind(addr: SocketAddr, reuse_port: bool) -> Result<std::net::TcpListener, TargetError> {
     let err = |source| TargetError::Bind { addr, source };
     let socket =
         Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP)).map_err(err)?;
     #[cfg(unix)]
     socket.set_reuse_address(true).map_err(err)?;
+    #[cfg(unix)]
+    if reuse_port {
+        socket.set_reuse_port(true).map_err(err)?;
+    }
     socket.bind(&addr.into()).map_err(err)?;
     socket.listen(LISTEN_BACKLOG).map_err(err)?;
     socket.set_nonblocking(true).map_err(err)?;

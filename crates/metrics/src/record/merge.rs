@@ -7,6 +7,7 @@ use super::meta::{MergedSegment, RecordEnd, RecordMeta};
 use super::reader::{Intervals, RecordError, StoredRecord};
 use super::summary::Summarizer;
 use super::writer::Guarded;
+use crate::clock::ClockSkew;
 use crate::result::{
     from_unix_seconds, rfc3339, PlannedLoad, RunResult, SegmentSummary, StopReason,
 };
@@ -189,7 +190,14 @@ pub fn merge_records(
             invalid: own.validity.reasons.iter().map(|r| r.kind).collect(),
             interrupted: own.interrupted,
             start_offset_ms: (r.meta.start_unix_s - start) * 1000.0,
+            node: r.meta.environment.node.clone(),
+            pod: r.meta.environment.pod.clone(),
+            clock: r.meta.clock.clone(),
         });
+    }
+    result.clock_skew = ClockSkew::of(records.iter().filter_map(|r| r.meta.clock.as_ref()));
+    if let Some(skew) = &result.clock_skew {
+        result.notes.push(skew.describe());
     }
     for missing in (0..count).filter(|i| {
         !records
@@ -229,6 +237,7 @@ fn merged_meta(records: &[&StoredRecord], start: f64) -> RecordMeta {
     meta.segment = None;
     meta.start_unix_s = start;
     meta.pid = 0;
+    meta.clock = None;
     meta.threads = records.iter().map(|r| r.meta.threads).sum();
     meta.cores = records.iter().map(|r| r.meta.cores).sum();
     let sum_u32 = |f: fn(&RecordMeta) -> Option<u32>| -> Option<u32> {

@@ -49,6 +49,9 @@ pub struct RecordMeta {
     /// The merge this record came from, if it is a merged run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_from: Option<Vec<MergedSegment>>,
+    /// A segment that met the others at a start barrier: its clock against the barrier's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::clock::ClockEstimate>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -324,6 +324,7 @@ impl Summarizer {
             histograms: histograms_of(&all.latency, &all.service, &all.lag, &all.server),
             environment: Some(meta.environment.clone()),
             segments: Vec::new(),
+            clock_skew: None,
             notes: Vec::new(),
         }
     }

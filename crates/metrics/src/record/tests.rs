@@ -39,6 +39,7 @@ fn meta(steps: usize, segment: Option<SegmentId>, start: f64) -> RecordMeta {
         max_lag_ms: 10.0,
         pid: 1,
         merged_from: None,
+        clock: None,
     }
 }
 

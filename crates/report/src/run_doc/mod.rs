@@ -6,6 +6,7 @@ mod charts;
 mod environment;
 mod method;
 mod results;
+mod segments;
 mod summary;
 mod verdicts;
 
@@ -34,6 +35,7 @@ pub use loadlab_metrics::result::PlannedLoad;
 /// Builds the report of one run. `plan` adds the planned-load chart to the method section.
 pub fn run_report(r: &RunResult, plan: Option<&PlannedLoad>) -> ReportDoc {
     let mut sections = vec![summary(r), method(r, plan), environment(r), results(r)];
+    sections.extend(segments::segments(r));
     sections.push(charts(r, plan));
     if !r.errors.is_empty() {
         sections.push(errors(r));

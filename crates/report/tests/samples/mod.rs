@@ -23,6 +23,7 @@ pub fn environment() -> Environment {
         cpu_model: Some("AMD EPYC 7B13".into()),
         cpus: 2,
         memory_bytes: Some(8 * 1024 * 1024 * 1024),
+        ..Default::default()
     }
 }
 
