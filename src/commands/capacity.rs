@@ -33,6 +33,7 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let doc = StudyDocument::read(&args.file)?;
     let spec = doc.capacity()?;
     let mut base = doc.scenario()?;
+    args.monitor.apply(&mut base);
     if let Some(t) = &args.target {
         base.target = Some(check_target(t).map_err(|m| ScenarioError::flag("--target", m, None))?);
     }

@@ -76,7 +76,14 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
         .replace("{TARGET_B}", &format!("http://{}", half.addr));
     std::fs::write(&file, &text)
         .map_err(|e| CliError::bad_input(format!("cannot write {}: {e}", file.display())))?;
-    let outcome = match super::run_study_file(&file, &args.output, None, None, None) {
+    let outcome = match super::run_study_file(
+        &file,
+        &args.output,
+        None,
+        None,
+        None,
+        &crate::cli::MonitorArgs::default(),
+    ) {
         Ok((outcome, study_json)) => {
             let html = study_json.with_file_name("report.html");
             let html = if html.exists() {

@@ -87,6 +87,11 @@ pub fn measure(
             return Err(e.into());
         }
     };
+    if !output.quiet {
+        for w in &out.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
     let mut result = out.result;
     result.thresholds = loadlab_analysis::thresholds::evaluate(&scenario.thresholds, &result);
     let where_ = dir

@@ -22,6 +22,7 @@ mod origin;
 mod prepare;
 mod record_meta;
 mod render;
+mod resources;
 mod run;
 mod transport;
 mod vu;

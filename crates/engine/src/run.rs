@@ -10,6 +10,7 @@ use crate::health::{available_cores, max_rss_bytes};
 use crate::http::HttpTransport;
 use crate::prepare::{PrepareError, PreparedScenario};
 use crate::record_meta::{record_meta, MetaInput};
+use crate::resources::{MonitorFeed, ResourceFeed};
 use loadlab_metrics::record::{Guarded, RecordEnd, RecordSink};
 use loadlab_metrics::result::{unix_seconds, StopReason};
 use loadlab_metrics::{Recorder, RunResult};
@@ -77,6 +78,8 @@ pub struct RunOutput {
     pub result: RunResult,
     /// Why the record could not be written, if it could not (the run itself went on).
     pub storage_error: Option<std::io::Error>,
+    /// Things the user should know that did not stop the run (the monitor could not start).
+    pub warnings: Vec<String>,
 }
 
 /// A start time more than this far in the past is a mistake, not a clock difference.
@@ -129,6 +132,19 @@ pub fn run(
         max_cpu_percent: options.max_cpu_percent,
         max_lag_ms: options.max_lag.as_secs_f64() * 1e3,
     });
+
+    let mut warnings = Vec::new();
+    let feed: Option<Box<dyn ResourceFeed>> = if scenario.monitor.is_empty() {
+        None
+    } else {
+        match MonitorFeed::start(&scenario.monitor, start) {
+            Ok(feed) => Some(Box::new(feed)),
+            Err(why) => {
+                warnings.push(why);
+                None
+            }
+        }
+    };
 
     let (tx, rx) = mpsc::channel::<Tick>();
     let mut handles = Vec::new();
@@ -198,6 +214,7 @@ pub fn run(
         clock,
         plan.duration(),
         threads,
+        feed,
     );
     coordinator.collect(&rx);
     for handle in handles {
@@ -214,6 +231,7 @@ pub fn run(
         wall_s: wall.as_secs_f64(),
         max_rss_bytes: max_rss_bytes(),
         intervals: coordinator.intervals(),
+        monitor_cpu_percent: coordinator.monitor_cpu_percent,
     };
     let mut sink = coordinator.sink.take();
     if let Some(s) = sink.as_mut() {
@@ -223,6 +241,7 @@ pub fn run(
     Ok(RunOutput {
         result,
         storage_error: sink.and_then(|mut s| s.take_error()),
+        warnings,
     })
 }
 

@@ -10,6 +10,8 @@ pub enum ErrorKind {
     ConnectTimeout,
     Reset,
     AddrUnavailable,
+    /// The generator ran out of file descriptors (EMFILE/ENFILE): its limit, not the target's.
+    FdExhausted,
     Dns,
     Tls,
     Protocol,
@@ -26,12 +28,13 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 15] = [
+    pub const ALL: [ErrorKind; 16] = [
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
         ErrorKind::AddrUnavailable,
+        ErrorKind::FdExhausted,
         ErrorKind::Dns,
         ErrorKind::Tls,
         ErrorKind::Protocol,
@@ -58,6 +61,7 @@ impl ErrorKind {
             ErrorKind::ConnectTimeout => "connect_timeout",
             ErrorKind::Reset => "reset",
             ErrorKind::AddrUnavailable => "addr_unavailable",
+            ErrorKind::FdExhausted => "fd_exhausted",
             ErrorKind::Dns => "dns",
             ErrorKind::Tls => "tls",
             ErrorKind::Protocol => "protocol",
@@ -79,6 +83,7 @@ impl ErrorKind {
             ErrorKind::ConnectTimeout => "TCP connect did not complete: the target's accept backlog is full or a firewall drops packets",
             ErrorKind::Reset => "the target closed the connection mid-request (crash, restart, or a keep-alive limit on its side)",
             ErrorKind::AddrUnavailable => "local ephemeral ports are exhausted (EADDRNOTAVAIL, `can't assign requested address`): keep connections alive (`connections: per_vu` or `shared`), or spread them over more source addresses (`source_addresses: 127.0.0.1-127.0.0.16`)",
+            ErrorKind::FdExhausted => "the generator ran out of file descriptors (EMFILE, `too many open files`): its own limit, not a target error — raise it (`ulimit -n`, LimitNOFILE) or lower the concurrency",
             ErrorKind::Dns => "the target host name did not resolve",
             ErrorKind::Tls => "TLS handshake failed: wrong certificate or protocol (use --insecure only for test certificates)",
             ErrorKind::Protocol => "the response was not valid HTTP/1.1",

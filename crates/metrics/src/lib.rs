@@ -17,6 +17,7 @@ mod histogram;
 mod outcome;
 pub mod record;
 mod recorder;
+pub mod resources;
 pub mod result;
 mod server_timing;
 pub mod validity;

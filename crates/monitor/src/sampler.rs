@@ -26,6 +26,15 @@ impl Monitor {
     /// Sources that cannot be read (no such pid, endpoint down) do not fail the start: their
     /// series are missing and a warning says why.
     pub fn start(config: &MonitorConfig) -> Result<MonitorHandle, MonitorError> {
+        Self::start_aligned(config, None)
+    }
+
+    /// Like [`Monitor::start`], but samples end on `align + k × interval` (a run's interval
+    /// boundaries), so that each sample covers one interval of the run's record.
+    pub fn start_aligned(
+        config: &MonitorConfig,
+        align: Option<Instant>,
+    ) -> Result<MonitorHandle, MonitorError> {
         if config.interval < MIN_MONITOR_INTERVAL {
             return Err(MonitorError::IntervalTooShort(config.interval));
         }
@@ -41,6 +50,7 @@ impl Monitor {
             .name("loadlab-monitor".into())
             .spawn(move || {
                 let mut state = SamplerState::new(&config, processes, started)?;
+                state.align = align;
                 state.run(&stop_rx, &samples_tx);
                 Ok(state.finish())
             })
@@ -150,6 +160,8 @@ struct SamplerState {
     kinds: BTreeMap<String, MetricKind>,
     started: Instant,
     last: Instant,
+    /// Samples end on this instant plus whole intervals (`None`: one interval after start).
+    align: Option<Instant>,
     tick: u64,
     samples: u64,
 }
@@ -199,13 +211,24 @@ impl SamplerState {
             kinds: BTreeMap::new(),
             started,
             last: Instant::now(),
+            align: None,
             tick: 0,
             samples: 0,
         })
     }
 
     fn run(&mut self, stop: &Receiver<()>, out: &Sender<Sample>) {
-        let mut next = self.last + self.interval;
+        let mut next = match self.align {
+            // The first boundary at least half an interval away (a shorter first sample
+            // would be mostly noise).
+            Some(mut at) => {
+                while at < self.last + self.interval / 2 {
+                    at += self.interval;
+                }
+                at
+            }
+            None => self.last + self.interval,
+        };
         loop {
             let wait = next.saturating_duration_since(Instant::now());
             match stop.recv_timeout(wait) {
@@ -224,9 +247,10 @@ impl SamplerState {
             }
             next += self.interval;
             let now = Instant::now();
-            if next < now {
-                // Fell behind (machine suspended, thread starved): skip, do not burst.
-                next = now + self.interval;
+            while next < now {
+                // Fell behind (machine suspended, thread starved): skip, do not burst, and
+                // keep the phase.
+                next += self.interval;
             }
         }
     }

@@ -275,6 +275,7 @@ fn recorder_built_result_validates() {
         length_s: 1.0,
         warmup: false,
         delta: rec.take_interval(3, 0.1),
+        resources: Vec::new(),
     });
     let result = summary.finish(
         &meta,
@@ -284,6 +285,7 @@ fn recorder_built_result_validates() {
             wall_s: 1.0,
             max_rss_bytes: 1,
             intervals: 1,
+            monitor_cpu_percent: None,
         }),
     );
     assert_eq!(result.errors.len(), ErrorKind::ALL.len());

@@ -31,6 +31,9 @@ pub async fn run<T: Transport>(
     let freed = Rc::new(Notify::new());
     let mut arrivals = load.arrivals(segment, seed).peekable();
     let mut started = 0u64;
+    // When the last wait for a free slot ended: arrivals due before then were held up by
+    // `max_in_flight` (the target's slowness), not by the scheduler.
+    let mut slot_freed_at: Option<tokio::time::Instant> = None;
     while let Some(offset) = arrivals.next() {
         let intended = worker.start + offset;
         if intended >= worker.end || worker.stopping.get() {
@@ -47,10 +50,18 @@ pub async fn run<T: Transport>(
             };
             worker.sleep_until(wake).await;
         }
+        let queued_behind_slot = slot_freed_at.is_some_and(|t| t > intended);
+        let late_from = match slot_freed_at {
+            Some(t) if t > intended => t,
+            _ => intended,
+        };
         worker
             .recorder
             .borrow_mut()
-            .record_scheduler_lag(micros(now().saturating_duration_since(intended)));
+            .record_scheduler_lag(micros(now().saturating_duration_since(late_from)));
+        if queued_behind_slot && active.get() < limit {
+            worker.recorder.borrow_mut().delayed_by_max_in_flight();
+        }
         if active.get() >= limit {
             worker.recorder.borrow_mut().delayed_by_max_in_flight();
             let gave_up = loop {
@@ -70,6 +81,7 @@ pub async fn run<T: Transport>(
                 worker.recorder.borrow_mut().iterations_dropped(1 + rest);
                 break;
             }
+            slot_freed_at = Some(now());
         }
         active.set(active.get() + 1);
         // Each arrival is a new user: its own VU number, first iteration, nothing captured.

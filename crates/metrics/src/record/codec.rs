@@ -5,6 +5,7 @@
 
 use crate::delta::{IntervalDelta, StepDelta};
 use crate::histogram::{LatencyHistogram, LazyHistogram};
+use crate::resources::Sample;
 use crate::result::{decode_histogram, encode_histogram};
 use crate::ErrorKind;
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,20 @@ pub struct IntervalRecord {
     /// Inside the warm-up: counted, but kept out of every statistic.
     pub warmup: bool,
     pub delta: IntervalDelta,
+    /// The monitor's samples that ended in this interval (usually one; none when nothing is
+    /// monitored), times since the plan's t = 0.
+    pub resources: Vec<RecordedSample>,
+}
+
+/// A resource sample as the record keeps it: in a merged record, each segment's samples
+/// stay apart (their hosts differ), tagged with the segment that took them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedSample {
+    /// The segment that took it (merged records only).
+    #[serde(default, rename = "seg", skip_serializing_if = "Option::is_none")]
+    pub segment: Option<u32>,
+    #[serde(flatten)]
+    pub sample: Sample,
 }
 
 /// A histogram series of a step, as tagged in the interval log (`latency.s3`).
@@ -232,6 +247,8 @@ struct CountersLine {
     steps: Vec<StepCounters>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     examples: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    res: Vec<RecordedSample>,
 }
 
 /// The interval's counters line (with its newline). `examples` are the error messages not
@@ -276,6 +293,7 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
             .iter()
             .map(|(k, m)| (k.as_str().to_string(), m.clone()))
             .collect(),
+        res: r.resources.clone(),
     };
     serde_json::to_string(&line).expect("a counters line serializes") + "\n"
 }
@@ -332,6 +350,7 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
                 .collect(),
             ..IntervalDelta::default()
         },
+        resources: c.res,
     })
 }
 

@@ -20,13 +20,16 @@
 //! counters line is the commit mark of its interval.
 
 mod codec;
+mod judge;
 mod merge;
 mod meta;
 mod reader;
 mod summary;
 mod writer;
 
-pub use codec::{counters_line, hlog_header, hlog_lines, parse_counters_line, IntervalRecord};
+pub use codec::{
+    counters_line, hlog_header, hlog_lines, parse_counters_line, IntervalRecord, RecordedSample,
+};
 pub use merge::{merge_records, MergeError};
 pub use meta::{DataSetInfo, MergedSegment, RecordEnd, RecordMeta, RECORD_SCHEMA};
 pub use reader::{is_record, Intervals, RecordError, StoredRecord};

@@ -74,6 +74,7 @@ fn interval(index: u32, delta: IntervalDelta) -> IntervalRecord {
         length_s: 1.0,
         warmup: index == 0,
         delta,
+        resources: Vec::new(),
     }
 }
 
@@ -115,6 +116,7 @@ fn write(dir: &std::path::Path, meta: &RecordMeta, intervals: &[IntervalRecord],
             wall_s: intervals.len() as f64,
             max_rss_bytes: 1,
             intervals: intervals.len() as u32,
+            monitor_cpu_percent: None,
         })
         .unwrap();
     }
@@ -382,6 +384,7 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         wall_s: 4.0,
         max_rss_bytes: 0,
         intervals: 4,
+        monitor_cpu_percent: None,
     };
     let r = s.finish(&meta(1, None, 1e9), Some(&end));
     assert!(r.validity.has(crate::InvalidKind::GeneratorSaturated));
