@@ -315,7 +315,7 @@ impl<T: Transport> Worker<T> {
             } else {
                 None
             },
-            server_us: None,
+            server_us: result.as_ref().ok().and_then(|r| r.server_us),
             status,
             error,
             bytes_sent,

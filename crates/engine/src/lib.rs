@@ -18,6 +18,7 @@ mod executor;
 mod flow;
 mod health;
 pub mod http;
+mod limits;
 mod origin;
 mod prepare;
 mod record_meta;

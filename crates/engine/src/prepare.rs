@@ -40,6 +40,44 @@ pub struct PreparedRequest {
     /// Data sets whose row this request reads (a row is taken at the first such request of
     /// an iteration).
     pub data_sets: Vec<u16>,
+    /// Which response header carries the server's own time.
+    pub server_header: ServerHeader,
+}
+
+/// The response header read for the server's time (`defaults.server_latency_header`), as the
+/// HTTP client compares it: by name, case-insensitively, while it walks the headers it parses
+/// anyway — no allocation, nothing read when the header is absent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ServerHeader {
+    #[default]
+    ServerTiming,
+    Named(std::sync::Arc<str>),
+    Off,
+}
+
+impl ServerHeader {
+    pub fn of(s: &loadlab_scenario::ServerLatency) -> Self {
+        match s {
+            loadlab_scenario::ServerLatency::ServerTiming => ServerHeader::ServerTiming,
+            loadlab_scenario::ServerLatency::Header(h) => ServerHeader::Named(h.as_str().into()),
+            loadlab_scenario::ServerLatency::Off => ServerHeader::Off,
+        }
+    }
+
+    /// The server's time in µs, when `name: value` is the header this reads.
+    #[inline]
+    pub fn read(&self, name: &str, value: &[u8]) -> Option<u64> {
+        let d = match self {
+            ServerHeader::ServerTiming if name.eq_ignore_ascii_case("server-timing") => {
+                loadlab_metrics::server_timing_duration(value)
+            }
+            ServerHeader::Named(h) if name.eq_ignore_ascii_case(h) => {
+                loadlab_metrics::parse_duration_header(value)
+            }
+            _ => None,
+        }?;
+        Some(d.as_micros().min(u128::from(u64::MAX)) as u64)
+    }
 }
 
 impl PreparedRequest {
@@ -60,6 +98,7 @@ impl PreparedRequest {
             keep_body: false,
             parse_json: false,
             data_sets: Vec::new(),
+            server_header: ServerHeader::ServerTiming,
         }
     }
 }
@@ -372,6 +411,7 @@ impl Builder<'_> {
             keep_body,
             parse_json,
             data_sets,
+            server_header: ServerHeader::of(&scenario.defaults.server_latency),
         });
         self.steps.push(StepInfo {
             name: r.name.clone(),

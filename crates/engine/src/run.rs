@@ -8,6 +8,7 @@ use crate::executor::{run_worker, IntervalClock, Tick, WorkerPlan};
 use crate::flow::{FlowPicker, Worker};
 use crate::health::{available_cores, max_rss_bytes};
 use crate::http::HttpTransport;
+use crate::limits::{check_files, check_ports, connections_needed, raise_open_files_limit};
 use crate::prepare::{PrepareError, PreparedScenario};
 use crate::record_meta::{record_meta, MetaInput};
 use crate::resources::{MonitorFeed, ResourceFeed};
@@ -62,6 +63,10 @@ pub enum EngineError {
     Unreachable { url: String, message: String },
     #[error("cannot start worker thread: {0}")]
     Thread(std::io::Error),
+    #[error("{0}")]
+    OpenFiles(crate::limits::FileBudget),
+    #[error("{0}")]
+    LocalPorts(String),
     #[error("the start time is {seconds:.1} s in the past: give a time ahead (`--start-at +10s`, or an RFC 3339 time a little in the future)")]
     StartInPast { seconds: f64 },
 }
@@ -97,8 +102,24 @@ pub fn run(
     prepared.data.offset = u64::from(process_segment.index);
     prepared.data.stride = u64::from(process_segment.count);
     let prepared = Rc::new(prepared);
-    preflight(&prepared)?;
     let plan = scenario.plan();
+    // Files and ports before anything is sent: running out mid-run fails requests and looks
+    // like the target's fault.
+    let (soft, hard) = raise_open_files_limit();
+    let (connections, because) = connections_needed(&plan.load, &prepared, process_segment);
+    if let Some(budget) = check_files(connections, because, soft, hard) {
+        return Err(EngineError::OpenFiles(budget));
+    }
+    let per_origin = match prepared.connections {
+        loadlab_scenario::ConnectionPolicy::PerVu => {
+            connections / prepared.origins.len().max(1) as u64
+        }
+        _ => connections,
+    };
+    if let Some(why) = check_ports(per_origin, scenario.source_addresses.len()) {
+        return Err(EngineError::LocalPorts(why));
+    }
+    preflight(&prepared)?;
     let threads = options
         .threads
         .unwrap_or_else(|| default_threads(&plan.load, process_segment))

@@ -30,7 +30,9 @@ pub use histogram::{new_histogram, LatencyHistogram, LazyHistogram, MAX_TRACKABL
 pub use outcome::Outcome;
 pub use recorder::{Recorder, StepInfo};
 pub use result::RunResult;
-pub use server_timing::{parse_duration_header, server_timing_entries, ServerTimingEntries};
+pub use server_timing::{
+    parse_duration_header, server_timing_duration, server_timing_entries, ServerTimingEntries,
+};
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
 pub use verdict::{
     GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity, Scope, Verdict,

@@ -19,6 +19,31 @@ pub fn server_timing_entries(value: &[u8]) -> ServerTimingEntries<'_> {
     ServerTimingEntries { rest: value }
 }
 
+/// The server's time for the whole request from a `Server-Timing` value: the `total` entry,
+/// else the `app` entry, else the largest `dur` — never the sum, because entries may nest
+/// (`request;dur=50, db;dur=30` is 50 ms, not 80). `None` when no entry has a duration.
+///
+/// ```
+/// use loadlab_metrics::server_timing_duration;
+/// use std::time::Duration;
+/// assert_eq!(server_timing_duration(b"db;dur=30, app;dur=50"), Some(Duration::from_millis(50)));
+/// assert_eq!(server_timing_duration(b"app;dur=5, total;dur=9"), Some(Duration::from_millis(9)));
+/// assert_eq!(server_timing_duration(b"db;dur=30, render;dur=12"), Some(Duration::from_millis(30)));
+/// ```
+pub fn server_timing_duration(value: &[u8]) -> Option<Duration> {
+    let (mut app, mut largest) = (None, None::<Duration>);
+    for (name, dur) in server_timing_entries(value) {
+        if name.eq_ignore_ascii_case("total") {
+            return Some(dur);
+        }
+        if app.is_none() && name.eq_ignore_ascii_case("app") {
+            app = Some(dur);
+        }
+        largest = Some(largest.map_or(dur, |l| l.max(dur)));
+    }
+    app.or(largest)
+}
+
 /// Iterator returned by [`server_timing_entries`].
 #[derive(Debug, Clone)]
 pub struct ServerTimingEntries<'a> {

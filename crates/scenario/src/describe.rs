@@ -42,6 +42,7 @@ impl Scenario {
             "defaults": {
                 "timeout": format_duration(self.defaults.timeout),
                 "max_body": self.defaults.max_body,
+                "server_latency_header": self.defaults.server_latency.as_str(),
                 "headers": headers(&self.defaults.headers),
             },
             "load": load(&self.load),

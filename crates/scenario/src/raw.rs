@@ -88,6 +88,7 @@ pub struct RawDefaults {
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
     pub max_body: Option<ByteSize>,
+    pub server_latency_header: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

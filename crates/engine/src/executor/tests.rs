@@ -42,6 +42,7 @@ impl Transport for FakeTransport {
         Ok(Response {
             status: 200,
             close: false,
+            server_us: None,
         })
     }
 }

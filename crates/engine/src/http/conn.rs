@@ -3,6 +3,7 @@
 use super::chunked::ChunkedSkipper;
 use super::classify::classify_io;
 use super::stream::Stream;
+use crate::prepare::ServerHeader;
 use crate::transport::{Failure, Response, ResponseData};
 use loadlab_metrics::ErrorKind;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -73,6 +74,7 @@ impl HttpConn {
         request: &[u8],
         head_request: bool,
         max_body: u64,
+        server: &ServerHeader,
         mut keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
         if let Err(e) = self.stream.write_all(request).await {
@@ -86,7 +88,7 @@ impl HttpConn {
                 let mut resp = httparse::Response::new(&mut headers);
                 match resp.parse(&self.buf[self.start..self.end]) {
                     Ok(httparse::Status::Complete(len)) => {
-                        Some(head_facts(&resp, len, head_request))
+                        Some(head_facts(&resp, len, head_request, server))
                     }
                     Ok(httparse::Status::Partial) => None,
                     Err(e) => {
@@ -99,7 +101,7 @@ impl HttpConn {
             };
             match parsed {
                 Some(Err(msg)) => return Err(Failure::new(ErrorKind::Protocol, msg)),
-                Some(Ok((len, status, framing, close))) => {
+                Some(Ok((len, status, framing, close, server_us))) => {
                     if (100..200).contains(&status) {
                         self.start += len;
                         continue; // interim response (100 Continue): the real one follows
@@ -117,7 +119,11 @@ impl HttpConn {
                     self.start += len;
                     let close = self.skip_body(framing, max_body, sink).await? || close;
                     self.reused = true;
-                    return Ok(Response { status, close });
+                    return Ok(Response {
+                        status,
+                        close,
+                        server_us,
+                    });
                 }
                 None => {
                     if self.end - self.start >= MAX_HEAD {
@@ -242,18 +248,24 @@ impl HttpConn {
     }
 }
 
-type HeadFacts = (usize, u16, Framing, bool);
+type HeadFacts = (usize, u16, Framing, bool, Option<u64>);
 
 fn head_facts(
     resp: &httparse::Response,
     len: usize,
     head_request: bool,
+    server: &ServerHeader,
 ) -> Result<HeadFacts, String> {
     let status = resp.code.ok_or("response without status")?;
     let mut close = resp.version == Some(0);
     let mut length = None;
     let mut chunked = false;
+    let mut server_us = None;
     for h in resp.headers.iter() {
+        if let Some(us) = server.read(h.name, h.value) {
+            server_us = Some(us);
+            continue;
+        }
         if h.name.eq_ignore_ascii_case("content-length") {
             let text = std::str::from_utf8(h.value).map_err(|_| "invalid Content-Length")?;
             length = Some(
@@ -285,5 +297,5 @@ fn head_facts(
         close = true;
         Framing::UntilClose
     };
-    Ok((len, status, framing, close))
+    Ok((len, status, framing, close, server_us))
 }
