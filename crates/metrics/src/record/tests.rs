@@ -399,3 +399,6 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         crate::TargetVerdictKind::TargetOverloaded
     );
 }
+
+#[path = "resource_tests.rs"]
+mod resource_tests;
