@@ -14,6 +14,7 @@ mod environment;
 mod errors;
 mod method;
 mod metrics;
+mod resources;
 mod results;
 mod study;
 mod summary;
