@@ -214,10 +214,24 @@ pub(super) fn overload(meta: &RecordMeta, e: &LoadEvidence<'_>) -> Option<Target
     };
     let requests: u64 = window.iter().map(|(_, i)| i.requests).sum();
     let failed: u64 = window.iter().map(|(_, i)| i.failed).sum();
-    let poisson_noise = 3.0 * (offered * seconds).sqrt() / seconds.max(1e-9);
+    // Arrivals that did not even start in the window: offered − completed − the growth of
+    // what is in flight (what a target keeping up holds by Little's law is not a shortfall).
+    let in_flight_before = window
+        .first()
+        .and_then(|(k, _)| k.checked_sub(1))
+        .map_or(0.0, |k| e.intervals[k].in_flight as f64);
+    let in_flight_after = window.last().map_or(0.0, |(_, i)| i.in_flight as f64);
+    let not_started = (offered - achieved) * seconds - (in_flight_after - in_flight_before);
+    // Poisson arrivals differ from the plan's mean by chance: three standard deviations.
+    let poisson = meta.scenario["load"]["poisson"].as_bool().unwrap_or(false);
+    let noise = if poisson {
+        3.0 * (offered * seconds).sqrt()
+    } else {
+        0.0
+    };
     let short = offered > 0.0
         && achieved < 0.98 * offered
-        && offered - achieved > poisson_noise.min(0.1 * offered)
+        && not_started > (0.02 * offered * seconds).max(3.0).max(noise)
         && (failed as f64) < 0.02 * requests.max(1) as f64;
     let rates = format!(
         "{} achieved of {} offered",
