@@ -25,6 +25,7 @@ mod record_meta;
 mod render;
 mod resources;
 mod run;
+mod server_header;
 mod transport;
 mod vu;
 

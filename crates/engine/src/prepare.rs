@@ -5,6 +5,7 @@
 
 use crate::origin::{host_header, resolve, split_url, Origin};
 use crate::render::{Esc, Piece, Pieces, Program};
+pub use crate::server_header::ServerHeader;
 use bytes::Bytes;
 use loadlab_metrics::StepInfo;
 use loadlab_scenario::template::{Names, Var};
@@ -42,42 +43,6 @@ pub struct PreparedRequest {
     pub data_sets: Vec<u16>,
     /// Which response header carries the server's own time.
     pub server_header: ServerHeader,
-}
-
-/// The response header read for the server's time (`defaults.server_latency_header`), as the
-/// HTTP client compares it: by name, case-insensitively, while it walks the headers it parses
-/// anyway — no allocation, nothing read when the header is absent.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum ServerHeader {
-    #[default]
-    ServerTiming,
-    Named(std::sync::Arc<str>),
-    Off,
-}
-
-impl ServerHeader {
-    pub fn of(s: &loadlab_scenario::ServerLatency) -> Self {
-        match s {
-            loadlab_scenario::ServerLatency::ServerTiming => ServerHeader::ServerTiming,
-            loadlab_scenario::ServerLatency::Header(h) => ServerHeader::Named(h.as_str().into()),
-            loadlab_scenario::ServerLatency::Off => ServerHeader::Off,
-        }
-    }
-
-    /// The server's time in µs, when `name: value` is the header this reads.
-    #[inline]
-    pub fn read(&self, name: &str, value: &[u8]) -> Option<u64> {
-        let d = match self {
-            ServerHeader::ServerTiming if name.eq_ignore_ascii_case("server-timing") => {
-                loadlab_metrics::server_timing_duration(value)
-            }
-            ServerHeader::Named(h) if name.eq_ignore_ascii_case(h) => {
-                loadlab_metrics::parse_duration_header(value)
-            }
-            _ => None,
-        }?;
-        Some(d.as_micros().min(u128::from(u64::MAX)) as u64)
-    }
 }
 
 impl PreparedRequest {

@@ -31,7 +31,8 @@ pub use outcome::Outcome;
 pub use recorder::{Recorder, StepInfo};
 pub use result::RunResult;
 pub use server_timing::{
-    parse_duration_header, server_timing_duration, server_timing_entries, ServerTimingEntries,
+    parse_duration_header, server_timing_duration, server_timing_entries, server_timing_micros,
+    ServerTimingEntries,
 };
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
 pub use verdict::{
