@@ -7,7 +7,10 @@ use loadlab_metrics::{parse_duration_header, server_timing_micros};
 use std::hint::black_box;
 use std::time::Instant;
 
-const HEADERS: [(&str, &[u8]); 7] = [
+/// A response header as the parser hands it over.
+type Header<'a> = (&'a str, &'a [u8]);
+
+const HEADERS: [Header; 7] = [
     ("Server", b"nginx/1.22.1"),
     ("Date", b"Mon, 23 Nov 2026 12:00:00 GMT"),
     ("Content-Type", b"application/json"),
@@ -20,7 +23,7 @@ const HEADERS: [(&str, &[u8]); 7] = [
 /// The client's header loop: framing and connection headers, plus the server's time when
 /// `server` says which header carries it (0: none, 1: Server-Timing, 2: X-Response-Time).
 #[inline(always)]
-fn walk(headers: &[(&str, &[u8])], server: u8) -> u64 {
+fn walk(headers: &[Header], server: u8) -> u64 {
     let mut acc = 0u64;
     for (name, value) in headers {
         if server == 1 && name.eq_ignore_ascii_case("server-timing") {
@@ -38,19 +41,19 @@ fn walk(headers: &[(&str, &[u8])], server: u8) -> u64 {
     acc
 }
 
-fn framing(headers: &[(&str, &[u8])]) -> u64 {
+fn framing(headers: &[Header]) -> u64 {
     walk(headers, 0)
 }
 
-fn with_server_timing(headers: &[(&str, &[u8])]) -> u64 {
+fn with_server_timing(headers: &[Header]) -> u64 {
     walk(headers, 1)
 }
 
-fn with_named(headers: &[(&str, &[u8])]) -> u64 {
+fn with_named(headers: &[Header]) -> u64 {
     walk(headers, 2)
 }
 
-fn ns_per_call(f: fn(&[(&str, &[u8])]) -> u64, headers: &[(&str, &[u8])]) -> f64 {
+fn ns_per_call(f: fn(&[Header]) -> u64, headers: &[Header]) -> f64 {
     const N: u32 = 2_000_000;
     let mut rounds: Vec<f64> = (0..7)
         .map(|_| {
