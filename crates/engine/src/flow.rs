@@ -215,20 +215,32 @@ impl<T: Transport> Worker<T> {
             return Next::StopVu;
         }
         let mut buf = std::mem::take(&mut vu.buf);
-        let bytes: &[u8] = match &req.program {
-            None => &req.bytes,
-            Some(p) => {
-                let data = &self.scenario.data.sets;
-                p.render(
-                    &mut buf,
-                    &mut RenderCx {
-                        vu,
-                        data,
-                        rng: &mut self.rng.borrow_mut(),
-                    },
-                );
-                &buf
-            }
+        // A new W3C trace per request (`defaults.trace`): ids never zero, as the spec asks.
+        let traced = req.trace.then(|| {
+            let mut rng = self.rng.borrow_mut();
+            (rng.u128(1..), rng.u64(1..))
+        });
+        if let Some(p) = &req.program {
+            let data = &self.scenario.data.sets;
+            p.render(
+                &mut buf,
+                &mut RenderCx {
+                    vu,
+                    data,
+                    rng: &mut self.rng.borrow_mut(),
+                },
+            );
+        } else if traced.is_some() {
+            buf.clear();
+            buf.extend_from_slice(&req.bytes);
+        }
+        if let Some((trace, span)) = traced {
+            crate::trace::insert_traceparent(&mut buf, trace, span);
+        }
+        let bytes: &[u8] = if req.program.is_some() || traced.is_some() {
+            &buf
+        } else {
+            &req.bytes
         };
         let mut keep = (req.keep_head || req.keep_body).then(|| ResponseData {
             keep_head: req.keep_head,
@@ -316,6 +328,7 @@ impl<T: Transport> Worker<T> {
                 None
             },
             server_us: result.as_ref().ok().and_then(|r| r.server_us),
+            trace_id: traced.map(|(trace, _)| trace),
             status,
             error,
             bytes_sent,

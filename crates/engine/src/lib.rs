@@ -26,6 +26,7 @@ mod render;
 mod resources;
 mod run;
 mod server_header;
+mod trace;
 mod transport;
 mod vu;
 

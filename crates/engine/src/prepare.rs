@@ -43,6 +43,8 @@ pub struct PreparedRequest {
     pub data_sets: Vec<u16>,
     /// Which response header carries the server's own time.
     pub server_header: ServerHeader,
+    /// Send a W3C `traceparent` header (a new trace per request).
+    pub trace: bool,
 }
 
 impl PreparedRequest {
@@ -64,6 +66,7 @@ impl PreparedRequest {
             parse_json: false,
             data_sets: Vec::new(),
             server_header: ServerHeader::ServerTiming,
+            trace: false,
         }
     }
 }
@@ -377,6 +380,7 @@ impl Builder<'_> {
             parse_json,
             data_sets,
             server_header: ServerHeader::of(&scenario.defaults.server_latency),
+            trace: scenario.defaults.trace,
         });
         self.steps.push(StepInfo {
             name: r.name.clone(),

@@ -13,6 +13,7 @@
 mod delta;
 mod environment;
 mod error_kind;
+mod exemplar;
 mod histogram;
 mod outcome;
 pub mod record;
@@ -26,6 +27,7 @@ pub mod verdict;
 pub use delta::{IntervalDelta, StepDelta};
 pub use environment::Environment;
 pub use error_kind::ErrorKind;
+pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use histogram::{new_histogram, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
 pub use outcome::Outcome;
 pub use recorder::{Recorder, StepInfo};

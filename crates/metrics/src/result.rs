@@ -299,6 +299,9 @@ pub struct StepResult {
     /// The step's histograms (any percentile of any step can be computed from them).
     #[serde(default)]
     pub histograms: Histograms,
+    /// The slowest requests with their trace ids (`defaults.trace: true`), slowest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slowest: Vec<crate::SlowRequest>,
 }
 
 /// One `check:` of a step and its failures.

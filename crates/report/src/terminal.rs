@@ -25,6 +25,7 @@ pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> 
     writeln!(out)?;
     latency(r, out, style)?;
     crate::terminal_resources::server_time(r, out, kv)?;
+    crate::terminal_resources::slowest(r, out, kv)?;
     writeln!(out)?;
     statuses_and_errors(r, out, style)?;
     checks(r, out, style)?;

@@ -26,6 +26,25 @@ pub(crate) fn server_time(r: &RunResult, out: &mut dyn Write, kv: KeyValue) -> i
     )
 }
 
+/// `slowest traces ..: 1.24s GET /a 4bf92f35…, …`: the three slowest traced requests.
+pub(crate) fn slowest(r: &RunResult, out: &mut dyn Write, kv: KeyValue) -> io::Result<()> {
+    let mut all: Vec<(&str, &loadlab_metrics::SlowRequest)> = r
+        .steps
+        .iter()
+        .flat_map(|s| s.slowest.iter().map(move |e| (s.name.as_str(), e)))
+        .collect();
+    if all.is_empty() {
+        return Ok(());
+    }
+    all.sort_by(|a, b| b.1.latency_ms.total_cmp(&a.1.latency_ms));
+    let text: Vec<String> = all
+        .iter()
+        .take(3)
+        .map(|(step, e)| format!("{} {step} trace {}", format_ms(e.latency_ms), e.trace_id))
+        .collect();
+    kv(out, "slowest traces", &text.join("; "))
+}
+
 /// A `label: value` line of the summary.
 pub(crate) type KeyValue = fn(&mut dyn Write, &str, &str) -> io::Result<()>;
 

@@ -210,6 +210,7 @@ fn recorder_built_result_validates() {
             error: Some(*kind),
             bytes_sent: 100,
             bytes_received: 200,
+            trace_id: Some(0x4bf9_2f35_77b3_4da6_a3ce_929d_0e0e_4736 + i as u128),
         });
         rec.note_error(*kind, || format!("example {kind}"));
     }
@@ -322,6 +323,7 @@ fn recorder_built_result_validates() {
         }),
     );
     assert_eq!(result.errors.len(), ErrorKind::ALL.len());
+    assert_eq!(result.steps[0].slowest.len(), 5, "traced requests are kept");
     let resources = result.resources.as_ref().expect("sampled");
     assert_eq!(
         resources

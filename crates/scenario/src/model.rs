@@ -72,6 +72,8 @@ pub struct Defaults {
     pub max_body: u64,
     /// Where responses say how long the server spent (`defaults.server_latency_header`).
     pub server_latency: ServerLatency,
+    /// Send a W3C `traceparent` with every request and keep the trace ids of the slowest.
+    pub trace: bool,
 }
 
 impl Default for Defaults {
@@ -81,6 +83,7 @@ impl Default for Defaults {
             headers: Vec::new(),
             max_body: DEFAULT_MAX_BODY,
             server_latency: ServerLatency::ServerTiming,
+            trace: false,
         }
     }
 }

@@ -89,6 +89,7 @@ pub struct RawDefaults {
     pub headers: BTreeMap<String, String>,
     pub max_body: Option<ByteSize>,
     pub server_latency_header: Option<String>,
+    pub trace: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]

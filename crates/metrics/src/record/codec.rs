@@ -220,6 +220,9 @@ struct StepCounters {
     tx: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     rx: u64,
+    /// The slowest traced requests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ex: Vec<crate::SlowRequest>,
 }
 
 /// `counters.jsonl`: one line per interval.
@@ -274,6 +277,15 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
             },
             tx: s.bytes_sent,
             rx: s.bytes_received,
+            ex: s
+                .exemplars
+                .iter()
+                .map(|e| {
+                    let mut e = *e;
+                    e.at_ms.get_or_insert((r.start_s * 1000.0).round() as u64);
+                    crate::SlowRequest::from(&e)
+                })
+                .collect(),
         })
         .collect();
     let line = CountersLine {
@@ -326,6 +338,9 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
                 }
             }
             step.statuses = s.status.into_iter().collect();
+            for e in s.ex.iter().filter_map(crate::SlowRequest::to_exemplar) {
+                step.exemplars.offer(e);
+            }
             step
         })
         .collect();

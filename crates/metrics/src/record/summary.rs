@@ -80,6 +80,8 @@ impl Summarizer {
                     total.add_counters(step);
                 } else {
                     total.add(step);
+                    // The exemplars just added are this interval's.
+                    total.exemplars.at((r.start_s * 1000.0).round() as u64);
                 }
             }
             self.measured_s += r.length_s;
@@ -165,6 +167,7 @@ impl Summarizer {
                     received: s.bytes_received,
                 },
                 histograms: histograms_of(&s.latency, &s.service, &s.lag, &s.server),
+                slowest: s.exemplars.iter().map(crate::SlowRequest::from).collect(),
             })
             .collect();
         let groups = scopes(meta, &self.steps, |info| {

@@ -60,6 +60,7 @@ fn outcomes(seed: u64, intervals: u32, n: u64) -> Vec<Vec<Outcome>> {
                         error: ErrorKind::from_status(status),
                         bytes_sent: 80,
                         bytes_received: rng.u64(100..300),
+                        trace_id: rng.bool().then(|| rng.u128(1..)),
                     }
                 })
                 .collect()
@@ -132,13 +133,21 @@ fn comparable(d: &IntervalDelta) -> String {
     };
     let mut out = format!("sched {}\n", enc(&d.scheduler_lag));
     for s in &d.steps {
+        let mut exemplars = s.exemplars.clone();
+        exemplars.at(0);
         let counters = StepDelta {
             latency: Default::default(),
             service: Default::default(),
             lag: Default::default(),
             server: Default::default(),
+            exemplars: Default::default(),
             ..s.clone()
         };
+        let exemplars: Vec<(u64, u128)> = exemplars
+            .iter()
+            .map(|e| (e.latency_us, e.trace_id))
+            .collect();
+        out += &format!("{exemplars:?}\n");
         out += &format!(
             "{counters:?} {} {} {} {}\n",
             enc(&s.latency),
@@ -293,6 +302,11 @@ fn merged_segments_equal_the_whole() {
     );
     for (a, b) in merged.steps.iter().zip(&expected.steps) {
         assert_eq!(a.histograms, b.histograms);
+        assert_eq!(
+            a.slowest, b.slowest,
+            "the slowest traced requests merge exactly"
+        );
+        assert_eq!(a.slowest.len(), crate::EXEMPLARS);
         assert_eq!(a.checks, b.checks);
         assert_eq!(a.bytes, b.bytes);
     }

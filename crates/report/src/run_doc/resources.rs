@@ -320,11 +320,29 @@ fn server_split_table(r: &RunResult) -> Option<Table> {
     ))
 }
 
-/// The Resources section (`None` when nothing was monitored and no server timing came).
+/// Each step's slowest requests with their trace ids (`defaults.trace: true`).
+fn slowest_table(r: &RunResult) -> Option<Table> {
+    let mut t = Table::new(&["step", ">latency", "trace id", ">at"]);
+    for s in &r.steps {
+        for e in &s.slowest {
+            t.row(cells![
+                format!("`{}`", s.name),
+                format_ms(e.latency_ms),
+                format!("`{}`", e.trace_id),
+                e.at_s.map(|a| format!("{a:.0}s")).unwrap_or_default()
+            ]);
+        }
+    }
+    (!t.rows.is_empty()).then(|| t.with_note("Each request carried a W3C `traceparent` with this trace id: search it in the tracing tool to see where its time went. `at`: the 1-second interval it ended in."))
+}
+
+/// The Resources section (`None` when nothing was monitored, no server timing came and no
+/// request was traced).
 pub(super) fn resources_section(r: &RunResult) -> Option<Section> {
     let split = server_split_table(r);
+    let slowest = slowest_table(r);
     let res = r.resources.as_ref().filter(|res| !res.is_empty());
-    if res.is_none() && split.is_none() {
+    if res.is_none() && split.is_none() && slowest.is_none() {
         return None;
     }
     let mut s = Section::new("resources", "Resources");
@@ -372,6 +390,12 @@ pub(super) fn resources_section(r: &RunResult) -> Option<Section> {
     }
     if let Some(t) = split {
         s.push(Block::Heading("Client and server latency".to_string()));
+        s.push(Block::Table(t));
+    }
+    if let Some(t) = slowest {
+        s.push(Block::Heading(
+            "Slowest requests and their traces".to_string(),
+        ));
         s.push(Block::Table(t));
     }
     Some(s)

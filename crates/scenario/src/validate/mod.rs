@@ -91,6 +91,7 @@ pub fn scenario(
                 server_latency(&h).map_err(|m| ctx.err("defaults.server_latency_header", m))?
             }
         },
+        trace: raw.defaults.trace.unwrap_or(false),
     };
     if defaults.timeout.is_zero() {
         return Err(ctx.err("defaults.timeout", "the timeout must be above zero"));
