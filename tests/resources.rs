@@ -2,7 +2,8 @@
 //! (not the generator saturated); an open model above the target's capacity is a valid run
 //! with `target_overloaded` and no generator blame, and a capacity search on it fails those
 //! steps instead of re-running them; a burst larger than the open-file limit stops before
-//! any request; `Server-Timing` is recorded per step beside the client's latency.
+//! any request; `Server-Timing` is recorded per step beside the client's latency, and
+//! traced requests keep their trace ids.
 
 mod common;
 
@@ -353,7 +354,7 @@ fn server_timing_is_recorded_per_step() {
     std::fs::write(
         &file,
         format!(
-            "name: split\ntarget: {}\nload: {{ model: open, stages: [ {{ duration: 1s, rate: 50/s }} ] }}\n\
+            "name: split\ntarget: {}\ndefaults: {{ trace: true }}\nload: {{ model: open, stages: [ {{ duration: 1s, rate: 50/s }} ] }}\n\
              flows:\n  - steps:\n      - {{ name: ping, get: /api/ping }}\n      - {{ name: health, get: /health }}\n",
             target.url
         ),
@@ -398,6 +399,28 @@ fn server_timing_is_recorded_per_step() {
         run["steps"][1]
     );
     assert!(said(&out).contains("server time"), "{}", said(&out));
+    // Traced: each step keeps its slowest requests' trace ids, slowest first.
+    let slowest: Vec<(String, f64)> = ping["slowest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["trace_id"].as_str().unwrap().to_string(),
+                e["latency_ms"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(slowest.len(), 5, "{}", ping);
+    assert!(slowest.iter().all(|(id, _)| id.len() == 32 && id != &"0".repeat(32)));
+    assert!(slowest.windows(2).all(|w| w[0].1 >= w[1].1));
+    let max = ping["latency_ms"]["max"].as_f64().unwrap();
+    assert!(
+        (slowest[0].1 - max).abs() <= max * 0.002,
+        "the slowest is the max: {} vs {max}",
+        slowest[0].1
+    );
+    assert!(said(&out).contains(&format!("trace {}", slowest[0].0)), "{}", said(&out));
     // The monitor ran beside the load: the target process by its port, and the host.
     let resources = &run["resources"];
     assert!(

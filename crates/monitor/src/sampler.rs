@@ -162,6 +162,11 @@ struct SamplerState {
     last: Instant,
     /// Samples end on this instant plus whole intervals (`None`: one interval after start).
     align: Option<Instant>,
+    /// The last full socket-table scan, reused while scans are being spaced out.
+    last_scan: Option<SocketScan>,
+    /// Ticks to go before the next full scan (a scan of a huge table costs more than the
+    /// monitor's budget of 1% of a core per interval, so it is spaced out).
+    scan_skips: u64,
     tick: u64,
     samples: u64,
 }
@@ -212,6 +217,8 @@ impl SamplerState {
             started,
             last: Instant::now(),
             align: None,
+            last_scan: None,
+            scan_skips: 0,
             tick: 0,
             samples: 0,
         })
@@ -331,10 +338,25 @@ impl SamplerState {
             }
         };
         if totals.in_use + totals.time_wait < u64::from(scanner.range_size() / 20) {
+            self.last_scan = None;
             return (Some(totals), None);
         }
+        if self.scan_skips > 0 && self.last_scan.is_some() {
+            self.scan_skips -= 1;
+            return (Some(totals), self.last_scan.clone());
+        }
+        let started = thread_cpu_time();
         match scanner.scan() {
-            Ok(scan) => (Some(totals), Some(scan)),
+            Ok(scan) => {
+                // Keep scanning within 1% of a core: a scan that cost 5% of the interval
+                // is repeated every fifth interval (the last one stands in meanwhile).
+                let cost = thread_cpu_time().saturating_sub(started);
+                let budget = (self.interval / 100).max(std::time::Duration::from_micros(100));
+                self.scan_skips = (cost.as_secs_f64() / budget.as_secs_f64()).ceil() as u64;
+                self.scan_skips = self.scan_skips.saturating_sub(1).min(30);
+                self.last_scan = Some(scan.clone());
+                (Some(totals), Some(scan))
+            }
             Err(e) => {
                 self.collect.warn_once("host.tcp.tables", || {
                     format!("cannot read /proc/net/tcp: {e}")
