@@ -1,6 +1,7 @@
 //! Command-line flags, declared with clap's derive API.
 
 use clap::{Args, Parser, Subcommand};
+use loadlab_scenario::MonitorFlag;
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -47,6 +48,35 @@ pub enum Command {
     K8s(Box<K8sArgs>),
 }
 
+/// Processes and cgroups sampled beside the run (added to the scenario's `monitor:`).
+#[derive(Args, Clone, Default)]
+pub struct MonitorArgs {
+    /// Sample a process or cgroup every interval, e.g. target=port:8080, db=1234,
+    /// jvm=match:java, db=cgroup:/sys/fs/cgroup/..., db=container:ID (repeatable; replaces
+    /// the file's entry of the same name).
+    #[arg(long = "monitor", value_name = "NAME=WHAT", value_parser = parse_monitor)]
+    pub monitor: Vec<MonitorFlag>,
+}
+
+fn parse_monitor(text: &str) -> Result<MonitorFlag, String> {
+    loadlab_scenario::parse_monitor_flag(text).map_err(|e| {
+        let mut m = e.message.clone();
+        if let Some(h) = &e.hint {
+            m.push_str(&format!("\n  hint: {h}"));
+        }
+        m
+    })
+}
+
+impl MonitorArgs {
+    /// Adds the flags to a scenario's monitor section (flags win over the file).
+    pub fn apply(&self, scenario: &mut loadlab_scenario::Scenario) {
+        for flag in &self.monitor {
+            scenario.monitor.apply_flag(flag.clone());
+        }
+    }
+}
+
 #[derive(Args, Clone)]
 pub struct OutputArgs {
     /// Also write the result to this file: a run's (schema loadlab.run.v2), a study's
@@ -59,7 +89,8 @@ pub struct OutputArgs {
     /// No live progress line.
     #[arg(long)]
     pub no_progress: bool,
-    /// Do not fail (exit 3) when the load generator itself was saturated.
+    /// Do not fail (exit 3) when the load generator or its host was saturated (its CPU, its
+    /// scheduler, or other processes taking the host's CPU): the result still says so.
     #[arg(long)]
     pub allow_saturated: bool,
     /// Worker threads (default: enough for the load, at most one per core).
@@ -139,6 +170,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "PERCENT", requires = "baseline")]
     pub fail_on_regression: Option<String>,
     #[command(flatten)]
+    pub monitor: MonitorArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
 }
 
@@ -191,6 +224,8 @@ pub struct StudyArgs {
     /// missing, in the planned order; the scenario file must not have changed.
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
+    #[command(flatten)]
+    pub monitor: MonitorArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -255,6 +290,8 @@ pub struct CapacityArgs {
     /// Continue an interrupted capacity search (its id from `loadlab runs studies`).
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
+    #[command(flatten)]
+    pub monitor: MonitorArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }

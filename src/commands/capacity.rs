@@ -33,6 +33,7 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let doc = StudyDocument::read(&args.file)?;
     let spec = doc.capacity()?;
     let mut base = doc.scenario()?;
+    args.monitor.apply(&mut base);
     if let Some(t) = &args.target {
         base.set_target(t)
             .map_err(|m| ScenarioError::flag("--target", m, None))?;
@@ -144,6 +145,18 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
         CapacityStop::Executor(e) => OrchestrationStop::Failed(e),
         CapacityStop::Journal(m) => OrchestrationStop::Failed(CliError::aborted(format!(
             "the capacity search could not be saved: {m}"
+        ))),
+        CapacityStop::Untrustworthy {
+            rate,
+            attempts,
+            reasons,
+        } => OrchestrationStop::Failed(CliError::aborted(format!(
+            "capacity search {} stopped: the step at {}/s was not a valid measurement in {attempts} attempts, so no answer about the target can be given ({}); free the machine (or run the generator elsewhere) and resume with `loadlab capacity {} --resume {}`, or accept such runs with --allow-saturated",
+            result.id,
+            fmt_num(rate),
+            reasons.join("; "),
+            args.file.display(),
+            result.id
         ))),
     });
     if let Some(OrchestrationStop::Failed(e)) = stop {

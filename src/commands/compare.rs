@@ -49,6 +49,7 @@ pub fn valid_metric_names(valid: &[MetricId]) -> String {
             Scope::Run => format!("  {}", names.join(", ")),
             Scope::Group(g) => format!("  groups.{g}.{{{}}}", names.join(", ")),
             Scope::Step(st) => format!("  steps.{st}.{{{}}}", names.join(", ")),
+            Scope::Resource(series) => format!("  resources.{series}[.max]"),
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -124,6 +124,11 @@ pub fn execute(
         bar.finish_and_clear();
     }
     let out = run?;
+    if !output.quiet {
+        for w in &out.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
     let mut result = out.result;
     result.thresholds = loadlab_analysis::thresholds::evaluate(&scenario.thresholds, &result);
     let storage_error = out

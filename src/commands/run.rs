@@ -130,6 +130,7 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
     if args.insecure {
         scenario.insecure = true;
     }
+    args.monitor.apply(&mut scenario);
     Ok(scenario)
 }
 

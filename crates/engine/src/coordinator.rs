@@ -1,7 +1,9 @@
-//! The coordinator's side of a run: adds the workers' ticks of each interval together,
-//! streams the sum to the run record, folds it into the summary and reports progress.
+//! The coordinator's side of a run: adds the workers' ticks of each interval together, puts
+//! the resource samples that ended in it beside them, streams the sum to the run record,
+//! folds it into the summary and reports progress.
 
 use crate::executor::{IntervalClock, Tick};
+use crate::resources::ResourceFeed;
 use loadlab_metrics::record::{Guarded, IntervalRecord, RecordMeta, Summarizer};
 use loadlab_metrics::{DeltaPool, IntervalDelta};
 use std::collections::BTreeMap;
@@ -44,7 +46,14 @@ pub struct Coordinator {
     intervals: u32,
     /// Deltas go back to the workers once written: histograms are allocated once per run.
     pool: DeltaPool,
+    resources: Option<Box<dyn ResourceFeed>>,
+    /// CPU of the resource monitor's threads, once stopped.
+    pub monitor_cpu_percent: Option<f64>,
 }
+
+/// How long an interval waits for its resource sample (the monitor reads /proc just after
+/// the boundary, as the workers hand over theirs).
+const SAMPLE_WAIT: Duration = Duration::from_millis(300);
 
 impl Coordinator {
     pub fn new(
@@ -55,6 +64,7 @@ impl Coordinator {
         planned: Duration,
         workers: usize,
         pool: DeltaPool,
+        resources: Option<Box<dyn ResourceFeed>>,
     ) -> Self {
         let mut sink = sink;
         if let Some(s) = sink.as_mut() {
@@ -71,6 +81,8 @@ impl Coordinator {
             totals: (0, 0),
             intervals: 0,
             pool,
+            resources,
+            monitor_cpu_percent: None,
         }
     }
 
@@ -106,7 +118,12 @@ impl Coordinator {
             }
         }
         while let Some((index, p)) = self.pending.pop_first() {
-            self.write(index, p);
+            let last = self.pending.is_empty();
+            self.write(index, p, last);
+        }
+        if let Some(mut feed) = self.resources.take() {
+            // Nothing left to attach them to (no interval at all): stop the monitor.
+            self.monitor_cpu_percent = feed.finish().1;
         }
     }
 
@@ -119,17 +136,30 @@ impl Coordinator {
                 break;
             }
             let p = entry.remove();
-            self.write(index, p);
+            // Every worker has ended and nothing follows: the run's last interval.
+            let last = ended.len() >= self.workers && self.pending.is_empty();
+            self.write(index, p, last);
         }
     }
 
-    fn write(&mut self, tick_index: u32, p: Pending) {
+    fn write(&mut self, tick_index: u32, p: Pending, last: bool) {
+        let resources = match self.resources.as_mut() {
+            Some(feed) if last => {
+                let (samples, cost) = feed.finish();
+                self.monitor_cpu_percent = cost;
+                self.resources = None;
+                samples
+            }
+            Some(feed) => feed.until(p.end, SAMPLE_WAIT),
+            None => Vec::new(),
+        };
         let record = IntervalRecord {
             index: self.intervals,
             start_s: p.start.as_secs_f64(),
             length_s: p.end.saturating_sub(p.start).as_secs_f64().max(1e-3),
             warmup: self.clock.is_warmup(tick_index),
             delta: p.delta,
+            resources,
         };
         self.intervals += 1;
         if let Some(sink) = self.sink.as_mut() {

@@ -226,11 +226,16 @@ impl<T: Transport> Worker<T> {
             return Next::StopVu;
         }
         let mut buf = std::mem::take(&mut vu.buf);
-        let rendered: Result<&[u8], Failure> = match &req.program {
-            None => Ok(&req.bytes),
-            Some(p) => {
-                let data = &self.scenario.data.sets;
-                p.render(
+        // A new W3C trace per request (`defaults.trace`): ids never zero, as the spec asks.
+        let traced = req.trace.then(|| {
+            let mut rng = self.rng.borrow_mut();
+            (rng.u128(1..), rng.u64(1..))
+        });
+        let mut rendered: Result<(), Failure> = Ok(());
+        if let Some(p) = &req.program {
+            let data = &self.scenario.data.sets;
+            rendered = p
+                .render(
                     &mut buf,
                     &mut RenderCx {
                         vu,
@@ -238,7 +243,6 @@ impl<T: Transport> Worker<T> {
                         rng: &mut self.rng.borrow_mut(),
                     },
                 )
-                .map(|()| buf.as_slice())
                 .map_err(|e| {
                     Failure::new(
                         ErrorKind::InvalidRequest,
@@ -248,9 +252,21 @@ impl<T: Transport> Worker<T> {
                             e.describe()
                         ),
                     )
-                })
+                });
+        } else if traced.is_some() {
+            buf.clear();
+            buf.extend_from_slice(&req.bytes);
+        }
+        if let (Ok(()), Some((trace, span))) = (&rendered, traced) {
+            crate::trace::insert_traceparent(&mut buf, trace, span);
+        }
+        let rendered: Result<&[u8], Failure> = rendered.map(|()| {
+            if req.program.is_some() || traced.is_some() {
+                buf.as_slice()
+            } else {
+                &req.bytes[..]
             }
-        };
+        });
         let mut keep = (req.keep_head || req.keep_body).then(|| ResponseData {
             keep_head: req.keep_head,
             keep_body: req.keep_body,
@@ -342,7 +358,8 @@ impl<T: Transport> Worker<T> {
             } else {
                 None
             },
-            server_us: None,
+            server_us: result.as_ref().ok().and_then(|r| r.server_us),
+            trace_id: traced.map(|(trace, _)| trace),
             status,
             error,
             bytes_sent,

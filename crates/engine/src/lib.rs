@@ -18,11 +18,15 @@ mod executor;
 mod flow;
 mod health;
 pub mod http;
+mod limits;
 mod origin;
 mod prepare;
 mod record_meta;
 mod render;
+mod resources;
 mod run;
+mod server_header;
+mod trace;
 mod transport;
 mod vu;
 

@@ -5,6 +5,7 @@
 
 use crate::origin::{host_header, resolve, split_url, Origin};
 use crate::render::{Esc, Piece, Pieces, Program};
+pub use crate::server_header::ServerHeader;
 use bytes::Bytes;
 use loadlab_metrics::StepInfo;
 use loadlab_scenario::template::{Names, Var};
@@ -41,6 +42,10 @@ pub struct PreparedRequest {
     /// Data sets whose row this request reads (a row is taken at the first such request of
     /// an iteration).
     pub data_sets: Vec<u16>,
+    /// Which response header carries the server's own time.
+    pub server_header: ServerHeader,
+    /// Send a W3C `traceparent` header (a new trace per request).
+    pub trace: bool,
 }
 
 impl PreparedRequest {
@@ -61,6 +66,8 @@ impl PreparedRequest {
             keep_body: false,
             parse_json: false,
             data_sets: Vec::new(),
+            server_header: ServerHeader::ServerTiming,
+            trace: false,
         }
     }
 }
@@ -424,6 +431,8 @@ impl Builder<'_> {
             keep_body,
             parse_json,
             data_sets,
+            server_header: ServerHeader::of(&scenario.defaults.server_latency),
+            trace: scenario.defaults.trace,
         });
         self.steps.push(StepInfo {
             name: r.name.clone(),

@@ -8,8 +8,10 @@ use crate::executor::{run_worker, IntervalClock, Tick, WorkerPlan};
 use crate::flow::{FlowPicker, Worker};
 use crate::health::{available_cores, max_rss_bytes};
 use crate::http::HttpTransport;
+use crate::limits::{check_files, check_ports, connections_needed, raise_open_files_limit};
 use crate::prepare::{PrepareError, PreparedScenario};
 use crate::record_meta::{record_meta, MetaInput};
+use crate::resources::{MonitorFeed, ResourceFeed};
 use loadlab_metrics::record::{Guarded, RecordEnd, RecordSink};
 use loadlab_metrics::result::{unix_seconds, StopReason};
 use loadlab_metrics::{DeltaPool, Recorder, RunResult};
@@ -61,6 +63,10 @@ pub enum EngineError {
     Unreachable { url: String, message: String },
     #[error("cannot start worker thread: {0}")]
     Thread(std::io::Error),
+    #[error("{0}")]
+    OpenFiles(crate::limits::FileBudget),
+    #[error("{0}")]
+    LocalPorts(String),
     #[error("the start time is {seconds:.1} s in the past: give a time ahead (`--start-at +10s`, or an RFC 3339 time a little in the future)")]
     StartInPast { seconds: f64 },
 }
@@ -77,6 +83,8 @@ pub struct RunOutput {
     pub result: RunResult,
     /// Why the record could not be written, if it could not (the run itself went on).
     pub storage_error: Option<std::io::Error>,
+    /// Things the user should know that did not stop the run (the monitor could not start).
+    pub warnings: Vec<String>,
 }
 
 /// A start time more than this far in the past is a mistake, not a clock difference.
@@ -94,8 +102,24 @@ pub fn run(
     prepared.data.offset = u64::from(process_segment.index);
     prepared.data.stride = u64::from(process_segment.count);
     let prepared = Rc::new(prepared);
-    preflight(&prepared)?;
     let plan = scenario.plan();
+    // Files and ports before anything is sent: running out mid-run fails requests and looks
+    // like the target's fault.
+    let (soft, hard) = raise_open_files_limit();
+    let (connections, because) = connections_needed(&plan.load, &prepared, process_segment);
+    if let Some(budget) = check_files(connections, because, soft, hard) {
+        return Err(EngineError::OpenFiles(budget));
+    }
+    let per_origin = match prepared.connections {
+        loadlab_scenario::ConnectionPolicy::PerVu => {
+            connections / prepared.origins.len().max(1) as u64
+        }
+        _ => connections,
+    };
+    if let Some(why) = check_ports(per_origin, scenario.source_addresses.len()) {
+        return Err(EngineError::LocalPorts(why));
+    }
+    preflight(&prepared)?;
     let threads = options
         .threads
         .unwrap_or_else(|| default_threads(&plan.load, process_segment))
@@ -129,6 +153,19 @@ pub fn run(
         max_cpu_percent: options.max_cpu_percent,
         max_lag_ms: options.max_lag.as_secs_f64() * 1e3,
     });
+
+    let mut warnings = Vec::new();
+    let feed: Option<Box<dyn ResourceFeed>> = if scenario.monitor.is_empty() {
+        None
+    } else {
+        match MonitorFeed::start(&scenario.monitor, start) {
+            Ok(feed) => Some(Box::new(feed)),
+            Err(why) => {
+                warnings.push(why);
+                None
+            }
+        }
+    };
 
     let (tx, rx) = mpsc::channel::<Tick>();
     let pool = DeltaPool::new();
@@ -201,6 +238,7 @@ pub fn run(
         plan.duration(),
         threads,
         pool,
+        feed,
     );
     coordinator.collect(&rx);
     for handle in handles {
@@ -217,6 +255,7 @@ pub fn run(
         wall_s: wall.as_secs_f64(),
         max_rss_bytes: max_rss_bytes(),
         intervals: coordinator.intervals(),
+        monitor_cpu_percent: coordinator.monitor_cpu_percent,
     };
     let mut sink = coordinator.sink.take();
     if let Some(s) = sink.as_mut() {
@@ -226,6 +265,7 @@ pub fn run(
     Ok(RunOutput {
         result,
         storage_error: sink.and_then(|mut s| s.take_error()),
+        warnings,
     })
 }
 

@@ -10,6 +10,9 @@ pub struct Response {
     pub status: u16,
     /// The server asked to close the connection (or it is HTTP/1.0 without keep-alive).
     pub close: bool,
+    /// What the server said it spent on the request (`Server-Timing` or the configured
+    /// header), in µs.
+    pub server_us: Option<u64>,
 }
 
 /// A failed exchange: its kind, a message for the user, and whether the connection is still usable.

@@ -4,6 +4,7 @@
 
 use crate::histogram::LazyHistogram;
 use crate::ErrorKind;
+use crate::Exemplars;
 
 /// One request step's share of an interval.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -28,6 +29,8 @@ pub struct StepDelta {
     pub lag: LazyHistogram,
     /// What the server said it spent (`Server-Timing` or a configured header).
     pub server: LazyHistogram,
+    /// The slowest traced requests (with `defaults.trace: true`).
+    pub exemplars: Exemplars,
 }
 
 impl StepDelta {
@@ -41,6 +44,7 @@ impl StepDelta {
         self.service.add(&other.service);
         self.lag.add(&other.lag);
         self.server.add(&other.server);
+        self.exemplars.add(&other.exemplars);
     }
 
     /// Adds the counters of `other` but none of its histograms.

@@ -14,10 +14,12 @@ pub mod clock;
 mod delta;
 mod environment;
 mod error_kind;
+mod exemplar;
 mod histogram;
 mod outcome;
 pub mod record;
 mod recorder;
+pub mod resources;
 pub mod result;
 mod server_timing;
 pub mod validity;
@@ -26,11 +28,15 @@ pub mod verdict;
 pub use delta::{DeltaPool, IntervalDelta, StepDelta};
 pub use environment::Environment;
 pub use error_kind::ErrorKind;
+pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use histogram::{new_histogram, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
 pub use outcome::Outcome;
 pub use recorder::{Recorder, StepInfo};
 pub use result::RunResult;
-pub use server_timing::{parse_duration_header, server_timing_entries, ServerTimingEntries};
+pub use server_timing::{
+    parse_duration_header, server_timing_duration, server_timing_entries, server_timing_micros,
+    ServerTimingEntries,
+};
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
 pub use verdict::{
     GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity, Scope, Verdict,

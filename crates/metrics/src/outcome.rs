@@ -19,4 +19,6 @@ pub struct Outcome {
     pub error: Option<ErrorKind>,
     pub bytes_sent: u64,
     pub bytes_received: u64,
+    /// The W3C trace id sent with it (`defaults.trace: true`).
+    pub trace_id: Option<u128>,
 }

@@ -88,6 +88,13 @@ impl Recorder {
         if let Some(server) = o.server_us {
             step.server.record(server);
         }
+        if let Some(trace_id) = o.trace_id {
+            step.exemplars.offer(crate::Exemplar {
+                latency_us: o.latency_us,
+                trace_id,
+                at_ms: None,
+            });
+        }
     }
 
     /// Counts one failure of check `check` of `step` (the request itself is recorded with

@@ -76,6 +76,10 @@ pub struct RunResult {
     /// The generator machine (CPU, cores, memory, OS); absent in results written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<crate::Environment>,
+    /// The host, the generator and the monitored processes, cgroups and Prometheus series,
+    /// per interval and summarised (absent: nothing was monitored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<crate::resources::Resources>,
     /// A merged run: each segment it was made of.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub segments: Vec<SegmentSummary>,
@@ -306,6 +310,9 @@ pub struct StepResult {
     /// The step's histograms (any percentile of any step can be computed from them).
     #[serde(default)]
     pub histograms: Histograms,
+    /// The slowest requests with their trace ids (`defaults.trace: true`), slowest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slowest: Vec<crate::SlowRequest>,
 }
 
 /// One `check:` of a step and its failures.

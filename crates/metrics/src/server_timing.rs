@@ -19,6 +19,90 @@ pub fn server_timing_entries(value: &[u8]) -> ServerTimingEntries<'_> {
     ServerTimingEntries { rest: value }
 }
 
+/// The server's time for the whole request from a `Server-Timing` value: the `total` entry,
+/// else the `app` entry, else the largest `dur` — never the sum, because entries may nest
+/// (`request;dur=50, db;dur=30` is 50 ms, not 80). `None` when no entry has a duration.
+///
+/// ```
+/// use loadlab_metrics::server_timing_duration;
+/// use std::time::Duration;
+/// assert_eq!(server_timing_duration(b"db;dur=30, app;dur=50"), Some(Duration::from_millis(50)));
+/// assert_eq!(server_timing_duration(b"app;dur=5, total;dur=9"), Some(Duration::from_millis(9)));
+/// assert_eq!(server_timing_duration(b"db;dur=30, render;dur=12"), Some(Duration::from_millis(30)));
+/// ```
+pub fn server_timing_duration(value: &[u8]) -> Option<Duration> {
+    server_timing_micros(value).map(Duration::from_micros)
+}
+
+/// [`server_timing_duration`] in whole microseconds, as the engine records it per response:
+/// names are found first and only the chosen entry's `dur` is parsed (the common
+/// `app;dur=12.345` costs one scan and one short decimal), so no time is spent on numbers
+/// that are not used.
+pub fn server_timing_micros(value: &[u8]) -> Option<u64> {
+    let mut app: Option<&[u8]> = None;
+    let mut rest = value;
+    while !rest.is_empty() {
+        let mut entry = take_unquoted(&mut rest, b',');
+        let name = trim(take_unquoted(&mut entry, b';'));
+        if name.eq_ignore_ascii_case(b"total") {
+            if let Some(us) = dur_param_micros(entry) {
+                return Some(us);
+            }
+        } else if app.is_none() && name.eq_ignore_ascii_case(b"app") {
+            app = Some(entry);
+        }
+    }
+    if let Some(us) = app.and_then(dur_param_micros) {
+        return Some(us);
+    }
+    server_timing_entries(value)
+        .map(|(_, d)| d.as_micros() as u64)
+        .max()
+}
+
+/// The `dur` parameter of an entry's parameters (`;dur=12.3;desc="x"`), in µs.
+fn dur_param_micros(mut params: &[u8]) -> Option<u64> {
+    while !params.is_empty() {
+        let param = trim(take_unquoted(&mut params, b';'));
+        let Some(eq) = param.iter().position(|&b| b == b'=') else {
+            continue;
+        };
+        if !trim(&param[..eq]).eq_ignore_ascii_case(b"dur") {
+            continue;
+        }
+        let mut value = trim(&param[eq + 1..]);
+        if value.len() >= 2 && value[0] == b'"' && value[value.len() - 1] == b'"' {
+            value = &value[1..value.len() - 1];
+        }
+        return millis_text_micros(value);
+    }
+    None
+}
+
+/// `12.345` (milliseconds) → 12345 µs: plain decimals by hand (the per-response case),
+/// anything else (`1e3`) through `f64`.
+fn millis_text_micros(text: &[u8]) -> Option<u64> {
+    let (int, frac) = match text.iter().position(|&b| b == b'.') {
+        Some(dot) => (&text[..dot], &text[dot + 1..]),
+        None => (text, &b""[..]),
+    };
+    let plain = !int.is_empty()
+        && int.len() <= 12
+        && int.iter().all(u8::is_ascii_digit)
+        && frac.iter().all(u8::is_ascii_digit);
+    if !plain {
+        let ms: f64 = std::str::from_utf8(text).ok()?.parse().ok()?;
+        return millis(ms).map(|d| d.as_micros() as u64);
+    }
+    let mut us = int.iter().fold(0u64, |a, &b| a * 10 + u64::from(b - b'0')) * 1000;
+    let mut scale = 100;
+    for &b in frac.iter().take(3) {
+        us += u64::from(b - b'0') * scale;
+        scale /= 10;
+    }
+    Some(us)
+}
+
 /// Iterator returned by [`server_timing_entries`].
 #[derive(Debug, Clone)]
 pub struct ServerTimingEntries<'a> {
@@ -42,6 +126,18 @@ impl<'a> Iterator for ServerTimingEntries<'a> {
 /// Splits off the text up to the next `sep` that is not inside a quoted string.
 fn take_unquoted<'a>(rest: &mut &'a [u8], sep: u8) -> &'a [u8] {
     let s = *rest;
+    // Fast path: the separator comes before any quote (or there is neither).
+    match s.iter().position(|&b| b == sep || b == b'"') {
+        None => {
+            *rest = &[];
+            return s;
+        }
+        Some(i) if s[i] == sep => {
+            *rest = &s[i + 1..];
+            return &s[..i];
+        }
+        Some(_) => {}
+    }
     let mut quoted = false;
     let mut i = 0;
     while i < s.len() {
@@ -163,6 +259,27 @@ mod tests {
             let got: Vec<(&str, Duration)> = server_timing_entries(header.as_bytes()).collect();
             let want: Vec<(&str, Duration)> = want.iter().map(|(n, v)| (*n, ms(*v))).collect();
             assert_eq!(got, want, "{header:?}");
+        }
+    }
+
+    #[test]
+    fn the_server_time_of_a_header() {
+        let cases: &[(&str, Option<u64>)] = &[
+            ("app;dur=12.345", Some(12_345)),
+            ("db;dur=3.2, app;dur=12.345", Some(12_345)),
+            ("app;dur=5, total;dur=9", Some(9_000)),
+            ("total;desc=x, app;dur=5", Some(5_000)),
+            ("db;dur=30, render;dur=12", Some(30_000)),
+            (r#"cache;desc="a, total;dur=1";dur=2"#, Some(2_000)),
+            ("app;dur=1e3", Some(1_000_000)),
+            ("APP ; DUR = 7", Some(7_000)),
+            ("app;dur=0.0004", Some(0)),
+            ("app;dur=-1, db;dur=4", Some(4_000)),
+            ("app;desc=x", None),
+            ("", None),
+        ];
+        for (header, want) in cases {
+            assert_eq!(server_timing_micros(header.as_bytes()), *want, "{header:?}");
         }
     }
 

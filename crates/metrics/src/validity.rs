@@ -48,11 +48,15 @@ impl InvalidKind {
         }
     }
 
-    /// The generator, not the target, limited the run: `--allow-saturated` forgives these.
+    /// The generator or the machine it runs on, not the target, limited the run (its CPU,
+    /// its scheduler, other processes taking the host's CPU): `--allow-saturated` forgives
+    /// these. Running out of files or ports is not forgiven: requests failed because of it.
     pub fn is_generator_limit(self) -> bool {
         matches!(
             self,
-            InvalidKind::GeneratorSaturated | InvalidKind::SchedulerLate
+            InvalidKind::GeneratorSaturated
+                | InvalidKind::SchedulerLate
+                | InvalidKind::HostContended
         )
     }
 }

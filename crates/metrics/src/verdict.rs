@@ -118,6 +118,12 @@ pub enum MetricUnit {
     /// 0–1 (error rate).
     Fraction,
     Count,
+    /// Percent (a resource series: CPU in % of one core, memory used %).
+    Percent,
+    /// Bytes (RSS, memory).
+    Bytes,
+    /// Any other resource series (a load average, a Prometheus gauge or rate).
+    Plain,
 }
 
 /// One statistic of a latency histogram.
@@ -202,6 +208,10 @@ pub enum Quantity {
     Errors,
     /// A statistic of the latency histogram (`latency_ms.p95`).
     Latency(LatencyStat),
+    /// The mean of a resource series over the steady window (`resources.host.cpu_percent`).
+    ResourceMean,
+    /// Its largest sample (`resources.processes.target.rss_bytes.max`).
+    ResourceMax,
 }
 
 impl Quantity {
@@ -227,6 +237,8 @@ impl Quantity {
             Quantity::ErrorRate => "errors.rate".into(),
             Quantity::Errors => "errors.count".into(),
             Quantity::Latency(s) => format!("latency_ms.{}", s.as_str()),
+            Quantity::ResourceMean => "mean".into(),
+            Quantity::ResourceMax => "max".into(),
         }
     }
 
@@ -254,6 +266,7 @@ impl Quantity {
                 }
                 v.push(format!("latency.{}", s.as_str()));
             }
+            Quantity::ResourceMean | Quantity::ResourceMax => {}
         }
         v
     }
@@ -263,7 +276,12 @@ impl Quantity {
             Quantity::Throughput | Quantity::Requests | Quantity::Iterations => {
                 GoodDirection::Higher
             }
-            Quantity::ErrorRate | Quantity::Errors | Quantity::Latency(_) => GoodDirection::Lower,
+            // Using less CPU and memory for the same work is better.
+            Quantity::ErrorRate
+            | Quantity::Errors
+            | Quantity::Latency(_)
+            | Quantity::ResourceMean
+            | Quantity::ResourceMax => GoodDirection::Lower,
         }
     }
 
@@ -273,6 +291,7 @@ impl Quantity {
             Quantity::Requests | Quantity::Iterations | Quantity::Errors => MetricUnit::Count,
             Quantity::ErrorRate => MetricUnit::Fraction,
             Quantity::Latency(_) => MetricUnit::Millis,
+            Quantity::ResourceMean | Quantity::ResourceMax => MetricUnit::Plain,
         }
     }
 
@@ -285,6 +304,8 @@ impl Quantity {
             Quantity::ErrorRate => "error rate".into(),
             Quantity::Errors => "errors".into(),
             Quantity::Latency(s) => format!("{} latency", s.label()),
+            Quantity::ResourceMean => "mean".into(),
+            Quantity::ResourceMax => "max".into(),
         }
     }
 }
@@ -295,7 +316,20 @@ pub enum Scope {
     Run,
     Group(String),
     Step(String),
+    /// A resource series by its full name (`processes.target.cpu_percent`).
+    Resource(String),
 }
+
+/// Sources a resource series name starts with, and the shorter spellings accepted for them.
+const RESOURCE_SOURCES: [(&str, &str); 7] = [
+    ("host.", "host."),
+    ("generator.", "generator."),
+    ("processes.", "processes."),
+    ("process.", "processes."),
+    ("cgroups.", "cgroups."),
+    ("cgroup.", "cgroups."),
+    ("prometheus.", "prometheus."),
+];
 
 /// A metric of a run: a quantity in a scope, e.g. p99 latency of step `signin`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -341,12 +375,52 @@ impl MetricId {
         Self::run(Quantity::Latency(stat))
     }
 
+    /// The mean (or max) of a resource series, e.g. `processes.target.cpu_percent`.
+    pub fn resource(series: &str, max: bool) -> Self {
+        Self {
+            scope: Scope::Resource(series.to_string()),
+            quantity: if max {
+                Quantity::ResourceMax
+            } else {
+                Quantity::ResourceMean
+            },
+        }
+    }
+
+    /// The resource series it reads, if it is one.
+    pub fn resource_series(&self) -> Option<&str> {
+        match &self.scope {
+            Scope::Resource(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// `resources.host.cpu_percent`, `process.target.rss_bytes.max`, `host.cpu_percent`.
+    fn parse_resource(text: &str) -> Option<Result<Self, MetricNameError>> {
+        let rest = text.strip_prefix("resources.").unwrap_or(text);
+        let (source, canonical) = RESOURCE_SOURCES.iter().find(|(p, _)| rest.starts_with(p))?;
+        let rest = &rest[source.len()..];
+        let (name, max) = match rest.strip_suffix(".max") {
+            Some(n) => (n, true),
+            None => (rest.strip_suffix(".mean").unwrap_or(rest), false),
+        };
+        if name.is_empty() {
+            return Some(Err(MetricNameError::EmptyName(text.to_string())));
+        }
+        Some(Ok(Self::resource(&format!("{canonical}{name}"), max)))
+    }
+
     pub fn good_direction(&self) -> GoodDirection {
         self.quantity.good_direction()
     }
 
     pub fn unit(&self) -> MetricUnit {
-        self.quantity.unit()
+        match &self.scope {
+            Scope::Resource(series) if series.ends_with("_percent") => MetricUnit::Percent,
+            Scope::Resource(series) if series.ends_with("_bytes") => MetricUnit::Bytes,
+            Scope::Resource(_) => MetricUnit::Plain,
+            _ => self.quantity.unit(),
+        }
     }
 
     pub fn is_latency(&self) -> bool {
@@ -371,6 +445,7 @@ impl MetricId {
     /// `p95 latency`, `p99 latency of step `signin``, `error rate of group `auth``.
     pub fn label(&self) -> String {
         match &self.scope {
+            Scope::Resource(series) => format!("{} {series}", self.quantity.label()),
             Scope::Run => self.quantity.label(),
             Scope::Group(g) => format!("{} of group `{g}`", self.quantity.label()),
             Scope::Step(s) => format!("{} of step `{s}`", self.quantity.label()),
@@ -380,7 +455,7 @@ impl MetricId {
     /// The step or group name, if any.
     pub fn scope_name(&self) -> Option<&str> {
         match &self.scope {
-            Scope::Run => None,
+            Scope::Run | Scope::Resource(_) => None,
             Scope::Group(n) | Scope::Step(n) => Some(n),
         }
     }
@@ -392,6 +467,10 @@ impl fmt::Display for MetricId {
             Scope::Run => write!(f, "{}", self.quantity.name()),
             Scope::Group(g) => write!(f, "groups.{g}.{}", self.quantity.name()),
             Scope::Step(s) => write!(f, "steps.{s}.{}", self.quantity.name()),
+            Scope::Resource(series) if self.quantity == Quantity::ResourceMax => {
+                write!(f, "resources.{series}.max")
+            }
+            Scope::Resource(series) => write!(f, "resources.{series}"),
         }
     }
 }
@@ -401,6 +480,9 @@ impl FromStr for MetricId {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let s = text.trim();
+        if let Some(resource) = Self::parse_resource(s) {
+            return resource;
+        }
         let quantities = Quantity::all();
         for q in &quantities {
             if q.spellings().iter().any(|w| w == s) {
@@ -500,6 +582,48 @@ mod tests {
         let m: MetricId = "steps.x.errors.rate".parse().unwrap();
         assert_eq!(m.scope, Scope::Step("x".into()));
         assert_eq!(m.quantity, Quantity::ErrorRate);
+    }
+
+    #[test]
+    fn resource_metrics() {
+        let table: &[(&str, &str)] = &[
+            (
+                "process.target.cpu_percent",
+                "resources.processes.target.cpu_percent",
+            ),
+            (
+                "processes.target.cpu_percent",
+                "resources.processes.target.cpu_percent",
+            ),
+            ("resources.host.cpu_percent", "resources.host.cpu_percent"),
+            ("host.cpu_percent.mean", "resources.host.cpu_percent"),
+            (
+                "process.target.rss_bytes.max",
+                "resources.processes.target.rss_bytes.max",
+            ),
+            ("cgroup.db.cpu_percent", "resources.cgroups.db.cpu_percent"),
+            (
+                "prometheus.app.http_requests_total{code=\"500\"}",
+                "resources.prometheus.app.http_requests_total{code=\"500\"}",
+            ),
+        ];
+        for (input, canonical) in table {
+            let m: MetricId = input.parse().unwrap_or_else(|e| panic!("{input}: {e}"));
+            assert_eq!(m.to_string(), *canonical, "{input}");
+            assert_eq!(canonical.parse::<MetricId>().unwrap(), m);
+        }
+        let cpu: MetricId = "process.target.cpu_percent".parse().unwrap();
+        assert_eq!(cpu.resource_series(), Some("processes.target.cpu_percent"));
+        assert_eq!(cpu.unit(), MetricUnit::Percent);
+        assert_eq!(cpu.verdict_for(true), Verdict::Worse, "more CPU is worse");
+        assert_eq!(
+            "process.target.rss_bytes.max"
+                .parse::<MetricId>()
+                .unwrap()
+                .unit(),
+            MetricUnit::Bytes
+        );
+        assert!("process.".parse::<MetricId>().is_err());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //!     [--duration 10s] [--interval 1s] [--no-host]
 //! ```
 
-use loadlab_monitor::{classify, summarize, GeneratorFacts, Monitor, Sample, Thresholds};
+use loadlab_monitor::{classify, summarize, Monitor, Sample, Thresholds};
 use loadlab_scenario::monitor::{parse_monitor_flag, parse_monitor_section, MonitorConfig};
 use loadlab_scenario::units::parse_duration;
 use std::process::ExitCode;
@@ -77,7 +77,7 @@ fn run() -> Result<(), String> {
     }
     let findings = classify(
         &all,
-        &GeneratorFacts::of_this_process(),
+        &loadlab_monitor::generator_facts(),
         &Thresholds::default(),
     );
     for f in &findings {

@@ -4,7 +4,7 @@
 //! file descriptors and ports running out).
 //!
 //! ```no_run
-//! use loadlab_monitor::{classify, summarize, GeneratorFacts, Monitor, Thresholds};
+//! use loadlab_monitor::{classify, generator_facts, summarize, Monitor, Thresholds};
 //! use loadlab_scenario::monitor::{MonitorConfig, ProcessSelector, ProcessWatch};
 //!
 //! let config = MonitorConfig {
@@ -19,15 +19,17 @@
 //! // At the end: the rest of the samples, every warning, the monitor's own cost.
 //! let report = monitor.stop();
 //! let means = summarize(&report.samples);
-//! for finding in classify(&report.samples, &GeneratorFacts::of_this_process(), &Thresholds::default()) {
+//! for finding in classify(&report.samples, &generator_facts(), &Thresholds::default()) {
 //!     println!("{}", finding.sentence());
 //! }
 //! # Ok::<(), loadlab_monitor::MonitorError>(())
 //! ```
 //!
 //! The configuration types (`MonitorConfig`, the `monitor:` section and `--monitor` flag)
-//! live in `loadlab-scenario`; this crate depends on it, never the other way round, so the
-//! scenario language stays free of sampling code.
+//! live in `loadlab-scenario`; the samples and their pure judgements (`Sample`, `summarize`,
+//! `classify`) live in `loadlab-metrics::resources`, because the run record stores them and
+//! its summary judges them. This crate depends on both, never the other way round, so the
+//! scenario language and the record stay free of sampling code.
 //!
 //! Series names (all `f64`; CPU in % of one core unless said; host CPU in % of all CPUs):
 //! - `host.cpu_percent`, `host.cpu.{user,system,iowait,steal}_percent`, `host.cpu_count`,
@@ -58,7 +60,6 @@
 //! patterns and label matchers. `libc` for a thread's CPU time and the affinity mask.
 
 mod cgroup;
-mod classify;
 mod collect;
 mod error;
 mod host;
@@ -66,19 +67,18 @@ mod procs;
 mod prometheus;
 mod sample;
 mod sampler;
-mod summary;
 mod sys;
 
 pub use cgroup::{cgroup2_mount, own_cgroup};
-pub use classify::{
-    classify, CpuBound, CpuBoundBasis, FdPressure, Finding, GeneratorFacts, HostContention,
-    HostShare, MemoryGrowth, PortsPressure, Thresholds,
-};
 pub use error::MonitorError;
 pub use host::open_files_limit;
+pub use loadlab_metrics::resources::{
+    classify, series, series_path, summarize, window, CpuBound, CpuBoundBasis, FdPressure, Finding,
+    GeneratorFacts, HostContention, HostShare, MemoryGrowth, PortsPressure, SeriesSummary,
+    Thresholds,
+};
 pub use procs::discover::{processes_listening_on, PortLookup};
 pub use prometheus::{Endpoint, ScrapeResult};
 pub use sample::{MetricKind, MonitorCost, MonitorReport, MonitorWarning, ProcessCpu, Sample};
 pub use sampler::{Monitor, MonitorHandle};
-pub use summary::{series, series_path, summarize, window, SeriesSummary};
-pub use sys::{cpus_allowed_self, thread_cpu_time};
+pub use sys::{cpus_allowed_self, generator_facts, thread_cpu_time};

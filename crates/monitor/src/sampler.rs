@@ -26,6 +26,15 @@ impl Monitor {
     /// Sources that cannot be read (no such pid, endpoint down) do not fail the start: their
     /// series are missing and a warning says why.
     pub fn start(config: &MonitorConfig) -> Result<MonitorHandle, MonitorError> {
+        Self::start_aligned(config, None)
+    }
+
+    /// Like [`Monitor::start`], but samples end on `align + k × interval` (a run's interval
+    /// boundaries), so that each sample covers one interval of the run's record.
+    pub fn start_aligned(
+        config: &MonitorConfig,
+        align: Option<Instant>,
+    ) -> Result<MonitorHandle, MonitorError> {
         if config.interval < MIN_MONITOR_INTERVAL {
             return Err(MonitorError::IntervalTooShort(config.interval));
         }
@@ -41,6 +50,7 @@ impl Monitor {
             .name("loadlab-monitor".into())
             .spawn(move || {
                 let mut state = SamplerState::new(&config, processes, started)?;
+                state.align = align;
                 state.run(&stop_rx, &samples_tx);
                 Ok(state.finish())
             })
@@ -150,6 +160,13 @@ struct SamplerState {
     kinds: BTreeMap<String, MetricKind>,
     started: Instant,
     last: Instant,
+    /// Samples end on this instant plus whole intervals (`None`: one interval after start).
+    align: Option<Instant>,
+    /// The last full socket-table scan, reused while scans are being spaced out.
+    last_scan: Option<SocketScan>,
+    /// Ticks to go before the next full scan (a scan of a huge table costs more than the
+    /// monitor's budget of 1% of a core per interval, so it is spaced out).
+    scan_skips: u64,
     tick: u64,
     samples: u64,
 }
@@ -199,13 +216,26 @@ impl SamplerState {
             kinds: BTreeMap::new(),
             started,
             last: Instant::now(),
+            align: None,
+            last_scan: None,
+            scan_skips: 0,
             tick: 0,
             samples: 0,
         })
     }
 
     fn run(&mut self, stop: &Receiver<()>, out: &Sender<Sample>) {
-        let mut next = self.last + self.interval;
+        let mut next = match self.align {
+            // The first boundary at least half an interval away (a shorter first sample
+            // would be mostly noise).
+            Some(mut at) => {
+                while at < self.last + self.interval / 2 {
+                    at += self.interval;
+                }
+                at
+            }
+            None => self.last + self.interval,
+        };
         loop {
             let wait = next.saturating_duration_since(Instant::now());
             match stop.recv_timeout(wait) {
@@ -224,9 +254,10 @@ impl SamplerState {
             }
             next += self.interval;
             let now = Instant::now();
-            if next < now {
-                // Fell behind (machine suspended, thread starved): skip, do not burst.
-                next = now + self.interval;
+            while next < now {
+                // Fell behind (machine suspended, thread starved): skip, do not burst, and
+                // keep the phase.
+                next += self.interval;
             }
         }
     }
@@ -307,10 +338,25 @@ impl SamplerState {
             }
         };
         if totals.in_use + totals.time_wait < u64::from(scanner.range_size() / 20) {
+            self.last_scan = None;
             return (Some(totals), None);
         }
+        if self.scan_skips > 0 && self.last_scan.is_some() {
+            self.scan_skips -= 1;
+            return (Some(totals), self.last_scan.clone());
+        }
+        let started = thread_cpu_time();
         match scanner.scan() {
-            Ok(scan) => (Some(totals), Some(scan)),
+            Ok(scan) => {
+                // Keep scanning within 1% of a core: a scan that cost 5% of the interval
+                // is repeated every fifth interval (the last one stands in meanwhile).
+                let cost = thread_cpu_time().saturating_sub(started);
+                let budget = (self.interval / 100).max(std::time::Duration::from_micros(100));
+                self.scan_skips = (cost.as_secs_f64() / budget.as_secs_f64()).ceil() as u64;
+                self.scan_skips = self.scan_skips.saturating_sub(1).min(30);
+                self.last_scan = Some(scan.clone());
+                (Some(totals), Some(scan))
+            }
             Err(e) => {
                 self.collect.warn_once("host.tcp.tables", || {
                     format!("cannot read /proc/net/tcp: {e}")

@@ -36,6 +36,13 @@ pub fn cpus_allowed_self() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// What the classification needs to know about this process as the generator.
+pub fn generator_facts() -> loadlab_metrics::resources::GeneratorFacts {
+    loadlab_metrics::resources::GeneratorFacts {
+        cores_allowed: cpus_allowed_self() as f64,
+    }
+}
+
 /// Counts the CPUs in a list such as `0-3,8,10-11` (the `Cpus_allowed_list` or
 /// `cpuset.cpus.effective` format).
 pub fn count_cpu_list(list: &str) -> Option<u32> {

@@ -8,9 +8,7 @@ use common::{
     burn_report, child_entry, exclusive, mean_of, mean_within, report_path, sample_for, spawn_role,
     Reaped,
 };
-use loadlab_monitor::{
-    classify, processes_listening_on, Finding, GeneratorFacts, Monitor, PortLookup, Thresholds,
-};
+use loadlab_monitor::{classify, processes_listening_on, Finding, Monitor, PortLookup, Thresholds};
 use loadlab_scenario::monitor::{MonitorConfig, ProcessSelector, ProcessWatch};
 use std::time::Duration;
 
@@ -222,7 +220,7 @@ fn a_busy_host_is_contended_and_the_hogs_are_named() {
     println!("{cpus} hogs: host {busy:.0}% busy");
     let findings = classify(
         steady,
-        &GeneratorFacts::of_this_process(),
+        &loadlab_monitor::generator_facts(),
         &Thresholds::default(),
     );
     let Some(Finding::HostContended(h)) = findings.first() else {

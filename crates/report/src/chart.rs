@@ -71,6 +71,9 @@ pub enum Unit {
     PerSecond,
     /// 0–1, shown as a percentage.
     Fraction,
+    /// Already a percentage (CPU in % of one core can exceed 100).
+    Percent,
+    Bytes,
     Count,
     Plain,
 }
@@ -139,6 +142,9 @@ pub enum SeriesKind {
     Points,
     /// Vertical bars from zero.
     Bars,
+    /// A filled area from zero up to the line. Stacked areas are drawn as cumulative
+    /// series, largest first, so each band shows one share.
+    Area,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -64,6 +64,36 @@ pub(crate) fn format_number(x: f64) -> String {
     }
 }
 
+/// Bytes as people read them: `812 B`, `45.3 KiB`, `312.0 MiB`, `2.50 GiB`.
+pub(crate) fn format_bytes(b: f64) -> String {
+    const K: f64 = 1024.0;
+    if !b.is_finite() {
+        "n/a".into()
+    } else if b.abs() < K {
+        format!("{b:.0} B")
+    } else if b.abs() < K * K {
+        format!("{:.1} KiB", b / K)
+    } else if b.abs() < K * K * K {
+        format!("{:.1} MiB", b / (K * K))
+    } else {
+        format!("{:.2} GiB", b / (K * K * K))
+    }
+}
+
+/// A measured value without a known unit: three significant digits, no exponent.
+pub(crate) fn format_plain(x: f64) -> String {
+    let a = x.abs();
+    if a >= 100.0 || a == 0.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{x:.1}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
 /// The unit of a threshold's metric, read from its expression
 /// (`latency.p95 < 2.8s`, `http.errors < 5%`, `requests.rate > 100`, `step.x.failed < 10`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

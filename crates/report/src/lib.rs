@@ -20,6 +20,7 @@ pub mod study_terminal;
 mod style;
 pub mod svg;
 mod terminal;
+mod terminal_resources;
 pub mod verdict_words;
 pub mod words;
 

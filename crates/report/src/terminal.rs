@@ -24,6 +24,8 @@ pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> 
     requests(r, out)?;
     writeln!(out)?;
     latency(r, out, style)?;
+    crate::terminal_resources::server_time(r, out, kv)?;
+    crate::terminal_resources::slowest(r, out, kv)?;
     writeln!(out)?;
     statuses_and_errors(r, out, style)?;
     checks(r, out, style)?;
@@ -33,6 +35,7 @@ pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> 
     segments(r, out, style)?;
     writeln!(out)?;
     generator(r, out, style)?;
+    crate::terminal_resources::resources(r, out, style, kv)?;
     if !r.valid {
         writeln!(
             out,

@@ -18,6 +18,9 @@ pub fn format_value(unit: MetricUnit, v: f64) -> String {
         MetricUnit::PerSecond => format_rate(v),
         MetricUnit::Fraction => format_fraction(v),
         MetricUnit::Count => format_number(v),
+        MetricUnit::Percent => format!("{v:.1}%"),
+        MetricUnit::Bytes => crate::format::format_bytes(v),
+        MetricUnit::Plain => crate::format::format_plain(v),
     }
 }
 
@@ -41,6 +44,7 @@ pub fn signed_difference(unit: MetricUnit, d: f64) -> String {
     };
     let body = match unit {
         MetricUnit::Fraction => format!("{:.2} pp", d.abs() * 100.0),
+        MetricUnit::Percent => format!("{:.1} pp", d.abs()),
         _ => format_value(unit, d.abs()),
     };
     format!("{sign}{body}")

@@ -81,6 +81,7 @@ fn every_required_key_is_serialized_and_every_property_is_described() {
         "server_latency_ms",
         "segments",
         "notes",
+        "resources",
     ];
     for key in optional {
         assert!(schema["properties"].get(key).is_some(), "{key}");
@@ -209,6 +210,7 @@ fn recorder_built_result_validates() {
             error: Some(*kind),
             bytes_sent: 100,
             bytes_received: 200,
+            trace_id: Some(0x4bf9_2f35_77b3_4da6_a3ce_929d_0e0e_4736 + i as u128),
         });
         rec.note_error(*kind, || format!("example {kind}"));
     }
@@ -269,6 +271,38 @@ fn recorder_built_result_validates() {
         merged_from: None,
         clock: None,
     };
+    // Resource samples as the monitor takes them: a busy host, a CPU-bound target, warnings.
+    let sample = |end_ms: u64| loadlab_metrics::record::RecordedSample {
+        segment: None,
+        sample: loadlab_metrics::resources::Sample {
+            elapsed_ms: end_ms,
+            unix_ms: 1_795_305_600_000 + end_ms,
+            interval_ms: 1000,
+            values: [
+                ("host.cpu_percent", 99.0),
+                ("host.cpu_count", 2.0),
+                ("host.core.0.cpu_percent", 98.0),
+                ("generator.cpu_percent", 10.0),
+                ("processes.target.cpu_percent", 99.0),
+                ("processes.target.cpus_allowed", 1.0),
+                ("processes.target.rss_bytes", 5e7),
+                ("prometheus.app.http_requests_total{code=\"200\"}", 50.0),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+            top_processes: vec![loadlab_metrics::resources::ProcessCpu {
+                name: "stress-ng".into(),
+                processes: 2,
+                cpu_percent: 80.0,
+            }],
+            missing: vec!["cgroups.db".into()],
+            warnings: vec![loadlab_metrics::resources::MonitorWarning {
+                source: "cgroups.db".into(),
+                message: "no such cgroup".into(),
+            }],
+        },
+    };
     let mut summary = Summarizer::new(2);
     summary.add(&IntervalRecord {
         index: 0,
@@ -276,6 +310,7 @@ fn recorder_built_result_validates() {
         length_s: 1.0,
         warmup: false,
         delta: rec.take_interval(3, 0.1),
+        resources: vec![sample(1000)],
     });
     let result = summary.finish(
         &meta,
@@ -285,9 +320,25 @@ fn recorder_built_result_validates() {
             wall_s: 1.0,
             max_rss_bytes: 1,
             intervals: 1,
+            monitor_cpu_percent: Some(0.3),
         }),
     );
     assert_eq!(result.errors.len(), ErrorKind::ALL.len());
+    assert_eq!(result.steps[0].slowest.len(), 5, "traced requests are kept");
+    let resources = result.resources.as_ref().expect("sampled");
+    assert_eq!(
+        resources
+            .get("processes.target.cpu_percent")
+            .map(|s| s.mean),
+        Some(99.0)
+    );
+    assert!(result
+        .verdicts
+        .iter()
+        .any(|v| v.kind == loadlab_metrics::TargetVerdictKind::TargetCpuBound));
+    assert!(result
+        .validity
+        .has(loadlab_metrics::InvalidKind::HostContended));
     let doc = rendered(&result);
     assert_eq!(errors(&validator(), &doc), Vec::<String>::new());
 

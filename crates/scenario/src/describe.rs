@@ -46,6 +46,8 @@ impl Scenario {
             "defaults": {
                 "timeout": format_duration(self.defaults.timeout),
                 "max_body": self.defaults.max_body,
+                "server_latency_header": self.defaults.server_latency.as_str(),
+                "trace": self.defaults.trace,
                 "headers": headers(&self.defaults.headers),
             },
             "load": load(&self.load),

@@ -75,6 +75,10 @@ pub struct Defaults {
     pub timeout: Duration,
     pub headers: Vec<(String, String)>,
     pub max_body: u64,
+    /// Where responses say how long the server spent (`defaults.server_latency_header`).
+    pub server_latency: ServerLatency,
+    /// Send a W3C `traceparent` with every request and keep the trace ids of the slowest.
+    pub trace: bool,
 }
 
 impl Default for Defaults {
@@ -83,6 +87,32 @@ impl Default for Defaults {
             timeout: DEFAULT_TIMEOUT,
             headers: Vec::new(),
             max_body: DEFAULT_MAX_BODY,
+            server_latency: ServerLatency::ServerTiming,
+            trace: false,
+        }
+    }
+}
+
+/// The response header that carries the server's own time for a request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ServerLatency {
+    /// W3C `Server-Timing`: its `total` entry, else `app`, else the largest `dur` (the
+    /// outermost span when entries nest; entries are never summed, since they may overlap).
+    #[default]
+    ServerTiming,
+    /// A single-duration header such as `X-Response-Time: 12ms` (a bare number is ms).
+    Header(String),
+    /// Responses are not read for it (`server_latency_header: none`).
+    Off,
+}
+
+impl ServerLatency {
+    /// As written in the scenario (`Server-Timing`, `X-Response-Time`, `none`).
+    pub fn as_str(&self) -> &str {
+        match self {
+            ServerLatency::ServerTiming => "Server-Timing",
+            ServerLatency::Header(h) => h,
+            ServerLatency::Off => "none",
         }
     }
 }

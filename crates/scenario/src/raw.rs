@@ -88,6 +88,8 @@ pub struct RawDefaults {
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
     pub max_body: Option<ByteSize>,
+    pub server_latency_header: Option<String>,
+    pub trace: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -62,6 +62,7 @@ fn intervals() -> Vec<IntervalRecord> {
                 length_s: 1.0,
                 warmup: false,
                 delta: rec.take_interval(1, 0.01),
+                resources: Vec::new(),
             }
         })
         .collect()
@@ -80,6 +81,7 @@ fn sample_run() -> RunResult {
             wall_s: 2.0,
             max_rss_bytes: 0,
             intervals: 2,
+            monitor_cpu_percent: None,
         }),
     )
 }

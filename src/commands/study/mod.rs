@@ -11,7 +11,7 @@ use super::compare::fmt_metric;
 use super::executor::{CliExecutor, OrchestrationStop};
 use super::measure::open_store_for_runs;
 use super::output::{print_report_paths, report_for};
-use crate::cli::{OutputArgs, StudyArgs};
+use crate::cli::{MonitorArgs, OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
 use loadlab_engine::Cancel;
@@ -32,6 +32,7 @@ pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
         args.target.as_deref(),
         args.repeat,
         args.resume.as_deref(),
+        &args.monitor,
     )
     .map(|(o, _)| o)
 }
@@ -65,9 +66,13 @@ pub fn run_study_file(
     target: Option<&str>,
     repeat: Option<usize>,
     resume: Option<&str>,
+    monitor: &MonitorArgs,
 ) -> Result<(Outcome, PathBuf), CliError> {
     let doc = StudyDocument::read(file)?;
-    let plan = StudyPlan::from_document(&doc, target, repeat).map_err(CliError::bad_input)?;
+    let mut plan = StudyPlan::from_document(&doc, target, repeat).map_err(CliError::bad_input)?;
+    for variant in &mut plan.variants {
+        monitor.apply(&mut variant.scenario);
+    }
     let quiet = output.quiet;
     if !quiet && plan.variants.len() > 1 && plan.repeat < MIN_RUNS_FOR_COMPARISON {
         eprintln!(

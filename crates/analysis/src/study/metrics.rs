@@ -99,7 +99,59 @@ pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
             &s.latency_ms,
         );
     }
+    if let Some(resources) = &run.resources {
+        for (series, summary) in resources.all_series() {
+            if compared_resource(&series) && summary.samples > 0 {
+                m.insert(MetricId::resource(&series, false), summary.mean);
+                m.insert(MetricId::resource(&series, true), summary.max);
+            }
+        }
+    }
     m
+}
+
+/// Resource series that are one value per run worth comparing (the CPU and memory of the
+/// host, the generator and each monitored process or cgroup, and every chosen Prometheus
+/// series); per-core, per-interface and limit series stay in the run.
+fn compared_resource(series: &str) -> bool {
+    const HOST: [&str; 9] = [
+        "host.cpu_percent",
+        "host.cpu.user_percent",
+        "host.cpu.system_percent",
+        "host.cpu.iowait_percent",
+        "host.cpu.steal_percent",
+        "host.pressure.cpu_some_percent",
+        "host.memory.used_percent",
+        "host.memory.available_bytes",
+        "host.load1",
+    ];
+    const PROCESS: [&str; 5] = [
+        "cpu_percent",
+        "max_thread_cpu_percent",
+        "rss_bytes",
+        "threads",
+        "open_files",
+    ];
+    const CGROUP: [&str; 4] = [
+        "cpu_percent",
+        "cpu_throttled_percent",
+        "memory_bytes",
+        "memory_peak_bytes",
+    ];
+    let last = |s: &str| s.rsplit('.').next().unwrap_or("").to_string();
+    if HOST.contains(&series) || series.starts_with("prometheus.") {
+        return true;
+    }
+    if let Some(rest) = series.strip_prefix("generator.") {
+        return matches!(rest, "cpu_percent" | "rss_bytes");
+    }
+    if series.starts_with("processes.") {
+        return PROCESS.contains(&last(series).as_str());
+    }
+    if series.starts_with("cgroups.") {
+        return CGROUP.contains(&last(series).as_str());
+    }
+    false
 }
 
 /// Offered load of a run: `vus` (closed model) or peak `rate` (open model).

@@ -58,6 +58,7 @@ impl Transport for Scripted {
         Ok(Response {
             status,
             close: false,
+            server_us: None,
         })
     }
 }

@@ -36,6 +36,9 @@ pub async fn run<T: Transport>(
     let mut arrivals = load.arrivals(segment, seed);
     let mut upcoming = arrivals.next();
     let mut started = 0u64;
+    // When the last wait for a free slot ended: arrivals due before then were held up by
+    // `max_in_flight` (the target's slowness), not by the scheduler.
+    let mut slot_freed_at: Option<tokio::time::Instant> = None;
     while let Some(offset) = upcoming {
         upcoming = arrivals.next();
         let intended = worker.start + offset;
@@ -51,10 +54,18 @@ pub async fn run<T: Transport>(
             };
             worker.sleep_until(wake).await;
         }
+        let queued_behind_slot = slot_freed_at.is_some_and(|t| t > intended);
+        let late_from = match slot_freed_at {
+            Some(t) if t > intended => t,
+            _ => intended,
+        };
         worker
             .recorder
             .borrow_mut()
-            .record_scheduler_lag(micros(now().saturating_duration_since(intended)));
+            .record_scheduler_lag(micros(now().saturating_duration_since(late_from)));
+        if queued_behind_slot && active.get() < limit {
+            worker.recorder.borrow_mut().delayed_by_max_in_flight();
+        }
         // A generator that fell behind does not go on starting overdue arrivals after the end.
         let mut cannot_start = now() >= worker.end + LATE_START_TOLERANCE;
         if !cannot_start && active.get() >= limit {
@@ -68,6 +79,7 @@ pub async fn run<T: Transport>(
                     _ = tokio::time::sleep_until(worker.end) => break true,
                 }
             } || worker.stopping.get();
+            slot_freed_at = Some(now());
         }
         if cannot_start {
             // This arrival and every later one could not start within the run: the plan

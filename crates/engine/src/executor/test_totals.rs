@@ -18,6 +18,8 @@ pub struct Totals {
     pub steps: Vec<StepTotals>,
     /// Send lag of every step.
     pub lag: LatencyHistogram,
+    /// How late the scheduler itself woke (the generator's health).
+    pub scheduler_lag: LatencyHistogram,
     pub iterations_completed: u64,
     pub iterations_dropped: u64,
     pub delayed_by_max_in_flight: u64,
@@ -48,6 +50,7 @@ pub fn totals(ticks: &Receiver<Tick>) -> Totals {
             })
             .collect(),
         lag: lag.to_histogram(),
+        scheduler_lag: all.scheduler_lag.to_histogram(),
         iterations_completed: all.iterations_completed,
         iterations_dropped: all.iterations_dropped,
         delayed_by_max_in_flight: all.delayed_by_max_in_flight,

@@ -42,6 +42,7 @@ impl Transport for FakeTransport {
         Ok(Response {
             status: 200,
             close: false,
+            server_us: None,
         })
     }
 }
@@ -328,6 +329,13 @@ async fn open_model_measures_from_intended_time_when_the_target_stalls() {
         step.service.max()
     );
     assert!(rec.lag.max() >= 400_000);
+    // Waiting for a slot is the target's doing: the scheduler itself was never late, so
+    // the generator is not blamed for the send lag.
+    assert!(
+        rec.scheduler_lag.max() < 2_000,
+        "scheduler lag {} µs includes the wait for max_in_flight",
+        rec.scheduler_lag.max()
+    );
 }
 
 #[tokio::test(start_paused = true)]

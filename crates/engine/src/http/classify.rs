@@ -5,8 +5,11 @@ use std::io;
 
 /// Kind of an I/O error; `connecting` tells connect-phase errors from mid-exchange ones.
 pub fn classify_io(e: &io::Error, connecting: bool) -> ErrorKind {
-    if e.raw_os_error() == Some(libc::EADDRNOTAVAIL) {
-        return ErrorKind::AddrUnavailable;
+    match e.raw_os_error() {
+        Some(libc::EADDRNOTAVAIL) => return ErrorKind::AddrUnavailable,
+        // Out of file descriptors: the generator's limit, never the target's failure.
+        Some(libc::EMFILE | libc::ENFILE) => return ErrorKind::FdExhausted,
+        _ => {}
     }
     match e.kind() {
         io::ErrorKind::ConnectionRefused => ErrorKind::ConnectRefused,
@@ -53,6 +56,16 @@ mod tests {
                 io::Error::from_raw_os_error(libc::ETIMEDOUT),
                 true,
                 ErrorKind::ConnectTimeout,
+            ),
+            (
+                io::Error::from_raw_os_error(libc::EMFILE),
+                true,
+                ErrorKind::FdExhausted,
+            ),
+            (
+                io::Error::from_raw_os_error(libc::ENFILE),
+                false,
+                ErrorKind::FdExhausted,
             ),
             (
                 io::Error::from_raw_os_error(libc::EACCES),

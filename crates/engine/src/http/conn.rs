@@ -8,6 +8,7 @@ use super::chunked::ChunkedSkipper;
 use super::classify::classify_io;
 use super::head::{parse_head, HeadGate};
 use super::stream::Stream;
+use crate::prepare::ServerHeader;
 use crate::transport::{Failure, Response, ResponseData};
 use loadlab_metrics::ErrorKind;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -81,6 +82,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
         request: &[u8],
         head_request: bool,
         max_body: u64,
+        server: &ServerHeader,
         mut keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
         if let Err(e) = self.stream.write_all(request).await {
@@ -93,7 +95,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
             // Parse the head from what is buffered; read more while it is partial.
             let parsed = if gate.worth_parsing(&self.buf[self.start..self.end]) {
                 parse_head(&self.buf[self.start..self.end], |resp, len| {
-                    head_facts(resp, len, head_request)
+                    head_facts(resp, len, head_request, server)
                 })
                 .map_err(|e| {
                     Failure::new(ErrorKind::Protocol, format!("invalid HTTP response: {e}"))
@@ -103,7 +105,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
             };
             match parsed {
                 Some(Err(msg)) => return Err(Failure::new(ErrorKind::Protocol, msg)),
-                Some(Ok((len, status, framing, close))) => {
+                Some(Ok((len, status, framing, close, server_us))) => {
                     if status == 101 {
                         return Err(Failure::new(
                             ErrorKind::Protocol,
@@ -142,6 +144,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
                     return Ok(Response {
                         status,
                         close: close || unsolicited,
+                        server_us,
                     });
                 }
                 None => {
@@ -267,12 +270,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
     }
 }
 
-type HeadFacts = (usize, u16, Framing, bool);
+type HeadFacts = (usize, u16, Framing, bool, Option<u64>);
 
 fn head_facts(
     resp: &httparse::Response,
     len: usize,
     head_request: bool,
+    server: &ServerHeader,
 ) -> Result<HeadFacts, String> {
     let status = resp.code.ok_or("response without status")?;
     if !(100..=599).contains(&status) {
@@ -283,7 +287,12 @@ fn head_facts(
     let mut close = resp.version == Some(0);
     let mut length: Option<u64> = None;
     let mut transfer_encoding: Option<bool> = None;
+    let mut server_us = None;
     for h in resp.headers.iter() {
+        if let Some(us) = server.read(h.name, h.value) {
+            server_us = Some(us);
+            continue;
+        }
         if h.name.eq_ignore_ascii_case("content-length") {
             let n = parse_length(h.value)?;
             if length.is_some_and(|l| l != n) {
@@ -325,7 +334,7 @@ fn head_facts(
         close = true;
         Framing::UntilClose
     };
-    Ok((len, status, framing, close))
+    Ok((len, status, framing, close, server_us))
 }
 
 /// A Content-Length value: digits only (`+5`, `-1`, `0x10` and overflow are invalid).

@@ -53,6 +53,7 @@ impl Transport for HttpTransport {
         bytes: &[u8],
         keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
-        conn.exchange(bytes, req.head, req.max_body, keep).await
+        conn.exchange(bytes, req.head, req.max_body, &req.server_header, keep)
+            .await
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::delta::{IntervalDelta, StepDelta};
 use crate::histogram::{LatencyHistogram, LazyHistogram};
+use crate::resources::Sample;
 use crate::result::{decode_histogram, encode_histogram};
 use crate::ErrorKind;
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,20 @@ pub struct IntervalRecord {
     /// Inside the warm-up: counted, but kept out of every statistic.
     pub warmup: bool,
     pub delta: IntervalDelta,
+    /// The monitor's samples that ended in this interval (usually one; none when nothing is
+    /// monitored), times since the plan's t = 0.
+    pub resources: Vec<RecordedSample>,
+}
+
+/// A resource sample as the record keeps it: in a merged record, each segment's samples
+/// stay apart (their hosts differ), tagged with the segment that took them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedSample {
+    /// The segment that took it (merged records only).
+    #[serde(default, rename = "seg", skip_serializing_if = "Option::is_none")]
+    pub segment: Option<u32>,
+    #[serde(flatten)]
+    pub sample: Sample,
 }
 
 /// A histogram series of a step, as tagged in the interval log (`latency.s3`).
@@ -205,6 +220,9 @@ struct StepCounters {
     tx: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     rx: u64,
+    /// The slowest traced requests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ex: Vec<crate::SlowRequest>,
 }
 
 /// `counters.jsonl`: one line per interval.
@@ -232,6 +250,8 @@ struct CountersLine {
     steps: Vec<StepCounters>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     examples: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    res: Vec<RecordedSample>,
 }
 
 /// The interval's counters line (with its newline). `examples` are the error messages not
@@ -257,6 +277,15 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
             },
             tx: s.bytes_sent,
             rx: s.bytes_received,
+            ex: s
+                .exemplars
+                .iter()
+                .map(|e| {
+                    let mut e = *e;
+                    e.at_ms.get_or_insert((r.start_s * 1000.0).round() as u64);
+                    crate::SlowRequest::from(&e)
+                })
+                .collect(),
         })
         .collect();
     let line = CountersLine {
@@ -276,6 +305,7 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
             .iter()
             .map(|(k, m)| (k.as_str().to_string(), m.clone()))
             .collect(),
+        res: r.resources.clone(),
     };
     serde_json::to_string(&line).expect("a counters line serializes") + "\n"
 }
@@ -308,6 +338,9 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
                 }
             }
             step.statuses = s.status.into_iter().collect();
+            for e in s.ex.iter().filter_map(crate::SlowRequest::to_exemplar) {
+                step.exemplars.offer(e);
+            }
             step
         })
         .collect();
@@ -332,6 +365,7 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
                 .collect(),
             ..IntervalDelta::default()
         },
+        resources: c.res,
     })
 }
 

@@ -1,6 +1,8 @@
 //! Merging the records of the segments of one plan into one record, exactly: histograms add,
-//! counters sum, intervals line up by wall-clock time. A missing or invalid segment makes the
-//! merged run invalid; nothing is ever extrapolated. The same inputs give the same bytes.
+//! counters sum, intervals line up by wall-clock time. Resource samples are not added up (the
+//! segments' hosts differ): each segment's samples are kept, tagged with its index, in
+//! segment order. A missing or invalid segment makes the merged run invalid; nothing is ever
+//! extrapolated. The same inputs give the same bytes.
 
 use super::codec::IntervalRecord;
 use super::meta::{MergedSegment, RecordEnd, RecordMeta};
@@ -125,12 +127,19 @@ pub fn merge_records(
             let mut r = s.next().expect("peeked");
             per_segment[k].add(&r);
             r.start_s += *shift as f64;
+            // Each segment's samples stay its own (its host), on the merged time axis.
+            let segment = records[k].meta.segment.map(|s| s.index);
+            for res in &mut r.resources {
+                res.segment = segment;
+                res.sample.elapsed_ms = res.sample.elapsed_ms.saturating_add_signed(*shift * 1000);
+            }
             match interval.as_mut() {
                 None => interval = Some(r),
                 Some(m) => {
                     m.delta.add(&r.delta);
                     m.length_s = m.length_s.max(r.length_s);
                     m.warmup |= r.warmup;
+                    m.resources.append(&mut r.resources);
                 }
             }
         }
@@ -164,6 +173,11 @@ pub fn merge_records(
             .max()
             .unwrap_or(0),
         intervals: index,
+        monitor_cpu_percent: ends
+            .iter()
+            .flatten()
+            .filter_map(|e| e.monitor_cpu_percent)
+            .reduce(f64::max),
     };
     let mut result = merged.finish(&meta, Some(&end));
     result.segment = None;
@@ -275,6 +289,7 @@ fn merged_meta(records: &[&StoredRecord], start: f64) -> RecordMeta {
                 complete: r.end.is_some(),
                 wall_s: r.end.as_ref().map_or(0.0, |e| e.wall_s),
                 threads: r.meta.threads,
+                cores: r.meta.cores,
                 max_rss_bytes: r.end.as_ref().map_or(0, |e| e.max_rss_bytes),
             })
             .collect(),

@@ -74,6 +74,9 @@ pub struct MergedSegment {
     pub complete: bool,
     pub wall_s: f64,
     pub threads: u32,
+    /// Cores the segment's generator could use (0: not recorded).
+    #[serde(default)]
+    pub cores: u32,
     pub max_rss_bytes: u64,
 }
 
@@ -89,6 +92,9 @@ pub struct RecordEnd {
     pub max_rss_bytes: u64,
     /// Intervals the record holds.
     pub intervals: u32,
+    /// CPU of the resource monitor's own threads, % of one core (absent: nothing monitored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monitor_cpu_percent: Option<f64>,
 }
 
 impl RecordMeta {

@@ -1,11 +1,12 @@
 //! The run record, the source of truth of a run: per interval (1 s), per request step, HDR
 //! histograms (latency, service time, send lag, server latency) and counters (requests,
-//! statuses, error kinds, checks, bytes, iterations, dropped, active, generator CPU), plus the
-//! resolved scenario and plan. It is appended and flushed to disk while the run goes, so a
-//! signal, a crash or a full disk never loses a completed interval; the summary (`run.json`)
-//! is derived from it by one function ([`Summarizer`]); segments of one plan merge exactly.
+//! statuses, error kinds, checks, bytes, iterations, dropped, active, generator CPU), the
+//! resource samples of the monitor, plus the resolved scenario and plan. It is appended and
+//! flushed to disk while the run goes, so a signal, a crash or a full disk never loses a
+//! completed interval; the summary (`run.json`) is derived from it by one function
+//! ([`Summarizer`]); segments of one plan merge exactly.
 //!
-//! On disk (one directory per run; `docs/results.md` documents the format):
+//! On disk (one directory per run):
 //!
 //! ```text
 //! record.json     RecordMeta: the resolved scenario, plan, steps, segment, host
@@ -18,15 +19,28 @@
 //! HdrHistogram's own tools (HistogramLogAnalyzer, `hdrhistogram` readers) open them as they
 //! are; counters are not histograms, and JSON Lines keeps them readable with `jq`. A complete
 //! counters line is the commit mark of its interval.
+//!
+//! Resources: a counters line's `res` holds the monitor's samples that ended in its interval
+//! (usually one; absent when nothing is monitored), each as the monitor took it
+//! (`elapsed_ms`: its end since the plan's t = 0; `interval_ms`; `values` by series name;
+//! `top_processes`; `missing`; `warnings` first seen then). A merged record keeps every
+//! segment's samples apart, tagged `seg: <index>`, in segment order (the segments' hosts
+//! differ, so nothing is added up), which keeps merges exact and deterministic. The monitor's
+//! own CPU is in `end.json` (`monitor_cpu_percent`). The summary judges the samples of the
+//! steady window (host contended, target CPU-bound, memory growth, files and ports) per
+//! segment, so the end of a run, a crash recovery and a merge give the same verdicts.
 
 mod codec;
+mod judge;
 mod merge;
 mod meta;
 mod reader;
 mod summary;
 mod writer;
 
-pub use codec::{counters_line, hlog_header, hlog_lines, parse_counters_line, IntervalRecord};
+pub use codec::{
+    counters_line, hlog_header, hlog_lines, parse_counters_line, IntervalRecord, RecordedSample,
+};
 pub use merge::{merge_records, MergeError};
 pub use meta::{DataSetInfo, MergedSegment, RecordEnd, RecordMeta, RECORD_SCHEMA};
 pub use reader::{is_record, Intervals, RecordError, StoredRecord};

@@ -2,7 +2,8 @@
 //! they come — while the run goes, when a dead run's record is read back, when segments are
 //! merged — and `finish` derives every figure, verdict and validity reason from them.
 
-use super::codec::IntervalRecord;
+use super::codec::{IntervalRecord, RecordedSample};
+use super::judge::{judge_resources, overload, LoadEvidence};
 use super::meta::{RecordEnd, RecordMeta};
 use crate::delta::StepDelta;
 use crate::histogram::LazyHistogram;
@@ -11,7 +12,7 @@ use crate::result::{
     Histograms, IntervalLatency, IntervalStats, Iterations, LagSummary, LatencySummary, Requests,
     RunResult, StepResult, StopReason, SCHEMA,
 };
-use crate::validity::{InvalidKind, TargetVerdict, TargetVerdictKind, Validity};
+use crate::validity::{InvalidKind, Validity};
 use crate::ErrorKind;
 use std::collections::BTreeMap;
 
@@ -34,6 +35,10 @@ pub struct Summarizer {
     measured_s: f64,
     warmup_requests: u64,
     intervals: Vec<IntervalStats>,
+    /// Iterations completed in each interval (beside `intervals`).
+    interval_iterations: Vec<u64>,
+    /// The monitor's samples, each with whether its interval was warm-up.
+    samples: Vec<(bool, RecordedSample)>,
     examples: Vec<(ErrorKind, String)>,
     /// False: counters only, no latency histograms (a merge's per-segment table).
     without_histograms: bool,
@@ -75,6 +80,8 @@ impl Summarizer {
                     total.add_counters(step);
                 } else {
                     total.add(step);
+                    // The exemplars just added are this interval's.
+                    total.exemplars.at((r.start_s * 1000.0).round() as u64);
                 }
             }
             self.measured_s += r.length_s;
@@ -101,6 +108,9 @@ impl Summarizer {
         } else {
             d.latency()
         };
+        self.interval_iterations.push(d.iterations_completed);
+        self.samples
+            .extend(r.resources.iter().map(|s| (r.warmup, s.clone())));
         self.intervals.push(IntervalStats {
             t: r.start_s,
             length_s: r.length_s,
@@ -157,6 +167,7 @@ impl Summarizer {
                     received: s.bytes_received,
                 },
                 histograms: histograms_of(&s.latency, &s.service, &s.lag, &s.server),
+                slowest: s.exemplars.iter().map(crate::SlowRequest::from).collect(),
             })
             .collect();
         let groups = scopes(meta, &self.steps, |info| {
@@ -199,7 +210,22 @@ impl Summarizer {
             ),
             _ => {}
         }
-        let saturated = cpu_percent >= meta.max_cpu_percent || lag_p99 > meta.max_lag_ms;
+        let measured = self.measured_s;
+        let rate = if measured > 0.0 {
+            all.requests as f64 / measured
+        } else {
+            0.0
+        };
+        let judged = judge_resources(
+            meta,
+            &self.samples,
+            end.and_then(|e| e.monitor_cpu_percent),
+            rate,
+        );
+        let lag_late = lag_p99 > meta.max_lag_ms;
+        // On a contended host the scheduler is late because the CPU is taken: the host's
+        // doing, not the generator's.
+        let saturated = cpu_percent >= meta.max_cpu_percent || (lag_late && !judged.host_contended);
         if cpu_percent >= meta.max_cpu_percent {
             validity.push(
                 InvalidKind::GeneratorSaturated,
@@ -209,7 +235,15 @@ impl Summarizer {
                 ),
             );
         }
-        if lag_p99 > meta.max_lag_ms {
+        for mut reason in judged.invalid {
+            if reason.kind == InvalidKind::HostContended && lag_late {
+                reason.message.push_str(&format!(
+                    "; the scheduler started arrivals late because of it (lag p99 {lag_p99:.1} ms)"
+                ));
+            }
+            validity.reasons.push(reason);
+        }
+        if lag_late && !judged.host_contended {
             validity.push(
                 InvalidKind::SchedulerLate,
                 format!(
@@ -218,24 +252,39 @@ impl Summarizer {
                 ),
             );
         }
-        if let Some(planned) = meta
-            .load
-            .planned_arrivals
-            .filter(|p| *p > 0.0 && !interrupted)
-        {
-            let dropped = self.iterations_dropped;
-            let share = dropped as f64 / planned;
-            if share > MAX_UNDELIVERED {
-                verdicts.push(TargetVerdict {
-                    kind: TargetVerdictKind::TargetOverloaded,
-                    message: format!(
-                        "{dropped} of {planned:.0} planned arrivals ({:.1}%) could not start before the end because max_in_flight ({}) requests were already open: the target did not keep up with the offered rate",
-                        100.0 * share,
-                        meta.load.max_in_flight.unwrap_or(0)
-                    ),
-                });
-            }
+        let fd_errors = all.errors[ErrorKind::FdExhausted.index()];
+        if fd_errors > 0 && !validity.has(InvalidKind::FdExhausted) {
+            validity.push(
+                InvalidKind::FdExhausted,
+                format!(
+                    "the generator ran out of file descriptors: {fd_errors} request(s) failed with `too many open files` (EMFILE) — a limit of this machine, not a target error; raise the limit (`ulimit -n`, LimitNOFILE) or lower the concurrency"
+                ),
+            );
         }
+        let port_errors = all.errors[ErrorKind::AddrUnavailable.index()];
+        if port_errors > 0 && !validity.has(InvalidKind::PortsExhausted) {
+            validity.push(
+                InvalidKind::PortsExhausted,
+                format!(
+                    "the generator ran out of local ports: {port_errors} connection(s) failed with `cannot assign requested address` — a limit of this machine, not a target error; keep connections alive, widen net.ipv4.ip_local_port_range, or spread connections over source addresses (--source-addrs)"
+                ),
+            );
+        }
+        if !interrupted {
+            let (latency, service) = (summary_of(&all.latency), summary_of(&all.service));
+            let server = all.server.get().map(LatencySummary::of);
+            let evidence = LoadEvidence {
+                intervals: &self.intervals,
+                iterations: &self.interval_iterations,
+                delayed_by_max_in_flight: self.delayed_by_max_in_flight,
+                dropped: self.iterations_dropped,
+                latency: &latency,
+                service: &service,
+                server: server.as_ref(),
+            };
+            verdicts.extend(overload(meta, &evidence));
+        }
+        verdicts.extend(judged.verdicts);
         for (i, &n) in self
             .data_refused
             .iter()
@@ -254,7 +303,6 @@ impl Summarizer {
                 ),
             );
         }
-        let measured = self.measured_s;
         RunResult {
             schema: SCHEMA.to_string(),
             tool_version: meta.tool_version.clone(),
@@ -277,11 +325,7 @@ impl Summarizer {
                 ok: all.requests - all.failed,
                 failed: all.failed,
                 interrupted: all.interrupted,
-                rate: if measured > 0.0 {
-                    all.requests as f64 / measured
-                } else {
-                    0.0
-                },
+                rate,
                 warmup: self.warmup_requests,
             },
             bytes: all.bytes,
@@ -323,6 +367,7 @@ impl Summarizer {
             intervals: self.intervals.clone(),
             histograms: histograms_of(&all.latency, &all.service, &all.lag, &all.server),
             environment: Some(meta.environment.clone()),
+            resources: judged.resources,
             segments: Vec::new(),
             clock_skew: None,
             notes: Vec::new(),

@@ -61,6 +61,7 @@ fn outcomes(seed: u64, intervals: u32, n: u64) -> Vec<Vec<Outcome>> {
                         error: ErrorKind::from_status(status),
                         bytes_sent: 80,
                         bytes_received: rng.u64(100..300),
+                        trace_id: rng.bool().then(|| rng.u128(1..)),
                     }
                 })
                 .collect()
@@ -75,6 +76,7 @@ fn interval(index: u32, delta: IntervalDelta) -> IntervalRecord {
         length_s: 1.0,
         warmup: index == 0,
         delta,
+        resources: Vec::new(),
     }
 }
 
@@ -116,6 +118,7 @@ fn write(dir: &std::path::Path, meta: &RecordMeta, intervals: &[IntervalRecord],
             wall_s: intervals.len() as f64,
             max_rss_bytes: 1,
             intervals: intervals.len() as u32,
+            monitor_cpu_percent: None,
         })
         .unwrap();
     }
@@ -131,13 +134,21 @@ fn comparable(d: &IntervalDelta) -> String {
     };
     let mut out = format!("sched {}\n", enc(&d.scheduler_lag));
     for s in &d.steps {
+        let mut exemplars = s.exemplars.clone();
+        exemplars.at(0);
         let counters = StepDelta {
             latency: Default::default(),
             service: Default::default(),
             lag: Default::default(),
             server: Default::default(),
+            exemplars: Default::default(),
             ..s.clone()
         };
+        let exemplars: Vec<(u64, u128)> = exemplars
+            .iter()
+            .map(|e| (e.latency_us, e.trace_id))
+            .collect();
+        out += &format!("{exemplars:?}\n");
         out += &format!(
             "{counters:?} {} {} {} {}\n",
             enc(&s.latency),
@@ -292,6 +303,11 @@ fn merged_segments_equal_the_whole() {
     );
     for (a, b) in merged.steps.iter().zip(&expected.steps) {
         assert_eq!(a.histograms, b.histograms);
+        assert_eq!(
+            a.slowest, b.slowest,
+            "the slowest traced requests merge exactly"
+        );
+        assert_eq!(a.slowest.len(), crate::EXEMPLARS);
         assert_eq!(a.checks, b.checks);
         assert_eq!(a.bytes, b.bytes);
     }
@@ -383,6 +399,7 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         wall_s: 4.0,
         max_rss_bytes: 0,
         intervals: 4,
+        monitor_cpu_percent: None,
     };
     let r = s.finish(&meta(1, None, 1e9), Some(&end));
     assert!(r.validity.has(crate::InvalidKind::GeneratorSaturated));
@@ -397,3 +414,6 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         crate::TargetVerdictKind::TargetOverloaded
     );
 }
+
+#[path = "resource_tests.rs"]
+mod resource_tests;

@@ -13,8 +13,7 @@ use procfs::Current;
 use sockets::{SocketScan, SocketTotals, TCP_STATES};
 use std::collections::HashMap;
 
-/// How many other processes a sample names.
-pub const TOP_PROCESSES: usize = 5;
+pub use loadlab_metrics::resources::TOP_PROCESSES;
 /// Processes below this share of one core are not named.
 const TOP_MIN_PERCENT: f64 = 0.5;
 

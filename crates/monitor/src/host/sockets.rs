@@ -28,7 +28,7 @@ pub const TCP_STATES: [&str; 11] = [
 const LISTEN: usize = 10;
 
 /// One scan of both files.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct SocketScan {
     /// Sockets per state, indexed by state code − 1 (see [`TCP_STATES`]).
     pub states: [u32; 11],

@@ -85,6 +85,13 @@ pub enum CapacityStop<E> {
     Cancelled,
     Executor(E),
     Journal(String),
+    /// A step was no valid measurement in every attempt (the generator or its host, not
+    /// the target): the search cannot go on honestly, so it stops and says why.
+    Untrustworthy {
+        rate: f64,
+        attempts: usize,
+        reasons: Vec<String>,
+    },
 }
 
 pub struct CapacityOutcome<E> {
@@ -165,6 +172,20 @@ pub fn run_capacity<E: Executor, O: CapacityObserver>(
                 ..step
             });
             stop = Some(CapacityStop::Cancelled);
+            break;
+        }
+        if judged.untrustworthy && retries >= MAX_STEP_RETRIES {
+            // Counting it as failed would walk the search down to rates the target never
+            // failed at; a busy host is no answer about the target.
+            steps.push(CapacityStep {
+                retried: true,
+                ..step
+            });
+            stop = Some(CapacityStop::Untrustworthy {
+                rate,
+                attempts: retries + 1,
+                reasons: judged.reasons,
+            });
             break;
         }
         replay(&mut search, &mut retries, &step);

@@ -156,6 +156,47 @@ fn a_step_the_host_spoiled_is_run_again_and_does_not_count() {
 }
 
 #[test]
+fn a_host_that_stays_contended_stops_the_search_instead_of_failing_steps() {
+    let mut target = FakeTarget {
+        capacity: 370.0,
+        spoil: (1..=20).collect(),
+        made: vec![],
+        cancel_after: None,
+    };
+    let out = run_capacity(
+        &plan(),
+        "c1",
+        "t",
+        vec![],
+        false,
+        &mut target,
+        &mut Saved::default(),
+    );
+    assert_eq!(
+        target.made.len(),
+        MAX_STEP_RETRIES + 1,
+        "one step, tried until the retries ran out: {:?}",
+        target.made
+    );
+    match out.stop {
+        Some(CapacityStop::Untrustworthy {
+            rate,
+            attempts,
+            reasons,
+        }) => {
+            assert_eq!((rate, attempts), (target.made[0], MAX_STEP_RETRIES + 1));
+            assert!(reasons[0].contains("host_contended"), "{reasons:?}");
+        }
+        _ => panic!("the search must stop, not walk down"),
+    }
+    assert_eq!(out.result.max_rate, None);
+    assert!(
+        out.result.steps.iter().all(|s| s.retried),
+        "no step counted"
+    );
+}
+
+#[test]
 fn an_interrupted_search_says_what_passed_and_resumes_to_the_same_answer() {
     let mut uninterrupted = FakeTarget {
         capacity: 370.0,

@@ -5,6 +5,7 @@
 mod charts;
 mod environment;
 mod method;
+mod resources;
 mod results;
 mod segments;
 mod summary;
@@ -17,6 +18,7 @@ pub(crate) use charts::{
     active_points, failed_rate_points, latency_points, ok_rate_points, warmup_band,
 };
 pub use method::{measurement_methods, plan_chart};
+pub use resources::{bottleneck_verdicts, format_series, mean_max_words, resource_charts};
 pub use results::errors_table;
 pub use verdicts::{caveats, run_verdicts};
 
@@ -37,6 +39,9 @@ pub fn run_report(r: &RunResult, plan: Option<&PlannedLoad>) -> ReportDoc {
     let mut sections = vec![summary(r), method(r, plan), environment(r), results(r)];
     sections.extend(segments::segments(r));
     sections.push(charts(r, plan));
+    if let Some(res) = resources::resources_section(r) {
+        sections.push(res);
+    }
     if !r.errors.is_empty() {
         sections.push(errors(r));
     }

@@ -4,18 +4,29 @@ use crate::doc::{Level, Verdict};
 use crate::format::{format_ms, format_rate, format_secs};
 use crate::words::*;
 use loadlab_metrics::result::RunResult;
+use loadlab_metrics::InvalidKind;
 
 /// The verdict sentences of a run, most important first.
 pub fn run_verdicts(r: &RunResult) -> Vec<Verdict> {
-    let mut v = Vec::new();
+    // Who was the bottleneck opens the report.
+    let mut v = super::bottleneck_verdicts(r);
     if !r.valid {
-        v.push(Verdict::new(
-            Level::Fail,
-            format!(
-                "Not a valid measurement: {}.",
-                r.invalid_messages().join("; ")
+        let reasons: Vec<&str> = r
+            .validity
+            .reasons
+            .iter()
+            .map(|reason| match reason.kind {
+                InvalidKind::HostContended => "the host was contended (above)",
+                _ => reason.message.as_str(),
+            })
+            .collect();
+        v.insert(
+            0,
+            Verdict::new(
+                Level::Fail,
+                format!("Not a valid measurement: {}.", reasons.join("; ")),
             ),
-        ));
+        );
     }
     if r.interrupted {
         v.push(Verdict::new(

@@ -173,7 +173,11 @@ pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
                 Cell::level("fail", Level::Fail)
             },
             if s.retried {
-                format!("generator saturated, not counted; {}", s.reasons.join("; ")).into()
+                format!(
+                    "not a valid measurement (the generator or its host), run again and not counted; {}",
+                    s.reasons.join("; ")
+                )
+                .into()
             } else {
                 s.reasons.join("; ").into()
             },

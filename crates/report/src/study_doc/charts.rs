@@ -67,7 +67,7 @@ fn dot_plot(s: &StudyResult, metric: &MetricId, id: &str, title: &str) -> Chart 
 }
 
 /// The run whose p95 is the median of its variant: the one drawn in time series.
-fn representative<'a>(v: &VariantStats, runs: &'a Runs) -> Option<&'a RunResult> {
+pub(super) fn representative<'a>(v: &VariantStats, runs: &'a Runs) -> Option<&'a RunResult> {
     let rs = variant_runs(v, runs);
     let m = median(&rs.iter().map(|r| r.latency_ms.p95).collect::<Vec<_>>());
     rs.into_iter().min_by(|a, b| {

@@ -41,6 +41,16 @@ pub fn multi_environment(every: &[&RunResult]) -> Section {
         "Generator saturated".to_string(),
         format!("in {saturated} of {} runs", every.len()),
     ));
+    let contended = every
+        .iter()
+        .filter(|r| r.validity.has(loadlab_metrics::InvalidKind::HostContended))
+        .count();
+    if contended > 0 || every.iter().any(|r| r.resources.is_some()) {
+        facts.push((
+            "Host contended by other processes".to_string(),
+            format!("in {contended} of {} runs", every.len()),
+        ));
+    }
     sec.push(Block::Facts(facts));
     let mut notes = Vec::new();
     for r in every.iter().filter(|r| !r.valid) {

@@ -18,6 +18,9 @@ pub(super) fn metric_unit(metric: &MetricId) -> Unit {
         MetricUnit::PerSecond => Unit::PerSecond,
         MetricUnit::Fraction => Unit::Fraction,
         MetricUnit::Count => Unit::Count,
+        MetricUnit::Percent => Unit::Percent,
+        MetricUnit::Bytes => Unit::Bytes,
+        MetricUnit::Plain => Unit::Plain,
     }
 }
 

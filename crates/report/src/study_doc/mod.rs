@@ -15,6 +15,7 @@ mod errors;
 mod method;
 mod metrics;
 mod reruns;
+mod resources;
 mod results;
 mod study;
 mod summary;

@@ -21,7 +21,7 @@ fn scopes(v: &VariantStats) -> Vec<Scope> {
     let mut out: Vec<Scope> = v
         .metrics
         .keys()
-        .filter(|m| m.scope != Scope::Run)
+        .filter(|m| matches!(m.scope, Scope::Group(_) | Scope::Step(_)))
         .map(|m| m.scope.clone())
         .collect();
     out.dedup();
@@ -44,7 +44,7 @@ fn scope_overview(v: &VariantStats, scopes: &[Scope]) -> Table {
         let mut row: Vec<Cell> = vec![match scope {
             Scope::Group(g) => format!("group `{g}`"),
             Scope::Step(s) => format!("step `{s}`"),
-            Scope::Run => "run".into(),
+            Scope::Run | Scope::Resource(_) => "run".into(),
         }
         .into()];
         for q in scope_quantities() {

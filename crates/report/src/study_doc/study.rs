@@ -33,6 +33,9 @@ pub fn study_report(s: &StudyResult, runs: &Runs, plan: Option<&PlannedLoad>) ->
         study_results(s, runs),
     ];
     sections.push(study_charts(s, runs));
+    if let Some(sec) = super::resources::study_resources(s, runs) {
+        sections.push(sec);
+    }
     if let Some(sec) = sweep_section(s) {
         sections.push(sec);
     }

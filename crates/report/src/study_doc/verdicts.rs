@@ -16,7 +16,8 @@ use loadlab_metrics::{LatencyStat, MetricId, Quantity};
 
 /// Builds the verdicts of a study; `every` holds all its runs that could be read.
 pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Vec<Verdict> {
-    let mut verdicts = Vec::new();
+    // Who was the bottleneck opens the report.
+    let mut verdicts = super::resources::bottleneck_verdicts(s, runs);
     if s.interrupted {
         verdicts.push(Verdict::new(
             Level::Warn,
@@ -42,6 +43,15 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
                 } else {
                     format!(": {}", reasons[0])
                 }
+            ),
+        ));
+    } else if every.iter().any(|r| !r.valid) {
+        let kept = every.iter().filter(|r| !r.valid).count();
+        verdicts.push(Verdict::new(
+            Level::Warn,
+            format!(
+                "{kept} of {} runs were kept although not valid measurements (--allow-saturated: the generator or its host was saturated).",
+                every.len()
             ),
         ));
     } else if !every.is_empty() {

@@ -48,7 +48,23 @@ pub(super) fn fmt_tick(unit: Unit, v: f64) -> String {
         Unit::Seconds => format!("{}s", trim(v, 2)),
         Unit::PerSecond => format!("{}/s", fmt_plain(v)),
         Unit::Fraction => format!("{}%", trim(v * 100.0, 2)),
+        Unit::Percent => format!("{}%", trim(v, 1)),
+        Unit::Bytes => fmt_bytes_tick(v),
         Unit::Count | Unit::Plain => fmt_plain(v),
+    }
+}
+
+fn fmt_bytes_tick(v: f64) -> String {
+    const K: f64 = 1024.0;
+    let a = v.abs();
+    if a >= K * K * K {
+        format!("{}GiB", trim(v / (K * K * K), 2))
+    } else if a >= K * K {
+        format!("{}MiB", trim(v / (K * K), 1))
+    } else if a >= K {
+        format!("{}KiB", trim(v / K, 1))
+    } else {
+        format!("{}B", trim(v, 0))
     }
 }
 
@@ -59,6 +75,8 @@ pub(super) fn fmt_value(unit: Unit, v: f64) -> String {
         Unit::Fraction => crate::format::format_fraction(v),
         Unit::PerSecond => crate::format::format_rate(v),
         Unit::Seconds => format!("{}s", trim(v, 2)),
+        Unit::Percent => format!("{}%", trim(v, 1)),
+        Unit::Bytes => crate::format::format_bytes(v),
         Unit::Count | Unit::Plain => trim(v, 3),
     }
 }
@@ -85,5 +103,7 @@ mod tests {
         assert_eq!(fmt_tick(Unit::Fraction, 0.05), "5%");
         assert_eq!(fmt_tick(Unit::PerSecond, 12000.0), "12k/s");
         assert_eq!(trim(99.9, 1), "99.9");
+        assert_eq!(fmt_tick(Unit::Percent, 150.0), "150%");
+        assert_eq!(fmt_tick(Unit::Bytes, 50.0 * 1024.0 * 1024.0), "50MiB");
     }
 }

@@ -47,7 +47,7 @@ pub(super) fn axis_values(c: &Chart, x: bool) -> Vec<f64> {
                     v.push(lo);
                     v.push(hi);
                 }
-                if s.kind == SeriesKind::Bars {
+                if matches!(s.kind, SeriesKind::Bars | SeriesKind::Area) {
                     v.push(0.0);
                 }
             }

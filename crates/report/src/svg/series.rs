@@ -29,7 +29,7 @@ pub(super) fn legend(s: &mut String, c: &Chart) {
                     f(y - 4.0)
                 );
             }
-            SeriesKind::Bars => {
+            SeriesKind::Bars | SeriesKind::Area => {
                 let _ = write!(
                     s,
                     "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"9\" fill=\"{color}\" opacity=\"0.8\"/>",
@@ -161,6 +161,19 @@ pub(super) fn draw_series(
                     tip(i)
                 );
             }
+        }
+        SeriesKind::Area => {
+            let base = ym.px(0.0).min(y0);
+            let mut d = format!("M{} {}", f(pts[0].0), f(base));
+            for (x, y) in &pts {
+                let _ = write!(d, "L{} {}", f(*x), f(*y));
+            }
+            let _ = write!(d, "L{} {}Z", f(pts[pts.len() - 1].0), f(base));
+            let _ = write!(
+                s,
+                "<path d=\"{d}\" fill=\"{color}\" fill-opacity=\"0.85\" stroke=\"{color}\" stroke-width=\"1\"><title>{}</title></path>",
+                escape(&series.name)
+            );
         }
         SeriesKind::Bars => {
             let mut xs: Vec<f64> = pts.iter().map(|p| p.0).collect();

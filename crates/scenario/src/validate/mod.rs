@@ -105,6 +105,24 @@ fn flag_of(field: &str) -> &'static str {
     }
 }
 
+/// `defaults.server_latency_header`: a header name, `Server-Timing`, or `none`.
+fn server_latency(text: &str) -> Result<crate::ServerLatency, String> {
+    let name = text.trim();
+    if name.eq_ignore_ascii_case("none") || name.eq_ignore_ascii_case("off") {
+        return Ok(crate::ServerLatency::Off);
+    }
+    if name.eq_ignore_ascii_case("server-timing") {
+        return Ok(crate::ServerLatency::ServerTiming);
+    }
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    if name.is_empty() || name.len() > 64 || !name.bytes().all(token) {
+        return Err(format!(
+            "`{text}` is not a header name: write the response header that carries the server's time, e.g. `X-Response-Time` (values like `12ms`, `0.012s`, or a bare number of ms), `Server-Timing` (the default) or `none`"
+        ));
+    }
+    Ok(crate::ServerLatency::Header(name.to_string()))
+}
+
 pub fn scenario(
     raw: RawScenario,
     ctx: &Ctx,
@@ -129,6 +147,13 @@ pub fn scenario(
                 parse_size(&t).map_err(|m| ctx.err("defaults.max_body", m))?
             }
         },
+        server_latency: match raw.defaults.server_latency_header {
+            None => crate::ServerLatency::ServerTiming,
+            Some(h) => {
+                server_latency(&h).map_err(|m| ctx.err("defaults.server_latency_header", m))?
+            }
+        },
+        trace: raw.defaults.trace.unwrap_or(false),
     };
     let load = match raw.load {
         Some(l) => load(l, ctx)?,

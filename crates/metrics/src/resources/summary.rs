@@ -1,7 +1,7 @@
 //! Pure summaries of samples: the steady window of a run, and mean/min/max/last per series
 //! (means weighted by interval length, so a short final interval counts for what it is).
 
-use crate::sample::Sample;
+use super::sample::Sample;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -9,8 +9,8 @@ mod tests;
 
 pub use findings::*;
 
-use crate::sample::{ProcessCpu, Sample};
-use crate::summary::{series, summarize};
+use super::sample::{ProcessCpu, Sample};
+use super::summary::{series, summarize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Where the lines are drawn. The defaults follow issue 10 and DESIGN.md §4.
@@ -64,15 +64,6 @@ impl Default for Thresholds {
 pub struct GeneratorFacts {
     /// Cores the generator may run on (its affinity mask, or a CPU quota if lower).
     pub cores_allowed: f64,
-}
-
-impl GeneratorFacts {
-    /// The facts of the calling process.
-    pub fn of_this_process() -> Self {
-        GeneratorFacts {
-            cores_allowed: crate::sys::cpus_allowed_self() as f64,
-        }
-    }
 }
 
 /// Every finding over `samples` (the steady window), most important first.
@@ -214,7 +205,7 @@ fn top_others(contended: &[&Sample]) -> Vec<ProcessCpu> {
         })
         .collect();
     out.sort_by(|a, b| b.cpu_percent.total_cmp(&a.cpu_percent));
-    out.truncate(crate::host::TOP_PROCESSES);
+    out.truncate(super::TOP_PROCESSES);
     out
 }
 

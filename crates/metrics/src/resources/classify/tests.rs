@@ -1,8 +1,8 @@
 //! Table tests of the classification: each case is a window of samples and the findings
 //! (kinds and key numbers) it must give — and must not give.
 
+use super::super::sample::ProcessCpu;
 use super::*;
-use crate::sample::ProcessCpu;
 
 fn sample(values: &[(&str, f64)]) -> Sample {
     Sample {

@@ -1,6 +1,6 @@
 //! The findings as plain data, each with the sentence a report opens with.
 
-use crate::sample::ProcessCpu;
+use super::super::sample::ProcessCpu;
 use serde::{Deserialize, Serialize};
 
 /// One judgement about a run's resources.

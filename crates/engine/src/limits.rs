@@ -1,0 +1,172 @@
+//! File descriptors and local ports, checked before anything is sent: a plan that needs more
+//! concurrent connections than the process may open would otherwise fail thousands of
+//! requests with `too many open files` and blame the target. The soft open-file limit is
+//! raised to the hard one first (what `ulimit -n` would allow anyway).
+
+use crate::prepare::PreparedScenario;
+use loadlab_scenario::plan::Segment;
+use loadlab_scenario::{ConnectionPolicy, Load};
+
+/// Files beyond the connections: the runtime, timers, the record, the monitor, stdio.
+const OVERHEAD_FILES: u64 = 64;
+
+/// What the plan needs against what the process may open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileBudget {
+    /// Concurrent connections the plan can hold (this process's share).
+    pub connections: u64,
+    /// What they are: "a burst of 66,666", "10,000 VUs", "max_in_flight 5,000".
+    pub because: String,
+    pub needed: u64,
+    pub soft: u64,
+    pub hard: u64,
+}
+
+/// Raises the soft limit of open files to the hard limit; returns `(soft, hard)` after.
+pub fn raise_open_files_limit() -> (u64, u64) {
+    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
+    unsafe {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return (u64::MAX, u64::MAX);
+        }
+        if lim.rlim_cur < lim.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: lim.rlim_max,
+                rlim_max: lim.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                lim.rlim_cur = lim.rlim_max;
+            }
+        }
+        (lim.rlim_cur, lim.rlim_max)
+    }
+}
+
+/// Concurrent connections the plan may hold in this process, and why.
+pub fn connections_needed(
+    load: &Load,
+    prepared: &PreparedScenario,
+    segment: Segment,
+) -> (u64, String) {
+    let (units, because) = match load {
+        Load::Closed(c) => {
+            let vus = segment.share(u64::from(c.max_vus()));
+            (vus, format!("{} VUs", thousands(vus)))
+        }
+        Load::Open(o) => {
+            let n = segment.share(u64::from(o.max_in_flight)).max(1);
+            (n, format!("max_in_flight {}", thousands(n)))
+        }
+        Load::Burst(b) => {
+            let n = b.share(segment);
+            (n, format!("a burst of {}", thousands(n)))
+        }
+    };
+    // A VU keeps one connection per origin it talks to; otherwise one per request in flight.
+    let per_unit = match prepared.connections {
+        ConnectionPolicy::PerVu => prepared.origins.len().max(1) as u64,
+        ConnectionPolicy::Shared | ConnectionPolicy::None => 1,
+    };
+    (units.saturating_mul(per_unit), because)
+}
+
+/// `None` when the plan fits in `soft` open files.
+pub fn check_files(connections: u64, because: String, soft: u64, hard: u64) -> Option<FileBudget> {
+    let needed = connections.saturating_add(OVERHEAD_FILES);
+    (needed > soft).then_some(FileBudget {
+        connections,
+        because,
+        needed,
+        soft,
+        hard,
+    })
+}
+
+impl std::fmt::Display for FileBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the plan needs ~{} open files ({} concurrent connections for {}), but this process may open {}{}: raise the hard limit (`ulimit -Hn {}` as root, `LimitNOFILE=` in a systemd unit, `nofile` in /etc/security/limits.conf, or `--ulimit nofile=` for a container), or split the load with segments (`--segment i/N` in several processes or machines, each needing its share)",
+            thousands(round_up(self.needed)),
+            thousands(self.connections),
+            self.because,
+            thousands(self.soft),
+            if self.hard > self.soft {
+                format!(" (hard limit {})", thousands(self.hard))
+            } else {
+                " (the hard limit)".to_string()
+            },
+            round_up(self.needed),
+        )
+    }
+}
+
+/// Local ports one destination can be reached from: the ephemeral range, times the source
+/// addresses the connections are spread over.
+pub fn check_ports(connections_per_origin: u64, sources: usize) -> Option<String> {
+    let text = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok()?;
+    let mut parts = text
+        .split_whitespace()
+        .filter_map(|p| p.parse::<u64>().ok());
+    let (lo, hi) = (parts.next()?, parts.next()?);
+    let range = hi.checked_sub(lo)? + 1;
+    let available = range.saturating_mul(sources.max(1) as u64);
+    (connections_per_origin > available).then(|| {
+        format!(
+            "the plan holds up to {} concurrent connections to one address, but only {} local ports can reach it ({} in net.ipv4.ip_local_port_range {lo}-{hi}{}): widen the range (`sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"`), spread connections over more source addresses (`source_addresses:` / --source-addrs, e.g. 127.0.0.1-127.0.0.16 on loopback), or split the load with segments on several machines",
+            thousands(connections_per_origin),
+            thousands(available),
+            thousands(range),
+            if sources > 1 {
+                format!(", × {sources} source addresses")
+            } else {
+                String::new()
+            }
+        )
+    })
+}
+
+/// 66,730 → 66,800: the figure to give `ulimit`.
+fn round_up(n: u64) -> u64 {
+    n.div_ceil(100) * 100
+}
+
+fn thousands(v: u64) -> String {
+    loadlab_metrics::resources::thousands(v as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets() {
+        assert_eq!(check_files(1000, "x".into(), 20_000, 20_000), None);
+        let over = check_files(66_666, "a burst of 66,666".into(), 20_000, 20_000).unwrap();
+        assert_eq!(over.needed, 66_730);
+        let text = over.to_string();
+        assert!(text.contains("~66,800 open files"), "{text}");
+        assert!(text.contains("66,666 concurrent connections for a burst of 66,666"));
+        assert!(text.contains("may open 20,000 (the hard limit)"), "{text}");
+        assert!(text.contains("--segment"), "{text}");
+    }
+
+    #[test]
+    fn ports() {
+        assert_eq!(check_ports(100, 1), None);
+        let text = check_ports(10_000_000, 2).expect("more than any port range");
+        assert!(text.contains("10,000,000 concurrent connections"), "{text}");
+        assert!(text.contains("× 2 source addresses"), "{text}");
+    }
+
+    #[test]
+    fn raising_keeps_the_hard_limit() {
+        let (soft, hard) = raise_open_files_limit();
+        assert!(soft <= hard);
+        assert_eq!(raise_open_files_limit(), (soft, hard));
+    }
+}

@@ -1,0 +1,326 @@
+//! Who was the bottleneck, decided from the record alone (so the end of a run, a crash
+//! recovery and a merge reach the same answer): the monitor's findings become typed invalid
+//! reasons (the host was contended, the generator ran out of files or ports) and target
+//! verdicts (CPU-bound, memory growth); the open model's intervals tell whether the target
+//! kept up with the offered rate. Lag caused by `max_in_flight` is the target's, never the
+//! generator's.
+
+use super::codec::RecordedSample;
+use super::meta::RecordMeta;
+use crate::resources::{
+    classify, thousands, Finding, FindingKind, GeneratorFacts, ResourceFinding, Resources, Sample,
+    Thresholds,
+};
+use crate::result::{IntervalStats, LatencySummary};
+use crate::validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind};
+use std::collections::BTreeMap;
+
+/// What the resource samples say about a run.
+#[derive(Debug, Default)]
+pub(super) struct ResourceJudgement {
+    pub invalid: Vec<InvalidReason>,
+    pub verdicts: Vec<TargetVerdict>,
+    pub resources: Option<Resources>,
+    /// The host was contended: scheduler lag is its doing, not the generator's.
+    pub host_contended: bool,
+}
+
+/// Judges the samples (each with whether its interval was warm-up), per segment.
+pub(super) fn judge_resources(
+    meta: &RecordMeta,
+    samples: &[(bool, RecordedSample)],
+    monitor_cpu_percent: Option<f64>,
+    rate: f64,
+) -> ResourceJudgement {
+    let mut out = ResourceJudgement::default();
+    if samples.is_empty() {
+        return out;
+    }
+    let mut by_segment: BTreeMap<Option<u32>, Vec<(bool, &Sample)>> = BTreeMap::new();
+    for (warmup, s) in samples {
+        by_segment
+            .entry(s.segment)
+            .or_default()
+            .push((*warmup, &s.sample));
+    }
+    let count = meta.merged_from.as_ref().map_or(1, |m| m.len().max(1)) as u32;
+    let mut parts = Vec::new();
+    for (segment, all) in &by_segment {
+        let steady: Vec<Sample> = all
+            .iter()
+            .filter(|(w, _)| !w)
+            .map(|(_, s)| (*s).clone())
+            .collect();
+        let cores = segment
+            .and_then(|i| {
+                meta.merged_from
+                    .as_ref()?
+                    .iter()
+                    .find(|m| m.index == i)
+                    .map(|m| m.cores)
+                    .filter(|c| *c > 0)
+            })
+            .unwrap_or_else(|| (meta.cores / count).max(1));
+        let facts = GeneratorFacts {
+            cores_allowed: f64::from(cores),
+        };
+        let prefix = segment
+            .map(|i| {
+                let n = meta.segment.map_or(count, |s| s.count);
+                format!("segment {i}/{n}: ")
+            })
+            .unwrap_or_default();
+        let mut resources = Resources::of(&steady, all);
+        resources.segment = *segment;
+        for finding in classify(&steady, &facts, &Thresholds::default()) {
+            let sentence = format!("{prefix}{}", finding.sentence());
+            let kind = match &finding {
+                Finding::HostContended(_) => {
+                    out.host_contended = true;
+                    out.invalid
+                        .push(InvalidReason::new(InvalidKind::HostContended, &sentence));
+                    FindingKind::HostContended
+                }
+                Finding::TargetCpuBound(_) => {
+                    out.verdicts.push(TargetVerdict {
+                        kind: TargetVerdictKind::TargetCpuBound,
+                        message: format!("{sentence} at {}", per_second(rate)),
+                    });
+                    FindingKind::TargetCpuBound
+                }
+                Finding::MemoryGrowth(_) => {
+                    out.verdicts.push(TargetVerdict {
+                        kind: TargetVerdictKind::MemoryGrowth,
+                        message: sentence.clone(),
+                    });
+                    FindingKind::MemoryGrowth
+                }
+                Finding::FdPressure(f) => {
+                    if f.exhausted && f.source == "generator" {
+                        out.invalid
+                            .push(InvalidReason::new(InvalidKind::FdExhausted, &sentence));
+                    }
+                    FindingKind::FdPressure
+                }
+                // Host-wide: other processes' sockets count too, and the kernel reuses a
+                // local port for other destinations, so this is a warning; the run is
+                // invalid only when its own connections failed for want of a port
+                // (`addr_unavailable`, judged from the errors).
+                Finding::PortsPressure(_) => FindingKind::PortsPressure,
+            };
+            resources.findings.push(ResourceFinding {
+                kind,
+                message: sentence,
+            });
+        }
+        parts.push(resources);
+    }
+    let mut resources = if parts.len() == 1 && parts[0].segment.is_none() {
+        parts.pop().expect("one part")
+    } else {
+        Resources {
+            interval_s: parts.first().map_or(0.0, |p| p.interval_s),
+            samples: parts.iter().map(|p| p.samples).sum(),
+            segments: parts,
+            ..Resources::default()
+        }
+    };
+    resources.monitor_cpu_percent = monitor_cpu_percent;
+    out.resources = Some(resources);
+    out
+}
+
+/// `420/s`, `12.5/s`.
+fn per_second(rate: f64) -> String {
+    if rate >= 100.0 {
+        format!("{rate:.0}/s")
+    } else {
+        format!("{rate:.1}/s")
+    }
+}
+
+/// `4.0 s`, `480 ms`, `1.2 ms`.
+fn ms_words(ms: f64) -> String {
+    if ms >= 1000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else if ms >= 10.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{ms:.1} ms")
+    }
+}
+
+/// What the open model's intervals show about the target.
+pub(super) struct LoadEvidence<'a> {
+    pub intervals: &'a [IntervalStats],
+    /// Iterations completed in each interval (same order as `intervals`).
+    pub iterations: &'a [u64],
+    pub delayed_by_max_in_flight: u64,
+    pub dropped: u64,
+    pub latency: &'a LatencySummary,
+    pub service: &'a LatencySummary,
+    pub server: Option<&'a LatencySummary>,
+}
+
+/// Planned arrivals between `a` and `b` (seconds), the plan's rate drawn linearly between
+/// its points.
+fn planned_between(points: &[(f64, f64)], a: f64, b: f64) -> f64 {
+    let mut total = 0.0;
+    for w in points.windows(2) {
+        let ((t0, r0), (t1, r1)) = (w[0], w[1]);
+        let (lo, hi) = (t0.max(a), t1.min(b));
+        if hi <= lo || t1 <= t0 {
+            continue;
+        }
+        let at = |t: f64| r0 + (r1 - r0) * (t - t0) / (t1 - t0);
+        total += (at(lo) + at(hi)) / 2.0 * (hi - lo);
+    }
+    total
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let (s, n) = v.fold((0.0, 0u32), |(s, n), x| (s + x, n + 1));
+    if n == 0 {
+        0.0
+    } else {
+        s / f64::from(n)
+    }
+}
+
+/// The open model's "the target did not keep up" verdict, with the numbers: achieved
+/// against offered, arrivals delayed or dropped at `max_in_flight`, in-flight and latency
+/// growth through the steady window, and whether the latency is queueing or service.
+pub(super) fn overload(meta: &RecordMeta, e: &LoadEvidence<'_>) -> Option<TargetVerdict> {
+    if meta.load.model != "open" {
+        return None;
+    }
+    let plan_end = meta.load.planned_duration_s;
+    let window: Vec<(usize, &IntervalStats)> = e
+        .intervals
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| !i.warmup && i.t + i.length_s <= plan_end + 0.05)
+        .collect();
+    let seconds: f64 = window.iter().map(|(_, i)| i.length_s).sum();
+    let mut why = Vec::new();
+    let planned_total = meta.load.planned_arrivals.unwrap_or(0.0);
+    let (offered, achieved) = match (&meta.load.planned, window.first(), window.last()) {
+        (Some(p), Some((_, first)), Some((_, last))) if seconds >= 1.0 && !p.vus => {
+            let offered = planned_between(&p.points, first.t, last.t + last.length_s) / seconds;
+            let done: u64 = window.iter().map(|(k, _)| e.iterations[*k]).sum();
+            (offered, done as f64 / seconds)
+        }
+        _ => (0.0, 0.0),
+    };
+    let requests: u64 = window.iter().map(|(_, i)| i.requests).sum();
+    let failed: u64 = window.iter().map(|(_, i)| i.failed).sum();
+    // Arrivals that did not even start in the window: offered − completed − the growth of
+    // what is in flight (what a target keeping up holds by Little's law is not a shortfall).
+    let in_flight_before = window
+        .first()
+        .and_then(|(k, _)| k.checked_sub(1))
+        .map_or(0.0, |k| e.intervals[k].in_flight as f64);
+    let in_flight_after = window.last().map_or(0.0, |(_, i)| i.in_flight as f64);
+    let not_started = (offered - achieved) * seconds - (in_flight_after - in_flight_before);
+    // Poisson arrivals differ from the plan's mean by chance: three standard deviations.
+    let poisson = meta.scenario["load"]["poisson"].as_bool().unwrap_or(false);
+    let noise = if poisson {
+        3.0 * (offered * seconds).sqrt()
+    } else {
+        0.0
+    };
+    let short = offered > 0.0
+        && achieved < 0.98 * offered
+        && not_started > (0.02 * offered * seconds).max(3.0).max(noise)
+        && (failed as f64) < 0.02 * requests.max(1) as f64;
+    let rates = format!(
+        "{} achieved of {} offered",
+        per_second(achieved),
+        per_second(offered)
+    );
+    let delayed_share = e.delayed_by_max_in_flight as f64 / planned_total.max(1.0);
+    let dropped_share = e.dropped as f64 / planned_total.max(1.0);
+    let limit = meta.load.max_in_flight.unwrap_or(0);
+    if e.delayed_by_max_in_flight > 0 && delayed_share > 0.01 {
+        why.push(format!(
+            "{} arrivals ({:.0}%) waited because max_in_flight ({}) requests were already open",
+            thousands(e.delayed_by_max_in_flight as f64),
+            100.0 * delayed_share,
+            thousands(f64::from(limit))
+        ));
+    }
+    if dropped_share > super::summary::MAX_UNDELIVERED {
+        why.push(format!(
+            "{} of {} planned arrivals ({:.1}%) could not start before the end",
+            thousands(e.dropped as f64),
+            thousands(planned_total),
+            100.0 * dropped_share
+        ));
+    }
+    // Growth: the last quarter of the steady window against the first.
+    let quarter = (window.len() / 4).max(1);
+    if window.len() >= 4 {
+        let first = &window[..quarter];
+        let last = &window[window.len() - quarter..];
+        let f_in = mean(first.iter().map(|(_, i)| i.in_flight as f64));
+        let l_in = mean(last.iter().map(|(_, i)| i.in_flight as f64));
+        let f_lat = mean(first.iter().map(|(_, i)| i.latency_ms.p50));
+        let l_lat = mean(last.iter().map(|(_, i)| i.latency_ms.p50));
+        if l_in > (2.0 * f_in).max(f_in + 10.0) && l_lat > (2.0 * f_lat).max(f_lat + 5.0) {
+            why.push(format!(
+                "in-flight grew from {} to {} and latency p50 from {} to {}",
+                thousands(f_in),
+                thousands(l_in),
+                ms_words(f_lat),
+                ms_words(l_lat)
+            ));
+        }
+    }
+    if why.is_empty() && !short {
+        return None;
+    }
+    let l = e.latency.p50;
+    let s = e.service.p50;
+    let nature = if l > 2.0 * s && l - s > 1.0 {
+        format!(
+            "latency is queueing, not service: p50 {} from the intended start, {} from the actual send (arrivals waited for a free slot)",
+            ms_words(l),
+            ms_words(s)
+        )
+    } else if let Some(server) = e.server.filter(|v| v.count > 0 && s > 2.0 * v.p50 + 1.0) {
+        format!(
+            "latency is queueing, not service: p50 {}, of which the server reported {} (the rest waited in front of the application)",
+            ms_words(s),
+            ms_words(server.p50)
+        )
+    } else {
+        format!("latency p50 {}", ms_words(l))
+    };
+    let mut parts = Vec::new();
+    if offered > 0.0 {
+        parts.push(rates);
+    }
+    parts.extend(why);
+    parts.push(nature);
+    Some(TargetVerdict {
+        kind: TargetVerdictKind::TargetOverloaded,
+        message: format!(
+            "the target did not keep up with the offered rate: {}",
+            parts.join("; ")
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn planned_arrivals_integrate_ramps() {
+        let points = [(0.0, 10.0), (10.0, 10.0), (10.0, 20.0), (20.0, 40.0)];
+        assert!((planned_between(&points, 0.0, 10.0) - 100.0).abs() < 1e-9);
+        assert!((planned_between(&points, 5.0, 15.0) - (50.0 + 125.0)).abs() < 1e-9);
+        assert!((planned_between(&points, 10.0, 20.0) - 300.0).abs() < 1e-9);
+        assert_eq!(planned_between(&points, 30.0, 40.0), 0.0);
+    }
+}
