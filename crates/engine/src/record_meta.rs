@@ -42,6 +42,7 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
             index: s.index,
             count: s.count,
         }),
+        origins: Vec::new(),
         steps: m.prepared.steps.clone(),
         data_sets: scenario
             .data

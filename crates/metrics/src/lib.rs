@@ -15,6 +15,7 @@ mod environment;
 mod error_kind;
 mod histogram;
 mod outcome;
+mod protocol;
 pub mod record;
 mod recorder;
 pub mod result;
@@ -27,8 +28,9 @@ pub use environment::Environment;
 pub use error_kind::ErrorKind;
 pub use histogram::{new_histogram, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
 pub use outcome::Outcome;
+pub use protocol::Protocol;
 pub use recorder::{Recorder, StepInfo};
-pub use result::RunResult;
+pub use result::{OriginResult, RunResult};
 pub use server_timing::{parse_duration_header, server_timing_entries, ServerTimingEntries};
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
 pub use verdict::{
