@@ -3,6 +3,7 @@
 use crate::exchange::exchange;
 use crate::prepare::{CaptureKind, FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
+use crate::request::RequestParts;
 use crate::transport::{Failure, ResponseData, Transport};
 use crate::vu::{Captured, VuState};
 use loadlab_metrics::{ErrorKind, Outcome, Recorder};
@@ -214,20 +215,20 @@ impl<T: Transport> Worker<T> {
         if !req.data_sets.is_empty() && !self.take_rows(req, vu) {
             return Next::StopVu;
         }
-        let mut buf = std::mem::take(&mut vu.buf);
-        let rendered: Result<&[u8], Failure> = match &req.program {
-            None => Ok(&req.bytes),
-            Some(p) => {
+        let mut parts = std::mem::take(&mut vu.parts);
+        let rendered: Result<&RequestParts, Failure> = match (&req.fixed, &req.program) {
+            (Some(fixed), _) => Ok(fixed),
+            (None, Some(p)) => {
                 let data = &self.scenario.data.sets;
                 p.render(
-                    &mut buf,
+                    &mut parts,
                     &mut RenderCx {
                         vu,
                         data,
                         rng: &mut self.rng.borrow_mut(),
                     },
                 )
-                .map(|()| buf.as_slice())
+                .map(|()| &parts)
                 .map_err(|e| {
                     Failure::new(
                         ErrorKind::InvalidRequest,
@@ -239,37 +240,87 @@ impl<T: Transport> Worker<T> {
                     )
                 })
             }
+            (None, None) => unreachable!("a prepared request is fixed or a program"),
         };
-        let mut keep = (req.keep_head || req.keep_body).then(|| ResponseData {
-            keep_head: req.keep_head,
-            keep_body: req.keep_body,
-            ..ResponseData::default()
-        });
+        let mut keep = (req.keep_headers || req.keep_body)
+            .then(|| ResponseData::new(req.keep_headers, req.keep_body));
         let origin = req.origin as usize;
-        let slot = &mut conns[origin];
-        if pooled && slot.is_none() {
-            *slot = self.take_pooled(origin);
-        }
+        let shared = self.transport.shared(req.origin);
+        let mut lent = None;
+        let slot = if shared {
+            &mut lent
+        } else {
+            let slot = &mut conns[origin];
+            if pooled && slot.is_none() {
+                *slot = self.take_pooled(origin);
+            }
+            slot
+        };
         self.recorder.borrow_mut().begin(req.step);
         // A request that could not be rendered is counted but never written.
-        let bytes_sent = rendered.as_ref().map_or(0, |b| b.len() as u64);
-        let sent = Instant::now();
+        let bytes_sent = rendered.as_ref().map_or(0, |p| wire_size(p));
+        let wanted = Instant::now();
+        let deadline = wanted + req.timeout;
         let result = match rendered {
-            Ok(bytes) => {
-                exchange(&self.transport, slot, req, bytes, keep_alive, keep.as_mut()).await
+            Ok(parts) => {
+                // On a shared connection a request first waits for a free stream slot, like
+                // an arrival waiting for `max_in_flight`: its latency includes the wait, its
+                // service time (from `sent`) does not.
+                let leased = if shared {
+                    match tokio::time::timeout_at(deadline, self.transport.lease(req.origin)).await
+                    {
+                        Ok((conn, waited)) => {
+                            if waited {
+                                self.recorder.borrow_mut().delayed_by_stream_limit();
+                            }
+                            *slot = Some(conn);
+                            Ok(())
+                        }
+                        Err(_) => Err(Failure::new(
+                            ErrorKind::Timeout,
+                            format!(
+                                "no stream slot came free on the shared connections within {}",
+                                loadlab_scenario::units::format_duration(req.timeout)
+                            ),
+                        )),
+                    }
+                } else {
+                    Ok(())
+                };
+                let sent = Instant::now();
+                let result = match leased {
+                    Ok(()) => {
+                        exchange(
+                            &self.transport,
+                            slot,
+                            &req.rendered(parts, deadline),
+                            keep_alive,
+                            req.timeout,
+                            keep.as_mut(),
+                        )
+                        .await
+                    }
+                    Err(f) => Err(f),
+                };
+                (sent, result)
             }
-            Err(f) => Err(f),
+            Err(f) => (wanted, Err(f)),
         };
+        let (sent, result) = result;
         let done = Instant::now();
-        vu.buf = buf;
-        if pooled {
+        vu.parts = parts;
+        if shared {
+            // Gives the stream slot back.
+            lent = None;
+        } else if pooled {
             if let Some(c) = slot.take() {
                 self.return_pooled(origin, c);
             }
         }
+        drop(lent);
         let measured_from = match intended {
-            Some(at) if first => at.min(sent),
-            _ => sent,
+            Some(at) if first => at.min(wanted),
+            _ => wanted,
         };
         let latency_us = micros(done - measured_from);
         let mut next = Next::Continue;
@@ -327,7 +378,7 @@ impl<T: Transport> Worker<T> {
             latency_us,
             service_us: micros(done - sent),
             lag_us: if first {
-                intended.map(|at| micros(sent.saturating_duration_since(at)))
+                intended.map(|at| micros(wanted.saturating_duration_since(at)))
             } else {
                 None
             },
@@ -377,7 +428,7 @@ fn check_passes(
         }),
         Check::Header { name, value } => data
             .and_then(|d| d.header(name))
-            .is_some_and(|v| v == *value),
+            .is_some_and(|v| v == value.as_str()),
         Check::MaxLatency(max) => latency_us <= max.as_micros() as u64,
     }
 }
@@ -408,7 +459,7 @@ fn capture(
             }),
         },
         CaptureKind::Header(name) => data?.header(name).map(|text| Captured {
-            text: text.into(),
+            text: text.as_ref().into(),
             number: false,
         }),
         CaptureKind::Regex(re, group) => {
@@ -420,6 +471,12 @@ fn capture(
             })
         }
     }
+}
+
+/// Bytes of the request's content (target, header fields, body), whatever the framing adds.
+fn wire_size(p: &RequestParts) -> u64 {
+    let fields: usize = p.headers().map(|(n, v)| n.len() + v.len() + 4).sum();
+    (p.target().len() + fields + p.body().map_or(0, <[u8]>::len)) as u64
 }
 
 #[inline]

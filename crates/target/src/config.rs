@@ -42,6 +42,8 @@ pub struct TargetConfig {
     pub error_rate: f64,
     /// Tokio worker threads. 1 runs a single-threaded runtime (see [`DEFAULT_THREADS`]).
     pub threads: usize,
+    /// Serve HTTPS (ALPN `h2` and `http/1.1`) instead of plain HTTP/1.1 and h2c.
+    pub tls: Option<crate::tls::TargetTls>,
 }
 
 impl Default for TargetConfig {
@@ -54,6 +56,7 @@ impl Default for TargetConfig {
             queue_limit: None,
             error_rate: 0.0,
             threads: DEFAULT_THREADS,
+            tls: None,
         }
     }
 }
