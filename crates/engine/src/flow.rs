@@ -258,7 +258,11 @@ impl<T: Transport> Worker<T> {
         };
         self.recorder.borrow_mut().begin(req.step);
         // A request that could not be rendered is counted but never written.
-        let bytes_sent = rendered.as_ref().map_or(0, |p| wire_size(p));
+        let bytes_sent = match (&rendered, req.fixed.is_some()) {
+            (Ok(_), true) => req.fixed_size,
+            (Ok(p), false) => wire_size(p),
+            (Err(_), _) => 0,
+        };
         let wanted = Instant::now();
         let deadline = wanted + req.timeout;
         let result = match rendered {
@@ -287,7 +291,8 @@ impl<T: Transport> Worker<T> {
                 } else {
                     Ok(())
                 };
-                let sent = Instant::now();
+                // Service time starts when the stream (or connection) is ours.
+                let sent = if shared { Instant::now() } else { wanted };
                 let result = match leased {
                     Ok(()) => {
                         exchange(
@@ -474,7 +479,7 @@ fn capture(
 }
 
 /// Bytes of the request's content (target, header fields, body), whatever the framing adds.
-fn wire_size(p: &RequestParts) -> u64 {
+pub fn wire_size(p: &RequestParts) -> u64 {
     let fields: usize = p.headers().map(|(n, v)| n.len() + v.len() + 4).sum();
     (p.target().len() + fields + p.body().map_or(0, <[u8]>::len)) as u64
 }

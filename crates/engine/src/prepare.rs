@@ -25,6 +25,8 @@ pub struct PreparedRequest {
     pub method: Method,
     /// The request, rendered once, when it has no templates (the fast path).
     pub fixed: Option<RequestParts>,
+    /// Bytes of `fixed`'s content (see `flow::wire_size`).
+    pub fixed_size: u64,
     /// The request as a program when it has templates; rendered for each request.
     pub program: Option<Program>,
     /// Ask the server to close the connection after each response (`connections: none`).
@@ -57,6 +59,7 @@ impl PreparedRequest {
             step,
             origin,
             method: Method::Get,
+            fixed_size: crate::flow::wire_size(&parts),
             fixed: Some(parts),
             program: None,
             close: false,
@@ -442,6 +445,7 @@ impl Builder<'_> {
             step: index,
             origin: origin as u16,
             method: r.method,
+            fixed_size: fixed.as_ref().map_or(0, crate::flow::wire_size),
             fixed,
             program,
             close,

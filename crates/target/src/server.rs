@@ -120,12 +120,9 @@ pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
     let addr = local_addr(&listener, config.listen)?;
     let tls = acceptor(&config, addr)?;
     let scheme = if tls.is_some() { "https" } else { "http" };
-    let note = match &config.tls {
-        Some(crate::tls::TargetTls::SelfSigned) => {
-            " (self-signed certificate: clients need --insecure)"
-        }
-        _ => "",
-    };
+    if config.tls == Some(crate::tls::TargetTls::SelfSigned) {
+        eprintln!("loadlab target: self-signed certificate: clients need --insecure");
+    }
     state.metrics.register_current_thread();
     runtime.block_on(async move {
         let listener = TcpListener::from_std(listener).map_err(|source| TargetError::Bind {
@@ -137,7 +134,7 @@ pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
         let signal = shutdown_signal()?;
         {
             let mut out = std::io::stdout().lock();
-            writeln!(out, "loadlab target listening on {scheme}://{addr}{note}")
+            writeln!(out, "loadlab target listening on {scheme}://{addr}")
                 .and_then(|()| out.flush())
                 .map_err(TargetError::Stdout)?;
         }

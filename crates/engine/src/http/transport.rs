@@ -30,7 +30,7 @@ pub struct HttpTransport {
     tls: Option<TlsConnectors>,
     resolver: Resolver,
     /// Per step: the HTTP/1.1 bytes of a request without templates, encoded at first use.
-    http1_wire: RefCell<Vec<Option<Bytes>>>,
+    http1_wire: RefCell<Vec<Option<Rc<[u8]>>>>,
     /// Per step: the HTTP/2 head of a request without templates.
     http2_heads: RefCell<Vec<Option<http2::Head>>>,
     /// Per origin: its shared connections (`http.connections`), if any.
@@ -110,7 +110,7 @@ impl HttpTransport {
                     .get_or_insert_with(|| {
                         let mut out = Vec::new();
                         h1::encode(req, authority, &mut out);
-                        Bytes::from(out)
+                        out.into()
                     })
                     .clone()
             };
@@ -134,12 +134,15 @@ impl HttpTransport {
         req: &RenderedRequest<'_>,
         keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
-        let head = self.http2_head(req)?;
-        conn.exchange(req, head.request(), head.body(), keep).await
+        let (head, body) = self.http2_head(req)?;
+        conn.exchange(req, head, body, keep).await
     }
 
-    /// The request's HTTP/2 head: built once for a request without templates.
-    fn http2_head(&self, req: &RenderedRequest<'_>) -> Result<http2::Head, Failure> {
+    /// The request's HTTP/2 head and body: built once for a request without templates.
+    fn http2_head(
+        &self,
+        req: &RenderedRequest<'_>,
+    ) -> Result<(http::Request<()>, Option<Bytes>), Failure> {
         let origin = &self.origins[req.origin as usize];
         let authority = self.authorities[req.origin as usize]
             .as_ref()
@@ -150,19 +153,19 @@ impl HttpTransport {
                 )
             })?;
         if !req.fixed {
-            return http2::build(req, origin.tls, authority);
+            let head = http2::build(req, origin.tls, authority)?;
+            return Ok((head.request(), head.body()));
         }
         let mut cache = self.http2_heads.borrow_mut();
         let step = req.step as usize;
         if cache.len() <= step {
             cache.resize(step + 1, None);
         }
-        if let Some(head) = &cache[step] {
-            return Ok(head.clone());
-        }
-        let head = http2::build(req, origin.tls, authority)?;
-        cache[step] = Some(head.clone());
-        Ok(head)
+        let head = match &mut cache[step] {
+            Some(head) => head,
+            empty => empty.insert(http2::build(req, origin.tls, authority)?),
+        };
+        Ok((head.request(), head.body()))
     }
 
     /// A request on a lent stream slot: opens the slot's connection if it has none.
