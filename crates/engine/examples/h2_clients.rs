@@ -73,6 +73,7 @@ fn main() {
                                 fixed: true,
                                 close: false,
                                 max_body: 1 << 20,
+                                server: &loadlab_engine::ServerHeader::Off,
                                 deadline: end + Duration::from_secs(30),
                             };
                             let authority = uri.authority().unwrap().clone();

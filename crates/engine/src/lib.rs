@@ -45,4 +45,5 @@ pub use prepare::{PreparedRequest, PreparedScenario};
 pub use record_meta::load_info;
 pub use request::{RenderedRequest, RequestParts};
 pub use run::{run, EngineError, RunOptions, RunOutput};
+pub use server_header::ServerHeader;
 pub use transport::{Failure, Response, ResponseData, Transport};

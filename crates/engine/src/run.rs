@@ -253,8 +253,8 @@ pub fn run(
         plan.duration(),
         threads,
         pool,
-        feed,
-    );
+    )
+    .with_resources(feed);
     coordinator.collect(&rx);
     for handle in handles {
         let _ = handle.join();

@@ -248,6 +248,7 @@ fn fuzz_http_responses() {
                     b"GET / HTTP/1.1\r\nHost: h\r\n\r\n",
                     head,
                     MAX_BODY,
+                    &loadlab_engine::ServerHeader::ServerTiming,
                     Some(&mut keep),
                 ));
                 let Ok(response) = result else { break };

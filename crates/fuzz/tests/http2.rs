@@ -139,6 +139,7 @@ fn fuzz_http2_responses() {
                     fixed: true,
                     close: false,
                     max_body: MAX_BODY,
+                    server: &loadlab_engine::ServerHeader::ServerTiming,
                     deadline,
                 };
                 let authority = http::uri::Authority::from_static("127.0.0.1:1");

@@ -46,6 +46,7 @@ fn meta(segment: SegmentId) -> RecordMeta {
         pid: 1,
         merged_from: None,
         clock: None,
+        origins: vec![],
     }
 }
 
@@ -66,6 +67,7 @@ fn intervals(n: u32) -> Vec<IntervalRecord> {
                     error: None,
                     bytes_sent: 80,
                     bytes_received: 120,
+                    trace_id: None,
                 });
             }
             IntervalRecord {
@@ -74,6 +76,7 @@ fn intervals(n: u32) -> Vec<IntervalRecord> {
                 length_s: 1.0,
                 warmup: false,
                 delta: r.take_interval(1, 0.01),
+                resources: vec![],
             }
         })
         .collect()
@@ -86,6 +89,7 @@ fn end(n: u32) -> RecordEnd {
         wall_s: f64::from(n),
         max_rss_bytes: 1,
         intervals: n,
+        monitor_cpu_percent: None,
     }
 }
 

@@ -384,7 +384,13 @@ mod tests {
         let mut conn = HttpConn::new(client);
         let mut keep = ResponseData::new(true, true);
         let result = conn
-            .exchange(REQUEST, false, 1 << 20, Some(&mut keep))
+            .exchange(
+                REQUEST,
+                false,
+                1 << 20,
+                &ServerHeader::ServerTiming,
+                Some(&mut keep),
+            )
             .await;
         writer.abort();
         if let Ok(r) = &result {

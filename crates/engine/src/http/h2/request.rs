@@ -154,6 +154,7 @@ mod tests {
             fixed: true,
             close: false,
             max_body: 1,
+            server: &crate::server_header::ServerHeader::Off,
             deadline: tokio::time::Instant::now(),
         }
     }
