@@ -66,12 +66,33 @@ pub fn connections_needed(
             (n, format!("a burst of {}", thousands(n)))
         }
     };
-    // A VU keeps one connection per origin it talks to; otherwise one per request in flight.
+    // Shared multiplexed origins (`http.connections`) hold their own few connections, the
+    // same whatever the load; on the others a VU keeps one connection per origin it talks to,
+    // or one per request in flight.
+    let shared: u64 = prepared
+        .origins
+        .iter()
+        .filter_map(|o| o.shared.as_ref())
+        .map(|s| u64::from(s.connections))
+        .sum();
+    let unshared = prepared
+        .origins
+        .iter()
+        .filter(|o| o.shared.is_none())
+        .count() as u64;
     let per_unit = match prepared.connections {
-        ConnectionPolicy::PerVu => prepared.origins.len().max(1) as u64,
-        ConnectionPolicy::Shared | ConnectionPolicy::None => 1,
+        ConnectionPolicy::PerVu => unshared,
+        ConnectionPolicy::Shared | ConnectionPolicy::None => unshared.min(1),
     };
-    (units.saturating_mul(per_unit), because)
+    let per_unit = if prepared.origins.is_empty() {
+        1
+    } else {
+        per_unit
+    };
+    (
+        units.saturating_mul(per_unit).saturating_add(shared),
+        because,
+    )
 }
 
 /// `None` when the plan fits in `soft` open files.
@@ -161,6 +182,37 @@ mod tests {
         let text = check_ports(10_000_000, 2).expect("more than any port range");
         assert!(text.contains("10,000,000 concurrent connections"), "{text}");
         assert!(text.contains("× 2 source addresses"), "{text}");
+    }
+
+    fn needed(yaml: &str) -> u64 {
+        let scenario = loadlab_scenario::Scenario::parse(yaml, "t.yaml").unwrap();
+        let prepared = PreparedScenario::new(&scenario).unwrap();
+        connections_needed(&scenario.plan().load, &prepared, Segment::WHOLE).0
+    }
+
+    #[test]
+    fn shared_multiplexed_origins_need_their_own_connections_only() {
+        let open = "load: { model: open, max_in_flight: 5000, stages: [ { duration: 1s, rate: 10/s } ] }\n";
+        let target = "target: http://127.0.0.1:1\n";
+        // Per arrival, one connection per origin (two versions are two origins).
+        assert_eq!(
+            needed(&format!(
+                "{target}{open}steps: [ {{get: /a}}, {{get: /b, http: {{version: \"2\"}}}} ]\n"
+            )),
+            10_000
+        );
+        // Shared: 4 connections per origin whatever max_in_flight (an HTTP/1.1 step's origin
+        // shares its 4 too, one request at a time on each).
+        assert_eq!(
+            needed(&format!("{target}{open}http: {{version: \"2\", connections: 4}}\nsteps: [ {{get: /a}}, {{get: /b, http: {{version: \"1.1\"}}}} ]\n")),
+            8
+        );
+        assert_eq!(
+            needed(&format!(
+                "{target}{open}http: {{version: \"2\", connections: 4}}\nsteps: [ {{get: /a}} ]\n"
+            )),
+            4
+        );
     }
 
     #[test]
