@@ -39,12 +39,18 @@ pub(crate) fn run_end_s(r: &RunResult) -> f64 {
     }
 }
 
+/// Where a slice's figure is drawn: the middle of the slice it sums up, so a partial slice
+/// sits where its requests happened and the line meets the planned load where it should.
+fn mid(i: &IntervalStats) -> f64 {
+    i.t + i.length_s / 2.0
+}
+
 /// `(t, latency)` of each slice with requests, `f` picking the percentile.
 pub(crate) fn latency_points(r: &RunResult, f: fn(&IntervalLatency) -> f64) -> Vec<(f64, f64)> {
     r.intervals
         .iter()
         .filter(|i| i.requests > 0)
-        .map(|i| (i.t, f(&i.latency_ms)))
+        .map(|i| (mid(i), f(&i.latency_ms)))
         .collect()
 }
 
@@ -64,7 +70,7 @@ pub(crate) fn ok_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
     rate_slices(r)
         .map(|i| {
             (
-                i.t,
+                mid(i),
                 i.rate * (i.requests - i.failed.min(i.requests)) as f64 / i.requests.max(1) as f64,
             )
         })
@@ -74,7 +80,7 @@ pub(crate) fn ok_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
 /// `(t, failed requests/s)` of each slice.
 pub(crate) fn failed_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
     rate_slices(r)
-        .map(|i| (i.t, i.rate * i.failed as f64 / i.requests.max(1) as f64))
+        .map(|i| (mid(i), i.rate * i.failed as f64 / i.requests.max(1) as f64))
         .collect()
 }
 
@@ -346,7 +352,7 @@ mod tests {
         r.intervals[3].requests = 50;
         r.intervals[3].rate = 100.0;
         let ok = ok_rate_points(&r);
-        assert_eq!(ok.last(), Some(&(3.5, 100.0)));
+        assert_eq!(ok.last(), Some(&(3.75, 100.0)), "in the middle of its slice");
         // A closed run that ended when its iterations were done: a 50 ms tail is too short.
         let mut r = open_run();
         r.load.model = "closed".into();
