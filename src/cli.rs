@@ -253,7 +253,8 @@ pub struct CompareArgs {
     /// Exit 1 when a compared metric is significantly worse by more than this, e.g. 5%.
     #[arg(long, value_name = "PERCENT")]
     pub fail_on_regression: Option<String>,
-    /// Significant changes smaller than this are reported `~`, e.g. 2%.
+    /// Equivalence band, e.g. 2%: a change whose whole 95% CI lies within ±band reads
+    /// `equivalent` (default: the band of the baseline study, none for a run).
     #[arg(long, value_name = "PERCENT")]
     pub equivalence: Option<String>,
     /// Metric to compare, repeatable (default: throughput, errors, p50, p95, p99).
