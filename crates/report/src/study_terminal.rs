@@ -6,7 +6,7 @@
 use crate::study_doc::{gate_verdicts, one_run_words, usl_skipped_words};
 use crate::verdict_words::{
     change_words, drift_sentence, format_value, p_cell, regression_sentence, usl_issue_sentence,
-    verdict_legend, verdict_sentence,
+    verdict_legend_clauses, verdict_sentence,
 };
 use crate::words::capitalize;
 use loadlab_analysis::compare::{family_size, pairs_of, CompareResult, Comparison};
@@ -137,10 +137,15 @@ pub fn print_legend(
 ) -> io::Result<()> {
     writeln!(
         out,
-        "  p raw: two-sided test per metric; p Holm: Holm's correction over the {} tests of the family (metrics with the same value in every run spend no α).\n  verdicts — {}.",
-        family_size(comps),
-        verdict_legend(alpha, equivalence, min_runs).replace('`', "")
-    )
+        "  p raw: two-sided test per metric; p Holm: Holm's correction over the {} tests of the family (metrics with the same value in every run spend no α).",
+        family_size(comps)
+    )?;
+    let mut lead = "  verdicts:";
+    for clause in verdict_legend_clauses(alpha, equivalence, min_runs) {
+        writeln!(out, "{lead} {}", clause.replace('`', ""))?;
+        lead = "           ";
+    }
+    Ok(())
 }
 
 /// The end of `loadlab compare` / `run --baseline`: the gate's verdict and how weak one run is.

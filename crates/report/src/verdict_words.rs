@@ -160,6 +160,11 @@ pub fn verdict_reason(c: &Comparison, band: f64, min_runs: usize) -> String {
 /// the legend printed under every comparison table, in the terminal and in the reports, so
 /// `~` or `equivalent` is never left unexplained and reads the same everywhere.
 pub fn verdict_legend(alpha: f64, equivalence: f64, min_runs: usize) -> String {
+    verdict_legend_clauses(alpha, equivalence, min_runs).join("; ")
+}
+
+/// [`verdict_legend`], one clause per word (the terminal prints one per line).
+pub fn verdict_legend_clauses(alpha: f64, equivalence: f64, min_runs: usize) -> Vec<String> {
     let mut clauses: Vec<String> = Vec::new();
     for v in Verdict::ALL {
         let clause = match v {
@@ -183,7 +188,7 @@ pub fn verdict_legend(alpha: f64, equivalence: f64, min_runs: usize) -> String {
         };
         clauses.push(clause);
     }
-    clauses.join("; ")
+    clauses
 }
 
 /// `p95 latency slower: +7.0% [+3.1% … +11.8%], Holm p = 0.004`.
