@@ -352,7 +352,11 @@ mod tests {
         r.intervals[3].requests = 50;
         r.intervals[3].rate = 100.0;
         let ok = ok_rate_points(&r);
-        assert_eq!(ok.last(), Some(&(3.75, 100.0)), "in the middle of its slice");
+        assert_eq!(
+            ok.last(),
+            Some(&(3.75, 100.0)),
+            "in the middle of its slice"
+        );
         // A closed run that ended when its iterations were done: a 50 ms tail is too short.
         let mut r = open_run();
         r.load.model = "closed".into();

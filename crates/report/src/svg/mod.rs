@@ -311,6 +311,7 @@ mod tests {
         );
         let time = mapping(&Axis::time(13.2), &[0.0, 3.0], 0.0, 100.0);
         assert_eq!(time.lo, 0.0);
-        assert!(time.hi >= 13.2, "the whole run is on the axis: {}", time.hi);
+        assert_eq!(time.hi, 13.2, "the axis ends where the run ended");
+        assert_eq!(time.ticks.last().map(|t| t.0), Some(10.0));
     }
 }

@@ -129,16 +129,21 @@ pub(super) fn mapping(axis: &Axis, values: &[f64], px0: f64, px1: f64) -> Mappin
             if axis.unit == Unit::Count {
                 step = whole_step(step);
             }
-            let lo = (mn / step).floor() * step;
-            let hi = (mx / step).ceil() * step;
-            let n = ((hi - lo) / step).round() as i64;
+            let first = (mn / step).floor() * step;
+            let last = (mx / step).ceil() * step;
+            let n = ((last - first) / step).round() as i64;
             let ticks = (0..=n)
                 .map(|i| {
-                    let v = lo + i as f64 * step;
+                    let v = first + i as f64 * step;
                     (v, fmt_tick(axis.unit, v))
                 })
                 .collect();
-            (lo, hi, ticks)
+            // A fixed range is drawn as given (a run of 3.03 s ends at 3.03 s, not at 4 s);
+            // otherwise the axis ends on whole ticks.
+            match axis.range {
+                Some(_) => (mn, mx, ticks),
+                None => (first, last, ticks),
+            }
         }
     };
     let mut m = Mapping {
