@@ -32,9 +32,12 @@ impl Target {
             .spawn()
             .expect("start loadlab target");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("piped stdout"))
+        let mut banner = BufReader::new(child.stdout.take().expect("piped stdout"));
+        banner
             .read_line(&mut line)
             .expect("read the target's banner");
+        // The rest of the banner (and anything later) is drained, as a terminal would.
+        std::thread::spawn(move || std::io::copy(&mut banner, &mut std::io::sink()));
         let url = line
             .trim()
             .rsplit(' ')

@@ -25,9 +25,6 @@ pub enum TargetError {
     /// The TLS certificate or key could not be made or read.
     #[error("TLS: {0}")]
     Tls(String),
-    /// The "listening on" line could not be written.
-    #[error("cannot write to stdout: {0}")]
-    Stdout(#[source] io::Error),
 }
 
 /// Turns the OS error of a failed bind into advice.

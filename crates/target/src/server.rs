@@ -134,15 +134,15 @@ pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
         let signal = shutdown_signal()?;
         {
             let mut out = std::io::stdout().lock();
-            // The first line ends with the URL (scripts and tests read it from there).
-            writeln!(out, "loadlab target listening on {scheme}://{addr}")
+            // The first line ends with the URL (scripts and tests read it from there). A
+            // reader that stops after it (`| head -1`) closes the pipe: the target serves on.
+            let _ = writeln!(out, "loadlab target listening on {scheme}://{addr}")
                 .and_then(|()| writeln!(out, "  capacity: {} (on /api/*)", config.describe()))
                 .and_then(|()| {
                     writeln!(out, "  endpoints: {}", crate::routes::ENDPOINTS.join(", "))
                 })
                 .and_then(|()| writeln!(out, "  stop it with Ctrl-C"))
-                .and_then(|()| out.flush())
-                .map_err(TargetError::Stdout)?;
+                .and_then(|()| out.flush());
         }
         let (stop_tx, stop_rx) = watch::channel(false);
         let server = tokio::spawn(serve(listener, state, tls, stop_rx));
