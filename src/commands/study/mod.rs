@@ -53,6 +53,9 @@ pub fn fmt_duration(d: Duration) -> String {
 /// them has been measured yet (`why` adds the reason, for the line that starts the study).
 fn fmt_estimate(e: Estimate, why: bool) -> String {
     let d = fmt_duration(Duration::from_secs_f64(e.seconds.max(0.0)));
+    if !e.upper_bound && e.seconds < 1.0 {
+        return "under a second".to_string();
+    }
     match (e.upper_bound, why) {
         (true, true) => format!(
             "at most {d} (runs that end when their work is done count at their max_duration until one is measured)"
