@@ -16,7 +16,10 @@ pub fn execute(file: &Path) -> Result<Outcome, CliError> {
     let requests = scenario.request_steps().count();
     let plan = scenario.plan();
     let shape = match &scenario.load {
-        Load::Closed(c) => format!("closed model, up to {} VUs", c.max_vus()),
+        Load::Closed(c) => match c.max_vus() {
+            1 => "closed model, 1 VU".to_string(),
+            n => format!("closed model, up to {n} VUs"),
+        },
         Load::Open(o) => format!("open model, {:.0} arrivals planned", o.expected_arrivals()),
         Load::Burst(b) => format!("burst of {}", b.count),
     };
