@@ -248,14 +248,14 @@ pub fn distribution_chart(series: Vec<(String, Vec<(f64, f64)>)>, id: &str) -> C
 
 pub(super) fn charts(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
     let mut s = Section::new("charts", "Charts");
-    s.push(Block::Chart(latency_over_time(r, "latency-over-time")));
-    s.push(Block::Chart(throughput_over_time(
+    s.push(Block::chart(latency_over_time(r, "latency-over-time")));
+    s.push(Block::chart(throughput_over_time(
         r,
         plan,
         "throughput-over-time",
     )));
-    s.push(Block::Chart(active_over_time(r, plan, "active-over-time")));
-    s.push(Block::Chart(distribution_chart(
+    s.push(Block::chart(active_over_time(r, plan, "active-over-time")));
+    s.push(Block::chart(distribution_chart(
         vec![
             (
                 "latency".to_string(),

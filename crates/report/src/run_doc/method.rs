@@ -58,7 +58,7 @@ pub(super) fn method(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
         let mut c = plan_chart(p, r.warmup_s);
         // On the time axis of the run's other charts.
         c.x = Axis::time(super::charts::run_end_s(r));
-        s.push(Block::Chart(c));
+        s.push(Block::chart(c));
     }
     s.push(Block::Heading("Measurement".to_string()));
     s.push(Block::List(measurement_methods(&r.load.model)));

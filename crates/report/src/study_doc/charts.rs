@@ -79,13 +79,13 @@ pub(super) fn representative<'a>(v: &VariantStats, runs: &'a Runs) -> Option<&'a
 
 pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
     let mut sec = Section::new("charts", "Charts");
-    sec.push(Block::Chart(dot_plot(
+    sec.push(Block::chart(dot_plot(
         s,
         &MetricId::latency(LatencyStat::P95),
         "p95-per-run",
         "p95 latency of every run, per variant",
     )));
-    sec.push(Block::Chart(dot_plot(
+    sec.push(Block::chart(dot_plot(
         s,
         &MetricId::run(Quantity::Throughput),
         "throughput-per-run",
@@ -207,9 +207,9 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
         warmup_band(&mut lat, warm);
         warmup_band(&mut tput, warm);
         warmup_band(&mut active, warm);
-        sec.push(Block::Chart(lat));
-        sec.push(Block::Chart(tput));
-        sec.push(Block::Chart(active));
+        sec.push(Block::chart(lat));
+        sec.push(Block::chart(tput));
+        sec.push(Block::chart(active));
         let mut dist = Vec::new();
         for v in &s.variants {
             let mut merged: Option<loadlab_metrics::LatencyHistogram> = None;
@@ -230,7 +230,7 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
         }
         let mut c = distribution_chart(dist, "latency-distribution");
         c.description = "Latency at each percentile of all the measured requests of a variant (its runs' HDR histograms merged exactly): the right-hand end is the tail.".into();
-        sec.push(Block::Chart(c));
+        sec.push(Block::chart(c));
     }
     sec
 }

@@ -202,7 +202,7 @@ pub(super) fn study_resources(s: &StudyResult, runs: &Runs) -> Option<Section> {
                     c.id
                 );
                 c.title = format!("{} — {}", v.name, c.title);
-                sec.push(Block::Chart(c));
+                sec.push(Block::chart(c));
             }
         }
     }
