@@ -253,7 +253,8 @@ pub struct CompareArgs {
     /// Exit 1 when a compared metric is significantly worse by more than this, e.g. 5%.
     #[arg(long, value_name = "PERCENT")]
     pub fail_on_regression: Option<String>,
-    /// Significant changes smaller than this are reported `~`, e.g. 2%.
+    /// Equivalence band, e.g. 2%: a change whose whole 95% CI lies within ±band reads
+    /// `equivalent` (default: the band of the baseline study, none for a run).
     #[arg(long, value_name = "PERCENT")]
     pub equivalence: Option<String>,
     /// Metric to compare, repeatable (default: throughput, errors, p50, p95, p99).
@@ -340,11 +341,14 @@ pub struct ReportArgs {
     /// A run.json, study.json, capacity.json or comparison JSON file, or a study/run id
     /// in the run store (`last` = the latest study).
     pub input: String,
-    /// html, md or json (the report model). Default: report.html and report.md beside the input.
+    /// html, md or json (the report model, on stdout). Default: HTML and Markdown beside the
+    /// input — report.html/report.md for a stored run or study, else named after the input
+    /// (result.json → result.html, result.md, result-charts/).
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
-    /// Write to this file (the format is taken from its extension unless --format is given).
-    #[arg(long, short = 'o', value_name = "PATH")]
+    /// Write to this file (the format is taken from its extension unless --format is given),
+    /// or into this directory (an existing one, or a path ending in / or without extension).
+    #[arg(long, short = 'o', value_name = "PATH|DIR")]
     pub output: Option<PathBuf>,
     /// Print nothing but errors.
     #[arg(long, short)]

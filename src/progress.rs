@@ -7,10 +7,13 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 /// A progress callback for the engine, or `None` when progress should not be shown.
+/// `at_most`: the run ends when its work is done (iterations, a burst), so `planned` is only
+/// its bound and is shown as `≤`.
 pub fn reporter(
     quiet: bool,
     no_progress: bool,
     planned: Duration,
+    at_most: bool,
 ) -> Option<(ProgressBar, ProgressCallback)> {
     if quiet || no_progress || !std::io::stderr().is_terminal() {
         return None;
@@ -30,8 +33,9 @@ pub fn reporter(
             0.0
         };
         handle.set_message(format!(
-            "{}/{}{}  {:.0} req/s  p95 {}  errors {:.2}%  active {}",
+            "{}/{}{}{}  {:.0} req/s  p95 {}  errors {:.2}%  active {}",
             format_duration(p.elapsed),
+            if at_most { "≤" } else { "" },
             format_duration(p.planned),
             if p.warmup { " (warm-up)" } else { "" },
             p.rate,

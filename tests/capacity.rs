@@ -83,4 +83,11 @@ fn capacity_of_a_known_target_is_found() {
         assert!(s["run"].as_str().unwrap().starts_with('r'));
     }
     assert!(said.contains("capacity:"), "{said}");
+    // How long it takes: a step's length up front, the time left once the bracket is found.
+    assert!(said.contains("each step takes 3s"), "{said}");
+    let bisecting = said
+        .lines()
+        .find(|l| l.contains("[bisect ]") || l.contains("[confirm]"))
+        .expect("a bisection or confirmation step");
+    assert!(bisecting.contains("left, about "), "{bisecting}");
 }

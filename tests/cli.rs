@@ -287,7 +287,26 @@ fn validate_checks_without_sending() {
     let file = write_scenario("valid.yaml", &FILE_SCENARIO.replace("THRESHOLD", "1s"));
     let out = loadlab(&["validate", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("ok — 2 flow(s), 2 request step(s)"));
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(said.contains("ok — 2 flow(s), 2 request step(s)"), "{said}");
+    assert!(said.contains("1.2s planned"), "{said}");
+    // A run that ends when its iterations are done is only bounded by its max_duration.
+    let file = write_scenario(
+        "iterations.yaml",
+        "name: counted
+target: http://127.0.0.1:9
+load: { model: closed, vus: 2, iterations: 5, max_duration: 2m }
+steps:
+  - { get: /a }
+",
+    );
+    let out = loadlab(&["validate", file.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{said}{}", stderr(&out));
+    assert!(
+        said.contains("at most 2m (ends when its work is done)"),
+        "{said}"
+    );
 }
 
 #[test]

@@ -235,6 +235,38 @@ fn identical_targets_are_not_told_apart() {
     }
     assert_eq!(comparison(&study, "requests.rate")["verdict"], "equivalent");
     assert_eq!(study["comparisons"].as_array().unwrap().len(), 5);
+
+    // `compare` of the same runs reads them with the study's band: the same words, and a
+    // legend that says what they mean.
+    let id = study["id"].as_str().unwrap();
+    let cmp_json = dir.path().join("cmp.json");
+    let cmp = loadlab(
+        &results,
+        &[
+            "compare",
+            &format!("{id}:a"),
+            &format!("{id}:b"),
+            "--json",
+            cmp_json.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(cmp.status.code(), Some(0), "{}", text(&cmp));
+    let said = String::from_utf8_lossy(&cmp.stdout);
+    assert!(said.contains("verdicts: slower/faster"), "{said}");
+    assert!(
+        said.contains("equivalent: the whole 95% CI of the change lies inside ±5%"),
+        "{said}"
+    );
+    let compared: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cmp_json).unwrap()).unwrap();
+    assert_eq!(compared["equivalence"], 0.05);
+    for c in compared["comparisons"].as_array().unwrap() {
+        assert_eq!(
+            c["verdict"],
+            comparison(&study, c["metric"].as_str().unwrap())["verdict"],
+            "{c}"
+        );
+    }
 }
 
 #[test]

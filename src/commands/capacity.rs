@@ -5,6 +5,7 @@
 use super::compare::{fmt_metric, parse_percent};
 use super::executor::{CliExecutor, OrchestrationStop};
 use super::measure::{fmt_num, open_store_for_runs};
+use super::study::fmt_duration;
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::capacity::{CapacityResult, CapacitySettings, CapacityStep, Phase};
@@ -103,7 +104,7 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let path = dir.join("capacity.json");
     if !quiet {
         eprintln!(
-            "capacity search {} ({}): start {}/s, {}s hold + {}s warm-up per step, precision {:.0}%, {} confirmation run(s){}\nSLO: {}",
+            "capacity search {} ({}): start {}/s, {}s hold + {}s warm-up per step, precision {:.0}%, {} confirmation run(s){}\nSLO: {}\n{}",
             plan.name,
             id,
             fmt_num(plan.settings.start),
@@ -116,7 +117,8 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
             } else {
                 format!(" — resumed after {} step(s)", prior.len())
             },
-            plan.slo().join("; ")
+            plan.slo().join("; "),
+            duration_words(&plan)
         );
     }
     let cancel = Cancel::new();
@@ -128,6 +130,8 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
         path: &path,
         json: output.json.as_deref(),
         quiet,
+        step_time: step_time(&plan),
+        steps_left: None,
     };
     let outcome = run_capacity(
         &plan,
@@ -265,13 +269,28 @@ struct StepPrinter<'a> {
     path: &'a std::path::Path,
     json: Option<&'a std::path::Path>,
     quiet: bool,
+    /// One step's wall time: warm-up, hold and cooldown.
+    step_time: Duration,
+    steps_left: Option<usize>,
 }
 
 impl CapacityObserver for StepPrinter<'_> {
+    fn steps_ahead(&mut self, steps_left: Option<usize>) {
+        self.steps_left = steps_left;
+    }
+
     fn step_starting(&mut self, number: usize, phase: Phase, rate: f64) {
         if !self.quiet {
+            let ahead = match self.steps_left {
+                Some(n) => format!(
+                    " (~{n} step{} left, about {})",
+                    if n == 1 { "" } else { "s" },
+                    fmt_duration(self.step_time.mul_f64(n as f64))
+                ),
+                None => String::new(),
+            };
             eprint!(
-                "step {number:>2} [{:<7}] {:>8}/s: ",
+                "step {number:>2} [{:<7}] {:>8}/s{ahead}: ",
                 phase.as_str(),
                 fmt_num(rate)
             );
@@ -318,4 +337,23 @@ impl CapacityObserver for StepPrinter<'_> {
         }
         Ok(())
     }
+}
+
+/// One step's wall time: warm-up, hold and the cooldown after it.
+fn step_time(plan: &CapacityPlan) -> Duration {
+    Duration::from_secs_f64(plan.settings.warmup_s + plan.settings.hold_s) + plan.cooldown
+}
+
+/// How long the search takes, as far as it can be known before it starts: the number of
+/// steps depends on where the target fails, so the time left is counted once it has.
+fn duration_words(plan: &CapacityPlan) -> String {
+    let s = &plan.settings;
+    let bisections = (1.0 / s.precision).log2().ceil().max(1.0) as usize;
+    format!(
+        "each step takes {}; how many depends on where the target fails (doubling from {}/s until a step fails, then about {bisections} bisections to {:.0}% and {} confirmations): the time left is shown once a step has failed",
+        fmt_duration(step_time(plan)),
+        fmt_num(s.start),
+        s.precision * 100.0,
+        s.confirm,
+    )
 }

@@ -70,6 +70,9 @@ struct Side {
     kind: &'static str,
     id: String,
     stats: VariantStats,
+    /// The study's equivalence band (0 for a run or a study without one): a comparison
+    /// against a study reads its verdicts with the band the study set.
+    equivalence: f64,
 }
 
 fn open_store(dir: Option<&Path>) -> Result<Store, CliError> {
@@ -86,6 +89,7 @@ fn run_side(id: &str, label: &str, result: &RunResult) -> Side {
         kind: "run",
         id: id.to_string(),
         stats: summarize_variant(label, &samples),
+        equivalence: 0.0,
     }
 }
 
@@ -115,6 +119,7 @@ fn study_sides(study: &StudyResult, variant: Option<&str>) -> Result<Vec<Side>, 
             kind: "study",
             id: study.id.clone(),
             stats: v.clone(),
+            equivalence: study.equivalence,
         })
         .collect())
 }
@@ -254,7 +259,13 @@ fn compare_sides(
                 options.min_runs,
             );
         }
-        let _ = print_legend(out, &comps, options.alpha);
+        let _ = print_legend(
+            out,
+            &comps,
+            options.alpha,
+            options.equivalence,
+            options.min_runs,
+        );
     }
     let regressed = bound.map(|b| regressions(&comps, b)).unwrap_or_default();
     let side = |s: &Side| CompareSide {
@@ -288,15 +299,17 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
         .as_deref()
         .map(|t| parse_percent("--fail-on-regression", t))
         .transpose()?;
-    let equivalence = args
+    let band = args
         .equivalence
         .as_deref()
         .map(|t| parse_percent("--equivalence", t))
-        .transpose()?
-        .unwrap_or(0.0);
+        .transpose()?;
     let mut store = None;
     let a_sides = resolve(&args.baseline, &mut store, args.results.as_deref())?;
     let b_sides = resolve(&args.candidate, &mut store, args.results.as_deref())?;
+    // Without --equivalence, the baseline study's band: the same runs get the same verdict
+    // words here as in the study's own summary and report.
+    let equivalence = band.unwrap_or(a_sides[0].equivalence);
     // Pairs: matching variant names when both are multi-variant studies, else first × first.
     let mut pairs: Vec<(&Side, &Side)> = Vec::new();
     if a_sides.len() > 1 || b_sides.len() > 1 {
@@ -388,7 +401,10 @@ pub fn run_against_study(
         .find(|s| s.stats.name == result.name)
         .unwrap_or(&sides[0]);
     let run = run_side("this run", "this run", result);
-    let options = CompareOptions::default();
+    let options = CompareOptions {
+        equivalence: base.equivalence,
+        ..CompareOptions::default()
+    };
     let mut stdout = std::io::stdout().lock();
     if !quiet {
         let _ = writeln!(

@@ -104,7 +104,8 @@ pub fn execute(
     sink: Option<Box<dyn RecordSink>>,
     where_: &str,
 ) -> Result<(RunResult, Option<String>), CliError> {
-    let planned = scenario.plan().duration();
+    let plan = scenario.plan();
+    let planned = plan.duration();
     let mut options = RunOptions {
         threads: output.threads,
         segment: share.segment,
@@ -112,7 +113,12 @@ pub fn execute(
         sink,
         ..RunOptions::default()
     };
-    let bar = match crate::progress::reporter(output.quiet, output.no_progress, planned) {
+    let bar = match crate::progress::reporter(
+        output.quiet,
+        output.no_progress,
+        planned,
+        plan.ends_when_done(),
+    ) {
         Some((bar, callback)) => {
             options.progress = Some(callback);
             Some(bar)

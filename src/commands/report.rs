@@ -12,10 +12,64 @@ use std::path::{Path, PathBuf};
 /// Name of the chart directory beside `report.md`.
 pub const CHARTS_DIR: &str = "report-charts";
 
+/// File names the store gives its results: their reports are `report.html`/`report.md`.
+const STORE_NAMES: [&str; 4] = ["run.json", "study.json", "capacity.json", "compare.json"];
+
+/// Where a report goes: beside its input (or in the `-o` directory), named `report.*` for a
+/// result in the store's layout and after the input otherwise (`result.json` →
+/// `result.html`, `result.md`), so two results in one directory never overwrite each
+/// other's report.
+struct Destination {
+    dir: PathBuf,
+    stem: String,
+}
+
+impl Destination {
+    fn of(input: &Path, out_dir: Option<&Path>) -> Self {
+        let name = input.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let stem = if STORE_NAMES.contains(&name) {
+            "report".to_string()
+        } else {
+            input
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .filter(|s| !s.is_empty())
+                .unwrap_or("report")
+                .to_string()
+        };
+        let dir = match out_dir {
+            Some(d) => d.to_path_buf(),
+            None => input.parent().unwrap_or(Path::new("")).to_path_buf(),
+        };
+        // An explicit directory, so the printed paths say where the files are.
+        let dir = if dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            dir
+        };
+        Self { dir, stem }
+    }
+
+    fn file(&self, ext: &str) -> PathBuf {
+        self.dir.join(format!("{}.{ext}", self.stem))
+    }
+}
+
+/// `-o` names a directory when it exists as one, ends with a separator or has no extension.
+fn is_dir_arg(p: &Path) -> bool {
+    p.is_dir()
+        || p.as_os_str()
+            .to_str()
+            .is_some_and(|s| s.ends_with(std::path::MAIN_SEPARATOR) || s.ends_with('/'))
+        || p.extension().is_none()
+}
+
 pub fn execute(args: ReportArgs) -> Result<Outcome, CliError> {
     let input = resolve_input(&args.input, args.results.as_deref())?;
     let doc = load_doc(&input)?;
-    let format = match (&args.format, &args.output) {
+    let out_dir = args.output.as_deref().filter(|p| is_dir_arg(p));
+    let out_file = args.output.as_deref().filter(|p| !is_dir_arg(p));
+    let format = match (&args.format, out_file) {
         (Some(f), _) => Some(f.to_ascii_lowercase()),
         (None, Some(p)) => Some(
             match p.extension().and_then(|e| e.to_str()).unwrap_or("html") {
@@ -26,32 +80,43 @@ pub fn execute(args: ReportArgs) -> Result<Outcome, CliError> {
         ),
         (None, None) => None,
     };
-    let dir = input.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let dest = Destination::of(&input, out_dir);
+    let target = |ext: &str| {
+        out_file
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| dest.file(ext))
+    };
     let written: Vec<PathBuf> = match format.as_deref() {
         None => {
-            let (html, md) = write_both(&doc, &dir)?;
+            let (html, md) = write_both_named(&doc, &dest.dir, &dest.stem)?;
             vec![html, md]
         }
         Some("html") => {
-            let path = args.output.unwrap_or_else(|| dir.join("report.html"));
+            let path = target("html");
             write_file(&path, loadlab_report::render_html(&doc).as_bytes())?;
             vec![path]
         }
         Some("md" | "markdown") => {
-            let path = args.output.unwrap_or_else(|| dir.join("report.md"));
+            let path = target("md");
             write_markdown(&doc, &path)?;
             vec![path]
         }
         Some("json") => {
             let text = serde_json::to_string_pretty(&doc).expect("a report serializes") + "\n";
-            match args.output {
-                Some(path) => {
-                    write_file(&path, text.as_bytes())?;
-                    vec![path]
-                }
-                None => {
+            match (out_file, out_dir) {
+                (None, None) => {
                     print!("{text}");
                     return Ok(Outcome::Ok);
+                }
+                _ => {
+                    // Never `<stem>.json`: that would be the input itself.
+                    let path = match out_file {
+                        Some(p) => p.to_path_buf(),
+                        None if dest.stem == "report" => dest.dir.join("report.json"),
+                        None => dest.dir.join(format!("{}.report.json", dest.stem)),
+                    };
+                    write_file(&path, text.as_bytes())?;
+                    vec![path]
                 }
             }
         }
@@ -62,11 +127,18 @@ pub fn execute(args: ReportArgs) -> Result<Outcome, CliError> {
         }
     };
     if !args.quiet {
+        let mut label = "report:";
         for p in written {
-            println!("report: {}", p.display());
+            println!("{label} {}", shown(&p).display());
+            label = "       ";
         }
     }
     Ok(Outcome::Ok)
+}
+
+/// A written file's path as the user can open it from anywhere: absolute when possible.
+fn shown(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// A file path as given, else an id in the run store (`last` = the latest study).
@@ -221,13 +293,22 @@ fn write_markdown(doc: &ReportDoc, path: &Path) -> Result<(), CliError> {
     write_file(path, md.text.as_bytes())
 }
 
-/// Writes `report.html` and `report.md` (+ charts) into `dir`; returns both paths.
-pub fn write_both(doc: &ReportDoc, dir: &Path) -> Result<(PathBuf, PathBuf), CliError> {
-    let html = dir.join("report.html");
+/// Writes `<stem>.html` and `<stem>.md` (+ charts) into `dir`; returns both paths.
+fn write_both_named(
+    doc: &ReportDoc,
+    dir: &Path,
+    stem: &str,
+) -> Result<(PathBuf, PathBuf), CliError> {
+    let html = dir.join(format!("{stem}.html"));
     write_file(&html, loadlab_report::render_html(doc).as_bytes())?;
-    let md = dir.join("report.md");
+    let md = dir.join(format!("{stem}.md"));
     write_markdown(doc, &md)?;
     Ok((html, md))
+}
+
+/// Writes `report.html` and `report.md` (+ charts) into `dir`; returns both paths.
+pub fn write_both(doc: &ReportDoc, dir: &Path) -> Result<(PathBuf, PathBuf), CliError> {
+    write_both_named(doc, dir, "report")
 }
 
 /// Writes `report.html` and `report.md` beside the given result file (a run JSON,

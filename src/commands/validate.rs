@@ -16,17 +16,25 @@ pub fn execute(file: &Path) -> Result<Outcome, CliError> {
     let requests = scenario.request_steps().count();
     let plan = scenario.plan();
     let shape = match &scenario.load {
-        Load::Closed(c) => format!("closed model, up to {} VUs", c.max_vus()),
+        Load::Closed(c) => match c.max_vus() {
+            1 => "closed model, 1 VU".to_string(),
+            n => format!("closed model, up to {n} VUs"),
+        },
         Load::Open(o) => format!("open model, {:.0} arrivals planned", o.expected_arrivals()),
         Load::Burst(b) => format!("burst of {}", b.count),
     };
+    let length = loadlab_scenario::units::format_duration(plan.duration());
+    let length = if plan.ends_when_done() {
+        format!("at most {length} (ends when its work is done)")
+    } else {
+        format!("{length} planned")
+    };
     println!(
-        "{}: ok — {} flow(s), {} request step(s), {}, {} planned, {} threshold(s)",
+        "{}: ok — {} flow(s), {} request step(s), {}, {length}, {} threshold(s)",
         file.display(),
         scenario.flows.len(),
         requests,
         shape,
-        loadlab_scenario::units::format_duration(plan.duration()),
         scenario.thresholds.len()
     );
     for flow in &scenario.flows {

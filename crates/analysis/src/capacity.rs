@@ -138,6 +138,34 @@ impl Search {
         self.next
     }
 
+    /// Steps still to run if nothing surprises the search: the bisections left to narrow
+    /// the bracket to the precision, then the confirmations. `None` while the bracket is
+    /// still open (how many doublings or halvings remain depends on where the target fails).
+    pub fn steps_left(&self) -> Option<usize> {
+        let Next::Run { phase, .. } = self.next else {
+            return Some(0);
+        };
+        let confirmations = self.confirm;
+        match phase {
+            Phase::Confirm => Some(self.confirm.saturating_sub(self.confirmed)),
+            Phase::Bracket => None,
+            Phase::Bisect => {
+                let (Some(lo), Some(hi)) = (self.lo, self.hi) else {
+                    return None;
+                };
+                // Each bisection halves the bracket; it is narrow enough once
+                // (hi − lo) / lo ≤ precision.
+                let ratio = (hi - lo) / (lo * self.precision);
+                let halvings = if ratio > 1.0 {
+                    ratio.log2().ceil() as usize
+                } else {
+                    1
+                };
+                Some(halvings + confirmations)
+            }
+        }
+    }
+
     /// Records the outcome of the step last returned by [`Search::next`].
     pub fn record(&mut self, passed: bool) {
         let Next::Run { rate, phase } = self.next else {
@@ -289,6 +317,33 @@ mod tests {
             vec![50.0, 100.0, 200.0, 400.0]
         );
         assert_eq!(steps.iter().filter(|s| s.1 == Phase::Confirm).count(), 3);
+    }
+
+    #[test]
+    fn steps_left_is_known_once_bracketed_and_close_to_what_is_run() {
+        for capacity in [333.0, 90.0, 1234.0, 51.0, 7_777.0] {
+            let mut s = Search::new(&settings(50.0));
+            let mut forecasts = Vec::new();
+            let mut ran = 0;
+            while let Next::Run { rate, phase } = s.next() {
+                forecasts.push((ran, phase, s.steps_left()));
+                s.record(rate <= capacity);
+                ran += 1;
+            }
+            for (at, phase, left) in forecasts {
+                let actual = ran - at;
+                match phase {
+                    Phase::Bracket => assert_eq!(left, None, "{capacity}: open bracket"),
+                    _ => {
+                        let left = left.expect("known once bracketed");
+                        assert!(
+                            left >= actual && left <= actual + 1,
+                            "{capacity} step {at}: forecast {left}, ran {actual}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

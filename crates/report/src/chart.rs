@@ -97,6 +97,10 @@ pub struct Axis {
     pub categories: Vec<String>,
     /// Start a linear axis at zero (latency, throughput) rather than at the data's minimum.
     pub from_zero: bool,
+    /// A fixed data range for a linear axis instead of the data's: the time charts of a run
+    /// share one, so they have the same x range and ticks and line up on the page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<(f64, f64)>,
 }
 
 impl Axis {
@@ -107,6 +111,15 @@ impl Axis {
             scale: Scale::Linear,
             categories: Vec::new(),
             from_zero: true,
+            range: None,
+        }
+    }
+
+    /// Seconds since the start of a run, from 0 to `end_s`: the x axis of every time chart.
+    pub fn time(end_s: f64) -> Self {
+        Self {
+            range: Some((0.0, end_s.max(1.0))),
+            ..Self::linear("time since start (s)", Unit::Seconds)
         }
     }
 

@@ -85,7 +85,7 @@ impl ReportDoc {
             .iter()
             .flat_map(|s| s.blocks.iter())
             .filter_map(|b| match b {
-                Block::Chart(c) => Some(c),
+                Block::Chart(c) => Some(c.as_ref()),
                 _ => None,
             })
             .collect()
@@ -129,7 +129,14 @@ pub enum Block {
     /// Label → value pairs (a definition list).
     Facts(Vec<(String, String)>),
     Table(Table),
-    Chart(Chart),
+    /// Boxed: a chart is far larger than the other blocks.
+    Chart(Box<Chart>),
+}
+
+impl Block {
+    pub fn chart(c: Chart) -> Block {
+        Block::Chart(Box::new(c))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

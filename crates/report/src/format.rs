@@ -105,20 +105,15 @@ pub(crate) enum Unit {
 }
 
 impl Unit {
+    /// The unit of the threshold's metric, from the parsed threshold (a number without a
+    /// unit when the expression does not parse).
     pub(crate) fn of_threshold(expr: &str) -> Unit {
-        let metric = expr.split(['<', '>']).next().unwrap_or(expr).trim();
-        // The quantity is the end of the metric; step and group names come before it.
-        if ["errors", "errors.rate", "error_rate"]
-            .iter()
-            .any(|s| metric.ends_with(s))
-        {
-            Unit::Fraction
-        } else if metric.ends_with("rate") {
-            Unit::PerSecond
-        } else if metric.contains("latency.") || metric.contains("service_time.") {
-            Unit::Millis
-        } else {
-            Unit::Number
+        use loadlab_scenario::threshold::{Quantity, Threshold};
+        match Threshold::parse(expr).map(|t| t.metric.quantity) {
+            Ok(Quantity::Latency(_) | Quantity::ServiceTime(_)) => Unit::Millis,
+            Ok(Quantity::ErrorRate) => Unit::Fraction,
+            Ok(Quantity::RequestRate) => Unit::PerSecond,
+            Ok(Quantity::Requests | Quantity::Failed) | Err(_) => Unit::Number,
         }
     }
 

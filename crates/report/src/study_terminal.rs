@@ -6,7 +6,7 @@
 use crate::study_doc::{gate_verdicts, one_run_words, usl_skipped_words};
 use crate::verdict_words::{
     change_words, drift_sentence, format_value, p_cell, regression_sentence, usl_issue_sentence,
-    verdict_sentence,
+    verdict_legend_clauses, verdict_sentence,
 };
 use crate::words::capitalize;
 use loadlab_analysis::compare::{family_size, pairs_of, CompareResult, Comparison};
@@ -126,13 +126,26 @@ pub fn print_comparisons(
     Ok(())
 }
 
-/// The legend under comparison tables: how the family was built and what the words mean.
-pub fn print_legend(out: &mut dyn Write, comps: &[Comparison], alpha: f64) -> io::Result<()> {
+/// The legend under comparison tables: how the family was built and what every verdict
+/// word means (the same words and meanings as the reports').
+pub fn print_legend(
+    out: &mut dyn Write,
+    comps: &[Comparison],
+    alpha: f64,
+    equivalence: f64,
+    min_runs: usize,
+) -> io::Result<()> {
     writeln!(
         out,
-        "  p raw: two-sided test per metric; p Holm: Holm's correction over the {} tests of the family (metrics with the same value in every run spend no α). slower/faster/worse/better: Holm p < {alpha} and the 95% CI excludes 0; ~: no difference detected at this n.",
+        "  p raw: two-sided test per metric; p Holm: Holm's correction over the {} tests of the family (metrics with the same value in every run spend no α).",
         family_size(comps)
-    )
+    )?;
+    let mut lead = "  verdicts:";
+    for clause in verdict_legend_clauses(alpha, equivalence, min_runs) {
+        writeln!(out, "{lead} {}", clause.replace('`', ""))?;
+        lead = "           ";
+    }
+    Ok(())
 }
 
 /// The end of `loadlab compare` / `run --baseline`: the gate's verdict and how weak one run is.
@@ -276,15 +289,17 @@ fn print_intervals(out: &mut dyn Write, v: &VariantStats) -> io::Result<()> {
         .filter_map(|(m, _)| {
             let s = v.metrics.get(m)?;
             let f = |x: f64| format_value(m.unit(), x);
-            let interval = |ci: Option<[f64; 2]>, why: &str| match ci {
+            // Say "too few runs" only when that is why an interval is missing.
+            let interval = |ci: Option<[f64; 2]>, needs: usize| match ci {
                 Some([a, b]) => format!("[{}, {}]", f(a), f(b)),
-                None => format!("n/a ({why})"),
+                None if s.n < needs => format!("n/a (n<{needs})"),
+                None => "n/a".to_string(),
             };
             Some([
                 m.label(),
                 f(s.mean),
-                interval(s.mean_ci, "one run"),
-                interval(s.median_ci, "n < 6"),
+                interval(s.mean_ci, 2),
+                interval(s.median_ci, 6),
                 s.cv.map(|cv| format!("{:.1}%", cv * 100.0))
                     .unwrap_or_else(|| "n/a".into()),
             ])
@@ -388,7 +403,13 @@ fn print_study_comparisons(out: &mut dyn Write, study: &StudyResult) -> io::Resu
         writeln!(out, "\n{a} → {b}")?;
         print_comparisons(out, &comps, va, vb, study.equivalence, study.min_runs)?;
     }
-    print_legend(out, &study.comparisons, study.alpha)
+    print_legend(
+        out,
+        &study.comparisons,
+        study.alpha,
+        study.equivalence,
+        study.min_runs,
+    )
 }
 
 fn print_sweep(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {

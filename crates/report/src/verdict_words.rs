@@ -156,6 +156,41 @@ pub fn verdict_reason(c: &Comparison, band: f64, min_runs: usize) -> String {
     }
 }
 
+/// What each verdict word means, one clause per word of the taxonomy ([`Verdict::ALL`]):
+/// the legend printed under every comparison table, in the terminal and in the reports, so
+/// `~` or `equivalent` is never left unexplained and reads the same everywhere.
+pub fn verdict_legend(alpha: f64, equivalence: f64, min_runs: usize) -> String {
+    verdict_legend_clauses(alpha, equivalence, min_runs).join("; ")
+}
+
+/// [`verdict_legend`], one clause per word (the terminal prints one per line).
+pub fn verdict_legend_clauses(alpha: f64, equivalence: f64, min_runs: usize) -> Vec<String> {
+    let mut clauses: Vec<String> = Vec::new();
+    for v in Verdict::ALL {
+        let clause = match v {
+            Verdict::Slower => format!(
+                "slower/faster (latency), worse/better (throughput, errors): Holm p < {alpha} and the 95% CI of the change excludes 0"
+            ),
+            Verdict::Faster | Verdict::Worse | Verdict::Better => continue,
+            Verdict::Equivalent if equivalence > 0.0 => format!(
+                "equivalent: the whole 95% CI of the change lies inside ±{} (two one-sided tests)",
+                pct_plain(equivalence)
+            ),
+            Verdict::Equivalent => {
+                "equivalent: not available, no equivalence band was set".to_string()
+            }
+            Verdict::Inconclusive => {
+                "`~`: no difference detected at this number of runs, and equivalence not shown (the CI says how large a change is still possible)".to_string()
+            }
+            Verdict::Insufficient => format!(
+                "insufficient: fewer than {min_runs} runs on a side, no verdict"
+            ),
+        };
+        clauses.push(clause);
+    }
+    clauses
+}
+
 /// `p95 latency slower: +7.0% [+3.1% … +11.8%], Holm p = 0.004`.
 pub fn verdict_sentence(c: &Comparison, band: f64, min_runs: usize) -> String {
     format!(
@@ -296,6 +331,17 @@ mod tests {
         c.difference = Some(0.004);
         c.difference_ci = Some([0.002, 0.006]);
         assert_eq!(change_words(&c), "+0.40 pp [+0.20 pp … +0.60 pp]");
+    }
+
+    #[test]
+    fn the_legend_explains_every_word() {
+        let with_band = verdict_legend(0.05, 0.02, 5);
+        for v in Verdict::ALL {
+            assert!(with_band.contains(v.as_str()), "{v} in {with_band}");
+        }
+        assert!(with_band.contains("±2%"));
+        assert!(with_band.contains("Holm p < 0.05"));
+        assert!(verdict_legend(0.05, 0.0, 5).contains("no equivalence band was set"));
     }
 
     #[test]

@@ -30,6 +30,23 @@ fn a_study_reads_with_cv_and_labelled_p_values() {
         "{out}"
     );
     assert!(out.contains("Holm's correction over the 5 tests"), "{out}");
+    // Every word printed is explained in a legend under the table, one line each.
+    let legend: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("verdicts:"))
+        .take(4)
+        .collect();
+    assert_eq!(legend.len(), 4, "{out}");
+    assert!(legend[0].contains("slower/faster") && legend[0].contains("Holm p < 0.05"));
+    assert!(legend
+        .iter()
+        .any(|l| l.trim_start().starts_with("~: no difference detected")));
+    assert!(legend
+        .iter()
+        .any(|l| l.trim_start().starts_with("insufficient:")));
+    assert!(legend
+        .iter()
+        .any(|l| l.trim_start().starts_with("equivalent:")));
 }
 
 #[test]

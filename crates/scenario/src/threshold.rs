@@ -91,17 +91,18 @@ impl Quantity {
         matches!(self, Quantity::Latency(_) | Quantity::ServiceTime(_))
     }
 
-    /// A value of this quantity with its unit, as people read it: `16.01 s`, `2.50 ms`,
-    /// `1.20%`, `412.0/s`, `1200`.
+    /// A value of this quantity with its unit, written as the reports write it: `16.01s`,
+    /// `2.50ms`, `450µs`, `1.20%`, `412.0/s`, `1200`.
     pub fn format_value(self, v: f64) -> String {
         match self {
             Quantity::Latency(_) | Quantity::ServiceTime(_) => {
-                if v.abs() >= 1000.0 {
-                    format!("{:.2} s", v / 1000.0)
-                } else if v.abs() >= 10.0 {
-                    format!("{v:.1} ms")
+                let a = v.abs();
+                if (a * 1000.0).round() < 1000.0 {
+                    format!("{:.0}µs", v * 1000.0)
+                } else if (a * 100.0).round() < 100_000.0 {
+                    format!("{v:.2}ms")
                 } else {
-                    format!("{v:.2} ms")
+                    format!("{:.2}s", v / 1000.0)
                 }
             }
             Quantity::ErrorRate => format!("{:.2}%", v * 100.0),
@@ -269,8 +270,9 @@ mod tests {
 
     #[test]
     fn actual_values_carry_their_unit() {
-        assert_eq!(format_actual("latency.p95 < 2s", 16_007.167), "16.01 s");
-        assert_eq!(format_actual("step.a.latency.p99 < 2s", 2.5), "2.50 ms");
+        assert_eq!(format_actual("latency.p95 < 2s", 16_007.167), "16.01s");
+        assert_eq!(format_actual("step.a.latency.p99 < 2s", 2.5), "2.50ms");
+        assert_eq!(format_actual("latency.p50 < 2s", 0.45), "450µs");
         assert_eq!(format_actual("http.errors < 1%", 0.012), "1.20%");
         assert_eq!(format_actual("requests.rate > 100", 412.0), "412.0/s");
     }

@@ -49,12 +49,19 @@ pub fn fmt_duration(d: Duration) -> String {
     }
 }
 
-fn fmt_estimate(e: Estimate) -> String {
+/// `about 1m50s`, or `at most 3h00m` when some runs end when their work is done and none of
+/// them has been measured yet (`why` adds the reason, for the line that starts the study).
+fn fmt_estimate(e: Estimate, why: bool) -> String {
     let d = fmt_duration(Duration::from_secs_f64(e.seconds.max(0.0)));
-    if e.upper_bound {
-        format!("up to {d} (some runs end as soon as their work is done)")
-    } else {
-        format!("about {d}")
+    if !e.upper_bound && e.seconds < 1.0 {
+        return "under a second".to_string();
+    }
+    match (e.upper_bound, why) {
+        (true, true) => format!(
+            "at most {d} (runs that end when their work is done count at their max_duration until one is measured)"
+        ),
+        (true, false) => format!("at most {d}"),
+        (false, _) => format!("about {d}"),
     }
 }
 
@@ -288,7 +295,7 @@ impl StudyObserver for Printer<'_> {
             } else {
                 String::new()
             },
-            fmt_estimate(estimate),
+            fmt_estimate(estimate, true),
             self.dir.display()
         );
     }
@@ -307,7 +314,7 @@ impl StudyObserver for Printer<'_> {
             } else {
                 String::new()
             },
-            fmt_estimate(remaining)
+            fmt_estimate(remaining, false)
         );
     }
 

@@ -74,6 +74,9 @@ impl CapacityPlan {
 
 /// What a capacity search tells whoever runs it.
 pub trait CapacityObserver {
+    /// Before each step: how many steps the search still expects to run, this one included
+    /// (`None` while the bracket is open and that cannot be known).
+    fn steps_ahead(&mut self, _steps_left: Option<usize>) {}
     fn step_starting(&mut self, _number: usize, _phase: Phase, _rate: f64) {}
     fn step_finished(&mut self, _step: &CapacityStep, _run: &ExecutedRun) {}
     /// The search as it stands, after every step and at the end.
@@ -132,6 +135,7 @@ pub fn run_capacity<E: Executor, O: CapacityObserver>(
             stop = Some(CapacityStop::Cancelled);
             break;
         }
+        observer.steps_ahead(search.steps_left());
         observer.step_starting(steps.len() + 1, phase, rate);
         let scenario = plan.step_scenario(rate);
         let request = RunRequest {

@@ -168,8 +168,10 @@ fn slot_done(plan: &StudyPlan, runs: &[MadeRun], variant: usize, rep: usize) -> 
         || attempts(runs, name, rep) > plan.retry_invalid
 }
 
-/// Time left from slot `from` on: each variant's runs so far tell how long its runs take;
-/// before the first, its plan does (an upper bound for runs that end when their work is done).
+/// Time left from slot `from` on: each variant's runs so far tell how long its runs take
+/// (before its first, the runs of a variant with the same load plan, e.g. the same load
+/// against another target); else its plan does — only an upper bound for runs that end when
+/// their work is done (iterations, a burst).
 fn estimate(
     plan: &StudyPlan,
     runs: &[MadeRun],
@@ -185,11 +187,21 @@ fn estimate(
         }
         remaining += 1;
         let v = &plan.variants[slot.variant];
-        let made: Vec<f64> = runs
-            .iter()
-            .filter(|r| r.entry.variant == v.name)
-            .map(|r| r.result.duration_s + r.result.warmup_s)
-            .collect();
+        let lengths = |same: &dyn Fn(&str) -> bool| -> Vec<f64> {
+            runs.iter()
+                .filter(|r| same(&r.entry.variant))
+                .map(|r| r.result.duration_s + r.result.warmup_s)
+                .collect()
+        };
+        let mut made = lengths(&|name| name == v.name);
+        if made.is_empty() {
+            let load = v.scenario.plan();
+            made = lengths(&|name| {
+                plan.variants
+                    .iter()
+                    .any(|o| o.name == name && o.scenario.plan() == load)
+            });
+        }
         if made.is_empty() {
             seconds += planned_seconds(&v.scenario);
             upper_bound |= v.scenario.plan().ends_when_done();

@@ -270,3 +270,65 @@ fn the_fingerprint_changes_with_the_plan() {
         plan(&FILE.replace("repeat: 5", "repeat: 6")).fingerprint()
     );
 }
+
+/// Records every estimate the runner gives.
+#[derive(Default)]
+struct Estimates {
+    seen: Vec<Estimate>,
+}
+
+impl StudyObserver for Estimates {
+    fn starting(&mut self, _: &StudyPlan, _: usize, estimate: Estimate) {
+        self.seen.push(estimate);
+    }
+
+    fn run_starting(&mut self, _: &RunRequest<'_>, remaining: Estimate) {
+        self.seen.push(remaining);
+    }
+
+    fn save(&mut self, _: &StudyResult) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+#[test]
+fn the_time_left_is_a_bound_until_runs_that_end_when_done_are_measured() {
+    // Runs end after their iterations (the fake ones take 2 s); the plan only bounds them
+    // by max_duration. Variant `b` has the same load plan (another target), `c` does not.
+    let p = plan(
+        "
+name: s
+target: http://127.0.0.1:1
+load: { model: closed, vus: 2, iterations: 50, max_duration: 1m }
+steps: [ { get: / } ]
+study:
+  repeat: 2
+  variants:
+    - { name: a }
+    - { name: b, target: http://127.0.0.1:2 }
+    - { name: c, load: { model: closed, vus: 4, iterations: 50, max_duration: 1m } }
+",
+    );
+    let mut exec = Fake::default();
+    let mut seen = Estimates::default();
+    run_study(&p, &ids(), vec![], false, &mut exec, &mut seen);
+    let e = &seen.seen;
+    // Start and before the first run: every run bounded by its minute.
+    assert!(
+        e[0].upper_bound && (e[0].seconds - 6.0 * 60.0).abs() < 1e-9,
+        "{e:?}"
+    );
+    assert_eq!(e[0], e[1]);
+    // Before `b`'s first run: `a` took 2 s, `b` has its plan, `c` is still bounded.
+    assert!(e[2].upper_bound, "c is unmeasured: {e:?}");
+    assert!(
+        (e[2].seconds - (2.0 + 60.0 + 2.0 + 2.0 + 60.0)).abs() < 1e-9,
+        "{e:?}"
+    );
+    // Once every plan has been measured: an estimate, no bound.
+    let last = e.last().unwrap();
+    assert!(
+        !last.upper_bound && (last.seconds - 2.0).abs() < 1e-9,
+        "{e:?}"
+    );
+}

@@ -4,7 +4,10 @@
 use super::PlannedLoad;
 use crate::chart::{Axis, Band, Chart, Rule, Series, SeriesKind, Unit};
 use crate::doc::{Block, Level, Section};
-use loadlab_metrics::result::{decode_histogram, IntervalLatency, RunResult};
+use loadlab_metrics::result::{decode_histogram, IntervalLatency, IntervalStats, RunResult};
+use loadlab_scenario::threshold::{
+    Quantity as ThresholdQuantity, Scope as ThresholdScope, Stat, Threshold,
+};
 
 /// Shades the warm-up (excluded from the statistics) at the start of a time chart.
 pub(crate) fn warmup_band(c: &mut Chart, warmup_s: f64) {
@@ -17,22 +20,57 @@ pub(crate) fn warmup_band(c: &mut Chart, warmup_s: f64) {
     }
 }
 
+/// Slices shorter than this carry no rate worth drawing: the run's tail after its last whole
+/// second, a couple of requests over a few milliseconds.
+const MIN_RATE_SLICE_S: f64 = 0.2;
+
+/// The end of a run's time axis: the end of its last slice (its planned length when it has
+/// none). Every time chart of the run uses it, so they share one x range and ticks.
+pub(crate) fn run_end_s(r: &RunResult) -> f64 {
+    let end = r
+        .intervals
+        .iter()
+        .map(|i| i.t + i.length_s)
+        .fold(0.0, f64::max);
+    if end > 0.0 {
+        end
+    } else {
+        r.load.planned_duration_s.max(r.duration_s + r.warmup_s)
+    }
+}
+
+/// Where a slice's figure is drawn: the middle of the slice it sums up, so a partial slice
+/// sits where its requests happened and the line meets the planned load where it should.
+fn mid(i: &IntervalStats) -> f64 {
+    i.t + i.length_s / 2.0
+}
+
 /// `(t, latency)` of each slice with requests, `f` picking the percentile.
 pub(crate) fn latency_points(r: &RunResult, f: fn(&IntervalLatency) -> f64) -> Vec<(f64, f64)> {
     r.intervals
         .iter()
         .filter(|i| i.requests > 0)
-        .map(|i| (i.t, f(&i.latency_ms)))
+        .map(|i| (mid(i), f(&i.latency_ms)))
         .collect()
+}
+
+/// The slices whose rate means something. Each rate is over its slice's real length; the
+/// very short tail after the last whole second, and the drain after an open model's
+/// arrivals stopped, are left out: they would read as throughput falling to zero.
+fn rate_slices(r: &RunResult) -> impl Iterator<Item = &IntervalStats> {
+    let open = r.load.model == "open";
+    let plan_end = r.load.planned_duration_s;
+    r.intervals.iter().filter(move |i| {
+        i.length_s >= MIN_RATE_SLICE_S && !(open && plan_end > 0.0 && i.t >= plan_end - 1e-6)
+    })
 }
 
 /// `(t, successful requests/s)` of each slice.
 pub(crate) fn ok_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
-    r.intervals
-        .iter()
+    rate_slices(r)
         .map(|i| {
             (
-                i.t,
+                mid(i),
                 i.rate * (i.requests - i.failed.min(i.requests)) as f64 / i.requests.max(1) as f64,
             )
         })
@@ -41,15 +79,47 @@ pub(crate) fn ok_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
 
 /// `(t, failed requests/s)` of each slice.
 pub(crate) fn failed_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
-    r.intervals
-        .iter()
-        .map(|i| (i.t, i.rate * i.failed as f64 / i.requests.max(1) as f64))
+    rate_slices(r)
+        .map(|i| (mid(i), i.rate * i.failed as f64 / i.requests.max(1) as f64))
         .collect()
 }
 
-/// `(t, active VUs or requests in flight)` at the end of each slice.
+/// `(t, active VUs or requests in flight)`: a sample taken at the end of each slice, so it
+/// is drawn there.
 pub(crate) fn active_points(r: &RunResult) -> Vec<(f64, f64)> {
-    r.intervals.iter().map(|i| (i.t, i.active as f64)).collect()
+    r.intervals
+        .iter()
+        .map(|i| (i.t + i.length_s, i.active as f64))
+        .collect()
+}
+
+/// The planned load as a dashed grey line.
+pub(crate) fn planned_series(p: &PlannedLoad) -> Series {
+    let name = if p.vus {
+        "planned VUs"
+    } else {
+        "planned arrivals/s"
+    };
+    Series::new(name, SeriesKind::Line, 6, p.points.clone()).dashed()
+}
+
+/// The run's latency thresholds drawn in the chart (`latency.p95 < 250ms`): `(text, limit in
+/// ms, met)`, read from the parsed threshold, never from its text.
+fn latency_limits(r: &RunResult) -> Vec<(String, f64, bool)> {
+    r.thresholds
+        .iter()
+        .filter_map(|t| {
+            let parsed = Threshold::parse(&t.expr).ok()?;
+            match (parsed.metric.scope, parsed.metric.quantity) {
+                (ThresholdScope::All, ThresholdQuantity::Latency(Stat::Percentile(p)))
+                    if [50.0, 95.0, 99.0].contains(&p) =>
+                {
+                    Some((t.expr.clone(), parsed.value, t.ok))
+                }
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// p50/p95/p99 per interval, with latency thresholds as reference lines.
@@ -58,7 +128,7 @@ pub fn latency_over_time(r: &RunResult, id: &str) -> Chart {
     let mut c = Chart::new(
         id,
         "Latency percentiles over time",
-        Axis::linear("time since start (s)", Unit::Seconds),
+        Axis::time(run_end_s(r)),
         Axis::linear("latency", Unit::Millis),
     )
     .describe("p50, p95 and p99 of each 1-second slice: a rising line means the target fell behind; spikes are stalls.")
@@ -66,53 +136,38 @@ pub fn latency_over_time(r: &RunResult, id: &str) -> Chart {
     .series(Series::new("p95", SeriesKind::Line, 0, pts(|l| l.p95)))
     .series(Series::new("p99", SeriesKind::Line, 1, pts(|l| l.p99)));
     warmup_band(&mut c, r.warmup_s);
-    for t in &r.thresholds {
-        let metric = t.expr.split(['<', '>']).next().unwrap_or("").trim();
-        if matches!(metric, "latency.p95" | "latency.p99" | "latency.p50") {
-            if let Some(limit) = threshold_limit(&t.expr) {
-                c.rules.push(Rule::y(
-                    limit,
-                    format!("threshold {}", t.expr),
-                    if t.ok { Level::Pass } else { Level::Fail },
-                ));
-            }
-        }
+    for (expr, limit, ok) in latency_limits(r) {
+        c.rules.push(Rule::y(
+            limit,
+            format!("threshold {expr}"),
+            if ok { Level::Pass } else { Level::Fail },
+        ));
     }
     c
 }
 
-/// The number on the right of a latency threshold, in ms (`< 250ms` → 250, `< 2.8s` → 2800).
-fn threshold_limit(expr: &str) -> Option<f64> {
-    let pos = expr.rfind(['<', '>', '='])?;
-    let v = expr[pos + 1..].trim();
-    let (num, mult) = if let Some(n) = v.strip_suffix("ms") {
-        (n, 1.0)
-    } else if let Some(n) = v.strip_suffix("us").or_else(|| v.strip_suffix("µs")) {
-        (n, 0.001)
-    } else if let Some(n) = v.strip_suffix('s') {
-        (n, 1000.0)
-    } else {
-        (v, 1.0)
-    };
-    num.trim().parse::<f64>().ok().map(|x| x * mult)
-}
-
 pub fn throughput_over_time(r: &RunResult, plan: Option<&PlannedLoad>, id: &str) -> Chart {
-    let ok = ok_rate_points(r);
-    let failed = failed_rate_points(r);
+    let planned = plan.filter(|p| !p.vus);
     let mut c = Chart::new(
         id,
         "Throughput and errors over time",
-        Axis::linear("time since start (s)", Unit::Seconds),
+        Axis::time(run_end_s(r)),
         Axis::linear("requests/s", Unit::PerSecond),
     )
-    .describe("Completed requests per second, successful and failed; under an open model the planned arrival rate is dashed.")
-    .series(Series::new("ok/s", SeriesKind::Line, 2, ok))
-    .series(Series::new("failed/s", SeriesKind::Line, 1, failed));
-    if let Some(p) = plan.filter(|p| !p.vus) {
-        c = c.series(
-            Series::new("planned arrivals/s", SeriesKind::Line, 6, p.points.clone()).dashed(),
-        );
+    .describe(if planned.is_some() {
+        "Completed requests per second of each slice (over its real length), successful and failed; dashed: the planned arrival rate."
+    } else {
+        "Completed requests per second of each slice (over its real length), successful and failed."
+    })
+    .series(Series::new("ok/s", SeriesKind::Line, 2, ok_rate_points(r)))
+    .series(Series::new(
+        "failed/s",
+        SeriesKind::Line,
+        1,
+        failed_rate_points(r),
+    ));
+    if let Some(p) = planned {
+        c = c.series(planned_series(p));
     }
     warmup_band(&mut c, r.warmup_s);
     c
@@ -125,6 +180,7 @@ pub fn active_over_time(r: &RunResult, plan: Option<&PlannedLoad>, id: &str) -> 
     } else {
         "requests in flight"
     };
+    let planned = plan.filter(|p| p.vus);
     let mut c = Chart::new(
         id,
         if closed {
@@ -132,22 +188,24 @@ pub fn active_over_time(r: &RunResult, plan: Option<&PlannedLoad>, id: &str) -> 
         } else {
             "Requests in flight over time"
         },
-        Axis::linear("time since start (s)", Unit::Seconds),
+        Axis::time(run_end_s(r)),
         Axis::linear(what, Unit::Count),
     )
-    .describe(if closed {
-        "Virtual users running at the end of each slice (dashed: the plan)."
+    .describe(match (closed, planned.is_some()) {
+        (true, true) => "Virtual users running at the end of each slice; dashed: the planned VUs.",
+        (true, false) => "Virtual users running at the end of each slice.",
+        _ => "Requests sent and not yet answered, sampled at the end of each slice (one dot each): a steady climb means the target cannot keep up with the arrival rate; a single sample jumps with each request.",
+    });
+    // A closed model's VUs follow the plan: a line. An open model's in-flight count is a
+    // sample that jumps with every request: dots, not a zig-zag line that reads as a trend.
+    let kind = if closed {
+        SeriesKind::Line
     } else {
-        "Requests sent and not yet answered at the end of each slice: growth means the target cannot keep up with the arrival rate."
-    })
-    .series(Series::new(
-        what,
-        SeriesKind::Line,
-        3,
-        active_points(r),
-    ));
-    if let Some(p) = plan.filter(|p| p.vus) {
-        c = c.series(Series::new("planned VUs", SeriesKind::Line, 6, p.points.clone()).dashed());
+        SeriesKind::Points
+    };
+    c = c.series(Series::new(what, kind, 3, active_points(r)));
+    if let Some(p) = planned {
+        c = c.series(planned_series(p));
     }
     warmup_band(&mut c, r.warmup_s);
     c
@@ -190,14 +248,14 @@ pub fn distribution_chart(series: Vec<(String, Vec<(f64, f64)>)>, id: &str) -> C
 
 pub(super) fn charts(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
     let mut s = Section::new("charts", "Charts");
-    s.push(Block::Chart(latency_over_time(r, "latency-over-time")));
-    s.push(Block::Chart(throughput_over_time(
+    s.push(Block::chart(latency_over_time(r, "latency-over-time")));
+    s.push(Block::chart(throughput_over_time(
         r,
         plan,
         "throughput-over-time",
     )));
-    s.push(Block::Chart(active_over_time(r, plan, "active-over-time")));
-    s.push(Block::Chart(distribution_chart(
+    s.push(Block::chart(active_over_time(r, plan, "active-over-time")));
+    s.push(Block::chart(distribution_chart(
         vec![
             (
                 "latency".to_string(),
@@ -215,10 +273,175 @@ pub(super) fn charts(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::chart::{RuleAxis, Series};
+    use loadlab_metrics::result::{LoadInfo, ThresholdResult};
+
+    fn slice(t: f64, length_s: f64, requests: u64, active: u64) -> IntervalStats {
+        IntervalStats {
+            t,
+            length_s,
+            warmup: t < 1.0,
+            requests,
+            failed: 0,
+            rate: requests as f64 / length_s,
+            latency_ms: IntervalLatency {
+                p50: 2.0,
+                p95: 5.0,
+                p99: 9.0,
+                max: 12.0,
+            },
+            active,
+            in_flight: active,
+        }
+    }
+
+    /// An open-model run of 4 s at 100/s: four whole seconds, then the drain after the
+    /// arrivals stopped (two requests in 30 ms).
+    fn open_run() -> RunResult {
+        RunResult {
+            warmup_s: 1.0,
+            duration_s: 3.0,
+            load: LoadInfo {
+                model: "open".into(),
+                planned_duration_s: 4.0,
+                planned: Some(PlannedLoad {
+                    vus: false,
+                    points: vec![(0.0, 100.0), (4.0, 100.0)],
+                }),
+                ..LoadInfo::default()
+            },
+            intervals: vec![
+                slice(0.0, 1.0, 100, 1),
+                slice(1.0, 1.0, 100, 0),
+                slice(2.0, 1.0, 100, 2),
+                slice(3.0, 1.0, 100, 1),
+                slice(4.0, 0.03, 2, 0),
+            ],
+            thresholds: vec![ThresholdResult {
+                expr: "latency.p95 < 2.8s".into(),
+                actual: Some(5.0),
+                ok: true,
+            }],
+            ..RunResult::default()
+        }
+    }
+
+    fn series<'a>(c: &'a Chart, name: &str) -> &'a Series {
+        c.series
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("no series `{name}` in {}", c.id))
+    }
+
     #[test]
-    fn limits() {
-        assert_eq!(super::threshold_limit("latency.p95 < 250ms"), Some(250.0));
-        assert_eq!(super::threshold_limit("latency.p95 < 2.8s"), Some(2800.0));
-        assert_eq!(super::threshold_limit("latency.p99 <= 900us"), Some(0.9));
+    fn the_tail_is_not_drawn_as_throughput_falling_to_zero() {
+        let r = open_run();
+        let ok = ok_rate_points(&r);
+        assert_eq!(
+            ok.len(),
+            4,
+            "the drain after the arrivals stopped is left out"
+        );
+        assert!(ok.iter().all(|(_, y)| (*y - 100.0).abs() < 1e-9), "{ok:?}");
+        // A partial slice inside the plan is a rate over its real length.
+        let mut r = open_run();
+        r.intervals.pop();
+        r.intervals.push(slice(3.5, 0.5, 50, 0));
+        r.intervals[3].length_s = 0.5;
+        r.intervals[3].requests = 50;
+        r.intervals[3].rate = 100.0;
+        let ok = ok_rate_points(&r);
+        assert_eq!(
+            ok.last(),
+            Some(&(3.75, 100.0)),
+            "in the middle of its slice"
+        );
+        // A closed run that ended when its iterations were done: a 50 ms tail is too short.
+        let mut r = open_run();
+        r.load.model = "closed".into();
+        r.load.planned_duration_s = 600.0;
+        r.intervals[4] = slice(4.0, 0.05, 1, 0);
+        assert_eq!(ok_rate_points(&r).len(), 4);
+        assert_eq!(failed_rate_points(&r).len(), 4);
+    }
+
+    #[test]
+    fn every_time_chart_of_a_run_shares_one_axis() {
+        let r = open_run();
+        let plan = r.load.planned.clone();
+        let charts = [
+            latency_over_time(&r, "l"),
+            throughput_over_time(&r, plan.as_ref(), "t"),
+            active_over_time(&r, plan.as_ref(), "a"),
+        ];
+        for c in &charts {
+            assert_eq!(c.x.range, Some((0.0, 4.03)), "{}", c.id);
+        }
+        // The same x range gives the same ticks in every SVG.
+        let ticks = |svg: &str| -> Vec<String> {
+            svg.split("text-anchor=\"middle\" fill=\"#57606a\">")
+                .skip(1)
+                .map(|s| s.split('<').next().unwrap_or("").to_string())
+                .collect()
+        };
+        let first = ticks(&crate::svg::render_svg(&charts[0]));
+        assert!(first.contains(&"4s".to_string()), "{first:?}");
+        for c in &charts[1..] {
+            assert_eq!(ticks(&crate::svg::render_svg(c)), first, "{}", c.id);
+        }
+    }
+
+    #[test]
+    fn the_planned_load_is_drawn_dashed() {
+        let r = open_run();
+        let t = throughput_over_time(&r, r.load.planned.as_ref(), "t");
+        let planned = series(&t, "planned arrivals/s");
+        assert!(planned.dashed);
+        assert!(crate::svg::render_svg(&t).contains("stroke-dasharray=\"5 3\""));
+        assert!(t.description.contains("dashed: the planned arrival rate"));
+        // Without a plan, the caption promises no dashed line.
+        let bare = throughput_over_time(&r, None, "t");
+        assert!(!bare.description.contains("dashed"));
+        // The closed model's planned VUs go with the active VUs.
+        let mut r = open_run();
+        r.load.model = "closed".into();
+        let plan = PlannedLoad {
+            vus: true,
+            points: vec![(0.0, 0.0), (2.0, 10.0), (4.0, 10.0)],
+        };
+        let a = active_over_time(&r, Some(&plan), "a");
+        assert!(series(&a, "planned VUs").dashed);
+        assert_eq!(series(&a, "active VUs").kind, SeriesKind::Line);
+    }
+
+    #[test]
+    fn in_flight_is_a_whole_number_sampled_at_the_end_of_each_slice() {
+        let r = open_run();
+        let a = active_over_time(&r, None, "a");
+        let s = series(&a, "requests in flight");
+        assert_eq!(
+            s.kind,
+            SeriesKind::Points,
+            "samples are dots, not a trend line"
+        );
+        assert_eq!(s.points[0], (1.0, 1.0), "drawn at the end of its slice");
+        let svg = crate::svg::render_svg(&a);
+        for label in svg
+            .split("text-anchor=\"end\" fill=\"#57606a\">")
+            .skip(1)
+            .map(|s| s.split('<').next().unwrap_or(""))
+        {
+            assert!(!label.contains('.'), "y tick `{label}` of a count");
+        }
+    }
+
+    #[test]
+    fn latency_thresholds_are_read_from_the_parsed_threshold() {
+        let r = open_run();
+        let c = latency_over_time(&r, "l");
+        assert_eq!(c.rules.len(), 1);
+        assert_eq!(c.rules[0].axis, RuleAxis::Y);
+        assert_eq!(c.rules[0].value, 2800.0);
     }
 }

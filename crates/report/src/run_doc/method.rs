@@ -55,7 +55,10 @@ pub(super) fn method(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
     facts.push(("Tool".to_string(), format!("loadlab {}", r.tool_version)));
     s.push(Block::Facts(facts));
     if let Some(p) = plan {
-        s.push(Block::Chart(plan_chart(p, r.warmup_s)));
+        let mut c = plan_chart(p, r.warmup_s);
+        // On the time axis of the run's other charts.
+        c.x = Axis::time(super::charts::run_end_s(r));
+        s.push(Block::chart(c));
     }
     s.push(Block::Heading("Measurement".to_string()));
     s.push(Block::List(measurement_methods(&r.load.model)));

@@ -15,7 +15,8 @@ pub use charts::{
     active_over_time, distribution_chart, latency_over_time, percentile_curve, throughput_over_time,
 };
 pub(crate) use charts::{
-    active_points, failed_rate_points, latency_points, ok_rate_points, warmup_band,
+    active_points, failed_rate_points, latency_points, ok_rate_points, planned_series, run_end_s,
+    warmup_band,
 };
 pub use method::{measurement_methods, plan_chart};
 pub use resources::{bottleneck_verdicts, format_series, mean_max_words, resource_charts};

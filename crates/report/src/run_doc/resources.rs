@@ -367,8 +367,10 @@ pub(super) fn resources_section(r: &RunResult) -> Option<Section> {
             if !findings.is_empty() {
                 s.push(Block::Notes(findings));
             }
-            for c in resource_charts(part, r.warmup_s) {
-                s.push(Block::Chart(c));
+            for mut c in resource_charts(part, r.warmup_s) {
+                // The same time axis as the run's other time charts.
+                c.x = Axis::time(super::charts::run_end_s(r));
+                s.push(Block::chart(c));
             }
             s.push(Block::Table(resource_table(part)));
             if !part.warnings.is_empty() {

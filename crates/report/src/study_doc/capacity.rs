@@ -127,10 +127,10 @@ pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
             Level::Pass,
         ));
     }
-    steps.push(Block::Chart(chart));
+    steps.push(Block::chart(chart));
     let mut by_rate: Vec<&loadlab_analysis::capacity::CapacityStep> = c.steps.iter().collect();
     by_rate.sort_by(|a, b| a.rate.total_cmp(&b.rate));
-    steps.push(Block::Chart(
+    steps.push(Block::chart(
         Chart::new(
             "capacity-latency",
             "p95 latency against offered rate",

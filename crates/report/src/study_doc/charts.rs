@@ -7,10 +7,10 @@ use crate::chart::{Axis, Chart, Series, SeriesKind, Unit};
 use crate::doc::{Block, Section};
 use crate::run_doc::{
     active_points, distribution_chart, failed_rate_points, latency_points, ok_rate_points,
-    percentile_curve, warmup_band,
+    percentile_curve, planned_series, run_end_s, warmup_band,
 };
 use loadlab_analysis::study::{StudyResult, VariantStats};
-use loadlab_metrics::result::decode_histogram;
+use loadlab_metrics::result::{decode_histogram, PlannedLoad};
 use loadlab_metrics::{LatencyStat, MetricId, Quantity, RunResult};
 
 /// A deterministic spread of the dots of one category (no randomness: golden files).
@@ -79,13 +79,13 @@ pub(super) fn representative<'a>(v: &VariantStats, runs: &'a Runs) -> Option<&'a
 
 pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
     let mut sec = Section::new("charts", "Charts");
-    sec.push(Block::Chart(dot_plot(
+    sec.push(Block::chart(dot_plot(
         s,
         &MetricId::latency(LatencyStat::P95),
         "p95-per-run",
         "p95 latency of every run, per variant",
     )));
-    sec.push(Block::Chart(dot_plot(
+    sec.push(Block::chart(dot_plot(
         s,
         &MetricId::run(Quantity::Throughput),
         "throughput-per-run",
@@ -98,7 +98,12 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
         .filter_map(|(i, v)| representative(v, runs).map(|r| (i, v, r)))
         .collect();
     if !reps.is_empty() {
-        let time = || Axis::linear("time since start (s)", Unit::Seconds);
+        // One time axis for the three charts, long enough for the longest median run.
+        let end = reps
+            .iter()
+            .map(|(_, _, r)| run_end_s(r))
+            .fold(0.0, f64::max);
+        let time = || Axis::time(end);
         let warm = reps[0].2.warmup_s;
         let mut lat = Chart::new("latency-over-time", "Latency percentiles over time (median run of each variant)", time(), Axis::linear("latency", Unit::Millis))
             .describe("p95 (solid) and p99 (dashed) of each 1-second slice, for the run whose p95 is the median of its variant.");
@@ -108,15 +113,27 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
             time(),
             Axis::linear("requests/s", Unit::PerSecond),
         )
-        .describe("Completed requests per second (solid) and failed requests per second (dashed).");
+        .describe("Completed requests per second of each slice, over its real length (solid), and failed requests per second (dashed).");
         let closed = reps[0].2.load.model == "closed";
+        // The plan is drawn once when every variant has the same, else once per variant.
+        let plans: Vec<(usize, &str, &PlannedLoad)> = reps
+            .iter()
+            .filter_map(|(i, v, r)| r.load.planned.as_ref().map(|p| (*i, v.name.as_str(), p)))
+            .collect();
+        let same_plan = plans.windows(2).all(|w| w[0].2 == w[1].2);
+        let planned_rate = plans.iter().any(|(_, _, p)| !p.vus);
+        let planned_vus = plans.iter().any(|(_, _, p)| p.vus);
         let mut active = Chart::new(
             "active-over-time",
             if closed { "Active virtual users over time" } else { "Requests in flight over time" },
             time(),
             Axis::linear(if closed { "active VUs" } else { "in flight" }, Unit::Count),
         )
-        .describe("Active VUs (closed model) or requests in flight (open model) at the end of each slice.");
+        .describe(if closed {
+            "Active VUs at the end of each slice."
+        } else {
+            "Requests in flight, sampled at the end of each slice (one dot each): a steady climb means the target cannot keep up."
+        });
         for (i, v, r) in &reps {
             lat = lat
                 .series(Series::new(
@@ -150,14 +167,49 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
                     )
                     .dashed(),
                 );
-            active = active.series(Series::new(&v.name, SeriesKind::Line, *i, active_points(r)));
+            let kind = if closed {
+                SeriesKind::Line
+            } else {
+                SeriesKind::Points
+            };
+            active = active.series(Series::new(&v.name, kind, *i, active_points(r)));
+        }
+        // The plan is one grey dashed line when every variant has the same, else one dashed
+        // line per variant in its colour.
+        for (k, (i, name, p)) in plans.iter().enumerate() {
+            if same_plan && k > 0 {
+                break;
+            }
+            let mut line = planned_series(p);
+            if !same_plan {
+                line.name = format!("{name} {}", line.name);
+                line.color = *i;
+            }
+            if p.vus {
+                active = active.series(line);
+            } else {
+                tput = tput.series(line);
+            }
+        }
+        let what = |load: &str| {
+            if same_plan {
+                format!(" Grey dashed: the planned {load}.")
+            } else {
+                format!(" `planned` (dashed): each variant's planned {load}.")
+            }
+        };
+        if planned_rate {
+            tput.description.push_str(&what("arrival rate"));
+        }
+        if planned_vus {
+            active.description.push_str(&what("VUs"));
         }
         warmup_band(&mut lat, warm);
         warmup_band(&mut tput, warm);
         warmup_band(&mut active, warm);
-        sec.push(Block::Chart(lat));
-        sec.push(Block::Chart(tput));
-        sec.push(Block::Chart(active));
+        sec.push(Block::chart(lat));
+        sec.push(Block::chart(tput));
+        sec.push(Block::chart(active));
         let mut dist = Vec::new();
         for v in &s.variants {
             let mut merged: Option<loadlab_metrics::LatencyHistogram> = None;
@@ -178,7 +230,7 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
         }
         let mut c = distribution_chart(dist, "latency-distribution");
         c.description = "Latency at each percentile of all the measured requests of a variant (its runs' HDR histograms merged exactly): the right-hand end is the tail.".into();
-        sec.push(Block::Chart(c));
+        sec.push(Block::chart(c));
     }
     sec
 }

@@ -120,7 +120,7 @@ pub fn compare_report(c: &CompareResult) -> ReportDoc {
             .rule(Rule::y(b, format!("+{}", pct_plain(b)), Level::Fail))
             .rule(Rule::y(-b, format!("−{}", pct_plain(b)), Level::Fail));
     }
-    summary.push(Block::Chart(chart));
+    summary.push(Block::chart(chart));
     ReportDoc {
         kind: DocKind::Comparison,
         title: format!(

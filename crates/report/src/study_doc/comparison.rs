@@ -166,19 +166,10 @@ pub fn comparison_note(comparisons: &[Comparison], s: ComparisonSettings) -> Str
     } else {
         "p: two-sided Mann–Whitney U, exact given the ties up to 25 runs per side"
     };
-    let band = if s.equivalence > 0.0 {
-        format!(
-            "equivalent = the whole 95% CI lies inside ±{} (two one-sided tests)",
-            crate::verdict_words::pct_plain(s.equivalence)
-        )
-    } else {
-        "no equivalence band was set".to_string()
-    };
     format!(
-        "Change = variant / baseline − 1 (Hodges–Lehmann on log values with Moses' 95% CI; the shift in the metric's unit when a value is 0). {test}; p Holm: Holm's correction over the {} tests of this family (every non-degenerate metric with enough runs, across all pairs; a metric with the same value in every run spends no α). A difference (slower/faster/worse/better) needs Holm p < {} and a CI that excludes 0; {band}; `~` = no difference detected at this n (read the CI: it says how large a change is still possible); insufficient = fewer than {} runs on a side.",
+        "Change = variant / baseline − 1 (Hodges–Lehmann on log values with Moses' 95% CI; the shift in the metric's unit when a value is 0). {test}; p Holm: Holm's correction over the {} tests of this family (every non-degenerate metric with enough runs, across all pairs; a metric with the same value in every run spends no α). Verdicts — {}.",
         family_size(comparisons),
-        s.alpha,
-        s.min_runs
+        crate::verdict_words::verdict_legend(s.alpha, s.equivalence, s.min_runs)
     )
 }
 

@@ -97,7 +97,7 @@ pub(super) fn study_method(
     facts.push(("Tool".to_string(), format!("loadlab {}", s.tool_version)));
     sec.push(Block::Facts(facts));
     if let Some(p) = plan {
-        sec.push(Block::Chart(plan_chart(
+        sec.push(Block::chart(plan_chart(
             p,
             every.first().map(|r| r.warmup_s).unwrap_or(0.0),
         )));

@@ -32,17 +32,32 @@ pub(super) fn pct(x: f64) -> String {
     crate::verdict_words::signed_pct(x)
 }
 
-/// `612.00ms [598.00ms, 640.00ms]`, or `612.00ms (n < 6: no CI)`.
-pub(super) fn median_ci_words(metric: &MetricId, m: &MetricStats) -> String {
-    match m.median_ci {
+/// Fewest runs for the distribution-free 95% interval of a median.
+pub(super) const MEDIAN_CI_RUNS: usize = 6;
+
+/// `612.00ms [598.00ms, 640.00ms]`; `612.00ms [n<6]` when too few runs for an interval
+/// (`needs` of them); `612.00ms [n/a]` when none could be computed for another reason.
+fn with_ci(metric: &MetricId, value: f64, ci: Option<[f64; 2]>, n: usize, needs: usize) -> String {
+    match ci {
         Some([lo, hi]) => format!(
             "{} [{}, {}]",
-            fmt(metric, m.median),
+            fmt(metric, value),
             fmt(metric, lo),
             fmt(metric, hi)
         ),
-        None => format!("{} [n/a]", fmt(metric, m.median)),
+        None if n < needs => format!("{} [n<{needs}]", fmt(metric, value)),
+        None => format!("{} [n/a]", fmt(metric, value)),
     }
+}
+
+/// The median with its 95% CI: `612.00ms [598.00ms, 640.00ms]`, or `612.00ms [n<6]`.
+pub(super) fn median_ci_words(metric: &MetricId, m: &MetricStats) -> String {
+    with_ci(metric, m.median, m.median_ci, m.n, MEDIAN_CI_RUNS)
+}
+
+/// True when a median's interval is missing for want of runs: the `[n<6]` note applies.
+pub(super) fn too_few_for_ci(m: &MetricStats) -> bool {
+    m.median_ci.is_none() && m.n < MEDIAN_CI_RUNS
 }
 
 /// `CV 4.1%`, or `n/a` with one run.
@@ -80,15 +95,7 @@ pub(super) fn metric_row(metric: &MetricId, m: &MetricStats) -> Vec<Cell> {
     let unstable = !matches!(metric.quantity, Quantity::ErrorRate | Quantity::Errors)
         && m.cv
             .is_some_and(|cv| cv >= loadlab_analysis::stats::UNSTABLE_CV);
-    let mean = match m.mean_ci {
-        Some([lo, hi]) => format!(
-            "{} [{}, {}]",
-            fmt(metric, m.mean),
-            fmt(metric, lo),
-            fmt(metric, hi)
-        ),
-        None => format!("{} [n/a]", fmt(metric, m.mean)),
-    };
+    let mean = with_ci(metric, m.mean, m.mean_ci, m.n, 2);
     let outliers = outlier_words(m);
     vec![
         metric_words(metric).into(),
@@ -119,7 +126,16 @@ pub(super) const METRIC_COLUMNS: [&str; 7] = [
     "outlier runs",
 ];
 
-pub(super) const METRIC_NOTE: &str = "One value per run, summarised across runs. CV = standard deviation / mean (the spread between runs, not a confidence margin); [n/a]: too few runs for an interval (the median's needs 6, the mean's 2); outlier runs lie outside Tukey's fences (#k = k-th run; far = beyond 3 IQR) and are kept in every statistic.";
+/// The note under a table of [`metric_row`]s; the `[n<6]` sentence only when a row of the
+/// table lacks an interval for want of runs.
+pub(super) fn metric_note(short: bool) -> String {
+    let mut note = "One value per run, summarised across runs. CV = standard deviation / mean (the spread between runs, not a confidence margin); ".to_string();
+    if short {
+        note.push_str("[n<6]: too few runs for the median's distribution-free 95% interval ([n<2] for the mean's); ");
+    }
+    note.push_str("outlier runs lie outside Tukey's fences (#k = k-th run; far = beyond 3 IQR) and are kept in every statistic.");
+    note
+}
 
 /// The run-wide metrics of the per-variant table, in order.
 pub(super) fn main_metrics() -> Vec<MetricId> {

@@ -195,13 +195,14 @@ pub(super) fn study_resources(s: &StudyResult, runs: &Runs) -> Option<Section> {
             }
             sec.push(Block::Heading(format!("`{}` (its median run)", v.name)));
             for mut c in charts {
+                c.x = crate::chart::Axis::time(crate::run_doc::run_end_s(run));
                 c.id = format!(
                     "{}-{}",
                     v.name.replace(|ch: char| !ch.is_ascii_alphanumeric(), "-"),
                     c.id
                 );
                 c.title = format!("{} — {}", v.name, c.title);
-                sec.push(Block::Chart(c));
+                sec.push(Block::chart(c));
             }
         }
     }

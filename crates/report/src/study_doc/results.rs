@@ -1,7 +1,7 @@
 //! The per-variant results section of a study: the run-wide metric table, per group and per
 //! step tables (seed 000's per-domain and seed 002's per-operation tables), and the runs.
 
-use super::metrics::{fmt, main_metrics, metric_row, METRIC_COLUMNS, METRIC_NOTE};
+use super::metrics::{fmt, main_metrics, metric_note, metric_row, too_few_for_ci, METRIC_COLUMNS};
 use super::{variant_runs, Runs};
 use crate::doc::{Block, Cell, Level, Section, Table};
 use crate::format::{format_ms, format_rate};
@@ -74,12 +74,14 @@ pub(super) fn study_results(s: &StudyResult, runs: &Runs) -> Section {
             if v.unstable { " (unstable)" } else { "" }
         )));
         let mut t = Table::new(&METRIC_COLUMNS);
+        let mut short = false;
         for m in main_metrics() {
             if let Some(st) = v.metrics.get(&m) {
+                short |= too_few_for_ci(st);
                 t.row(metric_row(&m, st));
             }
         }
-        sec.push(Block::Table(t.with_note(METRIC_NOTE)));
+        sec.push(Block::Table(t.with_note(metric_note(short))));
         let scopes = scopes(v);
         if !scopes.is_empty() {
             sec.push(Block::Table(scope_overview(v, &scopes)));

@@ -1,6 +1,6 @@
 //! The summary section of a study: what was tested and one row of medians per variant.
 
-use super::metrics::{cv_words, fmt, median_ci_words};
+use super::metrics::{cv_words, fmt, median_ci_words, too_few_for_ci};
 use crate::doc::{Block, Cell, Level, Section, Table};
 use crate::format::format_rate;
 use loadlab_analysis::study::{LoadKind, StudyResult, VariantStats};
@@ -81,8 +81,16 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
             },
         ]);
     }
-    sec.push(Block::Table(t.with_note(
-        "Medians across runs; [n/a]: fewer than 6 runs, too few for a distribution-free 95% interval. CV = standard deviation / mean across runs (spread, not a confidence margin).",
-    )));
+    let short = s
+        .variants
+        .iter()
+        .filter_map(|v| v.metrics.get(&p95))
+        .any(too_few_for_ci);
+    let mut note = "Medians across runs; ".to_string();
+    if short {
+        note.push_str("[n<6]: fewer than 6 runs, too few for a distribution-free 95% interval; ");
+    }
+    note.push_str("CV = standard deviation / mean across runs (spread, not a confidence margin).");
+    sec.push(Block::Table(t.with_note(note)));
     sec
 }

@@ -140,7 +140,7 @@ pub(super) fn sweep_section(s: &StudyResult) -> Option<Section> {
     if let Some(k) = sw.knee {
         c = c.rule(Rule::x(k, format!("knee ≈ {k:.0}"), Level::Warn));
     }
-    sec.push(Block::Chart(c));
+    sec.push(Block::chart(c));
     let mut c = Chart::new("sweep-latency", "Latency against load", Axis::linear(label, unit), Axis::linear("latency (median of runs)", Unit::Millis))
         .describe("Median p50, p95 and p99 at each load level: where the lines bend upwards the target queues.")
         .series(Series::new("p50", SeriesKind::Line, 2, sw.points.iter().map(|p| (p.value, p.p50)).collect()))
@@ -149,7 +149,7 @@ pub(super) fn sweep_section(s: &StudyResult) -> Option<Section> {
     if let Some(k) = sw.latency_knee {
         c = c.rule(Rule::x(k, format!("latency knee ≈ {k:.0}"), Level::Warn));
     }
-    sec.push(Block::Chart(c));
+    sec.push(Block::chart(c));
     let mut t = Table::new(&[
         ">load",
         "variant",

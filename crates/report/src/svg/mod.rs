@@ -18,7 +18,7 @@ use crate::chart::{Chart, RuleAxis, Scale};
 use crate::doc::Level;
 use labels::f;
 use scale::{axis_values, mapping};
-use series::{draw_series, legend};
+use series::{draw_series, legend, legend_rows, LEGEND_ROW};
 use std::fmt::Write;
 
 const WIDTH: f64 = 760.0;
@@ -59,9 +59,12 @@ pub(crate) fn escape(s: &str) -> String {
 /// Draws `chart` as a standalone SVG document (also valid inline in HTML).
 pub fn render_svg(chart: &Chart) -> String {
     let c = chart;
-    let height = c.height.max(140) as f64;
+    // Extra legend rows push the plot down (and the chart grows by as much), so the legend
+    // never overlaps the plot, its warm-up shading or its lines.
+    let extra = LEGEND_ROW * legend_rows(c).saturating_sub(1) as f64;
+    let height = c.height.max(140) as f64 + extra;
     let (x0, x1) = (LEFT, WIDTH - RIGHT);
-    let (y0, y1) = (height - BOTTOM, TOP);
+    let (y0, y1) = (height - BOTTOM, TOP + extra);
     let xm = mapping(&c.x, &axis_values(c, true), x0, x1);
     let ym = mapping(&c.y, &axis_values(c, false), y0, y1);
     let mut s = String::new();
@@ -243,5 +246,72 @@ mod tests {
             Axis::linear("latency", Unit::Millis),
         );
         assert!(render_svg(&empty).contains("no data"));
+    }
+
+    #[test]
+    fn the_legend_never_hides_under_the_plot() {
+        let mut c = Chart::new(
+            "many",
+            "many series",
+            Axis::time(10.0),
+            Axis::linear("latency", Unit::Millis),
+        );
+        for i in 0..12 {
+            c = c.series(Series::new(
+                &format!("variant number {i} p95"),
+                SeriesKind::Line,
+                i,
+                vec![(0.0, 1.0), (10.0, 2.0)],
+            ));
+        }
+        c.bands.push(crate::chart::Band {
+            from: 0.0,
+            to: 2.0,
+            label: "warm-up (excluded)".into(),
+        });
+        assert!(legend_rows(&c) > 2);
+        let svg = render_svg(&c);
+        let legend_bottom = svg
+            .split("<text x=\"")
+            .skip(1)
+            .filter(|t| t.split('<').next().unwrap_or("").contains("variant number"))
+            .map(|t| {
+                let y = t.split("y=\"").nth(1).unwrap().split('"').next().unwrap();
+                y.parse::<f64>().unwrap()
+            })
+            .fold(0.0, f64::max);
+        let shading_top: f64 = svg
+            .split("fill=\"#eef1f4\"")
+            .next()
+            .and_then(|head| head.rsplit("<rect x=\"").next())
+            .and_then(|r| r.split("y=\"").nth(1))
+            .and_then(|y| y.split('"').next())
+            .and_then(|y| y.parse().ok())
+            .expect("the warm-up band is drawn");
+        assert!(
+            legend_bottom < shading_top,
+            "legend row at y={legend_bottom} under the shading from y={shading_top}"
+        );
+        // The chart grew by the extra rows instead of squeezing the plot.
+        assert!(svg.contains(&format!("height=\"{}\"", 300 + 14 * (legend_rows(&c) - 1))));
+    }
+
+    #[test]
+    fn counts_get_whole_number_ticks_and_fixed_ranges_are_kept() {
+        let counts = mapping(
+            &Axis::linear("in flight", Unit::Count),
+            &[0.0, 1.0, 2.0],
+            0.0,
+            100.0,
+        );
+        assert!(
+            counts.ticks.iter().all(|(v, _)| v.fract() == 0.0),
+            "{:?}",
+            counts.ticks
+        );
+        let time = mapping(&Axis::time(13.2), &[0.0, 3.0], 0.0, 100.0);
+        assert_eq!(time.lo, 0.0);
+        assert_eq!(time.hi, 13.2, "the axis ends where the run ended");
+        assert_eq!(time.ticks.last().map(|t| t.0), Some(10.0));
     }
 }

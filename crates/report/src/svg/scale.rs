@@ -2,7 +2,7 @@
 //! with "nice" tick positions.
 
 use super::labels::{fmt_tick, shorten, trim};
-use crate::chart::{Axis, Chart, RuleAxis, Scale, SeriesKind};
+use crate::chart::{Axis, Chart, RuleAxis, Scale, SeriesKind, Unit};
 
 /// Maps data values to pixels along one axis.
 pub(super) struct Mapping {
@@ -118,24 +118,32 @@ pub(super) fn mapping(axis: &Axis, values: &[f64], px0: f64, px1: f64) -> Mappin
             (lo, hi, ticks)
         }
         Scale::Linear => {
-            let (mut mn, mut mx) = min_max(values).unwrap_or((0.0, 1.0));
+            let (mut mn, mut mx) = axis.range.or_else(|| min_max(values)).unwrap_or((0.0, 1.0));
             if axis.from_zero {
                 mn = mn.min(0.0);
             }
             if mx - mn < 1e-9 {
                 mx = mn + if mn.abs() > 0.0 { mn.abs() } else { 1.0 };
             }
-            let step = nice_step((mx - mn) / 5.0);
-            let lo = (mn / step).floor() * step;
-            let hi = (mx / step).ceil() * step;
-            let n = ((hi - lo) / step).round() as i64;
+            let mut step = nice_step((mx - mn) / 5.0);
+            if axis.unit == Unit::Count {
+                step = whole_step(step);
+            }
+            let first = (mn / step).floor() * step;
+            let last = (mx / step).ceil() * step;
+            let n = ((last - first) / step).round() as i64;
             let ticks = (0..=n)
                 .map(|i| {
-                    let v = lo + i as f64 * step;
+                    let v = first + i as f64 * step;
                     (v, fmt_tick(axis.unit, v))
                 })
                 .collect();
-            (lo, hi, ticks)
+            // A fixed range is drawn as given (a run of 3.03 s ends at 3.03 s, not at 4 s);
+            // otherwise the axis ends on whole ticks.
+            match axis.range {
+                Some(_) => (mn, mx, ticks),
+                None => (first, last, ticks),
+            }
         }
     };
     let mut m = Mapping {
@@ -161,6 +169,16 @@ pub(super) fn min_max(v: &[f64]) -> Option<(f64, f64)> {
     let mut it = v.iter().copied();
     let first = it.next()?;
     Some(it.fold((first, first), |(a, b), x| (a.min(x), b.max(x))))
+}
+
+/// A tick step for counted things (VUs, requests in flight): a whole number, so no tick
+/// reads `0.5` or `2.5` of a user.
+pub(super) fn whole_step(step: f64) -> f64 {
+    if step <= 1.0 {
+        1.0
+    } else {
+        step.floor()
+    }
 }
 
 pub(super) fn nice_step(raw: f64) -> f64 {

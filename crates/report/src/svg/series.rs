@@ -3,22 +3,42 @@
 use super::labels::{f, fmt_value, trim};
 use super::scale::Mapping;
 use super::{escape, LEFT, PALETTE, RIGHT, WIDTH};
-use crate::chart::{Chart, Scale, SeriesKind};
+use crate::chart::{Chart, Scale, Series, SeriesKind};
 use std::fmt::Write;
 
-pub(super) fn legend(s: &mut String, c: &Chart) {
-    let named: Vec<_> = c.series.iter().filter(|s| !s.name.is_empty()).collect();
-    if named.is_empty() {
-        return;
-    }
+/// Height of one row of the legend.
+pub(super) const LEGEND_ROW: f64 = 14.0;
+
+/// Where each named series' legend entry goes: `(x, baseline y, series)`, wrapping onto new
+/// rows of [`LEGEND_ROW`] when the width runs out.
+fn legend_layout(c: &Chart) -> Vec<(f64, f64, &Series)> {
+    let mut out = Vec::new();
     let mut x = LEFT;
     let mut y = 36.0;
-    for series in named {
+    for series in c.series.iter().filter(|s| !s.name.is_empty()) {
         let w = 26.0 + 6.5 * series.name.chars().count() as f64;
-        if x + w > WIDTH - RIGHT {
+        if x + w > WIDTH - RIGHT && x > LEFT {
             x = LEFT;
-            y += 14.0;
+            y += LEGEND_ROW;
         }
+        out.push((x, y, series));
+        x += w + 10.0;
+    }
+    out
+}
+
+/// Rows the legend takes (the plot starts below the last one, so no row hides under the
+/// plot's shading or lines).
+pub(super) fn legend_rows(c: &Chart) -> usize {
+    let layout = legend_layout(c);
+    match (layout.first(), layout.last()) {
+        (Some(first), Some(last)) => ((last.1 - first.1) / LEGEND_ROW).round() as usize + 1,
+        _ => 0,
+    }
+}
+
+pub(super) fn legend(s: &mut String, c: &Chart) {
+    for (x, y, series) in legend_layout(c) {
         let color = PALETTE[series.color % PALETTE.len()];
         match series.kind {
             SeriesKind::Points => {
@@ -60,14 +80,13 @@ pub(super) fn legend(s: &mut String, c: &Chart) {
             f(y),
             escape(&series.name)
         );
-        x += w + 10.0;
     }
 }
 
 pub(super) fn draw_series(
     s: &mut String,
     c: &Chart,
-    series: &crate::chart::Series,
+    series: &Series,
     xm: &Mapping,
     ym: &Mapping,
     (y0, _y1): (f64, f64),
