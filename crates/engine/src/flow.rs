@@ -4,9 +4,9 @@ use crate::exchange::exchange;
 use crate::prepare::{CaptureKind, FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
 use crate::request::RequestParts;
-use crate::transport::{Failure, ResponseData, Transport};
+use crate::transport::{Failure, ResponseData, ResponseTiming, Transport};
 use crate::vu::{Captured, VuState};
-use loadlab_metrics::{ErrorKind, Outcome, Recorder};
+use loadlab_metrics::{ErrorKind, Outcome, Phases, Recorder};
 use loadlab_scenario::{Check, ConnectionPolicy, Pick};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -112,6 +112,7 @@ impl<T: Transport> Worker<T> {
         intended: Option<Instant>,
         pooled: bool,
     ) -> bool {
+        let started = Instant::now();
         let flow_index = self.picker.borrow_mut().next();
         let scenario = self.scenario.clone();
         let flow = &scenario.flows[flow_index];
@@ -177,7 +178,9 @@ impl<T: Transport> Worker<T> {
             true
         };
         if finished {
-            self.recorder.borrow_mut().iteration_completed();
+            self.recorder
+                .borrow_mut()
+                .iteration_completed(micros(started.elapsed()));
         }
         vu.iteration += 1;
         true
@@ -424,8 +427,14 @@ impl<T: Transport> Worker<T> {
             trace_id: traced.map(|(trace, _)| trace),
             status,
             error,
-            bytes_sent,
-            bytes_received: 0,
+            bytes_sent: match &result {
+                Ok(r) if r.bytes_sent > 0 => r.bytes_sent,
+                _ => bytes_sent,
+            },
+            bytes_received: result.as_ref().map_or(0, |r| r.bytes_received),
+            phases: result
+                .as_ref()
+                .map_or_else(|_| Phases::default(), |r| phases(&r.timing, done)),
         };
         let mut rec = self.recorder.borrow_mut();
         rec.record(&outcome);
@@ -509,6 +518,22 @@ fn capture(
                 number: false,
             })
         }
+    }
+}
+
+/// The phases of a request that completed at `done`: waiting and receiving add up to
+/// `done − written`, never more than its service time.
+fn phases(t: &ResponseTiming, done: Instant) -> Phases {
+    Phases {
+        connect_us: t.opened.map(|o| o.connect_us),
+        tls_us: t.opened.and_then(|o| o.tls_us),
+        waiting_us: match (t.written, t.first_byte) {
+            (Some(w), Some(f)) => Some(micros(f.saturating_duration_since(w))),
+            _ => None,
+        },
+        receiving_us: t
+            .first_byte
+            .map(|f| micros(done.saturating_duration_since(f))),
     }
 }
 

@@ -212,6 +212,7 @@ fn recorder_built_result_validates() {
             bytes_sent: 100,
             bytes_received: 200,
             trace_id: Some(0x4bf9_2f35_77b3_4da6_a3ce_929d_0e0e_4736 + i as u128),
+            phases: Default::default(),
         });
         rec.note_error(*kind, || format!("example {kind}"));
     }
@@ -223,8 +224,15 @@ fn recorder_built_result_validates() {
             service_us: 400 + i * 7,
             lag_us: Some(i % 90),
             status: 200,
+            phases: loadlab_metrics::Phases {
+                connect_us: (i % 100 == 0).then_some(90),
+                tls_us: (i % 100 == 0).then_some(700),
+                waiting_us: Some(300 + i * 6),
+                receiving_us: Some(40),
+            },
             ..Outcome::default()
         });
+        rec.iteration_completed(600 + i * 7);
     }
     // Two origins: one over h2c with shared connections, one that negotiated HTTP/1.1.
     rec.connections_opened(0, loadlab_metrics::Protocol::H2c, 4);

@@ -57,6 +57,7 @@ impl Transport for Scripted {
             status,
             close: false,
             server_us: None,
+            ..Response::default()
         })
     }
 }
