@@ -83,6 +83,8 @@ fn every_required_key_is_serialized_and_every_property_is_described() {
         "segments",
         "notes",
         "resources",
+        "phases_ms",
+        "vus_max",
     ];
     for key in optional {
         assert!(schema["properties"].get(key).is_some(), "{key}");
@@ -352,6 +354,13 @@ fn recorder_built_result_validates() {
     );
     assert_eq!(result.errors.len(), ErrorKind::ALL.len());
     assert_eq!(result.steps[0].slowest.len(), 5, "traced requests are kept");
+    let phases = result.phases_ms.expect("phases measured");
+    assert_eq!(phases.connect.map(|c| c.count), Some(10));
+    assert!(phases.waiting.is_some() && result.steps[1].phases_ms.is_some());
+    assert!(result.iterations.duration_ms.is_some());
+    assert!(
+        !result.histograms.waiting.is_empty() && !result.histograms.iteration_duration.is_empty()
+    );
     let resources = result.resources.as_ref().expect("sampled");
     assert_eq!(
         resources
