@@ -112,10 +112,15 @@ impl<T: Transport> Worker<T> {
         intended: Option<Instant>,
         pooled: bool,
     ) -> bool {
-        let started = Instant::now();
         let flow_index = self.picker.borrow_mut().next();
         let scenario = self.scenario.clone();
         let flow = &scenario.flows[flow_index];
+        // The iteration's span: a flow that starts with a request starts when it is wanted,
+        // one that ends with a request ends when it is done (no clock read of its own).
+        let mut timing = Span {
+            start: (!matches!(flow.steps.first(), Some(FlowStep::Request(_)))).then(Instant::now),
+            end: None,
+        };
         let keep_alive = scenario.connections != ConnectionPolicy::None;
         let mut first = true;
         let mut loops: Vec<u64> = Vec::new();
@@ -128,6 +133,7 @@ impl<T: Transport> Worker<T> {
                 }
                 match &ops[pc] {
                     FlowStep::Think(t) => {
+                        timing.end = None;
                         let d = if t.max > t.min {
                             let span = (t.max - t.min).as_nanos() as u64;
                             t.min + Duration::from_nanos(self.rng.borrow_mut().u64(0..=span))
@@ -163,7 +169,16 @@ impl<T: Transport> Worker<T> {
                     FlowStep::Request(index) => {
                         let req = &scenario.requests[*index as usize];
                         match self
-                            .request(req, conns, vu, intended, first, keep_alive, pooled)
+                            .request(
+                                req,
+                                conns,
+                                vu,
+                                intended,
+                                first,
+                                keep_alive,
+                                pooled,
+                                &mut timing,
+                            )
                             .await
                         {
                             Next::Continue => {}
@@ -178,9 +193,11 @@ impl<T: Transport> Worker<T> {
             true
         };
         if finished {
-            self.recorder
-                .borrow_mut()
-                .iteration_completed(micros(started.elapsed()));
+            let end = timing.end.unwrap_or_else(Instant::now);
+            let took = timing
+                .start
+                .map_or(0, |start| micros(end.saturating_duration_since(start)));
+            self.recorder.borrow_mut().iteration_completed(took);
         }
         vu.iteration += 1;
         true
@@ -225,6 +242,7 @@ impl<T: Transport> Worker<T> {
         first: bool,
         keep_alive: bool,
         pooled: bool,
+        timing: &mut Span,
     ) -> Next {
         if !req.data_sets.is_empty() && !self.take_rows(req, vu) {
             return Next::StopVu;
@@ -300,6 +318,7 @@ impl<T: Transport> Worker<T> {
             (Err(_), _) => 0,
         };
         let wanted = Instant::now();
+        timing.start.get_or_insert(wanted);
         let deadline = wanted + req.timeout;
         let result = match rendered {
             Ok(parts) => {
@@ -349,6 +368,7 @@ impl<T: Transport> Worker<T> {
         };
         let (sent, result) = result;
         let done = Instant::now();
+        timing.end = Some(done);
         vu.parts = parts;
         if shared {
             // Gives the stream slot back.
@@ -449,6 +469,12 @@ impl<T: Transport> Worker<T> {
         }
         next
     }
+}
+
+/// When an iteration started and (if its last step was a request) ended.
+struct Span {
+    start: Option<Instant>,
+    end: Option<Instant>,
 }
 
 /// What the flow does after a request.
