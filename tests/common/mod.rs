@@ -32,9 +32,13 @@ impl Target {
             .spawn()
             .expect("start loadlab target");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("piped stdout"))
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        stdout
             .read_line(&mut line)
             .expect("read the target's banner");
+        // The lines after the banner (settings, endpoints) are drained: a closed pipe would
+        // make the target's next write fail and stop it.
+        std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
         let url = line
             .trim()
             .rsplit(' ')
