@@ -4,9 +4,9 @@ use crate::exchange::exchange;
 use crate::prepare::{CaptureKind, FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
 use crate::request::RequestParts;
-use crate::transport::{Failure, ResponseData, Transport};
+use crate::transport::{Failure, ResponseData, ResponseTiming, Transport};
 use crate::vu::{Captured, VuState};
-use loadlab_metrics::{ErrorKind, Outcome, Recorder};
+use loadlab_metrics::{ErrorKind, Outcome, Phases, Recorder};
 use loadlab_scenario::{Check, ConnectionPolicy, Pick};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -115,6 +115,12 @@ impl<T: Transport> Worker<T> {
         let flow_index = self.picker.borrow_mut().next();
         let scenario = self.scenario.clone();
         let flow = &scenario.flows[flow_index];
+        // The iteration's span: a flow that starts with a request starts when it is wanted,
+        // one that ends with a request ends when it is done (no clock read of its own).
+        let mut timing = Span {
+            start: (!matches!(flow.steps.first(), Some(FlowStep::Request(_)))).then(Instant::now),
+            end: None,
+        };
         let keep_alive = scenario.connections != ConnectionPolicy::None;
         let mut first = true;
         let mut loops: Vec<u64> = Vec::new();
@@ -127,6 +133,7 @@ impl<T: Transport> Worker<T> {
                 }
                 match &ops[pc] {
                     FlowStep::Think(t) => {
+                        timing.end = None;
                         let d = if t.max > t.min {
                             let span = (t.max - t.min).as_nanos() as u64;
                             t.min + Duration::from_nanos(self.rng.borrow_mut().u64(0..=span))
@@ -162,7 +169,16 @@ impl<T: Transport> Worker<T> {
                     FlowStep::Request(index) => {
                         let req = &scenario.requests[*index as usize];
                         match self
-                            .request(req, conns, vu, intended, first, keep_alive, pooled)
+                            .request(
+                                req,
+                                conns,
+                                vu,
+                                intended,
+                                first,
+                                keep_alive,
+                                pooled,
+                                &mut timing,
+                            )
                             .await
                         {
                             Next::Continue => {}
@@ -177,7 +193,11 @@ impl<T: Transport> Worker<T> {
             true
         };
         if finished {
-            self.recorder.borrow_mut().iteration_completed();
+            let end = timing.end.unwrap_or_else(Instant::now);
+            let took = timing
+                .start
+                .map_or(0, |start| micros(end.saturating_duration_since(start)));
+            self.recorder.borrow_mut().iteration_completed(took);
         }
         vu.iteration += 1;
         true
@@ -222,6 +242,7 @@ impl<T: Transport> Worker<T> {
         first: bool,
         keep_alive: bool,
         pooled: bool,
+        timing: &mut Span,
     ) -> Next {
         if !req.data_sets.is_empty() && !self.take_rows(req, vu) {
             return Next::StopVu;
@@ -297,6 +318,7 @@ impl<T: Transport> Worker<T> {
             (Err(_), _) => 0,
         };
         let wanted = Instant::now();
+        timing.start.get_or_insert(wanted);
         let deadline = wanted + req.timeout;
         let result = match rendered {
             Ok(parts) => {
@@ -346,6 +368,7 @@ impl<T: Transport> Worker<T> {
         };
         let (sent, result) = result;
         let done = Instant::now();
+        timing.end = Some(done);
         vu.parts = parts;
         if shared {
             // Gives the stream slot back.
@@ -424,8 +447,14 @@ impl<T: Transport> Worker<T> {
             trace_id: traced.map(|(trace, _)| trace),
             status,
             error,
-            bytes_sent,
-            bytes_received: 0,
+            bytes_sent: match &result {
+                Ok(r) if r.bytes_sent > 0 => r.bytes_sent,
+                _ => bytes_sent,
+            },
+            bytes_received: result.as_ref().map_or(0, |r| r.bytes_received),
+            phases: result
+                .as_ref()
+                .map_or_else(|_| Phases::default(), |r| phases(&r.timing, done)),
         };
         let mut rec = self.recorder.borrow_mut();
         rec.record(&outcome);
@@ -440,6 +469,12 @@ impl<T: Transport> Worker<T> {
         }
         next
     }
+}
+
+/// When an iteration started and (if its last step was a request) ended.
+struct Span {
+    start: Option<Instant>,
+    end: Option<Instant>,
 }
 
 /// What the flow does after a request.
@@ -509,6 +544,22 @@ fn capture(
                 number: false,
             })
         }
+    }
+}
+
+/// The phases of a request that completed at `done`: waiting and receiving add up to
+/// `done − written`, never more than its service time.
+fn phases(t: &ResponseTiming, done: Instant) -> Phases {
+    Phases {
+        connect_us: t.opened.map(|o| o.connect_us),
+        tls_us: t.opened.and_then(|o| o.tls_us),
+        waiting_us: match (t.written, t.first_byte) {
+            (Some(w), Some(f)) => Some(micros(f.saturating_duration_since(w))),
+            _ => None,
+        },
+        receiving_us: t
+            .first_byte
+            .map(|f| micros(done.saturating_duration_since(f))),
     }
 }
 

@@ -6,9 +6,10 @@ use crate::request::RenderedRequest;
 use loadlab_metrics::{ErrorKind, Protocol};
 use std::borrow::Cow;
 use std::future::Future;
+use tokio::time::Instant;
 
 /// What came back, as much as the executors need.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Response {
     pub status: u16,
     /// The connection cannot carry another request (the server asked to close it, it is
@@ -17,6 +18,34 @@ pub struct Response {
     /// What the server said it spent on the request (`Server-Timing` or the configured
     /// header), in µs.
     pub server_us: Option<u64>,
+    /// Bytes of the response: as read from the connection (HTTP/1.1), or its header fields
+    /// and body (HTTP/2). 0 when the transport does not count them.
+    pub bytes_received: u64,
+    /// Bytes of the request as written (HTTP/1.1); 0: not counted (the caller estimates).
+    pub bytes_sent: u64,
+    /// When its phases happened, as far as the transport measured them.
+    pub timing: ResponseTiming,
+}
+
+/// The instants of a request's phases (k6's connecting, TLS handshaking, waiting,
+/// receiving); receiving ends when the caller sees the response complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ResponseTiming {
+    /// The connection was opened for this request.
+    pub opened: Option<ConnectTiming>,
+    /// The request was written (HTTP/1.1), or handed to its HTTP/2 stream, body included.
+    pub written: Option<Instant>,
+    /// The first byte of the response arrived (HTTP/1.1), or its head (HTTP/2).
+    pub first_byte: Option<Instant>,
+}
+
+/// How long opening a connection took, measured once per connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ConnectTiming {
+    /// TCP connect, in µs.
+    pub connect_us: u64,
+    /// TLS handshake, in µs (`None`: plain TCP).
+    pub tls_us: Option<u64>,
 }
 
 /// A failed exchange: its kind, a message for the user, and whether the connection is still usable.

@@ -4,6 +4,7 @@
 
 use crate::histogram::LazyHistogram;
 use crate::Exemplars;
+use crate::PhaseHistograms;
 use crate::{ErrorKind, Protocol};
 
 /// One request step's share of an interval.
@@ -31,6 +32,8 @@ pub struct StepDelta {
     pub server: LazyHistogram,
     /// The slowest traced requests (with `defaults.trace: true`).
     pub exemplars: Exemplars,
+    /// Connect, TLS handshake, waiting and receiving, for requests that got a response.
+    pub phases: PhaseHistograms,
 }
 
 impl StepDelta {
@@ -45,6 +48,7 @@ impl StepDelta {
         self.lag.add(&other.lag);
         self.server.add(&other.server);
         self.exemplars.add(&other.exemplars);
+        self.phases.add(&other.phases);
     }
 
     /// Adds the counters of `other` but none of its histograms.
@@ -90,6 +94,8 @@ impl StepDelta {
         for h in [&mut latency, &mut service, &mut lag, &mut server] {
             h.clear();
         }
+        let mut phases = std::mem::take(&mut self.phases);
+        phases.clear();
         let mut statuses = std::mem::take(&mut self.statuses);
         statuses.clear();
         let mut checks = std::mem::take(&mut self.check_failures);
@@ -99,6 +105,7 @@ impl StepDelta {
             service,
             lag,
             server,
+            phases,
             statuses,
             check_failures: checks,
             ..StepDelta::default()
@@ -121,6 +128,8 @@ pub struct IntervalDelta {
     /// `max_in_flight`, which are the target's).
     pub scheduler_lag: LazyHistogram,
     pub iterations_completed: u64,
+    /// How long each iteration completed in the interval took, start to end.
+    pub iteration_duration: LazyHistogram,
     /// Arrivals that could not start before the run ended.
     pub iterations_dropped: u64,
     /// Arrivals that waited because `max_in_flight` requests were already open.
@@ -137,6 +146,8 @@ pub struct IntervalDelta {
     pub cpu_seconds: f64,
     /// Active VUs (closed model) or iterations in flight (open model, burst) at its end.
     pub active: u64,
+    /// The most VUs active at once during the interval (closed model; 0 when not tracked).
+    pub active_max: u64,
     /// Requests in flight at its end.
     pub in_flight: u64,
     /// A first message per error kind seen in the interval (an example for the user).
@@ -158,6 +169,7 @@ impl IntervalDelta {
             s.clear();
         }
         self.scheduler_lag.clear();
+        self.iteration_duration.clear();
         self.iterations_completed = 0;
         self.iterations_dropped = 0;
         self.delayed_by_max_in_flight = 0;
@@ -166,6 +178,7 @@ impl IntervalDelta {
         self.data_refused.clear();
         self.cpu_seconds = 0.0;
         self.active = 0;
+        self.active_max = 0;
         self.in_flight = 0;
         self.error_examples.clear();
     }
@@ -179,6 +192,7 @@ impl IntervalDelta {
             a.add(b);
         }
         self.scheduler_lag.add(&other.scheduler_lag);
+        self.iteration_duration.add(&other.iteration_duration);
         self.iterations_completed += other.iterations_completed;
         self.iterations_dropped += other.iterations_dropped;
         self.delayed_by_max_in_flight += other.delayed_by_max_in_flight;
@@ -193,6 +207,8 @@ impl IntervalDelta {
         }
         self.cpu_seconds += other.cpu_seconds;
         self.active += other.active;
+        // Each worker's (or segment's) peak: their VUs ramp together, so the sum is the peak.
+        self.active_max += other.active_max;
         self.in_flight += other.in_flight;
         for (kind, message) in &other.error_examples {
             self.note_error(*kind, || message.clone());

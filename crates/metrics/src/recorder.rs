@@ -30,6 +30,9 @@ pub struct Recorder {
     closed: bool,
     /// Where the next interval's delta comes from (histograms reused, not reallocated).
     pool: DeltaPool,
+    /// The executor reports VUs becoming active ([`Recorder::vu_active`]): each interval
+    /// keeps the most that were active at once.
+    tracks_vus: bool,
 }
 
 impl Recorder {
@@ -40,6 +43,7 @@ impl Recorder {
             step_count,
             closed: false,
             pool: DeltaPool::new(),
+            tracks_vus: false,
         }
     }
 
@@ -76,6 +80,7 @@ impl Recorder {
         step.latency.record(o.latency_us);
         if o.status != 0 {
             step.service.record(o.service_us);
+            step.phases.record(&o.phases);
             step.add_status(o.status, 1);
         }
         if let Some(kind) = o.error {
@@ -107,8 +112,16 @@ impl Recorder {
         self.current.scheduler_lag.record(us);
     }
 
-    pub fn iteration_completed(&mut self) {
+    /// An iteration ran to its end, taking `duration_us` from its start.
+    pub fn iteration_completed(&mut self, duration_us: u64) {
         self.current.iterations_completed += 1;
+        self.current.iteration_duration.record(duration_us);
+    }
+
+    /// A VU became active: `active` of this worker's VUs are active now (closed model).
+    pub fn vu_active(&mut self, active: u64) {
+        self.tracks_vus = true;
+        self.current.active_max = self.current.active_max.max(active);
     }
 
     pub fn iterations_dropped(&mut self, n: u64) {
@@ -159,6 +172,11 @@ impl Recorder {
         let next = self.pool.take(self.step_count);
         let mut delta = std::mem::replace(&mut self.current, next);
         delta.active = active;
+        if self.tracks_vus {
+            // The VUs active now are the next interval's first peak.
+            delta.active_max = delta.active_max.max(active);
+            self.current.active_max = active;
+        }
         delta.in_flight = self.in_flight();
         delta.cpu_seconds = cpu_seconds;
         delta
@@ -237,6 +255,48 @@ mod tests {
             crate::LazyHistogram::new(),
             "its memory kept"
         );
+    }
+
+    #[test]
+    fn phases_iterations_and_peak_vus_are_kept_per_interval() {
+        let mut r = Recorder::new(1);
+        r.begin(0);
+        r.record(&Outcome {
+            phases: crate::Phases {
+                connect_us: Some(80),
+                tls_us: Some(400),
+                waiting_us: Some(2_000),
+                receiving_us: Some(100),
+            },
+            ..outcome(0, 3, 200)
+        });
+        // A request without a response has no phases (like no service time).
+        r.begin(0);
+        r.record(&Outcome {
+            phases: crate::Phases {
+                connect_us: Some(80),
+                ..crate::Phases::default()
+            },
+            error: Some(ErrorKind::Timeout),
+            ..outcome(0, 3, 0)
+        });
+        r.iteration_completed(5_000);
+        r.iteration_completed(7_000);
+        for active in [1, 2, 3] {
+            r.vu_active(active);
+        }
+        let first = r.take_interval(2, 0.0);
+        let phases = &first.steps[0].phases;
+        assert_eq!((phases.connect.len(), phases.tls_handshake.len()), (1, 1));
+        assert_eq!((phases.waiting.len(), phases.receiving.len()), (1, 1));
+        assert_eq!(first.iteration_duration.len(), 2);
+        assert_eq!(first.iterations_completed, 2);
+        assert_eq!((first.active, first.active_max), (2, 3));
+        let second = r.take_interval(2, 0.0);
+        assert_eq!(second.active_max, 2, "the VUs still active count");
+        assert!(second.iteration_duration.is_empty());
+        let untracked = Recorder::new(1).take_interval(5, 0.0);
+        assert_eq!(untracked.active_max, 0, "only executors that report VUs");
     }
 
     #[test]

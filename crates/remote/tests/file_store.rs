@@ -68,6 +68,7 @@ fn intervals(n: u32) -> Vec<IntervalRecord> {
                     bytes_sent: 80,
                     bytes_received: 120,
                     trace_id: None,
+                    phases: Default::default(),
                 });
             }
             IntervalRecord {

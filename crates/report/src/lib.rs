@@ -21,6 +21,7 @@ mod style;
 pub mod svg;
 mod terminal;
 mod terminal_resources;
+mod terminal_timings;
 pub mod verdict_words;
 pub mod words;
 

@@ -24,6 +24,7 @@ pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> 
     requests(r, out)?;
     writeln!(out)?;
     latency(r, out, style)?;
+    crate::terminal_timings::phases(r, out, kv)?;
     crate::terminal_resources::server_time(r, out, kv)?;
     crate::terminal_resources::slowest(r, out, kv)?;
     writeln!(out)?;
@@ -142,17 +143,7 @@ fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
             format_rate(q.rate)
         ),
     )?;
-    if !r.bytes.is_zero() {
-        kv(
-            out,
-            "data",
-            &format!(
-                "{} sent, {} received",
-                format_bytes(r.bytes.sent),
-                format_bytes(r.bytes.received)
-            ),
-        )?;
-    }
+    crate::terminal_timings::data(r, out, kv)?;
     let it = &r.iterations;
     let mut iterations = format!("{} completed, {} dropped", it.completed, it.dropped);
     if it.delayed_by_max_in_flight > 0 {
@@ -162,6 +153,7 @@ fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
         ));
     }
     kv(out, "iterations", &iterations)?;
+    crate::terminal_timings::iterations_and_vus(r, out, kv)?;
     if let Some(protocol) = crate::words::protocol_words(r) {
         kv(out, "protocol", &protocol)?;
     }

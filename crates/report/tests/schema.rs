@@ -83,6 +83,8 @@ fn every_required_key_is_serialized_and_every_property_is_described() {
         "segments",
         "notes",
         "resources",
+        "phases_ms",
+        "vus_max",
     ];
     for key in optional {
         assert!(schema["properties"].get(key).is_some(), "{key}");
@@ -212,6 +214,7 @@ fn recorder_built_result_validates() {
             bytes_sent: 100,
             bytes_received: 200,
             trace_id: Some(0x4bf9_2f35_77b3_4da6_a3ce_929d_0e0e_4736 + i as u128),
+            phases: Default::default(),
         });
         rec.note_error(*kind, || format!("example {kind}"));
     }
@@ -223,8 +226,15 @@ fn recorder_built_result_validates() {
             service_us: 400 + i * 7,
             lag_us: Some(i % 90),
             status: 200,
+            phases: loadlab_metrics::Phases {
+                connect_us: (i % 100 == 0).then_some(90),
+                tls_us: (i % 100 == 0).then_some(700),
+                waiting_us: Some(300 + i * 6),
+                receiving_us: Some(40),
+            },
             ..Outcome::default()
         });
+        rec.iteration_completed(600 + i * 7);
     }
     // Two origins: one over h2c with shared connections, one that negotiated HTTP/1.1.
     rec.connections_opened(0, loadlab_metrics::Protocol::H2c, 4);
@@ -344,6 +354,13 @@ fn recorder_built_result_validates() {
     );
     assert_eq!(result.errors.len(), ErrorKind::ALL.len());
     assert_eq!(result.steps[0].slowest.len(), 5, "traced requests are kept");
+    let phases = result.phases_ms.expect("phases measured");
+    assert_eq!(phases.connect.map(|c| c.count), Some(10));
+    assert!(phases.waiting.is_some() && result.steps[1].phases_ms.is_some());
+    assert!(result.iterations.duration_ms.is_some());
+    assert!(
+        !result.histograms.waiting.is_empty() && !result.histograms.iteration_duration.is_empty()
+    );
     let resources = result.resources.as_ref().expect("sampled");
     assert_eq!(
         resources

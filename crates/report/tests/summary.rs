@@ -36,6 +36,27 @@ fn closed_summary() {
         "  iterations ........: 4000 completed, 0 dropped"
     );
     assert_eq!(
+        line_with(&text, "iteration duration"),
+        "  iteration duration : p50=9.80ms p90=15.20ms p95=19.90ms p99=31.00ms max=92.00ms"
+    );
+    assert_eq!(line_with(&text, "vus max"), "  vus max ...........: 50");
+    assert_eq!(
+        line_with(&text, "data ."),
+        "  data ..............: 1.5 MiB sent (25.4 KiB/s), 35.2 MiB received (601.6 KiB/s)"
+    );
+    // The k6-like breakdown of service time, below latency.
+    assert_eq!(
+        line_with(&text, "connect ."),
+        "  connect ...........: p50=80µs p90=120µs p95=150µs p99=300µs max=310µs (50 connections opened)"
+    );
+    assert!(line_with(&text, "tls handshake .").contains("p95=2.40ms"));
+    assert_eq!(
+        line_with(&text, "waiting (ttfb) ."),
+        "  waiting (ttfb) ....: p50=2.70ms p90=4.90ms p95=6.80ms p99=11.60ms max=44.00ms"
+    );
+    assert!(line_with(&text, "receiving .").contains("p99=400µs"));
+    assert!(text.find("latency .").unwrap() < text.find("connect .").unwrap());
+    assert_eq!(
         line_with(&text, "warm-up requests"),
         "  warm-up requests ..: 1500 (excluded from every statistic)"
     );

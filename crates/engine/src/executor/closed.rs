@@ -119,6 +119,7 @@ async fn vu<T: Transport>(
         if !is_active {
             is_active = true;
             active.set(active.get() + 1);
+            worker.recorder.borrow_mut().vu_active(active.get());
         }
         if iterations.is_some_and(|n| done >= n) {
             break;

@@ -57,6 +57,7 @@ impl Transport for Scripted {
             status,
             close: false,
             server_us: None,
+            ..Response::default()
         })
     }
 }
@@ -286,4 +287,44 @@ steps:
     assert_eq!(names, ["a", "b", "c", "d"]);
     assert!(rec.data_refused[0] >= 2, "{:?}", rec.data_refused);
     assert_eq!(rec.iterations_completed, 4);
+}
+
+#[tokio::test(start_paused = true)]
+async fn iteration_duration_spans_think_times_and_requests() {
+    // Starts and ends with a think time: the iteration reads the clock itself.
+    let yaml = "
+load: {model: closed, vus: 1, iterations: 3}
+steps:
+  - think: 10ms
+  - get: /a
+  - think: 20ms
+";
+    let (rec, sent, _) = run(yaml, Rc::new(api)).await;
+    assert_eq!(sent.len(), 3);
+    let h = &rec.iteration_duration;
+    assert_eq!(h.len(), 3);
+    // Paused tokio timers fire on a later millisecond tick: a little over, never under.
+    assert!(
+        h.min() >= 30_000 && h.max() <= 33_000,
+        "{} {}",
+        h.min(),
+        h.max()
+    );
+    // Starts and ends with a request: from the first one wanted to the last one done.
+    let yaml = "
+load: {model: closed, vus: 1, iterations: 2}
+steps:
+  - get: /a
+  - think: 15ms
+  - get: /b
+";
+    let (rec, _, _) = run(yaml, Rc::new(api)).await;
+    let h = &rec.iteration_duration;
+    assert_eq!(h.len(), 2);
+    assert!(
+        h.min() >= 15_000 && h.max() <= 18_000,
+        "{} {}",
+        h.min(),
+        h.max()
+    );
 }

@@ -12,6 +12,8 @@ pub struct StepTotals {
     pub check_failures: Vec<u64>,
     pub latency: LatencyHistogram,
     pub service: LatencyHistogram,
+    pub waiting: LatencyHistogram,
+    pub receiving: LatencyHistogram,
 }
 
 pub struct Totals {
@@ -21,6 +23,9 @@ pub struct Totals {
     /// How late the scheduler itself woke (the generator's health).
     pub scheduler_lag: LatencyHistogram,
     pub iterations_completed: u64,
+    pub iteration_duration: LatencyHistogram,
+    /// The most VUs active at once in any interval.
+    pub vus_max: u64,
     pub iterations_dropped: u64,
     pub delayed_by_max_in_flight: u64,
     pub data_refused: Vec<u64>,
@@ -29,7 +34,9 @@ pub struct Totals {
 
 pub fn totals(ticks: &Receiver<Tick>) -> Totals {
     let mut all = IntervalDelta::default();
+    let mut vus_max = 0;
     while let Ok(t) = ticks.try_recv() {
+        vus_max = vus_max.max(t.delta.active_max);
         all.add(&t.delta);
     }
     let mut lag = loadlab_metrics::LazyHistogram::new();
@@ -47,11 +54,15 @@ pub fn totals(ticks: &Receiver<Tick>) -> Totals {
                 check_failures: s.check_failures.clone(),
                 latency: s.latency.to_histogram(),
                 service: s.service.to_histogram(),
+                waiting: s.phases.waiting.to_histogram(),
+                receiving: s.phases.receiving.to_histogram(),
             })
             .collect(),
         lag: lag.to_histogram(),
         scheduler_lag: all.scheduler_lag.to_histogram(),
         iterations_completed: all.iterations_completed,
+        iteration_duration: all.iteration_duration.to_histogram(),
+        vus_max,
         iterations_dropped: all.iterations_dropped,
         delayed_by_max_in_flight: all.delayed_by_max_in_flight,
         data_refused: all.data_refused,

@@ -6,7 +6,7 @@ use crate::cancel::Cancel;
 use crate::flow::{FlowPicker, Worker};
 use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::request::RenderedRequest;
-use crate::transport::{Failure, Response, ResponseData, Transport};
+use crate::transport::{Failure, Response, ResponseData, ResponseTiming, Transport};
 use loadlab_metrics::{Recorder, StepInfo};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{
@@ -37,11 +37,19 @@ impl Transport for FakeTransport {
         _req: &RenderedRequest<'_>,
         _keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
-        tokio::time::sleep(self.service).await;
+        // Half the service time until the first byte, half receiving.
+        let written = Instant::now();
+        tokio::time::sleep(self.service / 2).await;
+        let first_byte = Instant::now();
+        tokio::time::sleep(self.service - self.service / 2).await;
         Ok(Response {
             status: 200,
-            close: false,
-            server_us: None,
+            timing: ResponseTiming {
+                opened: None,
+                written: Some(written),
+                first_byte: Some(first_byte),
+            },
+            ..Response::default()
         })
     }
 }
@@ -385,6 +393,20 @@ async fn closed_model_iterations_per_vu_stop_early() {
     let (rec, _) = run_fake(load, Duration::from_millis(10), Duration::from_secs(60)).await;
     assert_eq!(rec.steps[0].requests, 15);
     assert_eq!(rec.iterations_completed, 15);
+    // One 10 ms request per iteration: 5 ms to the first byte, 5 ms receiving.
+    assert_eq!(rec.iteration_duration.len(), 15);
+    assert_eq!(rec.iteration_duration.min(), 10_000);
+    let h = &rec.iteration_duration;
+    assert_eq!(
+        h.max(),
+        h.highest_equivalent(10_000),
+        "every one took 10 ms"
+    );
+    for phase in [&rec.steps[0].waiting, &rec.steps[0].receiving] {
+        assert_eq!(phase.len(), 15);
+        assert!(phase.equivalent(phase.min(), 5_000) && phase.equivalent(phase.max(), 5_000));
+    }
+    assert_eq!(rec.vus_max, 3);
     assert!(
         Instant::now() - before < Duration::from_secs(1),
         "ends when the work is done"

@@ -4,14 +4,16 @@
 
 use super::classify::classify_io;
 use super::stream::Stream;
+use crate::flow::micros;
 use crate::origin::Origin;
-use crate::transport::Failure;
+use crate::transport::{ConnectTiming, Failure};
 use loadlab_metrics::{ErrorKind, Protocol};
 use loadlab_scenario::HttpVersion;
 use rustls::pki_types::ServerName;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use tokio::net::TcpSocket;
+use tokio::time::Instant;
 use tokio_rustls::TlsConnector;
 
 const ALPN_H2: &[u8] = b"h2";
@@ -43,13 +45,14 @@ impl TlsConnectors {
     }
 }
 
-/// Connects to `addr` (the origin's address) and says which protocol to speak on it.
+/// Connects to `addr` (the origin's address), says which protocol to speak on it and how
+/// long the TCP connect and the TLS handshake took.
 pub async fn open(
     origin: &Origin,
     addr: SocketAddr,
     source: Option<IpAddr>,
     tls: Option<&TlsConnectors>,
-) -> Result<(Stream, Protocol), Failure> {
+) -> Result<(Stream, Protocol, ConnectTiming), Failure> {
     let connect_failure =
         |e: std::io::Error| Failure::new(classify_io(&e, true), format!("connect to {addr}: {e}"));
     let socket = if addr.is_ipv4() {
@@ -63,7 +66,13 @@ pub async fn open(
             .bind(SocketAddr::new(ip, 0))
             .map_err(|e| bind_failure(ip, &e))?;
     }
+    let connecting = Instant::now();
     let tcp = socket.connect(addr).await.map_err(connect_failure)?;
+    let connected = Instant::now();
+    let mut timing = ConnectTiming {
+        connect_us: micros(connected - connecting),
+        tls_us: None,
+    };
     let _ = tcp.set_nodelay(true);
     if !origin.tls {
         let protocol = if origin.version == HttpVersion::Http2 {
@@ -71,7 +80,7 @@ pub async fn open(
         } else {
             Protocol::Http1
         };
-        return Ok((Stream::Plain(tcp), protocol));
+        return Ok((Stream::Plain(tcp), protocol, timing));
     }
     let connector = tls
         .ok_or_else(|| Failure::new(ErrorKind::Tls, "TLS is not configured"))?
@@ -88,8 +97,9 @@ pub async fn open(
             format!("TLS handshake with {}: {e}", origin.host),
         )
     })?;
+    timing.tls_us = Some(micros(connected.elapsed()));
     let protocol = negotiated(origin.version, stream.get_ref().1.alpn_protocol())?;
-    Ok((Stream::Tls(Box::new(stream)), protocol))
+    Ok((Stream::Tls(Box::new(stream)), protocol, timing))
 }
 
 /// What to speak after ALPN chose `alpn` (or nothing) for an origin of `version`.

@@ -21,6 +21,16 @@ pub enum Established {
     Http2(H2Conn),
 }
 
+impl Established {
+    /// How it was opened, taken so that only the request that opened it reports it.
+    pub fn take_opened(&mut self) -> Option<crate::transport::ConnectTiming> {
+        match self {
+            Established::Http1(c) => c.opened.take(),
+            Established::Http2(c) => c.opened.take(),
+        }
+    }
+}
+
 enum State {
     Closed,
     Connecting,

@@ -42,7 +42,7 @@ pub async fn probe(origin: &Origin, tls: Option<&TlsConnectors>) -> Result<Probe
     let opened = tokio::time::timeout(PATIENCE, open(origin, addr, None, tls))
         .await
         .map_err(|_| ProbeError::Unreachable(format!("no answer from {addr} within 3 s")))?;
-    let (stream, protocol) = match opened {
+    let (stream, protocol, _) = match opened {
         Ok(x) => x,
         Err(f) if f.kind == ErrorKind::Tls => {
             return Ok(Probed {

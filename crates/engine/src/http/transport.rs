@@ -8,7 +8,7 @@ use super::pool::{Established, Lease, Pool, Ready};
 use super::resolve::Resolver;
 use crate::origin::Origin;
 use crate::request::RenderedRequest;
-use crate::transport::{Failure, Response, ResponseData, Transport};
+use crate::transport::{ConnectTiming, Failure, Response, ResponseData, Transport};
 use bytes::Bytes;
 use loadlab_metrics::{ErrorKind, Protocol};
 use std::cell::{Cell, RefCell};
@@ -82,11 +82,15 @@ impl HttpTransport {
             self.next_source.set(n.wrapping_add(1));
             Some(self.sources[n % self.sources.len()])
         };
-        let (stream, protocol) = open(origin, addr, source, self.tls.as_ref()).await?;
+        let (stream, protocol, timing) = open(origin, addr, source, self.tls.as_ref()).await?;
         let conn = if protocol.is_http2() {
-            Established::Http2(H2Conn::handshake(stream, protocol, settle).await?)
+            let mut conn = H2Conn::handshake(stream, protocol, settle).await?;
+            conn.opened = Some(timing);
+            Established::Http2(conn)
         } else {
-            Established::Http1(HttpConn::new(stream))
+            let mut conn = HttpConn::new(stream);
+            conn.opened = Some(timing);
+            Established::Http1(conn)
         };
         self.opened.borrow_mut()[i][protocol.index()] += 1;
         Ok(conn)
@@ -168,17 +172,36 @@ impl HttpTransport {
         Ok((head.request(), head.body()))
     }
 
-    /// A request on a lent stream slot: opens the slot's connection if it has none.
+    /// A request on a lent stream slot: opens the slot's connection if it has none (and
+    /// reports its opening: the connection is the slot's, and every later stream's).
     async fn send_lent(
         &self,
         lease: &mut Lease,
         req: &RenderedRequest<'_>,
         keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
+        let mut opened = None;
+        let result = self.send_on_slot(lease, req, keep, &mut opened).await;
+        result.map(|mut r| {
+            r.timing.opened = r.timing.opened.or(opened);
+            r
+        })
+    }
+
+    async fn send_on_slot(
+        &self,
+        lease: &mut Lease,
+        req: &RenderedRequest<'_>,
+        keep: Option<&mut ResponseData>,
+        opened: &mut Option<ConnectTiming>,
+    ) -> Result<Response, Failure> {
         loop {
             match lease.ready().await {
                 Ready::Connect => match self.open(req.origin, true).await {
-                    Ok(conn) => lease.connected(conn),
+                    Ok(mut conn) => {
+                        *opened = conn.take_opened();
+                        lease.connected(conn);
+                    }
                     Err(f) => {
                         lease.connect_failed();
                         return Err(f);

@@ -7,7 +7,7 @@ use crate::delta::{IntervalDelta, StepDelta};
 use crate::histogram::{LatencyHistogram, LazyHistogram};
 use crate::resources::Sample;
 use crate::result::{decode_histogram, encode_histogram};
-use crate::{ErrorKind, Protocol};
+use crate::{ErrorKind, Phase, Protocol};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -45,16 +45,22 @@ enum Series {
     Service,
     Lag,
     Server,
+    Phase(Phase),
 }
 
-const SERIES: [(Series, &str); 4] = [
+const SERIES: [(Series, &str); 8] = [
     (Series::Latency, "latency"),
     (Series::Service, "service_time"),
     (Series::Lag, "lag"),
     (Series::Server, "server_latency"),
+    (Series::Phase(Phase::Connect), "connect"),
+    (Series::Phase(Phase::TlsHandshake), "tls_handshake"),
+    (Series::Phase(Phase::Waiting), "waiting"),
+    (Series::Phase(Phase::Receiving), "receiving"),
 ];
 
 const SCHEDULER_LAG_TAG: &str = "scheduler_lag";
+const ITERATION_TAG: &str = "iteration_duration";
 
 fn series_of(step: &StepDelta, s: Series) -> &LazyHistogram {
     match s {
@@ -62,6 +68,7 @@ fn series_of(step: &StepDelta, s: Series) -> &LazyHistogram {
         Series::Service => &step.service,
         Series::Lag => &step.lag,
         Series::Server => &step.server,
+        Series::Phase(p) => step.phases.get(p),
     }
 }
 
@@ -71,6 +78,7 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
         Series::Service => &mut step.service,
         Series::Lag => &mut step.lag,
         Series::Server => &mut step.server,
+        Series::Phase(p) => step.phases.get_mut(p),
     }
 }
 
@@ -78,7 +86,7 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
 pub fn hlog_header(start_unix_s: f64, legend: &[String]) -> String {
     let mut out = String::new();
     out.push_str("#loadlab run record: per-interval histograms, values in microseconds\n");
-    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency; Tag=scheduler_lag: the generator's scheduler\n");
+    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving; Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler\n");
     for line in legend {
         out.push('#');
         out.push_str(line);
@@ -120,6 +128,9 @@ pub fn hlog_lines(r: &IntervalRecord) -> String {
                 hlog_line(&mut out, Some(&format!("{name}.s{i}")), r, h);
             }
         }
+    }
+    if let Some(h) = r.delta.iteration_duration.get() {
+        hlog_line(&mut out, Some(ITERATION_TAG), r, h);
     }
     if let Some(h) = r.delta.scheduler_lag.get() {
         hlog_line(&mut out, Some(SCHEDULER_LAG_TAG), r, h);
@@ -174,6 +185,10 @@ pub fn apply_hlog_entry(delta: &mut IntervalDelta, entry: &HlogEntry) -> bool {
     };
     if tag == SCHEDULER_LAG_TAG {
         delta.scheduler_lag.add_histogram(&h);
+        return true;
+    }
+    if tag == ITERATION_TAG {
+        delta.iteration_duration.add_histogram(&h);
         return true;
     }
     let Some((name, step)) = tag.rsplit_once(".s") else {
@@ -235,6 +250,9 @@ struct CountersLine {
     warmup: bool,
     #[serde(default)]
     active: u64,
+    /// The most VUs active at once in the interval (closed model).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    active_max: u64,
     #[serde(default)]
     in_flight: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -300,6 +318,7 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
         len: round_us(r.length_s),
         warmup: r.warmup,
         active: d.active,
+        active_max: d.active_max,
         in_flight: d.in_flight,
         iterations: d.iterations_completed,
         dropped: d.iterations_dropped,
@@ -389,6 +408,7 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
             data_refused: c.data_refused,
             cpu_seconds: c.cpu_s,
             active: c.active,
+            active_max: c.active_max,
             in_flight: c.in_flight,
             error_examples: c
                 .examples

@@ -1,10 +1,11 @@
 //! The run record, the source of truth of a run: per interval (1 s), per request step, HDR
-//! histograms (latency, service time, send lag, server latency) and counters (requests,
-//! statuses, error kinds, checks, bytes, iterations, dropped, active, generator CPU), the
-//! resource samples of the monitor, plus the resolved scenario and plan. It is appended and
-//! flushed to disk while the run goes, so a signal, a crash or a full disk never loses a
-//! completed interval; the summary (`run.json`) is derived from it by one function
-//! ([`Summarizer`]); segments of one plan merge exactly.
+//! histograms (latency, service time, send lag, server latency, and the request phases:
+//! connect, TLS handshake, waiting, receiving), the iteration durations, and counters
+//! (requests, statuses, error kinds, checks, bytes, iterations, dropped, active and the most
+//! VUs active at once, generator CPU), the resource samples of the monitor, plus the resolved
+//! scenario and plan. It is appended and flushed to disk while the run goes, so a signal, a
+//! crash or a full disk never loses a completed interval; the summary (`run.json`) is derived
+//! from it by one function ([`Summarizer`]); segments of one plan merge exactly.
 //!
 //! On disk (one directory per run):
 //!

@@ -13,7 +13,7 @@ use crate::result::{
     OriginResult, Requests, RunResult, StepResult, StopReason, SCHEMA,
 };
 use crate::validity::{InvalidKind, Validity};
-use crate::{ErrorKind, Protocol};
+use crate::{ErrorKind, Phase, PhaseHistograms, Protocol};
 use std::collections::BTreeMap;
 
 /// Share of the planned arrivals that may go missing before a run says so.
@@ -27,6 +27,10 @@ pub struct Summarizer {
     /// Over the whole run (generator health looks at all of it).
     scheduler_lag: LazyHistogram,
     iterations_completed: u64,
+    /// Measured (after warm-up) iteration durations.
+    iteration_duration: LazyHistogram,
+    /// The most VUs active at once, warm-up included (0: not tracked).
+    vus_max: u64,
     iterations_dropped: u64,
     delayed_by_max_in_flight: u64,
     delayed_by_stream_limit: u64,
@@ -87,8 +91,12 @@ impl Summarizer {
                     total.exemplars.at((r.start_s * 1000.0).round() as u64);
                 }
             }
+            if !self.without_histograms {
+                self.iteration_duration.add(&d.iteration_duration);
+            }
             self.measured_s += r.length_s;
         }
+        self.vus_max = self.vus_max.max(d.active_max);
         self.scheduler_lag.add(&d.scheduler_lag);
         self.iterations_completed += d.iterations_completed;
         self.iterations_dropped += d.iterations_dropped;
@@ -165,6 +173,7 @@ impl Summarizer {
                 latency_ms: summary_of(&s.latency),
                 service_time_ms: summary_of(&s.service),
                 server_latency_ms: s.server.get().map(LatencySummary::of),
+                phases_ms: s.phases.summary(),
                 checks: info
                     .checks
                     .iter()
@@ -174,11 +183,14 @@ impl Summarizer {
                         failed: s.check_failures.get(i).copied().unwrap_or(0),
                     })
                     .collect(),
-                bytes: Bytes {
-                    sent: s.bytes_sent,
-                    received: s.bytes_received,
+                bytes: Bytes::over(s.bytes_sent, s.bytes_received, self.measured_s),
+                histograms: Histograms {
+                    connect: s.phases.encoded(Phase::Connect),
+                    tls_handshake: s.phases.encoded(Phase::TlsHandshake),
+                    waiting: s.phases.encoded(Phase::Waiting),
+                    receiving: s.phases.encoded(Phase::Receiving),
+                    ..histograms_of(&s.latency, &s.service, &s.lag, &s.server)
                 },
-                histograms: histograms_of(&s.latency, &s.service, &s.lag, &s.server),
                 slowest: s.exemplars.iter().map(crate::SlowRequest::from).collect(),
             })
             .collect();
@@ -342,9 +354,11 @@ impl Summarizer {
                 delayed_by_stream_limit: self.delayed_by_stream_limit,
             },
             origins: self.origins(meta),
-            bytes: all.bytes,
+            bytes: Bytes::over(all.bytes.sent, all.bytes.received, measured),
             latency_ms: summary_of(&all.latency),
             service_time_ms: summary_of(&all.service),
+            phases_ms: all.phases.summary(),
+            vus_max: (meta.load.model == "closed" && self.vus_max > 0).then_some(self.vus_max),
             lag_ms: all.lag.get().map(LagSummary::of).unwrap_or_default(),
             server_latency_ms: all.server.get().map(LatencySummary::of),
             errors: error_map(&all.errors),
@@ -364,6 +378,7 @@ impl Summarizer {
                 completed: self.iterations_completed,
                 dropped: self.iterations_dropped,
                 delayed_by_max_in_flight: self.delayed_by_max_in_flight,
+                duration_ms: self.iteration_duration.get().map(LatencySummary::of),
             },
             steps,
             groups,
@@ -379,7 +394,14 @@ impl Summarizer {
                 max_rss_bytes: end.map_or(0, |e| e.max_rss_bytes),
             },
             intervals: self.intervals.clone(),
-            histograms: histograms_of(&all.latency, &all.service, &all.lag, &all.server),
+            histograms: Histograms {
+                connect: all.phases.encoded(Phase::Connect),
+                tls_handshake: all.phases.encoded(Phase::TlsHandshake),
+                waiting: all.phases.encoded(Phase::Waiting),
+                receiving: all.phases.encoded(Phase::Receiving),
+                iteration_duration: encode(&self.iteration_duration),
+                ..histograms_of(&all.latency, &all.service, &all.lag, &all.server)
+            },
             environment: Some(meta.environment.clone()),
             resources: judged.resources,
             segments: Vec::new(),
@@ -430,6 +452,7 @@ struct Totals {
     service: LazyHistogram,
     lag: LazyHistogram,
     server: LazyHistogram,
+    phases: PhaseHistograms,
 }
 
 impl Totals {
@@ -449,6 +472,7 @@ impl Totals {
         self.service.add(&s.service);
         self.lag.add(&s.lag);
         self.server.add(&s.server);
+        self.phases.add(&s.phases);
     }
 }
 
@@ -504,6 +528,7 @@ fn histograms_of(
         service_time: encode(service),
         lag: encode(lag),
         server_latency: encode(server),
+        ..Histograms::default()
     }
 }
 

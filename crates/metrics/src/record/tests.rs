@@ -68,6 +68,12 @@ fn outcomes(seed: u64, intervals: u32, n: u64) -> Vec<Vec<Outcome>> {
                         bytes_sent: 80,
                         bytes_received: rng.u64(100..300),
                         trace_id: rng.bool().then(|| rng.u128(1..)),
+                        phases: crate::Phases {
+                            connect_us: (rng.u8(..) < 10).then(|| rng.u64(30..400)),
+                            tls_us: (rng.u8(..) < 5).then(|| rng.u64(300..3000)),
+                            waiting_us: Some(rng.u64(40..90_000)),
+                            receiving_us: Some(rng.u64(1..900)),
+                        },
                     }
                 })
                 .collect()
@@ -107,6 +113,7 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                         r.connections_opened(o.step, protocol, 1);
                     }
                     r.record_scheduler_lag(o.lag_us.unwrap_or(0));
+                    r.iteration_completed(o.latency_us + 250);
                 }
                 j += 1;
             }
@@ -143,10 +150,13 @@ fn comparable(d: &IntervalDelta) -> String {
             .unwrap_or_default()
     };
     let mut out = format!(
-        "sched {}\nstream waits {} connections {:?}\n",
+        "sched {}\nstream waits {} connections {:?}\niterations {} {} vus {}\n",
         enc(&d.scheduler_lag),
         d.delayed_by_stream_limit,
-        d.connections
+        d.connections,
+        d.iterations_completed,
+        enc(&d.iteration_duration),
+        d.active_max
     );
     for s in &d.steps {
         let mut exemplars = s.exemplars.clone();
@@ -157,6 +167,7 @@ fn comparable(d: &IntervalDelta) -> String {
             lag: Default::default(),
             server: Default::default(),
             exemplars: Default::default(),
+            phases: Default::default(),
             ..s.clone()
         };
         let exemplars: Vec<(u64, u128)> = exemplars
@@ -171,6 +182,9 @@ fn comparable(d: &IntervalDelta) -> String {
             enc(&s.lag),
             enc(&s.server)
         );
+        for phase in crate::Phase::ALL {
+            out += &format!("{} {}\n", phase.as_str(), enc(s.phases.get(phase)));
+        }
     }
     out
 }
@@ -237,6 +251,11 @@ fn the_interval_log_is_readable_by_hdrhistogram() {
         "service_time.s1",
         "lag.s0",
         "server_latency.s1",
+        "connect.s0",
+        "tls_handshake.s1",
+        "waiting.s0",
+        "receiving.s1",
+        "iteration_duration",
         "scheduler_lag",
     ] {
         assert!(tags.contains(t), "missing tag {t}: {tags:?}");
@@ -327,6 +346,13 @@ fn merged_segments_equal_the_whole() {
         assert_eq!(a.bytes, b.bytes);
     }
     assert_eq!(merged.groups, expected.groups);
+    assert!(merged.phases_ms.is_some_and(|p| p.connect.is_some()));
+    assert_eq!(merged.phases_ms, expected.phases_ms, "phases merge exactly");
+    assert!(merged.iterations.duration_ms.is_some());
+    assert_eq!(merged.iterations, expected.iterations);
+    for (a, b) in merged.steps.iter().zip(&expected.steps) {
+        assert_eq!(a.phases_ms, b.phases_ms);
+    }
     assert_eq!(merged.segments.len(), 3);
     assert!(merged.valid, "{:?}", merged.validity);
     assert_eq!(merged.load.planned_arrivals.map(f64::round), Some(1000.0));
@@ -337,6 +363,67 @@ fn merged_segments_equal_the_whole() {
     assert_eq!(again.histograms, merged.histograms);
     let second = merge_records(&records, None).unwrap();
     assert_eq!(second.to_json(), merged.to_json());
+}
+
+#[test]
+fn records_written_before_the_phases_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let written = deltas(&outcomes(7, 3, 200), |_| true);
+    write(dir.path(), &meta(2, None, 1e9), &written, true);
+    let now = summarize(&StoredRecord::open(dir.path()).unwrap()).unwrap();
+    assert!(now.phases_ms.is_some() && now.iterations.duration_ms.is_some());
+    // What an older loadlab wrote: no phase or iteration series.
+    let hlog = dir.path().join(HLOG_FILE);
+    let old: String = std::fs::read_to_string(&hlog)
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            ![
+                "Tag=connect",
+                "Tag=tls_",
+                "Tag=waiting",
+                "Tag=receiving",
+                "Tag=iteration",
+            ]
+            .iter()
+            .any(|t| l.starts_with(t))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&hlog, old).unwrap();
+    let before = summarize(&StoredRecord::open(dir.path()).unwrap()).unwrap();
+    assert_eq!(before.phases_ms, None);
+    assert_eq!(before.iterations.duration_ms, None);
+    assert!(before.steps.iter().all(|s| s.phases_ms.is_none()));
+    assert_eq!(before.latency_ms, now.latency_ms);
+    assert_eq!(before.requests, now.requests);
+    // A newer loadlab's unknown series are skipped, not misread.
+    let mut newer = std::fs::read_to_string(&hlog).unwrap();
+    let line = newer
+        .lines()
+        .find(|l| l.starts_with("Tag=latency.s0"))
+        .unwrap();
+    newer.push_str(&line.replace("Tag=latency.s0", "Tag=sending.s0"));
+    newer.push('\n');
+    std::fs::write(&hlog, newer).unwrap();
+    let read = summarize(&StoredRecord::open(dir.path()).unwrap()).unwrap();
+    assert_eq!(read.latency_ms, now.latency_ms);
+}
+
+#[test]
+fn vus_max_is_the_peak_of_the_closed_model() {
+    let mut m = meta(1, None, 1e9);
+    m.load.model = "closed".into();
+    let mut s = Summarizer::new(1);
+    for (k, (active, peak)) in [(2, 2), (5, 9), (4, 5), (0, 4)].into_iter().enumerate() {
+        let mut d = IntervalDelta::new(1);
+        d.active = active;
+        d.active_max = peak;
+        s.add(&interval(k as u32, d));
+    }
+    assert_eq!(s.finish(&m, None).vus_max, Some(9));
+    m.load.model = "open".into();
+    assert_eq!(s.finish(&m, None).vus_max, None, "closed model only");
 }
 
 #[test]

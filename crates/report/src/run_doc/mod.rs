@@ -5,6 +5,7 @@
 mod charts;
 mod environment;
 mod method;
+mod phases;
 mod resources;
 mod results;
 mod segments;

@@ -42,7 +42,7 @@ pub(super) fn results(r: &RunResult) -> Section {
     t.row(latency_row("latency", &r.latency_ms));
     t.row(latency_row("service time", &r.service_time_ms));
     let mut t = t.with_note(
-        "Latency is what a user waits; service time is measured from the actual send (they differ when the generator sends late).",
+        "Latency is what a user waits; service time is measured from the actual send (they differ when the generator sends late); iteration duration is one pass through a flow, start to end.",
     );
     if r.load.model == "open" {
         t.row(cells![
@@ -58,7 +58,13 @@ pub(super) fn results(r: &RunResult) -> Section {
             format_ms(r.lag_ms.max)
         ]);
     }
+    if let Some(d) = r.iterations.duration_ms.filter(|d| d.count > 0) {
+        t.row(latency_row("iteration duration", &d));
+    }
     s.push(Block::Table(t));
+    for block in super::phases::phase_blocks(r) {
+        s.push(block);
+    }
     let mut counts = Table::new(&["", ">value"]);
     counts.row(cells!["requests completed", r.requests.total.to_string()]);
     counts.row(cells!["requests ok", r.requests.ok.to_string()]);
@@ -71,10 +77,14 @@ pub(super) fn results(r: &RunResult) -> Section {
         )
     ]);
     counts.row(cells!["throughput", format_rate(r.requests.rate)]);
+    super::phases::data_rows(r, &mut counts);
     counts.row(cells![
         "iterations completed",
         r.iterations.completed.to_string()
     ]);
+    if let Some(max) = r.vus_max {
+        counts.row(cells!["VUs max (most active at once)", max.to_string()]);
+    }
     if r.load.model == "open" {
         counts.row(cells!["arrivals dropped", r.iterations.dropped.to_string()]);
         counts.row(cells![

@@ -46,6 +46,25 @@ fn map<V: Clone>(entries: &[(&str, V)]) -> BTreeMap<String, V> {
         .collect()
 }
 
+/// Where the sample's service time went: 50 connections (one per VU), over TLS.
+pub fn phases() -> loadlab_metrics::PhaseSummary {
+    loadlab_metrics::PhaseSummary {
+        connect: Some(with_count(
+            lat(0.05, 0.09, 0.08, 0.12, 0.15, 0.3, 0.3, 0.31),
+            50,
+        )),
+        tls_handshake: Some(with_count(lat(1.1, 1.6, 1.5, 2.1, 2.4, 3.0, 3.0, 3.2), 50)),
+        waiting: Some(with_count(
+            lat(0.9, 3.2, 2.7, 4.9, 6.8, 11.6, 29.0, 44.0),
+            12_000,
+        )),
+        receiving: Some(with_count(
+            lat(0.01, 0.05, 0.03, 0.08, 0.1, 0.4, 0.9, 1.2),
+            12_000,
+        )),
+    }
+}
+
 /// A 60 s closed-model checkout run with some 5xx and timeouts, two groups and three thresholds.
 pub fn sample() -> RunResult {
     let mut h = loadlab_metrics::new_histogram();
@@ -94,7 +113,14 @@ pub fn sample() -> RunResult {
             completed: 4_000,
             dropped: 0,
             delayed_by_max_in_flight: 0,
+            duration_ms: Some(with_count(
+                lat(6.1, 11.0, 9.8, 15.2, 19.9, 31.0, 60.0, 92.0),
+                4_000,
+            )),
         },
+        vus_max: Some(50),
+        phases_ms: Some(phases()),
+        bytes: loadlab_metrics::result::Bytes::over(1_560_000, 36_960_000, 60.0),
         steps: vec![
             StepResult {
                 name: "GET /".to_string(),
@@ -105,6 +131,7 @@ pub fn sample() -> RunResult {
                 status_codes: map(&[("200", 4_000u64)]),
                 latency_ms: with_count(lat(1.02, 2.1, 1.9, 2.8, 3.2, 4.4, 9.0, 12.5), 4_000),
                 service_time_ms: with_count(lat(0.98, 2.0, 1.8, 2.7, 3.1, 4.2, 8.8, 12.1), 4_000),
+                phases_ms: Some(phases()),
                 checks: Vec::new(),
                 ..Default::default()
             },

@@ -9,9 +9,10 @@ use super::head::{parse_head, HeadGate};
 use crate::http::classify::classify_io;
 use crate::http::stream::Stream;
 use crate::server_header::ServerHeader;
-use crate::transport::{Failure, Response, ResponseData};
+use crate::transport::{ConnectTiming, Failure, Response, ResponseData, ResponseTiming};
 use loadlab_metrics::ErrorKind;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::time::Instant;
 
 const INITIAL_BUFFER: usize = 4096;
 pub const MAX_HEAD: usize = 64 * 1024;
@@ -28,6 +29,10 @@ pub struct HttpConn<S = Stream> {
     reused: bool,
     /// Where a templated request is encoded before it is written (reused).
     pub wbuf: Vec<u8>,
+    /// How it was opened, until its first exchange reports it.
+    pub opened: Option<ConnectTiming>,
+    /// Bytes read from the stream since it was opened.
+    read_total: u64,
 }
 
 enum Framing {
@@ -46,6 +51,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
             end: 0,
             reused: false,
             wbuf: Vec::new(),
+            opened: None,
+            read_total: 0,
         }
     }
 
@@ -77,6 +84,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
         }
         let n = self.stream.read(&mut self.buf[self.end..]).await?;
         self.end += n;
+        self.read_total += n as u64;
         Ok(n)
     }
 
@@ -92,7 +100,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
         if let Err(e) = self.stream.write_all(request).await {
             return Err(self.io_failure(&e, false));
         }
+        let written = Instant::now();
+        // Bytes already buffered (never, as requests are not pipelined) arrived before.
         let mut got_bytes = self.start != self.end;
+        let mut first_byte = got_bytes.then_some(written);
+        let read_before = self.read_total - (self.end - self.start) as u64;
         let mut interim = 0;
         let mut gate = HeadGate::default();
         loop {
@@ -152,6 +164,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
                         status,
                         close: close || unsolicited,
                         server_us,
+                        bytes_received: self.read_total - read_before,
+                        bytes_sent: request.len() as u64,
+                        timing: ResponseTiming {
+                            opened: self.opened.take(),
+                            written: Some(written),
+                            first_byte,
+                        },
                     });
                 }
                 None => {
@@ -169,7 +188,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
                             );
                             return Err(self.io_failure(&e, got_bytes));
                         }
-                        Ok(_) => got_bytes = true,
+                        Ok(_) => {
+                            got_bytes = true;
+                            first_byte.get_or_insert_with(Instant::now);
+                        }
                         Err(e) => return Err(self.io_failure(&e, got_bytes)),
                     }
                 }

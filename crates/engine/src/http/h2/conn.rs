@@ -6,7 +6,7 @@
 use super::errors::failure;
 use super::request::Head;
 use crate::request::RenderedRequest;
-use crate::transport::{Failure, Response, ResponseData};
+use crate::transport::{ConnectTiming, Failure, Response, ResponseData, ResponseTiming};
 use bytes::Bytes;
 use h2::client::SendRequest;
 use loadlab_metrics::{ErrorKind, Protocol};
@@ -14,11 +14,14 @@ use std::future::poll_fn;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::time::Instant;
 
 /// Receive windows: large, like h2load's, so a fast server is not held up by WINDOW_UPDATE
 /// round trips (the data is read and discarded as it comes; nothing is buffered for long).
 const STREAM_WINDOW: u32 = 4 << 20;
 const CONNECTION_WINDOW: u32 = 16 << 20;
+/// `:status: 200` with its separators.
+const STATUS_FIELD_BYTES: u64 = 14;
 
 /// A handle on an HTTP/2 connection; clones share it (one per concurrent stream).
 #[derive(Clone)]
@@ -27,6 +30,9 @@ pub struct H2Conn {
     /// The task driving the connection has ended (closed, failed, or drained after GOAWAY).
     closed: Arc<AtomicBool>,
     pub protocol: Protocol,
+    /// How it was opened, until its first exchange reports it (a shared connection's is
+    /// taken by the request that opened it, before the connection is cloned).
+    pub opened: Option<ConnectTiming>,
 }
 
 impl H2Conn {
@@ -60,6 +66,7 @@ impl H2Conn {
             send,
             closed,
             protocol,
+            opened: None,
         })
     }
 
@@ -98,7 +105,9 @@ impl H2Conn {
         if let Some(body) = body {
             send_body(stream, body, req.deadline).await?;
         }
+        let written = Instant::now();
         let response = response.await.map_err(|e| failure(&e))?;
+        let head = Instant::now();
         let status = response.status().as_u16();
         let server_us = response
             .headers()
@@ -110,6 +119,14 @@ impl H2Conn {
                 k.add_header(name.as_str().as_bytes(), value.as_bytes());
             }
         }
+        // Header fields as decoded, each with `: ` and CRLF as HTTP/1.1 would count them
+        // (HPACK and framing are not counted), plus `:status: 200`.
+        let head_bytes = response
+            .headers()
+            .iter()
+            .map(|(n, v)| (n.as_str().len() + v.len() + 4) as u64)
+            .sum::<u64>()
+            + STATUS_FIELD_BYTES;
         let mut body = response.into_body();
         let mut received = 0u64;
         while let Some(chunk) = body.data().await {
@@ -131,6 +148,13 @@ impl H2Conn {
             status,
             close: self.is_closed(),
             server_us,
+            bytes_received: head_bytes + received,
+            bytes_sent: 0,
+            timing: ResponseTiming {
+                opened: self.opened.take(),
+                written: Some(written),
+                first_byte: Some(head),
+            },
         })
     }
 }

@@ -1,0 +1,102 @@
+//! The end-of-run summary's k6-like lines: data sent and received with their rates, where
+//! service time went (connect, TLS handshake, waiting for the first byte, receiving),
+//! iteration duration and the most VUs active at once.
+
+use crate::format::{format_bytes, format_ms};
+use crate::terminal_resources::KeyValue;
+use loadlab_metrics::result::{Bytes, LatencySummary, RunResult};
+use loadlab_metrics::Phase;
+use std::io::{self, Write};
+
+/// `p50=… p90=… p95=… p99=… max=…`.
+pub(crate) fn percentiles_line(l: &LatencySummary) -> String {
+    format!(
+        "p50={} p90={} p95={} p99={} max={}",
+        format_ms(l.p50),
+        format_ms(l.p90),
+        format_ms(l.p95),
+        format_ms(l.p99),
+        format_ms(l.max)
+    )
+}
+
+/// Bytes per second of a result: as recorded, or from the totals for results written
+/// before the rates were.
+pub(crate) fn byte_rates(r: &RunResult) -> (f64, f64) {
+    let b: &Bytes = &r.bytes;
+    if b.sent_per_s > 0.0 || b.received_per_s > 0.0 || r.duration_s <= 0.0 {
+        (b.sent_per_s, b.received_per_s)
+    } else {
+        (
+            b.sent as f64 / r.duration_s,
+            b.received as f64 / r.duration_s,
+        )
+    }
+}
+
+/// `data ..............: 1.2 MiB sent (120 KiB/s), 4.5 MiB received (450 KiB/s)`.
+pub(crate) fn data(r: &RunResult, out: &mut dyn Write, kv: KeyValue) -> io::Result<()> {
+    if r.bytes.is_zero() {
+        return Ok(());
+    }
+    let (sent, received) = byte_rates(r);
+    kv(
+        out,
+        "data",
+        &format!(
+            "{} sent ({}/s), {} received ({}/s)",
+            format_bytes(r.bytes.sent as f64),
+            format_bytes(sent),
+            format_bytes(r.bytes.received as f64),
+            format_bytes(received)
+        ),
+    )
+}
+
+/// The label of a phase in the terminal and the reports.
+pub(crate) fn phase_label(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Connect => "connect",
+        Phase::TlsHandshake => "tls handshake",
+        Phase::Waiting => "waiting (ttfb)",
+        Phase::Receiving => "receiving",
+    }
+}
+
+/// One line per measured phase; connect and TLS say how many connections they cover.
+pub(crate) fn phases(r: &RunResult, out: &mut dyn Write, kv: KeyValue) -> io::Result<()> {
+    let Some(p) = &r.phases_ms else {
+        return Ok(());
+    };
+    for phase in Phase::ALL {
+        let Some(l) = p.get(phase).filter(|l| l.count > 0) else {
+            continue;
+        };
+        let mut line = percentiles_line(l);
+        if matches!(phase, Phase::Connect | Phase::TlsHandshake) {
+            let s = if l.count == 1 { "" } else { "s" };
+            line.push_str(&format!(" ({} connection{s} opened)", l.count));
+        }
+        kv(out, phase_label(phase), &line)?;
+    }
+    Ok(())
+}
+
+/// `iteration duration: p50=…` and `vus max ...: 50 (planned 50)`.
+pub(crate) fn iterations_and_vus(
+    r: &RunResult,
+    out: &mut dyn Write,
+    kv: KeyValue,
+) -> io::Result<()> {
+    if let Some(d) = r.iterations.duration_ms.filter(|d| d.count > 0) {
+        kv(out, "iteration duration", &percentiles_line(&d))?;
+    }
+    if let Some(max) = r.vus_max {
+        let planned = match r.load.max_vus {
+            Some(p) if u64::from(p) != max => format!(" (planned {p})"),
+            _ => String::new(),
+        };
+        kv(out, "vus max", &format!("{max}{planned}"))?;
+    }
+    Ok(())
+}
