@@ -114,7 +114,9 @@ fn short_variants_are_their_full_examples_with_less_load() {
         for key in ["sweep", "compare", "metrics", "equivalence", "order", "warmup_runs"] {
             assert_eq!(fs[key], ss[key], "{name}: study.{key}");
         }
-        assert_eq!(fs["repeat"], ss["repeat"], "{name}: as many runs as the full study");
+        // Enough runs for every statistic of the full study (a median's CI needs 6).
+        let (fr, sr) = (fs["repeat"].as_u64().unwrap(), ss["repeat"].as_u64().unwrap());
+        assert!(sr >= 6 && sr <= fr, "{name}: {sr} runs (full: {fr})");
         let names = |v: &Value| -> Vec<Value> {
             v["variants"]
                 .as_sequence()
@@ -309,4 +311,174 @@ fn run_short_study(path: &Path, results: &Path) -> String {
         .unwrap();
     std::fs::read_to_string(dir.join("report.md"))
         .unwrap_or_else(|e| panic!("{}: no report.md ({e}); {said}", dir.display()))
+}
+
+/// The rows of the first Markdown table whose header row starts with `header`, as cells.
+fn table(md: &str, header: &str) -> Vec<Vec<String>> {
+    let mut lines = md.lines().skip_while(|l| !l.starts_with(header));
+    assert!(lines.next().is_some(), "no table `{header}` in the report");
+    lines
+        .skip(1) // |---|
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// `1.23ms`, `4.5s`, `812µs`, `17.9/s`, `12`, `0.25%` → the number (unit dropped).
+fn number(cell: &str) -> f64 {
+    let digits: String = cell
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+        .filter(|c| *c != ',')
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("`{cell}` is not a number"))
+}
+
+/// Every cell of `column` in `rows` (by index) is a positive number.
+fn positive(rows: &[Vec<String>], column: usize, what: &str) {
+    assert!(!rows.is_empty(), "{what}: no rows");
+    for r in rows {
+        assert!(number(&r[column]) > 0.0, "{what}: {r:?}");
+    }
+}
+
+/// The comparison table: pair, metric, medians, % change [95% CI], p, Holm p, n, verdict.
+fn comparisons(md: &str) -> Vec<Vec<String>> {
+    table(md, "| baseline → variant | metric | baseline median |")
+}
+
+fn rows_for<'a>(rows: &'a [Vec<String>], first: &str) -> Vec<&'a Vec<String>> {
+    rows.iter().filter(|r| r[0].contains(first)).collect()
+}
+
+/// What every seed report has: the runs of each variant (duration, iterations, requests,
+/// throughput, p95), the summary across runs with mean … max, charts, the monitored target's
+/// resources, client beside server latency per run and step, thresholds.
+fn common_sections(md: &str, variants: usize, runs_per_variant: usize) {
+    let summary = table(md, "| variant | load | runs | throughput |");
+    assert_eq!(summary.len(), variants, "one summary row per variant");
+    for col in [3, 5, 6, 8, 9] {
+        positive(&summary, col, "summary throughput / mean / p50 / p99 / max");
+    }
+    let runs = md
+        .lines()
+        .filter(|l| l.starts_with("| run | started | duration | iterations |"))
+        .count();
+    assert_eq!(runs, variants, "a runs table per variant");
+    let first = table(md, "| run | started | duration | iterations |");
+    assert_eq!(first.len(), runs_per_variant);
+    for col in [2, 3, 4, 5, 8] {
+        positive(&first, col, "run duration / iterations / requests / throughput / p95");
+    }
+    for chart in ["p95-per-run.svg", "latency-over-time.svg", "process-cpu.svg"] {
+        assert!(md.contains(chart), "no chart {chart}");
+    }
+    let split = table(md, "| variant | run | step | requests | client p50 |");
+    positive(&split, 4, "client p50 per run");
+    positive(&split, 8, "server p50 per run");
+    assert!(md.contains("## Thresholds"));
+}
+
+#[test]
+fn short_seed_studies_write_the_seeds_tables() {
+    let _serial = exclusive();
+    let dir = examples_dir().join("short");
+    let results = std::env::temp_dir().join(format!("loadlab-seed-reports-{}", std::process::id()));
+    let report = |file: &str| run_short_study(&dir.join(file), &results.join(file));
+
+    // 000: per domain (group) tables over all runs, baseline vs stress with % change and
+    // degradation factors, thresholds per domain.
+    let md = report("seed-000-permit-k6-stages.yaml");
+    common_sections(&md, 2, 2);
+    let domains = table(&md, "| group / step | requests |");
+    for domain in ["auth", "applications", "workflow", "survey"] {
+        let row = rows_for(&domains, &format!("group `{domain}`"));
+        assert_eq!(row.len(), 1, "{domain}");
+        assert!(number(&row[0][1]) > 0.0 && number(&row[0][8]) > 0.0, "{row:?}");
+    }
+    let changes = comparisons(&md);
+    let survey: Vec<_> = changes
+        .iter()
+        .filter(|r| r[0] == "baseline → stress" && r[1] == "p95 latency of group `survey`")
+        .collect();
+    assert_eq!(survey.len(), 1, "{changes:?}");
+    assert!(survey[0][4].contains('%'), "a % change with its CI: {:?}", survey[0]);
+    let factors = table(&md, "| baseline → variant | load | throughput |");
+    assert_eq!(factors.len(), 1);
+    assert!(number(&factors[0][1]) > 2.0, "stress/baseline VUs: {factors:?}");
+    let thresholds = table(&md, "| variant | threshold | met in |");
+    assert!(thresholds
+        .iter()
+        .any(|r| r[1] == "`group.survey.latency.p95 < 2.2s`" && r[2].contains("2/2 runs")));
+
+    // 001: six variants side by side (its 3-tier and response time tables), errors by kind
+    // per variant (the overloaded monolith answers 503), a % change table per tier.
+    let md = report("seed-001-monolith-vs-micro.yaml");
+    common_sections(&md, 6, 2);
+    let errors = table(&md, "| variant | kind | count |");
+    assert!(
+        errors.iter().any(|r| r[0] == "`monolith-high`" && number(&r[2]) > 0.0),
+        "{errors:?}"
+    );
+    positive(&errors, 2, "errors by kind");
+    let changes = comparisons(&md);
+    for tier in ["low", "mid", "high"] {
+        let pair = format!("monolith-{tier} → micro-{tier}");
+        assert!(changes.iter().any(|r| r[0] == pair && r[1] == "p95 latency"), "tier {tier}");
+    }
+
+    // 002: per operation (step) tables, the sweep with the change between adjacent levels,
+    // each run's duration (the seed's total execution time).
+    let md = report("seed-002-users-transactions.yaml");
+    common_sections(&md, 6, 2);
+    let steps = table(&md, "| group / step | requests |");
+    for step in ["create user", "create transaction"] {
+        let row = rows_for(&steps, &format!("step `{step}`"));
+        assert_eq!(row.len(), 1, "{step}");
+        for col in [4, 5, 6, 7, 8, 9, 10] {
+            assert!(number(&row[0][col]) > 0.0, "{step}: mean … max {row:?}");
+        }
+    }
+    let sweep = table(&md, "| levels | run duration | throughput |");
+    assert_eq!(sweep.len(), 5, "five adjacent pairs of six levels");
+    assert!(sweep.iter().all(|r| r[1].contains('%') && r[2].contains('%')));
+    assert!(md.contains("`create transaction` p95"));
+    let md = report("seed-002-keep-alive.yaml");
+    common_sections(&md, 2, 2);
+    let changes = comparisons(&md);
+    assert!(changes
+        .iter()
+        .any(|r| r[0] == "new-connection-per-request → keep-alive" && r[1] == "throughput"));
+
+    // 003: the warm-up, per round the reservation's client and server latency, per-step
+    // thresholds.
+    let md = report("seed-003-spike.yaml");
+    common_sections(&md, 1, 2);
+    assert!(md.contains("**Warm-up runs** | 1 of each variant"));
+    let split = table(&md, "| variant | run | step | requests | client p50 |");
+    let reservations = rows_for(&split, "").into_iter().filter(|r| r[2] == "`reserve ticket`");
+    assert_eq!(reservations.count(), 2, "one row per round: {split:?}");
+    let thresholds = table(&md, "| variant | threshold | met in |");
+    assert!(thresholds
+        .iter()
+        .any(|r| r[1] == "`step.reserve ticket.latency.p95 < 10s`"));
+
+    // 004: three targets, each with and without observability: six variants, three
+    // comparisons, the CPU of each target.
+    let md = report("seed-004-gateway-stages.yaml");
+    common_sections(&md, 6, 2);
+    let changes = comparisons(&md);
+    for service in ["gateway", "assessments", "patients"] {
+        let pair = format!("{service}-without-observability → {service}-with-observability");
+        assert!(changes.iter().any(|r| r[0] == pair), "{pair}");
+        assert!(md.contains(&format!("{service}-with-observability — CPU of the monitored processes")));
+    }
+    let _ = std::fs::remove_dir_all(&results);
 }

@@ -20,6 +20,9 @@ pub fn exclusive() -> MutexGuard<'static, ()> {
 pub struct Target {
     child: Child,
     pub url: String,
+    /// Kept open: the target prints more lines after its URL (capacity, endpoints), and a
+    /// closed pipe would make that write fail and the target exit.
+    _stdout: BufReader<std::process::ChildStdout>,
 }
 
 impl Target {
@@ -32,7 +35,8 @@ impl Target {
             .spawn()
             .expect("start loadlab target");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("piped stdout"))
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        stdout
             .read_line(&mut line)
             .expect("read the target's banner");
         let url = line
@@ -45,7 +49,11 @@ impl Target {
             url.starts_with("http://127.0.0.1:") || url.starts_with("https://127.0.0.1:"),
             "unexpected banner: {line}"
         );
-        Target { child, url }
+        Target {
+            child,
+            url,
+            _stdout: stdout,
+        }
     }
 }
 
