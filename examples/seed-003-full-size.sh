@@ -8,8 +8,11 @@
 # needs 66,666 connections in the generator and as many in the target. loadlab refuses a
 # plan that cannot get its files before sending anything, so one process cannot run it.
 #
-#   bash examples/seed-003-full-size.sh            # ROUNDS=6 by default; about 10 minutes
-#   ROUNDS=1 bash examples/seed-003-full-size.sh   # one round after the warm-up, ~3 minutes
+#   bash examples/seed-003-full-size.sh            # ROUNDS=6 by default; about 15 minutes
+#   ROUNDS=1 bash examples/seed-003-full-size.sh   # one round after the warm-up, about 5 minutes
+# (measured on this 2-core machine while it was busy: 2–2.5 minutes per spike; most of the
+# 66,666 sign-ins wait for a CPU, so latencies run into minutes and many requests time out —
+# the report says the host was saturated and marks the rounds invalid)
 #
 # Uses `loadlab` from PATH, or target/release/loadlab (LOADLAB=path overrides). Prints each
 # round's merged summary and stores every round in ./loadlab-results (or $LOADLAB_RESULTS):

@@ -38,7 +38,10 @@ fn yaml(path: &Path) -> Value {
 fn seed_examples_have_runnable_studies() {
     let mut studied = 0;
     let dir = examples_dir();
-    for path in yaml_files(&dir).into_iter().chain(yaml_files(&dir.join("short"))) {
+    for path in yaml_files(&dir)
+        .into_iter()
+        .chain(yaml_files(&dir.join("short")))
+    {
         let doc = StudyDocument::read(&path).unwrap_or_else(|e| panic!("{e}"));
         let Some(spec) = doc.study().unwrap_or_else(|e| panic!("{e}")) else {
             continue;
@@ -55,7 +58,10 @@ fn seed_examples_have_runnable_studies() {
             }
         }
     }
-    assert!(studied >= 12, "only {studied} examples have a study section");
+    assert!(
+        studied >= 12,
+        "only {studied} examples have a study section"
+    );
 }
 
 /// The short variant of each full seed example.
@@ -63,7 +69,12 @@ fn seed_pairs() -> Vec<(PathBuf, PathBuf)> {
     let dir = examples_dir();
     let pairs: Vec<(PathBuf, PathBuf)> = yaml_files(&dir)
         .into_iter()
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("seed-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("seed-")
+        })
         .map(|p| {
             let short = dir.join("short").join(p.file_name().unwrap());
             assert!(short.exists(), "{} has no short variant", p.display());
@@ -101,7 +112,10 @@ fn short_variants_are_their_full_examples_with_less_load() {
         let (f, s) = (yaml(&full), yaml(&short));
         let name = short.display();
         for key in ["target", "defaults", "thresholds", "monitor", "connections"] {
-            assert_eq!(f[key], s[key], "{name}: `{key}` differs from the full example");
+            assert_eq!(
+                f[key], s[key],
+                "{name}: `{key}` differs from the full example"
+            );
         }
         // The same requests in the same order; pauses and loop counts are shortened.
         assert_eq!(
@@ -111,11 +125,21 @@ fn short_variants_are_their_full_examples_with_less_load() {
         );
         assert_eq!(f["load"]["model"], s["load"]["model"], "{name}");
         let (fs, ss) = (&f["study"], &s["study"]);
-        for key in ["sweep", "compare", "metrics", "equivalence", "order", "warmup_runs"] {
+        for key in [
+            "sweep",
+            "compare",
+            "metrics",
+            "equivalence",
+            "order",
+            "warmup_runs",
+        ] {
             assert_eq!(fs[key], ss[key], "{name}: study.{key}");
         }
         // Enough runs for every statistic of the full study (a median's CI needs 6).
-        let (fr, sr) = (fs["repeat"].as_u64().unwrap(), ss["repeat"].as_u64().unwrap());
+        let (fr, sr) = (
+            fs["repeat"].as_u64().unwrap(),
+            ss["repeat"].as_u64().unwrap(),
+        );
         assert!(sr >= 6 && sr <= fr, "{name}: {sr} runs (full: {fr})");
         let names = |v: &Value| -> Vec<Value> {
             v["variants"]
@@ -161,8 +185,7 @@ fn full_examples_keep_what_the_seeds_did() {
     let stages = stage_vus(&s0["load"]);
     assert_eq!(
         stages,
-        [("30s", 10), ("0s", 35), ("8m30s", 35), ("30s", 0)]
-            .map(|(d, v)| (d.to_string(), v))
+        [("30s", 10), ("0s", 35), ("8m30s", 35), ("30s", 0)].map(|(d, v)| (d.to_string(), v))
     );
     assert_eq!(
         stage_vus(&variant(&s0, "stress")["load"]),
@@ -183,7 +206,11 @@ fn full_examples_keep_what_the_seeds_did() {
         ("micro-high", "75/s"),
     ] {
         let stages = variant(&s1, name)["load"]["stages"].as_sequence().unwrap();
-        assert_eq!(stages.last().unwrap()["rate"].as_str(), Some(rate), "{name}");
+        assert_eq!(
+            stages.last().unwrap()["rate"].as_str(),
+            Some(rate),
+            "{name}"
+        );
         assert_eq!(stages.last().unwrap()["duration"].as_str(), Some("120s"));
     }
     assert_eq!(
@@ -212,7 +239,10 @@ fn full_examples_keep_what_the_seeds_did() {
     let ka = yaml(&dir.join("seed-002-keep-alive.yaml"));
     assert_eq!(ka["load"]["vus"], 25);
     assert_eq!(variant(&ka, "keep-alive")["connections"], "per_vu");
-    assert_eq!(variant(&ka, "new-connection-per-request")["connections"], "none");
+    assert_eq!(
+        variant(&ka, "new-connection-per-request")["connections"],
+        "none"
+    );
     // 003: the full 66,666 spike, a warm-up, per-step thresholds for the reservation.
     let s3 = yaml(&dir.join("seed-003-spike.yaml"));
     assert_eq!(s3["load"]["count"], 66666);
@@ -269,7 +299,11 @@ fn target_commands(path: &Path) -> Vec<(u16, Vec<String>)> {
 /// Markdown report.
 fn run_short_study(path: &Path, results: &Path) -> String {
     let commands = target_commands(path);
-    assert!(!commands.is_empty(), "{}: no target command", path.display());
+    assert!(
+        !commands.is_empty(),
+        "{}: no target command",
+        path.display()
+    );
     let mut text = std::fs::read_to_string(path).unwrap();
     let mut targets = Vec::new();
     for (port, args) in &commands {
@@ -277,7 +311,10 @@ fn run_short_study(path: &Path, results: &Path) -> String {
         let t = Target::start(&args);
         let new_port = t.url.rsplit(':').next().unwrap().to_string();
         text = text
-            .replace(&format!("127.0.0.1:{port}"), &format!("127.0.0.1:{new_port}"))
+            .replace(
+                &format!("127.0.0.1:{port}"),
+                &format!("127.0.0.1:{new_port}"),
+            )
             .replace(&format!("port: {port}"), &format!("port: {new_port}"));
         targets.push(t);
     }
@@ -289,7 +326,13 @@ fn run_short_study(path: &Path, results: &Path) -> String {
     ));
     std::fs::write(&file, text).unwrap();
     let out = Command::new(BIN)
-        .args(["study", file.to_str().unwrap(), "--repeat", "2", "--no-progress"])
+        .args([
+            "study",
+            file.to_str().unwrap(),
+            "--repeat",
+            "2",
+            "--no-progress",
+        ])
         .args(["--allow-saturated", "--results", results.to_str().unwrap()])
         .output()
         .expect("run loadlab study");
@@ -375,9 +418,17 @@ fn common_sections(md: &str, variants: usize, runs_per_variant: usize) {
     let first = table(md, "| run | started | duration | iterations |");
     assert_eq!(first.len(), runs_per_variant);
     for col in [2, 3, 4, 5, 8] {
-        positive(&first, col, "run duration / iterations / requests / throughput / p95");
+        positive(
+            &first,
+            col,
+            "run duration / iterations / requests / throughput / p95",
+        );
     }
-    for chart in ["p95-per-run.svg", "latency-over-time.svg", "process-cpu.svg"] {
+    for chart in [
+        "p95-per-run.svg",
+        "latency-over-time.svg",
+        "process-cpu.svg",
+    ] {
         assert!(md.contains(chart), "no chart {chart}");
     }
     let split = table(md, "| variant | run | step | requests | client p50 |");
@@ -401,7 +452,10 @@ fn short_seed_studies_write_the_seeds_tables() {
     for domain in ["auth", "applications", "workflow", "survey"] {
         let row = rows_for(&domains, &format!("group `{domain}`"));
         assert_eq!(row.len(), 1, "{domain}");
-        assert!(number(&row[0][1]) > 0.0 && number(&row[0][8]) > 0.0, "{row:?}");
+        assert!(
+            number(&row[0][1]) > 0.0 && number(&row[0][8]) > 0.0,
+            "{row:?}"
+        );
     }
     let changes = comparisons(&md);
     let survey: Vec<_> = changes
@@ -409,10 +463,17 @@ fn short_seed_studies_write_the_seeds_tables() {
         .filter(|r| r[0] == "baseline → stress" && r[1] == "p95 latency of group `survey`")
         .collect();
     assert_eq!(survey.len(), 1, "{changes:?}");
-    assert!(survey[0][4].contains('%'), "a % change with its CI: {:?}", survey[0]);
+    assert!(
+        survey[0][4].contains('%'),
+        "a % change with its CI: {:?}",
+        survey[0]
+    );
     let factors = table(&md, "| baseline → variant | load | throughput |");
     assert_eq!(factors.len(), 1);
-    assert!(number(&factors[0][1]) > 2.0, "stress/baseline VUs: {factors:?}");
+    assert!(
+        number(&factors[0][1]) > 2.0,
+        "stress/baseline VUs: {factors:?}"
+    );
     let thresholds = table(&md, "| variant | threshold | met in |");
     assert!(thresholds
         .iter()
@@ -424,14 +485,21 @@ fn short_seed_studies_write_the_seeds_tables() {
     common_sections(&md, 6, 2);
     let errors = table(&md, "| variant | kind | count |");
     assert!(
-        errors.iter().any(|r| r[0] == "`monolith-high`" && number(&r[2]) > 0.0),
+        errors
+            .iter()
+            .any(|r| r[0] == "`monolith-high`" && number(&r[2]) > 0.0),
         "{errors:?}"
     );
     positive(&errors, 2, "errors by kind");
     let changes = comparisons(&md);
     for tier in ["low", "mid", "high"] {
         let pair = format!("monolith-{tier} → micro-{tier}");
-        assert!(changes.iter().any(|r| r[0] == pair && r[1] == "p95 latency"), "tier {tier}");
+        assert!(
+            changes
+                .iter()
+                .any(|r| r[0] == pair && r[1] == "p95 latency"),
+            "tier {tier}"
+        );
     }
 
     // 002: per operation (step) tables, the sweep with the change between adjacent levels,
@@ -448,7 +516,9 @@ fn short_seed_studies_write_the_seeds_tables() {
     }
     let sweep = table(&md, "| levels | run duration | throughput |");
     assert_eq!(sweep.len(), 5, "five adjacent pairs of six levels");
-    assert!(sweep.iter().all(|r| r[1].contains('%') && r[2].contains('%')));
+    assert!(sweep
+        .iter()
+        .all(|r| r[1].contains('%') && r[2].contains('%')));
     assert!(md.contains("`create transaction` p95"));
     let md = report("seed-002-keep-alive.yaml");
     common_sections(&md, 2, 2);
@@ -463,7 +533,9 @@ fn short_seed_studies_write_the_seeds_tables() {
     common_sections(&md, 1, 2);
     assert!(md.contains("**Warm-up runs** | 1 of each variant"));
     let split = table(&md, "| variant | run | step | requests | client p50 |");
-    let reservations = rows_for(&split, "").into_iter().filter(|r| r[2] == "`reserve ticket`");
+    let reservations = rows_for(&split, "")
+        .into_iter()
+        .filter(|r| r[2] == "`reserve ticket`");
     assert_eq!(reservations.count(), 2, "one row per round: {split:?}");
     let thresholds = table(&md, "| variant | threshold | met in |");
     assert!(thresholds
@@ -478,7 +550,9 @@ fn short_seed_studies_write_the_seeds_tables() {
     for service in ["gateway", "assessments", "patients"] {
         let pair = format!("{service}-without-observability → {service}-with-observability");
         assert!(changes.iter().any(|r| r[0] == pair), "{pair}");
-        assert!(md.contains(&format!("{service}-with-observability — CPU of the monitored processes")));
+        assert!(md.contains(&format!(
+            "{service}-with-observability — CPU of the monitored processes"
+        )));
     }
     let _ = std::fs::remove_dir_all(&results);
 }

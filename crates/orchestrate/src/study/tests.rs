@@ -133,7 +133,9 @@ fn warm_up_runs_come_first_and_stay_out_of_the_statistics() {
     assert_eq!(p.warmup_runs, 1);
     let mut exec = Fake {
         // An invalid warm-up run is not re-run: warming up is all it is for.
-        script: [Some(InvalidKind::GeneratorSaturated)].into_iter().collect(),
+        script: [Some(InvalidKind::GeneratorSaturated)]
+            .into_iter()
+            .collect(),
         ..Fake::default()
     };
     let mut journal = Journal::default();
@@ -148,7 +150,11 @@ fn warm_up_runs_come_first_and_stay_out_of_the_statistics() {
     assert_eq!(out.study.run_log.len(), 10);
     for v in &out.study.variants {
         assert_eq!(v.runs.len(), 5);
-        assert!(!v.runs.iter().any(|r| r == "r1" || r == "r2"), "{:?}", v.runs);
+        assert!(
+            !v.runs.iter().any(|r| r == "r1" || r == "r2"),
+            "{:?}",
+            v.runs
+        );
         assert!(v.excluded_runs.is_empty());
     }
     // A resumed study warms up again; a finished one has nothing to warm up for.
