@@ -141,6 +141,7 @@ pub struct RawLoad {
     pub vus: Option<u32>,
     pub start_vus: Option<u32>,
     pub iterations: Option<u64>,
+    pub shared_iterations: Option<u64>,
     #[serde(default, deserialize_with = "de_opt_duration")]
     pub duration: Option<Duration>,
     #[serde(default, deserialize_with = "de_opt_rate")]

@@ -77,6 +77,14 @@ fn bad_files_table() {
         ("load: {model: burst}\nsteps: [ { get: /a } ]\n".into(), "load: the burst model needs `count`"),
         ("load: {model: closed, stages: [{duration: 1s, rate: 5}]}\nsteps: [ { get: /a } ]\n".into(),
          "load.stages[0]: a closed-model stage takes `vus`, not `rate`"),
+        ("load: {model: closed, vus: 2, iterations: 3, shared_iterations: 6}\nsteps: [ { get: /a } ]\n".into(),
+         "load.shared_iterations: give either `iterations` (per VU) or `shared_iterations` (all VUs together), not both"),
+        ("load: {model: closed, stages: [{duration: 1s, vus: 2}], shared_iterations: 6}\nsteps: [ { get: /a } ]\n".into(),
+         "load.shared_iterations: `shared_iterations` goes with `vus`, not with `stages`"),
+        ("load: {model: open, rate: 5, duration: 1s, shared_iterations: 6}\nsteps: [ { get: /a } ]\n".into(),
+         "load.shared_iterations: `shared_iterations` does not apply to the open model"),
+        ("load: {model: closed, vus: 2, shared_iterations: 0}\nsteps: [ { get: /a } ]\n".into(),
+         "load.shared_iterations: must be at least 1"),
     ];
     let mut bad = 0;
     for (src, want) in cases {
@@ -144,6 +152,23 @@ fn scenario_language_errors_table() {
         }
     }
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n\n"));
+}
+
+#[test]
+fn shared_iterations_are_the_same_work_at_any_vu_count() {
+    let s = Scenario::parse(
+        "load: {model: closed, vus: 30, shared_iterations: 100, max_duration: 2m}\nsteps: [ { get: /a } ]\n",
+        "shared.yaml",
+    )
+    .unwrap();
+    let Load::Closed(c) = &s.load else {
+        panic!("closed")
+    };
+    assert_eq!(c.shared_iterations, Some(100));
+    assert_eq!(c.iterations_per_vu, None);
+    assert_eq!(c.max_vus(), 30);
+    assert_eq!(c.duration().as_secs(), 120);
+    assert!(s.plan().ends_when_done());
 }
 
 #[test]

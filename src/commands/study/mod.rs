@@ -318,6 +318,21 @@ impl StudyObserver for Printer<'_> {
         );
     }
 
+    fn warmup_finished(&mut self, request: &RunRequest<'_>, run: &ExecutedRun) {
+        if self.quiet {
+            return;
+        }
+        let r = &run.result;
+        eprintln!(
+            "[warm-up {}/{}] {}: {} req/s · p95 {} · not in the statistics",
+            request.position,
+            request.total,
+            request.label,
+            fmt_metric("requests.rate", r.requests.rate),
+            fmt_metric("latency_ms.p95", r.latency_ms.p95),
+        );
+    }
+
     fn run_finished(
         &mut self,
         _: &RunRequest<'_>,

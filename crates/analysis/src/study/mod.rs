@@ -90,6 +90,10 @@ pub struct StudyResult {
     /// Re-runs allowed per invalid run.
     #[serde(default)]
     pub retry_invalid: usize,
+    /// Unmeasured warm-up runs of each variant made before its measured runs (not in
+    /// `run_log`, never in the statistics).
+    #[serde(default)]
+    pub warmup_runs: usize,
     /// Runs planned (variants × repetitions), re-runs not counted.
     #[serde(default)]
     pub planned_runs: usize,

@@ -147,6 +147,7 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
         sweep,
         plan_hash: Some(plan.fingerprint()),
         retry_invalid: plan.retry_invalid,
+        warmup_runs: plan.warmup_runs,
         planned_runs,
         run_log: runs.iter().map(|r| r.entry.clone()).collect(),
     }

@@ -26,6 +26,8 @@ pub struct StudyPlan {
     pub order: Order,
     pub cooldown: Duration,
     pub retry_invalid: usize,
+    /// Unmeasured warm-up runs of every variant before the measured runs.
+    pub warmup_runs: usize,
     pub equivalence: f64,
     /// Compared metrics; `None`: the default set.
     pub metrics: Option<Vec<MetricId>>,
@@ -126,6 +128,7 @@ impl StudyPlan {
             order: spec.order,
             cooldown: spec.cooldown,
             retry_invalid: spec.retry_invalid,
+            warmup_runs: spec.warmup_runs,
             equivalence: spec.equivalence,
             metrics,
             compare: spec.compare.clone(),

@@ -25,6 +25,9 @@ pub trait StudyObserver {
 
     fn run_starting(&mut self, _request: &RunRequest<'_>, _remaining: Estimate) {}
 
+    /// A warm-up run (`study.warmup_runs`) ended: stored, never in the statistics.
+    fn warmup_finished(&mut self, _request: &RunRequest<'_>, _run: &ExecutedRun) {}
+
     /// A run ended; `retrying` when it was invalid and will be run again.
     fn run_finished(
         &mut self,
@@ -76,7 +79,13 @@ pub fn run_study<E: Executor, O: StudyObserver>(
         .count();
     observer.starting(plan, todo, estimate(plan, &runs, &slots, 0));
     let mut stop: Option<StudyStop<E::Error>> = None;
+    if todo > 0 {
+        stop = warm_up(plan, exec, observer).err();
+    }
     'slots: for (k, slot) in slots.iter().enumerate() {
+        if stop.is_some() {
+            break;
+        }
         if slot_done(plan, &runs, slot.variant, slot.rep) {
             continue;
         }
@@ -147,6 +156,40 @@ pub fn run_study<E: Executor, O: StudyObserver>(
         stop.get_or_insert(StudyStop::Journal(e));
     }
     StudyOutcome { study, stop }
+}
+
+/// `study.warmup_runs` rounds of every variant before the measured runs — again when a
+/// study is resumed, since the target may have gone cold meanwhile. The runs are stored
+/// (their label says `warm-up`) and never enter the statistics; an invalid one is not re-run.
+fn warm_up<E: Executor, O: StudyObserver>(
+    plan: &StudyPlan,
+    exec: &mut E,
+    observer: &mut O,
+) -> Result<(), StudyStop<E::Error>> {
+    let total = plan.warmup_runs * plan.variants.len();
+    for round in 0..plan.warmup_runs {
+        for (i, variant) in plan.variants.iter().enumerate() {
+            if exec.cancelled() {
+                return Err(StudyStop::Cancelled);
+            }
+            let request = RunRequest {
+                scenario: &variant.scenario,
+                label: format!("{} (warm-up)", variant.name),
+                position: round * plan.variants.len() + i + 1,
+                total,
+                attempt: 0,
+            };
+            let run = exec.execute(&request).map_err(StudyStop::Executor)?;
+            observer.warmup_finished(&request, &run);
+            if run_problems(&run.result, true) == RunUse::Interrupted {
+                return Err(StudyStop::Cancelled);
+            }
+            if !plan.cooldown.is_zero() {
+                exec.pause(plan.cooldown);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn was_interrupted(r: &MadeRun) -> bool {

@@ -79,11 +79,16 @@ impl Executor for Fake {
 struct Journal {
     saved: Vec<StudyResult>,
     retries: usize,
+    warmups: Vec<String>,
 }
 
 impl StudyObserver for Journal {
     fn run_finished(&mut self, _: &RunRequest<'_>, _: &ExecutedRun, _: RunUse, retrying: bool) {
         self.retries += usize::from(retrying);
+    }
+
+    fn warmup_finished(&mut self, request: &RunRequest<'_>, run: &ExecutedRun) {
+        self.warmups.push(format!("{} {}", request.label, run.id));
     }
 
     fn save(&mut self, study: &StudyResult) -> Result<(), String> {
@@ -120,6 +125,57 @@ fn runs_are_interleaved_and_saved_after_each() {
         !out.study.comparisons.is_empty(),
         "5 vs 5 runs are compared"
     );
+}
+
+#[test]
+fn warm_up_runs_come_first_and_stay_out_of_the_statistics() {
+    let p = plan(&FILE.replace("retry_invalid: 2", "retry_invalid: 2\n  warmup_runs: 1"));
+    assert_eq!(p.warmup_runs, 1);
+    let mut exec = Fake {
+        // An invalid warm-up run is not re-run: warming up is all it is for.
+        script: [Some(InvalidKind::GeneratorSaturated)]
+            .into_iter()
+            .collect(),
+        ..Fake::default()
+    };
+    let mut journal = Journal::default();
+    let out = run_study(&p, &ids(), vec![], false, &mut exec, &mut journal);
+    assert!(out.stop.is_none());
+    let order: Vec<&str> = exec.made.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(order[..2], ["a (warm-up)", "b (warm-up)"]);
+    assert_eq!(order.len(), 12, "2 warm-up runs, then 5 + 5 measured");
+    assert_eq!(journal.warmups, ["a (warm-up) r1", "b (warm-up) r2"]);
+    assert_eq!(journal.retries, 0);
+    assert_eq!(out.study.warmup_runs, 1);
+    assert_eq!(out.study.run_log.len(), 10);
+    for v in &out.study.variants {
+        assert_eq!(v.runs.len(), 5);
+        assert!(
+            !v.runs.iter().any(|r| r == "r1" || r == "r2"),
+            "{:?}",
+            v.runs
+        );
+        assert!(v.excluded_runs.is_empty());
+    }
+    // A resumed study warms up again; a finished one has nothing to warm up for.
+    let prior: Vec<MadeRun> = Vec::new();
+    let mut exec = Fake::default();
+    let mut journal = Journal::default();
+    let done = run_study(&p, &ids(), prior, false, &mut exec, &mut journal);
+    assert_eq!(journal.warmups.len(), 2);
+    let mut exec = Fake::default();
+    let mut journal = Journal::default();
+    let prior: Vec<MadeRun> = done
+        .study
+        .run_log
+        .iter()
+        .map(|e| MadeRun {
+            entry: e.clone(),
+            result: result(10.0, None),
+        })
+        .collect();
+    run_study(&p, &ids(), prior, false, &mut exec, &mut journal);
+    assert!(journal.warmups.is_empty() && exec.made.is_empty());
 }
 
 #[test]

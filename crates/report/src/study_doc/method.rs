@@ -76,6 +76,15 @@ pub(super) fn study_method(
             format_secs(s.cooldown_s)
         ),
     ));
+    if s.warmup_runs > 0 {
+        facts.push((
+            "Warm-up runs".to_string(),
+            format!(
+                "{} of each variant before its measured runs (the target warmed up to a steady state), stored but not in the statistics",
+                s.warmup_runs
+            ),
+        ));
+    }
     if !s.comparisons.is_empty() {
         facts.push((
             "Multiplicity".to_string(),

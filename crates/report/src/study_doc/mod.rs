@@ -17,9 +17,11 @@ mod metrics;
 mod reruns;
 mod resources;
 mod results;
+mod rounds;
 mod study;
 mod summary;
 mod sweep;
+mod sweep_changes;
 mod thresholds;
 mod verdicts;
 

@@ -209,6 +209,9 @@ pub(super) fn study_resources(s: &StudyResult, runs: &Runs) -> Option<Section> {
     if let Some(t) = split {
         sec.push(Block::Heading("Client and server latency".to_string()));
         sec.push(Block::Table(t));
+        if let Some(per_run) = super::rounds::client_server_per_run(s, runs) {
+            sec.push(Block::Table(per_run));
+        }
     }
     Some(sec)
 }

@@ -4,7 +4,7 @@
 use super::metrics::{fmt, main_metrics, metric_note, metric_row, too_few_for_ci, METRIC_COLUMNS};
 use super::{variant_runs, Runs};
 use crate::doc::{Block, Cell, Level, Section, Table};
-use crate::format::{format_ms, format_rate};
+use crate::format::{format_ms, format_rate, format_secs};
 use crate::words::error_share;
 use loadlab_analysis::study::{StudyResult, VariantStats};
 use loadlab_metrics::{LatencyStat, MetricId, Quantity, Scope};
@@ -112,6 +112,8 @@ fn runs_table(v: &VariantStats, rs: &[&loadlab_metrics::RunResult]) -> Table {
     let mut t = Table::new(&[
         ">run",
         "started",
+        ">duration",
+        ">iterations",
         ">requests",
         ">throughput",
         ">failed",
@@ -139,6 +141,8 @@ fn runs_table(v: &VariantStats, rs: &[&loadlab_metrics::RunResult]) -> Table {
         t.row(vec![
             (i + 1).to_string().into(),
             r.started_at.clone().into(),
+            format_secs(r.duration_s).into(),
+            r.iterations.completed.to_string().into(),
             r.requests.total.to_string().into(),
             format_rate(r.requests.rate).into(),
             error_share(r.requests.failed, r.requests.total).into(),
@@ -169,5 +173,5 @@ fn runs_table(v: &VariantStats, rs: &[&loadlab_metrics::RunResult]) -> Table {
             },
         ]);
     }
-    t.with_note("Outlier on: the metrics on which the run lies outside Tukey's fences of its variant (kept in the statistics).")
+    t.with_note("Duration: the measured time after the warm-up (a run that ends when its work is done — iterations, a burst — took this long: seed 002's \"total execution time\"). Outlier on: the metrics on which the run lies outside Tukey's fences of its variant (kept in the statistics).")
 }

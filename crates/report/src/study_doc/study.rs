@@ -36,7 +36,7 @@ pub fn study_report(s: &StudyResult, runs: &Runs, plan: Option<&PlannedLoad>) ->
     if let Some(sec) = super::resources::study_resources(s, runs) {
         sections.push(sec);
     }
-    if let Some(sec) = sweep_section(s) {
+    if let Some(sec) = sweep_section(s, runs) {
         sections.push(sec);
     }
     if let Some(sec) = comparison_section(s) {

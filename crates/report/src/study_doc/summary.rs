@@ -33,9 +33,11 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
         ">runs",
         ">throughput",
         ">error rate",
+        ">mean",
         ">p50",
         ">p95 [95% CI]",
         ">p99",
+        ">max",
         ">CV of p95",
         "stable",
     ]);
@@ -64,6 +66,7 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
             .into(),
             med(&tput).into(),
             med(&errors).into(),
+            med(&MetricId::latency(LatencyStat::Mean)).into(),
             med(&MetricId::latency(LatencyStat::P50)).into(),
             v.metrics
                 .get(&p95)
@@ -71,6 +74,7 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
                 .unwrap_or_default()
                 .into(),
             med(&MetricId::latency(LatencyStat::P99)).into(),
+            med(&MetricId::latency(LatencyStat::Max)).into(),
             v.metrics.get(&p95).map(cv_words).unwrap_or_default().into(),
             if v.unstable {
                 Cell::level("unstable", Level::Warn)
@@ -86,7 +90,9 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
         .iter()
         .filter_map(|v| v.metrics.get(&p95))
         .any(too_few_for_ci);
-    let mut note = "Medians across runs; ".to_string();
+    let mut note =
+        "Medians across runs of each run's figure (mean, p50 … max of its own latency histogram); "
+            .to_string();
     if short {
         note.push_str("[n<6]: fewer than 6 runs, too few for a distribution-free 95% interval; ");
     }

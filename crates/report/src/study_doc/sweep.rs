@@ -102,7 +102,7 @@ fn usl_curve(u: &loadlab_analysis::study::UslResult, max_n: f64) -> Vec<(f64, f6
         .collect()
 }
 
-pub(super) fn sweep_section(s: &StudyResult) -> Option<Section> {
+pub(super) fn sweep_section(s: &StudyResult, runs: &super::Runs) -> Option<Section> {
     let sw = s.sweep.as_ref()?;
     let mut sec = Section::new("sweep", "Sweep");
     let (label, unit) = match sw.parameter {
@@ -182,6 +182,9 @@ pub(super) fn sweep_section(s: &StudyResult) -> Option<Section> {
     sec.push(Block::Table(
         t.with_note("Medians across the runs of each level."),
     ));
+    if let Some(changes) = super::sweep_changes::sweep_changes(s, runs) {
+        sec.push(Block::Table(changes));
+    }
     if let Some(u) = &sw.usl {
         let mut facts = vec![
             ("USL σ (contention)".into(), format!("{:.4}", u.sigma)),

@@ -243,6 +243,7 @@ pub fn study() -> (StudyResult, Runs) {
         sweep: None,
         plan_hash: None,
         retry_invalid: 2,
+        warmup_runs: 0,
         planned_runs: 0,
         run_log: vec![],
     };
@@ -305,6 +306,7 @@ pub fn sweep() -> (StudyResult, Runs) {
         sweep: Some(sweep),
         plan_hash: None,
         retry_invalid: 2,
+        warmup_runs: 0,
         planned_runs: 0,
         run_log: vec![],
     };

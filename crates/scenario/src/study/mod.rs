@@ -105,6 +105,9 @@ pub struct StudySpec {
     pub compare: Vec<(String, String)>,
     /// An invalid run is re-run up to this many times (default 2).
     pub retry_invalid: usize,
+    /// Unmeasured runs of every variant before the measured ones (the target warmed up:
+    /// JIT, caches, connection pools), stored but never in the statistics (default 0).
+    pub warmup_runs: usize,
 }
 
 /// Re-runs of an invalid run, unless `study.retry_invalid` says otherwise.

@@ -29,10 +29,12 @@ impl StudyDocument {
             sweep: None,
             compare: Vec::new(),
             retry_invalid: DEFAULT_RETRY_INVALID,
+            warmup_runs: 0,
         };
         const KEYS: &[&str] = &[
             "repeat",
             "retry_invalid",
+            "warmup_runs",
             "order",
             "cooldown",
             "equivalence",
@@ -63,6 +65,15 @@ impl StudyDocument {
                         .ok_or_else(|| {
                             self.err(&field, "expected a whole number of re-runs, 0 to 100")
                                 .with_hint("an invalid run (generator saturated, delivery short...) is re-run up to this many times so each variant keeps its planned number of valid runs")
+                        })? as usize
+                }
+                "warmup_runs" => {
+                    spec.warmup_runs = v
+                        .as_u64()
+                        .filter(|&n| n <= 100)
+                        .ok_or_else(|| {
+                            self.err(&field, "expected a whole number of warm-up runs, 0 to 100")
+                                .with_hint("each variant is run this many times before its measured runs, and those runs are left out of the statistics")
                         })? as usize
                 }
                 "order" => {

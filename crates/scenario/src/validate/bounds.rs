@@ -75,7 +75,7 @@ fn load(load: &Load, ctx: &Ctx) -> Result<(), ScenarioError> {
             }
             let iterations = [
                 ("load.iterations", c.iterations_per_vu),
-                ("load.requests", c.shared_iterations),
+                ("load.shared_iterations", c.shared_iterations),
             ];
             for (field, n) in iterations {
                 match n {

@@ -53,11 +53,16 @@ pub(super) fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
                     if out.is_empty() {
                         return Err(ctx.err("load.stages", "at least one stage is needed"));
                     }
-                    if raw.iterations.is_some() {
-                        return Err(ctx.err(
-                            "load.iterations",
-                            "`iterations` goes with `vus`, not with `stages`",
-                        ));
+                    for (field, set) in [
+                        ("iterations", raw.iterations.is_some()),
+                        ("shared_iterations", raw.shared_iterations.is_some()),
+                    ] {
+                        if set {
+                            return Err(ctx.err(
+                                &format!("load.{field}"),
+                                format!("`{field}` goes with `vus`, not with `stages`"),
+                            ));
+                        }
                     }
                     out
                 }
@@ -65,7 +70,15 @@ pub(super) fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
                     if vus == 0 {
                         return Err(ctx.err("load.vus", "need at least 1 VU"));
                     }
-                    match (raw.duration, raw.iterations) {
+                    if raw.iterations.is_some() && raw.shared_iterations.is_some() {
+                        return Err(ctx
+                            .err(
+                                "load.shared_iterations",
+                                "give either `iterations` (per VU) or `shared_iterations` (all VUs together), not both",
+                            ));
+                    }
+                    let work = raw.iterations.or(raw.shared_iterations);
+                    match (raw.duration, work) {
                         (Some(d), _) => vec![VuStage { duration: d, vus }],
                         (None, Some(_)) => vec![VuStage {
                             duration: raw.max_duration.unwrap_or(DEFAULT_MAX_DURATION),
@@ -96,7 +109,7 @@ pub(super) fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
                 start_vus,
                 stages,
                 iterations_per_vu: raw.iterations,
-                shared_iterations: None,
+                shared_iterations: raw.shared_iterations,
                 max_duration: raw.max_duration.unwrap_or(DEFAULT_MAX_DURATION),
             }))
         }
@@ -105,6 +118,7 @@ pub(super) fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
                 ("vus", raw.vus.is_some()),
                 ("start_vus", raw.start_vus.is_some()),
                 ("iterations", raw.iterations.is_some()),
+                ("shared_iterations", raw.shared_iterations.is_some()),
                 ("count", raw.count.is_some()),
             ] {
                 if set {
@@ -171,6 +185,7 @@ pub(super) fn load(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
                 ("rate", raw.rate.is_some()),
                 ("stages", raw.stages.is_some()),
                 ("iterations", raw.iterations.is_some()),
+                ("shared_iterations", raw.shared_iterations.is_some()),
             ] {
                 if set {
                     return Err(misplaced(f, "burst")

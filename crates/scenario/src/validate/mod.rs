@@ -97,7 +97,7 @@ fn flag_of(field: &str) -> &'static str {
         match last {
             "vus" | "start_vus" => "--vus",
             "rate" | "ramp_to" => "--rate",
-            "requests" | "iterations" => "--requests",
+            "requests" | "shared_iterations" | "iterations" => "--requests",
             "max_in_flight" => "--max-in-flight",
             _ => "--duration",
         }
