@@ -202,10 +202,13 @@ fn latency(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
             out,
             "open model",
             &format!(
-                "latency is measured from the intended send time; send lag p50={} p99={} max={}",
+                "latency is measured from the intended send time; send lag p50={} p99={} max={}{}",
                 format_ms(r.lag_ms.p50),
                 format_ms(r.lag_ms.p99),
-                format_ms(r.lag_ms.max)
+                format_ms(r.lag_ms.max),
+                r.generator
+                    .batch_window_ms
+                    .map_or(String::new(), |w| format!("; batch window {}", format_ms(w)))
             ),
         ),
         "closed" => kv(
