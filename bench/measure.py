@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Measuring and aggregating helper for bench/run.sh (Python 3 standard library only).
+"""Measuring and aggregating helper for bench/run.sh and bench/h2.sh (Python 3 standard library only).
 
 Subcommands:
   status URL                      print nginx stub_status "requests" counter
   record --runs FILE ...          parse one generator run and append it to runs.jsonl
   sample-rss PID CSV              sample /proc/PID/status VmRSS once a second until PID exits
   report --runs FILE --out FILE   write the markdown results (medians) and print them
+  report-h2 --runs FILE --out FILE  the same for bench/h2.sh (loadlab vs h2load per setting)
 """
 
 import argparse
@@ -83,6 +84,19 @@ def parse_wrk_stdout(path):
     return out
 
 
+def parse_h2load_stdout(path):
+    try:
+        text = open(path).read()
+    except OSError:
+        return {}
+    out = {}
+    m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored", text)
+    if m:
+        out["gen_requests"] = int(m.group(4))
+        out["gen_failed"] = int(m.group(5)) + int(m.group(6))
+    return out
+
+
 def dig(d, path):
     for k in path.split("."):
         if not isinstance(d, dict) or k not in d:
@@ -120,6 +134,8 @@ def cmd_record(a):
     rec["requests"] = a.after - a.before - 1  # the "after" status request counts itself
     if a.stdout and a.gen == "wrk":
         rec.update(parse_wrk_stdout(a.stdout))
+    if a.stdout and a.gen == "h2load":
+        rec.update(parse_h2load_stdout(a.stdout))
     if a.json:
         rec.update(parse_loadlab_json(a.json))
         if "json_error" in rec:
@@ -221,6 +237,17 @@ def f(v, spec=".1f", none="-"):
     return format(v, spec) if isinstance(v, (int, float)) else none
 
 
+def pair_ratios(runs, gen, peer):
+    """CPU µs/req of `gen` / `peer`, per repetition (each pair ran back to back)."""
+    by = {(r["generator"], r["rep"]): r for r in runs if r["ok"]}
+    ratios = []
+    for rep in sorted({r["rep"] for r in runs}):
+        l, k = by.get((gen, rep)), by.get((peer, rep))
+        if l and k and l.get("cpu_us_per_req") and k.get("cpu_us_per_req"):
+            ratios.append(l["cpu_us_per_req"] / k["cpu_us_per_req"])
+    return ratios
+
+
 def cmd_report(a):
     runs = []
     with open(a.runs) as fh:
@@ -260,19 +287,15 @@ def cmd_report(a):
               f"| {f(med([r.get('cpu_s') for r in ok]), '.2f')} "
               f"| {f(med([r.get('requests') for r in ok]), '.0f')} |")
         w("")
-        # per-pair ratio loadlab / wrk (pairs = same repetition number, run back to back)
-        if "wrk" in gens and "loadlab" in gens:
-            ratios = []
-            by = {(r["generator"], r["rep"]): r for r in closed if r["ok"]}
-            reps = sorted({r["rep"] for r in closed})
-            for rep in reps:
-                l, k = by.get(("loadlab", rep)), by.get(("wrk", rep))
-                if l and k and l.get("cpu_us_per_req") and k.get("cpu_us_per_req"):
-                    ratios.append(l["cpu_us_per_req"] / k["cpu_us_per_req"])
-            m = med(ratios)
-            w(f"**CPU µs/req ratio loadlab / wrk: {f(m, '.2f')}×** "
-              f"(median of {len(ratios)} per-pair ratios: {', '.join(f(x, '.2f') for x in ratios) or '-'}; "
-              f"target ≤ 1.0×, stretch ≤ 0.8×)")
+        # per-pair ratios (pairs = same repetition number, run back to back)
+        for peer, target in (("wrk", "target ≤ 1.0×, stretch ≤ 0.8×"),
+                             ("baseline", "within 3 %: ≤ 1.03×")):
+            if peer not in gens or "loadlab" not in gens:
+                continue
+            ratios = pair_ratios(closed, "loadlab", peer)
+            w(f"**CPU µs/req ratio loadlab / {peer}: {f(med(ratios), '.3f')}×** "
+              f"(median of {len(ratios)} per-pair ratios: {', '.join(f(x, '.3f') for x in ratios) or '-'}; "
+              f"spread {f(min(ratios) if ratios else None, '.3f')}–{f(max(ratios) if ratios else None, '.3f')}; {target})")
             w("")
 
     # open model ----------------------------------------------------------
@@ -346,6 +369,62 @@ def cmd_report(a):
     return 0
 
 
+# ---------------------------------------------------------------- report-h2
+
+def cmd_report_h2(a):
+    """bench/h2.sh: per connections × streams setting, loadlab vs h2load, interleaved."""
+    runs = [json.loads(line) for line in open(a.runs) if line.strip()]
+    out = []
+    w = out.append
+    w("# loadlab HTTP/2 efficiency benchmark (h2c, vs h2load)")
+    w("")
+    if a.meta and os.path.exists(a.meta):
+        for line in open(a.meta).read().splitlines():
+            w(f"- {line}")
+        w("")
+    w("Requests counted by nginx (stub_status); CPU = user+sys of the generator (/usr/bin/time); "
+      "ratio = loadlab / h2load CPU µs/req of the same repetition (run back to back).")
+    w("")
+    w("| connections × streams | generator | reps ok | req/s | CPU µs/req | peak RSS MiB |")
+    w("|---|---|---|---|---|---|")
+    modes = []
+    for r in runs:
+        if r["mode"] not in modes:
+            modes.append(r["mode"])
+    for mode in modes:
+        for g in ("h2load", "loadlab"):
+            rs = [r for r in runs if r["mode"] == mode and r["generator"] == g]
+            ok = [r for r in rs if r["ok"]]
+            w(f"| {mode} | {g} | {len(ok)}/{len(rs)} | {f(med([r.get('req_per_s') for r in ok]), '.0f')} "
+              f"| {f(med([r.get('cpu_us_per_req') for r in ok]), '.2f')} "
+              f"| {f(med([(r.get('maxrss_kib') or 0) / 1024 for r in ok if r.get('maxrss_kib')]), '.1f')} |")
+    w("")
+    w("| connections × streams | ratio loadlab / h2load (median) | spread (min–max) | per repetition |")
+    w("|---|---|---|---|")
+    for mode in modes:
+        ratios = pair_ratios([r for r in runs if r["mode"] == mode], "loadlab", "h2load")
+        w(f"| {mode} | **{f(med(ratios), '.2f')}×** | {f(min(ratios) if ratios else None, '.2f')}–"
+          f"{f(max(ratios) if ratios else None, '.2f')} | {', '.join(f(x, '.2f') for x in ratios) or '-'} |")
+    w("")
+    w("Target ≤ 1.0× h2load (stretch 0.8×).")
+    w("")
+    w("## All runs")
+    w("")
+    w("| mode | generator | rep | rc | wall s | user s | sys s | requests (nginx) | gen-reported | CPU µs/req | problems |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        w(f"| {r['mode']} | {r['generator']} | {r['rep']} | {r['rc']} | {f(r.get('wall_s'), '.2f')} "
+          f"| {f(r.get('user_s'), '.2f')} | {f(r.get('sys_s'), '.2f')} | {r.get('requests')} "
+          f"| {f(r.get('gen_requests'), 'd')} | {f(r.get('cpu_us_per_req'), '.2f')} "
+          f"| {'; '.join(r.get('problems') or []) or ''} |")
+    w("")
+    text = "\n".join(out)
+    with open(a.out, "w") as fh:
+        fh.write(text)
+    print(text)
+    return 0
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -358,7 +437,7 @@ def main():
 
     s = sub.add_parser("record")
     s.add_argument("--runs", required=True)
-    s.add_argument("--mode", required=True, choices=["closed", "open", "long"])
+    s.add_argument("--mode", required=True)
     s.add_argument("--gen", required=True)
     s.add_argument("--rep", required=True, type=int)
     s.add_argument("--rc", required=True, type=int)
@@ -386,6 +465,12 @@ def main():
     s.add_argument("--rss-end", type=float, default=60.0)
     s.add_argument("--rss-tolerance", type=float, default=10.0)
     s.set_defaults(fn=cmd_report)
+
+    s = sub.add_parser("report-h2")
+    s.add_argument("--runs", required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--meta")
+    s.set_defaults(fn=cmd_report_h2)
 
     a = p.parse_args()
     sys.exit(a.fn(a) or 0)

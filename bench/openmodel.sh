@@ -24,11 +24,8 @@ STATUS_URL="http://127.0.0.1:${STATUS_PORT}/status"
 LOADLAB="${LOADLAB:-$ROOT/target/release/loadlab}"
 MEASURE=(python3 "$BENCH_DIR/measure.py")
 
-log() { printf '[openmodel] %s\n' "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-# shellcheck source=bench/nginx.sh
-source "$BENCH_DIR/nginx.sh"
+# shellcheck source=bench/lib.sh
+source "$BENCH_DIR/lib.sh"
 
 ensure_tools() {
     local pkgs=()
@@ -36,12 +33,7 @@ ensure_tools() {
     command -v nginx >/dev/null 2>&1 || [[ -x /usr/sbin/nginx ]] || pkgs+=(nginx)
     command -v taskset >/dev/null 2>&1 || pkgs+=(util-linux)
     command -v python3 >/dev/null 2>&1 || pkgs+=(python3)
-    if ((${#pkgs[@]})); then
-        [[ $(id -u) -eq 0 ]] || die "missing ${pkgs[*]}; run as root or: apt-get install ${pkgs[*]}"
-        log "installing ${pkgs[*]}"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
-    fi
+    install_missing "${pkgs[@]}"
     NGINX_BIN="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
     OHA="$(command -v oha 2>/dev/null || echo "$HOME/.cargo/bin/oha")"
     if [[ ! -x "$OHA" ]]; then

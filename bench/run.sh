@@ -11,6 +11,7 @@ OUT="$BENCH_DIR/out"
 REPS="${REPS:-3}"                      # repetitions of every measurement (medians are reported)
 LONG="${LONG:-0}"                      # 1: also the 60 s RSS-flatness run
 GENERATORS="${GENERATORS:-wrk loadlab}" # closed-model generators, run interleaved per repetition
+                                       # (add `baseline` to run $BASELINE, another loadlab build, too)
 OPEN="${OPEN:-1}"                      # 0: skip the open-model runs (they need loadlab in GENERATORS)
 DURATION="${DURATION:-10}"             # seconds per closed/open run
 CONNS="${CONNS:-50}"                   # wrk connections = loadlab VUs
@@ -28,11 +29,13 @@ URL="http://127.0.0.1:${PORT}/"
 STATUS_URL="http://127.0.0.1:${STATUS_PORT}/status"
 
 LOADLAB="${LOADLAB:-$ROOT/target/release/loadlab}"
+BASELINE="${BASELINE:-}"               # generator `baseline`: another loadlab binary (e.g. built from main)
 # The generator command lines. Placeholders: @URL@ @VUS@ @DURATION@ @RATE@ @JSON@.
 # They are split on whitespace (no quoting), so keep paths free of spaces.
 WRK_CMD="${WRK_CMD:-wrk -t1 -c@VUS@ -d@DURATION@s @URL@}"
 LOADLAB_CLOSED_CMD="${LOADLAB_CLOSED_CMD:-$LOADLAB run --url @URL@ --vus @VUS@ --duration @DURATION@s --quiet --allow-saturated --json @JSON@}"
 LOADLAB_OPEN_CMD="${LOADLAB_OPEN_CMD:-$LOADLAB run --url @URL@ --rate @RATE@/s --duration @DURATION@s --quiet --json @JSON@}"
+BASELINE_CLOSED_CMD="${BASELINE_CLOSED_CMD:-$BASELINE run --url @URL@ --vus @VUS@ --duration @DURATION@s --quiet --allow-saturated --json @JSON@}"
 # Hard bound on any one generator process: planned duration + this many seconds, then SIGTERM/SIGKILL.
 GRACE="${GRACE:-30}"
 
@@ -40,8 +43,8 @@ MEASURE=(python3 "$BENCH_DIR/measure.py")
 failures=0
 BG_PIDS=()
 
-log() { printf '[bench] %s\n' "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=bench/lib.sh
+source "$BENCH_DIR/lib.sh"
 
 # ----------------------------------------------------------------------------- install
 ensure_tools() {
@@ -52,18 +55,12 @@ ensure_tools() {
     [[ -x /usr/bin/time ]] || pkgs+=(time)
     command -v timeout >/dev/null 2>&1 || pkgs+=(coreutils)
     command -v python3 >/dev/null 2>&1 || pkgs+=(python3)
-    if ((${#pkgs[@]})); then
-        [[ $(id -u) -eq 0 ]] || die "missing ${pkgs[*]}; run as root or install them: apt-get install ${pkgs[*]}"
-        log "installing ${pkgs[*]}"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
-    fi
+    install_missing "${pkgs[@]}"
     NGINX_BIN="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
 }
 
 # ----------------------------------------------------------------------------- cleanup
-# shellcheck source=bench/nginx.sh
-source "$BENCH_DIR/nginx.sh"
+# Only processes this harness started (their pids are in $OUT/*.pid, $OUT/bg.pids) are killed.
 
 kill_leftovers() {
     local pid
@@ -98,6 +95,7 @@ run_one() {
     local mode="$1" gen="$2" rep="$3" tmpl="$4" dur="$5" rate="$6"
     local tag="$mode-$gen-$rep" json="" before after rc
     [[ "$gen" == loadlab ]] && json="$OUT/$( [[ $mode == closed ]] && echo loadlab || echo "$mode")-$rep.json"
+    [[ "$gen" == baseline ]] && json="$OUT/baseline-$rep.json"
     expand "$tmpl" "$CONNS" "$dur" "$rate" "${json:-/dev/null}"
     echo "${ARGV[*]}" >"$OUT/$tag.cmd"
     before="$("${MEASURE[@]}" status "$STATUS_URL")"
@@ -185,6 +183,8 @@ write_meta() {
             case "$g" in
                 wrk) expand "$WRK_CMD" "$CONNS" "$DURATION" "$OPEN_RATE" "-" ;;
                 loadlab) expand "$LOADLAB_CLOSED_CMD" "$CONNS" "$DURATION" "$OPEN_RATE" "bench/out/loadlab-N.json" ;;
+                baseline) expand "$BASELINE_CLOSED_CMD" "$CONNS" "$DURATION" "$OPEN_RATE" "bench/out/baseline-N.json"
+                    echo "baseline: $("$BASELINE" --version 2>/dev/null | head -n1 || echo '?')" ;;
             esac
             echo "$g closed: \`${ARGV[*]/#$ROOT\//}\`"
         done
@@ -204,7 +204,8 @@ for g in "${GEN_LIST[@]}"; do
     case "$g" in
         wrk) ;;
         loadlab) has_loadlab=1 ;;
-        *) die "unknown generator '$g' (known: wrk loadlab)" ;;
+        baseline) [[ -x "$BASELINE" ]] || die "generator baseline needs BASELINE=/path/to/another/loadlab" ;;
+        *) die "unknown generator '$g' (known: wrk loadlab baseline)" ;;
     esac
 done
 DO_OPEN=$((has_loadlab && OPEN != 0))
@@ -239,6 +240,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
         case "$g" in
             wrk) run_one closed wrk "$rep" "$WRK_CMD" "$DURATION" "$OPEN_RATE" ;;
             loadlab) run_one closed loadlab "$rep" "$LOADLAB_CLOSED_CMD" "$DURATION" "$OPEN_RATE" ;;
+            baseline) run_one closed baseline "$rep" "$BASELINE_CLOSED_CMD" "$DURATION" "$OPEN_RATE" ;;
         esac
     done
 done

@@ -4,7 +4,10 @@
 # - Chromium, for the report test that opens the HTML report in a headless browser
 #   (crates/report/tests/report_browser.rs);
 # - prometheus-node-exporter, a real Prometheus exposition for the monitor's tests
-#   (crates/monitor/tests/prometheus.rs starts its own on a free loopback port).
+#   (crates/monitor/tests/prometheus.rs starts its own on a free loopback port);
+# - nginx (with http2 and stub_status) for the HTTP/2 tests against a real server
+#   (tests/http2.rs starts its own on free loopback ports), and nghttp2-client (h2load, the
+#   peer of bench/h2.sh).
 # Idempotent: installs only what is missing.
 set -eu
 
@@ -15,9 +18,15 @@ fi
 if [ ! -x /usr/bin/prometheus-node-exporter ]; then
     missing="$missing prometheus-node-exporter"
 fi
+if [ ! -x /usr/sbin/nginx ]; then
+    missing="$missing nginx-light"
+fi
+if [ ! -x /usr/bin/h2load ]; then
+    missing="$missing nghttp2-client"
+fi
 
 if [ -z "$missing" ]; then
-    echo "install-test-deps: chromium and prometheus-node-exporter already installed"
+    echo "install-test-deps: chromium, prometheus-node-exporter, nginx and h2load already installed"
     exit 0
 fi
 
@@ -34,8 +43,20 @@ fi
 echo "install-test-deps: installing$missing (apt-get)"
 $SUDO apt-get update -q
 # shellcheck disable=SC2086 # the package list is meant to split
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
+if ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing; then
+    # Distributions without the nginx-light flavour have plain nginx.
+    missing=$(echo "$missing" | sed 's/nginx-light/nginx/')
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
+fi
 
+case "$missing" in
+*nginx*)
+    # The package may start a system-wide nginx on :80; the tests start their own.
+    if command -v systemctl >/dev/null 2>&1; then
+        $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
+    fi
+    ;;
+esac
 case "$missing" in
 *prometheus-node-exporter*)
     # The package enables a system-wide exporter on :9100; the tests start their own, so
@@ -47,3 +68,5 @@ case "$missing" in
 esac
 /usr/bin/chromium --version
 /usr/bin/prometheus-node-exporter --version 2>&1 | head -1
+/usr/sbin/nginx -v 2>&1
+h2load --version 2>&1 | head -1

@@ -148,6 +148,10 @@ pub struct RunArgs {
     /// Skip TLS certificate verification.
     #[arg(long)]
     pub insecure: bool,
+    /// Speak HTTP/2: ALPN `h2` over TLS, prior knowledge (h2c) over plain http:// (overrides
+    /// `http.version`; steps that set their own version keep it).
+    #[arg(long)]
+    pub http2: bool,
     /// Run only this share of the plan: segment i of N (0-based), e.g. 0/4. Segments of one
     /// plan, run by N processes or machines, merge exactly with `loadlab merge`.
     #[arg(long, value_name = "i/N")]
@@ -202,6 +206,16 @@ pub struct TargetArgs {
     /// kernel spreads connections over them, beyond one process's open-files limit.
     #[arg(long)]
     pub reuse_port: bool,
+    /// Serve HTTPS, ALPN `h2` and `http/1.1` (without --cert/--key: a self-signed
+    /// certificate made at start; clients need --insecure). Plain HTTP also speaks h2c.
+    #[arg(long)]
+    pub tls: bool,
+    /// With --tls: the certificate chain (PEM).
+    #[arg(long, value_name = "PATH", requires = "key")]
+    pub cert: Option<PathBuf>,
+    /// With --tls: the certificate's private key (PEM).
+    #[arg(long, value_name = "PATH", requires = "cert")]
+    pub key: Option<PathBuf>,
 }
 
 #[derive(Args, Clone)]

@@ -412,7 +412,9 @@ fn server_timing_is_recorded_per_step() {
         })
         .collect();
     assert_eq!(slowest.len(), 5, "{}", ping);
-    assert!(slowest.iter().all(|(id, _)| id.len() == 32 && id != &"0".repeat(32)));
+    assert!(slowest
+        .iter()
+        .all(|(id, _)| id.len() == 32 && id != &"0".repeat(32)));
     assert!(slowest.windows(2).all(|w| w[0].1 >= w[1].1));
     let max = ping["latency_ms"]["max"].as_f64().unwrap();
     assert!(
@@ -420,7 +422,11 @@ fn server_timing_is_recorded_per_step() {
         "the slowest is the max: {} vs {max}",
         slowest[0].1
     );
-    assert!(said(&out).contains(&format!("trace {}", slowest[0].0)), "{}", said(&out));
+    assert!(
+        said(&out).contains(&format!("trace {}", slowest[0].0)),
+        "{}",
+        said(&out)
+    );
     // The monitor ran beside the load: the target process by its port, and the host.
     let resources = &run["resources"];
     assert!(

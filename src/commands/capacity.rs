@@ -283,8 +283,12 @@ impl CapacityObserver for StepPrinter<'_> {
             return;
         }
         eprintln!(
-            "{} (achieved {}/s, p95 {}, errors {:.2}%){}{}",
-            if step.passed { "pass" } else { "FAIL" },
+            "{} (achieved {}, p95 {}, errors {:.2}%){}{}",
+            match (step.passed, step.retried) {
+                (true, _) => "pass",
+                (false, true) => "not counted",
+                (false, false) => "FAIL",
+            },
             fmt_metric("requests.rate", step.achieved_rate),
             fmt_metric("latency_ms.p95", step.p95_ms),
             step.error_rate * 100.0,

@@ -8,7 +8,9 @@ use loadlab_metrics::RunResult;
 use loadlab_report::Style;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::units::parse_duration;
-use loadlab_scenario::{parse_addresses, ConnectionPolicy, Scenario, ScenarioError, UrlTest};
+use loadlab_scenario::{
+    parse_addresses, ConnectionPolicy, HttpVersion, Scenario, ScenarioError, UrlTest,
+};
 use std::io::{IsTerminal, Write};
 use std::time::SystemTime;
 
@@ -131,6 +133,9 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
         scenario.insecure = true;
     }
     args.monitor.apply(&mut scenario);
+    if args.http2 {
+        scenario.http.version = HttpVersion::Http2;
+    }
     Ok(scenario)
 }
 

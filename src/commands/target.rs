@@ -3,7 +3,7 @@
 use crate::cli::TargetArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_scenario::units::parse_duration;
-use loadlab_target::{ServiceDist, TargetConfig};
+use loadlab_target::{ServiceDist, TargetConfig, TargetTls};
 
 pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
     let listen = args.listen.parse().map_err(|_| {
@@ -31,6 +31,14 @@ pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
     if let Some(t) = args.threads {
         config.threads = t;
     }
+    config.tls = match (&args.cert, &args.key) {
+        (Some(cert), Some(key)) => Some(TargetTls::Files {
+            cert: cert.clone(),
+            key: key.clone(),
+        }),
+        _ if args.tls => Some(TargetTls::SelfSigned),
+        _ => None,
+    };
     config.validate().map_err(CliError::bad_input)?;
     Ok(config)
 }

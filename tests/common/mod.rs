@@ -42,7 +42,7 @@ impl Target {
             .unwrap_or_default()
             .to_string();
         assert!(
-            url.starts_with("http://127.0.0.1:"),
+            url.starts_with("http://127.0.0.1:") || url.starts_with("https://127.0.0.1:"),
             "unexpected banner: {line}"
         );
         Target { child, url }

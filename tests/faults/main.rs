@@ -4,7 +4,9 @@
 //! stops when the test drops it (a shared AtomicBool) or after `SERVER_LIFETIME` at the latest.
 //! Every run is ~1 s at a small load and is killed if it takes longer than `RUN_LIMIT`.
 
+mod h2server;
 mod handlers;
+mod http2;
 mod inputs;
 mod protocol;
 mod run;

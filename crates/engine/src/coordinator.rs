@@ -64,7 +64,6 @@ impl Coordinator {
         planned: Duration,
         workers: usize,
         pool: DeltaPool,
-        resources: Option<Box<dyn ResourceFeed>>,
     ) -> Self {
         let mut sink = sink;
         if let Some(s) = sink.as_mut() {
@@ -81,9 +80,15 @@ impl Coordinator {
             totals: (0, 0),
             intervals: 0,
             pool,
-            resources,
+            resources: None,
             monitor_cpu_percent: None,
         }
+    }
+
+    /// Puts the resource monitor's samples beside the intervals.
+    pub fn with_resources(mut self, resources: Option<Box<dyn ResourceFeed>>) -> Self {
+        self.resources = resources;
+        self
     }
 
     /// Collects ticks until every worker has ended, writing each interval (in order) once

@@ -3,6 +3,7 @@
 use crate::exchange::exchange;
 use crate::prepare::{CaptureKind, FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
+use crate::request::RequestParts;
 use crate::transport::{Failure, ResponseData, Transport};
 use crate::vu::{Captured, VuState};
 use loadlab_metrics::{ErrorKind, Outcome, Recorder};
@@ -225,78 +226,139 @@ impl<T: Transport> Worker<T> {
         if !req.data_sets.is_empty() && !self.take_rows(req, vu) {
             return Next::StopVu;
         }
-        let mut buf = std::mem::take(&mut vu.buf);
         // A new W3C trace per request (`defaults.trace`): ids never zero, as the spec asks.
         let traced = req.trace.then(|| {
             let mut rng = self.rng.borrow_mut();
             (rng.u128(1..), rng.u64(1..))
         });
-        let mut rendered: Result<(), Failure> = Ok(());
-        if let Some(p) = &req.program {
-            let data = &self.scenario.data.sets;
-            rendered = p
-                .render(
-                    &mut buf,
-                    &mut RenderCx {
-                        vu,
-                        data,
-                        rng: &mut self.rng.borrow_mut(),
-                    },
-                )
-                .map_err(|e| {
-                    Failure::new(
-                        ErrorKind::InvalidRequest,
-                        format!(
-                            "step `{}`: {}",
-                            self.scenario.steps[req.step as usize].name,
-                            e.describe()
-                        ),
-                    )
-                });
-        } else if traced.is_some() {
-            buf.clear();
-            buf.extend_from_slice(&req.bytes);
-        }
-        if let (Ok(()), Some((trace, span))) = (&rendered, traced) {
-            crate::trace::insert_traceparent(&mut buf, trace, span);
-        }
-        let rendered: Result<&[u8], Failure> = rendered.map(|()| {
-            if req.program.is_some() || traced.is_some() {
-                buf.as_slice()
-            } else {
-                &req.bytes[..]
+        let mut parts = std::mem::take(&mut vu.parts);
+        // The request is the VU's own rendering (a template, or a fixed one with a trace
+        // header added) or the fixed one prepared before the run.
+        let (own, render_error) = match (&req.fixed, &req.program) {
+            (Some(fixed), _) => {
+                if traced.is_some() {
+                    parts.clone_from(fixed);
+                }
+                (traced.is_some(), None)
             }
-        });
-        let mut keep = (req.keep_head || req.keep_body).then(|| ResponseData {
-            keep_head: req.keep_head,
-            keep_body: req.keep_body,
-            ..ResponseData::default()
-        });
-        let origin = req.origin as usize;
-        let slot = &mut conns[origin];
-        if pooled && slot.is_none() {
-            *slot = self.take_pooled(origin);
+            (None, Some(p)) => {
+                let data = &self.scenario.data.sets;
+                let error = p
+                    .render(
+                        &mut parts,
+                        &mut RenderCx {
+                            vu,
+                            data,
+                            rng: &mut self.rng.borrow_mut(),
+                        },
+                    )
+                    .err()
+                    .map(|e| {
+                        Failure::new(
+                            ErrorKind::InvalidRequest,
+                            format!(
+                                "step `{}`: {}",
+                                self.scenario.steps[req.step as usize].name,
+                                e.describe()
+                            ),
+                        )
+                    });
+                (true, error)
+            }
+            (None, None) => unreachable!("a prepared request is fixed or a program"),
+        };
+        if let (None, Some((trace, span))) = (&render_error, traced) {
+            crate::trace::add_traceparent(&mut parts, trace, span);
         }
+        let rendered: Result<&RequestParts, Failure> = match (render_error, &req.fixed) {
+            (Some(f), _) => Err(f),
+            (None, Some(fixed)) if !own => Ok(fixed),
+            (None, _) => Ok(&parts),
+        };
+        let mut keep = (req.keep_headers || req.keep_body)
+            .then(|| ResponseData::new(req.keep_headers, req.keep_body));
+        let origin = req.origin as usize;
+        let shared = self.transport.shared(req.origin);
+        let mut lent = None;
+        let slot = if shared {
+            &mut lent
+        } else {
+            let slot = &mut conns[origin];
+            if pooled && slot.is_none() {
+                *slot = self.take_pooled(origin);
+            }
+            slot
+        };
         self.recorder.borrow_mut().begin(req.step);
         // A request that could not be rendered is counted but never written.
-        let bytes_sent = rendered.as_ref().map_or(0, |b| b.len() as u64);
-        let sent = Instant::now();
-        let result = match rendered {
-            Ok(bytes) => {
-                exchange(&self.transport, slot, req, bytes, keep_alive, keep.as_mut()).await
-            }
-            Err(f) => Err(f),
+        let bytes_sent = match (&rendered, own) {
+            (Ok(_), false) => req.fixed_size,
+            (Ok(p), true) => wire_size(p),
+            (Err(_), _) => 0,
         };
+        let wanted = Instant::now();
+        let deadline = wanted + req.timeout;
+        let result = match rendered {
+            Ok(parts) => {
+                // On a shared connection a request first waits for a free stream slot, like
+                // an arrival waiting for `max_in_flight`: its latency includes the wait, its
+                // service time (from `sent`) does not.
+                let leased = if shared {
+                    match tokio::time::timeout_at(deadline, self.transport.lease(req.origin)).await
+                    {
+                        Ok((conn, waited)) => {
+                            if waited {
+                                self.recorder.borrow_mut().delayed_by_stream_limit();
+                            }
+                            *slot = Some(conn);
+                            Ok(())
+                        }
+                        Err(_) => Err(Failure::new(
+                            ErrorKind::Timeout,
+                            format!(
+                                "no stream slot came free on the shared connections within {}",
+                                loadlab_scenario::units::format_duration(req.timeout)
+                            ),
+                        )),
+                    }
+                } else {
+                    Ok(())
+                };
+                // Service time starts when the stream (or connection) is ours.
+                let sent = if shared { Instant::now() } else { wanted };
+                let result = match leased {
+                    Ok(()) => {
+                        exchange(
+                            &self.transport,
+                            slot,
+                            &req.rendered(parts, deadline),
+                            keep_alive,
+                            req.timeout,
+                            keep.as_mut(),
+                        )
+                        .await
+                    }
+                    Err(f) => Err(f),
+                };
+                (sent, result)
+            }
+            Err(f) => (wanted, Err(f)),
+        };
+        let (sent, result) = result;
         let done = Instant::now();
-        vu.buf = buf;
-        if pooled {
+        vu.parts = parts;
+        if shared {
+            // Gives the stream slot back.
+            lent = None;
+        } else if pooled {
             if let Some(c) = slot.take() {
                 self.return_pooled(origin, c);
             }
         }
+        drop(lent);
         let measured_from = match intended {
-            Some(at) if first => at.min(sent),
-            _ => sent,
+            Some(at) if first => at.min(wanted),
+            _ => wanted,
         };
         let latency_us = micros(done - measured_from);
         let mut next = Next::Continue;
@@ -354,7 +416,7 @@ impl<T: Transport> Worker<T> {
             latency_us,
             service_us: micros(done - sent),
             lag_us: if first {
-                intended.map(|at| micros(sent.saturating_duration_since(at)))
+                intended.map(|at| micros(wanted.saturating_duration_since(at)))
             } else {
                 None
             },
@@ -405,7 +467,7 @@ fn check_passes(
         }),
         Check::Header { name, value } => data
             .and_then(|d| d.header(name))
-            .is_some_and(|v| v == *value),
+            .is_some_and(|v| v == value.as_str()),
         Check::MaxLatency(max) => latency_us <= max.as_micros() as u64,
     }
 }
@@ -436,7 +498,7 @@ fn capture(
             }),
         },
         CaptureKind::Header(name) => data?.header(name).map(|text| Captured {
-            text: text.into(),
+            text: text.as_ref().into(),
             number: false,
         }),
         CaptureKind::Regex(re, group) => {
@@ -448,6 +510,12 @@ fn capture(
             })
         }
     }
+}
+
+/// Bytes of the request's content (target, header fields, body), whatever the framing adds.
+pub fn wire_size(p: &RequestParts) -> u64 {
+    let fields: usize = p.headers().map(|(n, v)| n.len() + v.len() + 4).sum();
+    (p.target().len() + fields + p.body().map_or(0, <[u8]>::len)) as u64
 }
 
 #[inline]

@@ -5,11 +5,18 @@
 //! model). The schedule comes from the pure functions of `loadlab_scenario::plan`; latency in
 //! the open model is measured from the intended send time, never from when we got round to it.
 //!
+//! The transport seam (`Transport`) takes a rendered request — method, target, header fields,
+//! body — and gives back status, header fields and, when a step needs it, the body; HTTP/1.1
+//! and HTTP/2 framing live inside `http`.
+//!
 //! Crates chosen: `tokio` (the standard async runtime; current-thread flavour per worker),
 //! `httparse` (the zero-copy HTTP/1.1 parser under hyper) for a purpose-built HTTP/1.1 client
-//! that writes pre-serialized requests and discards bodies without allocation — hyper's client
-//! costs several times wrk's CPU per request; `rustls` + `tokio-rustls` for TLS with
-//! `webpki-roots`, so no system OpenSSL is needed.
+//! that writes pre-encoded requests and discards bodies without allocation — hyper's client
+//! costs several times wrk's CPU per request; `h2` (the HTTP/2 implementation under hyper,
+//! hyperium's, with flow control, SETTINGS and GOAWAY handled) driven directly rather than
+//! through hyper's client, which adds a dispatch task and body types per request for no
+//! gain here (measured in `bench/h2-clients.md`); `rustls` + `tokio-rustls` for TLS and
+//! ALPN with `webpki-roots`, so no system OpenSSL is needed.
 
 mod cancel;
 mod coordinator;
@@ -23,6 +30,7 @@ mod origin;
 mod prepare;
 mod record_meta;
 mod render;
+mod request;
 mod resources;
 mod run;
 mod server_header;
@@ -35,5 +43,7 @@ pub use coordinator::{Progress, ProgressCallback};
 pub use health::GeneratorUsage;
 pub use prepare::{PreparedRequest, PreparedScenario};
 pub use record_meta::load_info;
+pub use request::{RenderedRequest, RequestParts};
 pub use run::{run, EngineError, RunOptions, RunOutput};
+pub use server_header::ServerHeader;
 pub use transport::{Failure, Response, ResponseData, Transport};

@@ -1,20 +1,34 @@
-//! Where requests go: scheme, host and port resolved once, before the run starts.
+//! Where requests go: scheme, host, port and HTTP version, found before the run. Host names
+//! are resolved when connecting (see `http::resolve`), not here.
 
-use std::net::{SocketAddr, ToSocketAddrs};
+use loadlab_scenario::HttpVersion;
+
+/// Shared, multiplexed connections to one origin (`http.connections`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SharedConnections {
+    /// Connections to keep open (of the whole plan before `run` splits it over workers).
+    pub connections: u32,
+    /// Streams at once on one of them, capped by the server's `SETTINGS_MAX_CONCURRENT_STREAMS`.
+    pub max_streams: u32,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
     pub tls: bool,
     pub host: String,
     pub port: u16,
-    /// Value of the `Host` header (port omitted when it is the scheme's default).
+    /// Value of the `Host` header and of `:authority` (port omitted when it is the scheme's
+    /// default).
     pub host_header: String,
-    pub addr: SocketAddr,
+    /// The HTTP version its requests ask for; steps with another version are another origin.
+    pub version: HttpVersion,
+    /// `None`: each VU (or request, by `connections:`) holds its own connection.
+    pub shared: Option<SharedConnections>,
 }
 
 impl Origin {
-    pub fn key(&self) -> (bool, &str, u16) {
-        (self.tls, &self.host, self.port)
+    pub fn key(&self) -> (bool, &str, u16, HttpVersion) {
+        (self.tls, &self.host, self.port, self.version)
     }
 
     pub fn url(&self) -> String {
@@ -50,14 +64,6 @@ pub fn split_url(text: &str) -> Result<(bool, String, u16, String), String> {
         target.push_str(q);
     }
     Ok((tls, host, port, target))
-}
-
-/// Resolves `host:port` (once per run) to the first address.
-pub fn resolve(host: &str, port: u16) -> Result<SocketAddr, std::io::Error> {
-    (host, port)
-        .to_socket_addrs()?
-        .next()
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address found"))
 }
 
 pub fn host_header(host: &str, port: u16, tls: bool) -> String {

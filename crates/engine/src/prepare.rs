@@ -1,16 +1,16 @@
-//! Compiles a scenario once before the run: origins resolved, requests serialized to bytes.
+//! Compiles a scenario once before the run: origins found (resolved later, when connecting),
+//! requests compiled into programs and, when they hold no template, rendered once.
 //!
-//! Static requests are written as pre-built byte strings, so sending costs one `write` and no
-//! formatting — the main reason the generator's CPU per request can match wrk's.
+//! A static request is rendered before the run, so a transport can keep its wire encoding
+//! and send it with one `write` and no formatting — the main reason the generator's CPU per
+//! request can match wrk's.
 
-use crate::origin::{host_header, resolve, split_url, Origin};
+use crate::origin::{host_header, split_url, Origin, SharedConnections};
 use crate::render::{Esc, Piece, Pieces, Program};
+use crate::request::RequestParts;
 pub use crate::server_header::ServerHeader;
-use bytes::Bytes;
 use loadlab_metrics::StepInfo;
 use loadlab_scenario::template::{Names, Var};
-#[cfg(test)]
-use loadlab_scenario::Body;
 use loadlab_scenario::{
     CaptureSource, Check, ConnectionPolicy, DataSet, Method, RequestStep, Scenario, Step, ThinkTime,
 };
@@ -23,19 +23,22 @@ use std::time::Duration;
 pub struct PreparedRequest {
     pub step: u16,
     pub origin: u16,
-    /// The whole request when it has no templates (the fast path: one write, no formatting).
-    pub bytes: Bytes,
-    /// The request as a program when it has templates; `bytes` is then unused.
+    pub method: Method,
+    /// The request, rendered once, when it has no templates (the fast path).
+    pub fixed: Option<RequestParts>,
+    /// Bytes of `fixed`'s content (see `flow::wire_size`).
+    pub fixed_size: u64,
+    /// The request as a program when it has templates; rendered for each request.
     pub program: Option<Program>,
-    /// HEAD responses have no body whatever their headers say.
-    pub head: bool,
+    /// Ask the server to close the connection after each response (`connections: none`).
+    pub close: bool,
     pub timeout: Duration,
     pub max_body: u64,
     pub captures: Vec<PreparedCapture>,
     pub checks: Vec<Check>,
     /// A `check: {status: ...}` replaces the 4xx/5xx-is-an-error rule.
     pub status_checked: bool,
-    pub keep_head: bool,
+    pub keep_headers: bool,
     pub keep_body: bool,
     /// The body is parsed as JSON (a JSONPath capture or check).
     pub parse_json: bool,
@@ -49,20 +52,28 @@ pub struct PreparedRequest {
 }
 
 impl PreparedRequest {
-    /// A static request with no captures or checks.
-    pub fn simple(step: u16, origin: u16, bytes: Bytes, timeout: Duration, max_body: u64) -> Self {
+    /// A static GET with no captures or checks.
+    pub fn simple(
+        step: u16,
+        origin: u16,
+        parts: RequestParts,
+        timeout: Duration,
+        max_body: u64,
+    ) -> Self {
         Self {
             step,
             origin,
-            bytes,
+            method: Method::Get,
+            fixed_size: crate::flow::wire_size(&parts),
+            fixed: Some(parts),
             program: None,
-            head: false,
+            close: false,
             timeout,
             max_body,
             captures: Vec::new(),
             checks: Vec::new(),
             status_checked: false,
-            keep_head: false,
+            keep_headers: false,
             keep_body: false,
             parse_json: false,
             data_sets: Vec::new(),
@@ -154,11 +165,6 @@ pub enum PrepareError {
     NoTarget { step: String, path: String },
     #[error("{0}")]
     BadUrl(String),
-    #[error("cannot resolve host `{host}`: {source} (check the spelling of the target URL)")]
-    Dns {
-        host: String,
-        source: std::io::Error,
-    },
     #[error("the scenario has more than 65535 request steps")]
     TooManySteps,
     #[error("the scenario has more than 64 `once` blocks")]
@@ -209,8 +215,6 @@ impl PreparedScenario {
                 steps: ops,
             });
         }
-        let targets: Vec<SocketAddr> = b.origins.iter().map(|o| o.addr).collect();
-        check_source_addresses(&scenario.source_addresses, &targets)?;
         let n = scenario.data.len();
         Ok(Self {
             origins: b.origins,
@@ -229,30 +233,64 @@ impl PreparedScenario {
 }
 
 impl PreparedScenario {
-    /// The bytes request `index` sends for VU `vu` on its first iteration, before anything is
-    /// captured (data sets at their first row): what a run would write on the wire. Fails as
-    /// the request would (`invalid_request`) when a value cannot go where it stands.
+    /// The HTTP/1.1 bytes request `index` sends for VU `vu` on its first iteration, before
+    /// anything is captured (data sets at their first row): what a run would write on an
+    /// HTTP/1.1 connection. Fails as the request would (`invalid_request`) when a value cannot
+    /// go where it stands.
     pub fn render_first(&self, index: usize, vu: u64) -> Result<Vec<u8>, String> {
         let req = self
             .requests
             .get(index)
             .ok_or_else(|| format!("no request {index}"))?;
-        let Some(program) = &req.program else {
-            return Ok(req.bytes.to_vec());
+        let mut rendered = RequestParts::default();
+        let parts = match (&req.fixed, &req.program) {
+            (Some(parts), _) => parts,
+            (None, Some(program)) => {
+                let state = crate::vu::VuState::new(vu);
+                program
+                    .render(
+                        &mut rendered,
+                        &mut crate::render::RenderCx {
+                            vu: &state,
+                            data: &self.data.sets,
+                            rng: &mut fastrand::Rng::with_seed(vu),
+                        },
+                    )
+                    .map_err(|e| e.describe())?;
+                &rendered
+            }
+            (None, None) => return Err(format!("request {index} has no content")),
         };
+        let origin = &self.origins[req.origin as usize];
         let mut out = Vec::new();
-        let state = crate::vu::VuState::new(vu);
-        program
-            .render(
-                &mut out,
-                &mut crate::render::RenderCx {
-                    vu: &state,
-                    data: &self.data.sets,
-                    rng: &mut fastrand::Rng::with_seed(vu),
-                },
-            )
-            .map_err(|e| e.describe())?;
+        crate::http::h1::encode(
+            &req.rendered(parts, tokio::time::Instant::now()),
+            origin.host_header.as_bytes(),
+            &mut out,
+        );
         Ok(out)
+    }
+}
+
+impl PreparedRequest {
+    /// This request with `parts` rendered for it, timing out at `deadline`.
+    pub fn rendered<'a>(
+        &'a self,
+        parts: &'a RequestParts,
+        deadline: tokio::time::Instant,
+    ) -> crate::request::RenderedRequest<'a> {
+        crate::request::RenderedRequest {
+            step: self.step,
+            origin: self.origin,
+            method: self.method,
+            parts,
+            // A traced request differs every time (its `traceparent`): never cached.
+            fixed: self.fixed.is_some() && !self.trace,
+            close: self.close,
+            server: &self.server_header,
+            max_body: self.max_body,
+            deadline,
+        }
     }
 }
 
@@ -308,23 +346,27 @@ impl Builder<'_> {
             r.url.clone()
         };
         let (tls, host, port, target) = split_templated_url(&url)?;
+        let version = r.http_version.unwrap_or(scenario.http.version);
         let origin = match self
             .origins
             .iter()
-            .position(|o| o.key() == (tls, host.as_str(), port))
+            .position(|o| o.key() == (tls, host.as_str(), port, version))
         {
             Some(i) => i,
             None => {
-                let addr = resolve(&host, port).map_err(|source| PrepareError::Dns {
-                    host: host.clone(),
-                    source,
-                })?;
                 self.origins.push(Origin {
                     tls,
                     host_header: host_header(&host, port, tls),
                     host,
                     port,
-                    addr,
+                    version,
+                    shared: scenario
+                        .http
+                        .connections
+                        .map(|connections| SharedConnections {
+                            connections,
+                            max_streams: scenario.http.max_streams,
+                        }),
                 });
                 self.origins.len() - 1
             }
@@ -349,19 +391,11 @@ impl Builder<'_> {
             }
         }
         let close = scenario.connections == ConnectionPolicy::None;
-        let program = build_program(
-            r,
-            &target,
-            &self.origins[origin].host_header,
-            &headers,
-            close,
-            &self.names,
-        )
-        .map_err(template_err)?;
-        let (bytes, program) = if program.has_vars() {
-            (Bytes::new(), Some(program))
+        let program = build_program(r, &target, &headers, &self.names).map_err(template_err)?;
+        let (fixed, program) = if program.has_vars() {
+            (None, Some(program))
         } else {
-            let mut out = Vec::new();
+            let mut out = RequestParts::default();
             let vu = crate::vu::VuState::new(0);
             let mut rng = fastrand::Rng::with_seed(0);
             program
@@ -374,11 +408,11 @@ impl Builder<'_> {
                     },
                 )
                 .map_err(|e| template_err(e.describe()))?;
-            (Bytes::from(out), None)
+            (Some(out), None)
         };
         let mut data_sets: Vec<u16> = Vec::new();
         if let Some(p) = &program {
-            for piece in p.head.iter().chain(p.body.iter().flatten()) {
+            for piece in p.pieces() {
                 if let Piece::Var(Var::Data { set, .. }, _) = piece {
                     if !data_sets.contains(set) {
                         data_sets.push(*set);
@@ -407,7 +441,7 @@ impl Builder<'_> {
                 source,
             });
         }
-        let keep_head = r.captures.iter().any(|c| !c.source.needs_body())
+        let keep_headers = r.captures.iter().any(|c| !c.source.needs_body())
             || r.checks.iter().any(|c| matches!(c, Check::Header { .. }));
         let keep_body = r.captures.iter().any(|c| c.source.needs_body())
             || r.checks.iter().any(Check::needs_body);
@@ -419,15 +453,17 @@ impl Builder<'_> {
         self.requests.push(PreparedRequest {
             step: index,
             origin: origin as u16,
-            bytes,
+            method: r.method,
+            fixed_size: fixed.as_ref().map_or(0, crate::flow::wire_size),
+            fixed,
             program,
-            head: r.method == Method::Head,
+            close,
             timeout: r.timeout.unwrap_or(scenario.defaults.timeout),
             max_body: scenario.defaults.max_body,
             captures,
             status_checked: r.checks.iter().any(|c| matches!(c, Check::Status(_))),
             checks: r.checks.clone(),
-            keep_head,
+            keep_headers,
             keep_body,
             parse_json,
             data_sets,
@@ -512,170 +548,58 @@ fn split_templated_url(url: &str) -> Result<(bool, String, u16, String), Prepare
     Ok((tls, host, port, target))
 }
 
-/// The request as a program: request line, headers and body, templates compiled.
+/// The request as a program: target, header fields and body, templates compiled. `Host` is
+/// the transport's (from the origin) unless the scenario sets it; the version's framing
+/// (`Content-Length`, `Connection`) is the transport's too.
 fn build_program(
     r: &RequestStep,
     target: &str,
-    host: &str,
     headers: &[(String, String)],
-    close: bool,
     names: &Names,
 ) -> Result<Program, String> {
     let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
-    let mut p = Pieces::default();
-    p.lit(r.method.as_str().as_bytes());
-    p.lit(b" ");
-    p.target(&crate::render::template(target, names)?);
+    let mut t = Pieces::default();
+    t.target(&crate::render::template(target, names)?);
     let mut sep = if target.contains('?') { b'&' } else { b'?' };
     for (k, v) in &r.query {
-        p.lit(&[sep]);
+        t.lit(&[sep]);
         sep = b'&';
         let mut key = Vec::new();
         crate::render::escape_into(&mut key, k.as_bytes(), Esc::Component);
-        p.lit(&key);
-        p.lit(b"=");
-        p.template(&crate::render::template(v, names)?, Esc::Component);
+        t.lit(&key);
+        t.lit(b"=");
+        t.template(&crate::render::template(v, names)?, Esc::Component);
     }
-    p.lit(b" HTTP/1.1\r\n");
-    if !has("host") {
-        p.lit(b"Host: ");
-        p.lit(host.as_bytes());
-        p.lit(b"\r\n");
-    }
+    let literal = |text: &str| {
+        let mut p = Pieces::default();
+        p.lit(text.as_bytes());
+        p.finish()
+    };
+    let mut fields: Vec<(Box<[u8]>, Vec<Piece>)> = Vec::new();
     if !has("user-agent") {
-        p.lit(concat!("User-Agent: loadlab/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes());
+        fields.push((
+            b"User-Agent"[..].into(),
+            literal(concat!("loadlab/", env!("CARGO_PKG_VERSION"))),
+        ));
     }
     for (k, v) in headers {
-        p.lit(k.as_bytes());
-        p.lit(b": ");
+        let mut p = Pieces::default();
         p.template(&crate::render::template(v, names)?, Esc::Header);
-        p.lit(b"\r\n");
-    }
-    if close {
-        p.lit(b"Connection: close\r\n");
+        fields.push((k.as_bytes().into(), p.finish()));
     }
     let body = match &r.body {
         Some(b) => {
             let (pieces, content_type) = crate::render::body(b, names)?;
             if !has("content-type") {
-                p.lit(b"Content-Type: ");
-                p.lit(content_type.as_bytes());
-                p.lit(b"\r\n");
+                fields.push((b"Content-Type"[..].into(), literal(content_type)));
             }
             Some(pieces)
         }
         None => None,
     };
-    let tail: &'static [u8] = if matches!(r.method, Method::Post | Method::Put | Method::Patch) {
-        b"Content-Length: 0\r\n\r\n"
-    } else {
-        b"\r\n"
-    };
     Ok(Program {
-        head: p.finish(),
+        target: t.finish(),
+        headers: fields,
         body,
-        tail,
     })
-}
-
-/// The complete HTTP/1.1 request as bytes (a request without templates).
-#[cfg(test)]
-pub fn serialize_request(
-    method: Method,
-    target: &str,
-    host: &str,
-    headers: &[(String, String)],
-    body: Option<&Body>,
-    close: bool,
-) -> Bytes {
-    let body_bytes: Option<(Vec<u8>, &str)> = body.map(|b| match b {
-        Body::Json(v) => (
-            serde_json::to_vec(v).unwrap_or_default(),
-            "application/json",
-        ),
-        Body::Text(t) => (t.clone().into_bytes(), "text/plain; charset=utf-8"),
-        Body::Form(f) => {
-            let mut out = Vec::new();
-            for (i, (k, v)) in f.iter().enumerate() {
-                if i > 0 {
-                    out.push(b'&');
-                }
-                crate::render::escape_into(&mut out, k.as_bytes(), Esc::Component);
-                out.push(b'=');
-                crate::render::escape_into(&mut out, v.as_bytes(), Esc::Component);
-            }
-            (out, "application/x-www-form-urlencoded")
-        }
-    });
-    let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
-    let mut out = Vec::with_capacity(128);
-    out.extend_from_slice(method.as_str().as_bytes());
-    out.push(b' ');
-    out.extend_from_slice(target.as_bytes());
-    out.extend_from_slice(b" HTTP/1.1\r\n");
-    if !has("host") {
-        out.extend_from_slice(b"Host: ");
-        out.extend_from_slice(host.as_bytes());
-        out.extend_from_slice(b"\r\n");
-    }
-    if !has("user-agent") {
-        out.extend_from_slice(
-            concat!("User-Agent: loadlab/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes(),
-        );
-    }
-    for (k, v) in headers {
-        out.extend_from_slice(k.as_bytes());
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(v.as_bytes());
-        out.extend_from_slice(b"\r\n");
-    }
-    if close {
-        out.extend_from_slice(b"Connection: close\r\n");
-    }
-    if let Some((bytes, content_type)) = &body_bytes {
-        if !has("content-type") {
-            out.extend_from_slice(b"Content-Type: ");
-            out.extend_from_slice(content_type.as_bytes());
-            out.extend_from_slice(b"\r\n");
-        }
-        out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", bytes.len()).as_bytes());
-        out.extend_from_slice(bytes);
-    } else {
-        if matches!(method, Method::Post | Method::Put | Method::Patch) {
-            out.extend_from_slice(b"Content-Length: 0\r\n");
-        }
-        out.extend_from_slice(b"\r\n");
-    }
-    Bytes::from(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn serializes_requests() {
-        let get = serialize_request(Method::Get, "/a?b=1", "127.0.0.1:8080", &[], None, false);
-        assert_eq!(
-            std::str::from_utf8(&get).unwrap(),
-            concat!(
-                "GET /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: loadlab/",
-                env!("CARGO_PKG_VERSION"),
-                "\r\n\r\n"
-            )
-        );
-        let post = serialize_request(
-            Method::Post,
-            "/api/users",
-            "h",
-            &[("Authorization".into(), "Bearer x".into())],
-            Some(&Body::Json(serde_json::json!({"a": 1}))),
-            true,
-        );
-        let text = std::str::from_utf8(&post).unwrap();
-        assert!(text.contains("Authorization: Bearer x\r\n"));
-        assert!(text.contains("Connection: close\r\n"));
-        assert!(text.contains("Content-Type: application/json\r\n"));
-        assert!(text.ends_with("Content-Length: 7\r\n\r\n{\"a\":1}"));
-    }
 }

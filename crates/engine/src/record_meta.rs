@@ -3,9 +3,9 @@
 
 use crate::health::available_cores;
 use crate::prepare::PreparedScenario;
-use loadlab_metrics::record::{DataSetInfo, RecordMeta, RECORD_SCHEMA};
+use loadlab_metrics::record::{DataSetInfo, OriginInfo, RecordMeta, RECORD_SCHEMA};
 use loadlab_metrics::result::{LoadInfo, PlannedLoad, SegmentId};
-use loadlab_metrics::Environment;
+use loadlab_metrics::{Environment, Protocol};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Plan, Scenario};
 
@@ -15,6 +15,8 @@ pub struct MetaInput<'a> {
     pub plan: &'a Plan,
     pub segment: Option<Segment>,
     pub start_unix_s: f64,
+    /// What each origin negotiated before the load (see `run::preflight`).
+    pub negotiated: &'a [Option<Protocol>],
     pub threads: usize,
     pub max_cpu_percent: f64,
     pub max_lag_ms: f64,
@@ -42,6 +44,18 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
             index: s.index,
             count: s.count,
         }),
+        origins: m
+            .prepared
+            .origins
+            .iter()
+            .enumerate()
+            .map(|(i, o)| OriginInfo {
+                url: o.url(),
+                version: o.version.as_str().into(),
+                shared_connections: o.shared.map(|s| s.connections),
+                negotiated: m.negotiated.get(i).copied().flatten(),
+            })
+            .collect(),
         steps: m.prepared.steps.clone(),
         data_sets: scenario
             .data

@@ -1,13 +1,14 @@
 //! Templated requests as a byte program: literal chunks and variables with their escaping,
 //! built once before the run and rendered into a reused per-VU buffer for each request.
 //!
-//! A request without templates never gets here: it stays one pre-built `Bytes` (see prepare).
+//! A request without templates is rendered once, before the run (see prepare).
 //!
 //! Escaping is decided by position, for variables and for `{{ env.NAME }}` values alike: a
 //! path is percent-encoded (literal path text only where a request line cannot hold it), a
 //! header value that a variable would break over two lines is refused — the request is not
 //! sent and fails `invalid_request` — so no value can inject a header or split the request line.
 
+use crate::request::RequestParts;
 use crate::vu::VuState;
 use loadlab_scenario::template::{compile, is_control, Names, Part, Template, Var};
 use loadlab_scenario::{Body, DataSet};
@@ -110,43 +111,40 @@ impl Pieces {
     }
 }
 
-/// A request whose bytes depend on the VU: head pieces, then an optional body.
-#[derive(Debug, Clone)]
+/// A request as pieces: its target, its header fields (names literal, values pieces) and its
+/// body; rendered per request when some piece is a variable.
+#[derive(Debug, Clone, Default)]
 pub struct Program {
-    /// Everything before `Content-Length` (request line, headers).
-    pub head: Vec<Piece>,
-    /// The body, or `None` (then `tail` is written right after the head).
+    /// `/path?query`.
+    pub target: Vec<Piece>,
+    pub headers: Vec<(Box<[u8]>, Vec<Piece>)>,
     pub body: Option<Vec<Piece>>,
-    /// Written after the head when there is no body (`Content-Length: 0` and/or CRLF).
-    pub tail: &'static [u8],
 }
 
 impl Program {
-    /// True when some piece is a variable (otherwise the request is static).
-    pub fn has_vars(&self) -> bool {
-        self.head
+    /// Every piece, target to body.
+    pub fn pieces(&self) -> impl Iterator<Item = &Piece> {
+        self.target
             .iter()
+            .chain(self.headers.iter().flat_map(|(_, v)| v))
             .chain(self.body.iter().flatten())
-            .any(|p| matches!(p, Piece::Var(..)))
     }
 
-    /// Writes the request for this VU into `out`; fails when a variable's value cannot go
+    /// True when some piece is a variable (otherwise the request is static).
+    pub fn has_vars(&self) -> bool {
+        self.pieces().any(|p| matches!(p, Piece::Var(..)))
+    }
+
+    /// Renders the request for this VU into `out`; fails when a variable's value cannot go
     /// where it stands (then nothing may be sent).
-    pub fn render(&self, out: &mut Vec<u8>, cx: &mut RenderCx) -> Result<(), InvalidValue> {
+    pub fn render(&self, out: &mut RequestParts, cx: &mut RenderCx) -> Result<(), InvalidValue> {
         out.clear();
-        match &self.body {
-            None => {
-                render_pieces(&self.head, out, cx)?;
-                out.extend_from_slice(self.tail);
-            }
-            Some(body) => {
-                // Body first (its length goes into the head), then rotate it behind the head.
-                render_pieces(body, out, cx)?;
-                let body_len = out.len();
-                render_pieces(&self.head, out, cx)?;
-                let _ = write!(VecWriter(out), "Content-Length: {body_len}\r\n\r\n");
-                out.rotate_left(body_len);
-            }
+        out.write_target(|b| render_pieces(&self.target, b, cx))?;
+        for (name, value) in &self.headers {
+            out.write_header(name, |b| render_pieces(value, b, cx))?;
+        }
+        if let Some(body) = &self.body {
+            out.write_body(|b| render_pieces(body, b, cx))?;
         }
         Ok(())
     }
@@ -177,15 +175,6 @@ fn describe_var(v: Var) -> &'static str {
         Var::Capture(_) => "a captured variable",
         Var::Data { .. } => "a data set column",
         _ => "a template variable",
-    }
-}
-
-struct VecWriter<'a>(&'a mut Vec<u8>);
-
-impl std::fmt::Write for VecWriter<'_> {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
     }
 }
 
@@ -524,15 +513,14 @@ mod tests {
             },
         );
         let program = Program {
-            head: vec![
-                Piece::Lit(b"GET / HTTP/1.1\r\nX-V: ".to_vec().into_boxed_slice()),
-                Piece::Var(Var::Capture(0), Esc::Header),
-                Piece::Lit(b"\r\n".to_vec().into_boxed_slice()),
-            ],
+            target: vec![Piece::Lit(b"/".to_vec().into_boxed_slice())],
+            headers: vec![(
+                b"X-V".to_vec().into_boxed_slice(),
+                vec![Piece::Var(Var::Capture(0), Esc::Header)],
+            )],
             body: None,
-            tail: b"\r\n",
         };
-        let mut out = Vec::new();
+        let mut out = RequestParts::default();
         let err = program
             .render(
                 &mut out,

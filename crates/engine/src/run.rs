@@ -7,14 +7,14 @@ use crate::coordinator::{Coordinator, ProgressCallback};
 use crate::executor::{run_worker, IntervalClock, Tick, WorkerPlan};
 use crate::flow::{FlowPicker, Worker};
 use crate::health::{available_cores, max_rss_bytes};
-use crate::http::HttpTransport;
+use crate::http::{probe, HttpTransport, ProbeError, TlsConnectors};
 use crate::limits::{check_files, check_ports, connections_needed, raise_open_files_limit};
-use crate::prepare::{PrepareError, PreparedScenario};
+use crate::prepare::{check_source_addresses, PrepareError, PreparedScenario};
 use crate::record_meta::{record_meta, MetaInput};
 use crate::resources::{MonitorFeed, ResourceFeed};
 use loadlab_metrics::record::{Guarded, RecordEnd, RecordSink};
 use loadlab_metrics::result::{unix_seconds, StopReason};
-use loadlab_metrics::{DeltaPool, Recorder, RunResult};
+use loadlab_metrics::{DeltaPool, Protocol, Recorder, RunResult};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Scenario};
 use std::cell::{Cell, RefCell};
@@ -61,6 +61,10 @@ pub enum EngineError {
     Prepare(#[from] PrepareError),
     #[error("cannot connect to {url}: {message}\n  hint: is the target running? Start the built-in one with `loadlab target`, or check --target")]
     Unreachable { url: String, message: String },
+    #[error("{message} (check the spelling of the target URL)")]
+    Dns { message: String },
+    #[error("{url} does not speak HTTP/2: {message}\n  hint: HTTP/2 over plain text needs a server that accepts h2c with prior knowledge (nginx: `listen ... http2`); use an https:// URL for ALPN, or `http.version: auto` / \"1.1\" (`--http2` forces HTTP/2)")]
+    NoHttp2 { url: String, message: String },
     #[error("cannot start worker thread: {0}")]
     Thread(std::io::Error),
     #[error("{0}")]
@@ -119,11 +123,15 @@ pub fn run(
     if let Some(why) = check_ports(per_origin, scenario.source_addresses.len()) {
         return Err(EngineError::LocalPorts(why));
     }
-    preflight(&prepared)?;
-    let threads = options
+    let negotiated = preflight(&prepared, scenario)?;
+    let mut threads = options
         .threads
         .unwrap_or_else(|| default_threads(&plan.load, process_segment))
         .max(1);
+    if let Some(n) = scenario.http.connections {
+        // Every worker needs at least one of the shared connections.
+        threads = threads.min(process_segment.share(u64::from(n)).max(1) as usize);
+    }
     // A common start a little ahead (or at --start-at), so every worker begins on the same
     // instant; its wall-clock time is t = 0 of the record.
     let lead = match options.start_at {
@@ -149,6 +157,7 @@ pub fn run(
         plan: &plan,
         segment: options.segment,
         start_unix_s: unix_seconds(start_wall),
+        negotiated: &negotiated,
         threads,
         max_cpu_percent: options.max_cpu_percent,
         max_lag_ms: options.max_lag.as_secs_f64() * 1e3,
@@ -190,8 +199,14 @@ pub fn run(
                 local.block_on(&runtime, async move {
                     let step_count = prepared.requests.len();
                     let origin_count = prepared.origins.len();
+                    // This worker's share of each origin's shared connections.
+                    let mut origins = prepared.origins.clone();
+                    for shared in origins.iter_mut().filter_map(|o| o.shared.as_mut()) {
+                        shared.connections =
+                            segment.share(u64::from(shared.connections)).max(1) as u32;
+                    }
                     let transport = HttpTransport::new(
-                        prepared.origins.clone(),
+                        origins,
                         scenario.source_addresses.clone(),
                         scenario.insecure,
                         segment.index as usize,
@@ -238,8 +253,8 @@ pub fn run(
         plan.duration(),
         threads,
         pool,
-        feed,
-    );
+    )
+    .with_resources(feed);
     coordinator.collect(&rx);
     for handle in handles {
         let _ = handle.join();
@@ -288,25 +303,47 @@ fn default_threads(load: &Load, segment: Segment) -> usize {
     wanted.div_ceil(segment.count as usize).clamp(1, cores)
 }
 
-/// Connects once to every origin before the load starts, so an unreachable target is one
-/// clear message instead of a wall of errors.
-fn preflight(prepared: &PreparedScenario) -> Result<(), EngineError> {
+/// Checks every origin before the load starts — resolves it, connects once, and asks what it
+/// speaks — so a wrong host, a target that is down or a server without HTTP/2 is one clear
+/// message instead of a wall of errors. Returns what each origin negotiated.
+fn preflight(
+    prepared: &PreparedScenario,
+    scenario: &Scenario,
+) -> Result<Vec<Option<Protocol>>, EngineError> {
+    // Addresses that are not this machine's fail whatever the targets are.
+    check_source_addresses(&scenario.source_addresses, &[])?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(EngineError::Thread)?;
+    let tls = prepared
+        .origins
+        .iter()
+        .any(|o| o.tls)
+        .then(|| TlsConnectors::new(scenario.insecure));
+    let mut addrs = Vec::new();
+    let mut negotiated = Vec::new();
     for origin in &prepared.origins {
-        if let Err(e) = std::net::TcpStream::connect_timeout(&origin.addr, Duration::from_secs(3)) {
-            let message = match e.kind() {
-                std::io::ErrorKind::ConnectionRefused => {
-                    format!("connection refused at {}", origin.addr)
-                }
-                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
-                    format!("no answer from {} within 3 s", origin.addr)
-                }
-                _ => format!("{e} ({})", origin.addr),
-            };
-            return Err(EngineError::Unreachable {
-                url: origin.url(),
-                message,
-            });
+        match runtime.block_on(probe(origin, tls.as_ref())) {
+            Ok(found) => {
+                addrs.push(found.addr);
+                negotiated.push(found.protocol);
+            }
+            Err(ProbeError::Dns(message)) => return Err(EngineError::Dns { message }),
+            Err(ProbeError::Unreachable(message)) => {
+                return Err(EngineError::Unreachable {
+                    url: origin.url(),
+                    message,
+                })
+            }
+            Err(ProbeError::NoHttp2(message)) => {
+                return Err(EngineError::NoHttp2 {
+                    url: origin.url(),
+                    message,
+                })
+            }
         }
     }
-    Ok(())
+    check_source_addresses(&scenario.source_addresses, &addrs)?;
+    Ok(negotiated)
 }

@@ -1,10 +1,11 @@
 //! W3C Trace Context for `defaults.trace: true`: a `traceparent` header
-//! (`00-<trace id>-<span id>-01`, sampled) inserted after the request line of a request
-//! already built, so the target's tracing records the request under an id loadlab keeps for
-//! the slowest requests of each step.
+//! (`00-<trace id>-<span id>-01`, sampled) added to a rendered request, so the target's
+//! tracing records the request under an id loadlab keeps for the slowest requests of each step.
 
-/// `traceparent: 00-` + 32 hex + `-` + 16 hex + `-01\r\n`.
-const HEADER_LEN: usize = 16 + 32 + 1 + 16 + 5;
+use crate::request::RequestParts;
+
+/// `00-` + 32 hex + `-` + 16 hex + `-01`.
+const VALUE_LEN: usize = 3 + 32 + 1 + 16 + 3;
 
 fn hex(out: &mut [u8], mut v: u128) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -14,19 +15,25 @@ fn hex(out: &mut [u8], mut v: u128) {
     }
 }
 
-/// Inserts the header after the request line of `request` (which must have one).
-pub fn insert_traceparent(request: &mut Vec<u8>, trace: u128, span: u64) {
-    let mut header = [0u8; HEADER_LEN];
-    header[..16].copy_from_slice(b"traceparent: 00-");
-    hex(&mut header[16..48], trace);
-    header[48] = b'-';
-    hex(&mut header[49..65], u128::from(span));
-    header[65..].copy_from_slice(b"-01\r\n");
-    let at = request
-        .windows(2)
-        .position(|w| w == b"\r\n")
-        .map_or(request.len(), |i| i + 2);
-    request.splice(at..at, header);
+/// The header's value for a trace and span id.
+fn traceparent(trace: u128, span: u64) -> [u8; VALUE_LEN] {
+    let mut value = [0u8; VALUE_LEN];
+    value[..3].copy_from_slice(b"00-");
+    hex(&mut value[3..35], trace);
+    value[35] = b'-';
+    hex(&mut value[36..52], u128::from(span));
+    value[52..].copy_from_slice(b"-01");
+    value
+}
+
+/// Adds the `traceparent` header field to `request`.
+pub fn add_traceparent(request: &mut RequestParts, trace: u128, span: u64) {
+    let value = traceparent(trace, span);
+    let ok: Result<(), std::convert::Infallible> = Ok(());
+    let _ = request.write_header(b"traceparent", |b| {
+        b.extend_from_slice(&value);
+        ok
+    });
 }
 
 #[cfg(test)]
@@ -34,16 +41,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_header_follows_the_request_line() {
-        let mut req = b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n".to_vec();
-        insert_traceparent(
+    fn the_header_carries_both_ids_in_lowercase_hex() {
+        let mut req = RequestParts::default();
+        add_traceparent(
             &mut req,
             0x4bf92f3577b34da6a3ce929d0e0e4736,
             0x00f067aa0ba902b7,
         );
         assert_eq!(
-            String::from_utf8(req).unwrap(),
-            "GET /a HTTP/1.1\r\ntraceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\nHost: x\r\n\r\n"
+            req.header("traceparent"),
+            Some(&b"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"[..])
         );
     }
 }

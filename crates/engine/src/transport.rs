@@ -1,14 +1,18 @@
-//! The seam between executors and the network: real HTTP in production, a fake in tests.
+//! The seam between executors and the network: a rendered request goes in, status, header
+//! fields and (when asked) the body come out. Real HTTP/1.1 and HTTP/2 in production, fakes in
+//! tests.
 
-use crate::prepare::PreparedRequest;
-use loadlab_metrics::ErrorKind;
+use crate::request::RenderedRequest;
+use loadlab_metrics::{ErrorKind, Protocol};
+use std::borrow::Cow;
 use std::future::Future;
 
 /// What came back, as much as the executors need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Response {
     pub status: u16,
-    /// The server asked to close the connection (or it is HTTP/1.0 without keep-alive).
+    /// The connection cannot carry another request (the server asked to close it, it is
+    /// HTTP/1.0 without keep-alive, or an HTTP/2 connection is going away).
     pub close: bool,
     /// What the server said it spent on the request (`Server-Timing` or the configured
     /// header), in µs.
@@ -20,7 +24,8 @@ pub struct Response {
 pub struct Failure {
     pub kind: ErrorKind,
     pub message: String,
-    /// No byte of a response arrived on a reused connection: safe to retry once on a new one.
+    /// The server never processed the request (an idle keep-alive connection it had closed,
+    /// a stream above an HTTP/2 GOAWAY's last stream): safe to retry once on a new connection.
     pub stale: bool,
 }
 
@@ -34,48 +39,126 @@ impl Failure {
     }
 }
 
-/// The parts of a response a step's captures and checks read, copied only when they need them.
+/// The parts of a response a step's captures and checks read, copied only when they need
+/// them: header fields in one buffer (any version), and the body.
 #[derive(Debug, Default, Clone)]
 pub struct ResponseData {
-    /// The whole response head (status line and headers), when `keep_head` was asked.
-    pub head: Vec<u8>,
+    pub keep_headers: bool,
+    pub keep_body: bool,
+    fields: Vec<u8>,
+    /// (name start, name end, value end) into `fields`; values start where names end.
+    spans: Vec<(u32, u32, u32)>,
     /// The body (de-chunked), when `keep_body` was asked; bounded by `max_body`.
     pub body: Vec<u8>,
-    pub keep_head: bool,
-    pub keep_body: bool,
 }
 
 impl ResponseData {
+    /// Asks for the header fields, the body, or both.
+    pub fn new(keep_headers: bool, keep_body: bool) -> Self {
+        Self {
+            keep_headers,
+            keep_body,
+            ..Self::default()
+        }
+    }
+
     pub fn clear(&mut self) {
-        self.head.clear();
+        self.fields.clear();
+        self.spans.clear();
         self.body.clear();
     }
 
-    /// The value of the first header named `name` (case-insensitive), trimmed.
-    pub fn header(&self, name: &str) -> Option<String> {
-        crate::http::parse_head(&self.head, |resp, _| {
-            resp.headers
-                .iter()
-                .find(|h| h.name.eq_ignore_ascii_case(name))
-                .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
+    /// Keeps a header field (the transport calls this only when `keep_headers` is set).
+    pub fn add_header(&mut self, name: &[u8], value: &[u8]) {
+        let start = self.fields.len() as u32;
+        self.fields.extend_from_slice(name);
+        let name_end = self.fields.len() as u32;
+        self.fields.extend_from_slice(value.trim_ascii());
+        self.spans.push((start, name_end, self.fields.len() as u32));
+    }
+
+    /// Header fields as received (HTTP/2 names are lower case), values trimmed.
+    pub fn headers(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.spans.iter().map(|&(s, n, e)| {
+            (
+                &self.fields[s as usize..n as usize],
+                &self.fields[n as usize..e as usize],
+            )
         })
-        .ok()??
+    }
+
+    /// Bytes the kept header fields take.
+    pub fn header_bytes(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// The value of the first header field named `name` (case-insensitive), trimmed; no copy.
+    pub fn header_value(&self, name: &str) -> Option<&[u8]> {
+        self.headers()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name.as_bytes()))
+            .map(|(_, v)| v)
+    }
+
+    /// [`ResponseData::header_value`] as text (borrowed unless it is not UTF-8).
+    pub fn header(&self, name: &str) -> Option<Cow<'_, str>> {
+        self.header_value(name).map(String::from_utf8_lossy)
     }
 }
 
-/// Opens connections to an origin and exchanges one request/response on them.
+/// Opens connections to an origin and exchanges requests and responses on them.
 pub trait Transport: 'static {
     type Conn: 'static;
 
     fn connect(&self, origin: u16) -> impl Future<Output = Result<Self::Conn, Failure>>;
 
-    /// Sends `bytes` (the request, pre-built or rendered for this VU); copies the head and
-    /// body into `keep` when it is given and asks for them.
+    /// Sends `req` on `conn`; copies header fields and body into `keep` when it is given and
+    /// asks for them.
     fn send(
         &self,
         conn: &mut Self::Conn,
-        req: &PreparedRequest,
-        bytes: &[u8],
+        req: &RenderedRequest<'_>,
         keep: Option<&mut ResponseData>,
     ) -> impl Future<Output = Result<Response, Failure>>;
+
+    /// True when requests to `origin` share the transport's multiplexed connections
+    /// (`http.connections`) instead of a VU's own: they take a stream slot with
+    /// [`Transport::lease`].
+    fn shared(&self, _origin: u16) -> bool {
+        false
+    }
+
+    /// Waits for a free stream slot on one of `origin`'s shared connections and lends it
+    /// (dropping the returned connection gives the slot back; one not open yet is opened by
+    /// `send`). True when it had to wait: every slot was taken.
+    fn lease(&self, _origin: u16) -> impl Future<Output = (Self::Conn, bool)> {
+        async { unreachable!("only shared origins are leased") }
+    }
+
+    /// Connections opened since the last call, by origin and the protocol they spoke.
+    fn take_opened(&self) -> Vec<(u16, Protocol, u64)> {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_fields_are_found_without_copying() {
+        let mut d = ResponseData::default();
+        d.add_header(b"Content-Type", b" text/plain ");
+        d.add_header(b"server-timing", b"app;dur=1.5");
+        d.add_header(b"X-Bin", b"\xff");
+        assert_eq!(d.header("content-type").as_deref(), Some("text/plain"));
+        assert!(matches!(
+            d.header("Server-Timing"),
+            Some(Cow::Borrowed("app;dur=1.5"))
+        ));
+        assert_eq!(d.header_value("x-bin"), Some(&b"\xff"[..]));
+        assert_eq!(d.header("missing"), None);
+        assert_eq!(d.headers().count(), 3);
+        d.clear();
+        assert_eq!(d.headers().count(), 0);
+    }
 }

@@ -23,7 +23,7 @@ pub struct VuState {
     /// Per data set: (iteration + 1 when the row was taken, row index); 0 = none yet.
     rows: Vec<(u64, u32)>,
     /// Reused for rendering templated requests.
-    pub buf: Vec<u8>,
+    pub parts: crate::request::RequestParts,
 }
 
 impl VuState {

@@ -243,20 +243,17 @@ fn fuzz_http_responses() {
             const MAX_BODY: u64 = 64 * 1024;
             let mut conn = HttpConn::new(ScriptedStream::new(data, &cuts));
             for _ in 0..3 {
-                let mut keep = ResponseData {
-                    keep_head: true,
-                    keep_body: true,
-                    ..ResponseData::default()
-                };
+                let mut keep = ResponseData::new(true, true);
                 let result = runtime.block_on(conn.exchange(
                     b"GET / HTTP/1.1\r\nHost: h\r\n\r\n",
                     head,
                     MAX_BODY,
+                    &loadlab_engine::ServerHeader::ServerTiming,
                     Some(&mut keep),
                 ));
                 let Ok(response) = result else { break };
                 prop_assert!((200..1000).contains(&response.status), "{response:?}");
-                prop_assert!(keep.head.len() <= MAX_HEAD);
+                prop_assert!(keep.header_bytes() <= MAX_HEAD);
                 prop_assert!(keep.body.len() as u64 <= MAX_BODY + 2 * MAX_HEAD as u64);
                 let _ = keep.header("content-length");
                 if response.close {

@@ -3,8 +3,8 @@
 //! workers' together, streams the sum to the run record, and folds it into the summary.
 
 use crate::histogram::LazyHistogram;
-use crate::ErrorKind;
 use crate::Exemplars;
+use crate::{ErrorKind, Protocol};
 
 /// One request step's share of an interval.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -125,6 +125,12 @@ pub struct IntervalDelta {
     pub iterations_dropped: u64,
     /// Arrivals that waited because `max_in_flight` requests were already open.
     pub delayed_by_max_in_flight: u64,
+    /// Requests that waited for a free stream slot on a shared connection (`http.connections`):
+    /// counted like arrivals waiting for `max_in_flight`, and measured from before the wait.
+    pub delayed_by_stream_limit: u64,
+    /// Connections opened, per origin (index of the record's `origins`) and protocol spoken
+    /// (index `Protocol::index`).
+    pub connections: Vec<[u64; Protocol::COUNT]>,
     /// Per data set: iterations refused because a `pick: unique` set ran out of rows.
     pub data_refused: Vec<u64>,
     /// CPU time the generator's worker threads used in the interval.
@@ -155,6 +161,8 @@ impl IntervalDelta {
         self.iterations_completed = 0;
         self.iterations_dropped = 0;
         self.delayed_by_max_in_flight = 0;
+        self.delayed_by_stream_limit = 0;
+        self.connections.clear();
         self.data_refused.clear();
         self.cpu_seconds = 0.0;
         self.active = 0;
@@ -174,6 +182,12 @@ impl IntervalDelta {
         self.iterations_completed += other.iterations_completed;
         self.iterations_dropped += other.iterations_dropped;
         self.delayed_by_max_in_flight += other.delayed_by_max_in_flight;
+        self.delayed_by_stream_limit += other.delayed_by_stream_limit;
+        for (origin, counts) in other.connections.iter().enumerate() {
+            for protocol in Protocol::ALL {
+                self.note_connections(origin, protocol, counts[protocol.index()]);
+            }
+        }
         for (i, &n) in other.data_refused.iter().enumerate() {
             self.note_data_refused(i, n);
         }
@@ -183,6 +197,17 @@ impl IntervalDelta {
         for (kind, message) in &other.error_examples {
             self.note_error(*kind, || message.clone());
         }
+    }
+
+    /// Counts `n` connections to `origin` that spoke `protocol`.
+    pub fn note_connections(&mut self, origin: usize, protocol: Protocol, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if self.connections.len() <= origin {
+            self.connections.resize(origin + 1, [0; Protocol::COUNT]);
+        }
+        self.connections[origin][protocol.index()] += n;
     }
 
     pub fn note_data_refused(&mut self, set: usize, n: u64) {

@@ -28,10 +28,20 @@ pub enum ErrorKind {
     /// The request rendered from templates was not valid HTTP (a variable put a line break
     /// or another control character into a header value), so it was not sent.
     InvalidRequest,
+    /// The server reset the HTTP/2 stream (RST_STREAM: CANCEL, INTERNAL_ERROR...) before the
+    /// response was complete.
+    StreamReset,
+    /// The server refused the HTTP/2 stream (RST_STREAM REFUSED_STREAM) without processing it.
+    StreamRefused,
+    /// HTTP/2 flow control failed: a FLOW_CONTROL_ERROR, or a window the server never opened.
+    FlowControl,
+    /// The server closed the HTTP/2 connection with GOAWAY and an error code while the
+    /// request was open (a graceful GOAWAY drains and reconnects without errors).
+    GoAway,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 17] = [
+    pub const ALL: [ErrorKind; 21] = [
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
@@ -49,6 +59,10 @@ impl ErrorKind {
         ErrorKind::Io,
         ErrorKind::Interrupted,
         ErrorKind::InvalidRequest,
+        ErrorKind::StreamReset,
+        ErrorKind::StreamRefused,
+        ErrorKind::FlowControl,
+        ErrorKind::GoAway,
     ];
 
     /// Number of kinds (the length of per-kind counter arrays).
@@ -77,6 +91,10 @@ impl ErrorKind {
             ErrorKind::Io => "io",
             ErrorKind::Interrupted => "interrupted",
             ErrorKind::InvalidRequest => "invalid_request",
+            ErrorKind::StreamReset => "stream_reset",
+            ErrorKind::StreamRefused => "stream_refused",
+            ErrorKind::FlowControl => "flow_control",
+            ErrorKind::GoAway => "goaway",
         }
     }
 
@@ -91,7 +109,7 @@ impl ErrorKind {
             ErrorKind::FdExhausted => "the generator ran out of file descriptors (EMFILE, `too many open files`): its own limit, not a target error — raise it (`ulimit -n`, LimitNOFILE) or lower the concurrency",
             ErrorKind::Dns => "the target host name did not resolve",
             ErrorKind::Tls => "TLS handshake failed: wrong certificate or protocol (use --insecure only for test certificates)",
-            ErrorKind::Protocol => "the response was not valid HTTP/1.1",
+            ErrorKind::Protocol => "the response was not valid HTTP/1.1 or HTTP/2 (a PROTOCOL_ERROR, a malformed frame or header block); with `http.version: \"2\"` on a plain-text URL, check that the server speaks h2c with prior knowledge",
             ErrorKind::BodyTooLarge => "the response body exceeded `defaults.max_body`",
             ErrorKind::CheckFailed => "a response check failed",
             ErrorKind::CaptureFailed => "a capture found nothing in the response, so the rest of the iteration was skipped",
@@ -100,6 +118,10 @@ impl ErrorKind {
             ErrorKind::Io => "another I/O error while talking to the target",
             ErrorKind::Interrupted => "the run was stopped while these requests were in flight: they were sent but their responses never came (not in any latency figure)",
             ErrorKind::InvalidRequest => "a template variable (a captured value or data cell) put a line break or another control character into a header value, so the request was not sent: check what the capture or data set holds",
+            ErrorKind::StreamReset => "the server reset the HTTP/2 stream (RST_STREAM) before the response was complete: it cancelled the request or failed while serving it (see the example for the error code)",
+            ErrorKind::StreamRefused => "the server refused the HTTP/2 stream (REFUSED_STREAM) without processing it: it is shedding load, or more streams were opened than it allows; lower `http.max_streams`, or check the server's concurrent-stream limit",
+            ErrorKind::FlowControl => "HTTP/2 flow control failed: the server never opened its flow-control window (no WINDOW_UPDATE), so the request body could not be sent, or a FLOW_CONTROL_ERROR broke the connection",
+            ErrorKind::GoAway => "the server closed the HTTP/2 connection (GOAWAY with an error code such as ENHANCE_YOUR_CALM or INTERNAL_ERROR) while requests were open; a graceful GOAWAY drains and reconnects without errors",
         }
     }
 
@@ -126,5 +148,19 @@ impl std::str::FromStr for ErrorKind {
             .into_iter()
             .find(|k| k.as_str() == s)
             .ok_or_else(|| format!("unknown error kind `{s}`"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_is_listed_in_order_and_round_trips() {
+        for (i, k) in ErrorKind::ALL.iter().enumerate() {
+            assert_eq!(k.index(), i, "{k}");
+            assert_eq!(k.as_str().parse::<ErrorKind>(), Ok(*k));
+            assert!(!k.hint().is_empty());
+        }
     }
 }

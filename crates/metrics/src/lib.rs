@@ -17,6 +17,7 @@ mod error_kind;
 mod exemplar;
 mod histogram;
 mod outcome;
+mod protocol;
 pub mod record;
 mod recorder;
 pub mod resources;
@@ -31,8 +32,9 @@ pub use error_kind::ErrorKind;
 pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use histogram::{new_histogram, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
 pub use outcome::Outcome;
+pub use protocol::Protocol;
 pub use recorder::{Recorder, StepInfo};
-pub use result::RunResult;
+pub use result::{OriginResult, RunResult};
 pub use server_timing::{
     parse_duration_header, server_timing_duration, server_timing_entries, server_timing_micros,
     ServerTimingEntries,

@@ -2,7 +2,7 @@
 //! worker owns one), plus the gauges that outlive an interval (requests in flight).
 
 use crate::delta::{DeltaPool, IntervalDelta};
-use crate::{ErrorKind, Outcome};
+use crate::{ErrorKind, Outcome, Protocol};
 
 /// Name, group, tags and checks of a request step, in scenario order.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -117,6 +117,16 @@ impl Recorder {
 
     pub fn delayed_by_max_in_flight(&mut self) {
         self.current.delayed_by_max_in_flight += 1;
+    }
+
+    /// A request waited for a free stream slot on the shared connections of its origin.
+    pub fn delayed_by_stream_limit(&mut self) {
+        self.current.delayed_by_stream_limit += 1;
+    }
+
+    /// Connections to `origin` opened since the last call, by the protocol they spoke.
+    pub fn connections_opened(&mut self, origin: u16, protocol: Protocol, n: u64) {
+        self.current.note_connections(origin as usize, protocol, n);
     }
 
     pub fn data_refused(&mut self, set: usize) {

@@ -55,6 +55,9 @@ pub struct RunResult {
     pub latency_ms: LatencySummary,
     pub service_time_ms: LatencySummary,
     pub lag_ms: LagSummary,
+    /// Per origin: the HTTP version asked for and the protocol its connections actually spoke.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub origins: Vec<OriginResult>,
     /// What the target reported spending (`Server-Timing`), when it said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_latency_ms: Option<LatencySummary>,
@@ -215,6 +218,31 @@ pub struct Requests {
     pub rate: f64,
     /// Requests completed during warm-up (not in any statistic).
     pub warmup: u64,
+    /// Requests that waited for a free stream slot on a shared connection (`http.connections`);
+    /// their latency includes the wait, their service time does not.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub delayed_by_stream_limit: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Where a run's requests went and what its connections spoke.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct OriginResult {
+    /// `scheme://host[:port]`.
+    pub url: String,
+    /// The HTTP version the scenario asked for: `1.1`, `2` or `auto`.
+    pub version: String,
+    /// The protocol the run's connections spoke (`http/1.1`, `h2`, `h2c`): the one most of
+    /// them spoke if they differed, or what was negotiated before the load if none opened.
+    pub protocol: Option<crate::Protocol>,
+    /// Connections opened during the run, per protocol.
+    pub connections: BTreeMap<String, u64>,
+    /// Shared, multiplexed connections per origin (`http.connections`); absent: per VU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_connections: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]

@@ -47,6 +47,7 @@ fn meta(segment: SegmentId) -> RecordMeta {
         pid: 1,
         merged_from: None,
         clock: None,
+        origins: vec![],
     }
 }
 
@@ -67,6 +68,7 @@ fn intervals(n: u32) -> Vec<IntervalRecord> {
                     error: None,
                     bytes_sent: 80,
                     bytes_received: 120,
+                    trace_id: None,
                 });
             }
             IntervalRecord {
@@ -75,6 +77,7 @@ fn intervals(n: u32) -> Vec<IntervalRecord> {
                 length_s: 1.0,
                 warmup: false,
                 delta: r.take_interval(1, 0.01),
+                resources: vec![],
             }
         })
         .collect()
@@ -87,6 +90,7 @@ fn end(n: u32) -> RecordEnd {
         wall_s: f64::from(n),
         max_rss_bytes: 1,
         intervals: n,
+        monitor_cpu_percent: None,
     }
 }
 

@@ -162,6 +162,19 @@ fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
         ));
     }
     kv(out, "iterations", &iterations)?;
+    if let Some(protocol) = crate::words::protocol_words(r) {
+        kv(out, "protocol", &protocol)?;
+    }
+    if q.delayed_by_stream_limit > 0 {
+        kv(
+            out,
+            "stream slots",
+            &format!(
+                "{} requests waited for a free stream on the shared connections (in their latency, not their service time)",
+                q.delayed_by_stream_limit
+            ),
+        )?;
+    }
     if q.warmup > 0 {
         kv(
             out,

@@ -33,6 +33,50 @@ pub fn load_words(l: &LoadInfo) -> String {
     }
 }
 
+/// What each origin's connections spoke: `h2c (HTTP/2 asked; 2 shared connections, 2 opened)`,
+/// prefixed by the origin when there are several; `None` for results without origins.
+pub fn protocol_words(r: &RunResult) -> Option<String> {
+    let one = |o: &loadlab_metrics::OriginResult| {
+        let spoken = o
+            .protocol
+            .map_or("not known (no connection opened)".to_string(), |p| {
+                p.as_str().to_string()
+            });
+        let asked = match (o.version.as_str(), o.url.starts_with("https://")) {
+            ("1.1", _) => "HTTP/1.1 asked",
+            ("2", _) => "HTTP/2 asked",
+            (_, true) => "chosen by ALPN",
+            (_, false) => "plain text",
+        };
+        let opened: u64 = o.connections.values().sum();
+        let held = match o.shared_connections {
+            Some(n) => format!("{n} shared connection{}", if n == 1 { "" } else { "s" }),
+            None => "per-VU connections".to_string(),
+        };
+        let mixed = if o.connections.len() > 1 {
+            let each: Vec<String> = o
+                .connections
+                .iter()
+                .map(|(p, n)| format!("{n} {p}"))
+                .collect();
+            format!(" — mixed: {}", each.join(", "))
+        } else {
+            String::new()
+        };
+        format!("{spoken} ({asked}; {held}, {opened} opened){mixed}")
+    };
+    match r.origins.as_slice() {
+        [] => None,
+        [o] => Some(one(o)),
+        many => Some(
+            many.iter()
+                .map(|o| format!("{}: {}", o.url, one(o)))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    }
+}
+
 /// `1 run of 8.00s (1.00s warm-up excluded)`.
 pub fn duration_words(r: &RunResult) -> String {
     if r.warmup_s > 0.0 {

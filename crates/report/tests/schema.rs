@@ -79,6 +79,7 @@ fn every_required_key_is_serialized_and_every_property_is_described() {
         "plan_hash",
         "segment",
         "server_latency_ms",
+        "origins",
         "segments",
         "notes",
         "resources",
@@ -225,6 +226,10 @@ fn recorder_built_result_validates() {
             ..Outcome::default()
         });
     }
+    // Two origins: one over h2c with shared connections, one that negotiated HTTP/1.1.
+    rec.connections_opened(0, loadlab_metrics::Protocol::H2c, 4);
+    rec.connections_opened(1, loadlab_metrics::Protocol::Http1, 2);
+    rec.delayed_by_stream_limit();
     let meta = RecordMeta {
         schema: RECORD_SCHEMA.into(),
         tool_version: "test".into(),
@@ -248,6 +253,20 @@ fn recorder_built_result_validates() {
         plan_hash: "0".repeat(64),
         scenario: json!({}),
         segment: None,
+        origins: vec![
+            loadlab_metrics::record::OriginInfo {
+                url: "http://127.0.0.1:8080".into(),
+                version: "2".into(),
+                shared_connections: Some(4),
+                negotiated: Some(loadlab_metrics::Protocol::H2c),
+            },
+            loadlab_metrics::record::OriginInfo {
+                url: "https://127.0.0.1:8443".into(),
+                version: "auto".into(),
+                shared_connections: None,
+                negotiated: None,
+            },
+        ],
         steps: vec![
             StepInfo {
                 name: "a".into(),
@@ -340,6 +359,17 @@ fn recorder_built_result_validates() {
     assert!(result
         .validity
         .has(loadlab_metrics::InvalidKind::HostContended));
+    assert_eq!(result.requests.delayed_by_stream_limit, 1);
+    assert_eq!(result.origins.len(), 2);
+    assert_eq!(
+        result.origins[0].protocol,
+        Some(loadlab_metrics::Protocol::H2c)
+    );
+    assert_eq!(result.origins[0].connections["h2c"], 4);
+    assert_eq!(
+        result.origins[1].protocol,
+        Some(loadlab_metrics::Protocol::Http1)
+    );
     let doc = rendered(&result);
     assert_eq!(errors(&validator(), &doc), Vec::<String>::new());
 

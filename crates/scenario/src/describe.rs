@@ -54,6 +54,11 @@ impl Scenario {
             "warmup": format_duration(self.warmup),
             "thresholds": self.thresholds.iter().map(|t| t.expr.clone()).collect::<Vec<_>>(),
             "connections": format!("{:?}", self.connections).to_lowercase(),
+            "http": {
+                "version": self.http.version.as_str(),
+                "connections": self.http.connections,
+                "max_streams": self.http.max_streams,
+            },
             "source_addresses": self.source_addresses.len(),
             "insecure": self.insecure,
             "monitor": serde_json::to_value(&self.monitor).unwrap_or_default(),
@@ -156,6 +161,7 @@ fn steps(list: &[Step]) -> Vec<Value> {
                 "timeout": r.timeout.map(format_duration),
                 "checks": r.checks.iter().map(|c| c.describe()).collect::<Vec<_>>(),
                 "captures": r.captures.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+                "http_version": r.http_version.map(|v| v.as_str()),
             }),
             Step::Think(t) => json!({
                 "think": if t.max > t.min {

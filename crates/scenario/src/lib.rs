@@ -43,8 +43,9 @@ pub use describe::redact_url;
 pub use error::{ErrorLocation, ScenarioError};
 pub use model::{
     collect_requests, Body, BurstLoad, Capture, CaptureSource, Check, ClosedLoad, ConnectionPolicy,
-    DataSet, Defaults, Flow, Load, Method, OpenLoad, Pick, RateStage, RequestStep, Scenario,
-    ServerLatency, Step, ThinkTime, VuStage, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT,
+    DataSet, Defaults, Flow, HttpConfig, HttpVersion, Load, Method, OpenLoad, Pick, RateStage,
+    RequestStep, Scenario, ServerLatency, Step, ThinkTime, VuStage, DEFAULT_MAX_BODY,
+    DEFAULT_MAX_STREAMS, DEFAULT_TIMEOUT,
 };
 pub use monitor::{parse_monitor_flag, parse_monitor_section, MonitorConfig, MonitorFlag};
 pub use parse::UrlTest;

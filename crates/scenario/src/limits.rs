@@ -38,6 +38,10 @@ pub const MAX_HEADER_NAME: usize = 1024;
 pub const MAX_HEADER_VALUE: usize = 64 * 1024;
 /// Highest `defaults.max_body`: 1 TiB.
 pub const MAX_BODY: u64 = 1 << 40;
+/// Most shared connections per origin (`http.connections`), and most streams at once on one
+/// of them (`http.max_streams`; HTTP/2 allows 2³¹, servers commonly 100 to 250).
+pub const MAX_SHARED_CONNECTIONS: u32 = 100_000;
+pub const MAX_STREAMS: u32 = 1_000_000;
 /// Most source addresses.
 pub const MAX_SOURCE_ADDRESSES: usize = 65_536;
 /// Most runs per variant of a study, and most sweep points.

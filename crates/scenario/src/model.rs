@@ -24,6 +24,8 @@ pub struct Scenario {
     pub thresholds: Vec<Threshold>,
     pub flows: Vec<Flow>,
     pub connections: ConnectionPolicy,
+    /// HTTP version and shared, multiplexed connections (`http:`).
+    pub http: HttpConfig,
     /// Local addresses connections are spread over (empty: let the OS choose).
     pub source_addresses: Vec<IpAddr>,
     /// Skip TLS certificate verification.
@@ -130,6 +132,65 @@ pub enum ConnectionPolicy {
     None,
 }
 
+/// Which HTTP version requests speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum HttpVersion {
+    /// HTTP/1.1 over plain TCP and over TLS.
+    Http1,
+    /// HTTP/2: ALPN `h2` over TLS, prior knowledge (h2c) over plain TCP.
+    Http2,
+    /// ALPN over TLS (`h2`, else `http/1.1`), as browsers do; HTTP/1.1 over plain TCP.
+    #[default]
+    Auto,
+}
+
+impl HttpVersion {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpVersion::Http1 => "1.1",
+            HttpVersion::Http2 => "2",
+            HttpVersion::Auto => "auto",
+        }
+    }
+
+    /// `"1.1"`, `"2"` or `auto` (also `1`, `2.0`, `h2`, `http/1.1`, as people write them).
+    pub fn parse(text: &str) -> Option<HttpVersion> {
+        Some(match text.trim().to_ascii_lowercase().as_str() {
+            "1.1" | "1" | "http/1.1" => HttpVersion::Http1,
+            "2" | "2.0" | "h2" | "h2c" => HttpVersion::Http2,
+            "auto" => HttpVersion::Auto,
+            _ => return None,
+        })
+    }
+}
+
+/// Default streams at once on one shared HTTP/2 connection (h2load's `-m` is often 100;
+/// servers commonly allow 100 to 250).
+pub const DEFAULT_MAX_STREAMS: u32 = 100;
+
+/// `http:`: the protocol version, and connections shared between VUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpConfig {
+    pub version: HttpVersion,
+    /// Shared connections per origin that every request of the run multiplexes over (the way
+    /// gateways and service meshes talk); `None`: connections follow `connections:` (one per
+    /// VU by default).
+    pub connections: Option<u32>,
+    /// Streams at once on one shared connection, capped by the server's
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS` (HTTP/1.1 connections carry one request at a time).
+    pub max_streams: u32,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            version: HttpVersion::Auto,
+            connections: None,
+            max_streams: DEFAULT_MAX_STREAMS,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flow {
     pub name: String,
@@ -215,6 +276,8 @@ pub struct RequestStep {
     /// Credentials from the URL (or, for a path, from the target), sent as HTTP Basic
     /// authentication to their origin only, unless the step sets `Authorization` itself.
     pub auth: Option<Credentials>,
+    /// This step's HTTP version, when it differs from the scenario's (`http: {version: ...}`).
+    pub http_version: Option<HttpVersion>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

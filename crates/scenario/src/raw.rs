@@ -24,6 +24,8 @@ pub struct RawScenario {
     #[serde(default)]
     pub steps: Steps,
     pub connections: Option<ConnectionPolicy>,
+    /// The HTTP version and shared, multiplexed connections.
+    pub http: Option<RawHttp>,
     /// Data sets (`users: {csv: users.csv, pick: sequential}`), by name.
     #[serde(default)]
     pub data: BTreeMap<String, RawData>,
@@ -78,6 +80,16 @@ pub struct RawPrometheusWatch {
     pub url: Option<String>,
     #[serde(default)]
     pub series: Vec<String>,
+}
+
+/// `http: {version: "2", connections: 4, max_streams: 100}` (a step may set `version` only).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHttp {
+    /// `"1.1"`, `"2"` or `auto`; written as a number (`2`, `1.1`) too.
+    pub version: Option<Scalar>,
+    pub connections: Option<u32>,
+    pub max_streams: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -196,6 +208,8 @@ pub struct RawStep {
     #[serde(rename = "loop")]
     pub loop_: Option<RawLoop>,
     pub once: Option<Steps>,
+    /// This step's HTTP version (`http: {version: "1.1"}`).
+    pub http: Option<RawHttp>,
 }
 
 /// A YAML scalar written where text is expected (`page: 2`, `debug: true`).
@@ -290,6 +304,7 @@ pub const TOP_KEYS: &[&str] = &[
     "flows",
     "steps",
     "connections",
+    "http",
     "data",
     "source_addresses",
     "insecure",

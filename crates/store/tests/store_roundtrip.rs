@@ -25,6 +25,7 @@ fn meta() -> RecordMeta {
         plan_hash: "h".into(),
         scenario: serde_json::json!({}),
         segment: None,
+        origins: vec![],
         steps: vec![StepInfo {
             name: "ping".into(),
             ..StepInfo::default()

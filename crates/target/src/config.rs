@@ -42,6 +42,8 @@ pub struct TargetConfig {
     pub error_rate: f64,
     /// Tokio worker threads. 1 runs a single-threaded runtime (see [`DEFAULT_THREADS`]).
     pub threads: usize,
+    /// Serve HTTPS (ALPN `h2` and `http/1.1`) instead of plain HTTP/1.1 and h2c.
+    pub tls: Option<crate::tls::TargetTls>,
     /// Share the port with other target processes (SO_REUSEPORT): the kernel spreads the
     /// connections, so together they hold more than one process's open-files limit allows.
     pub reuse_port: bool,
@@ -92,6 +94,7 @@ impl Default for TargetConfig {
             error_rate: 0.0,
             threads: DEFAULT_THREADS,
             reuse_port: false,
+            tls: None,
         }
     }
 }

@@ -22,6 +22,9 @@ pub enum TargetError {
     /// The SIGINT/SIGTERM handlers could not be installed.
     #[error("cannot install the Ctrl-C/SIGTERM handler: {0}")]
     Signal(#[source] io::Error),
+    /// The TLS certificate or key could not be made or read.
+    #[error("TLS: {0}")]
+    Tls(String),
     /// The "listening on" line could not be written.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] io::Error),

@@ -12,11 +12,17 @@
 //! `Server-Timing: app;dur=<ms>` header on every `/api/*` response, so loadlab's monitor
 //! and its client-vs-server latency split can be shown without any other service.
 //!
+//! It speaks HTTP/1.1 and HTTP/2 on the same port: h2c with prior knowledge over plain TCP
+//! (hyper-util's `auto` server tells them apart by the connection preface), and, with TLS
+//! (`TargetConfig::tls`: a given certificate or a self-signed one made at start), whatever
+//! ALPN settles (`h2` or `http/1.1`).
+//!
 //! Why hyper and tokio: the target must never be the bottleneck of a measurement, so it
-//! uses the same proven, zero-copy HTTP/1.1 implementation (hyper 1.x with keep-alive and
-//! pipelining) that production Rust services run on, driven by tokio whose timers and fair
-//! semaphore give the capacity model exact, cheap building blocks. A single thread serves
-//! tens of thousands of requests per second on loopback.
+//! uses the same proven, zero-copy HTTP/1.1 and HTTP/2 implementations (hyper 1.x with
+//! keep-alive and pipelining, `h2` underneath) that production Rust services run on, driven
+//! by tokio whose timers and fair semaphore give the capacity model exact, cheap building
+//! blocks; `rustls` for TLS and `rcgen` for the self-signed certificate. A single thread
+//! serves tens of thousands of requests per second on loopback.
 //!
 //! ```no_run
 //! let target = loadlab_target::spawn(loadlab_target::TargetConfig {
@@ -40,6 +46,7 @@ mod response;
 mod routes;
 mod server;
 mod store;
+mod tls;
 
 pub use capacity::sample_service_time;
 pub use config::{
@@ -49,6 +56,7 @@ pub use error::TargetError;
 pub use handlers::MAX_BODY_BYTES;
 pub use server::{run_until_ctrl_c, spawn, TargetHandle};
 pub use store::MAX_APPLICATIONS;
+pub use tls::TargetTls;
 
 #[cfg(test)]
 mod tests;

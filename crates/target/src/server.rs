@@ -1,6 +1,7 @@
 //! Sockets, runtime and lifecycle: binding synchronously (so "address in use" is reported
-//! to the caller), serving HTTP/1.1 with keep-alive on a dedicated tokio runtime, and
-//! stopping gracefully on `TargetHandle::shutdown`, drop, or SIGINT/SIGTERM.
+//! to the caller), serving HTTP/1.1 with keep-alive and HTTP/2 (h2c, or ALPN over TLS) on a
+//! dedicated tokio runtime, and stopping gracefully on `TargetHandle::shutdown`, drop, or
+//! SIGINT/SIGTERM.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -8,13 +9,15 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
 use socket2::{Domain, Protocol, Socket, Type};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
 
 use crate::config::TargetConfig;
 use crate::error::TargetError;
@@ -32,6 +35,8 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 pub struct TargetHandle {
     /// The address actually bound (the real port when port 0 was requested).
     pub addr: SocketAddr,
+    /// It serves HTTPS.
+    pub tls: bool,
     stop: Option<watch::Sender<bool>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -39,7 +44,11 @@ pub struct TargetHandle {
 impl TargetHandle {
     /// Base URL of the server, e.g. `http://127.0.0.1:41234`.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!(
+            "{}://{}",
+            if self.tls { "https" } else { "http" },
+            self.addr
+        )
     }
 
     /// Stops accepting connections, lets in-flight requests finish (for at most a couple
@@ -73,6 +82,8 @@ pub fn spawn(config: TargetConfig) -> Result<TargetHandle, TargetError> {
     let runtime = build_runtime(config.threads, &state)?;
     let listener = bind(config.listen, config.reuse_port)?;
     let addr = local_addr(&listener, config.listen)?;
+    let tls = acceptor(&config, addr)?;
+    let serves_tls = tls.is_some();
     let (stop_tx, stop_rx) = watch::channel(false);
     let thread = std::thread::Builder::new()
         .name("loadlab-target".into())
@@ -82,7 +93,7 @@ pub fn spawn(config: TargetConfig) -> Result<TargetHandle, TargetError> {
             let result = runtime.block_on(async move {
                 let listener = TcpListener::from_std(listener)?;
                 // Run the accept loop on a worker so a multi-threaded runtime uses all threads.
-                let task = tokio::spawn(serve(listener, state, stop_rx));
+                let task = tokio::spawn(serve(listener, state, tls, stop_rx));
                 let _ = task.await;
                 Ok::<(), std::io::Error>(())
             });
@@ -93,6 +104,7 @@ pub fn spawn(config: TargetConfig) -> Result<TargetHandle, TargetError> {
         .map_err(TargetError::Runtime)?;
     Ok(TargetHandle {
         addr,
+        tls: serves_tls,
         stop: Some(stop_tx),
         thread: Some(thread),
     })
@@ -106,6 +118,11 @@ pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
     let runtime = build_runtime(config.threads, &state)?;
     let listener = bind(config.listen, config.reuse_port)?;
     let addr = local_addr(&listener, config.listen)?;
+    let tls = acceptor(&config, addr)?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    if config.tls == Some(crate::tls::TargetTls::SelfSigned) {
+        eprintln!("loadlab target: self-signed certificate: clients need --insecure");
+    }
     state.metrics.register_current_thread();
     runtime.block_on(async move {
         let listener = TcpListener::from_std(listener).map_err(|source| TargetError::Bind {
@@ -118,7 +135,7 @@ pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
         {
             let mut out = std::io::stdout().lock();
             // The first line ends with the URL (scripts and tests read it from there).
-            writeln!(out, "loadlab target listening on http://{addr}")
+            writeln!(out, "loadlab target listening on {scheme}://{addr}")
                 .and_then(|()| writeln!(out, "  capacity: {} (on /api/*)", config.describe()))
                 .and_then(|()| {
                     writeln!(out, "  endpoints: {}", crate::routes::ENDPOINTS.join(", "))
@@ -128,7 +145,7 @@ pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
                 .map_err(TargetError::Stdout)?;
         }
         let (stop_tx, stop_rx) = watch::channel(false);
-        let server = tokio::spawn(serve(listener, state, stop_rx));
+        let server = tokio::spawn(serve(listener, state, tls, stop_rx));
         signal.await;
         let _ = stop_tx.send(true);
         let _ = server.await;
@@ -185,36 +202,46 @@ fn local_addr(
     })
 }
 
+/// The TLS acceptor, when the target serves HTTPS.
+fn acceptor(config: &TargetConfig, addr: SocketAddr) -> Result<Option<TlsAcceptor>, TargetError> {
+    config
+        .tls
+        .as_ref()
+        .map(|tls| crate::tls::acceptor(tls, addr))
+        .transpose()
+}
+
 /// Accepts connections until `stop` flips, then lets open connections finish their
 /// current request (idle keep-alive connections close at once).
-async fn serve(listener: TcpListener, state: Arc<AppState>, mut stop: watch::Receiver<bool>) {
+async fn serve(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    tls: Option<TlsAcceptor>,
+    mut stop: watch::Receiver<bool>,
+) {
     let mut conns = JoinSet::new();
+    // HTTP/1.1 and HTTP/2 on one port: the connection preface (or ALPN's choice, which the
+    // client follows with the preface) tells them apart.
     let builder = {
-        let mut b = http1::Builder::new();
-        b.keep_alive(true).pipeline_flush(true);
-        b
+        let mut b = auto::Builder::new(TokioExecutor::new());
+        b.http1().keep_alive(true).pipeline_flush(true);
+        Arc::new(b)
     };
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _peer)) => {
                     let _ = stream.set_nodelay(true);
-                    let state = state.clone();
-                    let mut stop = stop.clone();
-                    let conn = builder.serve_connection(
-                        TokioIo::new(stream),
-                        service_fn(move |req| handlers::handle(state.clone(), req)),
-                    );
-                    conns.spawn(async move {
-                        tokio::pin!(conn);
-                        tokio::select! {
-                            _ = conn.as_mut() => {}
-                            _ = stop.changed() => {
-                                conn.as_mut().graceful_shutdown();
-                                let _ = conn.await;
+                    let (state, stop, builder) = (state.clone(), stop.clone(), builder.clone());
+                    match tls.clone() {
+                        None => conns.spawn(serve_one(builder, stream, state, stop)),
+                        Some(acceptor) => conns.spawn(async move {
+                            // A client that fails the handshake is its own problem.
+                            if let Ok(stream) = acceptor.accept(stream).await {
+                                serve_one(builder, stream, state, stop).await;
                             }
-                        }
-                    });
+                        }),
+                    };
                 }
                 Err(e) => {
                     // Typically out of file descriptors: back off instead of spinning.
@@ -230,6 +257,31 @@ async fn serve(listener: TcpListener, state: Arc<AppState>, mut stop: watch::Rec
     let drain = async { while conns.join_next().await.is_some() {} };
     if tokio::time::timeout(SHUTDOWN_GRACE, drain).await.is_err() {
         conns.abort_all();
+    }
+}
+
+/// Serves one connection (HTTP/1.1 or HTTP/2) until it closes or the target stops.
+async fn serve_one<I>(
+    builder: Arc<auto::Builder<TokioExecutor>>,
+    io: I,
+    state: Arc<AppState>,
+    mut stop: watch::Receiver<bool>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let conn = builder
+        .serve_connection(
+            TokioIo::new(io),
+            service_fn(move |req| handlers::handle(state.clone(), req)),
+        )
+        .into_owned();
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        _ = stop.changed() => {
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
     }
 }
 

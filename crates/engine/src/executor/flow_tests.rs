@@ -5,7 +5,8 @@ use super::test_totals::{totals, Totals};
 use super::{run_worker, IntervalClock, WorkerPlan};
 use crate::cancel::Cancel;
 use crate::flow::{FlowPicker, Worker};
-use crate::prepare::{PreparedRequest, PreparedScenario};
+use crate::prepare::PreparedScenario;
+use crate::request::RenderedRequest;
 use crate::transport::{Failure, Response, ResponseData, Transport};
 use loadlab_metrics::{ErrorKind, Recorder};
 use loadlab_scenario::plan::Segment;
@@ -33,23 +34,20 @@ impl Transport for Scripted {
     async fn send(
         &self,
         _conn: &mut (),
-        _req: &PreparedRequest,
-        bytes: &[u8],
+        req: &RenderedRequest<'_>,
         keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
         tokio::time::sleep(Duration::from_millis(1)).await;
-        let text = String::from_utf8_lossy(bytes).to_string();
+        // The request as HTTP/1.1 would frame it, so tests read what was asked for.
+        let mut bytes = Vec::new();
+        crate::http::h1::encode(req, b"127.0.0.1:1", &mut bytes);
+        let text = String::from_utf8_lossy(&bytes).to_string();
         let (status, body) = (self.handler)(&text);
         self.sent.borrow_mut().push(text);
         if let Some(k) = keep {
-            if k.keep_head {
-                k.head.extend_from_slice(
-                    format!(
-                        "HTTP/1.1 {status} X\r\nX-Token: hdr-token\r\nContent-Length: {}\r\n\r\n",
-                        body.len()
-                    )
-                    .as_bytes(),
-                );
+            if k.keep_headers {
+                k.add_header(b"X-Token", b"hdr-token");
+                k.add_header(b"Content-Length", body.len().to_string().as_bytes());
             }
             if k.keep_body {
                 k.body.extend_from_slice(body.as_bytes());

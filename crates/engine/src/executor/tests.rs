@@ -5,8 +5,8 @@ use super::{run_worker, IntervalClock, WorkerPlan};
 use crate::cancel::Cancel;
 use crate::flow::{FlowPicker, Worker};
 use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
+use crate::request::RenderedRequest;
 use crate::transport::{Failure, Response, ResponseData, Transport};
-use bytes::Bytes;
 use loadlab_metrics::{Recorder, StepInfo};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{
@@ -34,8 +34,7 @@ impl Transport for FakeTransport {
     async fn send(
         &self,
         _conn: &mut (),
-        _req: &PreparedRequest,
-        _bytes: &[u8],
+        _req: &RenderedRequest<'_>,
         _keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
         tokio::time::sleep(self.service).await;
@@ -54,12 +53,13 @@ pub(super) fn scenario() -> PreparedScenario {
             host: "127.0.0.1".into(),
             port: 1,
             host_header: "127.0.0.1:1".into(),
-            addr: "127.0.0.1:1".parse().unwrap(),
+            version: loadlab_scenario::HttpVersion::Http1,
+            shared: None,
         }],
         requests: vec![PreparedRequest::simple(
             0,
             0,
-            Bytes::from_static(b"GET / HTTP/1.1\r\n\r\n"),
+            crate::request::RequestParts::default(),
             Duration::from_secs(30),
             1 << 20,
         )],
@@ -139,8 +139,7 @@ impl Transport for FailsAtOnce {
     async fn send(
         &self,
         _conn: &mut (),
-        _req: &PreparedRequest,
-        _bytes: &[u8],
+        _req: &RenderedRequest<'_>,
         _keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
         unreachable!("never connected")

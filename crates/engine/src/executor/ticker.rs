@@ -87,10 +87,12 @@ pub async fn tick<T: Transport>(
         let now = Instant::now();
         if now >= boundary || finished {
             let cpu = thread_cpu_seconds();
-            let delta = worker
-                .recorder
-                .borrow_mut()
-                .take_interval(active.get(), (cpu - cpu_mark).max(0.0));
+            let mut recorder = worker.recorder.borrow_mut();
+            for (origin, protocol, n) in worker.transport.take_opened() {
+                recorder.connections_opened(origin, protocol, n);
+            }
+            let delta = recorder.take_interval(active.get(), (cpu - cpu_mark).max(0.0));
+            drop(recorder);
             cpu_mark = cpu;
             let last = finished && now < boundary;
             let end = if last {

@@ -1,28 +1,58 @@
-//! Opening connections: TCP from a chosen source address, then TLS when the origin asks for it.
+//! Opening connections: TCP from a chosen source address, then TLS when the origin asks for
+//! it, with ALPN offering what the origin's HTTP version allows; says which protocol the
+//! connection will speak.
 
 use super::classify::classify_io;
 use super::stream::Stream;
 use crate::origin::Origin;
 use crate::transport::Failure;
-use loadlab_metrics::ErrorKind;
+use loadlab_metrics::{ErrorKind, Protocol};
+use loadlab_scenario::HttpVersion;
 use rustls::pki_types::ServerName;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use tokio::net::TcpSocket;
 use tokio_rustls::TlsConnector;
 
+const ALPN_H2: &[u8] = b"h2";
+const ALPN_HTTP1: &[u8] = b"http/1.1";
+
+/// TLS client configurations, one per set of protocols ALPN offers.
+#[derive(Clone)]
+pub struct TlsConnectors {
+    http1: TlsConnector,
+    http2: TlsConnector,
+    auto: TlsConnector,
+}
+
+impl TlsConnectors {
+    pub fn new(insecure: bool) -> Self {
+        Self {
+            http1: tls_connector(insecure, &[ALPN_HTTP1]),
+            http2: tls_connector(insecure, &[ALPN_H2]),
+            auto: tls_connector(insecure, &[ALPN_H2, ALPN_HTTP1]),
+        }
+    }
+
+    fn for_version(&self, version: HttpVersion) -> &TlsConnector {
+        match version {
+            HttpVersion::Http1 => &self.http1,
+            HttpVersion::Http2 => &self.http2,
+            HttpVersion::Auto => &self.auto,
+        }
+    }
+}
+
+/// Connects to `addr` (the origin's address) and says which protocol to speak on it.
 pub async fn open(
     origin: &Origin,
+    addr: SocketAddr,
     source: Option<IpAddr>,
-    tls: Option<&TlsConnector>,
-) -> Result<Stream, Failure> {
-    let connect_failure = |e: std::io::Error| {
-        Failure::new(
-            classify_io(&e, true),
-            format!("connect to {}: {e}", origin.addr),
-        )
-    };
-    let socket = if origin.addr.is_ipv4() {
+    tls: Option<&TlsConnectors>,
+) -> Result<(Stream, Protocol), Failure> {
+    let connect_failure =
+        |e: std::io::Error| Failure::new(classify_io(&e, true), format!("connect to {addr}: {e}"));
+    let socket = if addr.is_ipv4() {
         TcpSocket::new_v4()
     } else {
         TcpSocket::new_v6()
@@ -33,12 +63,19 @@ pub async fn open(
             .bind(SocketAddr::new(ip, 0))
             .map_err(|e| bind_failure(ip, &e))?;
     }
-    let tcp = socket.connect(origin.addr).await.map_err(connect_failure)?;
+    let tcp = socket.connect(addr).await.map_err(connect_failure)?;
     let _ = tcp.set_nodelay(true);
     if !origin.tls {
-        return Ok(Stream::Plain(tcp));
+        let protocol = if origin.version == HttpVersion::Http2 {
+            Protocol::H2c
+        } else {
+            Protocol::Http1
+        };
+        return Ok((Stream::Plain(tcp), protocol));
     }
-    let connector = tls.ok_or_else(|| Failure::new(ErrorKind::Tls, "TLS is not configured"))?;
+    let connector = tls
+        .ok_or_else(|| Failure::new(ErrorKind::Tls, "TLS is not configured"))?
+        .for_version(origin.version);
     let name = ServerName::try_from(origin.host.clone()).map_err(|e| {
         Failure::new(
             ErrorKind::Tls,
@@ -51,7 +88,24 @@ pub async fn open(
             format!("TLS handshake with {}: {e}", origin.host),
         )
     })?;
-    Ok(Stream::Tls(Box::new(stream)))
+    let protocol = negotiated(origin.version, stream.get_ref().1.alpn_protocol())?;
+    Ok((Stream::Tls(Box::new(stream)), protocol))
+}
+
+/// What to speak after ALPN chose `alpn` (or nothing) for an origin of `version`.
+fn negotiated(version: HttpVersion, alpn: Option<&[u8]>) -> Result<Protocol, Failure> {
+    match (version, alpn) {
+        (HttpVersion::Http1, _) => Ok(Protocol::Http1),
+        (_, Some(ALPN_H2)) => Ok(Protocol::H2),
+        (HttpVersion::Auto, _) => Ok(Protocol::Http1),
+        (HttpVersion::Http2, chosen) => Err(Failure::new(
+            ErrorKind::Protocol,
+            format!(
+                "the server did not agree to HTTP/2 over TLS (ALPN offered h2, it chose {}): it speaks HTTP/1.1 only here; use `http.version: auto` or \"1.1\"",
+                chosen.map_or("nothing".to_string(), |p| format!("`{}`", String::from_utf8_lossy(p)))
+            ),
+        )),
+    }
 }
 
 /// A source address that cannot be bound. EADDRNOTAVAIL from `bind` means the address is not
@@ -66,13 +120,14 @@ fn bind_failure(ip: IpAddr, e: &std::io::Error) -> Failure {
     Failure::new(kind, format!("bind to source address {ip}: {e}"))
 }
 
-/// A client configuration that verifies certificates against the Mozilla roots, or not at all.
-pub fn tls_connector(insecure: bool) -> TlsConnector {
+/// A client configuration that verifies certificates against the Mozilla roots, or not at
+/// all, and offers `alpn`.
+pub fn tls_connector(insecure: bool, alpn: &[&[u8]]) -> TlsConnector {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .expect("ring supports the default protocol versions");
-    let config = if insecure {
+    let mut config = if insecure {
         builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(NoVerification(provider)))
@@ -83,6 +138,7 @@ pub fn tls_connector(insecure: bool) -> TlsConnector {
         };
         builder.with_root_certificates(roots).with_no_client_auth()
     };
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     TlsConnector::from(Arc::new(config))
 }
 
@@ -151,5 +207,25 @@ mod tests {
         );
         let f = bind_failure(ip, &std::io::Error::from_raw_os_error(libc::EADDRINUSE));
         assert_eq!(f.kind, ErrorKind::AddrUnavailable);
+    }
+
+    #[test]
+    fn alpn_decides_the_protocol() {
+        use HttpVersion::*;
+        assert_eq!(negotiated(Auto, Some(b"h2")).unwrap(), Protocol::H2);
+        assert_eq!(
+            negotiated(Auto, Some(b"http/1.1")).unwrap(),
+            Protocol::Http1
+        );
+        assert_eq!(negotiated(Auto, None).unwrap(), Protocol::Http1);
+        assert_eq!(negotiated(Http1, None).unwrap(), Protocol::Http1);
+        assert_eq!(negotiated(Http2, Some(b"h2")).unwrap(), Protocol::H2);
+        let refused = negotiated(Http2, None).unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::Protocol);
+        assert!(
+            refused.message.contains("chose nothing"),
+            "{}",
+            refused.message
+        );
     }
 }

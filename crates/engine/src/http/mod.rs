@@ -1,16 +1,21 @@
-//! A purpose-built HTTP/1.1 client for load generation (plain TCP or rustls), on `httparse`.
+//! The HTTP client of the engine: HTTP/1.1 (purpose-built on `httparse`) and HTTP/2 (the `h2`
+//! crate) over plain TCP or rustls, per-VU or shared multiplexed connections, and the check
+//! of each origin before the load.
 
-mod chunked;
 mod classify;
-mod conn;
 mod connect;
-mod head;
+pub mod h1;
+pub mod h2;
+mod pool;
+mod probe;
+mod resolve;
 mod stream;
 mod transport;
 
-pub use chunked::ChunkedSkipper;
 pub use classify::classify_io;
-pub use conn::{HttpConn, MAX_HEAD};
-pub(crate) use head::parse_head;
+pub use connect::TlsConnectors;
+pub use h1::{ChunkedSkipper, HttpConn, MAX_HEAD};
+pub use h2::H2Conn;
+pub use probe::{probe, ProbeError, Probed};
 pub use stream::Stream;
-pub use transport::HttpTransport;
+pub use transport::{Conn, HttpTransport};

@@ -1,59 +1,263 @@
-//! The real transport: HTTP/1.1 over TCP or TLS, connections spread over source addresses.
+//! The real transport: HTTP/1.1 or HTTP/2 (as the origin's version and ALPN decide) over TCP
+//! or TLS, connections spread over source addresses, held by VUs or shared and multiplexed.
 
-use super::conn::HttpConn;
-use super::connect::{open, tls_connector};
+use super::connect::{open, TlsConnectors};
+use super::h1::{self, HttpConn};
+use super::h2::{self as http2, H2Conn};
+use super::pool::{Established, Lease, Pool, Ready};
+use super::resolve::Resolver;
 use crate::origin::Origin;
-use crate::prepare::PreparedRequest;
+use crate::request::RenderedRequest;
 use crate::transport::{Failure, Response, ResponseData, Transport};
-use std::cell::Cell;
+use bytes::Bytes;
+use loadlab_metrics::{ErrorKind, Protocol};
+use std::cell::{Cell, RefCell};
 use std::net::IpAddr;
-use tokio_rustls::TlsConnector;
+use std::rc::Rc;
+
+/// A connection a VU holds, or a stream slot lent from a shared one.
+pub enum Conn {
+    Http1(HttpConn),
+    Http2(H2Conn),
+    Lent(Lease),
+}
 
 pub struct HttpTransport {
     origins: Vec<Origin>,
+    authorities: Vec<Option<http::uri::Authority>>,
     sources: Vec<IpAddr>,
     next_source: Cell<usize>,
-    tls: Option<TlsConnector>,
+    tls: Option<TlsConnectors>,
+    resolver: Resolver,
+    /// Per step: the HTTP/1.1 bytes of a request without templates, encoded at first use.
+    http1_wire: RefCell<Vec<Option<Rc<[u8]>>>>,
+    /// Per step: the HTTP/2 head of a request without templates.
+    http2_heads: RefCell<Vec<Option<http2::Head>>>,
+    /// Per origin: its shared connections (`http.connections`), if any.
+    pools: Vec<Option<Rc<Pool>>>,
+    /// Connections opened per origin and protocol since the last `take_opened`.
+    opened: RefCell<Vec<[u64; Protocol::COUNT]>>,
 }
 
 impl HttpTransport {
+    /// `origins[i].shared` holds this worker's share of the shared connections.
     pub fn new(origins: Vec<Origin>, sources: Vec<IpAddr>, insecure: bool, offset: usize) -> Self {
         let tls = origins
             .iter()
             .any(|o| o.tls)
-            .then(|| tls_connector(insecure));
+            .then(|| TlsConnectors::new(insecure));
         Self {
+            authorities: origins
+                .iter()
+                .map(|o| http::uri::Authority::try_from(o.host_header.as_str()).ok())
+                .collect(),
+            pools: origins
+                .iter()
+                .map(|o| {
+                    o.shared
+                        .map(|s| Pool::new(s.connections as usize, s.max_streams as usize))
+                })
+                .collect(),
+            opened: RefCell::new(vec![[0; Protocol::COUNT]; origins.len()]),
             origins,
             next_source: Cell::new(offset),
             sources,
             tls,
+            resolver: Resolver::default(),
+            http1_wire: RefCell::default(),
+            http2_heads: RefCell::default(),
+        }
+    }
+
+    /// Opens a connection to `origin` and says what it speaks; `settle`: an HTTP/2 one waits
+    /// for the server's SETTINGS first (shared connections, which open many streams at once).
+    async fn open(&self, index: u16, settle: bool) -> Result<Established, Failure> {
+        let i = index as usize;
+        let origin = &self.origins[i];
+        let addr = self.resolver.addr(i, origin).await?;
+        let source = if self.sources.is_empty() {
+            None
+        } else {
+            let n = self.next_source.get();
+            self.next_source.set(n.wrapping_add(1));
+            Some(self.sources[n % self.sources.len()])
+        };
+        let (stream, protocol) = open(origin, addr, source, self.tls.as_ref()).await?;
+        let conn = if protocol.is_http2() {
+            Established::Http2(H2Conn::handshake(stream, protocol, settle).await?)
+        } else {
+            Established::Http1(HttpConn::new(stream))
+        };
+        self.opened.borrow_mut()[i][protocol.index()] += 1;
+        Ok(conn)
+    }
+
+    async fn send_http1(
+        &self,
+        conn: &mut HttpConn,
+        req: &RenderedRequest<'_>,
+        keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
+        let authority = self.origins[req.origin as usize].host_header.as_bytes();
+        if req.fixed {
+            let wire = {
+                let mut cache = self.http1_wire.borrow_mut();
+                let step = req.step as usize;
+                if cache.len() <= step {
+                    cache.resize(step + 1, None);
+                }
+                cache[step]
+                    .get_or_insert_with(|| {
+                        let mut out = Vec::new();
+                        h1::encode(req, authority, &mut out);
+                        out.into()
+                    })
+                    .clone()
+            };
+            return conn
+                .exchange(&wire, req.is_head(), req.max_body, req.server, keep)
+                .await;
+        }
+        let mut wire = std::mem::take(&mut conn.wbuf);
+        wire.clear();
+        h1::encode(req, authority, &mut wire);
+        let result = conn
+            .exchange(&wire, req.is_head(), req.max_body, req.server, keep)
+            .await;
+        conn.wbuf = wire;
+        result
+    }
+
+    async fn send_http2(
+        &self,
+        conn: &mut H2Conn,
+        req: &RenderedRequest<'_>,
+        keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
+        let (head, body) = self.http2_head(req)?;
+        conn.exchange(req, head, body, keep).await
+    }
+
+    /// The request's HTTP/2 head and body: built once for a request without templates.
+    fn http2_head(
+        &self,
+        req: &RenderedRequest<'_>,
+    ) -> Result<(http::Request<()>, Option<Bytes>), Failure> {
+        let origin = &self.origins[req.origin as usize];
+        let authority = self.authorities[req.origin as usize]
+            .as_ref()
+            .ok_or_else(|| {
+                Failure::new(
+                    ErrorKind::InvalidRequest,
+                    format!("`{}` cannot be an HTTP/2 :authority", origin.host_header),
+                )
+            })?;
+        if !req.fixed {
+            let head = http2::build(req, origin.tls, authority)?;
+            return Ok((head.request(), head.body()));
+        }
+        let mut cache = self.http2_heads.borrow_mut();
+        let step = req.step as usize;
+        if cache.len() <= step {
+            cache.resize(step + 1, None);
+        }
+        let head = match &mut cache[step] {
+            Some(head) => head,
+            empty => empty.insert(http2::build(req, origin.tls, authority)?),
+        };
+        Ok((head.request(), head.body()))
+    }
+
+    /// A request on a lent stream slot: opens the slot's connection if it has none.
+    async fn send_lent(
+        &self,
+        lease: &mut Lease,
+        req: &RenderedRequest<'_>,
+        keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
+        loop {
+            match lease.ready().await {
+                Ready::Connect => match self.open(req.origin, true).await {
+                    Ok(conn) => lease.connected(conn),
+                    Err(f) => {
+                        lease.connect_failed();
+                        return Err(f);
+                    }
+                },
+                Ready::Http2(mut conn) => {
+                    let result = self.send_http2(&mut conn, req, keep).await;
+                    let broken = match &result {
+                        Err(f) => {
+                            f.stale
+                                || matches!(
+                                    f.kind,
+                                    ErrorKind::GoAway | ErrorKind::Reset | ErrorKind::Io
+                                )
+                        }
+                        Ok(_) => false,
+                    };
+                    if broken || conn.is_closed() {
+                        lease.broke();
+                    }
+                    return result;
+                }
+                Ready::Http1(mut conn) => {
+                    let result = self.send_http1(&mut conn, req, keep).await;
+                    let reusable = matches!(&result, Ok(r) if !r.close);
+                    lease.put_back(conn, reusable);
+                    return result;
+                }
+            }
         }
     }
 }
 
 impl Transport for HttpTransport {
-    type Conn = HttpConn;
+    type Conn = Conn;
 
-    async fn connect(&self, origin: u16) -> Result<HttpConn, Failure> {
-        let source = if self.sources.is_empty() {
-            None
-        } else {
-            let i = self.next_source.get();
-            self.next_source.set(i.wrapping_add(1));
-            Some(self.sources[i % self.sources.len()])
-        };
-        let stream = open(&self.origins[origin as usize], source, self.tls.as_ref()).await?;
-        Ok(HttpConn::new(stream))
+    async fn connect(&self, origin: u16) -> Result<Conn, Failure> {
+        Ok(match self.open(origin, false).await? {
+            Established::Http1(c) => Conn::Http1(c),
+            Established::Http2(c) => Conn::Http2(c),
+        })
     }
 
     async fn send(
         &self,
-        conn: &mut HttpConn,
-        req: &PreparedRequest,
-        bytes: &[u8],
+        conn: &mut Conn,
+        req: &RenderedRequest<'_>,
         keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
-        conn.exchange(bytes, req.head, req.max_body, &req.server_header, keep)
-            .await
+        match conn {
+            Conn::Http1(c) => self.send_http1(c, req, keep).await,
+            Conn::Http2(c) => self.send_http2(c, req, keep).await,
+            Conn::Lent(lease) => self.send_lent(lease, req, keep).await,
+        }
+    }
+
+    fn shared(&self, origin: u16) -> bool {
+        self.pools[origin as usize].is_some()
+    }
+
+    async fn lease(&self, origin: u16) -> (Conn, bool) {
+        let pool = self.pools[origin as usize]
+            .as_ref()
+            .expect("only shared origins are leased");
+        let (lease, waited) = pool.lease().await;
+        (Conn::Lent(lease), waited)
+    }
+
+    fn take_opened(&self) -> Vec<(u16, Protocol, u64)> {
+        let mut opened = self.opened.borrow_mut();
+        let mut out = Vec::new();
+        for (origin, counts) in opened.iter_mut().enumerate() {
+            for p in Protocol::ALL {
+                let n = std::mem::take(&mut counts[p.index()]);
+                if n > 0 {
+                    out.push((origin as u16, p, n));
+                }
+            }
+        }
+        out
     }
 }

@@ -7,7 +7,7 @@ use crate::delta::{IntervalDelta, StepDelta};
 use crate::histogram::{LatencyHistogram, LazyHistogram};
 use crate::resources::Sample;
 use crate::result::{decode_histogram, encode_histogram};
-use crate::ErrorKind;
+use crate::{ErrorKind, Protocol};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -243,6 +243,12 @@ struct CountersLine {
     dropped: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     delayed: u64,
+    /// Requests that waited for a stream slot on a shared connection.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    stream_waits: u64,
+    /// Connections opened, per origin: protocol -> count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    conns: Vec<BTreeMap<String, u64>>,
     #[serde(default)]
     cpu_s: f64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -298,6 +304,18 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
         iterations: d.iterations_completed,
         dropped: d.iterations_dropped,
         delayed: d.delayed_by_max_in_flight,
+        stream_waits: d.delayed_by_stream_limit,
+        conns: d
+            .connections
+            .iter()
+            .map(|counts| {
+                Protocol::ALL
+                    .iter()
+                    .filter(|p| counts[p.index()] > 0)
+                    .map(|p| (p.as_str().to_string(), counts[p.index()]))
+                    .collect()
+            })
+            .collect(),
         cpu_s: round_us(d.cpu_seconds),
         data_refused: d.data_refused.clone(),
         steps,
@@ -354,6 +372,20 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
             iterations_completed: c.iterations,
             iterations_dropped: c.dropped,
             delayed_by_max_in_flight: c.delayed,
+            delayed_by_stream_limit: c.stream_waits,
+            connections: c
+                .conns
+                .iter()
+                .map(|by_name| {
+                    let mut counts = [0; Protocol::COUNT];
+                    for (name, n) in by_name {
+                        if let Ok(p) = name.parse::<Protocol>() {
+                            counts[p.index()] += n;
+                        }
+                    }
+                    counts
+                })
+                .collect(),
             data_refused: c.data_refused,
             cpu_seconds: c.cpu_s,
             active: c.active,

@@ -2,7 +2,7 @@
 //! when it ends (`end.json`). A record without an end is a run whose process died.
 
 use crate::result::{LoadInfo, SegmentId, StopReason};
-use crate::{Environment, StepInfo};
+use crate::{Environment, Protocol, StepInfo};
 use serde::{Deserialize, Serialize};
 
 pub const RECORD_SCHEMA: &str = "loadlab.record.v1";
@@ -31,6 +31,10 @@ pub struct RecordMeta {
     pub segment: Option<SegmentId>,
     /// Request steps in scenario order: histogram tag `sN` is step N.
     pub steps: Vec<StepInfo>,
+    /// Where requests go, in the engine's order (the index of an interval's `conns`): the
+    /// version asked for and what the server negotiated when checked before the load.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub origins: Vec<OriginInfo>,
     /// Data set names, in order (for `data_refused`).
     #[serde(default)]
     pub data_sets: Vec<DataSetInfo>,
@@ -56,6 +60,22 @@ pub struct RecordMeta {
     /// A segment that met the others at a start barrier: its clock against the barrier's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<crate::clock::ClockEstimate>,
+}
+
+/// One origin (scheme, host, port and HTTP version) of a run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct OriginInfo {
+    /// `scheme://host[:port]`.
+    pub url: String,
+    /// The HTTP version the scenario asked for: `1.1`, `2` or `auto`.
+    pub version: String,
+    /// Shared, multiplexed connections per origin (`http.connections`); absent: per VU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_connections: Option<u32>,
+    /// What the server negotiated on a connection opened before the load (absent: it could
+    /// not be told, e.g. the TLS handshake failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub negotiated: Option<Protocol>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -42,7 +42,7 @@ pub use codec::{
     counters_line, hlog_header, hlog_lines, parse_counters_line, IntervalRecord, RecordedSample,
 };
 pub use merge::{merge_records, MergeError};
-pub use meta::{DataSetInfo, MergedSegment, RecordEnd, RecordMeta, RECORD_SCHEMA};
+pub use meta::{DataSetInfo, MergedSegment, OriginInfo, RecordEnd, RecordMeta, RECORD_SCHEMA};
 pub use reader::{is_record, Intervals, RecordError, StoredRecord};
 pub use summary::{Summarizer, MAX_UNDELIVERED};
 pub use writer::{write_atomic, Guarded, RecordSink, RecordWriter};

@@ -9,11 +9,11 @@ use crate::delta::StepDelta;
 use crate::histogram::LazyHistogram;
 use crate::result::{
     encode_nonempty, from_unix_seconds, rfc3339, Bytes, CheckResult, Generator, GroupResult,
-    Histograms, IntervalLatency, IntervalStats, Iterations, LagSummary, LatencySummary, Requests,
-    RunResult, StepResult, StopReason, SCHEMA,
+    Histograms, IntervalLatency, IntervalStats, Iterations, LagSummary, LatencySummary,
+    OriginResult, Requests, RunResult, StepResult, StopReason, SCHEMA,
 };
 use crate::validity::{InvalidKind, Validity};
-use crate::ErrorKind;
+use crate::{ErrorKind, Protocol};
 use std::collections::BTreeMap;
 
 /// Share of the planned arrivals that may go missing before a run says so.
@@ -29,6 +29,9 @@ pub struct Summarizer {
     iterations_completed: u64,
     iterations_dropped: u64,
     delayed_by_max_in_flight: u64,
+    delayed_by_stream_limit: u64,
+    /// Connections opened per origin and protocol (warm-up included: what was spoken).
+    connections: Vec<[u64; Protocol::COUNT]>,
     data_refused: Vec<u64>,
     cpu_seconds: f64,
     wall_s: f64,
@@ -90,6 +93,15 @@ impl Summarizer {
         self.iterations_completed += d.iterations_completed;
         self.iterations_dropped += d.iterations_dropped;
         self.delayed_by_max_in_flight += d.delayed_by_max_in_flight;
+        self.delayed_by_stream_limit += d.delayed_by_stream_limit;
+        for (origin, counts) in d.connections.iter().enumerate() {
+            if self.connections.len() <= origin {
+                self.connections.resize(origin + 1, [0; Protocol::COUNT]);
+            }
+            for (a, b) in self.connections[origin].iter_mut().zip(counts) {
+                *a += b;
+            }
+        }
         for (i, &n) in d.data_refused.iter().enumerate() {
             if self.data_refused.len() <= i {
                 self.data_refused.resize(i + 1, 0);
@@ -327,7 +339,9 @@ impl Summarizer {
                 interrupted: all.interrupted,
                 rate,
                 warmup: self.warmup_requests,
+                delayed_by_stream_limit: self.delayed_by_stream_limit,
             },
+            origins: self.origins(meta),
             bytes: all.bytes,
             latency_ms: summary_of(&all.latency),
             service_time_ms: summary_of(&all.service),
@@ -373,6 +387,34 @@ impl Summarizer {
             clock_skew: None,
             notes: Vec::new(),
         }
+    }
+}
+
+impl Summarizer {
+    /// Each origin of the record with the protocol its connections actually spoke.
+    fn origins(&self, meta: &RecordMeta) -> Vec<OriginResult> {
+        meta.origins
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let counts = self.connections.get(i).copied().unwrap_or_default();
+                let spoken = Protocol::ALL
+                    .into_iter()
+                    .filter(|p| counts[p.index()] > 0)
+                    .max_by_key(|p| (counts[p.index()], std::cmp::Reverse(p.index())));
+                OriginResult {
+                    url: o.url.clone(),
+                    version: o.version.clone(),
+                    protocol: spoken.or(o.negotiated),
+                    connections: Protocol::ALL
+                        .iter()
+                        .filter(|p| counts[p.index()] > 0)
+                        .map(|p| (p.as_str().to_string(), counts[p.index()]))
+                        .collect(),
+                    shared_connections: o.shared_connections,
+                }
+            })
+            .collect()
     }
 }
 

@@ -22,6 +22,12 @@ fn meta(steps: usize, segment: Option<SegmentId>, start: f64) -> RecordMeta {
         plan_hash: "abc".into(),
         scenario: serde_json::json!({}),
         segment,
+        origins: vec![OriginInfo {
+            url: "http://127.0.0.1:1".into(),
+            version: "2".into(),
+            shared_connections: Some(2),
+            negotiated: Some(crate::Protocol::H2c),
+        }],
         steps: (0..steps)
             .map(|i| StepInfo {
                 name: format!("step {i}"),
@@ -96,6 +102,10 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                     if o.error.is_some() {
                         r.record_check_failure(o.step, 0);
                         r.note_error(ErrorKind::Http5xx, || "503 from the test".into());
+                        // Connections and stream waits add like every other counter.
+                        r.delayed_by_stream_limit();
+                        let protocol = crate::Protocol::ALL[o.step as usize];
+                        r.connections_opened(o.step, protocol, 1);
                     }
                     r.record_scheduler_lag(o.lag_us.unwrap_or(0));
                 }
@@ -133,7 +143,12 @@ fn comparable(d: &IntervalDelta) -> String {
             .map(crate::result::encode_histogram)
             .unwrap_or_default()
     };
-    let mut out = format!("sched {}\n", enc(&d.scheduler_lag));
+    let mut out = format!(
+        "sched {}\nstream waits {} connections {:?}\n",
+        enc(&d.scheduler_lag),
+        d.delayed_by_stream_limit,
+        d.connections
+    );
     for s in &d.steps {
         let mut exemplars = s.exemplars.clone();
         exemplars.at(0);

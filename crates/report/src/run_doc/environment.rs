@@ -14,6 +14,18 @@ pub(super) fn environment(r: &RunResult) -> Section {
             .map(|t| format!("`{t}`"))
             .unwrap_or_else(|| "not recorded".to_string()),
     ));
+    if let Some(protocol) = protocol_words(r) {
+        facts.push(("Protocol".to_string(), protocol));
+    }
+    if r.requests.delayed_by_stream_limit > 0 {
+        facts.push((
+            "Stream slots".to_string(),
+            format!(
+                "{} requests waited for a free stream on the shared connections (counted in latency, not in service time)",
+                r.requests.delayed_by_stream_limit
+            ),
+        ));
+    }
     match &r.environment {
         Some(e) => facts.extend(environment_facts(e)),
         None => facts.push((

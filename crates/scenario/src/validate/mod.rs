@@ -2,12 +2,13 @@
 //!
 //! This file locates errors ([`Ctx`]) and assembles the scenario; each section has its own
 //! checks: `load`, `steps` (flows and their steps), `thresholds`, `addresses` (the target URL
-//! and source addresses). [`resolved`] is the one check every scenario passes, whether it
+//! and source addresses), `http` (version and shared connections). [`resolved`] is the one check every scenario passes, whether it
 //! came from a file or from flags: the bounds of `crate::limits` (`bounds`), headers and
 //! templates (`check_templates`).
 
 mod addresses;
 mod bounds;
+mod http;
 mod load;
 pub(crate) mod monitor;
 mod steps;
@@ -187,6 +188,7 @@ pub fn scenario(
         }
     };
     let monitor = monitor::monitor(raw.monitor, ctx)?;
+    let http = http::http(raw.http, raw.connections, ctx)?;
     let scenario = Scenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         source: Some(ctx.file.to_string()),
@@ -197,6 +199,7 @@ pub fn scenario(
         thresholds,
         flows,
         connections: raw.connections.unwrap_or_default(),
+        http,
         source_addresses,
         insecure: raw.insecure.unwrap_or(false),
         data,

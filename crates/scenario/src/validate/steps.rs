@@ -92,6 +92,14 @@ fn step(
     ]
     .iter()
     .any(|m| m.is_some());
+    if raw.http.is_some() && !sends {
+        return Err(ctx
+            .err(
+                &format!("{field}.http"),
+                "`http:` belongs to a request step",
+            )
+            .with_hint("set it on the steps that send requests, or in the top-level `http:`"));
+    }
     if let Some(l) = raw.loop_ {
         if sends || raw.think.is_some() || raw.once.is_some() {
             return Err(ctx
@@ -259,6 +267,7 @@ fn step(
             checks.push(Check::MaxLatency(d));
         }
     }
+    let http_version = super::http::step_version(raw.http, field, ctx)?;
     let name = raw
         .name
         .unwrap_or_else(|| format!("{} {}", method.as_str(), url));
@@ -283,6 +292,7 @@ fn step(
         captures,
         checks,
         auth,
+        http_version,
     })))
 }
 

@@ -1,14 +1,14 @@
-//! One keep-alive HTTP/1.1 connection: write a pre-built request, parse the head, skip the body.
+//! One keep-alive HTTP/1.1 connection: write an encoded request, parse the head, skip the body.
 //!
 //! Whatever the server sends, memory stays bounded (a head of at most 64 KiB, bodies streamed
 //! through the buffer and capped by `max_body`) and so does time (the caller's timeout); a
 //! head that arrives a byte at a time is parsed O(log n) times, not once per byte.
 
 use super::chunked::ChunkedSkipper;
-use super::classify::classify_io;
 use super::head::{parse_head, HeadGate};
-use super::stream::Stream;
-use crate::prepare::ServerHeader;
+use crate::http::classify::classify_io;
+use crate::http::stream::Stream;
+use crate::server_header::ServerHeader;
 use crate::transport::{Failure, Response, ResponseData};
 use loadlab_metrics::ErrorKind;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -26,6 +26,8 @@ pub struct HttpConn<S = Stream> {
     end: usize,
     /// At least one exchange completed on it (so a failure before any response byte is "stale").
     reused: bool,
+    /// Where a templated request is encoded before it is written (reused).
+    pub wbuf: Vec<u8>,
 }
 
 enum Framing {
@@ -43,6 +45,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
             start: 0,
             end: 0,
             reused: false,
+            wbuf: Vec::new(),
         }
     }
 
@@ -77,6 +80,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
         Ok(n)
     }
 
+    /// Writes `request` (encoded, see `encode`) and reads its response.
     pub async fn exchange(
         &mut self,
         request: &[u8],
@@ -94,8 +98,17 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
         loop {
             // Parse the head from what is buffered; read more while it is partial.
             let parsed = if gate.worth_parsing(&self.buf[self.start..self.end]) {
+                let keep = keep.as_deref_mut();
                 parse_head(&self.buf[self.start..self.end], |resp, len| {
-                    head_facts(resp, len, head_request, server)
+                    let facts = head_facts(resp, len, head_request, server);
+                    if let (Ok((_, status, _, _, _)), Some(k)) = (&facts, keep) {
+                        if k.keep_headers && *status >= 200 {
+                            for h in resp.headers.iter() {
+                                k.add_header(h.name.as_bytes(), h.value);
+                            }
+                        }
+                    }
+                    facts
                 })
                 .map_err(|e| {
                     Failure::new(ErrorKind::Protocol, format!("invalid HTTP response: {e}"))
@@ -125,16 +138,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
                         gate = HeadGate::default();
                         continue;
                     }
-                    let mut sink = None;
-                    if let Some(k) = keep.as_deref_mut() {
-                        if k.keep_head {
-                            k.head
-                                .extend_from_slice(&self.buf[self.start..self.start + len]);
-                        }
-                        if k.keep_body {
-                            sink = Some(&mut k.body);
-                        }
-                    }
+                    let sink = keep
+                        .as_deref_mut()
+                        .filter(|k| k.keep_body)
+                        .map(|k| &mut k.body);
                     self.start += len;
                     let close = self.skip_body(framing, max_body, sink).await? || close;
                     // Bytes nobody asked for (we never pipeline) would be read as the next
@@ -375,14 +382,21 @@ mod tests {
             }
         });
         let mut conn = HttpConn::new(client);
-        let mut keep = ResponseData {
-            keep_body: true,
-            ..ResponseData::default()
-        };
+        let mut keep = ResponseData::new(true, true);
         let result = conn
-            .exchange(REQUEST, false, 1 << 20, Some(&mut keep))
+            .exchange(
+                REQUEST,
+                false,
+                1 << 20,
+                &ServerHeader::ServerTiming,
+                Some(&mut keep),
+            )
             .await;
         writer.abort();
+        if let Ok(r) = &result {
+            // The final response's header fields are kept, never an interim one's.
+            assert!(keep.headers().all(|(n, _)| n != b"Link"), "{r:?}");
+        }
         (result, keep.body)
     }
 

@@ -1,0 +1,10 @@
+//! HTTP/2 through the `h2` crate: request heads, the connection and its streams, and its
+//! errors as error kinds.
+
+mod conn;
+mod errors;
+mod request;
+
+pub use conn::{exchange_head, H2Conn};
+pub use errors::failure;
+pub use request::{build, Head};

@@ -1,0 +1,239 @@
+//! HTTP/2 end to end: the binary against a Rust HTTP/2 server (the `h2` crate's) over h2c and
+//! TLS + ALPN — counts agree with the server's — and against one that limits streams to one,
+//! resets streams, sends GOAWAY mid-run or stalls flow control: every run ends in bounded
+//! time with its errors classified. And the open model over one multiplexed connection keeps
+//! a server's slowness in latency, not in service time.
+
+use crate::h2server::{Behaviour, H2Server, Mode};
+use crate::run::*;
+use h2::Reason;
+use std::time::Duration;
+
+/// Runs a scenario file written from `yaml` (target `url`).
+fn run_scenario(test: &str, url: &str, yaml: &str) -> Run {
+    let path =
+        std::env::temp_dir().join(format!("loadlab-faults-{}-{test}.yaml", std::process::id()));
+    std::fs::write(&path, format!("target: {url}\ninsecure: true\n{yaml}")).unwrap();
+    let run = run_args(
+        test,
+        vec!["run".into(), path.to_string_lossy().into_owned()],
+        &shared_results(),
+        &[],
+    );
+    let _ = std::fs::remove_file(&path);
+    run
+}
+
+fn origin<'a>(run: &'a Run, key: &str) -> &'a serde_json::Value {
+    &run.json()["origins"][0][key]
+}
+
+/// Every request answered, and the server saw exactly the requests loadlab counted.
+fn assert_all_answered(run: &Run, server: &H2Server) {
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(run);
+    assert!(run.total() > 0, "{}", run.describe());
+    assert_eq!(run.failed(), 0, "{}", run.describe());
+    assert_eq!(server.requests(), run.total(), "{}", run.describe());
+    assert_eq!(server.responses(), run.total(), "{}", run.describe());
+    // One latency per stream.
+    assert_eq!(
+        run.u("/latency_ms/count"),
+        run.total(),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.u("/steps/0/latency_ms/count"), run.total());
+}
+
+#[test]
+fn h2c_and_tls_alpn_counts_agree_with_the_server() {
+    let plain = H2Server::start(Behaviour::default());
+    let run = run_loadlab(
+        "h2c",
+        &plain.url("/"),
+        &["--http2", "--rate", "200/s"],
+        "2s",
+    );
+    assert_all_answered(&run, &plain);
+    assert_eq!(origin(&run, "protocol"), "h2c");
+    assert_eq!(origin(&run, "version"), "2");
+    let tls = H2Server::start(Behaviour {
+        tls: true,
+        ..Behaviour::default()
+    });
+    // `auto` (the default) over TLS: ALPN picks h2.
+    let run = run_loadlab(
+        "h2_alpn",
+        &tls.url("/"),
+        &["--insecure", "--vus", "3"],
+        "2s",
+    );
+    assert_all_answered(&run, &tls);
+    assert_eq!(origin(&run, "protocol"), "h2");
+    assert_eq!(origin(&run, "version"), "auto");
+    assert_eq!(origin(&run, "connections")["h2"], 3, "one per VU");
+    // Shared and multiplexed: two connections carry every stream.
+    let shared = H2Server::start(Behaviour {
+        tls: true,
+        delay: Duration::from_millis(5),
+        ..Behaviour::default()
+    });
+    let run = run_scenario(
+        "h2_shared",
+        &shared.url(""),
+        "http: { version: \"2\", connections: 2, max_streams: 50 }\nload: { model: open, rate: 300/s, duration: 1s }\nsteps: [ { get: / } ]\n",
+    );
+    assert_all_answered(&run, &shared);
+    // The check before the load only shakes hands over TLS: it opens no HTTP/2 connection.
+    assert_eq!(shared.connections(), 2);
+    assert_eq!(origin(&run, "shared_connections"), 2);
+}
+
+#[test]
+fn a_server_allowing_one_stream_gets_one_at_a_time() {
+    let server = H2Server::start(Behaviour {
+        max_streams: Some(1),
+        delay: Duration::from_millis(2),
+        ..Behaviour::default()
+    });
+    let run = run_scenario(
+        "h2_one_stream",
+        &server.url(""),
+        "http: { version: \"2\", connections: 1, max_streams: 100 }\nload: { model: open, rate: 200/s, duration: 1s }\ndefaults: { timeout: 3s }\nsteps: [ { get: / } ]\n",
+    );
+    assert_all_answered(&run, &server);
+    assert_eq!(
+        server.most_active(),
+        1,
+        "SETTINGS_MAX_CONCURRENT_STREAMS honoured"
+    );
+    assert_eq!(run.err("stream_refused"), 0);
+}
+
+#[test]
+fn reset_and_refused_streams_are_classified() {
+    for (reason, kind) in [
+        (Reason::INTERNAL_ERROR, "stream_reset"),
+        (Reason::REFUSED_STREAM, "stream_refused"),
+    ] {
+        let server = H2Server::start(Behaviour {
+            mode: Mode::Reset(reason),
+            ..Behaviour::default()
+        });
+        let run = run_loadlab(kind, &server.url("/"), &["--http2", "--rate", "50/s"], "2s");
+        assert_every_request_failed_as(&run, kind);
+        assert!(run.elapsed < Duration::from_secs(5), "{}", run.describe());
+        let example = run.json()["error_examples"][kind].as_str().unwrap_or("");
+        assert!(example.contains("RST_STREAM"), "{example}");
+        assert!(!run.json()["error_hints"][kind].as_str().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn goaway_mid_run_drains_and_reconnects() {
+    // Graceful GOAWAY after every 25 streams: the run reconnects without a single error,
+    // on shared connections and on each VU's own.
+    let server = H2Server::start(Behaviour {
+        mode: Mode::GoAwayAfter(25),
+        delay: Duration::from_millis(1),
+        ..Behaviour::default()
+    });
+    let run = run_scenario(
+        "h2_goaway_shared",
+        &server.url(""),
+        "http: { version: \"2\", connections: 1 }\nload: { model: open, rate: 200/s, duration: 1s }\ndefaults: { timeout: 3s }\nsteps: [ { get: / } ]\n",
+    );
+    assert_all_answered(&run, &server);
+    let opened = origin(&run, "connections")["h2c"].as_u64().unwrap();
+    assert!(
+        opened >= 200 / 25 - 1,
+        "reconnected after each GOAWAY: {opened}"
+    );
+    let server = H2Server::start(Behaviour {
+        mode: Mode::GoAwayAfter(10),
+        ..Behaviour::default()
+    });
+    let run = run_loadlab(
+        "h2_goaway_vus",
+        &server.url("/"),
+        &["--http2", "--vus", "2"],
+        "2s",
+    );
+    assert_eq!(run.failed(), 0, "{}", run.describe());
+    assert!(run.total() > 20, "{}", run.describe());
+    assert_eq!(server.responses(), run.total(), "{}", run.describe());
+    // A GOAWAY with an error code fails the streams it cuts off, and the run goes on.
+    let server = H2Server::start(Behaviour {
+        mode: Mode::GoAwayError(5, Reason::ENHANCE_YOUR_CALM),
+        delay: Duration::from_millis(20),
+        ..Behaviour::default()
+    });
+    let run = run_loadlab(
+        "h2_goaway_error",
+        &server.url("/"),
+        &["--http2", "--vus", "4"],
+        "2s",
+    );
+    assert_eq!(run.code(), 0, "{}", run.describe());
+    assert_consistent(&run);
+    assert!(run.err("goaway") > 0, "{}", run.describe());
+    assert!(run.ok() > 0, "{}", run.describe());
+    let example = run.json()["error_examples"]["goaway"].as_str().unwrap();
+    assert!(example.contains("ENHANCE_YOUR_CALM"), "{example}");
+}
+
+#[test]
+fn a_stalled_flow_control_window_is_a_bounded_flow_control_error() {
+    let server = H2Server::start(Behaviour {
+        window: Some(0),
+        ..Behaviour::default()
+    });
+    let run = run_loadlab(
+        "h2_stalled_window",
+        &server.url("/"),
+        &["--http2", "-X", "POST", "--body", "hello", "--vus", "2"],
+        "300ms",
+    );
+    assert_every_request_failed_as(&run, "flow_control");
+    assert!(run.elapsed < Duration::from_secs(4), "{}", run.describe());
+    // 2 VUs × ~1.3 s / 300 ms: a handful, each waiting its whole timeout.
+    assert!((4..=12).contains(&run.total()), "{}", run.describe());
+    let example = run.json()["error_examples"]["flow_control"]
+        .as_str()
+        .unwrap();
+    assert!(example.contains("WINDOW_UPDATE"), "{example}");
+}
+
+#[test]
+fn open_model_over_one_multiplexed_connection_keeps_the_queue_in_latency() {
+    // 40 arrivals/s, but the server takes 100 ms per request and allows 2 streams: capacity
+    // 20/s. Arrivals wait for a stream slot; that wait is latency, not service time.
+    let server = H2Server::start(Behaviour {
+        max_streams: Some(2),
+        delay: Duration::from_millis(100),
+        ..Behaviour::default()
+    });
+    let run = run_scenario(
+        "h2_open_queue",
+        &server.url(""),
+        "http: { version: \"2\", connections: 1 }\nload: { model: open, rate: 40/s, duration: 1s }\ndefaults: { timeout: 5s }\nsteps: [ { get: / } ]\n",
+    );
+    assert_all_answered(&run, &server);
+    assert_eq!(server.most_active(), 2);
+    assert!(
+        run.u("/requests/delayed_by_stream_limit") > 10,
+        "{}",
+        run.describe()
+    );
+    let service_max = run.f("/service_time_ms/max");
+    let latency_max = run.f("/latency_ms/max");
+    assert!(
+        (99.0..250.0).contains(&service_max),
+        "service time stays ~100 ms: {service_max}"
+    );
+    assert!(
+        latency_max >= 500.0,
+        "latency {latency_max} ms should include the wait for a stream"
+    );
+}
