@@ -35,11 +35,11 @@ impl VuState {
     }
 
     /// Becomes a new user `vu` (the open model reuses one state per runner), keeping only
-    /// the render buffer's allocation.
+    /// the render buffers' allocations.
     pub fn start_over(&mut self, vu: u64) {
-        let buf = std::mem::take(&mut self.buf);
+        let parts = std::mem::take(&mut self.parts);
         *self = Self {
-            buf,
+            parts,
             ..Self::new(vu)
         };
     }

@@ -96,6 +96,7 @@ pub async fn run<T: Transport>(
     if now() < worker.end && !worker.stopping.get() {
         tokio::time::sleep_until(worker.end).await;
     }
+    runners.all_begun().await;
     worker.stopping.set(true);
     runners.close();
     wait_all(&active, &runners.freed).await;

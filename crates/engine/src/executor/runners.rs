@@ -26,6 +26,8 @@ pub(super) struct Runners<T: Transport> {
     queue: Rc<ArrivalQueue>,
     idle: Rc<RefCell<Vec<Rc<Mailbox>>>>,
     closed: Rc<Cell<bool>>,
+    /// Arrivals handed to idle runners that have not run yet.
+    handed: Rc<Cell<u64>>,
     /// Told when a slot frees while an arrival waits for one, and when none is in flight.
     pub freed: Rc<Notify>,
 }
@@ -37,7 +39,17 @@ impl<T: Transport> Runners<T> {
             queue,
             idle: Rc::default(),
             closed: Rc::default(),
+            handed: Rc::default(),
             freed: Rc::default(),
+        }
+    }
+
+    /// Waits until every arrival handed out has begun its request: one started a little
+    /// after the end (up to a batch window late) is still sent, not silently skipped when
+    /// the run then stops.
+    pub async fn all_begun(&self) {
+        while self.handed.get() > 0 {
+            tokio::task::yield_now().await;
         }
     }
 
@@ -46,17 +58,20 @@ impl<T: Transport> Runners<T> {
         let idle = self.idle.borrow_mut().pop();
         match idle {
             Some(mailbox) => {
+                self.handed.set(self.handed.get() + 1);
                 mailbox.arrival.set(Some(arrival));
                 if let Some(waker) = mailbox.waker.borrow_mut().take() {
                     waker.wake();
                 }
             }
             None => {
+                self.handed.set(self.handed.get() + 1);
                 tokio::task::spawn_local(run(
                     self.worker.clone(),
                     self.queue.clone(),
                     self.idle.clone(),
                     self.closed.clone(),
+                    self.handed.clone(),
                     self.freed.clone(),
                     arrival,
                 ));
@@ -80,6 +95,7 @@ async fn run<T: Transport>(
     queue: Rc<ArrivalQueue>,
     idle: Rc<RefCell<Vec<Rc<Mailbox>>>>,
     closed: Rc<Cell<bool>>,
+    handed: Rc<Cell<u64>>,
     freed: Rc<Notify>,
     first: Arrival,
 ) {
@@ -87,6 +103,8 @@ async fn run<T: Transport>(
     let mut conns = worker.new_conn_set();
     let mut state = VuState::new(first.vu);
     let mut arrival = first;
+    // The iteration below checks whether the run is stopping before its first await.
+    handed.set(handed.get() - 1);
     loop {
         // Each arrival is a new user: its own VU number, first iteration, nothing captured.
         state.start_over(arrival.vu);
@@ -107,7 +125,7 @@ async fn run<T: Transport>(
             return;
         }
         idle.borrow_mut().push(mailbox.clone());
-        let handed = poll_fn(|cx| match mailbox.arrival.take() {
+        let next = poll_fn(|cx| match mailbox.arrival.take() {
             Some(a) => Poll::Ready(Some(a)),
             None if closed.get() => Poll::Ready(None),
             None => {
@@ -116,8 +134,11 @@ async fn run<T: Transport>(
             }
         })
         .await;
-        match handed {
-            Some(next) => arrival = next,
+        match next {
+            Some(next) => {
+                handed.set(handed.get() - 1);
+                arrival = next;
+            }
             None => return,
         }
     }
