@@ -284,6 +284,9 @@ pub fn run(
     })
 }
 
+/// Arrivals per second one open-model worker thread is given before another thread is added.
+const OPEN_RATE_PER_THREAD: f64 = 25_000.0;
+
 /// Enough threads for this process's share of the load, at most the cores it may use.
 fn default_threads(load: &Load, segment: Segment) -> usize {
     let cores = available_cores();
@@ -296,7 +299,10 @@ fn default_threads(load: &Load, segment: Segment) -> usize {
                 .iter()
                 .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
                 .fold(0.0, f64::max);
-            (peak / 4000.0).ceil() as usize
+            // One thread sustains 100,000 arrivals/s; splitting a low rate over threads
+            // only costs wake-ups (fewer arrivals per batch window), so every core is used
+            // from this rate per thread on (docs/open-model.md).
+            (peak / OPEN_RATE_PER_THREAD).ceil() as usize
         }
         Load::Burst(b) => (b.count / 2000 + 1) as usize,
     };
