@@ -52,7 +52,7 @@ async fn dense_schedules_start_exactly_the_planned_arrivals_at_their_intended_ti
     // (arrivals/s, service time): sparse, dense, far denser than the timer's tick; requests
     // shorter than the gaps (runners idle between) and longer (runners chain arrivals).
     let cases = [
-        (500.0, Duration::from_micros(100)),
+        (500.0_f64, Duration::from_micros(100)),
         (5_000.0, Duration::from_micros(50)),
         (5_000.0, Duration::from_millis(3)),
         (100_000.0, Duration::ZERO),
