@@ -299,9 +299,9 @@ fn default_threads(load: &Load, segment: Segment) -> usize {
                 .iter()
                 .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
                 .fold(0.0, f64::max);
-            // One thread sustains 100,000 arrivals/s; splitting a low rate over threads
-            // only costs wake-ups (fewer arrivals per batch window), so every core is used
-            // from this rate per thread on (docs/open-model.md).
+            // Splitting a low rate over threads only costs wake-ups (fewer arrivals per
+            // batch window, fewer reused connections), so another core is added for every
+            // OPEN_RATE_PER_THREAD arrivals/s, up to every core this process may use.
             (peak / OPEN_RATE_PER_THREAD).ceil() as usize
         }
         Load::Burst(b) => (b.count / 2000 + 1) as usize,
