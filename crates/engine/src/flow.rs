@@ -92,11 +92,14 @@ impl<T: Transport> Worker<T> {
     }
 
     /// Keeps an idle connection for the next request, unless the pool already holds more than
-    /// the requests now in flight could use: after a slow spell (hundreds in flight at once)
-    /// the extra connections are closed instead of being held, so memory and file
-    /// descriptors follow the current concurrency, not its peak.
+    /// the requests in flight over the last second or two could use: after a slow spell
+    /// (hundreds in flight at once) the extra connections are closed instead of being held,
+    /// so memory and file descriptors follow the recent concurrency, not its all-time peak;
+    /// closing them at once instead would reopen them at the next burst (an open model
+    /// on a busy machine then spent most of its CPU connecting).
     fn return_pooled(&self, origin: usize, conn: T::Conn) {
-        let wanted = self.recorder.borrow().in_flight() as usize + IDLE_CONNECTIONS_SPARE;
+        let recent = self.recorder.borrow().recent_peak_in_flight() as usize;
+        let wanted = recent + IDLE_CONNECTIONS_SPARE;
         let mut pool = self.pool.borrow_mut();
         if pool[origin].len() < wanted {
             pool[origin].push(conn);

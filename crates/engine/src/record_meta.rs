@@ -72,6 +72,8 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         cores: available_cores() as u32,
         max_cpu_percent: m.max_cpu_percent,
         max_lag_ms: m.max_lag_ms,
+        batch_window_ms: matches!(m.plan.load, Load::Open(_))
+            .then(|| crate::executor::BATCH_WINDOW.as_secs_f64() * 1e3),
         pid: std::process::id(),
         merged_from: None,
         clock: None,

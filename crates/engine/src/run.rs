@@ -284,6 +284,9 @@ pub fn run(
     })
 }
 
+/// Arrivals per second one open-model worker thread is given before another thread is added.
+const OPEN_RATE_PER_THREAD: f64 = 25_000.0;
+
 /// Enough threads for this process's share of the load, at most the cores it may use.
 fn default_threads(load: &Load, segment: Segment) -> usize {
     let cores = available_cores();
@@ -296,7 +299,10 @@ fn default_threads(load: &Load, segment: Segment) -> usize {
                 .iter()
                 .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
                 .fold(0.0, f64::max);
-            (peak / 4000.0).ceil() as usize
+            // Splitting a low rate over threads only costs wake-ups (fewer arrivals per
+            // batch window, fewer reused connections), so another core is added for every
+            // OPEN_RATE_PER_THREAD arrivals/s, up to every core this process may use.
+            (peak / OPEN_RATE_PER_THREAD).ceil() as usize
         }
         Load::Burst(b) => (b.count / 2000 + 1) as usize,
     };

@@ -34,6 +34,16 @@ impl VuState {
         }
     }
 
+    /// Becomes a new user `vu` (the open model reuses one state per runner), keeping only
+    /// the render buffers' allocations.
+    pub fn start_over(&mut self, vu: u64) {
+        let parts = std::mem::take(&mut self.parts);
+        *self = Self {
+            parts,
+            ..Self::new(vu)
+        };
+    }
+
     pub fn var(&self, i: usize) -> Option<&Captured> {
         self.vars.get(i).and_then(Option::as_ref)
     }

@@ -24,6 +24,10 @@ pub struct Recorder {
     current: IntervalDelta,
     /// Requests sent and not yet recorded, per step.
     in_flight: Vec<u64>,
+    /// Most requests in flight at once in this interval, and in the one before: idle
+    /// connections are kept for that many, so a burst does not close and reopen them.
+    peak_in_flight: u64,
+    previous_peak_in_flight: u64,
     step_count: usize,
     /// The run stopped and its in-flight requests were counted: later outcomes are ignored,
     /// so nothing is counted twice.
@@ -40,6 +44,8 @@ impl Recorder {
         Self {
             current: IntervalDelta::new(step_count),
             in_flight: vec![0; step_count],
+            peak_in_flight: 0,
+            previous_peak_in_flight: 0,
             step_count,
             closed: false,
             pool: DeltaPool::new(),
@@ -63,6 +69,7 @@ impl Recorder {
             return;
         }
         self.in_flight[step as usize] += 1;
+        self.peak_in_flight = self.peak_in_flight.max(self.in_flight());
     }
 
     /// Records a request that ended (answered or failed). Every `record` follows a `begin`.
@@ -155,6 +162,11 @@ impl Recorder {
         self.in_flight.iter().sum()
     }
 
+    /// Most requests in flight at once over the last one to two intervals.
+    pub fn recent_peak_in_flight(&self) -> u64 {
+        self.peak_in_flight.max(self.previous_peak_in_flight)
+    }
+
     /// The run stopped: requests still in flight are counted `interrupted` in the current
     /// interval (sent, never answered) instead of vanishing.
     pub fn abandon_in_flight(&mut self) {
@@ -179,6 +191,8 @@ impl Recorder {
         }
         delta.in_flight = self.in_flight();
         delta.cpu_seconds = cpu_seconds;
+        self.previous_peak_in_flight = self.peak_in_flight;
+        self.peak_in_flight = delta.in_flight;
         delta
     }
 
@@ -297,6 +311,26 @@ mod tests {
         assert!(second.iteration_duration.is_empty());
         let untracked = Recorder::new(1).take_interval(5, 0.0);
         assert_eq!(untracked.active_max, 0, "only executors that report VUs");
+    }
+
+    #[test]
+    fn the_recent_peak_of_requests_in_flight_lasts_one_more_interval() {
+        let mut r = Recorder::new(1);
+        for _ in 0..5 {
+            r.begin(0);
+        }
+        for _ in 0..4 {
+            r.record(&outcome(0, 100, 200));
+        }
+        assert_eq!((r.in_flight(), r.recent_peak_in_flight()), (1, 5));
+        r.take_interval(0, 0.0);
+        assert_eq!(
+            r.recent_peak_in_flight(),
+            5,
+            "kept through the next interval"
+        );
+        r.take_interval(0, 0.0);
+        assert_eq!(r.recent_peak_in_flight(), 1, "then only what is in flight");
     }
 
     #[test]

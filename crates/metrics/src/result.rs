@@ -399,6 +399,9 @@ pub struct Generator {
     pub threads: u32,
     pub saturated: bool,
     pub scheduler_lag_ms_p99: f64,
+    /// The open model's batch window (see `RecordMeta::batch_window_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_window_ms: Option<f64>,
     pub max_rss_bytes: u64,
 }
 

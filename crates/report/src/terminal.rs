@@ -203,16 +203,21 @@ fn latency(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
         kv(out, "service time", &latency_line(&r.service_time_ms))?;
     }
     match r.load.model.as_str() {
-        "open" | "burst" => kv(
-            out,
-            "open model",
-            &format!(
-                "latency is measured from the intended send time; send lag p50={} p99={} max={}",
+        "open" | "burst" => {
+            kv(
+                out,
+                "open model",
+                &format!(
+                "latency is measured from the intended send time; send lag p50={} p99={} max={}{}",
                 format_ms(r.lag_ms.p50),
                 format_ms(r.lag_ms.p99),
-                format_ms(r.lag_ms.max)
+                format_ms(r.lag_ms.max),
+                r.generator
+                    .batch_window_ms
+                    .map_or(String::new(), |w| format!("; batch window {}", format_ms(w)))
             ),
-        ),
+            )
+        }
         "closed" => kv(
             out,
             "closed model",

@@ -296,6 +296,7 @@ fn recorder_built_result_validates() {
         cores: 2,
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
+        batch_window_ms: None,
         pid: 1,
         merged_from: None,
         clock: None,

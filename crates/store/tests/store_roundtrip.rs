@@ -37,6 +37,7 @@ fn meta() -> RecordMeta {
         cores: 1,
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
+        batch_window_ms: None,
         pid: 1,
         merged_from: None,
         clock: None,

@@ -1,16 +1,21 @@
 //! Executors turn the plan into activity on one worker: closed (VUs), open (arrivals), burst.
 
+mod arrival_queue;
 mod burst;
 mod closed;
 #[cfg(test)]
 mod flow_tests;
 mod open;
 #[cfg(test)]
+mod open_tests;
+mod runners;
+#[cfg(test)]
 mod test_totals;
 #[cfg(test)]
 mod tests;
 mod ticker;
 
+pub use open::BATCH_WINDOW;
 pub use ticker::{IntervalClock, Tick};
 
 use crate::cancel::Cancel;

@@ -1,28 +1,35 @@
 //! Open model: arrivals start at their intended times whatever the target does; latency is
 //! measured from the intended time, so a slow target cannot hide its queue (no coordinated
 //! omission). `max_in_flight` bounds concurrency; arrivals that cannot start are `dropped`.
+//!
+//! The scheduler buffers the next few milliseconds of the plan ([`ArrivalQueue`]) and wakes
+//! once per batch window; the arrivals due then go to reusable runners ([`Runners`]), and a
+//! runner that finishes its request takes the next due arrival itself, in the same wake-up.
+//! See docs/open-model.md.
 
+use super::arrival_queue::{ArrivalQueue, Next, LATE_START_TOLERANCE};
+use super::runners::Runners;
 use super::{now, wait_all};
-use crate::flow::{micros, Worker};
+use crate::flow::Worker;
 use crate::transport::Transport;
-use crate::vu::VuState;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::OpenLoad;
 use std::cell::Cell;
 use std::rc::Rc;
-use tokio::sync::Notify;
 use tokio::time::Duration;
 
 /// Dense arrivals are woken for in batches: the scheduler sleeps until the first pending
 /// arrival is this late and then starts every arrival that is due. Each wake-up costs far
 /// more than a request on a virtual machine, so one wake per arrival would triple the CPU
 /// per request; one per millisecond tick (tokio's timer) leaves up to 2 ms of lag. Sparse
-/// arrivals (further apart than this) are woken for exactly.
-const BATCH_LAG_BUDGET: Duration = Duration::from_micros(500);
+/// arrivals (further apart than this) are woken for exactly. The summary shows it next to
+/// the measured lag (see docs/open-model.md).
+pub const BATCH_WINDOW: Duration = Duration::from_micros(500);
 
-/// An arrival the generator reaches this long after the end of the run is `dropped`: it could
-/// not start within the run. (Shorter than any request; longer than a batched wake-up.)
-const LATE_START_TOLERANCE: Duration = Duration::from_millis(10);
+/// The scheduler keeps at least this much of the plan ahead of now in the queue...
+const BUFFER_AHEAD: Duration = Duration::from_millis(4);
+/// ...but never more than this many arrivals (a 10⁸/s plan must not fill memory).
+const BUFFER_MAX: usize = 4096;
 
 pub async fn run<T: Transport>(
     worker: Rc<Worker<T>>,
@@ -32,83 +39,65 @@ pub async fn run<T: Transport>(
     active: Rc<Cell<u64>>,
 ) {
     let limit = segment.share(u64::from(load.max_in_flight)).max(1);
-    let freed = Rc::new(Notify::new());
-    let mut arrivals = load.arrivals(segment, seed);
-    let mut upcoming = arrivals.next();
-    let mut started = 0u64;
-    // When the last wait for a free slot ended: arrivals due before then were held up by
-    // `max_in_flight` (the target's slowness), not by the scheduler.
-    let mut slot_freed_at: Option<tokio::time::Instant> = None;
-    while let Some(offset) = upcoming {
-        upcoming = arrivals.next();
-        let intended = worker.start + offset;
-        if intended >= worker.end || worker.stopping.get() {
-            break;
-        }
-        if now() < intended {
-            let dense = upcoming.is_some_and(|next| next <= offset + BATCH_LAG_BUDGET);
-            let wake = if dense {
-                intended + BATCH_LAG_BUDGET
-            } else {
-                intended
-            };
-            worker.sleep_until(wake).await;
-        }
-        let queued_behind_slot = slot_freed_at.is_some_and(|t| t > intended);
-        let late_from = match slot_freed_at {
-            Some(t) if t > intended => t,
-            _ => intended,
-        };
-        worker
-            .recorder
-            .borrow_mut()
-            .record_scheduler_lag(micros(now().saturating_duration_since(late_from)));
-        if queued_behind_slot && active.get() < limit {
-            worker.recorder.borrow_mut().delayed_by_max_in_flight();
-        }
-        // A generator that fell behind does not go on starting overdue arrivals after the end.
-        let mut cannot_start = now() >= worker.end + LATE_START_TOLERANCE;
-        if !cannot_start && active.get() >= limit {
-            worker.recorder.borrow_mut().delayed_by_max_in_flight();
-            cannot_start = loop {
-                if active.get() < limit {
-                    break false;
+    let queue = Rc::new(ArrivalQueue::new(active.clone(), limit, segment));
+    let runners = Runners::new(worker.clone(), queue.clone());
+    let mut plan = load.arrivals(segment, seed);
+    // The plan is in the queue up to its end (or the run's).
+    let mut planned_all = false;
+    loop {
+        if !planned_all {
+            let horizon = now() + BUFFER_AHEAD;
+            while queue.buffered() < BUFFER_MAX && queue.last().is_none_or(|t| t < horizon) {
+                match plan.next().map(|offset| worker.start + offset) {
+                    Some(intended) if intended < worker.end => queue.push(intended),
+                    _ => {
+                        planned_all = true;
+                        break;
+                    }
                 }
+            }
+        }
+        match queue.take_due(&worker) {
+            Next::Start(arrival) => {
+                runners.start(arrival);
+                // Starting overdue arrivals never waits: give the started ones (and the
+                // ticker, and cancellation) their turn now and then.
+                tokio::task::coop::consume_budget().await;
+            }
+            Next::At(first) => {
+                let wake = match queue.second() {
+                    Some(second) if second <= first + BATCH_WINDOW => first + BATCH_WINDOW,
+                    _ => first,
+                };
+                worker.sleep_until(wake).await;
+            }
+            Next::Full => {
+                // Every slot is taken (the target is slow): the next arrival waits for one,
+                // until the run is over for it.
                 tokio::select! {
-                    _ = freed.notified() => {}
-                    _ = tokio::time::sleep_until(worker.end) => break true,
+                    _ = runners.freed.notified() => {}
+                    _ = tokio::time::sleep_until(worker.end + LATE_START_TOLERANCE) => {}
                 }
-            } || worker.stopping.get();
-            slot_freed_at = Some(now());
+            }
+            Next::Empty if planned_all => break,
+            Next::Empty => {}
+            Next::Over => {
+                if !worker.stopping.get() {
+                    // This arrival and every later one could not start within the run: the
+                    // plan knows how many there are, so they are counted at once.
+                    let rest = if planned_all { 0 } else { plan.remaining() };
+                    let dropped = queue.drain() + rest;
+                    worker.recorder.borrow_mut().iterations_dropped(dropped);
+                }
+                break;
+            }
         }
-        if cannot_start {
-            // This arrival and every later one could not start within the run: the plan
-            // knows how many there are, so they are counted at once, never one by one.
-            let rest = upcoming.map_or(0, |_| 1 + arrivals.remaining());
-            worker.recorder.borrow_mut().iterations_dropped(1 + rest);
-            break;
-        }
-        active.set(active.get() + 1);
-        // Each arrival is a new user: its own VU number, first iteration, nothing captured.
-        let mut state =
-            VuState::new(started * u64::from(segment.count) + u64::from(segment.index) + 1);
-        started += 1;
-        let w = worker.clone();
-        let (a, f) = (active.clone(), freed.clone());
-        tokio::task::spawn_local(async move {
-            let mut conns = w.new_conn_set();
-            w.iteration(&mut conns, &mut state, Some(intended), true)
-                .await;
-            a.set(a.get() - 1);
-            f.notify_one();
-        });
-        // Starting overdue arrivals never waits: give the started ones (and the ticker, and
-        // cancellation) their turn now and then.
-        tokio::task::coop::consume_budget().await;
     }
     if now() < worker.end && !worker.stopping.get() {
         tokio::time::sleep_until(worker.end).await;
     }
+    runners.all_begun().await;
     worker.stopping.set(true);
-    wait_all(&active, &freed).await;
+    runners.close();
+    wait_all(&active, &runners.freed).await;
 }

@@ -54,7 +54,7 @@ impl Transport for FakeTransport {
     }
 }
 
-fn scenario() -> PreparedScenario {
+pub(super) fn scenario() -> PreparedScenario {
     PreparedScenario {
         origins: vec![crate::origin::Origin {
             tls: false,
@@ -95,7 +95,7 @@ async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Totals,
     (recorder, connects.get())
 }
 
-async fn run_with<T: Transport>(
+pub(super) async fn run_with<T: Transport>(
     transport: T,
     load: Load,
     duration: Duration,
@@ -260,7 +260,7 @@ fn closed(start: u32, stages: &[(u64, u32)]) -> Load {
     })
 }
 
-fn open(rate: f64, secs: u64, max_in_flight: u32) -> Load {
+pub(super) fn open(rate: f64, secs: u64, max_in_flight: u32) -> Load {
     Load::Open(OpenLoad {
         stages: vec![RateStage {
             duration: Duration::from_secs(secs),

@@ -48,6 +48,10 @@ pub struct RecordMeta {
     /// Generator health bounds: CPU use and scheduler lag p99 beyond these invalidate the run.
     pub max_cpu_percent: f64,
     pub max_lag_ms: f64,
+    /// The open model's batch window: dense arrivals are started up to this late, so that one
+    /// wake-up starts several (the trade between wake-ups and precision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_window_ms: Option<f64>,
     /// Process id (to tell a live run from a dead one).
     pub pid: u32,
     /// The merge this record came from, if it is a merged run.

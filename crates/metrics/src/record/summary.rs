@@ -391,6 +391,7 @@ impl Summarizer {
                 threads,
                 saturated,
                 scheduler_lag_ms_p99: lag_p99,
+                batch_window_ms: meta.batch_window_ms,
                 max_rss_bytes: end.map_or(0, |e| e.max_rss_bytes),
             },
             intervals: self.intervals.clone(),

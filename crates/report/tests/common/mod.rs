@@ -207,6 +207,7 @@ pub fn sample() -> RunResult {
             threads: 2,
             saturated: false,
             scheduler_lag_ms_p99: 0.45,
+            batch_window_ms: None,
             max_rss_bytes: 48 * 1024 * 1024,
         },
         intervals: vec![

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Open-model benchmark driver for bench/openmodel.sh (Python 3 standard library only).
+
+For each repetition (interleaved: every tool at every point before the next repetition), it
+climbs a ladder of constant rates with loadlab and oha until each stops sustaining, then
+measures CPU per request at a low rate (loadlab, oha, and wrk closed as a reference). The
+generator runs pinned (`taskset -c GEN_CPU`); its CPU is the child's rusage, requests are
+counted by nginx. Prints a table of rate x tool (medians) and the ceilings.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import read_status  # noqa: E402
+
+LAG_BOUND_MS = 1.0     # loadlab sustains a rate: 0 dropped, lag p99 below this, a valid run
+OHA_SHARE = 0.98       # oha sustains a rate when it achieves this share of it
+
+
+def run(cmd, args, timeout):
+    """Runs cmd pinned to the generator CPU; returns (rc, cpu_s, wall_s, nginx_requests, stdout)."""
+    before = read_status(args.status_url)
+    start = time.monotonic()
+    proc = subprocess.Popen(["taskset", "-c", str(args.gen_cpu)] + cmd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    wall = time.monotonic() - start
+    # communicate() reaped the child; its rusage is in the process's children totals.
+    time.sleep(0.2)  # nginx finishes the last responses
+    after = read_status(args.status_url)
+    return proc.returncode, wall, after - before - 1, out.decode(errors="replace"), err.decode(errors="replace")
+
+
+class CpuMeter:
+    """CPU seconds of reaped children, as a difference around one run."""
+
+    def __enter__(self):
+        self.before = os.times()
+        return self
+
+    def __exit__(self, *exc):
+        after = os.times()
+        self.cpu = (after.children_user - self.before.children_user) + \
+            (after.children_system - self.before.children_system)
+
+
+def measure(tool, rate, duration, args, rep, log):
+    json_path = os.path.join(args.out, f"{tool}-{rate}-{rep}.json")
+    url = args.url
+    if tool == "loadlab":
+        cmd = [args.loadlab, "run", "--url", url, "--rate", f"{rate}/s", "--duration", f"{duration}s",
+               "--quiet", "--no-progress", "--json", json_path]
+    elif tool == "oha":
+        cmd = [args.oha, "-z", f"{duration}s", "-q", str(rate), "--latency-correction", "-c", str(args.conns),
+               "--no-tui", "--output-format", "json", url]
+    elif tool == "wrk":
+        cmd = ["wrk", "-t1", f"-c{args.conns}", f"-d{duration}s", url]
+    else:
+        raise SystemExit(f"unknown tool {tool}")
+    with CpuMeter() as m:
+        rc, wall, requests, out, err = run(cmd, args, duration + 30)
+    r = {"tool": tool, "rate": rate, "rep": rep, "rc": rc, "cpu_s": m.cpu, "wall_s": wall,
+         "requests": requests, "achieved": requests / duration,
+         "us_per_req": m.cpu / requests * 1e6 if requests > 0 else None}
+    if tool == "loadlab":
+        try:
+            j = json.load(open(json_path))
+            r["lag_p99_ms"] = j["lag_ms"]["p99"]
+            r["scheduler_lag_p99_ms"] = j["generator"]["scheduler_lag_ms_p99"]
+            r["dropped"] = j["iterations"]["dropped"]
+            r["valid"] = bool(j.get("valid"))
+            r["invalid"] = [x.get("kind") for x in j.get("validity", {}).get("reasons", [])] \
+                if isinstance(j.get("validity"), dict) else []
+            r["p99_ms"] = j["latency_ms"]["p99"]
+        except (OSError, ValueError, KeyError) as e:
+            r["error"] = f"no readable JSON: {e}; {err.strip()[-300:]}"
+        r["sustained"] = (r.get("dropped") == 0 and r.get("valid", False)
+                          and r.get("lag_p99_ms", 1e9) < LAG_BOUND_MS)
+    elif tool == "oha":
+        try:
+            j = json.loads(out)
+            p = j.get("latencyPercentiles", {})
+            r["p99_ms"] = p["p99"] * 1e3 if p.get("p99") is not None else None
+        except ValueError:
+            r["p99_ms"] = None
+        r["sustained"] = r["achieved"] >= OHA_SHARE * rate
+    else:
+        r["sustained"] = None
+    with open(os.path.join(args.out, "runs.jsonl"), "a") as f:
+        f.write(json.dumps(r) + "\n")
+    log(f"rep {rep} {tool:7} {rate:>7}/s: {r['achieved']:9.0f}/s achieved, "
+        f"{r['us_per_req'] or 0:6.1f} µs/req, lag p99 {r.get('lag_p99_ms', '-')}, "
+        f"p99 {r.get('p99_ms', '-')}, sustained {r['sustained']}")
+    time.sleep(args.pause)
+    return r
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def f(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def main():
+    a = argparse.ArgumentParser()
+    a.add_argument("--url", required=True)
+    a.add_argument("--status-url", required=True)
+    a.add_argument("--loadlab", required=True)
+    a.add_argument("--oha", required=True)
+    a.add_argument("--gen-cpu", type=int, default=1)
+    a.add_argument("--reps", type=int, default=3)
+    a.add_argument("--duration", type=int, default=3)
+    a.add_argument("--ladder", default="40000,60000,80000,100000,120000,140000")
+    a.add_argument("--low-rate", type=int, default=5000)
+    a.add_argument("--low-duration", type=int, default=5)
+    a.add_argument("--conns", type=int, default=50)
+    a.add_argument("--pause", type=float, default=0.5)
+    a.add_argument("--out", required=True)
+    args = a.parse_args()
+    ladder = [int(x) for x in args.ladder.split(",")]
+    log = lambda s: print(f"[openmodel] {s}", file=sys.stderr, flush=True)  # noqa: E731
+
+    runs = []
+    ceilings = {"loadlab": [], "oha": []}
+    for rep in range(1, args.reps + 1):
+        # Alternate which tool goes first, so drifts in machine load hit both alike.
+        tools = ["loadlab", "oha"] if rep % 2 else ["oha", "loadlab"]
+        climbing = {t: True for t in tools}
+        best = {t: 0 for t in tools}
+        for rate in ladder:
+            for t in tools:
+                if not climbing[t]:
+                    continue
+                r = measure(t, rate, args.duration, args, rep, log)
+                runs.append(r)
+                if r["sustained"]:
+                    best[t] = rate
+                else:
+                    climbing[t] = False  # the ceiling is the last rate of an unbroken climb
+            if not any(climbing.values()):
+                break
+        for t in tools:
+            ceilings[t].append(best[t])
+        for t in tools + ["wrk"]:
+            runs.append(measure(t, args.low_rate, args.low_duration, args, rep, log))
+
+    lines = ["| rate | tool | runs | CPU µs/req | achieved/s | lag p99 (ms) | p99 latency (ms) | sustained |",
+             "|---:|---|---:|---:|---:|---:|---:|---|"]
+    points = sorted({(r["rate"], r["tool"]) for r in runs}, key=lambda p: (p[0], p[1]))
+    for rate, tool in points:
+        rs = [r for r in runs if r["rate"] == rate and r["tool"] == tool]
+        label = "closed, 50 conns (reference)" if tool == "wrk" else f"{rate:,}/s"
+        sustained = [r["sustained"] for r in rs if r["sustained"] is not None]
+        lines.append(f"| {label} | {tool} | {len(rs)} | {f(med([r['us_per_req'] for r in rs]), '.1f')} | "
+                     f"{f(med([r['achieved'] for r in rs]), ',.0f')} | "
+                     f"{f(med([r.get('lag_p99_ms') for r in rs]), '.2f')} | "
+                     f"{f(med([r.get('p99_ms') for r in rs]), '.2f')} | "
+                     f"{'-' if not sustained else f'{sum(sustained)}/{len(sustained)}'} |")
+    ll, oha = med(ceilings["loadlab"]), med(ceilings["oha"])
+    low = {t: med([r["us_per_req"] for r in runs if r["rate"] == args.low_rate and r["tool"] == t])
+           for t in ("loadlab", "oha", "wrk")}
+    lines += ["",
+              f"ceiling (highest ladder rate sustained, median of {args.reps} reps; per rep: "
+              f"loadlab {ceilings['loadlab']}, oha {ceilings['oha']}):",
+              f"  loadlab {f(ll, ',.0f')}/s (0 dropped, lag p99 < {LAG_BOUND_MS:g} ms, valid run), "
+              f"oha {f(oha, ',.0f')}/s (>= {OHA_SHARE:.0%} achieved); "
+              f"ratio {f(ll / oha if ll and oha else None, '.2f')}",
+              f"CPU per request at {args.low_rate:,}/s: loadlab {f(low['loadlab'], '.1f')} µs, "
+              f"oha {f(low['oha'], '.1f')} µs (ratio {f(low['loadlab'] / low['oha'] if low['loadlab'] and low['oha'] else None, '.2f')}), "
+              f"wrk closed {f(low['wrk'], '.1f')} µs"]
+    text = "\n".join(lines)
+    print(text)
+    with open(os.path.join(args.out, "results.md"), "w") as out:
+        out.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

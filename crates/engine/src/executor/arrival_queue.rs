@@ -1,0 +1,155 @@
+//! The open model's upcoming arrivals as the worker thread shares them: the scheduler fills a
+//! short buffer from the plan, and whoever is awake when an arrival is due — the scheduler
+//! after a timer, or a runner that has just finished its request — takes it. The rules that
+//! keep the numbers honest (lag from the intended time, waits for `max_in_flight` told apart
+//! from a late scheduler, arrivals that cannot start counted) live here, in one place.
+
+use super::now;
+use crate::flow::{micros, Worker};
+use crate::transport::Transport;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use tokio::time::{Duration, Instant};
+
+/// An arrival the generator reaches this long after the end of the run is `dropped`: it could
+/// not start within the run. (Shorter than any request; longer than a batched wake-up.)
+pub(super) const LATE_START_TOLERANCE: Duration = Duration::from_millis(10);
+
+/// One planned arrival, handed to a runner: when it was meant to start and its user number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Arrival {
+    pub intended: Instant,
+    pub vu: u64,
+}
+
+/// What is due next.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Next {
+    /// Start this arrival now.
+    Start(Arrival),
+    /// Nothing is due before this instant (the earliest buffered arrival).
+    At(Instant),
+    /// Every `max_in_flight` slot is taken: wait until one frees.
+    Full,
+    /// The buffer is empty (the scheduler refills it, or the plan is done).
+    Empty,
+    /// The run is over for new arrivals: what is left can only be dropped.
+    Over,
+}
+
+pub(super) struct ArrivalQueue {
+    /// Planned arrivals not yet started, in order of intended time.
+    planned: RefCell<VecDeque<Instant>>,
+    /// Arrivals started so far (numbers the users).
+    started: Cell<u64>,
+    /// This worker's segment: user numbers are `started · count + index + 1`.
+    segment_count: u64,
+    segment_index: u64,
+    /// Iterations in flight, and at most how many may be.
+    pub active: std::rc::Rc<Cell<u64>>,
+    limit: u64,
+    /// An arrival was due while every slot was taken.
+    waiting_for_slot: Cell<bool>,
+    /// When the last such wait ended: arrivals due before then were held up by
+    /// `max_in_flight` (the target's slowness), not by the scheduler.
+    slot_freed_at: Cell<Option<Instant>>,
+    /// The first buffered arrival was already counted as delayed by `max_in_flight`.
+    front_counted: Cell<bool>,
+}
+
+impl ArrivalQueue {
+    pub fn new(
+        active: std::rc::Rc<Cell<u64>>,
+        limit: u64,
+        segment: loadlab_scenario::plan::Segment,
+    ) -> Self {
+        Self {
+            planned: RefCell::new(VecDeque::new()),
+            started: Cell::new(0),
+            segment_count: u64::from(segment.count),
+            segment_index: u64::from(segment.index),
+            active,
+            limit: limit.max(1),
+            waiting_for_slot: Cell::new(false),
+            slot_freed_at: Cell::new(None),
+            front_counted: Cell::new(false),
+        }
+    }
+
+    pub fn push(&self, intended: Instant) {
+        self.planned.borrow_mut().push_back(intended);
+    }
+
+    pub fn buffered(&self) -> usize {
+        self.planned.borrow().len()
+    }
+
+    /// The latest buffered arrival (the scheduler refills after it).
+    pub fn last(&self) -> Option<Instant> {
+        self.planned.borrow().back().copied()
+    }
+
+    /// The arrival after the first (the scheduler batches when the two are close).
+    pub fn second(&self) -> Option<Instant> {
+        self.planned.borrow().get(1).copied()
+    }
+
+    /// Empties the buffer, returning how many arrivals were in it (to be counted dropped).
+    pub fn drain(&self) -> u64 {
+        let mut planned = self.planned.borrow_mut();
+        let n = planned.len() as u64;
+        planned.clear();
+        n
+    }
+
+    /// A slot freed (an iteration finished). True when the scheduler should hear of it: an
+    /// arrival was waiting for a slot, or nothing is in flight any more.
+    pub fn finished_one(&self) -> bool {
+        let left = self.active.get().saturating_sub(1);
+        self.active.set(left);
+        let was_waiting = self.waiting_for_slot.replace(false);
+        if was_waiting {
+            self.slot_freed_at.set(Some(now()));
+        }
+        was_waiting || left == 0
+    }
+
+    /// Takes the next arrival if it is due and may start; records its scheduler lag.
+    pub fn take_due<T: Transport>(&self, worker: &Worker<T>) -> Next {
+        let t = now();
+        let Some(&intended) = self.planned.borrow().front() else {
+            return Next::Empty;
+        };
+        if worker.stopping.get() || t >= worker.end + LATE_START_TOLERANCE {
+            return Next::Over;
+        }
+        if intended > t {
+            return Next::At(intended);
+        }
+        if self.active.get() >= self.limit {
+            self.waiting_for_slot.set(true);
+            if !self.front_counted.replace(true) {
+                worker.recorder.borrow_mut().delayed_by_max_in_flight();
+            }
+            return Next::Full;
+        }
+        self.planned.borrow_mut().pop_front();
+        let held_by_slot = self.slot_freed_at.get().filter(|&freed| freed > intended);
+        let mut recorder = worker.recorder.borrow_mut();
+        // Every arrival a full set of slots held back is counted, once.
+        if held_by_slot.is_some() && !self.front_counted.get() {
+            recorder.delayed_by_max_in_flight();
+        }
+        self.front_counted.set(false);
+        let late_from = held_by_slot.unwrap_or(intended);
+        recorder.record_scheduler_lag(micros(t.saturating_duration_since(late_from)));
+        drop(recorder);
+        self.active.set(self.active.get() + 1);
+        let n = self.started.get();
+        self.started.set(n + 1);
+        Next::Start(Arrival {
+            intended,
+            vu: n * self.segment_count + self.segment_index + 1,
+        })
+    }
+}

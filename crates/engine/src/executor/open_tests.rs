@@ -1,0 +1,162 @@
+//! The open-model scheduler in paused time: whatever the rate, the batch window and whether
+//! runners chain arrivals themselves, it starts exactly the planned arrivals, each from its
+//! planned intended time, never early, and at most a batch window (plus the timer's tick) late.
+
+use super::open::BATCH_WINDOW;
+use super::tests::{open, run_with};
+use crate::cancel::Cancel;
+use crate::request::RenderedRequest;
+use crate::transport::{Failure, Response, ResponseData, Transport};
+use loadlab_scenario::plan::Segment;
+use loadlab_scenario::Load;
+use std::cell::RefCell;
+use std::rc::Rc;
+use tokio::time::{Duration, Instant};
+
+/// Answers after `service`, remembering when each request was sent.
+struct Stamps {
+    service: Duration,
+    sent: Rc<RefCell<Vec<Instant>>>,
+}
+
+impl Transport for Stamps {
+    type Conn = ();
+
+    async fn connect(&self, _origin: u16) -> Result<(), Failure> {
+        Ok(())
+    }
+
+    async fn send(
+        &self,
+        _conn: &mut (),
+        _req: &RenderedRequest<'_>,
+        _keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
+        self.sent.borrow_mut().push(Instant::now());
+        if !self.service.is_zero() {
+            tokio::time::sleep(self.service).await;
+        }
+        Ok(Response {
+            status: 200,
+            close: false,
+            server_us: None,
+        })
+    }
+}
+
+/// tokio's timer (paused-time tests have no precise timer) rounds wake-ups up to its 1 ms tick.
+const TIMER_TICK: Duration = Duration::from_millis(1);
+
+#[tokio::test(start_paused = true)]
+async fn dense_schedules_start_exactly_the_planned_arrivals_at_their_intended_times() {
+    // (arrivals/s, service time): sparse, dense, far denser than the timer's tick; requests
+    // shorter than the gaps (runners idle between) and longer (runners chain arrivals).
+    let cases = [
+        (500.0_f64, Duration::from_micros(100)),
+        (5_000.0, Duration::from_micros(50)),
+        (5_000.0, Duration::from_millis(3)),
+        (100_000.0, Duration::ZERO),
+        (100_000.0, Duration::from_micros(30)),
+        (100_000.0, Duration::from_millis(2)),
+        (1_000_000.0, Duration::from_micros(5)),
+    ];
+    for (rate, service) in cases {
+        // At most 10,000 arrivals a case: the suite stays fast in a debug build.
+        let run_for = Duration::from_secs_f64((10_000.0 / rate).min(0.2));
+        let load = match open(rate, 1, 100_000) {
+            Load::Open(mut o) => {
+                o.stages[0].duration = run_for;
+                o
+            }
+            _ => unreachable!(),
+        };
+        let plan: Vec<Duration> = load.arrivals(Segment::WHOLE, 1).collect();
+        let sent = Rc::new(RefCell::new(Vec::new()));
+        let start = Instant::now();
+        let totals = run_with(
+            Stamps {
+                service,
+                sent: sent.clone(),
+            },
+            Load::Open(load),
+            run_for,
+            Cancel::new(),
+            Segment::WHOLE,
+        )
+        .await;
+        let sent = sent.borrow();
+        let case = format!("{rate}/s, service {service:?}");
+        assert_eq!(sent.len(), plan.len(), "{case}: every planned arrival sent");
+        assert_eq!(totals.iterations_dropped, 0, "{case}");
+        assert_eq!(totals.iterations_completed, plan.len() as u64, "{case}");
+        assert_eq!(totals.scheduler_lag.len(), plan.len() as u64, "{case}");
+        // Arrivals start in plan order: the k-th send is the k-th arrival.
+        let mut worst = Duration::ZERO;
+        for (k, (at, offset)) in sent.iter().zip(&plan).enumerate() {
+            let intended = start + *offset;
+            assert!(*at >= intended, "{case}: arrival {k} sent early");
+            worst = worst.max(*at - intended);
+        }
+        assert!(
+            worst <= BATCH_WINDOW + TIMER_TICK,
+            "{case}: an arrival started {worst:?} late"
+        );
+        // Each request's lag is measured from its own intended time: the worst recorded lag
+        // is the worst lag of the sends (up to HDR precision).
+        let worst_us = worst.as_micros() as u64;
+        let recorded = totals.lag.max();
+        assert!(
+            recorded.abs_diff(worst_us) <= 1 + worst_us / 500,
+            "{case}: recorded lag max {recorded} µs, sends show {worst_us} µs"
+        );
+        // Latency = lag + service time, request by request.
+        let step = &totals.steps[0];
+        let expected_max = worst_us + step.service.max();
+        assert!(
+            step.latency.max() <= expected_max + 1 + expected_max / 500,
+            "{case}: latency max {} µs above lag + service {expected_max} µs",
+            step.latency.max()
+        );
+        assert!(step.latency.min() >= step.service.min(), "{case}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_set_of_slots_delays_arrivals_without_blaming_the_scheduler_and_drops_the_rest() {
+    // 10,000/s for 100 ms, at most 5 in flight, 10 ms each: 500 slots·s⁻¹, so about 50 of the
+    // 1,000 planned arrivals start and the rest are dropped — counted, not lost.
+    let load = match open(10_000.0, 1, 5) {
+        Load::Open(mut o) => {
+            o.stages[0].duration = Duration::from_millis(100);
+            o
+        }
+        _ => unreachable!(),
+    };
+    let sent = Rc::new(RefCell::new(Vec::new()));
+    let totals = run_with(
+        Stamps {
+            service: Duration::from_millis(10),
+            sent: sent.clone(),
+        },
+        Load::Open(load),
+        Duration::from_millis(100),
+        Cancel::new(),
+        Segment::WHOLE,
+    )
+    .await;
+    let started = sent.borrow().len() as u64;
+    assert_eq!(started + totals.iterations_dropped, 1_000);
+    assert!((50..=60).contains(&started), "started {started}");
+    // Every arrival that found all five slots taken, once: all but the first five started,
+    // and the first of the dropped ones (the others were never reached before the end).
+    assert_eq!(totals.delayed_by_max_in_flight, started - 5 + 1);
+    assert!(
+        totals.lag.max() >= 90_000,
+        "send lag includes the wait for a slot"
+    );
+    assert!(
+        totals.scheduler_lag.max() <= 2_000,
+        "scheduler lag {} µs",
+        totals.scheduler_lag.max()
+    );
+}
