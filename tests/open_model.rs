@@ -46,7 +46,10 @@ fn a_high_rate_is_delivered_within_one_percent_and_its_lag_recorded() {
     // Lag is recorded for every arrival, and the batch window it trades against is reported.
     let lag = &run["lag_ms"];
     assert!(lag["max"].as_f64().unwrap() > 0.0, "{lag}");
-    assert!(run["histograms"]["lag"].is_string(), "the full lag histogram is kept");
+    assert!(
+        run["histograms"]["lag"].is_string(),
+        "the full lag histogram is kept"
+    );
     assert!(lag["p99"].as_f64().unwrap() <= lag["max"].as_f64().unwrap());
     assert_eq!(run["generator"]["batch_window_ms"].as_f64(), Some(0.5));
     assert!(run["generator"]["scheduler_lag_ms_p99"].as_f64().is_some());

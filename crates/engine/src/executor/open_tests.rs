@@ -38,8 +38,7 @@ impl Transport for Stamps {
         }
         Ok(Response {
             status: 200,
-            close: false,
-            server_us: None,
+            ..Response::default()
         })
     }
 }
