@@ -13,6 +13,7 @@ use exit::Outcome;
 
 fn main() {
     signals::ignore_file_size_signal();
+    signals::quiet_exit_on_closed_stdout();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

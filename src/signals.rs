@@ -59,3 +59,29 @@ pub fn watch(cancel: Cancel) {
             });
         });
 }
+
+/// `loadlab runs | head` closes the pipe early: the next print panics inside `println!`. The
+/// generator keeps SIGPIPE ignored (its sockets must see EPIPE, not die), so a reader that went
+/// away is noticed here instead: the panic ends the process quietly, like any Unix tool whose
+/// reader left — everything it had to store was stored before it printed.
+pub fn quiet_exit_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if stdout_reader_gone() {
+            std::process::exit(crate::exit::OK);
+        }
+        default(info);
+    }));
+}
+
+/// A pipe whose reading end is closed polls as POLLERR for its writer.
+fn stdout_reader_gone() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDOUT_FILENO,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, zero timeout.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready == 1 && fd.revents & libc::POLLERR != 0
+}

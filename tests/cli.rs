@@ -464,3 +464,20 @@ fn failed_checks_are_named_in_the_result_and_summary() {
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("2 checked, 1 failing"), "{summary}");
 }
+
+#[test]
+fn a_reader_that_leaves_early_gets_no_panic() {
+    // `loadlab validate FILE | head -0`: the reader is gone before loadlab prints.
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/quickstart.yaml");
+    let mut child = Command::new(BIN)
+        .args(["validate", example])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start loadlab");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for loadlab");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!said.contains("panicked"), "{said}");
+    assert_eq!(out.status.code(), Some(0), "{said}");
+}

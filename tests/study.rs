@@ -167,7 +167,7 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
     assert!(String::from_utf8_lossy(&show.stdout).contains("p95"));
     let stored = results.join("runs").join(run_id);
     assert!(stored.join("run.json").is_file());
-    assert!(std::fs::read_to_string(stored.join("latency.hlog"))
+    assert!(std::fs::read_to_string(stored.join("intervals.hlog"))
         .unwrap()
         .contains("#[StartTime: "));
 

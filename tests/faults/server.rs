@@ -43,6 +43,8 @@ pub struct Conn {
     pub stats: Arc<Stats>,
     pub deadline: Instant,
     pub had_request: bool,
+    /// The head of the last request read.
+    pub head: String,
 }
 
 impl Conn {
@@ -56,9 +58,10 @@ impl Conn {
         loop {
             if let Some(pos) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
                 let head: Vec<u8> = self.buf.drain(..pos + 4).collect();
+                self.head = String::from_utf8_lossy(&head).into_owned();
                 let mut heads = self.stats.heads.lock().unwrap();
                 if heads.len() < KEPT_HEADS {
-                    heads.push(String::from_utf8_lossy(&head).into_owned());
+                    heads.push(self.head.clone());
                 }
                 drop(heads);
                 self.stats.requests.fetch_add(1, Ordering::SeqCst);
@@ -143,6 +146,7 @@ impl Server {
                                 stats: stats.clone(),
                                 deadline,
                                 had_request: false,
+                                head: String::new(),
                             };
                             let h = std::thread::spawn(move || handler(&mut conn));
                             let mut list = conns.lock().unwrap();
