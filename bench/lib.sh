@@ -44,6 +44,8 @@ cpu_mask() {
 
 # start_nginx : one nginx worker pinned to $NGINX_CPU answering `200 ok` on $PORT, with
 # stub_status on $STATUS_PORT (needs OUT, NGINX_BIN, URL, STATUS_URL and MEASURE).
+# NGINX_LISTEN_OPTS (e.g. `http2`), NGINX_HTTP_EXTRA (lines for the http block) and
+# NGINX_KEEPALIVE_REQUESTS adapt it to a benchmark.
 start_nginx() {
     mkdir -p "$OUT/nginx/logs"
     local AFFINITY_MASK i
@@ -61,15 +63,16 @@ http {
     access_log off;
     default_type text/plain;
     server_tokens off;
-    keepalive_requests 1000000;
+    keepalive_requests ${NGINX_KEEPALIVE_REQUESTS:-1000000};
     keepalive_timeout 75s;
+    ${NGINX_HTTP_EXTRA:-}
     client_body_temp_path $OUT/nginx/client_body;
     proxy_temp_path $OUT/nginx/proxy;
     fastcgi_temp_path $OUT/nginx/fastcgi;
     uwsgi_temp_path $OUT/nginx/uwsgi;
     scgi_temp_path $OUT/nginx/scgi;
     server {
-        listen 127.0.0.1:$PORT;
+        listen 127.0.0.1:$PORT${NGINX_LISTEN_OPTS:+ $NGINX_LISTEN_OPTS};
         location / { return 200 "ok"; }
     }
     server {

@@ -1,13 +1,14 @@
 //! What a virtual user does in one iteration: pick a flow by weight, run its steps, record.
 
 use crate::exchange::exchange;
-use crate::prepare::{CaptureKind, FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
+use crate::inspect::{capture, check_passes};
+use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
 use crate::request::RequestParts;
 use crate::transport::{Failure, ResponseData, ResponseTiming, Transport};
-use crate::vu::{Captured, VuState};
+use crate::vu::VuState;
 use loadlab_metrics::{ErrorKind, Outcome, Phases, Recorder};
-use loadlab_scenario::{Check, ConnectionPolicy, Pick};
+use loadlab_scenario::{ConnectionPolicy, Pick};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -261,7 +262,7 @@ impl<T: Transport> Worker<T> {
         let (own, render_error) = match (&req.fixed, &req.program) {
             (Some(fixed), _) => {
                 if traced.is_some() {
-                    parts.clone_from(fixed);
+                    parts.copy_from(fixed);
                 }
                 (traced.is_some(), None)
             }
@@ -485,69 +486,6 @@ enum Next {
     Continue,
     StopIteration,
     StopVu,
-}
-
-fn check_passes(
-    check: &Check,
-    status: u16,
-    latency_us: u64,
-    data: Option<&ResponseData>,
-    json: Option<&serde_json::Value>,
-) -> bool {
-    match check {
-        Check::Status(list) => list.contains(&status),
-        Check::Json { path, expected } => json
-            .and_then(|j| path.find(j))
-            .is_some_and(|v| json_equal(v, expected)),
-        Check::BodyContains(text) => data.is_some_and(|d| {
-            let needle = text.as_bytes();
-            needle.is_empty() || d.body.windows(needle.len()).any(|w| w == needle)
-        }),
-        Check::Header { name, value } => data
-            .and_then(|d| d.header(name))
-            .is_some_and(|v| v == value.as_str()),
-        Check::MaxLatency(max) => latency_us <= max.as_micros() as u64,
-    }
-}
-
-/// Equality where 1 and 1.0 are the same number.
-fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    match (a, b) {
-        (serde_json::Value::Number(x), serde_json::Value::Number(y)) => x.as_f64() == y.as_f64(),
-        _ => a == b,
-    }
-}
-
-fn capture(
-    source: &CaptureKind,
-    data: Option<&ResponseData>,
-    json: Option<&serde_json::Value>,
-) -> Option<Captured> {
-    match source {
-        CaptureKind::JsonPath(p) => match p.find(json?)? {
-            serde_json::Value::Null => None,
-            serde_json::Value::String(s) => Some(Captured {
-                text: s.as_str().into(),
-                number: false,
-            }),
-            v => Some(Captured {
-                text: v.to_string().into(),
-                number: v.is_number(),
-            }),
-        },
-        CaptureKind::Header(name) => data?.header(name).map(|text| Captured {
-            text: text.as_ref().into(),
-            number: false,
-        }),
-        CaptureKind::Regex(re, group) => {
-            let body = std::str::from_utf8(&data?.body).ok()?;
-            let m = re.captures(body)?.get(*group)?;
-            Some(Captured {
-                text: m.as_str().into(),
-                number: false,
-            })
-        }
-    }
 }
 
 /// The phases of a request that completed at `done`: waiting and receiving add up to

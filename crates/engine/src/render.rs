@@ -279,29 +279,7 @@ fn render_pieces(
 /// `%`, `?`, `&` and `=` stay, so pre-encoded paths and queries pass unchanged.
 fn encode_target_text(out: &mut Vec<u8>, text: &[u8]) {
     for &b in text {
-        let keep = b.is_ascii_alphanumeric()
-            || matches!(
-                b,
-                b'-' | b'.'
-                    | b'_'
-                    | b'~'
-                    | b'!'
-                    | b'$'
-                    | b'&'
-                    | b'\''
-                    | b'('
-                    | b')'
-                    | b'*'
-                    | b'+'
-                    | b','
-                    | b';'
-                    | b'='
-                    | b':'
-                    | b'@'
-                    | b'/'
-                    | b'?'
-                    | b'%'
-            );
+        let keep = is_path_byte(b) || b == b'?';
         if keep {
             out.push(b);
         } else {
@@ -333,6 +311,21 @@ fn fmt_u64(scratch: &mut String, n: u64) -> &[u8] {
     scratch.as_bytes()
 }
 
+/// RFC 3986 unreserved characters: never escaped anywhere.
+fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// What a path keeps as written: unreserved, sub-delims, `:` `@` `/`, and `%` (pre-encoded).
+fn is_path_byte(b: u8) -> bool {
+    is_unreserved(b)
+        || matches!(
+            b,
+            b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
+        )
+        || matches!(b, b':' | b'@' | b'/' | b'%')
+}
+
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 /// Writes `text` with the escaping of its position.
@@ -343,26 +336,11 @@ pub fn escape_into(out: &mut Vec<u8>, text: &[u8], esc: Esc) {
         Esc::Header => out.extend(text.iter().copied().filter(|&b| !is_control(b))),
         Esc::Path | Esc::Component => {
             for &b in text {
-                let keep = b.is_ascii_alphanumeric()
-                    || matches!(b, b'-' | b'.' | b'_' | b'~')
-                    || (esc == Esc::Path
-                        && matches!(
-                            b,
-                            b'/' | b':'
-                                | b'@'
-                                | b'!'
-                                | b'$'
-                                | b'&'
-                                | b'\''
-                                | b'('
-                                | b')'
-                                | b'*'
-                                | b'+'
-                                | b','
-                                | b';'
-                                | b'='
-                                | b'%'
-                        ));
+                let keep = if esc == Esc::Path {
+                    is_path_byte(b)
+                } else {
+                    is_unreserved(b)
+                };
                 if keep {
                     out.push(b);
                 } else {

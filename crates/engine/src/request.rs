@@ -39,6 +39,15 @@ pub struct RequestParts {
 }
 
 impl RequestParts {
+    /// Makes this a copy of `other`, reusing this one's buffers (no allocation once they
+    /// are large enough, unlike `clone`).
+    pub fn copy_from(&mut self, other: &RequestParts) {
+        self.buf.clone_from(&other.buf);
+        self.headers.clone_from(&other.headers);
+        self.target = other.target;
+        self.body = other.body;
+    }
+
     pub fn clear(&mut self) {
         self.buf.clear();
         self.headers.clear();
@@ -179,6 +188,14 @@ mod tests {
         })
         .unwrap();
         assert_eq!(p.body(), Some(&b"{}"[..]));
+        let mut copy = RequestParts::default();
+        copy.write_target(|b| {
+            b.extend_from_slice(b"/longer-than-the-original-target");
+            ok
+        })
+        .unwrap();
+        copy.copy_from(&p);
+        assert_eq!(copy, p);
         p.clear();
         assert_eq!(
             (p.target(), p.headers().len(), p.body()),

@@ -16,6 +16,7 @@ mod environment;
 mod error_kind;
 mod exemplar;
 mod histogram;
+pub mod metric_id;
 mod outcome;
 mod phases;
 mod protocol;
@@ -33,6 +34,9 @@ pub use environment::Environment;
 pub use error_kind::ErrorKind;
 pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use histogram::{new_histogram, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
+pub use metric_id::{
+    GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity, Scope,
+};
 pub use outcome::{Outcome, Phases};
 pub use phases::{Phase, PhaseHistograms, PhaseSummary};
 pub use protocol::Protocol;
@@ -43,6 +47,4 @@ pub use server_timing::{
     ServerTimingEntries,
 };
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
-pub use verdict::{
-    GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity, Scope, Verdict,
-};
+pub use verdict::Verdict;

@@ -24,6 +24,8 @@ pub struct Recorder {
     current: IntervalDelta,
     /// Requests sent and not yet recorded, per step.
     in_flight: Vec<u64>,
+    /// Their sum, kept as they change (read on every request by the connection pool).
+    in_flight_total: u64,
     /// Most requests in flight at once in this interval, and in the one before: idle
     /// connections are kept for that many, so a burst does not close and reopen them.
     peak_in_flight: u64,
@@ -44,6 +46,7 @@ impl Recorder {
         Self {
             current: IntervalDelta::new(step_count),
             in_flight: vec![0; step_count],
+            in_flight_total: 0,
             peak_in_flight: 0,
             previous_peak_in_flight: 0,
             step_count,
@@ -69,7 +72,8 @@ impl Recorder {
             return;
         }
         self.in_flight[step as usize] += 1;
-        self.peak_in_flight = self.peak_in_flight.max(self.in_flight());
+        self.in_flight_total += 1;
+        self.peak_in_flight = self.peak_in_flight.max(self.in_flight_total);
     }
 
     /// Records a request that ended (answered or failed). Every `record` follows a `begin`.
@@ -79,7 +83,10 @@ impl Recorder {
             return;
         }
         let index = o.step as usize;
-        self.in_flight[index] = self.in_flight[index].saturating_sub(1);
+        if self.in_flight[index] > 0 {
+            self.in_flight[index] -= 1;
+            self.in_flight_total -= 1;
+        }
         let step = &mut self.current.steps[index];
         step.requests += 1;
         step.bytes_sent += o.bytes_sent;
@@ -159,7 +166,7 @@ impl Recorder {
     }
 
     pub fn in_flight(&self) -> u64 {
-        self.in_flight.iter().sum()
+        self.in_flight_total
     }
 
     /// Most requests in flight at once over the last one to two intervals.
@@ -177,6 +184,7 @@ impl Recorder {
                 *n = 0;
             }
         }
+        self.in_flight_total = 0;
     }
 
     /// Hands out the interval measured since the last tick and starts the next one.

@@ -61,7 +61,12 @@ pub fn server_timing_micros(value: &[u8]) -> Option<u64> {
 }
 
 /// The `dur` parameter of an entry's parameters (`;dur=12.3;desc="x"`), in µs.
-fn dur_param_micros(mut params: &[u8]) -> Option<u64> {
+fn dur_param_micros(params: &[u8]) -> Option<u64> {
+    dur_value(params).and_then(millis_text_micros)
+}
+
+/// The text of the first `dur` parameter (quotes removed), if any.
+fn dur_value(mut params: &[u8]) -> Option<&[u8]> {
     while !params.is_empty() {
         let param = trim(take_unquoted(&mut params, b';'));
         let Some(eq) = param.iter().position(|&b| b == b'=') else {
@@ -70,11 +75,11 @@ fn dur_param_micros(mut params: &[u8]) -> Option<u64> {
         if !trim(&param[..eq]).eq_ignore_ascii_case(b"dur") {
             continue;
         }
-        let mut value = trim(&param[eq + 1..]);
+        let value = trim(&param[eq + 1..]);
         if value.len() >= 2 && value[0] == b'"' && value[value.len() - 1] == b'"' {
-            value = &value[1..value.len() - 1];
+            return Some(&value[1..value.len() - 1]);
         }
-        return millis_text_micros(value);
+        return Some(value);
     }
     None
 }
@@ -162,22 +167,8 @@ fn parse_entry(mut entry: &[u8]) -> Option<(&str, Duration)> {
     if name.is_empty() {
         return None;
     }
-    while !entry.is_empty() {
-        let param = trim(take_unquoted(&mut entry, b';'));
-        let Some(eq) = param.iter().position(|&b| b == b'=') else {
-            continue;
-        };
-        if !trim(&param[..eq]).eq_ignore_ascii_case(b"dur") {
-            continue;
-        }
-        let mut value = trim(&param[eq + 1..]);
-        if value.len() >= 2 && value[0] == b'"' && value[value.len() - 1] == b'"' {
-            value = &value[1..value.len() - 1];
-        }
-        let ms: f64 = std::str::from_utf8(value).ok()?.parse().ok()?;
-        return millis(ms).map(|d| (name, d));
-    }
-    None
+    let ms: f64 = std::str::from_utf8(dur_value(entry)?).ok()?.parse().ok()?;
+    millis(ms).map(|d| (name, d))
 }
 
 /// A single duration header such as `X-Response-Time`: `12ms`, `12.5 ms`, `0.012s`,

@@ -30,6 +30,7 @@ mod parse;
 pub mod plan;
 mod prescan;
 mod raw;
+mod segment;
 pub mod study;
 mod suggest;
 pub mod template;

@@ -159,7 +159,7 @@ impl Resources {
                 tree.insert(rest, summary);
             }
         }
-        r.top_processes = mean_top_processes(steady);
+        r.top_processes = mean_top_processes(steady.iter());
         for (warmup, s) in all {
             r.warnings.extend(s.warnings.iter().cloned());
             r.intervals.push(ResourceInterval {
@@ -234,8 +234,12 @@ fn median(values: &[u64]) -> u64 {
     v.get(v.len() / 2).copied().unwrap_or(0)
 }
 
-/// Mean CPU of each other process over the samples (absent in a sample counts as idle).
-fn mean_top_processes(samples: &[Sample]) -> Vec<ProcessCpu> {
+/// Mean CPU of each other process over the samples (absent in a sample counts as idle),
+/// busiest first.
+pub(super) fn mean_top_processes<'a>(
+    samples: impl ExactSizeIterator<Item = &'a Sample>,
+) -> Vec<ProcessCpu> {
+    let n = samples.len().max(1) as f64;
     let mut by_name: BTreeMap<&str, (f64, u32)> = BTreeMap::new();
     for s in samples {
         for p in &s.top_processes {
@@ -244,7 +248,6 @@ fn mean_top_processes(samples: &[Sample]) -> Vec<ProcessCpu> {
             e.1 = e.1.max(p.processes);
         }
     }
-    let n = samples.len().max(1) as f64;
     let mut out: Vec<ProcessCpu> = by_name
         .into_iter()
         .map(|(name, (sum, processes))| ProcessCpu {

@@ -9,9 +9,9 @@ mod tests;
 
 pub use findings::*;
 
-use super::sample::{ProcessCpu, Sample};
+use super::sample::Sample;
 use super::summary::{series, summarize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Where the lines are drawn. The defaults follow issue 10 and DESIGN.md §4.
 #[derive(Debug, Clone, PartialEq)]
@@ -181,32 +181,8 @@ fn host_contention(s: &[Sample], g: &GeneratorFacts, t: &Thresholds) -> Option<H
         generator_percent_of_host: generator,
         monitored,
         other_percent_of_host: (busy - generator - monitored_sum).max(0.0),
-        top_others: top_others(&contended),
+        top_others: super::tree::mean_top_processes(contended.iter().copied()),
     })
-}
-
-/// Mean CPU of each other process name over the contended intervals, busiest first.
-fn top_others(contended: &[&Sample]) -> Vec<ProcessCpu> {
-    let mut by_name: BTreeMap<&str, (f64, u32)> = BTreeMap::new();
-    for s in contended {
-        for p in &s.top_processes {
-            let e = by_name.entry(p.name.as_str()).or_default();
-            e.0 += p.cpu_percent;
-            e.1 = e.1.max(p.processes);
-        }
-    }
-    let n = contended.len().max(1) as f64;
-    let mut out: Vec<ProcessCpu> = by_name
-        .into_iter()
-        .map(|(name, (sum, processes))| ProcessCpu {
-            name: name.to_string(),
-            processes,
-            cpu_percent: sum / n,
-        })
-        .collect();
-    out.sort_by(|a, b| b.cpu_percent.total_cmp(&a.cpu_percent));
-    out.truncate(super::TOP_PROCESSES);
-    out
 }
 
 fn cpu_bound(s: &[Sample], t: &Thresholds) -> Vec<CpuBound> {

@@ -1,0 +1,70 @@
+//! What a step asks of a response once it is in: its checks (status, JSON value, body text,
+//! header, latency) and its captures (JSON path, header, regex) for later steps.
+
+use crate::prepare::CaptureKind;
+use crate::transport::ResponseData;
+use crate::vu::Captured;
+use loadlab_scenario::Check;
+
+pub fn check_passes(
+    check: &Check,
+    status: u16,
+    latency_us: u64,
+    data: Option<&ResponseData>,
+    json: Option<&serde_json::Value>,
+) -> bool {
+    match check {
+        Check::Status(list) => list.contains(&status),
+        Check::Json { path, expected } => json
+            .and_then(|j| path.find(j))
+            .is_some_and(|v| json_equal(v, expected)),
+        Check::BodyContains(text) => data.is_some_and(|d| {
+            let needle = text.as_bytes();
+            needle.is_empty() || d.body.windows(needle.len()).any(|w| w == needle)
+        }),
+        Check::Header { name, value } => data
+            .and_then(|d| d.header(name))
+            .is_some_and(|v| v == value.as_str()),
+        Check::MaxLatency(max) => latency_us <= max.as_micros() as u64,
+    }
+}
+
+/// Equality where 1 and 1.0 are the same number.
+fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    match (a, b) {
+        (serde_json::Value::Number(x), serde_json::Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+pub fn capture(
+    source: &CaptureKind,
+    data: Option<&ResponseData>,
+    json: Option<&serde_json::Value>,
+) -> Option<Captured> {
+    match source {
+        CaptureKind::JsonPath(p) => match p.find(json?)? {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(s) => Some(Captured {
+                text: s.as_str().into(),
+                number: false,
+            }),
+            v => Some(Captured {
+                text: v.to_string().into(),
+                number: v.is_number(),
+            }),
+        },
+        CaptureKind::Header(name) => data?.header(name).map(|text| Captured {
+            text: text.as_ref().into(),
+            number: false,
+        }),
+        CaptureKind::Regex(re, group) => {
+            let body = std::str::from_utf8(&data?.body).ok()?;
+            let m = re.captures(body)?.get(*group)?;
+            Some(Captured {
+                text: m.as_str().into(),
+                number: false,
+            })
+        }
+    }
+}

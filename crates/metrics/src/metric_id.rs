@@ -1,0 +1,576 @@
+//! Which metric a statistic or a verdict is about ([`MetricId`]), with its unit and the
+//! direction that is good for it, as a type shared by analysis, store and report: nothing
+//! downstream decides by matching a metric's name.
+//!
+//! A metric is written as in `study.json` (`latency_ms.p95`, `steps.signin.latency_ms.p99`,
+//! `groups.auth.errors.rate`); the threshold spelling (`latency.p95`, `step.signin.latency.p99`,
+//! `group.auth.errors`) is accepted as input too and read as the same metric.
+
+use crate::verdict::Verdict;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which way a metric should move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoodDirection {
+    /// Latency, errors.
+    Lower,
+    /// Throughput, completed requests and iterations.
+    Higher,
+}
+
+/// The unit a metric's values are in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricUnit {
+    Millis,
+    PerSecond,
+    /// 0–1 (error rate).
+    Fraction,
+    Count,
+    /// Percent (a resource series: CPU in % of one core, memory used %).
+    Percent,
+    /// Bytes (RSS, memory).
+    Bytes,
+    /// Any other resource series (a load average, a Prometheus gauge or rate).
+    Plain,
+}
+
+/// One statistic of a latency histogram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LatencyStat {
+    Min,
+    Mean,
+    P50,
+    P90,
+    P95,
+    P99,
+    P999,
+    Max,
+}
+
+impl LatencyStat {
+    pub const ALL: [LatencyStat; 8] = [
+        LatencyStat::Min,
+        LatencyStat::Mean,
+        LatencyStat::P50,
+        LatencyStat::P90,
+        LatencyStat::P95,
+        LatencyStat::P99,
+        LatencyStat::P999,
+        LatencyStat::Max,
+    ];
+
+    /// The statistics shown in tables: all but p99.9 (too few requests per run for most).
+    pub fn tabulated() -> impl Iterator<Item = LatencyStat> {
+        Self::ALL.into_iter().filter(|s| *s != LatencyStat::P999)
+    }
+
+    /// The field name in the run JSON's `LatencySummary`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LatencyStat::Min => "min",
+            LatencyStat::Mean => "mean",
+            LatencyStat::P50 => "p50",
+            LatencyStat::P90 => "p90",
+            LatencyStat::P95 => "p95",
+            LatencyStat::P99 => "p99",
+            LatencyStat::P999 => "p999",
+            LatencyStat::Max => "max",
+        }
+    }
+
+    fn parse(s: &str) -> Option<LatencyStat> {
+        Some(match s {
+            "min" => LatencyStat::Min,
+            "mean" | "avg" => LatencyStat::Mean,
+            "p50" | "median" => LatencyStat::P50,
+            "p90" => LatencyStat::P90,
+            "p95" => LatencyStat::P95,
+            "p99" => LatencyStat::P99,
+            "p999" | "p99.9" => LatencyStat::P999,
+            "max" => LatencyStat::Max,
+            _ => return None,
+        })
+    }
+
+    /// `p95`, `mean`, `p99.9` (as people say it).
+    pub fn label(self) -> &'static str {
+        match self {
+            LatencyStat::P999 => "p99.9",
+            s => s.as_str(),
+        }
+    }
+}
+
+/// What is measured, independent of the scope it is measured in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Quantity {
+    /// Completed requests per second of measured time (`requests.rate`).
+    Throughput,
+    /// Completed requests (`requests.total`).
+    Requests,
+    /// Completed iterations of the flows (`iterations.completed`, run scope only).
+    Iterations,
+    /// Failed / total requests (`errors.rate`).
+    ErrorRate,
+    /// Failed requests (`errors.count`).
+    Errors,
+    /// A statistic of the latency histogram (`latency_ms.p95`).
+    Latency(LatencyStat),
+    /// The mean of a resource series over the steady window (`resources.host.cpu_percent`).
+    ResourceMean,
+    /// Its largest sample (`resources.processes.target.rss_bytes.max`).
+    ResourceMax,
+}
+
+impl Quantity {
+    /// Every quantity, in table order.
+    pub fn all() -> Vec<Quantity> {
+        let mut q = vec![
+            Quantity::Throughput,
+            Quantity::Requests,
+            Quantity::Iterations,
+            Quantity::ErrorRate,
+            Quantity::Errors,
+        ];
+        q.extend(LatencyStat::ALL.iter().map(|s| Quantity::Latency(*s)));
+        q
+    }
+
+    /// The canonical name, as in `study.json`.
+    pub fn name(self) -> String {
+        match self {
+            Quantity::Throughput => "requests.rate".into(),
+            Quantity::Requests => "requests.total".into(),
+            Quantity::Iterations => "iterations.completed".into(),
+            Quantity::ErrorRate => "errors.rate".into(),
+            Quantity::Errors => "errors.count".into(),
+            Quantity::Latency(s) => format!("latency_ms.{}", s.as_str()),
+            Quantity::ResourceMean => "mean".into(),
+            Quantity::ResourceMax => "max".into(),
+        }
+    }
+
+    /// Every spelling accepted for this quantity (canonical first).
+    fn spellings(self) -> Vec<String> {
+        let mut v = vec![self.name()];
+        match self {
+            Quantity::Throughput => v.extend(["throughput".into(), "rps".into(), "rate".into()]),
+            Quantity::Requests => v.extend(["requests".into(), "requests.count".into()]),
+            Quantity::Iterations => v.push("iterations".into()),
+            Quantity::ErrorRate => v.extend([
+                "errors".into(),
+                "http.errors".into(),
+                "error_rate".into(),
+                "http.error_rate".into(),
+            ]),
+            Quantity::Errors => v.extend(["failed".into(), "errors.total".into()]),
+            Quantity::Latency(s) => {
+                for prefix in ["latency_ms.", "latency."] {
+                    for alias in ["avg", "median", "p99.9"] {
+                        if LatencyStat::parse(alias) == Some(s) {
+                            v.push(format!("{prefix}{alias}"));
+                        }
+                    }
+                }
+                v.push(format!("latency.{}", s.as_str()));
+            }
+            Quantity::ResourceMean | Quantity::ResourceMax => {}
+        }
+        v
+    }
+
+    pub fn good_direction(self) -> GoodDirection {
+        match self {
+            Quantity::Throughput | Quantity::Requests | Quantity::Iterations => {
+                GoodDirection::Higher
+            }
+            // Using less CPU and memory for the same work is better.
+            Quantity::ErrorRate
+            | Quantity::Errors
+            | Quantity::Latency(_)
+            | Quantity::ResourceMean
+            | Quantity::ResourceMax => GoodDirection::Lower,
+        }
+    }
+
+    pub fn unit(self) -> MetricUnit {
+        match self {
+            Quantity::Throughput => MetricUnit::PerSecond,
+            Quantity::Requests | Quantity::Iterations | Quantity::Errors => MetricUnit::Count,
+            Quantity::ErrorRate => MetricUnit::Fraction,
+            Quantity::Latency(_) => MetricUnit::Millis,
+            Quantity::ResourceMean | Quantity::ResourceMax => MetricUnit::Plain,
+        }
+    }
+
+    /// `p95 latency`, `throughput`, `error rate`.
+    pub fn label(self) -> String {
+        match self {
+            Quantity::Throughput => "throughput".into(),
+            Quantity::Requests => "requests".into(),
+            Quantity::Iterations => "iterations".into(),
+            Quantity::ErrorRate => "error rate".into(),
+            Quantity::Errors => "errors".into(),
+            Quantity::Latency(s) => format!("{} latency", s.label()),
+            Quantity::ResourceMean => "mean".into(),
+            Quantity::ResourceMax => "max".into(),
+        }
+    }
+}
+
+/// Where a metric is measured: the whole run, one group of steps, or one step.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    Run,
+    Group(String),
+    Step(String),
+    /// A resource series by its full name (`processes.target.cpu_percent`).
+    Resource(String),
+}
+
+/// Sources a resource series name starts with, and the shorter spellings accepted for them.
+const RESOURCE_SOURCES: [(&str, &str); 7] = [
+    ("host.", "host."),
+    ("generator.", "generator."),
+    ("processes.", "processes."),
+    ("process.", "processes."),
+    ("cgroups.", "cgroups."),
+    ("cgroup.", "cgroups."),
+    ("prometheus.", "prometheus."),
+];
+
+/// A metric of a run: a quantity in a scope, e.g. p99 latency of step `signin`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MetricId {
+    pub scope: Scope,
+    pub quantity: Quantity,
+}
+
+/// A metric name that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetricNameError {
+    #[error("unknown metric `{0}`")]
+    Unknown(String),
+    #[error("`{0}`: iterations are counted for the whole run only (write `iterations.completed`)")]
+    ScopedIterations(String),
+    #[error("`{0}`: the step or group name is empty")]
+    EmptyName(String),
+}
+
+impl MetricId {
+    pub fn run(quantity: Quantity) -> Self {
+        Self {
+            scope: Scope::Run,
+            quantity,
+        }
+    }
+
+    pub fn group(name: &str, quantity: Quantity) -> Self {
+        Self {
+            scope: Scope::Group(name.to_string()),
+            quantity,
+        }
+    }
+
+    pub fn step(name: &str, quantity: Quantity) -> Self {
+        Self {
+            scope: Scope::Step(name.to_string()),
+            quantity,
+        }
+    }
+
+    pub fn latency(stat: LatencyStat) -> Self {
+        Self::run(Quantity::Latency(stat))
+    }
+
+    /// The mean (or max) of a resource series, e.g. `processes.target.cpu_percent`.
+    pub fn resource(series: &str, max: bool) -> Self {
+        Self {
+            scope: Scope::Resource(series.to_string()),
+            quantity: if max {
+                Quantity::ResourceMax
+            } else {
+                Quantity::ResourceMean
+            },
+        }
+    }
+
+    /// The resource series it reads, if it is one.
+    pub fn resource_series(&self) -> Option<&str> {
+        match &self.scope {
+            Scope::Resource(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// `resources.host.cpu_percent`, `process.target.rss_bytes.max`, `host.cpu_percent`.
+    fn parse_resource(text: &str) -> Option<Result<Self, MetricNameError>> {
+        let rest = text.strip_prefix("resources.").unwrap_or(text);
+        let (source, canonical) = RESOURCE_SOURCES.iter().find(|(p, _)| rest.starts_with(p))?;
+        let rest = &rest[source.len()..];
+        let (name, max) = match rest.strip_suffix(".max") {
+            Some(n) => (n, true),
+            None => (rest.strip_suffix(".mean").unwrap_or(rest), false),
+        };
+        if name.is_empty() {
+            return Some(Err(MetricNameError::EmptyName(text.to_string())));
+        }
+        Some(Ok(Self::resource(&format!("{canonical}{name}"), max)))
+    }
+
+    pub fn good_direction(&self) -> GoodDirection {
+        self.quantity.good_direction()
+    }
+
+    pub fn unit(&self) -> MetricUnit {
+        match &self.scope {
+            Scope::Resource(series) if series.ends_with("_percent") => MetricUnit::Percent,
+            Scope::Resource(series) if series.ends_with("_bytes") => MetricUnit::Bytes,
+            Scope::Resource(_) => MetricUnit::Plain,
+            _ => self.quantity.unit(),
+        }
+    }
+
+    pub fn is_latency(&self) -> bool {
+        matches!(self.quantity, Quantity::Latency(_))
+    }
+
+    /// The verdict for a significant change in the given direction (`increase`: the variant's
+    /// values are larger): latency reads `slower`/`faster`, everything else `worse`/`better`.
+    pub fn verdict_for(&self, increase: bool) -> Verdict {
+        let bad = match self.good_direction() {
+            GoodDirection::Lower => increase,
+            GoodDirection::Higher => !increase,
+        };
+        match (self.is_latency(), bad) {
+            (true, true) => Verdict::Slower,
+            (true, false) => Verdict::Faster,
+            (false, true) => Verdict::Worse,
+            (false, false) => Verdict::Better,
+        }
+    }
+
+    /// `p95 latency`, `p99 latency of step `signin``, `error rate of group `auth``.
+    pub fn label(&self) -> String {
+        match &self.scope {
+            Scope::Resource(series) => format!("{} {series}", self.quantity.label()),
+            Scope::Run => self.quantity.label(),
+            Scope::Group(g) => format!("{} of group `{g}`", self.quantity.label()),
+            Scope::Step(s) => format!("{} of step `{s}`", self.quantity.label()),
+        }
+    }
+
+    /// The step or group name, if any.
+    pub fn scope_name(&self) -> Option<&str> {
+        match &self.scope {
+            Scope::Run | Scope::Resource(_) => None,
+            Scope::Group(n) | Scope::Step(n) => Some(n),
+        }
+    }
+}
+
+impl fmt::Display for MetricId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.scope {
+            Scope::Run => write!(f, "{}", self.quantity.name()),
+            Scope::Group(g) => write!(f, "groups.{g}.{}", self.quantity.name()),
+            Scope::Step(s) => write!(f, "steps.{s}.{}", self.quantity.name()),
+            Scope::Resource(series) if self.quantity == Quantity::ResourceMax => {
+                write!(f, "resources.{series}.max")
+            }
+            Scope::Resource(series) => write!(f, "resources.{series}"),
+        }
+    }
+}
+
+impl FromStr for MetricId {
+    type Err = MetricNameError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let s = text.trim();
+        if let Some(resource) = Self::parse_resource(s) {
+            return resource;
+        }
+        let quantities = Quantity::all();
+        for q in &quantities {
+            if q.spellings().iter().any(|w| w == s) {
+                return Ok(MetricId::run(*q));
+            }
+        }
+        let scoped = [
+            ("groups.", true),
+            ("group.", true),
+            ("steps.", false),
+            ("step.", false),
+        ];
+        for (prefix, is_group) in scoped {
+            let Some(rest) = s.strip_prefix(prefix) else {
+                continue;
+            };
+            // The longest matching quantity suffix wins, so `steps.x.errors.rate` is the error
+            // rate of `x`, not the throughput (`rate`) of a step called `x.errors`.
+            let mut best: Option<(usize, &str, Quantity)> = None;
+            for q in &quantities {
+                for w in q.spellings() {
+                    if let Some(name) = rest.strip_suffix(w.as_str()) {
+                        if let Some(name) = name.strip_suffix('.') {
+                            if best.is_none_or(|(len, _, _)| w.len() > len) {
+                                best = Some((w.len(), name, *q));
+                            }
+                        }
+                    }
+                }
+            }
+            let Some((_, name, quantity)) = best else {
+                return Err(MetricNameError::Unknown(text.to_string()));
+            };
+            if name.is_empty() {
+                return Err(MetricNameError::EmptyName(text.to_string()));
+            }
+            if quantity == Quantity::Iterations {
+                return Err(MetricNameError::ScopedIterations(text.to_string()));
+            }
+            return Ok(if is_group {
+                MetricId::group(name, quantity)
+            } else {
+                MetricId::step(name, quantity)
+            });
+        }
+        Err(MetricNameError::Unknown(text.to_string()))
+    }
+}
+
+impl Serialize for MetricId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for MetricId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_aliases_read_the_same() {
+        let table: &[(&str, &str)] = &[
+            ("latency_ms.p95", "latency_ms.p95"),
+            ("latency.p95", "latency_ms.p95"),
+            ("latency.p99.9", "latency_ms.p999"),
+            ("latency.avg", "latency_ms.mean"),
+            ("http.errors", "errors.rate"),
+            ("errors", "errors.rate"),
+            ("throughput", "requests.rate"),
+            ("requests", "requests.total"),
+            ("iterations", "iterations.completed"),
+            ("step.signin.latency.p99", "steps.signin.latency_ms.p99"),
+            ("steps.signin.latency_ms.p99", "steps.signin.latency_ms.p99"),
+            ("group.auth.errors", "groups.auth.errors.rate"),
+            ("steps.x.errors.rate", "steps.x.errors.rate"),
+            (
+                "steps.GET /a.json.latency_ms.max",
+                "steps.GET /a.json.latency_ms.max",
+            ),
+            (
+                "steps.create application.errors.count",
+                "steps.create application.errors.count",
+            ),
+        ];
+        for (input, canonical) in table {
+            let m: MetricId = input.parse().unwrap_or_else(|e| panic!("{input}: {e}"));
+            assert_eq!(m.to_string(), *canonical, "{input}");
+            assert_eq!(canonical.parse::<MetricId>().unwrap(), m);
+        }
+        let m: MetricId = "steps.x.errors.rate".parse().unwrap();
+        assert_eq!(m.scope, Scope::Step("x".into()));
+        assert_eq!(m.quantity, Quantity::ErrorRate);
+    }
+
+    #[test]
+    fn resource_metrics() {
+        let table: &[(&str, &str)] = &[
+            (
+                "process.target.cpu_percent",
+                "resources.processes.target.cpu_percent",
+            ),
+            (
+                "processes.target.cpu_percent",
+                "resources.processes.target.cpu_percent",
+            ),
+            ("resources.host.cpu_percent", "resources.host.cpu_percent"),
+            ("host.cpu_percent.mean", "resources.host.cpu_percent"),
+            (
+                "process.target.rss_bytes.max",
+                "resources.processes.target.rss_bytes.max",
+            ),
+            ("cgroup.db.cpu_percent", "resources.cgroups.db.cpu_percent"),
+            (
+                "prometheus.app.http_requests_total{code=\"500\"}",
+                "resources.prometheus.app.http_requests_total{code=\"500\"}",
+            ),
+        ];
+        for (input, canonical) in table {
+            let m: MetricId = input.parse().unwrap_or_else(|e| panic!("{input}: {e}"));
+            assert_eq!(m.to_string(), *canonical, "{input}");
+            assert_eq!(canonical.parse::<MetricId>().unwrap(), m);
+        }
+        let cpu: MetricId = "process.target.cpu_percent".parse().unwrap();
+        assert_eq!(cpu.resource_series(), Some("processes.target.cpu_percent"));
+        assert_eq!(cpu.unit(), MetricUnit::Percent);
+        assert_eq!(cpu.verdict_for(true), Verdict::Worse, "more CPU is worse");
+        assert_eq!(
+            "process.target.rss_bytes.max"
+                .parse::<MetricId>()
+                .unwrap()
+                .unit(),
+            MetricUnit::Bytes
+        );
+        assert!("process.".parse::<MetricId>().is_err());
+    }
+
+    #[test]
+    fn bad_names_are_errors() {
+        for bad in [
+            "latency.p97",
+            "foo",
+            "steps..latency_ms.p95",
+            "steps.x",
+            "group.a.iterations",
+        ] {
+            assert!(bad.parse::<MetricId>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn verdict_words_follow_the_good_direction() {
+        let p95 = MetricId::latency(LatencyStat::P95);
+        assert_eq!(p95.verdict_for(true), Verdict::Slower);
+        assert_eq!(p95.verdict_for(false), Verdict::Faster);
+        let tput = MetricId::run(Quantity::Throughput);
+        assert_eq!(tput.verdict_for(true), Verdict::Better);
+        assert_eq!(tput.verdict_for(false), Verdict::Worse);
+        let errors = MetricId::step("signin", Quantity::ErrorRate);
+        assert_eq!(errors.verdict_for(true), Verdict::Worse);
+    }
+
+    #[test]
+    fn metric_ids_serialize_as_their_names() {
+        let mut map = std::collections::BTreeMap::new();
+        map.insert(MetricId::step("b", Quantity::Requests), 1);
+        map.insert(MetricId::run(Quantity::Throughput), 2);
+        let text = serde_json::to_string(&map).unwrap();
+        assert_eq!(text, r#"{"requests.rate":2,"steps.b.requests.total":1}"#);
+        let back: std::collections::BTreeMap<MetricId, i32> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, map);
+    }
+}
