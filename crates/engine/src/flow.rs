@@ -1,6 +1,7 @@
 //! What a virtual user does in one iteration: pick a flow by weight, run its steps, record.
 
 use crate::exchange::exchange;
+use crate::idle_pool::{Checkout, IdlePool};
 use crate::inspect::{capture, check_passes};
 use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
@@ -46,9 +47,6 @@ impl FlowPicker {
     }
 }
 
-/// Idle connections kept beyond those the requests in flight could use.
-const IDLE_CONNECTIONS_SPARE: usize = 16;
-
 /// Connections a VU (or an open-model iteration) holds, one slot per origin.
 pub type ConnSet<C> = Vec<Option<C>>;
 
@@ -65,7 +63,7 @@ pub struct Worker<T: Transport> {
     /// Set when the run ends (soft: finish in-flight requests, start nothing new).
     pub stopping: Cell<bool>,
     /// Idle connections per origin (shared policy and the open model).
-    pub pool: RefCell<Vec<Vec<T::Conn>>>,
+    pub pool: IdlePool<T::Conn>,
     /// Sub-millisecond waits for the open model's arrivals; `None` uses tokio's timer
     /// (1 ms ticks), which is also what paused-time tests need.
     pub precise_timer: Option<loadlab_timer::PreciseTimer>,
@@ -88,23 +86,49 @@ impl<T: Transport> Worker<T> {
         (0..self.scenario.origins.len()).map(|_| None).collect()
     }
 
-    fn take_pooled(&self, origin: usize) -> Option<T::Conn> {
-        self.pool.borrow_mut()[origin].pop()
+    /// An idle connection to `origin`, or a new one, opened once fewer than
+    /// [`crate::idle_pool::MAX_OPENING`] are being opened there; when it had to wait, also
+    /// when the wait ended (service time starts there).
+    async fn pooled_or_new(&self, origin: u16) -> Result<(T::Conn, Option<Instant>), Failure> {
+        let (checkout, waited) = self.pool.checkout(origin as usize).await;
+        let waited = waited.then(Instant::now);
+        match checkout {
+            Checkout::Idle(conn) => Ok((conn, waited)),
+            Checkout::Open(_opening) => Ok((self.transport.connect(origin).await?, waited)),
+        }
     }
 
-    /// Keeps an idle connection for the next request, unless the pool already holds more than
-    /// the requests in flight over the last second or two could use: after a slow spell
-    /// (hundreds in flight at once) the extra connections are closed instead of being held,
-    /// so memory and file descriptors follow the recent concurrency, not its all-time peak;
-    /// closing them at once instead would reopen them at the next burst (an open model
-    /// on a busy machine then spent most of its CPU connecting).
+    /// Waits (at most until `deadline`) for an idle connection to `origin`, or opens one.
+    /// `Some(when)`: it had to wait, and the connection was ours then.
+    async fn connection_for(
+        &self,
+        slot: &mut Option<T::Conn>,
+        origin: u16,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<Option<Instant>, Failure> {
+        match tokio::time::timeout_at(deadline, self.pooled_or_new(origin)).await {
+            Ok(Ok((conn, waited))) => {
+                if waited.is_some() {
+                    self.recorder.borrow_mut().delayed_by_connect_limit();
+                }
+                *slot = Some(conn);
+                Ok(waited)
+            }
+            Ok(Err(f)) => Err(f),
+            Err(_) => Err(Failure::new(
+                ErrorKind::Timeout,
+                format!(
+                    "no connection came free or could be opened within {}",
+                    loadlab_scenario::units::format_duration(timeout)
+                ),
+            )),
+        }
+    }
+
     fn return_pooled(&self, origin: usize, conn: T::Conn) {
         let recent = self.recorder.borrow().recent_peak_in_flight() as usize;
-        let wanted = recent + IDLE_CONNECTIONS_SPARE;
-        let mut pool = self.pool.borrow_mut();
-        if pool[origin].len() < wanted {
-            pool[origin].push(conn);
-        }
+        self.pool.give_back(origin, conn, recent);
     }
 
     /// Runs one iteration of `vu`. `intended` is the planned start (open model and burst).
@@ -308,11 +332,7 @@ impl<T: Transport> Worker<T> {
         let slot = if shared {
             &mut lent
         } else {
-            let slot = &mut conns[origin];
-            if pooled && slot.is_none() {
-                *slot = self.take_pooled(origin);
-            }
-            slot
+            &mut conns[origin]
         };
         self.recorder.borrow_mut().begin(req.step);
         // A request that could not be rendered is counted but never written.
@@ -327,8 +347,9 @@ impl<T: Transport> Worker<T> {
         let result = match rendered {
             Ok(parts) => {
                 // On a shared connection a request first waits for a free stream slot, like
-                // an arrival waiting for `max_in_flight`: its latency includes the wait, its
-                // service time (from `sent`) does not.
+                // an arrival waiting for `max_in_flight`; a pooled one may wait for a
+                // connection (see idle_pool.rs). Its latency includes the wait, its service
+                // time (from `sent`) does not.
                 let leased = if shared {
                     match tokio::time::timeout_at(deadline, self.transport.lease(req.origin)).await
                     {
@@ -337,7 +358,7 @@ impl<T: Transport> Worker<T> {
                                 self.recorder.borrow_mut().delayed_by_stream_limit();
                             }
                             *slot = Some(conn);
-                            Ok(())
+                            Ok(Some(Instant::now()))
                         }
                         Err(_) => Err(Failure::new(
                             ErrorKind::Timeout,
@@ -347,13 +368,24 @@ impl<T: Transport> Worker<T> {
                             ),
                         )),
                     }
+                } else if pooled && slot.is_none() {
+                    if let Some(conn) = self.pool.take(origin) {
+                        *slot = Some(conn);
+                        Ok(None)
+                    } else {
+                        self.connection_for(slot, req.origin, deadline, req.timeout)
+                            .await
+                    }
                 } else {
-                    Ok(())
+                    Ok(None)
                 };
                 // Service time starts when the stream (or connection) is ours.
-                let sent = if shared { Instant::now() } else { wanted };
+                let sent = match &leased {
+                    Ok(Some(ours_at)) => *ours_at,
+                    _ => wanted,
+                };
                 let result = match leased {
-                    Ok(()) => {
+                    Ok(_) => {
                         exchange(
                             &self.transport,
                             slot,

@@ -24,6 +24,7 @@ mod exchange;
 mod executor;
 mod flow;
 mod health;
+mod idle_pool;
 pub mod http;
 mod inspect;
 mod limits;

@@ -222,7 +222,7 @@ pub fn run(
                         start: tokio::time::Instant::from_std(start),
                         end: tokio::time::Instant::from_std(end),
                         stopping: Cell::new(false),
-                        pool: RefCell::new((0..origin_count).map(|_| Vec::new()).collect()),
+                        pool: crate::idle_pool::IdlePool::new(origin_count),
                         precise_timer: loadlab_timer::PreciseTimer::new().ok(),
                     });
                     run_worker(

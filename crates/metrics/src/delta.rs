@@ -137,6 +137,9 @@ pub struct IntervalDelta {
     /// Requests that waited for a free stream slot on a shared connection (`http.connections`):
     /// counted like arrivals waiting for `max_in_flight`, and measured from before the wait.
     pub delayed_by_stream_limit: u64,
+    /// Requests that waited for a connection because enough were already being opened to
+    /// their origin on the worker thread (counted like a stream-slot wait).
+    pub delayed_by_connect_limit: u64,
     /// Connections opened, per origin (index of the record's `origins`) and protocol spoken
     /// (index `Protocol::index`).
     pub connections: Vec<[u64; Protocol::COUNT]>,
@@ -174,6 +177,7 @@ impl IntervalDelta {
         self.iterations_dropped = 0;
         self.delayed_by_max_in_flight = 0;
         self.delayed_by_stream_limit = 0;
+        self.delayed_by_connect_limit = 0;
         self.connections.clear();
         self.data_refused.clear();
         self.cpu_seconds = 0.0;
@@ -197,6 +201,7 @@ impl IntervalDelta {
         self.iterations_dropped += other.iterations_dropped;
         self.delayed_by_max_in_flight += other.delayed_by_max_in_flight;
         self.delayed_by_stream_limit += other.delayed_by_stream_limit;
+        self.delayed_by_connect_limit += other.delayed_by_connect_limit;
         for (origin, counts) in other.connections.iter().enumerate() {
             for protocol in Protocol::ALL {
                 self.note_connections(origin, protocol, counts[protocol.index()]);

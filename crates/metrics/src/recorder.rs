@@ -151,6 +151,11 @@ impl Recorder {
         self.current.delayed_by_stream_limit += 1;
     }
 
+    /// A request waited for a connection: enough were already being opened to its origin.
+    pub fn delayed_by_connect_limit(&mut self) {
+        self.current.delayed_by_connect_limit += 1;
+    }
+
     /// Connections to `origin` opened since the last call, by the protocol they spoke.
     pub fn connections_opened(&mut self, origin: u16, protocol: Protocol, n: u64) {
         self.current.note_connections(origin as usize, protocol, n);

@@ -233,6 +233,11 @@ pub struct Requests {
     /// their latency includes the wait, their service time does not.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub delayed_by_stream_limit: u64,
+    /// Requests that waited for a connection because as many as the generator opens at once
+    /// to their origin (per worker thread) were already being opened; their latency includes
+    /// the wait, their service time does not.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub delayed_by_connect_limit: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -167,6 +167,16 @@ fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
             ),
         )?;
     }
+    if q.delayed_by_connect_limit > 0 {
+        kv(
+            out,
+            "connection waits",
+            &format!(
+                "{} requests waited for a connection while others were being opened (in their latency, not their service time)",
+                q.delayed_by_connect_limit
+            ),
+        )?;
+    }
     if q.warmup > 0 {
         kv(
             out,

@@ -82,7 +82,7 @@ async fn run(yaml: &str, handler: Handler) -> (Totals, Vec<String>, PreparedScen
         start,
         end: start + plan.duration(),
         stopping: Cell::new(false),
-        pool: RefCell::new(vec![Vec::new()]),
+        pool: crate::idle_pool::IdlePool::new(1),
         precise_timer: None,
     });
     let (tx, rx) = mpsc::channel();

@@ -159,3 +159,94 @@ async fn a_full_set_of_slots_delays_arrivals_without_blaming_the_scheduler_and_d
         totals.scheduler_lag.max()
     );
 }
+
+/// Connections take `connect` to open; requests answer after `service`.
+struct SlowConnect {
+    connect: Duration,
+    service: Duration,
+    connects: Rc<std::cell::Cell<u64>>,
+    opening: Rc<std::cell::Cell<u64>>,
+    most_opening: Rc<std::cell::Cell<u64>>,
+}
+
+impl Transport for SlowConnect {
+    type Conn = ();
+
+    async fn connect(&self, _origin: u16) -> Result<(), Failure> {
+        self.connects.set(self.connects.get() + 1);
+        self.opening.set(self.opening.get() + 1);
+        self.most_opening
+            .set(self.most_opening.get().max(self.opening.get()));
+        tokio::time::sleep(self.connect).await;
+        self.opening.set(self.opening.get() - 1);
+        Ok(())
+    }
+
+    async fn send(
+        &self,
+        _conn: &mut (),
+        _req: &RenderedRequest<'_>,
+        _keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
+        tokio::time::sleep(self.service).await;
+        Ok(Response {
+            status: 200,
+            ..Response::default()
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn slow_connects_do_not_make_every_arrival_open_a_connection() {
+    // 10 arrivals a ms, 1 ms requests, 5 ms connects: opening a connection per arrival while
+    // the first ones open would open 50 before any is usable (and, on a real machine, tip the
+    // run into opening one per request). At most MAX_OPENING open at once; the arrivals
+    // after them wait for the first connection free, and every planned arrival still starts.
+    let run_for = Duration::from_millis(100);
+    let load = match open(10_000.0, 1, 100_000) {
+        Load::Open(mut o) => {
+            o.stages[0].duration = run_for;
+            o
+        }
+        _ => unreachable!(),
+    };
+    let planned = load.arrivals(Segment::WHOLE, 1).count() as u64;
+    let connects = Rc::new(std::cell::Cell::new(0));
+    let most_opening = Rc::new(std::cell::Cell::new(0));
+    let totals = run_with(
+        SlowConnect {
+            connect: Duration::from_millis(5),
+            service: Duration::from_millis(1),
+            connects: connects.clone(),
+            opening: Rc::default(),
+            most_opening: most_opening.clone(),
+        },
+        Load::Open(load),
+        run_for,
+        Cancel::new(),
+        Segment::WHOLE,
+    )
+    .await;
+    let cap = crate::idle_pool::MAX_OPENING as u64;
+    assert_eq!(most_opening.get(), cap, "opens {cap} at once, no more");
+    // A second round opens while the backlog of the first 5 ms drains; one connection per
+    // arrival would have been 50 by then.
+    assert!(
+        connects.get() <= 3 * cap,
+        "{} connections opened for {planned} arrivals",
+        connects.get()
+    );
+    assert_eq!(totals.iterations_completed, planned);
+    assert_eq!(totals.iterations_dropped, 0);
+    assert!(totals.delayed_by_connect_limit > 0);
+    // The waits are in the latency (from the intended time), not in the service time, and
+    // not blamed on the scheduler.
+    let step = &totals.steps[0];
+    assert!(step.latency.max() >= 5_000, "latency max {} µs", step.latency.max());
+    assert!(
+        step.service.max() <= 6_100,
+        "service time max {} µs includes a wait",
+        step.service.max()
+    );
+    assert!(totals.scheduler_lag.max() <= 2_000);
+}

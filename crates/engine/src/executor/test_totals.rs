@@ -28,6 +28,7 @@ pub struct Totals {
     pub vus_max: u64,
     pub iterations_dropped: u64,
     pub delayed_by_max_in_flight: u64,
+    pub delayed_by_connect_limit: u64,
     pub data_refused: Vec<u64>,
     pub error_examples: Vec<(ErrorKind, String)>,
 }
@@ -65,6 +66,7 @@ pub fn totals(ticks: &Receiver<Tick>) -> Totals {
         vus_max,
         iterations_dropped: all.iterations_dropped,
         delayed_by_max_in_flight: all.delayed_by_max_in_flight,
+        delayed_by_connect_limit: all.delayed_by_connect_limit,
         data_refused: all.data_refused,
         error_examples: all.error_examples,
     }

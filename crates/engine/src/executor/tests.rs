@@ -113,7 +113,7 @@ pub(super) async fn run_with<T: Transport>(
         start,
         end: start + duration,
         stopping: Cell::new(false),
-        pool: RefCell::new(vec![Vec::new()]),
+        pool: crate::idle_pool::IdlePool::new(1),
         precise_timer: None,
     });
     let (tx, rx) = mpsc::channel();

@@ -264,6 +264,9 @@ struct CountersLine {
     /// Requests that waited for a stream slot on a shared connection.
     #[serde(default, skip_serializing_if = "is_zero")]
     stream_waits: u64,
+    /// Requests that waited for a connection being opened (enough were already).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    connect_waits: u64,
     /// Connections opened, per origin: protocol -> count.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     conns: Vec<BTreeMap<String, u64>>,
@@ -324,6 +327,7 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
         dropped: d.iterations_dropped,
         delayed: d.delayed_by_max_in_flight,
         stream_waits: d.delayed_by_stream_limit,
+        connect_waits: d.delayed_by_connect_limit,
         conns: d
             .connections
             .iter()
@@ -392,6 +396,7 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
             iterations_dropped: c.dropped,
             delayed_by_max_in_flight: c.delayed,
             delayed_by_stream_limit: c.stream_waits,
+            delayed_by_connect_limit: c.connect_waits,
             connections: c
                 .conns
                 .iter()

@@ -34,6 +34,7 @@ pub struct Summarizer {
     iterations_dropped: u64,
     delayed_by_max_in_flight: u64,
     delayed_by_stream_limit: u64,
+    delayed_by_connect_limit: u64,
     /// Connections opened per origin and protocol (warm-up included: what was spoken).
     connections: Vec<[u64; Protocol::COUNT]>,
     data_refused: Vec<u64>,
@@ -102,6 +103,7 @@ impl Summarizer {
         self.iterations_dropped += d.iterations_dropped;
         self.delayed_by_max_in_flight += d.delayed_by_max_in_flight;
         self.delayed_by_stream_limit += d.delayed_by_stream_limit;
+        self.delayed_by_connect_limit += d.delayed_by_connect_limit;
         for (origin, counts) in d.connections.iter().enumerate() {
             if self.connections.len() <= origin {
                 self.connections.resize(origin + 1, [0; Protocol::COUNT]);
@@ -352,6 +354,7 @@ impl Summarizer {
                 rate,
                 warmup: self.warmup_requests,
                 delayed_by_stream_limit: self.delayed_by_stream_limit,
+                delayed_by_connect_limit: self.delayed_by_connect_limit,
             },
             origins: self.origins(meta),
             bytes: Bytes::over(all.bytes.sent, all.bytes.received, measured),

@@ -26,6 +26,15 @@ pub(super) fn environment(r: &RunResult) -> Section {
             ),
         ));
     }
+    if r.requests.delayed_by_connect_limit > 0 {
+        facts.push((
+            "Connection waits".to_string(),
+            format!(
+                "{} requests waited for a connection while others were being opened (counted in latency, not in service time)",
+                r.requests.delayed_by_connect_limit
+            ),
+        ));
+    }
     match &r.environment {
         Some(e) => facts.extend(environment_facts(e)),
         None => facts.push((
