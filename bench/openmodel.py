@@ -86,6 +86,10 @@ def measure(tool, rate, duration, args, rep, log):
             r["error"] = f"no readable JSON: {e}; {err.strip()[-300:]}"
         r["sustained"] = (r.get("dropped") == 0 and r.get("valid", False)
                           and r.get("lag_p99_ms", 1e9) < LAG_BOUND_MS)
+        # oha's bar (>= 98% of the rate delivered), plus loadlab's own honesty: nothing
+        # dropped and a valid run (scheduler lag p99 within --max-lag, 10 ms by default).
+        r["delivered"] = (r.get("dropped") == 0 and r.get("valid", False)
+                          and r["achieved"] >= OHA_SHARE * rate)
     elif tool == "oha":
         try:
             j = json.loads(out)
@@ -94,6 +98,7 @@ def measure(tool, rate, duration, args, rep, log):
         except ValueError:
             r["p99_ms"] = None
         r["sustained"] = r["achieved"] >= OHA_SHARE * rate
+        r["delivered"] = r["sustained"]
     else:
         r["sustained"] = None
     with open(os.path.join(args.out, "runs.jsonl"), "a") as f:
@@ -135,41 +140,53 @@ def main():
 
     runs = []
     ceilings = {"loadlab": [], "oha": []}
+    delivered = {"loadlab": [], "oha": []}
     for rep in range(1, args.reps + 1):
         # Alternate which tool goes first, so drifts in machine load hit both alike.
         tools = ["loadlab", "oha"] if rep % 2 else ["oha", "loadlab"]
         climbing = {t: True for t in tools}
+        strict = {t: True for t in tools}
         best = {t: 0 for t in tools}
+        best_delivered = {t: 0 for t in tools}
         for rate in ladder:
             for t in tools:
                 if not climbing[t]:
                     continue
                 r = measure(t, rate, args.duration, args, rep, log)
                 runs.append(r)
-                if r["sustained"]:
+                # Each ceiling is the last rate of an unbroken climb under its criterion.
+                strict[t] = strict[t] and bool(r["sustained"])
+                if strict[t]:
                     best[t] = rate
+                if r.get("delivered"):
+                    best_delivered[t] = rate
                 else:
-                    climbing[t] = False  # the ceiling is the last rate of an unbroken climb
+                    climbing[t] = False
             if not any(climbing.values()):
                 break
         for t in tools:
             ceilings[t].append(best[t])
+            delivered[t].append(best_delivered[t])
         for t in tools + ["wrk"]:
             runs.append(measure(t, args.low_rate, args.low_duration, args, rep, log))
 
-    lines = ["| rate | tool | runs | CPU µs/req | achieved/s | lag p99 (ms) | p99 latency (ms) | sustained |",
-             "|---:|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| rate | tool | runs | CPU µs/req | achieved/s | send lag p99 (ms) | scheduler lag p99 (ms) | p99 latency (ms) | sustained | delivered |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---|---|"]
     points = sorted({(r["rate"], r["tool"]) for r in runs}, key=lambda p: (p[0], p[1]))
     for rate, tool in points:
         rs = [r for r in runs if r["rate"] == rate and r["tool"] == tool]
         label = "closed, 50 conns (reference)" if tool == "wrk" else f"{rate:,}/s"
         sustained = [r["sustained"] for r in rs if r["sustained"] is not None]
+        deliv = [r["delivered"] for r in rs if r.get("delivered") is not None]
         lines.append(f"| {label} | {tool} | {len(rs)} | {f(med([r['us_per_req'] for r in rs]), '.1f')} | "
                      f"{f(med([r['achieved'] for r in rs]), ',.0f')} | "
                      f"{f(med([r.get('lag_p99_ms') for r in rs]), '.2f')} | "
+                     f"{f(med([r.get('scheduler_lag_p99_ms') for r in rs]), '.2f')} | "
                      f"{f(med([r.get('p99_ms') for r in rs]), '.2f')} | "
-                     f"{'-' if not sustained else f'{sum(sustained)}/{len(sustained)}'} |")
+                     f"{'-' if not sustained else f'{sum(sustained)}/{len(sustained)}'} | "
+                     f"{'-' if not deliv else f'{sum(deliv)}/{len(deliv)}'} |")
     ll, oha = med(ceilings["loadlab"]), med(ceilings["oha"])
+    ll_d = med(delivered["loadlab"])
     low = {t: med([r["us_per_req"] for r in runs if r["rate"] == args.low_rate and r["tool"] == t])
            for t in ("loadlab", "oha", "wrk")}
     lines += ["",
@@ -178,6 +195,9 @@ def main():
               f"  loadlab {f(ll, ',.0f')}/s (0 dropped, lag p99 < {LAG_BOUND_MS:g} ms, valid run), "
               f"oha {f(oha, ',.0f')}/s (>= {OHA_SHARE:.0%} achieved); "
               f"ratio {f(ll / oha if ll and oha else None, '.2f')}",
+              f"  with oha's bar (>= {OHA_SHARE:.0%} delivered; loadlab also 0 dropped and a valid run, "
+              f"scheduler lag p99 < 10 ms; per rep {delivered['loadlab']}): loadlab {f(ll_d, ',.0f')}/s, "
+              f"ratio {f(ll_d / oha if ll_d and oha else None, '.2f')}",
               f"CPU per request at {args.low_rate:,}/s: loadlab {f(low['loadlab'], '.1f')} µs, "
               f"oha {f(low['oha'], '.1f')} µs (ratio {f(low['loadlab'] / low['oha'] if low['loadlab'] and low['oha'] else None, '.2f')}), "
               f"wrk closed {f(low['wrk'], '.1f')} µs"]

@@ -24,7 +24,7 @@ pub struct Progress {
 }
 
 /// Receives the figures of each completed interval.
-pub type ProgressCallback = Box<dyn FnMut(&Progress)>;
+pub type ProgressCallback = Box<dyn FnMut(&Progress) + Send>;
 
 /// An interval being assembled from the workers' ticks.
 struct Pending {

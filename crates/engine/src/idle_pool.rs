@@ -164,7 +164,10 @@ mod tests {
                     })
                 };
                 tokio::task::yield_now().await;
-                assert!(!waiter.is_finished(), "waits while {MAX_OPENING} are opening");
+                assert!(
+                    !waiter.is_finished(),
+                    "waits while {MAX_OPENING} are opening"
+                );
                 pool.give_back(0, 7, 0);
                 assert_eq!(waiter.await.unwrap(), 7);
                 // An opening that ends lets the next one open.

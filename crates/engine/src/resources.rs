@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// Where the coordinator gets the samples of each interval from.
-pub trait ResourceFeed {
+pub trait ResourceFeed: Send {
     /// The samples that end no later than `end` (time since the plan's start), waiting up to
     /// `wait` for one that is due by then.
     fn until(&mut self, end: Duration, wait: Duration) -> Vec<RecordedSample>;

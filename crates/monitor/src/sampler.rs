@@ -49,6 +49,7 @@ impl Monitor {
         let thread = std::thread::Builder::new()
             .name("loadlab-monitor".into())
             .spawn(move || {
+                crate::sys::lower_this_thread_priority();
                 let mut state = SamplerState::new(&config, processes, started)?;
                 state.align = align;
                 state.run(&stop_rx, &samples_tx);

@@ -242,7 +242,11 @@ async fn slow_connects_do_not_make_every_arrival_open_a_connection() {
     // The waits are in the latency (from the intended time), not in the service time, and
     // not blamed on the scheduler.
     let step = &totals.steps[0];
-    assert!(step.latency.max() >= 5_000, "latency max {} µs", step.latency.max());
+    assert!(
+        step.latency.max() >= 5_000,
+        "latency max {} µs",
+        step.latency.max()
+    );
     assert!(
         step.service.max() <= 6_100,
         "service time max {} µs includes a wait",
