@@ -153,6 +153,15 @@ def main():
                 if not climbing[t]:
                     continue
                 r = measure(t, rate, args.duration, args, rep, log)
+                # A run loadlab itself judged invalid only because the host was contended
+                # (CPU stolen by the hypervisor, other processes on its core) says nothing
+                # about the generator: measure that point again, at most twice.
+                for _ in range(2):
+                    if r.get("invalid") != ["host_contended"]:
+                        break
+                    r["retried"] = True
+                    runs.append(r)
+                    r = measure(t, rate, args.duration, args, rep, log)
                 runs.append(r)
                 # Each ceiling is the last rate of an unbroken climb under its criterion.
                 strict[t] = strict[t] and bool(r["sustained"])
@@ -174,7 +183,7 @@ def main():
              "|---:|---|---:|---:|---:|---:|---:|---:|---|---|"]
     points = sorted({(r["rate"], r["tool"]) for r in runs}, key=lambda p: (p[0], p[1]))
     for rate, tool in points:
-        rs = [r for r in runs if r["rate"] == rate and r["tool"] == tool]
+        rs = [r for r in runs if r["rate"] == rate and r["tool"] == tool and not r.get("retried")]
         label = "closed, 50 conns (reference)" if tool == "wrk" else f"{rate:,}/s"
         sustained = [r["sustained"] for r in rs if r["sustained"] is not None]
         deliv = [r["delivered"] for r in rs if r.get("delivered") is not None]
