@@ -215,7 +215,7 @@ fn a_stalled_flow_control_window_is_a_bounded_flow_control_error() {
         .map_or(0, |c| c.values().filter_map(Value::as_u64).sum());
     assert_eq!(run.code(), 0, "{}", run.describe());
     assert_consistent(&run);
-    assert!(run.ok() <= opened, "{}", run.describe());
+    assert!(run.ok() <= opened, "{opened} opened\n{}", run.describe());
     // A body that got through on the default window waits for a response the stalled server
     // never sends: that request times out instead.
     assert!(run.err("flow_control") >= 4, "{}", run.describe());
@@ -227,8 +227,9 @@ fn a_stalled_flow_control_window_is_a_bounded_flow_control_error() {
     );
     assert!(run.err("timeout") <= opened, "{}", run.describe());
     assert!(run.elapsed < Duration::from_secs(4), "{}", run.describe());
-    // 2 VUs × ~1.3 s / 300 ms: a handful, each waiting its whole timeout.
-    assert!((4..=12).contains(&run.total()), "{}", run.describe());
+    // 2 VUs × ~1.3 s / 300 ms: a handful of failures, each waiting its whole timeout (the
+    // requests that slip through before SETTINGS are quick, and bounded by `opened` above).
+    assert!((4..=12).contains(&run.failed()), "{}", run.describe());
     let example = run.json()["error_examples"]["flow_control"]
         .as_str()
         .unwrap();
