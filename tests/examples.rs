@@ -22,15 +22,7 @@ fn all_examples() -> Vec<PathBuf> {
 }
 
 fn examples_in(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "yaml")
-                && !p.file_name().unwrap().to_string_lossy().starts_with('.')
-        })
-        .collect();
-    out.sort();
+    let out = common::yaml_files(dir);
     assert!(out.len() >= 5, "{}: the seed examples", dir.display());
     out
 }

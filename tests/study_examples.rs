@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{exclusive, Target, BIN};
+use common::{exclusive, yaml_files, Target, BIN};
 use loadlab_scenario::study::{apply_sweep, StudyDocument};
 use serde_yaml_ng::Value;
 use std::path::{Path, PathBuf};
@@ -15,19 +15,6 @@ use std::process::Command;
 
 fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
-}
-
-fn yaml_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "yaml")
-                && !p.file_name().unwrap().to_string_lossy().starts_with('.')
-        })
-        .collect();
-    out.sort();
-    out
 }
 
 fn yaml(path: &Path) -> Value {

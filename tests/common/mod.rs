@@ -11,6 +11,21 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
 
 static LOAD: Mutex<()> = Mutex::new(());
 
+/// The scenario files (`*.yaml`, not the tests' hidden `.test-*` copies) directly in `dir`,
+/// sorted.
+pub fn yaml_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "yaml")
+                && !p.file_name().unwrap().to_string_lossy().starts_with('.')
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// Held by every test that generates load, so they run one at a time within a test binary.
 pub fn exclusive() -> MutexGuard<'static, ()> {
     LOAD.lock().unwrap_or_else(|e| e.into_inner())

@@ -47,6 +47,17 @@ impl FlowPicker {
     }
 }
 
+/// A request that found no `what` (stream slot, connection) before its timeout.
+fn nothing_free_within(what: &str, timeout: Duration) -> Failure {
+    Failure::new(
+        ErrorKind::Timeout,
+        format!(
+            "no {what} within {}",
+            loadlab_scenario::units::format_duration(timeout)
+        ),
+    )
+}
+
 /// Connections a VU (or an open-model iteration) holds, one slot per origin.
 pub type ConnSet<C> = Vec<Option<C>>;
 
@@ -86,20 +97,30 @@ impl<T: Transport> Worker<T> {
         (0..self.scenario.origins.len()).map(|_| None).collect()
     }
 
-    /// An idle connection to `origin`, or a new one, opened once fewer than
-    /// [`crate::idle_pool::MAX_OPENING`] are being opened there; when it had to wait, also
-    /// when the wait ended (service time starts there).
-    async fn pooled_or_new(&self, origin: u16) -> Result<(T::Conn, Option<Instant>), Failure> {
-        let (checkout, waited) = self.pool.checkout(origin as usize).await;
-        let waited = waited.then(Instant::now);
-        match checkout {
-            Checkout::Idle(conn) => Ok((conn, waited)),
-            Checkout::Open(_opening) => Ok((self.transport.connect(origin).await?, waited)),
+    /// Waits (at most until `deadline`) for a free stream slot on the shared connections to
+    /// `origin`; the request's service time starts when it has one (returned).
+    async fn stream_for(
+        &self,
+        slot: &mut Option<T::Conn>,
+        origin: u16,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<Option<Instant>, Failure> {
+        let (conn, waited) = tokio::time::timeout_at(deadline, self.transport.lease(origin))
+            .await
+            .map_err(|_| {
+                nothing_free_within("stream slot came free on the shared connections", timeout)
+            })?;
+        if waited {
+            self.recorder.borrow_mut().delayed_by_stream_limit();
         }
+        *slot = Some(conn);
+        Ok(Some(Instant::now()))
     }
 
-    /// Waits (at most until `deadline`) for an idle connection to `origin`, or opens one.
-    /// `Some(when)`: it had to wait, and the connection was ours then.
+    /// Waits (at most until `deadline`) for an idle connection to `origin`, or opens one once
+    /// fewer than [`crate::idle_pool::MAX_OPENING`] are being opened there. `Some(when)`: it
+    /// had to wait, and the connection was ours then (service time starts there).
     async fn connection_for(
         &self,
         slot: &mut Option<T::Conn>,
@@ -107,23 +128,26 @@ impl<T: Transport> Worker<T> {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<Option<Instant>, Failure> {
-        match tokio::time::timeout_at(deadline, self.pooled_or_new(origin)).await {
-            Ok(Ok((conn, waited))) => {
-                if waited.is_some() {
-                    self.recorder.borrow_mut().delayed_by_connect_limit();
-                }
-                *slot = Some(conn);
-                Ok(waited)
-            }
-            Ok(Err(f)) => Err(f),
-            Err(_) => Err(Failure::new(
-                ErrorKind::Timeout,
-                format!(
-                    "no connection came free or could be opened within {}",
-                    loadlab_scenario::units::format_duration(timeout)
-                ),
-            )),
+        let checkout = async {
+            let (checkout, waited) = self.pool.checkout(origin as usize).await;
+            let waited = waited.then(Instant::now);
+            let conn = match checkout {
+                Checkout::Idle(conn) => conn,
+                Checkout::Open(_opening) => self.transport.connect(origin).await?,
+            };
+            Ok::<_, Failure>((conn, waited))
+        };
+        let (conn, waited) =
+            tokio::time::timeout_at(deadline, checkout)
+                .await
+                .map_err(|_| {
+                    nothing_free_within("connection came free or could be opened", timeout)
+                })??;
+        if waited.is_some() {
+            self.recorder.borrow_mut().delayed_by_connect_limit();
         }
+        *slot = Some(conn);
+        Ok(waited)
     }
 
     fn return_pooled(&self, origin: usize, conn: T::Conn) {
@@ -351,23 +375,8 @@ impl<T: Transport> Worker<T> {
                 // connection (see idle_pool.rs). Its latency includes the wait, its service
                 // time (from `sent`) does not.
                 let leased = if shared {
-                    match tokio::time::timeout_at(deadline, self.transport.lease(req.origin)).await
-                    {
-                        Ok((conn, waited)) => {
-                            if waited {
-                                self.recorder.borrow_mut().delayed_by_stream_limit();
-                            }
-                            *slot = Some(conn);
-                            Ok(Some(Instant::now()))
-                        }
-                        Err(_) => Err(Failure::new(
-                            ErrorKind::Timeout,
-                            format!(
-                                "no stream slot came free on the shared connections within {}",
-                                loadlab_scenario::units::format_duration(req.timeout)
-                            ),
-                        )),
-                    }
+                    self.stream_for(slot, req.origin, deadline, req.timeout)
+                        .await
                 } else if pooled && slot.is_none() {
                     if let Some(conn) = self.pool.take(origin) {
                         *slot = Some(conn);

@@ -5,17 +5,6 @@ pub fn thread_cpu_seconds() -> f64 {
     rusage_seconds(libc::RUSAGE_THREAD)
 }
 
-/// Lowers the calling thread's priority (nice 10), for the generator's bookkeeping threads:
-/// they then rarely preempt a worker that shares their core, and take the time it sleeps.
-/// Raising it back would need privileges, so only threads that end with their job call this.
-pub fn lower_this_thread_priority() {
-    // SAFETY: plain syscalls on the calling thread's own id.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
-    }
-}
-
 fn rusage_seconds(who: libc::c_int) -> f64 {
     // SAFETY: getrusage only writes into the struct we pass.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };

@@ -264,7 +264,7 @@ pub fn run(
         std::thread::Builder::new()
             .name("loadlab-coordinator".into())
             .spawn_scoped(scope, move || {
-                crate::health::lower_this_thread_priority();
+                loadlab_monitor::lower_this_thread_priority();
                 coordinator.collect(&rx);
             })
             .map(|handle| {

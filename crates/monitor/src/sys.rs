@@ -4,10 +4,10 @@
 use std::io::Read;
 use std::time::Duration;
 
-/// Lowers the calling thread's priority (nice 10): the sampler then rarely preempts a load
-/// generator worker that shares its core for the milliseconds a sample takes, and uses the
-/// time the worker sleeps. Only for threads that end with their job (it cannot be undone
-/// without privileges).
+/// Lowers the calling thread's priority (nice 10), for the generator's bookkeeping threads (the
+/// sampler, the engine's coordinator): they then rarely preempt a worker that shares their
+/// core for the milliseconds their work takes, and use the time it sleeps. Only for threads
+/// that end with their job (it cannot be undone without privileges).
 pub fn lower_this_thread_priority() {
     // SAFETY: plain syscalls on the calling thread's own id.
     unsafe {

@@ -157,25 +157,8 @@ fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
     if let Some(protocol) = crate::words::protocol_words(r) {
         kv(out, "protocol", &protocol)?;
     }
-    if q.delayed_by_stream_limit > 0 {
-        kv(
-            out,
-            "stream slots",
-            &format!(
-                "{} requests waited for a free stream on the shared connections (in their latency, not their service time)",
-                q.delayed_by_stream_limit
-            ),
-        )?;
-    }
-    if q.delayed_by_connect_limit > 0 {
-        kv(
-            out,
-            "connection waits",
-            &format!(
-                "{} requests waited for a connection while others were being opened (in their latency, not their service time)",
-                q.delayed_by_connect_limit
-            ),
-        )?;
+    for (label, sentence) in crate::words::request_wait_facts(r) {
+        kv(out, &label.to_lowercase(), &sentence)?;
     }
     if q.warmup > 0 {
         kv(

@@ -33,6 +33,32 @@ pub fn load_words(l: &LoadInfo) -> String {
     }
 }
 
+/// Requests that waited for a stream slot or a connection before they were sent, as
+/// (label, sentence) facts: nothing when none waited.
+pub fn request_wait_facts(r: &RunResult) -> Vec<(&'static str, String)> {
+    let q = &r.requests;
+    let mut facts = Vec::new();
+    if q.delayed_by_stream_limit > 0 {
+        facts.push((
+            "Stream slots",
+            format!(
+                "{} requests waited for a free stream on the shared connections (counted in latency, not in service time)",
+                q.delayed_by_stream_limit
+            ),
+        ));
+    }
+    if q.delayed_by_connect_limit > 0 {
+        facts.push((
+            "Connection waits",
+            format!(
+                "{} requests waited for a connection while others were being opened (counted in latency, not in service time)",
+                q.delayed_by_connect_limit
+            ),
+        ));
+    }
+    facts
+}
+
 /// What each origin's connections spoke: `h2c (HTTP/2 asked; 2 shared connections, 2 opened)`,
 /// prefixed by the origin when there are several; `None` for results without origins.
 pub fn protocol_words(r: &RunResult) -> Option<String> {
@@ -215,6 +241,20 @@ pub fn error_share(part: u64, whole: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn request_waits_are_facts_only_when_some_waited() {
+        let mut r = RunResult::default();
+        assert!(request_wait_facts(&r).is_empty());
+        r.requests.delayed_by_connect_limit = 7;
+        let facts = request_wait_facts(&r);
+        assert_eq!(facts.len(), 1);
+        assert_eq!(facts[0].0, "Connection waits");
+        assert!(facts[0].1.starts_with("7 requests waited for a connection"));
+        r.requests.delayed_by_stream_limit = 3;
+        let labels: Vec<&str> = request_wait_facts(&r).iter().map(|f| f.0).collect();
+        assert_eq!(labels, ["Stream slots", "Connection waits"]);
+    }
 
     #[test]
     fn thresholds_read_as_sentences() {

@@ -9,20 +9,34 @@ use crate::request::RenderedRequest;
 use crate::transport::{Failure, Response, ResponseData, Transport};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::Load;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use tokio::time::{Duration, Instant};
 
-/// Answers after `service`, remembering when each request was sent.
+/// Answers after `service`, remembering when each request was sent; connections take
+/// `connect` to open, and how many open at once is counted.
+#[derive(Default)]
 struct Stamps {
     service: Duration,
     sent: Rc<RefCell<Vec<Instant>>>,
+    connect: Duration,
+    connects: Rc<Cell<u64>>,
+    opening: Rc<Cell<u64>>,
+    most_opening: Rc<Cell<u64>>,
 }
 
 impl Transport for Stamps {
     type Conn = ();
 
     async fn connect(&self, _origin: u16) -> Result<(), Failure> {
+        self.connects.set(self.connects.get() + 1);
+        self.opening.set(self.opening.get() + 1);
+        self.most_opening
+            .set(self.most_opening.get().max(self.opening.get()));
+        if !self.connect.is_zero() {
+            tokio::time::sleep(self.connect).await;
+        }
+        self.opening.set(self.opening.get() - 1);
         Ok(())
     }
 
@@ -76,6 +90,7 @@ async fn dense_schedules_start_exactly_the_planned_arrivals_at_their_intended_ti
             Stamps {
                 service,
                 sent: sent.clone(),
+                ..Stamps::default()
             },
             Load::Open(load),
             run_for,
@@ -136,6 +151,7 @@ async fn a_full_set_of_slots_delays_arrivals_without_blaming_the_scheduler_and_d
         Stamps {
             service: Duration::from_millis(10),
             sent: sent.clone(),
+            ..Stamps::default()
         },
         Load::Open(load),
         Duration::from_millis(100),
@@ -160,42 +176,6 @@ async fn a_full_set_of_slots_delays_arrivals_without_blaming_the_scheduler_and_d
     );
 }
 
-/// Connections take `connect` to open; requests answer after `service`.
-struct SlowConnect {
-    connect: Duration,
-    service: Duration,
-    connects: Rc<std::cell::Cell<u64>>,
-    opening: Rc<std::cell::Cell<u64>>,
-    most_opening: Rc<std::cell::Cell<u64>>,
-}
-
-impl Transport for SlowConnect {
-    type Conn = ();
-
-    async fn connect(&self, _origin: u16) -> Result<(), Failure> {
-        self.connects.set(self.connects.get() + 1);
-        self.opening.set(self.opening.get() + 1);
-        self.most_opening
-            .set(self.most_opening.get().max(self.opening.get()));
-        tokio::time::sleep(self.connect).await;
-        self.opening.set(self.opening.get() - 1);
-        Ok(())
-    }
-
-    async fn send(
-        &self,
-        _conn: &mut (),
-        _req: &RenderedRequest<'_>,
-        _keep: Option<&mut ResponseData>,
-    ) -> Result<Response, Failure> {
-        tokio::time::sleep(self.service).await;
-        Ok(Response {
-            status: 200,
-            ..Response::default()
-        })
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn slow_connects_do_not_make_every_arrival_open_a_connection() {
     // 10 arrivals a ms, 1 ms requests, 5 ms connects: opening a connection per arrival while
@@ -211,15 +191,15 @@ async fn slow_connects_do_not_make_every_arrival_open_a_connection() {
         _ => unreachable!(),
     };
     let planned = load.arrivals(Segment::WHOLE, 1).count() as u64;
-    let connects = Rc::new(std::cell::Cell::new(0));
-    let most_opening = Rc::new(std::cell::Cell::new(0));
+    let connects = Rc::new(Cell::new(0));
+    let most_opening = Rc::new(Cell::new(0));
     let totals = run_with(
-        SlowConnect {
+        Stamps {
             connect: Duration::from_millis(5),
             service: Duration::from_millis(1),
             connects: connects.clone(),
-            opening: Rc::default(),
             most_opening: most_opening.clone(),
+            ..Stamps::default()
         },
         Load::Open(load),
         run_for,

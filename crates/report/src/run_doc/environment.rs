@@ -17,24 +17,11 @@ pub(super) fn environment(r: &RunResult) -> Section {
     if let Some(protocol) = protocol_words(r) {
         facts.push(("Protocol".to_string(), protocol));
     }
-    if r.requests.delayed_by_stream_limit > 0 {
-        facts.push((
-            "Stream slots".to_string(),
-            format!(
-                "{} requests waited for a free stream on the shared connections (counted in latency, not in service time)",
-                r.requests.delayed_by_stream_limit
-            ),
-        ));
-    }
-    if r.requests.delayed_by_connect_limit > 0 {
-        facts.push((
-            "Connection waits".to_string(),
-            format!(
-                "{} requests waited for a connection while others were being opened (counted in latency, not in service time)",
-                r.requests.delayed_by_connect_limit
-            ),
-        ));
-    }
+    facts.extend(
+        request_wait_facts(r)
+            .into_iter()
+            .map(|(label, sentence)| (label.to_string(), sentence)),
+    );
     match &r.environment {
         Some(e) => facts.extend(environment_facts(e)),
         None => facts.push((
