@@ -88,26 +88,47 @@ fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
 
 impl Store {
     /// Indexes a run that is starting; returns its id (its record goes in `run_dir(id)`).
+    /// Ids are a timestamp and 16 random bits: one already taken (another run in the same
+    /// second drew the same bits) is drawn again, never a failed run.
     pub fn begin_run(&self, run: &NewRun) -> Result<String, StoreError> {
-        let id = new_id("r");
-        self.conn().execute(
-            "INSERT INTO runs (id, started_at, scenario, scenario_file, variant, study, status, pid, load, segment, plan_hash, merged_from)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10, ?11)",
-            params![
-                id,
-                loadlab_metrics::result::rfc3339(SystemTime::now()),
-                run.scenario,
-                run.scenario_file,
-                run.variant,
-                run.study,
-                i64::from(std::process::id()),
-                run.load,
-                run.segment,
-                run.plan_hash,
-                run.merged_from
-            ],
-        )?;
-        Ok(id)
+        self.begin_run_with_ids(run, || new_id("r"))
+    }
+
+    fn begin_run_with_ids(
+        &self,
+        run: &NewRun,
+        mut next_id: impl FnMut() -> String,
+    ) -> Result<String, StoreError> {
+        let mut attempts = 0;
+        loop {
+            let id = next_id();
+            let inserted = self.conn().execute(
+                "INSERT INTO runs (id, started_at, scenario, scenario_file, variant, study, status, pid, load, segment, plan_hash, merged_from)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10, ?11)",
+                params![
+                    id,
+                    loadlab_metrics::result::rfc3339(SystemTime::now()),
+                    run.scenario,
+                    run.scenario_file,
+                    run.variant,
+                    run.study,
+                    i64::from(std::process::id()),
+                    run.load,
+                    run.segment,
+                    run.plan_hash,
+                    run.merged_from
+                ],
+            );
+            match inserted {
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.code == rusqlite::ErrorCode::ConstraintViolation && attempts < 8 =>
+                {
+                    attempts += 1;
+                }
+                Err(e) => return Err(e.into()),
+                Ok(_) => return Ok(id),
+            }
+        }
     }
 
     /// Directory of a run's record and summary.
@@ -249,5 +270,28 @@ impl Store {
         let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
         let result = RunResult::from_json(&text).map_err(|e| io_err(&path, e))?;
         Ok((rec, result))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_id_already_taken_is_drawn_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let run = NewRun::default();
+        let first = store
+            .begin_run_with_ids(&run, || "r20261123-120000-abcd".to_string())
+            .unwrap();
+        let mut ids = ["r20261123-120000-abcd", "r20261123-120000-0001"].into_iter();
+        let second = store
+            .begin_run_with_ids(&run, || ids.next().unwrap().to_string())
+            .unwrap();
+        assert_eq!(first, "r20261123-120000-abcd");
+        assert_eq!(second, "r20261123-120000-0001");
+        // Never an endless loop: an id generator stuck on a taken id is an error.
+        assert!(store.begin_run_with_ids(&run, || first.clone()).is_err());
     }
 }
