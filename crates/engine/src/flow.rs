@@ -119,7 +119,7 @@ impl<T: Transport> Worker<T> {
     }
 
     /// Waits (at most until `deadline`) for an idle connection to `origin`, or opens one once
-    /// fewer than [`crate::idle_pool::MAX_OPENING`] are being opened there. `Some(when)`: it
+    /// fewer than [`crate::idle_pool::opening_bound`] are being opened there. `Some(when)`: it
     /// had to wait, and the connection was ours then (service time starts there).
     async fn connection_for(
         &self,
@@ -133,7 +133,16 @@ impl<T: Transport> Worker<T> {
             let waited = waited.then(Instant::now);
             let conn = match checkout {
                 Checkout::Idle(conn) => conn,
-                Checkout::Open(_opening) => self.transport.connect(origin).await?,
+                Checkout::Open(opening) => {
+                    let started = Instant::now();
+                    let conn = self.transport.connect(origin).await?;
+                    let took = self
+                        .transport
+                        .connect_time(&conn)
+                        .unwrap_or_else(|| started.elapsed());
+                    opening.opened(took);
+                    conn
+                }
             };
             Ok::<_, Failure>((conn, waited))
         };

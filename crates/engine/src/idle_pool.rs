@@ -8,18 +8,46 @@
 //! find none either: the run tips into opening a connection per request (seen at 30,000/s
 //! against nginx: 20,000 connections opened a second, its 4,096 worker connections exhausted,
 //! 90 % resets) and never recovers. Like hyper's pool, an arrival that finds none idle while
-//! [`MAX_OPENING`] are already being opened to its origin takes whichever connection comes
-//! first — one a request gives back or one that finishes opening — instead of opening yet
-//! another. Its latency still runs from its intended time; the wait is counted
+//! [`opening_bound`] connections are already being opened to its origin takes whichever
+//! connection comes first — one a request gives back or one that finishes opening — instead of
+//! opening yet another. Its latency still runs from its intended time; the wait is counted
 //! (`delayed_by_connect_limit`) and kept out of its service time.
+//!
+//! The bound follows the path, as TCP's pacing follows its minimum round trip: where a connect
+//! is fast (loopback, a LAN) opening is bound by CPU, and a few at once open tens of thousands
+//! a second while the spiral above stays out of reach; where a connect is a long round trip
+//! opening costs little CPU and the pool must grow by many per round trip.
 
 use std::cell::{Cell, RefCell};
+use std::time::Duration;
 use tokio::sync::Notify;
 
-/// Connections opened at once to one origin by one worker thread, at most. Loopback connects
-/// take tens of µs, so 16 at once still opens hundreds of thousands a second; across a network
-/// (a connect is a round trip) it lets the pool grow by 16 connections per round trip.
-pub const MAX_OPENING: usize = 16;
+/// Connections opened at once to an origin whose connect time is not known yet (before the
+/// first connection to it has opened).
+pub const INITIAL_OPENING: usize = 16;
+/// The bound where connects are fast. Measured at 50,000/s against nginx on loopback: with 4,
+/// 3 of 4 runs settled on a few hundred connections; with 2, 8, 16 and 64, more runs tipped
+/// into opening a thousand or more (bench/README.md).
+pub const MIN_OPENING: usize = 4;
+/// The bound where connects are long round trips: the pool grows by up to 64 a round trip.
+pub const MAX_OPENING: usize = 64;
+/// One more connection opening at once per this much of the fastest connect seen: 4 below
+/// 100 µs (loopback: 15–50 µs), 16 at 400 µs, 64 from 1.6 ms (a WAN round trip).
+const CONNECT_PER_OPENING: Duration = Duration::from_micros(25);
+
+/// How many connections may be opened to an origin at once, given the fastest connect (TCP,
+/// without TLS: the path's round trip, not the CPU a handshake takes) seen so far. The fastest
+/// and not the latest: connects slow down when the target is overloaded, and a bound that grew
+/// with them would open more exactly when opening hurts most.
+pub fn opening_bound(fastest_connect: Option<Duration>) -> usize {
+    match fastest_connect {
+        None => INITIAL_OPENING,
+        Some(d) => {
+            let n = d.as_nanos().div_ceil(CONNECT_PER_OPENING.as_nanos());
+            (n.min(MAX_OPENING as u128) as usize).max(MIN_OPENING)
+        }
+    }
+}
 
 /// Idle connections kept beyond those the requests in flight could use.
 const SPARE: usize = 16;
@@ -27,6 +55,8 @@ const SPARE: usize = 16;
 struct Origin<C> {
     idle: RefCell<Vec<C>>,
     opening: Cell<usize>,
+    /// The fastest connect to it so far (see [`opening_bound`]).
+    fastest_connect: Cell<Option<Duration>>,
     waiting: Cell<usize>,
     /// Told when a connection comes back or an opening ends, while someone waits.
     changed: Notify,
@@ -50,6 +80,14 @@ pub struct Opening<'a, C> {
     origin: &'a Origin<C>,
 }
 
+impl<C> Opening<'_, C> {
+    /// The connection opened; `connect`: how long its TCP connect took.
+    pub fn opened(self, connect: Duration) {
+        let fastest = &self.origin.fastest_connect;
+        fastest.set(Some(fastest.get().map_or(connect, |f| f.min(connect))));
+    }
+}
+
 impl<C> Drop for Opening<'_, C> {
     fn drop(&mut self) {
         let o = self.origin;
@@ -67,6 +105,7 @@ impl<C> IdlePool<C> {
                 .map(|_| Origin {
                     idle: RefCell::new(Vec::new()),
                     opening: Cell::new(0),
+                    fastest_connect: Cell::new(None),
                     waiting: Cell::new(0),
                     changed: Notify::new(),
                 })
@@ -98,7 +137,7 @@ impl<C> IdlePool<C> {
     }
 
     /// An idle connection, or the right to open one; waits while none is idle and
-    /// [`MAX_OPENING`] are being opened. The second value says whether it waited.
+    /// [`opening_bound`] are being opened. The second value says whether it waited.
     pub async fn checkout(&self, origin: usize) -> (Checkout<'_, C>, bool) {
         let o = &self.origins[origin];
         let mut waited = false;
@@ -106,7 +145,7 @@ impl<C> IdlePool<C> {
             if let Some(conn) = self.take(origin) {
                 return (Checkout::Idle(conn), waited);
             }
-            if o.opening.get() < MAX_OPENING {
+            if o.opening.get() < opening_bound(o.fastest_connect.get()) {
                 o.opening.set(o.opening.get() + 1);
                 return (Checkout::Open(Opening { origin: o }), waited);
             }
@@ -141,13 +180,13 @@ mod tests {
     async fn an_arrival_waits_for_the_first_connection_once_enough_are_opening() {
         let pool: Rc<IdlePool<u32>> = Rc::new(IdlePool::new(2));
         let mut openings = Vec::new();
-        for _ in 0..MAX_OPENING {
+        for _ in 0..INITIAL_OPENING {
             match pool.checkout(0).await {
                 (Checkout::Open(o), false) => openings.push(o),
-                _ => panic!("the first {MAX_OPENING} open connections without waiting"),
+                _ => panic!("the first {INITIAL_OPENING} open connections without waiting"),
             }
         }
-        assert_eq!(pool.opening(0), MAX_OPENING);
+        assert_eq!(pool.opening(0), INITIAL_OPENING);
         // Another origin has its own places.
         assert!(matches!(pool.checkout(1).await, (Checkout::Open(_), false)));
         assert_eq!(pool.opening(1), 0, "a dropped opening frees its place");
@@ -166,7 +205,7 @@ mod tests {
                 tokio::task::yield_now().await;
                 assert!(
                     !waiter.is_finished(),
-                    "waits while {MAX_OPENING} are opening"
+                    "waits while {INITIAL_OPENING} are opening"
                 );
                 pool.give_back(0, 7, 0);
                 assert_eq!(waiter.await.unwrap(), 7);
@@ -183,7 +222,53 @@ mod tests {
                 assert!(second.await.unwrap(), "it waited, then got a place to open");
             })
             .await;
-        assert_eq!(pool.opening(0), MAX_OPENING - 1);
+        assert_eq!(pool.opening(0), INITIAL_OPENING - 1);
+    }
+
+    #[test]
+    fn the_bound_follows_the_fastest_connect() {
+        let us = Duration::from_micros;
+        for (fastest, bound) in [
+            (None, INITIAL_OPENING),
+            (Some(us(0)), MIN_OPENING),
+            (Some(us(20)), MIN_OPENING),
+            (Some(us(100)), 4),
+            (Some(us(101)), 5),
+            (Some(us(400)), 16),
+            (Some(us(1_000)), 40),
+            (Some(us(1_600)), MAX_OPENING),
+            (Some(Duration::from_millis(80)), MAX_OPENING),
+        ] {
+            assert_eq!(opening_bound(fastest), bound, "{fastest:?}");
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn a_fast_connect_lowers_the_bound_and_a_slower_one_does_not_raise_it() {
+        let pool: IdlePool<u32> = IdlePool::new(1);
+        let opened = |pool: &IdlePool<u32>, took: Duration| {
+            let o = pool.origins[0].opening.get();
+            let fresh = Opening {
+                origin: &pool.origins[0],
+            };
+            pool.origins[0].opening.set(o + 1);
+            fresh.opened(took);
+        };
+        opened(&pool, Duration::from_micros(30));
+        // A loaded target answers connects slowly: the bound stays where the path put it.
+        opened(&pool, Duration::from_millis(5));
+        assert_eq!(pool.opening(0), 0);
+        let mut held = Vec::new();
+        for _ in 0..MIN_OPENING {
+            match pool.checkout(0).await {
+                (Checkout::Open(o), false) => held.push(o),
+                _ => panic!("{MIN_OPENING} open at once"),
+            }
+        }
+        let next = tokio::time::timeout(Duration::from_millis(1), pool.checkout(0)).await;
+        assert!(next.is_err(), "the next one waits");
+        held.pop();
+        assert!(matches!(pool.checkout(0).await, (Checkout::Open(_), false)));
     }
 
     #[test]

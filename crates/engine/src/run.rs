@@ -207,6 +207,7 @@ pub fn run(
                     }
                     let transport = HttpTransport::new(
                         origins,
+                        step_count,
                         scenario.source_addresses.clone(),
                         scenario.insecure,
                         segment.index as usize,

@@ -140,6 +140,13 @@ pub trait Transport: 'static {
 
     fn connect(&self, origin: u16) -> impl Future<Output = Result<Self::Conn, Failure>>;
 
+    /// How long the TCP connect of a connection `connect` just returned took (without TLS or
+    /// protocol handshakes), if the transport measured it; the caller times `connect` itself
+    /// otherwise.
+    fn connect_time(&self, _conn: &Self::Conn) -> Option<std::time::Duration> {
+        None
+    }
+
     /// Sends `req` on `conn`; copies header fields and body into `keep` when it is given and
     /// asks for them.
     fn send(

@@ -3,8 +3,10 @@
 //! planned intended time, never early, and at most a batch window (plus the timer's tick) late.
 
 use super::open::BATCH_WINDOW;
+use super::test_totals::Totals;
 use super::tests::{open, run_with};
 use crate::cancel::Cancel;
+use crate::idle_pool::{INITIAL_OPENING, MAX_OPENING, MIN_OPENING};
 use crate::request::RenderedRequest;
 use crate::transport::{Failure, Response, ResponseData, Transport};
 use loadlab_scenario::plan::Segment;
@@ -38,6 +40,12 @@ impl Transport for Stamps {
         }
         self.opening.set(self.opening.get() - 1);
         Ok(())
+    }
+
+    /// What the connect took on the wire, as the real transport reports it: the sleep above
+    /// rounds up to tokio's 1 ms tick.
+    fn connect_time(&self, _conn: &()) -> Option<Duration> {
+        Some(self.connect)
     }
 
     async fn send(
@@ -176,14 +184,11 @@ async fn a_full_set_of_slots_delays_arrivals_without_blaming_the_scheduler_and_d
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn slow_connects_do_not_make_every_arrival_open_a_connection() {
-    // 10 arrivals a ms, 1 ms requests, 5 ms connects: opening a connection per arrival while
-    // the first ones open would open 50 before any is usable (and, on a real machine, tip the
-    // run into opening one per request). At most MAX_OPENING open at once; the arrivals
-    // after them wait for the first connection free, and every planned arrival still starts.
+/// 50 arrivals a ms for 100 ms, 1 ms requests, connects taking `connect`: (connections
+/// opened, most opening at once, planned arrivals, totals).
+async fn open_with_connects_of(connect: Duration) -> (u64, u64, u64, Totals) {
     let run_for = Duration::from_millis(100);
-    let load = match open(10_000.0, 1, 100_000) {
+    let load = match open(50_000.0, 1, 100_000) {
         Load::Open(mut o) => {
             o.stages[0].duration = run_for;
             o
@@ -195,7 +200,7 @@ async fn slow_connects_do_not_make_every_arrival_open_a_connection() {
     let most_opening = Rc::new(Cell::new(0));
     let totals = run_with(
         Stamps {
-            connect: Duration::from_millis(5),
+            connect,
             service: Duration::from_millis(1),
             connects: connects.clone(),
             most_opening: most_opening.clone(),
@@ -207,17 +212,51 @@ async fn slow_connects_do_not_make_every_arrival_open_a_connection() {
         Segment::WHOLE,
     )
     .await;
-    let cap = crate::idle_pool::MAX_OPENING as u64;
-    assert_eq!(most_opening.get(), cap, "opens {cap} at once, no more");
-    // A second round opens while the backlog of the first 5 ms drains; one connection per
-    // arrival would have been 50 by then.
-    assert!(
-        connects.get() <= 3 * cap,
-        "{} connections opened for {planned} arrivals",
-        connects.get()
-    );
-    assert_eq!(totals.iterations_completed, planned);
+    assert_eq!(totals.iterations_completed, planned, "every arrival starts");
     assert_eq!(totals.iterations_dropped, 0);
+    (connects.get(), most_opening.get(), planned, totals)
+}
+
+#[tokio::test(start_paused = true)]
+async fn fast_connects_are_opened_a_few_at_once() {
+    // A 50 µs connect (loopback): opening is bound by CPU, so a few at once (here each takes
+    // tokio's 1 ms tick, not 50 µs); they still open the 50 connections 50 arrivals a ms need
+    // within a dozen ms.
+    let (connects, most_opening, _, totals) =
+        open_with_connects_of(Duration::from_micros(50)).await;
+    assert!(
+        most_opening <= MIN_OPENING as u64,
+        "{most_opening} opening at once"
+    );
+    // The 50 needed, and as many again while the backlog of the first dozen ms drains (4
+    // a ms); not one per arrival (5,000).
+    assert!((50..=120).contains(&connects), "{connects} connections");
+    // Service time: the request, plus the connect (a 1 ms tick here) for those that opened
+    // one; never the wait for a connection.
+    let step = &totals.steps[0];
+    assert!(step.service.max() <= 2_100, "{} µs", step.service.max());
+    assert!(step.latency.max() > 2_100, "{} µs", step.latency.max());
+}
+
+#[tokio::test(start_paused = true)]
+async fn slow_connects_do_not_make_every_arrival_open_a_connection() {
+    // 5 ms connects (a long round trip): opening a connection per arrival while the first ones
+    // open would open 250 before any is usable. INITIAL_OPENING open before any connect is
+    // timed; then, a round trip being long, up to MAX_OPENING a round while arrivals wait, so
+    // the pool catches up with the backlog in a few round trips. The arrivals beyond them take
+    // the first connection free.
+    let (connects, most_opening, planned, totals) =
+        open_with_connects_of(Duration::from_millis(5)).await;
+    let (initial, cap) = (INITIAL_OPENING as u64, MAX_OPENING as u64);
+    assert!(
+        most_opening > initial && most_opening <= cap,
+        "{most_opening} opening at once"
+    );
+    // Rounds of 16, 64, 64, 64 while the backlog of the first rounds drains, then none.
+    assert!(
+        connects <= initial + 3 * cap && connects < 250,
+        "{connects} connections opened for {planned} arrivals"
+    );
     assert!(totals.delayed_by_connect_limit > 0);
     // The waits are in the latency (from the intended time), not in the service time, and
     // not blamed on the scheduler.

@@ -11,7 +11,7 @@ use crate::request::RenderedRequest;
 use crate::transport::{ConnectTiming, Failure, Response, ResponseData, Transport};
 use bytes::Bytes;
 use loadlab_metrics::{ErrorKind, Protocol};
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::net::IpAddr;
 use std::rc::Rc;
 
@@ -29,8 +29,9 @@ pub struct HttpTransport {
     next_source: Cell<usize>,
     tls: Option<TlsConnectors>,
     resolver: Resolver,
-    /// Per step: the HTTP/1.1 bytes of a request without templates, encoded at first use.
-    http1_wire: RefCell<Vec<Option<Rc<[u8]>>>>,
+    /// Per step: the HTTP/1.1 bytes of a request without templates, encoded at first use
+    /// (sized once, so a request borrows its bytes across the exchange without a refcount).
+    http1_wire: Vec<OnceCell<Box<[u8]>>>,
     /// Per step: the HTTP/2 head of a request without templates.
     http2_heads: RefCell<Vec<Option<http2::Head>>>,
     /// Per origin: its shared connections (`http.connections`), if any.
@@ -40,8 +41,15 @@ pub struct HttpTransport {
 }
 
 impl HttpTransport {
-    /// `origins[i].shared` holds this worker's share of the shared connections.
-    pub fn new(origins: Vec<Origin>, sources: Vec<IpAddr>, insecure: bool, offset: usize) -> Self {
+    /// `origins[i].shared` holds this worker's share of the shared connections; `steps`: how
+    /// many request steps the scenario has (their fixed encodings are kept).
+    pub fn new(
+        origins: Vec<Origin>,
+        steps: usize,
+        sources: Vec<IpAddr>,
+        insecure: bool,
+        offset: usize,
+    ) -> Self {
         let tls = origins
             .iter()
             .any(|o| o.tls)
@@ -64,7 +72,7 @@ impl HttpTransport {
             sources,
             tls,
             resolver: Resolver::default(),
-            http1_wire: RefCell::default(),
+            http1_wire: (0..steps).map(|_| OnceCell::new()).collect(),
             http2_heads: RefCell::default(),
         }
     }
@@ -103,23 +111,15 @@ impl HttpTransport {
         keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
         let authority = self.origins[req.origin as usize].host_header.as_bytes();
-        if req.fixed {
-            let wire = {
-                let mut cache = self.http1_wire.borrow_mut();
-                let step = req.step as usize;
-                if cache.len() <= step {
-                    cache.resize(step + 1, None);
-                }
-                cache[step]
-                    .get_or_insert_with(|| {
-                        let mut out = Vec::new();
-                        h1::encode(req, authority, &mut out);
-                        out.into()
-                    })
-                    .clone()
-            };
+        let cached = self.http1_wire.get(req.step as usize).filter(|_| req.fixed);
+        if let Some(cell) = cached {
+            let wire = cell.get_or_init(|| {
+                let mut out = Vec::new();
+                h1::encode(req, authority, &mut out);
+                out.into()
+            });
             return conn
-                .exchange(&wire, req.is_head(), req.max_body, req.server, keep)
+                .exchange(wire, req.is_head(), req.max_body, req.server, keep)
                 .await;
         }
         let mut wire = std::mem::take(&mut conn.wbuf);
@@ -243,6 +243,15 @@ impl Transport for HttpTransport {
             Established::Http1(c) => Conn::Http1(c),
             Established::Http2(c) => Conn::Http2(c),
         })
+    }
+
+    fn connect_time(&self, conn: &Conn) -> Option<std::time::Duration> {
+        let opened = match conn {
+            Conn::Http1(c) => c.opened,
+            Conn::Http2(c) => c.opened,
+            Conn::Lent(_) => None,
+        };
+        opened.map(|t| std::time::Duration::from_micros(t.connect_us))
     }
 
     async fn send(
