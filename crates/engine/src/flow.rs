@@ -133,9 +133,18 @@ impl<T: Transport> Worker<T> {
             let waited = waited.then(Instant::now);
             let conn = match checkout {
                 Checkout::Idle(conn) => conn,
-                Checkout::Open(opening) => {
+                Checkout::Open(mut opening) => {
                     let started = Instant::now();
-                    let conn = self.transport.connect(origin).await?;
+                    let connect = self.transport.connect(origin);
+                    tokio::pin!(connect);
+                    let conn = tokio::select! {
+                        biased;
+                        conn = &mut connect => conn?,
+                        () = tokio::time::sleep(opening.counted_for()) => {
+                            opening.leave();
+                            connect.await?
+                        }
+                    };
                     let took = self
                         .transport
                         .connect_time(&conn)

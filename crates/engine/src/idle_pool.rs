@@ -34,6 +34,9 @@ pub const MAX_OPENING: usize = 64;
 /// One more connection opening at once per this much of the fastest connect seen: 4 below
 /// 100 µs (loopback: 15–50 µs), 16 at 400 µs, 64 from 1.6 ms (a WAN round trip).
 const CONNECT_PER_OPENING: Duration = Duration::from_micros(25);
+/// A connect still going after this long (or 8 times the fastest) no longer counts against
+/// the bound (see [`Opening::leave`]).
+const SLOW_CONNECT: Duration = Duration::from_millis(50);
 
 /// How many connections may be opened to an origin at once, given the fastest connect (TCP,
 /// without TLS: the path's round trip, not the CPU a handshake takes) seen so far. The fastest
@@ -78,6 +81,8 @@ pub enum Checkout<'a, C> {
 /// mid-connect) frees the place and tells a waiter.
 pub struct Opening<'a, C> {
     origin: &'a Origin<C>,
+    /// Still counted against the bound (see [`Opening::leave`]).
+    counted: bool,
 }
 
 impl<C> Opening<'_, C> {
@@ -86,15 +91,33 @@ impl<C> Opening<'_, C> {
         let fastest = &self.origin.fastest_connect;
         fastest.set(Some(fastest.get().map_or(connect, |f| f.min(connect))));
     }
+
+    /// How long this connect counts against the bound: far longer than a connect to this
+    /// origin takes (8 times the fastest, at least 50 ms), far shorter than the 1 s after which
+    /// a SYN the target dropped is sent again.
+    pub fn counted_for(&self) -> Duration {
+        let fastest = self.origin.fastest_connect.get().unwrap_or_default();
+        (fastest * 8).max(SLOW_CONNECT)
+    }
+
+    /// The connect goes on, but no longer counts against the bound: one this slow waits on
+    /// the network (a target whose accept queue overflowed drops SYNs, and the kernel sends
+    /// them again after 1 s), not on the CPU the bound protects. Without this, four dropped
+    /// SYNs stopped every opening at once for a second, and the arrivals behind them with it.
+    pub fn leave(&mut self) {
+        if std::mem::take(&mut self.counted) {
+            let o = self.origin;
+            o.opening.set(o.opening.get().saturating_sub(1));
+            if o.waiting.get() > 0 {
+                o.changed.notify_one();
+            }
+        }
+    }
 }
 
 impl<C> Drop for Opening<'_, C> {
     fn drop(&mut self) {
-        let o = self.origin;
-        o.opening.set(o.opening.get().saturating_sub(1));
-        if o.waiting.get() > 0 {
-            o.changed.notify_one();
-        }
+        self.leave();
     }
 }
 
@@ -147,7 +170,11 @@ impl<C> IdlePool<C> {
             }
             if o.opening.get() < opening_bound(o.fastest_connect.get()) {
                 o.opening.set(o.opening.get() + 1);
-                return (Checkout::Open(Opening { origin: o }), waited);
+                let opening = Opening {
+                    origin: o,
+                    counted: true,
+                };
+                return (Checkout::Open(opening), waited);
             }
             waited = true;
             o.waiting.set(o.waiting.get() + 1);
@@ -250,6 +277,7 @@ mod tests {
             let o = pool.origins[0].opening.get();
             let fresh = Opening {
                 origin: &pool.origins[0],
+                counted: true,
             };
             pool.origins[0].opening.set(o + 1);
             fresh.opened(took);
@@ -269,6 +297,32 @@ mod tests {
         assert!(next.is_err(), "the next one waits");
         held.pop();
         assert!(matches!(pool.checkout(0).await, (Checkout::Open(_), false)));
+    }
+
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn a_connect_that_left_the_bound_frees_its_place_once() {
+        let pool: IdlePool<u32> = IdlePool::new(1);
+        let (mut first, _) = match pool.checkout(0).await {
+            (Checkout::Open(o), waited) => (o, waited),
+            _ => panic!("opens"),
+        };
+        assert_eq!(first.counted_for(), SLOW_CONNECT, "no connect timed yet");
+        let _second = pool.checkout(0).await;
+        assert_eq!(pool.opening(0), 2);
+        first.leave();
+        first.leave();
+        assert_eq!(pool.opening(0), 1);
+        first.opened(Duration::from_millis(20));
+        assert_eq!(
+            pool.opening(0),
+            1,
+            "dropping it does not free a place again"
+        );
+        let (third, _) = pool.checkout(0).await;
+        match third {
+            Checkout::Open(o) => assert_eq!(o.counted_for(), Duration::from_millis(160)),
+            Checkout::Idle(_) => panic!("nothing idle"),
+        }
     }
 
     #[test]

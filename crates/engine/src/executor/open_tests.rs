@@ -25,6 +25,8 @@ struct Stamps {
     connects: Rc<Cell<u64>>,
     opening: Rc<Cell<u64>>,
     most_opening: Rc<Cell<u64>>,
+    /// Every n-th connect (n, how long) hangs, as one whose SYN the target dropped.
+    hang_every: Option<(u64, Duration)>,
 }
 
 impl Transport for Stamps {
@@ -35,8 +37,12 @@ impl Transport for Stamps {
         self.opening.set(self.opening.get() + 1);
         self.most_opening
             .set(self.most_opening.get().max(self.opening.get()));
-        if !self.connect.is_zero() {
-            tokio::time::sleep(self.connect).await;
+        let took = match self.hang_every {
+            Some((n, hang)) if self.connects.get() % n == 0 => hang,
+            _ => self.connect,
+        };
+        if !took.is_zero() {
+            tokio::time::sleep(took).await;
         }
         self.opening.set(self.opening.get() - 1);
         Ok(())
@@ -272,4 +278,46 @@ async fn slow_connects_do_not_make_every_arrival_open_a_connection() {
         step.service.max()
     );
     assert!(totals.scheduler_lag.max() <= 2_000);
+}
+
+#[tokio::test(start_paused = true)]
+async fn connects_stuck_on_a_dropped_syn_do_not_stop_the_others() {
+    // Every 5th connect hangs 1 s (a SYN dropped by a full accept queue is sent again after
+    // 1 s), the others take 50 µs: at most 4 open at once, so 4 hung connects would hold
+    // every place for a second and the arrivals behind them would wait with them. A connect
+    // this slow stops counting after 50 ms: only the requests that opened the hung
+    // connections wait a second.
+    let run_for = Duration::from_millis(300);
+    let load = match open(50_000.0, 1, 100_000) {
+        Load::Open(mut o) => {
+            o.stages[0].duration = run_for;
+            o
+        }
+        _ => unreachable!(),
+    };
+    let planned = load.arrivals(Segment::WHOLE, 1).count() as u64;
+    let connects = Rc::new(Cell::new(0));
+    let totals = run_with(
+        Stamps {
+            connect: Duration::from_micros(50),
+            service: Duration::from_millis(1),
+            connects: connects.clone(),
+            hang_every: Some((5, Duration::from_secs(1))),
+            ..Stamps::default()
+        },
+        Load::Open(load),
+        run_for + Duration::from_secs(2),
+        Cancel::new(),
+        Segment::WHOLE,
+    )
+    .await;
+    assert_eq!(totals.iterations_completed, planned);
+    let hung = connects.get() / 5;
+    let step = &totals.steps[0];
+    let waited_a_second = step.latency.len() - step.latency.count_between(0, 500_000);
+    assert!(
+        waited_a_second <= hung,
+        "{waited_a_second} requests waited ≥ 0.5 s behind {hung} hung connects ({} opened)",
+        connects.get()
+    );
 }
