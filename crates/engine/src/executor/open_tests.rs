@@ -38,7 +38,7 @@ impl Transport for Stamps {
         self.most_opening
             .set(self.most_opening.get().max(self.opening.get()));
         let took = match self.hang_every {
-            Some((n, hang)) if self.connects.get() % n == 0 => hang,
+            Some((n, hang)) if self.connects.get().is_multiple_of(n) => hang,
             _ => self.connect,
         };
         if !took.is_zero() {
