@@ -139,6 +139,10 @@ pub struct RunArgs {
     /// Open model: most requests open at once (default 10000).
     #[arg(long, value_name = "N", requires = "url")]
     pub max_in_flight: Option<u32>,
+    /// The first part of the run, recorded but left out of statistics and thresholds, e.g. 5s
+    /// (overrides `warmup:` in the file).
+    #[arg(long, value_name = "DURATION")]
+    pub warmup: Option<String>,
     /// Local source addresses to spread connections over, e.g. 127.0.0.1-127.0.0.16.
     #[arg(long, value_name = "ADDRS")]
     pub source_addrs: Option<String>,

@@ -97,6 +97,38 @@ fn flag_mode_open_model_delivers_the_plan() {
 }
 
 #[test]
+fn warmup_flag_leaves_the_first_part_out_of_the_statistics() {
+    let _serial = exclusive();
+    let target = Target::start(&[]);
+    let url = format!("{}/api/ping", target.url);
+    let (out, json) = run_json(
+        &[
+            "run",
+            "--url",
+            &url,
+            "--rate",
+            "200/s",
+            "--duration",
+            "2s",
+            "--warmup",
+            "1s",
+        ],
+        "warmup",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json["warmup_s"].as_f64(), Some(1.0));
+    // 200/s for 2 s: the first second's requests are counted as warm-up, the second's measured.
+    let warmup = json["requests"]["warmup"].as_f64().unwrap();
+    let measured = json["requests"]["total"].as_f64().unwrap();
+    assert!((warmup - 200.0).abs() <= 10.0, "warm-up requests {warmup}");
+    assert!(
+        (measured - 200.0).abs() <= 10.0,
+        "measured requests {measured}"
+    );
+    assert_eq!(json["iterations"]["dropped"], 0);
+}
+
+#[test]
 fn requests_flag_bounds_the_run() {
     let _serial = exclusive();
     let target = Target::start(&[]);
@@ -265,6 +297,20 @@ fn bad_input_exits_2_with_a_message() {
             "cannot read scenario file /nonexistent/scenario.yaml".into(),
         ),
         (vec!["run"], "nothing to run".into()),
+        (
+            vec![
+                "run",
+                "--url",
+                "http://127.0.0.1:1/",
+                "--rate",
+                "10/s",
+                "--duration",
+                "2s",
+                "--warmup",
+                "2s",
+            ],
+            "--warmup: the warm-up (2s) is not shorter than the run (2s): nothing would be measured\n  hint: use a shorter --warmup or a longer --duration".into(),
+        ),
         (vec!["target", "--listen", "nonsense"], "--listen".into()),
     ];
     for (args, needle) in cases {

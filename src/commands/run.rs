@@ -129,6 +129,18 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
             }
         };
     }
+    if let Some(w) = &args.warmup {
+        scenario.warmup =
+            parse_duration(w).map_err(|m| ScenarioError::flag("--warmup", m, None))?;
+        if let Some(problem) = scenario.warmup_problem() {
+            return Err(ScenarioError::flag(
+                "--warmup",
+                problem,
+                Some("use a shorter --warmup or a longer --duration".into()),
+            )
+            .into());
+        }
+    }
     if args.insecure {
         scenario.insecure = true;
     }

@@ -418,6 +418,21 @@ pub struct BurstLoad {
 impl Scenario {
     /// Sets the base URL (`--target`): checked, its password redacted, and its credentials (or
     /// none) given to every step written as a path.
+    /// Why the warm-up leaves nothing to measure, if it does: a fixed-duration run no longer
+    /// than its warm-up.
+    pub fn warmup_problem(&self) -> Option<String> {
+        let plan = self.plan();
+        (!plan.ends_when_done() && self.warmup >= plan.duration() && !self.warmup.is_zero()).then(
+            || {
+                format!(
+                    "the warm-up ({}) is not shorter than the run ({}): nothing would be measured",
+                    crate::units::format_duration(self.warmup),
+                    crate::units::format_duration(plan.duration())
+                )
+            },
+        )
+    }
+
     pub fn set_target(&mut self, text: &str) -> Result<(), String> {
         let (target, auth) = crate::validate::check_target_credentials(text)?;
         self.target = Some(target);

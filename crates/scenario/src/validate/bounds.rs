@@ -5,7 +5,6 @@ use super::Ctx;
 use crate::error::ScenarioError;
 use crate::limits::*;
 use crate::model::*;
-use crate::units::format_duration;
 use std::time::Duration;
 
 pub(super) fn scenario(s: &Scenario, shorthand: bool, ctx: &Ctx) -> Result<(), ScenarioError> {
@@ -19,17 +18,9 @@ pub(super) fn scenario(s: &Scenario, shorthand: bool, ctx: &Ctx) -> Result<(), S
         ));
     }
     load(&s.load, ctx)?;
-    let plan = s.plan();
-    if !plan.ends_when_done() && s.warmup >= plan.duration() && !s.warmup.is_zero() {
+    if let Some(problem) = s.warmup_problem() {
         return Err(ctx
-            .err(
-                "warmup",
-                format!(
-                    "the warm-up ({}) is not shorter than the run ({}): nothing would be measured",
-                    format_duration(s.warmup),
-                    format_duration(plan.duration())
-                ),
-            )
+            .err("warmup", problem)
             .with_hint("shorten `warmup` or lengthen the load"));
     }
     steps(s, shorthand, ctx)?;
