@@ -1,7 +1,7 @@
 //! What a virtual user does in one iteration: pick a flow by weight, run its steps, record.
 
 use crate::exchange::exchange;
-use crate::idle_pool::{Checkout, IdlePool};
+use crate::idle_pool::IdlePool;
 use crate::inspect::{capture, check_passes};
 use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
@@ -47,17 +47,6 @@ impl FlowPicker {
     }
 }
 
-/// A request that found no `what` (stream slot, connection) before its timeout.
-fn nothing_free_within(what: &str, timeout: Duration) -> Failure {
-    Failure::new(
-        ErrorKind::Timeout,
-        format!(
-            "no {what} within {}",
-            loadlab_scenario::units::format_duration(timeout)
-        ),
-    )
-}
-
 /// Connections a VU (or an open-model iteration) holds, one slot per origin.
 pub type ConnSet<C> = Vec<Option<C>>;
 
@@ -95,82 +84,6 @@ impl<T: Transport> Worker<T> {
 impl<T: Transport> Worker<T> {
     pub fn new_conn_set(&self) -> ConnSet<T::Conn> {
         (0..self.scenario.origins.len()).map(|_| None).collect()
-    }
-
-    /// Waits (at most until `deadline`) for a free stream slot on the shared connections to
-    /// `origin`; the request's service time starts when it has one (returned).
-    async fn stream_for(
-        &self,
-        slot: &mut Option<T::Conn>,
-        origin: u16,
-        deadline: Instant,
-        timeout: Duration,
-    ) -> Result<Option<Instant>, Failure> {
-        let (conn, waited) = tokio::time::timeout_at(deadline, self.transport.lease(origin))
-            .await
-            .map_err(|_| {
-                nothing_free_within("stream slot came free on the shared connections", timeout)
-            })?;
-        if waited {
-            self.recorder.borrow_mut().delayed_by_stream_limit();
-        }
-        *slot = Some(conn);
-        Ok(Some(Instant::now()))
-    }
-
-    /// Waits (at most until `deadline`) for an idle connection to `origin`, or opens one once
-    /// fewer than [`crate::idle_pool::opening_bound`] are being opened there. `Some(when)`: it
-    /// had to wait, and the connection was ours then (service time starts there).
-    async fn connection_for(
-        &self,
-        slot: &mut Option<T::Conn>,
-        origin: u16,
-        deadline: Instant,
-        timeout: Duration,
-    ) -> Result<Option<Instant>, Failure> {
-        let checkout = async {
-            let (checkout, waited) = self.pool.checkout(origin as usize).await;
-            let waited = waited.then(Instant::now);
-            let conn = match checkout {
-                Checkout::Idle(conn) => conn,
-                Checkout::Open(mut opening) => {
-                    let started = Instant::now();
-                    let connect = self.transport.connect(origin);
-                    tokio::pin!(connect);
-                    let conn = tokio::select! {
-                        biased;
-                        conn = &mut connect => conn?,
-                        () = tokio::time::sleep(opening.counted_for()) => {
-                            opening.leave();
-                            connect.await?
-                        }
-                    };
-                    let took = self
-                        .transport
-                        .connect_time(&conn)
-                        .unwrap_or_else(|| started.elapsed());
-                    opening.opened(took);
-                    conn
-                }
-            };
-            Ok::<_, Failure>((conn, waited))
-        };
-        let (conn, waited) =
-            tokio::time::timeout_at(deadline, checkout)
-                .await
-                .map_err(|_| {
-                    nothing_free_within("connection came free or could be opened", timeout)
-                })??;
-        if waited.is_some() {
-            self.recorder.borrow_mut().delayed_by_connect_limit();
-        }
-        *slot = Some(conn);
-        Ok(waited)
-    }
-
-    fn return_pooled(&self, origin: usize, conn: T::Conn) {
-        let recent = self.recorder.borrow().recent_peak_in_flight() as usize;
-        self.pool.give_back(origin, conn, recent);
     }
 
     /// Runs one iteration of `vu`. `intended` is the planned start (open model and burst).

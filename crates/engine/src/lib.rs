@@ -18,6 +18,7 @@
 //! gain here (measured in `bench/h2-clients.md`); `rustls` + `tokio-rustls` for TLS and
 //! ALPN with `webpki-roots`, so no system OpenSSL is needed.
 
+mod acquire;
 mod cancel;
 mod coordinator;
 mod exchange;

@@ -10,7 +10,7 @@ use crate::idle_pool::{INITIAL_OPENING, MAX_OPENING, MIN_OPENING};
 use crate::request::RenderedRequest;
 use crate::transport::{Failure, Response, ResponseData, Transport};
 use loadlab_scenario::plan::Segment;
-use loadlab_scenario::Load;
+use loadlab_scenario::{Load, OpenLoad};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use tokio::time::{Duration, Instant};
@@ -90,13 +90,7 @@ async fn dense_schedules_start_exactly_the_planned_arrivals_at_their_intended_ti
     for (rate, service) in cases {
         // At most 10,000 arrivals a case: the suite stays fast in a debug build.
         let run_for = Duration::from_secs_f64((10_000.0 / rate).min(0.2));
-        let load = match open(rate, 1, 100_000) {
-            Load::Open(mut o) => {
-                o.stages[0].duration = run_for;
-                o
-            }
-            _ => unreachable!(),
-        };
+        let load = constant_rate(rate, run_for);
         let plan: Vec<Duration> = load.arrivals(Segment::WHOLE, 1).collect();
         let sent = Rc::new(RefCell::new(Vec::new()));
         let start = Instant::now();
@@ -190,36 +184,51 @@ async fn a_full_set_of_slots_delays_arrivals_without_blaming_the_scheduler_and_d
     );
 }
 
-/// 50 arrivals a ms for 100 ms, 1 ms requests, connects taking `connect`: (connections
-/// opened, most opening at once, planned arrivals, totals).
-async fn open_with_connects_of(connect: Duration) -> (u64, u64, u64, Totals) {
-    let run_for = Duration::from_millis(100);
-    let load = match open(50_000.0, 1, 100_000) {
+/// A constant rate for `run_for` (at most 100,000 in flight).
+fn constant_rate(rate: f64, run_for: Duration) -> OpenLoad {
+    match open(rate, 1, 100_000) {
         Load::Open(mut o) => {
             o.stages[0].duration = run_for;
             o
         }
         _ => unreachable!(),
-    };
+    }
+}
+
+/// 50 arrivals a ms for `run_for`, each answered by `stamps` (1 ms requests), the run given
+/// `grace` more to finish; every planned arrival must start. (planned arrivals, totals).
+async fn fifty_a_ms(stamps: Stamps, run_for: Duration, grace: Duration) -> (u64, Totals) {
+    let load = constant_rate(50_000.0, run_for);
     let planned = load.arrivals(Segment::WHOLE, 1).count() as u64;
-    let connects = Rc::new(Cell::new(0));
-    let most_opening = Rc::new(Cell::new(0));
+    let stamps = Stamps {
+        service: Duration::from_millis(1),
+        ..stamps
+    };
     let totals = run_with(
-        Stamps {
-            connect,
-            service: Duration::from_millis(1),
-            connects: connects.clone(),
-            most_opening: most_opening.clone(),
-            ..Stamps::default()
-        },
+        stamps,
         Load::Open(load),
-        run_for,
+        run_for + grace,
         Cancel::new(),
         Segment::WHOLE,
     )
     .await;
     assert_eq!(totals.iterations_completed, planned, "every arrival starts");
     assert_eq!(totals.iterations_dropped, 0);
+    (planned, totals)
+}
+
+/// 50 arrivals a ms for 100 ms, connects taking `connect`: (connections opened, most
+/// opening at once, planned arrivals, totals).
+async fn open_with_connects_of(connect: Duration) -> (u64, u64, u64, Totals) {
+    let connects = Rc::new(Cell::new(0));
+    let most_opening = Rc::new(Cell::new(0));
+    let stamps = Stamps {
+        connect,
+        connects: connects.clone(),
+        most_opening: most_opening.clone(),
+        ..Stamps::default()
+    };
+    let (planned, totals) = fifty_a_ms(stamps, Duration::from_millis(100), Duration::ZERO).await;
     (connects.get(), most_opening.get(), planned, totals)
 }
 
@@ -287,31 +296,14 @@ async fn connects_stuck_on_a_dropped_syn_do_not_stop_the_others() {
     // every place for a second and the arrivals behind them would wait with them. A connect
     // this slow stops counting after 50 ms: only the requests that opened the hung
     // connections wait a second.
-    let run_for = Duration::from_millis(300);
-    let load = match open(50_000.0, 1, 100_000) {
-        Load::Open(mut o) => {
-            o.stages[0].duration = run_for;
-            o
-        }
-        _ => unreachable!(),
-    };
-    let planned = load.arrivals(Segment::WHOLE, 1).count() as u64;
     let connects = Rc::new(Cell::new(0));
-    let totals = run_with(
-        Stamps {
-            connect: Duration::from_micros(50),
-            service: Duration::from_millis(1),
-            connects: connects.clone(),
-            hang_every: Some((5, Duration::from_secs(1))),
-            ..Stamps::default()
-        },
-        Load::Open(load),
-        run_for + Duration::from_secs(2),
-        Cancel::new(),
-        Segment::WHOLE,
-    )
-    .await;
-    assert_eq!(totals.iterations_completed, planned);
+    let stamps = Stamps {
+        connect: Duration::from_micros(50),
+        connects: connects.clone(),
+        hang_every: Some((5, Duration::from_secs(1))),
+        ..Stamps::default()
+    };
+    let (_, totals) = fifty_a_ms(stamps, Duration::from_millis(300), Duration::from_secs(2)).await;
     let hung = connects.get() / 5;
     let step = &totals.steps[0];
     let waited_a_second = step.latency.len() - step.latency.count_between(0, 500_000);
