@@ -72,6 +72,26 @@ pub fn new_id(prefix: &str) -> String {
     format!("{prefix}{date}-{time}-{:04x}", fastrand::u16(..))
 }
 
+/// Inserts a row under a new id: draws ids with `next_id` until `insert` takes one not taken
+/// yet (at most 8 draws). Ids are a timestamp and 16 random bits, so two runs or studies begun
+/// in the same second may draw the same one; that is drawn again, never a failed run.
+pub(crate) fn insert_with_new_id(
+    mut next_id: impl FnMut() -> String,
+    mut insert: impl FnMut(&str) -> Result<(), StoreError>,
+) -> Result<String, StoreError> {
+    let mut draws = 0;
+    loop {
+        let id = next_id();
+        draws += 1;
+        match insert(&id) {
+            Err(StoreError::Db(rusqlite::Error::SqliteFailure(e, _)))
+                if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY && draws < 8 => {}
+            Err(e) => return Err(e),
+            Ok(()) => return Ok(id),
+        }
+    }
+}
+
 pub use loadlab_metrics::record::write_atomic;
 
 /// Checks that `dir` can hold results (creating it), before any load is sent: a run must

@@ -1,7 +1,7 @@
 //! Runs in the index: begun when the load starts, completed with their summary, recovered
 //! from their record when their process died.
 
-use crate::{escape_like, io_err, new_id, Store, StoreError};
+use crate::{escape_like, insert_with_new_id, io_err, new_id, Store, StoreError};
 use loadlab_metrics::RunResult;
 use rusqlite::{params, OptionalExtension};
 use std::path::PathBuf;
@@ -88,8 +88,6 @@ fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
 
 impl Store {
     /// Indexes a run that is starting; returns its id (its record goes in `run_dir(id)`).
-    /// Ids are a timestamp and 16 random bits: one already taken (another run in the same
-    /// second drew the same bits) is drawn again, never a failed run.
     pub fn begin_run(&self, run: &NewRun) -> Result<String, StoreError> {
         self.begin_run_with_ids(run, || new_id("r"))
     }
@@ -97,12 +95,10 @@ impl Store {
     fn begin_run_with_ids(
         &self,
         run: &NewRun,
-        mut next_id: impl FnMut() -> String,
+        next_id: impl FnMut() -> String,
     ) -> Result<String, StoreError> {
-        let mut attempts = 0;
-        loop {
-            let id = next_id();
-            let inserted = self.conn().execute(
+        insert_with_new_id(next_id, |id| {
+            self.conn().execute(
                 "INSERT INTO runs (id, started_at, scenario, scenario_file, variant, study, status, pid, load, segment, plan_hash, merged_from)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10, ?11)",
                 params![
@@ -118,17 +114,9 @@ impl Store {
                     run.plan_hash,
                     run.merged_from
                 ],
-            );
-            match inserted {
-                Err(rusqlite::Error::SqliteFailure(e, _))
-                    if e.code == rusqlite::ErrorCode::ConstraintViolation && attempts < 8 =>
-                {
-                    attempts += 1;
-                }
-                Err(e) => return Err(e.into()),
-                Ok(_) => return Ok(id),
-            }
-        }
+            )?;
+            Ok(())
+        })
     }
 
     /// Directory of a run's record and summary.

@@ -1,7 +1,7 @@
 //! Studies and capacity searches in the index: begun, updated after every run (so a killed
 //! study keeps what it did and can be resumed), finished.
 
-use crate::{escape_like, io_err, new_id, Store, StoreError};
+use crate::{escape_like, insert_with_new_id, io_err, new_id, Store, StoreError};
 use rusqlite::{params, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -53,22 +53,29 @@ impl Store {
         scenario_file: Option<&str>,
         plan_hash: Option<&str>,
     ) -> Result<(String, PathBuf), StoreError> {
-        let id = new_id(if kind == "capacity" { "c" } else { "s" });
-        let dir = self.study_dir(kind, &id);
-        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
-        self.conn().execute(
-            "INSERT INTO studies (id, kind, name, scenario_file, started_at, status, pid, plan_hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7)",
-            params![
-                id,
-                kind,
-                name,
-                scenario_file,
-                loadlab_metrics::result::rfc3339(SystemTime::now()),
-                i64::from(std::process::id()),
-                plan_hash
-            ],
+        let prefix = if kind == "capacity" { "c" } else { "s" };
+        let id = insert_with_new_id(
+            || new_id(prefix),
+            |id| {
+                let dir = self.study_dir(kind, id);
+                std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+                self.conn().execute(
+                    "INSERT INTO studies (id, kind, name, scenario_file, started_at, status, pid, plan_hash)
+                     VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7)",
+                    params![
+                        id,
+                        kind,
+                        name,
+                        scenario_file,
+                        loadlab_metrics::result::rfc3339(SystemTime::now()),
+                        i64::from(std::process::id()),
+                        plan_hash
+                    ],
+                )?;
+                Ok(())
+            },
         )?;
+        let dir = self.study_dir(kind, &id);
         Ok((id, dir))
     }
 
