@@ -377,6 +377,10 @@ pub struct MergeArgs {
     /// Print nothing but errors (the exit code tells the outcome).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Do not fail (exit 3) when a segment's generator or host was saturated (its CPU, its
+    /// scheduler, or other processes taking the host's CPU): the result still says so.
+    #[arg(long)]
+    pub allow_saturated: bool,
     /// Run store directory the merged run is stored in (default: $LOADLAB_RESULTS, else
     /// ./loadlab-results); a URL names the distributed run to merge (as an input does).
     #[arg(long, value_name = "DIR|URL")]

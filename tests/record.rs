@@ -283,6 +283,7 @@ fn a_killed_study_can_be_reported_and_resumed() {
             "--target",
             &target.url,
             "--no-progress",
+            "--allow-saturated",
         ])
         .arg("--results")
         .arg(&results)
@@ -348,6 +349,7 @@ fn a_killed_study_can_be_reported_and_resumed() {
             "--resume",
             &id,
             "--no-progress",
+            "--allow-saturated",
         ],
         &results,
     );

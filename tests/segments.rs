@@ -65,6 +65,7 @@ fn run_segments(file: &Path, n: u32, results: &Path) -> (Value, Output) {
         .map(|i| {
             Command::new(BIN)
                 .args(["run", file.to_str().unwrap(), "--quiet", "--no-progress"])
+                .arg("--allow-saturated")
                 .args(["--segment", &format!("{i}/{n}"), "--start-at", &at])
                 .arg("--results")
                 .arg(results)
@@ -87,6 +88,7 @@ fn run_segments(file: &Path, n: u32, results: &Path) -> (Value, Output) {
     let o = Command::new(BIN)
         .arg("merge")
         .args(&dirs)
+        .arg("--allow-saturated")
         .arg("--json")
         .arg(&merged)
         .arg("--results")
@@ -226,6 +228,7 @@ fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
                     "run",
                     file.to_str().unwrap(),
                     "--quiet",
+                    "--allow-saturated",
                     "--segment",
                     &format!("{i}/3"),
                     "--start-at",
@@ -251,6 +254,7 @@ fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
         Command::new(BIN)
             .arg("merge")
             .args(&dirs)
+            .arg("--allow-saturated")
             .arg("--json")
             .arg(results.join(json))
             .arg("--results")
@@ -287,6 +291,7 @@ fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
             "run",
             other.to_str().unwrap(),
             "--quiet",
+            "--allow-saturated",
             "--segment",
             "1/3",
         ])

@@ -125,7 +125,7 @@ pub fn finish(args: &MergeArgs, merged: Merged, segments: usize) -> Outcome {
     if !errors.is_empty() {
         return Outcome::Invalid;
     }
-    outcome_of(&result, false)
+    outcome_of(&result, args.allow_saturated)
 }
 
 /// A record directory as given, or the directory of a run id in the store.

@@ -13,7 +13,7 @@ use crate::clock::ClockSkew;
 use crate::result::{
     from_unix_seconds, rfc3339, PlannedLoad, RunResult, SegmentSummary, StopReason,
 };
-use crate::validity::InvalidKind;
+use crate::validity::{InvalidKind, Validity};
 use std::iter::Peekable;
 
 #[derive(Debug, thiserror::Error)]
@@ -185,13 +185,7 @@ pub fn merge_records(
         let own = per_segment[k].finish(&r.meta, r.end.as_ref());
         let seg = r.meta.segment.expect("checked");
         if !own.valid {
-            result.validity.push(
-                InvalidKind::SegmentInvalid,
-                format!(
-                    "segment {seg} was not a valid measurement: {}",
-                    own.validity.messages().join("; ")
-                ),
-            );
+            carry_segment_validity(&mut result.validity, &seg.to_string(), &own.validity);
         }
         result.segments.push(SegmentSummary {
             index: seg.index,
@@ -295,4 +289,95 @@ fn merged_meta(records: &[&StoredRecord], start: f64) -> RecordMeta {
             .collect(),
     );
     meta
+}
+
+/// A segment's invalid reasons in the merged run. The generator's or its host's limits keep
+/// their kind (named for the segment), so `--allow-saturated` forgives a merge as it forgives
+/// a run; anything else makes the segment, and so the merge, invalid.
+fn carry_segment_validity(merged: &mut Validity, seg: &str, own: &Validity) {
+    let prefix = format!("segment {seg}: ");
+    let (limits, others): (Vec<_>, Vec<_>) = own
+        .reasons
+        .iter()
+        .partition(|r| r.kind.is_generator_limit());
+    for reason in limits {
+        let already = merged
+            .reasons
+            .iter()
+            .any(|m| m.kind == reason.kind && m.message.starts_with(&prefix));
+        if !already {
+            let named = if reason.message.starts_with(&prefix) {
+                reason.message.clone()
+            } else {
+                format!("{prefix}{}", reason.message)
+            };
+            merged.push(reason.kind, named);
+        }
+    }
+    if !others.is_empty() {
+        let messages: Vec<&str> = others.iter().map(|r| r.message.as_str()).collect();
+        merged.push(
+            InvalidKind::SegmentInvalid,
+            format!(
+                "segment {seg} was not a valid measurement: {}",
+                messages.join("; ")
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Reasons<'a> = &'a [(InvalidKind, &'a str)];
+
+    fn validity(reasons: Reasons) -> Validity {
+        let mut v = Validity::default();
+        for (kind, message) in reasons {
+            v.push(*kind, *message);
+        }
+        v
+    }
+
+    #[test]
+    fn a_segments_reasons_keep_their_kind_when_they_are_the_generators() {
+        use InvalidKind::*;
+        let cases: &[(Reasons, Reasons, &[InvalidKind])] = &[
+            // Only its generator's limit: kept as that kind, named for the segment.
+            (
+                &[],
+                &[(GeneratorSaturated, "cpu 99%")],
+                &[GeneratorSaturated],
+            ),
+            // Already judged on the merged record (host samples): not said twice.
+            (
+                &[(HostContended, "segment 1/3: host busy")],
+                &[(HostContended, "segment 1/3: host busy")],
+                &[HostContended],
+            ),
+            // Another segment's same kind does not count as already said.
+            (
+                &[(HostContended, "segment 2/3: host busy")],
+                &[(HostContended, "segment 1/3: host busy")],
+                &[HostContended, HostContended],
+            ),
+            // Anything else makes the segment invalid; its limits are still carried.
+            (
+                &[],
+                &[(SchedulerLate, "lag"), (Interrupted, "SIGTERM")],
+                &[SchedulerLate, SegmentInvalid],
+            ),
+        ];
+        for (merged, own, want) in cases {
+            let mut merged = validity(merged);
+            carry_segment_validity(&mut merged, "1/3", &validity(own));
+            let kinds: Vec<InvalidKind> = merged.reasons.iter().map(|r| r.kind).collect();
+            assert_eq!(&kinds, want, "{own:?}");
+            for r in &merged.reasons {
+                assert!(r.message.starts_with("segment "), "{}", r.message);
+                assert!(!r.message.contains("segment 1/3: segment"), "{}", r.message);
+            }
+        }
+    }
 }
