@@ -21,6 +21,7 @@
 use std::cell::{Cell, RefCell};
 use std::time::Duration;
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
 /// Connections opened at once to an origin whose connect time is not known yet (before the
 /// first connection to it has opened).
@@ -63,6 +64,10 @@ struct Origin<C> {
     waiting: Cell<usize>,
     /// Told when a connection comes back or an opening ends, while someone waits.
     changed: Notify,
+    /// Arrivals are held until a connection is available (see [`IdlePool::hold`])...
+    held: Cell<bool>,
+    /// ...and this is when one next was.
+    ready_at: Cell<Option<Instant>>,
 }
 
 pub struct IdlePool<C> {
@@ -108,9 +113,7 @@ impl<C> Opening<'_, C> {
         if std::mem::take(&mut self.counted) {
             let o = self.origin;
             o.opening.set(o.opening.get().saturating_sub(1));
-            if o.waiting.get() > 0 {
-                o.changed.notify_one();
-            }
+            o.became_ready();
         }
     }
 }
@@ -131,6 +134,8 @@ impl<C> IdlePool<C> {
                     fastest_connect: Cell::new(None),
                     waiting: Cell::new(0),
                     changed: Notify::new(),
+                    held: Cell::new(false),
+                    ready_at: Cell::new(None),
                 })
                 .collect(),
         }
@@ -154,9 +159,37 @@ impl<C> IdlePool<C> {
                 idle.push(conn);
             }
         }
-        if o.waiting.get() > 0 {
-            o.changed.notify_one();
-        }
+        o.became_ready();
+    }
+
+    /// How many requests to `origin` would have a connection now, idle or opened within the
+    /// bound, without waiting.
+    pub fn available(&self, origin: usize) -> usize {
+        let o = &self.origins[origin];
+        let places = opening_bound(o.fastest_connect.get()).saturating_sub(o.opening.get());
+        o.idle.borrow().len() + places
+    }
+
+    /// Arrivals wait for a connection to `origin` to be [`available`](Self::available): the
+    /// instant one next may be is kept for [`ready_since`](Self::ready_since).
+    pub fn hold(&self, origin: usize) {
+        let o = &self.origins[origin];
+        o.held.set(true);
+        o.ready_at.set(None);
+    }
+
+    /// When a connection to `origin` came back or an opening ended after
+    /// [`hold`](Self::hold), if one has.
+    pub fn ready_since(&self, origin: usize) -> Option<Instant> {
+        self.origins[origin].ready_at.get()
+    }
+
+    /// Waits until a connection to `origin` comes back or an opening ends.
+    pub async fn changed(&self, origin: usize) {
+        let o = &self.origins[origin];
+        o.waiting.set(o.waiting.get() + 1);
+        let _waiting = Waiting(&o.waiting);
+        o.changed.notified().await;
     }
 
     /// An idle connection, or the right to open one; waits while none is idle and
@@ -187,6 +220,19 @@ impl<C> IdlePool<C> {
     #[cfg(test)]
     pub fn opening(&self, origin: usize) -> usize {
         self.origins[origin].opening.get()
+    }
+}
+
+impl<C> Origin<C> {
+    /// A connection came back or an opening ended: a held arrival may start, and one waiter
+    /// is told.
+    fn became_ready(&self) {
+        if self.held.replace(false) {
+            self.ready_at.set(Some(Instant::now()));
+        }
+        if self.waiting.get() > 0 {
+            self.changed.notify_one();
+        }
     }
 }
 

@@ -31,6 +31,9 @@ pub(super) enum Next {
     At(Instant),
     /// Every `max_in_flight` slot is taken: wait until one frees.
     Full,
+    /// No connection to this origin is idle or may be opened now: wait until one may (see
+    /// [`ArrivalQueue::with_gate`]).
+    NoConnection(usize),
     /// The buffer is empty (the scheduler refills it, or the plan is done).
     Empty,
     /// The run is over for new arrivals: what is left can only be dropped.
@@ -55,6 +58,18 @@ pub(super) struct ArrivalQueue {
     slot_freed_at: Cell<Option<Instant>>,
     /// The first buffered arrival was already counted as delayed by `max_in_flight`.
     front_counted: Cell<bool>,
+    /// The origin every arrival's first request goes to over a pooled connection, if one is.
+    gate: Option<usize>,
+    /// Arrivals handed to runners that have not taken their connection yet.
+    pub handed: std::rc::Rc<Cell<u64>>,
+    /// An arrival was due while no connection was available.
+    waiting_for_connection: Cell<bool>,
+    /// When one last became available after such a wait: arrivals due before then were held
+    /// up by the connections (the target's slowness, or the bound on opening them), not by
+    /// the scheduler.
+    connection_freed_at: Cell<Option<Instant>>,
+    /// The first buffered arrival was already counted as delayed by the connections.
+    front_counted_connection: Cell<bool>,
 }
 
 impl ArrivalQueue {
@@ -73,7 +88,23 @@ impl ArrivalQueue {
             waiting_for_slot: Cell::new(false),
             slot_freed_at: Cell::new(None),
             front_counted: Cell::new(false),
+            gate: None,
+            handed: std::rc::Rc::default(),
+            waiting_for_connection: Cell::new(false),
+            connection_freed_at: Cell::new(None),
+            front_counted_connection: Cell::new(false),
         }
+    }
+
+    /// Arrivals start only while a connection to `origin` is available for each, when every
+    /// arrival's first request goes there over a pooled connection. Otherwise a started
+    /// arrival waits for a connection inside its request, and the runner that gives one back
+    /// takes it again for the next due arrival before the woken waiter runs: older arrivals
+    /// starved behind younger ones (0.3–3 s at 50,000/s). Held here, they stay in order, and
+    /// whoever frees a connection starts the oldest with it, in the same wake-up.
+    pub fn with_gate(mut self, origin: Option<usize>) -> Self {
+        self.gate = origin;
+        self
     }
 
     pub fn push(&self, intended: Instant) {
@@ -133,15 +164,41 @@ impl ArrivalQueue {
             }
             return Next::Full;
         }
+        if let Some(origin) = self.gate {
+            if worker.pool.available(origin) as u64 <= self.handed.get() {
+                self.waiting_for_connection.set(true);
+                worker.pool.hold(origin);
+                if !self.front_counted_connection.replace(true) {
+                    worker.recorder.borrow_mut().delayed_by_connect_limit();
+                }
+                return Next::NoConnection(origin);
+            }
+            if self.waiting_for_connection.replace(false) {
+                let freed = worker.pool.ready_since(origin).unwrap_or(t);
+                self.connection_freed_at.set(Some(freed));
+            }
+        }
         self.planned.borrow_mut().pop_front();
         let held_by_slot = self.slot_freed_at.get().filter(|&freed| freed > intended);
+        let held_by_connection = self
+            .connection_freed_at
+            .get()
+            .filter(|&freed| freed > intended);
         let mut recorder = worker.recorder.borrow_mut();
-        // Every arrival a full set of slots held back is counted, once.
+        // Every arrival a full set of slots (or no connection) held back is counted, once.
         if held_by_slot.is_some() && !self.front_counted.get() {
             recorder.delayed_by_max_in_flight();
         }
+        if held_by_connection.is_some() && !self.front_counted_connection.get() {
+            recorder.delayed_by_connect_limit();
+        }
         self.front_counted.set(false);
-        let late_from = held_by_slot.unwrap_or(intended);
+        self.front_counted_connection.set(false);
+        let late_from = held_by_slot
+            .into_iter()
+            .chain(held_by_connection)
+            .max()
+            .unwrap_or(intended);
         recorder.record_scheduler_lag(micros(t.saturating_duration_since(late_from)));
         drop(recorder);
         self.active.set(self.active.get() + 1);

@@ -11,6 +11,7 @@ use super::arrival_queue::{ArrivalQueue, Next, LATE_START_TOLERANCE};
 use super::runners::Runners;
 use super::{now, wait_all};
 use crate::flow::Worker;
+use crate::prepare::FlowStep;
 use crate::transport::Transport;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::OpenLoad;
@@ -41,7 +42,8 @@ pub async fn run<T: Transport>(
     active: Rc<Cell<u64>>,
 ) {
     let limit = segment.share(u64::from(load.max_in_flight)).max(1);
-    let queue = Rc::new(ArrivalQueue::new(active.clone(), limit, segment));
+    let gate = first_pooled_origin(&worker);
+    let queue = Rc::new(ArrivalQueue::new(active.clone(), limit, segment).with_gate(gate));
     let runners = Runners::new(worker.clone(), queue.clone());
     let mut plan = load.arrivals(segment, seed);
     // The plan is in the queue up to its end (or the run's).
@@ -81,6 +83,14 @@ pub async fn run<T: Transport>(
                     _ = tokio::time::sleep_until(worker.end + LATE_START_TOLERANCE) => {}
                 }
             }
+            Next::NoConnection(origin) => {
+                // A runner that gives a connection back starts the next arrival with it
+                // itself; this wakes for connections that open (or fail) meanwhile.
+                tokio::select! {
+                    _ = worker.pool.changed(origin) => {}
+                    _ = tokio::time::sleep_until(worker.end + LATE_START_TOLERANCE) => {}
+                }
+            }
             Next::Empty if planned_all => break,
             Next::Empty => {}
             Next::Over => {
@@ -102,4 +112,24 @@ pub async fn run<T: Transport>(
     worker.stopping.set(true);
     runners.close();
     wait_all(&active, &runners.freed).await;
+}
+
+/// The origin every flow's first request goes to over a pooled connection (not a shared,
+/// multiplexed one), before any think time: arrivals can then wait for its connections
+/// before they start (see [`ArrivalQueue::with_gate`]).
+fn first_pooled_origin<T: Transport>(worker: &Worker<T>) -> Option<usize> {
+    let scenario = &worker.scenario;
+    let mut origin = None;
+    for flow in &scenario.flows {
+        let first = flow.steps.iter().find_map(|step| match step {
+            FlowStep::Request(i) => Some(Some(scenario.requests[*i as usize].origin)),
+            FlowStep::Think(_) => Some(None),
+            _ => None,
+        })??;
+        if origin.is_some_and(|o| o != first) || worker.transport.shared(first) {
+            return None;
+        }
+        origin = Some(first);
+    }
+    origin.map(usize::from)
 }

@@ -26,7 +26,8 @@ pub(super) struct Runners<T: Transport> {
     queue: Rc<ArrivalQueue>,
     idle: Rc<RefCell<Vec<Rc<Mailbox>>>>,
     closed: Rc<Cell<bool>>,
-    /// Arrivals handed to idle runners that have not run yet.
+    /// Arrivals handed to runners that have not run yet (shared with the queue, whose
+    /// connection gate counts them as taken).
     handed: Rc<Cell<u64>>,
     /// Told when a slot frees while an arrival waits for one, and when none is in flight.
     pub freed: Rc<Notify>,
@@ -34,12 +35,13 @@ pub(super) struct Runners<T: Transport> {
 
 impl<T: Transport> Runners<T> {
     pub fn new(worker: Rc<Worker<T>>, queue: Rc<ArrivalQueue>) -> Self {
+        let handed = queue.handed.clone();
         Self {
             worker,
             queue,
             idle: Rc::default(),
             closed: Rc::default(),
-            handed: Rc::default(),
+            handed,
             freed: Rc::default(),
         }
     }
