@@ -117,7 +117,7 @@ pub async fn run<T: Transport>(
 /// The origin every flow's first request goes to over a pooled connection (not a shared,
 /// multiplexed one), before any think time: arrivals can then wait for its connections
 /// before they start (see [`ArrivalQueue::with_gate`]).
-fn first_pooled_origin<T: Transport>(worker: &Worker<T>) -> Option<usize> {
+pub(super) fn first_pooled_origin<T: Transport>(worker: &Worker<T>) -> Option<usize> {
     let scenario = &worker.scenario;
     let mut origin = None;
     for flow in &scenario.flows {

@@ -335,3 +335,91 @@ async fn connects_stuck_on_a_dropped_syn_do_not_stop_the_others() {
         connects.get()
     );
 }
+
+/// Requests to origin 1 share multiplexed connections; origin 0's are pooled.
+struct SharedSecond;
+
+impl Transport for SharedSecond {
+    type Conn = ();
+
+    async fn connect(&self, _origin: u16) -> Result<(), Failure> {
+        Ok(())
+    }
+
+    async fn send(
+        &self,
+        _conn: &mut (),
+        _req: &RenderedRequest<'_>,
+        _keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
+        Ok(Response::default())
+    }
+
+    fn shared(&self, origin: u16) -> bool {
+        origin == 1
+    }
+}
+
+#[test]
+fn arrivals_wait_for_a_connection_before_starting_only_when_every_first_request_is_pooled() {
+    use crate::prepare::{FlowStep, PreparedFlow};
+    use loadlab_scenario::ThinkTime;
+    let think = FlowStep::Think(ThinkTime {
+        min: Duration::from_millis(1),
+        max: Duration::from_millis(1),
+    });
+    let flow = |steps: Vec<FlowStep>| PreparedFlow {
+        name: "f".into(),
+        weight: 1,
+        steps,
+    };
+    // Requests 0 and 1 go to origins 0 and 1.
+    let to = |i: u16| FlowStep::Request(i);
+    let cases: Vec<(&str, Vec<PreparedFlow>, Option<usize>)> = vec![
+        ("one request", vec![flow(vec![to(0)])], Some(0)),
+        (
+            "then others",
+            vec![flow(vec![to(0), think.clone(), to(1)])],
+            Some(0),
+        ),
+        (
+            "inside a loop and a once block",
+            vec![flow(vec![
+                FlowStep::Loop { count: 2 },
+                FlowStep::Once { id: 0, end: 3 },
+                to(0),
+                FlowStep::OnceEnd { id: 0 },
+                FlowStep::LoopEnd { start: 0 },
+            ])],
+            Some(0),
+        ),
+        (
+            "two flows, one origin",
+            vec![flow(vec![to(0)]), flow(vec![to(0), to(1)])],
+            Some(0),
+        ),
+        (
+            "a think first",
+            vec![flow(vec![think.clone(), to(0)])],
+            None,
+        ),
+        (
+            "two flows, two origins",
+            vec![flow(vec![to(0)]), flow(vec![to(1)])],
+            None,
+        ),
+        ("a shared origin", vec![flow(vec![to(1)])], None),
+        ("no request", vec![flow(vec![think.clone()])], None),
+    ];
+    for (case, flows, want) in cases {
+        let mut prepared = super::tests::scenario();
+        let second_origin = prepared.origins[0].clone();
+        prepared.origins.push(second_origin);
+        let mut second = prepared.requests[0].clone();
+        second.origin = 1;
+        prepared.requests.push(second);
+        prepared.flows = flows;
+        let worker = super::tests::worker(SharedSecond, prepared, Duration::from_secs(1));
+        assert_eq!(super::open::first_pooled_origin(&worker), want, "{case}");
+    }
+}

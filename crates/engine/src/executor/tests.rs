@@ -95,6 +95,27 @@ async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Totals,
     (recorder, connects.get())
 }
 
+/// A worker running `prepared` over `transport` for `duration` from now.
+pub(super) fn worker<T: Transport>(
+    transport: T,
+    prepared: PreparedScenario,
+    duration: Duration,
+) -> Worker<T> {
+    let start = Instant::now();
+    Worker {
+        transport,
+        picker: RefCell::new(FlowPicker::new(&prepared.flows)),
+        pool: crate::idle_pool::IdlePool::new(prepared.origins.len()),
+        scenario: Rc::new(prepared),
+        recorder: RefCell::new(Recorder::new(1)),
+        rng: RefCell::new(fastrand::Rng::with_seed(1)),
+        start,
+        end: start + duration,
+        stopping: Cell::new(false),
+        precise_timer: None,
+    }
+}
+
 pub(super) async fn run_with<T: Transport>(
     transport: T,
     load: Load,
@@ -102,20 +123,7 @@ pub(super) async fn run_with<T: Transport>(
     cancel: Cancel,
     segment: Segment,
 ) -> Totals {
-    let prepared = scenario();
-    let start = Instant::now();
-    let worker = Rc::new(Worker {
-        transport,
-        picker: RefCell::new(FlowPicker::new(&prepared.flows)),
-        scenario: Rc::new(prepared),
-        recorder: RefCell::new(Recorder::new(1)),
-        rng: RefCell::new(fastrand::Rng::with_seed(1)),
-        start,
-        end: start + duration,
-        stopping: Cell::new(false),
-        pool: crate::idle_pool::IdlePool::new(1),
-        precise_timer: None,
-    });
+    let worker = Rc::new(worker(transport, scenario(), duration));
     let (tx, rx) = mpsc::channel();
     let plan = WorkerPlan {
         load,
