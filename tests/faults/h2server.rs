@@ -58,6 +58,64 @@ pub struct H2Stats {
     pub active: AtomicU64,
     /// Most streams open at once on one connection.
     pub most_active: AtomicU64,
+    /// Each connection's bytes, as the server's h2 read and wrote them.
+    pub wire: std::sync::Mutex<Vec<Arc<ConnWire>>>,
+}
+
+/// One connection's plaintext HTTP/2 bytes, and the streams it carried.
+#[derive(Default)]
+pub struct ConnWire {
+    pub received: AtomicU64,
+    pub sent: AtomicU64,
+    pub streams: AtomicU64,
+}
+
+/// `io`, counting what passes into a [`ConnWire`].
+struct Counting<S> {
+    io: S,
+    wire: Arc<ConnWire>,
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Counting<S> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.io).poll_read(cx, buf);
+        let n = (buf.filled().len() - before) as u64;
+        self.wire.received.fetch_add(n, Ordering::SeqCst);
+        polled
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Counting<S> {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let polled = std::pin::Pin::new(&mut self.io).poll_write(cx, buf);
+        if let std::task::Poll::Ready(Ok(n)) = polled {
+            self.wire.sent.fetch_add(n as u64, Ordering::SeqCst);
+        }
+        polled
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_shutdown(cx)
+    }
 }
 
 pub struct H2Server {
@@ -124,6 +182,19 @@ impl H2Server {
     pub fn most_active(&self) -> u64 {
         self.stats.most_active.load(Ordering::SeqCst)
     }
+
+    /// (received, sent) bytes of the connections that carried streams (not the check before
+    /// the load, which only shakes hands).
+    pub fn wire_bytes(&self) -> (u64, u64) {
+        let wire = self.stats.wire.lock().unwrap();
+        let used = wire.iter().filter(|w| w.streams.load(Ordering::SeqCst) > 0);
+        used.fold((0, 0), |(r, s), w| {
+            (
+                r + w.received.load(Ordering::SeqCst),
+                s + w.sent.load(Ordering::SeqCst),
+            )
+        })
+    }
 }
 
 fn tls_acceptor() -> tokio_rustls::TlsAcceptor {
@@ -153,7 +224,13 @@ where
     if let Some(w) = b.window {
         builder.initial_window_size(w);
     }
-    let Ok(mut conn) = builder.handshake::<S, Bytes>(io).await else {
+    let wire = Arc::new(ConnWire::default());
+    stats.wire.lock().unwrap().push(wire.clone());
+    let io = Counting {
+        io,
+        wire: wire.clone(),
+    };
+    let Ok(mut conn) = builder.handshake::<Counting<S>, Bytes>(io).await else {
         return;
     };
     stats.connections.fetch_add(1, Ordering::SeqCst);
@@ -169,6 +246,7 @@ where
             return;
         };
         taken += 1;
+        wire.streams.fetch_add(1, Ordering::SeqCst);
         stats.requests.fetch_add(1, Ordering::SeqCst);
         match b.mode {
             Mode::Reset(reason) => {

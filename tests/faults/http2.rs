@@ -92,6 +92,49 @@ fn h2c_and_tls_alpn_counts_agree_with_the_server() {
 }
 
 #[test]
+fn data_sent_and_received_are_what_the_connections_moved() {
+    // Per VU and shared: every frame (the preface, SETTINGS, HPACK-compressed header blocks,
+    // DATA) counted as it went over the connection, as the server read and wrote it.
+    for (name, yaml) in [
+        ("h2_bytes_per_vu", "http: { version: \"2\" }\nload: { model: closed, vus: 3, duration: 1s }\n"),
+        (
+            "h2_bytes_shared",
+            "http: { version: \"2\", connections: 2 }\nload: { model: open, rate: 300/s, duration: 1s }\n",
+        ),
+    ] {
+        let server = H2Server::start(Behaviour::default());
+        let run = run_scenario(
+            name,
+            &server.url(""),
+            &format!("{yaml}steps: [ {{ post: /, body: 'twelve bytes' }} ]\n"),
+        );
+        assert_all_answered(&run, &server);
+        let (sent, received) = (run.u("/bytes/sent"), run.u("/bytes/received"));
+        // Let the server read what the client wrote last.
+        std::thread::sleep(Duration::from_millis(200));
+        let (server_in, server_out) = server.wire_bytes();
+        // Only what moved after the last answer (a closing GOAWAY, a WINDOW_UPDATE) is not
+        // any request's: a few frames per connection.
+        let connections = server.connections();
+        let slack = 64 * connections;
+        assert!(
+            sent <= server_in && server_in - sent <= slack,
+            "{name}: loadlab sent {sent} bytes, the server read {server_in} on {connections} connections"
+        );
+        assert!(
+            received <= server_out && server_out - received <= slack,
+            "{name}: loadlab received {received} bytes, the server wrote {server_out}"
+        );
+        // Not HTTP/1.1 re-counted: HPACK makes repeated headers a few bytes each.
+        let per_request = sent / run.total();
+        assert!(
+            (12..120).contains(&per_request),
+            "{name}: {per_request} bytes a request"
+        );
+    }
+}
+
+#[test]
 fn a_server_allowing_one_stream_gets_one_at_a_time() {
     let server = H2Server::start(Behaviour {
         max_streams: Some(1),

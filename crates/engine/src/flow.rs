@@ -424,10 +424,13 @@ impl<T: Transport> Worker<T> {
             status,
             error,
             bytes_sent: match &result {
-                Ok(r) if r.bytes_sent > 0 => r.bytes_sent,
-                _ => bytes_sent,
+                Ok(r) => r.bytes_sent.unwrap_or(bytes_sent),
+                Err(f) => f.wire.map_or(bytes_sent, |w| w.sent),
             },
-            bytes_received: result.as_ref().map_or(0, |r| r.bytes_received),
+            bytes_received: match &result {
+                Ok(r) => r.bytes_received,
+                Err(f) => f.wire.map_or(0, |w| w.received),
+            },
             phases: result
                 .as_ref()
                 .map_or_else(|_| Phases::default(), |r| phases(&r.timing, done)),

@@ -18,11 +18,14 @@ pub struct Response {
     /// What the server said it spent on the request (`Server-Timing` or the configured
     /// header), in µs.
     pub server_us: Option<u64>,
-    /// Bytes of the response: as read from the connection (HTTP/1.1), or its header fields
-    /// and body (HTTP/2). 0 when the transport does not count them.
+    /// Bytes of the response as read from the connection (HTTP/1.1), or what the connection
+    /// received since the previous exchange on it took its share (HTTP/2: frames and
+    /// compressed header blocks). 0 when the transport does not count them.
     pub bytes_received: u64,
-    /// Bytes of the request as written (HTTP/1.1); 0: not counted (the caller estimates).
-    pub bytes_sent: u64,
+    /// Bytes of the request as written (HTTP/1.1), or what the connection sent since the
+    /// previous exchange on it took its share (HTTP/2); `None`: not counted (the caller
+    /// estimates).
+    pub bytes_sent: Option<u64>,
     /// When its phases happened, as far as the transport measured them.
     pub timing: ResponseTiming,
 }
@@ -56,6 +59,15 @@ pub struct Failure {
     /// The server never processed the request (an idle keep-alive connection it had closed,
     /// a stream above an HTTP/2 GOAWAY's last stream): safe to retry once on a new connection.
     pub stale: bool,
+    /// What the connection moved for it, when the transport counts it (HTTP/2).
+    pub wire: Option<WireBytes>,
+}
+
+/// Bytes a connection really moved for an exchange (see `http/h2/counted.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WireBytes {
+    pub sent: u64,
+    pub received: u64,
 }
 
 impl Failure {
@@ -64,6 +76,7 @@ impl Failure {
             kind,
             message: message.into(),
             stale: false,
+            wire: None,
         }
     }
 }

@@ -61,6 +61,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
             kind: classify_io(e, false),
             message: e.to_string(),
             stale: self.reused && !got_bytes,
+            wire: None,
         }
     }
 
@@ -165,7 +166,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
                         close: close || unsolicited,
                         server_us,
                         bytes_received: self.read_total - read_before,
-                        bytes_sent: request.len() as u64,
+                        bytes_sent: Some(request.len() as u64),
                         timing: ResponseTiming {
                             opened: self.opened.take(),
                             written: Some(written),
@@ -216,6 +217,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
             kind: classify_io(&e, false),
             message: e.to_string(),
             stale: false,
+            wire: None,
         };
         match framing {
             Framing::None => Ok(false),

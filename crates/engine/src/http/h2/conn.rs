@@ -3,10 +3,11 @@
 //! driving the connection, and one exchange per stream — the request body sent as the
 //! server's flow-control window allows, the response body read and its window given back.
 
+use super::counted::{Counted, WireCount};
 use super::errors::failure;
 use super::request::Head;
 use crate::request::RenderedRequest;
-use crate::transport::{ConnectTiming, Failure, Response, ResponseData, ResponseTiming};
+use crate::transport::{ConnectTiming, Failure, Response, ResponseData, ResponseTiming, WireBytes};
 use bytes::Bytes;
 use h2::client::SendRequest;
 use loadlab_metrics::{ErrorKind, Protocol};
@@ -20,8 +21,6 @@ use tokio::time::Instant;
 /// round trips (the data is read and discarded as it comes; nothing is buffered for long).
 const STREAM_WINDOW: u32 = 4 << 20;
 const CONNECTION_WINDOW: u32 = 16 << 20;
-/// `:status: 200` with its separators.
-const STATUS_FIELD_BYTES: u64 = 14;
 
 /// A handle on an HTTP/2 connection; clones share it (one per concurrent stream).
 #[derive(Clone)]
@@ -33,6 +32,8 @@ pub struct H2Conn {
     /// How it was opened, until its first exchange reports it (a shared connection's is
     /// taken by the request that opened it, before the connection is cloned).
     pub opened: Option<ConnectTiming>,
+    /// Bytes it moved that no exchange has taken yet.
+    wire: Arc<WireCount>,
 }
 
 impl H2Conn {
@@ -43,11 +44,13 @@ impl H2Conn {
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
+        let wire = Arc::new(WireCount::default());
+        let io = Counted::new(io, wire.clone());
         let (send, mut connection) = h2::client::Builder::new()
             .initial_window_size(STREAM_WINDOW)
             .initial_connection_window_size(CONNECTION_WINDOW)
             .enable_push(false)
-            .handshake::<S, Bytes>(io)
+            .handshake::<Counted<S>, Bytes>(io)
             .await
             .map_err(|e| handshake_failure(&e))?;
         let ping = if settle { connection.ping_pong() } else { None };
@@ -67,6 +70,7 @@ impl H2Conn {
             closed,
             protocol,
             opened: None,
+            wire,
         })
     }
 
@@ -79,8 +83,31 @@ impl H2Conn {
         self.send.current_max_send_streams()
     }
 
-    /// One request on a new stream of this connection.
+    /// One request on a new stream of this connection, with the bytes the connection moved
+    /// since the previous exchange took its share.
     pub async fn exchange(
+        &mut self,
+        req: &RenderedRequest<'_>,
+        head: http::Request<()>,
+        body: Option<Bytes>,
+        keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
+        let result = self.stream(req, head, body, keep).await;
+        let (sent, received) = self.wire.take();
+        match result {
+            Ok(mut response) => {
+                response.bytes_sent = Some(sent);
+                response.bytes_received = received;
+                Ok(response)
+            }
+            Err(mut failure) => {
+                failure.wire = Some(WireBytes { sent, received });
+                Err(failure)
+            }
+        }
+    }
+
+    async fn stream(
         &mut self,
         req: &RenderedRequest<'_>,
         head: http::Request<()>,
@@ -93,6 +120,7 @@ impl H2Conn {
                 kind: ErrorKind::Reset,
                 message: "the HTTP/2 connection was closed while idle".into(),
                 stale: true,
+                wire: None,
             });
         }
         poll_fn(|cx| self.send.poll_ready(cx))
@@ -119,14 +147,6 @@ impl H2Conn {
                 k.add_header(name.as_str().as_bytes(), value.as_bytes());
             }
         }
-        // Header fields as decoded, each with `: ` and CRLF as HTTP/1.1 would count them
-        // (HPACK and framing are not counted), plus `:status: 200`.
-        let head_bytes = response
-            .headers()
-            .iter()
-            .map(|(n, v)| (n.as_str().len() + v.len() + 4) as u64)
-            .sum::<u64>()
-            + STATUS_FIELD_BYTES;
         let mut body = response.into_body();
         let mut received = 0u64;
         while let Some(chunk) = body.data().await {
@@ -148,8 +168,9 @@ impl H2Conn {
             status,
             close: self.is_closed(),
             server_us,
-            bytes_received: head_bytes + received,
-            bytes_sent: 0,
+            // Set from the connection's count by `exchange`.
+            bytes_received: 0,
+            bytes_sent: None,
             timing: ResponseTiming {
                 opened: self.opened.take(),
                 written: Some(written),

@@ -28,6 +28,7 @@ pub fn failure(e: &h2::Error) -> Failure {
                 kind: ErrorKind::GoAway,
                 message: "the server is closing the HTTP/2 connection (GOAWAY, NO_ERROR) and did not process this stream".into(),
                 stale: true,
+                wire: None,
             };
         }
         let kind = match reason {

@@ -2,6 +2,7 @@
 //! errors as error kinds.
 
 mod conn;
+mod counted;
 mod errors;
 mod request;
 
