@@ -1,5 +1,6 @@
 //! Thresholds on any percentile of any scope are evaluated from that scope's histogram in the
-//! run record (`step.X.latency.p97`, `group.X.latency.p99.9`), and pass and fail on real runs.
+//! run record (`step.X.latency.p97`, `group.X.latency.p99.9`, `step.X.waiting.p42`), and pass
+//! and fail on real runs.
 
 mod common;
 
@@ -22,6 +23,9 @@ fn unusual_percentiles_of_steps_and_groups_pass_and_fail_on_real_histograms() {
          \x20 - step.ping.latency.p97 < 2s\n\
          \x20 - group.api.latency.p99.9 < 2s\n\
          \x20 - step.ping.service_time.p42 > 1ms\n\
+         \x20 - waiting.p95 > 4ms\n\
+         \x20 - step.ping.http_req_waiting.p42 > 4ms\n\
+         \x20 - connect.max < 2s\n\
          \x20 - step.ping.latency.p97 < 2ms\n\
          steps:\n\
          \x20 - { name: ping, group: api, get: /api/ping }\n",
@@ -56,12 +60,37 @@ fn unusual_percentiles_of_steps_and_groups_pass_and_fail_on_real_histograms() {
             .as_f64()
             .unwrap_or_else(|| panic!("no data for {}", t[i]["expr"]))
     };
-    for (i, ok) in [(0, true), (1, true), (2, true), (3, false)] {
+    for (i, ok) in [
+        (0, true),
+        (1, true),
+        (2, true),
+        (3, true),
+        (4, true),
+        (5, true),
+        (6, false),
+    ] {
         assert_eq!(t[i]["ok"], ok, "{}", t[i]);
     }
     // The step's p97 comes from its own histogram: a 5 ms service time, not "no data".
     assert!((4.0..100.0).contains(&actual(0)), "{}", actual(0));
-    assert_eq!(actual(0), actual(3));
+    assert_eq!(actual(0), actual(6));
+    // The phases: the 5 ms are spent waiting for the first byte; any percentile of a step's
+    // phase comes from its histogram; connects were timed.
+    assert!(
+        (4.0..100.0).contains(&actual(3)),
+        "waiting p95 {}",
+        actual(3)
+    );
+    assert!(
+        (4.0..=actual(3)).contains(&actual(4)),
+        "waiting p42 {}",
+        actual(4)
+    );
+    assert!(
+        actual(5) > 0.0 && actual(5) < 100.0,
+        "connect max {}",
+        actual(5)
+    );
     assert!(actual(1) >= actual(0), "p99.9 ≥ p97");
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("step.ping.latency.p97 < 2ms"), "{summary}");

@@ -2,8 +2,8 @@
 //! percentile of any scope (`step.signin.latency.p97`) is read from that scope's histogram.
 
 use loadlab_metrics::result::{decode_histogram, Histograms, LatencySummary, ThresholdResult};
-use loadlab_metrics::RunResult;
-use loadlab_scenario::threshold::{Quantity, Scope, Stat};
+use loadlab_metrics::{PhaseSummary, RunResult};
+use loadlab_scenario::threshold::{Phase, Quantity, Scope, Stat};
 use loadlab_scenario::Threshold;
 
 /// One result per threshold, in order. A metric with no data fails its threshold.
@@ -43,6 +43,8 @@ struct Scoped<'a> {
     latency: &'a LatencySummary,
     service: &'a LatencySummary,
     histograms: &'a Histograms,
+    /// Runs and steps only.
+    phases: Option<&'a PhaseSummary>,
 }
 
 fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
@@ -53,6 +55,7 @@ fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
             latency: &run.latency_ms,
             service: &run.service_time_ms,
             histograms: &run.histograms,
+            phases: run.phases_ms.as_ref(),
         },
         Scope::Step(name) => {
             let s = run.steps.iter().find(|s| &s.name == name)?;
@@ -62,6 +65,7 @@ fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
                 latency: &s.latency_ms,
                 service: &s.service_time_ms,
                 histograms: &s.histograms,
+                phases: s.phases_ms.as_ref(),
             }
         }
         Scope::Group(name) => {
@@ -72,6 +76,7 @@ fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
                 latency: &g.latency_ms,
                 service: &g.service_time_ms,
                 histograms: &g.histograms,
+                phases: None,
             }
         }
     };
@@ -87,6 +92,16 @@ fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
         Quantity::Latency(stat) => stat_of(stat, scoped.latency, &scoped.histograms.latency),
         Quantity::ServiceTime(stat) => {
             stat_of(stat, scoped.service, &scoped.histograms.service_time)
+        }
+        Quantity::Phase(phase, stat) => {
+            let h = scoped.histograms;
+            let (summary, encoded) = match phase {
+                Phase::Connect => (scoped.phases?.connect.as_ref(), &h.connect),
+                Phase::TlsHandshake => (scoped.phases?.tls_handshake.as_ref(), &h.tls_handshake),
+                Phase::Waiting => (scoped.phases?.waiting.as_ref(), &h.waiting),
+                Phase::Receiving => (scoped.phases?.receiving.as_ref(), &h.receiving),
+            };
+            stat_of(stat, summary?, encoded)
         }
     }
 }

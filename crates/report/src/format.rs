@@ -110,7 +110,9 @@ impl Unit {
     pub(crate) fn of_threshold(expr: &str) -> Unit {
         use loadlab_scenario::threshold::{Quantity, Threshold};
         match Threshold::parse(expr).map(|t| t.metric.quantity) {
-            Ok(Quantity::Latency(_) | Quantity::ServiceTime(_)) => Unit::Millis,
+            Ok(Quantity::Latency(_) | Quantity::ServiceTime(_) | Quantity::Phase(..)) => {
+                Unit::Millis
+            }
             Ok(Quantity::ErrorRate) => Unit::Fraction,
             Ok(Quantity::RequestRate) => Unit::PerSecond,
             Ok(Quantity::Requests | Quantity::Failed) | Err(_) => Unit::Number,

@@ -33,6 +33,9 @@ pub enum Quantity {
     Latency(Stat),
     /// Service time in ms (from actual send).
     ServiceTime(Stat),
+    /// One phase of the requests' service time, in ms (k6's `http_req_waiting` and kin); runs
+    /// and steps only. Connect and TLS count the requests that opened a connection.
+    Phase(Phase, Stat),
     /// Failed requests / all requests.
     ErrorRate,
     /// Completed requests per second.
@@ -41,6 +44,35 @@ pub enum Quantity {
     Requests,
     /// Failed requests.
     Failed,
+}
+
+/// A phase of a request's service time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Connect,
+    TlsHandshake,
+    /// Time to first byte, after the request was written.
+    Waiting,
+    /// First byte to complete response.
+    Receiving,
+}
+
+impl Phase {
+    /// The names a threshold may use: as `run.json` names the phase, then k6's, then short.
+    const SPELLINGS: [(&'static str, Phase); 12] = [
+        ("connect", Phase::Connect),
+        ("tls_handshake", Phase::TlsHandshake),
+        ("waiting", Phase::Waiting),
+        ("receiving", Phase::Receiving),
+        ("http_req_connecting", Phase::Connect),
+        ("http_req_tls_handshaking", Phase::TlsHandshake),
+        ("http_req_waiting", Phase::Waiting),
+        ("http_req_receiving", Phase::Receiving),
+        ("connecting", Phase::Connect),
+        ("tls", Phase::TlsHandshake),
+        ("ttfb", Phase::Waiting),
+        ("receive", Phase::Receiving),
+    ];
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -83,19 +115,22 @@ impl fmt::Display for Op {
 }
 
 pub const EXAMPLES: &str =
-    "e.g. `latency.p95 < 2.8s`, `http.errors < 5%`, `group.auth.latency.p95 < 1.2s`, `step.signin.latency.p99 < 1s`, `requests.rate > 100`";
+    "e.g. `latency.p95 < 2.8s`, `http.errors < 5%`, `group.auth.latency.p95 < 1.2s`, `step.signin.latency.p99 < 1s`, `waiting.p95 < 200ms`, `requests.rate > 100`";
 
 impl Quantity {
     /// True when the value is a time in milliseconds.
     pub fn is_time(self) -> bool {
-        matches!(self, Quantity::Latency(_) | Quantity::ServiceTime(_))
+        matches!(
+            self,
+            Quantity::Latency(_) | Quantity::ServiceTime(_) | Quantity::Phase(..)
+        )
     }
 
     /// A value of this quantity with its unit, written as the reports write it: `16.01s`,
     /// `2.50ms`, `450µs`, `1.20%`, `412.0/s`, `1200`.
     pub fn format_value(self, v: f64) -> String {
         match self {
-            Quantity::Latency(_) | Quantity::ServiceTime(_) => {
+            Quantity::Latency(_) | Quantity::ServiceTime(_) | Quantity::Phase(..) => {
                 let a = v.abs();
                 if (a * 1000.0).round() < 1000.0 {
                     format!("{:.0}µs", v * 1000.0)
@@ -163,14 +198,20 @@ fn parse_metric(text: &str) -> Result<MetricRef, String> {
         (Scope::All, text)
     };
     let quantity = parse_quantity(rest).ok_or_else(|| {
-        format!("unknown metric `{text}`: {EXAMPLES}; latency/service_time take min, mean, max, p50, p90, p95, p99, p999 or any pNN")
+        format!("unknown metric `{text}`: {EXAMPLES}; latency, service_time and the phases (connect, tls_handshake, waiting, receiving) take min, mean, max, p50, p90, p95, p99, p999 or any pNN")
     })?;
+    if matches!((&scope, quantity), (Scope::Group(_), Quantity::Phase(..))) {
+        return Err(format!(
+            "`{text}`: phases are measured for the run and for each step, not for a group: write `step.<name>.{rest}` or `{rest}`"
+        ));
+    }
     Ok(MetricRef { scope, quantity })
 }
 
 /// Splits `create application.latency.p95` into the name and the quantity at the last known suffix.
 fn split_scoped<'a>(rest: &'a str, whole: &str) -> Result<(&'a str, &'a str), String> {
-    let candidates = [
+    let phases = Phase::SPELLINGS.map(|(name, _)| format!(".{name}."));
+    let known = [
         ".latency.",
         ".service_time.",
         ".errors",
@@ -178,8 +219,10 @@ fn split_scoped<'a>(rest: &'a str, whole: &str) -> Result<(&'a str, &'a str), St
         ".failed",
         ".http.errors",
     ];
-    let cut = candidates
+    let cut = known
         .iter()
+        .copied()
+        .chain(phases.iter().map(String::as_str))
         .filter_map(|c| rest.rfind(c))
         .min()
         .ok_or_else(|| {
@@ -204,7 +247,9 @@ fn parse_quantity(text: &str) -> Option<Quantity> {
             } else if let Some(stat) = text.strip_prefix("service_time.") {
                 Quantity::ServiceTime(parse_stat(stat)?)
             } else {
-                return None;
+                let (name, stat) = text.split_once('.')?;
+                let (_, phase) = Phase::SPELLINGS.iter().find(|(n, _)| *n == name)?;
+                Quantity::Phase(*phase, parse_stat(stat)?)
             }
         }
     })
@@ -238,7 +283,7 @@ fn parse_stat(text: &str) -> Option<Stat> {
 
 fn parse_value(quantity: Quantity, text: &str) -> Result<f64, String> {
     match quantity {
-        Quantity::Latency(_) | Quantity::ServiceTime(_) => {
+        Quantity::Latency(_) | Quantity::ServiceTime(_) | Quantity::Phase(..) => {
             if let Ok(ms) = text.parse::<f64>() {
                 return Ok(ms); // bare numbers are milliseconds, as in k6
             }
@@ -275,6 +320,7 @@ mod tests {
         assert_eq!(format_actual("latency.p50 < 2s", 0.45), "450µs");
         assert_eq!(format_actual("http.errors < 1%", 0.012), "1.20%");
         assert_eq!(format_actual("requests.rate > 100", 412.0), "412.0/s");
+        assert_eq!(format_actual("waiting.p95 < 200ms", 12.5), "12.50ms");
     }
 
     #[test]
@@ -351,6 +397,41 @@ mod tests {
                 1.0,
             ),
             (
+                "waiting.p95 < 200ms",
+                Scope::All,
+                Quantity::Phase(Phase::Waiting, Stat::Percentile(95.0)),
+                Op::Lt,
+                200.0,
+            ),
+            (
+                "http_req_tls_handshaking.max < 20ms",
+                Scope::All,
+                Quantity::Phase(Phase::TlsHandshake, Stat::Max),
+                Op::Lt,
+                20.0,
+            ),
+            (
+                "step.sign in.connect.p99 <= 5",
+                Scope::Step("sign in".into()),
+                Quantity::Phase(Phase::Connect, Stat::Percentile(99.0)),
+                Op::Le,
+                5.0,
+            ),
+            (
+                "step.s3.ttfb.mean < 1s",
+                Scope::Step("s3".into()),
+                Quantity::Phase(Phase::Waiting, Stat::Mean),
+                Op::Lt,
+                1000.0,
+            ),
+            (
+                "receiving.p999 < 50ms",
+                Scope::All,
+                Quantity::Phase(Phase::Receiving, Stat::Percentile(99.9)),
+                Op::Lt,
+                50.0,
+            ),
+            (
                 "group.api.errors < 1%",
                 Scope::Group("api".into()),
                 Quantity::ErrorRate,
@@ -380,6 +461,9 @@ mod tests {
             ("latency.p-5 < 1s", "unknown metric"),
             ("http.errors < NaN%", "not a finite number"),
             ("requests > 1e999", "not a finite number"),
+            ("group.auth.waiting.p95 < 1s", "not for a group"),
+            ("waiting.p95 < soon", "invalid duration"),
+            ("waitin.p95 < 1s", "unknown metric"),
         ] {
             let err = Threshold::parse(text).unwrap_err();
             assert!(err.contains(needle), "{text}: {err}");
