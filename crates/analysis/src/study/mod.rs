@@ -19,7 +19,7 @@ pub use summarize::{
     DRIFT_METRICS,
 };
 pub use sweep::{analyze_sweep, USL_BOOTSTRAP_REPLICATES};
-pub use usl_check::{FLAT_TOP_GROWTH, LAMBDA_TOLERANCE};
+pub use usl_check::{FLAT_TOP_GROWTH, FLAT_TOP_UNKNOWN_NOISE, LAMBDA_TOLERANCE};
 
 use crate::compare::Comparison;
 use crate::stats::{OutlierKind, OutlierSide, Trend};
