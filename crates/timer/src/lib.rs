@@ -4,7 +4,8 @@
 //! at 5000 arrivals/s the open model's scheduler would send ten arrivals as a clump, and the
 //! built-in target's `--service-time 5ms` would serve in 6.3 ms. A Linux `timerfd` armed with
 //! the exact remaining time and awaited through the runtime's own epoll wakes within tens of
-//! microseconds, at the cost of two cheap syscalls per wait. Used by the engine and the target.
+//! microseconds, at the cost of two cheap syscalls per wait (arm, read). Used by the engine and
+//! the target.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -70,7 +71,13 @@ impl PreciseTimer {
                 }
             });
             match read {
-                Ok(Ok(())) => return Ok(()),
+                Ok(Ok(())) => {
+                    // The expiration is consumed: the descriptor is not readable until the
+                    // timer is armed and fires again. Without this the runtime keeps it marked
+                    // ready, and the next wait pays a read that only says "not yet".
+                    guard.clear_ready();
+                    return Ok(());
+                }
                 Ok(Err(e)) if e.kind() == io::ErrorKind::WouldBlock => continue,
                 Ok(Err(e)) => return Err(e),
                 Err(_would_block) => continue,
