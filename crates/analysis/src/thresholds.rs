@@ -3,7 +3,7 @@
 
 use loadlab_metrics::result::{decode_histogram, Histograms, LatencySummary, ThresholdResult};
 use loadlab_metrics::{PhaseSummary, RunResult};
-use loadlab_scenario::threshold::{Phase, Quantity, Scope, Stat};
+use loadlab_scenario::threshold::{Quantity, Scope, Stat};
 use loadlab_scenario::Threshold;
 
 /// One result per threshold, in order. A metric with no data fails its threshold.
@@ -93,16 +93,11 @@ fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
         Quantity::ServiceTime(stat) => {
             stat_of(stat, scoped.service, &scoped.histograms.service_time)
         }
-        Quantity::Phase(phase, stat) => {
-            let h = scoped.histograms;
-            let (summary, encoded) = match phase {
-                Phase::Connect => (scoped.phases?.connect.as_ref(), &h.connect),
-                Phase::TlsHandshake => (scoped.phases?.tls_handshake.as_ref(), &h.tls_handshake),
-                Phase::Waiting => (scoped.phases?.waiting.as_ref(), &h.waiting),
-                Phase::Receiving => (scoped.phases?.receiving.as_ref(), &h.receiving),
-            };
-            stat_of(stat, summary?, encoded)
-        }
+        Quantity::Phase(phase, stat) => stat_of(
+            stat,
+            scoped.phases?.get(phase)?,
+            scoped.histograms.phase(phase),
+        ),
     }
 }
 

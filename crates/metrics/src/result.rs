@@ -482,6 +482,18 @@ pub struct Histograms {
     pub iteration_duration: String,
 }
 
+impl Histograms {
+    /// A phase's histogram (empty for groups and for records written before phases).
+    pub fn phase(&self, phase: crate::Phase) -> &str {
+        match phase {
+            crate::Phase::Connect => &self.connect,
+            crate::Phase::TlsHandshake => &self.tls_handshake,
+            crate::Phase::Waiting => &self.waiting,
+            crate::Phase::Receiving => &self.receiving,
+        }
+    }
+}
+
 impl Bytes {
     pub fn is_zero(&self) -> bool {
         self.sent == 0 && self.received == 0

@@ -11,7 +11,8 @@
 //! patterns (checked here, compiled again by the engine and the monitor); `base64` and
 //! `percent-encoding` for credentials written in URLs (see `credentials`); `sha2` for the
 //! plan fingerprint (see `describe`). JSONPath and CSV are small subsets written in this
-//! crate (see `jsonpath` and `data` for why).
+//! crate (see `jsonpath` and `data` for why). `loadlab-metrics` for the names of what is
+//! measured that a threshold may refer to (the request phases), so both read one type.
 //!
 //! Every bound on what a file or a flag may ask for lives in [`limits`] and is checked when
 //! the scenario is loaded, for files and flags alike (`validate::resolved`).

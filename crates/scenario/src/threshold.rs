@@ -1,6 +1,7 @@
 //! Threshold expressions (`latency.p95 < 2.8s`, `http.errors < 5%`): parsed here, evaluated by analysis.
 
 use crate::units::parse_duration;
+pub use loadlab_metrics::Phase;
 use std::fmt;
 
 /// A pass/fail rule on one metric of a run.
@@ -46,34 +47,21 @@ pub enum Quantity {
     Failed,
 }
 
-/// A phase of a request's service time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    Connect,
-    TlsHandshake,
-    /// Time to first byte, after the request was written.
-    Waiting,
-    /// First byte to complete response.
-    Receiving,
-}
-
-impl Phase {
-    /// The names a threshold may use: as `run.json` names the phase, then k6's, then short.
-    const SPELLINGS: [(&'static str, Phase); 12] = [
-        ("connect", Phase::Connect),
-        ("tls_handshake", Phase::TlsHandshake),
-        ("waiting", Phase::Waiting),
-        ("receiving", Phase::Receiving),
-        ("http_req_connecting", Phase::Connect),
-        ("http_req_tls_handshaking", Phase::TlsHandshake),
-        ("http_req_waiting", Phase::Waiting),
-        ("http_req_receiving", Phase::Receiving),
-        ("connecting", Phase::Connect),
-        ("tls", Phase::TlsHandshake),
-        ("ttfb", Phase::Waiting),
-        ("receive", Phase::Receiving),
-    ];
-}
+/// The names a threshold may give a phase: as `run.json` names it, then k6's, then short.
+const PHASE_SPELLINGS: [(&str, Phase); 12] = [
+    ("connect", Phase::Connect),
+    ("tls_handshake", Phase::TlsHandshake),
+    ("waiting", Phase::Waiting),
+    ("receiving", Phase::Receiving),
+    ("http_req_connecting", Phase::Connect),
+    ("http_req_tls_handshaking", Phase::TlsHandshake),
+    ("http_req_waiting", Phase::Waiting),
+    ("http_req_receiving", Phase::Receiving),
+    ("connecting", Phase::Connect),
+    ("tls", Phase::TlsHandshake),
+    ("ttfb", Phase::Waiting),
+    ("receive", Phase::Receiving),
+];
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Stat {
@@ -210,7 +198,7 @@ fn parse_metric(text: &str) -> Result<MetricRef, String> {
 
 /// Splits `create application.latency.p95` into the name and the quantity at the last known suffix.
 fn split_scoped<'a>(rest: &'a str, whole: &str) -> Result<(&'a str, &'a str), String> {
-    let phases = Phase::SPELLINGS.map(|(name, _)| format!(".{name}."));
+    let phases = PHASE_SPELLINGS.map(|(name, _)| format!(".{name}."));
     let known = [
         ".latency.",
         ".service_time.",
@@ -248,7 +236,7 @@ fn parse_quantity(text: &str) -> Option<Quantity> {
                 Quantity::ServiceTime(parse_stat(stat)?)
             } else {
                 let (name, stat) = text.split_once('.')?;
-                let (_, phase) = Phase::SPELLINGS.iter().find(|(n, _)| *n == name)?;
+                let (_, phase) = PHASE_SPELLINGS.iter().find(|(n, _)| *n == name)?;
                 Quantity::Phase(*phase, parse_stat(stat)?)
             }
         }

@@ -51,25 +51,50 @@ pub(super) struct ArrivalQueue {
     /// Iterations in flight, and at most how many may be.
     pub active: std::rc::Rc<Cell<u64>>,
     limit: u64,
-    /// An arrival was due while every slot was taken.
-    waiting_for_slot: Cell<bool>,
-    /// When the last such wait ended: arrivals due before then were held up by
-    /// `max_in_flight` (the target's slowness), not by the scheduler.
-    slot_freed_at: Cell<Option<Instant>>,
-    /// The first buffered arrival was already counted as delayed by `max_in_flight`.
-    front_counted: Cell<bool>,
+    /// Arrivals held back by every `max_in_flight` slot being taken (the target's slowness).
+    by_slot: HeldBack,
     /// The origin every arrival's first request goes to over a pooled connection, if one is.
     gate: Option<usize>,
     /// Arrivals handed to runners that have not taken their connection yet.
     pub handed: std::rc::Rc<Cell<u64>>,
-    /// An arrival was due while no connection was available.
-    waiting_for_connection: Cell<bool>,
-    /// When one last became available after such a wait: arrivals due before then were held
-    /// up by the connections (the target's slowness, or the bound on opening them), not by
-    /// the scheduler.
-    connection_freed_at: Cell<Option<Instant>>,
-    /// The first buffered arrival was already counted as delayed by the connections.
-    front_counted_connection: Cell<bool>,
+    /// Arrivals held back by no connection being available (the target's slowness, or the
+    /// bound on opening them).
+    by_connection: HeldBack,
+}
+
+/// Arrivals held back by one cause that is not the scheduler's: whether one is held now, when
+/// the cause last ended (arrivals due before then were held by it, and their scheduler lag
+/// runs from then), and whether the first buffered arrival was already counted as delayed.
+#[derive(Default)]
+struct HeldBack {
+    waiting: Cell<bool>,
+    freed_at: Cell<Option<Instant>>,
+    front_counted: Cell<bool>,
+}
+
+impl HeldBack {
+    /// The first buffered arrival is held: true when it is to be counted (once).
+    fn hold(&self) -> bool {
+        self.waiting.set(true);
+        !self.front_counted.replace(true)
+    }
+
+    /// The cause ended at `at()`, if an arrival was held; true if one was.
+    fn release(&self, at: impl FnOnce() -> Instant) -> bool {
+        let was_waiting = self.waiting.replace(false);
+        if was_waiting {
+            self.freed_at.set(Some(at()));
+        }
+        was_waiting
+    }
+
+    /// An arrival meant for `intended` starts: until when this cause held it, if it did, and
+    /// whether it is still to be counted as delayed.
+    fn start(&self, intended: Instant) -> (Option<Instant>, bool) {
+        let held = self.freed_at.get().filter(|&freed| freed > intended);
+        let counted = self.front_counted.replace(false);
+        (held, held.is_some() && !counted)
+    }
 }
 
 impl ArrivalQueue {
@@ -85,14 +110,10 @@ impl ArrivalQueue {
             segment_index: u64::from(segment.index),
             active,
             limit: limit.max(1),
-            waiting_for_slot: Cell::new(false),
-            slot_freed_at: Cell::new(None),
-            front_counted: Cell::new(false),
+            by_slot: HeldBack::default(),
             gate: None,
             handed: std::rc::Rc::default(),
-            waiting_for_connection: Cell::new(false),
-            connection_freed_at: Cell::new(None),
-            front_counted_connection: Cell::new(false),
+            by_connection: HeldBack::default(),
         }
     }
 
@@ -138,10 +159,7 @@ impl ArrivalQueue {
     pub fn finished_one(&self) -> bool {
         let left = self.active.get().saturating_sub(1);
         self.active.set(left);
-        let was_waiting = self.waiting_for_slot.replace(false);
-        if was_waiting {
-            self.slot_freed_at.set(Some(now()));
-        }
+        let was_waiting = self.by_slot.release(now);
         was_waiting || left == 0
     }
 
@@ -158,42 +176,33 @@ impl ArrivalQueue {
             return Next::At(intended);
         }
         if self.active.get() >= self.limit {
-            self.waiting_for_slot.set(true);
-            if !self.front_counted.replace(true) {
+            if self.by_slot.hold() {
                 worker.recorder.borrow_mut().delayed_by_max_in_flight();
             }
             return Next::Full;
         }
         if let Some(origin) = self.gate {
             if worker.pool.available(origin) as u64 <= self.handed.get() {
-                self.waiting_for_connection.set(true);
                 worker.pool.hold(origin);
-                if !self.front_counted_connection.replace(true) {
+                if self.by_connection.hold() {
                     worker.recorder.borrow_mut().delayed_by_connect_limit();
                 }
                 return Next::NoConnection(origin);
             }
-            if self.waiting_for_connection.replace(false) {
-                let freed = worker.pool.ready_since(origin).unwrap_or(t);
-                self.connection_freed_at.set(Some(freed));
-            }
+            self.by_connection
+                .release(|| worker.pool.ready_since(origin).unwrap_or(t));
         }
         self.planned.borrow_mut().pop_front();
-        let held_by_slot = self.slot_freed_at.get().filter(|&freed| freed > intended);
-        let held_by_connection = self
-            .connection_freed_at
-            .get()
-            .filter(|&freed| freed > intended);
-        let mut recorder = worker.recorder.borrow_mut();
         // Every arrival a full set of slots (or no connection) held back is counted, once.
-        if held_by_slot.is_some() && !self.front_counted.get() {
+        let (held_by_slot, count_slot) = self.by_slot.start(intended);
+        let (held_by_connection, count_connection) = self.by_connection.start(intended);
+        let mut recorder = worker.recorder.borrow_mut();
+        if count_slot {
             recorder.delayed_by_max_in_flight();
         }
-        if held_by_connection.is_some() && !self.front_counted_connection.get() {
+        if count_connection {
             recorder.delayed_by_connect_limit();
         }
-        self.front_counted.set(false);
-        self.front_counted_connection.set(false);
         let late_from = held_by_slot
             .into_iter()
             .chain(held_by_connection)

@@ -27,6 +27,8 @@ struct Stamps {
     most_opening: Rc<Cell<u64>>,
     /// Every n-th connect (n, how long) hangs, as one whose SYN the target dropped.
     hang_every: Option<(u64, Duration)>,
+    /// Requests to this origin share multiplexed connections.
+    shared: Option<u16>,
 }
 
 impl Transport for Stamps {
@@ -52,6 +54,10 @@ impl Transport for Stamps {
     /// rounds up to tokio's 1 ms tick.
     fn connect_time(&self, _conn: &()) -> Option<Duration> {
         Some(self.connect)
+    }
+
+    fn shared(&self, origin: u16) -> bool {
+        self.shared == Some(origin)
     }
 
     async fn send(
@@ -336,30 +342,6 @@ async fn connects_stuck_on_a_dropped_syn_do_not_stop_the_others() {
     );
 }
 
-/// Requests to origin 1 share multiplexed connections; origin 0's are pooled.
-struct SharedSecond;
-
-impl Transport for SharedSecond {
-    type Conn = ();
-
-    async fn connect(&self, _origin: u16) -> Result<(), Failure> {
-        Ok(())
-    }
-
-    async fn send(
-        &self,
-        _conn: &mut (),
-        _req: &RenderedRequest<'_>,
-        _keep: Option<&mut ResponseData>,
-    ) -> Result<Response, Failure> {
-        Ok(Response::default())
-    }
-
-    fn shared(&self, origin: u16) -> bool {
-        origin == 1
-    }
-}
-
 #[test]
 fn arrivals_wait_for_a_connection_before_starting_only_when_every_first_request_is_pooled() {
     use crate::prepare::{FlowStep, PreparedFlow};
@@ -419,7 +401,12 @@ fn arrivals_wait_for_a_connection_before_starting_only_when_every_first_request_
         second.origin = 1;
         prepared.requests.push(second);
         prepared.flows = flows;
-        let worker = super::tests::worker(SharedSecond, prepared, Duration::from_secs(1));
+        // Requests to origin 1 share multiplexed connections; origin 0's are pooled.
+        let shared_second = Stamps {
+            shared: Some(1),
+            ..Stamps::default()
+        };
+        let worker = super::tests::worker(shared_second, prepared, Duration::from_secs(1));
         assert_eq!(super::open::first_pooled_origin(&worker), want, "{case}");
     }
 }
