@@ -92,12 +92,7 @@ run_one() {
 [[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer"
 [[ -x "$LOADLAB" ]] || die "$LOADLAB not found: build it (cargo build --release)"
 ensure_tools
-stop_nginx
-rm -rf "$OUT"
-mkdir -p "$OUT"
-trap stop_nginx EXIT
-trap 'exit 130' INT TERM
-start_nginx
+start_fresh_nginx
 {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "host: $(uname -srm), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"

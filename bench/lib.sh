@@ -1,5 +1,5 @@
-# Shared by bench/run.sh, bench/h2.sh and bench/openmodel.sh (sourced): logging, package
-# installs, the HTTP/1.1 nginx of run.sh and openmodel.sh, and stopping only the nginx this
+# Shared by bench/run.sh, bench/h2.sh, bench/openmodel.sh and bench/openmodel-ab.sh (sourced):
+# logging, package installs, the nginx they measure against, and stopping only the nginx this
 # harness started (its pid file under $OUT).
 
 log() { printf '[bench] %s\n' "$*" >&2; }
@@ -28,6 +28,17 @@ stop_nginx() {
         pid_is "$pid" nginx && kill -KILL "$pid" 2>/dev/null || true
     fi
     rm -f "$pidfile"
+}
+
+# start_fresh_nginx : an empty $OUT, then start_nginx; the nginx is stopped when the script
+# exits (or is interrupted).
+start_fresh_nginx() {
+    stop_nginx
+    rm -rf "$OUT"
+    mkdir -p "$OUT"
+    trap stop_nginx EXIT
+    trap 'exit 130' INT TERM
+    start_nginx
 }
 
 # port_free PORT : fails when something listens on 127.0.0.1:PORT.

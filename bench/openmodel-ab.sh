@@ -32,12 +32,7 @@ command -v nginx >/dev/null 2>&1 || [[ -x /usr/sbin/nginx ]] || pkgs+=(nginx)
 command -v taskset >/dev/null 2>&1 || pkgs+=(util-linux)
 install_missing "${pkgs[@]}"
 NGINX_BIN="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
-stop_nginx
-rm -rf "$OUT"
-mkdir -p "$OUT"
-trap stop_nginx EXIT
-trap 'exit 130' INT TERM
-start_nginx
+start_fresh_nginx
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 # shellcheck disable=SC2086
 python3 "$BENCH_DIR/openmodel_ab.py" --url "$URL" --status-url "$STATUS_URL" --a "a=$A" --b "b=$B" \

@@ -46,12 +46,7 @@ ensure_tools() {
 [[ -x "$LOADLAB" ]] || die "$LOADLAB not found: build it (cargo build --release)"
 ((NGINX_CPU != GEN_CPU)) || log "WARNING: nginx and the generator share CPU $GEN_CPU"
 ensure_tools
-stop_nginx
-rm -rf "$OUT"
-mkdir -p "$OUT"
-trap stop_nginx EXIT
-trap 'exit 130' INT TERM
-start_nginx
+start_fresh_nginx
 {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "host: $(uname -srm), $(nproc) CPUs; nginx on CPU $NGINX_CPU, generator on CPU $GEN_CPU"

@@ -5,29 +5,27 @@ build, and the median of each over the repetitions. Driven by bench/openmodel-ab
 import argparse
 import json
 import os
+import statistics
 import subprocess
+import sys
 import time
-import urllib.request
 
-
-def nginx_requests(status_url):
-    # stub_status: the third line is "accepts handled requests".
-    text = urllib.request.urlopen(status_url, timeout=5).read().decode()
-    return int(text.split("\n")[2].split()[2])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import read_status  # noqa: E402
+from openmodel import CpuMeter  # noqa: E402
 
 
 def one_run(name, binary, rate, rep, args):
     json_path = os.path.join(args.out, f"{name}-{rate}-{rep}.json")
-    before = nginx_requests(args.status_url)
-    t0 = os.times()
-    subprocess.run(["taskset", "-c", str(args.gen_cpu), binary, "run", "--url", args.url,
-                    "--rate", f"{rate}/s", "--duration", f"{args.duration}s", "--quiet",
-                    "--no-progress", "--json", json_path] + args.extra,
-                   capture_output=True, timeout=args.duration + 60)
-    t1 = os.times()
+    before = read_status(args.status_url)
+    with CpuMeter() as m:
+        subprocess.run(["taskset", "-c", str(args.gen_cpu), binary, "run", "--url", args.url,
+                        "--rate", f"{rate}/s", "--duration", f"{args.duration}s", "--quiet",
+                        "--no-progress", "--json", json_path] + args.extra,
+                       capture_output=True, timeout=args.duration + 60)
     time.sleep(0.2)  # nginx finishes the last responses
-    requests = nginx_requests(args.status_url) - before - 1
-    cpu = (t1.children_user - t0.children_user) + (t1.children_system - t0.children_system)
+    requests = read_status(args.status_url) - before - 1
+    cpu = m.cpu
     j = json.load(open(json_path))
     return {
         "build": name, "rate": rate, "rep": rep,
@@ -41,12 +39,6 @@ def one_run(name, binary, rate, rep, args):
         "dropped": j["iterations"]["dropped"],
         "invalid": [r["kind"] for r in j["validity"]["reasons"]],
     }
-
-
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
 def main():
@@ -83,7 +75,7 @@ def main():
     for rate in sorted({r["rate"] for r in runs}):
         for name, _ in builds:
             rs = [r for r in runs if r["rate"] == rate and r["build"] == name]
-            m = {c: median([r[c] for r in rs]) for c in cols}
+            m = {c: statistics.median([r[c] for r in rs]) for c in cols}
             bad = sum(1 for r in rs if r["dropped"] or r["invalid"])
             print(f"| {rate:,}/s | {name} | {m['p99_ms']:.1f} | {m['max_ms']:.1f} | "
                   f"{m['connections']:.0f} | {m['scheduler_lag_p99_ms']:.2f} | {m['us_per_req']:.1f} "
