@@ -1,6 +1,7 @@
 //! What a virtual user does in one iteration: pick a flow by weight, run its steps, record.
 
 use crate::exchange::exchange;
+use crate::http::DeferredIo;
 use crate::idle_pool::IdlePool;
 use crate::inspect::{capture, check_passes};
 use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
@@ -13,6 +14,7 @@ use loadlab_scenario::{ConnectionPolicy, Pick};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use tokio::time::{Duration, Instant};
 
 /// Smooth weighted round-robin: exact proportions over any window, no randomness needed.
@@ -67,6 +69,9 @@ pub struct Worker<T: Transport> {
     /// Sub-millisecond waits for the open model's arrivals; `None` uses tokio's timer
     /// (1 ms ticks), which is also what paused-time tests need.
     pub precise_timer: Option<loadlab_timer::PreciseTimer>,
+    /// Plain HTTP/1.1 reads looked at when the open model's scheduler wakes, not by waking
+    /// the worker (see http/deferred.rs); `None`: tokio's reactor reads every connection.
+    pub deferred: Option<Arc<DeferredIo>>,
 }
 
 impl<T: Transport> Worker<T> {
@@ -82,6 +87,60 @@ impl<T: Transport> Worker<T> {
 }
 
 impl<T: Transport> Worker<T> {
+    /// Wakes the tasks whose deferred reads have bytes and lets them finish before the caller
+    /// goes on: their connections come back to the pool for the arrivals it starts next,
+    /// instead of those arrivals opening more (or waiting for them).
+    pub async fn poll_reads(&self) {
+        if self.deferred.as_ref().is_some_and(|io| io.poll() > 0) {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Sleeps until `at`, or until a deferred read parks while none was, as its due time may
+    /// come first: then returns false and the caller works out its wake-up again.
+    pub async fn sleep_unless_reads_park(&self, at: Instant) -> bool {
+        match &self.deferred {
+            Some(io) if io.due().is_none() => tokio::select! {
+                biased;
+                _ = io.parked() => false,
+                _ = self.sleep_until(at) => true,
+            },
+            _ => {
+                self.sleep_until(at).await;
+                true
+            }
+        }
+    }
+
+    /// When deferred reads must be looked at next (`None`: none is waiting).
+    pub fn reads_due(&self) -> Option<Instant> {
+        self.deferred.as_ref().and_then(|io| io.due())
+    }
+
+    /// Awaits `fut`, looking at deferred reads whenever they are due meanwhile: whoever waits
+    /// in the open model's scheduler keeps the responses it waits for coming in.
+    pub async fn while_reading<F: std::future::Future>(&self, fut: F) -> F::Output {
+        let Some(io) = &self.deferred else {
+            return fut.await;
+        };
+        tokio::pin!(fut);
+        loop {
+            match io.due() {
+                Some(due) => tokio::select! {
+                    biased;
+                    out = &mut fut => return out,
+                    _ = self.sleep_until(due) => {}
+                },
+                None => tokio::select! {
+                    biased;
+                    out = &mut fut => return out,
+                    _ = io.parked() => continue,
+                },
+            }
+            self.poll_reads().await;
+        }
+    }
+
     pub fn new_conn_set(&self) -> ConnSet<T::Conn> {
         (0..self.scenario.origins.len()).map(|_| None).collect()
     }
@@ -343,7 +402,11 @@ impl<T: Transport> Worker<T> {
             Err(f) => (wanted, Err(f)),
         };
         let (sent, result) = result;
-        let done = Instant::now();
+        // A deferred read knows when the response's bytes arrived, before it was read.
+        let done = match &result {
+            Ok(r) => r.timing.received.unwrap_or_else(Instant::now),
+            Err(_) => Instant::now(),
+        };
         timing.end = Some(done);
         vu.parts = parts;
         if shared {

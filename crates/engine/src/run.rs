@@ -4,10 +4,10 @@
 
 use crate::cancel::Cancel;
 use crate::coordinator::{Coordinator, ProgressCallback};
-use crate::executor::{run_worker, IntervalClock, Tick, WorkerPlan};
+use crate::executor::{defers_reads, run_worker, IntervalClock, Tick, WorkerPlan};
 use crate::flow::{FlowPicker, Worker};
 use crate::health::{available_cores, max_rss_bytes};
-use crate::http::{probe, HttpTransport, ProbeError, TlsConnectors};
+use crate::http::{probe, DeferredIo, HttpTransport, ProbeError, TlsConnectors};
 use crate::limits::{check_files, check_ports, connections_needed, raise_open_files_limit};
 use crate::prepare::{check_source_addresses, PrepareError, PreparedScenario};
 use crate::record_meta::{record_meta, MetaInput};
@@ -19,7 +19,7 @@ use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Scenario};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, SystemTime};
 
 pub struct RunOptions {
@@ -205,13 +205,19 @@ pub fn run(
                         shared.connections =
                             segment.share(u64::from(shared.connections)).max(1) as u32;
                     }
-                    let transport = HttpTransport::new(
+                    let mut transport = HttpTransport::new(
                         origins,
                         step_count,
                         scenario.source_addresses.clone(),
                         scenario.insecure,
                         segment.index as usize,
                     );
+                    let deferred = defers_reads(&load, segment)
+                        .then(|| DeferredIo::new().ok().map(Arc::new))
+                        .flatten();
+                    if let Some(io) = &deferred {
+                        transport = transport.with_deferred_reads(io.clone());
+                    }
                     let worker = Rc::new(Worker {
                         transport,
                         picker: RefCell::new(FlowPicker::new(&prepared.flows)),
@@ -225,6 +231,7 @@ pub fn run(
                         stopping: Cell::new(false),
                         pool: crate::idle_pool::IdlePool::new(origin_count),
                         precise_timer: loadlab_timer::PreciseTimer::new().ok(),
+                        deferred,
                     });
                     run_worker(
                         worker,

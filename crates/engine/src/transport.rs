@@ -40,6 +40,9 @@ pub struct ResponseTiming {
     pub written: Option<Instant>,
     /// The first byte of the response arrived (HTTP/1.1), or its head (HTTP/2).
     pub first_byte: Option<Instant>,
+    /// The response's last bytes reached the host, when the transport knows it from the kernel
+    /// (a deferred read); `None`: the response is complete when the caller sees it.
+    pub received: Option<Instant>,
 }
 
 /// How long opening a connection took, measured once per connection.

@@ -14,6 +14,9 @@ pub struct ScriptedStream {
     next_cut: usize,
 }
 
+/// Its reads end when they return, like a socket read by tokio's reactor.
+impl loadlab_engine::http::ReadStamp for ScriptedStream {}
+
 impl ScriptedStream {
     /// `data` delivered in reads that end at the given offsets (unsorted, any size: taken
     /// modulo the length and sorted).

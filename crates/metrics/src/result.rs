@@ -407,6 +407,9 @@ pub struct Generator {
     /// The open model's batch window (see `RecordMeta::batch_window_ms`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_window_ms: Option<f64>,
+    /// Responses were read at the batch wake-ups (see `RecordMeta::reads_at_wakeups`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reads_at_wakeups: bool,
     pub max_rss_bytes: u64,
 }
 

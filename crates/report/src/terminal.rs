@@ -196,21 +196,27 @@ fn latency(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
         kv(out, "service time", &latency_line(&r.service_time_ms))?;
     }
     match r.load.model.as_str() {
-        "open" | "burst" => {
-            kv(
-                out,
-                "open model",
-                &format!(
+        "open" | "burst" => kv(
+            out,
+            "open model",
+            &format!(
                 "latency is measured from the intended send time; send lag p50={} p99={} max={}{}",
                 format_ms(r.lag_ms.p50),
                 format_ms(r.lag_ms.p99),
                 format_ms(r.lag_ms.max),
                 r.generator
                     .batch_window_ms
-                    .map_or(String::new(), |w| format!("; batch window {}", format_ms(w)))
+                    .map_or(String::new(), |w| format!(
+                        "; batch window {}{}",
+                        format_ms(w),
+                        if r.generator.reads_at_wakeups {
+                            ", responses read at its wake-ups (timed by the kernel)"
+                        } else {
+                            ""
+                        }
+                    ))
             ),
-            )
-        }
+        ),
         "closed" => kv(
             out,
             "closed model",

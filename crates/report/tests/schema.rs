@@ -297,6 +297,7 @@ fn recorder_built_result_validates() {
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
         batch_window_ms: None,
+        reads_at_wakeups: false,
         pid: 1,
         merged_from: None,
         clock: None,

@@ -84,6 +84,7 @@ async fn run(yaml: &str, handler: Handler) -> (Totals, Vec<String>, PreparedScen
         stopping: Cell::new(false),
         pool: crate::idle_pool::IdlePool::new(1),
         precise_timer: None,
+        deferred: None,
     });
     let (tx, rx) = mpsc::channel();
     let load: Load = plan.load.clone();

@@ -15,6 +15,7 @@ mod test_totals;
 mod tests;
 mod ticker;
 
+pub use open::defers_reads;
 pub use open::BATCH_WINDOW;
 pub use ticker::{IntervalClock, Tick};
 

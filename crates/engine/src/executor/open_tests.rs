@@ -410,3 +410,74 @@ fn arrivals_wait_for_a_connection_before_starting_only_when_every_first_request_
         assert_eq!(super::open::first_pooled_origin(&worker), want, "{case}");
     }
 }
+
+#[test]
+fn responses_are_read_at_wake_ups_only_for_open_loads_up_to_the_bound_per_worker() {
+    use super::open::{defers_reads, DEFERRED_READS_UP_TO};
+    use loadlab_scenario::{BurstLoad, ClosedLoad, RateStage};
+    let open = |stages: &[(f64, Option<f64>)]| {
+        Load::Open(OpenLoad {
+            stages: stages
+                .iter()
+                .map(|&(rate, ramp_to)| RateStage {
+                    duration: Duration::from_secs(1),
+                    rate,
+                    ramp_to,
+                })
+                .collect(),
+            poisson: false,
+            max_in_flight: 1000,
+            max_arrivals: None,
+        })
+    };
+    let whole = Segment::WHOLE;
+    let half = Segment { index: 1, count: 2 };
+    let bound = DEFERRED_READS_UP_TO;
+    let cases: Vec<(&str, Load, Segment, bool)> = vec![
+        ("5,000/s", open(&[(5_000.0, None)]), whole, true),
+        ("at the bound", open(&[(bound, None)]), whole, true),
+        ("above it", open(&[(bound + 1.0, None)]), whole, false),
+        (
+            "a ramp that ends above it",
+            open(&[(100.0, Some(bound * 2.0))]),
+            whole,
+            false,
+        ),
+        (
+            "a later stage above it",
+            open(&[(100.0, None), (bound * 3.0, None)]),
+            whole,
+            false,
+        ),
+        (
+            "twice the bound over two workers",
+            open(&[(bound * 2.0, None)]),
+            half,
+            true,
+        ),
+        (
+            "closed",
+            Load::Closed(ClosedLoad {
+                start_vus: 1,
+                stages: Vec::new(),
+                iterations_per_vu: Some(1),
+                shared_iterations: None,
+                max_duration: Duration::from_secs(1),
+            }),
+            whole,
+            false,
+        ),
+        (
+            "burst",
+            Load::Burst(BurstLoad {
+                count: 10,
+                max_duration: Duration::from_secs(1),
+            }),
+            whole,
+            false,
+        ),
+    ];
+    for (case, load, segment, want) in cases {
+        assert_eq!(defers_reads(&load, segment), want, "{case}");
+    }
+}

@@ -48,6 +48,7 @@ impl Transport for FakeTransport {
                 opened: None,
                 written: Some(written),
                 first_byte: Some(first_byte),
+                received: None,
             },
             ..Response::default()
         })
@@ -113,6 +114,7 @@ pub(super) fn worker<T: Transport>(
         end: start + duration,
         stopping: Cell::new(false),
         precise_timer: None,
+        deferred: None,
     }
 }
 

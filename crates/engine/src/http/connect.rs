@@ -3,6 +3,7 @@
 //! connection will speak.
 
 use super::classify::classify_io;
+use super::deferred::DeferredIo;
 use super::stream::Stream;
 use crate::flow::micros;
 use crate::origin::Origin;
@@ -46,12 +47,14 @@ impl TlsConnectors {
 }
 
 /// Connects to `addr` (the origin's address), says which protocol to speak on it and how
-/// long the TCP connect and the TLS handshake took.
+/// long the TCP connect and the TLS handshake took. A plain HTTP/1.1 connection joins
+/// `deferred` when there is one.
 pub async fn open(
     origin: &Origin,
     addr: SocketAddr,
     source: Option<IpAddr>,
     tls: Option<&TlsConnectors>,
+    deferred: Option<&Arc<DeferredIo>>,
 ) -> Result<(Stream, Protocol, ConnectTiming), Failure> {
     let connect_failure =
         |e: std::io::Error| Failure::new(classify_io(&e, true), format!("connect to {addr}: {e}"));
@@ -80,7 +83,15 @@ pub async fn open(
         } else {
             Protocol::Http1
         };
-        return Ok((Stream::Plain(tcp), protocol, timing));
+        let stream = match deferred {
+            Some(io) if protocol == Protocol::Http1 => {
+                Stream::Deferred(io.adopt(tcp).map_err(|e| {
+                    Failure::new(ErrorKind::Io, format!("connection to {addr}: {e}"))
+                })?)
+            }
+            _ => Stream::Plain(tcp),
+        };
+        return Ok((stream, protocol, timing));
     }
     let connector = tls
         .ok_or_else(|| Failure::new(ErrorKind::Tls, "TLS is not configured"))?

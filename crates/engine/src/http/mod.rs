@@ -4,6 +4,7 @@
 
 mod classify;
 mod connect;
+pub mod deferred;
 pub mod h1;
 pub mod h2;
 mod pool;
@@ -14,8 +15,9 @@ mod transport;
 
 pub use classify::classify_io;
 pub use connect::TlsConnectors;
+pub use deferred::{DeferredIo, DeferredStream};
 pub use h1::{ChunkedSkipper, HttpConn, MAX_HEAD};
 pub use h2::H2Conn;
 pub use probe::{probe, ProbeError, Probed};
-pub use stream::Stream;
+pub use stream::{ReadStamp, Stream};
 pub use transport::{Conn, HttpTransport};

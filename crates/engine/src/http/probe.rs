@@ -39,7 +39,7 @@ pub async fn probe(origin: &Origin, tls: Option<&TlsConnectors>) -> Result<Probe
             .await
             .map_err(ProbeError::Dns)?,
     };
-    let opened = tokio::time::timeout(PATIENCE, open(origin, addr, None, tls))
+    let opened = tokio::time::timeout(PATIENCE, open(origin, addr, None, tls, None))
         .await
         .map_err(|_| ProbeError::Unreachable(format!("no answer from {addr} within 3 s")))?;
     let (stream, protocol, _) = match opened {

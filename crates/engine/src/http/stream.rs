@@ -1,5 +1,6 @@
 //! One stream type for plain and TLS connections, so the client code is written once.
 
+use super::deferred::DeferredStream;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -10,7 +11,28 @@ use tokio_rustls::client::TlsStream;
 pub enum Stream {
     Plain(TcpStream),
     Tls(Box<TlsStream<TcpStream>>),
+    /// Plain TCP read at the worker's wake-ups (the open model at moderate rates).
+    Deferred(DeferredStream),
 }
+
+/// When the bytes of a stream's last read reached the host, if the stream knows it better than
+/// the moment the read returned (a deferred read can return a millisecond later).
+pub trait ReadStamp {
+    fn received_at(&self) -> Option<tokio::time::Instant> {
+        None
+    }
+}
+
+impl ReadStamp for Stream {
+    fn received_at(&self) -> Option<tokio::time::Instant> {
+        match self {
+            Stream::Deferred(s) => s.received_at(),
+            _ => None,
+        }
+    }
+}
+
+impl ReadStamp for tokio::io::DuplexStream {}
 
 impl AsyncRead for Stream {
     fn poll_read(
@@ -21,6 +43,7 @@ impl AsyncRead for Stream {
         match self.get_mut() {
             Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
             Stream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+            Stream::Deferred(s) => Pin::new(s).poll_read(cx, buf),
         }
     }
 }
@@ -34,6 +57,7 @@ impl AsyncWrite for Stream {
         match self.get_mut() {
             Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
             Stream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+            Stream::Deferred(s) => Pin::new(s).poll_write(cx, buf),
         }
     }
 
@@ -41,6 +65,7 @@ impl AsyncWrite for Stream {
         match self.get_mut() {
             Stream::Plain(s) => Pin::new(s).poll_flush(cx),
             Stream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+            Stream::Deferred(s) => Pin::new(s).poll_flush(cx),
         }
     }
 
@@ -48,6 +73,7 @@ impl AsyncWrite for Stream {
         match self.get_mut() {
             Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
             Stream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+            Stream::Deferred(s) => Pin::new(s).poll_shutdown(cx),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! or TLS, connections spread over source addresses, held by VUs or shared and multiplexed.
 
 use super::connect::{open, TlsConnectors};
+use super::deferred::DeferredIo;
 use super::h1::{self, HttpConn};
 use super::h2::{self as http2, H2Conn};
 use super::pool::{Established, Lease, Pool, Ready};
@@ -14,6 +15,7 @@ use loadlab_metrics::{ErrorKind, Protocol};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::net::IpAddr;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// A connection a VU holds, or a stream slot lent from a shared one.
 pub enum Conn {
@@ -38,6 +40,8 @@ pub struct HttpTransport {
     pools: Vec<Option<Rc<Pool>>>,
     /// Connections opened per origin and protocol since the last `take_opened`.
     opened: RefCell<Vec<[u64; Protocol::COUNT]>>,
+    /// Where plain HTTP/1.1 connections are read at the worker's wake-ups, if they are.
+    deferred: Option<Arc<DeferredIo>>,
 }
 
 impl HttpTransport {
@@ -74,7 +78,14 @@ impl HttpTransport {
             resolver: Resolver::default(),
             http1_wire: (0..steps).map(|_| OnceCell::new()).collect(),
             http2_heads: RefCell::default(),
+            deferred: None,
         }
+    }
+
+    /// Plain HTTP/1.1 connections opened from now on are read at the worker's wake-ups.
+    pub fn with_deferred_reads(mut self, io: Arc<DeferredIo>) -> Self {
+        self.deferred = Some(io);
+        self
     }
 
     /// Opens a connection to `origin` and says what it speaks; `settle`: an HTTP/2 one waits
@@ -90,7 +101,14 @@ impl HttpTransport {
             self.next_source.set(n.wrapping_add(1));
             Some(self.sources[n % self.sources.len()])
         };
-        let (stream, protocol, timing) = open(origin, addr, source, self.tls.as_ref()).await?;
+        let (stream, protocol, timing) = open(
+            origin,
+            addr,
+            source,
+            self.tls.as_ref(),
+            self.deferred.as_ref(),
+        )
+        .await?;
         let conn = if protocol.is_http2() {
             let mut conn = H2Conn::handshake(stream, protocol, settle).await?;
             conn.opened = Some(timing);

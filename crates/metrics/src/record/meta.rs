@@ -52,6 +52,10 @@ pub struct RecordMeta {
     /// wake-up starts several (the trade between wake-ups and precision).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_window_ms: Option<f64>,
+    /// The open model read plain HTTP/1.1 responses at the batch wake-ups, timed by the
+    /// kernel's receive timestamps, instead of waking for each (docs/open-model.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reads_at_wakeups: bool,
     /// Process id (to tell a live run from a dead one).
     pub pid: u32,
     /// The merge this record came from, if it is a merged run.

@@ -395,6 +395,7 @@ impl Summarizer {
                 saturated,
                 scheduler_lag_ms_p99: lag_p99,
                 batch_window_ms: meta.batch_window_ms,
+                reads_at_wakeups: meta.reads_at_wakeups,
                 max_rss_bytes: end.map_or(0, |e| e.max_rss_bytes),
             },
             intervals: self.intervals.clone(),

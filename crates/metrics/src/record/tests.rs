@@ -44,6 +44,7 @@ fn meta(steps: usize, segment: Option<SegmentId>, start: f64) -> RecordMeta {
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
         batch_window_ms: None,
+        reads_at_wakeups: false,
         pid: 1,
         merged_from: None,
         clock: None,

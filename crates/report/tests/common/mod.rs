@@ -208,6 +208,7 @@ pub fn sample() -> RunResult {
             saturated: false,
             scheduler_lag_ms_p99: 0.45,
             batch_window_ms: None,
+            reads_at_wakeups: false,
             max_rss_bytes: 48 * 1024 * 1024,
         },
         intervals: vec![

@@ -164,6 +164,7 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
             saturated: false,
             scheduler_lag_ms_p99: 0.35,
             batch_window_ms: None,
+            reads_at_wakeups: false,
             max_rss_bytes: 40 * 1024 * 1024,
         },
         intervals,

@@ -7,7 +7,7 @@
 use super::chunked::ChunkedSkipper;
 use super::head::{parse_head, HeadGate};
 use crate::http::classify::classify_io;
-use crate::http::stream::Stream;
+use crate::http::stream::{ReadStamp, Stream};
 use crate::server_header::ServerHeader;
 use crate::transport::{ConnectTiming, Failure, Response, ResponseData, ResponseTiming};
 use loadlab_metrics::ErrorKind;
@@ -42,7 +42,7 @@ enum Framing {
     UntilClose,
 }
 
-impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
+impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
     pub fn new(stream: S) -> Self {
         Self {
             stream,
@@ -171,6 +171,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
                             opened: self.opened.take(),
                             written: Some(written),
                             first_byte,
+                            received: self.stream.received_at().map(|at| at.max(written)),
                         },
                     });
                 }
@@ -191,7 +192,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> HttpConn<S> {
                         }
                         Ok(_) => {
                             got_bytes = true;
-                            first_byte.get_or_insert_with(Instant::now);
+                            first_byte.get_or_insert_with(|| {
+                                self.stream.received_at().unwrap_or_else(Instant::now)
+                            });
                         }
                         Err(e) => return Err(self.io_failure(&e, got_bytes)),
                     }

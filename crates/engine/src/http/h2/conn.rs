@@ -175,6 +175,7 @@ impl H2Conn {
                 opened: self.opened.take(),
                 written: Some(written),
                 first_byte: Some(head),
+                received: None,
             },
         })
     }
