@@ -141,6 +141,30 @@ impl<T: Transport> Worker<T> {
         }
     }
 
+    /// Awaits `fut`, reading deferred responses as soon as they come: for waits that only
+    /// responses end (every `max_in_flight` slot or connection held, the run's last requests).
+    /// Read at the next wake-up instead, each would hold its slot up to 2 ms more: with
+    /// `--max-in-flight 50`, 30,000 arrivals/s delivered 23,700/s.
+    pub async fn reading_as_they_come<F: std::future::Future>(&self, fut: F) -> F::Output {
+        let Some(io) = &self.deferred else {
+            return fut.await;
+        };
+        tokio::pin!(fut);
+        loop {
+            tokio::select! {
+                biased;
+                out = &mut fut => return out,
+                ready = io.any_ready() => {
+                    if ready.is_err() {
+                        // The set cannot be waited on: its reads keep their own deadline.
+                        return self.while_reading(fut.as_mut()).await;
+                    }
+                }
+            }
+            self.poll_reads().await;
+        }
+    }
+
     pub fn new_conn_set(&self) -> ConnSet<T::Conn> {
         (0..self.scenario.origins.len()).map(|_| None).collect()
     }

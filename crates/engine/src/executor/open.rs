@@ -31,10 +31,10 @@ pub const BATCH_WINDOW: Duration = Duration::from_micros(800);
 
 /// Up to this many arrivals a second per worker, plain HTTP/1.1 responses are read when the
 /// scheduler wakes for arrivals instead of waking the worker themselves (see
-/// http/deferred.rs). Measured against nginx (`bench/openmodel-ab.sh`, 3 reps): CPU per
-/// request 16 % lower at 5,000/s, 11 % at 20,000/s and 30 % at 30,000/s, send lag p99 under
-/// 1 ms in every run; at 40,000–50,000/s still 20–30 % lower, but send lag p99 reached
-/// 1.6–17 ms in 4 runs of 6, as a wake-up's reads delay its arrivals.
+/// http/deferred.rs). Measured against nginx (`bench/openmodel-ab.sh`, docs/open-model.md):
+/// CPU per request 18–28 % lower from 5,000 to 30,000/s, send lag p99 about 0.9 ms in most
+/// runs; at 40,000–50,000/s still 20–30 % lower, but send lag p99 reached 1.6–17 ms in 4 runs
+/// of 6, as a wake-up's reads delay its arrivals.
 pub const DEFERRED_READS_UP_TO: f64 = 30_000.0;
 
 /// Whether a worker running `segment` of `load` reads its responses at its wake-ups: an open
@@ -112,7 +112,7 @@ pub async fn run<T: Transport>(
                 // Every slot is taken (the target is slow): the next arrival waits for one,
                 // until the run is over for it.
                 worker
-                    .while_reading(async {
+                    .reading_as_they_come(async {
                         tokio::select! {
                             _ = runners.freed.notified() => {}
                             _ = tokio::time::sleep_until(worker.end + LATE_START_TOLERANCE) => {}
@@ -124,7 +124,7 @@ pub async fn run<T: Transport>(
                 // A runner that gives a connection back starts the next arrival with it
                 // itself; this wakes for connections that open (or fail) meanwhile.
                 worker
-                    .while_reading(async {
+                    .reading_as_they_come(async {
                         tokio::select! {
                             _ = worker.pool.changed(origin) => {}
                             _ = tokio::time::sleep_until(worker.end + LATE_START_TOLERANCE) => {}
@@ -151,11 +151,11 @@ pub async fn run<T: Transport>(
             .while_reading(tokio::time::sleep_until(worker.end))
             .await;
     }
-    worker.while_reading(runners.all_begun()).await;
+    worker.reading_as_they_come(runners.all_begun()).await;
     worker.stopping.set(true);
     runners.close();
     worker
-        .while_reading(wait_all(&active, &runners.freed))
+        .reading_as_they_come(wait_all(&active, &runners.freed))
         .await;
 }
 

@@ -19,7 +19,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 use tokio::sync::Notify;
 use tokio::time::{Duration, Instant};
 
@@ -57,6 +58,10 @@ impl Default for Parked {
 /// thread; the lock (never contended) only keeps its streams `Send`, as HTTP/2's must be.
 pub struct DeferredIo {
     epoll: OwnedFd,
+    /// A socket that asks for receive timestamps for as long as the set lives. The kernel
+    /// turns timestamping on for the first such socket from a work queue, a moment later:
+    /// asking when the set is made means the connections' first responses are stamped too.
+    _stamps_wanted: Option<std::net::UdpSocket>,
     state: Mutex<State>,
     /// Signalled when an operation parks while none was: a waiter learns its deadline.
     first_parked: Notify,
@@ -79,9 +84,13 @@ impl DeferredIo {
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
+        let stamps_wanted = std::net::UdpSocket::bind("127.0.0.1:0")
+            .ok()
+            .filter(|socket| want_timestamps(socket.as_raw_fd()).is_ok());
         Ok(Self {
             // SAFETY: `fd` was just created and is owned by nothing else.
             epoll: unsafe { OwnedFd::from_raw_fd(fd) },
+            _stamps_wanted: stamps_wanted,
             state: Mutex::default(),
             first_parked: Notify::new(),
         })
@@ -91,20 +100,7 @@ impl DeferredIo {
     pub fn adopt(self: &Arc<Self>, tcp: tokio::net::TcpStream) -> io::Result<DeferredStream> {
         let tcp = tcp.into_std()?;
         let fd = tcp.as_raw_fd();
-        let on: libc::c_int = 1;
-        // SAFETY: `on` outlives the call and its size is passed.
-        if unsafe {
-            libc::setsockopt(
-                fd,
-                libc::SOL_SOCKET,
-                libc::SO_TIMESTAMPNS,
-                (&on as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        } < 0
-        {
-            return Err(io::Error::last_os_error());
-        }
+        want_timestamps(fd)?;
         let key = {
             let mut state = self.state();
             match state.free.pop() {
@@ -140,10 +136,16 @@ impl DeferredIo {
     /// Wakes every parked task whose socket became ready; returns how many it woke. Costs
     /// nothing when no task is parked.
     pub fn poll(&self) -> usize {
-        let mut state = self.state();
-        if state.parked == 0 {
+        if self.state().parked == 0 {
             return 0;
         }
+        self.take_events()
+    }
+
+    /// Takes every queued event (waking the parked tasks they concern); returns how many
+    /// tasks it woke.
+    fn take_events(&self) -> usize {
+        let mut state = self.state();
         let mut ready = Vec::new();
         let mut events = [libc::epoll_event { events: 0, u64: 0 }; EVENTS];
         loop {
@@ -188,6 +190,32 @@ impl DeferredIo {
             waker.wake();
         }
         woken
+    }
+
+    /// Resolves when a socket of the set has an event (bytes, room, a hang-up), by waiting on
+    /// the set's own descriptor in tokio's reactor for as long as the future lives. For waits
+    /// that only responses can end (every slot or connection held): there, waiting for the
+    /// next wake-up would hold each of them up to [`READ_WINDOW`].
+    pub async fn any_ready(&self) -> io::Result<()> {
+        // Events nobody waited for (a connection's first room to write, an idle connection
+        // closed) would end the wait at once, again and again: take them first.
+        if self.take_events() > 0 {
+            return Ok(());
+        }
+        /// The set's descriptor, registered without being owned (the set closes it).
+        struct Borrowed(std::os::fd::RawFd);
+        impl AsRawFd for Borrowed {
+            fn as_raw_fd(&self) -> std::os::fd::RawFd {
+                self.0
+            }
+        }
+        // SAFETY: the set's descriptor stays open while `fd` lives (it borrows `self`), and
+        // dropping `fd` deregisters it before the set could close it.
+        let fd = unsafe {
+            AsyncFd::register_with_interest(Borrowed(self.epoll.as_raw_fd()), Interest::READABLE)
+        }?;
+        let _ready = fd.readable().await?;
+        Ok(())
     }
 
     /// When the oldest parked operation must be looked at (`None`: nothing is parked).
@@ -247,6 +275,25 @@ impl DeferredIo {
         }
         state.free.push(key);
     }
+}
+
+/// Asks the kernel to stamp what `fd` receives (`SO_TIMESTAMPNS`).
+fn want_timestamps(fd: std::os::fd::RawFd) -> io::Result<()> {
+    let on: libc::c_int = 1;
+    // SAFETY: `on` outlives the call and its size is passed.
+    let done = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_TIMESTAMPNS,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if done < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// A plain TCP connection in a [`DeferredIo`] set.
@@ -429,6 +476,8 @@ mod tests {
 
     async fn read_waits_for_a_poll() {
         let io = Arc::new(DeferredIo::new().unwrap());
+        // The kernel turns receive timestamps on from a work queue (see `_stamps_wanted`).
+        tokio::time::sleep(Duration::from_millis(20)).await;
         let (mut stream, mut server) = pair(&io).await;
         stream.write_all(b"ping").await.unwrap();
         let mut got = [0u8; 4];
@@ -463,6 +512,40 @@ mod tests {
             "the stamp is when the bytes arrived, not when they were read"
         );
         assert_eq!((io.poll(), io.due()), (0, None));
+    }
+
+    #[tokio::test]
+    async fn a_wait_on_the_whole_set_ends_when_bytes_come() {
+        tokio::task::LocalSet::new()
+            .run_until(wait_on_the_whole_set())
+            .await;
+    }
+
+    async fn wait_on_the_whole_set() {
+        let io = Arc::new(DeferredIo::new().unwrap());
+        let (mut stream, mut server) = pair(&io).await;
+        let reading = tokio::task::spawn_local(async move {
+            let mut buf = [0u8; 16];
+            stream.read(&mut buf).await.unwrap()
+        });
+        tokio::task::yield_now().await;
+        // Nothing came yet: the wait goes on.
+        let quiet = tokio::time::timeout(Duration::from_millis(20), io.any_ready()).await;
+        assert!(quiet.is_err(), "no event yet");
+        let waiting = Instant::now();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            server.write_all(b"pong").unwrap();
+            server
+        });
+        tokio::time::timeout(Duration::from_secs(2), io.any_ready())
+            .await
+            .expect("woken by the bytes")
+            .unwrap();
+        assert!(waiting.elapsed() >= Duration::from_millis(25));
+        assert_eq!(io.poll(), 1);
+        assert_eq!(reading.await.unwrap(), 4);
+        drop(writer.join());
     }
 
     #[tokio::test]
