@@ -2,11 +2,13 @@
 //!
 //! At a few thousand arrivals a second the open model's worker sleeps between batches, and
 //! every batch's responses woke it again, once or twice, about 50 µs after the batch: on a
-//! virtual machine a fifth of its CPU went to being switched back in (`finish_task_switch`
-//! under `epoll_wait` in `perf record` at 5,000/s). These connections stay out of tokio's
+//! virtual machine a fifth of its CPU went to `epoll_wait`, most of it to being switched back
+//! in (`finish_task_switch`, `perf record` at 5,000/s). These connections stay out of tokio's
 //! reactor, in an epoll set of their own that nobody sleeps on: the open-model scheduler asks
 //! it, without blocking, which sockets became ready each time it wakes for arrivals, and sleeps
-//! for it only when no arrival comes within [`READ_WINDOW`] of a parked read.
+//! for it only when no arrival comes within [`READ_WINDOW`] of a parked read. A wait that only
+//! responses can end (every `max_in_flight` slot held) waits on the set's own descriptor
+//! instead ([`DeferredIo::any_ready`]), so they are read as they come.
 //!
 //! Latency stays exact: every read takes the kernel's receive timestamp (`SO_TIMESTAMPNS`, the
 //! instant the bytes reached the socket), so a response read a millisecond later still ends
