@@ -27,6 +27,12 @@ pub struct Origin {
 }
 
 impl Origin {
+    /// Its connections speak HTTP/1.1 over plain TCP (no TLS, and HTTP/2 not asked for: with
+    /// no ALPN to offer it, `auto` speaks HTTP/1.1), the ones whose reads can be deferred.
+    pub fn plain_http1(&self) -> bool {
+        !self.tls && self.version != HttpVersion::Http2
+    }
+
     pub fn key(&self) -> (bool, &str, u16, HttpVersion) {
         (self.tls, &self.host, self.port, self.version)
     }

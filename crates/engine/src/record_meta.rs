@@ -7,7 +7,7 @@ use loadlab_metrics::record::{DataSetInfo, OriginInfo, RecordMeta, RECORD_SCHEMA
 use loadlab_metrics::result::{LoadInfo, PlannedLoad, SegmentId};
 use loadlab_metrics::{Environment, Protocol};
 use loadlab_scenario::plan::Segment;
-use loadlab_scenario::{HttpVersion, Load, Plan, Scenario};
+use loadlab_scenario::{Load, Plan, Scenario};
 
 pub struct MetaInput<'a> {
     pub scenario: &'a Scenario,
@@ -77,11 +77,7 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         reads_at_wakeups: crate::executor::defers_reads(
             &m.plan.load,
             segment.split(0, m.threads as u32),
-        ) && m
-            .prepared
-            .origins
-            .iter()
-            .any(|o| !o.tls && o.version != HttpVersion::Http2),
+        ) && m.prepared.origins.iter().any(|o| o.plain_http1()),
         pid: std::process::id(),
         merged_from: None,
         clock: None,

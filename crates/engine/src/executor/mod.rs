@@ -8,6 +8,7 @@ mod flow_tests;
 mod open;
 #[cfg(test)]
 mod open_tests;
+mod read_waits;
 mod runners;
 #[cfg(test)]
 mod test_totals;

@@ -84,7 +84,7 @@ pub async fn open(
             Protocol::Http1
         };
         let stream = match deferred {
-            Some(io) if protocol == Protocol::Http1 => {
+            Some(io) if origin.plain_http1() => {
                 Stream::Deferred(io.adopt(tcp).map_err(|e| {
                     Failure::new(ErrorKind::Io, format!("connection to {addr}: {e}"))
                 })?)

@@ -15,8 +15,9 @@
 //! when its last bytes arrived. What a deferred read does delay is the connection's return to
 //! the pool and the next step of a flow. See docs/open-model.md.
 
+use super::receive_stamp::{receive_stamped, want_timestamps};
+use slab::Slab;
 use std::io;
-use std::mem::MaybeUninit;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -71,8 +72,7 @@ pub struct DeferredIo {
 
 #[derive(Default)]
 struct State {
-    slots: Vec<Parked>,
-    free: Vec<usize>,
+    slots: Slab<Parked>,
     /// Readers and writers parked.
     parked: usize,
     /// When the oldest parked operation must be looked at.
@@ -103,16 +103,7 @@ impl DeferredIo {
         let tcp = tcp.into_std()?;
         let fd = tcp.as_raw_fd();
         want_timestamps(fd)?;
-        let key = {
-            let mut state = self.state();
-            match state.free.pop() {
-                Some(k) => k,
-                None => {
-                    state.slots.push(Parked::default());
-                    state.slots.len() - 1
-                }
-            }
-        };
+        let key = self.state().slots.insert(Parked::default());
         // Edge-triggered: an event is queued when bytes arrive (or room appears), whether or
         // not anyone has parked yet, so nothing between a failed read and its park is lost.
         let mut event = libc::epoll_event {
@@ -124,7 +115,7 @@ impl DeferredIo {
             < 0
         {
             let e = io::Error::last_os_error();
-            self.state().free.push(key);
+            self.state().slots.remove(key);
             return Err(e);
         }
         Ok(DeferredStream {
@@ -270,32 +261,12 @@ impl DeferredIo {
 
     fn release(&self, key: usize) {
         let mut state = self.state();
-        let parked = std::mem::take(&mut state.slots[key]);
+        let parked = state.slots.remove(key);
         state.parked -= usize::from(parked.reader.is_some()) + usize::from(parked.writer.is_some());
         if state.parked == 0 {
             state.due = None;
         }
-        state.free.push(key);
     }
-}
-
-/// Asks the kernel to stamp what `fd` receives (`SO_TIMESTAMPNS`).
-fn want_timestamps(fd: std::os::fd::RawFd) -> io::Result<()> {
-    let on: libc::c_int = 1;
-    // SAFETY: `on` outlives the call and its size is passed.
-    let done = unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            libc::SO_TIMESTAMPNS,
-            (&on as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if done < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 /// A plain TCP connection in a [`DeferredIo`] set.
@@ -312,64 +283,13 @@ impl DeferredStream {
         self.received
     }
 
-    /// One non-blocking `recvmsg` into `dst`, keeping the receive timestamp.
+    /// One non-blocking read into `dst`, keeping the receive timestamp.
     fn receive(&mut self, dst: &mut [u8]) -> io::Result<usize> {
-        let mut iov = libc::iovec {
-            iov_base: dst.as_mut_ptr().cast(),
-            iov_len: dst.len(),
-        };
-        // Room for one SCM_TIMESTAMPNS (a cmsghdr and a timespec), 8-aligned.
-        let mut control = [MaybeUninit::<u64>::uninit(); 8];
-        // SAFETY: msghdr is plain data; zeroed is a valid empty header.
-        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = std::mem::size_of_val(&control) as _;
-        // SAFETY: `msg` points at `iov` (over `dst`) and `control`, all alive for the call.
-        let n = unsafe { libc::recvmsg(self.tcp.as_raw_fd(), &mut msg, libc::MSG_DONTWAIT) };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        let (n, stamp) = receive_stamped(self.tcp.as_raw_fd(), dst)?;
         if n > 0 {
-            self.received = Some(received_stamp(&msg).unwrap_or_else(Instant::now));
+            self.received = Some(stamp.unwrap_or_else(Instant::now));
         }
-        Ok(n as usize)
-    }
-}
-
-/// The SCM_TIMESTAMPNS in `msg`, as an instant of the monotonic clock.
-fn received_stamp(msg: &libc::msghdr) -> Option<Instant> {
-    // SAFETY: `msg` was filled by recvmsg; the CMSG_* walk stays within msg_controllen.
-    let stamp = unsafe {
-        let mut cmsg = libc::CMSG_FIRSTHDR(msg);
-        let mut found = None;
-        while !cmsg.is_null() {
-            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SO_TIMESTAMPNS {
-                found = Some(std::ptr::read_unaligned(
-                    libc::CMSG_DATA(cmsg).cast::<libc::timespec>(),
-                ));
-                break;
-            }
-            cmsg = libc::CMSG_NXTHDR(msg, cmsg);
-        }
-        found?
-    };
-    let now = Instant::now();
-    let mut wall = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `wall` is a valid timespec to write.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut wall) };
-    let age_ns = (i128::from(wall.tv_sec) - i128::from(stamp.tv_sec)) * 1_000_000_000
-        + (i128::from(wall.tv_nsec) - i128::from(stamp.tv_nsec));
-    // A stamp from the future (the wall clock stepped back) is read as "now"; one older than
-    // a second cannot be this read's and is not trusted.
-    match u64::try_from(age_ns) {
-        Ok(ns) if ns < 1_000_000_000 => now.checked_sub(Duration::from_nanos(ns)),
-        Ok(_) => None,
-        Err(_) => Some(now),
+        Ok(n)
     }
 }
 
@@ -455,150 +375,5 @@ impl AsyncWrite for DeferredStream {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-    /// A deferred connection to a plain std listener on loopback (the server side blocking).
-    async fn pair(io: &Arc<DeferredIo>) -> (DeferredStream, std::net::TcpStream) {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let client = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let (server, _) = listener.accept().unwrap();
-        (io.adopt(client).unwrap(), server)
-    }
-
-    #[tokio::test]
-    async fn a_read_waits_for_a_poll_and_ends_when_the_bytes_arrived() {
-        tokio::task::LocalSet::new()
-            .run_until(read_waits_for_a_poll())
-            .await;
-    }
-
-    async fn read_waits_for_a_poll() {
-        let io = Arc::new(DeferredIo::new().unwrap());
-        // The kernel turns receive timestamps on from a work queue (see `_stamps_wanted`).
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        let (mut stream, mut server) = pair(&io).await;
-        stream.write_all(b"ping").await.unwrap();
-        let mut got = [0u8; 4];
-        let mut server_buf = [0u8; 4];
-        std::io::Read::read_exact(&mut server, &mut server_buf).unwrap();
-        assert_eq!(&server_buf, b"ping");
-
-        let reading = tokio::task::spawn_local(async move {
-            let mut buf = [0u8; 16];
-            let n = stream.read(&mut buf).await.unwrap();
-            (n, buf, stream.received_at())
-        });
-        tokio::task::yield_now().await;
-        assert!(io.due().is_some(), "the read parked");
-        let sent = Instant::now();
-        server.write_all(b"pong").unwrap();
-        // The bytes are there, but nobody looks until the poll, 20 ms later.
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(!reading.is_finished());
-        let polled = Instant::now();
-        assert_eq!(io.poll(), 1);
-        let (n, buf, received) = reading.await.unwrap();
-        got.copy_from_slice(&buf[..4]);
-        assert_eq!((n, &got), (4, b"pong"));
-        let received = received.expect("a receive timestamp");
-        assert!(
-            received >= sent - Duration::from_millis(1),
-            "{received:?} {sent:?}"
-        );
-        assert!(
-            received + Duration::from_millis(15) < polled,
-            "the stamp is when the bytes arrived, not when they were read"
-        );
-        assert_eq!((io.poll(), io.due()), (0, None));
-    }
-
-    #[tokio::test]
-    async fn a_wait_on_the_whole_set_ends_when_bytes_come() {
-        tokio::task::LocalSet::new()
-            .run_until(wait_on_the_whole_set())
-            .await;
-    }
-
-    async fn wait_on_the_whole_set() {
-        let io = Arc::new(DeferredIo::new().unwrap());
-        let (mut stream, mut server) = pair(&io).await;
-        let reading = tokio::task::spawn_local(async move {
-            let mut buf = [0u8; 16];
-            stream.read(&mut buf).await.unwrap()
-        });
-        tokio::task::yield_now().await;
-        // Nothing came yet: the wait goes on.
-        let quiet = tokio::time::timeout(Duration::from_millis(20), io.any_ready()).await;
-        assert!(quiet.is_err(), "no event yet");
-        let waiting = Instant::now();
-        let writer = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(30));
-            server.write_all(b"pong").unwrap();
-            server
-        });
-        tokio::time::timeout(Duration::from_secs(2), io.any_ready())
-            .await
-            .expect("woken by the bytes")
-            .unwrap();
-        assert!(waiting.elapsed() >= Duration::from_millis(25));
-        assert_eq!(io.poll(), 1);
-        assert_eq!(reading.await.unwrap(), 4);
-        drop(writer.join());
-    }
-
-    #[tokio::test]
-    async fn the_end_of_stream_that_came_with_the_last_bytes_is_read() {
-        tokio::task::LocalSet::new()
-            .run_until(end_with_the_last_bytes())
-            .await;
-    }
-
-    /// A server that answers and closes at once: one event brings the bytes and the end of
-    /// stream. The read that takes the bytes comes back short, yet the next one must not wait
-    /// for an event that will never come.
-    async fn end_with_the_last_bytes() {
-        let io = Arc::new(DeferredIo::new().unwrap());
-        let (mut stream, mut server) = pair(&io).await;
-        let reading = tokio::task::spawn_local(async move {
-            let mut buf = [0u8; 16];
-            let first = stream.read(&mut buf).await.unwrap();
-            let second = stream.read(&mut buf).await.unwrap();
-            (first, second)
-        });
-        tokio::task::yield_now().await;
-        server.write_all(b"bye").unwrap();
-        drop(server);
-        tokio::time::sleep(Duration::from_millis(5)).await;
-        assert_eq!(io.poll(), 1);
-        let finished = tokio::time::timeout(Duration::from_secs(1), reading).await;
-        assert_eq!(finished.expect("not stuck").unwrap(), (3, 0));
-    }
-
-    #[tokio::test]
-    async fn a_closed_connection_wakes_its_reader_with_end_of_stream_and_frees_its_slot() {
-        tokio::task::LocalSet::new()
-            .run_until(closed_wakes_its_reader())
-            .await;
-    }
-
-    async fn closed_wakes_its_reader() {
-        let io = Arc::new(DeferredIo::new().unwrap());
-        let (mut stream, server) = pair(&io).await;
-        let reading = tokio::task::spawn_local(async move {
-            let mut buf = [0u8; 16];
-            stream.read(&mut buf).await.unwrap()
-        });
-        tokio::task::yield_now().await;
-        drop(server);
-        tokio::time::sleep(Duration::from_millis(5)).await;
-        assert_eq!(io.poll(), 1);
-        assert_eq!(reading.await.unwrap(), 0);
-        let state = io.state();
-        assert_eq!(state.free.len(), 1, "the dropped stream's slot is free");
-        assert_eq!((state.parked, state.due), (0, None));
-    }
-}
+#[path = "deferred_tests.rs"]
+mod tests;

@@ -9,6 +9,7 @@ pub mod h1;
 pub mod h2;
 mod pool;
 mod probe;
+mod receive_stamp;
 mod resolve;
 mod stream;
 mod transport;
