@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Reference fixtures for crates/analysis/src/stats (loadlab-analysis), computed with SciPy.
 
-Writes JSON files into crates/analysis/tests/fixtures/; the Rust integration tests in
-crates/analysis/tests/ assert agreement with them. Deterministic: fixed seeds, sorted keys,
-Python's shortest round-trip float repr, so running it twice gives identical bytes.
+Writes JSON files into crates/analysis/tests/fixtures/ (or the directory given with --out);
+the Rust integration tests in crates/analysis/tests/ assert agreement with them.
+Deterministic on one machine: fixed seeds, sorted keys, Python's shortest round-trip float
+repr. Across machines the last bits of a float may differ (vector unit, BLAS kernel), so
+scripts/setup-test-deps.sh regenerates into a scratch directory and compares numerically
+(scripts/compare_fixtures.py), never byte for byte.
 
     pip install -r scripts/requirements-stats.txt
-    python3 scripts/stats_reference.py
+    python3 scripts/stats_reference.py [--out DIR]
 """
 
 import json
@@ -25,7 +28,13 @@ from kneed import KneeLocator
 from statsmodels.stats.multitest import multipletests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "crates", "analysis", "tests", "fixtures")
+COMMITTED = os.path.join(ROOT, "crates", "analysis", "tests", "fixtures")
+
+
+def out_dir():
+    """Where fixtures are written: --out (passed on through the environment, so that
+    stats_reference_verdicts, which imports this module afresh, writes there too)."""
+    return os.environ.get("LOADLAB_FIXTURES_OUT") or COMMITTED
 
 # The seed study's per-run p95 latencies (ms): 10 baseline runs, 10 stress runs.
 SEED_BASELINE = [600.51, 717.70, 727.38, 706.32, 506.16, 620.98, 489.08, 624.38, 491.25, 625.18]
@@ -60,11 +69,11 @@ def write(name, payload):
         },
         **payload,
     }
-    path = os.path.join(OUT, name)
+    path = os.path.join(out_dir(), name)
     text = json.dumps(payload, sort_keys=True, indent=1, allow_nan=False) + "\n"
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
-    print(f"wrote {os.path.relpath(path, ROOT)} ({len(text)} bytes)")
+    print(f"wrote {path} ({len(text)} bytes)")
 
 
 # ---------------------------------------------------------------- median CI (binomial)
@@ -396,7 +405,11 @@ def usl():
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
+    if len(sys.argv) == 3 and sys.argv[1] == "--out":
+        os.environ["LOADLAB_FIXTURES_OUT"] = os.path.abspath(sys.argv[2])
+    elif len(sys.argv) != 1:
+        sys.exit("usage: stats_reference.py [--out DIR]")
+    os.makedirs(out_dir(), exist_ok=True)
     print(f"numpy {np.__version__}, scipy {scipy.__version__}, statsmodels "
           f"{statsmodels.__version__}, kneed {kneed.__version__}", file=sys.stderr)
     median_ci()

@@ -1,0 +1,83 @@
+//! The SciPy fixtures are reproduced on a fresh machine by comparing numbers within a stated
+//! tolerance (scripts/compare_fixtures.py), not bytes: the last bits of a float depend on the
+//! CPU's vector unit and BLAS kernel, and a byte-exact check failed the README's test command on
+//! every machine unlike the one that wrote them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn committed() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// A copy of the committed fixtures with `edits` (file, from, to) applied, as another machine
+/// might regenerate them.
+fn regenerated_with(edits: &[(&str, &str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(committed()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        for (file, from, to) in edits {
+            if *file == name {
+                assert!(text.contains(from), "{name} no longer holds {from}");
+                text = text.replace(from, to);
+            }
+        }
+        std::fs::write(dir.path().join(&name), text).unwrap();
+    }
+    dir
+}
+
+fn compare(regenerated: &Path) -> (i32, String) {
+    let out = Command::new("python3")
+        .arg(repo_root().join("scripts/compare_fixtures.py"))
+        .arg(committed())
+        .arg(regenerated)
+        .output()
+        .expect("python3 runs (scripts/test.sh installs the reference statistics with it)");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn values_that_differ_in_the_last_bits_are_reproduced() {
+    // The two values a fresh 2-core machine regenerated (issue 22).
+    let other_machine = regenerated_with(&[
+        (
+            "hodges_lehmann.json",
+            "0.5999999999999995",
+            "0.5999999999999994",
+        ),
+        ("usl.json", "0.04906100180747337", "0.049061001807473366"),
+    ]);
+    let (code, text) = compare(other_machine.path());
+    assert_eq!(code, 0, "{text}");
+}
+
+#[test]
+fn a_real_change_in_a_reference_value_is_caught_and_named() {
+    let changed = regenerated_with(&[("usl.json", "0.04906100180747337", "0.04906110180747337")]);
+    let (code, text) = compare(changed.path());
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("usl.json: $.cases[") && text.contains("kappa"),
+        "{text}"
+    );
+    assert!(text.contains("0.04906110180747337"), "{text}");
+}
+
+#[test]
+fn a_missing_file_or_key_is_a_difference() {
+    let dir = regenerated_with(&[("holm.json", "\"cases\"", "\"kases\"")]);
+    std::fs::remove_file(dir.path().join("tukey.json")).unwrap();
+    let (code, text) = compare(dir.path());
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("tukey.json: committed only"), "{text}");
+    assert!(text.contains("holm.json: $.cases: committed"), "{text}");
+}
