@@ -63,7 +63,7 @@ pub fn execute(file: &Path) -> Result<Outcome, CliError> {
             if names.is_empty() {
                 "the scenario itself".to_string()
             } else {
-                names.join(", ")
+                first_names(&names)
             }
         );
     }
@@ -71,6 +71,20 @@ pub fn execute(file: &Path) -> Result<Outcome, CliError> {
         println!("  capacity: section checked");
     }
     Ok(Outcome::Ok)
+}
+
+/// The first few names, then how many more: a study of hundreds of variants is one line.
+fn first_names(names: &[&str]) -> String {
+    const SHOWN: usize = 12;
+    if names.len() <= SHOWN {
+        return names.join(", ");
+    }
+    format!(
+        "{} … and {} more ({} in all)",
+        names[..SHOWN].join(", "),
+        names.len() - SHOWN,
+        names.len()
+    )
 }
 
 /// `signin → once[...] → loop 1000×[tx] → think`, one line per flow.

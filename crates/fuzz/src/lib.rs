@@ -16,6 +16,7 @@
 //! is the long run (random seeds; `FUZZ_SEED=n` replays one); each target prints its figures.
 
 mod alloc;
+pub mod hostile;
 mod mutate;
 mod stream;
 

@@ -4,7 +4,7 @@
 
 use loadlab_engine::http::{ChunkedSkipper, HttpConn, MAX_HEAD};
 use loadlab_engine::{PreparedScenario, ResponseData};
-use loadlab_fuzz::{mutated, run_target, PeakAlloc, ScriptedStream};
+use loadlab_fuzz::{hostile, mutated, run_target, PeakAlloc, ScriptedStream};
 use loadlab_scenario::study::StudyDocument;
 use loadlab_scenario::{limits, Scenario};
 use proptest::prelude::*;
@@ -40,7 +40,61 @@ fn scenario_corpus() -> Vec<Vec<u8>> {
         "load: {model: burst, count: 100, max_duration: 5s}\nconnections: none\nsource_addresses: 127.0.0.1-127.0.0.4\ninsecure: true\nsteps: [ {head: \"https://127.0.0.1:8443/\"} ]\n",
         "name: anchors\nx: &a {model: closed, vus: 1, duration: 1s}\nload: *a\nsteps: [ {get: /a} ]\n",
     ]));
+    corpus.push(hostile::many_variants(20_000).into_bytes());
+    corpus.push(hostile::many_flows(200_000).into_bytes());
     corpus
+}
+
+/// Parses and checks `text` as `loadlab validate` does, from a file on disk; the time it took.
+fn validate_file(text: &str) -> (Result<(), String>, std::time::Duration) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile.yaml");
+    std::fs::write(&path, text).unwrap();
+    let started = std::time::Instant::now();
+    let result = StudyDocument::read(&path)
+        .and_then(|doc| doc.check().map(|_| ()))
+        .map_err(|e| e.to_string());
+    (result, started.elapsed())
+}
+
+#[test]
+fn a_study_of_twenty_thousand_variants_is_refused_at_once_with_the_limit_named() {
+    let (result, took) = validate_file(&hostile::many_variants(20_000));
+    let message = result.unwrap_err();
+    assert!(
+        message.contains("20000 variants is above the limit of 1000"),
+        "{message}"
+    );
+    assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
+}
+
+#[test]
+fn variants_up_to_the_limit_validate_in_linear_time() {
+    // Each variant once re-parsed the whole file, variants included: 1,000 took 3 s and
+    // 2,000 took 13 s in a release build.
+    let (result, took) = validate_file(&hostile::many_variants(limits::MAX_VARIANTS));
+    result.unwrap();
+    assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
+}
+
+#[test]
+fn a_ten_megabyte_scenario_is_refused_before_it_is_parsed() {
+    let text = hostile::many_flows(200_000);
+    assert!(text.len() > 9_000_000);
+    MEMORY.reset_peak();
+    let (result, took) = validate_file(&text);
+    let message = result.unwrap_err();
+    assert!(
+        message.contains("larger than the limit of 4 MiB"),
+        "{message}"
+    );
+    assert!(
+        took < std::time::Duration::from_millis(500),
+        "took {took:?}"
+    );
+    // Read at most the limit and one byte, never parsed: far below the 466 MB it took.
+    let used = MEMORY.peak_since_reset();
+    assert!(used < 3 * limits::MAX_FILE_BYTES, "{used} bytes");
 }
 
 #[test]

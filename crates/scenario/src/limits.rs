@@ -44,6 +44,12 @@ pub const MAX_SHARED_CONNECTIONS: u32 = 100_000;
 pub const MAX_STREAMS: u32 = 1_000_000;
 /// Most source addresses.
 pub const MAX_SOURCE_ADDRESSES: usize = 65_536;
+/// Largest scenario file: 4 MiB, refused before it is parsed. Hand-written and imported
+/// scenarios are a few kilobytes; parsing costs about 50 bytes of memory per byte of YAML, so
+/// this keeps validation under a second and 200 MB.
+pub const MAX_FILE_BYTES: usize = 4 * 1024 * 1024;
+/// Most variants of a study (each is a full scenario, run `repeat` times).
+pub const MAX_VARIANTS: usize = 1_000;
 /// Most runs per variant of a study, and most sweep points.
 pub const MAX_REPEAT: u64 = 10_000;
 pub const MAX_SWEEP_POINTS: usize = 1_000;

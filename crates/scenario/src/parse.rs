@@ -1,6 +1,7 @@
 //! Entry points: a scenario from a YAML file, or from the flags of `loadlab run --url`.
 
 use crate::error::{ErrorLocation, ScenarioError};
+use crate::limits::MAX_FILE_BYTES;
 use crate::locate::PathIndex;
 use crate::model::*;
 use crate::raw::{RawScenario, TOP_KEYS};
@@ -9,14 +10,28 @@ use crate::validate::{self, Ctx};
 use std::path::Path;
 
 /// The text of a scenario file and its name as shown in errors.
+/// At most one byte more than [`MAX_FILE_BYTES`] is read, so that a huge file (or a pipe
+/// that never ends) is refused without being held in memory; `prescan` names the limit.
 pub(crate) fn read_scenario_file(path: &Path) -> Result<(String, String), ScenarioError> {
+    use std::io::Read;
     let shown = path.display().to_string();
-    let src = std::fs::read_to_string(path).map_err(|e| {
+    let cannot_read = |e: std::io::Error| {
         ScenarioError::at(
             ErrorLocation::Unknown,
             "",
             format!("cannot read scenario file {shown}: {e}"),
         )
+    };
+    let file = std::fs::File::open(path).map_err(cannot_read)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot_read)?;
+    let src = String::from_utf8(bytes).map_err(|_| {
+        cannot_read(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
     })?;
     Ok((src, shown))
 }

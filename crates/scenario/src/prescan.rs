@@ -1,13 +1,33 @@
-//! A pass over the raw text before the YAML parser sees it: drops a UTF-8 byte-order mark
-//! (editors on Windows write one; the parser would take it for a second document) and refuses
-//! flow collections nested deeper than [`MAX_NESTING`] — the YAML parser's time grows with the
-//! square of that depth (100,000 `[` took 18 s to reject), this scan is linear.
+//! A pass over the raw text before the YAML parser sees it: refuses a file larger than
+//! [`MAX_FILE_BYTES`] (parsing costs about 50 bytes of memory per byte of YAML), drops a UTF-8
+//! byte-order mark (editors on Windows write one; the parser would take it for a second
+//! document) and refuses flow collections nested deeper than [`MAX_NESTING`] — the YAML
+//! parser's time grows with the square of that depth (100,000 `[` took 18 s to reject), this
+//! scan is linear.
 
 use crate::error::{ErrorLocation, ScenarioError};
-use crate::limits::MAX_NESTING;
+use crate::limits::{MAX_FILE_BYTES, MAX_NESTING};
 
 /// The text without a leading byte-order mark, or an error if it nests too deep.
 pub fn prescan<'a>(src: &'a str, file: &str) -> Result<&'a str, ScenarioError> {
+    if src.len() > MAX_FILE_BYTES {
+        return Err(ScenarioError::at(
+            ErrorLocation::File {
+                path: file.to_string(),
+                line: 1,
+                column: 1,
+            },
+            "",
+            format!(
+                "the file is larger than the limit of {} MiB for a scenario",
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+        )
+        .with_hint(
+            "a scenario describes flows, not data: put rows in a CSV file (`data:`) and split \
+             very long flow lists; docs/limits.md lists every limit",
+        ));
+    }
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     if let Some((line, column)) = too_deep(src) {
         return Err(ScenarioError::at(

@@ -30,7 +30,16 @@ fn merge(base: &mut Value, over: &Value, top: bool) {
 impl StudyDocument {
     /// The scenario with a variant's overrides merged in.
     pub fn variant_scenario(&self, variant: &VariantSpec) -> Result<Scenario, ScenarioError> {
+        if variant.overrides.as_mapping().is_some_and(|m| m.is_empty()) {
+            return Ok(self.scenario.clone());
+        }
+        // Only the scenario's own sections: the `study:` section (with every variant) would
+        // make each variant's parse as long as the study, and validation quadratic in it.
         let mut doc = self.doc.clone();
+        if let Value::Mapping(m) = &mut doc {
+            m.remove("study");
+            m.remove("capacity");
+        }
         merge(&mut doc, &variant.overrides, true);
         let text =
             serde_yaml_ng::to_string(&doc).map_err(|e| self.err(&variant.path, e.to_string()))?;

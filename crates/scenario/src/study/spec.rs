@@ -5,7 +5,7 @@ use super::{
     VariantSpec, DEFAULT_RETRY_INVALID,
 };
 use crate::error::ScenarioError;
-use crate::limits::{MAX_RATE, MAX_REPEAT, MAX_SWEEP_POINTS, MAX_VUS};
+use crate::limits::{too_many, MAX_RATE, MAX_REPEAT, MAX_SWEEP_POINTS, MAX_VARIANTS, MAX_VUS};
 use crate::units::{parse_duration, parse_rate};
 use serde_yaml_ng::{Mapping, Value};
 use std::time::Duration;
@@ -155,6 +155,16 @@ impl StudyDocument {
     }
 
     fn variants(&self, v: &Value) -> Result<Vec<VariantSpec>, ScenarioError> {
+        let count = match v {
+            Value::Sequence(items) => items.len(),
+            Value::Mapping(m) => m.len(),
+            _ => 0,
+        };
+        if count > MAX_VARIANTS {
+            return Err(self
+                .err("study.variants", too_many("variants", count, MAX_VARIANTS))
+                .with_hint("each variant is a scenario run `repeat` times; split the study"));
+        }
         let mut out: Vec<VariantSpec> = Vec::new();
         match v {
             Value::Sequence(items) => {
@@ -199,8 +209,9 @@ impl StudyDocument {
                 "expected a list of variants, e.g. [{name: baseline}, {name: stress, load: {...}}]",
             )),
         }
-        for (i, v) in out.iter().enumerate() {
-            if v.name.is_empty() || out[..i].iter().any(|o| o.name == v.name) {
+        let mut seen = std::collections::HashSet::new();
+        for v in &out {
+            if v.name.is_empty() || !seen.insert(v.name.as_str()) {
                 return Err(self.err(
                     &v.path,
                     format!("variant names must be unique and non-empty (`{}`)", v.name),
