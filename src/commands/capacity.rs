@@ -8,7 +8,9 @@ use super::measure::{fmt_num, open_store_for_runs};
 use super::study::fmt_duration;
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_analysis::capacity::{CapacityResult, CapacitySettings, CapacityStep, Phase};
+use loadlab_analysis::capacity::{
+    CapacityFinding, CapacityResult, CapacitySettings, CapacityStep, Phase,
+};
 use loadlab_engine::Cancel;
 use loadlab_metrics::result::rfc3339;
 use loadlab_orchestrate::capacity::{run_capacity, CapacityObserver, CapacityPlan, CapacityStop};
@@ -169,28 +171,9 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let report = super::output::report_for(&path);
     if !quiet {
         let mut out = std::io::stdout().lock();
-        match result.max_rate {
-            Some(r) => {
-                let _ = writeln!(
-                    out,
-                    "\ncapacity: {} req/s meets the SLO ({} confirmation run(s) passed); bracket [{}, {}]",
-                    fmt_num(r),
-                    result.settings.confirm,
-                    result.bracket[0].map(fmt_num).unwrap_or_else(|| "-".into()),
-                    result.bracket[1].map(fmt_num).unwrap_or_else(|| "-".into()),
-                );
-            }
-            None if result.interrupted => {}
-            None => {
-                let _ = writeln!(out, "\ncapacity: no rate met the SLO");
-            }
-        }
+        let _ = writeln!(out, "\n{}", finding_line(&result));
         for w in &result.warnings {
-            let _ = writeln!(
-                out,
-                "{}{w}",
-                if result.interrupted { "" } else { "warning: " }
-            );
+            let _ = writeln!(out, "warning: {w}");
         }
         let _ = writeln!(
             out,
@@ -217,6 +200,30 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     } else {
         Outcome::ThresholdsFailed
     })
+}
+
+/// The search's finding in one line: the same statement as the report's headline.
+fn finding_line(result: &CapacityResult) -> String {
+    match result.finding() {
+        CapacityFinding::Capacity {
+            rate,
+            confirmed_by,
+            ..
+        } => format!(
+            "capacity: {} req/s meets the SLO ({confirmed_by} confirmation run(s) passed); bracket [{}, {}]",
+            fmt_num(rate),
+            result.bracket[0].map(fmt_num).unwrap_or_else(|| "-".into()),
+            result.bracket[1].map(fmt_num).unwrap_or_else(|| "-".into()),
+        ),
+        CapacityFinding::AtLeast { rate, steps } => format!(
+            "capacity: interrupted after {steps} step(s); highest rate that met the SLO so far: {} req/s, so the capacity is at least that (not confirmed)",
+            fmt_num(rate)
+        ),
+        CapacityFinding::NothingYet { steps } => format!(
+            "capacity: interrupted after {steps} step(s), before any rate met the SLO: the capacity is not known yet"
+        ),
+        CapacityFinding::NoneMet => "capacity: no rate met the SLO".into(),
+    }
 }
 
 /// The search to resume and its steps: it must be the same plan.

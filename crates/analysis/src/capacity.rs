@@ -39,6 +39,47 @@ pub struct CapacityResult {
     pub plan_hash: Option<String>,
 }
 
+/// What a capacity search found, the one statement every output of it makes (terminal,
+/// report, JSON consumers): an interrupted search knows a lower bound, not the capacity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CapacityFinding {
+    /// The search converged: `rate` met the SLO (and its confirmation runs); `lowest_failing`
+    /// did not (`None`: no rate tried failed, the capacity may be higher).
+    Capacity {
+        rate: f64,
+        confirmed_by: usize,
+        lowest_failing: Option<f64>,
+    },
+    /// Interrupted after `steps` steps; `rate` met the SLO, so the capacity is at least that
+    /// (not confirmed; the search had not converged).
+    AtLeast { rate: f64, steps: usize },
+    /// Interrupted after `steps` steps before any rate met the SLO: nothing is known yet.
+    NothingYet { steps: usize },
+    /// The search ended and no rate tried met the SLO.
+    NoneMet,
+}
+
+impl CapacityResult {
+    /// What the search found (see [`CapacityFinding`]).
+    pub fn finding(&self) -> CapacityFinding {
+        match (self.interrupted, self.max_rate, self.highest_passed) {
+            (false, Some(rate), _) => CapacityFinding::Capacity {
+                rate,
+                confirmed_by: self.settings.confirm,
+                lowest_failing: self.bracket[1],
+            },
+            (false, None, _) => CapacityFinding::NoneMet,
+            (true, _, Some(rate)) => CapacityFinding::AtLeast {
+                rate,
+                steps: self.steps.len(),
+            },
+            (true, _, None) => CapacityFinding::NothingYet {
+                steps: self.steps.len(),
+            },
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CapacitySettings {
     /// First rate tried (req/s).

@@ -88,6 +88,22 @@ fn capacity_report_markdown() {
 }
 
 #[test]
+fn an_interrupted_capacity_report_says_one_thing_about_what_was_found() {
+    let doc =
+        loadlab_report::capacity_report(&samples::interrupted_capacity(), &Default::default());
+    let md = render_markdown(&doc, "report-charts").text;
+    assert!(!md.contains("No rate tried met the SLO"), "{md}");
+    assert!(
+        md.contains(
+            "interrupted after 3 step(s): 200.0/s met the SLO, so the capacity is at least 200.0/s"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("at least 200.0/s (interrupted)"), "{md}");
+    check("capacity-interrupted", &doc);
+}
+
+#[test]
 fn compare_report_markdown() {
     check(
         "compare",

@@ -243,20 +243,14 @@ fn assemble(
         .map(|s| s.rate)
         .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
     let mut warnings = Vec::new();
-    if interrupted {
-        warnings.push(format!(
-            "interrupted after {} step(s); highest rate that met the SLO so far: {}",
-            steps.len(),
-            highest_passed
-                .map(|r| format!("{}/s", fmt_value(r)))
-                .unwrap_or_else(|| "none yet".into())
-        ));
-    } else if answer.is_some_and(|a| a >= plan.settings.max) {
+    // An interrupted search says what it found through `CapacityResult::finding`, which
+    // every output renders; it is not repeated as a warning.
+    if !interrupted && answer.is_some_and(|a| a >= plan.settings.max) {
         warnings.push(format!(
             "the search reached its maximum rate ({}/s): the capacity may be higher (raise --max)",
             fmt_value(plan.settings.max)
         ));
-    } else if answer.is_none() {
+    } else if !interrupted && answer.is_none() {
         warnings.push("no rate met the SLO, down to the lowest rate tried".into());
     }
     let retried = steps.iter().filter(|s| s.retried).count();

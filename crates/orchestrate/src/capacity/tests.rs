@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::executor::{ExecutedRun, Executor, RunRequest};
-use loadlab_analysis::capacity::{CapacityResult, CapacitySettings, CapacityStep};
+use loadlab_analysis::capacity::{CapacityFinding, CapacityResult, CapacitySettings, CapacityStep};
 use loadlab_metrics::{InvalidKind, RunResult, TargetVerdict, TargetVerdictKind, Validity};
 use loadlab_scenario::Scenario;
 use std::time::Duration;
@@ -229,8 +229,18 @@ fn an_interrupted_search_says_what_passed_and_resumes_to_the_same_answer() {
         Some(200.0),
         "50, 100, 200 passed"
     );
-    assert!(first.result.warnings[0]
-        .starts_with("interrupted after 3 step(s); highest rate that met the SLO so far: 200/s"));
+    assert_eq!(
+        first.result.finding(),
+        CapacityFinding::AtLeast {
+            rate: 200.0,
+            steps: 3
+        }
+    );
+    assert!(
+        first.result.warnings.is_empty(),
+        "{:?}",
+        first.result.warnings
+    );
 
     let mut again = FakeTarget {
         capacity: 370.0,

@@ -6,31 +6,53 @@ use crate::chart::{Axis, Chart, Rule, Series, SeriesKind, Unit};
 use crate::doc::{Block, Cell, DocKind, Level, ReportDoc, Section, Table, Verdict};
 use crate::format::{format_fraction, format_ms, format_rate, format_secs};
 use crate::words::scenario_words;
-use loadlab_analysis::capacity::CapacityResult;
+use loadlab_analysis::capacity::{CapacityFinding, CapacityResult};
 use loadlab_metrics::RunResult;
 
-/// Builds the report of a capacity search.
-pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
-    let mut verdicts = Vec::new();
-    match c.max_rate {
-        Some(r) => verdicts.push(Verdict::new(
+/// The headline: what was found, in the words every output of the search uses.
+fn finding_verdict(finding: CapacityFinding) -> Verdict {
+    match finding {
+        CapacityFinding::Capacity {
+            rate,
+            confirmed_by,
+            lowest_failing,
+        } => Verdict::new(
             Level::Pass,
             format!(
                 "Capacity: {} meets the SLO{}{}.",
-                format_rate(r),
-                if c.settings.confirm > 0 {
-                    format!(" (confirmed by {} repeated runs)", c.settings.confirm)
+                format_rate(rate),
+                if confirmed_by > 0 {
+                    format!(" (confirmed by {confirmed_by} repeated runs)")
                 } else {
                     String::new()
                 },
-                match c.bracket[1] {
+                match lowest_failing {
                     Some(hi) => format!("; {} does not", format_rate(hi)),
                     None => " — no rate tried failed, the capacity may be higher".to_string(),
                 }
             ),
-        )),
-        None => verdicts.push(Verdict::new(Level::Fail, "No rate tried met the SLO.")),
+        ),
+        CapacityFinding::AtLeast { rate, steps } => Verdict::new(
+            Level::Warn,
+            format!(
+                "The search was interrupted after {steps} step(s): {} met the SLO, so the capacity is at least {} (not confirmed; resume the search to find it).",
+                format_rate(rate),
+                format_rate(rate)
+            ),
+        ),
+        CapacityFinding::NothingYet { steps } => Verdict::new(
+            Level::Warn,
+            format!(
+                "The search was interrupted after {steps} step(s), before any rate met the SLO: the capacity is not known yet (resume the search to find it)."
+            ),
+        ),
+        CapacityFinding::NoneMet => Verdict::new(Level::Fail, "No rate tried met the SLO."),
     }
+}
+
+/// Builds the report of a capacity search.
+pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
+    let mut verdicts = vec![finding_verdict(c.finding())];
     if let Some(hi) = c.bracket[1] {
         if let Some(step) = c
             .steps
@@ -49,12 +71,6 @@ pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
             }
         }
     }
-    if c.interrupted {
-        verdicts.push(Verdict::new(
-            Level::Warn,
-            "The search was interrupted before it converged.",
-        ));
-    }
     verdicts.extend(warning_verdicts(&c.warnings));
     let every: Vec<&RunResult> = c.steps.iter().filter_map(|s| runs.get(&s.run)).collect();
     let mut summary = Section::new("summary", "Summary");
@@ -66,7 +82,13 @@ pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
     let mut t = Table::new(&["", ">value"]);
     t.row(cells![
         "capacity (largest passing rate)",
-        c.max_rate.map(format_rate).unwrap_or_else(|| "none".into())
+        match c.finding() {
+            CapacityFinding::Capacity { rate, .. } => format_rate(rate),
+            CapacityFinding::AtLeast { rate, .. } =>
+                format!("at least {} (interrupted)", format_rate(rate)),
+            CapacityFinding::NothingYet { .. } => "not known (interrupted)".into(),
+            CapacityFinding::NoneMet => "none".into(),
+        }
     ]);
     t.row(cells![
         "lowest failing rate",

@@ -384,6 +384,18 @@ pub fn capacity() -> CapacityResult {
     }
 }
 
+/// A search stopped by Ctrl-C in its fourth step: 50, 100 and 200/s had passed.
+pub fn interrupted_capacity() -> CapacityResult {
+    let mut c = capacity();
+    c.steps.truncate(3);
+    c.max_rate = None;
+    c.bracket = [Some(200.0), None];
+    c.interrupted = true;
+    c.highest_passed = Some(200.0);
+    c.finished_at = "2026-11-22T10:01:40Z".into();
+    c
+}
+
 pub fn comparison() -> CompareResult {
     let (s, _) = study();
     CompareResult {
