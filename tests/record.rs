@@ -198,6 +198,65 @@ fn requests_hanging_at_a_signal_are_counted_as_interrupted() {
 }
 
 #[test]
+fn open_model_requests_hanging_at_a_signal_are_counted_every_time() {
+    // The last interval was taken as soon as the run was cancelled, before the worker counted
+    // what was still in flight: at 50/s against a server that never answers, Ctrl-C reported
+    // 0 requests whenever an interval boundary came within the worker's 50 ms wait for the
+    // cancellation (6 runs of 6 signalled 3 s after the start). Repeated, signalled at five
+    // points of the last 50 ms before the first boundary, to catch the race.
+    let _serial = exclusive();
+    let server = Server::start(hang_handler);
+    for (attempt, signal_at_ms) in [955u64, 965, 975, 985, 995].into_iter().enumerate() {
+        let results = scratch(&format!("hang-open-{attempt}"));
+        let before = server.requests();
+        let child = spawn(
+            &[
+                "run",
+                "--url",
+                &server.url("/"),
+                "--rate",
+                "50/s",
+                "--duration",
+                "30s",
+                "--timeout",
+                "60s",
+            ],
+            &results,
+        );
+        // The first arrival is sent at the run's start: signal just before its first second ends.
+        wait_for_requests(&server, before + 1);
+        let first = Instant::now();
+        std::thread::sleep(Duration::from_millis(signal_at_ms).saturating_sub(first.elapsed()));
+        signal(&child, libc::SIGINT);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+        let (_, run) = only_run(&results);
+        let sent = server.requests() - before;
+        let counted = all_requests(&run);
+        // The server counts a request once it has read it; one sent in the last instant may
+        // not be read yet.
+        assert!(
+            counted >= sent && counted <= sent + 2,
+            "signalled at {signal_at_ms} ms: {counted} counted, {sent} reached the server; requests {}",
+            run["requests"]
+        );
+        assert_eq!(
+            run["requests"]["interrupted"].as_u64(),
+            Some(counted),
+            "{}",
+            run["requests"]
+        );
+        assert_eq!(
+            run["errors"]["interrupted"].as_u64(),
+            Some(counted),
+            "{}",
+            run["errors"]
+        );
+        let _ = std::fs::remove_dir_all(&results);
+    }
+}
+
+#[test]
 fn a_second_signal_quits_at_once_and_the_record_still_holds_the_run() {
     let _serial = exclusive();
     let server = Server::start(ok_handler);

@@ -60,7 +60,6 @@ pub async fn run_worker<T: Transport>(
         worker.clone(),
         active.clone(),
         intervals,
-        cancel.clone(),
         plan.clock,
         done_rx,
     ));

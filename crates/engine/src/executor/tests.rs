@@ -482,3 +482,74 @@ async fn a_segment_with_no_vu_of_an_iteration_plan_ends_at_once() {
     .await;
     assert_eq!(one.steps[0].requests, 5, "one VU × 5 iterations");
 }
+
+/// Sends and never answers: every request stays in flight until the run stops.
+struct NeverAnswers {
+    sent: Rc<Cell<u64>>,
+}
+
+impl Transport for NeverAnswers {
+    type Conn = ();
+
+    async fn connect(&self, _origin: u16) -> Result<(), Failure> {
+        Ok(())
+    }
+
+    async fn send(
+        &self,
+        _conn: &mut (),
+        _req: &RenderedRequest<'_>,
+        _keep: Option<&mut ResponseData>,
+    ) -> Result<Response, Failure> {
+        self.sent.set(self.sent.get() + 1);
+        std::future::pending().await
+    }
+}
+
+/// Runs `load` against a target that never answers, cancelled `after` the start: what was
+/// sent, and what the intervals handed over.
+async fn cancelled_while_everything_hangs(load: Load, after: Duration) -> (u64, Totals) {
+    let sent = Rc::new(Cell::new(0));
+    let cancel = Cancel::new();
+    let canceller = {
+        let cancel = cancel.clone();
+        async move {
+            tokio::time::sleep(after).await;
+            cancel.cancel();
+        }
+    };
+    let transport = NeverAnswers { sent: sent.clone() };
+    let run = run_with(
+        transport,
+        load,
+        Duration::from_secs(10),
+        cancel,
+        Segment::WHOLE,
+    );
+    let (_, totals) = tokio::join!(canceller, run);
+    (sent.get(), totals)
+}
+
+#[tokio::test(start_paused = true)]
+async fn requests_in_flight_at_a_cancel_are_interrupted_whenever_it_comes() {
+    // The ticker ended on the cancellation itself: when an interval boundary came before the
+    // worker counted what was in flight, the run reported 0 requests (Ctrl-C at 50/s against a
+    // server that never answers). Cancels on, just before and just after boundaries.
+    for ms in [999, 1000, 1001, 2500, 2999, 3000, 3001, 3049, 3050] {
+        for (model, load) in [
+            ("open", open(50.0, 10, 1000)),
+            ("closed", closed(5, &[(10, 5)])),
+        ] {
+            let (sent, totals) =
+                cancelled_while_everything_hangs(load, Duration::from_millis(ms)).await;
+            let step = &totals.steps[0];
+            assert!(sent > 0, "{model} at {ms} ms: nothing sent");
+            assert_eq!(step.requests, sent, "{model}, cancelled at {ms} ms");
+            assert_eq!(
+                step.errors[loadlab_metrics::ErrorKind::Interrupted.index()],
+                sent,
+                "{model}, cancelled at {ms} ms"
+            );
+        }
+    }
+}

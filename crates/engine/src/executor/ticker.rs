@@ -2,7 +2,6 @@
 //! the run record and the progress line. Intervals are whole seconds of the plan, with one
 //! extra boundary where the warm-up ends inside a second, so no interval mixes the two.
 
-use crate::cancel::Cancel;
 use crate::flow::Worker;
 use crate::health::thread_cpu_seconds;
 use crate::transport::Transport;
@@ -70,7 +69,6 @@ pub async fn tick<T: Transport>(
     worker: Rc<Worker<T>>,
     active: Rc<Cell<u64>>,
     out: Sender<Tick>,
-    cancel: Cancel,
     clock: IntervalClock,
     mut done: tokio::sync::watch::Receiver<bool>,
 ) {
@@ -83,7 +81,11 @@ pub async fn tick<T: Transport>(
             _ = tokio::time::sleep_until(boundary) => {}
             _ = done.changed() => {}
         }
-        let finished = *done.borrow() || cancel.is_cancelled();
+        // Only `done` ends the ticks, never the cancellation itself: the worker counts the
+        // requests still in flight as interrupted after the load stops and before it sends
+        // `done`, and the last interval must hold them (ending on the cancellation lost them
+        // all whenever a boundary came first: 0 requests after Ctrl-C while all hung).
+        let finished = *done.borrow();
         let now = Instant::now();
         if now >= boundary || finished {
             let cpu = thread_cpu_seconds();
