@@ -83,7 +83,7 @@ pub fn measure(
     }
     if storage_error.is_some() {
         if let (Some(store), Some(id)) = (store, &id) {
-            let _ = store.fail_run(id);
+            let _ = store.mark_not_stored(id, result.interrupted);
         }
     }
     Ok(Measured {

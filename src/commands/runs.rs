@@ -7,7 +7,7 @@ use crate::exit::{CliError, Outcome};
 use loadlab_analysis::capacity::CapacityResult;
 use loadlab_analysis::study::StudyResult;
 use loadlab_report::Style;
-use loadlab_store::{RunRecord, Store};
+use loadlab_store::{RunRecord, RunStatus, Store};
 use std::io::{IsTerminal, Write};
 
 pub fn execute(args: RunsArgs) -> Result<Outcome, CliError> {
@@ -65,14 +65,16 @@ fn list(store: &Store, limit: usize, out: &mut impl Write) -> Result<(), CliErro
     Ok(())
 }
 
-/// `done`, `interrupted (partial)`, `segment 1/4`, `merged`…
+/// `done`, `interrupted (partial)`, `completed, not stored`, `segment 1/4`, `merged`…
 fn status(r: &RunRecord) -> String {
-    let mut s = r.status.clone();
-    if r.partial && r.status != "interrupted" {
-        s.push_str(" (partial)");
-    } else if r.status == "interrupted" && r.path.is_some() {
-        s.push_str(" (partial result)");
-    }
+    let mut s = match (r.status, r.partial, r.path.is_some()) {
+        (RunStatus::NotStored, false, _) => "completed, not stored".to_string(),
+        (RunStatus::NotStored, true, _) => "interrupted, not stored".to_string(),
+        (RunStatus::Interrupted, _, true) => "interrupted (partial result)".to_string(),
+        (RunStatus::Interrupted, _, false) => "interrupted".to_string(),
+        (other, true, _) => format!("{other} (partial)"),
+        (other, false, _) => other.to_string(),
+    };
     if let Some(seg) = &r.segment {
         s.push_str(&format!(", segment {seg}"));
     }

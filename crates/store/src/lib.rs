@@ -22,9 +22,11 @@
 
 mod runs;
 mod schema;
+mod status;
 mod studies;
 
 pub use runs::{NewRun, RunRecord};
+pub use status::RunStatus;
 pub use studies::StudyRecord;
 
 use rusqlite::Connection;

@@ -1,7 +1,7 @@
 //! Runs in the index: begun when the load starts, completed with their summary, recovered
 //! from their record when their process died.
 
-use crate::{escape_like, insert_with_new_id, io_err, new_id, Store, StoreError};
+use crate::{escape_like, insert_with_new_id, io_err, new_id, RunStatus, Store, StoreError};
 use loadlab_metrics::RunResult;
 use rusqlite::{params, OptionalExtension};
 use std::path::PathBuf;
@@ -17,8 +17,7 @@ pub struct RunRecord {
     pub variant: Option<String>,
     /// Study or capacity search the run belongs to.
     pub study: Option<String>,
-    /// `running`, `done`, `interrupted` or `failed`.
-    pub status: String,
+    pub status: RunStatus,
     /// Offered load as text (`20 vus`, `200/s`).
     pub load: Option<String>,
     /// Achieved throughput (req/s).
@@ -57,12 +56,11 @@ pub struct NewRun {
 const RUN_COLUMNS: &str = "id, started_at, scenario, scenario_file, variant, study, status, load, rate, p95_ms, error_rate, valid, passed, path, requests, segment, merged_from, partial, pid";
 
 fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
-    let mut status: String = row.get(6)?;
+    let mut status = RunStatus::from_index(&row.get::<_, String>(6)?);
     let pid: Option<i64> = row.get(18)?;
-    // A run whose process is gone is not running, even where the index could not be updated
-    // (a full disk).
-    if status == "running" && !pid.is_some_and(crate::process_alive) {
-        status = "interrupted".into();
+    // A run whose process is gone is not running: it died before the index could be updated.
+    if status == RunStatus::Running && !pid.is_some_and(crate::process_alive) {
+        status = RunStatus::Interrupted;
     }
     Ok(RunRecord {
         id: row.get(0)?,
@@ -135,9 +133,9 @@ impl Store {
         let error_rate = (result.requests.total > 0)
             .then(|| result.requests.failed as f64 / result.requests.total as f64);
         let status = if result.interrupted {
-            "interrupted"
+            RunStatus::Interrupted
         } else {
-            "done"
+            RunStatus::Done
         };
         self.conn().execute(
             "UPDATE runs SET status = ?2, started_at = ?3, rate = ?4, p95_ms = ?5, error_rate = ?6,
@@ -162,10 +160,31 @@ impl Store {
     /// Marks a run that could not be made (e.g. target unreachable).
     pub fn fail_run(&self, id: &str) -> Result<(), StoreError> {
         self.conn().execute(
-            "UPDATE runs SET status = 'failed' WHERE id = ?1",
-            params![id],
+            "UPDATE runs SET status = ?2 WHERE id = ?1",
+            params![id, RunStatus::Failed],
         )?;
         Ok(())
+    }
+
+    /// Marks a run that was measured but whose record or summary could not be written
+    /// (`interrupted`: it did not run to its end). The usual cause is a full disk, where the
+    /// rollback journal cannot be created either: then the row is rewritten in place, without
+    /// a journal (the update changes one page and adds nothing to the file). Left `running`,
+    /// the run would be listed `interrupted` once its process is gone, which it was not.
+    pub fn mark_not_stored(&self, id: &str, interrupted: bool) -> Result<(), StoreError> {
+        let update = || {
+            self.conn().execute(
+                "UPDATE runs SET status = ?2, partial = ?3 WHERE id = ?1",
+                params![id, RunStatus::NotStored, interrupted],
+            )
+        };
+        let Err(first) = update() else {
+            return Ok(());
+        };
+        self.conn().execute_batch("PRAGMA journal_mode = MEMORY")?;
+        let again = update();
+        let _ = self.conn().execute_batch("PRAGMA journal_mode = DELETE");
+        again.map(|_| ()).map_err(|_| StoreError::Db(first))
     }
 
     /// Interrupted runs that have a record but no summary yet (their process died): the
@@ -248,7 +267,7 @@ impl Store {
                 "run {} has no result ({}{})",
                 rec.id,
                 rec.status,
-                if rec.status == "running" {
+                if rec.status == RunStatus::Running {
                     ": it is still running"
                 } else {
                     ""

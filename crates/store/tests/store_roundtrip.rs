@@ -6,7 +6,7 @@ use loadlab_metrics::record::{
 };
 use loadlab_metrics::result::{LoadInfo, StopReason};
 use loadlab_metrics::{Outcome, Recorder, RunResult, StepInfo};
-use loadlab_store::{NewRun, Store};
+use loadlab_store::{NewRun, RunStatus, Store};
 
 fn meta() -> RecordMeta {
     RecordMeta {
@@ -119,7 +119,7 @@ fn runs_and_studies_survive_a_reopen() {
     let store = Store::open(dir.path()).unwrap();
     let (rec, loaded) = store.load_run(&run_id).unwrap();
     assert_eq!(loaded, result);
-    assert_eq!(rec.status, "done");
+    assert_eq!(rec.status, RunStatus::Done);
     assert_eq!(rec.variant.as_deref(), Some("baseline"));
     assert_eq!(rec.rate, Some(result.requests.rate));
     assert_eq!(rec.p95_ms, Some(result.latency_ms.p95));
@@ -159,7 +159,7 @@ fn a_run_whose_process_died_is_interrupted_and_recoverable() {
     }
     let store = Store::open(dir.path()).unwrap();
     let (runs, _) = store.runs(10).unwrap();
-    assert_eq!(runs[0].status, "interrupted");
+    assert_eq!(runs[0].status, RunStatus::Interrupted);
     assert!(runs[0].path.is_none());
     let todo = store.unrecovered().unwrap();
     assert_eq!(todo.len(), 1);
@@ -170,8 +170,34 @@ fn a_run_whose_process_died_is_interrupted_and_recoverable() {
     store.finish_run(&id, &result).unwrap();
     let (rec, _) = store.load_run(&id).unwrap();
     assert_eq!(
-        (rec.status.as_str(), rec.partial, rec.requests),
-        ("interrupted", true, Some(1000))
+        (rec.status, rec.partial, rec.requests),
+        (RunStatus::Interrupted, true, Some(1000))
+    );
+    assert!(store.unrecovered().unwrap().is_empty());
+}
+
+#[test]
+fn a_run_measured_but_not_stored_is_not_listed_as_interrupted() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let completed = store.begin_run(&NewRun::default()).unwrap();
+    let cut_short = store.begin_run(&NewRun::default()).unwrap();
+    store.mark_not_stored(&completed, false).unwrap();
+    store.mark_not_stored(&cut_short, true).unwrap();
+    // Its process is gone: a run left `running` would now read as interrupted.
+    for id in [&completed, &cut_short] {
+        loadlab_store::debug_set_pid(dir.path(), id, i64::from(u32::MAX)).unwrap();
+    }
+    let store = Store::open(dir.path()).unwrap();
+    let completed = store.run(&completed).unwrap();
+    assert_eq!(
+        (completed.status, completed.partial),
+        (RunStatus::NotStored, false)
+    );
+    let cut_short = store.run(&cut_short).unwrap();
+    assert_eq!(
+        (cut_short.status, cut_short.partial),
+        (RunStatus::NotStored, true)
     );
     assert!(store.unrecovered().unwrap().is_empty());
 }
