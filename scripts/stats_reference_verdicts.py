@@ -303,7 +303,42 @@ def verdicts():
 
 
 
+# ---------------------------------------------------------------- runs test on residual signs
+
+
+def sign_runs_reference():
+    """The Wald-Wolfowitz runs test on signs, by brute force: every arrangement of the same
+    counts of + and - is enumerated, and p is the share with as few runs or fewer (the USL
+    fit's check for systematic residuals)."""
+    def runs_of(signs):
+        return 1 + sum(1 for a, b in zip(signs, signs[1:]) if a != b)
+
+    rng = np.random.default_rng(20261126)
+    sequences = [
+        [1, 1, 1, 1, -1, -1, -1, -1],
+        [1, -1, 1, -1, 1, -1, 1, -1],
+        [-3, -2, 4, 5, 6, -1, -2, 3, 3, 1, -4, -5],
+        [2, 2, -1, 1, 1, -1, -1, 3, -3, 4, 4, 4, -2, -2],
+    ] + [list(rng.normal(size=12)) for _ in range(3)] \
+      + [list(np.where(rng.random(16) < 0.5, -1.0, 1.0) * (1 + rng.random(16))) for _ in range(2)]
+    cases = []
+    for values in sequences:
+        signs = [v > 0 for v in values if v != 0]
+        n, plus = len(signs), sum(signs)
+        observed = runs_of(signs)
+        fewer = total = 0
+        for chosen in itertools.combinations(range(n), plus):
+            arrangement = [False] * n
+            for i in chosen:
+                arrangement[i] = True
+            total += 1
+            fewer += runs_of(arrangement) <= observed
+        cases.append({"values": fl(values), "runs": observed, "p_fewer": f(fewer / total)})
+    write("sign_runs.json", {"cases": cases})
+
+
 def main():
+    sign_runs_reference()
     mann_whitney_ties()
     kendall_trend()
     tukey_fences()

@@ -445,6 +445,17 @@ fn print_sweep(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
     if let Some(k) = s.latency_knee {
         writeln!(out, "  p95 latency elbow (Kneedle): {p} = {}", num(k))?;
     }
+    if let Some(plateau) = &s.saturation {
+        let unit = match s.parameter {
+            LoadKind::Vus => "VUs",
+            LoadKind::Rate => "req/s offered",
+        };
+        writeln!(
+            out,
+            "  {}",
+            crate::study_doc::saturation_sentence(plateau, unit)
+        )?;
+    }
     if let Some(u) = &s.usl {
         write!(
             out,

@@ -272,6 +272,13 @@ pub fn usl_issue_sentence(issue: &UslIssue) -> String {
             format_rate(*predicted),
             format_rate(*measured)
         ),
+        UslIssue::SystematicResiduals { runs, expected, p } => format!(
+            "the fit misses the data's shape: its residuals change sign {} time{} where about {:.0} were expected (runs test, {}), so the curve runs above the points at some levels and below them at others",
+            runs - 1,
+            if *runs == 2 { "" } else { "s" },
+            expected - 1.0,
+            p_words(*p)
+        ),
         UslIssue::NotIdentifiable => "throughput flattens at the last levels without falling: N* not identifiable from this sweep (the target saturated; sweep further to find a retrograde region)".into(),
         UslIssue::Extrapolated { low, high } => format!(
             "N* or its CI lies outside the tested range {}–{} VUs: extrapolated",

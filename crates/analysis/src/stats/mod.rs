@@ -17,6 +17,7 @@ mod rank_sum_exact;
 mod ranks;
 mod ratio;
 mod rng;
+mod sign_runs;
 mod tdist;
 mod u_dist;
 mod usl;
@@ -48,6 +49,7 @@ pub use outliers::{
 pub use prediction::{detectable_change, log_prediction, rank_prediction_p, Prediction};
 pub use ratio::Ratio;
 pub use rng::SplitMix64;
+pub use sign_runs::{sign_runs, SignRuns};
 pub use tdist::{normal_quantile, t_quantile};
 pub use usl::{fit_usl, poor_fit, UslFit, POOR_FIT_R2, USL_MIN_POINTS};
 pub use welch::welch_log_ratio;

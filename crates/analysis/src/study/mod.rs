@@ -262,6 +262,19 @@ pub struct SweepResult {
     /// Why there is no USL fit.
     #[serde(default)]
     pub usl_skipped: Option<UslSkipped>,
+    /// Throughput flattens over the last levels without falling: where, and at what level
+    /// it plateaus. This is what the data show whether or not a model fits them.
+    #[serde(default)]
+    pub saturation: Option<Saturation>,
+}
+
+/// A plateau of throughput: every level from `from` on is within the noise of `throughput`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct Saturation {
+    /// Median throughput over the plateau's levels (req/s).
+    pub throughput: f64,
+    /// The first level of the plateau (VUs or req/s offered).
+    pub from: f64,
 }
 
 /// Why a sweep has no USL fit.
@@ -304,11 +317,25 @@ pub struct UslResult {
     #[serde(default)]
     pub n_star_ci: Option<NStarInterval>,
     pub r2: f64,
-    /// R² < 0.9.
+    /// The model does not describe the data: R² < 0.9, the fit more than 10% from the
+    /// measured throughput at the smallest level, or residuals with a shape of their own
+    /// (too few runs of equal sign). Then σ, κ, λ and N* are not to be read.
     pub poor_fit: bool,
     /// Everything that makes the fit untrustworthy; empty for a fit to rely on.
     #[serde(default)]
     pub issues: Vec<UslIssue>,
+}
+
+impl UslIssue {
+    /// An issue that says the model does not describe the data (see `UslResult::poor_fit`).
+    pub fn is_misfit(&self) -> bool {
+        matches!(
+            self,
+            UslIssue::PoorFit { .. }
+                | UslIssue::SmallestLevelMisfit { .. }
+                | UslIssue::SystematicResiduals { .. }
+        )
+    }
 }
 
 impl UslResult {
@@ -342,6 +369,10 @@ pub enum UslIssue {
         measured: f64,
         predicted: f64,
     },
+    /// The residuals' signs, in the order of the levels, come in fewer runs than chance would
+    /// give (one-sided runs test, p < 0.05): the curve is above the points over some levels
+    /// and below them over others, so the model misses the data's shape.
+    SystematicResiduals { runs: u64, expected: f64, p: f64 },
     /// Throughput flattens at the last levels without falling: saturation, no retrograde
     /// region, so N* is not identifiable from this sweep.
     NotIdentifiable,

@@ -2,7 +2,7 @@
 //! curve bends), and the Universal Scalability Law fit with its honesty checks and a
 //! bootstrap CI for N* (runs resampled within levels).
 
-use super::usl_check::{fit_issues, real_knee, Level};
+use super::usl_check::{fit_issues, real_knee, saturation, Level};
 use super::{
     LoadKind, NStarInterval, SweepPoint, SweepResult, UslIssue, UslResult, UslSkipped, VariantStats,
 };
@@ -57,6 +57,7 @@ pub fn analyze_sweep(parameter: LoadKind, points: &[(f64, &VariantStats)]) -> Sw
         latency_knee,
         usl,
         usl_skipped,
+        saturation: saturation(&levels),
     }
 }
 
@@ -120,7 +121,7 @@ fn usl(levels: &[Level<'_>]) -> Result<UslResult, UslSkipped> {
         peak,
         n_star_ci,
         r2: fit.r2,
-        poor_fit: stats::poor_fit(&fit),
+        poor_fit: issues.iter().any(UslIssue::is_misfit),
         issues,
     })
 }

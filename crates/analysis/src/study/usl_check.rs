@@ -2,7 +2,7 @@
 //! and still predict a peak that was never observed (a sweep that simply saturates), and
 //! Kneedle finds a "knee" on nearly any concave curve.
 
-use super::UslIssue;
+use super::{Saturation, UslIssue};
 use crate::stats::{self, UslFit};
 
 /// Largest relative gap between the fit and the measured median throughput at the smallest
@@ -19,6 +19,9 @@ pub const FLAT_TOP_GROWTH: f64 = 0.02;
 /// at 400/s read 2–3 % lower at 32 VUs than at 16 in one run of three), so a dip this small
 /// is not read as a retrograde region.
 pub const FLAT_TOP_UNKNOWN_NOISE: f64 = 0.05;
+
+/// Below this p, residual signs that come in too few runs are a misfit, not chance.
+pub const SYSTEMATIC_RESIDUALS_P: f64 = 0.05;
 
 /// A level of a sweep: its parameter value and the per-run throughputs.
 pub(super) struct Level<'a> {
@@ -49,10 +52,57 @@ pub(super) fn fit_issues(fit: &UslFit, levels: &[Level<'_>]) -> Vec<UslIssue> {
             });
         }
     }
+    let residuals: Vec<f64> = levels
+        .iter()
+        .flat_map(|l| l.runs.iter().map(|x| x - fit.predict(l.value)))
+        .collect();
+    if let Some(test) = stats::sign_runs(&residuals) {
+        if test.p_fewer < SYSTEMATIC_RESIDUALS_P {
+            issues.push(UslIssue::SystematicResiduals {
+                runs: test.runs,
+                expected: test.expected,
+                p: test.p_fewer,
+            });
+        }
+    }
     if flat_top(levels) {
         issues.push(UslIssue::NotIdentifiable);
     }
     issues
+}
+
+/// The plateau of a sweep that saturates (see [`flat_top`]): from the first level whose
+/// median is within the noise of the highest, at the median of those levels' medians.
+pub(super) fn saturation(levels: &[Level<'_>]) -> Option<Saturation> {
+    if !flat_top(levels) {
+        return None;
+    }
+    let medians: Vec<f64> = levels.iter().map(|l| median(l.runs)).collect();
+    let peak = medians.iter().copied().fold(f64::MIN, f64::max);
+    let clear = clear_change(levels);
+    let first = medians.iter().position(|m| *m >= peak * (1.0 - clear))?;
+    let plateau = stats::describe(&medians[first..]).ok()?.median;
+    Some(Saturation {
+        throughput: plateau,
+        from: levels[first].value,
+    })
+}
+
+/// The relative change that is clearly more than noise: [`FLAT_TOP_GROWTH`] or twice the
+/// median CV of the levels' runs, whichever is larger; [`FLAT_TOP_UNKNOWN_NOISE`] with one
+/// run per level.
+fn clear_change(levels: &[Level<'_>]) -> f64 {
+    let mut cvs: Vec<f64> = levels
+        .iter()
+        .filter_map(|l| stats::describe(l.runs).ok())
+        .filter(|s| s.n >= 2 && s.cv.is_finite())
+        .map(|s| s.cv)
+        .collect();
+    cvs.sort_by(f64::total_cmp);
+    match cvs.get(cvs.len() / 2) {
+        Some(noise) => FLAT_TOP_GROWTH.max(2.0 * noise),
+        None => FLAT_TOP_UNKNOWN_NOISE,
+    }
 }
 
 /// The last levels are flat without a retrograde region: the median throughput of the last
@@ -69,17 +119,7 @@ pub(super) fn flat_top(levels: &[Level<'_>]) -> bool {
     if !(peak > 0.0 && *prev > 0.0) {
         return false;
     }
-    let mut cvs: Vec<f64> = levels
-        .iter()
-        .filter_map(|l| stats::describe(l.runs).ok())
-        .filter(|s| s.n >= 2 && s.cv.is_finite())
-        .map(|s| s.cv)
-        .collect();
-    cvs.sort_by(f64::total_cmp);
-    let clear = match cvs.get(cvs.len() / 2) {
-        Some(noise) => FLAT_TOP_GROWTH.max(2.0 * noise),
-        None => FLAT_TOP_UNKNOWN_NOISE,
-    };
+    let clear = clear_change(levels);
     let retrograde = *last < peak * (1.0 - clear);
     let growing = last / prev - 1.0 > clear;
     !retrograde && !growing

@@ -31,7 +31,7 @@ pub use comparison::{comparison_note, comparison_table, comparison_verdicts, Com
 pub use environment::multi_environment;
 pub use metrics::metric_words;
 pub use study::study_report;
-pub use sweep::usl_skipped_words;
+pub use sweep::{saturation_sentence, usl_skipped_words};
 
 use crate::doc::{Level, Verdict};
 use crate::words::capitalize;

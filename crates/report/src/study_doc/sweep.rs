@@ -4,9 +4,9 @@ use super::metrics::pct;
 use super::StudyResult;
 use crate::chart::{Axis, Chart, Rule, Series, SeriesKind, Unit};
 use crate::doc::{Block, Level, Section, Table, Verdict};
-use crate::format::{format_fraction, format_ms, format_rate};
+use crate::format::{format_fraction, format_ms, format_number, format_plain, format_rate};
 use crate::verdict_words::usl_issue_sentence;
-use loadlab_analysis::study::{LoadKind, SweepResult, UslIssue, UslSkipped};
+use loadlab_analysis::study::{LoadKind, Saturation, SweepResult, UslIssue, UslSkipped};
 use loadlab_metrics::{MetricId, Quantity};
 
 /// What a sweep found: the knees of its curves and what the USL can and cannot say.
@@ -30,6 +30,12 @@ pub(super) fn sweep_verdicts(sw: &SweepResult) -> Vec<Verdict> {
         verdicts.push(Verdict::new(
             Level::Info,
             format!("p95 latency starts to climb steeply at about {k:.0} {unit}."),
+        ));
+    }
+    if let Some(plateau) = &sw.saturation {
+        verdicts.push(Verdict::new(
+            Level::Info,
+            saturation_sentence(plateau, unit),
         ));
     }
     if let Some(u) = &sw.usl {
@@ -75,6 +81,15 @@ pub(super) fn sweep_verdicts(sw: &SweepResult) -> Vec<Verdict> {
     verdicts
 }
 
+/// `Throughput saturates at ~930/s from 4 VUs: it does not rise with more load.`
+pub fn saturation_sentence(plateau: &Saturation, unit: &str) -> String {
+    format!(
+        "Throughput saturates at ~{}/s from {} {unit}: it stays there, within the noise, at every higher level.",
+        format_plain(plateau.throughput),
+        format_number(plateau.from)
+    )
+}
+
 /// Why a sweep has no USL fit, in words.
 pub fn usl_skipped_words(skip: &UslSkipped) -> String {
     match skip {
@@ -118,10 +133,14 @@ pub(super) fn sweep_section(s: &StudyResult, runs: &super::Runs) -> Option<Secti
         }
     }
     let mut c = Chart::new("sweep-throughput", "Throughput against load", Axis::linear(label, unit), Axis::linear("throughput", Unit::PerSecond))
-        .describe("Median throughput at each load level (line), every run (dots), the knee (dashed) and the Universal Scalability Law fit.")
+        .describe(if sw.usl.as_ref().is_some_and(|u| u.poor_fit) {
+            "Median throughput at each load level (line), every run (dots) and the knee (dashed). The Universal Scalability Law fit is not drawn: it does not describe these points (see the caveats)."
+        } else {
+            "Median throughput at each load level (line), every run (dots), the knee (dashed) and the Universal Scalability Law fit."
+        })
         .series(Series::new("median throughput", SeriesKind::Line, 0, sw.points.iter().map(|p| (p.value, p.throughput)).collect()))
         .series(Series::new("runs", SeriesKind::Points, 5, all));
-    if let Some(u) = &sw.usl {
+    if let Some(u) = sw.usl.as_ref().filter(|u| !u.poor_fit) {
         let max_n = sw.points.iter().map(|p| p.value).fold(1.0, f64::max);
         c = c.series(
             Series::new(
