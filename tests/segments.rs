@@ -329,3 +329,88 @@ fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
     let _ = std::fs::remove_file(&file);
     let _ = std::fs::remove_file(&other);
 }
+
+#[test]
+fn merge_takes_each_segments_results_directory() {
+    // Each segment ran with its own `--results segI`: merge was told "no run record here".
+    let _serial = exclusive();
+    let target = common::Target::start(&[]);
+    let file = scenario(
+        "dirs",
+        &target.url,
+        "{ model: open, rate: 40/s, duration: 1s }",
+        "",
+    );
+    let root = scratch("dirs");
+    let at = start_time();
+    let children: Vec<_> = (0..2)
+        .map(|i| {
+            Command::new(BIN)
+                .args(["run", file.to_str().unwrap(), "--quiet", "--no-progress"])
+                .args(["--segment", &format!("{i}/2"), "--start-at", &at])
+                .arg("--results")
+                .arg(root.join(format!("seg{i}")))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "segment: {}", text(&o));
+    }
+    let merged = root.join("merged.json");
+    let o = Command::new(BIN)
+        .arg("merge")
+        .arg(root.join("seg0"))
+        .arg(root.join("seg1"))
+        .arg("--json")
+        .arg(&merged)
+        .arg("--results")
+        .arg(root.join("merged"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(
+        all_requests(&run),
+        80,
+        "40 arrivals of two steps: {}",
+        run["requests"]
+    );
+
+    // A results directory holding several runs (here seg0 after a merge stored into it):
+    // listed, with how to choose.
+    let o = Command::new(BIN)
+        .arg("merge")
+        .arg(root.join("seg0"))
+        .arg(root.join("seg1"))
+        .arg("--results")
+        .arg(root.join("seg0"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = Command::new(BIN)
+        .arg("merge")
+        .arg(root.join("seg0"))
+        .arg(root.join("seg1"))
+        .arg("--results")
+        .arg(root.join("other"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr.contains("is a results directory with 2 runs") && stderr.contains("give one of"),
+        "{stderr}"
+    );
+    let listed = root.join("seg0").join("runs");
+    assert_eq!(
+        stderr.matches(&*listed.to_string_lossy()).count(),
+        2,
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_file(&file);
+}

@@ -128,9 +128,27 @@ pub fn finish(args: &MergeArgs, merged: Merged, segments: usize) -> Outcome {
     outcome_of(&result, args.allow_saturated)
 }
 
-/// A record directory as given, or the directory of a run id in the store.
+/// A record directory as given, the one run of a results directory (`--results DIR` of a
+/// segment), or the directory of a run id in the store.
 fn record_dir(input: &str, store: &loadlab_store::Store) -> Result<PathBuf, CliError> {
     let path = PathBuf::from(input);
+    if path.is_dir() && !loadlab_metrics::record::is_record(&path) {
+        return match loadlab_store::run_dirs_in(&path).as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(CliError::bad_input(format!(
+                "{input}: no run record here: give a run's directory (with a record.json), a results directory holding one run, or a run id"
+            ))),
+            several => Err(CliError::bad_input(format!(
+                "{input} is a results directory with {} runs; merge names one run per segment: give one of\n{}",
+                several.len(),
+                several
+                    .iter()
+                    .map(|d| format!("  {}", d.display()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ))),
+        };
+    }
     if path.is_dir() {
         return Ok(path);
     }

@@ -25,7 +25,7 @@ mod schema;
 mod status;
 mod studies;
 
-pub use runs::{NewRun, RunRecord};
+pub use runs::{run_dirs_in, NewRun, RunRecord};
 pub use status::RunStatus;
 pub use studies::StudyRecord;
 

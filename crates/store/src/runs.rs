@@ -4,7 +4,7 @@
 use crate::{escape_like, insert_with_new_id, io_err, new_id, RunStatus, Store, StoreError};
 use loadlab_metrics::RunResult;
 use rusqlite::{params, OptionalExtension};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// A row of the run index.
@@ -51,6 +51,25 @@ pub struct NewRun {
     pub segment: Option<String>,
     pub plan_hash: Option<String>,
     pub merged_from: Option<String>,
+}
+
+/// Where a results directory keeps its runs, one directory each, named by id.
+const RUNS_DIR: &str = "runs";
+
+/// The run directories (each holding a run record) of a results directory (`--results DIR`),
+/// sorted by id: what a user means by "this results directory" when it holds one run. Read
+/// from the files alone, without the index, so a directory copied from another machine works.
+pub fn run_dirs_in(results: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(results.join(RUNS_DIR)) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| loadlab_metrics::record::is_record(p))
+        .collect();
+    dirs.sort();
+    dirs
 }
 
 const RUN_COLUMNS: &str = "id, started_at, scenario, scenario_file, variant, study, status, load, rate, p95_ms, error_rate, valid, passed, path, requests, segment, merged_from, partial, pid";
@@ -119,7 +138,7 @@ impl Store {
 
     /// Directory of a run's record and summary.
     pub fn run_dir(&self, id: &str) -> PathBuf {
-        self.dir().join("runs").join(id)
+        self.dir().join(RUNS_DIR).join(id)
     }
 
     /// Writes a run's summary (`run.json`) beside its record and completes its index row;
