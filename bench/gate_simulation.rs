@@ -130,6 +130,7 @@ fn simulate(
             baseline: "a".into(),
             variant: "b".into(),
             metrics: samples,
+            offered_differs: false,
         };
         let comps: Vec<Comparison> = compare_pairs(&[pair], &options);
         for (t, bound) in tallies.iter_mut().zip(bounds) {

@@ -45,7 +45,6 @@ fn capacity_of_a_known_target_is_found() {
             "10%",
             "--confirm",
             "2",
-            "--allow-saturated",
             "--json",
             json.to_str().unwrap(),
         ])

@@ -182,7 +182,6 @@ fn start_pods(yaml: &str, root: &Path, extra_env: &[(&str, String)]) -> Vec<Chil
             // host contention is forgiven here, never any other invalidity.
             Command::new(BIN)
                 .args(&args)
-                .arg("--allow-saturated")
                 .envs(&env)
                 .current_dir(root.join("tmp"))
                 .stdout(Stdio::piped())
@@ -236,7 +235,6 @@ fn the_rendered_job_run_as_pods_merges_into_the_whole_plan() {
         .env("LOADLAB_RESULTS", dir.join("local"))
         .args([
             "merge",
-            "--allow-saturated",
             "--results",
             "s3://loadlab-k8s/runs/e2e-1",
             "--wait",
@@ -249,7 +247,7 @@ fn the_rendered_job_run_as_pods_merges_into_the_whole_plan() {
     assert_eq!(o.status.code(), Some(0), "merge: {}", text(&o));
     let merged = merged_json(&json);
     assert_eq!(schema_errors(&merged), Vec::<String>::new());
-    common::assert_valid_but_for_the_host(&merged, "merged");
+    common::assert_valid(&merged, "merged");
     assert_eq!(merged["iterations"]["completed"], 90, "the plan's arrivals");
     assert_eq!(all_requests(&merged), 90);
     let segments = merged["segments"].as_array().unwrap();
@@ -294,7 +292,6 @@ fn segment(
 ) -> Child {
     loadlab(env)
         .args(["run", file.to_str().unwrap(), "--quiet", "--no-progress"])
-        .arg("--allow-saturated")
         .args(["--segment", &format!("{i}/{n}"), "--results", url])
         .args(extra)
         .stdout(Stdio::piped())
@@ -368,13 +365,7 @@ fn records_upload_while_running_and_a_killed_segment_leaves_its_part() {
     assert!(l.contains("segment 2: no end yet"), "{l}");
     let json = dir.join("merged.json");
     let o = loadlab(&env)
-        .args([
-            "merge",
-            url,
-            "--allow-saturated",
-            "--json",
-            json.to_str().unwrap(),
-        ])
+        .args(["merge", url, "--json", json.to_str().unwrap()])
         .arg("--results")
         .arg(dir.join("local"))
         .output()

@@ -116,7 +116,7 @@ fn run(args: &[&str]) -> Value {
     let out = Command::new(BIN)
         .arg("run")
         .args(args)
-        .args(["--no-progress", "--quiet", "--allow-saturated", "--json"])
+        .args(["--no-progress", "--quiet", "--json"])
         .arg(&json)
         .env("LOADLAB_RESULTS", dir.path().join("results"))
         .output()

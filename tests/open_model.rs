@@ -25,7 +25,7 @@ fn run_json(args: &[&str]) -> (String, Value) {
     let out = Command::new(BIN)
         .arg("run")
         .args(args)
-        .args(["--no-progress", "--allow-saturated", "--json"])
+        .args(["--no-progress", "--json"])
         .arg(&json)
         .env("LOADLAB_RESULTS", dir.join("results"))
         .output()

@@ -15,14 +15,7 @@ fn run(args: &[&str]) -> (String, Value) {
     let out = Command::new(BIN)
         .arg("run")
         .args(args)
-        .args([
-            "--vus",
-            "4",
-            "--duration",
-            "1s",
-            "--no-progress",
-            "--allow-saturated",
-        ])
+        .args(["--vus", "4", "--duration", "1s", "--no-progress"])
         .arg("--json")
         .arg(&json)
         .env("LOADLAB_RESULTS", dir.path().join("results"))

@@ -342,7 +342,6 @@ fn a_killed_study_can_be_reported_and_resumed() {
             "--target",
             &target.url,
             "--no-progress",
-            "--allow-saturated",
         ])
         .arg("--results")
         .arg(&results)
@@ -408,7 +407,6 @@ fn a_killed_study_can_be_reported_and_resumed() {
             "--resume",
             &id,
             "--no-progress",
-            "--allow-saturated",
         ],
         &results,
     );
@@ -416,7 +414,7 @@ fn a_killed_study_can_be_reported_and_resumed() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("3 to run (resumed: 3 done)"), "{stderr}");
     assert_eq!(
-        stderr.matches("req/s · p50").count(),
+        stderr.matches("/s · p50").count(),
         3,
         "only the missing runs: {stderr}"
     );

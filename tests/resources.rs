@@ -103,11 +103,12 @@ fn a_cpu_hog_on_the_generators_core_is_host_contention_not_saturation() {
     // and the generator shares its one core with a hog.
     let _hogs = Hogs::on(&cpus);
     std::thread::sleep(std::time::Duration::from_millis(300));
+    // 1,000 requests: p99 stands on 10 beyond it, so every percentile is judged.
     let mut cmd = Command::new(BIN);
     cmd.args(["run", "--url", &format!("{}/api/ping", target.url)])
         .args([
             "--rate",
-            "100/s",
+            "500/s",
             "--duration",
             "2s",
             "--no-progress",
@@ -147,6 +148,29 @@ fn a_cpu_hog_on_the_generators_core_is_host_contention_not_saturation() {
     let others = message.split("busiest others:").nth(1).unwrap_or("");
     assert!(others.contains("sh "), "the hog is named: {message}");
     assert_eq!(run["generator"]["saturated"], false, "{}", said(&out));
+    // `--allow-saturated` keeps such a run (exit 0), still marked invalid.
+    let kept = dir.path().join("kept.json");
+    let mut cmd = Command::new(BIN);
+    cmd.args(["run", "--url", &format!("{}/api/ping", target.url)])
+        .args(["--rate", "500/s", "--duration", "2s", "--no-progress"])
+        .args(["--allow-saturated", "--json"])
+        .arg(&kept)
+        .env("LOADLAB_RESULTS", dir.path().join("results"));
+    pin_to(&mut cmd, cpus[0]);
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    // Whether this second run was disturbed is up to the scheduler: kept either way.
+    let kept = read_json(&kept);
+    assert!(
+        kept["validity"]["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap_or("").to_string())
+            .all(|k| ["host_contended", "cpu_stolen", "generator_saturated"].contains(&k.as_str())),
+        "{}",
+        kept["validity"]
+    );
     assert!(
         run["resources"]["host"]["cpu_percent"]["mean"]
             .as_f64()
@@ -190,18 +214,13 @@ fn an_overloaded_target_is_a_finding_about_the_target() {
         .unwrap();
     let run = read_json(&json);
     let kinds = kinds(&run);
-    // Other work on a shared machine may contend the host; nothing may blame the generator.
     assert!(
-        kinds.iter().all(|k| k == "host_contended"),
+        kinds.is_empty(),
         "an overloaded target is not the generator's problem: {kinds:?}\n{}",
         said(&out)
     );
-    if kinds.is_empty() {
-        assert_eq!(out.status.code(), Some(0), "a valid run: {}", said(&out));
-        assert_eq!(run["valid"], true);
-    } else {
-        eprintln!("note: the host was contended by other work during this test");
-    }
+    assert_eq!(out.status.code(), Some(0), "a valid run: {}", said(&out));
+    assert_eq!(run["valid"], true);
     let overloaded = run["verdicts"]
         .as_array()
         .unwrap()
@@ -237,13 +256,12 @@ fn a_capacity_search_fails_overloaded_steps_instead_of_rerunning_them() {
     .unwrap();
     let json = dir.path().join("capacity.json");
     let results = dir.path().join("results");
-    // --allow-saturated keeps other work on a shared machine from re-running steps; the
-    // runs are checked below for any blame on the generator.
+    // The runs are checked below for any blame on the generator.
     let out = Command::new(BIN)
         .args(["capacity", file.to_str().unwrap()])
         .args(["--start", "120/s", "--hold", "1s", "--warmup", "0s"])
         .args(["--precision", "25%", "--confirm", "1", "--max", "800/s"])
-        .args(["--allow-saturated", "--json", json.to_str().unwrap()])
+        .args(["--json", json.to_str().unwrap()])
         .env("LOADLAB_RESULTS", &results)
         .output()
         .unwrap();
@@ -267,7 +285,7 @@ fn a_capacity_search_fails_overloaded_steps_instead_of_rerunning_them() {
         );
         let kinds = kinds(&run);
         assert!(
-            kinds.iter().all(|k| k == "host_contended"),
+            kinds.is_empty(),
             "step at {}/s blamed the generator: {kinds:?}",
             step["rate"]
         );
@@ -362,12 +380,7 @@ fn server_timing_is_recorded_per_step() {
     .unwrap();
     let json = dir.path().join("run.json");
     let out = Command::new(BIN)
-        .args([
-            "run",
-            file.to_str().unwrap(),
-            "--no-progress",
-            "--allow-saturated",
-        ])
+        .args(["run", file.to_str().unwrap(), "--no-progress"])
         .args([
             "--monitor",
             &format!("target=port:{}", target.url.rsplit(':').next().unwrap()),

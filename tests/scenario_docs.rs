@@ -68,7 +68,6 @@ fn docs_examples_run_without_errors() {
             "--json",
             json.to_str().unwrap(),
             "--no-progress",
-            "--allow-saturated",
         ]);
         let _ = std::fs::remove_file(&path);
         let summary = format!(
@@ -138,7 +137,6 @@ fn unique_data_running_out_invalidates_the_run() {
         "--json",
         json.to_str().unwrap(),
         "--no-progress",
-        "--allow-saturated",
     ]);
     let _ = std::fs::remove_file(&path);
     let result: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();

@@ -320,7 +320,7 @@ fn run_short_study(path: &Path, results: &Path) -> String {
             "2",
             "--no-progress",
         ])
-        .args(["--allow-saturated", "--results", results.to_str().unwrap()])
+        .args(["--results", results.to_str().unwrap()])
         .output()
         .expect("run loadlab study");
     let _ = std::fs::remove_file(&file);

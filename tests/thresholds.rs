@@ -39,7 +39,6 @@ fn unusual_percentiles_of_steps_and_groups_pass_and_fail_on_real_histograms() {
             "--target",
             &target.url,
             "--no-progress",
-            "--allow-saturated",
         ])
         .arg("--json")
         .arg(&json)

@@ -93,7 +93,6 @@ fn run(url: &str, extra: &[&str], name: &str) -> (i32, Value) {
             "--timeout",
             "2s",
             "--no-progress",
-            "--allow-saturated",
         ])
         .args(extra)
         .arg("--json")

@@ -175,9 +175,11 @@ pub fn run_and_report(
     )?;
     let result = measured.result;
     let mut storage_errors: Vec<String> = measured.storage_error.into_iter().collect();
+    let mut json_written = None;
     if let Some(path) = &output.json {
-        if let Err(e) = write_json(&result, path) {
-            storage_errors.push(e);
+        match write_json(&result, path) {
+            Ok(()) => json_written = Some(path),
+            Err(e) => storage_errors.push(e),
         }
     }
     if !output.quiet {
@@ -197,6 +199,9 @@ pub fn run_and_report(
                 },
                 path.display()
             );
+        }
+        if let Some(path) = json_written {
+            let _ = writeln!(stdout, "result written to {}", path.display());
         }
         let _ = stdout.flush();
     }

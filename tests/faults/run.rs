@@ -105,12 +105,12 @@ pub fn run_loadlab(test: &str, url: &str, load: &[&str], timeout: &str) -> Run {
     run_args(test, args, &shared_results(), &[])
 }
 
-/// Runs `loadlab <args> --no-progress --allow-saturated --json <unique file>` with runs stored
+/// Runs `loadlab <args> --no-progress --json <unique file>` with runs stored
 /// in `results` and the extra environment `env`; killed after `RUN_LIMIT`.
 pub fn run_args(test: &str, mut args: Vec<String>, results: &Path, env: &[(&str, &str)]) -> Run {
     let json = json_path(test);
     let _ = std::fs::remove_file(&json);
-    args.extend(["--no-progress", "--allow-saturated", "--json"].map(String::from));
+    args.extend(["--no-progress", "--json"].map(String::from));
     args.push(json.to_string_lossy().into_owned());
     let started = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_loadlab"))

@@ -22,6 +22,7 @@ fn pair_of(case: &Value) -> PairSamples {
     PairSamples {
         baseline: "a".into(),
         variant: "b".into(),
+        offered_differs: false,
         metrics: case["metrics"]
             .as_array()
             .unwrap()
@@ -147,6 +148,7 @@ fn one_run_against_a_study_says_how_weak_it_is() {
     let swapped = PairSamples {
         baseline: "run".into(),
         variant: "study".into(),
+        offered_differs: false,
         metrics: vec![MetricSamples {
             metric: pair.metrics[0].metric.clone(),
             baseline: pair.metrics[0].variant.clone(),

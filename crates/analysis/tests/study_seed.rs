@@ -57,6 +57,7 @@ fn seed_000_stress_is_slower_with_a_ratio_ci() {
     let pair = PairSamples {
         baseline: "baseline".into(),
         variant: "stress".into(),
+        offered_differs: false,
         metrics: vec![MetricSamples {
             metric: MetricId::latency(LatencyStat::P95),
             baseline: BASELINE_P95.to_vec(),

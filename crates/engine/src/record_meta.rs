@@ -70,6 +70,7 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         environment: Environment::detect(),
         threads: m.threads as u32,
         cores: available_cores() as u32,
+        cpus_allowed: loadlab_monitor::cpu_list_self(),
         max_cpu_percent: m.max_cpu_percent,
         max_lag_ms: m.max_lag_ms,
         batch_window_ms: matches!(m.plan.load, Load::Open(_))

@@ -33,9 +33,10 @@ pub use delta::{DeltaPool, IntervalDelta, StepDelta};
 pub use environment::Environment;
 pub use error_kind::ErrorKind;
 pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
-pub use histogram::{new_histogram, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
+pub use histogram::{new_histogram, record_us, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
 pub use metric_id::{
-    GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity, Scope,
+    thin_percentile, GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity,
+    Scope, MIN_SAMPLES_BEYOND,
 };
 pub use outcome::{Outcome, Phases};
 pub use phases::{Phase, PhaseHistograms, PhaseSummary};

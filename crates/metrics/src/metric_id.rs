@@ -51,7 +51,29 @@ pub enum LatencyStat {
     Max,
 }
 
+/// A percentile stands on at least this many samples beyond it: p99 needs 1,000 requests.
+/// With fewer it is close to the maximum, and no conclusion is drawn from it.
+pub const MIN_SAMPLES_BEYOND: f64 = 10.0;
+
+/// Whether the `q` percentile (0.99 for p99) of `count` samples rests on fewer than
+/// [`MIN_SAMPLES_BEYOND`] samples beyond it.
+pub fn thin_percentile(count: u64, q: f64) -> bool {
+    (count as f64) * (1.0 - q) < MIN_SAMPLES_BEYOND
+}
+
 impl LatencyStat {
+    /// The quantile of a percentile statistic (`P99` → 0.99); `None` for min, mean, max.
+    pub fn quantile(self) -> Option<f64> {
+        match self {
+            LatencyStat::P50 => Some(0.5),
+            LatencyStat::P90 => Some(0.9),
+            LatencyStat::P95 => Some(0.95),
+            LatencyStat::P99 => Some(0.99),
+            LatencyStat::P999 => Some(0.999),
+            LatencyStat::Min | LatencyStat::Mean | LatencyStat::Max => None,
+        }
+    }
+
     pub const ALL: [LatencyStat; 8] = [
         LatencyStat::Min,
         LatencyStat::Mean,

@@ -87,6 +87,9 @@ impl Recorder {
             self.in_flight[index] -= 1;
             self.in_flight_total -= 1;
         }
+        if let Some(us) = o.send_delay_us {
+            self.current.send_delays.record(us);
+        }
         let step = &mut self.current.steps[index];
         step.requests += 1;
         step.bytes_sent += o.bytes_sent;
@@ -120,6 +123,11 @@ impl Recorder {
     /// kind `check_failed` by `record`).
     pub fn record_check_failure(&mut self, step: u16, check: usize) {
         self.current.steps[step as usize].add_check_failures(check, 1);
+    }
+
+    /// The pause probe's lateness for one tick (µs).
+    pub fn record_pause(&mut self, us: u64) {
+        self.current.pauses.record(us);
     }
 
     pub fn record_scheduler_lag(&mut self, us: u64) {

@@ -325,7 +325,12 @@ impl LagSummary {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Iterations {
+    /// Iterations completed in the measured time (after warm-up), as `requests.total` counts
+    /// requests.
     pub completed: u64,
+    /// Iterations completed during warm-up (not in `completed`), as `requests.warmup`.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub warmup: u64,
     /// Arrivals that could not start before the run ended.
     pub dropped: u64,
     /// Arrivals that had to wait because `max_in_flight` requests were already open.
@@ -333,6 +338,10 @@ pub struct Iterations {
     /// How long completed iterations took, start to end (k6's `iteration_duration`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<LatencySummary>,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -411,6 +420,51 @@ pub struct Generator {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reads_at_wakeups: bool,
     pub max_rss_bytes: u64,
+    /// Closed model: the pause probe over the measured window, how late each worker handled a
+    /// timer firing every millisecond on its own thread (ms); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pauses_ms: Option<PauseSummary>,
+    /// Open model: how late requests were written after their intended start, where nothing
+    /// but the generator stood between (ms; see `Outcome::send_delay_us`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_delay_ms: Option<PauseSummary>,
+    /// Share of the worker threads' time (measured window × threads) they were runnable but
+    /// waited for a CPU (the kernel's `schedstat` run delay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_delay_share: Option<f64>,
+    /// Mean wait for a CPU each time a worker thread was scheduled (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_delay_per_wakeup_ms: Option<f64>,
+    /// Time stolen by the hypervisor on the cores the generator may use (% of those cores,
+    /// mean over the measured window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_percent: Option<f64>,
+}
+
+/// Percentiles of the pause meter's oversleeps (ms).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+pub struct PauseSummary {
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+    /// Sleeps measured.
+    pub samples: u64,
+}
+
+impl PauseSummary {
+    pub fn of(h: &LatencyHistogram) -> Self {
+        let ms = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+        Self {
+            p50: ms(0.5),
+            p90: ms(0.9),
+            p99: ms(0.99),
+            p999: ms(0.999),
+            max: h.max() as f64 / 1000.0,
+            samples: h.len(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

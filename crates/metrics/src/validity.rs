@@ -13,8 +13,11 @@ pub enum InvalidKind {
     GeneratorSaturated,
     /// The scheduler started arrivals late (lag p99 above its bound) for reasons of its own.
     SchedulerLate,
-    /// The host was busy with other work while the generator stayed below its limit.
+    /// Other processes took the CPU the generator needed: its own timing was disturbed enough
+    /// to change the latencies it reports (`record::disturbance`).
     HostContended,
+    /// The hypervisor stole the time of the generator's cores, enough to disturb its timing.
+    CpuStolen,
     /// The generator ran out of file descriptors.
     FdExhausted,
     /// The generator ran out of local ports.
@@ -38,6 +41,7 @@ impl InvalidKind {
             InvalidKind::GeneratorSaturated => "generator_saturated",
             InvalidKind::SchedulerLate => "scheduler_late",
             InvalidKind::HostContended => "host_contended",
+            InvalidKind::CpuStolen => "cpu_stolen",
             InvalidKind::FdExhausted => "fd_exhausted",
             InvalidKind::PortsExhausted => "ports_exhausted",
             InvalidKind::DeliveryShortfall => "delivery_shortfall",
@@ -57,6 +61,7 @@ impl InvalidKind {
             InvalidKind::GeneratorSaturated
                 | InvalidKind::SchedulerLate
                 | InvalidKind::HostContended
+                | InvalidKind::CpuStolen
         )
     }
 }
@@ -112,6 +117,9 @@ pub enum TargetVerdictKind {
     TargetCpuBound,
     /// A monitored process's memory grew through the steady window.
     MemoryGrowth,
+    /// The target runs on the generator's host: they compete for its CPUs. A warning with the
+    /// figures and the fix; the run is invalid only if the generator's timing was disturbed.
+    SharesHostWithTarget,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -21,6 +21,13 @@ pub enum Verdict {
     /// Throughput up or errors down (significant, CI excludes 0).
     #[serde(rename = "better")]
     Better,
+    /// Throughput up, between variants offered different loads: a difference, but more
+    /// throughput from more load is not an improvement (judge it against what was offered).
+    #[serde(rename = "higher")]
+    Higher,
+    /// Throughput down, between variants offered different loads.
+    #[serde(rename = "lower")]
+    Lower,
     /// The whole CI of the change lies inside the equivalence band (two one-sided tests).
     #[serde(rename = "equivalent")]
     Equivalent,
@@ -33,11 +40,13 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 7] = [
+    pub const ALL: [Verdict; 9] = [
         Verdict::Slower,
         Verdict::Faster,
         Verdict::Worse,
         Verdict::Better,
+        Verdict::Higher,
+        Verdict::Lower,
         Verdict::Equivalent,
         Verdict::Inconclusive,
         Verdict::Insufficient,
@@ -50,6 +59,8 @@ impl Verdict {
             Verdict::Faster => "faster",
             Verdict::Worse => "worse",
             Verdict::Better => "better",
+            Verdict::Higher => "higher",
+            Verdict::Lower => "lower",
             Verdict::Equivalent => "equivalent",
             Verdict::Inconclusive => "~",
             Verdict::Insufficient => "insufficient",
@@ -68,7 +79,22 @@ impl Verdict {
 
     /// A significant difference in either direction.
     pub fn is_difference(self) -> bool {
-        self.is_regression() || self.is_improvement()
+        self.is_regression() || self.is_improvement() || self.is_neutral_difference()
+    }
+
+    /// A significant difference with no good or bad direction (`higher`, `lower`).
+    pub fn is_neutral_difference(self) -> bool {
+        matches!(self, Verdict::Higher | Verdict::Lower)
+    }
+
+    /// A direction word for a throughput verdict between variants offered different loads:
+    /// `better`/`worse` become `higher`/`lower`; anything else is kept.
+    pub fn without_direction(self) -> Verdict {
+        match self {
+            Verdict::Better => Verdict::Higher,
+            Verdict::Worse => Verdict::Lower,
+            other => other,
+        }
     }
 
     /// What the word means, for legends under tables.
@@ -79,6 +105,9 @@ impl Verdict {
             }
             Verdict::Worse | Verdict::Better => {
                 "throughput or errors differ: significant after Holm's correction and the 95% CI of the change excludes 0"
+            }
+            Verdict::Higher | Verdict::Lower => {
+                "throughput differs (significant, CI excludes 0), but the variants were offered different loads: more throughput from more load is neither better nor worse"
             }
             Verdict::Equivalent => "the whole 95% CI of the change lies inside the equivalence band",
             Verdict::Inconclusive => {

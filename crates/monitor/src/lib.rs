@@ -81,4 +81,7 @@ pub use procs::discover::{processes_listening_on, PortLookup};
 pub use prometheus::{Endpoint, ScrapeResult};
 pub use sample::{MetricKind, MonitorCost, MonitorReport, MonitorWarning, ProcessCpu, Sample};
 pub use sampler::{Monitor, MonitorHandle};
-pub use sys::{cpus_allowed_self, generator_facts, lower_this_thread_priority, thread_cpu_time};
+pub use sys::{
+    cpu_list_self, cpus_allowed_self, generator_facts, lower_this_thread_priority, thread_cpu_time,
+    thread_schedstat, SchedStat,
+};

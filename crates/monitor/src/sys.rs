@@ -48,6 +48,42 @@ pub fn cpus_allowed_self() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The CPUs the calling process may run on (its affinity mask), in order.
+pub fn cpu_list_self() -> Vec<u32> {
+    // SAFETY: as in `cpus_allowed_self`; CPU_ISSET only reads the set.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&cpu| libc::CPU_ISSET(cpu, &set))
+            .map(|cpu| cpu as u32)
+            .collect()
+    }
+}
+
+/// The calling thread's scheduler statistics from `/proc/thread-self/schedstat`: time it ran,
+/// time it was runnable but waited for a CPU (its run delay), and how many times it was
+/// scheduled. `None` where the kernel keeps no such statistics.
+pub fn thread_schedstat() -> Option<SchedStat> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut fields = text.split_whitespace().map(|f| f.parse::<u64>().ok());
+    Some(SchedStat {
+        run: Duration::from_nanos(fields.next()??),
+        waited: Duration::from_nanos(fields.next()??),
+        slices: fields.next()??,
+    })
+}
+
+/// A thread's scheduler statistics (see [`thread_schedstat`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SchedStat {
+    pub run: Duration,
+    pub waited: Duration,
+    pub slices: u64,
+}
+
 /// What the classification needs to know about this process as the generator.
 pub fn generator_facts() -> loadlab_metrics::resources::GeneratorFacts {
     loadlab_metrics::resources::GeneratorFacts {

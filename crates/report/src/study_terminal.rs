@@ -205,6 +205,18 @@ pub fn print_study(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
         study.repeat,
         study.order
     )?;
+    let valid = study.valid_runs();
+    if valid.iter().all(|v| !v.is_short()) {
+        writeln!(
+            out,
+            "  valid runs: {} of {} planned in every variant",
+            study.repeat, study.repeat
+        )?;
+    } else {
+        for v in &valid {
+            writeln!(out, "  valid runs: {}", v.sentence())?;
+        }
+    }
     let metrics = table_metrics();
     let name_w = study
         .variants

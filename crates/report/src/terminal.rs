@@ -89,6 +89,9 @@ fn header(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
 }
 
 fn validity(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    if r.valid {
+        writeln!(out, "  {} {}", style.green("valid run:"), checked_words(r))?;
+    }
     if !r.valid {
         writeln!(
             out,
@@ -115,10 +118,30 @@ fn validity(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> 
     for note in &r.notes {
         writeln!(out, "  {} {note}", style.yellow("note:"))?;
     }
-    if !r.valid || r.interrupted || !r.verdicts.is_empty() || !r.notes.is_empty() {
-        writeln!(out)?;
-    }
+    writeln!(out)?;
     Ok(())
+}
+
+/// What was checked to call a run valid: the generator's CPU and timing, and delivery.
+fn checked_words(r: &RunResult) -> String {
+    let g = &r.generator;
+    let mut checked = vec![format!(
+        "generator CPU {:.0}% of its cores (limit 90%)",
+        g.cpu_percent
+    )];
+    match (&g.pauses_ms, r.load.model.as_str()) {
+        (Some(p), _) => checked.push(format!("its timing (pause probe p99 {})", format_ms(p.p99))),
+        (None, "open") => checked.push(match &g.send_delay_ms {
+            Some(d) => format!("requests written on time (p99 {} late)", format_ms(d.p99)),
+            None => format!(
+                "arrivals started on time (scheduler lag p99 {})",
+                format_ms(g.scheduler_lag_ms_p99)
+            ),
+        }),
+        _ => {}
+    }
+    checked.push("delivery, open files and ports".into());
+    format!("checked {}", checked.join(", "))
 }
 
 fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
@@ -126,7 +149,7 @@ fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
     kv(
         out,
         "requests",
-        &format!(
+        &(format!(
             "{} total, {} ok, {} failed ({}){}, {}",
             q.total,
             q.ok,
@@ -141,7 +164,11 @@ fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
                 String::new()
             },
             format_rate(q.rate)
-        ),
+        ) + &if q.warmup > 0 {
+            format!(" (after warm-up; {} during it)", q.warmup)
+        } else {
+            String::new()
+        }),
     )?;
     crate::terminal_timings::data(r, out, kv)?;
     let it = &r.iterations;
@@ -151,6 +178,9 @@ fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
             ", {} delayed by max_in_flight",
             it.delayed_by_max_in_flight
         ));
+    }
+    if it.warmup > 0 {
+        iterations.push_str(&format!(" (after warm-up; {} during it)", it.warmup));
     }
     kv(out, "iterations", &iterations)?;
     crate::terminal_timings::iterations_and_vus(r, out, kv)?;
@@ -544,7 +574,7 @@ fn generator(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()>
     kv(
         out,
         "generator",
-        &format!(
+        &(format!(
             "cpu {:.1}% of {} worker {threads} ({} {cores} available), saturated: {}, scheduler lag p99={}, max rss {}",
             g.cpu_percent,
             g.threads,
@@ -552,12 +582,31 @@ fn generator(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()>
             if g.saturated { "yes" } else { "no" },
             format_ms(g.scheduler_lag_ms_p99),
             format_bytes(g.max_rss_bytes)
-        ),
+        ) + &went_through(g)),
     )?;
     if g.saturated {
         writeln!(out, "  {}", style.yellow(&format!("! {SATURATED_WARNING}")))?;
     }
     Ok(())
+}
+
+/// `, pause probe p99=0.25ms, waiting for a cpu 0.4%`: what the generator's threads went
+/// through, on which its validity is judged.
+fn went_through(g: &loadlab_metrics::result::Generator) -> String {
+    let mut s = String::new();
+    if let Some(p) = &g.pauses_ms {
+        s.push_str(&format!(", pause probe p99={}", format_ms(p.p99)));
+    }
+    if let Some(d) = &g.send_delay_ms {
+        s.push_str(&format!(", written late p99={}", format_ms(d.p99)));
+    }
+    if let Some(w) = g.run_delay_share {
+        s.push_str(&format!(", waiting for a cpu {:.1}%", 100.0 * w));
+    }
+    if let Some(steal) = g.steal_percent.filter(|s| *s >= 0.5) {
+        s.push_str(&format!(", {steal:.0}% stolen"));
+    }
+    s
 }
 
 fn format_bytes(b: u64) -> String {

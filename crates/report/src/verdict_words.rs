@@ -107,6 +107,11 @@ pub fn p_cell(p: Option<f64>) -> String {
 /// * a difference — "+7.0% [+3.1% … +11.8%], Holm p = 0.004".
 pub fn verdict_reason(c: &Comparison, band: f64, min_runs: usize) -> String {
     let runs = format!("{}+{}", c.n[0], c.n[1]);
+    if let Some(requests) = c.thin_runs {
+        return format!(
+            "the runs hold about {requests} requests each, fewer than 10 of them beyond this percentile: each run's figure is nearly its maximum, so no verdict is drawn (p99 needs 1,000 requests a run, p95 200)"
+        );
+    }
     match c.verdict {
         Verdict::Insufficient => format!(
             "{runs} runs; at least {min_runs} per side (or one run against {min_runs}) are needed for a verdict"
@@ -169,9 +174,13 @@ pub fn verdict_legend_clauses(alpha: f64, equivalence: f64, min_runs: usize) -> 
     for v in Verdict::ALL {
         let clause = match v {
             Verdict::Slower => format!(
-                "slower/faster (latency), worse/better (throughput, errors): Holm p < {alpha} and the 95% CI of the change excludes 0"
+                "slower/faster (latency), worse/better (throughput, errors; higher/lower for throughput between variants offered different loads, which is neither better nor worse): Holm p < {alpha} and the 95% CI of the change excludes 0"
             ),
-            Verdict::Faster | Verdict::Worse | Verdict::Better => continue,
+            Verdict::Faster
+            | Verdict::Worse
+            | Verdict::Better
+            | Verdict::Higher
+            | Verdict::Lower => continue,
             Verdict::Equivalent if equivalence > 0.0 => format!(
                 "equivalent: the whole 95% CI of the change lies inside ±{} (two one-sided tests)",
                 pct_plain(equivalence)
@@ -309,6 +318,7 @@ mod tests {
             difference: Some(7.0),
             difference_ci: Some([3.0, 12.0]),
             verdict,
+            thin_runs: None,
         }
     }
 

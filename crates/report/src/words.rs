@@ -159,6 +159,25 @@ pub fn threshold_sentence(t: &ThresholdResult) -> String {
     )
 }
 
+/// A threshold met with less than this room to its bound is a near miss, listed on its own.
+pub const NEAR_MISS: f64 = 0.10;
+
+/// Whether `actual` met threshold `expr` with less than [`NEAR_MISS`] of room to its bound
+/// (`latency.p95 < 50ms` at 46 ms). Unparseable expressions are never near misses.
+pub fn near_miss(expr: &str, actual: f64) -> bool {
+    use loadlab_scenario::threshold::{Op, Threshold};
+    let Ok(t) = Threshold::parse(expr) else {
+        return false;
+    };
+    if !t.op.holds(actual, t.value) || t.value == 0.0 {
+        return false;
+    }
+    match t.op {
+        Op::Lt | Op::Le => actual >= t.value * (1.0 - NEAR_MISS),
+        Op::Gt | Op::Ge => actual <= t.value * (1.0 + NEAR_MISS),
+    }
+}
+
 /// `` `checkout` (from `checkout.yaml`) ``: a scenario's name and, when known, its file.
 pub fn scenario_words(name: &str, file: Option<&str>) -> String {
     match file {
@@ -227,7 +246,58 @@ pub fn generator_words(r: &RunResult) -> String {
     } else {
         s.push_str(": not saturated");
     }
+    let mut went_through = Vec::new();
+    if let Some(p) = &g.pauses_ms {
+        went_through.push(format!(
+            "pause probe p99 {} (p99.9 {}, max {})",
+            format_ms(p.p99),
+            format_ms(p.p999),
+            format_ms(p.max)
+        ));
+    }
+    if let Some(d) = &g.send_delay_ms {
+        went_through.push(format!(
+            "requests written after their intended start by p50 {}, p99 {}",
+            format_ms(d.p50),
+            format_ms(d.p99)
+        ));
+    }
+    if let Some(w) = g.run_delay_share {
+        went_through.push(format!(
+            "workers waiting for a CPU {:.1}% of the time",
+            100.0 * w
+        ));
+    }
+    if let Some(steal) = g.steal_percent.filter(|s| *s >= 0.5) {
+        went_through.push(format!(
+            "{steal:.0}% of its cores' time stolen by the hypervisor"
+        ));
+    }
+    if !went_through.is_empty() {
+        s.push_str(&format!(
+            "; what its threads went through: {}",
+            went_through.join(", ")
+        ));
+    }
     s
+}
+
+/// Who else used the host's CPU over the measured window, whatever the verdict: `38% of the
+/// host (busiest: sh 98% of a core, …)`.
+pub fn other_processes_words(r: &RunResult) -> Option<String> {
+    let load = r.resources.as_ref()?.host_load.as_ref()?;
+    let mut s = format!(
+        "{:.0}% of the host's {:.0} CPU{} (the generator {:.0}%)",
+        load.other_percent_of_host,
+        load.host_cpus,
+        if load.host_cpus == 1.0 { "" } else { "s" },
+        load.generator_percent_of_host
+    );
+    let busiest = load.busiest_others();
+    if !busiest.is_empty() {
+        s.push_str(&format!("; busiest: {busiest}"));
+    }
+    Some(s)
 }
 
 pub fn error_share(part: u64, whole: u64) -> String {

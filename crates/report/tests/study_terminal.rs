@@ -62,6 +62,7 @@ fn too_few_runs_read_insufficient_with_the_number() {
     let pair = PairSamples {
         baseline: "a".into(),
         variant: "b".into(),
+        offered_differs: false,
         metrics: vec![MetricSamples {
             metric: MetricId::latency(LatencyStat::P95),
             baseline: vec![4.10, 4.11, 4.12, 4.13],
@@ -79,4 +80,59 @@ fn too_few_runs_read_insufficient_with_the_number() {
 fn show() {
     let (s, _) = samples::study();
     print!("{}", text(|o| print_study(o, &s).unwrap()));
+}
+
+#[test]
+fn the_first_lines_say_how_many_valid_runs_each_variant_has_and_why_not_more() {
+    use loadlab_analysis::study::RunEntry;
+    use loadlab_metrics::InvalidKind;
+    let (mut s, _) = samples::study();
+    let entry = |variant: &str, rep: usize, attempt: usize, used: bool| RunEntry {
+        variant: variant.into(),
+        rep,
+        attempt,
+        run: format!("r-{variant}-{rep}-{attempt}"),
+        used,
+        invalid: if used {
+            vec![]
+        } else {
+            vec![InvalidKind::HostContended]
+        },
+        reasons: if used {
+            vec![]
+        } else {
+            vec!["other processes took the CPU the generator needed".into()]
+        },
+    };
+    for v in ["baseline", "stress"] {
+        for rep in 0..10 {
+            let short = v == "stress" && rep == 4;
+            s.run_log.push(entry(v, rep, 0, !short));
+            if short {
+                s.run_log.push(entry(v, rep, 1, false));
+                s.run_log.push(entry(v, rep, 2, false));
+            }
+        }
+    }
+    let stress = s.variants.iter_mut().find(|v| v.name == "stress").unwrap();
+    stress.runs.pop();
+    let out = text(|o| print_study(o, &s).unwrap());
+    let head: Vec<&str> = out.lines().skip(1).take(4).collect();
+    assert!(
+        head.iter()
+            .any(|l| l.contains("valid runs: baseline: 10 valid runs of 10 planned")),
+        "{out}"
+    );
+    assert!(
+        head.iter().any(|l| l.contains(
+            "valid runs: stress: 9 valid runs of 10 planned — run 5 invalid in 3 attempts (host_contended: other processes took the CPU the generator needed)"
+        )),
+        "{out}"
+    );
+    let quiet = samples::study().0;
+    let out = text(|o| print_study(o, &quiet).unwrap());
+    assert!(
+        out.contains("valid runs: 10 of 10 planned in every variant"),
+        "{out}"
+    );
 }

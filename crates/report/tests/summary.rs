@@ -29,7 +29,7 @@ fn closed_summary() {
     assert!(!text.contains("interrupted"));
     assert_eq!(
         line_with(&text, "requests ."),
-        "  requests ..........: 12000 total, 11880 ok, 120 failed (1.00%), 200.0/s"
+        "  requests ..........: 12000 total, 11880 ok, 120 failed (1.00%), 200.0/s (after warm-up; 1500 during it)"
     );
     assert_eq!(
         line_with(&text, "iterations ."),

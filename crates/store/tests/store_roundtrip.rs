@@ -37,6 +37,7 @@ fn meta() -> RecordMeta {
         cores: 1,
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
+        cpus_allowed: vec![],
         batch_window_ms: None,
         reads_at_wakeups: false,
         pid: 1,

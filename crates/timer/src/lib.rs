@@ -86,6 +86,77 @@ impl PreciseTimer {
     }
 }
 
+/// A timer that fires every `period` from its start, for measuring how late a thread gets to
+/// run (the engine's pause probe): the kernel keeps the schedule, so each tick says how late
+/// it was handled and how many ticks passed unhandled.
+pub struct PeriodicTimer {
+    fd: AsyncFd<OwnedFd>,
+    period: std::time::Duration,
+    /// When the last expiration counted so far was due.
+    due: Instant,
+}
+
+impl PeriodicTimer {
+    pub fn new(period: std::time::Duration) -> io::Result<Self> {
+        let timer = PreciseTimer::new()?;
+        let period = period.max(std::time::Duration::from_micros(100));
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec {
+                tv_sec: period.as_secs() as libc::time_t,
+                tv_nsec: period.subsec_nanos() as libc::c_long,
+            },
+            it_value: libc::timespec {
+                tv_sec: period.as_secs() as libc::time_t,
+                tv_nsec: period.subsec_nanos().max(1) as libc::c_long,
+            },
+        };
+        let start = Instant::now();
+        // SAFETY: valid descriptor and a fully initialised itimerspec.
+        if unsafe { libc::timerfd_settime(timer.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) }
+            < 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Self {
+            fd: timer.fd,
+            period,
+            due: start,
+        })
+    }
+
+    /// Waits for the next tick; returns how late the latest expiration was handled and how
+    /// many expirations passed since the last call (more than one: the thread did not run
+    /// for that many periods).
+    pub async fn tick(&mut self) -> io::Result<(std::time::Duration, u64)> {
+        loop {
+            let mut guard = self.fd.readable().await?;
+            let mut expirations = [0u8; 8];
+            let read = guard.try_io(|inner| {
+                // SAFETY: reading 8 bytes into an 8-byte buffer from a valid descriptor.
+                let n =
+                    unsafe { libc::read(inner.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
+                if n < 0 {
+                    Err(io::Error::last_os_error())
+                } else {
+                    Ok(())
+                }
+            });
+            match read {
+                Ok(Ok(())) => {
+                    guard.clear_ready();
+                    let n = u64::from_ne_bytes(expirations).max(1);
+                    self.due += self.period * n as u32;
+                    let late = Instant::now().saturating_duration_since(self.due);
+                    return Ok((late, n));
+                }
+                Ok(Err(e)) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Ok(Err(e)) => return Err(e),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+}
+
 /// Sleeps for `duration` precisely, falling back to tokio's timer if no timerfd is available.
 pub async fn sleep_precisely(duration: std::time::Duration) {
     let deadline = Instant::now() + duration;

@@ -324,7 +324,7 @@ impl StudyObserver for Printer<'_> {
         }
         let r = &run.result;
         eprintln!(
-            "[warm-up {}/{}] {}: {} req/s · p95 {} · not in the statistics",
+            "[warm-up {}/{}] {}: {} · p95 {} · not in the statistics",
             request.position,
             request.total,
             request.label,
@@ -363,7 +363,7 @@ impl StudyObserver for Printer<'_> {
             ),
         };
         eprintln!(
-            "        {} req/s · p50 {} · p95 {} · errors {error_rate:.2}%{note}",
+            "        {} · p50 {} · p95 {} · errors {error_rate:.2}%{note}",
             fmt_metric("requests.rate", r.requests.rate),
             fmt_metric("latency_ms.p50", r.latency_ms.p50),
             fmt_metric("latency_ms.p95", r.latency_ms.p95),

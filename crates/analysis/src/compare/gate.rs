@@ -83,6 +83,7 @@ mod tests {
             difference: None,
             difference_ci: None,
             verdict,
+            thin_runs: None,
         }
     }
 

@@ -79,6 +79,11 @@ pub struct Comparison {
     #[serde(default)]
     pub difference_ci: Option<[f64; 2]>,
     pub verdict: Verdict,
+    /// A latency percentile of runs too small to hold it (fewer than 10 requests beyond it in
+    /// a typical run, e.g. p99 of 33 requests): each run's figure is nearly its maximum, so no
+    /// verdict is drawn (`insufficient`). Holds the typical run's request count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thin_runs: Option<u64>,
 }
 
 impl Comparison {

@@ -4,7 +4,7 @@
 use super::decide::{decide, Evidence};
 use super::{CompareOptions, Comparison, OneRun, TestKind};
 use crate::stats::{self, Method};
-use loadlab_metrics::MetricId;
+use loadlab_metrics::{MetricId, Quantity};
 use std::collections::BTreeMap;
 
 /// The per-run values of one metric on both sides.
@@ -21,6 +21,9 @@ pub struct PairSamples {
     pub baseline: String,
     pub variant: String,
     pub metrics: Vec<MetricSamples>,
+    /// The two sides were offered different loads (VUs or rate): throughput then differs
+    /// `higher`/`lower`, never `better`/`worse`.
+    pub offered_differs: bool,
 }
 
 /// What the test of one metric found, before Holm's correction.
@@ -87,7 +90,13 @@ pub fn compare_pairs(pairs: &[PairSamples], options: &CompareOptions) -> Vec<Com
                 change_ci: t.change.and_then(|c| c.1),
                 difference: t.difference.map(|d| d.0),
                 difference_ci: t.difference.and_then(|d| d.1),
-                verdict: decide(&m.metric, &evidence, options),
+                verdict: match decide(&m.metric, &evidence, options) {
+                    v if pair.offered_differs && m.metric.quantity == Quantity::Throughput => {
+                        v.without_direction()
+                    }
+                    v => v,
+                },
+                thin_runs: None,
             }
         })
         .collect()

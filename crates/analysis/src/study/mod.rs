@@ -9,6 +9,7 @@ mod metrics;
 mod summarize;
 mod sweep;
 mod usl_check;
+mod valid_runs;
 
 pub use metrics::{
     available_metrics, default_compare_metrics, load_level, metric_stats, parse_metrics,
@@ -20,6 +21,7 @@ pub use summarize::{
 };
 pub use sweep::{analyze_sweep, USL_BOOTSTRAP_REPLICATES};
 pub use usl_check::{FLAT_TOP_GROWTH, FLAT_TOP_UNKNOWN_NOISE, LAMBDA_TOLERANCE};
+pub use valid_runs::{MissingRun, ValidRuns};
 
 use crate::compare::Comparison;
 use crate::stats::{OutlierKind, OutlierSide, Trend};

@@ -2,7 +2,9 @@
 //! comparisons and degradation factors between variants.
 
 use super::metrics::{load_level, metric_stats, run_metrics};
-use super::{Degradation, Drift, MetricStats, TrendDirection, VariantStats, STABILITY_METRICS};
+use super::{
+    Degradation, Drift, LoadLevel, MetricStats, TrendDirection, VariantStats, STABILITY_METRICS,
+};
 use crate::compare::{compare_pairs, CompareOptions, Comparison, MetricSamples, PairSamples};
 use crate::stats;
 use loadlab_metrics::{LatencyStat, MetricId, Quantity, RunResult};
@@ -135,7 +137,38 @@ pub fn compare_study(
         .iter()
         .map(|&(a, b)| samples_of(&variants[a], &variants[b], metrics))
         .collect();
-    compare_pairs(&samples, options)
+    let mut comparisons = compare_pairs(&samples, options);
+    for c in &mut comparisons {
+        let named = |name: &str| variants.iter().find(|v| v.name == name);
+        if let (Some(a), Some(b)) = (named(&c.baseline), named(&c.variant)) {
+            mark_thin(c, a, b);
+        }
+    }
+    comparisons
+}
+
+/// A latency percentile whose runs are too small to hold it gets no verdict: with fewer than
+/// 10 requests beyond it in a typical run (the side with fewer), each run's figure is nearly
+/// its maximum.
+fn mark_thin(c: &mut Comparison, a: &VariantStats, b: &VariantStats) {
+    let Quantity::Latency(stat) = c.metric.quantity else {
+        return;
+    };
+    let Some(q) = stat.quantile() else {
+        return;
+    };
+    let requests = MetricId {
+        scope: c.metric.scope.clone(),
+        quantity: Quantity::Requests,
+    };
+    let typical = |v: &VariantStats| v.metrics.get(&requests).map(|s| s.median as u64);
+    let Some(fewest) = typical(a).into_iter().chain(typical(b)).min() else {
+        return;
+    };
+    if loadlab_metrics::thin_percentile(fewest, q) {
+        c.thin_runs = Some(fewest);
+        c.verdict = loadlab_metrics::Verdict::Insufficient;
+    }
 }
 
 /// The per-run values of `metrics` on both sides (metrics one side lacks are left out).
@@ -153,6 +186,18 @@ pub fn samples_of(a: &VariantStats, b: &VariantStats, metrics: &[MetricId]) -> P
                 })
             })
             .collect(),
+        offered_differs: offered_differs(a.load.as_ref(), b.load.as_ref()),
+    }
+}
+
+/// The two variants were offered different loads: of different kinds, or values more than
+/// 1% apart (when either is unknown, nothing is assumed).
+pub fn offered_differs(a: Option<&LoadLevel>, b: Option<&LoadLevel>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            a.kind != b.kind || (a.value - b.value).abs() > 0.01 * a.value.abs().max(b.value.abs())
+        }
+        _ => false,
     }
 }
 

@@ -8,6 +8,7 @@ mod flow_tests;
 mod open;
 #[cfg(test)]
 mod open_tests;
+mod pause_probe;
 mod read_waits;
 mod runners;
 #[cfg(test)]
@@ -63,6 +64,11 @@ pub async fn run_worker<T: Transport>(
         plan.clock,
         done_rx,
     ));
+    // The open model's scheduler lag measures the worker's lateness at every batch already;
+    // a burst is a pile-up in the generator by design (its requests are sent one after the
+    // other from one instant), which the probe would only measure again.
+    let probe = matches!(plan.load, Load::Closed(_))
+        .then(|| tokio::task::spawn_local(pause_probe::pause_probe(worker.clone())));
     let work = async {
         match &plan.load {
             Load::Closed(c) => {
@@ -90,6 +96,9 @@ pub async fn run_worker<T: Transport>(
         _ = wait_cancel(&cancel) => {}
     }
     worker.stopping.set(true);
+    if let Some(probe) = probe {
+        probe.abort();
+    }
     // Whatever is still in flight now will never be recorded: count it, never hide it.
     worker.recorder.borrow_mut().abandon_in_flight();
     let _ = done_tx.send(true);

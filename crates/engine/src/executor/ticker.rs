@@ -74,6 +74,7 @@ pub async fn tick<T: Transport>(
 ) {
     let mut index: u32 = 0;
     let mut cpu_mark = thread_cpu_seconds();
+    let mut sched_mark = loadlab_monitor::thread_schedstat();
     loop {
         let boundary = worker.start + clock.end_of(index);
         // Wake at the boundary, or earlier when the run ends.
@@ -93,9 +94,16 @@ pub async fn tick<T: Transport>(
             for (origin, protocol, n) in worker.transport.take_opened() {
                 recorder.connections_opened(origin, protocol, n);
             }
-            let delta = recorder.take_interval(active.get(), (cpu - cpu_mark).max(0.0));
+            let mut delta = recorder.take_interval(active.get(), (cpu - cpu_mark).max(0.0));
             drop(recorder);
             cpu_mark = cpu;
+            // How long this worker waited for a CPU, and how often it was scheduled.
+            let sched = loadlab_monitor::thread_schedstat();
+            if let (Some(now), Some(before)) = (sched, sched_mark) {
+                delta.run_delay_seconds = now.waited.saturating_sub(before.waited).as_secs_f64();
+                delta.run_slices = now.slices.saturating_sub(before.slices);
+            }
+            sched_mark = sched;
             let last = finished && now < boundary;
             let end = if last {
                 now.saturating_duration_since(worker.start)

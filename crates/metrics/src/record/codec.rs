@@ -60,6 +60,8 @@ const SERIES: [(Series, &str); 8] = [
 ];
 
 const SCHEDULER_LAG_TAG: &str = "scheduler_lag";
+const PAUSE_TAG: &str = "generator_pause";
+const SEND_DELAY_TAG: &str = "send_delay";
 const ITERATION_TAG: &str = "iteration_duration";
 
 fn series_of(step: &StepDelta, s: Series) -> &LazyHistogram {
@@ -86,7 +88,7 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
 pub fn hlog_header(start_unix_s: f64, legend: &[String]) -> String {
     let mut out = String::new();
     out.push_str("#loadlab run record: per-interval histograms, values in microseconds\n");
-    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving; Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler\n");
+    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving; Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler; Tag=generator_pause: the pause probe's lateness; Tag=send_delay: the open model's send delays\n");
     for line in legend {
         out.push('#');
         out.push_str(line);
@@ -134,6 +136,12 @@ pub fn hlog_lines(r: &IntervalRecord) -> String {
     }
     if let Some(h) = r.delta.scheduler_lag.get() {
         hlog_line(&mut out, Some(SCHEDULER_LAG_TAG), r, h);
+    }
+    if let Some(h) = r.delta.pauses.get() {
+        hlog_line(&mut out, Some(PAUSE_TAG), r, h);
+    }
+    if let Some(h) = r.delta.send_delays.get() {
+        hlog_line(&mut out, Some(SEND_DELAY_TAG), r, h);
     }
     out
 }
@@ -191,6 +199,14 @@ pub fn apply_hlog_entry(delta: &mut IntervalDelta, entry: &HlogEntry) -> bool {
         delta.iteration_duration.add_histogram(&h);
         return true;
     }
+    if tag == PAUSE_TAG {
+        delta.pauses.add_histogram(&h);
+        return true;
+    }
+    if tag == SEND_DELAY_TAG {
+        delta.send_delays.add_histogram(&h);
+        return true;
+    }
     let Some((name, step)) = tag.rsplit_once(".s") else {
         return true;
     };
@@ -212,6 +228,10 @@ pub fn apply_hlog_entry(delta: &mut IntervalDelta, entry: &HlogEntry) -> bool {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }
 
 fn is_false(b: &bool) -> bool {
@@ -272,6 +292,11 @@ struct CountersLine {
     conns: Vec<BTreeMap<String, u64>>,
     #[serde(default)]
     cpu_s: f64,
+    /// Worker threads' run-queue wait and times scheduled (`schedstat`).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    run_delay_s: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    slices: u64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     data_refused: Vec<u64>,
     steps: Vec<StepCounters>,
@@ -340,6 +365,8 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
             })
             .collect(),
         cpu_s: round_us(d.cpu_seconds),
+        run_delay_s: round_us(d.run_delay_seconds),
+        slices: d.run_slices,
         data_refused: d.data_refused.clone(),
         steps,
         examples: examples
@@ -412,6 +439,12 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
                 .collect(),
             data_refused: c.data_refused,
             cpu_seconds: c.cpu_s,
+            run_delay_seconds: if c.run_delay_s.is_finite() {
+                c.run_delay_s.max(0.0)
+            } else {
+                0.0
+            },
+            run_slices: c.slices,
             active: c.active,
             active_max: c.active_max,
             in_flight: c.in_flight,

@@ -8,8 +8,8 @@
 use super::codec::RecordedSample;
 use super::meta::RecordMeta;
 use crate::resources::{
-    classify, thousands, Finding, FindingKind, GeneratorFacts, ResourceFinding, Resources, Sample,
-    Thresholds,
+    classify, host_load, thousands, Finding, FindingKind, GeneratorFacts, HostLoad,
+    ResourceFinding, Resources, Sample, Thresholds,
 };
 use crate::result::{IntervalStats, LatencySummary};
 use crate::validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind};
@@ -21,8 +21,9 @@ pub(super) struct ResourceJudgement {
     pub invalid: Vec<InvalidReason>,
     pub verdicts: Vec<TargetVerdict>,
     pub resources: Option<Resources>,
-    /// The host was contended: scheduler lag is its doing, not the generator's.
-    pub host_contended: bool,
+    /// Who used the host's CPU (the busiest segment's, in a merge): the cause named when the
+    /// generator's timing was disturbed.
+    pub host_load: Option<HostLoad>,
 }
 
 /// Judges the samples (each with whether its interval was warm-up), per segment.
@@ -72,15 +73,22 @@ pub(super) fn judge_resources(
             .unwrap_or_default();
         let mut resources = Resources::of(&steady, all);
         resources.segment = *segment;
+        resources.host_load = host_load(&steady, &meta.cpus_allowed);
+        if let Some(load) = &resources.host_load {
+            let busier = out
+                .host_load
+                .as_ref()
+                .is_none_or(|h| load.other_percent_of_host > h.other_percent_of_host);
+            if busier {
+                out.host_load = Some(load.clone());
+            }
+        }
         for finding in classify(&steady, &facts, &Thresholds::default()) {
             let sentence = format!("{prefix}{}", finding.sentence());
             let kind = match &finding {
-                Finding::HostContended(_) => {
-                    out.host_contended = true;
-                    out.invalid
-                        .push(InvalidReason::new(InvalidKind::HostContended, &sentence));
-                    FindingKind::HostContended
-                }
+                // A fact about the host, reported with the resources: the run is invalid only
+                // when the generator's own timing was disturbed (`disturbance`).
+                Finding::HostContended(_) => FindingKind::HostContended,
                 Finding::TargetCpuBound(_) => {
                     out.verdicts.push(TargetVerdict {
                         kind: TargetVerdictKind::TargetCpuBound,
@@ -128,6 +136,57 @@ pub(super) fn judge_resources(
     resources.monitor_cpu_percent = monitor_cpu_percent;
     out.resources = Some(resources);
     out
+}
+
+/// The host of a URL when it is this machine (`127.0.0.0/8`, `::1`, `localhost`).
+fn loopback_host(url: &str) -> Option<&str> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next()?,
+        None => authority.split(':').next()?,
+    };
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host == "::1"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_loopback());
+    loopback.then_some(authority)
+}
+
+/// A target on the generator's own host (a loopback URL): a warning with who used the CPU and
+/// the fix. It is not a verdict on the measurement: `disturbance` decides that.
+pub(super) fn shares_host(
+    meta: &RecordMeta,
+    load: Option<&HostLoad>,
+    disturbed: bool,
+) -> Option<TargetVerdict> {
+    let target = meta.target.as_deref().and_then(loopback_host)?;
+    let mut message = format!("the target ({target}) runs on the generator's host");
+    if let Some(l) = load {
+        message.push_str(&format!(
+            " and competes with it for its {:.0} CPU{}: the generator used {:.0}% of the host, everything else (the target among it) {:.0}%",
+            l.host_cpus,
+            if l.host_cpus == 1.0 { "" } else { "s" },
+            l.generator_percent_of_host,
+            l.other_percent_of_host
+        ));
+        let busiest = l.busiest_others();
+        if !busiest.is_empty() {
+            message.push_str(&format!(" (busiest: {busiest})"));
+        }
+    }
+    message.push_str(if disturbed {
+        "; the generator's timing was disturbed (see why the run is invalid)"
+    } else {
+        "; the generator's own timing was not disturbed, so the numbers stand"
+    });
+    message.push_str(" — for numbers free of it, pin them apart (`taskset -c 0 loadlab target …`, `taskset -c 1 loadlab run …`) or run the generator on another machine");
+    Some(TargetVerdict {
+        kind: TargetVerdictKind::SharesHostWithTarget,
+        message,
+    })
 }
 
 /// `420/s`, `12.5/s`.
@@ -314,6 +373,23 @@ pub(super) fn overload(meta: &RecordMeta, e: &LoadEvidence<'_>) -> Option<Target
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_targets_are_told_apart() {
+        let cases = [
+            ("http://127.0.0.1:8080/api", Some("127.0.0.1:8080")),
+            ("http://127.3.2.1", Some("127.3.2.1")),
+            ("https://localhost:8443/", Some("localhost:8443")),
+            ("http://[::1]:9000/x", Some("[::1]:9000")),
+            ("http://admin:***@127.0.0.1:80/", Some("127.0.0.1:80")),
+            ("http://10.0.0.5:8080", None),
+            ("https://example.com/", None),
+            ("http://127.example.com/", None),
+        ];
+        for (url, want) in cases {
+            assert_eq!(loopback_host(url), want, "{url}");
+        }
+    }
 
     #[test]
     fn planned_arrivals_integrate_ramps() {

@@ -45,6 +45,9 @@ pub struct RecordMeta {
     /// Worker threads and the cores they may use.
     pub threads: u32,
     pub cores: u32,
+    /// Which cores those are (the process's affinity mask), to read the steal on them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus_allowed: Vec<u32>,
     /// Generator health bounds: CPU use and scheduler lag p99 beyond these invalidate the run.
     pub max_cpu_percent: f64,
     pub max_lag_ms: f64,

@@ -32,6 +32,7 @@
 //! segment, so the end of a run, a crash recovery and a merge give the same verdicts.
 
 mod codec;
+pub mod disturbance;
 mod judge;
 mod merge;
 mod meta;

@@ -104,36 +104,20 @@ fn samples_round_trip_and_merges_keep_segments_apart() {
             .map(|s| s.mean),
         Some(100.0)
     );
-    // Segment 1's host was contended: the merged run says so, naming the segment.
-    let contended = merged
-        .validity
-        .reasons
+    // Segment 1's host was busy: its resources say so, naming the segment. A busy host alone
+    // does not make the run invalid: the generator's timing (sent on time here) decides.
+    let busy = resources.segments[1]
+        .findings
         .iter()
-        .find(|r| r.kind == InvalidKind::HostContended)
-        .expect("host_contended");
+        .find(|f| f.kind == crate::resources::FindingKind::HostContended)
+        .expect("the busy host is a finding");
     assert!(
-        contended.message.starts_with("segment 1/2: "),
+        busy.message.starts_with("segment 1/2: "),
         "{}",
-        contended.message
+        busy.message
     );
-    // Only once, and under its own kind: `--allow-saturated` forgives the merge as a run.
-    assert_eq!(
-        merged
-            .validity
-            .reasons
-            .iter()
-            .filter(|r| r.kind == InvalidKind::HostContended)
-            .count(),
-        1,
-        "{:?}",
-        merged.validity
-    );
-    assert!(!merged.validity.has(InvalidKind::SegmentInvalid));
-    assert!(merged
-        .validity
-        .reasons
-        .iter()
-        .all(|r| r.kind.is_generator_limit()));
+    assert!(merged.valid, "{:?}", merged.validity);
+    assert!(resources.segments[1].host_load.is_some());
     // The merged record summarises to the same answer; a second merge gives the same bytes.
     let again = summarize(&StoredRecord::open(out.path()).unwrap()).unwrap();
     assert_eq!(again.resources, merged.resources);
@@ -154,7 +138,8 @@ fn end() -> RecordEnd {
     }
 }
 
-/// Four intervals whose scheduler woke 50 ms late, with the given resource samples.
+/// Four intervals whose scheduler woke 50 ms late (so requests were sent 50 ms late), with
+/// the given resource samples.
 fn late_scheduler(values: Option<&[(&str, f64)]>) -> crate::RunResult {
     let mut s = Summarizer::new(1);
     for k in 0..4 {
@@ -162,6 +147,9 @@ fn late_scheduler(values: Option<&[(&str, f64)]>) -> crate::RunResult {
         d.cpu_seconds = 0.02;
         for _ in 0..100 {
             d.scheduler_lag.record(50_000);
+            d.steps[0].requests += 1;
+            d.steps[0].latency.record(55_000);
+            d.steps[0].service.record(5_000);
         }
         let mut i = interval(k, d);
         if let Some(v) = values {
@@ -186,17 +174,21 @@ fn a_late_scheduler_on_a_contended_host_is_the_hosts_doing() {
         Some(0.2)
     );
 
+    // A quiet host: the same delay is still the generator's disturbance (the others used
+    // little, so nobody but the generator is named), and it was late.
     let quiet = late_scheduler(Some(QUIET));
-    let kinds: Vec<InvalidKind> = quiet.validity.reasons.iter().map(|r| r.kind).collect();
-    assert_eq!(
-        kinds,
-        [InvalidKind::SchedulerLate],
-        "a quiet host: the generator's own lag"
+    assert!(
+        quiet
+            .validity
+            .reasons
+            .iter()
+            .any(|r| r.kind.is_generator_limit()),
+        "{:?}",
+        quiet.validity
     );
-    assert!(quiet.generator.saturated);
     let unmonitored = late_scheduler(None);
     assert!(unmonitored.resources.is_none());
-    assert!(unmonitored.validity.has(InvalidKind::SchedulerLate));
+    assert!(!unmonitored.valid);
 }
 
 #[test]
@@ -282,5 +274,46 @@ fn overload_is_found_with_its_numbers() {
     assert!(
         overloaded.valid,
         "an overloaded target is a finding, not an invalid run"
+    );
+}
+
+#[test]
+fn a_target_on_this_machine_is_a_warning_not_an_invalid_run() {
+    let mut m = meta(1, None, 1e9);
+    m.target = Some("http://127.0.0.1:8080".into());
+    let mut s = Summarizer::new(1);
+    for k in 0..4 {
+        let mut d = IntervalDelta::new(1);
+        for _ in 0..100 {
+            d.steps[0].requests += 1;
+            d.steps[0].latency.record(1_200);
+            d.steps[0].service.record(1_150);
+        }
+        let mut i = interval(k, d);
+        i.resources = vec![sample(u64::from(k + 1) * 1000, BUSY)];
+        s.add(&i);
+    }
+    let r = s.finish(&m, Some(&end()));
+    assert!(r.valid, "{:?}", r.validity);
+    let shared = r
+        .verdicts
+        .iter()
+        .find(|v| v.kind == crate::TargetVerdictKind::SharesHostWithTarget)
+        .expect("shares_host_with_target");
+    assert!(
+        shared.message.contains("127.0.0.1:8080"),
+        "{}",
+        shared.message
+    );
+    assert!(shared.message.contains("taskset"), "{}", shared.message);
+    assert!(
+        shared.message.contains("stress-ng ×2 190% of a core"),
+        "{}",
+        shared.message
+    );
+    assert!(
+        shared.message.contains("not disturbed"),
+        "{}",
+        shared.message
     );
 }

@@ -3,16 +3,17 @@
 //! merged — and `finish` derives every figure, verdict and validity reason from them.
 
 use super::codec::{IntervalRecord, RecordedSample};
-use super::judge::{judge_resources, overload, LoadEvidence};
+use super::disturbance::{attribute, generator_delay, GeneratorEvidence};
+use super::judge::{judge_resources, overload, shares_host, LoadEvidence, ResourceJudgement};
 use super::meta::{RecordEnd, RecordMeta};
 use crate::delta::StepDelta;
 use crate::histogram::LazyHistogram;
 use crate::result::{
     encode_nonempty, from_unix_seconds, rfc3339, Bytes, CheckResult, Generator, GroupResult,
     Histograms, IntervalLatency, IntervalStats, Iterations, LagSummary, LatencySummary,
-    OriginResult, Requests, RunResult, StepResult, StopReason, SCHEMA,
+    OriginResult, PauseSummary, Requests, RunResult, StepResult, StopReason, SCHEMA,
 };
-use crate::validity::{InvalidKind, Validity};
+use crate::validity::{InvalidKind, InvalidReason, Validity};
 use crate::{ErrorKind, Phase, PhaseHistograms, Protocol};
 use std::collections::BTreeMap;
 
@@ -26,7 +27,9 @@ pub struct Summarizer {
     steps: Vec<StepDelta>,
     /// Over the whole run (generator health looks at all of it).
     scheduler_lag: LazyHistogram,
+    /// Measured (after warm-up) iterations, and those of the warm-up.
     iterations_completed: u64,
+    warmup_iterations: u64,
     /// Measured (after warm-up) iteration durations.
     iteration_duration: LazyHistogram,
     /// The most VUs active at once, warm-up included (0: not tracked).
@@ -39,6 +42,11 @@ pub struct Summarizer {
     connections: Vec<[u64; Protocol::COUNT]>,
     data_refused: Vec<u64>,
     cpu_seconds: f64,
+    /// What the generator's threads went through over the measured window (`disturbance`).
+    pauses: LazyHistogram,
+    send_delays: LazyHistogram,
+    run_delay_seconds: f64,
+    run_slices: u64,
     wall_s: f64,
     measured_s: f64,
     warmup_requests: u64,
@@ -95,11 +103,19 @@ impl Summarizer {
             if !self.without_histograms {
                 self.iteration_duration.add(&d.iteration_duration);
             }
+            self.pauses.add(&d.pauses);
+            self.send_delays.add(&d.send_delays);
+            self.run_delay_seconds += d.run_delay_seconds;
+            self.run_slices += d.run_slices;
             self.measured_s += r.length_s;
         }
         self.vus_max = self.vus_max.max(d.active_max);
         self.scheduler_lag.add(&d.scheduler_lag);
-        self.iterations_completed += d.iterations_completed;
+        if r.warmup {
+            self.warmup_iterations += d.iterations_completed;
+        } else {
+            self.iterations_completed += d.iterations_completed;
+        }
         self.iterations_dropped += d.iterations_dropped;
         self.delayed_by_max_in_flight += d.delayed_by_max_in_flight;
         self.delayed_by_stream_limit += d.delayed_by_stream_limit;
@@ -204,38 +220,8 @@ impl Summarizer {
             Some(e) => (e.stop, e.stop != StopReason::Completed),
             None => (StopReason::Crashed, true),
         };
-        let threads = meta.threads.max(1);
-        let cpu_percent = if self.wall_s > 0.0 {
-            100.0 * self.cpu_seconds / (self.wall_s * f64::from(threads))
-        } else {
-            0.0
-        };
-        let lag_p99 = self
-            .scheduler_lag
-            .get()
-            .map_or(0.0, |h| h.value_at_quantile(0.99) as f64 / 1000.0);
-        let mut validity = Validity::default();
+        let mut validity = self.stop_reasons(meta, stop, end);
         let mut verdicts = Vec::new();
-        match (stop, end) {
-            (StopReason::Signal, Some(e)) => validity.push(
-                InvalidKind::Interrupted,
-                format!(
-                    "the run was interrupted{} after {:.1} s of {:.0} s planned: this is a partial result",
-                    e.signal.as_deref().map(|s| format!(" ({s})")).unwrap_or_default(),
-                    self.wall_s,
-                    meta.load.planned_duration_s
-                ),
-            ),
-            (StopReason::Crashed, _) | (_, None) => validity.push(
-                InvalidKind::Interrupted,
-                format!(
-                    "the run's process died after {:.0} s (its record has no end): this partial result is the {} complete interval(s) its record held",
-                    self.wall_s,
-                    self.intervals.len()
-                ),
-            ),
-            _ => {}
-        }
         let measured = self.measured_s;
         let rate = if measured > 0.0 {
             all.requests as f64 / measured
@@ -248,36 +234,19 @@ impl Summarizer {
             end.and_then(|e| e.monitor_cpu_percent),
             rate,
         );
-        let lag_late = lag_p99 > meta.max_lag_ms;
-        // On a contended host the scheduler is late because the CPU is taken: the host's
-        // doing, not the generator's.
-        let saturated = cpu_percent >= meta.max_cpu_percent || (lag_late && !judged.host_contended);
-        if cpu_percent >= meta.max_cpu_percent {
-            validity.push(
-                InvalidKind::GeneratorSaturated,
-                format!(
-                    "the load generator was saturated: its workers used {cpu_percent:.0}% of {threads} core(s) (limit {:.0}%), so measured latency includes time spent waiting for the generator itself; use fewer VUs, a lower rate, more --threads, or a separate machine",
-                    meta.max_cpu_percent
-                ),
-            );
-        }
-        for mut reason in judged.invalid {
-            if reason.kind == InvalidKind::HostContended && lag_late {
-                reason.message.push_str(&format!(
-                    "; the scheduler started arrivals late because of it (lag p99 {lag_p99:.1} ms)"
-                ));
-            }
-            validity.reasons.push(reason);
-        }
-        if lag_late && !judged.host_contended {
-            validity.push(
-                InvalidKind::SchedulerLate,
-                format!(
-                    "the scheduler started arrivals late: lag p99 {lag_p99:.1} ms exceeds {:.0} ms, so the offered load was not what the plan said",
-                    meta.max_lag_ms
-                ),
-            );
-        }
+        let (generator, generator_reasons) =
+            self.generator_health(meta, &judged, &all.latency, end);
+        let disturbed = generator_reasons.iter().any(|r| {
+            matches!(
+                r.kind,
+                InvalidKind::HostContended
+                    | InvalidKind::CpuStolen
+                    | InvalidKind::GeneratorSaturated
+            )
+        });
+        verdicts.extend(shares_host(meta, judged.host_load.as_ref(), disturbed));
+        validity.reasons.extend(judged.invalid);
+        validity.reasons.extend(generator_reasons);
         let fd_errors = all.errors[ErrorKind::FdExhausted.index()];
         if fd_errors > 0 && !validity.has(InvalidKind::FdExhausted) {
             validity.push(
@@ -379,6 +348,7 @@ impl Summarizer {
             status_codes: all.statuses,
             iterations: Iterations {
                 completed: self.iterations_completed,
+                warmup: self.warmup_iterations,
                 dropped: self.iterations_dropped,
                 delayed_by_max_in_flight: self.delayed_by_max_in_flight,
                 duration_ms: self.iteration_duration.get().map(LatencySummary::of),
@@ -387,17 +357,7 @@ impl Summarizer {
             groups,
             tags,
             thresholds: Vec::new(),
-            generator: Generator {
-                cpu_percent,
-                cpu_seconds: self.cpu_seconds,
-                cores: meta.cores,
-                threads,
-                saturated,
-                scheduler_lag_ms_p99: lag_p99,
-                batch_window_ms: meta.batch_window_ms,
-                reads_at_wakeups: meta.reads_at_wakeups,
-                max_rss_bytes: end.map_or(0, |e| e.max_rss_bytes),
-            },
+            generator,
             intervals: self.intervals.clone(),
             histograms: Histograms {
                 connect: all.phases.encoded(Phase::Connect),
@@ -417,6 +377,160 @@ impl Summarizer {
 }
 
 impl Summarizer {
+    /// Why a run that stopped early is a partial result.
+    fn stop_reasons(
+        &self,
+        meta: &RecordMeta,
+        stop: StopReason,
+        end: Option<&RecordEnd>,
+    ) -> Validity {
+        let mut validity = Validity::default();
+        match (stop, end) {
+            (StopReason::Signal, Some(e)) => validity.push(
+                InvalidKind::Interrupted,
+                format!(
+                    "the run was interrupted{} after {:.1} s of {:.0} s planned: this is a partial result",
+                    e.signal.as_deref().map(|s| format!(" ({s})")).unwrap_or_default(),
+                    self.wall_s,
+                    meta.load.planned_duration_s
+                ),
+            ),
+            (StopReason::Crashed, _) | (_, None) => validity.push(
+                InvalidKind::Interrupted,
+                format!(
+                    "the run's process died after {:.0} s (its record has no end): this partial result is the {} complete interval(s) its record held",
+                    self.wall_s,
+                    self.intervals.len()
+                ),
+            ),
+            _ => {}
+        }
+        validity
+    }
+
+    /// The generator's health, and the reasons it gives to call the run invalid: its own CPU
+    /// used up, its timing disturbed by other processes or the hypervisor (judged from what
+    /// its threads went through, against the latencies reported: `disturbance`), or its
+    /// scheduler late for reasons of its own.
+    fn generator_health(
+        &self,
+        meta: &RecordMeta,
+        judged: &ResourceJudgement,
+        latency: &LazyHistogram,
+        end: Option<&RecordEnd>,
+    ) -> (Generator, Vec<InvalidReason>) {
+        let threads = meta.threads.max(1);
+        let cpu_percent = if self.wall_s > 0.0 {
+            100.0 * self.cpu_seconds / (self.wall_s * f64::from(threads))
+        } else {
+            0.0
+        };
+        let lag_p99 = self
+            .scheduler_lag
+            .get()
+            .map_or(0.0, |h| h.value_at_quantile(0.99) as f64 / 1000.0);
+        let mut reasons = Vec::new();
+        let own_cpu = cpu_percent >= meta.max_cpu_percent;
+        let evidence = self.generator_evidence(meta);
+        let delay = evidence.and_then(|e| generator_delay(e, latency.get()?));
+        // Its own CPU used up invalidates a run when its timing suffered for it (a run of a
+        // few milliseconds spends most of its CPU starting up), or when that was not measured
+        // (a record made before the probe existed).
+        let measured = evidence.is_some() && !latency.is_empty();
+        if own_cpu && (delay.is_some() || !measured) {
+            let suffered = delay
+                .as_ref()
+                .map(|d| format!(" and its timing suffered: {}", d.words()))
+                .unwrap_or_default();
+            reasons.push(InvalidReason::new(
+                InvalidKind::GeneratorSaturated,
+                format!(
+                    "the load generator was saturated: its workers used {cpu_percent:.0}% of {threads} core(s) (limit {:.0}%){suffered}, so measured latency includes time spent waiting for the generator itself; use fewer VUs, a lower rate, more --threads, or a separate machine",
+                    meta.max_cpu_percent
+                ),
+            ));
+        }
+        let disturbed = delay
+            .as_ref()
+            .and_then(|d| attribute(d, own_cpu, judged.host_load.as_ref()));
+        let lag_late = lag_p99 > meta.max_lag_ms;
+        match disturbed {
+            Some(mut reason) => {
+                if lag_late {
+                    reason.message.push_str(&format!(
+                        "; the scheduler started arrivals late because of it (lag p99 {lag_p99:.1} ms)"
+                    ));
+                }
+                reasons.push(reason);
+            }
+            None if lag_late => reasons.push(InvalidReason::new(
+                InvalidKind::SchedulerLate,
+                format!(
+                    "the scheduler started arrivals late: lag p99 {lag_p99:.1} ms exceeds {:.0} ms, so the offered load was not what the plan said",
+                    meta.max_lag_ms
+                ),
+            )),
+            None => {}
+        }
+        let worker_seconds = self.measured_s * f64::from(threads);
+        let generator = Generator {
+            cpu_percent,
+            cpu_seconds: self.cpu_seconds,
+            cores: meta.cores,
+            threads,
+            // Its own doing: its CPU, or a scheduler late while nothing else took the CPU.
+            saturated: reasons.iter().any(|r| {
+                matches!(
+                    r.kind,
+                    InvalidKind::GeneratorSaturated | InvalidKind::SchedulerLate
+                )
+            }),
+            scheduler_lag_ms_p99: lag_p99,
+            batch_window_ms: meta.batch_window_ms,
+            reads_at_wakeups: meta.reads_at_wakeups,
+            max_rss_bytes: end.map_or(0, |e| e.max_rss_bytes),
+            pauses_ms: self.pauses.get().map(PauseSummary::of),
+            send_delay_ms: self.send_delays.get().map(PauseSummary::of),
+            run_delay_share: (self.run_slices > 0 && worker_seconds > 0.0)
+                .then(|| self.run_delay_seconds / worker_seconds),
+            run_delay_per_wakeup_ms: (self.run_slices > 0)
+                .then(|| 1000.0 * self.run_delay_seconds / self.run_slices as f64),
+            steal_percent: judged
+                .host_load
+                .as_ref()
+                .and_then(|h| h.steal_on_generator_cores),
+        };
+        (generator, reasons)
+    }
+
+    /// The measurement of the generator's delays that fits the load model (`disturbance`).
+    fn generator_evidence(&self, meta: &RecordMeta) -> Option<GeneratorEvidence<'_>> {
+        if meta.load.model != "open" {
+            return self.pauses.get().map(GeneratorEvidence::Probe);
+        }
+        // The batch window adds lag by design where arrivals come closer than it (a worker's
+        // share of a constant rate, or any Poisson load); sparser arrivals are woken for
+        // exactly, and their lag is all the generator's.
+        let window = meta.batch_window_ms.unwrap_or(0.0);
+        let per_worker = meta.load.peak_rate.unwrap_or(0.0) / f64::from(meta.threads.max(1));
+        let poisson = meta.scenario["load"]["poisson"].as_bool().unwrap_or(false);
+        let dense = poisson || per_worker * window / 1000.0 >= 1.0;
+        let allowance_ms = if dense { window } else { 0.0 };
+        let held = self.delayed_by_max_in_flight > 0
+            || self.delayed_by_connect_limit > 0
+            || self.delayed_by_stream_limit > 0;
+        match (held, self.send_delays.get()) {
+            (false, Some(delays)) => Some(GeneratorEvidence::SendDelay {
+                delays,
+                allowance_ms,
+            }),
+            _ => self
+                .scheduler_lag
+                .get()
+                .map(|lag| GeneratorEvidence::SchedulerLag { lag, allowance_ms }),
+        }
+    }
+
     /// Each origin of the record with the protocol its connections actually spoke.
     fn origins(&self, meta: &RecordMeta) -> Vec<OriginResult> {
         meta.origins

@@ -10,7 +10,8 @@ fn meta(steps: usize, segment: Option<SegmentId>, start: f64) -> RecordMeta {
         tool_version: "test".into(),
         name: "t".into(),
         scenario_file: None,
-        target: Some("http://127.0.0.1:1".into()),
+        // Not this machine: `shares_host_with_target` has tests of its own.
+        target: Some("http://192.0.2.1:1".into()),
         start_unix_s: start,
         warmup_s: 1.0,
         load: LoadInfo {
@@ -43,6 +44,7 @@ fn meta(steps: usize, segment: Option<SegmentId>, start: f64) -> RecordMeta {
         cores: 2,
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
+        cpus_allowed: vec![],
         batch_window_ms: None,
         reads_at_wakeups: false,
         pid: 1,
@@ -61,9 +63,11 @@ fn outcomes(seed: u64, intervals: u32, n: u64) -> Vec<Vec<Outcome>> {
                     let status = if rng.u8(..) < 20 { 503 } else { 200 };
                     Outcome {
                         step: rng.u16(0..2),
-                        latency_us: rng.u64(100..2_000_000),
-                        service_us: rng.u64(50..100_000),
-                        lag_us: Some(rng.u64(0..900)),
+                        // Sent on time: latency is service time and a little lag.
+                        latency_us: 0,
+                        service_us: rng.u64(50..2_000_000),
+                        lag_us: Some(rng.u64(0..300)),
+                        send_delay_us: None,
                         server_us: rng.bool().then(|| rng.u64(10..5000)),
                         status,
                         error: ErrorKind::from_status(status),
@@ -77,6 +81,10 @@ fn outcomes(seed: u64, intervals: u32, n: u64) -> Vec<Vec<Outcome>> {
                             receiving_us: Some(rng.u64(1..900)),
                         },
                     }
+                })
+                .map(|mut o| {
+                    o.latency_us = o.service_us + o.lag_us.unwrap_or(0);
+                    o
                 })
                 .collect()
         })

@@ -14,8 +14,8 @@ mod summary;
 mod tree;
 
 pub use classify::{
-    classify, thousands, CpuBound, CpuBoundBasis, FdPressure, Finding, GeneratorFacts,
-    HostContention, HostShare, MemoryGrowth, PortsPressure, Thresholds,
+    classify, host_load, thousands, CpuBound, CpuBoundBasis, FdPressure, Finding, GeneratorFacts,
+    HostContention, HostLoad, HostShare, MemoryGrowth, PortsPressure, Thresholds,
 };
 pub use sample::{MonitorWarning, ProcessCpu, Sample};
 pub use summary::{series, series_path, summarize, window, SeriesSummary};

@@ -126,6 +126,9 @@ pub struct Resources {
     /// The busiest other processes over the steady window (mean % of one core).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub top_processes: Vec<ProcessCpu>,
+    /// Who used the host's CPU over the steady window, and the steal on the generator's cores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_load: Option<super::HostLoad>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<ResourceFinding>,
     /// Sources that could not be read, each once.

@@ -100,6 +100,8 @@ pub(crate) fn planned_series(p: &PlannedLoad) -> Series {
     } else {
         "planned arrivals/s"
     };
+    // A plan's points hold each level until the next: VUs change in steps, rates ramp
+    // between points that say so (two points at one time are a jump).
     Series::new(name, SeriesKind::Line, 6, p.points.clone()).dashed()
 }
 
@@ -192,18 +194,14 @@ pub fn active_over_time(r: &RunResult, plan: Option<&PlannedLoad>, id: &str) -> 
         Axis::linear(what, Unit::Count),
     )
     .describe(match (closed, planned.is_some()) {
-        (true, true) => "Virtual users running at the end of each slice; dashed: the planned VUs.",
-        (true, false) => "Virtual users running at the end of each slice.",
+        (true, true) => "Virtual users running at the end of each slice (one dot each, not joined: they say nothing of the time between); dashed: the planned VUs, which change in steps.",
+        (true, false) => "Virtual users running at the end of each slice (one dot each, not joined: they say nothing of the time between).",
         _ => "Requests sent and not yet answered, sampled at the end of each slice (one dot each): a steady climb means the target cannot keep up with the arrival rate; a single sample jumps with each request.",
     });
-    // A closed model's VUs follow the plan: a line. An open model's in-flight count is a
-    // sample that jumps with every request: dots, not a zig-zag line that reads as a trend.
-    let kind = if closed {
-        SeriesKind::Line
-    } else {
-        SeriesKind::Points
-    };
-    c = c.series(Series::new(what, kind, 3, active_points(r)));
+    // Samples at the end of each slice: dots. Joined, a VU count that steps between two
+    // samples read as a ramp the plan never had, and an in-flight count that jumps with every
+    // request as a trend.
+    c = c.series(Series::new(what, SeriesKind::Points, 3, active_points(r)));
     if let Some(p) = planned {
         c = c.series(planned_series(p));
     }
@@ -412,7 +410,7 @@ mod tests {
         };
         let a = active_over_time(&r, Some(&plan), "a");
         assert!(series(&a, "planned VUs").dashed);
-        assert_eq!(series(&a, "active VUs").kind, SeriesKind::Line);
+        assert_eq!(series(&a, "active VUs").kind, SeriesKind::Points);
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub(super) fn environment(r: &RunResult) -> Section {
         )),
     }
     facts.push(("Load generator".to_string(), generator_words(r)));
+    if let Some(others) = other_processes_words(r) {
+        facts.push(("Other processes".to_string(), others));
+    }
     s.push(Block::Facts(facts));
     let mut notes = Vec::new();
     if r.generator.saturated || !r.valid {
@@ -37,13 +40,15 @@ pub(super) fn environment(r: &RunResult) -> Section {
             notes.push(Verdict::new(Level::Fail, format!("Invalid: {reason}.")));
         }
     }
-    if let Some(t) = &r.target {
-        if t.contains("127.0.0.1") || t.contains("localhost") || t.contains("[::1]") {
-            notes.push(Verdict::new(
-                Level::Info,
-                "The target runs on the same machine as the generator: they share its CPUs, so the generator's CPU use above also competes with the target.",
-            ));
-        }
+    for shared in r
+        .verdicts
+        .iter()
+        .filter(|v| v.kind == loadlab_metrics::TargetVerdictKind::SharesHostWithTarget)
+    {
+        notes.push(Verdict::new(
+            Level::Warn,
+            format!("{}.", capitalize(shared.message.trim_end_matches('.'))),
+        ));
     }
     if !notes.is_empty() {
         s.push(Block::Notes(notes));

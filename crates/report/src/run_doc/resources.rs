@@ -18,7 +18,10 @@ use std::collections::BTreeSet;
 pub fn bottleneck_verdicts(r: &RunResult) -> Vec<Verdict> {
     let mut v = Vec::new();
     for reason in &r.validity.reasons {
-        if reason.kind == InvalidKind::HostContended {
+        if matches!(
+            reason.kind,
+            InvalidKind::HostContended | InvalidKind::CpuStolen
+        ) {
             v.push(Verdict::new(Level::Fail, sentence(&reason.message)));
         }
     }
@@ -26,6 +29,7 @@ pub fn bottleneck_verdicts(r: &RunResult) -> Vec<Verdict> {
         TargetVerdictKind::TargetCpuBound,
         TargetVerdictKind::TargetOverloaded,
         TargetVerdictKind::MemoryGrowth,
+        TargetVerdictKind::SharesHostWithTarget,
     ] {
         for verdict in r.verdicts.iter().filter(|t| t.kind == kind) {
             v.push(Verdict::new(Level::Warn, sentence(&verdict.message)));

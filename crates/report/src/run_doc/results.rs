@@ -5,19 +5,36 @@ use crate::format::{format_ms, format_rate};
 use crate::words::*;
 use loadlab_metrics::result::{LatencySummary, RunResult};
 
+/// A percentile's cell, marked † when it rests on fewer than 10 samples beyond it.
+fn pct(l: &LatencySummary, v: f64, q: f64) -> String {
+    if loadlab_metrics::thin_percentile(l.count, q) && l.count > 0 {
+        format!("{}†", format_ms(v))
+    } else {
+        format_ms(v)
+    }
+}
+
+/// The note under a table with † cells.
+pub(crate) const THIN_NOTE: &str = "† fewer than 10 requests lie beyond this percentile (p99 needs 1,000 requests, p95 200): it is close to the maximum, and no conclusion should rest on it.";
+
 fn latency_row(name: &str, l: &LatencySummary) -> Vec<Cell> {
     cells![
         name,
         l.count.to_string(),
         format_ms(l.min),
         format_ms(l.mean),
-        format_ms(l.p50),
-        format_ms(l.p90),
-        format_ms(l.p95),
-        format_ms(l.p99),
-        format_ms(l.p999),
+        pct(l, l.p50, 0.5),
+        pct(l, l.p90, 0.9),
+        pct(l, l.p95, 0.95),
+        pct(l, l.p99, 0.99),
+        pct(l, l.p999, 0.999),
         format_ms(l.max),
     ]
+}
+
+/// Any percentile of `l` shown in a table that rests on too few samples.
+fn thin(l: &LatencySummary) -> bool {
+    l.count > 0 && loadlab_metrics::thin_percentile(l.count, 0.99)
 }
 
 const LATENCY_COLUMNS: [&str; 10] = [
@@ -29,9 +46,9 @@ fn scoped_cells(requests: u64, failed: u64, l: &LatencySummary) -> Vec<Cell> {
     cells![
         requests.to_string(),
         error_share(failed, requests),
-        format_ms(l.p50),
-        format_ms(l.p95),
-        format_ms(l.p99),
+        pct(l, l.p50, 0.5),
+        pct(l, l.p95, 0.95),
+        pct(l, l.p99, 0.99),
         format_ms(l.max)
     ]
 }
@@ -41,9 +58,14 @@ pub(super) fn results(r: &RunResult) -> Section {
     let mut t = Table::new(&LATENCY_COLUMNS);
     t.row(latency_row("latency", &r.latency_ms));
     t.row(latency_row("service time", &r.service_time_ms));
-    let mut t = t.with_note(
-        "Latency is what a user waits; service time is measured from the actual send (they differ when the generator sends late); iteration duration is one pass through a flow, start to end.",
-    );
+    let mut t = t.with_note(&format!(
+        "Latency is what a user waits; service time is measured from the actual send (they differ when the generator sends late); iteration duration is one pass through a flow, start to end.{}",
+        if thin(&r.latency_ms) {
+            format!(" {THIN_NOTE}")
+        } else {
+            String::new()
+        }
+    ));
     if r.load.model == "open" {
         t.row(cells![
             "send lag",
@@ -102,7 +124,15 @@ pub(super) fn results(r: &RunResult) -> Section {
         }
         s.push(Block::Table(t));
     }
-    if !r.groups.is_empty() {
+    // A group of one step is that step: its row would repeat the per-step table's.
+    let one_step_each = r.groups.iter().all(|g| {
+        r.steps
+            .iter()
+            .filter(|s| s.group.as_deref() == Some(&g.name))
+            .count()
+            == 1
+    });
+    if !r.groups.is_empty() && !one_step_each {
         s.push(Block::Heading("Per group".to_string()));
         let mut t = Table::new(&[
             "group",
@@ -140,7 +170,18 @@ pub(super) fn results(r: &RunResult) -> Section {
             row.extend(scoped_cells(st.requests, st.failed, &st.latency_ms));
             t.row(row);
         }
-        s.push(Block::Table(t));
+        let mut notes = Vec::new();
+        if !r.groups.is_empty() && one_step_each {
+            notes.push("Each group holds one step: its figures are that step's.".to_string());
+        }
+        if r.steps.iter().any(|st| thin(&st.latency_ms)) {
+            notes.push(THIN_NOTE.to_string());
+        }
+        s.push(Block::Table(if notes.is_empty() {
+            t
+        } else {
+            t.with_note(&notes.join(" "))
+        }));
     }
     s
 }

@@ -59,11 +59,25 @@ pub fn run_verdicts(r: &RunResult) -> Vec<Verdict> {
                 ),
             ));
         }
+        // Failures and near misses one by one; the others are in the thresholds section.
         for t in &r.thresholds {
-            v.push(Verdict::new(
-                if t.ok { Level::Pass } else { Level::Fail },
-                format!("{}.", threshold_sentence(t)),
-            ));
+            let near = t.ok
+                && t.actual
+                    .is_some_and(|a| crate::words::near_miss(&t.expr, a));
+            if !t.ok || near {
+                v.push(Verdict::new(
+                    if t.ok { Level::Warn } else { Level::Fail },
+                    format!(
+                        "{}{}.",
+                        threshold_sentence(t),
+                        if near {
+                            " — within 10% of its bound"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
         }
     }
     let l = &r.latency_ms;
@@ -79,6 +93,25 @@ pub fn run_verdicts(r: &RunResult) -> Vec<Verdict> {
             error_share(r.requests.failed, r.requests.total)
         ),
     ));
+    if l.count > 0 && loadlab_metrics::thin_percentile(l.count, 0.99) {
+        let thin: Vec<&str> = [(0.95, "p95"), (0.99, "p99")]
+            .iter()
+            .filter(|(q, _)| loadlab_metrics::thin_percentile(l.count, *q))
+            .map(|(_, name)| *name)
+            .collect();
+        v.push(Verdict::new(
+            Level::Warn,
+            format!(
+                "{} rest{} on {} requests, fewer than 10 of them beyond (p99 needs 1,000, p95 200): {} close to the maximum ({}); draw no conclusion from {}.",
+                thin.join(" and "),
+                if thin.len() == 1 { "s" } else { "" },
+                l.count,
+                if thin.len() == 1 { "it is" } else { "they are" },
+                format_ms(l.max),
+                if thin.len() == 1 { "it" } else { "them" }
+            ),
+        ));
+    }
     if let Some((kind, n)) = r.errors.iter().max_by_key(|(_, n)| **n) {
         v.push(Verdict::new(
             Level::Warn,

@@ -82,13 +82,23 @@ pub fn comparison_verdicts(comparisons: &[Comparison], s: ComparisonSettings) ->
                 )
             })
             .collect();
-        let mut text = format!(
-            "`{v}` is significantly {} than `{b}`: {} {}, Holm {}",
-            headline.verdict,
-            metric_words(&headline.metric),
-            change_words(headline),
-            p_words(headline.p_adjusted.unwrap_or(1.0))
-        );
+        let mut text = if headline.verdict.is_neutral_difference() {
+            format!(
+                "`{v}` has significantly {} {} than `{b}` ({}, Holm {}), but the two were offered different loads: more throughput from more load is neither better nor worse",
+                headline.verdict,
+                metric_words(&headline.metric),
+                change_words(headline),
+                p_words(headline.p_adjusted.unwrap_or(1.0))
+            )
+        } else {
+            format!(
+                "`{v}` is significantly {} than `{b}`: {} {}, Holm {}",
+                headline.verdict,
+                metric_words(&headline.metric),
+                change_words(headline),
+                p_words(headline.p_adjusted.unwrap_or(1.0))
+            )
+        };
         if !others.is_empty() {
             text.push_str(&format!("; also {}", others.join(", ")));
         }
@@ -105,8 +115,15 @@ pub fn comparison_verdicts(comparisons: &[Comparison], s: ComparisonSettings) ->
             ));
         }
         text.push('.');
+        let better = differ.iter().any(|c| c.verdict.is_improvement());
         out.push(Verdict::new(
-            if worse { Level::Warn } else { Level::Pass },
+            if worse {
+                Level::Warn
+            } else if better {
+                Level::Pass
+            } else {
+                Level::Info
+            },
             text,
         ));
     }

@@ -112,11 +112,16 @@ pub(super) fn study_method(
         )));
     }
     sec.push(Block::Heading("Statistics".into()));
-    sec.push(Block::List(study_methods(
-        s.alpha,
-        s.equivalence,
-        s.min_runs,
-    )));
+    let mut methods = study_methods(s.alpha, s.equivalence, s.min_runs);
+    if s.sweep.is_none() {
+        // The sweep methods (Kneedle, USL) are the last item: only a sweep uses them.
+        methods.pop();
+    }
+    if s.variants.len() < 2 {
+        // A single variant is compared with nothing: no comparison or equivalence methods.
+        methods.retain(|m| !m.starts_with("Comparisons:") && !m.starts_with("Equivalence:"));
+    }
+    sec.push(Block::List(methods));
     sec.push(Block::Heading("Measurement".into()));
     sec.push(Block::List(measurement_methods(
         every

@@ -19,6 +19,7 @@ fn kind_words(kind: TargetVerdictKind) -> &'static str {
         TargetVerdictKind::TargetOverloaded => "the target did not keep up with the offered rate",
         TargetVerdictKind::TargetCpuBound => "a monitored process was CPU-bound",
         TargetVerdictKind::MemoryGrowth => "a monitored process's memory grew",
+        TargetVerdictKind::SharesHostWithTarget => "the target ran on the generator's host",
     }
 }
 
@@ -35,17 +36,20 @@ pub(super) fn bottleneck_verdicts(s: &StudyResult, runs: &Runs) -> Vec<Verdict> 
     let contended: Vec<_> = made
         .iter()
         .filter_map(|r| {
-            r.validity
-                .reasons
-                .iter()
-                .find(|x| x.kind == loadlab_metrics::InvalidKind::HostContended)
+            r.validity.reasons.iter().find(|x| {
+                matches!(
+                    x.kind,
+                    loadlab_metrics::InvalidKind::HostContended
+                        | loadlab_metrics::InvalidKind::CpuStolen
+                )
+            })
         })
         .collect();
     if let Some(example) = contended.first() {
         out.push(Verdict::new(
             Level::Fail,
             format!(
-                "The host was saturated during {} of the {} runs kept (with --allow-saturated): the measurement is contended (e.g. {}).",
+                "Other processes or the hypervisor disturbed the generator's timing in {} of the {} runs kept (with --allow-saturated): their latencies include time the generator waited for a CPU (e.g. {}).",
                 contended.len(),
                 made.len(),
                 example.message.trim_end_matches('.')

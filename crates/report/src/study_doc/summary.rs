@@ -44,13 +44,26 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
     let tput = MetricId::run(Quantity::Throughput);
     let errors = MetricId::run(Quantity::ErrorRate);
     let p95 = MetricId::latency(LatencyStat::P95);
+    let mut any_thin = false;
     for v in &s.variants {
+        // A typical run's requests: percentiles beyond what it can hold are marked †.
+        let requests = v
+            .metrics
+            .get(&MetricId::run(Quantity::Requests))
+            .map(|x| x.median as u64);
+        let thin = |k: &MetricId| match (&k.quantity, requests) {
+            (Quantity::Latency(stat), Some(n)) => stat
+                .quantile()
+                .is_some_and(|q| loadlab_metrics::thin_percentile(n, q)),
+            _ => false,
+        };
         let med = |k: &MetricId| {
             v.metrics
                 .get(k)
-                .map(|x| fmt(k, x.median))
+                .map(|x| fmt(k, x.median) + if thin(k) { "†" } else { "" })
                 .unwrap_or_default()
         };
+        any_thin |= thin(&MetricId::latency(LatencyStat::P99));
         t.row(vec![
             format!("`{}`", v.name).into(),
             load_level_words(v).into(),
@@ -70,7 +83,7 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
             med(&MetricId::latency(LatencyStat::P50)).into(),
             v.metrics
                 .get(&p95)
-                .map(|x| median_ci_words(&p95, x))
+                .map(|x| median_ci_words(&p95, x) + if thin(&p95) { "†" } else { "" })
                 .unwrap_or_default()
                 .into(),
             med(&MetricId::latency(LatencyStat::P99)).into(),
@@ -97,6 +110,9 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
         note.push_str("[n<6]: fewer than 6 runs, too few for a distribution-free 95% interval; ");
     }
     note.push_str("CV = standard deviation / mean across runs (spread, not a confidence margin).");
+    if any_thin {
+        note.push_str(" † the runs hold too few requests for this percentile (fewer than 10 beyond it; p99 needs 1,000 a run, p95 200): each run's figure is nearly its maximum, and no comparison verdict is drawn from it.");
+    }
     sec.push(Block::Table(t.with_note(note)));
     sec
 }

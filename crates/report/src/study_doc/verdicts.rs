@@ -24,6 +24,16 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
             "The study was interrupted: not every planned run was made.",
         ));
     }
+    for short in s.valid_runs().iter().filter(|v| v.is_short()) {
+        verdicts.push(Verdict::new(
+            Level::Warn,
+            format!(
+                "Variant `{}` has {}.",
+                short.variant,
+                short.counts_and_why().trim_end_matches('.')
+            ),
+        ));
+    }
     let excluded: usize = s.variants.iter().map(|v| v.excluded_runs.len()).sum();
     if excluded > 0 {
         let reasons: Vec<String> = s
@@ -63,8 +73,11 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
             ),
         ));
     }
+    // Failures and near misses one by one; thresholds met everywhere with room, in one line.
+    let mut comfortable: Vec<String> = Vec::new();
+    let mut comfortable_results = 0;
     for v in &s.variants {
-        for (expr, met, of, _) in threshold_counts(v, runs) {
+        for (expr, met, of, actual) in threshold_counts(v, runs) {
             let t = loadlab_metrics::result::ThresholdResult {
                 expr: expr.clone(),
                 actual: None,
@@ -72,11 +85,44 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
             };
             let sentence = threshold_sentence(&t);
             let head = sentence.split(':').next().unwrap_or(&sentence);
+            let near = met == of && actual.iter().any(|a| crate::words::near_miss(&expr, *a));
+            if met == of && !near {
+                comfortable_results += 1;
+                if !comfortable.contains(&expr) {
+                    comfortable.push(expr);
+                }
+                continue;
+            }
             verdicts.push(Verdict::new(
-                if met == of { Level::Pass } else { Level::Fail },
-                format!("`{}`: {head} in {met}/{of} runs.", v.name),
+                if met == of { Level::Warn } else { Level::Fail },
+                format!(
+                    "`{}`: {head} in {met}/{of} runs{}.",
+                    v.name,
+                    if near {
+                        ", but within 10% of its bound in at least one"
+                    } else {
+                        ""
+                    }
+                ),
             ));
         }
+    }
+    if !comfortable.is_empty() {
+        verdicts.push(Verdict::new(
+            Level::Pass,
+            format!(
+                "{} threshold result{} met in every run with room to spare: {} (the thresholds section has each).",
+                comfortable_results,
+                if comfortable_results == 1 { "" } else { "s" },
+                comfortable
+                    .iter()
+                    .map(|e| format!("`{e}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    for v in &s.variants {
         if runs.is_empty() && v.thresholds_failed > 0 {
             verdicts.push(Verdict::new(
                 Level::Fail,

@@ -111,6 +111,7 @@ pub fn sample() -> RunResult {
         status_codes: map(&[("200", 11_880u64), ("503", 100)]),
         iterations: Iterations {
             completed: 4_000,
+            warmup: 0,
             dropped: 0,
             delayed_by_max_in_flight: 0,
             duration_ms: Some(with_count(
@@ -210,6 +211,7 @@ pub fn sample() -> RunResult {
             batch_window_ms: None,
             reads_at_wakeups: false,
             max_rss_bytes: 48 * 1024 * 1024,
+            ..Default::default()
         },
         intervals: vec![
             IntervalStats {

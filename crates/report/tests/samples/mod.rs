@@ -140,6 +140,7 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
         status_codes: [("200".to_string(), total - failed)].into_iter().collect(),
         iterations: Iterations {
             completed: total / 2,
+            warmup: 0,
             ..Iterations::default()
         },
         steps,
@@ -166,6 +167,7 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
             batch_window_ms: None,
             reads_at_wakeups: false,
             max_rss_bytes: 40 * 1024 * 1024,
+            ..Default::default()
         },
         intervals,
         histograms: Histograms {

@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Finding {
-    /// The host's CPU was saturated (or stolen, or contended) while the generator was not:
-    /// the measurement is contended. Maps to the invalid reason `host_contended`.
+    /// The host's CPU was saturated (or stolen, or contended) while the generator was not.
+    /// A fact about the environment: the run is invalid only when the generator's own timing
+    /// was disturbed (`record::disturbance`).
     HostContended(HostContention),
     /// A monitored process or cgroup used (nearly) all the CPU it can. Maps to the target
     /// verdict `target_cpu_bound`.
@@ -107,8 +108,42 @@ impl HostContention {
                 .collect();
             text.push_str(&format!(" — busiest others: {}", named.join(", ")));
         }
-        text.push_str(" — the measurement is contended");
         text
+    }
+}
+
+/// Who used the host's CPU over a run's measured window, whatever the verdict: the
+/// environment section names other processes even when they did not disturb the generator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct HostLoad {
+    /// Busy share of all CPUs (mean).
+    pub host_cpu_percent: f64,
+    pub host_cpus: f64,
+    /// The generator's share of all CPUs.
+    pub generator_percent_of_host: f64,
+    /// Busy share not used by the generator (the target on this host included).
+    pub other_percent_of_host: f64,
+    /// Hypervisor steal on the cores the generator may use (% of those cores).
+    pub steal_on_generator_cores: Option<f64>,
+    /// The busiest other processes, in % of one core.
+    pub top_others: Vec<ProcessCpu>,
+}
+
+impl HostLoad {
+    /// `rustc 85% of a core, cc1 ×3 40% of a core`.
+    pub fn busiest_others(&self) -> String {
+        self.top_others
+            .iter()
+            .map(|p| {
+                let count = if p.processes > 1 {
+                    format!(" ×{}", p.processes)
+                } else {
+                    String::new()
+                };
+                format!("{}{count} {:.0}% of a core", p.name, p.cpu_percent)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 

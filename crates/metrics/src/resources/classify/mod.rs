@@ -185,6 +185,34 @@ fn host_contention(s: &[Sample], g: &GeneratorFacts, t: &Thresholds) -> Option<H
     })
 }
 
+/// Who used the host's CPU over `samples` (means), and the steal on `generator_cpus` (all
+/// cores when empty). `None` without host readings.
+pub fn host_load(s: &[Sample], generator_cpus: &[u32]) -> Option<HostLoad> {
+    let busy = mean(s.iter().filter_map(|x| x.get("host.cpu_percent")))?;
+    let cpus = mean(s.iter().filter_map(|x| x.get("host.cpu_count")))
+        .unwrap_or(1.0)
+        .max(1.0);
+    let generator =
+        mean(s.iter().filter_map(|x| x.get("generator.cpu_percent"))).unwrap_or(0.0) / cpus;
+    let steal = if generator_cpus.is_empty() {
+        mean(s.iter().filter_map(|x| x.get("host.cpu.steal_percent")))
+    } else {
+        mean(s.iter().flat_map(|x| {
+            generator_cpus
+                .iter()
+                .filter_map(move |c| x.get(&format!("host.core.{c}.steal_percent")))
+        }))
+    };
+    Some(HostLoad {
+        host_cpu_percent: busy,
+        host_cpus: cpus,
+        generator_percent_of_host: generator,
+        other_percent_of_host: (busy - generator).max(0.0),
+        steal_on_generator_cores: steal,
+        top_others: super::tree::mean_top_processes(s.iter()),
+    })
+}
+
 fn cpu_bound(s: &[Sample], t: &Thresholds) -> Vec<CpuBound> {
     let summary = summarize(s);
     let mean_of = |name: String| summary.get(&name).map(|x| x.mean);

@@ -269,7 +269,7 @@ fn host_contention_names_who_used_the_cpu() {
     assert_eq!(h.top_others[0].name, "stress-ng");
     assert_eq!(
         found[0].sentence(),
-        "the host was saturated in 4 of 4 intervals (CPU 98% busy, tasks waiting for a CPU 70% of the time): generator 30%, target 40%, other processes 28% — busiest others: stress-ng ×2 50% of a core, chrome 4% of a core — the measurement is contended"
+        "the host was saturated in 4 of 4 intervals (CPU 98% busy, tasks waiting for a CPU 70% of the time): generator 30%, target 40%, other processes 28% — busiest others: stress-ng ×2 50% of a core, chrome 4% of a core"
     );
     let json = serde_json::to_value(&found[0]).unwrap();
     assert_eq!(json["kind"], "host_contended");

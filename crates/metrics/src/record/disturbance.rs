@@ -1,0 +1,335 @@
+//! Whether the generator's own timing was disturbed enough to change the numbers it reports,
+//! judged from what its threads went through — not from how busy the host was. A load
+//! generator on a busy host (a VM with steal, a laptop, the target beside it) measures well
+//! as long as it gets a CPU when it needs one; one that waits for a CPU adds that wait to the
+//! latencies it reports. What it went through is measured where it matters for each model:
+//!
+//! - closed model and bursts: latency runs from the actual send to the response being read,
+//!   so what distorts it is the worker reading late. The pause probe measures exactly that: a
+//!   timer on each worker's own thread fires every millisecond, and how late the worker
+//!   handles it is what a response arriving then would wait (jHiccup, inside the worker);
+//! - open model: latency runs from the intended start, responses are timed by the kernel, so
+//!   what distorts it is requests written late. Each request whose connection was ready
+//!   records how late it was written after its intended start (its send delay) —
+//!   request-weighted, where a time-sampled probe misses the stops that fall on the sends —
+//!   less what the batch window adds by design. When arrivals were held back by
+//!   `max_in_flight`, a connection or a stream slot (the target's doing), only the
+//!   scheduler's own lag is the generator's.
+//!
+//! A percentile is judged only when at least [`crate::MIN_SAMPLES_BEYOND`] samples lie beyond
+//! it. The run
+//! is disturbed when, at p50, p95 or p99, the generator's delay is both more than
+//! [`DISTORTION_SHARE`] of the latency reported there and at least [`DELAY_FLOOR_MS`]
+//! ([`PROBE_FLOOR_MS`] for the probe, which reads higher on a quiet machine). The
+//! cause is then attributed: the generator's own CPU, the hypervisor's steal on its cores, or
+//! other processes (named). Host-wide busy %, steal or pressure alone never make a run
+//! invalid. docs/results.md explains the rule with its measured error rates
+//! (bench/validity.sh).
+
+use crate::histogram::LatencyHistogram;
+use crate::resources::HostLoad;
+use crate::validity::{InvalidKind, InvalidReason};
+
+/// The generator's delay may add at most this share to a reported latency percentile.
+pub const DISTORTION_SHARE: f64 = 0.10;
+/// Delays below these never make a run invalid. On a quiet 2-core machine an open run's latency
+/// exceeds its service time by up to 0.46 ms at p99, and the pause probe reads p99 up to
+/// 0.95 ms (its 1 ms ticks meet the generator's own bookkeeping threads and the target, which
+/// share its cores; 60 quiet closed runs in bench/validity.sh).
+pub const DELAY_FLOOR_MS: f64 = 0.5;
+pub const PROBE_FLOOR_MS: f64 = 1.0;
+/// Steal on the generator's cores at or above this is named as the cause (when other
+/// processes do not explain the delay better).
+pub const STEAL_CAUSE_PERCENT: f64 = 10.0;
+/// Fewest probe samples judged: a fifth of a second of ticks (a run of a few milliseconds
+/// spends them starting up).
+pub const MIN_PROBE_SAMPLES: u64 = 200;
+/// Other processes below this share of the host (and no steal) cannot have taken the CPU the
+/// generator needed: its own work delayed it.
+pub const OTHERS_MIN_PERCENT: f64 = 10.0;
+/// The percentiles judged (the ones every summary and report prints).
+pub const JUDGED: [(f64, &str); 3] = [(0.5, "p50"), (0.95, "p95"), (0.99, "p99")];
+
+/// What the generator's threads went through over the measured window.
+#[derive(Debug, Clone, Copy)]
+pub enum GeneratorEvidence<'a> {
+    /// Closed model, bursts: the pause probe's lateness (µs).
+    Probe(&'a LatencyHistogram),
+    /// Open model: how late requests were written after their intended start where only the
+    /// generator stood between (µs), and what the batch window adds by design (ms).
+    SendDelay {
+        delays: &'a LatencyHistogram,
+        allowance_ms: f64,
+    },
+    /// Open model with arrivals held back by the target: the scheduler's own lag (µs).
+    SchedulerLag {
+        lag: &'a LatencyHistogram,
+        allowance_ms: f64,
+    },
+}
+
+/// How much the generator's own delays could have added to the latency it reports, at the
+/// percentile where that is the largest share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeneratorDelay {
+    /// `p50`, `p95` or `p99`.
+    pub at: &'static str,
+    pub delay_ms: f64,
+    pub latency_ms: f64,
+    /// What measured it.
+    pub by: DelayMeasure,
+}
+
+/// Which measurement gave a [`GeneratorDelay`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DelayMeasure {
+    Probe,
+    SendDelay,
+    SchedulerLag,
+}
+
+impl GeneratorDelay {
+    /// The delay as a share of the latency at that percentile.
+    pub fn share(&self) -> f64 {
+        self.delay_ms / self.latency_ms.max(1e-9)
+    }
+
+    /// What measured the delay, against which latency, in words.
+    pub fn words(&self) -> String {
+        let measured_by = match self.by {
+            DelayMeasure::Probe => format!("its workers' pause probe read {} of", self.at),
+            DelayMeasure::SendDelay => format!(
+                "requests were written late after their intended start: {} of",
+                self.at
+            ),
+            DelayMeasure::SchedulerLag => {
+                format!("its scheduler started arrivals late: lag {} of", self.at)
+            }
+        };
+        format!(
+            "{measured_by} {} against a latency {} of {} ({:.0}% of it; the limit is {:.0}%)",
+            ms(self.delay_ms),
+            self.at,
+            ms(self.latency_ms),
+            100.0 * self.share(),
+            100.0 * DISTORTION_SHARE
+        )
+    }
+}
+
+/// The delay that distorts the reported latency the most, when it is beyond the rule.
+/// `latency` is the latency the run reports (µs, all steps).
+pub fn generator_delay(
+    evidence: GeneratorEvidence<'_>,
+    latency: &LatencyHistogram,
+) -> Option<GeneratorDelay> {
+    if latency.is_empty() {
+        return None;
+    }
+    let ms = |h: &LatencyHistogram, q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+    let delay_at = |q: f64| -> Option<(f64, DelayMeasure)> {
+        match evidence {
+            GeneratorEvidence::Probe(p) if p.len() >= MIN_PROBE_SAMPLES => {
+                Some((ms(p, q), DelayMeasure::Probe))
+            }
+            GeneratorEvidence::SendDelay {
+                delays,
+                allowance_ms,
+            } if !delays.is_empty() => {
+                Some((ms(delays, q) - allowance_ms, DelayMeasure::SendDelay))
+            }
+            GeneratorEvidence::SchedulerLag { lag, allowance_ms } if !lag.is_empty() => {
+                Some((ms(lag, q) - allowance_ms, DelayMeasure::SchedulerLag))
+            }
+            _ => None,
+        }
+    };
+    // A percentile resting on fewer than 10 samples beyond it is too fragile to call
+    // distorted, as the reports say of it.
+    let enough = |h: &LatencyHistogram, q: f64| !crate::thin_percentile(h.len(), q);
+    let measure_len_ok = |q: f64| match evidence {
+        GeneratorEvidence::Probe(p) => enough(p, q),
+        GeneratorEvidence::SendDelay { delays, .. } => enough(delays, q),
+        GeneratorEvidence::SchedulerLag { lag, .. } => enough(lag, q),
+    };
+    JUDGED
+        .iter()
+        .filter(|&&(q, _)| enough(latency, q) && measure_len_ok(q))
+        .filter_map(|&(q, at)| {
+            let (delay_ms, by) = delay_at(q)?;
+            Some(GeneratorDelay {
+                at,
+                delay_ms: delay_ms.max(0.0),
+                latency_ms: ms(latency, q),
+                by,
+            })
+        })
+        .filter(|d| {
+            let floor = match d.by {
+                DelayMeasure::Probe => PROBE_FLOOR_MS,
+                _ => DELAY_FLOOR_MS,
+            };
+            d.delay_ms >= floor && d.share() > DISTORTION_SHARE
+        })
+        .max_by(|a, b| a.share().total_cmp(&b.share()))
+}
+
+/// Why a disturbed generator was disturbed: the reason the run is invalid. `own_cpu`: the
+/// generator's workers used their cores up (already reported as `generator_saturated`).
+pub fn attribute(
+    delay: &GeneratorDelay,
+    own_cpu: bool,
+    host: Option<&HostLoad>,
+) -> Option<InvalidReason> {
+    if own_cpu {
+        return None;
+    }
+    let steal = host.and_then(|h| h.steal_on_generator_cores).unwrap_or(0.0);
+    let others = host.map_or(0.0, |h| h.other_percent_of_host);
+    if host.is_some() && steal < STEAL_CAUSE_PERCENT && others < OTHERS_MIN_PERCENT {
+        return Some(InvalidReason::new(
+            InvalidKind::GeneratorSaturated,
+            format!(
+                "the generator's own work delayed it (nothing else used more than {others:.0}% of the host): {} — use fewer VUs or a lower rate per worker, more --threads, or a separate machine",
+                delay.words()
+            ),
+        ));
+    }
+    if steal >= STEAL_CAUSE_PERCENT && steal >= others {
+        return Some(InvalidReason::new(
+            InvalidKind::CpuStolen,
+            format!(
+                "the hypervisor stole {steal:.0}% of the time of the generator's cores, and the generator's timing was disturbed: {} — the latencies include time the generator could not run; run on a machine with dedicated cores (or less steal)",
+                delay.words()
+            ),
+        ));
+    }
+    let named = host
+        .map(HostLoad::busiest_others)
+        .filter(|s| !s.is_empty())
+        .map(|s| format!(" — busiest others: {s}"))
+        .unwrap_or_default();
+    Some(InvalidReason::new(
+        InvalidKind::HostContended,
+        format!(
+            "other processes took the CPU the generator needed ({others:.0}% of the host){named}: {} — the latencies include time the generator waited for a CPU; stop them, pin the generator to cores of its own (taskset), or run it on another machine",
+            delay.words()
+        ),
+    ))
+}
+
+fn ms(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0} ms")
+    } else if v >= 10.0 {
+        format!("{v:.1} ms")
+    } else {
+        format!("{v:.2} ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::histogram::{new_histogram, record_us};
+
+    fn histogram(values_us: &[(u64, u64)]) -> LatencyHistogram {
+        let mut h = new_histogram();
+        for &(v, n) in values_us {
+            for _ in 0..n {
+                record_us(&mut h, v);
+            }
+        }
+        h
+    }
+
+    fn probe(pauses: &[(u64, u64)], latency: &[(u64, u64)]) -> Option<GeneratorDelay> {
+        let (p, l) = (histogram(pauses), histogram(latency));
+        generator_delay(GeneratorEvidence::Probe(&p), &l)
+    }
+
+    #[test]
+    fn probe_delays_are_judged_against_the_latency_at_the_same_percentile() {
+        // (pauses, latency) → disturbed at
+        let quiet = [(60, 985), (300, 10), (3000, 5)];
+        let one_ms = [(1000, 1000)];
+        let cases: &[(&[(u64, u64)], &[(u64, u64)], Option<&str>)] = &[
+            // An idle machine: 60 µs late, a 1 ms target.
+            (&quiet, &one_ms, None),
+            // The same pauses against a 0.2 ms target: below the floor, never invalid.
+            (&quiet, &[(200, 1000)], None),
+            // A hog on the generator's core: 4 ms pauses 20% of the time.
+            (
+                &[(60, 800), (4000, 200)],
+                &[(1000, 985), (2000, 15)],
+                Some("p95"),
+            ),
+            // Rare 8 ms pauses (2% of the time) move p99, not p50.
+            (&[(60, 980), (8000, 20)], &one_ms, Some("p99")),
+            // The same pauses against a 2 s latency: a distortion of 0.4%, valid.
+            (&[(60, 980), (8000, 20)], &[(2_000_000, 1000)], None),
+        ];
+        for (i, (pauses, latency, want)) in cases.iter().enumerate() {
+            let got = probe(pauses, latency);
+            assert_eq!(got.as_ref().map(|d| d.at), *want, "case {i}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn open_model_requests_written_late_are_judged_against_the_latency() {
+        let latency = histogram(&[(1250, 985), (3400, 15)]);
+        let send = |delays, allowance_ms| GeneratorEvidence::SendDelay {
+            delays,
+            allowance_ms,
+        };
+        // Quiet: written within 0.2 ms of the intended start.
+        let quiet = histogram(&[(60, 990), (200, 10)]);
+        assert_eq!(generator_delay(send(&quiet, 0.0), &latency), None);
+        // A hog on the generator's core: 1.5% of the requests written 2.2 ms late.
+        let late = histogram(&[(60, 985), (2200, 15)]);
+        let d = generator_delay(send(&late, 0.0), &latency).unwrap();
+        assert_eq!((d.at, d.by), ("p99", DelayMeasure::SendDelay));
+        assert!((d.delay_ms - 2.2).abs() < 0.01, "{d:?}");
+        // What the batch window adds by design is not a disturbance.
+        assert_eq!(generator_delay(send(&late, 2.0), &latency), None);
+    }
+
+    #[test]
+    fn the_cause_is_steal_or_other_processes_never_the_host_being_busy() {
+        let delay = GeneratorDelay {
+            at: "p99",
+            delay_ms: 4.0,
+            latency_ms: 2.0,
+            by: DelayMeasure::Probe,
+        };
+        let host = |steal: f64, others: f64| HostLoad {
+            host_cpu_percent: others + 10.0,
+            host_cpus: 2.0,
+            generator_percent_of_host: 10.0,
+            other_percent_of_host: others,
+            steal_on_generator_cores: Some(steal),
+            top_others: vec![crate::resources::ProcessCpu {
+                name: "stress-ng".into(),
+                processes: 1,
+                cpu_percent: 98.0,
+            }],
+        };
+        let stolen = attribute(&delay, false, Some(&host(25.0, 5.0))).unwrap();
+        assert_eq!(stolen.kind, InvalidKind::CpuStolen);
+        let others = attribute(&delay, false, Some(&host(2.0, 50.0))).unwrap();
+        assert_eq!(others.kind, InvalidKind::HostContended);
+        assert!(
+            others.message.contains("stress-ng 98% of a core"),
+            "{}",
+            others.message
+        );
+        assert!(
+            others
+                .message
+                .contains("pause probe read p99 of 4.00 ms against a latency p99 of 2.00 ms"),
+            "{}",
+            others.message
+        );
+        assert!(attribute(&delay, true, Some(&host(2.0, 50.0))).is_none());
+    }
+}
