@@ -4,12 +4,12 @@
 use crate::cli::CompareArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::compare::{
-    compare_pairs, power_warnings, regressions, CompareOptions, CompareResult, CompareSide, OneRun,
-    PairSamples, ALPHA, COMPARE_SCHEMA, MIN_RUNS_FOR_COMPARISON,
+    power_warnings, regressions, CompareOptions, CompareResult, CompareSide, OneRun, ALPHA,
+    COMPARE_SCHEMA, MIN_RUNS_FOR_COMPARISON,
 };
 use loadlab_analysis::study::{
-    default_compare_metrics, parse_metrics, samples_of, summarize_variant, RunSample, StudyResult,
-    UnknownMetric, VariantStats,
+    compare_variant_pairs, default_compare_metrics, parse_metrics, summarize_variant, RunSample,
+    StudyResult, UnknownMetric, VariantStats,
 };
 use loadlab_metrics::{MetricId, RunResult, Scope};
 use loadlab_report::study_terminal::{print_comparisons, print_gate, print_legend};
@@ -216,11 +216,8 @@ fn compare_sides(
     bound: Option<f64>,
     out: Option<&mut dyn Write>,
 ) -> Compared {
-    let samples: Vec<PairSamples> = pairs
-        .iter()
-        .map(|(a, b)| samples_of(&a.stats, &b.stats, metrics))
-        .collect();
-    let comps = compare_pairs(&samples, options);
+    let stats: Vec<_> = pairs.iter().map(|(a, b)| (&a.stats, &b.stats)).collect();
+    let (samples, comps) = compare_variant_pairs(&stats, metrics, options);
     let mut warnings = power_warnings(&comps, options.alpha);
     let single = pairs
         .iter()

@@ -223,7 +223,12 @@ fn status_503_is_http_5xx() {
 #[test]
 fn status_404_is_http_4xx() {
     let server = Server::start(status_404_handler);
-    let run = run_loadlab("s404", &server.url("/missing"), &["--vus", "2"], "500ms");
+    let run = run_loadlab(
+        "s404",
+        &server.url("/missing"),
+        &["--rate", "200/s"],
+        "500ms",
+    );
     assert_every_request_failed_as(&run, "http_4xx");
     let total = run.total();
     assert!(total > 5, "{}", run.describe());

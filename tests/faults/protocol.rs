@@ -141,7 +141,12 @@ fn huge_extension_and_trailers_handler(c: &mut Conn) {
 #[test]
 fn more_than_48_header_fields_are_a_valid_response() {
     let server = Server::start(many_headers_handler);
-    let run = run_loadlab("many_headers", &server.url("/h"), &["--vus", "2"], "1s");
+    let run = run_loadlab(
+        "many_headers",
+        &server.url("/h"),
+        &["--rate", "200/s"],
+        "1s",
+    );
     assert_eq!(run.code(), 0, "{}", run.describe());
     assert!(run.total() > 5, "{}", run.describe());
     assert_eq!(run.ok(), run.total(), "{}", run.describe());

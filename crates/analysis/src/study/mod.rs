@@ -16,8 +16,8 @@ pub use metrics::{
     run_metrics, UnknownMetric,
 };
 pub use summarize::{
-    compare_study, degradation, is_unstable, samples_of, summarize_variant, RunSample,
-    DRIFT_METRICS,
+    compare_study, compare_variant_pairs, degradation, is_unstable, samples_of, summarize_variant,
+    RunSample, DRIFT_METRICS,
 };
 pub use sweep::{analyze_sweep, USL_BOOTSTRAP_REPLICATES};
 pub use usl_check::{FLAT_TOP_GROWTH, FLAT_TOP_UNKNOWN_NOISE, LAMBDA_TOLERANCE};

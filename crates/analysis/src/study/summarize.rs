@@ -133,18 +133,35 @@ pub fn compare_study(
     metrics: &[MetricId],
     options: &CompareOptions,
 ) -> Vec<Comparison> {
+    let pairs: Vec<(&VariantStats, &VariantStats)> = pairs
+        .iter()
+        .map(|&(a, b)| (&variants[a], &variants[b]))
+        .collect();
+    compare_variant_pairs(&pairs, metrics, options).1
+}
+
+/// Compares pairs of variants (baseline, variant) on `metrics` with one Holm family: the
+/// samples compared and the comparisons, latency percentiles of runs too small to hold them
+/// marked (`thin_runs`, no verdict).
+pub fn compare_variant_pairs(
+    pairs: &[(&VariantStats, &VariantStats)],
+    metrics: &[MetricId],
+    options: &CompareOptions,
+) -> (Vec<PairSamples>, Vec<Comparison>) {
     let samples: Vec<PairSamples> = pairs
         .iter()
-        .map(|&(a, b)| samples_of(&variants[a], &variants[b], metrics))
+        .map(|(a, b)| samples_of(a, b, metrics))
         .collect();
     let mut comparisons = compare_pairs(&samples, options);
     for c in &mut comparisons {
-        let named = |name: &str| variants.iter().find(|v| v.name == name);
-        if let (Some(a), Some(b)) = (named(&c.baseline), named(&c.variant)) {
+        let pair = pairs
+            .iter()
+            .find(|(a, b)| a.name == c.baseline && b.name == c.variant);
+        if let Some((a, b)) = pair {
             mark_thin(c, a, b);
         }
     }
-    comparisons
+    (samples, comparisons)
 }
 
 /// A latency percentile whose runs are too small to hold it gets no verdict: with fewer than

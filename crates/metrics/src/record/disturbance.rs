@@ -253,7 +253,8 @@ mod tests {
         // (pauses, latency) → disturbed at
         let quiet = [(60, 985), (300, 10), (3000, 5)];
         let one_ms = [(1000, 1000)];
-        let cases: &[(&[(u64, u64)], &[(u64, u64)], Option<&str>)] = &[
+        type Values<'a> = &'a [(u64, u64)];
+        let cases: &[(Values, Values, Option<&str>)] = &[
             // An idle machine: 60 µs late, a 1 ms target.
             (&quiet, &one_ms, None),
             // The same pauses against a 0.2 ms target: below the floor, never invalid.

@@ -58,7 +58,7 @@ pub(super) fn results(r: &RunResult) -> Section {
     let mut t = Table::new(&LATENCY_COLUMNS);
     t.row(latency_row("latency", &r.latency_ms));
     t.row(latency_row("service time", &r.service_time_ms));
-    let mut t = t.with_note(&format!(
+    let mut t = t.with_note(format!(
         "Latency is what a user waits; service time is measured from the actual send (they differ when the generator sends late); iteration duration is one pass through a flow, start to end.{}",
         if thin(&r.latency_ms) {
             format!(" {THIN_NOTE}")
@@ -180,7 +180,7 @@ pub(super) fn results(r: &RunResult) -> Section {
         s.push(Block::Table(if notes.is_empty() {
             t
         } else {
-            t.with_note(&notes.join(" "))
+            t.with_note(notes.join(" "))
         }));
     }
     s
