@@ -7,7 +7,7 @@ use crate::inspect::{capture, check_passes};
 use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
 use crate::request::RequestParts;
-use crate::transport::{Failure, Response, ResponseData, ResponseTiming, Transport};
+use crate::transport::{Failure, ResponseData, ResponseTiming, Transport};
 use crate::vu::VuState;
 use loadlab_metrics::{ErrorKind, Outcome, Phases, Recorder};
 use loadlab_scenario::{ConnectionPolicy, Pick};
@@ -426,7 +426,6 @@ impl<T: Transport> Worker<T> {
             } else {
                 None
             },
-            send_delay_us: send_delay(intended, first, wanted, sent, &result),
             server_us: result.as_ref().ok().and_then(|r| r.server_us),
             trace_id: traced.map(|(trace, _)| trace),
             status,
@@ -469,26 +468,6 @@ enum Next {
     Continue,
     StopIteration,
     StopVu,
-}
-
-/// Open model: how late the generator wrote a first request after its intended start, when
-/// nothing but the generator stood between — its connection was ready (none opened, no wait
-/// for one or for a stream slot: `sent` is when it was wanted). Those waits are the
-/// target's; what is left is the scheduler's lag and the worker's time to write, which is
-/// where a generator kept from its CPU shows (`record::disturbance`).
-fn send_delay(
-    intended: Option<Instant>,
-    first: bool,
-    wanted: Instant,
-    sent: Instant,
-    result: &Result<Response, Failure>,
-) -> Option<u64> {
-    let intended = intended.filter(|_| first)?;
-    let timing = &result.as_ref().ok()?.timing;
-    if sent != wanted || timing.opened.is_some() {
-        return None;
-    }
-    Some(micros(timing.written?.saturating_duration_since(intended)))
 }
 
 /// The phases of a request that completed at `done`: waiting and receiving add up to

@@ -154,9 +154,6 @@ pub struct IntervalDelta {
     /// The pause probe's lateness (µs, closed model): how late each worker handled a timer
     /// firing every millisecond on its own thread.
     pub pauses: LazyHistogram,
-    /// Open model: each request's delay from its intended start to its write, where only the
-    /// generator stood between (µs; see `Outcome::send_delay_us`).
-    pub send_delays: LazyHistogram,
     /// Active VUs (closed model) or iterations in flight (open model, burst) at its end.
     pub active: u64,
     /// The most VUs active at once during the interval (closed model; 0 when not tracked).
@@ -194,7 +191,6 @@ impl IntervalDelta {
         self.run_delay_seconds = 0.0;
         self.run_slices = 0;
         self.pauses.clear();
-        self.send_delays.clear();
         self.active = 0;
         self.active_max = 0;
         self.in_flight = 0;
@@ -228,7 +224,6 @@ impl IntervalDelta {
         self.run_delay_seconds += other.run_delay_seconds;
         self.run_slices += other.run_slices;
         self.pauses.add(&other.pauses);
-        self.send_delays.add(&other.send_delays);
         self.active += other.active;
         // Each worker's (or segment's) peak: their VUs ramp together, so the sum is the peak.
         self.active_max += other.active_max;

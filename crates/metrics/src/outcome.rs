@@ -12,10 +12,6 @@ pub struct Outcome {
     pub service_us: u64,
     /// sent − intended, in µs; `None` in the closed model, where there is no intended time.
     pub lag_us: Option<u64>,
-    /// Open model: from the intended start to the request written, in µs, when nothing but
-    /// the generator stood between (no connection opened, no wait for a connection or a
-    /// stream slot): the generator's own delay in sending it. `None` otherwise.
-    pub send_delay_us: Option<u64>,
     /// What the server reported spending on the request (`Server-Timing`), in µs.
     pub server_us: Option<u64>,
     /// HTTP status, or 0 when no response arrived.

@@ -87,9 +87,6 @@ impl Recorder {
             self.in_flight[index] -= 1;
             self.in_flight_total -= 1;
         }
-        if let Some(us) = o.send_delay_us {
-            self.current.send_delays.record(us);
-        }
         let step = &mut self.current.steps[index];
         step.requests += 1;
         step.bytes_sent += o.bytes_sent;

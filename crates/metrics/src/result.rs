@@ -424,10 +424,6 @@ pub struct Generator {
     /// timer firing every millisecond on its own thread (ms); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pauses_ms: Option<PauseSummary>,
-    /// Open model: how late requests were written after their intended start, where nothing
-    /// but the generator stood between (ms; see `Outcome::send_delay_us`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub send_delay_ms: Option<PauseSummary>,
     /// Share of the worker threads' time (measured window × threads) they were runnable but
     /// waited for a CPU (the kernel's `schedstat` run delay).
     #[serde(default, skip_serializing_if = "Option::is_none")]

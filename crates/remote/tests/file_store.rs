@@ -65,7 +65,6 @@ fn intervals(n: u32) -> Vec<IntervalRecord> {
                     latency_us: rng.u64(100..50_000),
                     service_us: rng.u64(50..10_000),
                     lag_us: Some(rng.u64(0..500)),
-                    send_delay_us: None,
                     server_us: None,
                     status: 200,
                     error: None,

@@ -131,13 +131,10 @@ fn checked_words(r: &RunResult) -> String {
     )];
     match (&g.pauses_ms, r.load.model.as_str()) {
         (Some(p), _) => checked.push(format!("its timing (pause probe p99 {})", format_ms(p.p99))),
-        (None, "open") => checked.push(match &g.send_delay_ms {
-            Some(d) => format!("requests written on time (p99 {} late)", format_ms(d.p99)),
-            None => format!(
-                "arrivals started on time (scheduler lag p99 {})",
-                format_ms(g.scheduler_lag_ms_p99)
-            ),
-        }),
+        (None, "open") => checked.push(format!(
+            "arrivals sent on time (scheduler lag p99 {})",
+            format_ms(g.scheduler_lag_ms_p99)
+        )),
         _ => {}
     }
     checked.push("delivery, open files and ports".into());
@@ -596,9 +593,6 @@ fn went_through(g: &loadlab_metrics::result::Generator) -> String {
     let mut s = String::new();
     if let Some(p) = &g.pauses_ms {
         s.push_str(&format!(", pause probe p99={}", format_ms(p.p99)));
-    }
-    if let Some(d) = &g.send_delay_ms {
-        s.push_str(&format!(", written late p99={}", format_ms(d.p99)));
     }
     if let Some(w) = g.run_delay_share {
         s.push_str(&format!(", waiting for a cpu {:.1}%", 100.0 * w));

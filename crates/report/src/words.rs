@@ -255,13 +255,6 @@ pub fn generator_words(r: &RunResult) -> String {
             format_ms(p.max)
         ));
     }
-    if let Some(d) = &g.send_delay_ms {
-        went_through.push(format!(
-            "requests written after their intended start by p50 {}, p99 {}",
-            format_ms(d.p50),
-            format_ms(d.p99)
-        ));
-    }
     if let Some(w) = g.run_delay_share {
         went_through.push(format!(
             "workers waiting for a CPU {:.1}% of the time",

@@ -208,7 +208,6 @@ fn recorder_built_result_validates() {
             latency_us: 1_000 + i as u64 * 100,
             service_us: 900,
             lag_us: Some(50),
-            send_delay_us: None,
             server_us: Some(300),
             status,
             error: Some(*kind),
@@ -226,7 +225,6 @@ fn recorder_built_result_validates() {
             latency_us: 500 + i * 7,
             service_us: 400 + i * 7,
             lag_us: Some(i % 90),
-            send_delay_us: None,
             status: 200,
             phases: loadlab_metrics::Phases {
                 connect_us: (i % 100 == 0).then_some(90),

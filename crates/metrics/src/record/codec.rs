@@ -61,7 +61,6 @@ const SERIES: [(Series, &str); 8] = [
 
 const SCHEDULER_LAG_TAG: &str = "scheduler_lag";
 const PAUSE_TAG: &str = "generator_pause";
-const SEND_DELAY_TAG: &str = "send_delay";
 const ITERATION_TAG: &str = "iteration_duration";
 
 fn series_of(step: &StepDelta, s: Series) -> &LazyHistogram {
@@ -88,7 +87,7 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
 pub fn hlog_header(start_unix_s: f64, legend: &[String]) -> String {
     let mut out = String::new();
     out.push_str("#loadlab run record: per-interval histograms, values in microseconds\n");
-    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving; Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler; Tag=generator_pause: the pause probe's lateness; Tag=send_delay: the open model's send delays\n");
+    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving; Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler; Tag=generator_pause: the pause probe's lateness\n");
     for line in legend {
         out.push('#');
         out.push_str(line);
@@ -139,9 +138,6 @@ pub fn hlog_lines(r: &IntervalRecord) -> String {
     }
     if let Some(h) = r.delta.pauses.get() {
         hlog_line(&mut out, Some(PAUSE_TAG), r, h);
-    }
-    if let Some(h) = r.delta.send_delays.get() {
-        hlog_line(&mut out, Some(SEND_DELAY_TAG), r, h);
     }
     out
 }
@@ -201,10 +197,6 @@ pub fn apply_hlog_entry(delta: &mut IntervalDelta, entry: &HlogEntry) -> bool {
     }
     if tag == PAUSE_TAG {
         delta.pauses.add_histogram(&h);
-        return true;
-    }
-    if tag == SEND_DELAY_TAG {
-        delta.send_delays.add_histogram(&h);
         return true;
     }
     let Some((name, step)) = tag.rsplit_once(".s") else {

@@ -9,12 +9,13 @@
 //!   timer on each worker's own thread fires every millisecond, and how late the worker
 //!   handles it is what a response arriving then would wait (jHiccup, inside the worker);
 //! - open model: latency runs from the intended start, responses are timed by the kernel, so
-//!   what distorts it is requests written late. Each request whose connection was ready
-//!   records how late it was written after its intended start (its send delay) —
-//!   request-weighted, where a time-sampled probe misses the stops that fall on the sends —
-//!   less what the batch window adds by design. When arrivals were held back by
-//!   `max_in_flight`, a connection or a stream slot (the target's doing), only the
-//!   scheduler's own lag is the generator's.
+//!   what distorts it is requests sent late. At each percentile that is latency minus
+//!   service time (from the send) — request-weighted, where a time-sampled probe misses the
+//!   stops that fall on the sends, and inclusive of the waits for a connection that a worker
+//!   kept from its CPU (returning connections late) causes — less what the batch window adds
+//!   by design. The scheduler's own lag counts too (the larger decides); when arrivals were
+//!   held back by `max_in_flight`, the connection limit or a stream slot (the target's doing),
+//!   only the scheduler's lag is the generator's.
 //!
 //! A percentile is judged only when at least [`crate::MIN_SAMPLES_BEYOND`] samples lie beyond
 //! it. The run
@@ -34,10 +35,11 @@ use crate::validity::{InvalidKind, InvalidReason};
 pub const DISTORTION_SHARE: f64 = 0.10;
 /// Delays below these never make a run invalid. On a quiet 2-core machine an open run's latency
 /// exceeds its service time by up to 0.46 ms at p99, and the pause probe reads p99 up to
-/// 0.95 ms (its 1 ms ticks meet the generator's own bookkeeping threads and the target, which
-/// share its cores; 60 quiet closed runs in bench/validity.sh).
+/// 0.95 ms — up to 1.34 ms with a CPU hog on the *other* core, which does not distort the
+/// numbers (its ticks meet the generator's own bookkeeping threads and the target, which
+/// share its cores; bench/validity.sh).
 pub const DELAY_FLOOR_MS: f64 = 0.5;
-pub const PROBE_FLOOR_MS: f64 = 1.0;
+pub const PROBE_FLOOR_MS: f64 = 1.5;
 /// Steal on the generator's cores at or above this is named as the cause (when other
 /// processes do not explain the delay better).
 pub const STEAL_CAUSE_PERCENT: f64 = 10.0;
@@ -55,10 +57,11 @@ pub const JUDGED: [(f64, &str); 3] = [(0.5, "p50"), (0.95, "p95"), (0.99, "p99")
 pub enum GeneratorEvidence<'a> {
     /// Closed model, bursts: the pause probe's lateness (µs).
     Probe(&'a LatencyHistogram),
-    /// Open model: how late requests were written after their intended start where only the
-    /// generator stood between (µs), and what the batch window adds by design (ms).
+    /// Open model: service time (sent to done, µs) beside the latency — at a percentile,
+    /// latency minus service time is how late requests were sent — and what the batch window
+    /// adds by design (ms).
     SendDelay {
-        delays: &'a LatencyHistogram,
+        service: &'a LatencyHistogram,
         allowance_ms: f64,
     },
     /// Open model with arrivals held back by the target: the scheduler's own lag (µs).
@@ -99,7 +102,7 @@ impl GeneratorDelay {
         let measured_by = match self.by {
             DelayMeasure::Probe => format!("its workers' pause probe read {} of", self.at),
             DelayMeasure::SendDelay => format!(
-                "requests were written late after their intended start: {} of",
+                "requests were sent late: latency exceeded service time at {} by",
                 self.at
             ),
             DelayMeasure::SchedulerLag => {
@@ -133,11 +136,12 @@ pub fn generator_delay(
                 Some((ms(p, q), DelayMeasure::Probe))
             }
             GeneratorEvidence::SendDelay {
-                delays,
+                service,
                 allowance_ms,
-            } if !delays.is_empty() => {
-                Some((ms(delays, q) - allowance_ms, DelayMeasure::SendDelay))
-            }
+            } if !service.is_empty() => Some((
+                ms(latency, q) - ms(service, q) - allowance_ms,
+                DelayMeasure::SendDelay,
+            )),
             GeneratorEvidence::SchedulerLag { lag, allowance_ms } if !lag.is_empty() => {
                 Some((ms(lag, q) - allowance_ms, DelayMeasure::SchedulerLag))
             }
@@ -149,7 +153,7 @@ pub fn generator_delay(
     let enough = |h: &LatencyHistogram, q: f64| !crate::thin_percentile(h.len(), q);
     let measure_len_ok = |q: f64| match evidence {
         GeneratorEvidence::Probe(p) => enough(p, q),
-        GeneratorEvidence::SendDelay { delays, .. } => enough(delays, q),
+        GeneratorEvidence::SendDelay { service, .. } => enough(service, q),
         GeneratorEvidence::SchedulerLag { lag, .. } => enough(lag, q),
     };
     JUDGED
@@ -277,22 +281,22 @@ mod tests {
     }
 
     #[test]
-    fn open_model_requests_written_late_are_judged_against_the_latency() {
-        let latency = histogram(&[(1250, 985), (3400, 15)]);
-        let send = |delays, allowance_ms| GeneratorEvidence::SendDelay {
-            delays,
+    fn open_model_arrivals_sent_late_show_between_latency_and_service_time() {
+        let service = histogram(&[(1200, 990), (1400, 10)]);
+        let send = |allowance_ms| GeneratorEvidence::SendDelay {
+            service: &service,
             allowance_ms,
         };
-        // Quiet: written within 0.2 ms of the intended start.
-        let quiet = histogram(&[(60, 990), (200, 10)]);
-        assert_eq!(generator_delay(send(&quiet, 0.0), &latency), None);
-        // A hog on the generator's core: 1.5% of the requests written 2.2 ms late.
-        let late = histogram(&[(60, 985), (2200, 15)]);
-        let d = generator_delay(send(&late, 0.0), &latency).unwrap();
+        // Quiet: latency p99 0.3 ms above service p99.
+        let quiet = histogram(&[(1250, 990), (1700, 10)]);
+        assert_eq!(generator_delay(send(0.0), &quiet), None);
+        // A hog on the generator's core: 1.5% of the arrivals sent 2.2 ms late.
+        let late = histogram(&[(1250, 985), (3400, 15)]);
+        let d = generator_delay(send(0.0), &late).unwrap();
         assert_eq!((d.at, d.by), ("p99", DelayMeasure::SendDelay));
         assert!((d.delay_ms - 2.2).abs() < 0.01, "{d:?}");
         // What the batch window adds by design is not a disturbance.
-        assert_eq!(generator_delay(send(&late, 2.0), &latency), None);
+        assert_eq!(generator_delay(send(2.0), &late), None);
     }
 
     #[test]

@@ -44,7 +44,6 @@ pub struct Summarizer {
     cpu_seconds: f64,
     /// What the generator's threads went through over the measured window (`disturbance`).
     pauses: LazyHistogram,
-    send_delays: LazyHistogram,
     run_delay_seconds: f64,
     run_slices: u64,
     wall_s: f64,
@@ -104,7 +103,6 @@ impl Summarizer {
                 self.iteration_duration.add(&d.iteration_duration);
             }
             self.pauses.add(&d.pauses);
-            self.send_delays.add(&d.send_delays);
             self.run_delay_seconds += d.run_delay_seconds;
             self.run_slices += d.run_slices;
             self.measured_s += r.length_s;
@@ -235,7 +233,7 @@ impl Summarizer {
             rate,
         );
         let (generator, generator_reasons) =
-            self.generator_health(meta, &judged, &all.latency, end);
+            self.generator_health(meta, &judged, &all.latency, &all.service, end);
         let disturbed = generator_reasons.iter().any(|r| {
             matches!(
                 r.kind,
@@ -417,6 +415,7 @@ impl Summarizer {
         meta: &RecordMeta,
         judged: &ResourceJudgement,
         latency: &LazyHistogram,
+        service: &LazyHistogram,
         end: Option<&RecordEnd>,
     ) -> (Generator, Vec<InvalidReason>) {
         let threads = meta.threads.max(1);
@@ -431,12 +430,17 @@ impl Summarizer {
             .map_or(0.0, |h| h.value_at_quantile(0.99) as f64 / 1000.0);
         let mut reasons = Vec::new();
         let own_cpu = cpu_percent >= meta.max_cpu_percent;
-        let evidence = self.generator_evidence(meta);
-        let delay = evidence.and_then(|e| generator_delay(e, latency.get()?));
+        let evidence = self.generator_evidence(meta, service);
+        let delay = latency.get().and_then(|l| {
+            evidence
+                .iter()
+                .filter_map(|e| generator_delay(*e, l))
+                .max_by(|a, b| a.share().total_cmp(&b.share()))
+        });
         // Its own CPU used up invalidates a run when its timing suffered for it (a run of a
         // few milliseconds spends most of its CPU starting up), or when that was not measured
         // (a record made before the probe existed).
-        let measured = evidence.is_some() && !latency.is_empty();
+        let measured = !evidence.is_empty() && !latency.is_empty();
         if own_cpu && (delay.is_some() || !measured) {
             let suffered = delay
                 .as_ref()
@@ -490,7 +494,6 @@ impl Summarizer {
             reads_at_wakeups: meta.reads_at_wakeups,
             max_rss_bytes: end.map_or(0, |e| e.max_rss_bytes),
             pauses_ms: self.pauses.get().map(PauseSummary::of),
-            send_delay_ms: self.send_delays.get().map(PauseSummary::of),
             run_delay_share: (self.run_slices > 0 && worker_seconds > 0.0)
                 .then(|| self.run_delay_seconds / worker_seconds),
             run_delay_per_wakeup_ms: (self.run_slices > 0)
@@ -504,9 +507,13 @@ impl Summarizer {
     }
 
     /// The measurement of the generator's delays that fits the load model (`disturbance`).
-    fn generator_evidence(&self, meta: &RecordMeta) -> Option<GeneratorEvidence<'_>> {
+    fn generator_evidence<'a>(
+        &'a self,
+        meta: &RecordMeta,
+        service: &'a LazyHistogram,
+    ) -> Vec<GeneratorEvidence<'a>> {
         if meta.load.model != "open" {
-            return self.pauses.get().map(GeneratorEvidence::Probe);
+            return self.pauses.get().map(GeneratorEvidence::Probe).into_iter().collect();
         }
         // The batch window adds lag by design where arrivals come closer than it (a worker's
         // share of a constant rate, or any Poisson load); sparser arrivals are woken for
@@ -516,19 +523,24 @@ impl Summarizer {
         let poisson = meta.scenario["load"]["poisson"].as_bool().unwrap_or(false);
         let dense = poisson || per_worker * window / 1000.0 >= 1.0;
         let allowance_ms = if dense { window } else { 0.0 };
+        // The scheduler's own lag always counts; latency minus service time only where no
+        // arrival waited for the target (`max_in_flight`, the connection limit, a stream).
         let held = self.delayed_by_max_in_flight > 0
             || self.delayed_by_connect_limit > 0
             || self.delayed_by_stream_limit > 0;
-        match (held, self.send_delays.get()) {
-            (false, Some(delays)) => Some(GeneratorEvidence::SendDelay {
-                delays,
+        let mut evidence: Vec<GeneratorEvidence<'a>> = self
+            .scheduler_lag
+            .get()
+            .map(|lag| GeneratorEvidence::SchedulerLag { lag, allowance_ms })
+            .into_iter()
+            .collect();
+        if let Some(service) = service.get().filter(|_| !held) {
+            evidence.push(GeneratorEvidence::SendDelay {
+                service,
                 allowance_ms,
-            }),
-            _ => self
-                .scheduler_lag
-                .get()
-                .map(|lag| GeneratorEvidence::SchedulerLag { lag, allowance_ms }),
+            });
         }
+        evidence
     }
 
     /// Each origin of the record with the protocol its connections actually spoke.

@@ -67,7 +67,6 @@ fn outcomes(seed: u64, intervals: u32, n: u64) -> Vec<Vec<Outcome>> {
                         latency_us: 0,
                         service_us: rng.u64(50..2_000_000),
                         lag_us: Some(rng.u64(0..300)),
-                        send_delay_us: None,
                         server_us: rng.bool().then(|| rng.u64(10..5000)),
                         status,
                         error: ErrorKind::from_status(status),
