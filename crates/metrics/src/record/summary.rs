@@ -513,7 +513,12 @@ impl Summarizer {
         service: &'a LazyHistogram,
     ) -> Vec<GeneratorEvidence<'a>> {
         if meta.load.model != "open" {
-            return self.pauses.get().map(GeneratorEvidence::Probe).into_iter().collect();
+            return self
+                .pauses
+                .get()
+                .map(GeneratorEvidence::Probe)
+                .into_iter()
+                .collect();
         }
         // The batch window adds lag by design where arrivals come closer than it (a worker's
         // share of a constant rate, or any Poisson load); sparser arrivals are woken for
