@@ -1,9 +1,10 @@
 //! `loadlab report` on a real run result: every format, the schema detection, bad input.
 
+mod common;
+
+use common::BIN;
 use std::path::Path;
 use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
 
 fn loadlab(args: &[&str], dir: &Path) -> Output {
     Command::new(BIN)
@@ -24,6 +25,7 @@ fn text(o: &Output) -> String {
 
 /// A short open-model run against the in-process target (`loadlab run --url`) → run.json.
 fn make_run(dir: &Path) {
+    let _load = common::exclusive();
     let target = loadlab_target::spawn(loadlab_target::TargetConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         ..Default::default()
@@ -42,7 +44,6 @@ fn make_run(dir: &Path) {
             "--json",
             "run.json",
             "--quiet",
-            // What is tested is the report; a busy CI host must not fail the run.
         ],
         dir,
     );

@@ -4,9 +4,15 @@ use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 const RUN_LIMIT: Duration = Duration::from_secs(20);
+
+/// Held for every run, so the tests' runs go one at a time: most of them expect a valid
+/// measurement, which a generator sharing two cores with other tests' generators and servers
+/// is not (a test binary runs its tests on parallel threads).
+static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 pub struct Run {
     pub status: ExitStatus,
@@ -108,6 +114,9 @@ pub fn run_loadlab(test: &str, url: &str, load: &[&str], timeout: &str) -> Run {
 /// Runs `loadlab <args> --no-progress --json <unique file>` with runs stored
 /// in `results` and the extra environment `env`; killed after `RUN_LIMIT`.
 pub fn run_args(test: &str, mut args: Vec<String>, results: &Path, env: &[(&str, &str)]) -> Run {
+    let _one_run_at_a_time = ONE_RUN_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let json = json_path(test);
     let _ = std::fs::remove_file(&json);
     args.extend(["--no-progress", "--json"].map(String::from));

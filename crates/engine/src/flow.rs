@@ -72,6 +72,8 @@ pub struct Worker<T: Transport> {
     /// Plain HTTP/1.1 reads looked at when the open model's scheduler wakes, not by waking
     /// the worker (see http/deferred.rs); `None`: tokio's reactor reads every connection.
     pub deferred: Option<Arc<DeferredIo>>,
+    /// Notified when a request begins on an idle worker: the pause probe sleeps until then.
+    pub requests_begun: tokio::sync::Notify,
 }
 
 impl<T: Transport> Worker<T> {
@@ -292,7 +294,14 @@ impl<T: Transport> Worker<T> {
         } else {
             &mut conns[origin]
         };
-        self.recorder.borrow_mut().begin(req.step);
+        {
+            let mut recorder = self.recorder.borrow_mut();
+            let idle = recorder.in_flight() == 0;
+            recorder.begin(req.step);
+            if idle {
+                self.requests_begun.notify_one();
+            }
+        }
         // A request that could not be rendered is counted but never written.
         let bytes_sent = match (&rendered, own) {
             (Ok(_), false) => req.fixed_size,

@@ -232,6 +232,7 @@ pub fn run(
                         pool: crate::idle_pool::IdlePool::new(origin_count),
                         precise_timer: loadlab_timer::PreciseTimer::new().ok(),
                         deferred,
+                        requests_begun: tokio::sync::Notify::new(),
                     });
                     run_worker(
                         worker,

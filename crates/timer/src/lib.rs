@@ -99,29 +99,46 @@ pub struct PeriodicTimer {
 impl PeriodicTimer {
     pub fn new(period: std::time::Duration) -> io::Result<Self> {
         let timer = PreciseTimer::new()?;
-        let period = period.max(std::time::Duration::from_micros(100));
+        let mut periodic = Self {
+            fd: timer.fd,
+            period: period.max(std::time::Duration::from_micros(100)),
+            due: Instant::now(),
+        };
+        periodic.start()?;
+        Ok(periodic)
+    }
+
+    /// (Re)starts the ticks, the first one a period from now.
+    pub fn start(&mut self) -> io::Result<()> {
+        let p = self.period;
         let spec = libc::itimerspec {
             it_interval: libc::timespec {
-                tv_sec: period.as_secs() as libc::time_t,
-                tv_nsec: period.subsec_nanos() as libc::c_long,
+                tv_sec: p.as_secs() as libc::time_t,
+                tv_nsec: p.subsec_nanos() as libc::c_long,
             },
             it_value: libc::timespec {
-                tv_sec: period.as_secs() as libc::time_t,
-                tv_nsec: period.subsec_nanos().max(1) as libc::c_long,
+                tv_sec: p.as_secs() as libc::time_t,
+                tv_nsec: p.subsec_nanos().max(1) as libc::c_long,
             },
         };
-        let start = Instant::now();
+        self.due = Instant::now();
+        self.settime(&spec)
+    }
+
+    /// Stops the ticks until [`PeriodicTimer::start`]: an idle thread is not woken.
+    pub fn stop(&mut self) -> io::Result<()> {
+        // SAFETY: an all-zero itimerspec is valid and disarms the timer.
+        let spec: libc::itimerspec = unsafe { std::mem::zeroed() };
+        self.settime(&spec)
+    }
+
+    fn settime(&self, spec: &libc::itimerspec) -> io::Result<()> {
         // SAFETY: valid descriptor and a fully initialised itimerspec.
-        if unsafe { libc::timerfd_settime(timer.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) }
-            < 0
+        if unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, spec, std::ptr::null_mut()) } < 0
         {
             return Err(io::Error::last_os_error());
         }
-        Ok(Self {
-            fd: timer.fd,
-            period,
-            due: start,
-        })
+        Ok(())
     }
 
     /// Waits for the next tick; returns how late the latest expiration was handled and how
@@ -198,5 +215,28 @@ mod tests {
         let total = start.elapsed();
         assert!(total >= Duration::from_millis(44), "{total:?}");
         assert!(total < Duration::from_millis(120), "{total:?}");
+    }
+
+    #[tokio::test]
+    async fn a_stopped_periodic_timer_stays_silent_until_started_again() {
+        let period = Duration::from_millis(2);
+        let mut timer = PeriodicTimer::new(period).unwrap();
+        let (late, expirations) = timer.tick().await.unwrap();
+        assert!(
+            expirations >= 1 && late < Duration::from_millis(50),
+            "{late:?}"
+        );
+
+        timer.stop().unwrap();
+        let silent = tokio::time::timeout(period * 10, timer.tick()).await;
+        assert!(silent.is_err(), "ticked while stopped: {silent:?}");
+
+        timer.start().unwrap();
+        let started = Instant::now();
+        let (late, expirations) = timer.tick().await.unwrap();
+        // The first tick after a start is a period after it, not a backlog of missed ones.
+        assert_eq!(expirations, 1);
+        assert!(started.elapsed() >= period, "{:?}", started.elapsed());
+        assert!(late < Duration::from_millis(50), "{late:?}");
     }
 }

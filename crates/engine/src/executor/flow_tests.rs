@@ -85,6 +85,7 @@ async fn run(yaml: &str, handler: Handler) -> (Totals, Vec<String>, PreparedScen
         pool: crate::idle_pool::IdlePool::new(1),
         precise_timer: None,
         deferred: None,
+        requests_begun: tokio::sync::Notify::new(),
     });
     let (tx, rx) = mpsc::channel();
     let load: Load = plan.load.clone();

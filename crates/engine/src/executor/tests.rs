@@ -115,6 +115,7 @@ pub(super) fn worker<T: Transport>(
         stopping: Cell::new(false),
         precise_timer: None,
         deferred: None,
+        requests_begun: tokio::sync::Notify::new(),
     }
 }
 
