@@ -152,7 +152,7 @@ pub struct IntervalDelta {
     pub run_delay_seconds: f64,
     pub run_slices: u64,
     /// The pause probe's lateness (µs, closed model): how late each worker handled a timer
-    /// firing every 2.9 ms on its own thread while requests are in flight.
+    /// firing every 1.7 ms on its own thread while requests are in flight.
     pub pauses: LazyHistogram,
     /// Active VUs (closed model) or iterations in flight (open model, burst) at its end.
     pub active: u64,

@@ -421,7 +421,7 @@ pub struct Generator {
     pub reads_at_wakeups: bool,
     pub max_rss_bytes: u64,
     /// Closed model: the pause probe over the measured window, how late each worker handled a
-    /// timer firing every 2.9 ms on its own thread while requests are in flight (ms); absent otherwise.
+    /// timer firing every 1.7 ms on its own thread while requests are in flight (ms); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pauses_ms: Option<PauseSummary>,
     /// Share of the worker threads' time (measured window × threads) they were runnable but

@@ -32,9 +32,28 @@ pub fn format_ms(ms: f64) -> String {
     }
 }
 
-/// A duration in seconds (run lengths), with the same units as [`format_ms`].
+/// A duration in seconds (run lengths, warm-ups: settings more than measurements), with the
+/// units of [`format_ms`] but no trailing zeros: `10s`, `2.5s`, `200ms`, `1m0s`.
 pub(crate) fn format_secs(secs: f64) -> String {
-    format_ms(secs * 1000.0)
+    trim_zeros(&format_ms(secs * 1000.0))
+}
+
+/// `10.00s` → `10s`, `12.30ms` → `12.3ms`: the decimals of a formatted number without its
+/// trailing zeros; text without a decimal point is returned as it is.
+pub(crate) fn trim_zeros(formatted: &str) -> String {
+    let Some(dot) = formatted.find('.') else {
+        return formatted.to_string();
+    };
+    let digits_end = formatted[dot + 1..]
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or(formatted.len(), |i| dot + 1 + i);
+    let decimals = formatted[dot + 1..digits_end].trim_end_matches('0');
+    let number = if decimals.is_empty() {
+        formatted[..dot].to_string()
+    } else {
+        format!("{}.{decimals}", &formatted[..dot])
+    };
+    format!("{number}{}", &formatted[digits_end..])
 }
 
 /// `part` as a percentage of `whole`, `0.00%` when `whole` is zero.
@@ -173,6 +192,21 @@ mod tests {
             (f64::NAN, "n/a"),
         ] {
             assert_eq!(format_ms(ms), want, "{ms}");
+        }
+    }
+
+    #[test]
+    fn durations_have_no_trailing_zeros() {
+        for (secs, want) in [
+            (10.0, "10s"),
+            (2.5, "2.5s"),
+            (0.2, "200ms"),
+            (0.0125, "12.5ms"),
+            (60.0, "1m0s"),
+            (0.0005, "500µs"),
+            (1.234, "1.23s"),
+        ] {
+            assert_eq!(format_secs(secs), want, "{secs}");
         }
     }
 

@@ -12,7 +12,8 @@ const CSS: &str = r#"
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 1040px; margin: 0 auto; padding: 28px 28px 48px; }
+main { max-width: 1240px; margin: 0 auto; padding: 28px 28px 48px; }
+p, .verdicts, .notes, dl.facts { max-width: 980px; }
 h1 { font-size: 26px; margin: 0 0 4px; line-height: 1.25; }
 h2 { font-size: 20px; margin: 36px 0 12px; padding-bottom: 6px; border-bottom: 1px solid var(--line); }
 h3 { font-size: 16px; margin: 22px 0 8px; }
@@ -34,9 +35,10 @@ nav.toc { margin: 18px 0 0; color: var(--muted); font-size: 14px; }
 nav.toc a { color: var(--info); text-decoration: none; margin-right: 14px; white-space: nowrap; }
 .table-wrap { overflow-x: auto; margin: 10px 0; }
 table { border-collapse: collapse; font-size: 13.5px; min-width: 50%; }
-th, td { border-bottom: 1px solid var(--line); padding: 5px 10px; text-align: left; vertical-align: top; }
-th { background: var(--soft); font-weight: 600; white-space: nowrap; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th, td { border-bottom: 1px solid var(--line); padding: 5px 8px; text-align: left; vertical-align: top; }
+th { background: var(--soft); font-weight: 600; vertical-align: bottom; }
+th.num { text-align: right; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.pass { color: var(--pass); font-weight: 600; }
 td.fail { color: var(--fail); font-weight: 600; }
 td.warn { color: var(--warn); font-weight: 600; }
@@ -50,6 +52,10 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; border-top: 1
 @media print {
   body { font-size: 11pt; }
   main { max-width: none; padding: 0; }
+  table { font-size: 8.5pt; }
+  th, td { padding: 3px 4px; overflow-wrap: anywhere; }
+  td.num { white-space: normal; }
+  .table-wrap { overflow: visible; }
   nav.toc { display: none; }
   h2 { break-after: avoid; }
   figure, table, .verdicts { break-inside: avoid; }

@@ -74,12 +74,23 @@ pub(crate) fn phases(r: &RunResult, out: &mut dyn Write, kv: KeyValue) -> io::Re
         };
         let mut line = percentiles_line(l);
         if matches!(phase, Phase::Connect | Phase::TlsHandshake) {
-            let s = if l.count == 1 { "" } else { "s" };
-            line.push_str(&format!(" ({} connection{s} opened)", l.count));
+            line.push_str(&format!(" ({})", connections_timed(r, l.count)));
         }
         kv(out, phase_label(phase), &line)?;
     }
     Ok(())
+}
+
+/// How many connections a connect or handshake line covers, beside the protocol line's count
+/// of every connection opened (warm-up included): "1 connection opened after warm-up, of 3".
+fn connections_timed(r: &RunResult, timed: u64) -> String {
+    let s = if timed == 1 { "" } else { "s" };
+    let opened: u64 = r.origins.iter().flat_map(|o| o.connections.values()).sum();
+    if opened > timed {
+        format!("{timed} connection{s} opened in the measured window, of {opened} in all")
+    } else {
+        format!("{timed} connection{s} opened")
+    }
 }
 
 /// `iteration duration: p50=…` and `vus max ...: 50 (planned 50)`.

@@ -265,11 +265,27 @@ impl Browser {
             .collect()
     }
 
-    fn screenshot(&mut self, path: &Path) {
+    /// Lays the page out as a window `width` CSS pixels wide.
+    fn resize(&mut self, width: u32) {
         self.call(
             "Emulation.setDeviceMetricsOverride",
-            json!({"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
+            json!({"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
         );
+    }
+
+    /// Tables (by their first header cells) whose columns do not fit the page at the current
+    /// width: a reader would have to find a scrollbar to see them.
+    fn clipped_tables(&mut self) -> Vec<String> {
+        let v = self.eval(CLIPPED_TABLES);
+        v.as_array()
+            .expect("a list")
+            .iter()
+            .map(|t| t.as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    fn screenshot(&mut self, width: u32, path: &Path) {
+        self.resize(width);
         let m = self.call("Page.getLayoutMetrics", json!({}));
         let height = m["cssContentSize"]["height"]
             .as_f64()
@@ -278,7 +294,7 @@ impl Browser {
         let shot = self.call(
             "Page.captureScreenshot",
             json!({"format": "png", "captureBeyondViewport": true,
-                   "clip": {"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1}}),
+                   "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}}),
         );
         let png = base64::engine::general_purpose::STANDARD
             .decode(shot["data"].as_str().unwrap())
@@ -295,6 +311,21 @@ const CHART_PROBE: &str = r#"Array.from(document.querySelectorAll('svg.chart')).
            marks: g ? g.querySelectorAll('path, circle, rect').length : 0,
            nodata: Array.from(s.querySelectorAll('text')).some(t => t.textContent === 'no data') };
 })"#;
+
+/// A table is clipped when its wrapper scrolls sideways, or the page itself does.
+const CLIPPED_TABLES: &str = r#"(() => {
+  const out = Array.from(document.querySelectorAll('.table-wrap'))
+    .filter(w => w.scrollWidth > w.clientWidth + 1)
+    .map(w => Array.from(w.querySelectorAll('th')).slice(0, 3).map(t => t.textContent).join(' | ')
+      + ` (${w.scrollWidth} px in ${w.clientWidth})`);
+  if (document.documentElement.scrollWidth > window.innerWidth + 1) {
+    out.push(`the page (${document.documentElement.scrollWidth} px in ${window.innerWidth})`);
+  }
+  return out;
+})()"#;
+
+/// Widths readers commonly open a report at: a laptop and a desktop monitor.
+const WIDTHS: [u32; 2] = [1280, 1920];
 
 fn check_report(name: &str, doc: &loadlab_report::ReportDoc) {
     let dir = artifacts();
@@ -331,7 +362,24 @@ fn check_report(name: &str, doc: &loadlab_report::ReportDoc) {
         );
         assert_eq!(c["nodata"], json!(false), "{name}: {c}");
     }
-    b.screenshot(&dir.join(format!("{name}.png")));
+    for width in WIDTHS {
+        b.resize(width);
+        assert_eq!(
+            b.clipped_tables(),
+            Vec::<String>::new(),
+            "{name}: tables clipped at {width} px"
+        );
+        b.screenshot(width, &dir.join(format!("{name}-{width}.png")));
+    }
+    // Printed on A4 or Letter in portrait: about 700 CSS pixels between the margins.
+    b.call("Emulation.setEmulatedMedia", json!({"media": "print"}));
+    b.resize(700);
+    assert_eq!(
+        b.clipped_tables(),
+        Vec::<String>::new(),
+        "{name}: tables clipped in print"
+    );
+    b.call("Emulation.setEmulatedMedia", json!({"media": ""}));
     let pdf = b.call("Page.printToPDF", json!({"printBackground": true}));
     let pdf = base64::engine::general_purpose::STANDARD
         .decode(pdf["data"].as_str().unwrap())
@@ -400,4 +448,24 @@ fn the_browser_checks_catch_errors_and_requests() {
         "request not seen: {:?}",
         b.requests(&page)
     );
+
+    // A table too wide for its page is seen as clipped.
+    let wide = dir.join("negative-control-wide.html");
+    let cells: String = (0..40)
+        .map(|i| format!("<th>column-{i}-header</th>"))
+        .collect();
+    std::fs::write(
+        &wide,
+        format!(
+            "<!DOCTYPE html><html><head><title>wide</title><style>.table-wrap {{ overflow-x: auto; }} \
+             th {{ white-space: nowrap; }}</style></head><body><div class=\"table-wrap\"><table>\
+             <tr>{cells}</tr></table></div></body></html>"
+        ),
+    )
+    .unwrap();
+    b.open(&wide);
+    b.resize(1280);
+    let clipped = b.clipped_tables();
+    assert_eq!(clipped.len(), 1, "{clipped:?}");
+    assert!(clipped[0].starts_with("column-0-header"), "{clipped:?}");
 }

@@ -23,7 +23,7 @@ fn closed_summary() {
     let first = text.lines().next().unwrap();
     assert_eq!(
         first,
-        "checkout · closed model (50 VUs) · 1m0s measured · 10.00s warm-up excluded · target http://localhost:8080"
+        "checkout · closed model (50 VUs) · 1m0s measured · 10s warm-up excluded · target http://localhost:8080"
     );
     assert!(!text.contains("INVALID"));
     assert!(!text.contains("interrupted"));
@@ -92,6 +92,29 @@ fn closed_summary() {
         timeout.contains("0.17%") && timeout.contains("no complete response within the timeout")
     );
     assert!(text.find("    http_5xx").unwrap() < text.find("    timeout").unwrap());
+}
+
+/// The connect line and the protocol line count connections the same way, and say which.
+#[test]
+fn connections_opened_during_warm_up_are_named_on_the_connect_line() {
+    let mut r = common::sample();
+    r.origins = vec![loadlab_metrics::OriginResult {
+        url: "http://localhost:8080".into(),
+        version: "auto".into(),
+        protocol: Some(loadlab_metrics::Protocol::Http1),
+        connections: [("http/1.1".to_string(), 53)].into(),
+        shared_connections: None,
+    }];
+    let text = render(&r, Style::PLAIN);
+    assert!(
+        line_with(&text, "protocol .").contains("per-VU connections, 53 opened"),
+        "{text}"
+    );
+    assert!(
+        line_with(&text, "connect .")
+            .ends_with("(50 connections opened in the measured window, of 53 in all)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -17,13 +17,14 @@ use crate::transport::Transport;
 use std::rc::Rc;
 use std::time::Duration;
 
-/// How often the probe fires while requests are in flight. Not a divisor of a scheduler tick
-/// (1, 3.3, 4 or 10 ms): a probe in step with the tick samples one phase of it only, and a
-/// 4 ms probe beside a CPU hog on the worker's core read p99 0.7-1.6 ms where 1 ms and 2.9 ms
-/// read 3.1-3.3 ms (latency p99 grew from 1.3 to 4.5 ms). Every tick that wakes an idle
-/// worker costs CPU (1 ms ticks added 50% to the CPU per request of 10 VUs at 8,000
-/// requests/s; 2.9 ms adds about a quarter, 3% of a core), so not faster either.
-pub const PERIOD: Duration = Duration::from_micros(2_900);
+/// How often the probe fires while requests are in flight. Often enough that a 2-second run
+/// of one worker has 1,000 ticks (p99 stands on 10 beyond it, as the rule requires); not a
+/// divisor of a scheduler tick (1, 3.3, 4 or 10 ms): a probe in step with the tick samples
+/// one phase of it only, and a 4 ms probe beside a CPU hog on the worker's core read p99
+/// 0.7-1.6 ms where 1 ms and 2.9 ms read 3.1-3.3 ms (latency p99 grew from 1.3 to 4.5 ms).
+/// Every tick that wakes an idle worker costs CPU (1 ms ticks added 50% to the CPU per
+/// request of 10 VUs at 8,000 requests/s), so not faster either.
+pub const PERIOD: Duration = Duration::from_micros(1_700);
 
 /// Longest run of missed expirations recorded one by one (a longer stop is rare and its
 /// length is in the last sample anyway).

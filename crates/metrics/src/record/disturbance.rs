@@ -6,7 +6,7 @@
 //!
 //! - closed model and bursts: latency runs from the actual send to the response being read,
 //!   so what distorts it is the worker reading late. The pause probe measures exactly that: a
-//!   timer on each worker's own thread fires every 2.9 ms while requests are in flight, and how late the worker
+//!   timer on each worker's own thread fires every 1.7 ms while requests are in flight, and how late the worker
 //!   handles it is what a response arriving then would wait (jHiccup, inside the worker);
 //! - open model: latency runs from the intended start, responses are timed by the kernel, so
 //!   what distorts it is requests sent late. At each percentile that is latency minus

@@ -45,6 +45,22 @@ fn mid(i: &IntervalStats) -> f64 {
     i.t + i.length_s / 2.0
 }
 
+/// What one point of a time chart sums up, from the run's own slices: `each 1s slice`, and
+/// when some are shorter (cut where the warm-up ends, or where the run ends), that too.
+pub(crate) fn slice_words(r: &RunResult) -> String {
+    let nominal = r.intervals.iter().map(|i| i.length_s).fold(0.0, f64::max);
+    if nominal <= 0.0 {
+        return "each slice".to_string();
+    }
+    let length = crate::format::format_secs((nominal * 1000.0).round() / 1000.0);
+    let shorter = r.intervals.iter().any(|i| i.length_s < nominal - 1e-3);
+    if shorter {
+        format!("each {length} slice (drawn at its middle; the slices cut where the warm-up or the run ends are shorter)")
+    } else {
+        format!("each {length} slice (drawn at its middle)")
+    }
+}
+
 /// `(t, latency)` of each slice with requests, `f` picking the percentile.
 pub(crate) fn latency_points(r: &RunResult, f: fn(&IntervalLatency) -> f64) -> Vec<(f64, f64)> {
     r.intervals
@@ -133,7 +149,10 @@ pub fn latency_over_time(r: &RunResult, id: &str) -> Chart {
         Axis::time(run_end_s(r)),
         Axis::linear("latency", Unit::Millis),
     )
-    .describe("p50, p95 and p99 of each 1-second slice: a rising line means the target fell behind; spikes are stalls.")
+    .describe(format!(
+        "p50, p95 and p99 of {}: a rising line means the target fell behind; spikes are stalls.",
+        slice_words(r)
+    ))
     .series(Series::new("p50", SeriesKind::Line, 2, pts(|l| l.p50)))
     .series(Series::new("p95", SeriesKind::Line, 0, pts(|l| l.p95)))
     .series(Series::new("p99", SeriesKind::Line, 1, pts(|l| l.p99)));
@@ -330,6 +349,26 @@ mod tests {
             .iter()
             .find(|s| s.name == name)
             .unwrap_or_else(|| panic!("no series `{name}` in {}", c.id))
+    }
+
+    /// The caption says what a point is, from the run's own slices.
+    #[test]
+    fn the_latency_caption_names_the_slices_the_run_has() {
+        let r = open_run();
+        let c = latency_over_time(&r, "latency");
+        assert!(
+            c.description.contains("each 1s slice (drawn at its middle; the slices cut where the warm-up or the run ends are shorter)"),
+            "{}",
+            c.description
+        );
+        let mut whole = open_run();
+        whole.intervals.pop();
+        assert_eq!(slice_words(&whole), "each 1s slice (drawn at its middle)");
+        let mut fine = open_run();
+        for i in &mut fine.intervals {
+            i.length_s = 0.1;
+        }
+        assert_eq!(slice_words(&fine), "each 100ms slice (drawn at its middle)");
     }
 
     #[test]

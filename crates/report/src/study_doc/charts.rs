@@ -7,7 +7,7 @@ use crate::chart::{Axis, Chart, Series, SeriesKind, Unit};
 use crate::doc::{Block, Section};
 use crate::run_doc::{
     active_points, distribution_chart, failed_rate_points, latency_points, ok_rate_points,
-    percentile_curve, planned_series, run_end_s, warmup_band,
+    percentile_curve, planned_series, run_end_s, slice_words, warmup_band,
 };
 use loadlab_analysis::study::{StudyResult, VariantStats};
 use loadlab_metrics::result::{decode_histogram, PlannedLoad};
@@ -106,7 +106,7 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
         let time = || Axis::time(end);
         let warm = reps[0].2.warmup_s;
         let mut lat = Chart::new("latency-over-time", "Latency percentiles over time (median run of each variant)", time(), Axis::linear("latency", Unit::Millis))
-            .describe("p95 (solid) and p99 (dashed) of each 1-second slice, for the run whose p95 is the median of its variant.");
+            .describe(format!("p95 (solid) and p99 (dashed) of {}, for the run whose p95 is the median of its variant.", slice_words(reps[0].2)));
         let mut tput = Chart::new(
             "throughput-over-time",
             "Throughput and errors over time (median run of each variant)",

@@ -60,9 +60,9 @@ fn fmt_bytes_tick(v: f64) -> String {
     if a >= K * K * K {
         format!("{}GiB", trim(v / (K * K * K), 2))
     } else if a >= K * K {
-        format!("{}MiB", trim(v / (K * K), 1))
+        format!("{}MiB", trim(v / (K * K), 2))
     } else if a >= K {
-        format!("{}KiB", trim(v / K, 1))
+        format!("{}KiB", trim(v / K, 2))
     } else {
         format!("{}B", trim(v, 0))
     }
@@ -71,7 +71,7 @@ fn fmt_bytes_tick(v: f64) -> String {
 /// A value as shown in point tooltips.
 pub(super) fn fmt_value(unit: Unit, v: f64) -> String {
     match unit {
-        Unit::Millis => crate::format::format_ms(v),
+        Unit::Millis => crate::format::trim_zeros(&crate::format::format_ms(v)),
         Unit::Fraction => crate::format::format_fraction(v),
         Unit::PerSecond => crate::format::format_rate(v),
         Unit::Seconds => format!("{}s", trim(v, 2)),

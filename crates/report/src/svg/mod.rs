@@ -96,16 +96,22 @@ pub fn render_svg(chart: &Chart) -> String {
         escape(&c.title)
     );
     legend(&mut s, c);
-    // Bands under everything.
-    for b in &c.bands {
-        let (a, z) = (xm.px(b.from).max(x0), xm.px(b.to).min(x1));
-        if z > a {
-            let _ = write!(
-                s,
-                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#eef1f4\"/><text x=\"{}\" y=\"{}\" fill=\"#57606a\" font-size=\"10\">{}</text>",
-                f(a), f(y1), f(z - a), f(y0 - y1), f(a + 4.0), f(y1 + 12.0), escape(&b.label)
-            );
-        }
+    // Bands under everything; their labels over everything (stacked areas would hide them).
+    let bands: Vec<(f64, f64, &str)> = c
+        .bands
+        .iter()
+        .map(|b| (xm.px(b.from).max(x0), xm.px(b.to).min(x1), b.label.as_str()))
+        .filter(|(a, z, _)| z > a)
+        .collect();
+    for (a, z, _) in &bands {
+        let _ = write!(
+            s,
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#eef1f4\"/>",
+            f(*a),
+            f(y1),
+            f(z - a),
+            f(y0 - y1)
+        );
     }
     // Grid and ticks.
     for (v, label) in &ym.ticks {
@@ -186,6 +192,15 @@ pub fn render_svg(chart: &Chart) -> String {
         draw_series(&mut s, c, series, &xm, &ym, (y0, y1));
     }
     s.push_str("</g>");
+    for (a, _, label) in &bands {
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\" fill=\"#57606a\" font-size=\"10\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\" class=\"band-label\">{}</text>",
+            f(a + 4.0),
+            f(y1 + 12.0),
+            escape(label)
+        );
+    }
     for r in &c.rules {
         let color = level_color(r.level);
         match r.axis {
@@ -246,6 +261,33 @@ mod tests {
             Axis::linear("latency", Unit::Millis),
         );
         assert!(render_svg(&empty).contains("no data"));
+    }
+
+    /// The warm-up label is drawn after the data, so stacked CPU areas cannot cover it.
+    #[test]
+    fn band_labels_sit_above_filled_areas() {
+        let mut c = Chart::new(
+            "cpu",
+            "CPU",
+            Axis::time(10.0),
+            Axis::linear("cpu", Unit::Percent),
+        )
+        .series(Series::new(
+            "generator",
+            SeriesKind::Area,
+            0,
+            vec![(0.0, 90.0), (10.0, 90.0)],
+        ));
+        c.bands.push(crate::chart::Band {
+            from: 0.0,
+            to: 2.0,
+            label: "warm-up (excluded)".into(),
+        });
+        let svg = render_svg(&c);
+        let shading = svg.find("fill=\"#eef1f4\"").expect("band drawn");
+        let area = svg.find("<g clip-path").expect("data drawn");
+        let label = svg.find(">warm-up (excluded)<").expect("label drawn");
+        assert!(shading < area && area < label, "{svg}");
     }
 
     #[test]

@@ -125,17 +125,24 @@ pub(super) fn mapping(axis: &Axis, values: &[f64], px0: f64, px1: f64) -> Mappin
             if mx - mn < 1e-9 {
                 mx = mn + if mn.abs() > 0.0 { mn.abs() } else { 1.0 };
             }
-            let mut step = nice_step((mx - mn) / 5.0);
-            if axis.unit == Unit::Count {
-                step = whole_step(step);
-            }
+            let raw = (mx - mn) / 5.0;
+            let step = match axis.unit {
+                Unit::Count => whole_step(nice_step(raw)),
+                Unit::Bytes => nice_step(raw / bytes_unit(raw)) * bytes_unit(raw),
+                _ => nice_step(raw),
+            };
+            // Every tick of a bytes axis in one unit: `0.5MiB, 1MiB`, not `512KiB, 1MiB`.
+            let label = |v: f64| match axis.unit {
+                Unit::Bytes if v != 0.0 => bytes_in_unit(v, bytes_unit(raw)),
+                unit => fmt_tick(unit, v),
+            };
             let first = (mn / step).floor() * step;
             let last = (mx / step).ceil() * step;
             let n = ((last - first) / step).round() as i64;
             let ticks = (0..=n)
                 .map(|i| {
                     let v = first + i as f64 * step;
-                    (v, fmt_tick(axis.unit, v))
+                    (v, label(v))
                 })
                 .collect();
             // A fixed range is drawn as given (a run of 3.03 s ends at 3.03 s, not at 4 s);
@@ -181,6 +188,28 @@ pub(super) fn whole_step(step: f64) -> f64 {
     }
 }
 
+/// The binary unit a bytes axis is labelled in, from its raw tick step: ticks are nice in it
+/// (2 MiB, not 2,000,000 bytes read as `1.9MiB`), and a tenth of a unit or more counts in the
+/// larger one (0.5 MiB, not 500 KiB beside 1.5 MiB).
+pub(super) fn bytes_unit(raw_step: f64) -> f64 {
+    const K: f64 = 1024.0;
+    let mut unit = 1.0;
+    while raw_step >= unit * K / 10.0 && unit < K * K * K {
+        unit *= K;
+    }
+    unit
+}
+
+fn bytes_in_unit(v: f64, unit: f64) -> String {
+    let name = match unit as u64 {
+        1 => "B",
+        1024 => "KiB",
+        1_048_576 => "MiB",
+        _ => "GiB",
+    };
+    format!("{}{name}", trim(v / unit, 2))
+}
+
 pub(super) fn nice_step(raw: f64) -> f64 {
     if raw <= 0.0 || !raw.is_finite() {
         return 1.0;
@@ -199,4 +228,47 @@ pub(super) fn nice_step(raw: f64) -> f64 {
         10.0
     };
     f * mag
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::Axis;
+
+    fn tick_labels(unit: Unit, values: &[f64]) -> Vec<String> {
+        mapping(&Axis::linear("y", unit), values, 0.0, 100.0)
+            .ticks
+            .into_iter()
+            .map(|(_, label)| label)
+            .collect()
+    }
+
+    #[test]
+    fn byte_ticks_are_round_in_binary_units() {
+        const MIB: f64 = 1024.0 * 1024.0;
+        assert_eq!(
+            tick_labels(Unit::Bytes, &[0.0, 5.6 * MIB]),
+            ["0", "2MiB", "4MiB", "6MiB"]
+        );
+        assert_eq!(
+            tick_labels(Unit::Bytes, &[0.0, 9.5 * MIB]),
+            ["0", "2MiB", "4MiB", "6MiB", "8MiB", "10MiB"]
+        );
+        assert_eq!(
+            tick_labels(Unit::Bytes, &[0.0, 2.2 * MIB]),
+            ["0", "0.5MiB", "1MiB", "1.5MiB", "2MiB", "2.5MiB"]
+        );
+        assert_eq!(
+            tick_labels(Unit::Bytes, &[0.0, 900.0 * 1024.0]),
+            ["0", "0.2MiB", "0.4MiB", "0.6MiB", "0.8MiB", "1MiB"]
+        );
+        assert_eq!(
+            tick_labels(Unit::Bytes, &[0.0, 1.2 * MIB]),
+            ["0", "0.25MiB", "0.5MiB", "0.75MiB", "1MiB", "1.25MiB"]
+        );
+        assert_eq!(
+            tick_labels(Unit::Bytes, &[0.0, 50.0 * 1024.0]),
+            ["0", "10KiB", "20KiB", "30KiB", "40KiB", "50KiB"]
+        );
+    }
 }
