@@ -291,6 +291,7 @@ impl SamplerState {
             let monitored = self.processes.sample(table, listeners, &mut self.collect);
             if let Some(host) = &self.host {
                 host.generator(table, &mut self.collect);
+                host.processes_cpu(table, &mut self.collect);
                 top_processes = host.top_others(table, &monitored);
             }
         }

@@ -71,6 +71,18 @@ pub(crate) fn resources(
         let get = |name: &str| part.get(name).filter(|s| s.samples > 0);
         if let Some(h) = get("host.cpu_percent") {
             let mut text = format!("cpu {} busy", mean_max_words("host.cpu_percent", h));
+            // /proc/stat samples busy CPUs at the tick; the processes' exact counters say
+            // more when work came in short bursts (docs/monitoring.md).
+            if let Some(load) = part
+                .host_load
+                .as_ref()
+                .filter(|l| l.host_cpu_percent > h.mean + 0.5)
+            {
+                text.push_str(&format!(
+                    " by /proc/stat, {:.1}% by the processes' own counters",
+                    load.host_cpu_percent
+                ));
+            }
             if let Some(p) = get("host.pressure.cpu_some_percent") {
                 text.push_str(&format!(", waiting for a cpu {:.0}% of the time", p.mean));
             }

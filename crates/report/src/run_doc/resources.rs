@@ -132,11 +132,13 @@ fn host_cpu_chart(res: &Resources, warmup_s: f64, id: &str) -> Option<Chart> {
             .filter_map(|n| i.values.get(&format!("processes.{n}.cpu_percent")))
             .sum::<f64>()
             / cpus;
+        // The processes' own exact counters when the tick-sampled busy share reads less.
+        let processes = i.values.get("host.processes_cpu_percent").unwrap_or(&0.0) / cpus;
         // Flat over each sample (its shares are averages over it).
         for x in [t, i.t] {
             gen.push((x, g.min(100.0)));
             mon.push((x, (g + m).min(100.0)));
-            all.push((x, host.max(g + m).min(100.0)));
+            all.push((x, host.max(g + m).max(processes).min(100.0)));
         }
     }
     if all.is_empty() {

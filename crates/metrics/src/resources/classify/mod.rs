@@ -188,10 +188,10 @@ fn host_contention(s: &[Sample], g: &GeneratorFacts, t: &Thresholds) -> Option<H
 /// Who used the host's CPU over `samples` (means), and the steal on `generator_cpus` (all
 /// cores when empty). `None` without host readings.
 pub fn host_load(s: &[Sample], generator_cpus: &[u32]) -> Option<HostLoad> {
-    let busy = mean(s.iter().filter_map(|x| x.get("host.cpu_percent")))?;
     let cpus = mean(s.iter().filter_map(|x| x.get("host.cpu_count")))
         .unwrap_or(1.0)
         .max(1.0);
+    let busy = busy_percent(s, cpus)?;
     let generator =
         mean(s.iter().filter_map(|x| x.get("generator.cpu_percent"))).unwrap_or(0.0) / cpus;
     let steal = if generator_cpus.is_empty() {
@@ -211,6 +211,15 @@ pub fn host_load(s: &[Sample], generator_cpus: &[u32]) -> Option<HostLoad> {
         steal_on_generator_cores: steal,
         top_others: super::tree::mean_top_processes(s.iter()),
     })
+}
+
+/// The busy share of all CPUs: `/proc/stat`'s, or what the processes' own exact counters add
+/// up to when that is more (the tick-sampled share misses short bursts of work).
+fn busy_percent(s: &[Sample], cpus: f64) -> Option<f64> {
+    let stat = mean(s.iter().filter_map(|x| x.get("host.cpu_percent")))?;
+    let processes = mean(s.iter().filter_map(|x| x.get("host.processes_cpu_percent")))
+        .map_or(0.0, |p| p / cpus);
+    Some(stat.max(processes).min(100.0))
 }
 
 fn cpu_bound(s: &[Sample], t: &Thresholds) -> Vec<CpuBound> {

@@ -336,3 +336,33 @@ fn an_in_process_target_is_not_counted_twice() {
     assert!(h.monitored.is_empty());
     assert_eq!(h.other_percent_of_host, 39.0);
 }
+
+/// /proc/stat's tick-sampled busy share missed a target working in short bursts; the
+/// processes' exact counters are what the shares are taken from then.
+#[test]
+fn who_used_the_host_counts_work_the_tick_sampled_busy_share_missed() {
+    let s = repeat(
+        3,
+        &[
+            ("host.cpu_percent", 3.0),
+            ("host.cpu_count", 2.0),
+            ("generator.cpu_percent", 10.0),
+            ("host.processes_cpu_percent", 18.0),
+        ],
+    );
+    let load = host_load(&s, &[]).unwrap();
+    assert!((load.host_cpu_percent - 9.0).abs() < 1e-9, "{load:?}");
+    assert!((load.generator_percent_of_host - 5.0).abs() < 1e-9);
+    assert!((load.other_percent_of_host - 4.0).abs() < 1e-9, "{load:?}");
+    // Without the counters (older records), /proc/stat's share as before.
+    let old = repeat(
+        3,
+        &[
+            ("host.cpu_percent", 30.0),
+            ("host.cpu_count", 2.0),
+            ("generator.cpu_percent", 10.0),
+        ],
+    );
+    let load = host_load(&old, &[]).unwrap();
+    assert!((load.other_percent_of_host - 25.0).abs() < 1e-9, "{load:?}");
+}
