@@ -124,8 +124,13 @@ fn run(args: &[&str]) -> Value {
     assert_eq!(
         out.status.code(),
         Some(0),
-        "loadlab {args:?}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        "loadlab {args:?}\n{}\nvalidity: {}",
+        String::from_utf8_lossy(&out.stderr),
+        std::fs::read_to_string(&json)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .map(|v| v["validity"].to_string())
+            .unwrap_or_default()
     );
     serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
 }
@@ -168,7 +173,12 @@ fn h2c_and_tls_alpn_against_nginx_agree_with_its_count() {
             "h2c",
         ),
         (
-            vec![tls.clone(), "--insecure".into(), "--vus".into(), "4".into()],
+            vec![
+                tls.clone(),
+                "--insecure".into(),
+                "--rate".into(),
+                "300/s".into(),
+            ],
             "h2",
         ),
     ];
@@ -209,8 +219,8 @@ fn the_built_in_target_speaks_h2c_and_alpn() {
         "--url",
         &format!("{}/api/ping", plain.url),
         "--http2",
-        "--vus",
-        "2",
+        "--rate",
+        "300/s",
         "--duration",
         "1s",
     ]);
@@ -219,8 +229,8 @@ fn the_built_in_target_speaks_h2c_and_alpn() {
     let r = run(&[
         "--url",
         &format!("{}/api/ping", plain.url),
-        "--vus",
-        "2",
+        "--rate",
+        "300/s",
         "--duration",
         "1s",
     ]);
@@ -231,8 +241,8 @@ fn the_built_in_target_speaks_h2c_and_alpn() {
         "--url",
         &format!("{}/api/ping", tls.url),
         "--insecure",
-        "--vus",
-        "2",
+        "--rate",
+        "300/s",
         "--duration",
         "1s",
     ]);

@@ -91,7 +91,7 @@ pub fn load_info(plan: &Plan, segment: Segment) -> LoadInfo {
     let load = &plan.load;
     let fraction = segment.fraction();
     let mut info = LoadInfo {
-        model: load.model_name().into(),
+        model: load.model(),
         planned_duration_s: plan.duration().as_secs_f64(),
         planned: plan.planned_points().map(|(vus, points)| PlannedLoad {
             vus,

@@ -16,6 +16,7 @@ mod environment;
 mod error_kind;
 mod exemplar;
 mod histogram;
+mod load_model;
 pub mod metric_id;
 mod outcome;
 mod phases;
@@ -34,6 +35,7 @@ pub use environment::Environment;
 pub use error_kind::ErrorKind;
 pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use histogram::{new_histogram, record_us, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
+pub use load_model::LoadModel;
 pub use metric_id::{
     thin_percentile, GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity,
     Scope, MIN_SAMPLES_BEYOND,

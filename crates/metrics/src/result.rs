@@ -204,7 +204,7 @@ pub struct PlannedLoad {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct LoadInfo {
-    pub model: String,
+    pub model: crate::LoadModel,
     pub planned_duration_s: f64,
     pub max_vus: Option<u32>,
     pub peak_rate: Option<f64>,

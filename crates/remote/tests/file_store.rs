@@ -23,7 +23,7 @@ fn meta(segment: SegmentId) -> RecordMeta {
         start_unix_s: 1_800_000_000.25,
         warmup_s: 0.0,
         load: LoadInfo {
-            model: "open".into(),
+            model: loadlab_metrics::LoadModel::Open,
             planned_duration_s: 6.0,
             ..LoadInfo::default()
         },

@@ -5,6 +5,7 @@ use crate::format::{
 };
 use crate::Style;
 use loadlab_metrics::result::{LatencySummary, RunResult};
+use loadlab_metrics::LoadModel;
 use std::io::{self, Write};
 
 /// Width of the dotted label column (`latency ...........: `).
@@ -57,21 +58,20 @@ fn kv(out: &mut dyn Write, name: &str, value: &str) -> io::Result<()> {
 
 fn header(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
     let load = &r.load;
-    let model = match load.model.as_str() {
-        "closed" => match load.max_vus {
+    let model = match load.model {
+        LoadModel::Closed => match load.max_vus {
             Some(1) => "closed model (1 VU)".to_string(),
             Some(vus) => format!("closed model ({vus} VUs)"),
             None => "closed model".to_string(),
         },
-        "open" => match load.peak_rate {
+        LoadModel::Open => match load.peak_rate {
             Some(rate) => format!("open model (peak {})", format_rate(rate)),
             None => "open model".to_string(),
         },
-        "burst" => match load.count {
+        LoadModel::Burst => match load.count {
             Some(n) => format!("burst model ({n} requests)"),
             None => "burst model".to_string(),
         },
-        other => format!("{other} model"),
     };
     let mut parts = vec![
         style.bold(&r.name),
@@ -129,9 +129,9 @@ fn checked_words(r: &RunResult) -> String {
         "generator CPU {:.0}% of its cores (limit 90%)",
         g.cpu_percent
     )];
-    match (&g.pauses_ms, r.load.model.as_str()) {
+    match (&g.pauses_ms, r.load.model) {
         (Some(p), _) => checked.push(format!("its timing (pause probe p99 {})", format_ms(p.p99))),
-        (None, "open") => checked.push(format!(
+        (None, LoadModel::Open) => checked.push(format!(
             "arrivals sent on time (scheduler lag p99 {})",
             format_ms(g.scheduler_lag_ms_p99)
         )),
@@ -219,11 +219,11 @@ fn latency(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
     kv(out, "latency", &latency_line(&r.latency_ms))?;
     // In the closed model latency is measured from the send, so service time says the same:
     // shown only where it differs (the open model and bursts, measured from the intended time).
-    if r.load.model != "closed" {
+    if r.load.model != LoadModel::Closed {
         kv(out, "service time", &latency_line(&r.service_time_ms))?;
     }
-    match r.load.model.as_str() {
-        "open" | "burst" => kv(
+    match r.load.model {
+        LoadModel::Open | LoadModel::Burst => kv(
             out,
             "open model",
             &format!(
@@ -244,7 +244,7 @@ fn latency(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
                     ))
             ),
         ),
-        "closed" => kv(
+        LoadModel::Closed => kv(
             out,
             "closed model",
             &style.dim(
@@ -252,7 +252,6 @@ fn latency(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
                  (VUs wait instead of arriving)",
             ),
         ),
-        _ => Ok(()),
     }
 }
 
@@ -445,7 +444,7 @@ fn count_and_latency_cells(requests: u64, failed: u64, latency: &LatencySummary)
 }
 
 fn groups(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
-    if r.groups.is_empty() {
+    if r.groups.is_empty() || crate::run_doc::each_group_is_one_step(r) {
         return Ok(());
     }
     let mut columns = vec![("group", Align::Left)];

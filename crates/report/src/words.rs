@@ -3,16 +3,16 @@
 
 use crate::format::{format_fraction, format_ms, format_rate, format_secs, Unit};
 use loadlab_metrics::result::{LoadInfo, RunResult, ThresholdResult};
-use loadlab_metrics::Environment;
+use loadlab_metrics::{Environment, LoadModel};
 
 /// `open model, peak 300.0/s, at most 1000 in flight`.
 pub fn load_words(l: &LoadInfo) -> String {
-    match l.model.as_str() {
-        "closed" => match l.max_vus {
+    match l.model {
+        LoadModel::Closed => match l.max_vus {
             Some(v) => format!("closed model: up to {v} virtual users looping their flow"),
             None => "closed model".to_string(),
         },
-        "open" => {
+        LoadModel::Open => {
             let mut s = match l.peak_rate {
                 Some(r) => format!("open model: arrivals at up to {}", format_rate(r)),
                 None => "open model".to_string(),
@@ -25,11 +25,10 @@ pub fn load_words(l: &LoadInfo) -> String {
             }
             s
         }
-        "burst" => match l.count {
+        LoadModel::Burst => match l.count {
             Some(n) => format!("burst: {n} requests released at once"),
             None => "burst".to_string(),
         },
-        other => format!("{other} model"),
     }
 }
 

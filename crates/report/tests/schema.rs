@@ -249,7 +249,7 @@ fn recorder_built_result_validates() {
         start_unix_s: 1_795_305_600.0,
         warmup_s: 0.0,
         load: LoadInfo {
-            model: "open".into(),
+            model: loadlab_metrics::LoadModel::Open,
             planned_duration_s: 35.0,
             peak_rate: Some(50.0),
             planned_arrivals: Some(1_750.0),

@@ -153,6 +153,13 @@ fn step_and_group_tables() {
         .position(|l| l.starts_with("  errors ."))
         .unwrap();
     assert!(errors_line < head && head < group_head && group_head < threshold_line);
+
+    // Groups of one step each: the group table would repeat the step table, and is left out.
+    let mut one_each = common::sample();
+    one_each.steps.remove(1);
+    let text = render(&one_each, Style::PLAIN);
+    assert!(text.contains("  step "), "{text}");
+    assert!(!text.lines().any(|l| l.starts_with("  group ")), "{text}");
 }
 
 #[test]
@@ -236,7 +243,7 @@ fn open_invalid_interrupted_saturated() {
 #[test]
 fn burst_counts_as_open_and_empty_runs_say_no_data() {
     let mut r = common::sample();
-    r.load.model = "burst".to_string();
+    r.load.model = loadlab_metrics::LoadModel::Burst;
     r.load.count = Some(1000);
     r.requests = Default::default();
     r.latency_ms = Default::default();

@@ -360,11 +360,11 @@ pub enum Load {
 }
 
 impl Load {
-    pub fn model_name(&self) -> &'static str {
+    pub fn model(&self) -> loadlab_metrics::LoadModel {
         match self {
-            Load::Closed(_) => "closed",
-            Load::Open(_) => "open",
-            Load::Burst(_) => "burst",
+            Load::Closed(_) => loadlab_metrics::LoadModel::Closed,
+            Load::Open(_) => loadlab_metrics::LoadModel::Open,
+            Load::Burst(_) => loadlab_metrics::LoadModel::Burst,
         }
     }
 }

@@ -18,7 +18,7 @@ fn meta() -> RecordMeta {
         start_unix_s: 1.8e9,
         warmup_s: 0.0,
         load: LoadInfo {
-            model: "open".into(),
+            model: loadlab_metrics::LoadModel::Open,
             peak_rate: Some(500.0),
             ..LoadInfo::default()
         },

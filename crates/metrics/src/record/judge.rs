@@ -250,7 +250,7 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
 /// against offered, arrivals delayed or dropped at `max_in_flight`, in-flight and latency
 /// growth through the steady window, and whether the latency is queueing or service.
 pub(super) fn overload(meta: &RecordMeta, e: &LoadEvidence<'_>) -> Option<TargetVerdict> {
-    if meta.load.model != "open" {
+    if meta.load.model != crate::LoadModel::Open {
         return None;
     }
     let plan_end = meta.load.planned_duration_s;

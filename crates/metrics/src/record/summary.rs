@@ -328,7 +328,8 @@ impl Summarizer {
             latency_ms: summary_of(&all.latency),
             service_time_ms: summary_of(&all.service),
             phases_ms: all.phases.summary(),
-            vus_max: (meta.load.model == "closed" && self.vus_max > 0).then_some(self.vus_max),
+            vus_max: (meta.load.model == crate::LoadModel::Closed && self.vus_max > 0)
+                .then_some(self.vus_max),
             lag_ms: all.lag.get().map(LagSummary::of).unwrap_or_default(),
             server_latency_ms: all.server.get().map(LatencySummary::of),
             errors: error_map(&all.errors),
@@ -512,7 +513,7 @@ impl Summarizer {
         meta: &RecordMeta,
         service: &'a LazyHistogram,
     ) -> Vec<GeneratorEvidence<'a>> {
-        if meta.load.model != "open" {
+        if meta.load.model != crate::LoadModel::Open {
             return self
                 .pauses
                 .get()

@@ -15,7 +15,7 @@ fn meta(steps: usize, segment: Option<SegmentId>, start: f64) -> RecordMeta {
         start_unix_s: start,
         warmup_s: 1.0,
         load: LoadInfo {
-            model: "open".into(),
+            model: crate::LoadModel::Open,
             planned_duration_s: 4.0,
             planned_arrivals: Some(1000.0),
             ..LoadInfo::default()
@@ -422,7 +422,7 @@ fn records_written_before_the_phases_still_read() {
 #[test]
 fn vus_max_is_the_peak_of_the_closed_model() {
     let mut m = meta(1, None, 1e9);
-    m.load.model = "closed".into();
+    m.load.model = crate::LoadModel::Closed;
     let mut s = Summarizer::new(1);
     for (k, (active, peak)) in [(2, 2), (5, 9), (4, 5), (0, 4)].into_iter().enumerate() {
         let mut d = IntervalDelta::new(1);
@@ -431,7 +431,7 @@ fn vus_max_is_the_peak_of_the_closed_model() {
         s.add(&interval(k as u32, d));
     }
     assert_eq!(s.finish(&m, None).vus_max, Some(9));
-    m.load.model = "open".into();
+    m.load.model = crate::LoadModel::Open;
     assert_eq!(s.finish(&m, None).vus_max, None, "closed model only");
 }
 

@@ -76,7 +76,7 @@ pub(crate) fn latency_points(r: &RunResult, f: fn(&IntervalLatency) -> f64) -> V
 /// very short tail after the last whole second, and the drain after an open model's
 /// arrivals stopped, are left out: they would read as throughput falling to zero.
 fn rate_slices(r: &RunResult) -> impl Iterator<Item = &IntervalStats> {
-    let open = r.load.model == "open";
+    let open = r.load.model == loadlab_metrics::LoadModel::Open;
     let plan_end = r.load.planned_duration_s;
     r.intervals.iter().filter(move |i| {
         i.length_s >= MIN_RATE_SLICE_S && !(open && plan_end > 0.0 && i.t >= plan_end - 1e-6)
@@ -197,7 +197,7 @@ pub fn throughput_over_time(r: &RunResult, plan: Option<&PlannedLoad>, id: &str)
 }
 
 pub fn active_over_time(r: &RunResult, plan: Option<&PlannedLoad>, id: &str) -> Chart {
-    let closed = r.load.model == "closed";
+    let closed = r.load.model == loadlab_metrics::LoadModel::Closed;
     let what = if closed {
         "active VUs"
     } else {
@@ -322,7 +322,7 @@ mod tests {
             warmup_s: 1.0,
             duration_s: 3.0,
             load: LoadInfo {
-                model: "open".into(),
+                model: loadlab_metrics::LoadModel::Open,
                 planned_duration_s: 4.0,
                 planned: Some(PlannedLoad {
                     vus: false,
@@ -407,7 +407,7 @@ mod tests {
         );
         // A closed run that ended when its iterations were done: a 50 ms tail is too short.
         let mut r = open_run();
-        r.load.model = "closed".into();
+        r.load.model = loadlab_metrics::LoadModel::Closed;
         r.load.planned_duration_s = 600.0;
         r.intervals[4] = slice(4.0, 0.05, 1, 0);
         assert_eq!(ok_rate_points(&r).len(), 4);
@@ -453,7 +453,7 @@ mod tests {
         assert!(!bare.description.contains("dashed"));
         // The closed model's planned VUs go with the active VUs.
         let mut r = open_run();
-        r.load.model = "closed".into();
+        r.load.model = loadlab_metrics::LoadModel::Closed;
         let plan = PlannedLoad {
             vus: true,
             points: vec![(0.0, 0.0), (2.0, 10.0), (4.0, 10.0)],

@@ -8,12 +8,12 @@ use crate::words::*;
 use loadlab_metrics::result::RunResult;
 
 /// What a report says about measurement method, shared by run and study reports.
-pub fn measurement_methods(model: &str) -> Vec<String> {
+pub fn measurement_methods(model: loadlab_metrics::LoadModel) -> Vec<String> {
     let mut m = vec![
         "Latency is recorded into HDR histograms (1 µs – 1 h, 3 significant digits), one per worker thread, merged exactly; percentiles come from the merged histogram, never from averaged percentiles.".to_string(),
         "Requests completed during the warm-up are recorded but excluded from every statistic and threshold.".to_string(),
     ];
-    if model == "open" {
+    if model == loadlab_metrics::LoadModel::Open {
         m.push("Open model: latency is measured from each request's *intended* send time (no coordinated omission); the service time is measured from the actual send, and the difference (send lag) is reported separately.".to_string());
     } else {
         m.push(
@@ -61,7 +61,7 @@ pub(super) fn method(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
         s.push(Block::chart(c));
     }
     s.push(Block::Heading("Measurement".to_string()));
-    s.push(Block::List(measurement_methods(&r.load.model)));
+    s.push(Block::List(measurement_methods(r.load.model)));
     s
 }
 

@@ -66,7 +66,7 @@ pub(super) fn results(r: &RunResult) -> Section {
             String::new()
         }
     ));
-    if r.load.model == "open" {
+    if r.load.model == loadlab_metrics::LoadModel::Open {
         t.row(cells![
             "send lag",
             "",
@@ -107,7 +107,7 @@ pub(super) fn results(r: &RunResult) -> Section {
     if let Some(max) = r.vus_max {
         counts.row(cells!["VUs max (most active at once)", max.to_string()]);
     }
-    if r.load.model == "open" {
+    if r.load.model == loadlab_metrics::LoadModel::Open {
         counts.row(cells!["arrivals dropped", r.iterations.dropped.to_string()]);
         counts.row(cells![
             "arrivals delayed by max_in_flight",
@@ -124,14 +124,7 @@ pub(super) fn results(r: &RunResult) -> Section {
         }
         s.push(Block::Table(t));
     }
-    // A group of one step is that step: its row would repeat the per-step table's.
-    let one_step_each = r.groups.iter().all(|g| {
-        r.steps
-            .iter()
-            .filter(|s| s.group.as_deref() == Some(&g.name))
-            .count()
-            == 1
-    });
+    let one_step_each = each_group_is_one_step(r);
     if !r.groups.is_empty() && !one_step_each {
         s.push(Block::Heading("Per group".to_string()));
         let mut t = Table::new(&[
@@ -219,6 +212,18 @@ pub(super) fn errors(r: &RunResult) -> Section {
     )));
     s.push(Block::Table(errors_table(r)));
     s
+}
+
+/// A group of one step is that step: a per-group table would repeat the per-step one (the
+/// terminal and the reports leave it out alike).
+pub(crate) fn each_group_is_one_step(r: &RunResult) -> bool {
+    r.groups.iter().all(|g| {
+        r.steps
+            .iter()
+            .filter(|s| s.group.as_deref() == Some(&g.name))
+            .count()
+            == 1
+    })
 }
 
 pub(super) fn thresholds(r: &RunResult) -> Section {

@@ -46,7 +46,7 @@ fn key_table(r: &RunResult) -> Table {
     ] {
         t.row(cells![name, format_ms(v)]);
     }
-    if r.load.model == "open" {
+    if r.load.model == loadlab_metrics::LoadModel::Open {
         t.row(cells!["Send lag p99", format_ms(r.lag_ms.p99)]);
     }
     t

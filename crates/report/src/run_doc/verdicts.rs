@@ -141,7 +141,7 @@ pub fn run_verdicts(r: &RunResult) -> Vec<Verdict> {
 /// Honest caveats about how the numbers were measured.
 pub fn caveats(r: &RunResult) -> Vec<Verdict> {
     let mut v = Vec::new();
-    if r.load.model == "closed" {
+    if r.load.model == loadlab_metrics::LoadModel::Closed {
         v.push(Verdict::new(
             Level::Info,
             "Closed model: each virtual user waits for its response before sending again, so under overload the measured latency understates what arriving users would see; an open model measures latency at a given arrival rate.",

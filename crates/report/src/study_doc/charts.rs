@@ -114,7 +114,7 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
             Axis::linear("requests/s", Unit::PerSecond),
         )
         .describe("Completed requests per second of each slice, over its real length (solid), and failed requests per second (dashed).");
-        let closed = reps[0].2.load.model == "closed";
+        let closed = reps[0].2.load.model == loadlab_metrics::LoadModel::Closed;
         // The plan is drawn once when every variant has the same, else once per variant.
         let plans: Vec<(usize, &str, &PlannedLoad)> = reps
             .iter()

@@ -124,10 +124,7 @@ pub(super) fn study_method(
     sec.push(Block::List(methods));
     sec.push(Block::Heading("Measurement".into()));
     sec.push(Block::List(measurement_methods(
-        every
-            .first()
-            .map(|r| r.load.model.as_str())
-            .unwrap_or("closed"),
+        every.first().map(|r| r.load.model).unwrap_or_default(),
     )));
     sec
 }

@@ -85,7 +85,7 @@ pub fn sample() -> RunResult {
         duration_s: 60.0,
         warmup_s: 10.0,
         load: LoadInfo {
-            model: "closed".to_string(),
+            model: loadlab_metrics::LoadModel::Closed,
             planned_duration_s: 70.0,
             max_vus: Some(50),
             peak_rate: None,
@@ -259,7 +259,7 @@ pub fn sample() -> RunResult {
 pub fn sample_open_invalid() -> RunResult {
     let mut r = sample();
     r.load = LoadInfo {
-        model: "open".to_string(),
+        model: loadlab_metrics::LoadModel::Open,
         planned_duration_s: 70.0,
         max_vus: None,
         peak_rate: Some(200.0),

@@ -118,7 +118,7 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
         duration_s: duration,
         warmup_s: 4.0,
         load: LoadInfo {
-            model: "closed".into(),
+            model: loadlab_metrics::LoadModel::Closed,
             planned_duration_s: 24.0,
             max_vus: Some(vus),
             ..LoadInfo::default()
