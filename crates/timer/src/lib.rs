@@ -52,37 +52,8 @@ impl PreciseTimer {
                 tv_nsec: wait.subsec_nanos().max(1) as libc::c_long,
             },
         };
-        // SAFETY: valid descriptor and a fully initialised itimerspec.
-        if unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) } < 0
-        {
-            return Err(io::Error::last_os_error());
-        }
-        loop {
-            let mut guard = self.fd.readable().await?;
-            let mut expirations = [0u8; 8];
-            let read = guard.try_io(|inner| {
-                // SAFETY: reading 8 bytes into an 8-byte buffer from a valid descriptor.
-                let n =
-                    unsafe { libc::read(inner.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
-                if n < 0 {
-                    Err(io::Error::last_os_error())
-                } else {
-                    Ok(())
-                }
-            });
-            match read {
-                Ok(Ok(())) => {
-                    // The expiration is consumed: the descriptor is not readable until the
-                    // timer is armed and fires again. Without this the runtime keeps it marked
-                    // ready, and the next wait pays a read that only says "not yet".
-                    guard.clear_ready();
-                    return Ok(());
-                }
-                Ok(Err(e)) if e.kind() == io::ErrorKind::WouldBlock => continue,
-                Ok(Err(e)) => return Err(e),
-                Err(_would_block) => continue,
-            }
-        }
+        arm(&self.fd, &spec)?;
+        read_expirations(&self.fd).await.map(|_| ())
     }
 }
 
@@ -133,43 +104,54 @@ impl PeriodicTimer {
     }
 
     fn settime(&self, spec: &libc::itimerspec) -> io::Result<()> {
-        // SAFETY: valid descriptor and a fully initialised itimerspec.
-        if unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, spec, std::ptr::null_mut()) } < 0
-        {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        arm(&self.fd, spec)
     }
 
     /// Waits for the next tick; returns how late the latest expiration was handled and how
     /// many expirations passed since the last call (more than one: the thread did not run
     /// for that many periods).
     pub async fn tick(&mut self) -> io::Result<(std::time::Duration, u64)> {
-        loop {
-            let mut guard = self.fd.readable().await?;
-            let mut expirations = [0u8; 8];
-            let read = guard.try_io(|inner| {
-                // SAFETY: reading 8 bytes into an 8-byte buffer from a valid descriptor.
-                let n =
-                    unsafe { libc::read(inner.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
-                if n < 0 {
-                    Err(io::Error::last_os_error())
-                } else {
-                    Ok(())
-                }
-            });
-            match read {
-                Ok(Ok(())) => {
-                    guard.clear_ready();
-                    let n = u64::from_ne_bytes(expirations).max(1);
-                    self.due += self.period * n as u32;
-                    let late = Instant::now().saturating_duration_since(self.due);
-                    return Ok((late, n));
-                }
-                Ok(Err(e)) if e.kind() == io::ErrorKind::WouldBlock => continue,
-                Ok(Err(e)) => return Err(e),
-                Err(_would_block) => continue,
+        let n = read_expirations(&self.fd).await?.max(1);
+        self.due += self.period * n as u32;
+        let late = Instant::now().saturating_duration_since(self.due);
+        Ok((late, n))
+    }
+}
+
+/// Arms (or, with an all-zero `spec`, disarms) the timer.
+fn arm(fd: &AsyncFd<OwnedFd>, spec: &libc::itimerspec) -> io::Result<()> {
+    // SAFETY: valid descriptor and a fully initialised itimerspec.
+    if unsafe { libc::timerfd_settime(fd.as_raw_fd(), 0, spec, std::ptr::null_mut()) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Waits until the timer has fired and consumes its expirations: how many there were.
+async fn read_expirations(fd: &AsyncFd<OwnedFd>) -> io::Result<u64> {
+    loop {
+        let mut guard = fd.readable().await?;
+        let mut expirations = [0u8; 8];
+        let read = guard.try_io(|inner| {
+            // SAFETY: reading 8 bytes into an 8-byte buffer from a valid descriptor.
+            let n = unsafe { libc::read(inner.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
+            if n < 0 {
+                Err(io::Error::last_os_error())
+            } else {
+                Ok(())
             }
+        });
+        match read {
+            Ok(Ok(())) => {
+                // The expirations are consumed: the descriptor is not readable until the
+                // timer fires again. Without this the runtime keeps it marked ready, and the
+                // next wait pays a read that only says "not yet".
+                guard.clear_ready();
+                return Ok(u64::from_ne_bytes(expirations));
+            }
+            Ok(Err(e)) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            Ok(Err(e)) => return Err(e),
+            Err(_would_block) => continue,
         }
     }
 }

@@ -94,19 +94,10 @@ impl HostContention {
             shares.join(", ")
         );
         if !self.top_others.is_empty() {
-            let named: Vec<String> = self
-                .top_others
-                .iter()
-                .map(|p| {
-                    let count = if p.processes > 1 {
-                        format!(" ×{}", p.processes)
-                    } else {
-                        String::new()
-                    };
-                    format!("{}{count} {:.0}% of a core", p.name, p.cpu_percent)
-                })
-                .collect();
-            text.push_str(&format!(" — busiest others: {}", named.join(", ")));
+            text.push_str(&format!(
+                " — busiest others: {}",
+                busiest_words(&self.top_others)
+            ));
         }
         text
     }
@@ -132,18 +123,7 @@ pub struct HostLoad {
 impl HostLoad {
     /// `rustc 85% of a core, cc1 ×3 40% of a core`.
     pub fn busiest_others(&self) -> String {
-        self.top_others
-            .iter()
-            .map(|p| {
-                let count = if p.processes > 1 {
-                    format!(" ×{}", p.processes)
-                } else {
-                    String::new()
-                };
-                format!("{}{count} {:.0}% of a core", p.name, p.cpu_percent)
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+        busiest_words(&self.top_others)
     }
 }
 
@@ -306,4 +286,19 @@ pub fn thousands(v: f64) -> String {
         out.push(c);
     }
     out
+}
+
+/// `rustc 85% of a core, cc1 ×3 40% of a core`.
+fn busiest_words(top: &[ProcessCpu]) -> String {
+    top.iter()
+        .map(|p| {
+            let count = if p.processes > 1 {
+                format!(" ×{}", p.processes)
+            } else {
+                String::new()
+            };
+            format!("{}{count} {:.0}% of a core", p.name, p.cpu_percent)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
