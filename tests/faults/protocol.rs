@@ -202,7 +202,7 @@ fn a_chunked_response_with_trailers_split_into_single_bytes_is_ok() {
 #[test]
 fn pipelined_garbage_is_never_read_as_the_next_response() {
     let server = Server::start(pipelined_garbage_handler);
-    let run = run_loadlab("pipelined", &server.url("/p"), &["--vus", "2"], "1s");
+    let run = run_loadlab("pipelined", &server.url("/p"), &["--rate", "200/s"], "1s");
     assert_eq!(run.code(), 0, "{}", run.describe());
     assert!(run.total() > 5, "{}", run.describe());
     assert_eq!(
