@@ -20,7 +20,7 @@ pub fn measurement_methods(model: loadlab_metrics::LoadModel) -> Vec<String> {
             "Closed model: latency is measured from the actual send of each request.".to_string(),
         );
     }
-    m.push("Generator health: the CPU time of the worker threads and the scheduler's lag are measured; CPU ≥ 90% of the cores used, or lag p99 above 10 ms, marks the run invalid.".to_string());
+    m.push("Generator health: what the generator went through is measured every interval — its workers' CPU time, a pause probe on their own threads (closed model), how late arrivals were sent (open model) and how long the workers waited for a CPU. A run is invalid when the generator's own delay is more than 10% of the latency at p50, p95 or p99 and at least 0.5 ms (1.5 ms for the probe), or its workers used 90% of their cores; a busy host alone never invalidates a run (docs/results.md, \"Is the measurement valid?\").".to_string());
     m
 }
 

@@ -68,7 +68,7 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
         verdicts.push(Verdict::new(
             Level::Pass,
             format!(
-                "All {} runs are valid measurements (the load generator was never saturated).",
+                "All {} runs are valid measurements (the load generator's own timing was never disturbed enough to change them).",
                 every.len()
             ),
         ));
