@@ -208,7 +208,11 @@ fn h2c_and_tls_alpn_against_nginx_agree_with_its_count() {
     let served = nginx.requests() - before - 1;
     assert_clean(&r, "h2");
     assert_eq!(n(&r, "/requests/total"), served);
-    assert_eq!(n(&r, "/origins/0/connections/h2"), 2);
+    // The second shared connection opens when a stream finds the first one busy: at 400/s
+    // against nginx that is most runs, not every one (the pool takes the least busy
+    // connection, the first on a tie). Never more than the two configured.
+    let opened = n(&r, "/origins/0/connections/h2");
+    assert!((1..=2).contains(&opened), "{opened} h2 connections opened");
 }
 
 #[test]
