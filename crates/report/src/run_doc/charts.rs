@@ -23,7 +23,7 @@ pub(crate) fn warmup_band(c: &mut Chart, warmup_s: f64) {
 /// Slices shorter than this carry no rate or percentile worth drawing: the run's tail after
 /// its last whole second, a couple of requests over a few milliseconds (drawn, the demo's
 /// latency line fell from 6 ms to 3 ms at its end: the p95 of 3 requests).
-const MIN_RATE_SLICE_S: f64 = 0.2;
+const MIN_DRAWN_SLICE_S: f64 = 0.2;
 
 /// The end of a run's time axis: the end of its last slice (its planned length when it has
 /// none). Every time chart of the run uses it, so they share one x range and ticks.
@@ -67,7 +67,7 @@ pub(crate) fn slice_words(r: &RunResult) -> String {
 pub(crate) fn latency_points(r: &RunResult, f: fn(&IntervalLatency) -> f64) -> Vec<(f64, f64)> {
     r.intervals
         .iter()
-        .filter(|i| i.requests > 0 && i.length_s >= MIN_RATE_SLICE_S)
+        .filter(|i| i.requests > 0 && i.length_s >= MIN_DRAWN_SLICE_S)
         .map(|i| (mid(i), f(&i.latency_ms)))
         .collect()
 }
@@ -79,7 +79,7 @@ fn rate_slices(r: &RunResult) -> impl Iterator<Item = &IntervalStats> {
     let open = r.load.model == loadlab_metrics::LoadModel::Open;
     let plan_end = r.load.planned_duration_s;
     r.intervals.iter().filter(move |i| {
-        i.length_s >= MIN_RATE_SLICE_S && !(open && plan_end > 0.0 && i.t >= plan_end - 1e-6)
+        i.length_s >= MIN_DRAWN_SLICE_S && !(open && plan_end > 0.0 && i.t >= plan_end - 1e-6)
     })
 }
 

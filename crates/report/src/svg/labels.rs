@@ -56,16 +56,22 @@ pub(super) fn fmt_tick(unit: Unit, v: f64) -> String {
 
 fn fmt_bytes_tick(v: f64) -> String {
     const K: f64 = 1024.0;
-    let a = v.abs();
-    if a >= K * K * K {
-        format!("{}GiB", trim(v / (K * K * K), 2))
-    } else if a >= K * K {
-        format!("{}MiB", trim(v / (K * K), 2))
-    } else if a >= K {
-        format!("{}KiB", trim(v / K, 2))
-    } else {
-        format!("{}B", trim(v, 0))
-    }
+    let unit = [K * K * K, K * K, K]
+        .into_iter()
+        .find(|u| v.abs() >= *u)
+        .unwrap_or(1.0);
+    bytes_in_unit(v, unit)
+}
+
+/// `v` bytes written in `unit` (1, 1024, 1024², 1024³): `1.5MiB`.
+pub(super) fn bytes_in_unit(v: f64, unit: f64) -> String {
+    let name = match unit as u64 {
+        1 => "B",
+        1024 => "KiB",
+        1_048_576 => "MiB",
+        _ => "GiB",
+    };
+    format!("{}{name}", trim(v / unit, 2))
 }
 
 /// A value as shown in point tooltips.

@@ -1,7 +1,7 @@
 //! Scales of a chart axis: linear, log, percentile and category values mapped to pixels,
 //! with "nice" tick positions.
 
-use super::labels::{fmt_tick, shorten, trim};
+use super::labels::{bytes_in_unit, fmt_tick, shorten, trim};
 use crate::chart::{Axis, Chart, RuleAxis, Scale, SeriesKind, Unit};
 
 /// Maps data values to pixels along one axis.
@@ -198,16 +198,6 @@ pub(super) fn bytes_unit(raw_step: f64) -> f64 {
         unit *= K;
     }
     unit
-}
-
-fn bytes_in_unit(v: f64, unit: f64) -> String {
-    let name = match unit as u64 {
-        1 => "B",
-        1024 => "KiB",
-        1_048_576 => "MiB",
-        _ => "GiB",
-    };
-    format!("{}{name}", trim(v / unit, 2))
 }
 
 pub(super) fn nice_step(raw: f64) -> f64 {
