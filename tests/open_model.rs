@@ -77,6 +77,25 @@ fn a_high_rate_is_delivered_within_one_percent_and_its_lag_recorded() {
     );
     // Latency counts from the intended time: never below the service time.
     assert!(run["latency_ms"]["p50"].as_f64() >= run["service_time_ms"]["p50"].as_f64());
+    // A run this short is recorded in 100 ms slices, so its charts still draw a curve; each
+    // slice holds enough requests to be its own window.
+    // (A last short one holds the drain after the arrivals stopped.)
+    let planned: Vec<&Value> = run["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["t"].as_f64().unwrap() < 0.999)
+        .collect();
+    assert_eq!(planned.len(), 10, "{:?}", run["intervals"]);
+    assert!(planned
+        .iter()
+        .all(|s| (s["length_s"].as_f64().unwrap() - 0.1).abs() < 0.002));
+    let windows = run["windows"].as_array().unwrap();
+    assert_eq!(
+        windows.len(),
+        run["intervals"].as_array().unwrap().len(),
+        "{windows:?}"
+    );
 }
 
 /// Responses read at the scheduler's next wake-up (sparse arrivals: up to 2 ms after they

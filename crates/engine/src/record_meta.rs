@@ -20,6 +20,8 @@ pub struct MetaInput<'a> {
     pub threads: usize,
     pub max_cpu_percent: f64,
     pub max_lag_ms: f64,
+    /// The length of the record's intervals.
+    pub slice: std::time::Duration,
 }
 
 pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
@@ -37,6 +39,7 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
             .map(|t| loadlab_scenario::redact_url(&t)),
         start_unix_s: m.start_unix_s,
         warmup_s: m.plan.warmup.as_secs_f64(),
+        slice_s: m.slice.as_secs_f64(),
         load: load_info(m.plan, segment),
         plan_hash: scenario.fingerprint(),
         scenario: scenario.describe(),

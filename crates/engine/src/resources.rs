@@ -29,15 +29,22 @@ pub struct MonitorFeed {
     buffer: VecDeque<Sample>,
     /// End (plan time) of the last sample received.
     last_end: Option<Duration>,
+    /// Samples that end this close after an interval's end still belong to it.
+    tolerance: Duration,
 }
 
-/// Samples that end this close after an interval's end still belong to it (timer jitter).
+/// Samples that end this close after an interval's end still belong to it (timer jitter),
+/// unless the intervals are so short that this would reach into the next one.
 const TOLERANCE: Duration = Duration::from_millis(150);
 
 impl MonitorFeed {
     /// Starts the monitor so that its samples end on `plan_start + k × interval`; `Err` is
-    /// the warning to print when it cannot start.
-    pub fn start(config: &MonitorConfig, plan_start: Instant) -> Result<MonitorFeed, String> {
+    /// the warning to print when it cannot start. `slice`: the record's interval length.
+    pub fn start(
+        config: &MonitorConfig,
+        plan_start: Instant,
+        slice: Duration,
+    ) -> Result<MonitorFeed, String> {
         let handle = Monitor::start_aligned(config, Some(plan_start))
             .map_err(|e| format!("resources are not monitored in this run: {e}"))?;
         let offset = plan_start.saturating_duration_since(handle.started());
@@ -47,6 +54,7 @@ impl MonitorFeed {
             interval: config.interval,
             buffer: VecDeque::new(),
             last_end: None,
+            tolerance: TOLERANCE.min(slice * 2 / 5),
         })
     }
 
@@ -70,7 +78,7 @@ impl MonitorFeed {
     fn take_until(&mut self, end: Duration) -> Vec<RecordedSample> {
         let mut out = Vec::new();
         while let Some(s) = self.buffer.front() {
-            if Duration::from_millis(s.elapsed_ms) > end + TOLERANCE {
+            if Duration::from_millis(s.elapsed_ms) > end + self.tolerance {
                 break;
             }
             let sample = self.buffer.pop_front().expect("peeked");
@@ -94,9 +102,9 @@ impl ResourceFeed for MonitorFeed {
         }
         // A sample is due by `end` when the next boundary is no later than it.
         let next_due = self.last_end.map_or(self.interval, |t| t + self.interval);
-        if next_due <= end + TOLERANCE {
+        if next_due <= end + self.tolerance {
             let deadline = Instant::now() + wait;
-            while self.last_end.is_none_or(|t| t + TOLERANCE < end) {
+            while self.last_end.is_none_or(|t| t + self.tolerance < end) {
                 let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
                     break;

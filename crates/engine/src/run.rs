@@ -150,7 +150,8 @@ pub fn run(
     let start_wall = SystemTime::now() + lead;
     let end = start + plan.duration();
     let grace = scenario.defaults.timeout.min(Duration::from_secs(30)) + Duration::from_millis(100);
-    let clock = IntervalClock::new(plan.warmup.min(plan.duration()));
+    let slice = loadlab_metrics::record::slice_for(plan.duration());
+    let clock = IntervalClock::new(plan.warmup.min(plan.duration()), slice);
     let meta = record_meta(MetaInput {
         scenario,
         prepared: &prepared,
@@ -161,13 +162,14 @@ pub fn run(
         threads,
         max_cpu_percent: options.max_cpu_percent,
         max_lag_ms: options.max_lag.as_secs_f64() * 1e3,
+        slice,
     });
 
     let mut warnings = Vec::new();
     let feed: Option<Box<dyn ResourceFeed>> = if scenario.monitor.is_empty() {
         None
     } else {
-        match MonitorFeed::start(&scenario.monitor, start) {
+        match MonitorFeed::start(&scenario.monitor, start, slice) {
             Ok(feed) => Some(Box::new(feed)),
             Err(why) => {
                 warnings.push(why);

@@ -79,6 +79,11 @@ pub struct RunResult {
     pub thresholds: Vec<ThresholdResult>,
     pub generator: Generator,
     pub intervals: Vec<IntervalStats>,
+    /// Latency and throughput over time, in windows of consecutive slices holding enough
+    /// requests for a curve ([`WINDOW_REQUESTS`], at most a second, never across the warm-up's
+    /// end): what the over-time charts draw. Absent in results written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<WindowStats>,
     /// Base64 HdrHistogram V2 (deflate) encodings, for exact merging across runs.
     pub histograms: Histograms,
     /// The generator machine (CPU, cores, memory, OS); absent in results written before it existed.
@@ -485,6 +490,26 @@ pub struct IntervalStats {
 
 fn one_second() -> f64 {
     1.0
+}
+
+/// A window closes once it holds this many requests (or a second, whichever comes first):
+/// a short run's 100 ms slices at 30 requests/s hold 3 requests each, and their p95 and
+/// rate would zigzag between nothing and twice the truth.
+pub const WINDOW_REQUESTS: u64 = 20;
+
+/// One window of [`RunResult::windows`].
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct WindowStats {
+    /// Seconds since the start of the run (including warm-up) at the start of the window.
+    pub t: f64,
+    pub length_s: f64,
+    pub warmup: bool,
+    pub requests: u64,
+    pub failed: u64,
+    /// Requests per second over the window's length.
+    pub rate: f64,
+    /// Percentiles of the window's requests, from its slices' histograms merged.
+    pub latency_ms: IntervalLatency,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]

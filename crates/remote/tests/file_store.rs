@@ -22,6 +22,7 @@ fn meta(segment: SegmentId) -> RecordMeta {
         target: None,
         start_unix_s: 1_800_000_000.25,
         warmup_s: 0.0,
+        slice_s: 1.0,
         load: LoadInfo {
             model: loadlab_metrics::LoadModel::Open,
             planned_duration_s: 6.0,

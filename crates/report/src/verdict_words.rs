@@ -192,7 +192,7 @@ pub fn verdict_legend_clauses(alpha: f64, equivalence: f64, min_runs: usize) -> 
                 "`~`: no difference detected at this number of runs, and equivalence not shown (the CI says how large a change is still possible)".to_string()
             }
             Verdict::Insufficient => format!(
-                "insufficient: fewer than {min_runs} runs on a side, no verdict"
+                "insufficient: fewer than {min_runs} runs on a side, or a percentile with fewer than 10 requests beyond it in the runs (their figure is nearly their maximum); no verdict"
             ),
         };
         clauses.push(clause);

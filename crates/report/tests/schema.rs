@@ -248,6 +248,7 @@ fn recorder_built_result_validates() {
         target: Some("http://127.0.0.1:8080".into()),
         start_unix_s: 1_795_305_600.0,
         warmup_s: 0.0,
+        slice_s: 1.0,
         load: LoadInfo {
             model: loadlab_metrics::LoadModel::Open,
             planned_duration_s: 35.0,

@@ -17,6 +17,7 @@ fn meta() -> RecordMeta {
         target: Some("http://127.0.0.1:1".into()),
         start_unix_s: 1.8e9,
         warmup_s: 0.0,
+        slice_s: 1.0,
         load: LoadInfo {
             model: loadlab_metrics::LoadModel::Open,
             peak_rate: Some(500.0),

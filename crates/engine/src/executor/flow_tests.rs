@@ -97,7 +97,7 @@ async fn run(yaml: &str, handler: Handler) -> (Totals, Vec<String>, PreparedScen
                 segment: Segment::WHOLE,
                 seed: 1,
                 grace: Duration::from_secs(60),
-                clock: IntervalClock::new(Duration::ZERO),
+                clock: IntervalClock::new(Duration::ZERO, Duration::from_secs(1)),
             },
             tx,
             Cancel::new(),

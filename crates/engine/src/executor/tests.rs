@@ -133,7 +133,7 @@ pub(super) async fn run_with<T: Transport>(
         segment,
         seed: 1,
         grace: Duration::from_secs(60),
-        clock: IntervalClock::new(Duration::ZERO),
+        clock: IntervalClock::new(Duration::ZERO, Duration::from_secs(1)),
     };
     tokio::task::LocalSet::new()
         .run_until(run_worker(worker.clone(), plan, tx, cancel))

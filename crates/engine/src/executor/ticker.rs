@@ -1,6 +1,7 @@
 //! Per-interval hand-over of a worker's measurements to the coordinator, which streams them to
-//! the run record and the progress line. Intervals are whole seconds of the plan, with one
-//! extra boundary where the warm-up ends inside a second, so no interval mixes the two.
+//! the run record and the progress line. Intervals are slices of the plan (whole seconds, or
+//! tenths for a short run: `loadlab_metrics::record::slice_for`), with one extra boundary
+//! where the warm-up ends inside a slice, so no interval mixes the two.
 
 use crate::flow::Worker;
 use crate::health::thread_cpu_seconds;
@@ -22,31 +23,34 @@ pub struct Tick {
     pub last: bool,
 }
 
-/// Where intervals begin and end: every whole second, plus the end of the warm-up.
+/// Where intervals begin and end: every slice, plus the end of the warm-up.
 #[derive(Debug, Clone, Copy)]
 pub struct IntervalClock {
     /// Warm-up in whole milliseconds (boundaries closer than that are one boundary).
     warmup_ms: u64,
+    /// Slice length in whole milliseconds (at least 1).
+    slice_ms: u64,
 }
 
 impl IntervalClock {
-    pub fn new(warmup: Duration) -> Self {
+    pub fn new(warmup: Duration, slice: Duration) -> Self {
         Self {
             warmup_ms: warmup.as_millis().min(u128::from(u64::MAX / 2)) as u64,
+            slice_ms: (slice.as_millis() as u64).clamp(1, 3_600_000),
         }
     }
 
-    /// Only a warm-up that ends inside a second adds a boundary.
-    fn split_second(&self) -> Option<u64> {
-        (!self.warmup_ms.is_multiple_of(1000)).then_some(self.warmup_ms / 1000)
+    /// Only a warm-up that ends inside a slice adds a boundary.
+    fn split_slice(&self) -> Option<u64> {
+        (!self.warmup_ms.is_multiple_of(self.slice_ms)).then_some(self.warmup_ms / self.slice_ms)
     }
 
     pub fn end_of(&self, index: u32) -> Duration {
         let i = u64::from(index);
-        let ms = match self.split_second() {
+        let ms = match self.split_slice() {
             Some(f) if i == f => self.warmup_ms,
-            Some(f) if i > f => i * 1000,
-            _ => (i + 1) * 1000,
+            Some(f) if i > f => i * self.slice_ms,
+            _ => (i + 1) * self.slice_ms,
         };
         Duration::from_millis(ms)
     }
@@ -132,18 +136,35 @@ pub async fn tick<T: Transport>(
 mod tests {
     use super::*;
 
+    const SECOND: Duration = Duration::from_secs(1);
+
     #[test]
     fn boundaries_are_seconds_and_the_end_of_warmup() {
-        let whole = IntervalClock::new(Duration::from_secs(2));
+        let whole = IntervalClock::new(Duration::from_secs(2), SECOND);
         let ends: Vec<u64> = (0..4).map(|i| whole.end_of(i).as_millis() as u64).collect();
         assert_eq!(ends, [1000, 2000, 3000, 4000]);
         assert!(whole.is_warmup(1) && !whole.is_warmup(2));
-        let split = IntervalClock::new(Duration::from_millis(2500));
+        let split = IntervalClock::new(Duration::from_millis(2500), SECOND);
         let ends: Vec<u64> = (0..5).map(|i| split.end_of(i).as_millis() as u64).collect();
         assert_eq!(ends, [1000, 2000, 2500, 3000, 4000]);
         assert_eq!(split.start_of(3), Duration::from_millis(2500));
         assert!(split.is_warmup(2) && !split.is_warmup(3));
-        let none = IntervalClock::new(Duration::ZERO);
+        let none = IntervalClock::new(Duration::ZERO, SECOND);
         assert!(!none.is_warmup(0));
+    }
+
+    #[test]
+    fn short_runs_are_cut_in_tenths_with_the_warm_up_end_kept() {
+        let tenth = Duration::from_millis(100);
+        let fine = IntervalClock::new(Duration::from_millis(250), tenth);
+        let ends: Vec<u64> = (0..5).map(|i| fine.end_of(i).as_millis() as u64).collect();
+        assert_eq!(ends, [100, 200, 250, 300, 400]);
+        assert!(fine.is_warmup(2) && !fine.is_warmup(3));
+        let aligned = IntervalClock::new(Duration::from_millis(300), tenth);
+        let ends: Vec<u64> = (0..4)
+            .map(|i| aligned.end_of(i).as_millis() as u64)
+            .collect();
+        assert_eq!(ends, [100, 200, 300, 400]);
+        assert!(aligned.is_warmup(2) && !aligned.is_warmup(3));
     }
 }

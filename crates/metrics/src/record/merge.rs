@@ -101,10 +101,12 @@ pub fn merge_records(
         o.begin(&meta);
     }
 
-    // Each segment's intervals, shifted by its whole seconds of start offset.
+    // Each segment's intervals, shifted by its whole slices of start offset (segments of one
+    // plan share its slice length).
+    let slice_s = meta.slice_s.max(1e-3);
     let mut streams: Vec<(i64, Peekable<Intervals>)> = Vec::new();
     for r in &records {
-        let shift = (r.meta.start_unix_s - start).round() as i64;
+        let shift = ((r.meta.start_unix_s - start) / slice_s).round() as i64;
         streams.push((shift, r.intervals()?.peekable()));
     }
     let mut per_segment: Vec<Summarizer> = records
@@ -126,12 +128,16 @@ pub fn merge_records(
             }
             let mut r = s.next().expect("peeked");
             per_segment[k].add(&r);
-            r.start_s += *shift as f64;
+            let shift_s = *shift as f64 * slice_s;
+            r.start_s += shift_s;
             // Each segment's samples stay its own (its host), on the merged time axis.
             let segment = records[k].meta.segment.map(|s| s.index);
             for res in &mut r.resources {
                 res.segment = segment;
-                res.sample.elapsed_ms = res.sample.elapsed_ms.saturating_add_signed(*shift * 1000);
+                res.sample.elapsed_ms = res
+                    .sample
+                    .elapsed_ms
+                    .saturating_add_signed((shift_s * 1000.0).round() as i64);
             }
             match interval.as_mut() {
                 None => interval = Some(r),

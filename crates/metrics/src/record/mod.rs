@@ -44,7 +44,10 @@ pub use codec::{
     counters_line, hlog_header, hlog_lines, parse_counters_line, IntervalRecord, RecordedSample,
 };
 pub use merge::{merge_records, MergeError};
-pub use meta::{DataSetInfo, MergedSegment, OriginInfo, RecordEnd, RecordMeta, RECORD_SCHEMA};
+pub use meta::{
+    slice_for, DataSetInfo, MergedSegment, OriginInfo, RecordEnd, RecordMeta, RECORD_SCHEMA,
+    SHORT_RUN, SHORT_RUN_SLICE,
+};
 pub use reader::{is_record, Intervals, RecordError, StoredRecord};
 pub use summary::{Summarizer, MAX_UNDELIVERED};
 pub use writer::{write_atomic, Guarded, RecordSink, RecordWriter};

@@ -11,7 +11,8 @@ use crate::histogram::LazyHistogram;
 use crate::result::{
     encode_nonempty, from_unix_seconds, rfc3339, Bytes, CheckResult, Generator, GroupResult,
     Histograms, IntervalLatency, IntervalStats, Iterations, LagSummary, LatencySummary,
-    OriginResult, PauseSummary, Requests, RunResult, StepResult, StopReason, SCHEMA,
+    OriginResult, PauseSummary, Requests, RunResult, StepResult, StopReason, WindowStats, SCHEMA,
+    WINDOW_REQUESTS,
 };
 use crate::validity::{InvalidKind, InvalidReason, Validity};
 use crate::{ErrorKind, Phase, PhaseHistograms, Protocol};
@@ -50,6 +51,9 @@ pub struct Summarizer {
     measured_s: f64,
     warmup_requests: u64,
     intervals: Vec<IntervalStats>,
+    /// The over-time charts' windows closed so far, and the one being filled.
+    windows: Vec<WindowStats>,
+    window: Option<OpenWindow>,
     /// Iterations completed in each interval (beside `intervals`).
     interval_iterations: Vec<u64>,
     /// The monitor's samples, each with whether its interval was warm-up.
@@ -57,6 +61,31 @@ pub struct Summarizer {
     examples: Vec<(ErrorKind, String)>,
     /// False: counters only, no latency histograms (a merge's per-segment table).
     without_histograms: bool,
+}
+
+/// The window being filled: its slices' requests and merged latency histogram.
+#[derive(Debug, Clone, Default)]
+struct OpenWindow {
+    t: f64,
+    length_s: f64,
+    warmup: bool,
+    requests: u64,
+    failed: u64,
+    latency: LazyHistogram,
+}
+
+impl OpenWindow {
+    fn close(&self) -> WindowStats {
+        WindowStats {
+            t: self.t,
+            length_s: self.length_s,
+            warmup: self.warmup,
+            requests: self.requests,
+            failed: self.failed,
+            rate: self.requests as f64 / self.length_s.max(1e-3),
+            latency_ms: IntervalLatency::of(self.latency.get()),
+        }
+    }
 }
 
 impl Summarizer {
@@ -144,6 +173,9 @@ impl Summarizer {
         } else {
             d.latency()
         };
+        if !self.without_histograms {
+            self.extend_window(r, requests, d.failed(), &latency);
+        }
         self.interval_iterations.push(d.iterations_completed);
         self.samples
             .extend(r.resources.iter().map(|s| (r.warmup, s.clone())));
@@ -158,6 +190,34 @@ impl Summarizer {
             active: d.active,
             in_flight: d.in_flight,
         });
+    }
+
+    /// Adds a slice to the open window, closing it first when the slice is on the other side
+    /// of the warm-up's end, and after when it holds enough requests or a second.
+    fn extend_window(
+        &mut self,
+        r: &IntervalRecord,
+        requests: u64,
+        failed: u64,
+        latency: &LazyHistogram,
+    ) {
+        if self.window.as_ref().is_some_and(|w| w.warmup != r.warmup) {
+            let w = self.window.take().expect("checked");
+            self.windows.push(w.close());
+        }
+        let w = self.window.get_or_insert_with(|| OpenWindow {
+            t: r.start_s,
+            warmup: r.warmup,
+            ..OpenWindow::default()
+        });
+        w.length_s = r.start_s + r.length_s - w.t;
+        w.requests += requests;
+        w.failed += failed;
+        w.latency.add(latency);
+        if w.requests >= WINDOW_REQUESTS || w.length_s >= 1.0 - 1e-6 {
+            let w = self.window.take().expect("just filled");
+            self.windows.push(w.close());
+        }
     }
 
     /// The run's summary. Thresholds are left empty (they are evaluated on it).
@@ -358,6 +418,12 @@ impl Summarizer {
             thresholds: Vec::new(),
             generator,
             intervals: self.intervals.clone(),
+            windows: self
+                .windows
+                .iter()
+                .cloned()
+                .chain(self.window.as_ref().map(OpenWindow::close))
+                .collect(),
             histograms: Histograms {
                 connect: all.phases.encoded(Phase::Connect),
                 tls_handshake: all.phases.encoded(Phase::TlsHandshake),

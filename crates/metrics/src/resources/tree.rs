@@ -259,10 +259,16 @@ pub(super) fn mean_top_processes<'a>(
             cpu_percent: sum / n,
         })
         .collect();
+    // A process that used less than 1% of a core on average did not compete: naming it
+    // beside a compiler at 97% ("kdamond.0 0% of a core") is noise.
+    out.retain(|p| p.cpu_percent >= MIN_NAMED_CPU_PERCENT);
     out.sort_by(|a, b| b.cpu_percent.total_cmp(&a.cpu_percent));
     out.truncate(super::TOP_PROCESSES);
     out
 }
+
+/// Others below this share of a core (mean over the samples) are not named.
+const MIN_NAMED_CPU_PERCENT: f64 = 0.5;
 
 #[cfg(test)]
 mod tests {

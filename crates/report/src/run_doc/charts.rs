@@ -4,7 +4,9 @@
 use super::PlannedLoad;
 use crate::chart::{Axis, Band, Chart, Rule, Series, SeriesKind, Unit};
 use crate::doc::{Block, Level, Section};
-use loadlab_metrics::result::{decode_histogram, IntervalLatency, IntervalStats, RunResult};
+use loadlab_metrics::result::{
+    decode_histogram, IntervalLatency, RunResult, WindowStats, WINDOW_REQUESTS,
+};
 use loadlab_scenario::threshold::{
     Quantity as ThresholdQuantity, Scope as ThresholdScope, Stat, Threshold,
 };
@@ -20,10 +22,17 @@ pub(crate) fn warmup_band(c: &mut Chart, warmup_s: f64) {
     }
 }
 
-/// Slices shorter than this carry no rate or percentile worth drawing: the run's tail after
-/// its last whole second, a couple of requests over a few milliseconds (drawn, the demo's
-/// latency line fell from 6 ms to 3 ms at its end: the p95 of 3 requests).
-const MIN_DRAWN_SLICE_S: f64 = 0.2;
+/// Slices shorter than this share of the run's slice length carry no rate or percentile
+/// worth drawing: the run's tail after its last whole slice, a couple of requests over a few
+/// milliseconds (drawn, the demo's latency line fell from 6 ms to 3 ms at its end: the p95
+/// of 3 requests).
+const MIN_DRAWN_SLICE_SHARE: f64 = 0.2;
+
+/// The run's slice length: its longest interval (the record cuts seconds, or tenths for a
+/// short run; only the warm-up's end and the run's end cut shorter ones).
+fn nominal_slice_s(r: &RunResult) -> f64 {
+    r.intervals.iter().map(|i| i.length_s).fold(0.0, f64::max)
+}
 
 /// The end of a run's time axis: the end of its last slice (its planned length when it has
 /// none). Every time chart of the run uses it, so they share one x range and ticks.
@@ -40,20 +49,51 @@ pub(crate) fn run_end_s(r: &RunResult) -> f64 {
     }
 }
 
-/// Where a slice's figure is drawn: the middle of the slice it sums up, so a partial slice
+/// Where a window's figure is drawn: the middle of the time it sums up, so a partial window
 /// sits where its requests happened and the line meets the planned load where it should.
-fn mid(i: &IntervalStats) -> f64 {
-    i.t + i.length_s / 2.0
+fn mid(w: &WindowStats) -> f64 {
+    w.t + w.length_s / 2.0
+}
+
+/// The run's slice length in words (`1s`, `100ms`).
+pub(crate) fn slice_length(r: &RunResult) -> String {
+    crate::format::format_secs((nominal_slice_s(r) * 1000.0).round() / 1000.0)
+}
+
+/// What the latency and rate charts draw: the run's windows (slices merged until they hold
+/// enough requests), or each slice for a result written before windows existed.
+fn windows(r: &RunResult) -> Vec<WindowStats> {
+    if !r.windows.is_empty() {
+        return r.windows.clone();
+    }
+    r.intervals
+        .iter()
+        .map(|i| WindowStats {
+            t: i.t,
+            length_s: i.length_s,
+            warmup: i.warmup,
+            requests: i.requests,
+            failed: i.failed,
+            rate: i.rate,
+            latency_ms: i.latency_ms,
+        })
+        .collect()
+}
+
+/// Whether any window merges several slices (the words then say so).
+fn merges_slices(r: &RunResult) -> bool {
+    let nominal = nominal_slice_s(r);
+    r.windows.iter().any(|w| w.length_s > nominal + 1e-3)
 }
 
 /// What one point of a time chart sums up, from the run's own slices: `each 1s slice`, and
 /// when some are shorter (cut where the warm-up ends, or where the run ends), that too.
-pub(crate) fn slice_words(r: &RunResult) -> String {
-    let nominal = r.intervals.iter().map(|i| i.length_s).fold(0.0, f64::max);
+fn slice_words(r: &RunResult) -> String {
+    let nominal = nominal_slice_s(r);
     if nominal <= 0.0 {
         return "each slice".to_string();
     }
-    let length = crate::format::format_secs((nominal * 1000.0).round() / 1000.0);
+    let length = slice_length(r);
     let shorter = r.intervals.iter().any(|i| i.length_s < nominal - 1e-3);
     if shorter {
         format!("each {length} slice (drawn at its middle; the slices cut where the warm-up or the run ends are shorter)")
@@ -62,43 +102,68 @@ pub(crate) fn slice_words(r: &RunResult) -> String {
     }
 }
 
-/// `(t, latency)` of each slice with requests, `f` picking the percentile; the run's short
+/// What one point of the latency and rate charts sums up: [`slice_words`], or the windows
+/// when consecutive slices were merged to hold enough requests.
+pub(crate) fn window_words(r: &RunResult) -> String {
+    if merges_slices(r) {
+        format!(
+            "each window of consecutive {} slices holding at least {WINDOW_REQUESTS} requests (at most 1s; drawn at its middle)",
+            slice_length(r)
+        )
+    } else {
+        slice_words(r)
+    }
+}
+
+/// Whether a window is worth drawing: a run's tail after its last whole slice holds a
+/// couple of requests over a few milliseconds (drawn, the demo's latency line fell from
+/// 6 ms to 3 ms at its end: the p95 of 3 requests).
+fn drawn_window(w: &WindowStats, nominal_s: f64) -> bool {
+    w.requests >= WINDOW_REQUESTS / 2 || w.length_s >= MIN_DRAWN_SLICE_SHARE * nominal_s
+}
+
+/// `(t, latency)` of each window with requests, `f` picking the percentile; the run's short
 /// tail is left out.
 pub(crate) fn latency_points(r: &RunResult, f: fn(&IntervalLatency) -> f64) -> Vec<(f64, f64)> {
-    r.intervals
+    let nominal = nominal_slice_s(r);
+    windows(r)
         .iter()
-        .filter(|i| i.requests > 0 && i.length_s >= MIN_DRAWN_SLICE_S)
-        .map(|i| (mid(i), f(&i.latency_ms)))
+        .filter(|w| w.requests > 0 && drawn_window(w, nominal))
+        .map(|w| (mid(w), f(&w.latency_ms)))
         .collect()
 }
 
-/// The slices whose rate means something. Each rate is over its slice's real length; the
-/// very short tail after the last whole second, and the drain after an open model's
+/// The windows whose rate means something. Each rate is over its window's real length; the
+/// very short tail after the last whole slice, and the drain after an open model's
 /// arrivals stopped, are left out: they would read as throughput falling to zero.
-fn rate_slices(r: &RunResult) -> impl Iterator<Item = &IntervalStats> {
+fn rate_windows(r: &RunResult) -> Vec<WindowStats> {
     let open = r.load.model == loadlab_metrics::LoadModel::Open;
     let plan_end = r.load.planned_duration_s;
-    r.intervals.iter().filter(move |i| {
-        i.length_s >= MIN_DRAWN_SLICE_S && !(open && plan_end > 0.0 && i.t >= plan_end - 1e-6)
-    })
+    let nominal = nominal_slice_s(r);
+    windows(r)
+        .into_iter()
+        .filter(|w| drawn_window(w, nominal) && !(open && plan_end > 0.0 && w.t >= plan_end - 1e-6))
+        .collect()
 }
 
-/// `(t, successful requests/s)` of each slice.
+/// `(t, successful requests/s)` of each window.
 pub(crate) fn ok_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
-    rate_slices(r)
-        .map(|i| {
+    rate_windows(r)
+        .iter()
+        .map(|w| {
             (
-                mid(i),
-                i.rate * (i.requests - i.failed.min(i.requests)) as f64 / i.requests.max(1) as f64,
+                mid(w),
+                w.rate * (w.requests - w.failed.min(w.requests)) as f64 / w.requests.max(1) as f64,
             )
         })
         .collect()
 }
 
-/// `(t, failed requests/s)` of each slice.
+/// `(t, failed requests/s)` of each window.
 pub(crate) fn failed_rate_points(r: &RunResult) -> Vec<(f64, f64)> {
-    rate_slices(r)
-        .map(|i| (mid(i), i.rate * i.failed as f64 / i.requests.max(1) as f64))
+    rate_windows(r)
+        .iter()
+        .map(|w| (mid(w), w.rate * w.failed as f64 / w.requests.max(1) as f64))
         .collect()
 }
 
@@ -153,7 +218,7 @@ pub fn latency_over_time(r: &RunResult, id: &str) -> Chart {
     )
     .describe(format!(
         "p50, p95 and p99 of {}: a rising line means the target fell behind; spikes are stalls.",
-        slice_words(r)
+        window_words(r)
     ))
     .series(Series::new("p50", SeriesKind::Line, 2, pts(|l| l.p50)))
     .series(Series::new("p95", SeriesKind::Line, 0, pts(|l| l.p95)))
@@ -177,11 +242,15 @@ pub fn throughput_over_time(r: &RunResult, plan: Option<&PlannedLoad>, id: &str)
         Axis::time(run_end_s(r)),
         Axis::linear("requests/s", Unit::PerSecond),
     )
-    .describe(if planned.is_some() {
-        "Completed requests per second of each slice (over its real length), successful and failed; dashed: the planned arrival rate."
-    } else {
-        "Completed requests per second of each slice (over its real length), successful and failed."
-    })
+    .describe(format!(
+        "Completed requests per second of {} (over its real length), successful and failed{}",
+        window_words(r),
+        if planned.is_some() {
+            "; dashed: the planned arrival rate."
+        } else {
+            "."
+        }
+    ))
     .series(Series::new("ok/s", SeriesKind::Line, 2, ok_rate_points(r)))
     .series(Series::new(
         "failed/s",
@@ -294,7 +363,7 @@ pub(super) fn charts(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
 mod tests {
     use super::*;
     use crate::chart::{RuleAxis, Series};
-    use loadlab_metrics::result::{LoadInfo, ThresholdResult};
+    use loadlab_metrics::result::{IntervalStats, LoadInfo, ThresholdResult};
 
     fn slice(t: f64, length_s: f64, requests: u64, active: u64) -> IntervalStats {
         IntervalStats {
@@ -371,6 +440,47 @@ mod tests {
             i.length_s = 0.1;
         }
         assert_eq!(slice_words(&fine), "each 100ms slice (drawn at its middle)");
+    }
+
+    /// A short run's slices are 100 ms; at a few requests each, the latency and rate charts
+    /// draw the run's windows (slices merged to hold enough requests), and say so.
+    #[test]
+    fn sparse_short_slices_are_drawn_as_their_windows() {
+        let mut r = open_run();
+        r.intervals = (0..20)
+            .map(|k| slice(f64::from(k) / 10.0, 0.1, 3, 1))
+            .collect();
+        r.load.planned_duration_s = 2.0;
+        let window = |t: f64, length_s: f64, requests: u64, p95: f64| WindowStats {
+            t,
+            length_s,
+            requests,
+            rate: requests as f64 / length_s,
+            latency_ms: IntervalLatency {
+                p95,
+                ..IntervalLatency::default()
+            },
+            ..WindowStats::default()
+        };
+        r.windows = vec![
+            window(0.0, 0.7, 21, 4.0),
+            window(0.7, 0.7, 21, 6.0),
+            window(1.4, 0.6, 18, 5.0),
+        ];
+        let p95 = latency_points(&r, |l| l.p95);
+        assert_eq!(p95.len(), 3, "{p95:?}");
+        assert!((p95[1].0 - 1.05).abs() < 1e-9 && p95[1].1 == 6.0, "{p95:?}");
+        let ok = ok_rate_points(&r);
+        assert!(ok.iter().all(|(_, y)| (*y - 30.0).abs() < 1e-9), "{ok:?}");
+        let c = latency_over_time(&r, "latency");
+        assert!(
+            c.description
+                .contains("each window of consecutive 100ms slices holding at least 20 requests"),
+            "{}",
+            c.description
+        );
+        // The VUs chart keeps every slice.
+        assert_eq!(active_points(&r).len(), 20);
     }
 
     /// The demo's last slice held 3 requests in a millisecond: its p95 is no point of a line.

@@ -17,7 +17,7 @@ pub use charts::{
 };
 pub(crate) use charts::{
     active_points, failed_rate_points, latency_points, ok_rate_points, planned_series, run_end_s,
-    slice_words, warmup_band,
+    warmup_band, window_words,
 };
 pub use method::{measurement_methods, plan_chart};
 pub use resources::{bottleneck_verdicts, format_series, mean_max_words, resource_charts};

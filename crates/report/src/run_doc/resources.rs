@@ -335,11 +335,13 @@ fn slowest_table(r: &RunResult) -> Option<Table> {
                 format!("`{}`", s.name),
                 format_ms(e.latency_ms),
                 format!("`{}`", e.trace_id),
-                e.at_s.map(|a| format!("{a:.0}s")).unwrap_or_default()
+                e.at_s
+                    .map(|a| crate::format::format_secs((a * 10.0).round() / 10.0))
+                    .unwrap_or_default()
             ]);
         }
     }
-    (!t.rows.is_empty()).then(|| t.with_note("Each request carried a W3C `traceparent` with this trace id: search it in the tracing tool to see where its time went. `at`: the 1-second interval it ended in."))
+    (!t.rows.is_empty()).then(|| t.with_note(format!("Each request carried a W3C `traceparent` with this trace id: search it in the tracing tool to see where its time went. `at`: the start of the {} slice it ended in.", super::charts::slice_length(r))))
 }
 
 /// The Resources section (`None` when nothing was monitored, no server timing came and no

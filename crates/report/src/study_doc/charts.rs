@@ -7,7 +7,7 @@ use crate::chart::{Axis, Chart, Series, SeriesKind, Unit};
 use crate::doc::{Block, Section};
 use crate::run_doc::{
     active_points, distribution_chart, failed_rate_points, latency_points, ok_rate_points,
-    percentile_curve, planned_series, run_end_s, slice_words, warmup_band,
+    percentile_curve, planned_series, run_end_s, warmup_band, window_words,
 };
 use loadlab_analysis::study::{StudyResult, VariantStats};
 use loadlab_metrics::result::{decode_histogram, PlannedLoad};
@@ -106,14 +106,14 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
         let time = || Axis::time(end);
         let warm = reps[0].2.warmup_s;
         let mut lat = Chart::new("latency-over-time", "Latency percentiles over time (median run of each variant)", time(), Axis::linear("latency", Unit::Millis))
-            .describe(format!("p95 (solid) and p99 (dashed) of {}, for the run whose p95 is the median of its variant.", slice_words(reps[0].2)));
+            .describe(format!("p95 (solid) and p99 (dashed) of {}, for the run whose p95 is the median of its variant.", window_words(reps[0].2)));
         let mut tput = Chart::new(
             "throughput-over-time",
             "Throughput and errors over time (median run of each variant)",
             time(),
             Axis::linear("requests/s", Unit::PerSecond),
         )
-        .describe("Completed requests per second of each slice, over its real length (solid), and failed requests per second (dashed).");
+        .describe(format!("Completed requests per second of {}, over its real length (solid), and failed requests per second (dashed).", window_words(reps[0].2)));
         let closed = reps[0].2.load.model == loadlab_metrics::LoadModel::Closed;
         // The plan is drawn once when every variant has the same, else once per variant.
         let plans: Vec<(usize, &str, &PlannedLoad)> = reps

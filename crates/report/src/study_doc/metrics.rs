@@ -3,7 +3,7 @@
 use crate::chart::Unit;
 use crate::doc::{Cell, Level};
 use crate::verdict_words::format_value;
-use loadlab_analysis::study::MetricStats;
+use loadlab_analysis::study::{MetricStats, VariantStats};
 use loadlab_metrics::{LatencyStat, MetricId, MetricUnit, Quantity};
 
 /// `latency_ms.p95` → `p95 latency`, `groups.auth.latency_ms.p95` → `p95 latency of group `auth``.
@@ -39,10 +39,12 @@ pub(super) const MEDIAN_CI_RUNS: usize = 6;
 /// (`needs` of them); `612.00ms [n/a]` when none could be computed for another reason.
 fn with_ci(metric: &MetricId, value: f64, ci: Option<[f64; 2]>, n: usize, needs: usize) -> String {
     match ci {
+        // Every metric of a study is a count, rate, share or duration: a Student-t interval
+        // of skewed runs can reach below 0 (`[-3.97ms, 89.27ms]`), which no run can be.
         Some([lo, hi]) => format!(
             "{} [{}, {}]",
             fmt(metric, value),
-            fmt(metric, lo),
+            fmt(metric, lo.max(0.0)),
             fmt(metric, hi)
         ),
         None if n < needs => format!("{} [n<{needs}]", fmt(metric, value)),
@@ -90,7 +92,7 @@ pub(super) fn outlier_words(m: &MetricStats) -> String {
         .join(", ")
 }
 
-pub(super) fn metric_row(metric: &MetricId, m: &MetricStats) -> Vec<Cell> {
+pub(super) fn metric_row(metric: &MetricId, m: &MetricStats, thin: bool) -> Vec<Cell> {
     // Errors are rare events: their CV says little, so it is not flagged.
     let unstable = !matches!(metric.quantity, Quantity::ErrorRate | Quantity::Errors)
         && m.cv
@@ -100,7 +102,7 @@ pub(super) fn metric_row(metric: &MetricId, m: &MetricStats) -> Vec<Cell> {
     vec![
         metric_words(metric).into(),
         m.n.to_string().into(),
-        median_ci_words(metric, m).into(),
+        (median_ci_words(metric, m) + if thin { "†" } else { "" }).into(),
         mean.into(),
         if unstable {
             Cell::level(cv_words(m), Level::Warn)
@@ -136,6 +138,35 @@ pub(super) fn metric_note(short: bool) -> String {
     note.push_str("outlier runs lie outside Tukey's fences (#k = k-th run; far = beyond 3 IQR) and are kept in every statistic.");
     note
 }
+
+/// Whether a variant's runs hold too few requests (in the metric's scope, median across
+/// runs) for its percentile: fewer than 10 beyond it, so each run's figure is nearly its
+/// maximum. Such figures are marked `†` ([`THIN_NOTE`]) and draw no comparison verdict.
+pub(super) fn thin(v: &VariantStats, metric: &MetricId) -> bool {
+    let Quantity::Latency(stat) = &metric.quantity else {
+        return false;
+    };
+    let requests = MetricId {
+        scope: metric.scope.clone(),
+        quantity: Quantity::Requests,
+    };
+    match (stat.quantile(), v.metrics.get(&requests)) {
+        (Some(q), Some(n)) => loadlab_metrics::thin_percentile(n.median as u64, q),
+        _ => false,
+    }
+}
+
+/// `†` after a [`thin`] figure.
+pub(super) fn thin_mark(v: &VariantStats, metric: &MetricId) -> &'static str {
+    if thin(v, metric) {
+        "†"
+    } else {
+        ""
+    }
+}
+
+/// What `†` means, under a table that holds one.
+pub(super) const THIN_NOTE: &str = "† the runs hold too few requests for this percentile (fewer than 10 beyond it; p99 needs 1,000 a run, p95 200): each run's figure is nearly its maximum, and no comparison verdict is drawn from it.";
 
 /// The run-wide metrics of the per-variant table, in order.
 pub(super) fn main_metrics() -> Vec<MetricId> {

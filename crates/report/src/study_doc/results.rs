@@ -1,7 +1,10 @@
 //! The per-variant results section of a study: the run-wide metric table, per group and per
 //! step tables (seed 000's per-domain and seed 002's per-operation tables), and the runs.
 
-use super::metrics::{fmt, main_metrics, metric_note, metric_row, too_few_for_ci, METRIC_COLUMNS};
+use super::metrics::{
+    fmt, main_metrics, metric_note, metric_row, thin, thin_mark, too_few_for_ci, METRIC_COLUMNS,
+    THIN_NOTE,
+};
 use super::{variant_runs, Runs};
 use crate::doc::{Block, Cell, Level, Section, Table};
 use crate::format::{format_ms, format_rate, format_secs};
@@ -16,12 +19,26 @@ fn scope_quantities() -> Vec<Quantity> {
     q
 }
 
-/// The groups, then the steps, of a variant.
-fn scopes(v: &VariantStats) -> Vec<Scope> {
+/// The groups, then the steps, of a variant. A group of one step is that step (its row and
+/// table would repeat the step's), so it is left out, as in a run's report.
+fn scopes(v: &VariantStats, runs: &[&loadlab_metrics::RunResult]) -> Vec<Scope> {
+    let one_step_group = |g: &str| {
+        runs.first().is_some_and(|r| {
+            r.steps
+                .iter()
+                .filter(|s| s.group.as_deref() == Some(g))
+                .count()
+                == 1
+        })
+    };
     let mut out: Vec<Scope> = v
         .metrics
         .keys()
-        .filter(|m| matches!(m.scope, Scope::Group(_) | Scope::Step(_)))
+        .filter(|m| match &m.scope {
+            Scope::Group(g) => !one_step_group(g),
+            Scope::Step(_) => true,
+            Scope::Run | Scope::Resource(_) => false,
+        })
         .map(|m| m.scope.clone())
         .collect();
     out.dedup();
@@ -40,6 +57,7 @@ fn scope_overview(v: &VariantStats, scopes: &[Scope]) -> Table {
         .collect();
     cols.extend(labels.iter().map(|s| s.as_str()));
     let mut t = Table::new(&cols);
+    let mut any_thin = false;
     for scope in scopes {
         let mut row: Vec<Cell> = vec![match scope {
             Scope::Group(g) => format!("group `{g}`"),
@@ -52,17 +70,30 @@ fn scope_overview(v: &VariantStats, scopes: &[Scope]) -> Table {
                 scope: scope.clone(),
                 quantity: q,
             };
+            any_thin |= thin(v, &id);
             row.push(
                 v.metrics
                     .get(&id)
-                    .map(|m| fmt(&id, m.median))
+                    .map(|m| fmt(&id, m.median) + thin_mark(v, &id))
                     .unwrap_or_default()
                     .into(),
             );
         }
         t.row(row);
     }
-    t.with_note("Median across runs of each run's figure (a run's p95 is its own percentile; percentiles are not averaged).")
+    t.with_note(with_thin_note(
+        "Median across runs of each run's figure (a run's p95 is its own percentile; percentiles are not averaged).".to_string(),
+        any_thin,
+    ))
+}
+
+/// A table's note, with what `†` means when the table holds one.
+fn with_thin_note(mut note: String, any_thin: bool) -> String {
+    if any_thin {
+        note.push(' ');
+        note.push_str(THIN_NOTE);
+    }
+    note
 }
 
 pub(super) fn study_results(s: &StudyResult, runs: &Runs) -> Section {
@@ -75,14 +106,19 @@ pub(super) fn study_results(s: &StudyResult, runs: &Runs) -> Section {
         )));
         let mut t = Table::new(&METRIC_COLUMNS);
         let mut short = false;
+        let mut any_thin = false;
         for m in main_metrics() {
             if let Some(st) = v.metrics.get(&m) {
                 short |= too_few_for_ci(st);
-                t.row(metric_row(&m, st));
+                any_thin |= thin(v, &m);
+                t.row(metric_row(&m, st, thin(v, &m)));
             }
         }
-        sec.push(Block::Table(t.with_note(metric_note(short))));
-        let scopes = scopes(v);
+        sec.push(Block::Table(
+            t.with_note(with_thin_note(metric_note(short), any_thin)),
+        ));
+        let rs = variant_runs(v, runs);
+        let scopes = scopes(v, &rs);
         if !scopes.is_empty() {
             sec.push(Block::Table(scope_overview(v, &scopes)));
             for scope in &scopes {
@@ -93,13 +129,25 @@ pub(super) fn study_results(s: &StudyResult, runs: &Runs) -> Section {
                         quantity: q,
                     };
                     if let Some(st) = v.metrics.get(&id) {
-                        t.row(metric_row(&id, st));
+                        t.row(metric_row(&id, st, thin(v, &id)));
                     }
                 }
-                sec.push(Block::Table(t));
+                let any_thin = scope_quantities().into_iter().any(|q| {
+                    thin(
+                        v,
+                        &MetricId {
+                            scope: scope.clone(),
+                            quantity: q,
+                        },
+                    )
+                });
+                sec.push(Block::Table(if any_thin {
+                    t.with_note(THIN_NOTE)
+                } else {
+                    t
+                }));
             }
         }
-        let rs = variant_runs(v, runs);
         if !rs.is_empty() {
             sec.push(Block::Table(runs_table(v, &rs)));
         }

@@ -1,6 +1,6 @@
 //! The summary section of a study: what was tested and one row of medians per variant.
 
-use super::metrics::{cv_words, fmt, median_ci_words, too_few_for_ci};
+use super::metrics::{cv_words, fmt, median_ci_words, thin, too_few_for_ci, THIN_NOTE};
 use crate::doc::{Block, Cell, Level, Section, Table};
 use crate::format::format_rate;
 use loadlab_analysis::study::{LoadKind, StudyResult, VariantStats};
@@ -46,17 +46,8 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
     let p95 = MetricId::latency(LatencyStat::P95);
     let mut any_thin = false;
     for v in &s.variants {
-        // A typical run's requests: percentiles beyond what it can hold are marked †.
-        let requests = v
-            .metrics
-            .get(&MetricId::run(Quantity::Requests))
-            .map(|x| x.median as u64);
-        let thin = |k: &MetricId| match (&k.quantity, requests) {
-            (Quantity::Latency(stat), Some(n)) => stat
-                .quantile()
-                .is_some_and(|q| loadlab_metrics::thin_percentile(n, q)),
-            _ => false,
-        };
+        // Percentiles beyond what a typical run can hold are marked †.
+        let thin = |k: &MetricId| thin(v, k);
         let med = |k: &MetricId| {
             v.metrics
                 .get(k)
@@ -111,7 +102,8 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
     }
     note.push_str("CV = standard deviation / mean across runs (spread, not a confidence margin).");
     if any_thin {
-        note.push_str(" † the runs hold too few requests for this percentile (fewer than 10 beyond it; p99 needs 1,000 a run, p95 200): each run's figure is nearly its maximum, and no comparison verdict is drawn from it.");
+        note.push(' ');
+        note.push_str(THIN_NOTE);
     }
     sec.push(Block::Table(t.with_note(note)));
     sec

@@ -14,6 +14,47 @@ use loadlab_analysis::study::StudyResult;
 use loadlab_metrics::RunResult;
 use loadlab_metrics::{LatencyStat, MetricId, Quantity};
 
+/// Runs too short for their tail percentiles, said once at the top: the tables mark each
+/// such figure `†` and the comparisons draw no verdict from them.
+fn small_sample_verdict(s: &StudyResult) -> Option<Verdict> {
+    let thin_stats = |v: &loadlab_analysis::study::VariantStats| -> Vec<&'static str> {
+        [LatencyStat::P95, LatencyStat::P99]
+            .into_iter()
+            .filter(|stat| super::metrics::thin(v, &MetricId::latency(*stat)))
+            .map(|stat| stat.label())
+            .collect()
+    };
+    let short: Vec<String> = s
+        .variants
+        .iter()
+        .filter(|v| !thin_stats(v).is_empty())
+        .map(|v| {
+            let requests = v
+                .metrics
+                .get(&MetricId::run(Quantity::Requests))
+                .map_or(0.0, |m| m.median);
+            let stats = thin_stats(v);
+            format!(
+                "`{}` about {} requests a run (its {} {} on fewer than 10 requests beyond {})",
+                v.name,
+                crate::format::format_number(requests.round()),
+                stats.join(" and "),
+                if stats.len() == 1 { "rests" } else { "rest" },
+                if stats.len() == 1 { "it" } else { "them" }
+            )
+        })
+        .collect();
+    (!short.is_empty()).then(|| {
+        Verdict::new(
+            Level::Warn,
+            format!(
+                "The runs are too short for their tail percentiles: {}. Such a figure is nearly the run's maximum, so it is marked † and no comparison verdict is drawn from it; p95 needs 200 requests a run and p99 1,000 (run longer or at a higher rate).",
+                short.join("; ")
+            ),
+        )
+    })
+}
+
 /// Builds the verdicts of a study; `every` holds all its runs that could be read.
 pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Vec<Verdict> {
     // Who was the bottleneck opens the report.
@@ -73,6 +114,7 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
             ),
         ));
     }
+    verdicts.extend(small_sample_verdict(s));
     // Failures and near misses one by one; thresholds met everywhere with room, in one line.
     let mut comfortable: Vec<String> = Vec::new();
     let mut comfortable_results = 0;
