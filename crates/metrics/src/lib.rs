@@ -37,8 +37,8 @@ pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use histogram::{new_histogram, record_us, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
 pub use load_model::LoadModel;
 pub use metric_id::{
-    thin_percentile, GoodDirection, LatencyStat, MetricId, MetricNameError, MetricUnit, Quantity,
-    Scope, MIN_SAMPLES_BEYOND,
+    series_unit, thin_percentile, GoodDirection, LatencyStat, MetricId, MetricNameError,
+    MetricUnit, Quantity, Scope, MIN_SAMPLES_BEYOND,
 };
 pub use outcome::{Outcome, Phases};
 pub use phases::{Phase, PhaseHistograms, PhaseSummary};

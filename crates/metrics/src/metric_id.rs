@@ -34,8 +34,31 @@ pub enum MetricUnit {
     Percent,
     /// Bytes (RSS, memory).
     Bytes,
+    /// Bytes per second (network and disk rates).
+    BytesPerSecond,
+    /// CPU seconds per second, i.e. cores busy (the rate of a Prometheus
+    /// `…cpu_seconds_total` counter); shown as % of one core like a process's CPU.
+    Cores,
     /// Any other resource series (a load average, a Prometheus gauge or rate).
     Plain,
+}
+
+/// The unit of a resource series, from the naming conventions its sources follow (the
+/// monitor's `_percent`, `_bytes`, `_bytes_per_s`; Prometheus's `_cpu_seconds_total`, read
+/// as a rate). The one place that reads units from names: tables, charts and comparisons
+/// all ask it.
+pub fn series_unit(series: &str) -> MetricUnit {
+    if series.ends_with("_bytes_per_s") {
+        MetricUnit::BytesPerSecond
+    } else if series.ends_with("_percent") {
+        MetricUnit::Percent
+    } else if series.ends_with("_bytes") {
+        MetricUnit::Bytes
+    } else if series.starts_with("prometheus.") && series.ends_with("cpu_seconds_total") {
+        MetricUnit::Cores
+    } else {
+        MetricUnit::Plain
+    }
 }
 
 /// One statistic of a latency histogram.
@@ -350,9 +373,7 @@ impl MetricId {
 
     pub fn unit(&self) -> MetricUnit {
         match &self.scope {
-            Scope::Resource(series) if series.ends_with("_percent") => MetricUnit::Percent,
-            Scope::Resource(series) if series.ends_with("_bytes") => MetricUnit::Bytes,
-            Scope::Resource(_) => MetricUnit::Plain,
+            Scope::Resource(series) => series_unit(series),
             _ => self.quantity.unit(),
         }
     }

@@ -102,6 +102,9 @@ fn the_built_in_targets_metrics() {
         "one service time per ping"
     );
     assert!(value(r#"http_request_duration_seconds_bucket{le="+Inf"}"#) > ping_rate);
+    // This target runs inside the test's own process, as in `loadlab demo`: said, so that
+    // its CPU is not counted twice beside the generator's.
+    assert_eq!(value("includes_generator"), 1.0);
     assert_eq!(
         second.unmatched,
         vec!["prometheus.app.no_such_metric_total"]
@@ -243,6 +246,12 @@ fn debians_node_exporter() {
     let report = monitor.stop();
     samples.extend(report.samples);
     assert!(report.warnings.is_empty(), "{:#?}", report.warnings);
+    assert!(
+        samples
+            .iter()
+            .all(|s| !s.values.contains_key("prometheus.node.includes_generator")),
+        "node-exporter is another process"
+    );
     // Memory: node-exporter and the monitor read the same kernel numbers.
     let total = mean_of(&samples, "prometheus.node.node_memory_MemTotal_bytes", 0);
     assert_eq!(total, mean_of(&samples, "host.memory.total_bytes", 0));

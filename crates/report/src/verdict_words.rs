@@ -20,6 +20,8 @@ pub fn format_value(unit: MetricUnit, v: f64) -> String {
         MetricUnit::Count => format_number(v),
         MetricUnit::Percent => format!("{v:.1}%"),
         MetricUnit::Bytes => crate::format::format_bytes(v),
+        MetricUnit::BytesPerSecond => format!("{}/s", crate::format::format_bytes(v)),
+        MetricUnit::Cores => format!("{:.1}%", v * 100.0),
         MetricUnit::Plain => crate::format::format_plain(v),
     }
 }
@@ -45,6 +47,7 @@ pub fn signed_difference(unit: MetricUnit, d: f64) -> String {
     let body = match unit {
         MetricUnit::Fraction => format!("{:.2} pp", d.abs() * 100.0),
         MetricUnit::Percent => format!("{:.1} pp", d.abs()),
+        MetricUnit::Cores => format!("{:.1} pp", d.abs() * 100.0),
         _ => format_value(unit, d.abs()),
     };
     format!("{sign}{body}")

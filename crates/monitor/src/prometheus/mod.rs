@@ -42,6 +42,9 @@ pub struct Endpoint {
     selections: Vec<Selection>,
     /// Time of the previous successful scrape and each selector's counters then.
     prev: Option<(Instant, Vec<Option<Counters>>)>,
+    /// The endpoint is served by loadlab's own process (an in-process target, `loadlab
+    /// demo`): its CPU counters are part of the generator's process CPU.
+    in_process: bool,
 }
 
 impl Endpoint {
@@ -58,6 +61,7 @@ impl Endpoint {
             agent,
             selections: watch.series.iter().map(Selection::new).collect(),
             prev: None,
+            in_process: served_by_this_process(&watch.url),
         }
     }
 
@@ -127,6 +131,11 @@ impl Endpoint {
             }
         }
         self.prev = Some((at, counters));
+        if self.in_process {
+            // Like `processes.NAME.includes_generator`: charts split the process's CPU.
+            out.values
+                .push((format!("prometheus.{}.includes_generator", self.name), 1.0));
+        }
         out
     }
 
@@ -147,6 +156,27 @@ impl Endpoint {
             .read_to_string()
             .map_err(|e| format!("cannot read the body of {}: {e}", self.url))
     }
+}
+
+/// Whether a loopback endpoint's port is listened on by this very process.
+fn served_by_this_process(url: &str) -> bool {
+    let Ok(parsed) = url::Url::parse(url) else {
+        return false;
+    };
+    let loopback = match parsed.host() {
+        Some(url::Host::Ipv4(a)) => a.is_loopback(),
+        Some(url::Host::Ipv6(a)) => a.is_loopback(),
+        Some(url::Host::Domain(d)) => d == "localhost",
+        None => false,
+    };
+    let Some(port) = parsed.port_or_known_default() else {
+        return false;
+    };
+    loopback
+        && matches!(
+            crate::procs::discover::processes_listening_on(port),
+            Ok(crate::procs::discover::PortLookup::Found(pids)) if pids.contains(&(std::process::id() as i32))
+        )
 }
 
 /// The scraper threads, one per endpoint.

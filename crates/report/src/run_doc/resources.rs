@@ -6,7 +6,7 @@
 
 use crate::chart::{Axis, Chart, Series, SeriesKind, Unit};
 use crate::doc::{Block, Level, Section, Table, Verdict};
-use crate::format::{format_bytes, format_ms, format_plain};
+use crate::format::{format_bytes, format_ms};
 use crate::words::capitalize;
 use loadlab_metrics::resources::{series_path, Resources, SeriesSummary};
 use loadlab_metrics::result::{LatencySummary, RunResult};
@@ -132,6 +132,31 @@ fn host_cpu_chart(res: &Resources, warmup_s: f64, id: &str) -> Option<Chart> {
             .filter_map(|n| i.values.get(&format!("processes.{n}.cpu_percent")))
             .sum::<f64>()
             / cpus;
+        // Exporters' own CPU counters (`…cpu_seconds_total`, read as cores): an in-process
+        // target's is inside the generator's process CPU, so it moves from that band to this.
+        let (mut exported, mut in_generator) = (0.0, 0.0);
+        for (series, v) in &i.values {
+            // A process's CPU only (`node_cpu_seconds_total` is the host's, idle included).
+            let process_cpu = [
+                "process_cpu_seconds_total",
+                "loadlab_target_cpu_seconds_total",
+            ]
+            .iter()
+            .any(|name| series.ends_with(&format!(".{name}")));
+            if !(series.starts_with("prometheus.") && process_cpu) {
+                continue;
+            }
+            let source = series.split('.').nth(1).unwrap_or("");
+            let share = v * 100.0 / cpus;
+            exported += share;
+            if i.values
+                .contains_key(&format!("prometheus.{source}.includes_generator"))
+            {
+                in_generator += share;
+            }
+        }
+        let g = (g - in_generator).max(0.0);
+        let m = m + exported;
         // The processes' own exact counters when the tick-sampled busy share reads less.
         let processes = i.values.get("host.processes_cpu_percent").unwrap_or(&0.0) / cpus;
         // Flat over each sample (its shares are averages over it).
@@ -253,24 +278,21 @@ pub fn resource_charts(res: &Resources, warmup_s: f64) -> Vec<Chart> {
     out
 }
 
-/// A series' value in its unit (from its name).
+/// A series' value in its unit ([`loadlab_metrics::series_unit`]).
 pub fn format_series(series: &str, v: f64) -> String {
-    if series.ends_with("_bytes_per_s") {
-        format!("{}/s", format_bytes(v))
-    } else if series.ends_with("_percent") {
-        format!("{v:.1}%")
-    } else if series.ends_with("_bytes") {
-        format_bytes(v)
-    } else {
-        format_plain(v)
-    }
+    crate::verdict_words::format_value(loadlab_metrics::series_unit(series), v)
 }
 
 /// Mean and max of every series but the per-core and per-interface ones.
 fn resource_table(res: &Resources) -> Table {
     let mut t = Table::new(&["series", ">mean", ">max"]);
     for (name, s) in res.all_series() {
-        if name.starts_with("host.core.") || name.starts_with("host.net.") || s.samples == 0 {
+        // `….includes_generator` is a flag the charts read, not a measurement.
+        if name.starts_with("host.core.")
+            || name.starts_with("host.net.")
+            || name.ends_with(".includes_generator")
+            || s.samples == 0
+        {
             continue;
         }
         t.row(cells![
@@ -418,4 +440,62 @@ pub fn mean_max_words(series: &str, s: &SeriesSummary) -> String {
         format_series(series, s.mean),
         format_series(series, s.max)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loadlab_metrics::resources::{ResourceInterval, Resources};
+
+    fn interval(values: &[(&str, f64)]) -> ResourceInterval {
+        ResourceInterval {
+            t: 1.0,
+            length_s: 1.0,
+            warmup: false,
+            values: values.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            top_processes: Vec::new(),
+        }
+    }
+
+    fn bands(res: &Resources) -> (f64, f64, f64) {
+        let c = host_cpu_chart(res, 0.0, "host-cpu").expect("a chart");
+        let top = |name: &str| {
+            c.series
+                .iter()
+                .find(|s| s.name == name)
+                .map_or(0.0, |s| s.points[0].1)
+        };
+        (
+            top("generator"),
+            top("monitored processes"),
+            top("everything else"),
+        )
+    }
+
+    /// `loadlab demo`'s targets run inside loadlab: their exported CPU (0.05 cores = 5% of a
+    /// core, 2.5% of 2 CPUs) is drawn as the monitored band, out of the generator's.
+    #[test]
+    fn an_in_process_targets_cpu_moves_from_the_generator_band_to_the_monitored_one() {
+        let mut values = vec![
+            ("host.cpu_percent", 10.0),
+            ("host.cpu_count", 2.0),
+            ("generator.cpu_percent", 12.0),
+            ("prometheus.target.loadlab_target_cpu_seconds_total", 0.05),
+        ];
+        let outside = Resources {
+            intervals: vec![interval(&values)],
+            ..Resources::default()
+        };
+        let (g, m, _) = bands(&outside);
+        assert!((g - 6.0).abs() < 1e-9 && (m - 8.5).abs() < 1e-9, "{g} {m}");
+        values.push(("prometheus.target.includes_generator", 1.0));
+        let inside = Resources {
+            intervals: vec![interval(&values)],
+            ..Resources::default()
+        };
+        let (g, m, all) = bands(&inside);
+        assert!((g - 3.5).abs() < 1e-9, "generator {g}");
+        assert!((m - 6.0).abs() < 1e-9, "generator + target {m}");
+        assert!((all - 10.0).abs() < 1e-9, "{all}");
+    }
 }

@@ -19,7 +19,8 @@ pub(super) fn metric_unit(metric: &MetricId) -> Unit {
         MetricUnit::Fraction => Unit::Fraction,
         MetricUnit::Count => Unit::Count,
         MetricUnit::Percent => Unit::Percent,
-        MetricUnit::Bytes => Unit::Bytes,
+        MetricUnit::Bytes | MetricUnit::BytesPerSecond => Unit::Bytes,
+        MetricUnit::Cores => Unit::Fraction,
         MetricUnit::Plain => Unit::Plain,
     }
 }
