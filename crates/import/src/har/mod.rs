@@ -1,0 +1,439 @@
+//! `loadlab import har`: a browser recording (HAR 1.2, as Chrome and Firefox devtools save it)
+//! becomes one flow of its API calls, with the user's pauses as think steps, response values
+//! reused by later requests correlated into captures, and credentials moved out of the file.
+
+mod correlate;
+mod filter;
+mod model;
+pub mod request;
+mod secrets;
+mod time;
+
+use crate::error::{parse_json, ImportError};
+use crate::names;
+use crate::report::Report;
+use crate::think::think_for_gap;
+use crate::yaml::{Document, Entry, Item, Node};
+use crate::Options;
+use base64::Engine as _;
+use filter::Dropped;
+use request::{Exchange, ReqBody};
+use serde_json::Value;
+
+const FIX: &str =
+    "save the recording from the browser's devtools (Network tab → \"Save all as HAR\")";
+
+pub fn import(
+    source: &str,
+    file: &str,
+    name: &str,
+    options: &Options,
+) -> Result<(Document, Report), ImportError> {
+    let value: Value = parse_json(source, file, FIX)?;
+    if value.pointer("/log/entries").is_none_or(|e| !e.is_array()) {
+        let hint = if value.get("openapi").is_some() || value.get("swagger").is_some() {
+            "it is an OpenAPI spec: use `loadlab import openapi`".to_string()
+        } else {
+            FIX.to_string()
+        };
+        return Err(ImportError::WrongKind {
+            file: file.into(),
+            expected: "a HAR recording",
+            why: "it has no `log.entries` list".into(),
+            fix: hint,
+        });
+    }
+    let har: model::Har = serde_json::from_value(value)
+        .map_err(|e| ImportError::invalid(file, format!("not a HAR 1.2 recording: {e}; {FIX}")))?;
+    let mut report = Report::default();
+    let total = har.log.entries.len();
+    let mut dropped: Vec<(Dropped, usize)> = Vec::new();
+    let mut exchanges = Vec::new();
+    for entry in &har.log.entries {
+        let Ok(url) = url::Url::parse(&entry.request.url) else {
+            report.unsupported(
+                None,
+                format!("a request to `{}`: not a URL", entry.request.url),
+            );
+            continue;
+        };
+        if let Some(why) = filter::drop_reason(entry, &url, options) {
+            match dropped.iter_mut().find(|(d, _)| *d == why) {
+                Some((_, n)) => *n += 1,
+                None => dropped.push((why, 1)),
+            }
+            continue;
+        }
+        match exchange(entry, &url) {
+            Ok(x) => exchanges.push(x),
+            Err(what) => report.unsupported(None, what),
+        }
+    }
+    if exchanges.is_empty() {
+        let why: Vec<String> = dropped
+            .iter()
+            .map(|(d, n)| format!("{n} {}", d.describe()))
+            .collect();
+        return Err(ImportError::invalid(
+            file,
+            format!(
+                "no API request to import: {total} recorded, dropped: {}; record the API calls (XHR/fetch) or loosen --include-host/--include-path",
+                if why.is_empty() { "none".into() } else { why.join(", ") }
+            ),
+        ));
+    }
+    report.did(format!(
+        "kept {} of {total} recorded requests as steps",
+        exchanges.len()
+    ));
+    dropped.sort();
+    for (d, n) in &dropped {
+        report.did(format!("dropped {n}: {}", d.describe()));
+    }
+
+    let mut taken = Vec::new();
+    report.correlations = correlate::correlate(&mut exchanges, &mut taken);
+    secrets::replace_credentials(&mut exchanges, &mut report);
+    report.dynamic = secrets::find_dynamic(&mut exchanges);
+
+    let target = main_origin(&exchanges);
+    let defaults = common_headers(&mut exchanges);
+    let flow_name = har
+        .log
+        .pages
+        .first()
+        .map(|p| p.title.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| name.to_string());
+
+    let mut steps = Vec::new();
+    let mut thinks = 0;
+    for i in 0..exchanges.len() {
+        if i > 0 {
+            if let (Some(end), Some(start)) = (exchanges[i - 1].ended_ms, exchanges[i].started_ms) {
+                if let Some(think) = think_for_gap(start - end) {
+                    thinks += 1;
+                    steps.push(Item::new(Node::map([("think", Node::raw(think))])));
+                }
+            }
+        }
+        steps.push(step_item(&exchanges[i], &target));
+    }
+    if thinks > 0 {
+        report.did(format!(
+            "{thinks} recorded pause(s) of 100 ms or more became think steps"
+        ));
+    }
+
+    let mut root = vec![Entry::new("name", Node::str(name))];
+    root.push(Entry::new("target", Node::str(target.clone())));
+    if !defaults.is_empty() {
+        root.push(Entry::new(
+            "defaults",
+            Node::map([(
+                "headers",
+                Node::map(defaults.into_iter().map(|(k, v)| (k, Node::str(v)))),
+            )]),
+        ));
+    }
+    root.push(
+        Entry::new(
+            "load",
+            Node::map([
+                ("model", Node::raw("closed")),
+                ("vus", Node::raw("1")),
+                ("iterations", Node::raw("1")),
+            ]),
+        )
+        .commented("decide: the recording is one user once; choose the load (docs/scenario.md, \"Load models\")"),
+    );
+    root.push(Entry::new(
+        "flows",
+        Node::Seq(vec![Item::new(Node::map([
+            ("name", Node::str(flow_name)),
+            ("steps", Node::Seq(steps)),
+        ]))]),
+    ));
+    let header = vec![
+        format!(
+            "Imported from {} by `loadlab import har`: {} of {total} recorded requests.",
+            file_name(file),
+            exchanges.len()
+        ),
+        "Comments starting with \"decide:\" need a person's choice.".to_string(),
+    ];
+    Ok((Document { header, root }, report))
+}
+
+fn file_name(file: &str) -> String {
+    std::path::Path::new(file)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| file.to_string())
+}
+
+/// Request headers a browser adds on its own; loadlab sends its own or none.
+fn dropped_request_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.starts_with(':')
+        || n.starts_with("sec-")
+        || matches!(
+            n.as_str(),
+            "host"
+                | "connection"
+                | "content-length"
+                | "accept-encoding"
+                | "accept-language"
+                | "user-agent"
+                | "origin"
+                | "referer"
+                | "pragma"
+                | "cache-control"
+                | "dnt"
+                | "upgrade-insecure-requests"
+                | "te"
+                | "priority"
+                | "if-modified-since"
+                | "if-none-match"
+                | "keep-alive"
+        )
+}
+
+fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String> {
+    let method = entry.request.method.to_ascii_uppercase();
+    let origin = url[..url::Position::BeforePath].to_string();
+    let segments: Vec<String> = url.path().split('/').map(str::to_string).collect();
+    let mut query: Vec<(String, String)> = url
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let mut raw_query = None;
+    let mut names_seen: Vec<&str> = Vec::new();
+    if query.iter().any(|(k, _)| {
+        let dup = names_seen.contains(&k.as_str());
+        names_seen.push(k);
+        dup
+    }) {
+        raw_query = url.query().map(str::to_string);
+        query.clear();
+    }
+    let body = entry.request.post_data.as_ref().and_then(request_body);
+    let mut headers: Vec<(String, String)> = entry
+        .request
+        .headers
+        .iter()
+        .filter(|h| !dropped_request_header(&h.name))
+        .filter(|h| {
+            // The body kind sets its own Content-Type.
+            !(h.name.eq_ignore_ascii_case("content-type")
+                && matches!(body, Some(ReqBody::Json(_)) | Some(ReqBody::Form(_))))
+        })
+        .map(|h| (h.name.clone(), h.value.clone()))
+        .collect();
+    if let Some(ReqBody::Text(_, ct)) = &body {
+        if !ct.is_empty()
+            && !headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        {
+            headers.push(("Content-Type".into(), ct.clone()));
+        }
+    }
+    let started = time::parse_ms(&entry.started_date_time);
+    let content = &entry.response.content;
+    let text = match (&content.text, content.encoding.as_deref()) {
+        (Some(t), Some("base64")) => base64::engine::general_purpose::STANDARD
+            .decode(t.trim())
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+        (Some(t), _) => Some(t.clone()),
+        (None, _) => None,
+    };
+    let response_json = text.and_then(|t| {
+        let trimmed = t.trim_start();
+        (content.mime_type.contains("json") || trimmed.starts_with('{') || trimmed.starts_with('['))
+            .then(|| serde_json::from_str(&t).ok())
+            .flatten()
+    });
+    let set_cookie_headers = entry
+        .response
+        .headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("set-cookie"))
+        .count();
+    let set_cookies =
+        if set_cookie_headers > 0 && entry.response.cookies.len() == set_cookie_headers {
+            entry
+                .response
+                .cookies
+                .iter()
+                .map(|c| (c.name.clone(), c.value.clone()))
+                .collect()
+        } else {
+            entry
+                .response
+                .headers
+                .iter()
+                .filter(|h| h.name.eq_ignore_ascii_case("set-cookie"))
+                .filter_map(|h| {
+                    let pair = h.value.split(';').next()?;
+                    let (n, v) = pair.split_once('=')?;
+                    Some((n.trim().to_string(), v.trim().to_string()))
+                })
+                .collect()
+        };
+    if !["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].contains(&method.as_str()) {
+        return Err(format!(
+            "{method} {}: the method is not supported",
+            url.path()
+        ));
+    }
+    Ok(Exchange {
+        name: names::step_name(&method, url.path()),
+        method,
+        origin,
+        segments,
+        query,
+        raw_query,
+        headers,
+        body,
+        started_ms: started,
+        ended_ms: started.map(|s| s + entry.time.max(0.0)),
+        status: u16::try_from(entry.response.status).unwrap_or(0),
+        response_json,
+        response_headers: entry
+            .response
+            .headers
+            .iter()
+            .map(|h| (h.name.clone(), h.value.clone()))
+            .collect(),
+        set_cookies,
+        comments: Vec::new(),
+        captures: Vec::new(),
+    })
+}
+
+fn request_body(post: &model::PostData) -> Option<ReqBody> {
+    let mime = post.mime_type.to_ascii_lowercase();
+    let text = post.text.clone().unwrap_or_default();
+    if mime.contains("json") {
+        if let Ok(v) = serde_json::from_str::<Value>(&text) {
+            return Some(ReqBody::Json(v));
+        }
+    }
+    if mime.starts_with("application/x-www-form-urlencoded") {
+        let fields: Vec<(String, String)> = if !post.params.is_empty() {
+            post.params
+                .iter()
+                .map(|p| (p.name.clone(), p.value.clone()))
+                .collect()
+        } else {
+            url::form_urlencoded::parse(text.as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect()
+        };
+        return Some(ReqBody::Form(fields));
+    }
+    if text.is_empty() {
+        return None;
+    }
+    Some(ReqBody::Text(text, post.mime_type.clone()))
+}
+
+/// The origin most requests go to: the scenario's `target:`.
+fn main_origin(exchanges: &[Exchange]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for x in exchanges {
+        match counts.iter_mut().find(|(o, _)| *o == x.origin) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((&x.origin, 1)),
+        }
+    }
+    counts
+        .iter()
+        .max_by_key(|(_, n)| *n)
+        .map(|(o, _)| o.to_string())
+        .unwrap_or_default()
+}
+
+/// Headers every request sends with the same literal value move to `defaults.headers`.
+fn common_headers(exchanges: &mut [Exchange]) -> Vec<(String, String)> {
+    if exchanges.len() < 2 {
+        return Vec::new();
+    }
+    let first = exchanges[0].headers.clone();
+    let common: Vec<(String, String)> = first
+        .into_iter()
+        .filter(|(k, v)| {
+            !v.contains("{{")
+                && exchanges.iter().all(|x| {
+                    x.headers
+                        .iter()
+                        .any(|(k2, v2)| k2.eq_ignore_ascii_case(k) && v2 == v)
+                })
+        })
+        .collect();
+    for x in exchanges.iter_mut() {
+        x.headers
+            .retain(|(k, _)| !common.iter().any(|(c, _)| c.eq_ignore_ascii_case(k)));
+    }
+    common
+}
+
+fn step_item(x: &Exchange, target: &str) -> Item {
+    let path = x.path();
+    let url = if x.origin == target {
+        path
+    } else {
+        format!("{}{path}", x.origin)
+    };
+    let mut m = vec![
+        Entry::new("name", Node::str(x.name.clone())),
+        Entry::new(x.method.to_ascii_lowercase(), Node::str(url)),
+    ];
+    if !x.query.is_empty() {
+        m.push(Entry::new(
+            "query",
+            Node::map(
+                x.query
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Node::str(v.clone()))),
+            ),
+        ));
+    }
+    if !x.headers.is_empty() {
+        m.push(Entry::new(
+            "headers",
+            Node::map(
+                x.headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Node::str(v.clone()))),
+            ),
+        ));
+    }
+    match &x.body {
+        Some(ReqBody::Json(v)) => m.push(Entry::new("json", Node::json(v))),
+        Some(ReqBody::Form(f)) => m.push(Entry::new(
+            "form",
+            Node::map(f.iter().map(|(k, v)| (k.clone(), Node::str(v.clone())))),
+        )),
+        Some(ReqBody::Text(t, _)) => m.push(Entry::new("body", Node::str(t.clone()))),
+        None => {}
+    }
+    if x.status >= 100 {
+        m.push(Entry::new(
+            "check",
+            Node::map([("status", Node::raw(x.status.to_string()))]),
+        ));
+    }
+    if !x.captures.is_empty() {
+        m.push(Entry::new(
+            "capture",
+            Node::map(x.captures.iter().map(|(k, v)| (k.clone(), v.clone()))),
+        ));
+    }
+    Item {
+        comments: x.comments.clone(),
+        value: Node::Map(m),
+    }
+}

@@ -1,0 +1,97 @@
+//! End-to-end: `loadlab import` writes a scenario that `loadlab validate` accepts, and bad
+//! input ends with one clear message and exit code 2.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/crates/import/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("loadlab-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn loadlab(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("PASSWORD", "password")
+        .output()
+        .expect("run loadlab")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn imported_har_validates() {
+    let out = scratch("har.yaml");
+    let o = out.to_str().unwrap();
+    let import = loadlab(&[
+        "import",
+        "har",
+        &fixture("target-flow.har"),
+        "-o",
+        o,
+        "--exclude-host",
+        "google-analytics.com",
+    ]);
+    let stderr = text(&import.stderr);
+    assert_eq!(import.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("kept 5 of 10 recorded requests"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("{{ token }} captured by `POST /api/auth/signin` ($.token)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("{{ application_id }} captured by `POST /api/applications` ($.id)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("export PASSWORD=..."), "{stderr}");
+    assert!(
+        stderr.contains(&format!("wrote {o} — check it with: loadlab validate {o}")),
+        "{stderr}"
+    );
+    let validate = loadlab(&["validate", o]);
+    assert_eq!(
+        validate.status.code(),
+        Some(0),
+        "{}{}",
+        text(&validate.stdout),
+        text(&validate.stderr)
+    );
+    assert!(text(&validate.stdout).contains("5 request step(s)"));
+}
+
+#[test]
+fn bad_input_exits_2_with_one_message() {
+    let not_json = scratch("notes.har");
+    std::fs::write(&not_json, "these are my notes, not a recording\n").unwrap();
+    let o = loadlab(&["import", "har", not_json.to_str().unwrap()]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("notes.har:1:1: not valid JSON"), "{stderr}");
+    assert!(stderr.contains("Save all as HAR"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+
+    let o = loadlab(&["import", "har", "/no/such/file.har"]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot read /no/such/file.har"), "{stderr}");
+
+    let o = loadlab(&["import", "k6", &fixture("target-flow.har")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("har, artillery, openapi"));
+}
