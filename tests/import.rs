@@ -95,3 +95,34 @@ fn bad_input_exits_2_with_one_message() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("har, artillery, openapi"));
 }
+
+#[test]
+fn imported_artillery_validates() {
+    let out = scratch("seed-001.yaml");
+    let o = out.to_str().unwrap();
+    let import = loadlab(&[
+        "import",
+        "artillery",
+        &fixture("seed-001.artillery.yml"),
+        "--output",
+        o,
+    ]);
+    let stderr = text(&import.stderr);
+    assert_eq!(import.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("3 scenario(s) became flows with 4 request step(s)"),
+        "{stderr}"
+    );
+    let validate = loadlab(&["validate", o]);
+    let stdout = text(&validate.stdout);
+    assert_eq!(
+        validate.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&validate.stderr)
+    );
+    assert!(
+        stdout.contains("3 flow(s), 4 request step(s), open model"),
+        "{stdout}"
+    );
+}

@@ -69,7 +69,6 @@ pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
 }
 
 /// Parses YAML (JSON included), naming the file and position on failure.
-#[allow(dead_code)] // used by the Artillery and OpenAPI importers
 pub(crate) fn parse_yaml(
     source: &str,
     file: &str,
