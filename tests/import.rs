@@ -126,3 +126,41 @@ fn imported_artillery_validates() {
         "{stdout}"
     );
 }
+
+#[test]
+fn imported_openapi_validates_once_its_variables_are_set() {
+    let out = scratch("petstore.yaml");
+    let o = out.to_str().unwrap();
+    let import = loadlab(&["import", "openapi", &fixture("petstore3.yaml"), "-o", o]);
+    let stderr = text(&import.stderr);
+    assert_eq!(import.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("export TOKEN=..."), "{stderr}");
+    assert!(stderr.contains("export API_KEY=..."), "{stderr}");
+    assert!(
+        stderr.contains("(after setting the variables above)"),
+        "{stderr}"
+    );
+    // Unset, the scenario names the variable it misses.
+    let unset = Command::new(BIN)
+        .args(["validate", o])
+        .env_remove("TOKEN")
+        .env_remove("API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(unset.status.code(), Some(2));
+    assert!(text(&unset.stderr).contains("is not set"));
+    let validate = Command::new(BIN)
+        .args(["validate", o])
+        .env("TOKEN", "t")
+        .env("API_KEY", "k")
+        .output()
+        .unwrap();
+    let stdout = text(&validate.stdout);
+    assert_eq!(
+        validate.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&validate.stderr)
+    );
+    assert!(stdout.contains("3 flow(s), 19 request step(s)"), "{stdout}");
+}

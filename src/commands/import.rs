@@ -40,7 +40,12 @@ pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
                 CliError::bad_input(format!("cannot write {}: {e}", path.display()))
             })?;
             let path = path.display();
-            eprintln!("wrote {path} — check it with: loadlab validate {path}");
+            let after = if imported.report.variables.is_empty() {
+                ""
+            } else {
+                " (after setting the variables above)"
+            };
+            eprintln!("wrote {path} — check it with: loadlab validate {path}{after}");
         }
         None => {
             print!("{}", imported.yaml);

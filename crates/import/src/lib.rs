@@ -14,6 +14,7 @@
 pub mod artillery;
 mod error;
 pub mod har;
+mod lines;
 pub mod names;
 pub mod openapi;
 mod report;

@@ -2,8 +2,8 @@
 //! headers become `defaults:`, payload files and variables become data sets, `ensure` becomes
 //! thresholds.
 
-use super::lines::Lines;
 use super::{num_text, seconds};
+use crate::lines::Lines;
 use crate::names;
 use crate::report::Report;
 use crate::yaml::{Entry, Item, Node};

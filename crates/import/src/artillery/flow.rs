@@ -1,9 +1,9 @@
 //! Artillery's `flow:` items as loadlab steps: requests with their captures and `expect`
 //! checks, `think`, and counted `loop`s; anything else is a comment and a report entry.
 
-use super::lines::Lines;
 use super::seconds;
 use super::templates::Rewriter;
+use crate::lines::Lines;
 use crate::names;
 use crate::report::Report;
 use crate::yaml::{Entry, Item, Node};

@@ -4,13 +4,13 @@
 
 mod config;
 mod flow;
-mod lines;
+
 mod templates;
 
 use crate::error::{parse_yaml, ImportError};
+use crate::lines::Lines;
 use crate::report::Report;
 use crate::yaml::{Document, Entry, Item, Node};
-use lines::Lines;
 use serde_yaml_ng::Value;
 
 const FIX: &str = "give an Artillery script: YAML with `config:` and `scenarios:`";

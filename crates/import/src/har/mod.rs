@@ -103,7 +103,7 @@ pub fn import(
         .pages
         .first()
         .map(|p| p.title.trim().to_string())
-        .filter(|t| !t.is_empty())
+        .filter(|t| !t.is_empty() && !t.contains("://"))
         .unwrap_or_else(|| name.to_string());
 
     let mut steps = Vec::new();

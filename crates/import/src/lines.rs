@@ -1,5 +1,5 @@
-//! Line numbers for Artillery keys: serde_yaml_ng values carry no positions, so the importer
-//! walks the source text alongside the document, in order, to name the line of what it
+//! Line numbers for keys of a YAML source: serde_yaml_ng values carry no positions, so the importers
+//! walk the source text alongside the document, in order, to name the line of what they
 //! could not convert.
 
 pub struct Lines<'a> {
