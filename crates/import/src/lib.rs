@@ -92,11 +92,18 @@ pub fn import(
     })
 }
 
-/// The file's stem: `recording.har` → `recording`.
+/// The file's stem: `recording.har` → `recording`, `shop.artillery.yml` → `shop`.
 fn scenario_name(file: &str) -> String {
     std::path::Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
+        .map(|s| {
+            let kinds = [".artillery", ".openapi", ".swagger", ".har"];
+            kinds
+                .iter()
+                .find_map(|k| s.strip_suffix(k).map(str::to_string))
+                .unwrap_or(s)
+        })
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "imported".into())
 }

@@ -123,6 +123,8 @@ pub fn import(
         let mut captures: Vec<Vec<(String, Node)>> = Vec::new();
         // (operationId, parameter, variable) offered by earlier steps' links.
         let mut offered: Vec<(String, String, String)> = Vec::new();
+        // Security remarks are made once per flow, at the first step they concern.
+        let mut remarked: Vec<String> = Vec::new();
         for &i in members {
             let o = &ops[i];
             let line = lines.find(&o.path, 1);
@@ -199,7 +201,12 @@ pub fn import(
             for (var, why) in &auth.variables {
                 report.variable(var, why.clone());
             }
-            comments.extend(auth.comments.clone());
+            for c in &auth.comments {
+                if !remarked.contains(c) {
+                    remarked.push(c.clone());
+                    comments.push(c.clone());
+                }
+            }
             if !query.is_empty() {
                 m.push(Entry::new(
                     "query",
