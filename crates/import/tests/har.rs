@@ -196,3 +196,45 @@ fn bad_input_names_the_file_and_the_fix() {
     assert!(err.contains("api.json is not a HAR recording"), "{err}");
     assert!(err.contains("loadlab import openapi"), "{err}");
 }
+
+/// A recording of 400 API calls whose answers hold 40 values each: correlation looks at every
+/// value against every later request, and must stay fast (a quadratic scan of the values took
+/// minutes).
+#[test]
+fn a_large_recording_imports_quickly() {
+    let mut entries = Vec::new();
+    for i in 0..400u64 {
+        let mut answer = serde_json::Map::new();
+        for k in 0..40u64 {
+            answer.insert(
+                format!("field{k}"),
+                serde_json::json!(format!("v{i}-{k}-x")),
+            );
+            answer.insert(format!("n{k}"), serde_json::json!(100_000 + i * 100 + k));
+        }
+        answer.insert("id".into(), serde_json::json!(i + 1));
+        let path = if i == 0 {
+            "/api/items".to_string()
+        } else {
+            format!("/api/items/{i}")
+        };
+        entries.push(serde_json::json!({
+            "startedDateTime": format!("2026-11-26T10:{:02}:{:02}.000Z", i / 60, i % 60),
+            "time": 5.0,
+            "_resourceType": "fetch",
+            "request": {"method": "GET", "url": format!("http://h{path}"), "headers": []},
+            "response": {"status": 200, "headers": [], "content": {
+                "mimeType": "application/json", "text": serde_json::Value::Object(answer).to_string()
+            }}
+        }));
+    }
+    let har = serde_json::json!({"log": {"entries": entries}}).to_string();
+    let started = std::time::Instant::now();
+    let out = import(Kind::Har, &har, "big.har", &Options::default()).unwrap();
+    let took = started.elapsed();
+    assert!(took.as_secs() < 20, "took {took:?}");
+    // Each item's id is the next request's path: 399 correlations.
+    assert_eq!(out.report.correlations.len(), 399);
+    assert_eq!(out.report.correlations[0].variable, "item_id");
+    parse(&out.yaml);
+}

@@ -12,6 +12,7 @@ use super::request::{json_path, response_leaves, Exchange, JsonKey, Place, Slot}
 use crate::names;
 use crate::report::Correlation;
 use crate::yaml::Node;
+use std::collections::HashMap;
 
 /// A value offered by a response.
 #[derive(Debug, Clone)]
@@ -27,11 +28,18 @@ struct Source {
     how: String,
     /// A comment for the capturing step.
     note: Option<String>,
+    /// Distinctive enough to be matched anywhere (see [`distinctive`]), computed once.
+    strong: bool,
 }
 
 /// Finds every correlation and rewrites the exchanges in place (captures and templates).
+///
+/// Linear in requests × candidate values × places of a request: a recording of a few hundred
+/// API calls with large JSON answers is imported in well under a second.
 pub fn correlate(exchanges: &mut [Exchange], taken: &mut Vec<String>) -> Vec<Correlation> {
     let mut sources = collect_sources(exchanges);
+    // Values that could never be used (plain words, small numbers that are no id) go first.
+    sources.retain(|s| s.strong || s.id_like);
     // Longer values first: a token is replaced before a shorter value found inside it.
     sources.sort_by(|a, b| {
         b.value
@@ -39,13 +47,38 @@ pub fn correlate(exchanges: &mut [Exchange], taken: &mut Vec<String>) -> Vec<Cor
             .cmp(&a.value.len())
             .then(b.entry.cmp(&a.entry))
     });
+    let mut slots: Vec<Vec<Slot>> = exchanges.iter().map(Exchange::slots).collect();
+    // A value the client sent at or before the response that holds it is the client's. The
+    // first request sending it is found once per kind of value.
+    let mut first_sent: HashMap<(&str, bool, bool), Option<usize>> = HashMap::new();
     let client_sent: Vec<bool> = sources
         .iter()
         .map(|s| {
-            exchanges[..=s.entry]
-                .iter()
-                .any(|x| x.slots().iter().any(|slot| matches(slot, s).is_some()))
+            let first = *first_sent
+                .entry((s.value.as_str(), s.is_number, s.id_like))
+                .or_insert_with(|| {
+                    slots
+                        .iter()
+                        .position(|xs| xs.iter().any(|slot| matches(slot, s).is_some()))
+                });
+            first.is_some_and(|f| f <= s.entry)
         })
+        .collect();
+    // Per value, the responses that offer it (entries, ascending): the latest one before a
+    // use defines it.
+    let mut offers: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (s, sent) in sources.iter().zip(&client_sent) {
+        if !sent {
+            offers.entry(s.value.as_str()).or_default().push(s.entry);
+        }
+    }
+    for entries in offers.values_mut() {
+        entries.sort_unstable();
+        entries.dedup();
+    }
+    let offered: Vec<&[usize]> = sources
+        .iter()
+        .map(|s| offers.get(s.value.as_str()).map_or(&[][..], Vec::as_slice))
         .collect();
     // Value text → (variable, index into the report).
     let mut defined: Vec<(String, String, usize)> = Vec::new();
@@ -55,20 +88,18 @@ pub fn correlate(exchanges: &mut [Exchange], taken: &mut Vec<String>) -> Vec<Cor
             if s.entry >= j || client_sent[si] {
                 continue;
             }
-            // Only the latest response holding a value defines it.
-            if sources.iter().enumerate().any(|(o, other)| {
-                o != si
-                    && other.value == s.value
-                    && other.entry > s.entry
-                    && other.entry < j
-                    && !client_sent[o]
-            }) {
+            let latest = offered[si].iter().rev().find(|&&e| e < j).copied();
+            if latest != Some(s.entry) {
                 continue;
             }
-            for slot in exchanges[j].slots() {
-                if matches(&slot, s).is_none() {
+            let mut k = 0;
+            while k < slots[j].len() {
+                let slot = &slots[j][k];
+                k += 1;
+                if matches(slot, s).is_none() {
                     continue;
                 }
+                let slot = slot.clone();
                 let (var, report_index) = match defined.iter().find(|d| d.0 == s.value) {
                     Some((_, var, i)) => (var.clone(), *i),
                     None => {
@@ -98,6 +129,7 @@ pub fn correlate(exchanges: &mut [Exchange], taken: &mut Vec<String>) -> Vec<Cor
                 };
                 let place = exchanges[j].describe(&slot.place);
                 exchanges[j].set(&slot.place, replaced);
+                slots[j] = exchanges[j].slots();
                 let use_text = format!("`{}` {place}", exchanges[j].name);
                 if !found[report_index].uses.contains(&use_text) {
                     found[report_index].uses.push(use_text);
@@ -135,6 +167,7 @@ fn collect_sources(exchanges: &[Exchange]) -> Vec<Source> {
                     capture: Node::str(p.clone()),
                     how: p,
                     note: None,
+                    strong: false,
                 });
             }
         }
@@ -151,6 +184,7 @@ fn collect_sources(exchanges: &[Exchange]) -> Vec<Source> {
                 capture: Node::map([("header", Node::str(name.clone()))]),
                 how: format!("header {name}"),
                 note: None,
+                strong: false,
             });
         }
         // The engine keeps no cookie jar, so a cookie the server set is captured like a header:
@@ -163,6 +197,7 @@ fn collect_sources(exchanges: &[Exchange]) -> Vec<Source> {
                 value: format!("{name}={value}"),
                 is_number: false,
                 id_like: false,
+                strong: false,
                 note: Some(format!(
                     "cookie {name}: the capture holds the whole Set-Cookie text (attributes included), sent back as is; the engine keeps no cookie jar"
                 )),
@@ -173,6 +208,9 @@ fn collect_sources(exchanges: &[Exchange]) -> Vec<Source> {
         }
     }
     out.retain(|s| !s.value.is_empty());
+    for s in &mut out {
+        s.strong = distinctive(s);
+    }
     out
 }
 
@@ -238,7 +276,7 @@ fn distinctive(s: &Source) -> bool {
 /// bounded part of it.
 fn matches(slot: &Slot, s: &Source) -> Option<bool> {
     if slot.text == s.value {
-        if distinctive(s) {
+        if s.strong {
             return Some(true);
         }
         let id_place = match &slot.place {
@@ -253,10 +291,7 @@ fn matches(slot: &Slot, s: &Source) -> Option<bool> {
     if slot.is_number || matches!(slot.place, Place::Segment(_)) {
         return None;
     }
-    if s.value.chars().count() >= 8
-        && distinctive(s)
-        && find_bounded(&slot.text, &s.value).is_some()
-    {
+    if s.value.len() >= 8 && s.strong && find_bounded(&slot.text, &s.value).is_some() {
         return Some(false);
     }
     None
@@ -301,7 +336,7 @@ mod tests {
     use super::*;
 
     fn source(value: &str, is_number: bool, id_like: bool) -> Source {
-        Source {
+        let mut s = Source {
             entry: 0,
             value: value.into(),
             is_number,
@@ -310,7 +345,10 @@ mod tests {
             capture: Node::str("$.v"),
             how: "$.v".into(),
             note: None,
-        }
+            strong: false,
+        };
+        s.strong = distinctive(&s);
+        s
     }
 
     fn slot(place: Place, text: &str, is_number: bool, key: Option<&str>) -> Slot {

@@ -19,6 +19,7 @@ use base64::Engine as _;
 use filter::Dropped;
 use request::{Exchange, ReqBody};
 use serde_json::Value;
+use std::cmp::Ordering;
 
 const FIX: &str =
     "save the recording from the browser's devtools (Network tab → \"Save all as HAR\")";
@@ -81,6 +82,14 @@ pub fn import(
                 if why.is_empty() { "none".into() } else { why.join(", ") }
             ),
         ));
+    }
+    // Browsers write entries in start order; a tool that does not is put right.
+    if exchanges.iter().all(|x| x.started_ms.is_some()) {
+        exchanges.sort_by(|a, b| {
+            a.started_ms
+                .partial_cmp(&b.started_ms)
+                .unwrap_or(Ordering::Equal)
+        });
     }
     report.did(format!(
         "kept {} of {total} recorded requests as steps",
