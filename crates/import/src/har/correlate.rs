@@ -454,4 +454,98 @@ mod tests {
             "a=X; b=abcdefgh1x"
         );
     }
+
+    fn exchange(
+        path: &str,
+        query: &[(&str, &str)],
+        headers: &[(&str, &str)],
+        body: Option<serde_json::Value>,
+        response: serde_json::Value,
+    ) -> Exchange {
+        Exchange {
+            method: "GET".into(),
+            origin: "http://h".into(),
+            segments: path.split('/').map(str::to_string).collect(),
+            query: query
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            raw_query: None,
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            body: body.map(crate::har::request::ReqBody::Json),
+            started_ms: None,
+            ended_ms: None,
+            status: 200,
+            response_json: Some(response),
+            response_headers: vec![],
+            set_cookies: vec![],
+            name: crate::names::step_name("GET", path),
+            comments: vec![],
+            captures: vec![],
+        }
+    }
+
+    #[test]
+    fn only_server_values_are_correlated() {
+        use serde_json::json;
+        let mut xs = vec![
+            exchange(
+                "/api/products",
+                &[],
+                &[],
+                Some(json!({"page": 1, "size": 20, "user": "ann01"})),
+                json!({"page": 1, "total": 3, "user": "ann01", "cursor": "c9f1e2d3a4b5",
+                       "items": [{"id": 5, "status": "active"}]}),
+            ),
+            exchange(
+                "/api/products",
+                &[
+                    ("page", "1"),
+                    ("size", "20"),
+                    ("cursor", "c9f1e2d3a4b5"),
+                    ("state", "active"),
+                ],
+                &[("X-User", "ann01")],
+                None,
+                json!({"total": 3}),
+            ),
+            exchange(
+                "/api/products/5",
+                &[("limit", "3")],
+                &[],
+                None,
+                json!({"id": 5}),
+            ),
+        ];
+        let mut taken = Vec::new();
+        let found = correlate(&mut xs, &mut taken);
+        let got: Vec<(&str, &str, &str)> = found
+            .iter()
+            .map(|c| (c.variable.as_str(), c.step.as_str(), c.capture.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("cursor", "GET /api/products", "$.cursor"),
+                ("product_id", "GET /api/products", "$.items[0].id"),
+            ]
+        );
+        // The page number, the size, the echoed user, the status word and the count stay.
+        assert_eq!(
+            xs[1].query,
+            [
+                ("page".to_string(), "1".to_string()),
+                ("size".to_string(), "20".to_string()),
+                ("cursor".to_string(), "{{ cursor }}".to_string()),
+                ("state".to_string(), "active".to_string()),
+            ]
+        );
+        assert_eq!(xs[1].headers[0].1, "ann01");
+        assert_eq!(xs[2].segments, ["", "api", "products", "{{ product_id }}"]);
+        assert_eq!(xs[2].query[0].1, "3");
+        assert_eq!(xs[0].captures.len(), 2);
+    }
 }

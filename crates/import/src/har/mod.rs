@@ -100,6 +100,21 @@ pub fn import(
         report.did(format!("dropped {n}: {}", d.describe()));
     }
 
+    // The scenario language has no escape for a literal `{{`: a recorded one would be read as
+    // a template.
+    for x in &mut exchanges {
+        for slot in x.slots() {
+            if slot.text.contains("{{") {
+                let what = format!(
+                    "`{}` {}: the recorded text holds `{{{{`, which loadlab reads as a template; edit it",
+                    x.name,
+                    x.describe(&slot.place)
+                );
+                x.comments.push(format!("decide: {what}"));
+                report.unsupported(None, what);
+            }
+        }
+    }
     let mut taken = Vec::new();
     report.correlations = correlate::correlate(&mut exchanges, &mut taken);
     secrets::replace_credentials(&mut exchanges, &mut report);
