@@ -91,6 +91,16 @@ fn bad_input_exits_2_with_one_message() {
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("cannot read /no/such/file.har"), "{stderr}");
 
+    let o = loadlab(&[
+        "import",
+        "artillery",
+        &fixture("seed-001.artillery.yml"),
+        "--include-host",
+        "example.com",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("use them with `loadlab import har`"));
+
     let o = loadlab(&["import", "k6", &fixture("target-flow.har")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("har, artillery, openapi"));

@@ -12,6 +12,20 @@ pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
             args.kind
         ))
     })?;
+    let har_filters = !(args.include_hosts.is_empty()
+        && args.exclude_hosts.is_empty()
+        && args.include_paths.is_empty()
+        && args.exclude_paths.is_empty());
+    if har_filters && kind != Kind::Har {
+        return Err(CliError::bad_input(
+            "--include-host, --exclude-host, --include-path and --exclude-path filter a HAR recording: use them with `loadlab import har`",
+        ));
+    }
+    if args.per_operation && kind != Kind::OpenApi {
+        return Err(CliError::bad_input(
+            "--per-operation splits an OpenAPI spec: use it with `loadlab import openapi`",
+        ));
+    }
     let shown = args.file.display().to_string();
     let bytes = std::fs::read(&args.file).map_err(|e| {
         CliError::bad_input(format!(

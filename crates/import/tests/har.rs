@@ -238,3 +238,56 @@ fn a_large_recording_imports_quickly() {
     assert_eq!(out.report.correlations[0].variable, "item_id");
     parse(&out.yaml);
 }
+
+/// A session cookie the server set is sent back by later requests: the engine keeps no cookie
+/// jar, so it is captured from `Set-Cookie` and sent in `Cookie`; a cookie set before the
+/// recording has no source and becomes a variable.
+#[test]
+fn a_session_cookie_is_correlated() {
+    let entry = |t: &str,
+                 method: &str,
+                 path: &str,
+                 req_headers: serde_json::Value,
+                 resp_headers: serde_json::Value,
+                 status: u16| {
+        serde_json::json!({
+            "startedDateTime": t, "time": 4.0, "_resourceType": "xhr",
+            "request": {"method": method, "url": format!("https://shop.example.com{path}"), "headers": req_headers},
+            "response": {"status": status, "headers": resp_headers,
+                         "content": {"mimeType": "application/json", "text": "{\"ok\":true}"}}
+        })
+    };
+    let har = serde_json::json!({"log": {"entries": [
+        entry("2026-11-26T10:00:00.000Z", "POST", "/login", serde_json::json!([
+            {"name": "Cookie", "value": "theme=dark"}
+        ]), serde_json::json!([
+            {"name": "Set-Cookie", "value": "SESSION=8f14e45fceea167a5a36dedd4bea2543; Path=/; HttpOnly"}
+        ]), 200),
+        entry("2026-11-26T10:00:00.050Z", "GET", "/cart", serde_json::json!([
+            {"name": "Cookie", "value": "theme=dark; SESSION=8f14e45fceea167a5a36dedd4bea2543"}
+        ]), serde_json::json!([]), 200),
+    ]}});
+    let out = import(Kind::Har, &har.to_string(), "shop.har", &Options::default()).unwrap();
+    let c = &out.report.correlations;
+    assert_eq!(c.len(), 1, "{}", out.report);
+    assert_eq!(c[0].variable, "session_cookie");
+    assert_eq!(c[0].uses, ["`GET /cart` header Cookie"]);
+    let vars: Vec<&str> = out
+        .report
+        .variables
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(vars, ["COOKIE_THEME"]);
+    std::env::set_var("COOKIE_THEME", "dark");
+    let s = parse(&out.yaml);
+    let reqs: Vec<_> = s.request_steps().collect();
+    assert!(matches!(&reqs[0].captures[0].source, CaptureSource::Header(h) if h == "Set-Cookie"));
+    assert_eq!(
+        reqs[1].headers,
+        [(
+            "Cookie".to_string(),
+            "theme={{ env.COOKIE_THEME }}; {{ session_cookie }}".to_string()
+        )]
+    );
+}
