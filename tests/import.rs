@@ -174,3 +174,24 @@ fn imported_openapi_validates_once_its_variables_are_set() {
     );
     assert!(stdout.contains("3 flow(s), 19 request step(s)"), "{stdout}");
 }
+
+#[test]
+fn without_output_the_scenario_goes_to_stdout() {
+    let o = loadlab(&["import", "har", &fixture("target-flow.har")]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    assert!(
+        stdout.starts_with("# Imported from target-flow.har"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("capture: { token: $.token }"), "{stdout}");
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.contains("wrote the scenario to standard output"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("# Imported"),
+        "the scenario is not on stderr"
+    );
+}
