@@ -79,6 +79,21 @@ impl Walker<'_> {
             None => Vec::new(),
         };
         let mut comments = Vec::new();
+        for key in item
+            .as_mapping()
+            .into_iter()
+            .flat_map(|m| m.keys())
+            .filter_map(Value::as_str)
+        {
+            if !["loop", "count", "over"].contains(&key) {
+                let at = self.lines.find(key, line.unwrap_or(1));
+                report.unsupported(at, format!("loop `{key}`: not converted"));
+                comments.push(format!(
+                    "not converted (line {}): loop `{key}`",
+                    at.unwrap_or(0)
+                ));
+            }
+        }
         let count = match item.get("count").and_then(Value::as_u64) {
             Some(c) => c,
             None => {
