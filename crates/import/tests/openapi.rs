@@ -119,7 +119,10 @@ const LINKED: &str = r##"{
         "operationId": "createItem", "tags": ["items"],
         "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/NewItem"}}}},
         "responses": {
-          "201": {"description": "created", "links": {"GetItem": {"operationId": "getItem", "parameters": {"itemId": "$response.body#/id"}}}},
+          "201": {"description": "created", "links": {
+            "GetItem": {"operationId": "getItem", "parameters": {"itemId": "$response.body#/id"}},
+            "Archive": {"operationId": "archiveItem", "parameters": {"archiveId": "$response.body#/archive"}}
+          }},
           "202": {"description": "accepted"}
         }
       }
@@ -146,6 +149,7 @@ fn links_become_captures() {
     let create = reqs[0];
     assert_eq!(create.url, "/v1/items");
     assert_eq!(create.checks, [Check::Status(vec![201, 202])]);
+    // Only the link a later step uses is captured (no step archives items).
     assert_eq!(create.captures.len(), 1);
     assert_eq!(create.captures[0].name, "item_id");
     assert!(matches!(&create.captures[0].source, CaptureSource::JsonPath(p) if p.text() == "$.id"));

@@ -3,21 +3,18 @@
 //! checks, its security as headers from environment variables, and path parameters captured
 //! from an earlier response where the spec links them (else variables to decide).
 
+mod flow;
 mod schema;
 mod security;
 mod spec;
 
 use crate::error::{parse_yaml, ImportError};
 use crate::lines::Lines;
-use crate::names;
 use crate::report::Report;
 use crate::yaml::{Document, Entry, Item, Node};
 use crate::Options;
 use serde_json::Value;
-use spec::{
-    capture_for, json_str, links, operations, param_example, request_body, scalar_text, server,
-    success_statuses, to_json, METHODS,
-};
+use spec::{operations, server, to_json, METHODS};
 
 const FIX: &str = "give an OpenAPI 3 spec (YAML or JSON) with `openapi: 3.x` and `paths:`";
 
@@ -113,176 +110,14 @@ pub fn import(
     let mut flows = Vec::new();
     let mut links_used = 0;
     for (fname, members) in &groups {
-        let mut steps: Vec<Item> = Vec::new();
-        let mut captures: Vec<Vec<(String, Node)>> = Vec::new();
-        // (operationId, parameter, variable) offered by earlier steps' links.
-        let mut offered: Vec<(String, String, String)> = Vec::new();
-        // Security remarks are made once per flow, at the first step they concern.
-        let mut remarked: Vec<String> = Vec::new();
+        let mut builder = flow::FlowBuilder::new(&spec, &base, &lines, &mut data);
         for &i in members {
-            let o = &ops[i];
-            let line = lines.find(&o.path, 1);
-            let mut comments = Vec::new();
-            if let Some(s) = o.op.get("summary").and_then(Value::as_str) {
-                comments.push(match &o.id {
-                    Some(id) => format!("{id}: {s}"),
-                    None => s.to_string(),
-                });
-            }
-            let mut url = format!("{base}{}", o.path);
-            for p in o
-                .params
-                .iter()
-                .filter(|p| p.get("in") == Some(&json_str("path")))
-            {
-                let pname = p.get("name").and_then(Value::as_str).unwrap_or("");
-                let linked = o.id.as_ref().and_then(|id| {
-                    offered
-                        .iter()
-                        .find(|(oid, param, _)| oid == id && param == pname)
-                        .map(|(_, _, var)| var.clone())
-                });
-                let var = match linked {
-                    Some(var) => {
-                        links_used += 1;
-                        var
-                    }
-                    None => {
-                        let var = names::snake_case(pname);
-                        if !data.iter().any(|(n, _)| *n == var) {
-                            data.push((var.clone(), param_example(&spec, p)));
-                        }
-                        comments.push(format!(
-                            "decide: path parameter `{pname}` is the variable `{var}` (data:); no earlier response links it"
-                        ));
-                        var
-                    }
-                };
-                url = url.replace(&format!("{{{pname}}}"), &format!("{{{{ {var} }}}}"));
-            }
-            let mut m = vec![
-                Entry::new(
-                    "name",
-                    Node::str(format!("{} {}", o.method.to_ascii_uppercase(), o.path)),
-                ),
-                Entry::new(o.method, Node::str(url)),
-            ];
-            let auth = security::auth_for(&spec, o.op);
-            let mut query: Vec<(String, String)> = Vec::new();
-            let mut headers: Vec<(String, String)> = auth.headers.clone();
-            for p in &o.params {
-                let place = p.get("in").and_then(Value::as_str).unwrap_or("");
-                let pname = p
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                let required = p.get("required") == Some(&Value::Bool(true));
-                let has_example = p.get("example").is_some()
-                    || p.get("schema").is_some_and(|s| s.get("example").is_some());
-                if !(required || has_example) || place == "path" {
-                    continue;
-                }
-                let value = scalar_text(&param_example(&spec, p));
-                match place {
-                    "query" => query.push((pname, value)),
-                    "header" => headers.push((pname, value)),
-                    "cookie" => headers.push(("Cookie".into(), format!("{pname}={value}"))),
-                    _ => {}
-                }
-            }
-            query.extend(auth.query.clone());
-            for (var, why) in &auth.variables {
-                report.variable(var, why.clone());
-            }
-            for c in &auth.comments {
-                if !remarked.contains(c) {
-                    remarked.push(c.clone());
-                    comments.push(c.clone());
-                }
-            }
-            if !query.is_empty() {
-                m.push(Entry::new(
-                    "query",
-                    Node::map(query.into_iter().map(|(k, v)| (k, Node::str(v)))),
-                ));
-            }
-            if !headers.is_empty() {
-                m.push(Entry::new(
-                    "headers",
-                    Node::map(headers.into_iter().map(|(k, v)| (k, Node::str(v)))),
-                ));
-            }
-            if let Some(body) = o.op.get("requestBody") {
-                match request_body(&spec, schema::resolve(&spec, body)) {
-                    Ok(Some(entry)) => m.push(entry),
-                    Ok(None) => {}
-                    Err(what) => {
-                        let what = format!("{} {}: {what}", o.method.to_ascii_uppercase(), o.path);
-                        comments.push(format!("not converted: {what}"));
-                        report.unsupported(line, what);
-                    }
-                }
-            }
-            let statuses = success_statuses(o.op);
-            match statuses.len() {
-                0 => {}
-                1 => m.push(Entry::new(
-                    "check",
-                    Node::map([("status", Node::raw(statuses[0].to_string()))]),
-                )),
-                _ => m.push(Entry::new(
-                    "check",
-                    Node::map([(
-                        "status",
-                        Node::seq(statuses.iter().map(|s| Node::raw(s.to_string()))),
-                    )]),
-                )),
-            }
-            // Links from this operation's responses: captured here, used by later steps.
-            let mut step_captures = Vec::new();
-            for (target_id, param, expr) in links(&spec, o.op) {
-                let var = names::snake_case(&param);
-                match capture_for(&expr) {
-                    Some(capture) => {
-                        if !step_captures
-                            .iter()
-                            .any(|(n, _): &(String, Node)| *n == var)
-                        {
-                            step_captures.push((var.clone(), capture));
-                        }
-                        offered.push((target_id, param, var));
-                    }
-                    None => report.unsupported(
-                        line,
-                        format!("link to `{target_id}`: the expression `{expr}` is not converted"),
-                    ),
-                }
-            }
-            captures.push(step_captures);
-            for h in m.iter() {
-                collect_env(&h.value, &mut report);
-            }
-            steps.push(Item {
-                comments,
-                value: Node::Map(m),
-            });
+            builder.step(&ops[i], &mut report);
         }
-        // Captures only for the links a later step used.
-        for (item, caps) in steps.iter_mut().zip(captures) {
-            let used: Vec<(String, Node)> = caps
-                .into_iter()
-                .filter(|(v, _)| offered.iter().any(|(_, _, var)| var == v))
-                .collect();
-            if !used.is_empty() {
-                if let Node::Map(m) = &mut item.value {
-                    m.push(Entry::new("capture", Node::map(used)));
-                }
-            }
-        }
+        links_used += builder.links_used;
         flows.push(Item::new(Node::map([
             ("name", Node::str(fname.clone())),
-            ("steps", Node::Seq(steps)),
+            ("steps", Node::Seq(builder.finish())),
         ])));
     }
     report.did(format!(
@@ -361,25 +196,4 @@ pub fn import(
         "Comments starting with \"decide:\" need a person's choice.".to_string(),
     ];
     Ok((Document { header, root }, report))
-}
-
-/// Registers the `{{ env.NAME }}` a generated value reads (a `format: password` field).
-fn collect_env(node: &Node, report: &mut Report) {
-    match node {
-        Node::Str(s) => {
-            let mut rest = s.as_str();
-            while let Some(i) = rest.find("{{ env.") {
-                let tail = &rest[i + 7..];
-                let end = tail.find(' ').unwrap_or(tail.len());
-                let var = &tail[..end];
-                if !report.variables.iter().any(|v| v.name == var) {
-                    report.variable(var, "a generated field (format: password)");
-                }
-                rest = &tail[end..];
-            }
-        }
-        Node::Raw(_) => {}
-        Node::Map(m) => m.iter().for_each(|e| collect_env(&e.value, report)),
-        Node::Seq(s) => s.iter().for_each(|i| collect_env(&i.value, report)),
-    }
 }
