@@ -195,3 +195,72 @@ fn without_output_the_scenario_goes_to_stdout() {
         "the scenario is not on stderr"
     );
 }
+
+/// docs/import.md shows what the importers print and write: the examples are checked against
+/// the binary, so the page cannot drift from the code.
+#[test]
+fn docs_examples_are_what_the_importers_write() {
+    let doc =
+        std::fs::read_to_string(format!("{}/docs/import.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let blocks = |lang: &str| -> Vec<String> {
+        doc.split(&format!("```{lang}\n"))
+            .skip(1)
+            .map(|b| b.split("```").next().unwrap().to_string())
+            .collect()
+    };
+    let (yaml, printed) = (blocks("yaml"), blocks("text"));
+    let dir = scratch("docs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |kind: &str, fixture_name: &str, as_name: &str, out: &str, extra: &[&str]| {
+        std::fs::copy(fixture(fixture_name), dir.join(as_name)).unwrap();
+        let mut args = vec!["import", kind, as_name, "-o", out];
+        args.extend_from_slice(extra);
+        let o = Command::new(BIN)
+            .args(&args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        (
+            text(&o.stderr),
+            std::fs::read_to_string(dir.join(out)).unwrap(),
+        )
+    };
+    let (stderr, written) = run(
+        "har",
+        "target-flow.har",
+        "recording.har",
+        "signin-flow.yaml",
+        &["--exclude-host", "google-analytics.com"],
+    );
+    assert_eq!(printed[0], stderr);
+    assert_eq!(yaml[0], written);
+    let (stderr, written) = run(
+        "artillery",
+        "seed-001.artillery.yml",
+        "seed-001.artillery.yml",
+        "seed-001.yaml",
+        &[],
+    );
+    assert_eq!(printed[1], stderr);
+    assert_eq!(yaml[1], written);
+    let (stderr, _) = run(
+        "artillery",
+        "features.artillery.yml",
+        "shop.artillery.yml",
+        "shop.yaml",
+        &[],
+    );
+    assert!(stderr.contains(&printed[2]), "{stderr}");
+    let (stderr, written) = run(
+        "openapi",
+        "petstore3.yaml",
+        "petstore3.yaml",
+        "petstore.yaml",
+        &[],
+    );
+    assert_eq!(printed[3], stderr);
+    let (head, tail) = yaml[2].split_once("      # …\n").unwrap();
+    assert!(written.starts_with(head), "{written}");
+    assert!(written.contains(tail), "{written}");
+}
