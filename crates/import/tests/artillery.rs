@@ -89,7 +89,6 @@ fn unsupported_constructs_are_reported_with_their_line() {
         )
     };
     has(19, "config.processor");
-    has(7, "pause: 5");
     has(25, "scenario 1: `beforeScenario`");
     has(40, "flow item `log`");
     has(61, "`afterResponse`");
@@ -119,7 +118,11 @@ fn unsupported_constructs_are_reported_with_their_line() {
         .iter()
         .map(|st| (st.duration.as_secs(), st.rate))
         .collect();
-    assert_eq!(stages, [(60, 0.5), (120, 10.0)]);
+    assert_eq!(
+        stages,
+        [(60, 0.5), (5, 0.0), (120, 10.0)],
+        "a pause is a stage without arrivals"
+    );
     let reqs: Vec<_> = s.request_steps().collect();
     assert_eq!(reqs.len(), 3);
     assert_eq!(

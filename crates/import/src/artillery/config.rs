@@ -2,7 +2,7 @@
 //! headers become `defaults:`, payload files and variables become data sets, `ensure` becomes
 //! thresholds.
 
-use super::{num_text, seconds};
+use super::seconds;
 use crate::lines::Lines;
 use crate::names;
 use crate::report::Report;
@@ -166,14 +166,13 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
             cursor = l + 1;
         }
         let name = p.get("name").and_then(Value::as_str);
-        if let Some(pause) = p.get("pause") {
-            report.unsupported(
-                line,
-                format!(
-                    "phase {}: `pause: {}` (an open-model stage cannot send nothing); left out",
-                    i + 1,
-                    num_text(pause)
-                ),
+        if let Some(pause) = p.get("pause").and_then(seconds) {
+            stages.push(
+                Item::new(Node::map([
+                    ("duration", Node::raw(pause)),
+                    ("rate", Node::raw("0/s")),
+                ]))
+                .commented("a pause: no arrivals"),
             );
             continue;
         }

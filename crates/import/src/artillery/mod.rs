@@ -163,12 +163,3 @@ fn seconds(v: &Value) -> Option<String> {
         _ => None,
     }
 }
-
-/// A scalar as text for messages.
-fn num_text(v: &Value) -> String {
-    match v {
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => s.clone(),
-        other => format!("{other:?}"),
-    }
-}
