@@ -7,7 +7,7 @@ use loadlab_scenario::{Body, CaptureSource, Check, Scenario, Step};
 use std::time::Duration;
 
 const FIXTURE: &str = include_str!("fixtures/target-flow.har");
-const TOKEN: &str = "user1.6f1c2a9e4b7d3c5a8e9f0a1b2c3d4e5f";
+const TOKEN: &str = "user1.3a9d5c7e1f2b4d60.6f1c2a9e4b7d3c5a8e9f0a1b2c3d4e5f";
 
 fn without_analytics() -> Options {
     Options {
