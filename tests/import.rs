@@ -1,8 +1,18 @@
 //! End-to-end: `loadlab import` writes a scenario that `loadlab validate` accepts, and bad
-//! input ends with one clear message and exit code 2.
+//! input ends with one clear message and exit code 2. The scenario each importer writes from
+//! the built-in target's flow runs against a fresh target with no errors, where a literal
+//! replay of the recording fails: its tokens are new at each sign-in and its applications
+//! belong to their creator, so only the correlated captures make the run work.
 
-use std::path::PathBuf;
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use common::{exclusive, Target};
+use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
 
@@ -263,4 +273,205 @@ fn docs_examples_are_what_the_importers_write() {
     let (head, tail) = yaml[2].split_once("      # …\n").unwrap();
     assert!(written.starts_with(head), "{written}");
     assert!(written.contains(tail), "{written}");
+}
+
+/// The token of a sign-in as `user` at `target_url` (a tiny HTTP/1.1 client, as `curl` would).
+fn sign_in(target_url: &str, user: &str) -> String {
+    let addr = target_url.trim_start_matches("http://");
+    let body = format!(r#"{{"username":"{user}","password":"password"}}"#);
+    let mut stream = TcpStream::connect(addr).expect("connect to the target");
+    write!(
+        stream,
+        "POST /api/auth/signin HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    let (_, json) = reply.split_once("\r\n\r\n").expect("a whole reply");
+    let v: Value = serde_json::from_str(json).expect("a JSON body");
+    v["token"].as_str().expect("a token").to_string()
+}
+
+/// `loadlab run FILE --target URL --json`, with `env` set: the exit code and the result.
+fn run_against(file: &Path, target: &Target, env: &[(&str, &str)]) -> (Option<i32>, Value) {
+    let json = file.with_extension("result.json");
+    let _ = std::fs::remove_file(&json);
+    let out = Command::new(BIN)
+        .args(["run", file.to_str().unwrap(), "--target", &target.url])
+        .args(["--json", json.to_str().unwrap(), "--no-progress", "-q"])
+        .env(
+            "LOADLAB_RESULTS",
+            std::env::temp_dir().join("loadlab-import-results"),
+        )
+        .envs(env.iter().copied())
+        .output()
+        .expect("run loadlab");
+    let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {
+        panic!(
+            "{}: no result ({e}): {}{}",
+            file.display(),
+            text(&out.stdout),
+            text(&out.stderr)
+        )
+    });
+    (out.status.code(), serde_json::from_str(&text).unwrap())
+}
+
+/// A run that sent requests, all of them answered as the checks want, every step reached.
+fn assert_no_errors(code: Option<i32>, result: &Value, what: &str) {
+    assert_eq!(code, Some(0), "{what}: {}", result["errors"]);
+    common::assert_valid(result, what);
+    assert!(result["requests"]["total"].as_u64().unwrap() > 0, "{what}");
+    assert_eq!(
+        result["requests"]["failed"], 0,
+        "{what}: errors {} statuses {}",
+        result["errors"], result["status_codes"]
+    );
+    for step in result["steps"].as_array().unwrap() {
+        assert!(
+            step["requests"].as_u64().unwrap() > 0,
+            "{what}: step {} never ran",
+            step["name"]
+        );
+    }
+}
+
+/// How many responses had `status`.
+fn answered(result: &Value, status: &str) -> u64 {
+    result["status_codes"][status].as_u64().unwrap_or(0)
+}
+
+/// Imports `fixture_name` as `kind` and returns the scenario's text.
+fn import(kind: &str, fixture_name: &str, out: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["import", kind];
+    let fixture = fixture(fixture_name);
+    args.push(&fixture);
+    args.extend_from_slice(&["-o", out.to_str().unwrap()]);
+    args.extend_from_slice(extra);
+    let o = loadlab(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    std::fs::read_to_string(out).unwrap()
+}
+
+/// The recorded token of `target-flow.har` (a target instance long gone issued it).
+const RECORDED_TOKEN: &str = "user1.3a9d5c7e1f2b4d60.6f1c2a9e4b7d3c5a8e9f0a1b2c3d4e5f";
+
+#[test]
+fn imported_har_runs_against_a_fresh_target_where_a_literal_replay_fails() {
+    let out = scratch("har-run.yaml");
+    let scenario = import(
+        "har",
+        "target-flow.har",
+        &out,
+        &["--exclude-host", "google-analytics.com"],
+    );
+    assert!(scenario.contains("Bearer {{ token }}"), "{scenario}");
+    assert!(scenario.contains("{{ application_id }}"), "{scenario}");
+    // The decisions the import leaves to a person, made as a tester would: a short load of two
+    // users instead of the recording's one user once, each VU its own user, no pauses.
+    let decided = scenario
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("- think:"))
+        .map(|l| {
+            if l.starts_with("load:") {
+                "load: { model: closed, vus: 2, iterations: 5 }".to_string()
+            } else {
+                l.replace("username: user1", r#"username: "user{{ vu }}""#)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(decided.contains("user{{ vu }}"), "{decided}");
+    std::fs::write(&out, &decided).unwrap();
+
+    let _serial = exclusive();
+    let target = Target::start(&["--workers", "8", "--service-time", "5ms"]);
+    let (code, result) = run_against(&out, &target, &[("PASSWORD", "password")]);
+    assert_no_errors(code, &result, "the imported HAR");
+    assert_eq!(result["requests"]["total"], 2 * 5 * 5);
+    assert_eq!(answered(&result, "201"), 10, "{}", result["status_codes"]);
+
+    // A literal replay: the recorded token is refused (another instance issued it).
+    let literal = scratch("har-literal.yaml");
+    std::fs::write(&literal, decided.replace("{{ token }}", RECORDED_TOKEN)).unwrap();
+    let (_, result) = run_against(&literal, &target, &[("PASSWORD", "password")]);
+    assert!(answered(&result, "401") > 0, "{}", result["status_codes"]);
+    assert_eq!(answered(&result, "201"), 0, "{}", result["status_codes"]);
+
+    // The recorded application id with a fresh token: user1 or user2 made application 1 in the
+    // run above, and the other one is refused it.
+    let literal_id = decided.replace("{{ application_id }}", "1");
+    std::fs::write(&literal, literal_id).unwrap();
+    let (_, result) = run_against(&literal, &target, &[("PASSWORD", "password")]);
+    assert!(answered(&result, "403") > 0, "{}", result["status_codes"]);
+}
+
+#[test]
+fn imported_artillery_runs_against_the_target_without_errors() {
+    let out = scratch("artillery-run.yaml");
+    let scenario = import("artillery", "target-flow.artillery.yml", &out, &[]);
+    assert!(
+        scenario.contains("capture: { token: $.token }"),
+        "{scenario}"
+    );
+    assert!(
+        scenario.contains("capture: { applicationId: $.id }"),
+        "{scenario}"
+    );
+    assert!(
+        scenario.contains("get: \"/api/applications/{{ applicationId }}\""),
+        "{scenario}"
+    );
+    // Run as written: 20 arrivals/s for 1 s, each a user among 50 with its own application.
+    let _serial = exclusive();
+    let target = Target::start(&["--workers", "8", "--service-time", "5ms"]);
+    let (code, result) = run_against(&out, &target, &[]);
+    assert_no_errors(code, &result, "the imported Artillery script");
+    assert!(answered(&result, "201") >= 15, "{}", result["status_codes"]);
+}
+
+#[test]
+fn imported_openapi_runs_against_the_target_with_a_token_from_it() {
+    let out = scratch("openapi-run.yaml");
+    let scenario = import("openapi", "target-api.openapi.yaml", &out, &[]);
+    // The spec's links carry the created id to the read and the submit.
+    assert!(scenario.contains("capture: { id: $.id }"), "{scenario}");
+    assert!(
+        scenario.contains("get: \"/api/applications/{{ id }}\""),
+        "{scenario}"
+    );
+    // A spec can say that a bearer token is needed, not which response gives it: the token is
+    // {{ env.TOKEN }}, got by a sign-in to the same target before the run.
+    assert!(scenario.contains("Bearer {{ env.TOKEN }}"), "{scenario}");
+    // The load is the person's choice: 2 users, 6 iterations each, so that every flow runs.
+    let decided: String = scenario
+        .lines()
+        .map(|l| {
+            if l.starts_with("load:") {
+                "load: { model: closed, vus: 2, iterations: 6 }\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&out, decided).unwrap();
+
+    let _serial = exclusive();
+    let target = Target::start(&["--workers", "8", "--service-time", "5ms"]);
+    let token = sign_in(&target.url, "user1");
+    let env = [("PASSWORD", "password"), ("TOKEN", token.as_str())];
+    let (code, result) = run_against(&out, &target, &env);
+    assert_no_errors(code, &result, "the imported OpenAPI spec");
+    assert_eq!(answered(&result, "201"), 4, "{}", result["status_codes"]);
+
+    // A token from another instance (an earlier run's) is refused.
+    let earlier = Target::start(&["--workers", "8", "--service-time", "5ms"]);
+    let stale = sign_in(&earlier.url, "user1");
+    drop(earlier);
+    let env = [("PASSWORD", "password"), ("TOKEN", stale.as_str())];
+    let (_, result) = run_against(&out, &target, &env);
+    assert!(answered(&result, "401") > 0, "{}", result["status_codes"]);
+    assert_eq!(answered(&result, "201"), 0, "{}", result["status_codes"]);
 }
