@@ -475,3 +475,113 @@ fn imported_openapi_runs_against_the_target_with_a_token_from_it() {
     assert!(answered(&result, "401") > 0, "{}", result["status_codes"]);
     assert_eq!(answered(&result, "201"), 0, "{}", result["status_codes"]);
 }
+
+/// A HAR recorded by a real browser now, not written by hand: headless Chromium loads a page
+/// whose script signs in, creates an application, reads and submits it
+/// (`scripts/record_har.py`, python3's standard library only). Needs `/usr/bin/chromium` (or
+/// `$CHROMIUM`), like the HTML report test: `scripts/install-test-deps.sh` installs it.
+#[test]
+fn har_recorded_by_headless_chromium_imports_and_runs() {
+    let chromium = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    assert!(
+        chromium.exists(),
+        "{} not found: the HAR recording test needs Chromium. Run `scripts/install-test-deps.sh` \
+         (as root, or with sudo) to install it, or set CHROMIUM to its path.",
+        chromium.display()
+    );
+    let har = scratch("chromium.har");
+    let _serial = exclusive();
+    let recorded_against = Target::start(&["--workers", "8", "--service-time", "5ms"]);
+    let mut recorder = Command::new("python3")
+        .arg(format!(
+            "{}/scripts/record_har.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .args([
+            "--api",
+            &recorded_against.url,
+            "--out",
+            har.to_str().unwrap(),
+        ])
+        .arg("--chromium")
+        .arg(&chromium)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the recorder");
+    let started = std::time::Instant::now();
+    while recorder.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(90) {
+            let _ = recorder.kill();
+            panic!("the recorder did not finish in 90 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let recorded = recorder.wait_with_output().unwrap();
+    assert!(recorded.status.success(), "{}", text(&recorded.stderr));
+    assert!(
+        text(&recorded.stderr).contains("(done 200 201 200 200)"),
+        "{}",
+        text(&recorded.stderr)
+    );
+    drop(recorded_against);
+
+    // The token the browser got, to replay literally below.
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&har).unwrap()).unwrap();
+    let signin = log["log"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| {
+            e["request"]["url"]
+                .as_str()
+                .unwrap()
+                .ends_with("/api/auth/signin")
+        })
+        .expect("the sign-in was recorded");
+    let body: Value =
+        serde_json::from_str(signin["response"]["content"]["text"].as_str().unwrap()).unwrap();
+    let recorded_token = body["token"].as_str().unwrap().to_string();
+
+    let out = scratch("chromium.yaml");
+    let import = loadlab(&[
+        "import",
+        "har",
+        har.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = text(&import.stderr);
+    assert_eq!(import.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("kept 5 of 6 recorded requests"), "{stderr}");
+    assert!(
+        stderr.contains("{{ token }} captured by `POST /api/auth/signin` ($.token)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("{{ application_id }} captured by `POST /api/applications` ($.id)"),
+        "{stderr}"
+    );
+    let scenario = std::fs::read_to_string(&out).unwrap();
+    assert!(!scenario.contains(&recorded_token), "{scenario}");
+    let decided = scenario
+        .replace(
+            "load: { model: closed, vus: 1, iterations: 1 }",
+            "load: { model: closed, vus: 2, iterations: 3 }",
+        )
+        .replace("username: user3", r#"username: "user{{ vu }}""#);
+    assert!(decided.contains("iterations: 3"), "{decided}");
+    std::fs::write(&out, &decided).unwrap();
+
+    let fresh = Target::start(&["--workers", "8", "--service-time", "5ms"]);
+    let (code, result) = run_against(&out, &fresh, &[("PASSWORD", "password")]);
+    assert_no_errors(code, &result, "the HAR Chromium recorded");
+    assert_eq!(result["requests"]["total"], 2 * 3 * 5);
+
+    let literal = scratch("chromium-literal.yaml");
+    std::fs::write(&literal, decided.replace("{{ token }}", &recorded_token)).unwrap();
+    let (_, result) = run_against(&literal, &fresh, &[("PASSWORD", "password")]);
+    assert!(answered(&result, "401") > 0, "{}", result["status_codes"]);
+    assert_eq!(answered(&result, "201"), 0, "{}", result["status_codes"]);
+}
