@@ -186,3 +186,95 @@ fn swagger_2_is_refused_with_the_fix() {
         "old.yaml is not an OpenAPI 3 spec: it is Swagger 2.0; convert it to OpenAPI 3 first (e.g. `npx swagger2openapi`)"
     );
 }
+
+const TARGET_API: &str = include_str!("fixtures/target-api.openapi.yaml");
+
+#[test]
+fn a_sign_in_answering_a_token_gives_the_bearer_header() {
+    let out = import(
+        Kind::OpenApi,
+        TARGET_API,
+        "target-api.openapi.yaml",
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(
+        out.report.done[0].starts_with(
+            "the bearer token is captured from `POST /api/auth/signin` ($.token), the one operation without security"
+        ),
+        "{}",
+        out.report
+    );
+    let vars: Vec<&str> = out
+        .report
+        .variables
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(vars, ["PASSWORD"], "no TOKEN to set");
+    std::env::set_var("PASSWORD", "p");
+    let s = parse(&out.yaml);
+    assert!(!out.yaml.contains("env.TOKEN"), "{}", out.yaml);
+    let flow = |name: &str| {
+        s.flows
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("flow {name}"))
+    };
+    let steps = |name: &str| -> Vec<&loadlab_scenario::RequestStep> {
+        flow(name)
+            .steps
+            .iter()
+            .filter_map(|st| match st {
+                Step::Request(r) => Some(r.as_ref()),
+                _ => None,
+            })
+            .collect()
+    };
+    // The applications flow signs in first and sends that token; its ids come from links.
+    let apps = steps("applications");
+    let names: Vec<&str> = apps.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "POST /api/auth/signin",
+            "POST /api/applications",
+            "POST /api/applications/{id}/submit",
+            "GET /api/applications/{id}"
+        ]
+    );
+    assert_eq!(apps[0].captures.len(), 1);
+    assert_eq!(apps[0].captures[0].name, "token");
+    for r in &apps[1..] {
+        assert!(
+            r.headers
+                .iter()
+                .any(|(k, v)| k == "Authorization" && v == "Bearer {{ token }}"),
+            "{}: {:?}",
+            r.name,
+            r.headers
+        );
+    }
+    // The auth flow's own sign-in captures nothing: no later step of it sends the token.
+    let auth = steps("auth");
+    assert_eq!(auth.len(), 1);
+    assert!(auth[0].captures.is_empty());
+
+    // A sign-in that itself needs a token gives none: the token is the person's to set.
+    let guarded = TARGET_API.replacen(
+        "      summary: Sign in; every sign-in returns a new token.\n      security: []\n",
+        "      summary: Sign in; every sign-in returns a new token.\n",
+        1,
+    );
+    assert_ne!(guarded, TARGET_API);
+    let out = import(
+        Kind::OpenApi,
+        &guarded,
+        "target-api.openapi.yaml",
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(out.yaml.contains("Bearer {{ env.TOKEN }}"), "{}", out.yaml);
+    assert!(!out.yaml.contains("capture: { token"), "{}", out.yaml);
+    assert!(out.report.variables.iter().any(|v| v.name == "TOKEN"));
+}

@@ -29,7 +29,14 @@ pub struct FlowBuilder<'a> {
     /// Security remarks are made once per flow, at the first step they concern.
     remarked: Vec<String>,
     pub links_used: usize,
+    /// The spec's sign-in and the property of its response that holds the bearer token.
+    sign_in: Option<(&'a Op<'a>, &'a str)>,
+    /// Whether this flow has signed in (captured `{{ token }}`) yet.
+    signed_in: bool,
 }
+
+/// The variable a sign-in's bearer token is captured as.
+const TOKEN_VAR: &str = "token";
 
 impl<'a> FlowBuilder<'a> {
     pub fn new(
@@ -37,6 +44,7 @@ impl<'a> FlowBuilder<'a> {
         base: &'a str,
         lines: &'a Lines<'a>,
         data: &'a mut Vec<(String, Value)>,
+        sign_in: Option<(&'a Op<'a>, &'a str)>,
     ) -> Self {
         FlowBuilder {
             spec,
@@ -49,6 +57,8 @@ impl<'a> FlowBuilder<'a> {
             used: Vec::new(),
             remarked: Vec::new(),
             links_used: 0,
+            sign_in,
+            signed_in: false,
         }
     }
 
@@ -70,6 +80,25 @@ impl<'a> FlowBuilder<'a> {
 
     pub fn step(&mut self, o: &Op<'_>, report: &mut Report) {
         let spec = self.spec;
+        let mut auth = security::auth_for(spec, o.op);
+        if let Some((sign_in, _)) = self.sign_in {
+            if auth.headers.iter().any(|(_, v)| v == security::ENV_BEARER) {
+                // The token of the flow's own sign-in, signed in first if it has not yet.
+                if !self.signed_in {
+                    self.step(sign_in, report);
+                }
+                if !self.used.iter().any(|u| u == TOKEN_VAR) {
+                    self.used.push(TOKEN_VAR.to_string());
+                }
+                for (_, v) in &mut auth.headers {
+                    if v == security::ENV_BEARER {
+                        *v = format!("Bearer {{{{ {TOKEN_VAR} }}}}");
+                    }
+                }
+                auth.variables.retain(|(v, _)| v != "TOKEN");
+                auth.comments.retain(|c| !c.contains("set TOKEN"));
+            }
+        }
         let line = self.lines.find(&o.path, 1);
         let title = format!("{} {}", o.method.to_ascii_uppercase(), o.path);
         let mut comments = Vec::new();
@@ -84,7 +113,6 @@ impl<'a> FlowBuilder<'a> {
             Entry::new("name", Node::str(title.clone())),
             Entry::new(o.method, Node::str(url)),
         ];
-        let auth = security::auth_for(spec, o.op);
         let mut query: Vec<(String, String)> = Vec::new();
         let mut headers: Vec<(String, String)> = auth.headers.clone();
         for p in &o.params {
@@ -171,6 +199,15 @@ impl<'a> FlowBuilder<'a> {
                     line,
                     format!("link to `{target_id}`: the expression `{expr}` is not converted"),
                 ),
+            }
+        }
+        if let Some((sign_in, field)) = self.sign_in {
+            if sign_in.path == o.path && sign_in.method == o.method && !self.signed_in {
+                self.signed_in = true;
+                // Written only if a later step of the flow sends the token.
+                if let Some(capture) = capture_for(&format!("$response.body#/{field}")) {
+                    step_captures.push((TOKEN_VAR.to_string(), capture));
+                }
             }
         }
         self.captures.push(step_captures);

@@ -1,7 +1,8 @@
 //! `loadlab import openapi`: an OpenAPI 3.0/3.1 spec becomes one flow per tag (or per
 //! operation), each operation a request with an example body, its documented 2xx statuses as
-//! checks, its security as headers from environment variables, and path parameters captured
-//! from an earlier response where the spec links them (else variables to decide).
+//! checks, its security as headers from environment variables (a bearer token from the
+//! spec's sign-in when one answers it), and path parameters captured from an earlier response
+//! where the spec links them (else variables to decide).
 
 mod flow;
 mod schema;
@@ -106,11 +107,21 @@ pub fn import(
         }
     }
 
+    // A bearer token from the spec's sign-in, when it has one, else from `{{ env.TOKEN }}`.
+    let token = security::token_source(&spec, &ops);
+    let sign_in = token.as_ref().map(|t| (&ops[t.op], t.field.as_str()));
+    if let Some((op, field)) = sign_in {
+        report.did(format!(
+            "the bearer token is captured from `{} {}` ($.{field}), the one operation without security whose response has a token; a flow that needs it signs in first",
+            op.method.to_ascii_uppercase(),
+            op.path
+        ));
+    }
     let mut data: Vec<(String, Value)> = Vec::new();
     let mut flows = Vec::new();
     let mut links_used = 0;
     for (fname, members) in &groups {
-        let mut builder = flow::FlowBuilder::new(&spec, &base, &lines, &mut data);
+        let mut builder = flow::FlowBuilder::new(&spec, &base, &lines, &mut data, sign_in);
         for &i in members {
             builder.step(&ops[i], &mut report);
         }
