@@ -2,7 +2,8 @@
 # Installs what the test suite needs beyond Rust, with apt-get (Debian/Ubuntu, as root or
 # with sudo):
 # - Chromium, for the report test that opens the HTML report in a headless browser
-#   (crates/report/tests/report_browser.rs);
+#   (crates/report/tests/report_browser.rs) and the import test that records a HAR with it
+#   (tests/import.rs, through scripts/record_har.py);
 # - prometheus-node-exporter, a real Prometheus exposition for the monitor's tests
 #   (crates/monitor/tests/prometheus.rs starts its own on a free loopback port);
 # - nginx (with http2 and stub_status) for the HTTP/2 tests against a real server

@@ -32,6 +32,8 @@ pub enum Command {
     },
     /// Print the JSON Schema of scenario files (for editors with a YAML language server).
     Schema,
+    /// Write a scenario from a HAR recording, an Artillery script or an OpenAPI spec.
+    Import(ImportArgs),
     /// Run a scenario's `study:` section: repetitions, variants or a sweep, with statistics.
     Study(StudyArgs),
     /// Compare two runs, two studies, or a run against a study (benchstat style).
@@ -46,6 +48,33 @@ pub enum Command {
     Merge(MergeArgs),
     /// Print Kubernetes manifests that run a scenario as N pods (an Indexed Job) and merge them.
     K8s(Box<K8sArgs>),
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    /// What FILE is: har (a browser recording), artillery (a script) or openapi (a 3.x spec).
+    #[arg(value_name = "KIND", value_parser = ["har", "artillery", "openapi"])]
+    pub kind: String,
+    /// The file to import.
+    pub file: PathBuf,
+    /// Where to write the scenario (default: standard output).
+    #[arg(long, short = 'o', value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// HAR: keep only requests to this host (repeatable; subdomains included).
+    #[arg(long = "include-host", value_name = "HOST")]
+    pub include_hosts: Vec<String>,
+    /// HAR: drop requests to this host (repeatable; subdomains included).
+    #[arg(long = "exclude-host", value_name = "HOST")]
+    pub exclude_hosts: Vec<String>,
+    /// HAR: keep only paths starting with this prefix (repeatable).
+    #[arg(long = "include-path", value_name = "PREFIX")]
+    pub include_paths: Vec<String>,
+    /// HAR: drop paths starting with this prefix (repeatable).
+    #[arg(long = "exclude-path", value_name = "PREFIX")]
+    pub exclude_paths: Vec<String>,
+    /// OpenAPI: one flow per operation (default: one flow per tag).
+    #[arg(long)]
+    pub per_operation: bool,
 }
 
 /// Processes and cgroups sampled beside the run (added to the scenario's `monitor:`).

@@ -4,6 +4,7 @@ mod capacity;
 mod compare;
 mod demo;
 mod executor;
+mod import;
 mod k8s;
 pub(crate) mod measure;
 mod merge;
@@ -29,6 +30,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
         Command::Demo(args) => demo::execute(args),
         Command::Validate { file } => validate::execute(&file),
         Command::Schema => validate::schema(),
+        Command::Import(args) => import::execute(args),
         Command::Study(args) => study::execute(args),
         Command::Compare(args) => compare::execute(args),
         Command::Capacity(args) => capacity::execute(args),

@@ -1,10 +1,17 @@
 //! Sign-in and bearer tokens, so scenarios can exercise a realistic login → use-token flow.
 //!
-//! Tokens are stateless: `<user>.<32 hex digits>`, where the digits are a keyed hash of the
-//! user name under a key chosen at random for each server instance. Checking a token
-//! recomputes the hash, so validation costs a few hundred nanoseconds and needs no session
-//! table. The hash is SipHash (std's keyed `RandomState`): not a cryptographic MAC, but
-//! plenty for a test target whose tokens must merely be unguessable by a load script.
+//! Tokens are stateless: `<user>.<16 hex digits>.<32 hex digits>`. The first digits are a
+//! nonce drawn at each sign-in, so every sign-in gets a token of its own and a token copied
+//! from a recording is not what the next sign-in returns; the last digits are a keyed hash of
+//! the user name and the nonce under a key chosen at random for each server instance, so a
+//! token of another instance (a recording made against an earlier run) is refused. Checking
+//! a token recomputes the hash, so validation costs a few hundred nanoseconds and needs no
+//! session table; for the same reason an earlier token of the same user stays valid for the
+//! life of the instance, as bearer tokens without expiry do.
+//!
+//! Neither part is cryptographic: the nonce comes from `fastrand` (a fast PRNG seeded per
+//! thread) and the hash is SipHash (std's keyed `RandomState`), not a MAC. That is plenty for
+//! a test target whose tokens must merely be unguessable by a load script.
 
 use std::collections::hash_map::RandomState;
 use std::fmt::Write as _;
@@ -35,35 +42,50 @@ impl TokenKey {
         }
     }
 
-    fn mac(&self, user: &str) -> [u64; 2] {
-        [self.k1.hash_one(user), self.k2.hash_one(user)]
+    fn mac(&self, user: &str, nonce: u64) -> [u64; 2] {
+        [
+            self.k1.hash_one((user, nonce)),
+            self.k2.hash_one((user, nonce)),
+        ]
     }
 
-    /// The token for `user` (who must be a valid user).
+    /// A new token for `user` (who must be a valid user): another one at every call.
     pub fn issue(&self, user: &str) -> String {
-        let [a, b] = self.mac(user);
-        let mut token = String::with_capacity(user.len() + 33);
+        self.issue_with_nonce(user, fastrand::u64(..))
+    }
+
+    fn issue_with_nonce(&self, user: &str, nonce: u64) -> String {
+        let [a, b] = self.mac(user, nonce);
+        let mut token = String::with_capacity(user.len() + 50);
         token.push_str(user);
         // Writing to a String cannot fail.
-        let _ = write!(token, ".{a:016x}{b:016x}");
+        let _ = write!(token, ".{nonce:016x}.{a:016x}{b:016x}");
         token
     }
 
-    /// The user a token belongs to, or `None` if the token is malformed or forged.
+    /// The user a token belongs to, or `None` if the token is malformed, forged or was
+    /// issued by another server instance.
     pub fn verify<'t>(&self, token: &'t str) -> Option<&'t str> {
-        let (user, digits) = token.rsplit_once('.')?;
-        if digits.len() != 32 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let (rest, digits) = token.rsplit_once('.')?;
+        let (user, nonce) = rest.rsplit_once('.')?;
+        if digits.len() != 32 || nonce.len() != 16 || !is_valid_user(user) {
             return None;
         }
-        if !is_valid_user(user) {
-            return None;
-        }
-        let a = u64::from_str_radix(digits.get(..16)?, 16).ok()?;
-        let b = u64::from_str_radix(digits.get(16..)?, 16).ok()?;
-        let [ea, eb] = self.mac(user);
+        let nonce = hex_u64(nonce)?;
+        let a = hex_u64(digits.get(..16)?)?;
+        let b = hex_u64(digits.get(16..)?)?;
+        let [ea, eb] = self.mac(user, nonce);
         // Compare both halves without short-circuiting.
         (((a ^ ea) | (b ^ eb)) == 0).then_some(user)
     }
+}
+
+/// Exactly 16 hex digits (no sign, no prefix) as a number.
+fn hex_u64(digits: &str) -> Option<u64> {
+    if digits.len() != 16 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(digits, 16).ok()
 }
 
 /// Role of a built-in account, derived from its name.
@@ -154,7 +176,7 @@ mod tests {
         let key = TokenKey::new();
         let t = key.issue("user42");
         assert_eq!(key.verify(&t), Some("user42"));
-        // Another user's name with this user's hash.
+        // Another user's name with this user's nonce and hash.
         let forged = t.replacen("user42", "user43", 1);
         assert_eq!(key.verify(&forged), None);
         // Another instance's key.
@@ -162,17 +184,47 @@ mod tests {
         for bad in [
             "",
             ".",
+            "..",
             "user42.",
             "user42.zz",
-            "nobody.0123456789abcdef0123456789abcdef",
+            "user42.0123456789abcdef0123456789abcdef",
+            "user42..0123456789abcdef0123456789abcdef",
+            "user42.+123456789abcdef.0123456789abcdef0123456789abcdef",
+            "nobody.0123456789abcdef.0123456789abcdef0123456789abcdef",
         ] {
             assert_eq!(key.verify(bad), None, "{bad}");
         }
-        let mut flipped = t.clone();
-        let last = if t.ends_with('0') { '1' } else { '0' };
-        flipped.pop();
-        flipped.push(last);
-        assert_eq!(key.verify(&flipped), None);
+        for i in [t.len() - 1, t.len() - 32, "user42.".len()] {
+            let mut flipped = t.clone().into_bytes();
+            flipped[i] = if flipped[i] == b'0' { b'1' } else { b'0' };
+            let flipped = String::from_utf8(flipped).unwrap();
+            assert_eq!(key.verify(&flipped), None, "{flipped}");
+        }
+    }
+
+    #[test]
+    fn every_sign_in_gets_its_own_token_and_earlier_ones_stay_valid() {
+        let key = TokenKey::new();
+        let first = key.issue("user7");
+        let second = key.issue("user7");
+        assert_ne!(first, second, "a token is new at each sign-in");
+        assert_eq!(key.verify(&first), Some("user7"));
+        assert_eq!(key.verify(&second), Some("user7"));
+        let (user, rest) = first.split_once('.').unwrap();
+        let (nonce, hash) = rest.split_once('.').unwrap();
+        assert_eq!((user, nonce.len(), hash.len()), ("user7", 16, 32));
+        // The nonce is bound to the hash: one sign-in's nonce with another's hash fails.
+        let (_, second_hash) = second.rsplit_once('.').unwrap();
+        assert_eq!(key.verify(&format!("user7.{nonce}.{second_hash}")), None);
+        // The same nonce gives the same token (the hash is keyed, not random).
+        assert_eq!(
+            key.issue_with_nonce("user7", 5),
+            key.issue_with_nonce("user7", 5)
+        );
+        assert_ne!(
+            key.issue_with_nonce("user7", 5),
+            key.issue_with_nonce("user8", 5)
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::config::TargetConfig;
 use crate::metrics::{self, TargetMetrics};
 use crate::response::{self, Resp};
 use crate::routes::{self, Route, RouteError};
-use crate::store::{Counter, Store};
+use crate::store::{Access, Counter, Store};
 
 /// Largest request body accepted; larger ones get 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -152,16 +152,20 @@ fn serve_endpoint(state: &AppState, route: Route, body: &Bytes, user: Option<Str
             }
             Err(reject) => reject.into_response(),
         },
-        Route::GetApplication(id) => match id.and_then(|id| state.store.application_json(id)) {
-            Some(json) => response::raw_json(StatusCode::OK, json),
-            None => response::error(StatusCode::NOT_FOUND, "no such application"),
+        Route::GetApplication(id) => match id.map(|id| state.store.application_json(id, user)) {
+            Some(Access::Granted(json)) => response::raw_json(StatusCode::OK, json),
+            Some(Access::NotOwner) => not_owner(),
+            Some(Access::Missing) | None => no_such_application(),
         },
-        Route::SubmitApplication(id) => match id {
-            Some(id) if state.store.submit_application(id) => {
-                response::json(StatusCode::OK, &json!({ "id": id, "status": "submitted" }))
+        Route::SubmitApplication(id) => {
+            match id.map(|id| (id, state.store.submit_application(id, user))) {
+                Some((id, Access::Granted(()))) => {
+                    response::json(StatusCode::OK, &json!({ "id": id, "status": "submitted" }))
+                }
+                Some((_, Access::NotOwner)) => not_owner(),
+                Some((_, Access::Missing)) | None => no_such_application(),
             }
-            _ => response::error(StatusCode::NOT_FOUND, "no such application"),
-        },
+        }
         Route::CreateUser => create_echo(state, body, Counter::User, None),
         Route::CreateTransaction => create_echo(state, body, Counter::Transaction, None),
         Route::CreateReservation => {
@@ -172,6 +176,19 @@ fn serve_endpoint(state: &AppState, route: Route, body: &Bytes, user: Option<Str
             response::error(StatusCode::BAD_REQUEST, "patient id must be a number")
         }
     }
+}
+
+fn no_such_application() -> Resp {
+    response::error(StatusCode::NOT_FOUND, "no such application")
+}
+
+/// An application id of another user: the token is valid, the access is not. A scenario gets
+/// this when it shares ids between users or replays an id from a recording.
+fn not_owner() -> Resp {
+    response::error(
+        StatusCode::FORBIDDEN,
+        "this application belongs to another user (use the id your own POST /api/applications returned)",
+    )
 }
 
 /// A request the client got wrong; becomes a JSON error response.

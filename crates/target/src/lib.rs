@@ -1,10 +1,12 @@
 //! `loadlab-target`: the built-in system under test, so that the demo, the examples and
 //! the end-to-end tests of loadlab have a realistic service to load without any setup.
 //!
-//! It offers a health check, a ping, a sign-in that issues bearer tokens and a few small
-//! CRUD endpoints, all behind a tunable capacity model (workers, bounded queue, fixed or
-//! exponential service time, injected errors) so that it saturates like a real service:
-//! latency grows with queueing, and overload turns into 503s.
+//! It offers a health check, a ping, a sign-in that issues bearer tokens (new at each sign-in)
+//! and a few small CRUD endpoints (an application is readable by its creator only, so a
+//! replayed token or another user's id fails and scenarios must correlate; docs/target.md),
+//! all behind a tunable capacity model (workers, bounded queue, fixed or exponential service
+//! time, injected errors) so that it saturates like a real service: latency grows with
+//! queueing, and overload turns into 503s.
 //!
 //! It also shows what it is doing, as a real service would: `GET /metrics` in the
 //! Prometheus text format (requests by route and status, in flight, queue length, handling

@@ -1,6 +1,10 @@
 //! In-memory storage behind the CRUD endpoints, bounded so that an hours-long load test
 //! cannot grow the target's memory without limit: only the most recent applications are
 //! kept (by count and by approximate size), older ones answer 404 like deleted records.
+//!
+//! An application belongs to the user who created it: reading or submitting it with another
+//! user's token is [`Access::NotOwner`] (the handler answers 403), so a scenario that shares
+//! an application id between users, or replays a recorded id, fails as it would on a real API.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,7 +51,20 @@ struct Applications {
 struct Stored {
     /// The full JSON object as returned to clients (including id, status, owner).
     object: Map<String, Value>,
+    /// The user who created it (also `object["owner"]`, which this copy saves parsing).
+    owner: Box<str>,
     size: usize,
+}
+
+/// What a user may do with an application id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Access<T> {
+    /// The application exists and is the user's.
+    Granted(T),
+    /// No such application (never created, or evicted).
+    Missing,
+    /// It exists but another user created it.
+    NotOwner,
 }
 
 impl Default for Store {
@@ -106,6 +123,7 @@ impl Store {
             id,
             Stored {
                 object: fields,
+                owner: owner.into(),
                 size,
             },
         );
@@ -124,24 +142,32 @@ impl Store {
         response
     }
 
-    /// The application serialized as JSON, if it is (still) stored.
-    pub fn application_json(&self, id: u64) -> Option<Vec<u8>> {
+    /// The application serialized as JSON, if it is (still) stored and `user` created it.
+    pub fn application_json(&self, id: u64, user: &str) -> Access<Vec<u8>> {
         let apps = self.lock();
-        let stored = apps.by_id.get(&id)?;
-        serde_json::to_vec(&stored.object).ok()
+        match apps.by_id.get(&id) {
+            None => Access::Missing,
+            Some(stored) if *stored.owner != *user => Access::NotOwner,
+            Some(stored) => match serde_json::to_vec(&stored.object) {
+                Ok(json) => Access::Granted(json),
+                // A map of JSON values always serializes; were it ever not to, say missing.
+                Err(_) => Access::Missing,
+            },
+        }
     }
 
-    /// Marks an application submitted; false if it does not exist.
-    pub fn submit_application(&self, id: u64) -> bool {
+    /// Marks an application of `user` submitted.
+    pub fn submit_application(&self, id: u64, user: &str) -> Access<()> {
         let mut apps = self.lock();
         match apps.by_id.get_mut(&id) {
+            None => Access::Missing,
+            Some(stored) if *stored.owner != *user => Access::NotOwner,
             Some(stored) => {
                 stored
                     .object
                     .insert("status".into(), Value::from("submitted"));
-                true
+                Access::Granted(())
             }
-            None => false,
         }
     }
 
@@ -156,23 +182,57 @@ impl Store {
 mod tests {
     use super::*;
 
+    fn json_of(access: Access<Vec<u8>>) -> Value {
+        match access {
+            Access::Granted(json) => serde_json::from_slice(&json).expect("valid json"),
+            other => panic!("not granted: {other:?}"),
+        }
+    }
+
     #[test]
     fn create_get_submit() {
         let store = Store::default();
         let mut fields = Map::new();
         fields.insert("name".into(), Value::from("x"));
         fields.insert("id".into(), Value::from(999)); // overridden by the server
+        fields.insert("owner".into(), Value::from("user2")); // overridden too
         let created = store.create_application(fields, "user1", 20);
         let id = created["id"].as_u64().expect("numeric id");
         assert_eq!(id, 1);
         assert_eq!(created["status"], "draft");
         assert_eq!(created["name"], "x");
-        assert!(store.submit_application(id));
-        let got: Value = serde_json::from_slice(&store.application_json(id).expect("stored"))
-            .expect("valid json");
+        assert_eq!(created["owner"], "user1");
+        assert_eq!(store.submit_application(id, "user1"), Access::Granted(()));
+        let got = json_of(store.application_json(id, "user1"));
         assert_eq!(got["status"], "submitted");
-        assert!(!store.submit_application(12345));
-        assert!(store.application_json(12345).is_none());
+        assert_eq!(store.submit_application(12345, "user1"), Access::Missing);
+        assert_eq!(store.application_json(12345, "user1"), Access::Missing);
+    }
+
+    #[test]
+    fn applications_belong_to_their_creator() {
+        let store = Store::default();
+        let id = store.create_application(Map::new(), "user1", 2)["id"]
+            .as_u64()
+            .unwrap();
+        // Not another user, not an admin, not a name that merely starts the same.
+        for other in ["user2", "admin1", "user10", "user", ""] {
+            assert_eq!(
+                store.application_json(id, other),
+                Access::NotOwner,
+                "{other}"
+            );
+            assert_eq!(
+                store.submit_application(id, other),
+                Access::NotOwner,
+                "{other}"
+            );
+        }
+        // Nothing changed for the owner.
+        assert_eq!(
+            json_of(store.application_json(id, "user1"))["status"],
+            "draft"
+        );
     }
 
     #[test]
@@ -182,9 +242,15 @@ mod tests {
             store.create_application(Map::new(), "user1", 2);
         }
         assert_eq!(store.application_count(), 10);
-        assert!(store.application_json(90).is_none());
-        assert!(store.application_json(91).is_some());
-        assert!(store.application_json(100).is_some());
+        assert_eq!(store.application_json(90, "user1"), Access::Missing);
+        assert!(matches!(
+            store.application_json(91, "user1"),
+            Access::Granted(_)
+        ));
+        assert!(matches!(
+            store.application_json(100, "user1"),
+            Access::Granted(_)
+        ));
 
         let store = Store::with_limits(1000, 10 * (1000 + PER_ENTRY_OVERHEAD));
         for _ in 0..50 {

@@ -305,6 +305,61 @@ async fn application_flow_with_token() {
 }
 
 #[tokio::test]
+async fn tokens_are_new_at_each_sign_in_and_applications_belong_to_their_creator() {
+    let t = start(TargetConfig::default());
+    let a = t.addr;
+    let first = signin(a, "user7").await;
+    let second = signin(a, "user7").await;
+    assert_ne!(first, second, "a token is new at each sign-in");
+    let other = signin(a, "user8").await;
+    let admin = signin(a, "admin1").await;
+
+    let created = send(
+        a,
+        "POST",
+        "/api/applications",
+        Some(&first),
+        Some(r#"{"title":"mine","owner":"user8"}"#),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{created:?}");
+    assert_eq!(
+        created.json()["owner"],
+        "user7",
+        "the server sets the owner"
+    );
+    let id = created.json()["id"].as_u64().unwrap();
+    let get = format!("/api/applications/{id}");
+    let submit = format!("/api/applications/{id}/submit");
+
+    // The creator's earlier and later tokens both work (bearer tokens do not expire here).
+    assert_eq!(send(a, "GET", &get, Some(&second), None).await.status, 200);
+    assert_eq!(send(a, "GET", &get, Some(&first), None).await.status, 200);
+
+    // Another user, even an admin, is refused with a JSON error, and changes nothing.
+    for token in [&other, &admin] {
+        for (method, path) in [("GET", &get), ("POST", &submit)] {
+            let r = send(a, method, path, Some(token), None).await;
+            assert_eq!(r.status, 403, "{method} {path}: {r:?}");
+            assert!(r.json()["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("another user")));
+        }
+    }
+    let got = send(a, "GET", &get, Some(&first), None).await;
+    assert_eq!(got.json()["status"], "draft");
+    // An id that does not exist stays 404 for everyone.
+    let missing = send(a, "GET", "/api/applications/999999", Some(&other), None).await;
+    assert_eq!(missing.status, 404);
+
+    // A token this user got from another instance (a recording of an earlier run) is 401.
+    let earlier = start(TargetConfig::default());
+    let recorded = signin(earlier.addr, "user7").await;
+    let r = send(a, "GET", &get, Some(&recorded), None).await;
+    assert_eq!(r.status, 401, "{r:?}");
+}
+
+#[tokio::test]
 async fn protected_endpoints_need_a_valid_token() {
     let t = start(TargetConfig::default());
     let a = t.addr;

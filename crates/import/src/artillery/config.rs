@@ -1,0 +1,409 @@
+//! Artillery's `config:` section: phases become open-model stages, `http.timeout` and default
+//! headers become `defaults:`, payload files and variables become data sets, `ensure` becomes
+//! thresholds.
+
+use super::seconds;
+use crate::lines::Lines;
+use crate::names;
+use crate::report::Report;
+use crate::yaml::{Entry, Item, Node};
+use serde_yaml_ng::Value;
+
+/// What the config section gives the rest of the import.
+pub struct Config {
+    pub entries: Vec<Entry>,
+    /// `(field, data set)` for payload columns.
+    pub fields: Vec<(String, String)>,
+}
+
+const KNOWN: &[&str] = &[
+    "target",
+    "phases",
+    "http",
+    "timeout",
+    "defaults",
+    "payload",
+    "variables",
+    "ensure",
+    "plugins",
+];
+
+pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Config {
+    let empty = Value::Mapping(Default::default());
+    let config = config.unwrap_or(&empty);
+    let mut entries = Vec::new();
+    let mut fields = Vec::new();
+    if let Some(map) = config.as_mapping() {
+        for key in map.keys().filter_map(Value::as_str) {
+            if !KNOWN.contains(&key) {
+                report.unsupported(
+                    lines.find(key, 1),
+                    format!("config.{key}: no loadlab equivalent; left out"),
+                );
+            }
+        }
+    }
+    match config.get("target").and_then(Value::as_str) {
+        Some(t) => entries.push(Entry::new("target", Node::str(t))),
+        None => entries.push(
+            Entry::new("target", Node::str("http://127.0.0.1:8080"))
+                .commented("decide: the script names no config.target"),
+        ),
+    }
+    let mut defaults = Vec::new();
+    let timeout = config
+        .get("http")
+        .and_then(|h| h.get("timeout"))
+        .or_else(|| config.get("timeout"));
+    if let Some(t) = timeout.and_then(seconds) {
+        defaults.push(Entry::new("timeout", Node::raw(t)));
+    }
+    if let Some(http) = config.get("http").and_then(Value::as_mapping) {
+        for key in http.keys().filter_map(Value::as_str) {
+            if key != "timeout" {
+                report.unsupported(
+                    lines.find(key, lines.find("http", 1).unwrap_or(1)),
+                    format!("config.http.{key}: no loadlab equivalent; left out"),
+                );
+            }
+        }
+    }
+    if let Some(h) = config
+        .get("defaults")
+        .and_then(|d| d.get("headers"))
+        .and_then(Value::as_mapping)
+    {
+        let headers: Vec<(String, Node)> = h
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str()?.to_string(), Node::str(scalar_text(v)?))))
+            .collect();
+        if !headers.is_empty() {
+            defaults.push(Entry::new("headers", Node::map(headers)));
+        }
+    }
+    if !defaults.is_empty() {
+        entries.push(Entry::new("defaults", Node::Map(defaults)));
+    }
+    let (load, warmup) = load(config.get("phases"), lines, report);
+    entries.push(load);
+    if let Some(w) = warmup {
+        entries.push(w);
+    }
+    let thresholds = thresholds(config.get("ensure"), lines, report);
+    if !thresholds.is_empty() {
+        entries.push(Entry::new(
+            "thresholds",
+            Node::seq(thresholds.into_iter().map(Node::str)),
+        ));
+    }
+    let mut data = Vec::new();
+    payloads(config.get("payload"), lines, report, &mut data, &mut fields);
+    if let Some(vars) = config.get("variables").and_then(Value::as_mapping) {
+        for (k, v) in vars {
+            let Some(name) = k.as_str() else { continue };
+            let values = match v {
+                Value::Sequence(s) => s.clone(),
+                other => vec![other.clone()],
+            };
+            let values: Vec<serde_json::Value> = values
+                .iter()
+                .filter_map(|x| serde_json::to_value(x).ok())
+                .collect();
+            data.push(Entry::new(
+                name,
+                Node::map([
+                    ("values", Node::json(&serde_json::Value::Array(values))),
+                    ("pick", Node::raw("random")),
+                ]),
+            ));
+            report.did(format!("config.variables.{name} became the data set `{name}` (a random value per iteration)"));
+        }
+    }
+    if !data.is_empty() {
+        entries.push(Entry::new("data", Node::Map(data)));
+    }
+    Config { entries, fields }
+}
+
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// `phases:` → `load: {model: open, stages: [...]}`; a first phase named "warm…" → `warmup:`.
+fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, Option<Entry>) {
+    let Some(phases) = phases
+        .and_then(Value::as_sequence)
+        .filter(|p| !p.is_empty())
+    else {
+        let e = Entry::new(
+            "load",
+            Node::map([
+                ("model", Node::raw("closed")),
+                ("vus", Node::raw("1")),
+                ("iterations", Node::raw("1")),
+            ]),
+        )
+        .commented("decide: the script has no config.phases; choose the load");
+        return (e, None);
+    };
+    let mut stages = Vec::new();
+    let mut max_vusers: Option<u64> = None;
+    let mut cursor = lines.find("phases", 1).unwrap_or(1);
+    let mut warmup = None;
+    for (i, p) in phases.iter().enumerate() {
+        let first = p
+            .as_mapping()
+            .and_then(|m| m.keys().next())
+            .and_then(Value::as_str)
+            .unwrap_or("duration");
+        let line = lines.find(first, cursor);
+        if let Some(l) = line {
+            cursor = l + 1;
+        }
+        let name = p.get("name").and_then(Value::as_str);
+        if let Some(pause) = p.get("pause").and_then(seconds) {
+            stages.push(
+                Item::new(Node::map([
+                    ("duration", Node::raw(pause)),
+                    ("rate", Node::raw("0/s")),
+                ]))
+                .commented("a pause: no arrivals"),
+            );
+            continue;
+        }
+        let Some(duration) = p.get("duration").and_then(seconds) else {
+            report.unsupported(line, format!("phase {}: no duration; left out", i + 1));
+            continue;
+        };
+        let mut stage = vec![Entry::new("duration", Node::raw(duration.clone()))];
+        let mut comments = Vec::new();
+        if let Some(n) = name {
+            comments.push(format!("phase \"{n}\""));
+        }
+        if let Some(rate) = p.get("arrivalRate").and_then(Value::as_f64) {
+            stage.push(Entry::new(
+                "rate",
+                Node::raw(format!("{}/s", fmt_num(rate))),
+            ));
+            if let Some(to) = p.get("rampTo").and_then(Value::as_f64) {
+                stage.push(Entry::new(
+                    "ramp_to",
+                    Node::raw(format!("{}/s", fmt_num(to))),
+                ));
+            }
+        } else if let Some(count) = p.get("arrivalCount").and_then(Value::as_f64) {
+            let secs = p
+                .get("duration")
+                .and_then(Value::as_f64)
+                .unwrap_or(1.0)
+                .max(1e-9);
+            stage.push(Entry::new(
+                "rate",
+                Node::raw(format!("{}/s", fmt_num(count / secs))),
+            ));
+            comments.push(format!(
+                "arrivalCount {} spread evenly over the phase",
+                fmt_num(count)
+            ));
+        } else {
+            report.unsupported(
+                line,
+                format!("phase {}: no arrivalRate or arrivalCount; left out", i + 1),
+            );
+            continue;
+        }
+        for key in p.as_mapping().into_iter().flat_map(|m| m.keys()) {
+            let key = key.as_str().unwrap_or("");
+            if ![
+                "duration",
+                "arrivalRate",
+                "rampTo",
+                "arrivalCount",
+                "name",
+                "maxVusers",
+            ]
+            .contains(&key)
+            {
+                report.unsupported(
+                    line,
+                    format!(
+                        "phase {}: `{key}` has no loadlab equivalent; left out",
+                        i + 1
+                    ),
+                );
+            }
+        }
+        if let Some(m) = p.get("maxVusers").and_then(Value::as_u64) {
+            max_vusers = Some(max_vusers.map_or(m, |x: u64| x.max(m)));
+        }
+        if i == 0
+            && phases.len() > 1
+            && name.is_some_and(|n| n.to_ascii_lowercase().contains("warm"))
+        {
+            warmup = Some(Entry::new("warmup", Node::raw(duration)).commented(
+                "the first phase is a warm-up: recorded, left out of statistics and thresholds",
+            ));
+        }
+        stages.push(Item {
+            comments,
+            value: Node::Map(stage),
+        });
+    }
+    report.did(format!(
+        "{} phase(s) became open-model stages (Artillery's arrivals are loadlab's open model)",
+        stages.len()
+    ));
+    let mut load = vec![
+        Entry::new("model", Node::raw("open")),
+        Entry::new("stages", Node::Seq(stages)),
+    ];
+    if let Some(m) = max_vusers {
+        load.push(Entry::new("max_in_flight", Node::raw(m.to_string())));
+    }
+    (Entry::new("load", Node::Map(load)), warmup)
+}
+
+pub fn fmt_num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        let s = format!("{x:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// `ensure: {p95: 200, maxErrorRate: 1}` and Artillery 2's `thresholds:` list.
+fn thresholds(ensure: Option<&Value>, lines: &Lines, report: &mut Report) -> Vec<String> {
+    let Some(map) = ensure.and_then(Value::as_mapping) else {
+        return Vec::new();
+    };
+    let line = lines.find("ensure", 1);
+    let mut out = Vec::new();
+    let stat = |key: &str| -> Option<&'static str> {
+        Some(match key {
+            "p50" | "median" => "p50",
+            "p75" => "p75",
+            "p90" => "p90",
+            "p95" => "p95",
+            "p99" => "p99",
+            "p999" => "p999",
+            "max" => "max",
+            "min" => "min",
+            "mean" => "mean",
+            _ => return None,
+        })
+    };
+    for (k, v) in map {
+        let key = k.as_str().unwrap_or("");
+        match key {
+            "maxErrorRate" => {
+                if let Some(n) = v.as_f64() {
+                    out.push(format!("http.errors < {}%", fmt_num(n)));
+                }
+            }
+            "thresholds" => {
+                for t in v.as_sequence().into_iter().flatten() {
+                    for (m, limit) in t.as_mapping().into_iter().flatten() {
+                        let metric = m.as_str().unwrap_or("");
+                        let s = metric.strip_prefix("http.response_time.").and_then(stat);
+                        match (s, limit.as_f64()) {
+                            (Some(s), Some(ms)) => {
+                                out.push(format!("latency.{s} < {}ms", fmt_num(ms)))
+                            }
+                            _ => report.unsupported(
+                                line,
+                                format!("ensure threshold on `{metric}`: no loadlab equivalent"),
+                            ),
+                        }
+                    }
+                }
+            }
+            other => match (stat(other), v.as_f64()) {
+                (Some(s), Some(ms)) => out.push(format!("latency.{s} < {}ms", fmt_num(ms))),
+                _ => report.unsupported(
+                    line,
+                    format!("ensure.{other}: no loadlab equivalent; left out"),
+                ),
+            },
+        }
+    }
+    out
+}
+
+/// `payload: {path, fields, order, skipHeader}` (or a list of them) → `data:` sets.
+fn payloads(
+    payload: Option<&Value>,
+    lines: &Lines,
+    report: &mut Report,
+    data: &mut Vec<Entry>,
+    fields: &mut Vec<(String, String)>,
+) {
+    let list = match payload {
+        Some(Value::Sequence(s)) => s.clone(),
+        Some(p @ Value::Mapping(_)) => vec![p.clone()],
+        _ => return,
+    };
+    let line = lines.find("payload", 1);
+    for p in &list {
+        let Some(path) = p.get("path").and_then(Value::as_str) else {
+            report.unsupported(line, "a payload without `path`; left out");
+            continue;
+        };
+        let cols: Vec<String> = p
+            .get("fields")
+            .and_then(Value::as_sequence)
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f.as_str().map(str::to_string))
+            .collect();
+        let stem = std::path::Path::new(path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "payload".into());
+        let set = names::snake_case(p.get("name").and_then(Value::as_str).unwrap_or(&stem));
+        for c in &cols {
+            fields.push((c.clone(), set.clone()));
+        }
+        let pick = match p.get("order").and_then(Value::as_str) {
+            Some("sequence") => "sequential",
+            _ => "random",
+        };
+        let mut entry = Entry::new(
+            set.clone(),
+            Node::map([("csv", Node::str(path)), ("pick", Node::raw(pick))]),
+        );
+        let has_header = p
+            .get("skipHeader")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if !has_header {
+            entry = entry.commented(format!(
+                "decide: loadlab reads column names from the CSV's first row; add the row `{}` to {path}",
+                cols.join(",")
+            ));
+            report.unsupported(
+                line,
+                format!(
+                    "payload {path}: has no header row (skipHeader is not set); add `{}` as its first line",
+                    cols.join(",")
+                ),
+            );
+        }
+        for key in p.as_mapping().into_iter().flat_map(|m| m.keys()) {
+            let key = key.as_str().unwrap_or("");
+            if !["path", "fields", "order", "skipHeader", "name"].contains(&key) {
+                report.unsupported(line, format!("payload {path}: `{key}` is not converted"));
+            }
+        }
+        report.did(format!(
+            "payload {path} became the data set `{set}` (columns {}, pick {pick})",
+            cols.join(", ")
+        ));
+        data.push(entry);
+    }
+}

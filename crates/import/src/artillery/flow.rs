@@ -1,0 +1,395 @@
+//! Artillery's `flow:` items as loadlab steps: requests with their captures and `expect`
+//! checks, `think`, and counted `loop`s; anything else is a comment and a report entry.
+
+use super::seconds;
+use super::templates::Rewriter;
+use crate::lines::Lines;
+use crate::names;
+use crate::report::Report;
+use crate::yaml::{Entry, Item, Node};
+use serde_yaml_ng::Value;
+
+const METHODS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "options"];
+
+pub struct Walker<'a> {
+    pub lines: &'a Lines<'a>,
+    /// The line the walk has reached (1-based): keys are looked for from here on.
+    pub cursor: usize,
+    pub rewriter: Rewriter,
+    pub requests: usize,
+}
+
+impl Walker<'_> {
+    pub fn steps(&mut self, flow: &[Value], report: &mut Report) -> Vec<Item> {
+        let mut out: Vec<Item> = Vec::new();
+        // Comments for what was left out, placed above the next step.
+        let mut pending: Vec<String> = Vec::new();
+        for item in flow {
+            let Some(map) = item.as_mapping() else {
+                report.unsupported(Some(self.cursor), "a flow item that is not a mapping");
+                continue;
+            };
+            let first = map.keys().next().and_then(Value::as_str).unwrap_or("");
+            let line = self.lines.find(first, self.cursor);
+            if let Some(l) = line {
+                self.cursor = l + 1;
+            }
+            let converted = if let Some(method) = METHODS.iter().find(|m| item.get(**m).is_some()) {
+                Some(self.request(method, &item[*method], line, report))
+            } else if let Some(t) = item.get("think") {
+                match seconds(t) {
+                    Some(d) => Some(Item::new(Node::map([("think", Node::raw(d))]))),
+                    None => {
+                        report.unsupported(line, "think: not a number of seconds");
+                        None
+                    }
+                }
+            } else if let Some(body) = item.get("loop") {
+                Some(self.looped(item, body, line, report))
+            } else {
+                let what = format!("flow item `{first}`: no loadlab equivalent; left out");
+                pending.push(format!(
+                    "not converted (line {}): {what}",
+                    line.unwrap_or(0)
+                ));
+                report.unsupported(line, what);
+                None
+            };
+            if let Some(mut item) = converted {
+                pending.append(&mut item.comments);
+                item.comments = std::mem::take(&mut pending);
+                out.push(item);
+            }
+        }
+        if let Some(last) = out.last_mut() {
+            last.comments.append(&mut pending);
+        }
+        out
+    }
+
+    fn looped(
+        &mut self,
+        item: &Value,
+        body: &Value,
+        line: Option<usize>,
+        report: &mut Report,
+    ) -> Item {
+        let steps = match body.as_sequence() {
+            Some(s) => self.steps(s, report),
+            None => Vec::new(),
+        };
+        let mut comments = Vec::new();
+        for key in item
+            .as_mapping()
+            .into_iter()
+            .flat_map(|m| m.keys())
+            .filter_map(Value::as_str)
+        {
+            if !["loop", "count", "over"].contains(&key) {
+                let at = self.lines.find(key, line.unwrap_or(1));
+                report.unsupported(at, format!("loop `{key}`: not converted"));
+                comments.push(format!(
+                    "not converted (line {}): loop `{key}`",
+                    at.unwrap_or(0)
+                ));
+            }
+        }
+        let count = match item.get("count").and_then(Value::as_u64) {
+            Some(c) => c,
+            None => {
+                let why = if item.get("over").is_some() {
+                    "loop `over` a list: loadlab loops a count"
+                } else {
+                    "loop without `count` (Artillery loops forever)"
+                };
+                report.unsupported(line, format!("{why}; written with count 1"));
+                comments.push(format!("decide: {why}; count 1 written"));
+                1
+            }
+        };
+        Item {
+            comments,
+            value: Node::map([(
+                "loop",
+                Node::map([
+                    ("count", Node::raw(count.to_string())),
+                    ("steps", Node::Seq(steps)),
+                ]),
+            )]),
+        }
+    }
+
+    fn request(
+        &mut self,
+        method: &str,
+        spec: &Value,
+        line: Option<usize>,
+        report: &mut Report,
+    ) -> Item {
+        self.requests += 1;
+        let url = spec.get("url").and_then(Value::as_str).unwrap_or("/");
+        let url = self.rewriter.text(url);
+        let mut comments = Vec::new();
+        let name = spec
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| names::step_name(method, &url));
+        let mut m = vec![
+            Entry::new("name", Node::str(name)),
+            Entry::new(method, Node::str(url)),
+        ];
+        let text_map = |rw: &mut Rewriter, v: &Value| -> Vec<(String, Node)> {
+            v.as_mapping()
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| {
+                    let text = match v {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        Value::Bool(b) => b.to_string(),
+                        _ => return None,
+                    };
+                    Some((k.as_str()?.to_string(), Node::str(rw.text(&text))))
+                })
+                .collect()
+        };
+        if let Some(qs) = spec.get("qs") {
+            m.push(Entry::new(
+                "query",
+                Node::map(text_map(&mut self.rewriter, qs)),
+            ));
+        }
+        let mut headers = spec
+            .get("headers")
+            .map(|h| text_map(&mut self.rewriter, h))
+            .unwrap_or_default();
+        if let Some(cookies) = spec.get("cookie") {
+            let pairs: Vec<String> = text_map(&mut self.rewriter, cookies)
+                .into_iter()
+                .map(|(k, v)| match v {
+                    Node::Str(v) => format!("{k}={v}"),
+                    _ => k,
+                })
+                .collect();
+            headers.push(("Cookie".into(), Node::str(pairs.join("; "))));
+        }
+        if !headers.is_empty() {
+            m.push(Entry::new("headers", Node::map(headers)));
+        }
+        if let Some(json) = spec.get("json") {
+            match serde_json::to_value(json) {
+                Ok(v) => m.push(Entry::new("json", Node::json(&self.rewriter.json(&v)))),
+                Err(_) => report.unsupported(line, "a `json` body that is not JSON"),
+            }
+        } else if let Some(body) = spec.get("body").and_then(Value::as_str) {
+            m.push(Entry::new("body", Node::str(self.rewriter.text(body))));
+        } else if let Some(form) = spec.get("form") {
+            m.push(Entry::new(
+                "form",
+                Node::map(text_map(&mut self.rewriter, form)),
+            ));
+        }
+        let mut captures = Vec::new();
+        let list = match spec.get("capture") {
+            Some(Value::Sequence(s)) => s.clone(),
+            Some(c @ Value::Mapping(_)) => vec![c.clone()],
+            _ => Vec::new(),
+        };
+        for c in &list {
+            let Some(var) = c.get("as").and_then(Value::as_str) else {
+                report.unsupported(line, "a capture without `as`; left out");
+                continue;
+            };
+            let source = if let Some(p) = c.get("json").and_then(Value::as_str) {
+                Node::str(p)
+            } else if let Some(h) = c.get("header").and_then(Value::as_str) {
+                Node::map([("header", Node::str(h))])
+            } else if let Some(r) = c.get("regexp").and_then(Value::as_str) {
+                let group = c.get("group").and_then(Value::as_u64).unwrap_or(0);
+                Node::map([
+                    ("regex", Node::str(r)),
+                    ("group", Node::raw(group.to_string())),
+                ])
+            } else {
+                report.unsupported(
+                    line,
+                    format!("capture `{var}`: only json, header and regexp captures convert"),
+                );
+                comments.push(format!("not converted: capture `{var}` (xpath/selector)"));
+                continue;
+            };
+            for key in c
+                .as_mapping()
+                .into_iter()
+                .flat_map(|m| m.keys())
+                .filter_map(Value::as_str)
+            {
+                if !["as", "json", "header", "regexp", "group"].contains(&key) {
+                    report.unsupported(
+                        line,
+                        format!("capture `{var}`: `{key}` is not converted (a loadlab capture that misses stops the iteration)"),
+                    );
+                }
+            }
+            captures.push((var.to_string(), source));
+        }
+        let checks = self.expect(spec.get("expect"), &captures, line, report, &mut comments);
+        if !checks.is_empty() {
+            m.push(Entry::new("check", Node::Map(checks)));
+        }
+        if !captures.is_empty() {
+            m.push(Entry::new("capture", Node::map(captures)));
+        }
+        for key in spec
+            .as_mapping()
+            .into_iter()
+            .flat_map(|m| m.keys())
+            .filter_map(Value::as_str)
+        {
+            if ![
+                "url", "name", "qs", "headers", "cookie", "json", "body", "form", "capture",
+                "expect",
+            ]
+            .contains(&key)
+            {
+                let at = self.lines.find(key, line.unwrap_or(self.cursor));
+                report.unsupported(at, format!("{method} `{key}`: not converted"));
+                comments.push(format!("not converted (line {}): `{key}`", at.unwrap_or(0)));
+            }
+        }
+        Item {
+            comments,
+            value: Node::Map(m),
+        }
+    }
+
+    /// The `expect` plugin's checks: statusCode, contentType, hasProperty, equals.
+    fn expect(
+        &mut self,
+        expect: Option<&Value>,
+        captures: &[(String, Node)],
+        line: Option<usize>,
+        report: &mut Report,
+        comments: &mut Vec<String>,
+    ) -> Vec<Entry> {
+        let list = match expect {
+            Some(Value::Sequence(s)) => s.clone(),
+            Some(Value::Mapping(m)) => m
+                .iter()
+                .map(|(k, v)| {
+                    let mut one = serde_yaml_ng::Mapping::new();
+                    one.insert(k.clone(), v.clone());
+                    Value::Mapping(one)
+                })
+                .collect(),
+            _ => return Vec::new(),
+        };
+        let mut status: Vec<u64> = Vec::new();
+        let mut json: Vec<(String, Node)> = Vec::new();
+        let mut header: Vec<(String, Node)> = Vec::new();
+        let mut body_contains: Option<String> = None;
+        for e in &list {
+            let Some((k, v)) = e.as_mapping().and_then(|m| m.iter().next()) else {
+                continue;
+            };
+            let at = self.lines.find(k.as_str().unwrap_or(""), line.unwrap_or(1));
+            match k.as_str().unwrap_or("") {
+                "statusCode" => match v {
+                    Value::Sequence(s) => status.extend(s.iter().filter_map(Value::as_u64)),
+                    other => status.extend(other.as_u64()),
+                },
+                "contentType" => {
+                    let t = v.as_str().unwrap_or("");
+                    let full = if t.contains('/') {
+                        t.to_string()
+                    } else {
+                        format!("application/{t}")
+                    };
+                    comments.push(format!(
+                        "Artillery's contentType `{t}` matched any such type; this check wants exactly `{full}`"
+                    ));
+                    header.push(("Content-Type".into(), Node::str(full)));
+                }
+                "hasProperty" => {
+                    let p = v.as_str().unwrap_or("");
+                    let key = p.rsplit('.').next().unwrap_or(p);
+                    if body_contains.is_none() {
+                        body_contains = Some(format!("\"{key}\""));
+                        comments.push(format!(
+                            "hasProperty `{p}` approximated: the body contains the key \"{key}\""
+                        ));
+                    } else {
+                        report.unsupported(
+                            at,
+                            format!("expect hasProperty `{p}`: only one per request converts"),
+                        );
+                    }
+                }
+                "equals" => match equals(v, captures) {
+                    Some((path, expected)) => json.push((path, expected)),
+                    None => {
+                        report.unsupported(
+                            at,
+                            "expect equals: converts only `[\"{{ captured }}\", value]` with a JSON capture of this request",
+                        );
+                        comments.push(format!(
+                            "not converted (line {}): expect equals",
+                            at.unwrap_or(0)
+                        ));
+                    }
+                },
+                other => {
+                    report.unsupported(at, format!("expect {other}: no loadlab check"));
+                    comments.push(format!(
+                        "not converted (line {}): expect {other}",
+                        at.unwrap_or(0)
+                    ));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        match status.len() {
+            0 => {}
+            1 => out.push(Entry::new("status", Node::raw(status[0].to_string()))),
+            _ => out.push(Entry::new(
+                "status",
+                Node::seq(status.iter().map(|s| Node::raw(s.to_string()))),
+            )),
+        }
+        if !json.is_empty() {
+            out.push(Entry::new("json", Node::map(json)));
+        }
+        if let Some(b) = body_contains {
+            out.push(Entry::new("body_contains", Node::str(b)));
+        }
+        if !header.is_empty() {
+            out.push(Entry::new("header", Node::map(header)));
+        }
+        out
+    }
+}
+
+/// `equals: ["{{ id }}", 42]` where `id` is a JSON capture of this request → (`$.id`, 42).
+fn equals(v: &Value, captures: &[(String, Node)]) -> Option<(String, Node)> {
+    let pair = v.as_sequence()?;
+    if pair.len() != 2 {
+        return None;
+    }
+    let var_of = |x: &Value| {
+        let s = x.as_str()?.trim();
+        let inner = s.strip_prefix("{{")?.strip_suffix("}}")?.trim().to_string();
+        Some(inner)
+    };
+    let (var, other) = match (var_of(&pair[0]), var_of(&pair[1])) {
+        (Some(v), None) => (v, &pair[1]),
+        (None, Some(v)) => (v, &pair[0]),
+        _ => return None,
+    };
+    let path = captures.iter().find_map(|(name, src)| match src {
+        Node::Str(p) if *name == var => Some(p.clone()),
+        _ => None,
+    })?;
+    let expected = serde_json::to_value(other).ok()?;
+    Some((path, Node::json(&expected)))
+}

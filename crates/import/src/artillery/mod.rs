@@ -1,0 +1,165 @@
+//! `loadlab import artillery`: an Artillery script (config, phases, payloads, scenarios with
+//! weights and flows) becomes a scenario; what has no loadlab equivalent is a comment in the
+//! output and a report entry with its line.
+
+mod config;
+mod flow;
+
+mod templates;
+
+use crate::error::{parse_yaml, ImportError};
+use crate::lines::Lines;
+use crate::report::Report;
+use crate::yaml::{Document, Entry, Item, Node};
+use serde_yaml_ng::Value;
+
+const FIX: &str = "give an Artillery script: YAML with `config:` and `scenarios:`";
+
+pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report), ImportError> {
+    let doc = parse_yaml(source, file, FIX)?;
+    let scenarios = doc.get("scenarios").and_then(Value::as_sequence);
+    let Some(scenarios) = scenarios.filter(|s| !s.is_empty()) else {
+        let fix = if doc.get("openapi").is_some() || doc.get("swagger").is_some() {
+            "it is an OpenAPI spec: use `loadlab import openapi`".to_string()
+        } else if doc.get("log").is_some() {
+            "it is a HAR recording: use `loadlab import har`".to_string()
+        } else {
+            FIX.to_string()
+        };
+        return Err(ImportError::WrongKind {
+            file: file.into(),
+            expected: "an Artillery script",
+            why: "it has no `scenarios:` list".into(),
+            fix,
+        });
+    };
+    let lines = Lines::new(source);
+    let mut report = Report::default();
+    for key in doc
+        .as_mapping()
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .filter_map(Value::as_str)
+    {
+        if !["config", "scenarios"].contains(&key) {
+            report.unsupported(lines.find(key, 1), format!("`{key}`: not converted"));
+        }
+    }
+    let config = config::config(doc.get("config"), &lines, &mut report);
+    let mut walker = flow::Walker {
+        lines: &lines,
+        cursor: lines.find("scenarios", 1).unwrap_or(1),
+        rewriter: templates::Rewriter::new(config.fields.clone()),
+        requests: 0,
+    };
+    let mut flows = Vec::new();
+    let mut used_names: Vec<String> = Vec::new();
+    for (i, s) in scenarios.iter().enumerate() {
+        let line = lines.find("flow", walker.cursor);
+        let mut comments = Vec::new();
+        if let Some(engine) = s
+            .get("engine")
+            .and_then(Value::as_str)
+            .filter(|e| *e != "http")
+        {
+            report.unsupported(
+                line,
+                format!(
+                    "scenario {}: engine `{engine}` (only HTTP converts); left out",
+                    i + 1
+                ),
+            );
+            continue;
+        }
+        for key in s
+            .as_mapping()
+            .into_iter()
+            .flat_map(|m| m.keys())
+            .filter_map(Value::as_str)
+        {
+            if !["name", "weight", "flow", "engine"].contains(&key) {
+                let at = lines.find(key, walker.cursor.saturating_sub(3).max(1));
+                report.unsupported(at, format!("scenario {}: `{key}` not converted", i + 1));
+                comments.push(format!("not converted (line {}): `{key}`", at.unwrap_or(0)));
+            }
+        }
+        let mut fname = s
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("scenario {}", i + 1));
+        if used_names.contains(&fname) {
+            fname = format!("{fname} ({})", i + 1);
+        }
+        used_names.push(fname.clone());
+        let weight = s.get("weight").and_then(Value::as_u64).unwrap_or(1);
+        let steps = match s.get("flow").and_then(Value::as_sequence) {
+            Some(f) => walker.steps(f, &mut report),
+            None => Vec::new(),
+        };
+        if steps.is_empty() {
+            report.unsupported(
+                line,
+                format!("scenario `{fname}`: no steps converted; left out"),
+            );
+            continue;
+        }
+        flows.push(Item {
+            comments,
+            value: Node::map([
+                ("name", Node::str(fname)),
+                ("weight", Node::raw(weight.to_string())),
+                ("steps", Node::Seq(steps)),
+            ]),
+        });
+    }
+    for u in &walker.rewriter.unknown {
+        report.unsupported(
+            lines.find_text(u),
+            format!(
+                "template `{{{{ {u} }}}}`: no loadlab equivalent (see docs/scenario.md, Templates)"
+            ),
+        );
+    }
+    for e in &walker.rewriter.env {
+        report.variable(e, "read by the script from the environment");
+    }
+    report.did(format!(
+        "{} scenario(s) became flows with {} request step(s)",
+        flows.len(),
+        walker.requests
+    ));
+    if flows.is_empty() {
+        return Err(ImportError::invalid(
+            file,
+            "no scenario could be converted (see the report above)",
+        ));
+    }
+    let mut root = vec![Entry::new("name", Node::str(name))];
+    root.extend(config.entries);
+    root.push(Entry::new("flows", Node::Seq(flows)));
+    let header = vec![format!(
+        "Imported from {} by `loadlab import artillery`.",
+        std::path::Path::new(file)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| file.to_string())
+    )];
+    Ok((Document { header, root }, report))
+}
+
+/// A duration in seconds (`10`, `2.5`) or as text (`2m`, `30s`, `5min`) as loadlab writes it.
+fn seconds(v: &Value) -> Option<String> {
+    match v {
+        Value::Number(n) => n.as_f64().map(|s| format!("{}s", config::fmt_num(s))),
+        Value::String(s) => {
+            let s = s.trim();
+            if let Ok(n) = s.parse::<f64>() {
+                return Some(format!("{}s", config::fmt_num(n)));
+            }
+            let s = s.replace("min", "m").replace("sec", "s").replace(' ', "");
+            Some(s)
+        }
+        _ => None,
+    }
+}

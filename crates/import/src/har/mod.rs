@@ -1,0 +1,294 @@
+//! `loadlab import har`: a browser recording (HAR 1.2, as Chrome and Firefox devtools save it)
+//! becomes one flow of its API calls, with the user's pauses as think steps, response values
+//! reused by later requests correlated into captures, and credentials moved out of the file.
+
+mod correlate;
+mod filter;
+mod model;
+mod read;
+pub mod request;
+mod secrets;
+mod time;
+
+use crate::error::{parse_json, ImportError};
+use crate::report::Report;
+use crate::think::think_for_gap;
+use crate::yaml::{Document, Entry, Item, Node};
+use crate::Options;
+use filter::Dropped;
+use request::{Exchange, ReqBody};
+use serde_json::Value;
+use std::cmp::Ordering;
+
+const FIX: &str =
+    "save the recording from the browser's devtools (Network tab → \"Save all as HAR\")";
+
+pub fn import(
+    source: &str,
+    file: &str,
+    name: &str,
+    options: &Options,
+) -> Result<(Document, Report), ImportError> {
+    let value: Value = parse_json(source, file, FIX)?;
+    if value.pointer("/log/entries").is_none_or(|e| !e.is_array()) {
+        let hint = if value.get("openapi").is_some() || value.get("swagger").is_some() {
+            "it is an OpenAPI spec: use `loadlab import openapi`".to_string()
+        } else {
+            FIX.to_string()
+        };
+        return Err(ImportError::WrongKind {
+            file: file.into(),
+            expected: "a HAR recording",
+            why: "it has no `log.entries` list".into(),
+            fix: hint,
+        });
+    }
+    let har: model::Har = serde_json::from_value(value)
+        .map_err(|e| ImportError::invalid(file, format!("not a HAR 1.2 recording: {e}; {FIX}")))?;
+    let mut report = Report::default();
+    let total = har.log.entries.len();
+    let mut dropped: Vec<(Dropped, usize)> = Vec::new();
+    let mut exchanges = Vec::new();
+    for entry in &har.log.entries {
+        let Ok(url) = url::Url::parse(&entry.request.url) else {
+            report.unsupported(
+                None,
+                format!("a request to `{}`: not a URL", entry.request.url),
+            );
+            continue;
+        };
+        if let Some(why) = filter::drop_reason(entry, &url, options) {
+            match dropped.iter_mut().find(|(d, _)| *d == why) {
+                Some((_, n)) => *n += 1,
+                None => dropped.push((why, 1)),
+            }
+            continue;
+        }
+        match read::exchange(entry, &url) {
+            Ok(x) => exchanges.push(x),
+            Err(what) => report.unsupported(None, what),
+        }
+    }
+    if exchanges.is_empty() {
+        let why: Vec<String> = dropped
+            .iter()
+            .map(|(d, n)| format!("{n} {}", d.describe()))
+            .collect();
+        return Err(ImportError::invalid(
+            file,
+            format!(
+                "no API request to import: {total} recorded, dropped: {}; record the API calls (XHR/fetch) or loosen --include-host/--include-path",
+                if why.is_empty() { "none".into() } else { why.join(", ") }
+            ),
+        ));
+    }
+    // Browsers write entries in start order; a tool that does not is put right.
+    if exchanges.iter().all(|x| x.started_ms.is_some()) {
+        exchanges.sort_by(|a, b| {
+            a.started_ms
+                .partial_cmp(&b.started_ms)
+                .unwrap_or(Ordering::Equal)
+        });
+    }
+    report.did(format!(
+        "kept {} of {total} recorded requests as steps",
+        exchanges.len()
+    ));
+    dropped.sort();
+    for (d, n) in &dropped {
+        report.did(format!("dropped {n}: {}", d.describe()));
+    }
+
+    // The scenario language has no escape for a literal `{{`: a recorded one would be read as
+    // a template.
+    for x in &mut exchanges {
+        for slot in x.slots() {
+            if slot.text.contains("{{") {
+                let what = format!(
+                    "`{}` {}: the recorded text holds `{{{{`, which loadlab reads as a template; edit it",
+                    x.name,
+                    x.describe(&slot.place)
+                );
+                x.comments.push(format!("decide: {what}"));
+                report.unsupported(None, what);
+            }
+        }
+    }
+    let mut taken = Vec::new();
+    report.correlations = correlate::correlate(&mut exchanges, &mut taken);
+    secrets::replace_credentials(&mut exchanges, &mut report);
+    report.dynamic = secrets::find_dynamic(&mut exchanges);
+
+    let target = main_origin(&exchanges);
+    let defaults = common_headers(&mut exchanges);
+    let flow_name = har
+        .log
+        .pages
+        .first()
+        .map(|p| p.title.trim().to_string())
+        .filter(|t| !t.is_empty() && !t.contains("://"))
+        .unwrap_or_else(|| name.to_string());
+
+    let mut steps = Vec::new();
+    let mut thinks = 0;
+    for i in 0..exchanges.len() {
+        if i > 0 {
+            if let (Some(end), Some(start)) = (exchanges[i - 1].ended_ms, exchanges[i].started_ms) {
+                if let Some(think) = think_for_gap(start - end) {
+                    thinks += 1;
+                    steps.push(Item::new(Node::map([("think", Node::raw(think))])));
+                }
+            }
+        }
+        steps.push(step_item(&exchanges[i], &target));
+    }
+    if thinks > 0 {
+        report.did(format!(
+            "{thinks} recorded pause(s) of 100 ms or more became think steps"
+        ));
+    }
+
+    let mut root = vec![Entry::new("name", Node::str(name))];
+    root.push(Entry::new("target", Node::str(target.clone())));
+    if !defaults.is_empty() {
+        root.push(Entry::new(
+            "defaults",
+            Node::map([(
+                "headers",
+                Node::map(defaults.into_iter().map(|(k, v)| (k, Node::str(v)))),
+            )]),
+        ));
+    }
+    root.push(
+        Entry::new(
+            "load",
+            Node::map([
+                ("model", Node::raw("closed")),
+                ("vus", Node::raw("1")),
+                ("iterations", Node::raw("1")),
+            ]),
+        )
+        .commented("decide: the recording is one user once; choose the load (docs/scenario.md, \"Load models\")"),
+    );
+    root.push(Entry::new(
+        "flows",
+        Node::Seq(vec![Item::new(Node::map([
+            ("name", Node::str(flow_name)),
+            ("steps", Node::Seq(steps)),
+        ]))]),
+    ));
+    let header = vec![
+        format!(
+            "Imported from {} by `loadlab import har`: {} of {total} recorded requests.",
+            file_name(file),
+            exchanges.len()
+        ),
+        "Comments starting with \"decide:\" need a person's choice.".to_string(),
+    ];
+    Ok((Document { header, root }, report))
+}
+
+fn file_name(file: &str) -> String {
+    std::path::Path::new(file)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| file.to_string())
+}
+
+/// The origin most requests go to: the scenario's `target:`.
+fn main_origin(exchanges: &[Exchange]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for x in exchanges {
+        match counts.iter_mut().find(|(o, _)| *o == x.origin) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((&x.origin, 1)),
+        }
+    }
+    counts
+        .iter()
+        .max_by_key(|(_, n)| *n)
+        .map(|(o, _)| o.to_string())
+        .unwrap_or_default()
+}
+
+/// Headers every request sends with the same literal value move to `defaults.headers`.
+fn common_headers(exchanges: &mut [Exchange]) -> Vec<(String, String)> {
+    if exchanges.len() < 2 {
+        return Vec::new();
+    }
+    let first = exchanges[0].headers.clone();
+    let common: Vec<(String, String)> = first
+        .into_iter()
+        .filter(|(k, v)| {
+            !v.contains("{{")
+                && exchanges.iter().all(|x| {
+                    x.headers
+                        .iter()
+                        .any(|(k2, v2)| k2.eq_ignore_ascii_case(k) && v2 == v)
+                })
+        })
+        .collect();
+    for x in exchanges.iter_mut() {
+        x.headers
+            .retain(|(k, _)| !common.iter().any(|(c, _)| c.eq_ignore_ascii_case(k)));
+    }
+    common
+}
+
+fn step_item(x: &Exchange, target: &str) -> Item {
+    let path = x.path();
+    let url = if x.origin == target {
+        path
+    } else {
+        format!("{}{path}", x.origin)
+    };
+    let mut m = vec![
+        Entry::new("name", Node::str(x.name.clone())),
+        Entry::new(x.method.to_ascii_lowercase(), Node::str(url)),
+    ];
+    if !x.query.is_empty() {
+        m.push(Entry::new(
+            "query",
+            Node::map(
+                x.query
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Node::str(v.clone()))),
+            ),
+        ));
+    }
+    if !x.headers.is_empty() {
+        m.push(Entry::new(
+            "headers",
+            Node::map(
+                x.headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Node::str(v.clone()))),
+            ),
+        ));
+    }
+    match &x.body {
+        Some(ReqBody::Json(v)) => m.push(Entry::new("json", Node::json(v))),
+        Some(ReqBody::Form(f)) => m.push(Entry::new(
+            "form",
+            Node::map(f.iter().map(|(k, v)| (k.clone(), Node::str(v.clone())))),
+        )),
+        Some(ReqBody::Text(t, _)) => m.push(Entry::new("body", Node::str(t.clone()))),
+        None => {}
+    }
+    if x.status >= 100 {
+        m.push(Entry::new(
+            "check",
+            Node::map([("status", Node::raw(x.status.to_string()))]),
+        ));
+    }
+    if !x.captures.is_empty() {
+        m.push(Entry::new(
+            "capture",
+            Node::map(x.captures.iter().map(|(k, v)| (k.clone(), v.clone()))),
+        ));
+    }
+    Item {
+        comments: x.comments.clone(),
+        value: Node::Map(m),
+    }
+}

@@ -1,0 +1,178 @@
+//! From a HAR entry to an [`Exchange`]: the URL split into path and query, the headers a
+//! browser adds on its own dropped, the body typed (JSON, form or text), the response's JSON
+//! and cookies read for correlation.
+
+use super::model;
+use super::request::{Exchange, ReqBody};
+use super::time;
+use crate::names;
+use base64::Engine as _;
+use serde_json::Value;
+
+/// Request headers a browser adds on its own; loadlab sends its own or none.
+fn dropped_request_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.starts_with(':')
+        || n.starts_with("sec-")
+        || matches!(
+            n.as_str(),
+            "host"
+                | "connection"
+                | "content-length"
+                | "accept-encoding"
+                | "accept-language"
+                | "user-agent"
+                | "origin"
+                | "referer"
+                | "pragma"
+                | "cache-control"
+                | "dnt"
+                | "upgrade-insecure-requests"
+                | "te"
+                | "priority"
+                | "if-modified-since"
+                | "if-none-match"
+                | "keep-alive"
+        )
+}
+
+pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String> {
+    let method = entry.request.method.to_ascii_uppercase();
+    let origin = url[..url::Position::BeforePath].to_string();
+    let segments: Vec<String> = url.path().split('/').map(str::to_string).collect();
+    let mut query: Vec<(String, String)> = url
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let mut raw_query = None;
+    let mut names_seen: Vec<&str> = Vec::new();
+    if query.iter().any(|(k, _)| {
+        let dup = names_seen.contains(&k.as_str());
+        names_seen.push(k);
+        dup
+    }) {
+        raw_query = url.query().map(str::to_string);
+        query.clear();
+    }
+    let body = entry.request.post_data.as_ref().and_then(request_body);
+    let mut headers: Vec<(String, String)> = entry
+        .request
+        .headers
+        .iter()
+        .filter(|h| !dropped_request_header(&h.name))
+        .filter(|h| {
+            // The body kind sets its own Content-Type.
+            !(h.name.eq_ignore_ascii_case("content-type")
+                && matches!(body, Some(ReqBody::Json(_)) | Some(ReqBody::Form(_))))
+        })
+        .map(|h| (h.name.clone(), h.value.clone()))
+        .collect();
+    if let Some(ReqBody::Text(_, ct)) = &body {
+        if !ct.is_empty()
+            && !headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        {
+            headers.push(("Content-Type".into(), ct.clone()));
+        }
+    }
+    let started = time::parse_ms(&entry.started_date_time);
+    let content = &entry.response.content;
+    let text = match (&content.text, content.encoding.as_deref()) {
+        (Some(t), Some("base64")) => base64::engine::general_purpose::STANDARD
+            .decode(t.trim())
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+        (Some(t), _) => Some(t.clone()),
+        (None, _) => None,
+    };
+    let response_json = text.and_then(|t| {
+        let trimmed = t.trim_start();
+        (content.mime_type.contains("json") || trimmed.starts_with('{') || trimmed.starts_with('['))
+            .then(|| serde_json::from_str(&t).ok())
+            .flatten()
+    });
+    let set_cookie_headers = entry
+        .response
+        .headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("set-cookie"))
+        .count();
+    let set_cookies =
+        if set_cookie_headers > 0 && entry.response.cookies.len() == set_cookie_headers {
+            entry
+                .response
+                .cookies
+                .iter()
+                .map(|c| (c.name.clone(), c.value.clone()))
+                .collect()
+        } else {
+            entry
+                .response
+                .headers
+                .iter()
+                .filter(|h| h.name.eq_ignore_ascii_case("set-cookie"))
+                .filter_map(|h| {
+                    let pair = h.value.split(';').next()?;
+                    let (n, v) = pair.split_once('=')?;
+                    Some((n.trim().to_string(), v.trim().to_string()))
+                })
+                .collect()
+        };
+    if !["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].contains(&method.as_str()) {
+        return Err(format!(
+            "{method} {}: the method is not supported",
+            url.path()
+        ));
+    }
+    Ok(Exchange {
+        name: names::step_name(&method, url.path()),
+        method,
+        origin,
+        segments,
+        query,
+        raw_query,
+        headers,
+        body,
+        started_ms: started,
+        ended_ms: started.map(|s| s + entry.time.max(0.0)),
+        status: u16::try_from(entry.response.status).unwrap_or(0),
+        response_json,
+        response_headers: entry
+            .response
+            .headers
+            .iter()
+            .map(|h| (h.name.clone(), h.value.clone()))
+            .collect(),
+        set_cookies,
+        comments: Vec::new(),
+        captures: Vec::new(),
+    })
+}
+
+fn request_body(post: &model::PostData) -> Option<ReqBody> {
+    let mime = post.mime_type.to_ascii_lowercase();
+    let text = post.text.clone().unwrap_or_default();
+    if mime.contains("json") {
+        if let Ok(v) = serde_json::from_str::<Value>(&text) {
+            return Some(ReqBody::Json(v));
+        }
+    }
+    if mime.starts_with("application/x-www-form-urlencoded") {
+        let fields: Vec<(String, String)> = if !post.params.is_empty() {
+            post.params
+                .iter()
+                .map(|p| (p.name.clone(), p.value.clone()))
+                .collect()
+        } else {
+            url::form_urlencoded::parse(text.as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect()
+        };
+        return Some(ReqBody::Form(fields));
+    }
+    if text.is_empty() {
+        return None;
+    }
+    Some(ReqBody::Text(text, post.mime_type.clone()))
+}

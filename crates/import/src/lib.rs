@@ -1,0 +1,109 @@
+//! Turns what people already have — a browser recording (HAR), an Artillery script, an OpenAPI
+//! spec — into a loadlab scenario file they can read, fix where told, and run.
+//!
+//! Each importer reads its format into a document model ([`yaml::Node`]), which a small YAML
+//! writer turns into text: written by hand (not by serde) so that comments can stand where a
+//! human must decide. Beside the text every import returns a [`Report`]: what it did, the
+//! values it correlated (a response value reused by a later request becomes a capture and a
+//! template), values that look dynamic but have no source, the environment variables to set,
+//! and what it could not convert (with its line when the source has lines).
+//!
+//! Plain, synchronous code: no engine, no async runtime. Crates: `serde_json` / `serde_yaml_ng`
+//! to read the sources, `url` to split request URLs, `base64` for HAR bodies saved encoded.
+
+pub mod artillery;
+mod error;
+pub mod har;
+mod lines;
+pub mod names;
+pub mod openapi;
+mod report;
+pub mod think;
+pub mod yaml;
+
+pub use error::ImportError;
+pub use report::{Correlation, Finding, Report, Unsupported, Variable};
+
+/// The formats `loadlab import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Har,
+    Artillery,
+    OpenApi,
+}
+
+impl Kind {
+    pub fn parse(text: &str) -> Option<Kind> {
+        Some(match text.to_ascii_lowercase().as_str() {
+            "har" => Kind::Har,
+            "artillery" => Kind::Artillery,
+            "openapi" | "swagger" | "oas" => Kind::OpenApi,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Har => "har",
+            Kind::Artillery => "artillery",
+            Kind::OpenApi => "openapi",
+        }
+    }
+}
+
+/// Choices that change what is imported (the HAR filters, OpenAPI's flow per operation).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Keep only requests to these hosts (HAR); empty: every host.
+    pub include_hosts: Vec<String>,
+    /// Drop requests to these hosts (HAR).
+    pub exclude_hosts: Vec<String>,
+    /// Keep only paths starting with one of these (HAR); empty: every path.
+    pub include_paths: Vec<String>,
+    /// Drop paths starting with one of these (HAR).
+    pub exclude_paths: Vec<String>,
+    /// OpenAPI: one flow per operation instead of one per tag.
+    pub per_operation: bool,
+}
+
+/// A scenario file's text and what the import did to write it.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    pub yaml: String,
+    pub report: Report,
+}
+
+/// Imports `source` (the text of `file`, named in errors and in the scenario's name).
+pub fn import(
+    kind: Kind,
+    source: &str,
+    file: &str,
+    options: &Options,
+) -> Result<Imported, ImportError> {
+    let name = scenario_name(file);
+    let (doc, report) = match kind {
+        Kind::Har => har::import(source, file, &name, options)?,
+        Kind::Artillery => artillery::import(source, file, &name)?,
+        Kind::OpenApi => openapi::import(source, file, &name, options)?,
+    };
+    Ok(Imported {
+        yaml: yaml::write_document(&doc),
+        report,
+    })
+}
+
+/// The file's stem: `recording.har` → `recording`, `shop.artillery.yml` → `shop`.
+fn scenario_name(file: &str) -> String {
+    std::path::Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .map(|s| {
+            let kinds = [".artillery", ".openapi", ".swagger", ".har"];
+            kinds
+                .iter()
+                .find_map(|k| s.strip_suffix(k).map(str::to_string))
+                .unwrap_or(s)
+        })
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "imported".into())
+}

@@ -1,0 +1,283 @@
+//! The steps of one flow built from its operations: path parameters from earlier links (else
+//! data variables), parameters and bodies from examples, security headers, status checks, and
+//! captures at the steps whose links a later step uses.
+
+use super::schema;
+use super::security;
+use super::spec::{
+    capture_for, json_str, links, param_example, request_body, scalar_text, success_statuses, Op,
+};
+use crate::lines::Lines;
+use crate::names;
+use crate::report::Report;
+use crate::yaml::{Entry, Item, Node};
+use serde_json::Value;
+
+pub struct FlowBuilder<'a> {
+    spec: &'a Value,
+    base: &'a str,
+    lines: &'a Lines<'a>,
+    /// Data variables for path parameters no link gives, shared by all flows.
+    data: &'a mut Vec<(String, Value)>,
+    steps: Vec<Item>,
+    /// Per step, the captures its links offer.
+    captures: Vec<Vec<(String, Node)>>,
+    /// `(operationId, parameter, variable)` offered by earlier steps' links.
+    offered: Vec<(String, String, String)>,
+    /// Variables a later step used: only their captures are written.
+    used: Vec<String>,
+    /// Security remarks are made once per flow, at the first step they concern.
+    remarked: Vec<String>,
+    pub links_used: usize,
+    /// The spec's sign-in and the property of its response that holds the bearer token.
+    sign_in: Option<(&'a Op<'a>, &'a str)>,
+    /// Whether this flow has signed in (captured `{{ token }}`) yet.
+    signed_in: bool,
+}
+
+/// The variable a sign-in's bearer token is captured as.
+const TOKEN_VAR: &str = "token";
+
+impl<'a> FlowBuilder<'a> {
+    pub fn new(
+        spec: &'a Value,
+        base: &'a str,
+        lines: &'a Lines<'a>,
+        data: &'a mut Vec<(String, Value)>,
+        sign_in: Option<(&'a Op<'a>, &'a str)>,
+    ) -> Self {
+        FlowBuilder {
+            spec,
+            base,
+            lines,
+            data,
+            steps: Vec::new(),
+            captures: Vec::new(),
+            offered: Vec::new(),
+            used: Vec::new(),
+            remarked: Vec::new(),
+            links_used: 0,
+            sign_in,
+            signed_in: false,
+        }
+    }
+
+    /// The steps, with the captures later steps use.
+    pub fn finish(mut self) -> Vec<Item> {
+        for (item, caps) in self.steps.iter_mut().zip(self.captures) {
+            let used: Vec<(String, Node)> = caps
+                .into_iter()
+                .filter(|(v, _)| self.used.contains(v))
+                .collect();
+            if !used.is_empty() {
+                if let Node::Map(m) = &mut item.value {
+                    m.push(Entry::new("capture", Node::map(used)));
+                }
+            }
+        }
+        self.steps
+    }
+
+    pub fn step(&mut self, o: &Op<'_>, report: &mut Report) {
+        let spec = self.spec;
+        let mut auth = security::auth_for(spec, o.op);
+        if let Some((sign_in, _)) = self.sign_in {
+            if auth.headers.iter().any(|(_, v)| v == security::ENV_BEARER) {
+                // The token of the flow's own sign-in, signed in first if it has not yet.
+                if !self.signed_in {
+                    self.step(sign_in, report);
+                }
+                if !self.used.iter().any(|u| u == TOKEN_VAR) {
+                    self.used.push(TOKEN_VAR.to_string());
+                }
+                for (_, v) in &mut auth.headers {
+                    if v == security::ENV_BEARER {
+                        *v = format!("Bearer {{{{ {TOKEN_VAR} }}}}");
+                    }
+                }
+                auth.variables.retain(|(v, _)| v != "TOKEN");
+                auth.comments.retain(|c| !c.contains("set TOKEN"));
+            }
+        }
+        let line = self.lines.find(&o.path, 1);
+        let title = format!("{} {}", o.method.to_ascii_uppercase(), o.path);
+        let mut comments = Vec::new();
+        if let Some(s) = o.op.get("summary").and_then(Value::as_str) {
+            comments.push(match &o.id {
+                Some(id) => format!("{id}: {s}"),
+                None => s.to_string(),
+            });
+        }
+        let url = self.path(o, &mut comments);
+        let mut m = vec![
+            Entry::new("name", Node::str(title.clone())),
+            Entry::new(o.method, Node::str(url)),
+        ];
+        let mut query: Vec<(String, String)> = Vec::new();
+        let mut headers: Vec<(String, String)> = auth.headers.clone();
+        for p in &o.params {
+            let place = p.get("in").and_then(Value::as_str).unwrap_or("");
+            let pname = p
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let required = p.get("required") == Some(&Value::Bool(true));
+            let has_example = p.get("example").is_some()
+                || p.get("schema").is_some_and(|s| s.get("example").is_some());
+            if !(required || has_example) || place == "path" {
+                continue;
+            }
+            let value = scalar_text(&param_example(spec, p));
+            match place {
+                "query" => query.push((pname, value)),
+                "header" => headers.push((pname, value)),
+                "cookie" => headers.push(("Cookie".into(), format!("{pname}={value}"))),
+                _ => {}
+            }
+        }
+        query.extend(auth.query.clone());
+        for (var, why) in &auth.variables {
+            report.variable(var, why.clone());
+        }
+        for c in &auth.comments {
+            if !self.remarked.contains(c) {
+                self.remarked.push(c.clone());
+                comments.push(c.clone());
+            }
+        }
+        if !query.is_empty() {
+            m.push(Entry::new(
+                "query",
+                Node::map(query.into_iter().map(|(k, v)| (k, Node::str(v)))),
+            ));
+        }
+        if !headers.is_empty() {
+            m.push(Entry::new(
+                "headers",
+                Node::map(headers.into_iter().map(|(k, v)| (k, Node::str(v)))),
+            ));
+        }
+        if let Some(body) = o.op.get("requestBody") {
+            match request_body(spec, schema::resolve(spec, body)) {
+                Ok(Some(entry)) => m.push(entry),
+                Ok(None) => {}
+                Err(what) => {
+                    let what = format!("{title}: {what}");
+                    comments.push(format!("not converted: {what}"));
+                    report.unsupported(line, what);
+                }
+            }
+        }
+        let statuses = success_statuses(o.op);
+        match statuses.len() {
+            0 => {}
+            1 => m.push(Entry::new(
+                "check",
+                Node::map([("status", Node::raw(statuses[0].to_string()))]),
+            )),
+            _ => m.push(Entry::new(
+                "check",
+                Node::map([(
+                    "status",
+                    Node::seq(statuses.iter().map(|s| Node::raw(s.to_string()))),
+                )]),
+            )),
+        }
+        // Links from this operation's responses: captured here if a later step uses them.
+        let mut step_captures: Vec<(String, Node)> = Vec::new();
+        for (target_id, param, expr) in links(spec, o.op) {
+            let var = names::snake_case(&param);
+            match capture_for(&expr) {
+                Some(capture) => {
+                    if !step_captures.iter().any(|(n, _)| *n == var) {
+                        step_captures.push((var.clone(), capture));
+                    }
+                    self.offered.push((target_id, param, var));
+                }
+                None => report.unsupported(
+                    line,
+                    format!("link to `{target_id}`: the expression `{expr}` is not converted"),
+                ),
+            }
+        }
+        if let Some((sign_in, field)) = self.sign_in {
+            if sign_in.path == o.path && sign_in.method == o.method && !self.signed_in {
+                self.signed_in = true;
+                // Written only if a later step of the flow sends the token.
+                if let Some(capture) = capture_for(&format!("$response.body#/{field}")) {
+                    step_captures.push((TOKEN_VAR.to_string(), capture));
+                }
+            }
+        }
+        self.captures.push(step_captures);
+        for e in &m {
+            collect_env(&e.value, report);
+        }
+        self.steps.push(Item {
+            comments,
+            value: Node::Map(m),
+        });
+    }
+
+    /// The URL with each path parameter as a template: a linked capture, else a data variable.
+    fn path(&mut self, o: &Op<'_>, comments: &mut Vec<String>) -> String {
+        let mut url = format!("{}{}", self.base, o.path);
+        for p in o
+            .params
+            .iter()
+            .filter(|p| p.get("in") == Some(&json_str("path")))
+        {
+            let pname = p.get("name").and_then(Value::as_str).unwrap_or("");
+            let linked = o.id.as_ref().and_then(|id| {
+                self.offered
+                    .iter()
+                    .rev()
+                    .find(|(oid, param, _)| oid == id && param == pname)
+                    .map(|(_, _, var)| var.clone())
+            });
+            let var = match linked {
+                Some(var) => {
+                    self.links_used += 1;
+                    if !self.used.contains(&var) {
+                        self.used.push(var.clone());
+                    }
+                    var
+                }
+                None => {
+                    let var = names::snake_case(pname);
+                    if !self.data.iter().any(|(n, _)| *n == var) {
+                        self.data.push((var.clone(), param_example(self.spec, p)));
+                    }
+                    comments.push(format!(
+                        "decide: path parameter `{pname}` is the variable `{var}` (data:); no earlier response links it"
+                    ));
+                    var
+                }
+            };
+            url = url.replace(&format!("{{{pname}}}"), &format!("{{{{ {var} }}}}"));
+        }
+        url
+    }
+}
+
+/// Registers the `{{ env.NAME }}` a generated value reads (a `format: password` field).
+fn collect_env(node: &Node, report: &mut Report) {
+    match node {
+        Node::Str(s) => {
+            let mut rest = s.as_str();
+            while let Some(i) = rest.find("{{ env.") {
+                let tail = &rest[i + 7..];
+                let end = tail.find(' ').unwrap_or(tail.len());
+                let var = &tail[..end];
+                if !report.variables.iter().any(|v| v.name == var) {
+                    report.variable(var, "a generated field (format: password)");
+                }
+                rest = &tail[end..];
+            }
+        }
+        Node::Raw(_) => {}
+        Node::Map(m) => m.iter().for_each(|e| collect_env(&e.value, report)),
+        Node::Seq(s) => s.iter().for_each(|i| collect_env(&i.value, report)),
+    }
+}

@@ -1,0 +1,210 @@
+//! `loadlab import openapi`: an OpenAPI 3.0/3.1 spec becomes one flow per tag (or per
+//! operation), each operation a request with an example body, its documented 2xx statuses as
+//! checks, its security as headers from environment variables (a bearer token from the
+//! spec's sign-in when one answers it), and path parameters captured from an earlier response
+//! where the spec links them (else variables to decide).
+
+mod flow;
+mod schema;
+mod security;
+mod spec;
+
+use crate::error::{parse_yaml, ImportError};
+use crate::lines::Lines;
+use crate::report::Report;
+use crate::yaml::{Document, Entry, Item, Node};
+use crate::Options;
+use serde_json::Value;
+use spec::{operations, server, to_json, METHODS};
+
+const FIX: &str = "give an OpenAPI 3 spec (YAML or JSON) with `openapi: 3.x` and `paths:`";
+
+pub fn import(
+    source: &str,
+    file: &str,
+    name: &str,
+    options: &Options,
+) -> Result<(Document, Report), ImportError> {
+    let spec = to_json(&parse_yaml(source, file, FIX)?);
+    let version = spec.get("openapi").and_then(Value::as_str).unwrap_or("");
+    if !version.starts_with("3.") {
+        let (why, fix) = if spec.get("swagger").is_some() {
+            (
+                "it is Swagger 2.0".to_string(),
+                "convert it to OpenAPI 3 first (e.g. `npx swagger2openapi`)".to_string(),
+            )
+        } else if spec.get("scenarios").is_some() {
+            (
+                "it has no `openapi: 3.x` field".into(),
+                "it is an Artillery script: use `loadlab import artillery`".into(),
+            )
+        } else {
+            ("it has no `openapi: 3.x` field".into(), FIX.to_string())
+        };
+        return Err(ImportError::WrongKind {
+            file: file.into(),
+            expected: "an OpenAPI 3 spec",
+            why,
+            fix,
+        });
+    }
+    let lines = Lines::new(source);
+    let mut report = Report::default();
+    let (target, base, target_comment) = server(&spec);
+    let ops = operations(&spec);
+    if ops.is_empty() {
+        return Err(ImportError::invalid(
+            file,
+            "the spec has no operations under `paths:`",
+        ));
+    }
+
+    // Flows: one per tag, in the order the tags are declared (then first use), or one per
+    // operation.
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    if options.per_operation {
+        for (i, o) in ops.iter().enumerate() {
+            let fname =
+                o.id.clone()
+                    .unwrap_or_else(|| format!("{} {}", o.method.to_ascii_uppercase(), o.path));
+            groups.push((fname, vec![i]));
+        }
+    } else {
+        for t in spec
+            .get("tags")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(n) = t.get("name").and_then(Value::as_str) {
+                groups.push((n.to_string(), Vec::new()));
+            }
+        }
+        for (i, o) in ops.iter().enumerate() {
+            let tag =
+                o.op.get("tags")
+                    .and_then(Value::as_array)
+                    .and_then(|t| t.first())
+                    .and_then(Value::as_str)
+                    .unwrap_or("default")
+                    .to_string();
+            match groups.iter_mut().find(|(n, _)| *n == tag) {
+                Some((_, v)) => v.push(i),
+                None => groups.push((tag, vec![i])),
+            }
+        }
+        groups.retain(|(_, v)| !v.is_empty());
+        // Creations first, reads, updates, deletions last; operations on a collection before
+        // those on one of its members.
+        for (_, v) in &mut groups {
+            v.sort_by_key(|&i| {
+                let o = &ops[i];
+                (
+                    o.path.contains('{'),
+                    METHODS.iter().position(|m| *m == o.method),
+                )
+            });
+        }
+    }
+
+    // A bearer token from the spec's sign-in, when it has one, else from `{{ env.TOKEN }}`.
+    let token = security::token_source(&spec, &ops);
+    let sign_in = token.as_ref().map(|t| (&ops[t.op], t.field.as_str()));
+    if let Some((op, field)) = sign_in {
+        report.did(format!(
+            "the bearer token is captured from `{} {}` ($.{field}), the one operation without security whose response has a token; a flow that needs it signs in first",
+            op.method.to_ascii_uppercase(),
+            op.path
+        ));
+    }
+    let mut data: Vec<(String, Value)> = Vec::new();
+    let mut flows = Vec::new();
+    let mut links_used = 0;
+    for (fname, members) in &groups {
+        let mut builder = flow::FlowBuilder::new(&spec, &base, &lines, &mut data, sign_in);
+        for &i in members {
+            builder.step(&ops[i], &mut report);
+        }
+        links_used += builder.links_used;
+        flows.push(Item::new(Node::map([
+            ("name", Node::str(fname.clone())),
+            ("steps", Node::Seq(builder.finish())),
+        ])));
+    }
+    report.did(format!(
+        "{} operation(s) became request steps in {} flow(s) ({})",
+        ops.len(),
+        flows.len(),
+        if options.per_operation {
+            "one per operation"
+        } else {
+            "one per tag"
+        }
+    ));
+    if links_used > 0 {
+        report.did(format!(
+            "{links_used} path parameter(s) captured from an earlier response (the spec's links)"
+        ));
+    }
+    if !data.is_empty() {
+        report.did(format!(
+            "{} path parameter(s) without a link became data variables: {}",
+            data.len(),
+            data.iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+
+    let title = spec
+        .pointer("/info/title")
+        .and_then(Value::as_str)
+        .unwrap_or(name);
+    let mut root = vec![Entry::new("name", Node::str(title))];
+    let mut target_entry = Entry::new("target", Node::str(target));
+    if let Some(c) = target_comment {
+        target_entry = target_entry.commented(c);
+    }
+    root.push(target_entry);
+    root.push(
+        Entry::new(
+            "load",
+            Node::map([
+                ("model", Node::raw("closed")),
+                ("vus", Node::raw("1")),
+                ("iterations", Node::raw("1")),
+            ]),
+        )
+        .commented(
+            "decide: a spec says nothing of load; choose it (docs/scenario.md, \"Load models\")",
+        ),
+    );
+    if !data.is_empty() {
+        root.push(
+            Entry::new(
+                "data",
+                Node::map(data.iter().map(|(n, v)| {
+                    (
+                        n.clone(),
+                        Node::map([("values", Node::json(&Value::Array(vec![v.clone()])))]),
+                    )
+                })),
+            )
+            .commented("decide: ids of existing records for the path parameters (one value each; add more)"),
+        );
+    }
+    root.push(Entry::new("flows", Node::Seq(flows)));
+    let header = vec![
+        format!(
+            "Imported from {} by `loadlab import openapi` ({} operations).",
+            std::path::Path::new(file)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| file.to_string()),
+            ops.len()
+        ),
+        "Comments starting with \"decide:\" need a person's choice.".to_string(),
+    ];
+    Ok((Document { header, root }, report))
+}

@@ -1,0 +1,294 @@
+//! Reading an OpenAPI document: its operations (with path-level parameters merged), its
+//! server, example values of parameters and bodies, documented statuses and links — what the
+//! scenario is then built from.
+
+use super::schema;
+use crate::yaml::{Entry, Node};
+use serde_json::Value;
+
+pub const METHODS: &[&str] = &["post", "get", "put", "patch", "delete", "head", "options"];
+
+/// One operation of the spec.
+pub struct Op<'a> {
+    pub path: String,
+    pub method: &'static str,
+    pub op: &'a Value,
+    /// Path-level parameters, overridden by the operation's (resolved).
+    pub params: Vec<&'a Value>,
+    pub id: Option<String>,
+}
+
+/// YAML as JSON (keys such as `200:` become strings).
+pub fn to_json(v: &serde_yaml_ng::Value) -> Value {
+    use serde_yaml_ng::Value as Y;
+    match v {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(*b),
+        Y::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or(Value::Null, Value::Number)
+            }
+        }
+        Y::String(s) => Value::String(s.clone()),
+        Y::Sequence(s) => Value::Array(s.iter().map(to_json).collect()),
+        Y::Mapping(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Y::String(s) => s.clone(),
+                        Y::Number(n) => n.to_string(),
+                        Y::Bool(b) => b.to_string(),
+                        other => format!("{other:?}"),
+                    };
+                    (key, to_json(v))
+                })
+                .collect(),
+        ),
+        Y::Tagged(t) => to_json(&t.value),
+    }
+}
+
+/// `servers[0].url` as target and base path; a relative URL keeps its path and asks for a host.
+pub fn server(spec: &Value) -> (String, String, Option<String>) {
+    let Some(s) = spec.pointer("/servers/0") else {
+        return (
+            "http://127.0.0.1:8080".into(),
+            String::new(),
+            Some("decide: the spec names no server".into()),
+        );
+    };
+    let mut url = s
+        .get("url")
+        .and_then(Value::as_str)
+        .unwrap_or("/")
+        .to_string();
+    if let Some(vars) = s.get("variables").and_then(Value::as_object) {
+        for (k, v) in vars {
+            let d = v.get("default").map(scalar_text).unwrap_or_default();
+            url = url.replace(&format!("{{{k}}}"), &d);
+        }
+    }
+    match url::Url::parse(&url) {
+        Ok(u) if u.has_host() => {
+            let origin = u[..url::Position::BeforePath].to_string();
+            let base = u.path().trim_end_matches('/').to_string();
+            (origin, base, None)
+        }
+        _ => (
+            "http://127.0.0.1:8080".into(),
+            url.trim_end_matches('/').to_string(),
+            Some(format!(
+                "decide: the spec's server `{url}` has no host; the paths keep its prefix"
+            )),
+        ),
+    }
+}
+
+pub fn operations(spec: &Value) -> Vec<Op<'_>> {
+    let mut out = Vec::new();
+    let Some(paths) = spec.get("paths").and_then(Value::as_object) else {
+        return out;
+    };
+    for (path, item) in paths {
+        let item = schema::resolve(spec, item);
+        let shared: Vec<&Value> = item
+            .get("parameters")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|p| schema::resolve(spec, p))
+            .collect();
+        for method in METHODS {
+            let Some(op) = item.get(*method) else {
+                continue;
+            };
+            let own: Vec<&Value> = op
+                .get("parameters")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|p| schema::resolve(spec, p))
+                .collect();
+            let key = |p: &Value| (p.get("name").cloned(), p.get("in").cloned());
+            let mut params: Vec<&Value> = shared
+                .iter()
+                .filter(|s| !own.iter().any(|o| key(o) == key(s)))
+                .copied()
+                .collect();
+            params.extend(own);
+            out.push(Op {
+                path: path.clone(),
+                method,
+                op,
+                params,
+                id: op
+                    .get("operationId")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            });
+        }
+    }
+    out
+}
+
+pub fn param_example(spec: &Value, p: &Value) -> Value {
+    if let Some(e) = schema::given_example(spec, p) {
+        return e;
+    }
+    match p.get("schema") {
+        Some(s) => schema::example(spec, s),
+        None => json_str("string"),
+    }
+}
+
+pub fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a.iter().map(scalar_text).collect::<Vec<_>>().join(","),
+        other => other.to_string(),
+    }
+}
+
+/// The body entry for a request body: JSON when offered, else a form, else text.
+pub fn request_body(spec: &Value, body: &Value) -> Result<Option<Entry>, String> {
+    let Some(content) = body.get("content").and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    let example = |media: &Value| {
+        schema::given_example(spec, media).unwrap_or_else(|| {
+            media
+                .get("schema")
+                .map(|s| schema::example(spec, s))
+                .unwrap_or(Value::Null)
+        })
+    };
+    if let Some((_, media)) = content
+        .iter()
+        .find(|(t, _)| t.starts_with("application/json") || t.contains("+json"))
+    {
+        return Ok(Some(Entry::new("json", Node::json(&example(media)))));
+    }
+    if let Some(media) = content.get("application/x-www-form-urlencoded") {
+        let fields: Vec<(String, Node)> = example(media)
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), Node::str(scalar_text(v))))
+            .collect();
+        return Ok(Some(Entry::new("form", Node::map(fields))));
+    }
+    if let Some((t, media)) = content.iter().find(|(t, _)| t.starts_with("text/")) {
+        if let Value::String(s) = example(media) {
+            return Ok(Some(Entry::new("body", Node::str(s))));
+        }
+        return Err(format!("a `{t}` body without a text example"));
+    }
+    let types: Vec<&str> = content.keys().map(String::as_str).collect();
+    Err(format!(
+        "a request body of type {} (binary, multipart or XML bodies are not generated)",
+        types.join(", ")
+    ))
+}
+
+/// Documented 2xx statuses (`200`, `201`…; `2XX` and `default` say nothing exact).
+pub fn success_statuses(op: &Value) -> Vec<u16> {
+    op.get("responses")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, _)| k.parse::<u16>().ok())
+        .filter(|s| (200..300).contains(s))
+        .collect()
+}
+
+/// `(operationId, parameter, runtime expression)` of the links of an operation's 2xx responses.
+pub fn links(spec: &Value, op: &Value) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for (code, resp) in op
+        .get("responses")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if !code.starts_with('2') {
+            continue;
+        }
+        let resp = schema::resolve(spec, resp);
+        for link in resp
+            .get("links")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(_, l)| schema::resolve(spec, l))
+        {
+            let Some(target) = link.get("operationId").and_then(Value::as_str) else {
+                continue;
+            };
+            for (param, expr) in link
+                .get("parameters")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(e) = expr.as_str() {
+                    let param = param.rsplit('.').next().unwrap_or(param);
+                    out.push((target.to_string(), param.to_string(), e.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `$response.body#/id` → `$.id`; `$response.header.Location` → `{header: Location}`.
+pub fn capture_for(expr: &str) -> Option<Node> {
+    if let Some(pointer) = expr.strip_prefix("$response.body#") {
+        let mut path = String::from("$");
+        for part in pointer.split('/').skip(1) {
+            let part = part.replace("~1", "/").replace("~0", "~");
+            if part.chars().all(|c| c.is_ascii_digit()) && !part.is_empty() {
+                path.push_str(&format!("[{part}]"));
+            } else if part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                path.push('.');
+                path.push_str(&part);
+            } else {
+                path.push_str(&format!("['{part}']"));
+            }
+        }
+        return Some(Node::str(path));
+    }
+    if let Some(h) = expr.strip_prefix("$response.header.") {
+        return Some(Node::map([("header", Node::str(h))]));
+    }
+    None
+}
+
+/// A JSON string, for comparing with fields of the spec.
+pub fn json_str(s: &str) -> Value {
+    Value::String(s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_expressions_become_captures() {
+        assert_eq!(capture_for("$response.body#/id"), Some(Node::str("$.id")));
+        assert_eq!(
+            capture_for("$response.body#/data/items/0/id"),
+            Some(Node::str("$.data.items[0].id"))
+        );
+        assert_eq!(
+            capture_for("$response.header.Location"),
+            Some(Node::map([("header", Node::str("Location"))]))
+        );
+        assert_eq!(capture_for("$request.path.id"), None);
+    }
+}

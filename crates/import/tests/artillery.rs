@@ -1,0 +1,186 @@
+//! The Artillery importer: seed study 001's script converts to the scenario written by hand in
+//! examples/ (same flows, weights, requests, captures, checks and load), and every construct
+//! without an equivalent is reported with its line.
+
+use loadlab_import::{import, Kind, Options};
+use loadlab_scenario::{Check, Load, Scenario, Step};
+
+const SEED: &str = include_str!("fixtures/seed-001.artillery.yml");
+const FEATURES: &str = include_str!("fixtures/features.artillery.yml");
+
+fn example() -> Scenario {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/seed-001-monolith-vs-micro.yaml"
+    );
+    Scenario::from_file(std::path::Path::new(path)).unwrap()
+}
+
+#[test]
+fn seed_001_converts_to_the_example_scenario() {
+    let out = import(
+        Kind::Artillery,
+        SEED,
+        "seed-001.artillery.yml",
+        &Options::default(),
+    )
+    .unwrap();
+    let got =
+        Scenario::parse(&out.yaml, "seed-001.yaml").unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    let want = example();
+    assert_eq!(got.target, want.target);
+    assert_eq!(got.load, want.load);
+    assert!(matches!(got.load, Load::Open(_)));
+    assert_eq!(got.warmup, want.warmup);
+    assert_eq!(got.defaults.timeout, want.defaults.timeout);
+    assert_eq!(got.defaults.headers, want.defaults.headers);
+    let flows = |s: &Scenario| {
+        s.flows
+            .iter()
+            .map(|f| (f.name.clone(), f.weight, f.steps.len()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(flows(&got), flows(&want));
+    for (g, w) in got.flows.iter().zip(&want.flows) {
+        for (gs, ws) in g.steps.iter().zip(&w.steps) {
+            let (Step::Request(gr), Step::Request(wr)) = (gs, ws) else {
+                panic!("flow {}: {gs:?} vs {ws:?}", g.name);
+            };
+            let what = format!("flow `{}` step `{}`", g.name, wr.name);
+            assert_eq!(gr.method, wr.method, "{what}");
+            assert_eq!(gr.url, wr.url, "{what}");
+            assert_eq!(gr.headers, wr.headers, "{what}");
+            assert_eq!(gr.query, wr.query, "{what}");
+            assert_eq!(gr.body, wr.body, "{what}");
+            assert_eq!(gr.captures, wr.captures, "{what}");
+            assert_eq!(gr.checks, wr.checks, "{what}");
+        }
+    }
+    let thresholds: Vec<_> = got.thresholds.clone();
+    assert_eq!(thresholds.len(), 1);
+    assert!(
+        want.thresholds.iter().any(|t| *t == thresholds[0]),
+        "{thresholds:?}"
+    );
+    assert_eq!(out.report.unsupported, [], "{}", out.report);
+}
+
+#[test]
+fn unsupported_constructs_are_reported_with_their_line() {
+    let out = import(
+        Kind::Artillery,
+        FEATURES,
+        "features.artillery.yml",
+        &Options::default(),
+    )
+    .unwrap();
+    let r = &out.report;
+    let lines: Vec<(Option<usize>, &str)> = r
+        .unsupported
+        .iter()
+        .map(|u| (u.line, u.what.as_str()))
+        .collect();
+    let has = |line: usize, text: &str| {
+        assert!(
+            lines
+                .iter()
+                .any(|(l, w)| *l == Some(line) && w.contains(text)),
+            "no `{text}` at line {line} in {lines:#?}"
+        )
+    };
+    has(19, "config.processor");
+    has(25, "scenario 1: `beforeScenario`");
+    has(40, "flow item `log`");
+    has(61, "`afterResponse`");
+    has(64, "flow item `function`");
+    has(54, "expect equals");
+    assert_eq!(r.variables.len(), 1);
+    assert_eq!(r.variables[0].name, "API_KEY");
+    assert!(
+        out.yaml
+            .contains("# not converted (line 40): flow item `log`"),
+        "{}",
+        out.yaml
+    );
+
+    std::env::set_var("API_KEY", "k");
+    let dir = std::env::temp_dir().join(format!("loadlab-import-art-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("users.csv"), "username,password\nann,x\n").unwrap();
+    let file = dir.join("features.yaml");
+    std::fs::write(&file, &out.yaml).unwrap();
+    let s = Scenario::from_file(&file).unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    let Load::Open(open) = &s.load else {
+        panic!("{:?}", s.load)
+    };
+    let stages: Vec<(u64, f64)> = open
+        .stages
+        .iter()
+        .map(|st| (st.duration.as_secs(), st.rate))
+        .collect();
+    assert_eq!(
+        stages,
+        [(60, 0.5), (5, 0.0), (120, 10.0)],
+        "a pause is a stage without arrivals"
+    );
+    let reqs: Vec<_> = s.request_steps().collect();
+    assert_eq!(reqs.len(), 3);
+    assert_eq!(
+        reqs[0].body,
+        Some(loadlab_scenario::Body::Json(serde_json::json!({
+            "user": "{{ users.username }}", "pass": "{{ users.password }}"
+        })))
+    );
+    let capture_names: Vec<&str> = reqs[0].captures.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(capture_names, ["csrf", "order", "sid"]);
+    assert!(matches!(&s.flows[0].steps[1], Step::Loop { count: 3, steps } if steps.len() == 2));
+    let items = reqs[1];
+    assert_eq!(
+        items.query,
+        [
+            ("category".into(), "{{ category }}".into()),
+            ("page".into(), "2".into())
+        ]
+    );
+    // `equals` on a value captured by an earlier step has no loadlab check (reported above).
+    assert_eq!(
+        items.checks,
+        [
+            Check::Status(vec![200, 304]),
+            Check::BodyContains("\"items\"".into()),
+            Check::Header {
+                name: "Content-Type".into(),
+                value: "application/json".into()
+            },
+        ]
+    );
+    assert_eq!(
+        reqs[2].headers,
+        [("Cookie".to_string(), "sid={{ sid }}".to_string())]
+    );
+    let t: Vec<&str> = s.thresholds.iter().map(|t| t.expr.as_str()).collect();
+    assert_eq!(t, ["latency.p95 < 250ms", "http.errors < 1%"]);
+}
+
+#[test]
+fn a_file_of_another_kind_is_refused_with_the_fix() {
+    let err = import(
+        Kind::Artillery,
+        "openapi: 3.0.0\ninfo: {}\n",
+        "api.yaml",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("api.yaml is not an Artillery script"), "{err}");
+    assert!(err.contains("loadlab import openapi"), "{err}");
+    let err = import(
+        Kind::Artillery,
+        "config: [unclosed\n",
+        "x.yml",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.starts_with("x.yml: not valid YAML"), "{err}");
+}

@@ -1,0 +1,293 @@
+//! The HAR importer on a Chrome recording of the built-in target's flow (sign in, create an
+//! application, read it, submit it, with a page's static assets and an analytics beacon):
+//! the token and the application id are correlated without help, and the scenario validates.
+
+use loadlab_import::{import, Kind, Options};
+use loadlab_scenario::{Body, CaptureSource, Check, Scenario, Step};
+use std::time::Duration;
+
+const FIXTURE: &str = include_str!("fixtures/target-flow.har");
+const TOKEN: &str = "user1.3a9d5c7e1f2b4d60.6f1c2a9e4b7d3c5a8e9f0a1b2c3d4e5f";
+
+fn without_analytics() -> Options {
+    Options {
+        exclude_hosts: vec!["google-analytics.com".into()],
+        ..Options::default()
+    }
+}
+
+fn parse(yaml: &str) -> Scenario {
+    // The password is read from the environment when the scenario loads.
+    std::env::set_var("PASSWORD", "password");
+    Scenario::parse(yaml, "target-flow.yaml")
+        .unwrap_or_else(|e| panic!("the import does not validate: {e}\n{yaml}"))
+}
+
+#[test]
+fn token_and_id_are_correlated_and_the_scenario_validates() {
+    let out = import(Kind::Har, FIXTURE, "target-flow.har", &without_analytics()).unwrap();
+    let r = &out.report;
+    let found: Vec<(&str, &str, &str)> = r
+        .correlations
+        .iter()
+        .map(|c| (c.variable.as_str(), c.step.as_str(), c.capture.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("token", "POST /api/auth/signin", "$.token"),
+            ("application_id", "POST /api/applications", "$.id"),
+        ]
+    );
+    assert_eq!(
+        r.correlations[0].uses,
+        [
+            "`POST /api/applications` header Authorization",
+            "`GET /api/applications/{id}` header Authorization",
+            "`POST /api/applications/{id}/submit` header Authorization",
+        ]
+    );
+    assert_eq!(
+        r.correlations[1].uses,
+        [
+            "`GET /api/applications/{id}` path",
+            "`POST /api/applications/{id}/submit` path",
+        ]
+    );
+    let vars: Vec<&str> = r.variables.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(vars, ["PASSWORD"]);
+    assert_eq!(r.dynamic.len(), 1, "{:?}", r.dynamic);
+    assert_eq!(r.dynamic[0].place, "header X-Request-Id");
+    assert_eq!(r.dynamic[0].looks_like, "a UUID");
+    assert!(r.done[0].starts_with("kept 5 of 10"), "{:?}", r.done);
+    assert!(
+        !out.yaml.contains(TOKEN),
+        "the recorded token is not in the file"
+    );
+
+    let s = parse(&out.yaml);
+    assert_eq!(s.target.as_deref(), Some("http://127.0.0.1:8080"));
+    assert_eq!(
+        s.defaults.headers,
+        [("Accept".to_string(), "application/json".to_string())]
+    );
+    let steps = &s.flows[0].steps;
+    let outline: Vec<String> = steps
+        .iter()
+        .map(|st| match st {
+            Step::Request(r) => format!("{} {}", r.method.as_str(), r.url),
+            Step::Think(t) => format!("think {:?}", t.min),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        outline,
+        [
+            "GET /api/ping",
+            "think 2.5s",
+            "POST /api/auth/signin",
+            "think 1.5s",
+            "POST /api/applications",
+            "GET /api/applications/{{ application_id }}",
+            "think 5s",
+            "POST /api/applications/{{ application_id }}/submit",
+        ]
+    );
+    let requests: Vec<_> = s.request_steps().collect();
+    let signin = requests[1];
+    assert_eq!(signin.name, "POST /api/auth/signin");
+    assert_eq!(
+        signin.body,
+        Some(Body::Json(serde_json::json!({
+            "username": "user1",
+            "password": "{{ env.PASSWORD }}"
+        })))
+    );
+    assert_eq!(signin.captures[0].name, "token");
+    assert!(
+        matches!(&signin.captures[0].source, CaptureSource::JsonPath(p) if p.text() == "$.token")
+    );
+    assert_eq!(signin.checks, [Check::Status(vec![200])]);
+    let create = requests[2];
+    assert_eq!(create.checks, [Check::Status(vec![201])]);
+    assert_eq!(create.captures[0].name, "application_id");
+    for r in &requests[2..] {
+        assert_eq!(
+            r.headers,
+            [(
+                "Authorization".to_string(),
+                "Bearer {{ token }}".to_string()
+            )],
+            "{}",
+            r.name
+        );
+    }
+    assert_eq!(requests[3].name, "GET /api/applications/{id}");
+    assert_eq!(steps.len(), 8);
+    assert!(matches!(&steps[1], Step::Think(t) if t.min == Duration::from_millis(2500)));
+}
+
+#[test]
+fn filters_choose_what_is_kept() {
+    let all = import(Kind::Har, FIXTURE, "target-flow.har", &Options::default()).unwrap();
+    assert!(
+        all.report.done[0].starts_with("kept 6 of 10"),
+        "{:?}",
+        all.report.done
+    );
+    assert!(
+        all.yaml
+            .contains("post: \"https://www.google-analytics.com/g/collect\""),
+        "another host is written as an absolute URL:\n{}",
+        all.yaml
+    );
+    parse(&all.yaml);
+
+    let only_apps = Options {
+        include_paths: vec!["/api/applications".into()],
+        ..Options::default()
+    };
+    let apps = import(Kind::Har, FIXTURE, "target-flow.har", &only_apps).unwrap();
+    assert!(apps.report.done[0].starts_with("kept 3 of 10"));
+    // Without the sign-in, the token has no source: it becomes a variable to set.
+    assert!(apps
+        .report
+        .correlations
+        .iter()
+        .all(|c| c.variable != "token"));
+    let vars: Vec<&str> = apps
+        .report
+        .variables
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(vars, ["TOKEN"]);
+    assert!(
+        apps.yaml.contains("Bearer {{ env.TOKEN }}"),
+        "{}",
+        apps.yaml
+    );
+
+    let none = Options {
+        exclude_paths: vec!["/".into()],
+        ..Options::default()
+    };
+    let err = import(Kind::Har, FIXTURE, "target-flow.har", &none).unwrap_err();
+    assert!(
+        err.to_string().contains("no API request to import"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_input_names_the_file_and_the_fix() {
+    let err = import(Kind::Har, "{ not json", "rec.har", &Options::default()).unwrap_err();
+    let text = err.to_string();
+    assert!(text.starts_with("rec.har:1:3: not valid JSON"), "{text}");
+    assert!(text.contains("Save all as HAR"), "{text}");
+    let err = import(
+        Kind::Har,
+        r#"{"openapi": "3.0.0"}"#,
+        "api.json",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("api.json is not a HAR recording"), "{err}");
+    assert!(err.contains("loadlab import openapi"), "{err}");
+}
+
+/// A recording of 400 API calls whose answers hold 40 values each: correlation looks at every
+/// value against every later request, and must stay fast (a quadratic scan of the values took
+/// minutes).
+#[test]
+fn a_large_recording_imports_quickly() {
+    let mut entries = Vec::new();
+    for i in 0..400u64 {
+        let mut answer = serde_json::Map::new();
+        for k in 0..40u64 {
+            answer.insert(
+                format!("field{k}"),
+                serde_json::json!(format!("v{i}-{k}-x")),
+            );
+            answer.insert(format!("n{k}"), serde_json::json!(100_000 + i * 100 + k));
+        }
+        answer.insert("id".into(), serde_json::json!(i + 1));
+        let path = if i == 0 {
+            "/api/items".to_string()
+        } else {
+            format!("/api/items/{i}")
+        };
+        entries.push(serde_json::json!({
+            "startedDateTime": format!("2026-11-26T10:{:02}:{:02}.000Z", i / 60, i % 60),
+            "time": 5.0,
+            "_resourceType": "fetch",
+            "request": {"method": "GET", "url": format!("http://h{path}"), "headers": []},
+            "response": {"status": 200, "headers": [], "content": {
+                "mimeType": "application/json", "text": serde_json::Value::Object(answer).to_string()
+            }}
+        }));
+    }
+    let har = serde_json::json!({"log": {"entries": entries}}).to_string();
+    let started = std::time::Instant::now();
+    let out = import(Kind::Har, &har, "big.har", &Options::default()).unwrap();
+    let took = started.elapsed();
+    assert!(took.as_secs() < 20, "took {took:?}");
+    // Each item's id is the next request's path: 399 correlations.
+    assert_eq!(out.report.correlations.len(), 399);
+    assert_eq!(out.report.correlations[0].variable, "item_id");
+    parse(&out.yaml);
+}
+
+/// A session cookie the server set is sent back by later requests: the engine keeps no cookie
+/// jar, so it is captured from `Set-Cookie` and sent in `Cookie`; a cookie set before the
+/// recording has no source and becomes a variable.
+#[test]
+fn a_session_cookie_is_correlated() {
+    let entry = |t: &str,
+                 method: &str,
+                 path: &str,
+                 req_headers: serde_json::Value,
+                 resp_headers: serde_json::Value,
+                 status: u16| {
+        serde_json::json!({
+            "startedDateTime": t, "time": 4.0, "_resourceType": "xhr",
+            "request": {"method": method, "url": format!("https://shop.example.com{path}"), "headers": req_headers},
+            "response": {"status": status, "headers": resp_headers,
+                         "content": {"mimeType": "application/json", "text": "{\"ok\":true}"}}
+        })
+    };
+    let har = serde_json::json!({"log": {"entries": [
+        entry("2026-11-26T10:00:00.000Z", "POST", "/login", serde_json::json!([
+            {"name": "Cookie", "value": "theme=dark"}
+        ]), serde_json::json!([
+            {"name": "Set-Cookie", "value": "SESSION=8f14e45fceea167a5a36dedd4bea2543; Path=/; HttpOnly"}
+        ]), 200),
+        entry("2026-11-26T10:00:00.050Z", "GET", "/cart", serde_json::json!([
+            {"name": "Cookie", "value": "theme=dark; SESSION=8f14e45fceea167a5a36dedd4bea2543"}
+        ]), serde_json::json!([]), 200),
+    ]}});
+    let out = import(Kind::Har, &har.to_string(), "shop.har", &Options::default()).unwrap();
+    let c = &out.report.correlations;
+    assert_eq!(c.len(), 1, "{}", out.report);
+    assert_eq!(c[0].variable, "session_cookie");
+    assert_eq!(c[0].uses, ["`GET /cart` header Cookie"]);
+    let vars: Vec<&str> = out
+        .report
+        .variables
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(vars, ["COOKIE_THEME"]);
+    std::env::set_var("COOKIE_THEME", "dark");
+    let s = parse(&out.yaml);
+    let reqs: Vec<_> = s.request_steps().collect();
+    assert!(matches!(&reqs[0].captures[0].source, CaptureSource::Header(h) if h == "Set-Cookie"));
+    assert_eq!(
+        reqs[1].headers,
+        [(
+            "Cookie".to_string(),
+            "theme={{ env.COOKIE_THEME }}; {{ session_cookie }}".to_string()
+        )]
+    );
+}

@@ -1,0 +1,78 @@
+//! `loadlab import KIND FILE`: a HAR recording, an Artillery script or an OpenAPI spec becomes
+//! a scenario file; what the import did and what a person must still decide go to stderr.
+
+use crate::cli::ImportArgs;
+use crate::exit::{CliError, Outcome};
+use loadlab_import::{import, Kind, Options};
+
+pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
+    let kind = Kind::parse(&args.kind).ok_or_else(|| {
+        CliError::bad_input(format!(
+            "unknown import kind `{}`: use har, artillery or openapi",
+            args.kind
+        ))
+    })?;
+    let har_filters = !(args.include_hosts.is_empty()
+        && args.exclude_hosts.is_empty()
+        && args.include_paths.is_empty()
+        && args.exclude_paths.is_empty());
+    if har_filters && kind != Kind::Har {
+        return Err(CliError::bad_input(
+            "--include-host, --exclude-host, --include-path and --exclude-path filter a HAR recording: use them with `loadlab import har`",
+        ));
+    }
+    if args.per_operation && kind != Kind::OpenApi {
+        return Err(CliError::bad_input(
+            "--per-operation splits an OpenAPI spec: use it with `loadlab import openapi`",
+        ));
+    }
+    let shown = args.file.display().to_string();
+    let bytes = std::fs::read(&args.file).map_err(|e| {
+        CliError::bad_input(format!(
+            "cannot read {shown}: {e}; give the path of a {} file",
+            what(kind)
+        ))
+    })?;
+    let source = String::from_utf8(bytes).map_err(|_| {
+        CliError::bad_input(format!(
+            "{shown} is not text (not UTF-8): give a {} file",
+            what(kind)
+        ))
+    })?;
+    let options = Options {
+        include_hosts: args.include_hosts,
+        exclude_hosts: args.exclude_hosts,
+        include_paths: args.include_paths,
+        exclude_paths: args.exclude_paths,
+        per_operation: args.per_operation,
+    };
+    let imported = import(kind, &source, &shown, &options).map_err(CliError::bad_input)?;
+    eprint!("{}", imported.report);
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, &imported.yaml).map_err(|e| {
+                CliError::bad_input(format!("cannot write {}: {e}", path.display()))
+            })?;
+            let path = path.display();
+            let after = if imported.report.variables.is_empty() {
+                ""
+            } else {
+                " (after setting the variables above)"
+            };
+            eprintln!("wrote {path} — check it with: loadlab validate {path}{after}");
+        }
+        None => {
+            print!("{}", imported.yaml);
+            eprintln!("wrote the scenario to standard output — save it and check it with: loadlab validate FILE");
+        }
+    }
+    Ok(Outcome::Ok)
+}
+
+fn what(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Har => "HAR (a recording saved from the browser's devtools)",
+        Kind::Artillery => "Artillery script (YAML)",
+        Kind::OpenApi => "OpenAPI 3 spec (YAML or JSON)",
+    }
+}
