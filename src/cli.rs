@@ -150,23 +150,27 @@ pub struct RunArgs {
     /// Request body (flag mode).
     #[arg(long, value_name = "TEXT", requires = "url")]
     pub body: Option<String>,
-    /// Closed model: this many virtual users, each sending requests back to back.
-    #[arg(long, value_name = "N", requires = "url")]
+    /// Closed model: this many virtual users, each sending requests back to back. With a
+    /// scenario file: replaces its load with this many VUs (for --duration, else as long).
+    #[arg(long, value_name = "N")]
     pub vus: Option<u32>,
-    /// Open model: arrivals per second, e.g. 200/s or 12000/m.
-    #[arg(long, value_name = "RATE", requires = "url")]
+    /// Open model: arrivals per second, e.g. 200/s or 12000/m. With a scenario file:
+    /// replaces its load with this constant rate (for --duration, else as long).
+    #[arg(long, value_name = "RATE")]
     pub rate: Option<String>,
-    /// How long to run, e.g. 30s, 1m30s.
-    #[arg(long, short = 'd', value_name = "DURATION", requires = "url")]
+    /// How long to run, e.g. 30s, 1m30s. With a scenario file: the length of its one
+    /// constant stage (a staged load needs --vus or --rate as well).
+    #[arg(long, short = 'd', value_name = "DURATION")]
     pub duration: Option<String>,
-    /// Stop after this many requests (instead of, or as well as, --duration).
-    #[arg(long, short = 'n', value_name = "N", requires = "url")]
+    /// Stop after this many requests (instead of, or as well as, --duration); with a
+    /// scenario file, after this many iterations (closed) or arrivals (open).
+    #[arg(long, short = 'n', value_name = "N")]
     pub requests: Option<u64>,
-    /// Per-request timeout (default 30s).
-    #[arg(long, value_name = "DURATION", requires = "url")]
+    /// Per-request timeout (default 30s; with a scenario file, overrides `defaults.timeout`).
+    #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
-    /// Open model: most requests open at once (default 10000).
-    #[arg(long, value_name = "N", requires = "url")]
+    /// Open model: most requests open at once (default 10000, or the file's).
+    #[arg(long, value_name = "N")]
     pub max_in_flight: Option<u32>,
     /// The first part of the run, recorded but left out of statistics and thresholds, e.g. 5s
     /// (overrides `warmup:` in the file).

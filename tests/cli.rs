@@ -96,6 +96,48 @@ fn flag_mode_open_model_delivers_the_plan() {
     assert!(json["lag_ms"]["p99"].as_f64().unwrap() < 20.0);
 }
 
+/// `--rate`/`--vus` and `--duration` override a scenario file's load, as k6's flags override
+/// a script's options (they were ignored without a word: the file's 8 s ramp ran instead);
+/// what cannot apply is refused with exit 2, naming the flag.
+#[test]
+fn load_flags_override_a_scenario_files_load() {
+    let _serial = exclusive();
+    let target = Target::start(&[]);
+    let file = write_scenario(
+        "staged.yaml",
+        &format!(
+            "target: {}\nload:\n  model: open\n  stages:\n    - {{ duration: 4s, rate: 10/s, ramp_to: 400/s }}\n    - {{ duration: 4s, rate: 400/s }}\nflows:\n  - name: f\n    steps:\n      - get: /api/ping\n",
+            target.url
+        ),
+    );
+    let path = file.to_string_lossy().to_string();
+    let (out, json) = run_json(
+        &["run", &path, "--rate", "100/s", "--duration", "1s"],
+        "override",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let total = json["requests"]["total"].as_f64().unwrap();
+    assert!((total - 100.0).abs() <= 3.0, "100/s for 1s: {total}");
+    assert_eq!(json["load"]["planned_duration_s"].as_f64(), Some(1.0));
+
+    for (args, flag) in [
+        (vec!["--duration", "1s"], "--duration"),
+        (vec!["-X", "POST"], "--method"),
+        (vec!["--vus", "2", "--rate", "5/s"], "--rate"),
+    ] {
+        let mut all = vec!["run", path.as_str()];
+        all.extend(args.iter().copied());
+        let out = loadlab(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(flag) && err.lines().count() <= 3,
+            "{args:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_file(&file);
+}
+
 #[test]
 fn warmup_flag_leaves_the_first_part_out_of_the_statistics() {
     let _serial = exclusive();

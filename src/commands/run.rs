@@ -9,7 +9,7 @@ use loadlab_report::Style;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::units::parse_duration;
 use loadlab_scenario::{
-    parse_addresses, ConnectionPolicy, HttpVersion, Scenario, ScenarioError, UrlTest,
+    parse_addresses, ConnectionPolicy, HttpVersion, LoadFlags, Scenario, ScenarioError, UrlTest,
 };
 use std::io::{IsTerminal, Write};
 use std::time::SystemTime;
@@ -81,10 +81,46 @@ fn parse_start_at(text: &str) -> Result<SystemTime, String> {
     })
 }
 
+/// The flags that override a scenario file: its load (`--vus`, `--rate`, `--duration`,
+/// `--requests`, `--max-in-flight`) and its default `--timeout`. The request flags describe
+/// a `--url` test only and are refused with a file rather than ignored.
+fn apply_flags_to_file(args: &RunArgs, scenario: &mut Scenario) -> Result<(), CliError> {
+    let url_only = [
+        ("--method", args.method.is_some()),
+        ("--header", !args.headers.is_empty()),
+        ("--body", args.body.is_some()),
+    ];
+    if let Some((flag, _)) = url_only.iter().find(|(_, given)| *given) {
+        return Err(ScenarioError::flag(
+            flag,
+            "describes the request of a `--url` test; a scenario file says its own requests",
+            Some("edit the step in the file, or leave the flag out".into()),
+        )
+        .into());
+    }
+    if let Some(t) = &args.timeout {
+        scenario.defaults.timeout =
+            parse_duration(t).map_err(|m| ScenarioError::flag("--timeout", m, None))?;
+    }
+    LoadFlags {
+        vus: args.vus,
+        rate: args.rate.clone(),
+        duration: args.duration.clone(),
+        requests: args.requests,
+        max_in_flight: args.max_in_flight,
+    }
+    .apply_to(scenario)?;
+    Ok(())
+}
+
 /// Flags and file become one Scenario (flags override the file).
 fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
     let mut scenario = match (&args.file, &args.url) {
-        (Some(file), None) => Scenario::from_file(file)?,
+        (Some(file), None) => {
+            let mut scenario = Scenario::from_file(file)?;
+            apply_flags_to_file(args, &mut scenario)?;
+            scenario
+        }
         (None, Some(url)) => UrlTest {
             url: url.clone(),
             method: args.method.clone(),

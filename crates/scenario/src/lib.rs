@@ -24,6 +24,7 @@ mod describe;
 mod error;
 pub mod jsonpath;
 pub mod limits;
+mod load_flags;
 mod locate;
 mod model;
 pub mod monitor;
@@ -43,6 +44,7 @@ pub use credentials::Credentials;
 pub use data::parse_csv;
 pub use describe::redact_url;
 pub use error::{ErrorLocation, ScenarioError};
+pub use load_flags::LoadFlags;
 pub use model::{
     collect_requests, Body, BurstLoad, Capture, CaptureSource, Check, ClosedLoad, ConnectionPolicy,
     DataSet, Defaults, Flow, HttpConfig, HttpVersion, Load, Method, OpenLoad, Pick, RateStage,

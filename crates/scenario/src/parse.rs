@@ -155,97 +155,19 @@ impl UrlTest {
             })?;
             headers.push((k.trim().to_string(), v.trim().to_string()));
         }
-        let duration = match &self.duration {
-            Some(d) => Some(
-                crate::units::parse_duration(d)
-                    .map_err(|m| ScenarioError::flag("--duration", m, None))?,
-            ),
-            None => None,
-        };
         let timeout = match &self.timeout {
             Some(d) => crate::units::parse_duration(d)
                 .map_err(|m| ScenarioError::flag("--timeout", m, None))?,
             None => DEFAULT_TIMEOUT,
         };
-        if duration.is_none() && self.requests.is_none() {
-            return Err(ScenarioError::flag(
-                "--duration",
-                "give --duration (e.g. 30s) or --requests N",
-                None,
-            ));
+        let load = crate::load_flags::LoadFlags {
+            vus: self.vus,
+            rate: self.rate.clone(),
+            duration: self.duration.clone(),
+            requests: self.requests,
+            max_in_flight: self.max_in_flight,
         }
-        let load = match (self.vus, &self.rate) {
-            (Some(_), Some(_)) => {
-                return Err(ScenarioError::flag(
-                    "--rate",
-                    "give either --vus (closed model) or --rate (open model), not both",
-                    None,
-                ))
-            }
-            (None, None) => {
-                return Err(ScenarioError::flag(
-                    "--vus",
-                    "give --vus N (closed model) or --rate R/s (open model)",
-                    None,
-                ))
-            }
-            (Some(0), None) => {
-                return Err(ScenarioError::flag("--vus", "need at least 1 VU", None))
-            }
-            (Some(vus), None) => Load::Closed(ClosedLoad {
-                start_vus: vus,
-                stages: vec![VuStage {
-                    duration: duration.unwrap_or(validate::DEFAULT_MAX_DURATION),
-                    vus,
-                }],
-                iterations_per_vu: None,
-                shared_iterations: self.requests,
-                max_duration: duration.unwrap_or(validate::DEFAULT_MAX_DURATION),
-            }),
-            (None, Some(rate_text)) => {
-                let rate = crate::units::parse_rate(rate_text)
-                    .map_err(|m| ScenarioError::flag("--rate", m, None))?;
-                if rate <= 0.0 {
-                    return Err(ScenarioError::flag(
-                        "--rate",
-                        "the rate must be above zero",
-                        None,
-                    ));
-                }
-                let duration = match (duration, self.requests) {
-                    (Some(d), _) => d,
-                    (None, Some(0)) => {
-                        return Err(ScenarioError::flag(
-                            "--requests",
-                            "must be at least 1",
-                            None,
-                        ))
-                    }
-                    (None, Some(n)) => {
-                        crate::limits::duration_from_secs(n as f64 / rate).map_err(|m| {
-                            ScenarioError::flag(
-                                "--requests",
-                                format!("{n} requests at {rate}/s: {m}"),
-                                Some("give --duration as well, or raise --rate".into()),
-                            )
-                        })?
-                    }
-                    (None, None) => unreachable!("checked above"),
-                };
-                Load::Open(OpenLoad {
-                    stages: vec![RateStage {
-                        duration,
-                        rate,
-                        ramp_to: None,
-                    }],
-                    poisson: false,
-                    max_in_flight: self
-                        .max_in_flight
-                        .unwrap_or(validate::DEFAULT_MAX_IN_FLIGHT),
-                    max_arrivals: self.requests,
-                })
-            }
-        };
+        .constant_load(None)?;
         let path_start = target
             .find("://")
             .map(|i| i + 3)

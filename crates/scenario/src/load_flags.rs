@@ -1,0 +1,326 @@
+//! The load flags of `loadlab run` (`--vus`, `--rate`, `--duration`, `--requests`,
+//! `--max-in-flight`): the whole load of a `--url` test, or an override of a scenario file's
+//! load, as k6's `--vus`/`--duration` override a script's options. Given with a file they
+//! were once ignored without a word: the run went on with the file's load.
+
+use crate::error::ScenarioError;
+use crate::model::{ClosedLoad, Load, OpenLoad, RateStage, Scenario, VuStage};
+use crate::validate::{self, Ctx};
+use std::time::Duration;
+
+/// What the load flags asked for (as typed; parsed when applied).
+#[derive(Debug, Clone, Default)]
+pub struct LoadFlags {
+    pub vus: Option<u32>,
+    pub rate: Option<String>,
+    pub duration: Option<String>,
+    pub requests: Option<u64>,
+    pub max_in_flight: Option<u32>,
+}
+
+impl LoadFlags {
+    pub fn is_empty(&self) -> bool {
+        self.vus.is_none()
+            && self.rate.is_none()
+            && self.duration.is_none()
+            && self.requests.is_none()
+            && self.max_in_flight.is_none()
+    }
+
+    fn parsed_duration(&self) -> Result<Option<Duration>, ScenarioError> {
+        self.duration
+            .as_deref()
+            .map(|d| {
+                crate::units::parse_duration(d)
+                    .map_err(|m| ScenarioError::flag("--duration", m, None))
+            })
+            .transpose()
+    }
+
+    /// A constant load: `--vus N` (closed) or `--rate R` (open), for `--duration` or
+    /// `default_duration`, bounded by `--requests`.
+    pub fn constant_load(&self, default_duration: Option<Duration>) -> Result<Load, ScenarioError> {
+        let duration = self.parsed_duration()?.or(default_duration);
+        if duration.is_none() && self.requests.is_none() {
+            return Err(ScenarioError::flag(
+                "--duration",
+                "give --duration (e.g. 30s) or --requests N",
+                None,
+            ));
+        }
+        match (self.vus, &self.rate) {
+            (Some(_), Some(_)) => Err(ScenarioError::flag(
+                "--rate",
+                "give either --vus (closed model) or --rate (open model), not both",
+                None,
+            )),
+            (None, None) => Err(ScenarioError::flag(
+                "--vus",
+                "give --vus N (closed model) or --rate R/s (open model)",
+                None,
+            )),
+            (Some(0), None) => Err(ScenarioError::flag("--vus", "need at least 1 VU", None)),
+            (Some(vus), None) => {
+                let bound = duration.unwrap_or(validate::DEFAULT_MAX_DURATION);
+                Ok(Load::Closed(ClosedLoad {
+                    start_vus: vus,
+                    stages: vec![VuStage {
+                        duration: bound,
+                        vus,
+                    }],
+                    iterations_per_vu: None,
+                    shared_iterations: self.requests,
+                    max_duration: bound,
+                }))
+            }
+            (None, Some(rate_text)) => {
+                let rate = crate::units::parse_rate(rate_text)
+                    .map_err(|m| ScenarioError::flag("--rate", m, None))?;
+                if rate <= 0.0 {
+                    return Err(ScenarioError::flag(
+                        "--rate",
+                        "the rate must be above zero",
+                        None,
+                    ));
+                }
+                let duration = match (duration, self.requests) {
+                    (Some(d), _) => d,
+                    (None, Some(0)) => {
+                        return Err(ScenarioError::flag(
+                            "--requests",
+                            "must be at least 1",
+                            None,
+                        ))
+                    }
+                    (None, Some(n)) => {
+                        crate::limits::duration_from_secs(n as f64 / rate).map_err(|m| {
+                            ScenarioError::flag(
+                                "--requests",
+                                format!("{n} requests at {rate}/s: {m}"),
+                                Some("give --duration as well, or raise --rate".into()),
+                            )
+                        })?
+                    }
+                    (None, None) => unreachable!("checked above"),
+                };
+                Ok(Load::Open(OpenLoad {
+                    stages: vec![RateStage {
+                        duration,
+                        rate,
+                        ramp_to: None,
+                    }],
+                    poisson: false,
+                    max_in_flight: self
+                        .max_in_flight
+                        .unwrap_or(validate::DEFAULT_MAX_IN_FLIGHT),
+                    max_arrivals: self.requests,
+                }))
+            }
+        }
+    }
+
+    /// Overrides a scenario file's load. `--vus`/`--rate` replace it with a constant load
+    /// (for `--duration`, else as long as the file's); `--duration` alone sets the length of
+    /// a load of one constant stage; `--requests` bounds the run; `--max-in-flight` bounds an
+    /// open load. What cannot apply is refused, naming the flag: never ignored.
+    pub fn apply_to(&self, scenario: &mut Scenario) -> Result<(), ScenarioError> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        if self.vus.is_some() || self.rate.is_some() {
+            let mut flags = self.clone();
+            if flags.max_in_flight.is_none() {
+                if let Load::Open(o) = &scenario.load {
+                    flags.max_in_flight = Some(o.max_in_flight);
+                }
+            }
+            scenario.load = flags.constant_load(Some(scenario.plan().duration()))?;
+        } else {
+            self.adjust(&mut scenario.load)?;
+        }
+        if let Some(problem) = scenario.warmup_problem() {
+            return Err(ScenarioError::flag(
+                "--duration",
+                problem,
+                Some("give a longer --duration, or a shorter --warmup".into()),
+            ));
+        }
+        validate::resolved(scenario, false, &Ctx::flags())
+    }
+
+    /// `--duration`, `--requests` and `--max-in-flight` without `--vus`/`--rate`.
+    fn adjust(&self, load: &mut Load) -> Result<(), ScenarioError> {
+        if let Some(d) = self.parsed_duration()? {
+            let stages = match load {
+                Load::Closed(c) => c.stages.len(),
+                Load::Open(o) => o.stages.len(),
+                Load::Burst(_) => 0,
+            };
+            let constant = match load {
+                Load::Closed(c) => c.stages.len() == 1 && c.start_vus == c.stages[0].vus,
+                Load::Open(o) => o.stages.len() == 1 && o.stages[0].ramp_to.is_none(),
+                Load::Burst(_) => false,
+            };
+            if !constant {
+                return Err(ScenarioError::flag(
+                    "--duration",
+                    if stages == 0 {
+                        "a burst has no duration to change".to_string()
+                    } else {
+                        format!(
+                            "the scenario's load has {stages} stage(s) or a ramp: which of them should last {}?",
+                            crate::units::format_duration(d)
+                        )
+                    },
+                    Some("give --vus N or --rate R/s as well to replace the load with a constant one, or edit the stages in the file".into()),
+                ));
+            }
+            match load {
+                Load::Closed(c) => {
+                    c.stages[0].duration = d;
+                    c.max_duration = d;
+                }
+                Load::Open(o) => o.stages[0].duration = d,
+                Load::Burst(_) => unreachable!("refused above"),
+            }
+        }
+        if let Some(n) = self.requests {
+            if n == 0 {
+                return Err(ScenarioError::flag(
+                    "--requests",
+                    "must be at least 1",
+                    None,
+                ));
+            }
+            match load {
+                Load::Closed(c) => {
+                    c.iterations_per_vu = None;
+                    c.shared_iterations = Some(n);
+                }
+                Load::Open(o) => o.max_arrivals = Some(n),
+                Load::Burst(_) => {
+                    return Err(ScenarioError::flag(
+                        "--requests",
+                        "a burst sends its own count of requests",
+                        Some("set `load.requests` in the file".into()),
+                    ))
+                }
+            }
+        }
+        if let Some(m) = self.max_in_flight {
+            match load {
+                Load::Open(o) => o.max_in_flight = m,
+                _ => {
+                    return Err(ScenarioError::flag(
+                        "--max-in-flight",
+                        "bounds an open-model load; this scenario's load is not one",
+                        Some("give --rate as well, or leave the flag out".into()),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STAGED: &str = "
+target: http://127.0.0.1:1
+load:
+  model: open
+  stages:
+    - { duration: 1s, rate: 5/s, ramp_to: 20/s }
+    - { duration: 2s, rate: 20/s }
+  max_in_flight: 50
+flows:
+  - name: f
+    steps:
+      - get: /
+";
+    const CONSTANT_VUS: &str = "
+target: http://127.0.0.1:1
+load: { model: closed, vus: 4, duration: 10s }
+flows:
+  - name: f
+    steps:
+      - get: /
+";
+
+    fn flags(vus: Option<u32>, rate: Option<&str>, duration: Option<&str>) -> LoadFlags {
+        LoadFlags {
+            vus,
+            rate: rate.map(str::to_string),
+            duration: duration.map(str::to_string),
+            ..LoadFlags::default()
+        }
+    }
+
+    /// What each combination of flags makes of a file's load: the model, the planned
+    /// length, and the peak (VUs or arrivals/s); or the flag the refusal names.
+    #[test]
+    fn load_flags_override_a_files_load_or_say_why_not() {
+        type Made = Result<(&'static str, f64, f64), &'static str>;
+        let cases: [(&str, LoadFlags, Made); 7] = [
+            (
+                STAGED,
+                flags(None, Some("50/s"), Some("2s")),
+                Ok(("open", 2.0, 50.0)),
+            ),
+            (STAGED, flags(Some(3), None, None), Ok(("closed", 3.0, 3.0))),
+            (STAGED, flags(None, None, Some("2s")), Err("--duration")),
+            (
+                CONSTANT_VUS,
+                flags(None, None, Some("2s")),
+                Ok(("closed", 2.0, 4.0)),
+            ),
+            (
+                CONSTANT_VUS,
+                flags(None, Some("10/s"), None),
+                Ok(("open", 10.0, 10.0)),
+            ),
+            (STAGED, flags(Some(2), Some("5/s"), None), Err("--rate")),
+            (
+                CONSTANT_VUS,
+                LoadFlags {
+                    max_in_flight: Some(5),
+                    ..LoadFlags::default()
+                },
+                Err("--max-in-flight"),
+            ),
+        ];
+        for (yaml, f, want) in cases {
+            let mut s = Scenario::parse(yaml, "t.yaml").unwrap();
+            let got = f.apply_to(&mut s).map(|()| {
+                let plan = s.plan();
+                let (model, peak) = match &s.load {
+                    Load::Closed(c) => (
+                        "closed",
+                        f64::from(c.stages.iter().map(|x| x.vus).max().unwrap()),
+                    ),
+                    Load::Open(o) => ("open", o.stages.iter().map(|x| x.rate).fold(0.0, f64::max)),
+                    Load::Burst(_) => ("burst", 0.0),
+                };
+                (model, plan.duration().as_secs_f64(), peak)
+            });
+            match (got, want) {
+                (Ok(g), Ok(w)) => assert_eq!(g, w, "{f:?}"),
+                (Err(e), Err(flag)) => {
+                    assert!(e.to_string().contains(flag), "{f:?}: {e}")
+                }
+                (g, w) => panic!("{f:?}: got {g:?}, want {w:?}"),
+            }
+        }
+        // An open file's in-flight bound is kept when --rate replaces its stages.
+        let mut s = Scenario::parse(STAGED, "t.yaml").unwrap();
+        flags(None, Some("50/s"), None).apply_to(&mut s).unwrap();
+        assert!(matches!(&s.load, Load::Open(o) if o.max_in_flight == 50));
+        assert_eq!(
+            s.plan().duration(),
+            Duration::from_secs(3),
+            "as long as the file's"
+        );
+    }
+}
