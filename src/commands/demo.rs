@@ -15,7 +15,7 @@ use std::time::Duration;
 /// An A/B study a team would run: does halving the target's worker pool hurt? Two built-in
 /// targets with ~2 ms exponential service time, 4 workers (`baseline`) and 2 workers
 /// (`half-workers`), the same open-model load of 800 arrivals/s (about 36% and 72% utilisation of the API workers),
-/// 2 × 6 interleaved runs of 1 s warm-up + 3 s: about a minute. Throughput should come out
+/// 2 × 6 interleaved runs of 3 s (the first second of each a warm-up): under a minute. Throughput should come out
 /// the same (`~`), latency significantly worse where the queue forms.
 const DEMO: &str = "\
 name: demo

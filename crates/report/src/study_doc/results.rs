@@ -19,24 +19,35 @@ fn scope_quantities() -> Vec<Quantity> {
     q
 }
 
-/// The groups, then the steps, of a variant. A group of one step is that step (its row and
-/// table would repeat the step's), so it is left out, as in a run's report.
+/// The one step of group `g`, if it holds exactly one.
+fn only_step<'r>(runs: &[&'r loadlab_metrics::RunResult], g: &str) -> Option<&'r str> {
+    let r = runs.first()?;
+    let mut steps = r.steps.iter().filter(|s| s.group.as_deref() == Some(g));
+    match (steps.next(), steps.next()) {
+        (Some(s), None) => Some(s.name.as_str()),
+        _ => None,
+    }
+}
+
+/// The groups, then the steps, of a variant. A group of one step is that step: the step's
+/// row and table would repeat the group's, so the group stands for both (its name is the
+/// one thresholds and the seed's domains use) and says which step it is.
 fn scopes(v: &VariantStats, runs: &[&loadlab_metrics::RunResult]) -> Vec<Scope> {
-    let one_step_group = |g: &str| {
+    let alone_in_its_group = |step: &str| {
         runs.first().is_some_and(|r| {
             r.steps
                 .iter()
-                .filter(|s| s.group.as_deref() == Some(g))
-                .count()
-                == 1
+                .find(|s| s.name == step)
+                .and_then(|s| s.group.as_deref())
+                .is_some_and(|g| only_step(runs, g).is_some())
         })
     };
     let mut out: Vec<Scope> = v
         .metrics
         .keys()
         .filter(|m| match &m.scope {
-            Scope::Group(g) => !one_step_group(g),
-            Scope::Step(_) => true,
+            Scope::Group(_) => true,
+            Scope::Step(s) => !alone_in_its_group(s),
             Scope::Run | Scope::Resource(_) => false,
         })
         .map(|m| m.scope.clone())
@@ -45,8 +56,24 @@ fn scopes(v: &VariantStats, runs: &[&loadlab_metrics::RunResult]) -> Vec<Scope> 
     out
 }
 
+/// `group `auth``, `group `auth` (step `signin`)` for a group of one step, `step `x``.
+fn scope_label(scope: &Scope, runs: &[&loadlab_metrics::RunResult]) -> String {
+    match scope {
+        Scope::Group(g) => match only_step(runs, g) {
+            Some(step) => format!("group `{g}` (step `{step}`)"),
+            None => format!("group `{g}`"),
+        },
+        Scope::Step(s) => format!("step `{s}`"),
+        Scope::Run | Scope::Resource(_) => "run".into(),
+    }
+}
+
 /// One row per group and step: the median across runs of each per-run figure.
-fn scope_overview(v: &VariantStats, scopes: &[Scope]) -> Table {
+fn scope_overview(
+    v: &VariantStats,
+    scopes: &[Scope],
+    runs: &[&loadlab_metrics::RunResult],
+) -> Table {
     let mut cols = vec!["group / step"];
     let labels: Vec<String> = scope_quantities()
         .iter()
@@ -59,12 +86,7 @@ fn scope_overview(v: &VariantStats, scopes: &[Scope]) -> Table {
     let mut t = Table::new(&cols);
     let mut any_thin = false;
     for scope in scopes {
-        let mut row: Vec<Cell> = vec![match scope {
-            Scope::Group(g) => format!("group `{g}`"),
-            Scope::Step(s) => format!("step `{s}`"),
-            Scope::Run | Scope::Resource(_) => "run".into(),
-        }
-        .into()];
+        let mut row: Vec<Cell> = vec![scope_label(scope, runs).into()];
         for q in scope_quantities() {
             let id = MetricId {
                 scope: scope.clone(),
@@ -120,7 +142,7 @@ pub(super) fn study_results(s: &StudyResult, runs: &Runs) -> Section {
         let rs = variant_runs(v, runs);
         let scopes = scopes(v, &rs);
         if !scopes.is_empty() {
-            sec.push(Block::Table(scope_overview(v, &scopes)));
+            sec.push(Block::Table(scope_overview(v, &scopes, &rs)));
             for scope in &scopes {
                 let mut t = Table::new(&METRIC_COLUMNS);
                 for q in scope_quantities() {
