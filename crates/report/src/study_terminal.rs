@@ -187,7 +187,16 @@ fn table_metrics() -> [(MetricId, &'static str); 5] {
 /// `median CV x%` of a metric, `-` when the variant lacks it.
 fn cell(v: &VariantStats, metric: &MetricId) -> String {
     if v.metrics.contains_key(metric) {
-        median_cv(Some(v), metric, f64::NAN)
+        let text = median_cv(Some(v), metric, f64::NAN);
+        if crate::study_doc::thin(v, metric) {
+            // `219.90ms† CV 21.0%`: the mark belongs to the figure, not to its spread.
+            match text.split_once(" CV ") {
+                Some((value, cv)) => format!("{value}† CV {cv}"),
+                None => format!("{text}†"),
+            }
+        } else {
+            text
+        }
     } else {
         "-".into()
     }
@@ -257,6 +266,13 @@ pub fn print_study(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
             write!(out, "  drift")?;
         }
         writeln!(out)?;
+    }
+    if study
+        .variants
+        .iter()
+        .any(|v| metrics.iter().any(|(m, _)| crate::study_doc::thin(v, m)))
+    {
+        writeln!(out, "  {}", crate::study_doc::THIN_NOTE)?;
     }
     if study.variants.len() == 1 {
         print_intervals(out, &study.variants[0])?;

@@ -22,6 +22,9 @@ fn a_study_reads_with_cv_and_labelled_p_values() {
     assert!(!out.contains(" ± "), "{out}");
     assert!(out.contains("p raw") && out.contains("p Holm"), "{out}");
     assert!(out.contains("slower") && out.contains("better"), "{out}");
+    // The sample's runs hold ~500-700 requests: their p99 is marked, as in the reports.
+    assert!(out.contains("ms† CV "), "{out}");
+    assert!(out.contains("† the runs hold too few requests"), "{out}");
     // The error rate is `~` and says why.
     assert!(
         out.contains(

@@ -143,7 +143,7 @@ pub(super) fn metric_note(short: bool) -> String {
 /// Whether a variant's runs hold too few requests (in the metric's scope, median across
 /// runs) for its percentile: fewer than 10 beyond it, so each run's figure is nearly its
 /// maximum. Such figures are marked `†` ([`THIN_NOTE`]) and draw no comparison verdict.
-pub(super) fn thin(v: &VariantStats, metric: &MetricId) -> bool {
+pub(crate) fn thin(v: &VariantStats, metric: &MetricId) -> bool {
     let Quantity::Latency(stat) = &metric.quantity else {
         return false;
     };
@@ -167,7 +167,7 @@ pub(super) fn thin_mark(v: &VariantStats, metric: &MetricId) -> &'static str {
 }
 
 /// What `†` means, under a table that holds one.
-pub(super) const THIN_NOTE: &str = "† the runs hold too few requests for this percentile (fewer than 10 beyond it; p99 needs 1,000 a run, p95 200): each run's figure is nearly its maximum, and no comparison verdict is drawn from it.";
+pub(crate) const THIN_NOTE: &str = "† the runs hold too few requests for this percentile (fewer than 10 beyond it; p99 needs 1,000 a run, p95 200): each run's figure is nearly its maximum, and no comparison verdict is drawn from it.";
 
 /// The run-wide metrics of the per-variant table, in order.
 pub(super) fn main_metrics() -> Vec<MetricId> {

@@ -30,6 +30,7 @@ pub use compare::{compare_report, gate_verdicts, one_run_words};
 pub use comparison::{comparison_note, comparison_table, comparison_verdicts, ComparisonSettings};
 pub use environment::multi_environment;
 pub use metrics::metric_words;
+pub(crate) use metrics::{thin, THIN_NOTE};
 pub use study::study_report;
 pub use sweep::{saturation_sentence, usl_skipped_words};
 
