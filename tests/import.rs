@@ -278,6 +278,17 @@ fn docs_examples_are_what_the_importers_write() {
     let (head, tail) = yaml[2].split_once("      # …\n").unwrap();
     assert!(written.starts_with(head), "{written}");
     assert!(written.contains(tail), "{written}");
+    let (stderr, written) = run(
+        "k6",
+        "seed-000.k6.js",
+        "seed-000.k6.js",
+        "seed-000.yaml",
+        &[],
+    );
+    assert_eq!(printed[4], stderr);
+    assert_eq!(yaml[3], written);
+    let (stderr, _) = run("k6", "features.k6.js", "shop.k6.js", "shop.yaml", &[]);
+    assert!(stderr.contains(&printed[5]), "{stderr}");
 }
 
 /// The token of a sign-in as `user` at `target_url` (a tiny HTTP/1.1 client, as `curl` would).
