@@ -247,3 +247,131 @@ fn not_a_k6_script_is_refused_with_the_fix() {
         .to_string();
     assert!(err.contains("b.js is not a k6 script"), "{err}");
 }
+
+/// A script of `options` and one request in the default function.
+fn script(options: &str, body: &str) -> String {
+    format!(
+        "import http from 'k6/http';\nimport {{ check, sleep }} from 'k6';\nimport {{ randomIntBetween }} from 'https://jslib.k6.io/k6-utils/1.2.0/index.js';\nconst BASE_URL = __ENV.BASE_URL || 'http://127.0.0.1:8080';\nexport const options = {options};\nexport default function () {{\n{body}\n}}\n"
+    )
+}
+
+fn parsed(source: &str) -> (Scenario, loadlab_import::Imported) {
+    let out = import(Kind::K6, source, "t.js", &Options::default())
+        .unwrap_or_else(|e| panic!("{e}\n{source}"));
+    let s = Scenario::parse(&out.yaml, "t.yaml").unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    (s, out)
+}
+
+#[test]
+fn options_become_the_load() {
+    let req = "http.get(`${BASE_URL}/api/ping`);";
+    let wanted = |load: &str| {
+        Scenario::parse(
+            &format!("target: http://x\nload: {load}\nsteps: [{{ get: / }}]\n"),
+            "w.yaml",
+        )
+        .unwrap()
+        .load
+    };
+    let cases = [
+        ("{ vus: 5, duration: '30s' }", "{ model: closed, vus: 5, duration: 30s }"),
+        ("{ vus: 4, iterations: 20 }", "{ model: closed, vus: 4, shared_iterations: 20 }"),
+        ("{}", "{ model: closed, vus: 1, iterations: 1 }"),
+        (
+            "{ stages: [{ duration: '10s', target: 5 }, { duration: '1m', target: 0 }] }",
+            "{ model: closed, stages: [ { duration: 10s, vus: 5 }, { duration: 1m, vus: 0 } ] }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'ramping-vus', startVUs: 2, stages: [{ duration: '5s', target: 8 }] } } }",
+            "{ model: closed, start_vus: 2, stages: [ { duration: 5s, vus: 8 } ] }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'constant-vus', vus: 3, duration: '2m' } } }",
+            "{ model: closed, vus: 3, duration: 2m }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'per-vu-iterations', vus: 2, iterations: 10, maxDuration: '1m' } } }",
+            "{ model: closed, vus: 2, iterations: 10, max_duration: 1m }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'constant-arrival-rate', rate: 30, timeUnit: '1s', duration: '1m', preAllocatedVUs: 10, maxVUs: 40 } } }",
+            "{ model: open, rate: 30/s, duration: 1m, max_in_flight: 40 }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'ramping-arrival-rate', startRate: 10, timeUnit: '1s', preAllocatedVUs: 50, stages: [{ target: 50, duration: '30s' }, { target: 50, duration: '1m' }] } } }",
+            "{ model: open, max_in_flight: 50, stages: [ { duration: 30s, rate: 10/s, ramp_to: 50/s }, { duration: 1m, rate: 50/s } ] }",
+        ),
+    ];
+    for (options, load) in cases {
+        let (s, out) = parsed(&script(options, req));
+        assert_eq!(s.load, wanted(load), "{options}\n{}", out.yaml);
+    }
+}
+
+#[test]
+fn expressions_become_templates_and_captures() {
+    std::env::set_var("X", "1");
+    let cases = [
+        ("http.get(`${BASE_URL}/a/${__VU}/${__ITER}`);", "/a/{{ vu }}/{{ iteration }}"),
+        ("http.get(BASE_URL + '/a?x=' + __ENV.X);", "/a?x={{ env.X }}"),
+        ("http.get(`${BASE_URL}/r/${randomIntBetween(1, 9)}`);", "/r/{{ random_int(1, 9) }}"),
+        ("http.get('https://other.test/p');", "https://other.test/p"),
+        ("const P = '/api';\nhttp.get(`${BASE_URL}${P}/x`);", "/api/x"),
+        (
+            "const r = http.post(`${BASE_URL}/s`);\nconst id = JSON.parse(r.body).data.id;\nhttp.get(`${BASE_URL}/i/${id}`);",
+            "/i/{{ id }}",
+        ),
+        (
+            "const r = http.post(`${BASE_URL}/s`);\nhttp.get(`${BASE_URL}/i/${r.json('items.0.id')}`);",
+            "/i/{{ id }}",
+        ),
+    ];
+    for (body, url) in cases {
+        let (s, out) = parsed(&script("{}", body));
+        let last = s.request_steps().last().unwrap();
+        assert_eq!(last.url, url, "{body}\n{}", out.yaml);
+    }
+    let (s, out) = parsed(&script(
+        "{}",
+        "const r = http.post(`${BASE_URL}/s`);\nconst id = JSON.parse(r.body).data.id;\nhttp.get(`${BASE_URL}/i/${id}`);\nconst r2 = http.post(`${BASE_URL}/t`);\nhttp.get(`${BASE_URL}/j/${r2.json('items.0.id')}`);",
+    ));
+    let caps: Vec<Vec<String>> = s
+        .request_steps()
+        .map(|r| r.captures.iter().map(|c| c.name.clone()).collect())
+        .collect();
+    assert_eq!(
+        caps,
+        [
+            vec!["id".to_string()],
+            vec![],
+            vec!["id".to_string()],
+            vec![]
+        ],
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml.contains("capture: { id: $.data.id }"),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml.contains("capture: { id: \"$.items[0].id\" }"),
+        "{}",
+        out.yaml
+    );
+    // Pauses: fixed, uniform, whole seconds.
+    let (s, _) = parsed(&script(
+        "{}",
+        "http.get(`${BASE_URL}/a`);\nsleep(0.5);\nsleep(1 + Math.random() * 4);\nsleep(randomIntBetween(2, 3));",
+    ));
+    let thinks: Vec<(u128, u128)> = s.flows[0]
+        .steps
+        .iter()
+        .filter_map(|st| match st {
+            Step::Think(t) => Some((t.min.as_millis(), t.max.as_millis())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thinks, [(500, 500), (1000, 5000), (2000, 3000)]);
+}
