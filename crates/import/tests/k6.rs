@@ -316,6 +316,7 @@ fn expressions_become_templates_and_captures() {
         ("http.get(BASE_URL + '/a?x=' + __ENV.X);", "/a?x={{ env.X }}"),
         ("http.get(`${BASE_URL}/r/${randomIntBetween(1, 9)}`);", "/r/{{ random_int(1, 9) }}"),
         ("http.get('https://other.test/p');", "https://other.test/p"),
+        ("http.del(`${BASE_URL}/d`, null, null);", "/d"),
         ("const P = '/api';\nhttp.get(`${BASE_URL}${P}/x`);", "/api/x"),
         (
             "const r = http.post(`${BASE_URL}/s`);\nconst id = JSON.parse(r.body).data.id;\nhttp.get(`${BASE_URL}/i/${id}`);",

@@ -122,7 +122,9 @@ pub fn request(
     if let Some(b) = body_at.and_then(|i| args.get(i)) {
         req.body = body(scope, b).map_err(|why| format!("the body: {why}"))?;
     }
-    if let Some(p) = args.get(params_at) {
+    let absent =
+        |e: &&Expr| matches!(e, Expr::Null) || matches!(e, Expr::Ident(n) if n == "undefined");
+    if let Some(p) = args.get(params_at).filter(|p| !absent(p)) {
         params(scope, p, &mut req, report)?;
     }
     // `json:` and `form:` set their Content-Type; without a body the header says nothing.
