@@ -375,4 +375,21 @@ fn expressions_become_templates_and_captures() {
         })
         .collect();
     assert_eq!(thinks, [(500, 500), (1000, 5000), (2000, 3000)]);
+    // A counted `for` loop is a `loop:`; its counter has no loadlab value.
+    let (s, out) = parsed(&script(
+        "{}",
+        "for (let i = 0; i < 3; i++) {\n  http.get(`${BASE_URL}/a`);\n  http.get(`${BASE_URL}/b/${i}`);\n}",
+    ));
+    assert!(
+        matches!(&s.flows[0].steps[0], Step::Loop { count: 3, steps } if steps.len() == 1),
+        "{}",
+        out.yaml
+    );
+    assert_eq!(out.report.unsupported.len(), 1, "{}", out.report);
+    assert_eq!(out.report.unsupported[0].line, Some(9));
+    assert!(
+        out.report.unsupported[0].what.contains("loop counter"),
+        "{}",
+        out.report
+    );
 }

@@ -1,6 +1,7 @@
 //! The statements of k6's default function as steps: `http.*` calls become requests,
 //! `check(res, ...)` their checks, `res.json(...)` read into a variable a capture, `sleep` a
-//! think step, `group(name, fn)` the steps' group, `if (__ITER === 0) {...}` a `once:` block.
+//! think step, `group(name, fn)` the steps' group, `if (__ITER === 0) {...}` a `once:` block,
+//! `for (let i = 0; i < N; i++) {...}` a `loop:` of N.
 //! Any other statement is reported with its line and left as a comment before the next step.
 
 use super::checks;
@@ -20,6 +21,11 @@ pub enum Step {
         comments: Vec<String>,
     },
     Once {
+        steps: Vec<Step>,
+        comments: Vec<String>,
+    },
+    Loop {
+        count: u64,
         steps: Vec<Step>,
         comments: Vec<String>,
     },
@@ -76,7 +82,9 @@ impl<'a> Walker<'a> {
                 c.extend(pending);
                 c.extend(mine);
             }
-            Step::Think { comments, .. } | Step::Once { comments, .. } => {
+            Step::Think { comments, .. }
+            | Step::Once { comments, .. }
+            | Step::Loop { comments, .. } => {
                 let mine = std::mem::take(comments);
                 comments.extend(pending);
                 comments.extend(mine);
@@ -149,6 +157,30 @@ impl<'a> Walker<'a> {
                 line,
                 ..
             } => self.function(name, params, body, *line),
+            Stmt::Loop {
+                count,
+                var,
+                body,
+                line,
+            } => {
+                let mark = self.scope.mark();
+                self.scope.bind(
+                    var,
+                    Binding::Opaque(format!(
+                        "the loop counter (line {line}) has no loadlab value"
+                    )),
+                );
+                let steps = self.block(body, group);
+                self.scope.reset(mark);
+                self.push(
+                    out,
+                    Step::Loop {
+                        count: *count,
+                        steps,
+                        comments: Vec::new(),
+                    },
+                );
+            }
             Stmt::Return { value: None, .. } => {}
             Stmt::Return { line, .. } => {
                 self.unsupported(*line, "`return` of a value: not converted")

@@ -116,6 +116,13 @@ pub enum Stmt {
         value: Option<Expr>,
         line: usize,
     },
+    /// `for (let i = 0; i < count; i++) { body }` with a literal count.
+    Loop {
+        count: u64,
+        var: String,
+        body: Vec<Stmt>,
+        line: usize,
+    },
     /// Anything else (loops, `try`, classes, destructuring…): its first source line.
     Other {
         text: String,
@@ -133,6 +140,7 @@ impl Stmt {
             | Stmt::Expr { line, .. }
             | Stmt::If { line, .. }
             | Stmt::Return { line, .. }
+            | Stmt::Loop { line, .. }
             | Stmt::Other { line, .. } => *line,
         }
     }

@@ -470,7 +470,7 @@ fn count(steps: &[Step]) -> (usize, usize) {
     steps.iter().fold((0, 0), |(r, t), s| match s {
         Step::Request(_) => (r + 1, t),
         Step::Think { .. } => (r, t + 1),
-        Step::Once { steps, .. } => {
+        Step::Once { steps, .. } | Step::Loop { steps, .. } => {
             let (a, b) = count(steps);
             (r + a, t + b)
         }
@@ -483,6 +483,23 @@ fn step_node(s: &Step, requests: &[Request]) -> Item {
         Step::Think { value, comments } => Item {
             comments: comments.clone(),
             value: Node::map([("think", Node::raw(value.clone()))]),
+        },
+        Step::Loop {
+            count,
+            steps,
+            comments,
+        } => Item {
+            comments: comments.clone(),
+            value: Node::map([(
+                "loop",
+                Node::map([
+                    ("count", Node::raw(count.to_string())),
+                    (
+                        "steps",
+                        Node::Seq(steps.iter().map(|s| step_node(s, requests)).collect()),
+                    ),
+                ]),
+            )]),
         },
         Step::Once { steps, comments } => Item {
             comments: comments.clone(),

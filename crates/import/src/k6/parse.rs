@@ -176,8 +176,48 @@ impl Lower<'_> {
                 line,
             }],
             S::EmptyStatement(_) => Vec::new(),
+            S::ForStatement(f) => match self.counted(f) {
+                Some((var, count)) => vec![Stmt::Loop {
+                    count,
+                    var,
+                    body: self.block(&f.body),
+                    line,
+                }],
+                None => self.other(s.span()),
+            },
             _ => self.other(s.span()),
         }
+    }
+
+    /// `for (let i = 0; i < N; i++)` with a literal `N`: `(i, N)`.
+    fn counted(&self, f: &ast::ForStatement) -> Option<(String, u64)> {
+        let Some(ast::ForStatementInit::VariableDeclaration(init)) = &f.init else {
+            return None;
+        };
+        let [decl] = init.declarations.as_slice() else {
+            return None;
+        };
+        let var = decl.id.get_identifier_name()?.to_string();
+        if decl.init.as_ref().map(|e| self.expr(e)) != Some(Expr::Num(0.0)) {
+            return None;
+        }
+        let test = self.expr(f.test.as_ref()?);
+        let Expr::Binary { op, left, right } = test else {
+            return None;
+        };
+        let n = right
+            .as_num()
+            .filter(|n| op == "<" && n.fract() == 0.0 && *n >= 1.0)?;
+        if *left != Expr::Ident(var.clone()) {
+            return None;
+        }
+        let update: String = self
+            .text(f.update.as_ref()?.span())
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let steps = [format!("{var}++"), format!("++{var}"), format!("{var}+=1")];
+        steps.contains(&update).then_some((var, n as u64))
     }
 
     fn block(&self, s: &ast::Statement) -> Vec<Stmt> {
