@@ -32,7 +32,7 @@ pub enum Command {
     },
     /// Print the JSON Schema of scenario files (for editors with a YAML language server).
     Schema,
-    /// Write a scenario from a HAR recording, an Artillery script or an OpenAPI spec.
+    /// Write a scenario from a HAR recording, an Artillery script, an OpenAPI spec or a k6 script.
     Import(ImportArgs),
     /// Run a scenario's `study:` section: repetitions, variants or a sweep, with statistics.
     Study(StudyArgs),
@@ -52,8 +52,9 @@ pub enum Command {
 
 #[derive(Args)]
 pub struct ImportArgs {
-    /// What FILE is: har (a browser recording), artillery (a script) or openapi (a 3.x spec).
-    #[arg(value_name = "KIND", value_parser = ["har", "artillery", "openapi"])]
+    /// What FILE is: har (a browser recording), artillery (a script), openapi (a 3.x spec) or
+    /// k6 (a script).
+    #[arg(value_name = "KIND", value_parser = ["har", "artillery", "openapi", "k6"])]
     pub kind: String,
     /// The file to import.
     pub file: PathBuf,

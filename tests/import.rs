@@ -111,9 +111,14 @@ fn bad_input_exits_2_with_one_message() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("use them with `loadlab import har`"));
 
-    let o = loadlab(&["import", "k6", &fixture("target-flow.har")]);
+    let o = loadlab(&["import", "jmeter", &fixture("target-flow.har")]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("har, artillery, openapi"));
+    assert!(text(&o.stderr).contains("har, artillery, openapi, k6"));
+
+    let o = loadlab(&["import", "k6", &fixture("target-flow.har")]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is not a k6 script"), "{stderr}");
 }
 
 #[test]
@@ -273,6 +278,17 @@ fn docs_examples_are_what_the_importers_write() {
     let (head, tail) = yaml[2].split_once("      # …\n").unwrap();
     assert!(written.starts_with(head), "{written}");
     assert!(written.contains(tail), "{written}");
+    let (stderr, written) = run(
+        "k6",
+        "seed-000.k6.js",
+        "seed-000.k6.js",
+        "seed-000.yaml",
+        &[],
+    );
+    assert_eq!(printed[4], stderr);
+    assert_eq!(yaml[3], written);
+    let (stderr, _) = run("k6", "features.k6.js", "shop.k6.js", "shop.yaml", &[]);
+    assert!(stderr.contains(&printed[5]), "{stderr}");
 }
 
 /// The token of a sign-in as `user` at `target_url` (a tiny HTTP/1.1 client, as `curl` would).
@@ -429,6 +445,35 @@ fn imported_artillery_runs_against_the_target_without_errors() {
     let target = Target::start(&["--workers", "8", "--service-time", "5ms"]);
     let (code, result) = run_against(&out, &target, &[]);
     assert_no_errors(code, &result, "the imported Artillery script");
+    assert!(answered(&result, "201") >= 15, "{}", result["status_codes"]);
+}
+
+#[test]
+fn imported_k6_runs_against_the_target_without_errors() {
+    let out = scratch("k6-run.yaml");
+    let scenario = import("k6", "target-flow.k6.js", &out, &[]);
+    assert!(
+        scenario.contains("capture: { token: $.token }"),
+        "{scenario}"
+    );
+    assert!(scenario.contains("capture: { id: $.id }"), "{scenario}");
+    assert!(
+        scenario.contains("get: \"/api/applications/{{ id }}\""),
+        "{scenario}"
+    );
+    let validate = loadlab(&["validate", out.to_str().unwrap()]);
+    assert_eq!(
+        validate.status.code(),
+        Some(0),
+        "{}",
+        text(&validate.stderr)
+    );
+    // Run as written: 20 arrivals/s for 1 s (k6's constant-arrival-rate), each a user among 50
+    // with its own application.
+    let _serial = exclusive();
+    let target = Target::start(&["--workers", "8", "--service-time", "5ms"]);
+    let (code, result) = run_against(&out, &target, &[]);
+    assert_no_errors(code, &result, "the imported k6 script");
     assert!(answered(&result, "201") >= 15, "{}", result["status_codes"]);
 }
 

@@ -1,5 +1,5 @@
-//! `loadlab import KIND FILE`: a HAR recording, an Artillery script or an OpenAPI spec becomes
-//! a scenario file; what the import did and what a person must still decide go to stderr.
+//! `loadlab import KIND FILE`: a HAR recording, an Artillery script, an OpenAPI spec or a k6
+//! script becomes a scenario file; what the import did and what a person must still decide go to stderr.
 
 use crate::cli::ImportArgs;
 use crate::exit::{CliError, Outcome};
@@ -8,7 +8,7 @@ use loadlab_import::{import, Kind, Options};
 pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
     let kind = Kind::parse(&args.kind).ok_or_else(|| {
         CliError::bad_input(format!(
-            "unknown import kind `{}`: use har, artillery or openapi",
+            "unknown import kind `{}`: use har, artillery, openapi or k6",
             args.kind
         ))
     })?;
@@ -74,5 +74,6 @@ fn what(kind: Kind) -> &'static str {
         Kind::Har => "HAR (a recording saved from the browser's devtools)",
         Kind::Artillery => "Artillery script (YAML)",
         Kind::OpenApi => "OpenAPI 3 spec (YAML or JSON)",
+        Kind::K6 => "k6 script (JavaScript)",
     }
 }

@@ -1,5 +1,5 @@
 //! Turns what people already have — a browser recording (HAR), an Artillery script, an OpenAPI
-//! spec — into a loadlab scenario file they can read, fix where told, and run.
+//! spec, a k6 script — into a loadlab scenario file they can read, fix where told, and run.
 //!
 //! Each importer reads its format into a document model ([`yaml::Node`]), which a small YAML
 //! writer turns into text: written by hand (not by serde) so that comments can stand where a
@@ -9,11 +9,17 @@
 //! and what it could not convert (with its line when the source has lines).
 //!
 //! Plain, synchronous code: no engine, no async runtime. Crates: `serde_json` / `serde_yaml_ng`
-//! to read the sources, `url` to split request URLs, `base64` for HAR bodies saved encoded.
+//! to read the sources, `url` to split request URLs, `base64` for HAR bodies saved encoded, and
+//! for k6 scripts `oxc_parser` with `oxc_ast`, `oxc_allocator` and `oxc_span` (one version):
+//! a complete, maintained ECMAScript parser (regular expressions cannot follow JavaScript's
+//! nesting, template literals and comments). Chosen over `swc_ecma_parser` for its smaller
+//! dependency tree and a plain AST of enums over an arena; only the parser is used — no
+//! semantic analysis, transformer or code generator — and only `k6/parse.rs` sees its AST.
 
 pub mod artillery;
 mod error;
 pub mod har;
+mod k6;
 mod lines;
 pub mod names;
 pub mod openapi;
@@ -30,6 +36,7 @@ pub enum Kind {
     Har,
     Artillery,
     OpenApi,
+    K6,
 }
 
 impl Kind {
@@ -38,6 +45,7 @@ impl Kind {
             "har" => Kind::Har,
             "artillery" => Kind::Artillery,
             "openapi" | "swagger" | "oas" => Kind::OpenApi,
+            "k6" => Kind::K6,
             _ => return None,
         })
     }
@@ -47,6 +55,7 @@ impl Kind {
             Kind::Har => "har",
             Kind::Artillery => "artillery",
             Kind::OpenApi => "openapi",
+            Kind::K6 => "k6",
         }
     }
 }
@@ -85,6 +94,7 @@ pub fn import(
         Kind::Har => har::import(source, file, &name, options)?,
         Kind::Artillery => artillery::import(source, file, &name)?,
         Kind::OpenApi => openapi::import(source, file, &name, options)?,
+        Kind::K6 => k6::import(source, file, &name)?,
     };
     Ok(Imported {
         yaml: yaml::write_document(&doc),
@@ -92,13 +102,14 @@ pub fn import(
     })
 }
 
-/// The file's stem: `recording.har` → `recording`, `shop.artillery.yml` → `shop`.
+/// The file's stem: `recording.har` → `recording`, `shop.artillery.yml` → `shop`,
+/// `seed-000.k6.js` → `seed-000`.
 fn scenario_name(file: &str) -> String {
     std::path::Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .map(|s| {
-            let kinds = [".artillery", ".openapi", ".swagger", ".har"];
+            let kinds = [".artillery", ".openapi", ".swagger", ".har", ".k6"];
             kinds
                 .iter()
                 .find_map(|k| s.strip_suffix(k).map(str::to_string))

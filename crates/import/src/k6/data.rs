@@ -1,0 +1,122 @@
+//! `new SharedArray('users', () => papaparse.parse(open('./users.csv'), { header: true }).data)`,
+//! `JSON.parse(open('./users.json'))` or an inline array as a `data:` set; how its rows are
+//! indexed (`users[__VU % users.length]`) gives the `pick` (see `values.rs`).
+
+use super::js::Expr;
+use super::values::Scope;
+use crate::yaml::Node;
+
+/// A data set read from the script.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataSet {
+    pub name: String,
+    pub source: Source,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A CSV file; `header`: its first row names the columns (papaparse's `header: true`).
+    Csv {
+        path: String,
+        header: bool,
+    },
+    /// A JSON file: loadlab reads CSV files or inline values.
+    Json {
+        path: String,
+    },
+    Inline(serde_json::Value),
+}
+
+/// The data set `value` defines, when it is one (`new SharedArray(...)`, `JSON.parse(open())`,
+/// `papaparse.parse(open()).data`), named after the variable `name`.
+pub fn data_set(scope: &mut Scope, name: &str, value: &Expr, line: usize) -> Option<DataSet> {
+    let inner = match value {
+        Expr::New { callee, args, .. } if callee.dotted().as_deref() == Some("SharedArray") => {
+            let f = args.get(1)?;
+            f.returned()?.clone()
+        }
+        other => other.clone(),
+    };
+    let source = source(scope, &inner)?;
+    Some(DataSet {
+        name: name.to_string(),
+        source,
+        line,
+    })
+}
+
+fn source(scope: &mut Scope, e: &Expr) -> Option<Source> {
+    if let Expr::Array(_) = e {
+        return scope.json(e).ok().map(Source::Inline);
+    }
+    // papaparse.parse(open(path), { header: true }).data
+    if let Expr::Member { object, property } = e {
+        if property != "data" {
+            return None;
+        }
+        let (name, args, _) = object.as_call()?;
+        if !name.ends_with(".parse") || name == "JSON.parse" {
+            return None;
+        }
+        let path = opened(args.first()?)?;
+        let header = args
+            .get(1)
+            .and_then(|o| o.prop("header"))
+            .is_some_and(|h| *h == Expr::Bool(true));
+        return Some(Source::Csv { path, header });
+    }
+    let (name, args, _) = e.as_call()?;
+    if name == "JSON.parse" {
+        let path = opened(args.first()?)?;
+        return Some(Source::Json { path });
+    }
+    None
+}
+
+/// `open('./users.csv')` → `users.csv`.
+fn opened(e: &Expr) -> Option<String> {
+    let (name, args, _) = e.as_call()?;
+    if name != "open" {
+        return None;
+    }
+    let p = args.first()?.as_str()?;
+    Some(p.strip_prefix("./").unwrap_or(p).to_string())
+}
+
+impl DataSet {
+    /// The `data:` entry's value, and comments for what a person must do.
+    pub fn node(&self, pick: &str) -> (Node, Vec<String>) {
+        let mut comments = Vec::new();
+        let node = match &self.source {
+            Source::Csv { path, header } => {
+                if !header {
+                    comments.push(format!(
+                        "decide: loadlab reads column names from the CSV's first row; the script parsed {path} without `header: true` — add a header row"
+                    ));
+                }
+                Node::map([("csv", Node::str(path)), ("pick", Node::raw(pick))])
+            }
+            Source::Json { path } => {
+                let csv = match path.strip_suffix(".json") {
+                    Some(stem) => format!("{stem}.csv"),
+                    None => format!("{path}.csv"),
+                };
+                comments.push(format!(
+                    "decide: loadlab reads CSV files: write {path}'s objects as {csv}, their keys as its header row"
+                ));
+                Node::map([("csv", Node::str(csv)), ("pick", Node::raw(pick))])
+            }
+            Source::Inline(v) => Node::map([("values", Node::json(v)), ("pick", Node::raw(pick))]),
+        };
+        (node, comments)
+    }
+
+    pub fn describe(&self) -> String {
+        match &self.source {
+            Source::Csv { path, .. } => format!("the CSV file {path}"),
+            Source::Json { path } => format!("the JSON file {path}"),
+            Source::Inline(_) => "an inline array".into(),
+        }
+    }
+}

@@ -1,0 +1,480 @@
+//! The k6 script parsed with oxc (a complete ECMAScript parser) and lowered to the small tree
+//! of `js.rs`: the only file of the importer that knows oxc's AST.
+
+use super::js::{Expr, Prop, Stmt, SPREAD};
+use crate::error::ImportError;
+use oxc_ast::ast;
+use oxc_span::{GetSpan, SourceType, Span};
+
+pub use oxc_allocator::Allocator;
+
+/// The script's top-level statements; a syntax error names its line and column.
+pub fn parse(allocator: &Allocator, source: &str, file: &str) -> Result<Vec<Stmt>, ImportError> {
+    let source = source.trim_start_matches('\u{feff}');
+    let ret = oxc_parser::Parser::new(allocator, source, SourceType::mjs()).parse();
+    let lines = LineIndex::new(source);
+    if let Some(e) = ret.diagnostics.errors().next() {
+        let at = e.labels.first().map(|l| l.offset()).unwrap_or(0);
+        let (line, column) = lines.position(at);
+        return Err(ImportError::invalid(
+            file,
+            format!(
+                "{line}:{column}: not valid JavaScript ({}); give a k6 script (JavaScript, ES modules)",
+                e.message
+            ),
+        ));
+    }
+    let l = Lower { source, lines };
+    Ok(l.statements(&ret.program.body))
+}
+
+/// Byte offsets to 1-based lines and columns.
+struct LineIndex {
+    starts: Vec<u32>,
+}
+
+impl LineIndex {
+    fn new(source: &str) -> Self {
+        let mut starts = vec![0];
+        for (i, b) in source.bytes().enumerate() {
+            if b == b'\n' {
+                starts.push(i as u32 + 1);
+            }
+        }
+        LineIndex { starts }
+    }
+
+    fn position(&self, offset: u32) -> (usize, usize) {
+        let line = self.starts.partition_point(|s| *s <= offset);
+        let start = self.starts[line.saturating_sub(1)];
+        (line.max(1), (offset - start) as usize + 1)
+    }
+
+    fn line(&self, offset: u32) -> usize {
+        self.position(offset).0
+    }
+}
+
+struct Lower<'s> {
+    source: &'s str,
+    lines: LineIndex,
+}
+
+impl Lower<'_> {
+    fn line(&self, span: Span) -> usize {
+        self.lines.line(span.start)
+    }
+
+    /// The first line of a node's source text, shortened.
+    fn text(&self, span: Span) -> String {
+        let t = self
+            .source
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("");
+        let first = t.lines().next().unwrap_or("").trim();
+        if first.chars().count() > 60 {
+            format!("{}…", first.chars().take(60).collect::<String>())
+        } else if t.lines().nth(1).is_some() {
+            format!("{first} …")
+        } else {
+            first.to_string()
+        }
+    }
+
+    fn statements(&self, body: &[ast::Statement]) -> Vec<Stmt> {
+        body.iter().flat_map(|s| self.statement(s)).collect()
+    }
+
+    fn other(&self, span: Span) -> Vec<Stmt> {
+        vec![Stmt::Other {
+            text: self.text(span),
+            line: self.line(span),
+        }]
+    }
+
+    fn statement(&self, s: &ast::Statement) -> Vec<Stmt> {
+        use ast::Statement as S;
+        let line = self.line(s.span());
+        match s {
+            S::ImportDeclaration(d) => {
+                let mut names = Vec::new();
+                for spec in d.specifiers.iter().flatten() {
+                    match spec {
+                        ast::ImportDeclarationSpecifier::ImportSpecifier(x) => {
+                            names.push((x.local.name.to_string(), x.imported.name().to_string()))
+                        }
+                        ast::ImportDeclarationSpecifier::ImportDefaultSpecifier(x) => {
+                            names.push((x.local.name.to_string(), "default".into()))
+                        }
+                        ast::ImportDeclarationSpecifier::ImportNamespaceSpecifier(x) => {
+                            names.push((x.local.name.to_string(), "*".into()))
+                        }
+                    }
+                }
+                vec![Stmt::Import {
+                    names,
+                    source: d.source.value.to_string(),
+                    line,
+                }]
+            }
+            S::ExportDeclaration(d) => match &d.declaration {
+                ast::Declaration::VariableDeclaration(v) => self.variables(v, true),
+                ast::Declaration::FunctionDeclaration(f) => {
+                    vec![self.function_decl(f, true, false)]
+                }
+                _ => self.other(s.span()),
+            },
+            S::ExportDefaultDeclaration(d) => match &d.declaration {
+                ast::ExportDefaultDeclarationKind::FunctionDeclaration(f) => {
+                    vec![self.function_decl(f, true, true)]
+                }
+                other => match other.as_expression().map(|e| self.expr(e)) {
+                    Some(Expr::Function { params, body, line }) => vec![Stmt::Function {
+                        name: "default".into(),
+                        params,
+                        body,
+                        exported: true,
+                        default: true,
+                        line,
+                    }],
+                    _ => self.other(s.span()),
+                },
+            },
+            S::VariableDeclaration(v) => self.variables(v, false),
+            S::FunctionDeclaration(f) => vec![self.function_decl(f, false, false)],
+            S::ExpressionStatement(e) => {
+                if let ast::Expression::AssignmentExpression(a) = &e.expression {
+                    if let (ast::AssignmentTarget::AssignmentTargetIdentifier(id), "=") =
+                        (&a.left, a.operator.as_str())
+                    {
+                        return vec![Stmt::Assign {
+                            name: id.name.to_string(),
+                            value: self.expr(&a.right),
+                            line,
+                        }];
+                    }
+                    return self.other(s.span());
+                }
+                vec![Stmt::Expr {
+                    expr: self.expr(&e.expression),
+                    line,
+                }]
+            }
+            S::IfStatement(i) => vec![Stmt::If {
+                test: self.expr(&i.test),
+                then: self.block(&i.consequent),
+                otherwise: i
+                    .alternate
+                    .as_ref()
+                    .map(|a| self.block(a))
+                    .unwrap_or_default(),
+                line,
+            }],
+            S::BlockStatement(b) => self.statements(&b.body),
+            S::ReturnStatement(r) => vec![Stmt::Return {
+                value: r.argument.as_ref().map(|a| self.expr(a)),
+                line,
+            }],
+            S::EmptyStatement(_) => Vec::new(),
+            S::ForStatement(f) => match self.counted(f) {
+                Some((var, count)) => vec![Stmt::Loop {
+                    count,
+                    var,
+                    body: self.block(&f.body),
+                    line,
+                }],
+                None => self.other(s.span()),
+            },
+            _ => self.other(s.span()),
+        }
+    }
+
+    /// `for (let i = 0; i < N; i++)` with a literal `N`: `(i, N)`.
+    fn counted(&self, f: &ast::ForStatement) -> Option<(String, u64)> {
+        let Some(ast::ForStatementInit::VariableDeclaration(init)) = &f.init else {
+            return None;
+        };
+        let [decl] = init.declarations.as_slice() else {
+            return None;
+        };
+        let var = decl.id.get_identifier_name()?.to_string();
+        if decl.init.as_ref().map(|e| self.expr(e)) != Some(Expr::Num(0.0)) {
+            return None;
+        }
+        let test = self.expr(f.test.as_ref()?);
+        let Expr::Binary { op, left, right } = test else {
+            return None;
+        };
+        let n = right
+            .as_num()
+            .filter(|n| op == "<" && n.fract() == 0.0 && *n >= 1.0)?;
+        if *left != Expr::Ident(var.clone()) {
+            return None;
+        }
+        let update: String = self
+            .text(f.update.as_ref()?.span())
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let steps = [format!("{var}++"), format!("++{var}"), format!("{var}+=1")];
+        steps.contains(&update).then_some((var, n as u64))
+    }
+
+    fn block(&self, s: &ast::Statement) -> Vec<Stmt> {
+        match s {
+            ast::Statement::BlockStatement(b) => self.statements(&b.body),
+            other => self.statement(other),
+        }
+    }
+
+    fn variables(&self, v: &ast::VariableDeclaration, exported: bool) -> Vec<Stmt> {
+        v.declarations
+            .iter()
+            .map(|d| match d.id.get_identifier_name() {
+                Some(name) => Stmt::Var {
+                    name: name.to_string(),
+                    value: d.init.as_ref().map(|e| self.expr(e)),
+                    exported,
+                    line: self.line(d.span),
+                },
+                None => Stmt::Other {
+                    text: self.text(d.span),
+                    line: self.line(d.span),
+                },
+            })
+            .collect()
+    }
+
+    fn params(&self, params: &ast::FormalParameters) -> Vec<String> {
+        params
+            .items
+            .iter()
+            .map(|p| {
+                p.pattern
+                    .get_identifier_name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|| "_".into())
+            })
+            .collect()
+    }
+
+    fn function_decl(&self, f: &ast::Function, exported: bool, default: bool) -> Stmt {
+        Stmt::Function {
+            name: f
+                .id
+                .as_ref()
+                .map(|i| i.name.to_string())
+                .unwrap_or_else(|| "default".into()),
+            params: self.params(&f.params),
+            body: f
+                .body
+                .as_ref()
+                .map(|b| self.statements(&b.statements))
+                .unwrap_or_default(),
+            exported,
+            default,
+            line: self.line(f.span),
+        }
+    }
+
+    fn args(&self, args: &[ast::Argument]) -> Vec<Expr> {
+        args.iter()
+            .map(|a| match a.as_expression() {
+                Some(e) => self.expr(e),
+                None => Expr::Other {
+                    text: self.text(a.span()),
+                    line: self.line(a.span()),
+                },
+            })
+            .collect()
+    }
+
+    fn expr(&self, e: &ast::Expression) -> Expr {
+        use ast::Expression as E;
+        let span = e.span();
+        let line = self.line(span);
+        match e {
+            E::StringLiteral(s) => Expr::Str(s.value.to_string()),
+            E::NumericLiteral(n) => Expr::Num(n.value),
+            E::BooleanLiteral(b) => Expr::Bool(b.value),
+            E::NullLiteral(_) => Expr::Null,
+            E::TemplateLiteral(t) => Expr::Template {
+                quasis: t
+                    .quasis
+                    .iter()
+                    .map(|q| {
+                        q.value
+                            .cooked
+                            .as_ref()
+                            .map(|c| c.to_string())
+                            .unwrap_or_else(|| q.value.raw.to_string())
+                    })
+                    .collect(),
+                exprs: t.expressions.iter().map(|x| self.expr(x)).collect(),
+            },
+            E::Identifier(i) => Expr::Ident(i.name.to_string()),
+            E::StaticMemberExpression(m) => Expr::Member {
+                object: Box::new(self.expr(&m.object)),
+                property: m.property.name.to_string(),
+            },
+            E::ComputedMemberExpression(m) => {
+                let object = Box::new(self.expr(&m.object));
+                match self.expr(&m.expression) {
+                    Expr::Str(property) => Expr::Member { object, property },
+                    index => Expr::Index {
+                        object,
+                        index: Box::new(index),
+                    },
+                }
+            }
+            E::CallExpression(c) => Expr::Call {
+                callee: Box::new(self.expr(&c.callee)),
+                args: self.args(&c.arguments),
+                line,
+            },
+            E::NewExpression(c) => Expr::New {
+                callee: Box::new(self.expr(&c.callee)),
+                args: self.args(&c.arguments),
+                line,
+            },
+            E::ObjectExpression(o) => Expr::Object(
+                o.properties
+                    .iter()
+                    .map(|p| match p {
+                        ast::ObjectPropertyKind::ObjectProperty(p) => Prop {
+                            key: p
+                                .key
+                                .static_name()
+                                .map(|k| k.to_string())
+                                .unwrap_or_else(|| self.text(p.key.span())),
+                            value: self.expr(&p.value),
+                            line: self.line(p.span),
+                        },
+                        ast::ObjectPropertyKind::SpreadProperty(s) => Prop {
+                            key: SPREAD.into(),
+                            value: self.expr(&s.argument),
+                            line: self.line(s.span),
+                        },
+                    })
+                    .collect(),
+            ),
+            E::ArrayExpression(a) => Expr::Array(
+                a.elements
+                    .iter()
+                    .map(|x| match x.as_expression() {
+                        Some(e) => self.expr(e),
+                        None => Expr::Other {
+                            text: self.text(x.span()),
+                            line: self.line(x.span()),
+                        },
+                    })
+                    .collect(),
+            ),
+            E::ArrowFunctionExpression(f) => {
+                let body = match &f.body {
+                    ast::ArrowFunctionBody::FunctionBody(b) => self.statements(&b.statements),
+                    other => match other.as_expression() {
+                        Some(e) => vec![Stmt::Return {
+                            value: Some(self.expr(e)),
+                            line: self.line(e.span()),
+                        }],
+                        None => Vec::new(),
+                    },
+                };
+                Expr::Function {
+                    params: self.params(&f.params),
+                    body,
+                    line,
+                }
+            }
+            E::FunctionExpression(f) => Expr::Function {
+                params: self.params(&f.params),
+                body: f
+                    .body
+                    .as_ref()
+                    .map(|b| self.statements(&b.statements))
+                    .unwrap_or_default(),
+                line,
+            },
+            E::BinaryExpression(b) => Expr::Binary {
+                op: b.operator.as_str().to_string(),
+                left: Box::new(self.expr(&b.left)),
+                right: Box::new(self.expr(&b.right)),
+            },
+            E::LogicalExpression(b) => Expr::Binary {
+                op: b.operator.as_str().to_string(),
+                left: Box::new(self.expr(&b.left)),
+                right: Box::new(self.expr(&b.right)),
+            },
+            E::UnaryExpression(u) => Expr::Unary {
+                op: u.operator.as_str().to_string(),
+                arg: Box::new(self.expr(&u.argument)),
+            },
+            E::ParenthesizedExpression(p) => self.expr(&p.expression),
+            _ => Expr::Other {
+                text: self.text(span),
+                line,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns_from_offsets() {
+        let l = LineIndex::new("ab\ncd\n\nx");
+        assert_eq!(l.position(0), (1, 1));
+        assert_eq!(l.position(1), (1, 2));
+        assert_eq!(l.position(3), (2, 1));
+        assert_eq!(l.position(6), (3, 1));
+        assert_eq!(l.position(7), (4, 1));
+    }
+
+    #[test]
+    fn a_script_lowers_to_the_small_tree() {
+        let a = Allocator::default();
+        let src = "import http from 'k6/http';\nexport const options = { vus: 2, 'a-b': `x${y}z` };\nexport default function () {\n  const r = http.get(BASE + '/a', { headers: { ...H, X: 1 } });\n  if (__ITER === 0) { t = r.json('t'); }\n  for (;;) {}\n}\n";
+        let s = parse(&a, src, "t.js").unwrap();
+        assert!(
+            matches!(&s[0], Stmt::Import { source, names, line: 1 } if source == "k6/http" && names == &[("http".to_string(), "default".to_string())])
+        );
+        let Stmt::Var {
+            name,
+            value: Some(Expr::Object(props)),
+            exported: true,
+            line: 2,
+        } = &s[1]
+        else {
+            panic!("{:?}", s[1])
+        };
+        assert_eq!(name, "options");
+        assert_eq!(props[1].key, "a-b");
+        assert_eq!(
+            props[1].value,
+            Expr::Template {
+                quasis: vec!["x".into(), "z".into()],
+                exprs: vec![Expr::ident("y")]
+            }
+        );
+        let Stmt::Function {
+            body,
+            default: true,
+            ..
+        } = &s[2]
+        else {
+            panic!("{:?}", s[2])
+        };
+        assert_eq!(body.len(), 3);
+        assert!(
+            matches!(&body[1], Stmt::If { then, line: 5, .. } if matches!(&then[0], Stmt::Assign { name, .. } if name == "t"))
+        );
+        assert!(matches!(&body[2], Stmt::Other { text, line: 6 } if text.starts_with("for (;;)")));
+        let err = parse(&a, "export default function ( {", "bad.js")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("bad.js: 1:"), "{err}");
+    }
+}

@@ -1,0 +1,395 @@
+//! The k6 importer: seed studies 000 and 004, rebuilt as the k6 scripts they ran, convert to
+//! the scenarios written by hand in examples/ (load stages, flows, steps, groups, captures,
+//! checks, thresholds, data), and every construct outside the common subset is reported with
+//! its line.
+
+use loadlab_import::{import, Kind, Options};
+use loadlab_scenario::{Check, Load, Scenario, Step};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn example(name: &str) -> Scenario {
+    Scenario::from_file(&root().join("examples").join(name)).unwrap()
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// Imports a fixture and loads the scenario beside a copy of the examples' data files.
+fn convert(name: &str) -> (Scenario, loadlab_import::Imported) {
+    let out = import(Kind::K6, &fixture(name), name, &Options::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let dir = std::env::temp_dir().join(format!("loadlab-import-k6-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::copy(
+        root().join("examples/data/users.csv"),
+        dir.join("data/users.csv"),
+    )
+    .unwrap();
+    let file = dir.join("scenario.yaml");
+    std::fs::write(&file, &out.yaml).unwrap();
+    let s = Scenario::from_file(&file).unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    (s, out)
+}
+
+/// Flows, steps (requests with everything the engine sends and checks, think times, once
+/// blocks) of two scenarios are the same.
+fn same_flows(got: &Scenario, want: &Scenario, yaml: &str) {
+    assert_eq!(got.flows.len(), want.flows.len(), "{yaml}");
+    for (g, w) in got.flows.iter().zip(&want.flows) {
+        assert_eq!(g.name, w.name, "{yaml}");
+        same_steps(&g.steps, &w.steps, &g.name, yaml);
+    }
+}
+
+fn same_steps(got: &[Step], want: &[Step], flow: &str, yaml: &str) {
+    assert_eq!(got.len(), want.len(), "flow {flow}: {got:#?}\n{yaml}");
+    for (gs, ws) in got.iter().zip(want) {
+        match (gs, ws) {
+            (Step::Request(gr), Step::Request(wr)) => {
+                let what = format!("flow `{flow}` step `{}`\n{yaml}", wr.name);
+                assert_eq!(gr.name, wr.name, "{what}");
+                assert_eq!(gr.group, wr.group, "{what}");
+                assert_eq!(gr.method, wr.method, "{what}");
+                assert_eq!(gr.url, wr.url, "{what}");
+                assert_eq!(gr.headers, wr.headers, "{what}");
+                assert_eq!(gr.query, wr.query, "{what}");
+                assert_eq!(gr.body, wr.body, "{what}");
+                assert_eq!(gr.timeout, wr.timeout, "{what}");
+                assert_eq!(gr.captures, wr.captures, "{what}");
+                assert_eq!(gr.checks, wr.checks, "{what}");
+            }
+            (Step::Once(g), Step::Once(w)) => same_steps(g, w, flow, yaml),
+            (g, w) => assert_eq!(g, w, "flow {flow}\n{yaml}"),
+        }
+    }
+}
+
+fn same_thresholds(got: &Scenario, want: &Scenario) {
+    let key = |s: &Scenario| {
+        let mut t: Vec<String> = s
+            .thresholds
+            .iter()
+            .map(|t| format!("{:?} {:?} {}", t.metric, t.op, t.value))
+            .collect();
+        t.sort();
+        t
+    };
+    assert_eq!(key(got), key(want));
+}
+
+#[test]
+fn seed_000_converts_to_the_example_scenario() {
+    let (got, out) = convert("seed-000.k6.js");
+    let want = example("seed-000-permit-k6-stages.yaml");
+    assert_eq!(got.target, want.target);
+    assert_eq!(got.load, want.load, "{}", out.yaml);
+    assert!(matches!(got.load, Load::Closed(_)));
+    assert_eq!(got.defaults.timeout, want.defaults.timeout);
+    assert_eq!(got.defaults.headers, want.defaults.headers);
+    let data = |s: &Scenario| {
+        s.data
+            .iter()
+            .map(|d| (d.name.clone(), d.pick, d.csv.clone(), d.columns.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(data(&got), data(&want));
+    same_flows(&got, &want, &out.yaml);
+    same_thresholds(&got, &want);
+    assert_eq!(out.report.unsupported, [], "{}", out.report);
+    let c: Vec<(&str, &str)> = out
+        .report
+        .correlations
+        .iter()
+        .map(|c| (c.variable.as_str(), c.capture.as_str()))
+        .collect();
+    assert_eq!(c, [("token", "$.token"), ("app_id", "$.id")]);
+}
+
+#[test]
+fn seed_004_converts_to_the_example_scenario() {
+    let (got, out) = convert("seed-004.k6.js");
+    let want = example("seed-004-gateway-stages.yaml");
+    assert_eq!(got.target, want.target);
+    assert_eq!(got.load, want.load, "{}", out.yaml);
+    assert_eq!(got.defaults.timeout, want.defaults.timeout);
+    assert_eq!(got.defaults.headers, want.defaults.headers);
+    same_flows(&got, &want, &out.yaml);
+    same_thresholds(&got, &want);
+    assert_eq!(out.report.unsupported, [], "{}", out.report);
+    assert!(
+        out.yaml
+            .contains("# `if (__ITER === 0)`: on the VU's first iteration only\n"),
+        "{}",
+        out.yaml
+    );
+}
+
+#[test]
+fn unsupported_constructs_are_reported_with_their_line() {
+    let source = fixture("features.k6.js");
+    let out = import(Kind::K6, &source, "features.k6.js", &Options::default()).unwrap();
+    let r = &out.report;
+    let lines: Vec<(Option<usize>, &str)> = r
+        .unsupported
+        .iter()
+        .map(|u| (u.line, u.what.as_str()))
+        .collect();
+    let line_of = |text: &str| {
+        source
+            .lines()
+            .position(|l| l.contains(text))
+            .map(|i| i + 1)
+            .unwrap_or_else(|| panic!("no `{text}` in the fixture"))
+    };
+    let has = |at: &str, what: &str| {
+        let line = line_of(at);
+        assert!(
+            lines
+                .iter()
+                .any(|(l, w)| *l == Some(line) && w.contains(what)),
+            "no `{what}` at line {line} in {lines:#?}"
+        )
+    };
+    has("import ws", "module `k6/ws`");
+    has("new Trend", "custom metric `signinTime`");
+    has("gracefulStop", "`gracefulStop`");
+    has("admins:", "scenario `admins`");
+    has("checks:", "threshold checks");
+    has("abortOnFail", "abortOnFail");
+    has("iteration_duration", "iteration_duration");
+    has("discardResponseBodies", "options.discardResponseBodies");
+    has("export function setup", "`setup()`");
+    has("export function teardown", "`teardown()`");
+    has("signinTime.add", "signinTime.add");
+    has("'odd'", "check 'odd'");
+    has("if (res.status", "`if (");
+    has("for (let i", "for (let i");
+    has("http.batch", "http.batch");
+    has("kind: 'read'", "tag `kind`");
+    has("redirects: 0", "`redirects`");
+    has("sleep(randomSleep", "sleep");
+    assert_eq!(r.variables.len(), 1, "{r}");
+    assert_eq!(r.variables[0].name, "SHOP_PASSWORD");
+    let for_line = line_of("for (let i");
+    assert!(
+        out.yaml
+            .contains(&format!("# not converted (line {for_line}): `for (let i")),
+        "{}",
+        out.yaml
+    );
+
+    std::env::set_var("SHOP_PASSWORD", "x");
+    let dir = std::env::temp_dir().join(format!("loadlab-import-k6f-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("users.csv"), "name\nann\n").unwrap();
+    let file = dir.join("features.yaml");
+    std::fs::write(&file, &out.yaml).unwrap();
+    let s = Scenario::from_file(&file).unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    assert_eq!(s.target.as_deref(), Some("https://shop.test"));
+    let Load::Open(open) = &s.load else {
+        panic!("{:?}", s.load)
+    };
+    let stages: Vec<(u64, f64, Option<f64>)> = open
+        .stages
+        .iter()
+        .map(|st| (st.duration.as_secs(), st.rate, st.ramp_to))
+        .collect();
+    assert_eq!(stages, [(120, 5.0 / 60.0, Some(1.0)), (300, 1.0, None)]);
+    assert_eq!(open.max_in_flight, 100);
+    let reqs: Vec<_> = s.request_steps().collect();
+    assert_eq!(reqs.len(), 2, "{}", out.yaml);
+    assert_eq!(
+        reqs[0].body,
+        Some(loadlab_scenario::Body::Form(vec![
+            ("pass".into(), "{{ env.SHOP_PASSWORD }}".into()),
+            ("user".into(), "{{ users.name }}".into()),
+        ]))
+    );
+    assert_eq!(
+        reqs[0].checks,
+        [
+            Check::Status(vec![200, 204]),
+            Check::MaxLatency(std::time::Duration::from_millis(300))
+        ]
+    );
+    assert_eq!(reqs[0].captures[0].name, "session");
+    assert_eq!(reqs[1].name, "search");
+    assert_eq!(reqs[1].url, "/api/items/{{ session }}");
+    assert_eq!(
+        reqs[1].headers,
+        [("X-Session".to_string(), "{{ session }}".to_string())]
+    );
+    assert_eq!(reqs[1].checks, [Check::BodyContains("\"id\"".into())]);
+    let t: Vec<&str> = s.thresholds.iter().map(|t| t.expr.as_str()).collect();
+    assert_eq!(t, ["step.search.latency.p99 < 800ms"]);
+    assert_eq!(s.data[0].pick, loadlab_scenario::Pick::Random);
+}
+
+#[test]
+fn not_a_k6_script_is_refused_with_the_fix() {
+    let err = import(Kind::K6, "name: [unclosed\n", "a.js", &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("a.js: 2:1: not valid JavaScript"), "{err}");
+    assert!(err.contains("not valid JavaScript"), "{err}");
+    let err = import(Kind::K6, "const a = 1;\n", "b.js", &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("b.js is not a k6 script"), "{err}");
+}
+
+/// A script of `options` and one request in the default function.
+fn script(options: &str, body: &str) -> String {
+    format!(
+        "import http from 'k6/http';\nimport {{ check, sleep }} from 'k6';\nimport {{ randomIntBetween }} from 'https://jslib.k6.io/k6-utils/1.2.0/index.js';\nconst BASE_URL = __ENV.BASE_URL || 'http://127.0.0.1:8080';\nexport const options = {options};\nexport default function () {{\n{body}\n}}\n"
+    )
+}
+
+fn parsed(source: &str) -> (Scenario, loadlab_import::Imported) {
+    let out = import(Kind::K6, source, "t.js", &Options::default())
+        .unwrap_or_else(|e| panic!("{e}\n{source}"));
+    let s = Scenario::parse(&out.yaml, "t.yaml").unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    (s, out)
+}
+
+#[test]
+fn options_become_the_load() {
+    let req = "http.get(`${BASE_URL}/api/ping`);";
+    let wanted = |load: &str| {
+        Scenario::parse(
+            &format!("target: http://x\nload: {load}\nsteps: [{{ get: / }}]\n"),
+            "w.yaml",
+        )
+        .unwrap()
+        .load
+    };
+    let cases = [
+        ("{ vus: 5, duration: '30s' }", "{ model: closed, vus: 5, duration: 30s }"),
+        ("{ vus: 4, iterations: 20 }", "{ model: closed, vus: 4, shared_iterations: 20 }"),
+        ("{}", "{ model: closed, vus: 1, iterations: 1 }"),
+        (
+            "{ stages: [{ duration: '10s', target: 5 }, { duration: '1m', target: 0 }] }",
+            "{ model: closed, stages: [ { duration: 10s, vus: 5 }, { duration: 1m, vus: 0 } ] }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'ramping-vus', startVUs: 2, stages: [{ duration: '5s', target: 8 }] } } }",
+            "{ model: closed, start_vus: 2, stages: [ { duration: 5s, vus: 8 } ] }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'constant-vus', vus: 3, duration: '2m' } } }",
+            "{ model: closed, vus: 3, duration: 2m }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'per-vu-iterations', vus: 2, iterations: 10, maxDuration: '1m' } } }",
+            "{ model: closed, vus: 2, iterations: 10, max_duration: 1m }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'constant-arrival-rate', rate: 30, timeUnit: '1s', duration: '1m', preAllocatedVUs: 10, maxVUs: 40 } } }",
+            "{ model: open, rate: 30/s, duration: 1m, max_in_flight: 40 }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'ramping-arrival-rate', startRate: 10, timeUnit: '1s', preAllocatedVUs: 50, stages: [{ target: 50, duration: '30s' }, { target: 50, duration: '1m' }] } } }",
+            "{ model: open, max_in_flight: 50, stages: [ { duration: 30s, rate: 10/s, ramp_to: 50/s }, { duration: 1m, rate: 50/s } ] }",
+        ),
+    ];
+    for (options, load) in cases {
+        let (s, out) = parsed(&script(options, req));
+        assert_eq!(s.load, wanted(load), "{options}\n{}", out.yaml);
+    }
+}
+
+#[test]
+fn expressions_become_templates_and_captures() {
+    std::env::set_var("X", "1");
+    let cases = [
+        ("http.get(`${BASE_URL}/a/${__VU}/${__ITER}`);", "/a/{{ vu }}/{{ iteration }}"),
+        ("http.get(BASE_URL + '/a?x=' + __ENV.X);", "/a?x={{ env.X }}"),
+        ("http.get(`${BASE_URL}/r/${randomIntBetween(1, 9)}`);", "/r/{{ random_int(1, 9) }}"),
+        ("http.get('https://other.test/p');", "https://other.test/p"),
+        ("http.del(`${BASE_URL}/d`, null, null);", "/d"),
+        ("const P = '/api';\nhttp.get(`${BASE_URL}${P}/x`);", "/api/x"),
+        (
+            "const r = http.post(`${BASE_URL}/s`);\nconst id = JSON.parse(r.body).data.id;\nhttp.get(`${BASE_URL}/i/${id}`);",
+            "/i/{{ id }}",
+        ),
+        (
+            "const r = http.post(`${BASE_URL}/s`);\nhttp.get(`${BASE_URL}/i/${r.json('items.0.id')}`);",
+            "/i/{{ id }}",
+        ),
+    ];
+    for (body, url) in cases {
+        let (s, out) = parsed(&script("{}", body));
+        let last = s.request_steps().last().unwrap();
+        assert_eq!(last.url, url, "{body}\n{}", out.yaml);
+    }
+    let (s, out) = parsed(&script(
+        "{}",
+        "const r = http.post(`${BASE_URL}/s`);\nconst id = JSON.parse(r.body).data.id;\nhttp.get(`${BASE_URL}/i/${id}`);\nconst r2 = http.post(`${BASE_URL}/t`);\nhttp.get(`${BASE_URL}/j/${r2.json('items.0.id')}`);",
+    ));
+    let caps: Vec<Vec<String>> = s
+        .request_steps()
+        .map(|r| r.captures.iter().map(|c| c.name.clone()).collect())
+        .collect();
+    assert_eq!(
+        caps,
+        [
+            vec!["id".to_string()],
+            vec![],
+            vec!["id".to_string()],
+            vec![]
+        ],
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml.contains("capture: { id: $.data.id }"),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml.contains("capture: { id: \"$.items[0].id\" }"),
+        "{}",
+        out.yaml
+    );
+    // Pauses: fixed, uniform, whole seconds.
+    let (s, _) = parsed(&script(
+        "{}",
+        "http.get(`${BASE_URL}/a`);\nsleep(0.5);\nsleep(1 + Math.random() * 4);\nsleep(randomIntBetween(2, 3));",
+    ));
+    let thinks: Vec<(u128, u128)> = s.flows[0]
+        .steps
+        .iter()
+        .filter_map(|st| match st {
+            Step::Think(t) => Some((t.min.as_millis(), t.max.as_millis())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thinks, [(500, 500), (1000, 5000), (2000, 3000)]);
+    // A counted `for` loop is a `loop:`; its counter has no loadlab value.
+    let (s, out) = parsed(&script(
+        "{}",
+        "for (let i = 0; i < 3; i++) {\n  http.get(`${BASE_URL}/a`);\n  http.get(`${BASE_URL}/b/${i}`);\n}",
+    ));
+    assert!(
+        matches!(&s.flows[0].steps[0], Step::Loop { count: 3, steps } if steps.len() == 1),
+        "{}",
+        out.yaml
+    );
+    assert_eq!(out.report.unsupported.len(), 1, "{}", out.report);
+    assert_eq!(out.report.unsupported[0].line, Some(9));
+    assert!(
+        out.report.unsupported[0].what.contains("loop counter"),
+        "{}",
+        out.report
+    );
+}
