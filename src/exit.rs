@@ -1,16 +1,12 @@
 //! Exit codes are a contract with CI scripts: one place defines them.
 
+pub use loadlab_pipeline::Outcome;
+use loadlab_pipeline::PipelineError;
+
 pub const OK: i32 = 0;
 pub const FAILED: i32 = 1;
 pub const BAD_INPUT: i32 = 2;
 pub const ABORTED: i32 = 3;
-
-/// How a command that ran ended.
-pub enum Outcome {
-    Ok,
-    ThresholdsFailed,
-    Invalid,
-}
 
 /// A command that could not run: the message for the user and the exit code.
 #[derive(Debug)]
@@ -35,14 +31,8 @@ impl CliError {
     }
 }
 
-impl From<loadlab_scenario::ScenarioError> for CliError {
-    fn from(e: loadlab_scenario::ScenarioError) -> Self {
-        CliError::bad_input(e)
-    }
-}
-
-impl From<loadlab_remote::RemoteError> for CliError {
-    fn from(e: loadlab_remote::RemoteError) -> Self {
+impl From<PipelineError> for CliError {
+    fn from(e: PipelineError) -> Self {
         if e.is_bad_input() {
             CliError::bad_input(e)
         } else {
@@ -51,12 +41,20 @@ impl From<loadlab_remote::RemoteError> for CliError {
     }
 }
 
+impl From<loadlab_scenario::ScenarioError> for CliError {
+    fn from(e: loadlab_scenario::ScenarioError) -> Self {
+        CliError::bad_input(e)
+    }
+}
+
+impl From<loadlab_remote::RemoteError> for CliError {
+    fn from(e: loadlab_remote::RemoteError) -> Self {
+        PipelineError::from(e).into()
+    }
+}
+
 impl From<loadlab_engine::EngineError> for CliError {
     fn from(e: loadlab_engine::EngineError) -> Self {
-        if e.is_unreachable() {
-            CliError::aborted(e)
-        } else {
-            CliError::bad_input(e)
-        }
+        PipelineError::from(e).into()
     }
 }

@@ -1,48 +1,79 @@
-//! Live progress on a terminal: one line, redrawn each second; nothing when not a TTY.
+//! Live progress on a terminal: one line, redrawn each second (nothing when not a TTY), and
+//! the engine's warnings as they come.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use loadlab_engine::{Progress, ProgressCallback};
+use loadlab_pipeline::measure::RunView;
 use loadlab_scenario::units::format_duration;
 use std::io::IsTerminal;
 use std::time::Duration;
 
-/// A progress callback for the engine, or `None` when progress should not be shown.
-/// `at_most`: the run ends when its work is done (iterations, a burst), so `planned` is only
-/// its bound and is shown as `≤`.
-pub fn reporter(
+/// What a run shows on the terminal while it goes.
+pub struct TerminalView {
     quiet: bool,
     no_progress: bool,
-    planned: Duration,
-    at_most: bool,
-) -> Option<(ProgressBar, ProgressCallback)> {
-    if quiet || no_progress || !std::io::stderr().is_terminal() {
-        return None;
+    bar: Option<ProgressBar>,
+}
+
+impl TerminalView {
+    pub fn new(quiet: bool, no_progress: bool) -> Self {
+        Self {
+            quiet,
+            no_progress,
+            bar: None,
+        }
     }
-    let bar = ProgressBar::new(planned.as_secs().max(1));
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{bar:24}] {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    let handle = bar.clone();
-    let callback = Box::new(move |p: &Progress| {
-        handle.set_position(p.elapsed.as_secs());
-        let errors = if p.total_requests > 0 {
-            100.0 * p.total_failed as f64 / p.total_requests as f64
-        } else {
-            0.0
-        };
-        handle.set_message(format!(
-            "{}/{}{}{}  {:.0} req/s  p95 {}  errors {:.2}%  active {}",
-            format_duration(p.elapsed),
-            if at_most { "≤" } else { "" },
-            format_duration(p.planned),
-            if p.warmup { " (warm-up)" } else { "" },
-            p.rate,
-            loadlab_report::format_ms(p.p95_ms),
-            errors,
-            p.active
-        ));
-    });
-    Some((bar, callback))
+}
+
+impl RunView for TerminalView {
+    /// `ends_when_done`: the run ends when its work is done (iterations, a burst), so
+    /// `planned` is only its bound and is shown as `≤`.
+    fn progress(&mut self, planned: Duration, ends_when_done: bool) -> Option<ProgressCallback> {
+        if self.quiet || self.no_progress || !std::io::stderr().is_terminal() {
+            return None;
+        }
+        let bar = ProgressBar::new(planned.as_secs().max(1));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{bar:24}] {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        let handle = bar.clone();
+        self.bar = Some(bar);
+        Some(Box::new(move |p: &Progress| {
+            handle.set_position(p.elapsed.as_secs());
+            handle.set_message(line(p, ends_when_done));
+        }))
+    }
+
+    fn finished(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn warning(&mut self, message: &str) {
+        if !self.quiet {
+            eprintln!("warning: {message}");
+        }
+    }
+}
+
+fn line(p: &Progress, at_most: bool) -> String {
+    let errors = if p.total_requests > 0 {
+        100.0 * p.total_failed as f64 / p.total_requests as f64
+    } else {
+        0.0
+    };
+    format!(
+        "{}/{}{}{}  {:.0} req/s  p95 {}  errors {:.2}%  active {}",
+        format_duration(p.elapsed),
+        if at_most { "≤" } else { "" },
+        format_duration(p.planned),
+        if p.warmup { " (warm-up)" } else { "" },
+        p.rate,
+        loadlab_report::format_ms(p.p95_ms),
+        errors,
+        p.active
+    )
 }

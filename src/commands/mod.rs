@@ -3,19 +3,14 @@
 mod capacity;
 mod compare;
 mod demo;
-mod executor;
 mod import;
 mod k8s;
-pub(crate) mod measure;
 mod merge;
 mod output;
-mod remote_merge;
 mod remote_run;
-mod remote_runs;
 mod report;
 mod run;
 mod runs;
-mod store;
 mod study;
 mod target;
 mod validate;
@@ -41,7 +36,4 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
     }
 }
 
-#[allow(unused_imports)]
-pub use report::write_report_for;
-#[allow(unused_imports)]
 pub use study::run_study_file;

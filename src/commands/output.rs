@@ -1,23 +1,29 @@
-//! Writing what a study, capacity search or comparison produced: the record in the store,
-//! its `--json` copy, and the HTML/Markdown report beside it.
+//! What the commands print and share: warnings, report paths, a run's summary, values with
+//! their units, and the flag values several commands parse.
 
 use crate::exit::CliError;
-use std::io::Write;
+use loadlab_metrics::RunResult;
+use loadlab_report::Style;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-/// Writes a record's text to the `--json` path.
-pub fn write_json_copy(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::bad_input(format!("--json: cannot write {}: {e}", path.display())))
+/// Prints a warning from the library (the work went on).
+pub fn warn(message: &str) {
+    eprintln!("warning: {message}");
+}
+
+/// Prints a message from the library as it is (progress, or a worded warning).
+pub fn say(message: &str) {
+    eprintln!("{message}");
 }
 
 /// Writes the HTML/Markdown report beside a result file; a failure is a warning (the
 /// result itself is already stored).
 pub fn report_for(result: &Path) -> Option<PathBuf> {
-    match super::write_report_for(result, true) {
-        Ok(path) => path,
+    match loadlab_pipeline::reports::write_report_beside(result) {
+        Ok((html, _)) => Some(html),
         Err(e) => {
-            eprintln!("warning: no report written: {}", e.message);
+            warn(&format!("no report written: {e}"));
             None
         }
     }
@@ -30,4 +36,45 @@ pub fn print_report_paths(out: &mut impl Write, html: &Path) {
     if md.exists() {
         let _ = writeln!(out, "        {}", md.display());
     }
+}
+
+/// A run's summary on standard output, then `stored` (where it was kept).
+pub fn print_run(result: &RunResult, stored: Option<String>) {
+    let mut out = std::io::stdout().lock();
+    let style = Style {
+        color: std::io::stdout().is_terminal(),
+    };
+    let _ = loadlab_report::render_summary(result, &mut out, style);
+    if let Some(line) = stored {
+        let _ = writeln!(out, "\n{line}");
+    }
+    let _ = out.flush();
+}
+
+/// Prints what could not be stored; true when anything could not.
+pub fn print_errors(errors: &[String]) -> bool {
+    for e in errors {
+        eprintln!("error: {e}");
+    }
+    !errors.is_empty()
+}
+
+/// Where progress lines go: standard error, or nowhere with `--quiet`.
+pub fn progress_out(quiet: bool) -> Box<dyn Write> {
+    if quiet {
+        Box::new(std::io::sink())
+    } else {
+        Box::new(std::io::stderr())
+    }
+}
+
+/// `5%` or `0.05` → 0.05.
+pub fn parse_percent(flag: &str, text: &str) -> Result<f64, CliError> {
+    loadlab_scenario::study::parse_fraction(&serde_yaml_ng::Value::String(text.to_string()))
+        .map_err(|m| CliError::bad_input(format!("{flag}: {m} (write e.g. 5%)")))
+}
+
+/// An optional percentage flag.
+pub fn percent_flag(flag: &str, text: Option<&str>) -> Result<Option<f64>, CliError> {
+    text.map(|t| parse_percent(flag, t)).transpose()
 }

@@ -349,3 +349,12 @@ mod tests {
         );
     }
 }
+
+/// A number without needless decimals, as flags and plans write it: `200`, `12.5`.
+pub fn plain_number(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}

@@ -20,11 +20,15 @@
 //! Crate chosen: `rusqlite` with bundled SQLite (no system library needed; concurrent
 //! processes — segments, a study and a `runs` listing — share the index safely).
 
+mod layout;
 mod runs;
 mod schema;
 mod status;
 mod studies;
 
+pub use layout::{
+    new_comparison_file, results_dir_of, run_file_in, ResultFile, StudyKind, StudyStatus,
+};
 pub use runs::{run_dirs_in, NewRun, RunRecord};
 pub use status::RunStatus;
 pub use studies::StudyRecord;
@@ -35,6 +39,8 @@ use std::time::SystemTime;
 
 /// Environment variable naming the results directory.
 pub const RESULTS_ENV: &str = "LOADLAB_RESULTS";
+/// The SQLite index of a results directory.
+const INDEX_FILE: &str = "loadlab.db";
 /// Default results directory (relative to the working directory).
 pub const DEFAULT_DIR: &str = "loadlab-results";
 
@@ -127,7 +133,7 @@ impl Store {
     /// process died as `interrupted`.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-        let conn = Connection::open(dir.join("loadlab.db"))?;
+        let conn = Connection::open(dir.join(INDEX_FILE))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         schema::migrate(&conn)?;
         let store = Store {
@@ -138,6 +144,11 @@ impl Store {
         // process died are then marked on a later open.
         let _ = store.mark_dead();
         Ok(store)
+    }
+
+    /// Whether `dir` holds a run store already (opening one creates it).
+    pub fn exists_in(dir: &Path) -> bool {
+        dir.join(INDEX_FILE).is_file()
     }
 
     pub fn dir(&self) -> &Path {
@@ -176,7 +187,7 @@ pub(crate) fn escape_like(s: &str) -> String {
 /// Test support: sets the process id recorded for a run (to simulate a crashed process).
 #[doc(hidden)]
 pub fn debug_set_pid(dir: &Path, id: &str, pid: i64) -> Result<(), StoreError> {
-    let conn = Connection::open(dir.join("loadlab.db"))?;
+    let conn = Connection::open(dir.join(INDEX_FILE))?;
     conn.execute(
         "UPDATE runs SET pid = ?2 WHERE id = ?1",
         rusqlite::params![id, pid],

@@ -53,8 +53,7 @@ pub struct NewRun {
     pub merged_from: Option<String>,
 }
 
-/// Where a results directory keeps its runs, one directory each, named by id.
-const RUNS_DIR: &str = "runs";
+use crate::layout::{ResultFile, RUNS_DIR};
 
 /// The run directories (each holding a run record) of a results directory (`--results DIR`),
 /// sorted by id: what a user means by "this results directory" when it holds one run. Read
@@ -146,7 +145,7 @@ impl Store {
     pub fn finish_run(&self, id: &str, result: &RunResult) -> Result<PathBuf, StoreError> {
         let dir = self.run_dir(id);
         std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
-        let json = dir.join("run.json");
+        let json = dir.join(ResultFile::Run.file_name());
         crate::write_atomic(&json, (result.to_json() + "\n").as_bytes())
             .map_err(|e| io_err(&dir, e))?;
         let error_rate = (result.requests.total > 0)

@@ -1,6 +1,7 @@
 //! Studies and capacity searches in the index: begun, updated after every run (so a killed
 //! study keeps what it did and can be resumed), finished.
 
+use crate::layout::{StudyKind, StudyStatus};
 use crate::{escape_like, insert_with_new_id, io_err, new_id, Store, StoreError};
 use rusqlite::{params, OptionalExtension};
 use std::path::{Path, PathBuf};
@@ -10,13 +11,11 @@ use std::time::SystemTime;
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct StudyRecord {
     pub id: String,
-    /// `study` or `capacity`.
-    pub kind: String,
+    pub kind: StudyKind,
     pub name: String,
     pub scenario_file: Option<String>,
     pub started_at: String,
-    /// `running`, `done` or `interrupted`.
-    pub status: String,
+    pub status: StudyStatus,
     /// `study.json` / `capacity.json`, once written.
     pub path: Option<PathBuf>,
     /// Fingerprint of the resolved study (a resume checks it is unchanged).
@@ -31,11 +30,11 @@ const STUDY_COLUMNS: &str =
 fn study_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StudyRecord> {
     Ok(StudyRecord {
         id: row.get(0)?,
-        kind: row.get(1)?,
+        kind: StudyKind::from_index(&row.get::<_, String>(1)?),
         name: row.get(2)?,
         scenario_file: row.get(3)?,
         started_at: row.get(4)?,
-        status: row.get(5)?,
+        status: StudyStatus::from_index(&row.get::<_, String>(5)?),
         path: row.get::<_, Option<String>>(6)?.map(PathBuf::from),
         plan_hash: row.get(7)?,
         runs_done: row.get::<_, Option<i64>>(8)?.map(|n| n.max(0) as u64),
@@ -44,18 +43,17 @@ fn study_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StudyRecord> {
 }
 
 impl Store {
-    /// Indexes a study (`kind` = `study`) or capacity search (`capacity`) that is starting;
-    /// returns its id and the directory for its files.
+    /// Indexes a study or capacity search that is starting; returns its id and the directory
+    /// for its files.
     pub fn begin_study(
         &self,
-        kind: &str,
+        kind: StudyKind,
         name: &str,
         scenario_file: Option<&str>,
         plan_hash: Option<&str>,
     ) -> Result<(String, PathBuf), StoreError> {
-        let prefix = if kind == "capacity" { "c" } else { "s" };
         let id = insert_with_new_id(
-            || new_id(prefix),
+            || new_id(kind.id_prefix()),
             |id| {
                 let dir = self.study_dir(kind, id);
                 std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
@@ -64,7 +62,7 @@ impl Store {
                      VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7)",
                     params![
                         id,
-                        kind,
+                        kind.as_str(),
                         name,
                         scenario_file,
                         loadlab_metrics::result::rfc3339(SystemTime::now()),
@@ -88,13 +86,14 @@ impl Store {
         Ok(())
     }
 
-    pub fn study_dir(&self, kind: &str, id: &str) -> PathBuf {
-        let sub = if kind == "capacity" {
-            "capacity"
-        } else {
-            "studies"
-        };
-        self.dir().join(sub).join(id)
+    pub fn study_dir(&self, kind: StudyKind, id: &str) -> PathBuf {
+        self.dir().join(kind.dir_name()).join(id)
+    }
+
+    /// The result file of a study or capacity search (`studies/<id>/study.json`).
+    pub fn study_file(&self, kind: StudyKind, id: &str) -> PathBuf {
+        self.study_dir(kind, id)
+            .join(kind.result_file().file_name())
     }
 
     /// Records the study's result file after a run (it stays `running`).
@@ -123,7 +122,12 @@ impl Store {
             "UPDATE studies SET status = ?2, path = ?3 WHERE id = ?1",
             params![
                 id,
-                if interrupted { "interrupted" } else { "done" },
+                if interrupted {
+                    StudyStatus::Interrupted
+                } else {
+                    StudyStatus::Done
+                }
+                .as_str(),
                 path.display().to_string()
             ],
         )?;

@@ -99,7 +99,12 @@ fn runs_and_studies_survive_a_reopen() {
     {
         let store = Store::open(dir.path()).unwrap();
         let (sid, sdir) = store
-            .begin_study("study", "roundtrip", Some("x.yaml"), Some("hash"))
+            .begin_study(
+                loadlab_store::StudyKind::Study,
+                "roundtrip",
+                Some("x.yaml"),
+                Some("hash"),
+            )
             .unwrap();
         run_id = store
             .begin_run(&NewRun {

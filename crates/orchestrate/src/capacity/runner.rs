@@ -79,8 +79,11 @@ pub trait CapacityObserver {
     fn steps_ahead(&mut self, _steps_left: Option<usize>) {}
     fn step_starting(&mut self, _number: usize, _phase: Phase, _rate: f64) {}
     fn step_finished(&mut self, _step: &CapacityStep, _run: &ExecutedRun) {}
-    /// The search as it stands, after every step and at the end.
-    fn save(&mut self, result: &CapacityResult) -> Result<(), String>;
+    /// The search as it stands, after every step and at the end (an observer that only
+    /// shows progress keeps nothing).
+    fn save(&mut self, _result: &CapacityResult) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 #[derive(Debug)]

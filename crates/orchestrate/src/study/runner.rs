@@ -39,8 +39,11 @@ pub trait StudyObserver {
     }
 
     /// The study as it stands, after every run and at the end: keep it (an error stops
-    /// the study, keeping what was saved before).
-    fn save(&mut self, study: &StudyResult) -> Result<(), String>;
+    /// the study, keeping what was saved before). An observer that only shows progress
+    /// keeps nothing.
+    fn save(&mut self, _study: &StudyResult) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Why a study stopped before its plan was done.

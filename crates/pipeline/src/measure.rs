@@ -3,15 +3,51 @@
 //! A storage failure never loses the run: the summary is still returned (from memory) with
 //! the failure named, for the caller to print before exiting 3.
 
-use crate::cli::OutputArgs;
-use crate::exit::CliError;
-use loadlab_engine::{Cancel, RunOptions};
+use crate::PipelineError;
+use loadlab_engine::{Cancel, ProgressCallback, RunOptions};
 use loadlab_metrics::record::{RecordSink, RecordWriter};
 use loadlab_metrics::RunResult;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::Scenario;
+use loadlab_store::Store;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
+
+/// What a caller shows while a run goes: a live progress line and the engine's warnings.
+pub trait RunView {
+    /// A callback for the engine's progress during a run planned for `planned` (`ends_when_done`:
+    /// its work may end it sooner, so `planned` is a bound), or `None` to show nothing.
+    fn progress(&mut self, _planned: Duration, _ends_when_done: bool) -> Option<ProgressCallback> {
+        None
+    }
+    /// The run ended: a progress line is cleared.
+    fn finished(&mut self) {}
+    /// Something the engine wants the user to know (the run went on).
+    fn warning(&mut self, _message: &str) {}
+}
+
+/// Shows nothing.
+pub struct Unseen;
+
+impl RunView for Unseen {}
+
+/// How this process takes part in a plan (`--segment`, `--start-at`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Share {
+    pub segment: Option<Segment>,
+    pub start_at: Option<SystemTime>,
+}
+
+/// One run to make: the scenario, this process's share of it, worker threads, and the signal
+/// that stops it.
+#[derive(Clone, Copy)]
+pub struct RunSpec<'a> {
+    pub scenario: &'a Scenario,
+    pub share: Share,
+    /// Worker threads (`None`: enough for the load, at most one per core).
+    pub threads: Option<usize>,
+    pub cancel: &'a Cancel,
+}
 
 /// A finished run: its summary, where it was stored, and what could not be stored.
 pub struct Measured {
@@ -23,33 +59,31 @@ pub struct Measured {
     pub storage_error: Option<String>,
 }
 
-/// How this process takes part in a plan (`--segment`, `--start-at`).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Share {
-    pub segment: Option<Segment>,
-    pub start_at: Option<SystemTime>,
-}
-
-/// Runs one scenario (progress line, thresholds) and stores it when a store is given; `meta`
-/// tags the run (variant, study). The run is indexed as running while it runs.
+/// Runs one scenario and stores it when a store is given; `meta` tags the run (variant,
+/// study). The run is indexed as running while it runs.
 pub fn measure(
-    scenario: &Scenario,
-    output: &OutputArgs,
-    cancel: &Cancel,
-    store: Option<&loadlab_store::Store>,
+    spec: RunSpec<'_>,
+    store: Option<&Store>,
     mut meta: loadlab_store::NewRun,
-    share: Share,
-) -> Result<Measured, CliError> {
+    view: &mut dyn RunView,
+) -> Result<Measured, PipelineError> {
+    let scenario = spec.scenario;
     meta.scenario = scenario.name.clone();
     meta.scenario_file = scenario.source.clone();
     meta.plan_hash = Some(scenario.fingerprint());
-    meta.segment = share.segment.map(|s| format!("{}/{}", s.index, s.count));
+    meta.segment = spec.share.segment.map(|s| {
+        loadlab_metrics::result::SegmentId {
+            index: s.index,
+            count: s.count,
+        }
+        .to_string()
+    });
     if meta.load.is_none() {
         meta.load = Some(load_text(scenario));
     }
     let id = match store {
         Some(s) => Some(s.begin_run(&meta).map_err(|e| {
-            CliError::bad_input(format!("cannot index the run in the run store: {e}"))
+            PipelineError::bad_input(format!("cannot index the run in the run store: {e}"))
         })?),
         None => None,
     };
@@ -64,8 +98,7 @@ pub fn measure(
         .as_deref()
         .map(|d| d.display().to_string())
         .unwrap_or_default();
-    let (result, mut storage_error) = match execute(scenario, output, cancel, share, sink, &where_)
-    {
+    let (result, mut storage_error) = match execute(spec, sink, &where_, view) {
         Ok(done) => done,
         Err(e) => {
             if let (Some(store), Some(id)) = (store, &id) {
@@ -94,46 +127,29 @@ pub fn measure(
     })
 }
 
-/// Runs one scenario into `sink` (progress line, thresholds evaluated); returns the summary
-/// and, when the record could not be written to `where_`, why.
+/// Runs one scenario into `sink` (thresholds evaluated); returns the summary and, when the
+/// record could not be written to `where_`, why.
 pub fn execute(
-    scenario: &Scenario,
-    output: &OutputArgs,
-    cancel: &Cancel,
-    share: Share,
+    spec: RunSpec<'_>,
     sink: Option<Box<dyn RecordSink>>,
     where_: &str,
-) -> Result<(RunResult, Option<String>), CliError> {
+    view: &mut dyn RunView,
+) -> Result<(RunResult, Option<String>), PipelineError> {
+    let scenario = spec.scenario;
     let plan = scenario.plan();
-    let planned = plan.duration();
-    let mut options = RunOptions {
-        threads: output.threads,
-        segment: share.segment,
-        start_at: share.start_at,
+    let options = RunOptions {
+        threads: spec.threads,
+        segment: spec.share.segment,
+        start_at: spec.share.start_at,
         sink,
+        progress: view.progress(plan.duration(), plan.ends_when_done()),
         ..RunOptions::default()
     };
-    let bar = match crate::progress::reporter(
-        output.quiet,
-        output.no_progress,
-        planned,
-        plan.ends_when_done(),
-    ) {
-        Some((bar, callback)) => {
-            options.progress = Some(callback);
-            Some(bar)
-        }
-        None => None,
-    };
-    let run = loadlab_engine::run(scenario, options, cancel);
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    let run = loadlab_engine::run(scenario, options, spec.cancel);
+    view.finished();
     let out = run?;
-    if !output.quiet {
-        for w in &out.warnings {
-            eprintln!("warning: {w}");
-        }
+    for w in &out.warnings {
+        view.warning(w);
     }
     let mut result = out.result;
     result.thresholds = loadlab_analysis::thresholds::evaluate(&scenario.thresholds, &result);
@@ -154,18 +170,9 @@ pub fn load_text(scenario: &Scenario) -> String {
                 .iter()
                 .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
                 .fold(0.0, f64::max);
-            format!("{}/s", fmt_num(max))
+            format!("{}/s", loadlab_report::words::plain_number(max))
         }
         Load::Burst(b) => format!("burst {}", b.count),
-    }
-}
-
-/// A number without needless decimals: `200`, `12.5`.
-pub fn fmt_num(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
     }
 }
 
@@ -177,20 +184,20 @@ pub fn write_json(result: &RunResult, path: &Path) -> Result<(), String> {
 }
 
 /// Checks, before any load is sent, that `--json PATH` can be written.
-pub fn check_json_path(path: &Path) -> Result<(), CliError> {
+pub fn check_json_path(path: &Path) -> Result<(), PipelineError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     if path.is_dir() {
-        return Err(CliError::bad_input(format!(
+        return Err(PipelineError::bad_input(format!(
             "--json {}: is a directory; give a file name, e.g. {}/result.json",
             path.display(),
             path.display()
         )));
     }
     if !dir.is_dir() {
-        return Err(CliError::bad_input(format!(
+        return Err(PipelineError::bad_input(format!(
             "--json {}: the directory {} does not exist (create it first)",
             path.display(),
             dir.display()
@@ -200,28 +207,10 @@ pub fn check_json_path(path: &Path) -> Result<(), CliError> {
     let ok = std::fs::write(&probe, b"ok");
     let _ = std::fs::remove_file(&probe);
     ok.map_err(|e| {
-        CliError::bad_input(format!(
+        PipelineError::bad_input(format!(
             "--json {}: cannot write in {}: {e}",
             path.display(),
             dir.display()
         ))
     })
-}
-
-/// Opens the run store for a command that will run load, after checking it can be written
-/// (exit 2 before anything is sent), and recovers runs whose process died.
-pub fn open_store_for_runs(results: Option<&Path>) -> Result<loadlab_store::Store, CliError> {
-    let dir = loadlab_store::resolve_dir(results);
-    if dir.to_string_lossy().contains("://") {
-        return Err(CliError::bad_input(format!(
-            "--results {}: object storage holds the runs of `loadlab run` (and `merge`, `runs`); this command keeps its results in a local directory: give --results DIR",
-            dir.display()
-        )));
-    }
-    loadlab_store::check_writable(&dir).map_err(|e| {
-        CliError::bad_input(format!(
-            "{e}\n  hint: choose a writable results directory with --results DIR or LOADLAB_RESULTS"
-        ))
-    })?;
-    super::store::open(&dir)
 }

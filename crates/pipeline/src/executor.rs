@@ -1,73 +1,63 @@
 //! The real runs behind a study or capacity search: each request of the orchestrator is a
-//! measured, stored run (`measure`), stopped by the same signal that stops the whole.
+//! measured run made by the engine and stored under the study, stopped by the same signal
+//! that stops the whole.
 
-use super::measure::{measure, Share};
-use crate::cli::OutputArgs;
-use crate::exit::CliError;
+use crate::measure::{measure, RunSpec, RunView, Share};
+use crate::PipelineError;
 use loadlab_engine::Cancel;
 use loadlab_orchestrate::{ExecutedRun, Executor, RunRequest};
-use loadlab_store::Store;
+use loadlab_store::{Store, StudyKind};
 use std::time::{Duration, Instant};
 
-pub struct CliExecutor<'a> {
-    output: OutputArgs,
+/// Makes the orchestrator's runs with the engine and indexes each under its study.
+pub struct EngineExecutor<'a> {
     store: &'a Store,
     cancel: &'a Cancel,
-    /// `study` or `capacity`, and its id: every run is indexed under it.
-    kind: &'static str,
+    threads: Option<usize>,
+    view: &'a mut dyn RunView,
+    kind: StudyKind,
     id: String,
 }
 
-impl<'a> CliExecutor<'a> {
+impl<'a> EngineExecutor<'a> {
     pub fn new(
-        output: &OutputArgs,
         store: &'a Store,
         cancel: &'a Cancel,
-        kind: &'static str,
+        threads: Option<usize>,
+        view: &'a mut dyn RunView,
+        kind: StudyKind,
         id: &str,
     ) -> Self {
-        let output = OutputArgs {
-            // The orchestrator writes its own --json; a run must not overwrite it.
-            json: None,
-            no_progress: output.no_progress || kind == "capacity",
-            ..output.clone()
-        };
         Self {
-            output,
             store,
             cancel,
+            threads,
+            view,
             kind,
             id: id.to_string(),
         }
     }
 }
 
-/// Why an orchestration stopped early, as the command reports it.
-pub enum OrchestrationStop {
-    Cancelled,
-    Failed(CliError),
-}
+impl Executor for EngineExecutor<'_> {
+    type Error = PipelineError;
 
-impl Executor for CliExecutor<'_> {
-    type Error = CliError;
-
-    fn execute(&mut self, request: &RunRequest<'_>) -> Result<ExecutedRun, CliError> {
+    fn execute(&mut self, request: &RunRequest<'_>) -> Result<ExecutedRun, PipelineError> {
         let meta = loadlab_store::NewRun {
             variant: Some(request.label.clone()),
             study: Some(self.id.clone()),
             ..Default::default()
         };
-        let measured = measure(
-            request.scenario,
-            &self.output,
-            self.cancel,
-            Some(self.store),
-            meta,
-            Share::default(),
-        )?;
+        let spec = RunSpec {
+            scenario: request.scenario,
+            share: Share::default(),
+            threads: self.threads,
+            cancel: self.cancel,
+        };
+        let measured = measure(spec, Some(self.store), meta, &mut *self.view)?;
         if let Some(e) = measured.storage_error {
             // A run that cannot be kept cannot be part of a study: stop, keep what was kept.
-            return Err(CliError::aborted(format!(
+            return Err(PipelineError::aborted(format!(
                 "{e} (in {} {})",
                 self.kind, self.id
             )));

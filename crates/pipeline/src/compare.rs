@@ -1,0 +1,326 @@
+//! Comparisons of stored results, benchstat style: `loadlab compare A B` (runs, studies,
+//! variants or result files) and `loadlab run --baseline` (one new run against a stored
+//! study). Resolving what the user named, pairing variants, the statistics of
+//! `loadlab_analysis::compare`, and keeping the comparison in the store.
+
+use crate::PipelineError;
+use loadlab_analysis::compare::{
+    power_warnings, regressions, CompareOptions, CompareResult, CompareSide, OneRun, COMPARE_SCHEMA,
+};
+use loadlab_analysis::study::{
+    compare_variant_pairs, default_compare_metrics, parse_metrics, summarize_variant, RunSample,
+    StudyResult, UnknownMetric, VariantStats,
+};
+use loadlab_metrics::{MetricId, RunResult, Scope};
+use loadlab_store::{ResultFile, Store, StudyKind};
+use std::path::{Path, PathBuf};
+
+/// What one side of a comparison is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SideKind {
+    Run,
+    Study,
+}
+
+impl SideKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SideKind::Run => "run",
+            SideKind::Study => "study",
+        }
+    }
+}
+
+/// One side of a comparison: the per-run values of one variant (or one run).
+#[derive(Debug, Clone)]
+pub struct Side {
+    pub kind: SideKind,
+    pub id: String,
+    pub stats: VariantStats,
+    /// The study's equivalence band (0 for a run or a study without one): a comparison
+    /// against a study reads its verdicts with the band the study set.
+    pub equivalence: f64,
+}
+
+impl Side {
+    /// `b (study s2026...)`, `this run (run)`.
+    pub fn describe(&self) -> String {
+        if self.id == self.stats.name {
+            format!("{} ({})", self.stats.name, self.kind.as_str())
+        } else {
+            format!("{} ({} {})", self.stats.name, self.kind.as_str(), self.id)
+        }
+    }
+
+    fn of_run(id: &str, label: &str, result: &RunResult) -> Side {
+        let samples = [RunSample {
+            id: id.to_string(),
+            result,
+            excluded: false,
+        }];
+        Side {
+            kind: SideKind::Run,
+            id: id.to_string(),
+            stats: summarize_variant(label, &samples),
+            equivalence: 0.0,
+        }
+    }
+}
+
+fn study_sides(study: &StudyResult, variant: Option<&str>) -> Result<Vec<Side>, PipelineError> {
+    let chosen: Vec<&VariantStats> = match variant {
+        Some(name) => vec![study
+            .variants
+            .iter()
+            .find(|v| v.name == name)
+            .ok_or_else(|| {
+                PipelineError::bad_input(format!(
+                    "study {} has no variant `{name}` (it has: {})",
+                    study.id,
+                    study
+                        .variants
+                        .iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?],
+        None => study.variants.iter().collect(),
+    };
+    Ok(chosen
+        .into_iter()
+        .map(|v| Side {
+            kind: SideKind::Study,
+            id: study.id.clone(),
+            stats: v.clone(),
+            equivalence: study.equivalence,
+        })
+        .collect())
+}
+
+fn read_study(path: &Path) -> Result<StudyResult, PipelineError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| PipelineError::bad_input(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| {
+        PipelineError::bad_input(format!("{}: not a loadlab study: {e}", path.display()))
+    })
+}
+
+/// What the user named on one side: a result file (run or study JSON).
+fn file_sides(spec: &str, path: &Path) -> Result<Vec<Side>, PipelineError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| PipelineError::bad_input(format!("cannot read {spec}: {e}")))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| PipelineError::bad_input(format!("{spec}: not JSON: {e}")))?;
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(s) if s.starts_with("loadlab.study.") => study_sides(&read_study(path)?, None),
+        Some(s) if s.starts_with("loadlab.run.") => {
+            let r: RunResult = serde_json::from_value(value)
+                .map_err(|e| PipelineError::bad_input(format!("{spec}: not a loadlab run: {e}")))?;
+            Ok(vec![Side::of_run(spec, &r.name.clone(), &r)])
+        }
+        _ => Err(PipelineError::bad_input(format!(
+            "{spec}: neither a run result nor a {}",
+            ResultFile::Study.file_name()
+        ))),
+    }
+}
+
+/// Resolves `ID`, `ID:variant`, `last`, or a JSON file to the variants it holds; the store
+/// is opened (once) when the spec is not a file.
+pub fn resolve(
+    spec: &str,
+    store: &mut Option<Store>,
+    results: Option<&Path>,
+    warn: &mut dyn FnMut(&str),
+) -> Result<Vec<Side>, PipelineError> {
+    let path = PathBuf::from(spec);
+    if path.is_file() {
+        return file_sides(spec, &path);
+    }
+    if store.is_none() {
+        *store = Some(crate::store::open_results(results, warn)?);
+    }
+    let st = store.as_ref().expect("opened");
+    let (id, variant) = match spec.split_once(':') {
+        Some((i, v)) => (i, Some(v)),
+        None => (spec, None),
+    };
+    if let Ok(rec) = st.study(id) {
+        let p = rec.path.ok_or_else(|| {
+            PipelineError::bad_input(format!(
+                "study {} has no result yet ({})",
+                rec.id, rec.status
+            ))
+        })?;
+        if rec.kind != StudyKind::Study {
+            return Err(PipelineError::bad_input(format!(
+                "{} is a capacity search, not a study",
+                rec.id
+            )));
+        }
+        return study_sides(&read_study(&p)?, variant);
+    }
+    match st.load_run(id) {
+        Ok((rec, result)) => Ok(vec![Side::of_run(
+            &rec.id,
+            rec.variant.as_deref().unwrap_or(&result.name),
+            &result,
+        )]),
+        Err(e) => Err(PipelineError::bad_input(format!(
+            "`{spec}` is neither a file, a study nor a run: {e}\n  hint: `loadlab runs` lists runs, `loadlab runs studies` lists studies"
+        ))),
+    }
+}
+
+/// Every metric name the runs have, one line per scope:
+/// `steps.signin.{requests.rate, requests.total, errors.rate, ...}`.
+pub fn valid_metric_names(valid: &[MetricId]) -> String {
+    let mut lines: Vec<(Scope, Vec<String>)> = Vec::new();
+    for m in valid {
+        match lines.last_mut() {
+            Some((scope, names)) if *scope == m.scope => names.push(m.quantity.name()),
+            _ => lines.push((m.scope.clone(), vec![m.quantity.name()])),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(scope, names)| match scope {
+            Scope::Run => format!("  {}", names.join(", ")),
+            Scope::Group(g) => format!("  groups.{g}.{{{}}}", names.join(", ")),
+            Scope::Step(st) => format!("  steps.{st}.{{{}}}", names.join(", ")),
+            Scope::Resource(series) => format!("  resources.{series}[.max]"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `--metric NAME`: exit 2 naming the valid metrics when a name is unknown.
+pub fn unknown_metric(flag: &str, e: &UnknownMetric) -> PipelineError {
+    PipelineError::bad_input(format!(
+        "{flag} {}: unknown metric{}\n  valid metrics (`step.NAME.latency.p99` is read as `steps.NAME.latency_ms.p99`):\n{}",
+        e.name,
+        e.reason,
+        valid_metric_names(&e.valid)
+    ))
+}
+
+/// The pairs to compare: matching variant names when either side is a multi-variant study,
+/// else first × first (`chosen_first` then says which were taken).
+pub fn pair_sides<'a>(a: &'a [Side], b: &'a [Side]) -> (Vec<(&'a Side, &'a Side)>, bool) {
+    let mut pairs = Vec::new();
+    let several = a.len() > 1 || b.len() > 1;
+    if several {
+        for x in a {
+            if let Some(y) = b.iter().find(|y| y.stats.name == x.stats.name) {
+                pairs.push((x, y));
+            }
+        }
+    }
+    if pairs.is_empty() {
+        pairs.push((&a[0], &b[0]));
+        return (pairs, several);
+    }
+    (pairs, false)
+}
+
+/// The metrics to compare: `--metric` names (checked against what the runs measured) or the
+/// default set.
+pub fn chosen_metrics(
+    names: &[String],
+    pairs: &[(&Side, &Side)],
+) -> Result<Vec<MetricId>, PipelineError> {
+    if names.is_empty() {
+        return Ok(default_compare_metrics());
+    }
+    let sides: Vec<&VariantStats> = pairs
+        .iter()
+        .flat_map(|(a, b)| [&a.stats, &b.stats])
+        .collect();
+    parse_metrics(names, &sides).map_err(|e| unknown_metric("--metric", &e))
+}
+
+/// Compares the pairs and builds the `loadlab.compare.v1` record; `bound` is the regression
+/// gate (`--fail-on-regression`).
+pub fn compare_pairs(
+    pairs: &[(&Side, &Side)],
+    metrics: &[MetricId],
+    options: &CompareOptions,
+    bound: Option<f64>,
+) -> CompareResult {
+    let stats: Vec<_> = pairs.iter().map(|(a, b)| (&a.stats, &b.stats)).collect();
+    let (samples, comps) = compare_variant_pairs(&stats, metrics, options);
+    let mut warnings = power_warnings(&comps, options.alpha);
+    let single = pairs
+        .iter()
+        .any(|(a, b)| a.stats.runs.len() == 1 || b.stats.runs.len() == 1);
+    let one_run = if single {
+        samples
+            .first()
+            .and_then(|p| OneRun::of(p, &comps, options.alpha))
+    } else {
+        None
+    };
+    for (a, b) in pairs {
+        let (na, nb) = (a.stats.runs.len(), b.stats.runs.len());
+        let one_side = (na == 1) != (nb == 1) && na.max(nb) >= options.min_runs;
+        if (na < options.min_runs || nb < options.min_runs) && !one_side {
+            warnings.push(format!(
+                "{na}+{nb} runs of `{}` and `{}`: a verdict needs at least {} runs per side (10 recommended), or one run against a study of {}; the changes are shown for information and no gate can fail on them",
+                a.stats.name, b.stats.name, options.min_runs, options.min_runs
+            ));
+        }
+    }
+    let regressed = bound.map(|b| regressions(&comps, b)).unwrap_or_default();
+    let side = |s: &Side| CompareSide {
+        kind: s.kind.as_str().into(),
+        id: s.id.clone(),
+        label: s.stats.name.clone(),
+        runs: s.stats.runs.len(),
+    };
+    CompareResult {
+        schema: COMPARE_SCHEMA.to_string(),
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        baseline: side(pairs[0].0),
+        variant: side(pairs[0].1),
+        equivalence: options.equivalence,
+        alpha: options.alpha,
+        min_runs: options.min_runs,
+        family_size: loadlab_analysis::compare::family_size(&comps),
+        fail_on_regression: bound,
+        comparisons: comps,
+        regressions: regressed,
+        one_run,
+        warnings,
+    }
+}
+
+/// Keeps a comparison in the store (`comparisons/<id>/compare.json`; its report goes beside
+/// it). A store that cannot be written is returned as a warning: the comparison was made.
+pub fn store_comparison(results: Option<&Path>, result: &CompareResult) -> Result<PathBuf, String> {
+    let path = loadlab_store::new_comparison_file(&loadlab_store::resolve_dir(results));
+    let text = serde_json::to_string_pretty(result).expect("serializes") + "\n";
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)
+        .and_then(|()| loadlab_store::write_atomic(&path, text.as_bytes()))
+        .map_err(|e| format!("comparison not stored in {}: {e}", dir.display()))?;
+    Ok(path)
+}
+
+/// `loadlab run --baseline last|ID`: the study side a new run is compared with (the
+/// variant named as the run, else the first) and the run as the other side.
+pub fn baseline_for_run(
+    result: &RunResult,
+    baseline: &str,
+    results: Option<&Path>,
+    warn: &mut dyn FnMut(&str),
+) -> Result<(Side, Side), PipelineError> {
+    let mut store = None;
+    let mut sides = resolve(baseline, &mut store, results, warn)?;
+    let at = sides
+        .iter()
+        .position(|s| s.stats.name == result.name)
+        .unwrap_or(0);
+    let base = sides.swap_remove(at);
+    Ok((base, Side::of_run("this run", "this run", result)))
+}

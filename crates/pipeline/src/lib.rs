@@ -1,0 +1,28 @@
+//! The pipeline as a library: what `loadlab run`, `study`, `capacity`, `compare`, `merge` and
+//! `report` do between parsing their flags and printing — measure a run and store it, run a
+//! study or capacity search over stored runs (resumable), compare stored results, merge
+//! segments, write reports beside results. Any program (and any test, with a fake
+//! [`loadlab_orchestrate::Executor`]) can drive it; the binary only turns flags into these
+//! calls and prints what they report through the observers.
+//!
+//! Crates chosen: none beyond the workspace's own; `thiserror` for [`PipelineError`].
+
+pub mod capacity;
+pub mod compare;
+pub mod demo;
+pub mod describe;
+mod error;
+pub mod executor;
+pub mod listing;
+pub mod measure;
+pub mod merge;
+mod outcome;
+pub mod progress;
+pub mod remote;
+pub mod reports;
+pub mod resolve;
+pub mod store;
+pub mod study;
+
+pub use error::PipelineError;
+pub use outcome::{outcome_of, Outcome};

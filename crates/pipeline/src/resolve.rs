@@ -1,0 +1,140 @@
+//! One scenario from what `loadlab run` was given: a scenario file or a URL to test, with the
+//! flags that override the file (its load, timeout, target, source addresses, connection
+//! policy, warm-up, TLS checks, HTTP version). Errors name the flag.
+
+use crate::PipelineError;
+use loadlab_scenario::units::parse_duration;
+use loadlab_scenario::{
+    parse_addresses, ConnectionPolicy, HttpVersion, LoadFlags, Scenario, ScenarioError, UrlTest,
+};
+use std::path::PathBuf;
+
+/// The request of a `--url` test.
+#[derive(Debug, Clone, Default)]
+pub struct UrlRequest {
+    pub url: Option<String>,
+    pub method: Option<String>,
+    pub headers: Vec<String>,
+    pub body: Option<String>,
+}
+
+/// What to run and the flags over it.
+#[derive(Debug, Clone, Default)]
+pub struct RunFlags {
+    pub file: Option<PathBuf>,
+    pub request: UrlRequest,
+    pub load: LoadFlags,
+    pub timeout: Option<String>,
+    pub target: Option<String>,
+    pub source_addrs: Option<String>,
+    pub connections: Option<String>,
+    pub warmup: Option<String>,
+    pub insecure: bool,
+    pub http2: bool,
+}
+
+fn flag<T>(name: &str, r: Result<T, String>) -> Result<T, ScenarioError> {
+    r.map_err(|m| ScenarioError::flag(name, m, None))
+}
+
+impl RunFlags {
+    /// Flags and file become one scenario (flags override the file).
+    pub fn resolve(&self) -> Result<Scenario, PipelineError> {
+        let mut scenario = match (&self.file, &self.request.url) {
+            (Some(file), None) => {
+                let mut scenario = Scenario::from_file(file)?;
+                self.apply_to_file(&mut scenario)?;
+                scenario
+            }
+            (None, Some(url)) => UrlTest {
+                url: url.clone(),
+                method: self.request.method.clone(),
+                headers: self.request.headers.clone(),
+                body: self.request.body.clone(),
+                vus: self.load.vus,
+                rate: self.load.rate.clone(),
+                duration: self.load.duration.clone(),
+                requests: self.load.requests,
+                timeout: self.timeout.clone(),
+                max_in_flight: self.load.max_in_flight,
+            }
+            .into_scenario()?,
+            (None, None) => {
+                return Err(PipelineError::bad_input(
+                    "nothing to run: give a scenario file (`loadlab run scenario.yaml`) or a URL (`loadlab run --url http://127.0.0.1:8080/ --vus 10 --duration 30s`)",
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(PipelineError::bad_input(
+                    "give either a scenario file or --url, not both",
+                ))
+            }
+        };
+        self.apply_overrides(&mut scenario)?;
+        Ok(scenario)
+    }
+
+    /// The flags that override a scenario file: its load (`--vus`, `--rate`, `--duration`,
+    /// `--requests`, `--max-in-flight`) and its default `--timeout`. The request flags
+    /// describe a `--url` test only and are refused with a file rather than ignored.
+    fn apply_to_file(&self, scenario: &mut Scenario) -> Result<(), ScenarioError> {
+        let url_only = [
+            ("--method", self.request.method.is_some()),
+            ("--header", !self.request.headers.is_empty()),
+            ("--body", self.request.body.is_some()),
+        ];
+        if let Some((name, _)) = url_only.iter().find(|(_, given)| *given) {
+            return Err(ScenarioError::flag(
+                name,
+                "describes the request of a `--url` test; a scenario file says its own requests",
+                Some("edit the step in the file, or leave the flag out".into()),
+            ));
+        }
+        if let Some(t) = &self.timeout {
+            scenario.defaults.timeout = flag("--timeout", parse_duration(t))?;
+        }
+        self.load.apply_to(scenario)
+    }
+
+    /// The flags that apply to a file and a URL test alike.
+    fn apply_overrides(&self, scenario: &mut Scenario) -> Result<(), ScenarioError> {
+        if let Some(t) = &self.target {
+            flag("--target", scenario.set_target(t))?;
+        }
+        if let Some(s) = &self.source_addrs {
+            scenario.source_addresses =
+                flag("--source-addrs", parse_addresses(std::slice::from_ref(s)))?;
+        }
+        if let Some(c) = &self.connections {
+            scenario.connections = connection_policy(c)?;
+        }
+        if let Some(w) = &self.warmup {
+            scenario.warmup = flag("--warmup", parse_duration(w))?;
+            if let Some(problem) = scenario.warmup_problem() {
+                return Err(ScenarioError::flag(
+                    "--warmup",
+                    problem,
+                    Some("use a shorter --warmup or a longer --duration".into()),
+                ));
+            }
+        }
+        scenario.insecure |= self.insecure;
+        if self.http2 {
+            scenario.http.version = HttpVersion::Http2;
+        }
+        Ok(())
+    }
+}
+
+fn connection_policy(text: &str) -> Result<ConnectionPolicy, ScenarioError> {
+    match text {
+        "per_vu" | "per-vu" => Ok(ConnectionPolicy::PerVu),
+        "shared" => Ok(ConnectionPolicy::Shared),
+        "none" => Ok(ConnectionPolicy::None),
+        other => Err(ScenarioError::flag(
+            "--connections",
+            format!("unknown policy `{other}`"),
+            Some("use per_vu, shared or none".into()),
+        )),
+    }
+}

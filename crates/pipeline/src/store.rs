@@ -1,0 +1,71 @@
+//! Opening the run store for a command: runs whose process died (SIGKILL, a crash, a power
+//! cut) get their summary derived from their record — the same function a finished run
+//! uses, thresholds included — so `runs`, `report` and `compare` see them, marked partial.
+
+use crate::PipelineError;
+use loadlab_metrics::record::{summarize, StoredRecord};
+use loadlab_remote::{parse_location, ResultsLocation};
+use loadlab_store::Store;
+use std::path::Path;
+
+/// Opens the store in `dir` and recovers dead runs; a run that cannot be recovered is a
+/// warning handed to `warn`.
+pub fn open(dir: &Path, warn: &mut dyn FnMut(&str)) -> Result<Store, PipelineError> {
+    let store = Store::open(dir)?;
+    recover(&store, warn);
+    Ok(store)
+}
+
+/// Opens the store in the results directory (`--results`, `LOADLAB_RESULTS` or the default).
+pub fn open_results(
+    results: Option<&Path>,
+    warn: &mut dyn FnMut(&str),
+) -> Result<Store, PipelineError> {
+    open(&loadlab_store::resolve_dir(results), warn)
+}
+
+/// Opens the store for a command that will run load, after checking it can be written
+/// (exit 2 before anything is sent), and recovers runs whose process died.
+pub fn open_for_runs(
+    results: Option<&Path>,
+    warn: &mut dyn FnMut(&str),
+) -> Result<Store, PipelineError> {
+    let dir = loadlab_store::resolve_dir(results);
+    if let ResultsLocation::Url(_) = parse_location(&dir.to_string_lossy())? {
+        return Err(PipelineError::bad_input(format!(
+            "--results {}: object storage holds the runs of `loadlab run` (and `merge`, `runs`); this command keeps its results in a local directory: give --results DIR",
+            dir.display()
+        )));
+    }
+    loadlab_store::check_writable(&dir).map_err(|e| {
+        PipelineError::bad_input(format!(
+            "{e}\n  hint: choose a writable results directory with --results DIR or LOADLAB_RESULTS"
+        ))
+    })?;
+    open(&dir, warn)
+}
+
+/// Derives and stores the summary of every interrupted run that has a record but none.
+pub fn recover(store: &Store, warn: &mut dyn FnMut(&str)) {
+    let Ok(dead) = store.unrecovered() else {
+        return;
+    };
+    for run in dead {
+        let dir = store.run_dir(&run.id);
+        let summary = StoredRecord::open(&dir).and_then(|record| {
+            let mut result = summarize(&record)?;
+            result.thresholds =
+                loadlab_analysis::thresholds::evaluate_exprs(&record.meta.thresholds, &result);
+            Ok(result)
+        });
+        let failure = match summary.map(|r| store.finish_run(&run.id, &r)) {
+            Ok(Ok(_)) => continue,
+            Ok(Err(e)) => e.to_string(),
+            Err(e) => e.to_string(),
+        };
+        warn(&format!(
+            "run {} (interrupted) could not be recovered: {failure}",
+            run.id
+        ));
+    }
+}

@@ -1,0 +1,136 @@
+//! `loadlab study FILE [--resume ID]`: repetitions, variants and sweeps of one scenario, with
+//! statistics. The study itself (order, re-runs, resumption, statistics) is
+//! `loadlab_orchestrate::study`; this command supplies the runs (the engine, the store) and
+//! prints what happens.
+
+use super::output::{print_report_paths, report_for, warn};
+use crate::cli::{MonitorArgs, OutputArgs, StudyArgs};
+use crate::exit::{CliError, Outcome};
+use crate::progress::TerminalView;
+use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
+use loadlab_engine::Cancel;
+use loadlab_orchestrate::study::StudyPlan;
+use loadlab_pipeline::executor::EngineExecutor;
+use loadlab_pipeline::progress::StudyLines;
+use loadlab_pipeline::study;
+use loadlab_report::study_terminal::print_study;
+use loadlab_scenario::study::StudyDocument;
+use loadlab_store::StudyKind;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
+    run_study_file(
+        &args.file,
+        &args.output,
+        args.target.as_deref(),
+        args.repeat,
+        args.resume.as_deref(),
+        &args.monitor,
+    )
+    .map(|(o, _)| o)
+}
+
+/// Runs (or resumes) the `study:` section of a scenario file; returns the outcome and the
+/// path of its `study.json`. Used by `loadlab study` and by `loadlab demo`.
+pub fn run_study_file(
+    file: &Path,
+    output: &OutputArgs,
+    target: Option<&str>,
+    repeat: Option<usize>,
+    resume: Option<&str>,
+    monitor: &MonitorArgs,
+) -> Result<(Outcome, PathBuf), CliError> {
+    let doc = StudyDocument::read(file)?;
+    let mut plan = StudyPlan::from_document(&doc, target, repeat).map_err(CliError::bad_input)?;
+    for variant in &mut plan.variants {
+        monitor.apply(&mut variant.scenario);
+    }
+    let quiet = output.quiet;
+    if !quiet && plan.variants.len() > 1 && plan.repeat < MIN_RUNS_FOR_COMPARISON {
+        warn(&format!(
+            "{} runs per variant: comparisons need at least {MIN_RUNS_FOR_COMPARISON} (10 recommended), so none is made",
+            plan.repeat
+        ));
+    }
+    let store = loadlab_pipeline::store::open_for_runs(output.results.as_deref(), &mut warn)?;
+    let stored = study::begin_or_resume(&store, &plan, resume, file)?;
+    let id = stored.ids.id.clone();
+    let cancel = Cancel::new();
+    crate::signals::watch(cancel.clone());
+    let mut view = TerminalView::new(quiet, output.no_progress);
+    let mut exec = EngineExecutor::new(
+        &store,
+        &cancel,
+        output.threads,
+        &mut view,
+        StudyKind::Study,
+        &id,
+    );
+    let mut printer = StudyLines {
+        out: super::output::progress_out(quiet),
+        id: id.clone(),
+        dir: stored.dir().to_path_buf(),
+    };
+    let end = study::run_stored(
+        &store,
+        &plan,
+        stored,
+        output.json.as_deref(),
+        output.allow_saturated,
+        &mut exec,
+        &mut printer,
+    );
+    let outcome = end.outcome();
+    let study_json = end.file;
+    if let Some(e) = end.failure {
+        if !quiet {
+            eprintln!(
+                "study stopped; the runs made so far are in {} (resume with `loadlab study {} --resume {id}`)",
+                study_json.display(),
+                file.display(),
+            );
+        }
+        return Err(e.into());
+    }
+    let report = report_for(&study_json);
+    if !quiet {
+        print_end(
+            &end.study,
+            end.stopped,
+            &study_json,
+            file,
+            report.as_deref(),
+        );
+    }
+    Ok((outcome, study_json))
+}
+
+/// The study's table, where it is stored, how to resume it, and its report.
+fn print_end(study: &StudyResult, stopped: bool, path: &Path, file: &Path, report: Option<&Path>) {
+    let mut out = std::io::stdout().lock();
+    let _ = print_study(&mut out, study);
+    let _ = writeln!(
+        out,
+        "\nstudy {} {}: {}",
+        study.id,
+        if stopped {
+            "interrupted, partial result stored"
+        } else {
+            "stored"
+        },
+        path.display()
+    );
+    if stopped {
+        let _ = writeln!(
+            out,
+            "resume it with: loadlab study {} --resume {}",
+            file.display(),
+            study.id
+        );
+    }
+    if let Some(r) = report {
+        print_report_paths(&mut out, r);
+    }
+    let _ = out.flush();
+}
