@@ -13,6 +13,7 @@ pub mod doc;
 mod format;
 mod html;
 mod json;
+mod level;
 mod markdown;
 mod run_doc;
 mod study_doc;
