@@ -2,11 +2,11 @@
 
 use crate::error::{ErrorLocation, ScenarioError};
 use crate::limits::MAX_FILE_BYTES;
-use crate::locate::PathIndex;
+use crate::locate::{Ctx, PathIndex};
 use crate::model::*;
 use crate::raw::{RawScenario, TOP_KEYS};
 use crate::suggest::closest;
-use crate::validate::{self, Ctx};
+use crate::validate;
 use std::path::Path;
 
 /// The text of a scenario file and its name as shown in errors.
@@ -55,6 +55,23 @@ impl Scenario {
             .unwrap_or_else(|| "scenario".into());
         validate::scenario(raw, &ctx, &stem)
     }
+}
+
+/// Parses only the `monitor:` section of a YAML document (other keys are ignored), with
+/// the same checks and `file:line:column` errors as a whole scenario. For tools that sample
+/// without running load (`loadlab-monitor`'s `watch` example).
+pub fn parse_monitor_section(
+    src: &str,
+    file: &str,
+) -> Result<crate::monitor::MonitorConfig, ScenarioError> {
+    #[derive(serde::Deserialize)]
+    struct OnlyMonitor {
+        monitor: Option<crate::raw::RawMonitor>,
+    }
+    let raw: OnlyMonitor = serde_yaml_ng::from_str(src).map_err(|e| serde_error(&e, file))?;
+    let index = PathIndex::build(src);
+    let ctx = Ctx::file(file, &index);
+    validate::monitor::monitor(raw.monitor, &ctx)
 }
 
 /// Rewrites serde_yaml's message into `file:line:col: field: message` with a suggestion.
@@ -132,7 +149,7 @@ impl UrlTest {
     /// The scenario these flags describe, checked by the same rules as a scenario file
     /// (`validate::resolved`); errors name the flag.
     pub fn into_scenario(self) -> Result<Scenario, ScenarioError> {
-        let (target, auth) = validate::check_target_credentials(&self.url)
+        let (target, auth) = crate::addresses::check_target_credentials(&self.url)
             .map_err(|m| ScenarioError::flag("--url", m, None))?;
         let method = match &self.method {
             None => Method::Get,
@@ -219,5 +236,29 @@ impl UrlTest {
         };
         validate::resolved(&scenario, true, &Ctx::flags())?;
         Ok(scenario)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::{MonitorConfig, ProcessSelector};
+
+    #[test]
+    fn parses_the_section_alone() {
+        let src = "name: ignored\nmonitor:\n  processes:\n    - { name: t, port: 8080 }\n";
+        let config = parse_monitor_section(src, "m.yaml").unwrap();
+        assert_eq!(config.processes[0].selector, ProcessSelector::Port(8080));
+        assert_eq!(
+            parse_monitor_section("other: 1\n", "m.yaml").unwrap(),
+            MonitorConfig::default()
+        );
+        let err = parse_monitor_section("monitor:\n  processes:\n    - { name: t }\n", "m.yaml")
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("m.yaml:3:9: monitor.processes[0]: give exactly one of"),
+            "{err}"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Flows and their steps: requests, groups, loops, think times, captures and checks.
 
-use super::{check_url, Ctx};
+use super::Ctx;
+use crate::addresses::check_url;
 use crate::credentials::{split_credentials, Credentials};
 use crate::error::ScenarioError;
 use crate::model::*;
