@@ -27,6 +27,7 @@ pub mod jsonpath;
 pub mod limits;
 mod load_flags;
 mod locate;
+mod mistake;
 mod model;
 pub mod monitor;
 mod parse;
