@@ -24,6 +24,7 @@ mod lines;
 pub mod names;
 pub mod openapi;
 mod report;
+mod scaffold;
 pub mod think;
 pub mod yaml;
 

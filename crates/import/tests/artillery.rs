@@ -2,6 +2,9 @@
 //! examples/ (same flows, weights, requests, captures, checks and load), and every construct
 //! without an equivalent is reported with its line.
 
+mod common;
+
+use common::{import_ok, validate, validate_in_dir};
 use loadlab_import::{import, Kind, Options};
 use loadlab_scenario::{Check, Load, Scenario, Step};
 
@@ -9,24 +12,18 @@ const SEED: &str = include_str!("fixtures/seed-001.artillery.yml");
 const FEATURES: &str = include_str!("fixtures/features.artillery.yml");
 
 fn example() -> Scenario {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/seed-001-monolith-vs-micro.yaml"
-    );
-    Scenario::from_file(std::path::Path::new(path)).unwrap()
+    common::example("seed-001-monolith-vs-micro.yaml")
 }
 
 #[test]
 fn seed_001_converts_to_the_example_scenario() {
-    let out = import(
+    let out = import_ok(
         Kind::Artillery,
         SEED,
         "seed-001.artillery.yml",
         &Options::default(),
-    )
-    .unwrap();
-    let got =
-        Scenario::parse(&out.yaml, "seed-001.yaml").unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    );
+    let got = validate(&out.yaml, "seed-001.yaml");
     let want = example();
     assert_eq!(got.target, want.target);
     assert_eq!(got.load, want.load);
@@ -67,13 +64,12 @@ fn seed_001_converts_to_the_example_scenario() {
 
 #[test]
 fn unsupported_constructs_are_reported_with_their_line() {
-    let out = import(
+    let out = import_ok(
         Kind::Artillery,
         FEATURES,
         "features.artillery.yml",
         &Options::default(),
-    )
-    .unwrap();
+    );
     let r = &out.report;
     let lines: Vec<(Option<usize>, &str)> = r
         .unsupported
@@ -104,12 +100,12 @@ fn unsupported_constructs_are_reported_with_their_line() {
     );
 
     std::env::set_var("API_KEY", "k");
-    let dir = std::env::temp_dir().join(format!("loadlab-import-art-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("users.csv"), "username,password\nann,x\n").unwrap();
-    let file = dir.join("features.yaml");
-    std::fs::write(&file, &out.yaml).unwrap();
-    let s = Scenario::from_file(&file).unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    let s = validate_in_dir(
+        &out.yaml,
+        "loadlab-import-art",
+        "features.yaml",
+        &[("users.csv", "username,password\nann,x\n")],
+    );
     let Load::Open(open) = &s.load else {
         panic!("{:?}", s.load)
     };

@@ -2,6 +2,9 @@
 //! application, read it, submit it, with a page's static assets and an analytics beacon):
 //! the token and the application id are correlated without help, and the scenario validates.
 
+mod common;
+
+use common::{import_ok, validate, variable_names};
 use loadlab_import::{import, Kind, Options};
 use loadlab_scenario::{Body, CaptureSource, Check, Scenario, Step};
 use std::time::Duration;
@@ -19,13 +22,12 @@ fn without_analytics() -> Options {
 fn parse(yaml: &str) -> Scenario {
     // The password is read from the environment when the scenario loads.
     std::env::set_var("PASSWORD", "password");
-    Scenario::parse(yaml, "target-flow.yaml")
-        .unwrap_or_else(|e| panic!("the import does not validate: {e}\n{yaml}"))
+    validate(yaml, "target-flow.yaml")
 }
 
 #[test]
 fn token_and_id_are_correlated_and_the_scenario_validates() {
-    let out = import(Kind::Har, FIXTURE, "target-flow.har", &without_analytics()).unwrap();
+    let out = import_ok(Kind::Har, FIXTURE, "target-flow.har", &without_analytics());
     let r = &out.report;
     let found: Vec<(&str, &str, &str)> = r
         .correlations
@@ -54,7 +56,7 @@ fn token_and_id_are_correlated_and_the_scenario_validates() {
             "`POST /api/applications/{id}/submit` path",
         ]
     );
-    let vars: Vec<&str> = r.variables.iter().map(|v| v.name.as_str()).collect();
+    let vars = variable_names(r);
     assert_eq!(vars, ["PASSWORD"]);
     assert_eq!(r.dynamic.len(), 1, "{:?}", r.dynamic);
     assert_eq!(r.dynamic[0].place, "header X-Request-Id");
@@ -129,7 +131,7 @@ fn token_and_id_are_correlated_and_the_scenario_validates() {
 
 #[test]
 fn filters_choose_what_is_kept() {
-    let all = import(Kind::Har, FIXTURE, "target-flow.har", &Options::default()).unwrap();
+    let all = import_ok(Kind::Har, FIXTURE, "target-flow.har", &Options::default());
     assert!(
         all.report.done[0].starts_with("kept 6 of 10"),
         "{:?}",
@@ -147,7 +149,7 @@ fn filters_choose_what_is_kept() {
         include_paths: vec!["/api/applications".into()],
         ..Options::default()
     };
-    let apps = import(Kind::Har, FIXTURE, "target-flow.har", &only_apps).unwrap();
+    let apps = import_ok(Kind::Har, FIXTURE, "target-flow.har", &only_apps);
     assert!(apps.report.done[0].starts_with("kept 3 of 10"));
     // Without the sign-in, the token has no source: it becomes a variable to set.
     assert!(apps
@@ -155,12 +157,7 @@ fn filters_choose_what_is_kept() {
         .correlations
         .iter()
         .all(|c| c.variable != "token"));
-    let vars: Vec<&str> = apps
-        .report
-        .variables
-        .iter()
-        .map(|v| v.name.as_str())
-        .collect();
+    let vars = variable_names(&apps.report);
     assert_eq!(vars, ["TOKEN"]);
     assert!(
         apps.yaml.contains("Bearer {{ env.TOKEN }}"),
@@ -230,7 +227,7 @@ fn a_large_recording_imports_quickly() {
     }
     let har = serde_json::json!({"log": {"entries": entries}}).to_string();
     let started = std::time::Instant::now();
-    let out = import(Kind::Har, &har, "big.har", &Options::default()).unwrap();
+    let out = import_ok(Kind::Har, &har, "big.har", &Options::default());
     let took = started.elapsed();
     assert!(took.as_secs() < 20, "took {took:?}");
     // Each item's id is the next request's path: 399 correlations.
@@ -267,17 +264,12 @@ fn a_session_cookie_is_correlated() {
             {"name": "Cookie", "value": "theme=dark; SESSION=8f14e45fceea167a5a36dedd4bea2543"}
         ]), serde_json::json!([]), 200),
     ]}});
-    let out = import(Kind::Har, &har.to_string(), "shop.har", &Options::default()).unwrap();
+    let out = import_ok(Kind::Har, &har.to_string(), "shop.har", &Options::default());
     let c = &out.report.correlations;
     assert_eq!(c.len(), 1, "{}", out.report);
     assert_eq!(c[0].variable, "session_cookie");
     assert_eq!(c[0].uses, ["`GET /cart` header Cookie"]);
-    let vars: Vec<&str> = out
-        .report
-        .variables
-        .iter()
-        .map(|v| v.name.as_str())
-        .collect();
+    let vars = variable_names(&out.report);
     assert_eq!(vars, ["COOKIE_THEME"]);
     std::env::set_var("COOKIE_THEME", "dark");
     let s = parse(&out.yaml);

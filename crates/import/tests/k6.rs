@@ -3,41 +3,22 @@
 //! checks, thresholds, data), and every construct outside the common subset is reported with
 //! its line.
 
+mod common;
+
+use common::{example, fixture, import_ok, repo_root, validate, validate_in_dir};
 use loadlab_import::{import, Kind, Options};
 use loadlab_scenario::{Check, Load, Scenario, Step};
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn example(name: &str) -> Scenario {
-    Scenario::from_file(&root().join("examples").join(name)).unwrap()
-}
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(name),
-    )
-    .unwrap()
-}
 
 /// Imports a fixture and loads the scenario beside a copy of the examples' data files.
 fn convert(name: &str) -> (Scenario, loadlab_import::Imported) {
-    let out = import(Kind::K6, &fixture(name), name, &Options::default())
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let dir = std::env::temp_dir().join(format!("loadlab-import-k6-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(dir.join("data")).unwrap();
-    std::fs::copy(
-        root().join("examples/data/users.csv"),
-        dir.join("data/users.csv"),
-    )
-    .unwrap();
-    let file = dir.join("scenario.yaml");
-    std::fs::write(&file, &out.yaml).unwrap();
-    let s = Scenario::from_file(&file).unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    let out = import_ok(Kind::K6, &fixture(name), name, &Options::default());
+    let users = std::fs::read_to_string(repo_root().join("examples/data/users.csv")).unwrap();
+    let s = validate_in_dir(
+        &out.yaml,
+        &format!("loadlab-import-k6-{name}"),
+        "scenario.yaml",
+        &[("data/users.csv", &users)],
+    );
     (s, out)
 }
 
@@ -137,7 +118,7 @@ fn seed_004_converts_to_the_example_scenario() {
 #[test]
 fn unsupported_constructs_are_reported_with_their_line() {
     let source = fixture("features.k6.js");
-    let out = import(Kind::K6, &source, "features.k6.js", &Options::default()).unwrap();
+    let out = import_ok(Kind::K6, &source, "features.k6.js", &Options::default());
     let r = &out.report;
     let lines: Vec<(Option<usize>, &str)> = r
         .unsupported
@@ -189,12 +170,12 @@ fn unsupported_constructs_are_reported_with_their_line() {
     );
 
     std::env::set_var("SHOP_PASSWORD", "x");
-    let dir = std::env::temp_dir().join(format!("loadlab-import-k6f-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("users.csv"), "name\nann\n").unwrap();
-    let file = dir.join("features.yaml");
-    std::fs::write(&file, &out.yaml).unwrap();
-    let s = Scenario::from_file(&file).unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    let s = validate_in_dir(
+        &out.yaml,
+        "loadlab-import-k6f",
+        "features.yaml",
+        &[("users.csv", "name\nann\n")],
+    );
     assert_eq!(s.target.as_deref(), Some("https://shop.test"));
     let Load::Open(open) = &s.load else {
         panic!("{:?}", s.load)
@@ -258,7 +239,7 @@ fn script(options: &str, body: &str) -> String {
 fn parsed(source: &str) -> (Scenario, loadlab_import::Imported) {
     let out = import(Kind::K6, source, "t.js", &Options::default())
         .unwrap_or_else(|e| panic!("{e}\n{source}"));
-    let s = Scenario::parse(&out.yaml, "t.yaml").unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    let s = validate(&out.yaml, "t.yaml");
     (s, out)
 }
 

@@ -2,6 +2,9 @@
 //! flows per tag or per operation, example bodies, security as env variables, checks from the
 //! documented 2xx statuses, path parameters captured through links.
 
+mod common;
+
+use common::{import_ok, validate, variable_names};
 use loadlab_import::{import, Kind, Options};
 use loadlab_scenario::{Body, CaptureSource, Check, Scenario, Step};
 use serde_json::json;
@@ -11,24 +14,23 @@ const PETSTORE: &str = include_str!("fixtures/petstore3.yaml");
 fn parse(yaml: &str) -> Scenario {
     std::env::set_var("TOKEN", "t");
     std::env::set_var("API_KEY", "k");
-    Scenario::parse(yaml, "imported.yaml").unwrap_or_else(|e| panic!("{e}\n{yaml}"))
+    validate(yaml, "imported.yaml")
 }
 
 #[test]
 fn petstore_becomes_one_flow_per_tag() {
-    let out = import(
+    let out = import_ok(
         Kind::OpenApi,
         PETSTORE,
         "petstore3.yaml",
         &Options::default(),
-    )
-    .unwrap();
+    );
     let r = &out.report;
     assert_eq!(
         r.done[0],
         "19 operation(s) became request steps in 3 flow(s) (one per tag)"
     );
-    let vars: Vec<&str> = r.variables.iter().map(|v| v.name.as_str()).collect();
+    let vars = variable_names(r);
     assert_eq!(vars, ["TOKEN", "API_KEY"]);
     let upload_line = PETSTORE
         .lines()
@@ -97,7 +99,7 @@ fn per_operation_gives_one_flow_each() {
         per_operation: true,
         ..Options::default()
     };
-    let out = import(Kind::OpenApi, PETSTORE, "petstore3.yaml", &options).unwrap();
+    let out = import_ok(Kind::OpenApi, PETSTORE, "petstore3.yaml", &options);
     let s = parse(&out.yaml);
     assert_eq!(s.flows.len(), 19);
     assert!(s.flows.iter().any(|f| f.name == "getPetById"));
@@ -140,7 +142,7 @@ const LINKED: &str = r##"{
 
 #[test]
 fn links_become_captures() {
-    let out = import(Kind::OpenApi, LINKED, "items.json", &Options::default()).unwrap();
+    let out = import_ok(Kind::OpenApi, LINKED, "items.json", &Options::default());
     std::env::set_var("PASSWORD", "p");
     let s = parse(&out.yaml);
     assert_eq!(s.target.as_deref(), Some("https://api.example.com"));
@@ -161,12 +163,7 @@ fn links_become_captures() {
     );
     assert_eq!(reqs[1].url, "/v1/items/{{ item_id }}");
     assert!(s.data.is_empty(), "a linked parameter needs no data");
-    let vars: Vec<&str> = out
-        .report
-        .variables
-        .iter()
-        .map(|v| v.name.as_str())
-        .collect();
+    let vars = variable_names(&out.report);
     assert_eq!(vars, ["TOKEN", "PASSWORD"]);
     assert!(out.report.done[1].contains("1 path parameter(s) captured"));
 }
@@ -191,13 +188,12 @@ const TARGET_API: &str = include_str!("fixtures/target-api.openapi.yaml");
 
 #[test]
 fn a_sign_in_answering_a_token_gives_the_bearer_header() {
-    let out = import(
+    let out = import_ok(
         Kind::OpenApi,
         TARGET_API,
         "target-api.openapi.yaml",
         &Options::default(),
-    )
-    .unwrap();
+    );
     assert!(
         out.report.done[0].starts_with(
             "the bearer token is captured from `POST /api/auth/signin` ($.token), the one operation without security"
@@ -205,12 +201,7 @@ fn a_sign_in_answering_a_token_gives_the_bearer_header() {
         "{}",
         out.report
     );
-    let vars: Vec<&str> = out
-        .report
-        .variables
-        .iter()
-        .map(|v| v.name.as_str())
-        .collect();
+    let vars = variable_names(&out.report);
     assert_eq!(vars, ["PASSWORD"], "no TOKEN to set");
     std::env::set_var("PASSWORD", "p");
     let s = parse(&out.yaml);
@@ -267,13 +258,12 @@ fn a_sign_in_answering_a_token_gives_the_bearer_header() {
         1,
     );
     assert_ne!(guarded, TARGET_API);
-    let out = import(
+    let out = import_ok(
         Kind::OpenApi,
         &guarded,
         "target-api.openapi.yaml",
         &Options::default(),
-    )
-    .unwrap();
+    );
     assert!(out.yaml.contains("Bearer {{ env.TOKEN }}"), "{}", out.yaml);
     assert!(!out.yaml.contains("capture: { token"), "{}", out.yaml);
     assert!(out.report.variables.iter().any(|v| v.name == "TOKEN"));

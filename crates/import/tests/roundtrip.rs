@@ -2,8 +2,11 @@
 //! otherwise take for numbers, booleans, comments, mappings or escapes are quoted so that the
 //! scenario crate's parser sees the recorded text.
 
-use loadlab_import::{import, Kind, Options};
-use loadlab_scenario::{Body, Scenario};
+mod common;
+
+use common::{import_ok, validate};
+use loadlab_import::{Kind, Options};
+use loadlab_scenario::Body;
 use serde_json::json;
 
 #[test]
@@ -57,15 +60,13 @@ fn tricky_values_read_back_unchanged() {
         },
         "response": {"status": 204, "headers": [], "content": {"mimeType": "", "text": ""}}
     }]}});
-    let out = import(
+    let out = import_ok(
         Kind::Har,
         &har.to_string(),
         "tricky.har",
         &Options::default(),
-    )
-    .unwrap();
-    let s =
-        Scenario::parse(&out.yaml, "tricky.yaml").unwrap_or_else(|e| panic!("{e}\n{}", out.yaml));
+    );
+    let s = validate(&out.yaml, "tricky.yaml");
     let reqs: Vec<_> = s.request_steps().collect();
     assert_eq!(reqs[0].body, Some(Body::Json(body)), "{}", out.yaml);
     // `query:` is a map: the scenario sends it in key order.

@@ -8,7 +8,8 @@
 //! ```
 
 use loadlab_monitor::{classify, summarize, Monitor, Sample, Thresholds};
-use loadlab_scenario::monitor::{parse_monitor_flag, parse_monitor_section, MonitorConfig};
+use loadlab_scenario::monitor::{parse_monitor_flag, MonitorConfig};
+use loadlab_scenario::parse_monitor_section;
 use loadlab_scenario::units::parse_duration;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! Chart descriptions: data and axes only. [`crate::svg`] draws them.
 
-use crate::doc::Level;
+use crate::level::Level;
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -205,6 +205,26 @@ fn cell(v: &VariantStats, metric: &MetricId) -> String {
 /// The study summary: per variant the median and CV of the main metrics, then the
 /// comparisons, drift and outlier runs, degradation factors and sweep findings.
 pub fn print_study(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
+    print_study_header(out, study)?;
+    print_variant_table(out, study)?;
+    if study.variants.len() == 1 {
+        print_intervals(out, &study.variants[0])?;
+    }
+    print_variant_findings(out, study)?;
+    print_study_comparisons(out, study)?;
+    print_degradation(out, study)?;
+    print_sweep(out, study)?;
+    if !study.warnings.is_empty() {
+        writeln!(out)?;
+        for w in &study.warnings {
+            writeln!(out, "warning: {w}")?;
+        }
+    }
+    Ok(())
+}
+
+/// What the study is, and how many valid runs each variant has.
+fn print_study_header(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
@@ -226,6 +246,12 @@ pub fn print_study(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
             writeln!(out, "  valid runs: {}", v.sentence())?;
         }
     }
+    Ok(())
+}
+
+/// One row per variant: its runs and the median and CV of each main metric, with marks for
+/// unstable and drifting variants.
+fn print_variant_table(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
     let metrics = table_metrics();
     let name_w = study
         .variants
@@ -274,11 +300,11 @@ pub fn print_study(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
     {
         writeln!(out, "  {}", crate::study_doc::THIN_NOTE)?;
     }
-    if study.variants.len() == 1 {
-        print_intervals(out, &study.variants[0])?;
-    }
-    print_variant_findings(out, study)?;
-    print_study_comparisons(out, study)?;
+    Ok(())
+}
+
+/// How many times larger each variant's figures are than its baseline's.
+fn print_degradation(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
     for d in &study.degradation {
         let mut parts = Vec::new();
         if let Some(l) = d.load_factor {
@@ -299,13 +325,6 @@ pub fn print_study(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
             parts.join(""),
             figures.join(", ")
         )?;
-    }
-    print_sweep(out, study)?;
-    if !study.warnings.is_empty() {
-        writeln!(out)?;
-        for w in &study.warnings {
-            writeln!(out, "warning: {w}")?;
-        }
     }
     Ok(())
 }

@@ -1,11 +1,13 @@
-//! The end-of-run summary's k6-like lines: data sent and received with their rates, where
+//! The end-of-run summary's timing lines: latency and service time with what the load model
+//! means for them, and the k6-like lines: data sent and received with their rates, where
 //! service time went (connect, TLS handshake, waiting for the first byte, receiving),
 //! iteration duration and the most VUs active at once.
 
 use crate::format::{format_bytes, format_ms};
-use crate::terminal_resources::KeyValue;
+use crate::terminal_lines::kv;
+use crate::Style;
 use loadlab_metrics::result::{Bytes, LatencySummary, RunResult};
-use loadlab_metrics::Phase;
+use loadlab_metrics::{LoadModel, Phase};
 use std::io::{self, Write};
 
 /// `p50=… p90=… p95=… p99=… max=…`.
@@ -35,7 +37,7 @@ pub(crate) fn byte_rates(r: &RunResult) -> (f64, f64) {
 }
 
 /// `data ..............: 1.2 MiB sent (120 KiB/s), 4.5 MiB received (450 KiB/s)`.
-pub(crate) fn data(r: &RunResult, out: &mut dyn Write, kv: KeyValue) -> io::Result<()> {
+pub(crate) fn data(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
     if r.bytes.is_zero() {
         return Ok(());
     }
@@ -64,7 +66,7 @@ pub(crate) fn phase_label(phase: Phase) -> &'static str {
 }
 
 /// One line per measured phase; connect and TLS say how many connections they cover.
-pub(crate) fn phases(r: &RunResult, out: &mut dyn Write, kv: KeyValue) -> io::Result<()> {
+pub(crate) fn phases(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
     let Some(p) = &r.phases_ms else {
         return Ok(());
     };
@@ -94,11 +96,7 @@ fn connections_timed(r: &RunResult, timed: u64) -> String {
 }
 
 /// `iteration duration: p50=…` and `vus max ...: 50 (planned 50)`.
-pub(crate) fn iterations_and_vus(
-    r: &RunResult,
-    out: &mut dyn Write,
-    kv: KeyValue,
-) -> io::Result<()> {
+pub(crate) fn iterations_and_vus(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
     if let Some(d) = r.iterations.duration_ms.filter(|d| d.count > 0) {
         kv(out, "iteration duration", &percentiles_line(&d))?;
     }
@@ -110,4 +108,62 @@ pub(crate) fn iterations_and_vus(
         kv(out, "vus max", &format!("{max}{planned}"))?;
     }
     Ok(())
+}
+
+/// `min=… mean=… p50=… p90=… p95=… p99=… p99.9=… max=…`, or a note when nothing completed.
+fn latency_line(l: &LatencySummary) -> String {
+    if l.count == 0 {
+        return "no data (no request completed)".to_string();
+    }
+    format!(
+        "min={} mean={} p50={} p90={} p95={} p99={} p99.9={} max={}",
+        format_ms(l.min),
+        format_ms(l.mean),
+        format_ms(l.p50),
+        format_ms(l.p90),
+        format_ms(l.p95),
+        format_ms(l.p99),
+        format_ms(l.p999),
+        format_ms(l.max)
+    )
+}
+
+pub(crate) fn latency(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    kv(out, "latency", &latency_line(&r.latency_ms))?;
+    // In the closed model latency is measured from the send, so service time says the same:
+    // shown only where it differs (the open model and bursts, measured from the intended time).
+    if r.load.model != LoadModel::Closed {
+        kv(out, "service time", &latency_line(&r.service_time_ms))?;
+    }
+    match r.load.model {
+        LoadModel::Open | LoadModel::Burst => kv(
+            out,
+            "open model",
+            &format!(
+                "latency is measured from the intended send time; send lag p50={} p99={} max={}{}",
+                format_ms(r.lag_ms.p50),
+                format_ms(r.lag_ms.p99),
+                format_ms(r.lag_ms.max),
+                r.generator
+                    .batch_window_ms
+                    .map_or(String::new(), |w| format!(
+                        "; batch window {}{}",
+                        format_ms(w),
+                        if r.generator.reads_at_wakeups {
+                            ", responses read at its wake-ups (timed by the kernel)"
+                        } else {
+                            ""
+                        }
+                    ))
+            ),
+        ),
+        LoadModel::Closed => kv(
+            out,
+            "closed model",
+            &style.dim(
+                "under overload, closed-model latency understates what users would see \
+                 (VUs wait instead of arriving)",
+            ),
+        ),
+    }
 }

@@ -184,17 +184,10 @@ fn broken_documents_fail() {
     assert_eq!(errors(&v, &doc), Vec::<String>::new());
 }
 
-/// A result built the way the engine builds one (recorder → intervals → `Summarizer`), every
-/// error kind included, also matches the schema: the hand-built sample cannot drift from the
-/// producer.
-#[test]
-fn recorder_built_result_validates() {
-    use loadlab_metrics::record::{
-        IntervalRecord, RecordEnd, RecordMeta, Summarizer, RECORD_SCHEMA,
-    };
-    use loadlab_metrics::result::{LoadInfo, StopReason};
-    use loadlab_metrics::{ErrorKind, Outcome, Recorder, StepInfo};
-
+/// The requests of the built result: one of each error kind (traced, with an example), then
+/// 1,000 timed successes over two steps and two origins.
+fn recorded_traffic() -> loadlab_metrics::Recorder {
+    use loadlab_metrics::{ErrorKind, Outcome, Recorder};
     let mut rec = Recorder::new(2);
     for (i, kind) in ErrorKind::ALL.iter().enumerate() {
         let status = match kind {
@@ -240,7 +233,16 @@ fn recorder_built_result_validates() {
     rec.connections_opened(0, loadlab_metrics::Protocol::H2c, 4);
     rec.connections_opened(1, loadlab_metrics::Protocol::Http1, 2);
     rec.delayed_by_stream_limit();
-    let meta = RecordMeta {
+    rec
+}
+
+/// The run's metadata as the engine writes it: an open model over two origins and two steps.
+fn built_meta() -> loadlab_metrics::record::RecordMeta {
+    use loadlab_metrics::record::{RecordMeta, RECORD_SCHEMA};
+    use loadlab_metrics::result::LoadInfo;
+    use loadlab_metrics::StepInfo;
+
+    RecordMeta {
         schema: RECORD_SCHEMA.into(),
         tool_version: "test".into(),
         name: "built".into(),
@@ -303,9 +305,12 @@ fn recorder_built_result_validates() {
         pid: 1,
         merged_from: None,
         clock: None,
-    };
-    // Resource samples as the monitor takes them: a busy host, a CPU-bound target, warnings.
-    let sample = |end_ms: u64| loadlab_metrics::record::RecordedSample {
+    }
+}
+
+/// Resource samples as the monitor takes them: a busy host, a CPU-bound target, warnings.
+fn resource_sample(end_ms: u64) -> loadlab_metrics::record::RecordedSample {
+    loadlab_metrics::record::RecordedSample {
         segment: None,
         sample: loadlab_metrics::resources::Sample {
             elapsed_ms: end_ms,
@@ -335,7 +340,17 @@ fn recorder_built_result_validates() {
                 message: "no such cgroup".into(),
             }],
         },
-    };
+    }
+}
+
+/// The recorder's one interval summarised, as the engine does at the end of a run.
+fn built_result(
+    mut rec: loadlab_metrics::Recorder,
+    meta: &loadlab_metrics::record::RecordMeta,
+) -> loadlab_metrics::RunResult {
+    use loadlab_metrics::record::{IntervalRecord, RecordEnd, Summarizer};
+    use loadlab_metrics::result::StopReason;
+
     let mut summary = Summarizer::new(2);
     summary.add(&IntervalRecord {
         index: 0,
@@ -343,10 +358,10 @@ fn recorder_built_result_validates() {
         length_s: 1.0,
         warmup: false,
         delta: rec.take_interval(3, 0.1),
-        resources: vec![sample(1000)],
+        resources: vec![resource_sample(1000)],
     });
-    let result = summary.finish(
-        &meta,
+    summary.finish(
+        meta,
         Some(&RecordEnd {
             stop: StopReason::Completed,
             signal: None,
@@ -355,7 +370,17 @@ fn recorder_built_result_validates() {
             intervals: 1,
             monitor_cpu_percent: Some(0.3),
         }),
-    );
+    )
+}
+
+/// A result built the way the engine builds one (recorder → intervals → `Summarizer`), every
+/// error kind included, also matches the schema: the hand-built sample cannot drift from the
+/// producer.
+#[test]
+fn recorder_built_result_validates() {
+    use loadlab_metrics::ErrorKind;
+
+    let result = built_result(recorded_traffic(), &built_meta());
     assert_eq!(result.errors.len(), ErrorKind::ALL.len());
     assert_eq!(result.steps[0].slowest.len(), 5, "traced requests are kept");
     let phases = result.phases_ms.expect("phases measured");

@@ -5,9 +5,9 @@
 
 use crate::error::ScenarioError;
 use crate::limits::{MAX_HEADER_NAME, MAX_HEADER_VALUE};
+use crate::locate::Ctx;
 use crate::model::{Body, DataSet, Defaults, Flow, Step};
 use crate::template::{compile, has_template, is_control, Names, Part};
-use crate::validate::Ctx;
 use std::collections::HashSet;
 
 pub fn flows(

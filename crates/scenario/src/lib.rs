@@ -17,6 +17,7 @@
 //! Every bound on what a file or a flag may ask for lives in [`limits`] and is checked when
 //! the scenario is loaded, for files and flags alike (`validate::resolved`).
 
+mod addresses;
 mod check_templates;
 pub mod credentials;
 mod data;
@@ -26,6 +27,7 @@ pub mod jsonpath;
 pub mod limits;
 mod load_flags;
 mod locate;
+mod mistake;
 mod model;
 pub mod monitor;
 mod parse;
@@ -40,6 +42,7 @@ pub mod threshold;
 pub mod units;
 mod validate;
 
+pub use addresses::{check_target, check_target_credentials, parse_addresses};
 pub use credentials::Credentials;
 pub use data::parse_csv;
 pub use describe::redact_url;
@@ -51,8 +54,7 @@ pub use model::{
     RequestStep, Scenario, ServerLatency, Step, ThinkTime, VuStage, DEFAULT_MAX_BODY,
     DEFAULT_MAX_STREAMS, DEFAULT_TIMEOUT,
 };
-pub use monitor::{parse_monitor_flag, parse_monitor_section, MonitorConfig, MonitorFlag};
-pub use parse::UrlTest;
+pub use monitor::{parse_monitor_flag, MonitorConfig, MonitorFlag};
+pub use parse::{parse_monitor_section, UrlTest};
 pub use plan::Plan;
 pub use threshold::Threshold;
-pub use validate::{check_target, check_target_credentials, parse_addresses};

@@ -4,8 +4,9 @@
 //! were once ignored without a word: the run went on with the file's load.
 
 use crate::error::ScenarioError;
+use crate::locate::Ctx;
 use crate::model::{ClosedLoad, Load, OpenLoad, RateStage, Scenario, VuStage};
-use crate::validate::{self, Ctx};
+use crate::validate;
 use std::time::Duration;
 
 /// What the load flags asked for (as typed; parsed when applied).

@@ -1,5 +1,7 @@
-//! Maps field paths (`flows[0].steps[2].post`) to line and column, for errors found after parsing.
+//! Maps field paths (`flows[0].steps[2].post`) to line and column, for errors found after parsing,
+//! and [`Ctx`], which turns a field path into an error at its place in the file or on its flag.
 
+use crate::error::{ErrorLocation, ScenarioError};
 use std::collections::HashMap;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::Marker;
@@ -131,6 +133,83 @@ impl PathIndex {
             let cut = p.rfind(['.', '['])?;
             p = &p[..cut];
         }
+    }
+}
+
+/// Context for locating errors: the file name and the position index of its YAML, or the
+/// command-line flags a scenario was built from (then a field names its flag).
+pub struct Ctx<'a> {
+    pub file: &'a str,
+    /// `None` for a scenario built from flags.
+    pub index: Option<&'a PathIndex>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn file(file: &'a str, index: &'a PathIndex) -> Self {
+        Ctx {
+            file,
+            index: Some(index),
+        }
+    }
+
+    /// Errors name the flag of `loadlab run --url ...` that set the field.
+    pub fn flags() -> Self {
+        Ctx {
+            file: "",
+            index: None,
+        }
+    }
+
+    pub fn err(&self, field: &str, message: impl Into<String>) -> ScenarioError {
+        let Some(index) = self.index else {
+            return ScenarioError::flag(flag_of(field), message, None);
+        };
+        let (line, column) = index.find(field).unwrap_or((1, 1));
+        let location = ErrorLocation::File {
+            path: self.file.to_string(),
+            line,
+            column,
+        };
+        ScenarioError::at(location, field, message)
+    }
+
+    /// Like [`Ctx::err`] at the first of `fields` written in the file (the same value can be
+    /// written as `load.vus` or `load.stages[0].vus`); the last one if none is.
+    pub fn err_at(&self, fields: &[&str], message: impl Into<String>) -> ScenarioError {
+        let field = match self.index {
+            Some(index) => fields
+                .iter()
+                .find(|f| index.has(f))
+                .or(fields.last())
+                .copied()
+                .unwrap_or(""),
+            None => fields.first().copied().unwrap_or(""),
+        };
+        self.err(field, message)
+    }
+}
+
+/// The `loadlab run` flag that sets a field of a scenario built from flags.
+fn flag_of(field: &str) -> &'static str {
+    let last = field.rsplit('.').next().unwrap_or("");
+    if field.starts_with("defaults.timeout") || last == "timeout" {
+        "--timeout"
+    } else if field.contains("headers") {
+        "--header"
+    } else if field.ends_with(".body") {
+        "--body"
+    } else if field.starts_with("source_addresses") {
+        "--source-addrs"
+    } else if field.starts_with("load") {
+        match last {
+            "vus" | "start_vus" => "--vus",
+            "rate" | "ramp_to" => "--rate",
+            "requests" | "shared_iterations" | "iterations" => "--requests",
+            "max_in_flight" => "--max-in-flight",
+            _ => "--duration",
+        }
+    } else {
+        "--url"
     }
 }
 

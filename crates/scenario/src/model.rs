@@ -416,8 +416,6 @@ pub struct BurstLoad {
 }
 
 impl Scenario {
-    /// Sets the base URL (`--target`): checked, its password redacted, and its credentials (or
-    /// none) given to every step written as a path.
     /// Why the warm-up leaves nothing to measure, if it does: a fixed-duration run no longer
     /// than its warm-up.
     pub fn warmup_problem(&self) -> Option<String> {
@@ -433,8 +431,10 @@ impl Scenario {
         )
     }
 
+    /// Sets the base URL (`--target`): checked, its password redacted, and its credentials (or
+    /// none) given to every step written as a path.
     pub fn set_target(&mut self, text: &str) -> Result<(), String> {
-        let (target, auth) = crate::validate::check_target_credentials(text)?;
+        let (target, auth) = crate::addresses::check_target_credentials(text)?;
         self.target = Some(target);
         for flow in &mut self.flows {
             for_each_request_mut(&mut flow.steps, &mut |r| {

@@ -2,11 +2,13 @@
 
 use crate::error::{ErrorLocation, ScenarioError};
 use crate::limits::MAX_FILE_BYTES;
-use crate::locate::PathIndex;
+use crate::locate::{Ctx, PathIndex};
+use crate::mistake::{mistake, Mistake};
 use crate::model::*;
 use crate::raw::{RawScenario, TOP_KEYS};
 use crate::suggest::closest;
-use crate::validate::{self, Ctx};
+use crate::validate;
+use serde::de::DeserializeOwned;
 use std::path::Path;
 
 /// The text of a scenario file and its name as shown in errors.
@@ -46,7 +48,8 @@ impl Scenario {
     /// Parses YAML source; `file` names it in errors.
     pub fn parse(src: &str, file: &str) -> Result<Scenario, ScenarioError> {
         let src = crate::prescan::prescan(src, file)?;
-        let raw: RawScenario = serde_yaml_ng::from_str(src).map_err(|e| serde_error(&e, file))?;
+        let raw: RawScenario =
+            serde_yaml_ng::from_str(src).map_err(|e| serde_error::<RawScenario>(&e, src, file))?;
         let index = PathIndex::build(src);
         let ctx = Ctx::file(file, &index);
         let stem = Path::new(file)
@@ -57,8 +60,32 @@ impl Scenario {
     }
 }
 
+/// Parses only the `monitor:` section of a YAML document (other keys are ignored), with
+/// the same checks and `file:line:column` errors as a whole scenario. For tools that sample
+/// without running load (`loadlab-monitor`'s `watch` example).
+pub fn parse_monitor_section(
+    src: &str,
+    file: &str,
+) -> Result<crate::monitor::MonitorConfig, ScenarioError> {
+    #[derive(serde::Deserialize)]
+    struct OnlyMonitor {
+        monitor: Option<crate::raw::RawMonitor>,
+    }
+    let raw: OnlyMonitor =
+        serde_yaml_ng::from_str(src).map_err(|e| serde_error::<OnlyMonitor>(&e, src, file))?;
+    let index = PathIndex::build(src);
+    let ctx = Ctx::file(file, &index);
+    validate::monitor::monitor(raw.monitor, &ctx)
+}
+
 /// Rewrites serde_yaml's message into `file:line:col: field: message` with a suggestion.
-pub(crate) fn serde_error(e: &serde_yaml_ng::Error, file: &str) -> ScenarioError {
+/// What kind of mistake it was comes from reading `src` again as `T` (see `crate::mistake`),
+/// not from the message's words.
+pub(crate) fn serde_error<T: DeserializeOwned>(
+    e: &serde_yaml_ng::Error,
+    src: &str,
+    file: &str,
+) -> ScenarioError {
     let (line, column) = e
         .location()
         .map(|l| (l.line(), l.column()))
@@ -79,30 +106,39 @@ pub(crate) fn serde_error(e: &serde_yaml_ng::Error, file: &str) -> ScenarioError
         line,
         column,
     };
-    let mut err = ScenarioError::at(location, &field, message.clone());
-    if message.starts_with("unknown field") || message.starts_with("unknown variant") {
-        let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
-        if let Some((bad, expected)) = quoted.split_first() {
-            let kind = if message.starts_with("unknown field") {
-                "field"
-            } else {
-                "value"
-            };
-            err.message = format!("unknown {kind} `{bad}`");
-            let candidates: Vec<&str> = if expected.is_empty() && field.is_empty() {
-                TOP_KEYS.to_vec()
-            } else {
-                expected.to_vec()
-            };
-            err.hint = Some(match closest(bad, candidates.iter().copied()) {
-                Some(s) => format!("did you mean `{s}`?"),
-                None => format!("expected one of: {}", candidates.join(", ")),
-            });
+    let mut err = ScenarioError::at(location, &field, message);
+    match mistake::<T>(src) {
+        Mistake::UnknownField { name, expected } => {
+            name_the_unknown(&mut err, "field", &name, expected, &field)
         }
-    } else if message.starts_with("missing field") {
-        err.hint = Some("add the field; see docs/scenario.md".into());
+        Mistake::UnknownVariant { name, expected } => {
+            name_the_unknown(&mut err, "value", &name, expected, &field)
+        }
+        Mistake::MissingField => err.hint = Some("add the field; see docs/scenario.md".into()),
+        Mistake::Other => {}
     }
     err
+}
+
+/// `unknown field `x``, with the closest of what `field` takes as the hint (all of it when
+/// none is close); a top-level key is compared with every top-level key.
+fn name_the_unknown(
+    err: &mut ScenarioError,
+    kind: &str,
+    bad: &str,
+    expected: &[&str],
+    field: &str,
+) {
+    err.message = format!("unknown {kind} `{bad}`");
+    let candidates: &[&str] = if expected.is_empty() && field.is_empty() {
+        TOP_KEYS
+    } else {
+        expected
+    };
+    err.hint = Some(match closest(bad, candidates.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!("expected one of: {}", candidates.join(", ")),
+    });
 }
 
 /// Replaces serde's internal type names (`struct RawLoad`) with what the user should write.
@@ -132,7 +168,7 @@ impl UrlTest {
     /// The scenario these flags describe, checked by the same rules as a scenario file
     /// (`validate::resolved`); errors name the flag.
     pub fn into_scenario(self) -> Result<Scenario, ScenarioError> {
-        let (target, auth) = validate::check_target_credentials(&self.url)
+        let (target, auth) = crate::addresses::check_target_credentials(&self.url)
             .map_err(|m| ScenarioError::flag("--url", m, None))?;
         let method = match &self.method {
             None => Method::Get,
@@ -219,5 +255,29 @@ impl UrlTest {
         };
         validate::resolved(&scenario, true, &Ctx::flags())?;
         Ok(scenario)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::{MonitorConfig, ProcessSelector};
+
+    #[test]
+    fn parses_the_section_alone() {
+        let src = "name: ignored\nmonitor:\n  processes:\n    - { name: t, port: 8080 }\n";
+        let config = parse_monitor_section(src, "m.yaml").unwrap();
+        assert_eq!(config.processes[0].selector, ProcessSelector::Port(8080));
+        assert_eq!(
+            parse_monitor_section("other: 1\n", "m.yaml").unwrap(),
+            MonitorConfig::default()
+        );
+        let err = parse_monitor_section("monitor:\n  processes:\n    - { name: t }\n", "m.yaml")
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("m.yaml:3:9: monitor.processes[0]: give exactly one of"),
+            "{err}"
+        );
     }
 }

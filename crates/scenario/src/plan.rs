@@ -91,55 +91,20 @@ impl ClosedLoad {
             .max(self.start_vus)
     }
 
-    /// VUs that should be active at `t` (k6 `ramping-vus`: linear between stage targets;
-    /// a VU is added when the line reaches it and removed when the line falls below it).
-    pub fn vus_at(&self, t: Duration) -> u32 {
+    /// The stage running at `t`, as a line of VU levels from its start to its end; `None`
+    /// once every stage has ended.
+    fn ramp_at(&self, t: Duration) -> Option<VuRamp> {
         let mut from = self.start_vus as f64;
         let mut start = Duration::ZERO;
         for stage in &self.stages {
             let end = start + stage.duration;
             let to = stage.vus as f64;
             if t < end {
-                let progress = (t - start).as_secs_f64() / stage.duration.as_secs_f64();
-                let level = from + (to - from) * progress;
-                return if to >= from {
-                    (level + 1e-9).floor() as u32
-                } else {
-                    (level - 1e-9).ceil() as u32
-                };
-            }
-            from = to;
-            start = end;
-        }
-        0
-    }
-
-    /// The earliest time after `t` at which `vus_at` may change (for a controller to sleep until).
-    pub fn next_change_after(&self, t: Duration) -> Option<Duration> {
-        let mut from = self.start_vus as f64;
-        let mut start = Duration::ZERO;
-        for stage in &self.stages {
-            let end = start + stage.duration;
-            let to = stage.vus as f64;
-            if t < end {
-                if from == to {
-                    return Some(end);
-                }
-                // Next integer crossing of the line from `from` to `to`.
-                let secs = stage.duration.as_secs_f64();
-                let now = (t - start).as_secs_f64();
-                let level = from + (to - from) * now / secs;
-                let next_level = if to > from {
-                    level.floor() + 1.0
-                } else {
-                    level.ceil() - 1.0
-                };
-                let at = (next_level - from) / (to - from) * secs;
-                let at = start + Duration::from_secs_f64(at.max(0.0));
-                return Some(if at <= t {
-                    t + Duration::from_millis(1)
-                } else {
-                    at.min(end)
+                return Some(VuRamp {
+                    start,
+                    end,
+                    from,
+                    to,
                 });
             }
             from = to;
@@ -147,6 +112,65 @@ impl ClosedLoad {
         }
         None
     }
+
+    /// VUs that should be active at `t` (k6 `ramping-vus`: linear between stage targets;
+    /// a VU is added when the line reaches it and removed when the line falls below it).
+    pub fn vus_at(&self, t: Duration) -> u32 {
+        let Some(VuRamp {
+            start,
+            end,
+            from,
+            to,
+        }) = self.ramp_at(t)
+        else {
+            return 0;
+        };
+        let progress = (t - start).as_secs_f64() / (end - start).as_secs_f64();
+        let level = from + (to - from) * progress;
+        if to >= from {
+            (level + 1e-9).floor() as u32
+        } else {
+            (level - 1e-9).ceil() as u32
+        }
+    }
+
+    /// The earliest time after `t` at which `vus_at` may change (for a controller to sleep until).
+    pub fn next_change_after(&self, t: Duration) -> Option<Duration> {
+        let VuRamp {
+            start,
+            end,
+            from,
+            to,
+        } = self.ramp_at(t)?;
+        if from == to {
+            return Some(end);
+        }
+        // Next integer crossing of the line from `from` to `to`.
+        let secs = (end - start).as_secs_f64();
+        let now = (t - start).as_secs_f64();
+        let level = from + (to - from) * now / secs;
+        let next_level = if to > from {
+            level.floor() + 1.0
+        } else {
+            level.ceil() - 1.0
+        };
+        let at = (next_level - from) / (to - from) * secs;
+        let at = start + Duration::from_secs_f64(at.max(0.0));
+        Some(if at <= t {
+            t + Duration::from_millis(1)
+        } else {
+            at.min(end)
+        })
+    }
+}
+
+/// One closed-model stage in time: VU level `from` at `start`, rising or falling linearly
+/// to `to` at `end`.
+struct VuRamp {
+    start: Duration,
+    end: Duration,
+    from: f64,
+    to: f64,
 }
 
 impl RateStage {

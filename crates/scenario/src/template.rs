@@ -149,70 +149,77 @@ pub fn compile(text: &str, names: &Names) -> Result<Template, String> {
     Ok(Template { parts })
 }
 
+/// `{{ name(args) }}`: one of the built-in functions, its arguments checked; `open` is the
+/// position of the `(`.
+fn function(expr: &str, open: usize) -> Result<Part, String> {
+    let func = expr[..open].trim();
+    let args_text = expr[open + 1..]
+        .strip_suffix(')')
+        .ok_or_else(|| format!("`{expr}`: missing `)`"))?;
+    let args: Vec<&str> = args_text
+        .split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .collect();
+    let want = |n: usize, usage: &str| {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{func}` takes {n} argument(s), got {}: write `{usage}`",
+                args.len()
+            ))
+        }
+    };
+    let int = |a: &str| {
+        a.parse::<i64>()
+            .map_err(|_| format!("`{expr}`: `{a}` is not an integer"))
+    };
+    Ok(Part::Var(match func {
+        "uuid" => {
+            want(0, "uuid()")?;
+            Var::Uuid
+        }
+        "now_ms" => {
+            want(0, "now_ms()")?;
+            Var::NowMs
+        }
+        "random_int" => {
+            want(2, "random_int(1, 100)")?;
+            let (a, b) = (int(args[0])?, int(args[1])?);
+            if a > b {
+                return Err(format!("`{expr}`: the range runs backwards"));
+            }
+            Var::RandomInt(a, b)
+        }
+        "random_string" => {
+            want(1, "random_string(12)")?;
+            let n = int(args[0])?;
+            if !(0..=4096).contains(&n) {
+                return Err(format!("`{expr}`: length must be 0..=4096"));
+            }
+            Var::RandomString(n as u32)
+        }
+        other => {
+            let funcs = ["uuid", "now_ms", "random_int", "random_string"];
+            let mut msg = format!("unknown function `{other}()`");
+            match closest(other, funcs) {
+                Some(s) => msg.push_str(&format!(", did you mean `{s}()`?")),
+                None => {
+                    msg.push_str("; known: uuid(), random_int(a, b), random_string(n), now_ms()")
+                }
+            }
+            return Err(msg);
+        }
+    }))
+}
+
 fn expression(expr: &str, names: &Names) -> Result<Part, String> {
     if expr.is_empty() {
         return Err("empty `{{ }}`: put a variable name inside, e.g. `{{ vu }}`".into());
     }
     if let Some(open) = expr.find('(') {
-        let func = expr[..open].trim();
-        let args_text = expr[open + 1..]
-            .strip_suffix(')')
-            .ok_or_else(|| format!("`{expr}`: missing `)`"))?;
-        let args: Vec<&str> = args_text
-            .split(',')
-            .map(str::trim)
-            .filter(|a| !a.is_empty())
-            .collect();
-        let want = |n: usize, usage: &str| {
-            if args.len() == n {
-                Ok(())
-            } else {
-                Err(format!(
-                    "`{func}` takes {n} argument(s), got {}: write `{usage}`",
-                    args.len()
-                ))
-            }
-        };
-        let int = |a: &str| {
-            a.parse::<i64>()
-                .map_err(|_| format!("`{expr}`: `{a}` is not an integer"))
-        };
-        return Ok(Part::Var(match func {
-            "uuid" => {
-                want(0, "uuid()")?;
-                Var::Uuid
-            }
-            "now_ms" => {
-                want(0, "now_ms()")?;
-                Var::NowMs
-            }
-            "random_int" => {
-                want(2, "random_int(1, 100)")?;
-                let (a, b) = (int(args[0])?, int(args[1])?);
-                if a > b {
-                    return Err(format!("`{expr}`: the range runs backwards"));
-                }
-                Var::RandomInt(a, b)
-            }
-            "random_string" => {
-                want(1, "random_string(12)")?;
-                let n = int(args[0])?;
-                if !(0..=4096).contains(&n) {
-                    return Err(format!("`{expr}`: length must be 0..=4096"));
-                }
-                Var::RandomString(n as u32)
-            }
-            other => {
-                let funcs = ["uuid", "now_ms", "random_int", "random_string"];
-                let mut msg = format!("unknown function `{other}()`");
-                match closest(other, funcs) {
-                    Some(s) => msg.push_str(&format!(", did you mean `{s}()`?")),
-                    None => msg
-                        .push_str("; known: uuid(), random_int(a, b), random_string(n), now_ms()"),
-                }
-                return Err(msg);
-            }
-        }));
+        return function(expr, open);
     }
     if let Some(var) = expr.strip_prefix("env.") {
         return std::env::var(var).map(Part::Env).map_err(|_| {

@@ -311,9 +311,21 @@ mod tests {
         assert_eq!(format_actual("waiting.p95 < 200ms", 12.5), "12.50ms");
     }
 
+    /// Each threshold text parses to its scope, quantity, comparison and value (in ms for
+    /// times, a fraction for percentages).
+    fn assert_parses(cases: &[(&str, Scope, Quantity, Op, f64)]) {
+        for (text, scope, quantity, op, value) in cases {
+            let t = Threshold::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(&t.metric.scope, scope, "{text}");
+            assert_eq!(&t.metric.quantity, quantity, "{text}");
+            assert_eq!(&t.op, op, "{text}");
+            assert!((t.value - value).abs() < 1e-9, "{text}: {}", t.value);
+        }
+    }
+
     #[test]
-    fn parses_table() {
-        let cases: &[(&str, Scope, Quantity, Op, f64)] = &[
+    fn parses_latency_error_and_rate_table() {
+        assert_parses(&[
             (
                 "latency.p95 < 2.8s",
                 Scope::All,
@@ -384,6 +396,12 @@ mod tests {
                 Op::Ge,
                 1.0,
             ),
+        ]);
+    }
+
+    #[test]
+    fn parses_phase_and_scoped_table() {
+        assert_parses(&[
             (
                 "waiting.p95 < 200ms",
                 Scope::All,
@@ -426,14 +444,7 @@ mod tests {
                 Op::Lt,
                 0.01,
             ),
-        ];
-        for (text, scope, quantity, op, value) in cases {
-            let t = Threshold::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
-            assert_eq!(&t.metric.scope, scope, "{text}");
-            assert_eq!(&t.metric.quantity, quantity, "{text}");
-            assert_eq!(&t.op, op, "{text}");
-            assert!((t.value - value).abs() < 1e-9, "{text}: {}", t.value);
-        }
+        ]);
     }
 
     #[test]

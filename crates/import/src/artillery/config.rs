@@ -6,6 +6,7 @@ use super::seconds;
 use crate::lines::Lines;
 use crate::names;
 use crate::report::Report;
+use crate::scaffold::fmt_num;
 use crate::yaml::{Entry, Item, Node};
 use serde_yaml_ng::Value;
 
@@ -140,15 +141,9 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
         .and_then(Value::as_sequence)
         .filter(|p| !p.is_empty())
     else {
-        let e = Entry::new(
-            "load",
-            Node::map([
-                ("model", Node::raw("closed")),
-                ("vus", Node::raw("1")),
-                ("iterations", Node::raw("1")),
-            ]),
-        )
-        .commented("decide: the script has no config.phases; choose the load");
+        let e = crate::scaffold::one_user_once(
+            "decide: the script has no config.phases; choose the load",
+        );
         return (e, None);
     };
     let mut stages = Vec::new();
@@ -185,59 +180,11 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
         if let Some(n) = name {
             comments.push(format!("phase \"{n}\""));
         }
-        if let Some(rate) = p.get("arrivalRate").and_then(Value::as_f64) {
-            stage.push(Entry::new(
-                "rate",
-                Node::raw(format!("{}/s", fmt_num(rate))),
-            ));
-            if let Some(to) = p.get("rampTo").and_then(Value::as_f64) {
-                stage.push(Entry::new(
-                    "ramp_to",
-                    Node::raw(format!("{}/s", fmt_num(to))),
-                ));
-            }
-        } else if let Some(count) = p.get("arrivalCount").and_then(Value::as_f64) {
-            let secs = p
-                .get("duration")
-                .and_then(Value::as_f64)
-                .unwrap_or(1.0)
-                .max(1e-9);
-            stage.push(Entry::new(
-                "rate",
-                Node::raw(format!("{}/s", fmt_num(count / secs))),
-            ));
-            comments.push(format!(
-                "arrivalCount {} spread evenly over the phase",
-                fmt_num(count)
-            ));
-        } else {
-            report.unsupported(
-                line,
-                format!("phase {}: no arrivalRate or arrivalCount; left out", i + 1),
-            );
+        let Some(rate) = phase_rate(p, i, line, report, &mut comments) else {
             continue;
-        }
-        for key in p.as_mapping().into_iter().flat_map(|m| m.keys()) {
-            let key = key.as_str().unwrap_or("");
-            if ![
-                "duration",
-                "arrivalRate",
-                "rampTo",
-                "arrivalCount",
-                "name",
-                "maxVusers",
-            ]
-            .contains(&key)
-            {
-                report.unsupported(
-                    line,
-                    format!(
-                        "phase {}: `{key}` has no loadlab equivalent; left out",
-                        i + 1
-                    ),
-                );
-            }
-        }
+        };
+        stage.extend(rate);
+        report_unconverted_phase_keys(p, i, line, report);
         if let Some(m) = p.get("maxVusers").and_then(Value::as_u64) {
             max_vusers = Some(max_vusers.map_or(m, |x: u64| x.max(m)));
         }
@@ -268,12 +215,73 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
     (Entry::new("load", Node::Map(load)), warmup)
 }
 
-pub fn fmt_num(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{}", x as i64)
+/// A phase's arrivals as `rate` (and `ramp_to`) entries: `arrivalRate`, or `arrivalCount`
+/// spread evenly over the phase (noted in `comments`); `None`, reported, with neither.
+fn phase_rate(
+    p: &Value,
+    i: usize,
+    line: Option<usize>,
+    report: &mut Report,
+    comments: &mut Vec<String>,
+) -> Option<Vec<Entry>> {
+    let mut stage = Vec::new();
+    if let Some(rate) = p.get("arrivalRate").and_then(Value::as_f64) {
+        stage.push(Entry::new(
+            "rate",
+            Node::raw(format!("{}/s", fmt_num(rate))),
+        ));
+        if let Some(to) = p.get("rampTo").and_then(Value::as_f64) {
+            stage.push(Entry::new(
+                "ramp_to",
+                Node::raw(format!("{}/s", fmt_num(to))),
+            ));
+        }
+    } else if let Some(count) = p.get("arrivalCount").and_then(Value::as_f64) {
+        let secs = p
+            .get("duration")
+            .and_then(Value::as_f64)
+            .unwrap_or(1.0)
+            .max(1e-9);
+        stage.push(Entry::new(
+            "rate",
+            Node::raw(format!("{}/s", fmt_num(count / secs))),
+        ));
+        comments.push(format!(
+            "arrivalCount {} spread evenly over the phase",
+            fmt_num(count)
+        ));
     } else {
-        let s = format!("{x:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
+        report.unsupported(
+            line,
+            format!("phase {}: no arrivalRate or arrivalCount; left out", i + 1),
+        );
+        return None;
+    }
+    Some(stage)
+}
+
+/// Reports the keys of a phase that have no loadlab equivalent.
+fn report_unconverted_phase_keys(p: &Value, i: usize, line: Option<usize>, report: &mut Report) {
+    for key in p.as_mapping().into_iter().flat_map(|m| m.keys()) {
+        let key = key.as_str().unwrap_or("");
+        if ![
+            "duration",
+            "arrivalRate",
+            "rampTo",
+            "arrivalCount",
+            "name",
+            "maxVusers",
+        ]
+        .contains(&key)
+        {
+            report.unsupported(
+                line,
+                format!(
+                    "phase {}: `{key}` has no loadlab equivalent; left out",
+                    i + 1
+                ),
+            );
+        }
     }
 }
 

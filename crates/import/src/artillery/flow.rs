@@ -139,101 +139,18 @@ impl Walker<'_> {
             Entry::new("name", Node::str(name)),
             Entry::new(method, Node::str(url)),
         ];
-        let text_map = |rw: &mut Rewriter, v: &Value| -> Vec<(String, Node)> {
-            v.as_mapping()
-                .into_iter()
-                .flatten()
-                .filter_map(|(k, v)| {
-                    let text = match v {
-                        Value::String(s) => s.clone(),
-                        Value::Number(n) => n.to_string(),
-                        Value::Bool(b) => b.to_string(),
-                        _ => return None,
-                    };
-                    Some((k.as_str()?.to_string(), Node::str(rw.text(&text))))
-                })
-                .collect()
-        };
         if let Some(qs) = spec.get("qs") {
             m.push(Entry::new(
                 "query",
                 Node::map(text_map(&mut self.rewriter, qs)),
             ));
         }
-        let mut headers = spec
-            .get("headers")
-            .map(|h| text_map(&mut self.rewriter, h))
-            .unwrap_or_default();
-        if let Some(cookies) = spec.get("cookie") {
-            let pairs: Vec<String> = text_map(&mut self.rewriter, cookies)
-                .into_iter()
-                .map(|(k, v)| match v {
-                    Node::Str(v) => format!("{k}={v}"),
-                    _ => k,
-                })
-                .collect();
-            headers.push(("Cookie".into(), Node::str(pairs.join("; "))));
-        }
+        let headers = self.headers(spec);
         if !headers.is_empty() {
             m.push(Entry::new("headers", Node::map(headers)));
         }
-        if let Some(json) = spec.get("json") {
-            match serde_json::to_value(json) {
-                Ok(v) => m.push(Entry::new("json", Node::json(&self.rewriter.json(&v)))),
-                Err(_) => report.unsupported(line, "a `json` body that is not JSON"),
-            }
-        } else if let Some(body) = spec.get("body").and_then(Value::as_str) {
-            m.push(Entry::new("body", Node::str(self.rewriter.text(body))));
-        } else if let Some(form) = spec.get("form") {
-            m.push(Entry::new(
-                "form",
-                Node::map(text_map(&mut self.rewriter, form)),
-            ));
-        }
-        let mut captures = Vec::new();
-        let list = match spec.get("capture") {
-            Some(Value::Sequence(s)) => s.clone(),
-            Some(c @ Value::Mapping(_)) => vec![c.clone()],
-            _ => Vec::new(),
-        };
-        for c in &list {
-            let Some(var) = c.get("as").and_then(Value::as_str) else {
-                report.unsupported(line, "a capture without `as`; left out");
-                continue;
-            };
-            let source = if let Some(p) = c.get("json").and_then(Value::as_str) {
-                Node::str(p)
-            } else if let Some(h) = c.get("header").and_then(Value::as_str) {
-                Node::map([("header", Node::str(h))])
-            } else if let Some(r) = c.get("regexp").and_then(Value::as_str) {
-                let group = c.get("group").and_then(Value::as_u64).unwrap_or(0);
-                Node::map([
-                    ("regex", Node::str(r)),
-                    ("group", Node::raw(group.to_string())),
-                ])
-            } else {
-                report.unsupported(
-                    line,
-                    format!("capture `{var}`: only json, header and regexp captures convert"),
-                );
-                comments.push(format!("not converted: capture `{var}` (xpath/selector)"));
-                continue;
-            };
-            for key in c
-                .as_mapping()
-                .into_iter()
-                .flat_map(|m| m.keys())
-                .filter_map(Value::as_str)
-            {
-                if !["as", "json", "header", "regexp", "group"].contains(&key) {
-                    report.unsupported(
-                        line,
-                        format!("capture `{var}`: `{key}` is not converted (a loadlab capture that misses stops the iteration)"),
-                    );
-                }
-            }
-            captures.push((var.to_string(), source));
-        }
+        m.extend(self.body(spec, line, report));
+        let captures = captures(spec, line, report, &mut comments);
         let checks = self.expect(spec.get("expect"), &captures, line, report, &mut comments);
         if !checks.is_empty() {
             m.push(Entry::new("check", Node::Map(checks)));
@@ -261,6 +178,43 @@ impl Walker<'_> {
         Item {
             comments,
             value: Node::Map(m),
+        }
+    }
+
+    /// `headers:`, with `cookie:` pairs joined into one `Cookie` header.
+    fn headers(&mut self, spec: &Value) -> Vec<(String, Node)> {
+        let mut headers = spec
+            .get("headers")
+            .map(|h| text_map(&mut self.rewriter, h))
+            .unwrap_or_default();
+        if let Some(cookies) = spec.get("cookie") {
+            let pairs: Vec<String> = text_map(&mut self.rewriter, cookies)
+                .into_iter()
+                .map(|(k, v)| match v {
+                    Node::Str(v) => format!("{k}={v}"),
+                    _ => k,
+                })
+                .collect();
+            headers.push(("Cookie".into(), Node::str(pairs.join("; "))));
+        }
+        headers
+    }
+
+    /// The request body: `json`, else `body`, else `form`.
+    fn body(&mut self, spec: &Value, line: Option<usize>, report: &mut Report) -> Option<Entry> {
+        if let Some(json) = spec.get("json") {
+            match serde_json::to_value(json) {
+                Ok(v) => Some(Entry::new("json", Node::json(&self.rewriter.json(&v)))),
+                Err(_) => {
+                    report.unsupported(line, "a `json` body that is not JSON");
+                    None
+                }
+            }
+        } else if let Some(body) = spec.get("body").and_then(Value::as_str) {
+            Some(Entry::new("body", Node::str(self.rewriter.text(body))))
+        } else {
+            spec.get("form")
+                .map(|form| Entry::new("form", Node::map(text_map(&mut self.rewriter, form))))
         }
     }
 
@@ -392,4 +346,76 @@ fn equals(v: &Value, captures: &[(String, Node)]) -> Option<(String, Node)> {
     })?;
     let expected = serde_json::to_value(other).ok()?;
     Some((path, Node::json(&expected)))
+}
+
+/// A mapping's scalar values as text (templates rewritten); other values are left out.
+fn text_map(rw: &mut Rewriter, v: &Value) -> Vec<(String, Node)> {
+    v.as_mapping()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => return None,
+            };
+            Some((k.as_str()?.to_string(), Node::str(rw.text(&text))))
+        })
+        .collect()
+}
+
+/// `capture:` (one or a list): json, header and regexp captures convert; the others are
+/// reported and noted in `comments`, as are keys of a capture that do not convert.
+fn captures(
+    spec: &Value,
+    line: Option<usize>,
+    report: &mut Report,
+    comments: &mut Vec<String>,
+) -> Vec<(String, Node)> {
+    let mut captures = Vec::new();
+    let list = match spec.get("capture") {
+        Some(Value::Sequence(s)) => s.clone(),
+        Some(c @ Value::Mapping(_)) => vec![c.clone()],
+        _ => Vec::new(),
+    };
+    for c in &list {
+        let Some(var) = c.get("as").and_then(Value::as_str) else {
+            report.unsupported(line, "a capture without `as`; left out");
+            continue;
+        };
+        let source = if let Some(p) = c.get("json").and_then(Value::as_str) {
+            Node::str(p)
+        } else if let Some(h) = c.get("header").and_then(Value::as_str) {
+            Node::map([("header", Node::str(h))])
+        } else if let Some(r) = c.get("regexp").and_then(Value::as_str) {
+            let group = c.get("group").and_then(Value::as_u64).unwrap_or(0);
+            Node::map([
+                ("regex", Node::str(r)),
+                ("group", Node::raw(group.to_string())),
+            ])
+        } else {
+            report.unsupported(
+                line,
+                format!("capture `{var}`: only json, header and regexp captures convert"),
+            );
+            comments.push(format!("not converted: capture `{var}` (xpath/selector)"));
+            continue;
+        };
+        for key in c
+            .as_mapping()
+            .into_iter()
+            .flat_map(|m| m.keys())
+            .filter_map(Value::as_str)
+        {
+            if !["as", "json", "header", "regexp", "group"].contains(&key) {
+                report.unsupported(
+                    line,
+                    format!("capture `{var}`: `{key}` is not converted (a loadlab capture that misses stops the iteration)"),
+                );
+            }
+        }
+        captures.push((var.to_string(), source));
+    }
+    captures
 }

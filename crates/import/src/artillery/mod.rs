@@ -55,63 +55,13 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
     let mut flows = Vec::new();
     let mut used_names: Vec<String> = Vec::new();
     for (i, s) in scenarios.iter().enumerate() {
-        let line = lines.find("flow", walker.cursor);
-        let mut comments = Vec::new();
-        if let Some(engine) = s
-            .get("engine")
-            .and_then(Value::as_str)
-            .filter(|e| *e != "http")
-        {
-            report.unsupported(
-                line,
-                format!(
-                    "scenario {}: engine `{engine}` (only HTTP converts); left out",
-                    i + 1
-                ),
-            );
-            continue;
-        }
-        for key in s
-            .as_mapping()
-            .into_iter()
-            .flat_map(|m| m.keys())
-            .filter_map(Value::as_str)
-        {
-            if !["name", "weight", "flow", "engine"].contains(&key) {
-                let at = lines.find(key, walker.cursor.saturating_sub(3).max(1));
-                report.unsupported(at, format!("scenario {}: `{key}` not converted", i + 1));
-                comments.push(format!("not converted (line {}): `{key}`", at.unwrap_or(0)));
-            }
-        }
-        let mut fname = s
-            .get("name")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("scenario {}", i + 1));
-        if used_names.contains(&fname) {
-            fname = format!("{fname} ({})", i + 1);
-        }
-        used_names.push(fname.clone());
-        let weight = s.get("weight").and_then(Value::as_u64).unwrap_or(1);
-        let steps = match s.get("flow").and_then(Value::as_sequence) {
-            Some(f) => walker.steps(f, &mut report),
-            None => Vec::new(),
-        };
-        if steps.is_empty() {
-            report.unsupported(
-                line,
-                format!("scenario `{fname}`: no steps converted; left out"),
-            );
-            continue;
-        }
-        flows.push(Item {
-            comments,
-            value: Node::map([
-                ("name", Node::str(fname)),
-                ("weight", Node::raw(weight.to_string())),
-                ("steps", Node::Seq(steps)),
-            ]),
-        });
+        flows.extend(scenario_flow(
+            &mut walker,
+            i,
+            s,
+            &mut used_names,
+            &mut report,
+        ));
     }
     for u in &walker.rewriter.unknown {
         report.unsupported(
@@ -138,24 +88,89 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
     let mut root = vec![Entry::new("name", Node::str(name))];
     root.extend(config.entries);
     root.push(Entry::new("flows", Node::Seq(flows)));
-    let header = vec![format!(
-        "Imported from {} by `loadlab import artillery`.",
-        std::path::Path::new(file)
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_else(|| file.to_string())
-    )];
+    let header = vec![crate::scaffold::imported_from(file, "artillery", "")];
     Ok((Document { header, root }, report))
+}
+
+/// One of `scenarios:` as a flow, named uniquely; `None` (reported) for a scenario of another
+/// engine or one with no step converted. Keys that do not convert are noted on the flow.
+fn scenario_flow(
+    walker: &mut flow::Walker,
+    i: usize,
+    s: &Value,
+    used_names: &mut Vec<String>,
+    report: &mut Report,
+) -> Option<Item> {
+    let lines = walker.lines;
+    let line = lines.find("flow", walker.cursor);
+    let mut comments = Vec::new();
+    if let Some(engine) = s
+        .get("engine")
+        .and_then(Value::as_str)
+        .filter(|e| *e != "http")
+    {
+        report.unsupported(
+            line,
+            format!(
+                "scenario {}: engine `{engine}` (only HTTP converts); left out",
+                i + 1
+            ),
+        );
+        return None;
+    }
+    for key in s
+        .as_mapping()
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .filter_map(Value::as_str)
+    {
+        if !["name", "weight", "flow", "engine"].contains(&key) {
+            let at = lines.find(key, walker.cursor.saturating_sub(3).max(1));
+            report.unsupported(at, format!("scenario {}: `{key}` not converted", i + 1));
+            comments.push(format!("not converted (line {}): `{key}`", at.unwrap_or(0)));
+        }
+    }
+    let mut fname = s
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("scenario {}", i + 1));
+    if used_names.contains(&fname) {
+        fname = format!("{fname} ({})", i + 1);
+    }
+    used_names.push(fname.clone());
+    let weight = s.get("weight").and_then(Value::as_u64).unwrap_or(1);
+    let steps = match s.get("flow").and_then(Value::as_sequence) {
+        Some(f) => walker.steps(f, report),
+        None => Vec::new(),
+    };
+    if steps.is_empty() {
+        report.unsupported(
+            line,
+            format!("scenario `{fname}`: no steps converted; left out"),
+        );
+        return None;
+    }
+    Some(Item {
+        comments,
+        value: Node::map([
+            ("name", Node::str(fname)),
+            ("weight", Node::raw(weight.to_string())),
+            ("steps", Node::Seq(steps)),
+        ]),
+    })
 }
 
 /// A duration in seconds (`10`, `2.5`) or as text (`2m`, `30s`, `5min`) as loadlab writes it.
 fn seconds(v: &Value) -> Option<String> {
     match v {
-        Value::Number(n) => n.as_f64().map(|s| format!("{}s", config::fmt_num(s))),
+        Value::Number(n) => n
+            .as_f64()
+            .map(|s| format!("{}s", crate::scaffold::fmt_num(s))),
         Value::String(s) => {
             let s = s.trim();
             if let Ok(n) = s.parse::<f64>() {
-                return Some(format!("{}s", config::fmt_num(n)));
+                return Some(format!("{}s", crate::scaffold::fmt_num(n)));
             }
             let s = s.replace("min", "m").replace("sec", "s").replace(' ', "");
             Some(s)

@@ -12,6 +12,7 @@ mod time;
 
 use crate::error::{parse_json, ImportError};
 use crate::report::Report;
+use crate::scaffold::{imported_from, one_user_once, DECIDE_NOTE};
 use crate::think::think_for_gap;
 use crate::yaml::{Document, Entry, Item, Node};
 use crate::Options;
@@ -29,6 +30,61 @@ pub fn import(
     name: &str,
     options: &Options,
 ) -> Result<(Document, Report), ImportError> {
+    let har = read_recording(source, file)?;
+    let mut report = Report::default();
+    let total = har.log.entries.len();
+    let mut exchanges = api_exchanges(&har, file, options, &mut report)?;
+    flag_literal_templates(&mut exchanges, &mut report);
+    let mut taken = Vec::new();
+    report.correlations = correlate::correlate(&mut exchanges, &mut taken);
+    secrets::replace_credentials(&mut exchanges, &mut report);
+    report.dynamic = secrets::find_dynamic(&mut exchanges);
+
+    let target = main_origin(&exchanges);
+    let defaults = common_headers(&mut exchanges);
+    let flow_name = har
+        .log
+        .pages
+        .first()
+        .map(|p| p.title.trim().to_string())
+        .filter(|t| !t.is_empty() && !t.contains("://"))
+        .unwrap_or_else(|| name.to_string());
+    let steps = steps_with_pauses(&exchanges, &target, &mut report);
+
+    let mut root = vec![Entry::new("name", Node::str(name))];
+    root.push(Entry::new("target", Node::str(target.clone())));
+    if !defaults.is_empty() {
+        root.push(Entry::new(
+            "defaults",
+            Node::map([(
+                "headers",
+                Node::map(defaults.into_iter().map(|(k, v)| (k, Node::str(v)))),
+            )]),
+        ));
+    }
+    root.push(one_user_once(
+        "decide: the recording is one user once; choose the load (docs/scenario.md, \"Load models\")",
+    ));
+    root.push(Entry::new(
+        "flows",
+        Node::Seq(vec![Item::new(Node::map([
+            ("name", Node::str(flow_name)),
+            ("steps", Node::Seq(steps)),
+        ]))]),
+    ));
+    let header = vec![
+        imported_from(
+            file,
+            "har",
+            &format!(": {} of {total} recorded requests", exchanges.len()),
+        ),
+        DECIDE_NOTE.to_string(),
+    ];
+    Ok((Document { header, root }, report))
+}
+
+/// The recording, refused with a pointer to the right importer when it is not a HAR file.
+fn read_recording(source: &str, file: &str) -> Result<model::Har, ImportError> {
     let value: Value = parse_json(source, file, FIX)?;
     if value.pointer("/log/entries").is_none_or(|e| !e.is_array()) {
         let hint = if value.get("openapi").is_some() || value.get("swagger").is_some() {
@@ -43,9 +99,18 @@ pub fn import(
             fix: hint,
         });
     }
-    let har: model::Har = serde_json::from_value(value)
-        .map_err(|e| ImportError::invalid(file, format!("not a HAR 1.2 recording: {e}; {FIX}")))?;
-    let mut report = Report::default();
+    serde_json::from_value(value)
+        .map_err(|e| ImportError::invalid(file, format!("not a HAR 1.2 recording: {e}; {FIX}")))
+}
+
+/// The recorded API calls, in the order they started: entries the filters drop (or that are
+/// not URLs) are counted in the report; none left is an error that says why.
+fn api_exchanges(
+    har: &model::Har,
+    file: &str,
+    options: &Options,
+    report: &mut Report,
+) -> Result<Vec<Exchange>, ImportError> {
     let total = har.log.entries.len();
     let mut dropped: Vec<(Dropped, usize)> = Vec::new();
     let mut exchanges = Vec::new();
@@ -98,10 +163,13 @@ pub fn import(
     for (d, n) in &dropped {
         report.did(format!("dropped {n}: {}", d.describe()));
     }
+    Ok(exchanges)
+}
 
-    // The scenario language has no escape for a literal `{{`: a recorded one would be read as
-    // a template.
-    for x in &mut exchanges {
+/// The scenario language has no escape for a literal `{{`: a recorded one would be read as
+/// a template, so each is marked for a person to edit.
+fn flag_literal_templates(exchanges: &mut [Exchange], report: &mut Report) {
+    for x in exchanges {
         for slot in x.slots() {
             if slot.text.contains("{{") {
                 let what = format!(
@@ -114,21 +182,11 @@ pub fn import(
             }
         }
     }
-    let mut taken = Vec::new();
-    report.correlations = correlate::correlate(&mut exchanges, &mut taken);
-    secrets::replace_credentials(&mut exchanges, &mut report);
-    report.dynamic = secrets::find_dynamic(&mut exchanges);
+}
 
-    let target = main_origin(&exchanges);
-    let defaults = common_headers(&mut exchanges);
-    let flow_name = har
-        .log
-        .pages
-        .first()
-        .map(|p| p.title.trim().to_string())
-        .filter(|t| !t.is_empty() && !t.contains("://"))
-        .unwrap_or_else(|| name.to_string());
-
+/// One request step per exchange, with a think step wherever the user paused long enough
+/// between the end of one and the start of the next.
+fn steps_with_pauses(exchanges: &[Exchange], target: &str, report: &mut Report) -> Vec<Item> {
     let mut steps = Vec::new();
     let mut thinks = 0;
     for i in 0..exchanges.len() {
@@ -140,7 +198,7 @@ pub fn import(
                 }
             }
         }
-        steps.push(step_item(&exchanges[i], &target));
+        steps.push(step_item(&exchanges[i], target));
     }
     if thinks > 0 {
         report.did(format!(
@@ -148,51 +206,7 @@ pub fn import(
         ));
     }
 
-    let mut root = vec![Entry::new("name", Node::str(name))];
-    root.push(Entry::new("target", Node::str(target.clone())));
-    if !defaults.is_empty() {
-        root.push(Entry::new(
-            "defaults",
-            Node::map([(
-                "headers",
-                Node::map(defaults.into_iter().map(|(k, v)| (k, Node::str(v)))),
-            )]),
-        ));
-    }
-    root.push(
-        Entry::new(
-            "load",
-            Node::map([
-                ("model", Node::raw("closed")),
-                ("vus", Node::raw("1")),
-                ("iterations", Node::raw("1")),
-            ]),
-        )
-        .commented("decide: the recording is one user once; choose the load (docs/scenario.md, \"Load models\")"),
-    );
-    root.push(Entry::new(
-        "flows",
-        Node::Seq(vec![Item::new(Node::map([
-            ("name", Node::str(flow_name)),
-            ("steps", Node::Seq(steps)),
-        ]))]),
-    ));
-    let header = vec![
-        format!(
-            "Imported from {} by `loadlab import har`: {} of {total} recorded requests.",
-            file_name(file),
-            exchanges.len()
-        ),
-        "Comments starting with \"decide:\" need a person's choice.".to_string(),
-    ];
-    Ok((Document { header, root }, report))
-}
-
-fn file_name(file: &str) -> String {
-    std::path::Path::new(file)
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_else(|| file.to_string())
+    steps
 }
 
 /// The origin most requests go to: the scenario's `target:`.

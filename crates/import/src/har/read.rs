@@ -78,47 +78,8 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
     }
     let started = time::parse_ms(&entry.started_date_time);
     let content = &entry.response.content;
-    let text = match (&content.text, content.encoding.as_deref()) {
-        (Some(t), Some("base64")) => base64::engine::general_purpose::STANDARD
-            .decode(t.trim())
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok()),
-        (Some(t), _) => Some(t.clone()),
-        (None, _) => None,
-    };
-    let response_json = text.and_then(|t| {
-        let trimmed = t.trim_start();
-        (content.mime_type.contains("json") || trimmed.starts_with('{') || trimmed.starts_with('['))
-            .then(|| serde_json::from_str(&t).ok())
-            .flatten()
-    });
-    let set_cookie_headers = entry
-        .response
-        .headers
-        .iter()
-        .filter(|h| h.name.eq_ignore_ascii_case("set-cookie"))
-        .count();
-    let set_cookies =
-        if set_cookie_headers > 0 && entry.response.cookies.len() == set_cookie_headers {
-            entry
-                .response
-                .cookies
-                .iter()
-                .map(|c| (c.name.clone(), c.value.clone()))
-                .collect()
-        } else {
-            entry
-                .response
-                .headers
-                .iter()
-                .filter(|h| h.name.eq_ignore_ascii_case("set-cookie"))
-                .filter_map(|h| {
-                    let pair = h.value.split(';').next()?;
-                    let (n, v) = pair.split_once('=')?;
-                    Some((n.trim().to_string(), v.trim().to_string()))
-                })
-                .collect()
-        };
+    let response_json = response_json(content);
+    let set_cookies = set_cookies(&entry.response);
     if !["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].contains(&method.as_str()) {
         return Err(format!(
             "{method} {}: the method is not supported",
@@ -148,6 +109,53 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
         comments: Vec::new(),
         captures: Vec::new(),
     })
+}
+
+/// The response body as JSON when it is JSON (by its type or its first character), decoded
+/// from base64 when the recording saved it so.
+fn response_json(content: &model::Content) -> Option<Value> {
+    let text = match (&content.text, content.encoding.as_deref()) {
+        (Some(t), Some("base64")) => base64::engine::general_purpose::STANDARD
+            .decode(t.trim())
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+        (Some(t), _) => Some(t.clone()),
+        (None, _) => None,
+    };
+    text.and_then(|t| {
+        let trimmed = t.trim_start();
+        (content.mime_type.contains("json") || trimmed.starts_with('{') || trimmed.starts_with('['))
+            .then(|| serde_json::from_str(&t).ok())
+            .flatten()
+    })
+}
+
+/// The cookies the response set, `(name, value)`: the recording's parsed cookies when they
+/// match the `Set-Cookie` headers one for one, else read from the headers.
+fn set_cookies(response: &model::Response) -> Vec<(String, String)> {
+    let set_cookie_headers = response
+        .headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("set-cookie"))
+        .count();
+    if set_cookie_headers > 0 && response.cookies.len() == set_cookie_headers {
+        response
+            .cookies
+            .iter()
+            .map(|c| (c.name.clone(), c.value.clone()))
+            .collect()
+    } else {
+        response
+            .headers
+            .iter()
+            .filter(|h| h.name.eq_ignore_ascii_case("set-cookie"))
+            .filter_map(|h| {
+                let pair = h.value.split(';').next()?;
+                let (n, v) = pair.split_once('=')?;
+                Some((n.trim().to_string(), v.trim().to_string()))
+            })
+            .collect()
+    }
 }
 
 fn request_body(post: &model::PostData) -> Option<ReqBody> {

@@ -112,7 +112,7 @@ fn condition(scope: &mut Scope, cond: &Expr, out: &mut Checks) -> Result<Option<
     if let Expr::Binary { op, left, right } = cond {
         if (op == "<" || op == "<=") && is_duration(scope, left) {
             if let Some(ms) = right.as_num() {
-                out.max_latency = Some(format!("{}ms", super::fmt_num(ms)));
+                out.max_latency = Some(format!("{}ms", crate::scaffold::fmt_num(ms)));
                 return Ok(None);
             }
         }

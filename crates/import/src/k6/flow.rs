@@ -424,7 +424,7 @@ impl<'a> Walker<'a> {
 
     /// `sleep(1)`, `sleep(Math.random() * 2 + 1)`, `sleep(randomIntBetween(1, 3))`.
     fn think(&mut self, e: &Expr) -> Result<(String, Option<String>), String> {
-        let secs = |n: f64| format!("{}s", super::fmt_num(n));
+        let secs = |n: f64| format!("{}s", crate::scaffold::fmt_num(n));
         if let Some(n) = self.number(e) {
             return Ok((secs(n), None));
         }

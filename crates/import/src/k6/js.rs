@@ -220,7 +220,7 @@ impl Expr {
     pub fn sketch(&self) -> String {
         match self {
             Expr::Str(s) => format!("'{s}'"),
-            Expr::Num(n) => crate::k6::fmt_num(*n),
+            Expr::Num(n) => crate::scaffold::fmt_num(*n),
             Expr::Bool(b) => b.to_string(),
             Expr::Null => "null".into(),
             Expr::Template { .. } => "`…`".into(),

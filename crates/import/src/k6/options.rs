@@ -2,10 +2,10 @@
 //! and `scenarios` with their executors, as a loadlab `load:`; `thresholds`; the few other
 //! options with an equivalent (`insecureSkipTLSVerify`, `noConnectionReuse`, `userAgent`).
 
-use super::fmt_num;
 use super::js::{Expr, Prop};
 use super::values::{Binding, Scope};
 use crate::report::Report;
+use crate::scaffold::fmt_num;
 use crate::yaml::{Entry, Item, Node};
 
 /// What `options` gives the scenario.
@@ -97,15 +97,7 @@ pub fn convert(options: Option<(&Expr, usize)>, scope: &mut Scope, report: &mut 
 }
 
 fn default_load() -> Entry {
-    Entry::new(
-        "load",
-        Node::map([
-            ("model", Node::raw("closed")),
-            ("vus", Node::raw("1")),
-            ("iterations", Node::raw("1")),
-        ]),
-    )
-    .commented("decide: the script's options set no load (k6 runs 1 VU once); docs/scenario.md, \"Load models\"")
+    crate::scaffold::one_user_once("decide: the script's options set no load (k6 runs 1 VU once); docs/scenario.md, \"Load models\"")
 }
 
 struct Reader<'a> {
@@ -287,7 +279,65 @@ fn scenarios_load(
         .and_then(|e| r.scope_text(e))
         .unwrap_or_default();
     let line = first.line;
-    let mut load = match executor.as_str() {
+    let Some(mut load) = executor_load(r, s, &executor, line, report, &mut comments) else {
+        report.unsupported(
+            Some(line),
+            format!(
+                "scenario `{}`: executor `{executor}` has no loadlab load",
+                first.key
+            ),
+        );
+        return default_load();
+    };
+    let Expr::Object(props) = s else {
+        return load;
+    };
+    for p in props {
+        match p.key.as_str() {
+            "executor" => {}
+            "exec" => *exec = r.scope_text(&p.value),
+            k if known(&executor).contains(&k) => {}
+            k => {
+                report.unsupported(
+                    Some(p.line),
+                    format!("scenario `{}`: `{k}` not converted", first.key),
+                );
+                comments.push(format!("not converted (line {}): `{k}`", p.line));
+            }
+        }
+    }
+    load.comments.insert(
+        0,
+        format!("k6 scenario `{}` (executor {executor})", first.key),
+    );
+    for other in &list[1..] {
+        let ex = other
+            .value
+            .prop("executor")
+            .and_then(|e| r.scope_text(e))
+            .unwrap_or_default();
+        let what = format!(
+            "scenario `{}` ({ex}): loadlab runs one load; the first scenario, `{}`, was taken",
+            other.key, first.key
+        );
+        comments.push(format!("not converted (line {}): {what}", other.line));
+        report.unsupported(Some(other.line), what);
+    }
+    load.comments.extend(comments);
+    load
+}
+
+/// The load one scenario's executor settings give; `None` for an executor loadlab has no
+/// load for. Notes on the load are added to `comments`.
+fn executor_load(
+    r: &Reader,
+    s: &Expr,
+    executor: &str,
+    line: usize,
+    report: &mut Report,
+    comments: &mut Vec<String>,
+) -> Option<Entry> {
+    Some(match executor {
         "ramping-vus" => {
             let start = s.prop("startVUs").and_then(|v| r.num(v));
             let stages = s.prop("stages").cloned().unwrap_or(Expr::Array(Vec::new()));
@@ -345,97 +395,62 @@ fn scenarios_load(
                 Entry::new("rate", Node::raw(rate(n, &unit))),
                 Entry::new("duration", Node::raw(d)),
             ];
-            m.extend(max_in_flight(r, s, &mut comments));
+            m.extend(max_in_flight(r, s, comments));
             Entry::new("load", Node::Map(m))
         }
-        "ramping-arrival-rate" => {
-            let unit = s
-                .prop("timeUnit")
-                .and_then(|u| r.scope_text(u))
-                .unwrap_or_else(|| "1s".into());
-            let mut prev = s.prop("startRate").and_then(|v| r.num(v)).unwrap_or(0.0);
-            let mut items = Vec::new();
-            for st in s.prop("stages").map(array).unwrap_or_default() {
-                let d = st.prop("duration").and_then(|d| r.duration(d));
-                let t = st.prop("target").and_then(|t| r.num(t));
-                let (Some(d), Some(t)) = (d, t) else {
-                    report.unsupported(
-                        Some(line),
-                        format!(
-                            "stage `{}`: no literal duration and target; left out",
-                            st.sketch()
-                        ),
-                    );
-                    continue;
-                };
-                let mut stage = vec![
-                    Entry::new("duration", Node::raw(d)),
-                    Entry::new("rate", Node::raw(rate(prev, &unit))),
-                ];
-                if t != prev {
-                    stage.push(Entry::new("ramp_to", Node::raw(rate(t, &unit))));
-                }
-                items.push(Item::new(Node::Map(stage)));
-                prev = t;
-            }
-            report.did(format!(
-                "{} ramping-arrival-rate stage(s) became open-model stages",
-                items.len()
-            ));
-            let mut m = vec![
-                Entry::new("model", Node::raw("open")),
-                Entry::new("stages", Node::Seq(items)),
-            ];
-            m.extend(max_in_flight(r, s, &mut comments));
-            Entry::new("load", Node::Map(m))
-        }
-        other => {
+        "ramping-arrival-rate" => ramping_arrival_rate(r, s, line, report, comments),
+        _ => return None,
+    })
+}
+
+/// `ramping-arrival-rate`: open-model stages, each ramping from the previous target to its
+/// own; a stage without a literal duration and target is left out and reported.
+fn ramping_arrival_rate(
+    r: &Reader,
+    s: &Expr,
+    line: usize,
+    report: &mut Report,
+    comments: &mut Vec<String>,
+) -> Entry {
+    let unit = s
+        .prop("timeUnit")
+        .and_then(|u| r.scope_text(u))
+        .unwrap_or_else(|| "1s".into());
+    let mut prev = s.prop("startRate").and_then(|v| r.num(v)).unwrap_or(0.0);
+    let mut items = Vec::new();
+    for st in s.prop("stages").map(array).unwrap_or_default() {
+        let d = st.prop("duration").and_then(|d| r.duration(d));
+        let t = st.prop("target").and_then(|t| r.num(t));
+        let (Some(d), Some(t)) = (d, t) else {
             report.unsupported(
                 Some(line),
                 format!(
-                    "scenario `{}`: executor `{other}` has no loadlab load",
-                    first.key
+                    "stage `{}`: no literal duration and target; left out",
+                    st.sketch()
                 ),
             );
-            return default_load();
+            continue;
+        };
+        let mut stage = vec![
+            Entry::new("duration", Node::raw(d)),
+            Entry::new("rate", Node::raw(rate(prev, &unit))),
+        ];
+        if t != prev {
+            stage.push(Entry::new("ramp_to", Node::raw(rate(t, &unit))));
         }
-    };
-    let Expr::Object(props) = s else {
-        return load;
-    };
-    for p in props {
-        match p.key.as_str() {
-            "executor" => {}
-            "exec" => *exec = r.scope_text(&p.value),
-            k if known(&executor).contains(&k) => {}
-            k => {
-                report.unsupported(
-                    Some(p.line),
-                    format!("scenario `{}`: `{k}` not converted", first.key),
-                );
-                comments.push(format!("not converted (line {}): `{k}`", p.line));
-            }
-        }
+        items.push(Item::new(Node::Map(stage)));
+        prev = t;
     }
-    load.comments.insert(
-        0,
-        format!("k6 scenario `{}` (executor {executor})", first.key),
-    );
-    for other in &list[1..] {
-        let ex = other
-            .value
-            .prop("executor")
-            .and_then(|e| r.scope_text(e))
-            .unwrap_or_default();
-        let what = format!(
-            "scenario `{}` ({ex}): loadlab runs one load; the first scenario, `{}`, was taken",
-            other.key, first.key
-        );
-        comments.push(format!("not converted (line {}): {what}", other.line));
-        report.unsupported(Some(other.line), what);
-    }
-    load.comments.extend(comments);
-    load
+    report.did(format!(
+        "{} ramping-arrival-rate stage(s) became open-model stages",
+        items.len()
+    ));
+    let mut m = vec![
+        Entry::new("model", Node::raw("open")),
+        Entry::new("stages", Node::Seq(items)),
+    ];
+    m.extend(max_in_flight(r, s, comments));
+    Entry::new("load", Node::Map(m))
 }
 
 /// `maxVUs` (else `preAllocatedVUs`): the most iterations k6 runs at once → `max_in_flight`.

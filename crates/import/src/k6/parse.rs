@@ -266,15 +266,19 @@ impl Lower<'_> {
                 .map(|i| i.name.to_string())
                 .unwrap_or_else(|| "default".into()),
             params: self.params(&f.params),
-            body: f
-                .body
-                .as_ref()
-                .map(|b| self.statements(&b.statements))
-                .unwrap_or_default(),
+            body: self.function_body(f),
             exported,
             default,
             line: self.line(f.span),
         }
+    }
+
+    /// A function's statements; none for a declaration without a body.
+    fn function_body(&self, f: &ast::Function) -> Vec<Stmt> {
+        f.body
+            .as_ref()
+            .map(|b| self.statements(&b.statements))
+            .unwrap_or_default()
     }
 
     fn args(&self, args: &[ast::Argument]) -> Vec<Expr> {
@@ -298,20 +302,7 @@ impl Lower<'_> {
             E::NumericLiteral(n) => Expr::Num(n.value),
             E::BooleanLiteral(b) => Expr::Bool(b.value),
             E::NullLiteral(_) => Expr::Null,
-            E::TemplateLiteral(t) => Expr::Template {
-                quasis: t
-                    .quasis
-                    .iter()
-                    .map(|q| {
-                        q.value
-                            .cooked
-                            .as_ref()
-                            .map(|c| c.to_string())
-                            .unwrap_or_else(|| q.value.raw.to_string())
-                    })
-                    .collect(),
-                exprs: t.expressions.iter().map(|x| self.expr(x)).collect(),
-            },
+            E::TemplateLiteral(t) => self.template(t),
             E::Identifier(i) => Expr::Ident(i.name.to_string()),
             E::StaticMemberExpression(m) => Expr::Member {
                 object: Box::new(self.expr(&m.object)),
@@ -337,63 +328,12 @@ impl Lower<'_> {
                 args: self.args(&c.arguments),
                 line,
             },
-            E::ObjectExpression(o) => Expr::Object(
-                o.properties
-                    .iter()
-                    .map(|p| match p {
-                        ast::ObjectPropertyKind::ObjectProperty(p) => Prop {
-                            key: p
-                                .key
-                                .static_name()
-                                .map(|k| k.to_string())
-                                .unwrap_or_else(|| self.text(p.key.span())),
-                            value: self.expr(&p.value),
-                            line: self.line(p.span),
-                        },
-                        ast::ObjectPropertyKind::SpreadProperty(s) => Prop {
-                            key: SPREAD.into(),
-                            value: self.expr(&s.argument),
-                            line: self.line(s.span),
-                        },
-                    })
-                    .collect(),
-            ),
-            E::ArrayExpression(a) => Expr::Array(
-                a.elements
-                    .iter()
-                    .map(|x| match x.as_expression() {
-                        Some(e) => self.expr(e),
-                        None => Expr::Other {
-                            text: self.text(x.span()),
-                            line: self.line(x.span()),
-                        },
-                    })
-                    .collect(),
-            ),
-            E::ArrowFunctionExpression(f) => {
-                let body = match &f.body {
-                    ast::ArrowFunctionBody::FunctionBody(b) => self.statements(&b.statements),
-                    other => match other.as_expression() {
-                        Some(e) => vec![Stmt::Return {
-                            value: Some(self.expr(e)),
-                            line: self.line(e.span()),
-                        }],
-                        None => Vec::new(),
-                    },
-                };
-                Expr::Function {
-                    params: self.params(&f.params),
-                    body,
-                    line,
-                }
-            }
+            E::ObjectExpression(o) => self.object(o),
+            E::ArrayExpression(a) => self.array(a),
+            E::ArrowFunctionExpression(f) => self.arrow_function(f, line),
             E::FunctionExpression(f) => Expr::Function {
                 params: self.params(&f.params),
-                body: f
-                    .body
-                    .as_ref()
-                    .map(|b| self.statements(&b.statements))
-                    .unwrap_or_default(),
+                body: self.function_body(f),
                 line,
             },
             E::BinaryExpression(b) => Expr::Binary {
@@ -415,6 +355,84 @@ impl Lower<'_> {
                 text: self.text(span),
                 line,
             },
+        }
+    }
+
+    /// A template literal: its text parts (cooked, as the script means them) and expressions.
+    fn template(&self, t: &ast::TemplateLiteral) -> Expr {
+        Expr::Template {
+            quasis: t
+                .quasis
+                .iter()
+                .map(|q| {
+                    q.value
+                        .cooked
+                        .as_ref()
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| q.value.raw.to_string())
+                })
+                .collect(),
+            exprs: t.expressions.iter().map(|x| self.expr(x)).collect(),
+        }
+    }
+
+    /// An object literal's properties in order; a spread is a property keyed [`SPREAD`].
+    fn object(&self, o: &ast::ObjectExpression) -> Expr {
+        Expr::Object(
+            o.properties
+                .iter()
+                .map(|p| match p {
+                    ast::ObjectPropertyKind::ObjectProperty(p) => Prop {
+                        key: p
+                            .key
+                            .static_name()
+                            .map(|k| k.to_string())
+                            .unwrap_or_else(|| self.text(p.key.span())),
+                        value: self.expr(&p.value),
+                        line: self.line(p.span),
+                    },
+                    ast::ObjectPropertyKind::SpreadProperty(s) => Prop {
+                        key: SPREAD.into(),
+                        value: self.expr(&s.argument),
+                        line: self.line(s.span),
+                    },
+                })
+                .collect(),
+        )
+    }
+
+    /// An array literal; a hole or spread element is kept as its text.
+    fn array(&self, a: &ast::ArrayExpression) -> Expr {
+        Expr::Array(
+            a.elements
+                .iter()
+                .map(|x| match x.as_expression() {
+                    Some(e) => self.expr(e),
+                    None => Expr::Other {
+                        text: self.text(x.span()),
+                        line: self.line(x.span()),
+                    },
+                })
+                .collect(),
+        )
+    }
+
+    /// An arrow function; an expression body is a `return` of it.
+    fn arrow_function(&self, f: &ast::ArrowFunctionExpression, line: usize) -> Expr {
+        let body = match &f.body {
+            ast::ArrowFunctionBody::FunctionBody(b) => self.statements(&b.statements),
+            other => match other.as_expression() {
+                Some(e) => vec![Stmt::Return {
+                    value: Some(self.expr(e)),
+                    line: self.line(e.span()),
+                }],
+                None => Vec::new(),
+            },
+        };
+        Expr::Function {
+            params: self.params(&f.params),
+            body,
+            line,
         }
     }
 }

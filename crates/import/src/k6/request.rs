@@ -204,7 +204,7 @@ fn params(scope: &mut Scope, p: &Expr, req: &mut Request, report: &mut Report) -
             }
             "timeout" => {
                 req.timeout = Some(match &v {
-                    Expr::Num(ms) => format!("{}ms", super::fmt_num(*ms)),
+                    Expr::Num(ms) => format!("{}ms", crate::scaffold::fmt_num(*ms)),
                     other => scope.text(other)?,
                 });
             }

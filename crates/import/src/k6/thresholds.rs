@@ -3,9 +3,9 @@
 //! `{name:X}` → `step.X.…`, `http_req_failed: ['rate<0.01']` → `http.errors < 1%`,
 //! `http_reqs` → `requests.rate` / `requests`. What has no equivalent is reported.
 
-use super::fmt_num;
 use super::js::Expr;
 use crate::report::Report;
+use crate::scaffold::fmt_num;
 
 /// The thresholds, and comments for the file where some were left out.
 pub fn convert(e: &Expr, report: &mut Report) -> (Vec<String>, Vec<String>) {

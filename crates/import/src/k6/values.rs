@@ -2,6 +2,8 @@
 //! is the target, `__ENV.X` is `{{ env.X }}`, `__VU`/`__ITER` are `{{ vu }}`/`{{ iteration }}`,
 //! a row of a `SharedArray` is `{{ set.column }}`, a value read from a response is a capture,
 //! k6-utils' random helpers are loadlab's functions. Constants are inlined where used.
+//! Which expressions read a response value is decided in `captures.rs`, which read a data
+//! row (and with what pick) in `rows.rs`; this file turns them into text.
 
 use super::js::{Expr, Prop, SPREAD};
 use serde_json::Value;
@@ -121,7 +123,7 @@ impl Scope {
     fn text_inner(&mut self, e: &Expr) -> Conv<String> {
         match e {
             Expr::Str(s) => Ok(s.clone()),
-            Expr::Num(n) => Ok(super::fmt_num(*n)),
+            Expr::Num(n) => Ok(crate::scaffold::fmt_num(*n)),
             Expr::Bool(b) => Ok(b.to_string()),
             Expr::Template { quasis, exprs } => {
                 let mut out = String::new();
@@ -203,7 +205,7 @@ impl Scope {
                 let name = callee.dotted().unwrap_or_default();
                 let nums: Vec<String> = args
                     .iter()
-                    .map(|a| a.as_num().map(super::fmt_num))
+                    .map(|a| a.as_num().map(crate::scaffold::fmt_num))
                     .collect::<Option<_>>()
                     .unwrap_or_default();
                 match (name.as_str(), args.len(), nums.len()) {
@@ -266,185 +268,6 @@ impl Scope {
             }
         }
         Binding::Value(a.clone())
-    }
-
-    fn inline_capture(&mut self, step: usize, path: &str) -> String {
-        let var = super::capture_name(path);
-        if !self
-            .captures
-            .iter()
-            .any(|(s, v, _)| *s == step && *v == var)
-        {
-            self.captures.push((step, var.clone(), path.to_string()));
-        }
-        format!("{{{{ {var} }}}}")
-    }
-
-    /// `res.json('a.b')`, `res.json().a.b`, `JSON.parse(res.body).a` of a request step's
-    /// response: `(step, "$.a.b")`.
-    pub fn response_value(&self, e: &Expr) -> Option<(usize, String)> {
-        let (step, path) = self.response_path(e)?;
-        Some((step, format!("${path}")))
-    }
-
-    fn response_path(&self, e: &Expr) -> Option<(usize, String)> {
-        match e {
-            Expr::Call { callee, args, .. } => {
-                let name = callee.dotted();
-                if name.as_deref() == Some("JSON.parse") {
-                    let body = args.first()?;
-                    let Expr::Member { object, property } = body else {
-                        return None;
-                    };
-                    if property != "body" {
-                        return None;
-                    }
-                    return Some((self.response(object)?, String::new()));
-                }
-                let Expr::Member { object, property } = callee.as_ref() else {
-                    return None;
-                };
-                if property != "json" {
-                    return None;
-                }
-                let step = self.response(object)?;
-                match args.first() {
-                    None => Some((step, String::new())),
-                    Some(a) => Some((step, gjson_path(a.as_str()?)?)),
-                }
-            }
-            Expr::Member { object, property } => {
-                let (step, path) = self.response_path(object)?;
-                Some((step, format!("{path}.{property}")))
-            }
-            Expr::Index { object, index } => {
-                let (step, path) = self.response_path(object)?;
-                let i = index.as_num()?;
-                Some((step, format!("{path}[{}]", super::fmt_num(i))))
-            }
-            _ => None,
-        }
-    }
-
-    /// The step whose response a name holds.
-    pub fn response(&self, e: &Expr) -> Option<usize> {
-        match e {
-            Expr::Ident(n) => match self.lookup(n) {
-                Some(Binding::Response(s)) => Some(*s),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
-    /// The data set a row expression reads: a name bound to a row, or `set[index]`.
-    pub fn row_of(&mut self, e: &Expr) -> Conv<Option<String>> {
-        match e {
-            Expr::Ident(n) => Ok(match self.lookup(n) {
-                Some(Binding::Row(set)) => Some(set.clone()),
-                _ => None,
-            }),
-            Expr::Index { object, index } => {
-                let Expr::Ident(n) = object.as_ref() else {
-                    return Ok(None);
-                };
-                let Some(Binding::Data(set)) = self.lookup(n).cloned() else {
-                    return Ok(None);
-                };
-                let note = self.pick(&set, n, index)?;
-                if !self.picks.iter().any(|p| p.set == set) {
-                    self.picks.push(note);
-                }
-                Ok(Some(set))
-            }
-            Expr::Call { callee, args, .. }
-                if callee.dotted().as_deref() == Some("randomItem") && args.len() == 1 =>
-            {
-                let Expr::Ident(n) = &args[0] else {
-                    return Ok(None);
-                };
-                let Some(Binding::Data(set)) = self.lookup(n).cloned() else {
-                    return Ok(None);
-                };
-                if !self.picks.iter().any(|p| p.set == set) {
-                    self.picks.push(PickNote {
-                        set: set.clone(),
-                        pick: "random",
-                        note: None,
-                    });
-                }
-                Ok(Some(set))
-            }
-            _ => Ok(None),
-        }
-    }
-
-    /// How `set[index]` picks its row, in loadlab's words.
-    fn pick(&self, set: &str, local: &str, index: &Expr) -> Conv<PickNote> {
-        let exec = self.execution.clone().unwrap_or_else(|| "exec".into());
-        let text = index_sketch(index);
-        let modulo = |e: &Expr| -> Option<String> {
-            match e {
-                Expr::Binary { op, left, right } if op == "%" => {
-                    let len = right.dotted()?;
-                    if len != format!("{local}.length") {
-                        return None;
-                    }
-                    let l = match left.as_ref() {
-                        Expr::Binary { op, left, right }
-                            if op == "-" && right.as_num().is_some() =>
-                        {
-                            left.as_ref()
-                        }
-                        other => other,
-                    };
-                    l.dotted()
-                }
-                _ => None,
-            }
-        };
-        if let Some(by) = modulo(index) {
-            let exact = [
-                format!("{exec}.scenario.iterationInTest"),
-                format!("{exec}.scenario.iterationInInstance"),
-            ];
-            if exact.contains(&by) {
-                return Ok(PickNote {
-                    set: set.into(),
-                    pick: "sequential",
-                    note: None,
-                });
-            }
-            if by == "__VU" || by == format!("{exec}.vu.idInTest") || by == "__ITER" {
-                return Ok(PickNote {
-                    set: set.into(),
-                    pick: "sequential",
-                    note: Some(format!(
-                        "the script picked the row `{text}` (by {by}); loadlab's `sequential` takes the next row at each iteration"
-                    )),
-                });
-            }
-        }
-        if is_random_index(index, local) {
-            return Ok(PickNote {
-                set: set.into(),
-                pick: "random",
-                note: None,
-            });
-        }
-        if let Some(n) = index.as_num() {
-            return Ok(PickNote {
-                set: set.into(),
-                pick: "sequential",
-                note: Some(format!(
-                    "the script always read row {}; loadlab reads every row in turn",
-                    super::fmt_num(n)
-                )),
-            });
-        }
-        Err(format!(
-            "the row `{local}[{text}]`: no loadlab pick reads it"
-        ))
     }
 
     /// A constant object's properties (spreads of other constants expanded).
@@ -593,50 +416,5 @@ pub fn env_name(e: &Expr) -> Option<String> {
             Some(property.clone())
         }
         _ => None,
-    }
-}
-
-/// k6's `res.json('a.b.0')` selector (gjson) as a JSONPath tail: `.a.b[0]`.
-fn gjson_path(selector: &str) -> Option<String> {
-    let mut out = String::new();
-    for part in selector.split('.') {
-        if part.is_empty() || part.contains(['*', '?', '#', '|', '@']) {
-            return None;
-        }
-        if part.chars().all(|c| c.is_ascii_digit()) {
-            out.push_str(&format!("[{part}]"));
-        } else {
-            out.push('.');
-            out.push_str(part);
-        }
-    }
-    Some(out)
-}
-
-/// `Math.floor(Math.random() * users.length)`.
-fn is_random_index(e: &Expr, local: &str) -> bool {
-    let Some((name, args, _)) = e.as_call() else {
-        return false;
-    };
-    if name != "Math.floor" {
-        return false;
-    }
-    let Some(Expr::Binary { op, left, right }) = args.first() else {
-        return false;
-    };
-    let random = |x: &Expr| {
-        x.as_call()
-            .is_some_and(|(n, a, _)| n == "Math.random" && a.is_empty())
-    };
-    let len = |x: &Expr| x.dotted().is_some_and(|d| d == format!("{local}.length"));
-    op == "*" && ((random(left) && len(right)) || (len(left) && random(right)))
-}
-
-fn index_sketch(e: &Expr) -> String {
-    match e {
-        Expr::Binary { op, left, right } => {
-            format!("{} {op} {}", index_sketch(left), index_sketch(right))
-        }
-        other => other.sketch(),
     }
 }

@@ -81,24 +81,7 @@ impl<'a> FlowBuilder<'a> {
     pub fn step(&mut self, o: &Op<'_>, report: &mut Report) {
         let spec = self.spec;
         let mut auth = security::auth_for(spec, o.op);
-        if let Some((sign_in, _)) = self.sign_in {
-            if auth.headers.iter().any(|(_, v)| v == security::ENV_BEARER) {
-                // The token of the flow's own sign-in, signed in first if it has not yet.
-                if !self.signed_in {
-                    self.step(sign_in, report);
-                }
-                if !self.used.iter().any(|u| u == TOKEN_VAR) {
-                    self.used.push(TOKEN_VAR.to_string());
-                }
-                for (_, v) in &mut auth.headers {
-                    if v == security::ENV_BEARER {
-                        *v = format!("Bearer {{{{ {TOKEN_VAR} }}}}");
-                    }
-                }
-                auth.variables.retain(|(v, _)| v != "TOKEN");
-                auth.comments.retain(|c| !c.contains("set TOKEN"));
-            }
-        }
+        self.sign_in_first(&mut auth, report);
         let line = self.lines.find(&o.path, 1);
         let title = format!("{} {}", o.method.to_ascii_uppercase(), o.path);
         let mut comments = Vec::new();
@@ -113,30 +96,7 @@ impl<'a> FlowBuilder<'a> {
             Entry::new("name", Node::str(title.clone())),
             Entry::new(o.method, Node::str(url)),
         ];
-        let mut query: Vec<(String, String)> = Vec::new();
-        let mut headers: Vec<(String, String)> = auth.headers.clone();
-        for p in &o.params {
-            let place = p.get("in").and_then(Value::as_str).unwrap_or("");
-            let pname = p
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let required = p.get("required") == Some(&Value::Bool(true));
-            let has_example = p.get("example").is_some()
-                || p.get("schema").is_some_and(|s| s.get("example").is_some());
-            if !(required || has_example) || place == "path" {
-                continue;
-            }
-            let value = scalar_text(&param_example(spec, p));
-            match place {
-                "query" => query.push((pname, value)),
-                "header" => headers.push((pname, value)),
-                "cookie" => headers.push(("Cookie".into(), format!("{pname}={value}"))),
-                _ => {}
-            }
-        }
-        query.extend(auth.query.clone());
+        let (query, headers) = parameters(spec, o, &auth);
         for (var, why) in &auth.variables {
             report.variable(var, why.clone());
         }
@@ -169,21 +129,50 @@ impl<'a> FlowBuilder<'a> {
                 }
             }
         }
-        let statuses = success_statuses(o.op);
-        match statuses.len() {
-            0 => {}
-            1 => m.push(Entry::new(
-                "check",
-                Node::map([("status", Node::raw(statuses[0].to_string()))]),
-            )),
-            _ => m.push(Entry::new(
-                "check",
-                Node::map([(
-                    "status",
-                    Node::seq(statuses.iter().map(|s| Node::raw(s.to_string()))),
-                )]),
-            )),
+        m.extend(status_check(o.op));
+        let step_captures = self.link_captures(o, line, report);
+        self.captures.push(step_captures);
+        for e in &m {
+            collect_env(&e.value, report);
         }
+        self.steps.push(Item {
+            comments,
+            value: Node::Map(m),
+        });
+    }
+
+    /// When the operation needs the bearer token and the spec has a sign-in: the flow signs
+    /// in first (once), and the token header sends `{{ token }}` instead of `{{ env.TOKEN }}`.
+    fn sign_in_first(&mut self, auth: &mut security::Auth, report: &mut Report) {
+        if let Some((sign_in, _)) = self.sign_in {
+            if auth.headers.iter().any(|(_, v)| v == security::ENV_BEARER) {
+                // The token of the flow's own sign-in, signed in first if it has not yet.
+                if !self.signed_in {
+                    self.step(sign_in, report);
+                }
+                if !self.used.iter().any(|u| u == TOKEN_VAR) {
+                    self.used.push(TOKEN_VAR.to_string());
+                }
+                for (_, v) in &mut auth.headers {
+                    if v == security::ENV_BEARER {
+                        *v = format!("Bearer {{{{ {TOKEN_VAR} }}}}");
+                    }
+                }
+                auth.variables.retain(|(v, _)| v != "TOKEN");
+                auth.comments.retain(|c| !c.contains("set TOKEN"));
+            }
+        }
+    }
+
+    /// The captures this operation's response links offer (a later step's path parameter),
+    /// and the sign-in's token; written by [`FlowBuilder::finish`] only if a later step uses them.
+    fn link_captures(
+        &mut self,
+        o: &Op<'_>,
+        line: Option<usize>,
+        report: &mut Report,
+    ) -> Vec<(String, Node)> {
+        let spec = self.spec;
         // Links from this operation's responses: captured here if a later step uses them.
         let mut step_captures: Vec<(String, Node)> = Vec::new();
         for (target_id, param, expr) in links(spec, o.op) {
@@ -210,14 +199,7 @@ impl<'a> FlowBuilder<'a> {
                 }
             }
         }
-        self.captures.push(step_captures);
-        for e in &m {
-            collect_env(&e.value, report);
-        }
-        self.steps.push(Item {
-            comments,
-            value: Node::Map(m),
-        });
+        step_captures
     }
 
     /// The URL with each path parameter as a template: a linked capture, else a data variable.
@@ -258,6 +240,58 @@ impl<'a> FlowBuilder<'a> {
             url = url.replace(&format!("{{{pname}}}"), &format!("{{{{ {var} }}}}"));
         }
         url
+    }
+}
+
+/// `(name, value)` pairs, in the order they are written.
+type Pairs = Vec<(String, String)>;
+
+/// The query and headers an operation sends: its required parameters and those with an
+/// example (path parameters are in the URL), then its security's.
+fn parameters(spec: &Value, o: &Op<'_>, auth: &security::Auth) -> (Pairs, Pairs) {
+    let mut query: Vec<(String, String)> = Vec::new();
+    let mut headers: Vec<(String, String)> = auth.headers.clone();
+    for p in &o.params {
+        let place = p.get("in").and_then(Value::as_str).unwrap_or("");
+        let pname = p
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let required = p.get("required") == Some(&Value::Bool(true));
+        let has_example = p.get("example").is_some()
+            || p.get("schema").is_some_and(|s| s.get("example").is_some());
+        if !(required || has_example) || place == "path" {
+            continue;
+        }
+        let value = scalar_text(&param_example(spec, p));
+        match place {
+            "query" => query.push((pname, value)),
+            "header" => headers.push((pname, value)),
+            "cookie" => headers.push(("Cookie".into(), format!("{pname}={value}"))),
+            _ => {}
+        }
+    }
+    query.extend(auth.query.clone());
+    (query, headers)
+}
+
+/// `check: {status: ...}`: the operation's documented 2xx statuses.
+fn status_check(op: &Value) -> Option<Entry> {
+    let statuses = success_statuses(op);
+    match statuses.len() {
+        0 => None,
+        1 => Some(Entry::new(
+            "check",
+            Node::map([("status", Node::raw(statuses[0].to_string()))]),
+        )),
+        _ => Some(Entry::new(
+            "check",
+            Node::map([(
+                "status",
+                Node::seq(statuses.iter().map(|s| Node::raw(s.to_string()))),
+            )]),
+        )),
     }
 }
 

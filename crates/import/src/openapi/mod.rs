@@ -12,10 +12,11 @@ mod spec;
 use crate::error::{parse_yaml, ImportError};
 use crate::lines::Lines;
 use crate::report::Report;
+use crate::scaffold::{imported_from, one_user_once, DECIDE_NOTE};
 use crate::yaml::{Document, Entry, Item, Node};
 use crate::Options;
 use serde_json::Value;
-use spec::{operations, server, to_json, METHODS};
+use spec::{operations, server, to_json, Op, METHODS};
 
 const FIX: &str = "give an OpenAPI 3 spec (YAML or JSON) with `openapi: 3.x` and `paths:`";
 
@@ -25,29 +26,7 @@ pub fn import(
     name: &str,
     options: &Options,
 ) -> Result<(Document, Report), ImportError> {
-    let spec = to_json(&parse_yaml(source, file, FIX)?);
-    let version = spec.get("openapi").and_then(Value::as_str).unwrap_or("");
-    if !version.starts_with("3.") {
-        let (why, fix) = if spec.get("swagger").is_some() {
-            (
-                "it is Swagger 2.0".to_string(),
-                "convert it to OpenAPI 3 first (e.g. `npx swagger2openapi`)".to_string(),
-            )
-        } else if spec.get("scenarios").is_some() {
-            (
-                "it has no `openapi: 3.x` field".into(),
-                "it is an Artillery script: use `loadlab import artillery`".into(),
-            )
-        } else {
-            ("it has no `openapi: 3.x` field".into(), FIX.to_string())
-        };
-        return Err(ImportError::WrongKind {
-            file: file.into(),
-            expected: "an OpenAPI 3 spec",
-            why,
-            fix,
-        });
-    }
+    let spec = read_spec(source, file)?;
     let lines = Lines::new(source);
     let mut report = Report::default();
     let (target, base, target_comment) = server(&spec);
@@ -58,54 +37,7 @@ pub fn import(
             "the spec has no operations under `paths:`",
         ));
     }
-
-    // Flows: one per tag, in the order the tags are declared (then first use), or one per
-    // operation.
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    if options.per_operation {
-        for (i, o) in ops.iter().enumerate() {
-            let fname =
-                o.id.clone()
-                    .unwrap_or_else(|| format!("{} {}", o.method.to_ascii_uppercase(), o.path));
-            groups.push((fname, vec![i]));
-        }
-    } else {
-        for t in spec
-            .get("tags")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(n) = t.get("name").and_then(Value::as_str) {
-                groups.push((n.to_string(), Vec::new()));
-            }
-        }
-        for (i, o) in ops.iter().enumerate() {
-            let tag =
-                o.op.get("tags")
-                    .and_then(Value::as_array)
-                    .and_then(|t| t.first())
-                    .and_then(Value::as_str)
-                    .unwrap_or("default")
-                    .to_string();
-            match groups.iter_mut().find(|(n, _)| *n == tag) {
-                Some((_, v)) => v.push(i),
-                None => groups.push((tag, vec![i])),
-            }
-        }
-        groups.retain(|(_, v)| !v.is_empty());
-        // Creations first, reads, updates, deletions last; operations on a collection before
-        // those on one of its members.
-        for (_, v) in &mut groups {
-            v.sort_by_key(|&i| {
-                let o = &ops[i];
-                (
-                    o.path.contains('{'),
-                    METHODS.iter().position(|m| *m == o.method),
-                )
-            });
-        }
-    }
+    let groups = flow_groups(&spec, &ops, options.per_operation);
 
     // A bearer token from the spec's sign-in, when it has one, else from `{{ env.TOKEN }}`.
     let token = security::token_source(&spec, &ops);
@@ -167,19 +99,9 @@ pub fn import(
         target_entry = target_entry.commented(c);
     }
     root.push(target_entry);
-    root.push(
-        Entry::new(
-            "load",
-            Node::map([
-                ("model", Node::raw("closed")),
-                ("vus", Node::raw("1")),
-                ("iterations", Node::raw("1")),
-            ]),
-        )
-        .commented(
-            "decide: a spec says nothing of load; choose it (docs/scenario.md, \"Load models\")",
-        ),
-    );
+    root.push(one_user_once(
+        "decide: a spec says nothing of load; choose it (docs/scenario.md, \"Load models\")",
+    ));
     if !data.is_empty() {
         root.push(
             Entry::new(
@@ -196,15 +118,87 @@ pub fn import(
     }
     root.push(Entry::new("flows", Node::Seq(flows)));
     let header = vec![
-        format!(
-            "Imported from {} by `loadlab import openapi` ({} operations).",
-            std::path::Path::new(file)
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_else(|| file.to_string()),
-            ops.len()
-        ),
-        "Comments starting with \"decide:\" need a person's choice.".to_string(),
+        imported_from(file, "openapi", &format!(" ({} operations)", ops.len())),
+        DECIDE_NOTE.to_string(),
     ];
     Ok((Document { header, root }, report))
+}
+
+/// The spec as JSON, refused with a pointer to the right importer when it is not OpenAPI 3.
+fn read_spec(source: &str, file: &str) -> Result<Value, ImportError> {
+    let spec = to_json(&parse_yaml(source, file, FIX)?);
+    let version = spec.get("openapi").and_then(Value::as_str).unwrap_or("");
+    if !version.starts_with("3.") {
+        let (why, fix) = if spec.get("swagger").is_some() {
+            (
+                "it is Swagger 2.0".to_string(),
+                "convert it to OpenAPI 3 first (e.g. `npx swagger2openapi`)".to_string(),
+            )
+        } else if spec.get("scenarios").is_some() {
+            (
+                "it has no `openapi: 3.x` field".into(),
+                "it is an Artillery script: use `loadlab import artillery`".into(),
+            )
+        } else {
+            ("it has no `openapi: 3.x` field".into(), FIX.to_string())
+        };
+        return Err(ImportError::WrongKind {
+            file: file.into(),
+            expected: "an OpenAPI 3 spec",
+            why,
+            fix,
+        });
+    }
+    Ok(spec)
+}
+
+/// The operations of each flow, by index into `ops`: one flow per operation, or one per tag,
+/// in the order the tags are declared (then first use).
+fn flow_groups(spec: &Value, ops: &[Op], per_operation: bool) -> Vec<(String, Vec<usize>)> {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    if per_operation {
+        for (i, o) in ops.iter().enumerate() {
+            let fname =
+                o.id.clone()
+                    .unwrap_or_else(|| format!("{} {}", o.method.to_ascii_uppercase(), o.path));
+            groups.push((fname, vec![i]));
+        }
+    } else {
+        for t in spec
+            .get("tags")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(n) = t.get("name").and_then(Value::as_str) {
+                groups.push((n.to_string(), Vec::new()));
+            }
+        }
+        for (i, o) in ops.iter().enumerate() {
+            let tag =
+                o.op.get("tags")
+                    .and_then(Value::as_array)
+                    .and_then(|t| t.first())
+                    .and_then(Value::as_str)
+                    .unwrap_or("default")
+                    .to_string();
+            match groups.iter_mut().find(|(n, _)| *n == tag) {
+                Some((_, v)) => v.push(i),
+                None => groups.push((tag, vec![i])),
+            }
+        }
+        groups.retain(|(_, v)| !v.is_empty());
+        // Creations first, reads, updates, deletions last; operations on a collection before
+        // those on one of its members.
+        for (_, v) in &mut groups {
+            v.sort_by_key(|&i| {
+                let o = &ops[i];
+                (
+                    o.path.contains('{'),
+                    METHODS.iter().position(|m| *m == o.method),
+                )
+            });
+        }
+    }
+    groups
 }

@@ -90,6 +90,16 @@ pub fn server(spec: &Value) -> (String, String, Option<String>) {
     }
 }
 
+/// The `parameters:` a path item or an operation declares, references resolved.
+fn declared_parameters<'a>(spec: &'a Value, node: &'a Value) -> Vec<&'a Value> {
+    node.get("parameters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|p| schema::resolve(spec, p))
+        .collect()
+}
+
 pub fn operations(spec: &Value) -> Vec<Op<'_>> {
     let mut out = Vec::new();
     let Some(paths) = spec.get("paths").and_then(Value::as_object) else {
@@ -97,24 +107,12 @@ pub fn operations(spec: &Value) -> Vec<Op<'_>> {
     };
     for (path, item) in paths {
         let item = schema::resolve(spec, item);
-        let shared: Vec<&Value> = item
-            .get("parameters")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|p| schema::resolve(spec, p))
-            .collect();
+        let shared = declared_parameters(spec, item);
         for method in METHODS {
             let Some(op) = item.get(*method) else {
                 continue;
             };
-            let own: Vec<&Value> = op
-                .get("parameters")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|p| schema::resolve(spec, p))
-                .collect();
+            let own = declared_parameters(spec, op);
             let key = |p: &Value| (p.get("name").cloned(), p.get("in").cloned());
             let mut params: Vec<&Value> = shared
                 .iter()

@@ -3,10 +3,10 @@
 //! Called after every run (the journal of a study that may be interrupted) and at the end.
 
 use super::plan::StudyPlan;
-use loadlab_analysis::compare::{family_size, power_warnings, CompareOptions, ALPHA};
+use loadlab_analysis::compare::{family_size, power_warnings, CompareOptions, Comparison, ALPHA};
 use loadlab_analysis::study::{
-    self as st, RunEntry, RunSample, StudyResult, VariantStats, MIN_RUNS_FOR_COMPARISON,
-    STUDY_SCHEMA,
+    self as st, Degradation, RunEntry, RunSample, StudyResult, VariantStats,
+    MIN_RUNS_FOR_COMPARISON, STUDY_SCHEMA,
 };
 use loadlab_metrics::{MetricId, RunResult};
 
@@ -27,29 +27,14 @@ pub struct StudyIds {
 /// The study as it stands after `runs`; `complete` when every planned run was made.
 pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bool) -> StudyResult {
     let mut warnings: Vec<String> = Vec::new();
-    let comparing = plan.variants.len() > 1;
-    if comparing && plan.sweep.is_none() && plan.repeat < MIN_RUNS_FOR_COMPARISON {
+    let comparing = plan.variants.len() > 1 && plan.sweep.is_none();
+    if comparing && plan.repeat < MIN_RUNS_FOR_COMPARISON {
         warnings.push(format!(
             "{} runs per variant: a verdict needs at least {MIN_RUNS_FOR_COMPARISON} per side (10 recommended), so comparisons read `insufficient`",
             plan.repeat
         ));
     }
-    let stats: Vec<VariantStats> = plan
-        .variants
-        .iter()
-        .map(|v| {
-            let samples: Vec<RunSample<'_>> = runs
-                .iter()
-                .filter(|r| r.entry.variant == v.name)
-                .map(|r| RunSample {
-                    id: r.entry.run.clone(),
-                    result: &r.result,
-                    excluded: !r.entry.used,
-                })
-                .collect();
-            st::summarize_variant(&v.name, &samples)
-        })
-        .collect();
+    let stats = variant_stats(plan, runs);
     // Unstable variants, drift, outlier and excluded runs are typed in `stats` and said by
     // the summary and the report.
     let retried = runs.iter().filter(|r| r.entry.attempt > 0).count();
@@ -59,52 +44,13 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
             plan.retry_invalid
         ));
     }
-    let metrics: Vec<MetricId> = match &plan.metrics {
-        Some(ids) => {
-            let measured = st::available_metrics(&stats.iter().collect::<Vec<_>>());
-            if complete {
-                for m in ids.iter().filter(|m| !measured.contains(m)) {
-                    warnings.push(format!(
-                        "study.metrics: `{m}` was not measured by the runs, so it is not compared"
-                    ));
-                }
-            }
-            ids.iter()
-                .filter(|m| measured.contains(m))
-                .cloned()
-                .collect()
-        }
-        None => st::default_compare_metrics(),
+    let metrics = compared_metrics(plan, &stats, complete, &mut warnings);
+    let (comparisons, degradation) = if comparing {
+        compare_variants(plan, &stats, &metrics)
+    } else {
+        (Vec::new(), Vec::new())
     };
-    let options = CompareOptions {
-        alpha: ALPHA,
-        equivalence: plan.equivalence,
-        min_runs: MIN_RUNS_FOR_COMPARISON,
-    };
-    let mut comparisons = Vec::new();
-    let mut degradation = Vec::new();
-    if comparing && plan.sweep.is_none() {
-        let pairs: Vec<(usize, usize)> = if plan.compare.is_empty() {
-            (1..stats.len()).map(|i| (0, i)).collect()
-        } else {
-            plan.compare
-                .iter()
-                .filter_map(|(a, b)| {
-                    let ia = stats.iter().position(|v| &v.name == a)?;
-                    let ib = stats.iter().position(|v| &v.name == b)?;
-                    Some((ia, ib))
-                })
-                .collect()
-        };
-        // One Holm family over every pair; pairs with too few valid runs read `insufficient`.
-        comparisons = st::compare_study(&stats, &pairs, &metrics, &options);
-        warnings.extend(power_warnings(&comparisons, ALPHA));
-        degradation = pairs
-            .iter()
-            .filter(|&&(a, b)| !stats[a].runs.is_empty() && !stats[b].runs.is_empty())
-            .map(|&(a, b)| st::degradation(&stats[a], &stats[b]))
-            .collect();
-    }
+    warnings.extend(power_warnings(&comparisons, ALPHA));
     let sweep = plan.sweep.as_ref().map(|s| {
         let points: Vec<(f64, &VariantStats)> = plan
             .variants
@@ -151,4 +97,82 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
         planned_runs,
         run_log: runs.iter().map(|r| r.entry.clone()).collect(),
     }
+}
+
+/// The statistics of each planned variant over its runs so far (excluded runs kept apart).
+fn variant_stats(plan: &StudyPlan, runs: &[MadeRun]) -> Vec<VariantStats> {
+    plan.variants
+        .iter()
+        .map(|v| {
+            let samples: Vec<RunSample<'_>> = runs
+                .iter()
+                .filter(|r| r.entry.variant == v.name)
+                .map(|r| RunSample {
+                    id: r.entry.run.clone(),
+                    result: &r.result,
+                    excluded: !r.entry.used,
+                })
+                .collect();
+            st::summarize_variant(&v.name, &samples)
+        })
+        .collect()
+}
+
+/// The metrics the study compares: the plan's that the runs measured (once complete, a
+/// warning for each that they did not), or the default ones.
+fn compared_metrics(
+    plan: &StudyPlan,
+    stats: &[VariantStats],
+    complete: bool,
+    warnings: &mut Vec<String>,
+) -> Vec<MetricId> {
+    let Some(ids) = &plan.metrics else {
+        return st::default_compare_metrics();
+    };
+    let measured = st::available_metrics(&stats.iter().collect::<Vec<_>>());
+    if complete {
+        for m in ids.iter().filter(|m| !measured.contains(m)) {
+            warnings.push(format!(
+                "study.metrics: `{m}` was not measured by the runs, so it is not compared"
+            ));
+        }
+    }
+    ids.iter()
+        .filter(|m| measured.contains(m))
+        .cloned()
+        .collect()
+}
+
+/// The plan's pairs (by default each variant against the first) compared on `metrics`, and
+/// the degradation factors of the pairs where both sides have runs.
+fn compare_variants(
+    plan: &StudyPlan,
+    stats: &[VariantStats],
+    metrics: &[MetricId],
+) -> (Vec<Comparison>, Vec<Degradation>) {
+    let pairs: Vec<(usize, usize)> = if plan.compare.is_empty() {
+        (1..stats.len()).map(|i| (0, i)).collect()
+    } else {
+        plan.compare
+            .iter()
+            .filter_map(|(a, b)| {
+                let ia = stats.iter().position(|v| &v.name == a)?;
+                let ib = stats.iter().position(|v| &v.name == b)?;
+                Some((ia, ib))
+            })
+            .collect()
+    };
+    let options = CompareOptions {
+        alpha: ALPHA,
+        equivalence: plan.equivalence,
+        min_runs: MIN_RUNS_FOR_COMPARISON,
+    };
+    // One Holm family over every pair; pairs with too few valid runs read `insufficient`.
+    let comparisons = st::compare_study(stats, &pairs, metrics, &options);
+    let degradation = pairs
+        .iter()
+        .filter(|&&(a, b)| !stats[a].runs.is_empty() && !stats[b].runs.is_empty())
+        .map(|&(a, b)| st::degradation(&stats[a], &stats[b]))
+        .collect();
+    (comparisons, degradation)
 }

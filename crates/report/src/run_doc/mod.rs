@@ -20,6 +20,7 @@ pub(crate) use charts::{
     warmup_band, window_words,
 };
 pub use method::{measurement_methods, plan_chart};
+pub(crate) use resources::CLIENT_SERVER_COLUMNS;
 pub use resources::{bottleneck_verdicts, format_series, mean_max_words, resource_charts};
 pub(crate) use results::each_group_is_one_step;
 pub use results::errors_table;

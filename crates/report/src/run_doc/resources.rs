@@ -304,6 +304,17 @@ fn resource_table(res: &Resources) -> Table {
     t.with_note("Over the steady window (warm-up excluded). CPU of a process or cgroup is in % of one core; host CPU in % of all CPUs. Per-core and per-interface series are in the run JSON.")
 }
 
+/// Client beside server latency at p50, p95 and p99: the columns of the run's and the
+/// study's client/server tables.
+pub(crate) const CLIENT_SERVER_COLUMNS: [&str; 6] = [
+    ">client p50",
+    ">server p50",
+    ">client p95",
+    ">server p95",
+    ">client p99",
+    ">server p99",
+];
+
 fn summary_cells(l: &LatencySummary) -> [f64; 3] {
     [l.p50, l.p95, l.p99]
 }
@@ -319,16 +330,7 @@ fn server_split_table(r: &RunResult) -> Option<Table> {
     if steps.is_empty() {
         return None;
     }
-    let mut t = Table::new(&[
-        "step",
-        ">client p50",
-        ">server p50",
-        ">client p95",
-        ">server p95",
-        ">client p99",
-        ">server p99",
-        ">p50 difference",
-    ]);
+    let mut t = Table::new(&[&["step"][..], &CLIENT_SERVER_COLUMNS, &[">p50 difference"]].concat());
     for (s, server) in steps {
         let c = summary_cells(&s.latency_ms);
         let v = summary_cells(&server);

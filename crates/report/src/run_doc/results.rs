@@ -41,6 +41,9 @@ const LATENCY_COLUMNS: [&str; 10] = [
     "", ">count", ">min", ">mean", ">p50", ">p90", ">p95", ">p99", ">p99.9", ">max",
 ];
 
+/// The columns of [`scoped_cells`], after the group's or step's own.
+const SCOPED_COLUMNS: [&str; 6] = [">requests", ">failed", ">p50", ">p95", ">p99", ">max"];
+
 /// Requests, failed share, p50, p95, p99 and max of a group or a step.
 fn scoped_cells(requests: u64, failed: u64, l: &LatencySummary) -> Vec<Cell> {
     cells![
@@ -55,6 +58,28 @@ fn scoped_cells(requests: u64, failed: u64, l: &LatencySummary) -> Vec<Cell> {
 
 pub(super) fn results(r: &RunResult) -> Section {
     let mut s = Section::new("results", "Results");
+    s.push(Block::Table(latency_table(r)));
+    for block in super::phases::phase_blocks(r) {
+        s.push(block);
+    }
+    s.push(Block::Table(counts_table(r)));
+    if !r.status_codes.is_empty() {
+        s.push(Block::Heading("Status codes".to_string()));
+        s.push(Block::Table(status_codes_table(r)));
+    }
+    if !r.groups.is_empty() && !each_group_is_one_step(r) {
+        s.push(Block::Heading("Per group".to_string()));
+        s.push(Block::Table(groups_table(r)));
+    }
+    if r.steps.len() > 1 || r.steps.iter().any(|s| s.group.is_some()) {
+        s.push(Block::Heading("Per step".to_string()));
+        s.push(Block::Table(steps_table(r)));
+    }
+    s
+}
+
+/// Latency and service time (with send lag in the open model) and iteration duration.
+fn latency_table(r: &RunResult) -> Table {
     let mut t = Table::new(&LATENCY_COLUMNS);
     t.row(latency_row("latency", &r.latency_ms));
     t.row(latency_row("service time", &r.service_time_ms));
@@ -83,10 +108,11 @@ pub(super) fn results(r: &RunResult) -> Section {
     if let Some(d) = r.iterations.duration_ms.filter(|d| d.count > 0) {
         t.row(latency_row("iteration duration", &d));
     }
-    s.push(Block::Table(t));
-    for block in super::phases::phase_blocks(r) {
-        s.push(block);
-    }
+    t
+}
+
+/// Requests, throughput, data, iterations and VUs (and dropped arrivals in the open model).
+fn counts_table(r: &RunResult) -> Table {
     let mut counts = Table::new(&["", ">value"]);
     counts.row(cells!["requests completed", r.requests.total.to_string()]);
     counts.row(cells!["requests ok", r.requests.ok.to_string()]);
@@ -114,69 +140,51 @@ pub(super) fn results(r: &RunResult) -> Section {
             r.iterations.delayed_by_max_in_flight.to_string()
         ]);
     }
-    s.push(Block::Table(counts));
-    if !r.status_codes.is_empty() {
-        s.push(Block::Heading("Status codes".to_string()));
-        let mut t = Table::new(&["status", ">responses", ">share"]);
-        let total: u64 = r.status_codes.values().sum();
-        for (code, n) in &r.status_codes {
-            t.row(cells![code.as_str(), n.to_string(), error_share(*n, total)]);
-        }
-        s.push(Block::Table(t));
+    counts
+}
+
+fn status_codes_table(r: &RunResult) -> Table {
+    let mut t = Table::new(&["status", ">responses", ">share"]);
+    let total: u64 = r.status_codes.values().sum();
+    for (code, n) in &r.status_codes {
+        t.row(cells![code.as_str(), n.to_string(), error_share(*n, total)]);
     }
-    let one_step_each = each_group_is_one_step(r);
-    if !r.groups.is_empty() && !one_step_each {
-        s.push(Block::Heading("Per group".to_string()));
-        let mut t = Table::new(&[
-            "group",
-            ">requests",
-            ">failed",
-            ">p50",
-            ">p95",
-            ">p99",
-            ">max",
-        ]);
-        for g in &r.groups {
-            let mut row = cells![format!("`{}`", g.name)];
-            row.extend(scoped_cells(g.requests, g.failed, &g.latency_ms));
-            t.row(row);
-        }
-        s.push(Block::Table(t));
+    t
+}
+
+fn groups_table(r: &RunResult) -> Table {
+    let mut t = Table::new(&[&["group"][..], &SCOPED_COLUMNS].concat());
+    for g in &r.groups {
+        let mut row = cells![format!("`{}`", g.name)];
+        row.extend(scoped_cells(g.requests, g.failed, &g.latency_ms));
+        t.row(row);
     }
-    if r.steps.len() > 1 || r.steps.iter().any(|s| s.group.is_some()) {
-        s.push(Block::Heading("Per step".to_string()));
-        let mut t = Table::new(&[
-            "step",
-            "group",
-            ">requests",
-            ">failed",
-            ">p50",
-            ">p95",
-            ">p99",
-            ">max",
-        ]);
-        for st in &r.steps {
-            let mut row = cells![
-                format!("`{}`", st.name),
-                st.group.clone().unwrap_or_default()
-            ];
-            row.extend(scoped_cells(st.requests, st.failed, &st.latency_ms));
-            t.row(row);
-        }
-        let mut notes = Vec::new();
-        if !r.groups.is_empty() && one_step_each {
-            notes.push("Each group holds one step: its figures are that step's.".to_string());
-        }
-        if r.steps.iter().any(|st| thin(&st.latency_ms)) {
-            notes.push(THIN_NOTE.to_string());
-        }
-        s.push(Block::Table(if notes.is_empty() {
-            t
-        } else {
-            t.with_note(notes.join(" "))
-        }));
+    t
+}
+
+/// One row per step, with its group; the note says when the groups were left out.
+fn steps_table(r: &RunResult) -> Table {
+    let mut t = Table::new(&[&["step", "group"][..], &SCOPED_COLUMNS].concat());
+    for st in &r.steps {
+        let mut row = cells![
+            format!("`{}`", st.name),
+            st.group.clone().unwrap_or_default()
+        ];
+        row.extend(scoped_cells(st.requests, st.failed, &st.latency_ms));
+        t.row(row);
     }
-    s
+    let mut notes = Vec::new();
+    if !r.groups.is_empty() && each_group_is_one_step(r) {
+        notes.push("Each group holds one step: its figures are that step's.".to_string());
+    }
+    if r.steps.iter().any(|st| thin(&st.latency_ms)) {
+        notes.push(THIN_NOTE.to_string());
+    }
+    if notes.is_empty() {
+        t
+    } else {
+        t.with_note(notes.join(" "))
+    }
 }
 
 /// Errors by kind, with what each means and an example message.

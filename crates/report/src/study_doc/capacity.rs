@@ -52,6 +52,28 @@ fn finding_verdict(finding: CapacityFinding) -> Verdict {
 
 /// Builds the report of a capacity search.
 pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
+    let every: Vec<&RunResult> = c.steps.iter().filter_map(|s| runs.get(&s.run)).collect();
+    let sections = vec![
+        summary_section(c),
+        method_section(c),
+        multi_environment(&every),
+        steps_section(c),
+    ];
+    ReportDoc {
+        kind: DocKind::Capacity,
+        title: format!("{}: capacity report", c.name),
+        subtitle: format!(
+            "capacity search · {} · started {} · loadlab {}",
+            c.id, c.started_at, c.tool_version
+        ),
+        verdicts: capacity_verdicts(c),
+        sections,
+        tool_version: c.tool_version.clone(),
+    }
+}
+
+/// The finding, why the lowest failing rate failed, and the search's warnings.
+fn capacity_verdicts(c: &CapacityResult) -> Vec<Verdict> {
     let mut verdicts = vec![finding_verdict(c.finding())];
     if let Some(hi) = c.bracket[1] {
         if let Some(step) = c
@@ -72,7 +94,11 @@ pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
         }
     }
     verdicts.extend(warning_verdicts(&c.warnings));
-    let every: Vec<&RunResult> = c.steps.iter().filter_map(|s| runs.get(&s.run)).collect();
+    verdicts
+}
+
+/// What was tested, and the capacity found in a small table.
+fn summary_section(c: &CapacityResult) -> Section {
     let mut summary = Section::new("summary", "Summary");
     summary.push(Block::Text(format!(
         "**What was tested:** the largest arrival rate (open model) at which scenario `{}` meets its SLO, by doubling then bisecting the rate, {} per step.",
@@ -98,6 +124,11 @@ pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
     ]);
     t.row(cells!["steps run", c.steps.len().to_string()]);
     summary.push(Block::Table(t));
+    summary
+}
+
+/// The search's settings and its SLO.
+fn method_section(c: &CapacityResult) -> Section {
     let mut method = Section::new("method", "Method");
     method.push(Block::Facts(vec![
         (
@@ -135,13 +166,45 @@ pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
     method.push(Block::List(
         c.slo.iter().map(|s| format!("`{s}`")).collect(),
     ));
+    method
+}
+
+/// Each step of the search: charts of its rates and latency, then a row per step.
+fn steps_section(c: &CapacityResult) -> Section {
     let mut steps = Section::new("steps", "Search steps");
-    let idx = |i: usize| (i + 1) as f64;
-    let mut chart = Chart::new("capacity-steps", "Capacity search steps", Axis::linear("step", Unit::Count), Axis::linear("offered rate", Unit::PerSecond))
-        .describe("Each run of the search: the offered rate, passed (green) or failed (red); the dashed line is the capacity found.")
-        .series(Series::new("passed", SeriesKind::Points, 2, c.steps.iter().enumerate().filter(|(_, s)| s.passed).map(|(i, s)| (idx(i), s.rate)).collect()))
-        .series(Series::new("failed", SeriesKind::Points, 1, c.steps.iter().enumerate().filter(|(_, s)| !s.passed).map(|(i, s)| (idx(i), s.rate)).collect()))
-        .series(Series::new("achieved", SeriesKind::Line, 6, c.steps.iter().enumerate().map(|(i, s)| (idx(i), s.achieved_rate)).collect()).dashed());
+    steps.push(Block::chart(steps_chart(c)));
+    steps.push(Block::chart(latency_chart(c)));
+    steps.push(Block::Table(steps_table(c)));
+    steps
+}
+
+/// The offered rate of each step, passed or failed, with the rate achieved and the capacity.
+fn steps_chart(c: &CapacityResult) -> Chart {
+    // Steps are numbered from 1, as in the table.
+    let rates_where = |passed: bool| -> Vec<(f64, f64)> {
+        c.steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.passed == passed)
+            .map(|(i, s)| ((i + 1) as f64, s.rate))
+            .collect()
+    };
+    let achieved = c
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ((i + 1) as f64, s.achieved_rate))
+        .collect();
+    let mut chart = Chart::new(
+        "capacity-steps",
+        "Capacity search steps",
+        Axis::linear("step", Unit::Count),
+        Axis::linear("offered rate", Unit::PerSecond),
+    )
+    .describe("Each run of the search: the offered rate, passed (green) or failed (red); the dashed line is the capacity found.")
+    .series(Series::new("passed", SeriesKind::Points, 2, rates_where(true)))
+    .series(Series::new("failed", SeriesKind::Points, 1, rates_where(false)))
+    .series(Series::new("achieved", SeriesKind::Line, 6, achieved).dashed());
     if let Some(r) = c.max_rate {
         chart = chart.rule(Rule::y(
             r,
@@ -149,26 +212,29 @@ pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
             Level::Pass,
         ));
     }
-    steps.push(Block::chart(chart));
+    chart
+}
+
+/// p95 against the offered rate, the steps in rate order.
+fn latency_chart(c: &CapacityResult) -> Chart {
     let mut by_rate: Vec<&loadlab_analysis::capacity::CapacityStep> = c.steps.iter().collect();
     by_rate.sort_by(|a, b| a.rate.total_cmp(&b.rate));
-    steps.push(Block::chart(
-        Chart::new(
-            "capacity-latency",
-            "p95 latency against offered rate",
-            Axis::linear("offered rate", Unit::PerSecond),
-            Axis::linear("p95 latency", Unit::Millis),
-        )
-        .describe(
-            "p95 of each step against its offered rate: the SLO fails where the curve bends up.",
-        )
-        .series(Series::new(
-            "p95",
-            SeriesKind::Line,
-            0,
-            by_rate.iter().map(|s| (s.rate, s.p95_ms)).collect(),
-        )),
-    ));
+    Chart::new(
+        "capacity-latency",
+        "p95 latency against offered rate",
+        Axis::linear("offered rate", Unit::PerSecond),
+        Axis::linear("p95 latency", Unit::Millis),
+    )
+    .describe("p95 of each step against its offered rate: the SLO fails where the curve bends up.")
+    .series(Series::new(
+        "p95",
+        SeriesKind::Line,
+        0,
+        by_rate.iter().map(|s| (s.rate, s.p95_ms)).collect(),
+    ))
+}
+
+fn steps_table(c: &CapacityResult) -> Table {
     let mut t = Table::new(&[
         ">#",
         "phase",
@@ -205,17 +271,5 @@ pub fn capacity_report(c: &CapacityResult, runs: &Runs) -> ReportDoc {
             },
         ]);
     }
-    steps.push(Block::Table(t));
-    let sections = vec![summary, method, multi_environment(&every), steps];
-    ReportDoc {
-        kind: DocKind::Capacity,
-        title: format!("{}: capacity report", c.name),
-        subtitle: format!(
-            "capacity search · {} · started {} · loadlab {}",
-            c.id, c.started_at, c.tool_version
-        ),
-        verdicts,
-        sections,
-        tool_version: c.tool_version.clone(),
-    }
+    t
 }

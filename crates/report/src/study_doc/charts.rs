@@ -91,146 +91,188 @@ pub(super) fn study_charts(s: &StudyResult, runs: &Runs) -> Section {
         "throughput-per-run",
         "Throughput of every run, per variant",
     )));
-    let reps: Vec<(usize, &VariantStats, &RunResult)> = s
+    let reps: Vec<Representative> = s
         .variants
         .iter()
         .enumerate()
         .filter_map(|(i, v)| representative(v, runs).map(|r| (i, v, r)))
         .collect();
     if !reps.is_empty() {
-        // One time axis for the three charts, long enough for the longest median run.
-        let end = reps
-            .iter()
-            .map(|(_, _, r)| run_end_s(r))
-            .fold(0.0, f64::max);
-        let time = || Axis::time(end);
-        let warm = reps[0].2.warmup_s;
-        let mut lat = Chart::new("latency-over-time", "Latency percentiles over time (median run of each variant)", time(), Axis::linear("latency", Unit::Millis))
-            .describe(format!("p95 (solid) and p99 (dashed) of {}, for the run whose p95 is the median of its variant.", window_words(reps[0].2)));
-        let mut tput = Chart::new(
-            "throughput-over-time",
-            "Throughput and errors over time (median run of each variant)",
-            time(),
-            Axis::linear("requests/s", Unit::PerSecond),
-        )
-        .describe(format!("Completed requests per second of {}, over its real length (solid), and failed requests per second (dashed).", window_words(reps[0].2)));
-        let closed = reps[0].2.load.model == loadlab_metrics::LoadModel::Closed;
-        // The plan is drawn once when every variant has the same, else once per variant.
-        let plans: Vec<(usize, &str, &PlannedLoad)> = reps
-            .iter()
-            .filter_map(|(i, v, r)| r.load.planned.as_ref().map(|p| (*i, v.name.as_str(), p)))
-            .collect();
-        let same_plan = plans.windows(2).all(|w| w[0].2 == w[1].2);
-        let planned_rate = plans.iter().any(|(_, _, p)| !p.vus);
-        let planned_vus = plans.iter().any(|(_, _, p)| p.vus);
-        let mut active = Chart::new(
-            "active-over-time",
-            if closed { "Active virtual users over time" } else { "Requests in flight over time" },
-            time(),
-            Axis::linear(if closed { "active VUs" } else { "in flight" }, Unit::Count),
-        )
-        .describe(if closed {
-            "Active VUs at the end of each slice."
-        } else {
-            "Requests in flight, sampled at the end of each slice (one dot each): a steady climb means the target cannot keep up."
-        });
-        for (i, v, r) in &reps {
-            lat = lat
-                .series(Series::new(
-                    &format!("{} p95", v.name),
-                    SeriesKind::Line,
-                    *i,
-                    latency_points(r, |l| l.p95),
-                ))
-                .series(
-                    Series::new(
-                        &format!("{} p99", v.name),
-                        SeriesKind::Line,
-                        *i,
-                        latency_points(r, |l| l.p99),
-                    )
-                    .dashed(),
-                );
-            tput = tput
-                .series(Series::new(
-                    &format!("{} ok/s", v.name),
-                    SeriesKind::Line,
-                    *i,
-                    ok_rate_points(r),
-                ))
-                .series(
-                    Series::new(
-                        &format!("{} failed/s", v.name),
-                        SeriesKind::Line,
-                        *i,
-                        failed_rate_points(r),
-                    )
-                    .dashed(),
-                );
-            let kind = if closed {
-                SeriesKind::Line
-            } else {
-                SeriesKind::Points
-            };
-            active = active.series(Series::new(&v.name, kind, *i, active_points(r)));
+        for chart in time_charts(&reps) {
+            sec.push(Block::chart(chart));
         }
-        // The plan is one grey dashed line when every variant has the same, else one dashed
-        // line per variant in its colour.
-        for (k, (i, name, p)) in plans.iter().enumerate() {
-            if same_plan && k > 0 {
-                break;
-            }
-            let mut line = planned_series(p);
-            if !same_plan {
-                line.name = format!("{name} {}", line.name);
-                line.color = *i;
-            }
-            if p.vus {
-                active = active.series(line);
-            } else {
-                tput = tput.series(line);
-            }
-        }
-        let what = |load: &str| {
-            if same_plan {
-                format!(" Grey dashed: the planned {load}.")
-            } else {
-                format!(" `planned` (dashed): each variant's planned {load}.")
-            }
-        };
-        if planned_rate {
-            tput.description.push_str(&what("arrival rate"));
-        }
-        if planned_vus {
-            active.description.push_str(&what("VUs"));
-        }
-        warmup_band(&mut lat, warm);
-        warmup_band(&mut tput, warm);
-        warmup_band(&mut active, warm);
-        sec.push(Block::chart(lat));
-        sec.push(Block::chart(tput));
-        sec.push(Block::chart(active));
-        let mut dist = Vec::new();
-        for v in &s.variants {
-            let mut merged: Option<loadlab_metrics::LatencyHistogram> = None;
-            for r in variant_runs(v, runs) {
-                if let Some(h) = decode_histogram(&r.histograms.latency) {
-                    match &mut merged {
-                        Some(m) => {
-                            let _ = m.add(&h);
-                        }
-                        None => merged = Some(h),
-                    }
-                }
-            }
-            if let Some(h) = merged {
-                let enc = loadlab_metrics::result::encode_histogram(&h);
-                dist.push((v.name.clone(), percentile_curve(&enc)));
-            }
-        }
-        let mut c = distribution_chart(dist, "latency-distribution");
-        c.description = "Latency at each percentile of all the measured requests of a variant (its runs' HDR histograms merged exactly): the right-hand end is the tail.".into();
-        sec.push(Block::chart(c));
+        sec.push(Block::chart(merged_distribution_chart(s, runs)));
     }
     sec
+}
+
+/// A variant's colour index, its statistics and its median run.
+type Representative<'a> = (usize, &'a VariantStats, &'a RunResult);
+
+/// Latency, throughput and active load over time of each variant's median run, on one time
+/// axis long enough for the longest, with the plans and the warm-up drawn in.
+fn time_charts(reps: &[Representative]) -> [Chart; 3] {
+    let end = reps
+        .iter()
+        .map(|(_, _, r)| run_end_s(r))
+        .fold(0.0, f64::max);
+    let first = reps[0].2;
+    let mut lat = latency_chart(reps, Axis::time(end));
+    let mut tput = throughput_chart(reps, Axis::time(end));
+    let mut active = active_chart(reps, Axis::time(end));
+    draw_plans(reps, &mut tput, &mut active);
+    for chart in [&mut lat, &mut tput, &mut active] {
+        warmup_band(chart, first.warmup_s);
+    }
+    [lat, tput, active]
+}
+
+fn latency_chart(reps: &[Representative], time: Axis) -> Chart {
+    let mut lat = Chart::new(
+        "latency-over-time",
+        "Latency percentiles over time (median run of each variant)",
+        time,
+        Axis::linear("latency", Unit::Millis),
+    )
+    .describe(format!(
+        "p95 (solid) and p99 (dashed) of {}, for the run whose p95 is the median of its variant.",
+        window_words(reps[0].2)
+    ));
+    for (i, v, r) in reps {
+        lat = lat
+            .series(Series::new(
+                &format!("{} p95", v.name),
+                SeriesKind::Line,
+                *i,
+                latency_points(r, |l| l.p95),
+            ))
+            .series(
+                Series::new(
+                    &format!("{} p99", v.name),
+                    SeriesKind::Line,
+                    *i,
+                    latency_points(r, |l| l.p99),
+                )
+                .dashed(),
+            );
+    }
+    lat
+}
+
+fn throughput_chart(reps: &[Representative], time: Axis) -> Chart {
+    let mut tput = Chart::new(
+        "throughput-over-time",
+        "Throughput and errors over time (median run of each variant)",
+        time,
+        Axis::linear("requests/s", Unit::PerSecond),
+    )
+    .describe(format!("Completed requests per second of {}, over its real length (solid), and failed requests per second (dashed).", window_words(reps[0].2)));
+    for (i, v, r) in reps {
+        tput = tput
+            .series(Series::new(
+                &format!("{} ok/s", v.name),
+                SeriesKind::Line,
+                *i,
+                ok_rate_points(r),
+            ))
+            .series(
+                Series::new(
+                    &format!("{} failed/s", v.name),
+                    SeriesKind::Line,
+                    *i,
+                    failed_rate_points(r),
+                )
+                .dashed(),
+            );
+    }
+    tput
+}
+
+/// Active VUs (closed model, a line) or requests in flight (open model, one dot a sample).
+fn active_chart(reps: &[Representative], time: Axis) -> Chart {
+    let closed = reps[0].2.load.model == loadlab_metrics::LoadModel::Closed;
+    let mut active = Chart::new(
+        "active-over-time",
+        if closed { "Active virtual users over time" } else { "Requests in flight over time" },
+        time,
+        Axis::linear(if closed { "active VUs" } else { "in flight" }, Unit::Count),
+    )
+    .describe(if closed {
+        "Active VUs at the end of each slice."
+    } else {
+        "Requests in flight, sampled at the end of each slice (one dot each): a steady climb means the target cannot keep up."
+    });
+    let kind = if closed {
+        SeriesKind::Line
+    } else {
+        SeriesKind::Points
+    };
+    for (i, v, r) in reps {
+        active = active.series(Series::new(&v.name, kind, *i, active_points(r)));
+    }
+    active
+}
+
+/// The planned load: a rate plan on the throughput chart, a VU plan on the active chart.
+/// One grey dashed line when every variant has the same plan, else one dashed line per
+/// variant in its colour.
+fn draw_plans(reps: &[Representative], tput: &mut Chart, active: &mut Chart) {
+    let plans: Vec<(usize, &str, &PlannedLoad)> = reps
+        .iter()
+        .filter_map(|(i, v, r)| r.load.planned.as_ref().map(|p| (*i, v.name.as_str(), p)))
+        .collect();
+    let same_plan = plans.windows(2).all(|w| w[0].2 == w[1].2);
+    for (k, (i, name, p)) in plans.iter().enumerate() {
+        if same_plan && k > 0 {
+            break;
+        }
+        let mut line = planned_series(p);
+        if !same_plan {
+            line.name = format!("{name} {}", line.name);
+            line.color = *i;
+        }
+        if p.vus {
+            active.series.push(line);
+        } else {
+            tput.series.push(line);
+        }
+    }
+    let what = |load: &str| {
+        if same_plan {
+            format!(" Grey dashed: the planned {load}.")
+        } else {
+            format!(" `planned` (dashed): each variant's planned {load}.")
+        }
+    };
+    if plans.iter().any(|(_, _, p)| !p.vus) {
+        tput.description.push_str(&what("arrival rate"));
+    }
+    if plans.iter().any(|(_, _, p)| p.vus) {
+        active.description.push_str(&what("VUs"));
+    }
+}
+
+/// Each variant's latency at every percentile, its runs' HDR histograms merged exactly.
+fn merged_distribution_chart(s: &StudyResult, runs: &Runs) -> Chart {
+    let mut dist = Vec::new();
+    for v in &s.variants {
+        let mut merged: Option<loadlab_metrics::LatencyHistogram> = None;
+        for r in variant_runs(v, runs) {
+            if let Some(h) = decode_histogram(&r.histograms.latency) {
+                match &mut merged {
+                    Some(m) => {
+                        let _ = m.add(&h);
+                    }
+                    None => merged = Some(h),
+                }
+            }
+        }
+        if let Some(h) = merged {
+            let enc = loadlab_metrics::result::encode_histogram(&h);
+            dist.push((v.name.clone(), percentile_curve(&enc)));
+        }
+    }
+    let mut c = distribution_chart(dist, "latency-distribution");
+    c.description = "Latency at each percentile of all the measured requests of a variant (its runs' HDR histograms merged exactly): the right-hand end is the tail.".into();
+    c
 }

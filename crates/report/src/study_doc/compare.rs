@@ -93,7 +93,7 @@ pub fn compare_report(c: &CompareResult) -> ReportDoc {
     summary.push(Block::Table(comparison_table(&c.comparisons, settings)));
     let mut method = Section::new("method", "Method");
     method.push(Block::List(
-        study_methods(c.alpha, c.equivalence, c.min_runs)[..4].to_vec(),
+        study_methods(c.alpha, c.equivalence, c.min_runs).for_comparison(),
     ));
     let names = [c.baseline.label.clone(), c.variant.label.clone()];
     let mut chart = Chart::new("comparison-change", "Change of each metric, with its 95% CI", Axis::categories("metric", c.comparisons.iter().map(|x| metric_words(&x.metric)).collect()), Axis::linear("variant / baseline − 1", Unit::Fraction))

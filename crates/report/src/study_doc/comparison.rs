@@ -19,115 +19,136 @@ pub struct ComparisonSettings {
 /// One sentence per compared pair: what differs (with effect, CI and Holm p), what is
 /// equivalent, what is inconclusive and how wide its CI is, what had too few runs.
 pub fn comparison_verdicts(comparisons: &[Comparison], s: ComparisonSettings) -> Vec<Verdict> {
-    let mut out = Vec::new();
-    for (b, v) in pairs_of(comparisons) {
-        let cs: Vec<&Comparison> = comparisons
-            .iter()
-            .filter(|c| c.baseline == b && c.variant == v)
-            .collect();
-        let differ: Vec<&&Comparison> = cs.iter().filter(|c| c.verdict.is_difference()).collect();
-        if cs.iter().all(|c| c.verdict == Word::Insufficient) {
-            out.push(Verdict::new(
-                Level::Warn,
-                format!(
-                    "`{v}` vs `{b}`: insufficient — {}; no verdict is given.",
-                    verdict_reason(cs[0], s.equivalence, s.min_runs)
-                ),
-            ));
-            continue;
-        }
-        if differ.is_empty() {
-            let equivalent = cs.iter().filter(|c| c.verdict == Word::Equivalent).count();
-            let mut text = format!(
-                "`{v}` vs `{b}`: no significant difference on the {} metric{} compared (α = {}, Holm-corrected)",
-                cs.len(),
-                if cs.len() == 1 { "" } else { "s" },
-                s.alpha
-            );
-            if equivalent > 0 {
-                text.push_str(&format!(
-                    "; {equivalent} shown equivalent within ±{}",
-                    crate::verdict_words::pct_plain(s.equivalence)
-                ));
-            }
-            if let Some(c) = cs
+    pairs_of(comparisons)
+        .into_iter()
+        .map(|(b, v)| {
+            let cs: Vec<&Comparison> = comparisons
                 .iter()
-                .find(|c| c.verdict == Word::Inconclusive && c.metric.is_latency())
-                .or_else(|| cs.iter().find(|c| c.verdict == Word::Inconclusive))
-            {
-                text.push_str(&format!(
-                    ". `~` is not \"the same\": {}",
-                    verdict_sentence(c, s.equivalence, s.min_runs)
-                ));
-            }
-            text.push('.');
-            out.push(Verdict::new(Level::Info, text));
-            continue;
-        }
-        let worse = differ.iter().any(|c| c.verdict.is_regression());
-        let headline = differ
-            .iter()
-            .find(|c| c.metric == MetricId::latency(LatencyStat::P95))
-            .or_else(|| differ.first())
-            .expect("non-empty");
-        let others: Vec<String> = differ
-            .iter()
-            .filter(|c| c.metric != headline.metric)
-            .map(|c| {
-                format!(
-                    "{} {} ({})",
-                    metric_words(&c.metric),
-                    c.verdict,
-                    change_words(c)
+                .filter(|c| c.baseline == b && c.variant == v)
+                .collect();
+            let differ: Vec<&Comparison> = cs
+                .iter()
+                .copied()
+                .filter(|c| c.verdict.is_difference())
+                .collect();
+            if cs.iter().all(|c| c.verdict == Word::Insufficient) {
+                Verdict::new(
+                    Level::Warn,
+                    format!(
+                        "`{v}` vs `{b}`: insufficient — {}; no verdict is given.",
+                        verdict_reason(cs[0], s.equivalence, s.min_runs)
+                    ),
                 )
-            })
-            .collect();
-        let mut text = if headline.verdict.is_neutral_difference() {
-            format!(
-                "`{v}` has significantly {} {} than `{b}` ({}, Holm {}), but the two were offered different loads: more throughput from more load is neither better nor worse",
-                headline.verdict,
-                metric_words(&headline.metric),
-                change_words(headline),
-                p_words(headline.p_adjusted.unwrap_or(1.0))
-            )
-        } else {
-            format!(
-                "`{v}` is significantly {} than `{b}`: {} {}, Holm {}",
-                headline.verdict,
-                metric_words(&headline.metric),
-                change_words(headline),
-                p_words(headline.p_adjusted.unwrap_or(1.0))
-            )
-        };
-        if !others.is_empty() {
-            text.push_str(&format!("; also {}", others.join(", ")));
-        }
-        let equivalent: Vec<String> = cs
-            .iter()
-            .filter(|c| c.verdict == Word::Equivalent)
-            .map(|c| metric_words(&c.metric))
-            .collect();
-        if !equivalent.is_empty() {
-            text.push_str(&format!(
-                "; equivalent within ±{}: {}",
-                crate::verdict_words::pct_plain(s.equivalence),
-                equivalent.join(", ")
-            ));
-        }
-        text.push('.');
-        let better = differ.iter().any(|c| c.verdict.is_improvement());
-        out.push(Verdict::new(
-            if worse {
-                Level::Warn
-            } else if better {
-                Level::Pass
+            } else if differ.is_empty() {
+                no_difference_verdict(b, v, &cs, s)
             } else {
-                Level::Info
-            },
-            text,
+                difference_verdict(b, v, &cs, &differ, s)
+            }
+        })
+        .collect()
+}
+
+/// A pair with no significant difference: how many metrics, how many shown equivalent, and
+/// why an inconclusive one (a latency first) is not "the same".
+fn no_difference_verdict(b: &str, v: &str, cs: &[&Comparison], s: ComparisonSettings) -> Verdict {
+    let equivalent = cs.iter().filter(|c| c.verdict == Word::Equivalent).count();
+    let mut text = format!(
+        "`{v}` vs `{b}`: no significant difference on the {} metric{} compared (α = {}, Holm-corrected)",
+        cs.len(),
+        if cs.len() == 1 { "" } else { "s" },
+        s.alpha
+    );
+    if equivalent > 0 {
+        text.push_str(&format!(
+            "; {equivalent} shown equivalent within ±{}",
+            crate::verdict_words::pct_plain(s.equivalence)
         ));
     }
-    out
+    if let Some(c) = cs
+        .iter()
+        .find(|c| c.verdict == Word::Inconclusive && c.metric.is_latency())
+        .or_else(|| cs.iter().find(|c| c.verdict == Word::Inconclusive))
+    {
+        text.push_str(&format!(
+            ". `~` is not \"the same\": {}",
+            verdict_sentence(c, s.equivalence, s.min_runs)
+        ));
+    }
+    text.push('.');
+    Verdict::new(Level::Info, text)
+}
+
+/// A pair that differs: the headline metric (p95 latency when it differs), the other
+/// differences and the equivalent metrics; a warning when anything regressed.
+fn difference_verdict(
+    b: &str,
+    v: &str,
+    cs: &[&Comparison],
+    differ: &[&Comparison],
+    s: ComparisonSettings,
+) -> Verdict {
+    let worse = differ.iter().any(|c| c.verdict.is_regression());
+    let headline = differ
+        .iter()
+        .find(|c| c.metric == MetricId::latency(LatencyStat::P95))
+        .or_else(|| differ.first())
+        .expect("non-empty");
+    let others: Vec<String> = differ
+        .iter()
+        .filter(|c| c.metric != headline.metric)
+        .map(|c| {
+            format!(
+                "{} {} ({})",
+                metric_words(&c.metric),
+                c.verdict,
+                change_words(c)
+            )
+        })
+        .collect();
+    let mut text = if headline.verdict.is_neutral_difference() {
+        format!(
+            "`{v}` has significantly {} {} than `{b}` ({}, Holm {}), but the two were offered different loads: more throughput from more load is neither better nor worse",
+            headline.verdict,
+            metric_words(&headline.metric),
+            change_words(headline),
+            p_words(headline.p_adjusted.unwrap_or(1.0))
+        )
+    } else {
+        format!(
+            "`{v}` is significantly {} than `{b}`: {} {}, Holm {}",
+            headline.verdict,
+            metric_words(&headline.metric),
+            change_words(headline),
+            p_words(headline.p_adjusted.unwrap_or(1.0))
+        )
+    };
+    if !others.is_empty() {
+        text.push_str(&format!("; also {}", others.join(", ")));
+    }
+    let equivalent: Vec<String> = cs
+        .iter()
+        .filter(|c| c.verdict == Word::Equivalent)
+        .map(|c| metric_words(&c.metric))
+        .collect();
+    if !equivalent.is_empty() {
+        text.push_str(&format!(
+            "; equivalent within ±{}: {}",
+            crate::verdict_words::pct_plain(s.equivalence),
+            equivalent.join(", ")
+        ));
+    }
+    text.push('.');
+    let better = differ.iter().any(|c| c.verdict.is_improvement());
+    Verdict::new(
+        if worse {
+            Level::Warn
+        } else if better {
+            Level::Pass
+        } else {
+            Level::Info
+        },
+        text,
+    )
 }
 
 /// The benchstat-style table.

@@ -8,7 +8,7 @@ use super::metrics::fmt;
 use super::{variant_runs, Runs};
 use crate::doc::{Block, Level, Section, Table, Verdict};
 use crate::format::format_ms;
-use crate::run_doc::resource_charts;
+use crate::run_doc::{resource_charts, CLIENT_SERVER_COLUMNS};
 use loadlab_analysis::study::StudyResult;
 use loadlab_metrics::result::{LatencySummary, StepResult};
 use loadlab_metrics::{MetricId, TargetVerdictKind};
@@ -132,16 +132,7 @@ fn means_and_maxima(s: &StudyResult, series: &[String]) -> Table {
 
 /// Client and server latency per variant and step (medians across runs).
 fn server_split(s: &StudyResult, runs: &Runs) -> Option<Table> {
-    let mut t = Table::new(&[
-        "variant",
-        "step",
-        ">client p50",
-        ">server p50",
-        ">client p95",
-        ">server p95",
-        ">client p99",
-        ">server p99",
-    ]);
+    let mut t = Table::new(&[&["variant", "step"][..], &CLIENT_SERVER_COLUMNS].concat());
     for v in &s.variants {
         let rs = variant_runs(v, runs);
         let Some(first) = rs.first() else { continue };

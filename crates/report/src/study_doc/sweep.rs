@@ -6,7 +6,9 @@ use crate::chart::{Axis, Chart, Rule, Series, SeriesKind, Unit};
 use crate::doc::{Block, Level, Section, Table, Verdict};
 use crate::format::{format_fraction, format_ms, format_number, format_plain, format_rate};
 use crate::verdict_words::usl_issue_sentence;
-use loadlab_analysis::study::{LoadKind, Saturation, SweepResult, UslIssue, UslSkipped};
+use loadlab_analysis::study::{
+    LoadKind, Saturation, SweepPoint, SweepResult, UslIssue, UslResult, UslSkipped,
+};
 use loadlab_metrics::{MetricId, Quantity};
 
 /// What a sweep found: the knees of its curves and what the USL can and cannot say.
@@ -105,7 +107,7 @@ pub fn usl_skipped_words(skip: &UslSkipped) -> String {
     }
 }
 
-fn usl_curve(u: &loadlab_analysis::study::UslResult, max_n: f64) -> Vec<(f64, f64)> {
+fn usl_curve(u: &UslResult, max_n: f64) -> Vec<(f64, f64)> {
     (0..=60)
         .map(|i| {
             let n = 1.0 + (max_n - 1.0).max(0.0) * i as f64 / 60.0;
@@ -120,10 +122,27 @@ fn usl_curve(u: &loadlab_analysis::study::UslResult, max_n: f64) -> Vec<(f64, f6
 pub(super) fn sweep_section(s: &StudyResult, runs: &super::Runs) -> Option<Section> {
     let sw = s.sweep.as_ref()?;
     let mut sec = Section::new("sweep", "Sweep");
-    let (label, unit) = match sw.parameter {
-        LoadKind::Vus => ("virtual users", Unit::Count),
-        LoadKind::Rate => ("offered rate (req/s)", Unit::PerSecond),
+    let load_axis = || match sw.parameter {
+        LoadKind::Vus => Axis::linear("virtual users", Unit::Count),
+        LoadKind::Rate => Axis::linear("offered rate (req/s)", Unit::PerSecond),
     };
+    sec.push(Block::chart(throughput_chart(s, sw, load_axis())));
+    sec.push(Block::chart(latency_chart(sw, load_axis())));
+    sec.push(Block::Table(
+        levels_table(sw).with_note("Medians across the runs of each level."),
+    ));
+    if let Some(changes) = super::sweep_changes::sweep_changes(s, runs) {
+        sec.push(Block::Table(changes));
+    }
+    if let Some(u) = &sw.usl {
+        sec.push(Block::Facts(usl_facts(u)));
+    }
+    Some(sec)
+}
+
+/// Median and per-run throughput against load, with the knee and (where it describes the
+/// points) the USL fit.
+fn throughput_chart(s: &StudyResult, sw: &SweepResult, load: Axis) -> Chart {
     let mut all = Vec::new();
     for p in &sw.points {
         if let Some(v) = s.variants.iter().find(|v| v.name == p.variant) {
@@ -132,14 +151,20 @@ pub(super) fn sweep_section(s: &StudyResult, runs: &super::Runs) -> Option<Secti
             }
         }
     }
-    let mut c = Chart::new("sweep-throughput", "Throughput against load", Axis::linear(label, unit), Axis::linear("throughput", Unit::PerSecond))
-        .describe(if sw.usl.as_ref().is_some_and(|u| u.poor_fit) {
-            "Median throughput at each load level (line), every run (dots) and the knee (dashed). The Universal Scalability Law fit is not drawn: it does not describe these points (see the caveats)."
-        } else {
-            "Median throughput at each load level (line), every run (dots), the knee (dashed) and the Universal Scalability Law fit."
-        })
-        .series(Series::new("median throughput", SeriesKind::Line, 0, sw.points.iter().map(|p| (p.value, p.throughput)).collect()))
-        .series(Series::new("runs", SeriesKind::Points, 5, all));
+    let medians = sw.points.iter().map(|p| (p.value, p.throughput)).collect();
+    let mut c = Chart::new(
+        "sweep-throughput",
+        "Throughput against load",
+        load,
+        Axis::linear("throughput", Unit::PerSecond),
+    )
+    .describe(if sw.usl.as_ref().is_some_and(|u| u.poor_fit) {
+        "Median throughput at each load level (line), every run (dots) and the knee (dashed). The Universal Scalability Law fit is not drawn: it does not describe these points (see the caveats)."
+    } else {
+        "Median throughput at each load level (line), every run (dots), the knee (dashed) and the Universal Scalability Law fit."
+    })
+    .series(Series::new("median throughput", SeriesKind::Line, 0, medians))
+    .series(Series::new("runs", SeriesKind::Points, 5, all));
     if let Some(u) = sw.usl.as_ref().filter(|u| !u.poor_fit) {
         let max_n = sw.points.iter().map(|p| p.value).fold(1.0, f64::max);
         c = c.series(
@@ -159,16 +184,33 @@ pub(super) fn sweep_section(s: &StudyResult, runs: &super::Runs) -> Option<Secti
     if let Some(k) = sw.knee {
         c = c.rule(Rule::x(k, format!("knee ≈ {k:.0}"), Level::Warn));
     }
-    sec.push(Block::chart(c));
-    let mut c = Chart::new("sweep-latency", "Latency against load", Axis::linear(label, unit), Axis::linear("latency (median of runs)", Unit::Millis))
-        .describe("Median p50, p95 and p99 at each load level: where the lines bend upwards the target queues.")
-        .series(Series::new("p50", SeriesKind::Line, 2, sw.points.iter().map(|p| (p.value, p.p50)).collect()))
-        .series(Series::new("p95", SeriesKind::Line, 0, sw.points.iter().map(|p| (p.value, p.p95)).collect()))
-        .series(Series::new("p99", SeriesKind::Line, 1, sw.points.iter().map(|p| (p.value, p.p99)).collect()));
+    c
+}
+
+/// Median p50, p95 and p99 against load, with the latency knee.
+fn latency_chart(sw: &SweepResult, load: Axis) -> Chart {
+    let line = |name: &str, color: usize, stat: fn(&SweepPoint) -> f64| {
+        let points = sw.points.iter().map(|p| (p.value, stat(p))).collect();
+        Series::new(name, SeriesKind::Line, color, points)
+    };
+    let mut c = Chart::new(
+        "sweep-latency",
+        "Latency against load",
+        load,
+        Axis::linear("latency (median of runs)", Unit::Millis),
+    )
+    .describe("Median p50, p95 and p99 at each load level: where the lines bend upwards the target queues.")
+    .series(line("p50", 2, |p| p.p50))
+    .series(line("p95", 0, |p| p.p95))
+    .series(line("p99", 1, |p| p.p99));
     if let Some(k) = sw.latency_knee {
         c = c.rule(Rule::x(k, format!("latency knee ≈ {k:.0}"), Level::Warn));
     }
-    sec.push(Block::chart(c));
+    c
+}
+
+/// One row per load level, with the change of throughput from the level before.
+fn levels_table(sw: &SweepResult) -> Table {
     let mut t = Table::new(&[
         ">load",
         "variant",
@@ -198,57 +240,55 @@ pub(super) fn sweep_section(s: &StudyResult, runs: &super::Runs) -> Option<Secti
         ]);
         prev = Some(p.throughput);
     }
-    sec.push(Block::Table(
-        t.with_note("Medians across the runs of each level."),
-    ));
-    if let Some(changes) = super::sweep_changes::sweep_changes(s, runs) {
-        sec.push(Block::Table(changes));
+    t
+}
+
+/// The USL's parameters, its peak, how well it fits and its caveats.
+fn usl_facts(u: &UslResult) -> Vec<(String, String)> {
+    let mut facts = vec![
+        ("USL σ (contention)".into(), format!("{:.4}", u.sigma)),
+        ("USL κ (coherency)".into(), format!("{:.6}", u.kappa)),
+        ("USL λ (throughput of one VU)".into(), format_rate(u.lambda)),
+        ("Peak".into(), usl_peak_words(u)),
+        (
+            "Fit".into(),
+            format!(
+                "R² = {:.3}; {}",
+                u.r2,
+                if u.reliable() {
+                    "reliable"
+                } else {
+                    "unreliable"
+                }
+            ),
+        ),
+    ];
+    for issue in &u.issues {
+        facts.push(("Caveat".into(), usl_issue_sentence(issue)));
     }
-    if let Some(u) = &sw.usl {
-        let mut facts = vec![
-            ("USL σ (contention)".into(), format!("{:.4}", u.sigma)),
-            ("USL κ (coherency)".into(), format!("{:.6}", u.kappa)),
-            ("USL λ (throughput of one VU)".into(), format_rate(u.lambda)),
-            (
-                "Peak".into(),
-                match (u.n_star, u.peak) {
-                    (Some(n), Some(p)) => format!(
-                        "{} at N* ≈ {n:.1} VUs{}",
-                        format_rate(p),
-                        u.n_star_ci
-                            .as_ref()
-                            .map(|ci| match ci.high {
-                                Some(h) => format!(
-                                    ", 95% CI {:.1}–{h:.1} ({} bootstrap resamples)",
-                                    ci.low, ci.replicates
-                                ),
-                                None => format!(", 95% CI from {:.1}, unbounded above", ci.low),
-                            })
-                            .unwrap_or_default()
+    facts
+}
+
+/// The peak throughput and where it is, with its interval, or why there is none.
+fn usl_peak_words(u: &UslResult) -> String {
+    match (u.n_star, u.peak) {
+        (Some(n), Some(p)) => format!(
+            "{} at N* ≈ {n:.1} VUs{}",
+            format_rate(p),
+            u.n_star_ci
+                .as_ref()
+                .map(|ci| match ci.high {
+                    Some(h) => format!(
+                        ", 95% CI {:.1}–{h:.1} ({} bootstrap resamples)",
+                        ci.low, ci.replicates
                     ),
-                    _ if u.issues.contains(&UslIssue::NotIdentifiable) => {
-                        "not identifiable from this sweep (no retrograde region)".into()
-                    }
-                    _ => "none (κ = 0: no retrograde scaling in the range)".into(),
-                },
-            ),
-            (
-                "Fit".into(),
-                format!(
-                    "R² = {:.3}; {}",
-                    u.r2,
-                    if u.reliable() {
-                        "reliable"
-                    } else {
-                        "unreliable"
-                    }
-                ),
-            ),
-        ];
-        for issue in &u.issues {
-            facts.push(("Caveat".into(), usl_issue_sentence(issue)));
+                    None => format!(", 95% CI from {:.1}, unbounded above", ci.low),
+                })
+                .unwrap_or_default()
+        ),
+        _ if u.issues.contains(&UslIssue::NotIdentifiable) => {
+            "not identifiable from this sweep (no retrograde region)".into()
         }
-        sec.push(Block::Facts(facts));
+        _ => "none (κ = 0: no retrograde scaling in the range)".into(),
     }
-    Some(sec)
 }

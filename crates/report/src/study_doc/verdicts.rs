@@ -59,6 +59,33 @@ fn small_sample_verdict(s: &StudyResult) -> Option<Verdict> {
 pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Vec<Verdict> {
     // Who was the bottleneck opens the report.
     let mut verdicts = super::resources::bottleneck_verdicts(s, runs);
+    verdicts.extend(completeness_verdicts(s));
+    verdicts.extend(validity_verdict(s, runs, every));
+    verdicts.extend(small_sample_verdict(s));
+    verdicts.extend(threshold_verdicts(s, runs));
+    verdicts.extend(comparison_verdicts(
+        &s.comparisons,
+        ComparisonSettings {
+            alpha: s.alpha,
+            equivalence: s.equivalence,
+            min_runs: s.min_runs,
+        },
+    ));
+    if let Some(sw) = &s.sweep {
+        verdicts.extend(sweep_verdicts(sw));
+    }
+    verdicts.extend(unstable_verdicts(s));
+    verdicts.extend(drift_and_outlier_verdicts(s));
+    verdicts.extend(warning_verdicts(&s.warnings));
+    if let Some(r) = every.first() {
+        verdicts.extend(caveats(r).into_iter().filter(|c| c.level == Level::Info));
+    }
+    verdicts
+}
+
+/// Whether every planned run was made, and variants left with fewer runs than planned.
+fn completeness_verdicts(s: &StudyResult) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
     if s.interrupted {
         verdicts.push(Verdict::new(
             Level::Warn,
@@ -75,6 +102,12 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
             ),
         ));
     }
+    verdicts
+}
+
+/// One sentence on the runs' validity: how many were excluded (with the first reason), kept
+/// although invalid, or that all are valid.
+fn validity_verdict(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Option<Verdict> {
     let excluded: usize = s.variants.iter().map(|v| v.excluded_runs.len()).sum();
     if excluded > 0 {
         let reasons: Vec<String> = s
@@ -84,7 +117,7 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
             .filter_map(|id| runs.get(id))
             .flat_map(|r| r.invalid_messages().into_iter().map(str::to_string))
             .collect();
-        verdicts.push(Verdict::new(
+        Some(Verdict::new(
             Level::Fail,
             format!(
                 "{excluded} run{} excluded from the statistics as invalid measurements{}.",
@@ -95,27 +128,33 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
                     format!(": {}", reasons[0])
                 }
             ),
-        ));
+        ))
     } else if every.iter().any(|r| !r.valid) {
         let kept = every.iter().filter(|r| !r.valid).count();
-        verdicts.push(Verdict::new(
+        Some(Verdict::new(
             Level::Warn,
             format!(
                 "{kept} of {} runs were kept although not valid measurements (--allow-saturated: the generator or its host was saturated).",
                 every.len()
             ),
-        ));
+        ))
     } else if !every.is_empty() {
-        verdicts.push(Verdict::new(
+        Some(Verdict::new(
             Level::Pass,
             format!(
                 "All {} runs are valid measurements (the load generator's own timing was never disturbed enough to change them).",
                 every.len()
             ),
-        ));
+        ))
+    } else {
+        None
     }
-    verdicts.extend(small_sample_verdict(s));
-    // Failures and near misses one by one; thresholds met everywhere with room, in one line.
+}
+
+/// Failures and near misses one by one; thresholds met everywhere with room, in one line.
+/// Without the runs themselves, the failed-run counts of each variant stand in.
+fn threshold_verdicts(s: &StudyResult, runs: &Runs) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
     let mut comfortable: Vec<String> = Vec::new();
     let mut comfortable_results = 0;
     for v in &s.variants {
@@ -177,35 +216,38 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
             ));
         }
     }
-    verdicts.extend(comparison_verdicts(
-        &s.comparisons,
-        ComparisonSettings {
-            alpha: s.alpha,
-            equivalence: s.equivalence,
-            min_runs: s.min_runs,
-        },
-    ));
-    if let Some(sw) = &s.sweep {
-        verdicts.extend(sweep_verdicts(sw));
-    }
-    for v in s.variants.iter().filter(|v| v.unstable) {
-        let cv = |m: MetricId| {
-            v.metrics
-                .get(&m)
-                .and_then(|s| s.cv)
-                .map(|cv| cv * 100.0)
-                .unwrap_or(0.0)
-        };
-        verdicts.push(Verdict::new(
-            Level::Warn,
-            format!(
-                "`{}` is unstable: its runs disagree (CV of throughput {:.1}%, of p50 {:.1}%, ≥ 10%), so one number does not describe it; look at the per-run dot plot.",
-                v.name,
-                cv(MetricId::run(Quantity::Throughput)),
-                cv(MetricId::latency(LatencyStat::P50))
-            ),
-        ));
-    }
+    verdicts
+}
+
+/// Variants whose runs disagree too much for one number to describe them.
+fn unstable_verdicts(s: &StudyResult) -> Vec<Verdict> {
+    s.variants
+        .iter()
+        .filter(|v| v.unstable)
+        .map(|v| {
+            let cv = |m: MetricId| {
+                v.metrics
+                    .get(&m)
+                    .and_then(|s| s.cv)
+                    .map(|cv| cv * 100.0)
+                    .unwrap_or(0.0)
+            };
+            Verdict::new(
+                Level::Warn,
+                format!(
+                    "`{}` is unstable: its runs disagree (CV of throughput {:.1}%, of p50 {:.1}%, ≥ 10%), so one number does not describe it; look at the per-run dot plot.",
+                    v.name,
+                    cv(MetricId::run(Quantity::Throughput)),
+                    cv(MetricId::latency(LatencyStat::P50))
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Per variant: its drift over the runs, then its outlier runs on the key metrics.
+fn drift_and_outlier_verdicts(s: &StudyResult) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
     let key = loadlab_analysis::study::default_compare_metrics();
     for v in &s.variants {
         for d in &v.drift {
@@ -230,10 +272,6 @@ pub(super) fn study_verdicts(s: &StudyResult, runs: &Runs, every: &[&RunResult])
                 ),
             ));
         }
-    }
-    verdicts.extend(warning_verdicts(&s.warnings));
-    if let Some(r) = every.first() {
-        verdicts.extend(caveats(r).into_iter().filter(|c| c.level == Level::Info));
     }
     verdicts
 }

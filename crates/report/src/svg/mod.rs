@@ -17,7 +17,7 @@ mod series;
 use crate::chart::{Chart, RuleAxis, Scale};
 use crate::doc::Level;
 use labels::f;
-use scale::{axis_values, mapping};
+use scale::{axis_values, mapping, Mapping};
 use series::{draw_series, legend, legend_rows, LEGEND_ROW};
 use std::fmt::Write;
 
@@ -56,18 +56,60 @@ pub(crate) fn escape(s: &str) -> String {
     out
 }
 
+/// Where the plot sits in the chart and how data maps to it: `x0..x1` left to right,
+/// `y0` the bottom (the x axis) and `y1` the top of the plot, in pixels.
+struct Plot {
+    height: f64,
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+    xm: Mapping,
+    ym: Mapping,
+}
+
+impl Plot {
+    fn of(c: &Chart) -> Self {
+        // Extra legend rows push the plot down (and the chart grows by as much), so the legend
+        // never overlaps the plot, its warm-up shading or its lines.
+        let extra = LEGEND_ROW * legend_rows(c).saturating_sub(1) as f64;
+        let height = c.height.max(140) as f64 + extra;
+        let (x0, x1) = (LEFT, WIDTH - RIGHT);
+        let (y0, y1) = (height - BOTTOM, TOP + extra);
+        Self {
+            height,
+            x0,
+            x1,
+            y0,
+            y1,
+            xm: mapping(&c.x, &axis_values(c, true), x0, x1),
+            ym: mapping(&c.y, &axis_values(c, false), y0, y1),
+        }
+    }
+}
+
 /// Draws `chart` as a standalone SVG document (also valid inline in HTML).
 pub fn render_svg(chart: &Chart) -> String {
     let c = chart;
-    // Extra legend rows push the plot down (and the chart grows by as much), so the legend
-    // never overlaps the plot, its warm-up shading or its lines.
-    let extra = LEGEND_ROW * legend_rows(c).saturating_sub(1) as f64;
-    let height = c.height.max(140) as f64 + extra;
-    let (x0, x1) = (LEFT, WIDTH - RIGHT);
-    let (y0, y1) = (height - BOTTOM, TOP + extra);
-    let xm = mapping(&c.x, &axis_values(c, true), x0, x1);
-    let ym = mapping(&c.y, &axis_values(c, false), y0, y1);
+    let p = Plot::of(c);
     let mut s = String::new();
+    open_document(&mut s, c, &p);
+    legend(&mut s, c);
+    // Bands under everything; their labels over everything (stacked areas would hide them).
+    let bands = band_spans(c, &p);
+    shade_bands(&mut s, &bands, &p);
+    grid_and_ticks(&mut s, c, &p);
+    axes(&mut s, c, &p);
+    data(&mut s, c, &p);
+    band_labels(&mut s, &bands, &p);
+    rules(&mut s, c, &p);
+    s.push_str("</svg>");
+    s
+}
+
+/// The `<svg>` element with its accessible title and description, the background and the
+/// visible title.
+fn open_document(s: &mut String, c: &Chart, p: &Plot) {
     let id = escape(&c.id);
     let _ = write!(
         s,
@@ -75,7 +117,7 @@ pub fn render_svg(chart: &Chart) -> String {
          class=\"chart\" data-chart=\"{id}\" role=\"img\" aria-labelledby=\"{id}-title {id}-desc\" \
          font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif\" font-size=\"11\">",
         w = f(WIDTH),
-        h = f(height),
+        h = f(p.height),
     );
     let _ = write!(
         s,
@@ -87,7 +129,7 @@ pub fn render_svg(chart: &Chart) -> String {
         s,
         "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>",
         f(WIDTH),
-        f(height)
+        f(p.height)
     );
     let _ = write!(
         s,
@@ -95,36 +137,61 @@ pub fn render_svg(chart: &Chart) -> String {
         f(LEFT),
         escape(&c.title)
     );
-    legend(&mut s, c);
-    // Bands under everything; their labels over everything (stacked areas would hide them).
-    let bands: Vec<(f64, f64, &str)> = c
-        .bands
+}
+
+/// The bands clipped to the plot, in pixels, with their labels; empty ones left out.
+fn band_spans<'a>(c: &'a Chart, p: &Plot) -> Vec<(f64, f64, &'a str)> {
+    c.bands
         .iter()
-        .map(|b| (xm.px(b.from).max(x0), xm.px(b.to).min(x1), b.label.as_str()))
+        .map(|b| {
+            let from = p.xm.px(b.from).max(p.x0);
+            let to = p.xm.px(b.to).min(p.x1);
+            (from, to, b.label.as_str())
+        })
         .filter(|(a, z, _)| z > a)
-        .collect();
-    for (a, z, _) in &bands {
+        .collect()
+}
+
+fn shade_bands(s: &mut String, bands: &[(f64, f64, &str)], p: &Plot) {
+    for (a, z, _) in bands {
         let _ = write!(
             s,
             "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#eef1f4\"/>",
             f(*a),
-            f(y1),
+            f(p.y1),
             f(z - a),
-            f(y0 - y1)
+            f(p.y0 - p.y1)
         );
     }
-    // Grid and ticks.
-    for (v, label) in &ym.ticks {
-        let y = ym.px(*v);
+}
+
+fn band_labels(s: &mut String, bands: &[(f64, f64, &str)], p: &Plot) {
+    for (a, _, label) in bands {
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\" fill=\"#57606a\" font-size=\"10\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\" class=\"band-label\">{}</text>",
+            f(a + 4.0),
+            f(p.y1 + 12.0),
+            escape(label)
+        );
+    }
+}
+
+/// Horizontal grid lines with the y tick labels; x ticks (at most about 12 labelled), with
+/// vertical grid lines on a percentile axis.
+fn grid_and_ticks(s: &mut String, c: &Chart, p: &Plot) {
+    let (x0, x1, y0, y1) = (p.x0, p.x1, p.y0, p.y1);
+    for (v, label) in &p.ym.ticks {
+        let y = p.ym.px(*v);
         let _ = write!(
             s,
             "<line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#d8dee4\" stroke-width=\"1\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#57606a\">{}</text>",
             f(x0), f(x1), f(x0 - 6.0), f(y + 3.5), escape(label), y = f(y)
         );
     }
-    let every = (xm.ticks.len() / 12).max(1);
-    for (i, (v, label)) in xm.ticks.iter().enumerate() {
-        let x = xm.px(*v);
+    let every = (p.xm.ticks.len() / 12).max(1);
+    for (i, (v, label)) in p.xm.ticks.iter().enumerate() {
+        let x = p.xm.px(*v);
         let _ = write!(
             s,
             "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"#8c959f\" stroke-width=\"1\"/>",
@@ -151,6 +218,11 @@ pub fn render_svg(chart: &Chart) -> String {
             );
         }
     }
+}
+
+/// The x axis line, both axis labels, and "no data" on an empty chart.
+fn axes(s: &mut String, c: &Chart, p: &Plot) {
+    let (x0, x1, y0, y1) = (p.x0, p.x1, p.y0, p.y1);
     let _ = write!(
         s,
         "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c959f\" stroke-width=\"1\"/>",
@@ -163,7 +235,7 @@ pub fn render_svg(chart: &Chart) -> String {
         s,
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#1f2328\">{}</text>",
         f((x0 + x1) / 2.0),
-        f(height - 8.0),
+        f(p.height - 8.0),
         escape(&c.x.label)
     );
     let _ = write!(
@@ -180,32 +252,33 @@ pub fn render_svg(chart: &Chart) -> String {
             f((y0 + y1) / 2.0)
         );
     }
+}
+
+/// The series, clipped to the plot (with a few pixels to spare for markers on its edge).
+fn data(s: &mut String, c: &Chart, p: &Plot) {
+    let id = escape(&c.id);
     let _ = write!(
         s,
         "<clipPath id=\"{id}-clip\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath><g clip-path=\"url(#{id}-clip)\">",
-        f(x0 - 4.0),
-        f(y1 - 4.0),
-        f(x1 - x0 + 8.0),
-        f(y0 - y1 + 8.0)
+        f(p.x0 - 4.0),
+        f(p.y1 - 4.0),
+        f(p.x1 - p.x0 + 8.0),
+        f(p.y0 - p.y1 + 8.0)
     );
     for series in &c.series {
-        draw_series(&mut s, c, series, &xm, &ym, (y0, y1));
+        draw_series(s, c, series, &p.xm, &p.ym, (p.y0, p.y1));
     }
     s.push_str("</g>");
-    for (a, _, label) in &bands {
-        let _ = write!(
-            s,
-            "<text x=\"{}\" y=\"{}\" fill=\"#57606a\" font-size=\"10\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\" class=\"band-label\">{}</text>",
-            f(a + 4.0),
-            f(y1 + 12.0),
-            escape(label)
-        );
-    }
+}
+
+/// Reference lines, dashed in their level's colour, with their labels.
+fn rules(s: &mut String, c: &Chart, p: &Plot) {
+    let (x0, x1, y0, y1) = (p.x0, p.x1, p.y0, p.y1);
     for r in &c.rules {
         let color = level_color(r.level);
         match r.axis {
             RuleAxis::Y => {
-                let y = ym.px(r.value);
+                let y = p.ym.px(r.value);
                 let _ = write!(
                     s,
                     "<line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{color}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{color}\" font-size=\"10\">{}</text>",
@@ -213,7 +286,7 @@ pub fn render_svg(chart: &Chart) -> String {
                 );
             }
             RuleAxis::X => {
-                let x = xm.px(r.value);
+                let x = p.xm.px(r.value);
                 let _ = write!(
                     s,
                     "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"{color}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{}\" fill=\"{color}\" font-size=\"10\">{}</text>",
@@ -222,8 +295,6 @@ pub fn render_svg(chart: &Chart) -> String {
             }
         }
     }
-    s.push_str("</svg>");
-    s
 }
 
 #[cfg(test)]

@@ -68,90 +68,16 @@ pub(super) fn axis_values(c: &Chart, x: bool) -> Vec<f64> {
     v
 }
 
+/// An axis's data range `(lo, hi)` (in the scale's own units: log10 for a log axis,
+/// `percentile_t` for a percentile one) and its ticks in data space with their labels.
+type RangeAndTicks = (f64, f64, Vec<(f64, String)>);
+
 pub(super) fn mapping(axis: &Axis, values: &[f64], px0: f64, px1: f64) -> Mapping {
     let (lo, hi, ticks) = match axis.scale {
-        Scale::Category => {
-            let n = axis.categories.len().max(1);
-            let ticks = axis
-                .categories
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (i as f64, shorten(c, 22)))
-                .collect();
-            (-0.5, n as f64 - 0.5, ticks)
-        }
-        Scale::Percentile => {
-            let max_t = values.iter().map(|&q| percentile_t(q)).fold(2.0, f64::max);
-            let top = max_t.ceil().min(7.0);
-            let ticks = (0..=top as i32)
-                .map(|k| {
-                    let q = 1.0 - 10f64.powi(-k);
-                    let label = if k == 0 {
-                        "0%".to_string()
-                    } else {
-                        format!("{}%", trim(q * 100.0, k as usize))
-                    };
-                    (q, label)
-                })
-                .collect();
-            (0.0, top, ticks)
-        }
-        Scale::Log => {
-            let pos: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0).collect();
-            let (mn, mx) = min_max(&pos).unwrap_or((1.0, 10.0));
-            let lo = mn.log10().floor();
-            let mut hi = mx.log10().ceil();
-            if hi <= lo {
-                hi = lo + 1.0;
-            }
-            let mut ticks = Vec::new();
-            let few = hi - lo <= 2.0;
-            for k in lo as i32..=hi as i32 {
-                let base = 10f64.powi(k);
-                ticks.push((base, fmt_tick(axis.unit, base)));
-                if few && (k as f64) < hi {
-                    for m in [2.0, 5.0] {
-                        ticks.push((base * m, fmt_tick(axis.unit, base * m)));
-                    }
-                }
-            }
-            (lo, hi, ticks)
-        }
-        Scale::Linear => {
-            let (mut mn, mut mx) = axis.range.or_else(|| min_max(values)).unwrap_or((0.0, 1.0));
-            if axis.from_zero {
-                mn = mn.min(0.0);
-            }
-            if mx - mn < 1e-9 {
-                mx = mn + if mn.abs() > 0.0 { mn.abs() } else { 1.0 };
-            }
-            let raw = (mx - mn) / 5.0;
-            let step = match axis.unit {
-                Unit::Count => whole_step(nice_step(raw)),
-                Unit::Bytes => nice_step(raw / bytes_unit(raw)) * bytes_unit(raw),
-                _ => nice_step(raw),
-            };
-            // Every tick of a bytes axis in one unit: `0.5MiB, 1MiB`, not `512KiB, 1MiB`.
-            let label = |v: f64| match axis.unit {
-                Unit::Bytes if v != 0.0 => bytes_in_unit(v, bytes_unit(raw)),
-                unit => fmt_tick(unit, v),
-            };
-            let first = (mn / step).floor() * step;
-            let last = (mx / step).ceil() * step;
-            let n = ((last - first) / step).round() as i64;
-            let ticks = (0..=n)
-                .map(|i| {
-                    let v = first + i as f64 * step;
-                    (v, label(v))
-                })
-                .collect();
-            // A fixed range is drawn as given (a run of 3.03 s ends at 3.03 s, not at 4 s);
-            // otherwise the axis ends on whole ticks.
-            match axis.range {
-                Some(_) => (mn, mx, ticks),
-                None => (first, last, ticks),
-            }
-        }
+        Scale::Category => category_range(axis),
+        Scale::Percentile => percentile_range(values),
+        Scale::Log => log_range(axis, values),
+        Scale::Linear => linear_range(axis, values),
     };
     let mut m = Mapping {
         scale: axis.scale,
@@ -170,6 +96,97 @@ pub(super) fn mapping(axis: &Axis, values: &[f64], px0: f64, px1: f64) -> Mappin
         })
         .collect();
     m
+}
+
+/// One tick per category, each centred in its slot.
+fn category_range(axis: &Axis) -> RangeAndTicks {
+    let n = axis.categories.len().max(1);
+    let ticks = axis
+        .categories
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i as f64, shorten(c, 22)))
+        .collect();
+    (-0.5, n as f64 - 0.5, ticks)
+}
+
+/// From 0% to the nines the data reaches (at least 99%, at most 99.99999%), a tick per nine.
+fn percentile_range(values: &[f64]) -> RangeAndTicks {
+    let max_t = values.iter().map(|&q| percentile_t(q)).fold(2.0, f64::max);
+    let top = max_t.ceil().min(7.0);
+    let ticks = (0..=top as i32)
+        .map(|k| {
+            let q = 1.0 - 10f64.powi(-k);
+            let label = if k == 0 {
+                "0%".to_string()
+            } else {
+                format!("{}%", trim(q * 100.0, k as usize))
+            };
+            (q, label)
+        })
+        .collect();
+    (0.0, top, ticks)
+}
+
+/// Whole decades around the data, with 2× and 5× ticks when there are two decades or fewer.
+fn log_range(axis: &Axis, values: &[f64]) -> RangeAndTicks {
+    let pos: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0).collect();
+    let (mn, mx) = min_max(&pos).unwrap_or((1.0, 10.0));
+    let lo = mn.log10().floor();
+    let mut hi = mx.log10().ceil();
+    if hi <= lo {
+        hi = lo + 1.0;
+    }
+    let mut ticks = Vec::new();
+    let few = hi - lo <= 2.0;
+    for k in lo as i32..=hi as i32 {
+        let base = 10f64.powi(k);
+        ticks.push((base, fmt_tick(axis.unit, base)));
+        if few && (k as f64) < hi {
+            for m in [2.0, 5.0] {
+                ticks.push((base * m, fmt_tick(axis.unit, base * m)));
+            }
+        }
+    }
+    (lo, hi, ticks)
+}
+
+/// About five nice steps (whole ones for counts, one unit for bytes), from zero when the
+/// axis asks, over the axis's fixed range or the data's.
+fn linear_range(axis: &Axis, values: &[f64]) -> RangeAndTicks {
+    let (mut mn, mut mx) = axis.range.or_else(|| min_max(values)).unwrap_or((0.0, 1.0));
+    if axis.from_zero {
+        mn = mn.min(0.0);
+    }
+    if mx - mn < 1e-9 {
+        mx = mn + if mn.abs() > 0.0 { mn.abs() } else { 1.0 };
+    }
+    let raw = (mx - mn) / 5.0;
+    let step = match axis.unit {
+        Unit::Count => whole_step(nice_step(raw)),
+        Unit::Bytes => nice_step(raw / bytes_unit(raw)) * bytes_unit(raw),
+        _ => nice_step(raw),
+    };
+    // Every tick of a bytes axis in one unit: `0.5MiB, 1MiB`, not `512KiB, 1MiB`.
+    let label = |v: f64| match axis.unit {
+        Unit::Bytes if v != 0.0 => bytes_in_unit(v, bytes_unit(raw)),
+        unit => fmt_tick(unit, v),
+    };
+    let first = (mn / step).floor() * step;
+    let last = (mx / step).ceil() * step;
+    let n = ((last - first) / step).round() as i64;
+    let ticks = (0..=n)
+        .map(|i| {
+            let v = first + i as f64 * step;
+            (v, label(v))
+        })
+        .collect();
+    // A fixed range is drawn as given (a run of 3.03 s ends at 3.03 s, not at 4 s);
+    // otherwise the axis ends on whole ticks.
+    match axis.range {
+        Some(_) => (mn, mx, ticks),
+        None => (first, last, ticks),
+    }
 }
 
 pub(super) fn min_max(v: &[f64]) -> Option<(f64, f64)> {

@@ -122,85 +122,9 @@ pub fn sample() -> RunResult {
         vus_max: Some(50),
         phases_ms: Some(phases()),
         bytes: loadlab_metrics::result::Bytes::over(1_560_000, 36_960_000, 60.0),
-        steps: vec![
-            StepResult {
-                name: "GET /".to_string(),
-                group: Some("browse".to_string()),
-                requests: 4_000,
-                failed: 0,
-                errors: BTreeMap::new(),
-                status_codes: map(&[("200", 4_000u64)]),
-                latency_ms: with_count(lat(1.02, 2.1, 1.9, 2.8, 3.2, 4.4, 9.0, 12.5), 4_000),
-                service_time_ms: with_count(lat(0.98, 2.0, 1.8, 2.7, 3.1, 4.2, 8.8, 12.1), 4_000),
-                phases_ms: Some(phases()),
-                checks: Vec::new(),
-                ..Default::default()
-            },
-            StepResult {
-                name: "GET /api/v1/products/{id}/recommendations/personalised".to_string(),
-                group: Some("browse".to_string()),
-                requests: 4_000,
-                failed: 20,
-                errors: map(&[("timeout", 20u64)]),
-                status_codes: map(&[("200", 3_980u64)]),
-                latency_ms: with_count(lat(2.0, 4.0, 3.5, 6.0, 8.1, 14.0, 31.0, 45.0), 4_000),
-                service_time_ms: with_count(lat(1.9, 3.8, 3.3, 5.7, 7.7, 13.1, 29.0, 44.1), 4_000),
-                checks: Vec::new(),
-                ..Default::default()
-            },
-            StepResult {
-                name: "POST /cart".to_string(),
-                group: Some("buy".to_string()),
-                requests: 4_000,
-                failed: 100,
-                errors: map(&[("http_5xx", 100u64)]),
-                status_codes: map(&[("200", 3_900u64), ("503", 100)]),
-                latency_ms: with_count(lat(1.5, 4.1, 3.6, 6.2, 8.0, 12.3, 25.0, 40.0), 4_000),
-                service_time_ms: with_count(lat(1.4, 3.9, 3.4, 5.9, 7.6, 11.8, 24.0, 39.0), 4_000),
-                checks: Vec::new(),
-                ..Default::default()
-            },
-        ],
-        groups: vec![
-            GroupResult {
-                name: "browse".to_string(),
-                requests: 8_000,
-                failed: 20,
-                latency_ms: with_count(lat(1.02, 3.0, 2.6, 4.9, 6.8, 11.0, 29.0, 45.0), 8_000),
-                service_time_ms: with_count(lat(0.98, 2.9, 2.5, 4.6, 6.3, 10.4, 27.0, 44.1), 8_000),
-                ..Default::default()
-            },
-            GroupResult {
-                name: "buy".to_string(),
-                requests: 4_000,
-                failed: 100,
-                latency_ms: with_count(lat(1.5, 4.1, 3.6, 6.2, 8.0, 12.3, 25.0, 40.0), 4_000),
-                service_time_ms: with_count(lat(1.4, 3.9, 3.4, 5.9, 7.6, 11.8, 24.0, 39.0), 4_000),
-                ..Default::default()
-            },
-        ],
-        thresholds: vec![
-            ThresholdResult {
-                expr: "latency.p95 < 200ms".to_string(),
-                actual: Some(7.0),
-                ok: true,
-            },
-            ThresholdResult {
-                expr: "http.errors < 0.5%".to_string(),
-                actual: Some(0.01),
-                ok: false,
-            },
-            ThresholdResult {
-                expr: "requests.rate > 100".to_string(),
-                actual: Some(200.0),
-                ok: true,
-            },
-            ThresholdResult {
-                expr: "step.login.latency.p99 < 1s".to_string(),
-                actual: None,
-                ok: false,
-            },
-        ],
+        steps: sample_steps(),
+        groups: sample_groups(),
+        thresholds: sample_thresholds(),
         generator: loadlab_metrics::result::Generator {
             cpu_percent: 42.5,
             cpu_seconds: 59.5,
@@ -213,38 +137,7 @@ pub fn sample() -> RunResult {
             max_rss_bytes: 48 * 1024 * 1024,
             ..Default::default()
         },
-        intervals: vec![
-            IntervalStats {
-                t: 0.0,
-                warmup: true,
-                requests: 150,
-                failed: 0,
-                rate: 150.0,
-                latency_ms: IntervalLatency {
-                    p50: 2.5,
-                    p95: 6.0,
-                    p99: 10.0,
-                    max: 20.0,
-                },
-                active: 50,
-                ..Default::default()
-            },
-            IntervalStats {
-                t: 10.0,
-                warmup: false,
-                requests: 200,
-                failed: 2,
-                rate: 200.0,
-                latency_ms: IntervalLatency {
-                    p50: 2.9,
-                    p95: 7.0,
-                    p99: 12.0,
-                    max: 45.0,
-                },
-                active: 50,
-                ..Default::default()
-            },
-        ],
+        intervals: sample_intervals(),
         histograms: Histograms {
             latency: encoded.clone(),
             service_time: encoded,
@@ -253,6 +146,133 @@ pub fn sample() -> RunResult {
         environment: None,
         ..Default::default()
     }
+}
+
+/// Three steps in two groups: one with timeouts, one with 5xx.
+fn sample_steps() -> Vec<StepResult> {
+    vec![
+        StepResult {
+            name: "GET /".to_string(),
+            group: Some("browse".to_string()),
+            requests: 4_000,
+            failed: 0,
+            errors: BTreeMap::new(),
+            status_codes: map(&[("200", 4_000u64)]),
+            latency_ms: with_count(lat(1.02, 2.1, 1.9, 2.8, 3.2, 4.4, 9.0, 12.5), 4_000),
+            service_time_ms: with_count(lat(0.98, 2.0, 1.8, 2.7, 3.1, 4.2, 8.8, 12.1), 4_000),
+            phases_ms: Some(phases()),
+            checks: Vec::new(),
+            ..Default::default()
+        },
+        StepResult {
+            name: "GET /api/v1/products/{id}/recommendations/personalised".to_string(),
+            group: Some("browse".to_string()),
+            requests: 4_000,
+            failed: 20,
+            errors: map(&[("timeout", 20u64)]),
+            status_codes: map(&[("200", 3_980u64)]),
+            latency_ms: with_count(lat(2.0, 4.0, 3.5, 6.0, 8.1, 14.0, 31.0, 45.0), 4_000),
+            service_time_ms: with_count(lat(1.9, 3.8, 3.3, 5.7, 7.7, 13.1, 29.0, 44.1), 4_000),
+            checks: Vec::new(),
+            ..Default::default()
+        },
+        StepResult {
+            name: "POST /cart".to_string(),
+            group: Some("buy".to_string()),
+            requests: 4_000,
+            failed: 100,
+            errors: map(&[("http_5xx", 100u64)]),
+            status_codes: map(&[("200", 3_900u64), ("503", 100)]),
+            latency_ms: with_count(lat(1.5, 4.1, 3.6, 6.2, 8.0, 12.3, 25.0, 40.0), 4_000),
+            service_time_ms: with_count(lat(1.4, 3.9, 3.4, 5.9, 7.6, 11.8, 24.0, 39.0), 4_000),
+            checks: Vec::new(),
+            ..Default::default()
+        },
+    ]
+}
+
+/// The two groups of the steps.
+fn sample_groups() -> Vec<GroupResult> {
+    vec![
+        GroupResult {
+            name: "browse".to_string(),
+            requests: 8_000,
+            failed: 20,
+            latency_ms: with_count(lat(1.02, 3.0, 2.6, 4.9, 6.8, 11.0, 29.0, 45.0), 8_000),
+            service_time_ms: with_count(lat(0.98, 2.9, 2.5, 4.6, 6.3, 10.4, 27.0, 44.1), 8_000),
+            ..Default::default()
+        },
+        GroupResult {
+            name: "buy".to_string(),
+            requests: 4_000,
+            failed: 100,
+            latency_ms: with_count(lat(1.5, 4.1, 3.6, 6.2, 8.0, 12.3, 25.0, 40.0), 4_000),
+            service_time_ms: with_count(lat(1.4, 3.9, 3.4, 5.9, 7.6, 11.8, 24.0, 39.0), 4_000),
+            ..Default::default()
+        },
+    ]
+}
+
+/// Two thresholds met, one missed and one without data.
+fn sample_thresholds() -> Vec<ThresholdResult> {
+    vec![
+        ThresholdResult {
+            expr: "latency.p95 < 200ms".to_string(),
+            actual: Some(7.0),
+            ok: true,
+        },
+        ThresholdResult {
+            expr: "http.errors < 0.5%".to_string(),
+            actual: Some(0.01),
+            ok: false,
+        },
+        ThresholdResult {
+            expr: "requests.rate > 100".to_string(),
+            actual: Some(200.0),
+            ok: true,
+        },
+        ThresholdResult {
+            expr: "step.login.latency.p99 < 1s".to_string(),
+            actual: None,
+            ok: false,
+        },
+    ]
+}
+
+/// A warm-up slice and a measured one.
+fn sample_intervals() -> Vec<IntervalStats> {
+    vec![
+        IntervalStats {
+            t: 0.0,
+            warmup: true,
+            requests: 150,
+            failed: 0,
+            rate: 150.0,
+            latency_ms: IntervalLatency {
+                p50: 2.5,
+                p95: 6.0,
+                p99: 10.0,
+                max: 20.0,
+            },
+            active: 50,
+            ..Default::default()
+        },
+        IntervalStats {
+            t: 10.0,
+            warmup: false,
+            requests: 200,
+            failed: 2,
+            rate: 200.0,
+            latency_ms: IntervalLatency {
+                p50: 2.9,
+                p95: 7.0,
+                p99: 12.0,
+                max: 45.0,
+            },
+            active: 50,
+            ..Default::default()
+        },
+    ]
 }
 
 /// The same run under the open model, invalid and interrupted, with a saturated generator.

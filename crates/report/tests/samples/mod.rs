@@ -6,7 +6,7 @@
 
 use loadlab_analysis::capacity::{CapacityResult, CapacitySettings, CapacityStep};
 use loadlab_analysis::compare::{CompareOptions, CompareResult, CompareSide};
-use loadlab_analysis::study::{self, RunSample, StudyResult};
+use loadlab_analysis::study::{self, RunSample, StudyResult, VariantStats};
 use loadlab_metrics::result::{
     encode_histogram, GroupResult, Histograms, IntervalLatency, IntervalStats, Iterations,
     LagSummary, LatencySummary, LoadInfo, Requests, StepResult, ThresholdResult,
@@ -44,68 +44,10 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
     let total = (rate * duration) as u64;
     let (latency, enc) = latencies(scale, total.min(4000), salt);
     let (service, enc_s) = latencies(scale * 0.9, total.min(4000), salt);
-    let intervals = (0..24u32)
-        .map(|t| {
-            let warm = t < 4;
-            let wobble = 1.0 + (((t as u64 + salt) * 37) % 11) as f64 / 50.0;
-            let ramp = if t < 3 { (t + 1) as f64 / 3.0 } else { 1.0 };
-            let reqs = (rate * ramp * wobble) as u64;
-            IntervalStats {
-                t: f64::from(t),
-                warmup: warm,
-                requests: reqs,
-                failed: if t == 12 { failed.min(reqs) } else { 0 },
-                rate: reqs as f64,
-                latency_ms: IntervalLatency {
-                    p50: latency.p50 * wobble,
-                    p95: latency.p95 * wobble,
-                    p99: latency.p99 * wobble,
-                    max: latency.max,
-                },
-                active: (vus as f64 * ramp) as u64,
-                length_s: 1.0,
-                ..Default::default()
-            }
-        })
-        .collect();
-    let mut errors = BTreeMap::new();
-    let mut hints = BTreeMap::new();
-    let mut examples = BTreeMap::new();
-    if failed > 0 {
-        errors.insert("timeout".to_string(), failed);
-        hints.insert("timeout".to_string(), ErrorKind::Timeout.hint().to_string());
-        examples.insert("timeout".to_string(), "no response within 10s".to_string());
-    }
-    let step = |n: &str, g: &str, share: f64, sc: f64| {
-        let (l, _) = latencies(scale * sc, (total as f64 * share) as u64, salt + 1);
-        StepResult {
-            name: n.to_string(),
-            group: Some(g.to_string()),
-            requests: (total as f64 * share) as u64,
-            failed: 0,
-            errors: BTreeMap::new(),
-            status_codes: BTreeMap::new(),
-            latency_ms: l,
-            service_time_ms: l,
-            checks: Vec::new(),
-            ..Default::default()
-        }
-    };
-    let steps = vec![
-        step("POST /auth/login", "auth", 0.2, 1.4),
-        step("GET /api/items", "api", 0.8, 0.9),
-    ];
-    let groups = steps
-        .iter()
-        .map(|s| GroupResult {
-            name: s.group.clone().unwrap(),
-            requests: s.requests,
-            failed: s.failed,
-            latency_ms: s.latency_ms,
-            service_time_ms: s.service_time_ms,
-            ..Default::default()
-        })
-        .collect();
+    let intervals = run_intervals(vus, rate, failed, &latency, salt);
+    let (errors, hints, examples) = timeout_errors(failed);
+    let steps = run_steps(scale, total, salt);
+    let groups = groups_of(&steps);
     RunResult {
         schema: loadlab_metrics::result::SCHEMA.into(),
         tool_version: "0.1.0".into(),
@@ -180,6 +122,111 @@ pub fn run(name: &str, vus: u32, scale: f64, rate: f64, failed: u64, salt: u64) 
     }
 }
 
+/// 24 one-second slices (4 of warm-up, ramping up over the first 3) with a deterministic
+/// wobble; the `failed` requests all fall in slice 12.
+fn run_intervals(
+    vus: u32,
+    rate: f64,
+    failed: u64,
+    latency: &LatencySummary,
+    salt: u64,
+) -> Vec<IntervalStats> {
+    (0..24u32)
+        .map(|t| {
+            let warm = t < 4;
+            let wobble = 1.0 + (((t as u64 + salt) * 37) % 11) as f64 / 50.0;
+            let ramp = if t < 3 { (t + 1) as f64 / 3.0 } else { 1.0 };
+            let reqs = (rate * ramp * wobble) as u64;
+            IntervalStats {
+                t: f64::from(t),
+                warmup: warm,
+                requests: reqs,
+                failed: if t == 12 { failed.min(reqs) } else { 0 },
+                rate: reqs as f64,
+                latency_ms: IntervalLatency {
+                    p50: latency.p50 * wobble,
+                    p95: latency.p95 * wobble,
+                    p99: latency.p99 * wobble,
+                    max: latency.max,
+                },
+                active: (vus as f64 * ramp) as u64,
+                length_s: 1.0,
+                ..Default::default()
+            }
+        })
+        .collect()
+}
+
+/// The errors, hints and examples of `failed` timeouts (none when nothing failed).
+fn timeout_errors(
+    failed: u64,
+) -> (
+    BTreeMap<String, u64>,
+    BTreeMap<String, String>,
+    BTreeMap<String, String>,
+) {
+    let mut errors = BTreeMap::new();
+    let mut hints = BTreeMap::new();
+    let mut examples = BTreeMap::new();
+    if failed > 0 {
+        errors.insert("timeout".to_string(), failed);
+        hints.insert("timeout".to_string(), ErrorKind::Timeout.hint().to_string());
+        examples.insert("timeout".to_string(), "no response within 10s".to_string());
+    }
+    (errors, hints, examples)
+}
+
+/// A login step in group `auth` (a fifth of the requests, slower) and an API step in `api`.
+fn run_steps(scale: f64, total: u64, salt: u64) -> Vec<StepResult> {
+    let step = |n: &str, g: &str, share: f64, sc: f64| {
+        let (l, _) = latencies(scale * sc, (total as f64 * share) as u64, salt + 1);
+        StepResult {
+            name: n.to_string(),
+            group: Some(g.to_string()),
+            requests: (total as f64 * share) as u64,
+            failed: 0,
+            errors: BTreeMap::new(),
+            status_codes: BTreeMap::new(),
+            latency_ms: l,
+            service_time_ms: l,
+            checks: Vec::new(),
+            ..Default::default()
+        }
+    };
+    vec![
+        step("POST /auth/login", "auth", 0.2, 1.4),
+        step("GET /api/items", "api", 0.8, 0.9),
+    ]
+}
+
+/// One group per step, with the step's figures.
+fn groups_of(steps: &[StepResult]) -> Vec<GroupResult> {
+    steps
+        .iter()
+        .map(|s| GroupResult {
+            name: s.group.clone().unwrap(),
+            requests: s.requests,
+            failed: s.failed,
+            latency_ms: s.latency_ms,
+            service_time_ms: s.service_time_ms,
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// A variant's statistics over its runs `ids` (none excluded).
+fn summarize(name: &str, ids: &[String], runs: &Runs) -> VariantStats {
+    let samples: Vec<RunSample<'_>> = ids
+        .iter()
+        .map(|id| RunSample {
+            id: id.clone(),
+            result: &runs[id],
+            excluded: false,
+        })
+        .collect();
+    study::summarize_variant(name, &samples)
+}
+
 /// Seed 000's study: baseline (35 VUs) and stress (75 VUs), 10 runs each.
 pub fn study() -> (StudyResult, Runs) {
     let mut runs = Runs::new();
@@ -207,15 +254,7 @@ pub fn study() -> (StudyResult, Runs) {
             runs.insert(id.clone(), r);
             ids.push(id);
         }
-        let samples: Vec<RunSample<'_>> = ids
-            .iter()
-            .map(|id| RunSample {
-                id: id.clone(),
-                result: &runs[id],
-                excluded: false,
-            })
-            .collect();
-        variants.push(study::summarize_variant(name, &samples));
+        variants.push(summarize(name, &ids, &runs));
     }
     let comparisons = study::compare_study(
         &variants,
@@ -271,17 +310,9 @@ pub fn sweep() -> (StudyResult, Runs) {
             runs.insert(id.clone(), r);
             ids.push(id);
         }
-        let samples: Vec<RunSample<'_>> = ids
-            .iter()
-            .map(|id| RunSample {
-                id: id.clone(),
-                result: &runs[id],
-                excluded: false,
-            })
-            .collect();
-        variants.push(study::summarize_variant(&format!("vus={vus}"), &samples));
+        variants.push(summarize(&format!("vus={vus}"), &ids, &runs));
     }
-    let points: Vec<(f64, &loadlab_analysis::study::VariantStats)> = levels
+    let points: Vec<(f64, &VariantStats)> = levels
         .iter()
         .zip(&variants)
         .map(|(l, v)| (*l as f64, v))

@@ -146,21 +146,6 @@ pub struct PrometheusWatch {
     pub series: Vec<SeriesSelector>,
 }
 
-/// Parses only the `monitor:` section of a YAML document (other keys are ignored), with
-/// the same checks and `file:line:column` errors as a whole scenario. For tools that sample
-/// without running load (`loadlab-monitor`'s `watch` example).
-pub fn parse_monitor_section(src: &str, file: &str) -> Result<MonitorConfig, crate::ScenarioError> {
-    #[derive(serde::Deserialize)]
-    struct OnlyMonitor {
-        monitor: Option<crate::raw::RawMonitor>,
-    }
-    let raw: OnlyMonitor =
-        serde_yaml_ng::from_str(src).map_err(|e| crate::parse::serde_error(&e, file))?;
-    let index = crate::locate::PathIndex::build(src);
-    let ctx = crate::validate::Ctx::file(file, &index);
-    crate::validate::monitor::monitor(raw.monitor, &ctx)
-}
-
 /// Whether `name` can name a monitored source: it becomes one segment of series names
 /// (`processes.<name>.cpu_percent`) and the left side of `--monitor NAME=...`.
 pub fn is_valid_source_name(name: &str) -> bool {
@@ -247,24 +232,6 @@ mod tests {
             ..MonitorConfig::default()
         }
         .is_empty());
-    }
-
-    #[test]
-    fn parses_the_section_alone() {
-        let src = "name: ignored\nmonitor:\n  processes:\n    - { name: t, port: 8080 }\n";
-        let config = parse_monitor_section(src, "m.yaml").unwrap();
-        assert_eq!(config.processes[0].selector, ProcessSelector::Port(8080));
-        assert_eq!(
-            parse_monitor_section("other: 1\n", "m.yaml").unwrap(),
-            MonitorConfig::default()
-        );
-        let err = parse_monitor_section("monitor:\n  processes:\n    - { name: t }\n", "m.yaml")
-            .unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("m.yaml:3:9: monitor.processes[0]: give exactly one of"),
-            "{err}"
-        );
     }
 
     #[test]

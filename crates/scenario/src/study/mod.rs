@@ -253,7 +253,7 @@ impl StudyDocument {
                     crate::validate::resolved(
                         &point,
                         false,
-                        &crate::validate::Ctx::file(&self.file, self.index()),
+                        &crate::locate::Ctx::file(&self.file, self.index()),
                     )
                     .map_err(|e| self.err(&field, format!("at this sweep point: {}", e.message)))?;
                     variants.push((format!("{}={value}", sweep.parameter.as_str()), point));

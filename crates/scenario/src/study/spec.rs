@@ -10,6 +10,20 @@ use crate::units::{parse_duration, parse_rate};
 use serde_yaml_ng::{Mapping, Value};
 use std::time::Duration;
 
+/// The keys `study:` takes, for "did you mean" hints.
+const STUDY_KEYS: &[&str] = &[
+    "repeat",
+    "retry_invalid",
+    "warmup_runs",
+    "order",
+    "cooldown",
+    "equivalence",
+    "metrics",
+    "variants",
+    "sweep",
+    "compare",
+];
+
 impl StudyDocument {
     /// The checked `study:` section; `None` when the file has none.
     pub fn study(&self) -> Result<Option<StudySpec>, ScenarioError> {
@@ -31,107 +45,9 @@ impl StudyDocument {
             retry_invalid: DEFAULT_RETRY_INVALID,
             warmup_runs: 0,
         };
-        const KEYS: &[&str] = &[
-            "repeat",
-            "retry_invalid",
-            "warmup_runs",
-            "order",
-            "cooldown",
-            "equivalence",
-            "metrics",
-            "variants",
-            "sweep",
-            "compare",
-        ];
         for (k, v) in map {
             let key = k.as_str().unwrap_or("");
-            let field = format!("study.{key}");
-            match key {
-                "repeat" => {
-                    spec.repeat = v
-                        .as_u64()
-                        .filter(|&n| (1..=MAX_REPEAT).contains(&n))
-                        .ok_or_else(|| {
-                            self.err(
-                                &field,
-                                format!("expected a whole number of runs from 1 to {MAX_REPEAT}"),
-                            )
-                        })? as usize
-                }
-                "retry_invalid" => {
-                    spec.retry_invalid = v
-                        .as_u64()
-                        .filter(|&n| n <= 100)
-                        .ok_or_else(|| {
-                            self.err(&field, "expected a whole number of re-runs, 0 to 100")
-                                .with_hint("an invalid run (generator saturated, delivery short...) is re-run up to this many times so each variant keeps its planned number of valid runs")
-                        })? as usize
-                }
-                "warmup_runs" => {
-                    spec.warmup_runs = v
-                        .as_u64()
-                        .filter(|&n| n <= 100)
-                        .ok_or_else(|| {
-                            self.err(&field, "expected a whole number of warm-up runs, 0 to 100")
-                                .with_hint("each variant is run this many times before its measured runs, and those runs are left out of the statistics")
-                        })? as usize
-                }
-                "order" => {
-                    spec.order = match v.as_str() {
-                        Some("interleaved") => Order::Interleaved,
-                        Some("sequential") => Order::Sequential,
-                        _ => {
-                            return Err(self.err(&field, "unknown order").with_hint(
-                                "use interleaved (A B A B ..., the default) or sequential",
-                            ))
-                        }
-                    }
-                }
-                "cooldown" => {
-                    spec.cooldown = as_text(v)
-                        .ok_or_else(|| "expected a duration".to_string())
-                        .and_then(|t| parse_duration(&t))
-                        .map_err(|m| self.err(&field, m))?
-                }
-                "equivalence" => {
-                    spec.equivalence = parse_fraction(v).map_err(|m| self.err(&field, m))?
-                }
-                "metrics" => {
-                    let list = v
-                        .as_sequence()
-                        .map(|s| s.iter().filter_map(|m| m.as_str().map(String::from)).collect::<Vec<_>>())
-                        .filter(|l| !l.is_empty())
-                        .ok_or_else(|| {
-                            self.err(&field, "expected a list of metric names, e.g. [latency_ms.p95, requests.rate]")
-                        })?;
-                    spec.metrics = Some(list);
-                }
-                "variants" => spec.variants = self.variants(v)?,
-                "sweep" => spec.sweep = Some(self.sweep(v)?),
-                "compare" => {
-                    let pairs = v.as_sequence().ok_or_else(|| {
-                        self.err(
-                            &field,
-                            "expected a list of pairs, e.g. [[baseline, stress]]",
-                        )
-                    })?;
-                    for (i, p) in pairs.iter().enumerate() {
-                        let pair: Option<Vec<&str>> = p
-                            .as_sequence()
-                            .map(|s| s.iter().filter_map(Value::as_str).collect());
-                        match pair.as_deref() {
-                            Some([a, b]) => spec.compare.push((a.to_string(), b.to_string())),
-                            _ => {
-                                return Err(self.err(
-                                    &format!("study.compare[{i}]"),
-                                    "expected a pair [baseline, variant]",
-                                ))
-                            }
-                        }
-                    }
-                }
-                other => return Err(self.unknown_field(&field, other, KEYS)),
-            }
+            self.study_key(&mut spec, key, v, &format!("study.{key}"))?;
         }
         if spec.sweep.is_some() && !spec.variants.is_empty() {
             return Err(self
@@ -152,6 +68,105 @@ impl StudyDocument {
             }
         }
         Ok(Some(spec))
+    }
+
+    /// Reads one key of `study:` into `spec`; an unknown key is an error naming the closest.
+    fn study_key(
+        &self,
+        spec: &mut StudySpec,
+        key: &str,
+        v: &Value,
+        field: &str,
+    ) -> Result<(), ScenarioError> {
+        match key {
+            "repeat" => {
+                spec.repeat = v
+                    .as_u64()
+                    .filter(|&n| (1..=MAX_REPEAT).contains(&n))
+                    .ok_or_else(|| {
+                        self.err(
+                            field,
+                            format!("expected a whole number of runs from 1 to {MAX_REPEAT}"),
+                        )
+                    })? as usize
+            }
+            "retry_invalid" => {
+                spec.retry_invalid = v
+                    .as_u64()
+                    .filter(|&n| n <= 100)
+                    .ok_or_else(|| {
+                        self.err(field, "expected a whole number of re-runs, 0 to 100")
+                            .with_hint("an invalid run (generator saturated, delivery short...) is re-run up to this many times so each variant keeps its planned number of valid runs")
+                    })? as usize
+            }
+            "warmup_runs" => {
+                spec.warmup_runs = v
+                    .as_u64()
+                    .filter(|&n| n <= 100)
+                    .ok_or_else(|| {
+                        self.err(field, "expected a whole number of warm-up runs, 0 to 100")
+                            .with_hint("each variant is run this many times before its measured runs, and those runs are left out of the statistics")
+                    })? as usize
+            }
+            "order" => {
+                spec.order = match v.as_str() {
+                    Some("interleaved") => Order::Interleaved,
+                    Some("sequential") => Order::Sequential,
+                    _ => {
+                        return Err(self.err(field, "unknown order").with_hint(
+                            "use interleaved (A B A B ..., the default) or sequential",
+                        ))
+                    }
+                }
+            }
+            "cooldown" => {
+                spec.cooldown = as_text(v)
+                    .ok_or_else(|| "expected a duration".to_string())
+                    .and_then(|t| parse_duration(&t))
+                    .map_err(|m| self.err(field, m))?
+            }
+            "equivalence" => {
+                spec.equivalence = parse_fraction(v).map_err(|m| self.err(field, m))?
+            }
+            "metrics" => {
+                let list = v
+                    .as_sequence()
+                    .map(|s| s.iter().filter_map(|m| m.as_str().map(String::from)).collect::<Vec<_>>())
+                    .filter(|l| !l.is_empty())
+                    .ok_or_else(|| {
+                        self.err(field, "expected a list of metric names, e.g. [latency_ms.p95, requests.rate]")
+                    })?;
+                spec.metrics = Some(list);
+            }
+            "variants" => spec.variants = self.variants(v)?,
+            "sweep" => spec.sweep = Some(self.sweep(v)?),
+            "compare" => spec.compare.extend(self.compare(v, field)?),
+            other => return Err(self.unknown_field(field, other, STUDY_KEYS)),
+        }
+        Ok(())
+    }
+
+    /// `compare:`: pairs of variant names, `[baseline, variant]`.
+    fn compare(&self, v: &Value, field: &str) -> Result<Vec<(String, String)>, ScenarioError> {
+        let pairs = v.as_sequence().ok_or_else(|| {
+            self.err(field, "expected a list of pairs, e.g. [[baseline, stress]]")
+        })?;
+        let mut out = Vec::new();
+        for (i, p) in pairs.iter().enumerate() {
+            let pair: Option<Vec<&str>> = p
+                .as_sequence()
+                .map(|s| s.iter().filter_map(Value::as_str).collect());
+            match pair.as_deref() {
+                Some([a, b]) => out.push((a.to_string(), b.to_string())),
+                _ => {
+                    return Err(self.err(
+                        &format!("study.compare[{i}]"),
+                        "expected a pair [baseline, variant]",
+                    ))
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn variants(&self, v: &Value) -> Result<Vec<VariantSpec>, ScenarioError> {

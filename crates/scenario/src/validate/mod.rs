@@ -1,12 +1,12 @@
 //! Turns the file as written into a runnable [`Scenario`], checking what serde cannot.
 //!
-//! This file locates errors ([`Ctx`]) and assembles the scenario; each section has its own
-//! checks: `load`, `steps` (flows and their steps), `thresholds`, `addresses` (the target URL
-//! and source addresses), `http` (version and shared connections). [`resolved`] is the one check every scenario passes, whether it
-//! came from a file or from flags: the bounds of `crate::limits` (`bounds`), headers and
-//! templates (`check_templates`).
+//! This file assembles the scenario (errors are located by [`Ctx`], in `crate::locate`);
+//! each section has its own checks: `load`, `steps` (flows and their steps), `thresholds`,
+//! `http` (version and shared connections); the target URL and source addresses are checked
+//! by `crate::addresses`, which the model uses too. [`resolved`] is the one check every
+//! scenario passes, whether it came from a file or from flags: the bounds of `crate::limits`
+//! (`bounds`), headers and templates (`check_templates`).
 
-mod addresses;
 mod bounds;
 mod http;
 mod load;
@@ -14,11 +14,10 @@ pub(crate) mod monitor;
 mod steps;
 mod thresholds;
 
-pub(crate) use addresses::check_url;
-pub use addresses::{check_target, check_target_credentials, parse_addresses};
+pub(crate) use crate::locate::Ctx;
 
-use crate::error::{ErrorLocation, ScenarioError};
-use crate::locate::PathIndex;
+use crate::addresses::{check_target_credentials, parse_addresses};
+use crate::error::ScenarioError;
 use crate::model::*;
 use crate::raw::*;
 use load::load;
@@ -28,83 +27,6 @@ use thresholds::thresholds;
 
 pub const DEFAULT_MAX_IN_FLIGHT: u32 = 10_000;
 pub const DEFAULT_MAX_DURATION: Duration = Duration::from_secs(600);
-
-/// Context for locating errors: the file name and the position index of its YAML, or the
-/// command-line flags a scenario was built from (then a field names its flag).
-pub struct Ctx<'a> {
-    pub file: &'a str,
-    /// `None` for a scenario built from flags.
-    pub index: Option<&'a PathIndex>,
-}
-
-impl<'a> Ctx<'a> {
-    pub fn file(file: &'a str, index: &'a PathIndex) -> Self {
-        Ctx {
-            file,
-            index: Some(index),
-        }
-    }
-
-    /// Errors name the flag of `loadlab run --url ...` that set the field.
-    pub fn flags() -> Self {
-        Ctx {
-            file: "",
-            index: None,
-        }
-    }
-
-    pub fn err(&self, field: &str, message: impl Into<String>) -> ScenarioError {
-        let Some(index) = self.index else {
-            return ScenarioError::flag(flag_of(field), message, None);
-        };
-        let (line, column) = index.find(field).unwrap_or((1, 1));
-        let location = ErrorLocation::File {
-            path: self.file.to_string(),
-            line,
-            column,
-        };
-        ScenarioError::at(location, field, message)
-    }
-
-    /// Like [`Ctx::err`] at the first of `fields` written in the file (the same value can be
-    /// written as `load.vus` or `load.stages[0].vus`); the last one if none is.
-    pub fn err_at(&self, fields: &[&str], message: impl Into<String>) -> ScenarioError {
-        let field = match self.index {
-            Some(index) => fields
-                .iter()
-                .find(|f| index.has(f))
-                .or(fields.last())
-                .copied()
-                .unwrap_or(""),
-            None => fields.first().copied().unwrap_or(""),
-        };
-        self.err(field, message)
-    }
-}
-
-/// The `loadlab run` flag that sets a field of a scenario built from flags.
-fn flag_of(field: &str) -> &'static str {
-    let last = field.rsplit('.').next().unwrap_or("");
-    if field.starts_with("defaults.timeout") || last == "timeout" {
-        "--timeout"
-    } else if field.contains("headers") {
-        "--header"
-    } else if field.ends_with(".body") {
-        "--body"
-    } else if field.starts_with("source_addresses") {
-        "--source-addrs"
-    } else if field.starts_with("load") {
-        match last {
-            "vus" | "start_vus" => "--vus",
-            "rate" | "ramp_to" => "--rate",
-            "requests" | "shared_iterations" | "iterations" => "--requests",
-            "max_in_flight" => "--max-in-flight",
-            _ => "--duration",
-        }
-    } else {
-        "--url"
-    }
-}
 
 /// `defaults.server_latency_header`: a header name, `Server-Timing`, or `none`.
 fn server_latency(text: &str) -> Result<crate::ServerLatency, String> {

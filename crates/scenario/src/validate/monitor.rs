@@ -87,7 +87,8 @@ pub(crate) fn monitor(raw: Option<RawMonitor>, ctx: &Ctx) -> Result<MonitorConfi
             ctx.err(&field, "missing `url`")
                 .with_hint("e.g. `url: http://127.0.0.1:9100/metrics`")
         })?;
-        let url = super::check_target(&url).map_err(|m| ctx.err(&format!("{field}.url"), m))?;
+        let url = crate::addresses::check_target(&url)
+            .map_err(|m| ctx.err(&format!("{field}.url"), m))?;
         if p.series.is_empty() {
             return Err(ctx
                 .err(&field, "list the `series` to record")

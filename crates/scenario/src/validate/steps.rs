@@ -1,11 +1,13 @@
 //! Flows and their steps: requests, groups, loops, think times, captures and checks.
 
-use super::{check_url, Ctx};
+use super::Ctx;
+use crate::addresses::check_url;
 use crate::credentials::{split_credentials, Credentials};
 use crate::error::ScenarioError;
 use crate::model::*;
 use crate::raw::*;
 use crate::units::parse_duration;
+use std::collections::BTreeMap;
 
 pub(super) fn flows(
     raw_flows: Vec<RawFlow>,
@@ -75,6 +77,8 @@ pub(super) fn flows(
     Ok(out)
 }
 
+/// One step as written: a loop, a `once` block, a think time or a request, each checked for
+/// keys that belong to another kind of step.
 fn step(
     raw: Box<RawStep>,
     field: &str,
@@ -128,6 +132,17 @@ fn step(
             ctx,
         )?));
     }
+    request_step(raw, field, target_auth, ctx)
+}
+
+/// A step that is neither a loop nor a `once` block: a think time or one request, with its
+/// URL, body, captures and checks checked in that order.
+fn request_step(
+    raw: Box<RawStep>,
+    field: &str,
+    target_auth: Option<&Credentials>,
+    ctx: &Ctx,
+) -> Result<Step, ScenarioError> {
     let methods = [
         (Method::Get, raw.get),
         (Method::Post, raw.post),
@@ -161,112 +176,15 @@ fn step(
             .err(field, msg)
             .with_hint("e.g. `- get: /api/ping` or `- post: /api/users` with `json: {...}`"));
     }
-    let (method, mut url) = chosen.remove(0);
+    let (method, url) = chosen.remove(0);
     let url_field = format!("{field}.{}", method.as_str().to_ascii_lowercase());
-    let mut auth = target_auth.cloned();
-    if url.starts_with("http://") || url.starts_with("https://") {
-        let authority = url
-            .split_once("://")
-            .map_or("", |(_, r)| r.split(['/', '?']).next().unwrap_or(""));
-        if crate::template::has_template(authority) {
-            return Err(ctx
-                .err(&url_field, "templates are not allowed in the host of a URL")
-                .with_hint(
-                    "connections are opened before the run: put variables in the path or query",
-                ));
-        }
-        check_url(&url).map_err(|m| ctx.err(&url_field, m))?;
-        (url, auth) = split_credentials(&url);
-    } else if !url.starts_with('/') {
-        return Err(ctx
-            .err(
-                &url_field,
-                format!("`{url}` is neither a path starting with / nor an http(s) URL"),
-            )
-            .with_hint(format!("write `/{url}`")));
-    }
-    let body = match (raw.json, raw.body, raw.form) {
-        (Some(j), None, None) => Some(Body::Json(j)),
-        (None, Some(b), None) => Some(Body::Text(b)),
-        (None, None, Some(f)) => Some(Body::Form(
-            f.into_iter().map(|(k, v)| (k, v.into_text())).collect(),
-        )),
-        (None, None, None) => None,
-        _ => {
-            return Err(ctx.err(
-                &format!("{field}.body"),
-                "give only one of `json`, `body` or `form`",
-            ))
-        }
+    let (url, auth) = request_url(url, &url_field, target_auth, ctx)?;
+    let body = request_body(raw.json, raw.body, raw.form, field, ctx)?;
+    let captures = captures(raw.capture, field, ctx)?;
+    let checks = match raw.check {
+        Some(c) => checks(c, &format!("{field}.check"), ctx)?,
+        None => Vec::new(),
     };
-    let mut captures = Vec::new();
-    for (name, c) in raw.capture {
-        let cfield = format!("{field}.capture.{name}");
-        if !is_identifier(&name) {
-            return Err(ctx
-                .err(&cfield, format!("`{name}` is not a valid variable name"))
-                .with_hint("use letters, digits and `_`, starting with a letter"));
-        }
-        let source = match c {
-            RawCapture::JsonPath(p) => CaptureSource::JsonPath(
-                crate::jsonpath::JsonPath::parse(&p).map_err(|m| ctx.err(&cfield, m))?,
-            ),
-            RawCapture::Header { header } => CaptureSource::Header(header),
-            RawCapture::Regex { regex, group } => {
-                let re = regex::Regex::new(&regex)
-                    .map_err(|e| ctx.err(&cfield, format!("invalid regex: {e}")))?;
-                let group = group.unwrap_or(if re.captures_len() > 1 { 1 } else { 0 });
-                if group >= re.captures_len() {
-                    return Err(ctx.err(
-                        &cfield,
-                        format!(
-                            "the regex has {} group(s); group {group} does not exist",
-                            re.captures_len() - 1
-                        ),
-                    ));
-                }
-                CaptureSource::Regex {
-                    pattern: regex,
-                    group,
-                }
-            }
-        };
-        captures.push(Capture { name, source });
-    }
-    let mut checks = Vec::new();
-    if let Some(c) = raw.check {
-        let cfield = format!("{field}.check");
-        match c.status {
-            Some(StatusSpec::One(s)) => checks.push(Check::Status(vec![s])),
-            Some(StatusSpec::Many(v)) if !v.is_empty() => checks.push(Check::Status(v)),
-            Some(StatusSpec::Many(_)) => {
-                return Err(ctx.err(&format!("{cfield}.status"), "list at least one status"))
-            }
-            None => {}
-        }
-        if let Some(Check::Status(v)) = checks.first() {
-            if let Some(bad) = v.iter().find(|s| !(100..=599).contains(*s)) {
-                return Err(ctx.err(
-                    &format!("{cfield}.status"),
-                    format!("`{bad}` is not an HTTP status (100..599)"),
-                ));
-            }
-        }
-        for (path, expected) in c.json {
-            let path = crate::jsonpath::JsonPath::parse(&path)
-                .map_err(|m| ctx.err(&format!("{cfield}.json"), m))?;
-            checks.push(Check::Json { path, expected });
-        }
-        if let Some(t) = c.body_contains {
-            checks.push(Check::BodyContains(t));
-        }
-        for (name, value) in c.header {
-            checks.push(Check::Header { name, value });
-        }
-        if let Some(d) = c.max_latency {
-            checks.push(Check::MaxLatency(d));
-        }
-    }
     let http_version = super::http::step_version(raw.http, field, ctx)?;
     let name = raw
         .name
@@ -294,6 +212,148 @@ fn step(
         auth,
         http_version,
     })))
+}
+
+/// A request's URL, a path on the target or an absolute URL, and the credentials it is sent
+/// with: those written in an absolute URL, else the target's.
+fn request_url(
+    url: String,
+    url_field: &str,
+    target_auth: Option<&Credentials>,
+    ctx: &Ctx,
+) -> Result<(String, Option<Credentials>), ScenarioError> {
+    if url.starts_with("http://") || url.starts_with("https://") {
+        let authority = url
+            .split_once("://")
+            .map_or("", |(_, r)| r.split(['/', '?']).next().unwrap_or(""));
+        if crate::template::has_template(authority) {
+            return Err(ctx
+                .err(url_field, "templates are not allowed in the host of a URL")
+                .with_hint(
+                    "connections are opened before the run: put variables in the path or query",
+                ));
+        }
+        check_url(&url).map_err(|m| ctx.err(url_field, m))?;
+        return Ok(split_credentials(&url));
+    }
+    if !url.starts_with('/') {
+        return Err(ctx
+            .err(
+                url_field,
+                format!("`{url}` is neither a path starting with / nor an http(s) URL"),
+            )
+            .with_hint(format!("write `/{url}`")));
+    }
+    Ok((url, target_auth.cloned()))
+}
+
+/// At most one of `json`, `body` and `form`.
+fn request_body(
+    json: Option<serde_json::Value>,
+    body: Option<String>,
+    form: Option<BTreeMap<String, Scalar>>,
+    field: &str,
+    ctx: &Ctx,
+) -> Result<Option<Body>, ScenarioError> {
+    match (json, body, form) {
+        (Some(j), None, None) => Ok(Some(Body::Json(j))),
+        (None, Some(b), None) => Ok(Some(Body::Text(b))),
+        (None, None, Some(f)) => Ok(Some(Body::Form(
+            f.into_iter().map(|(k, v)| (k, v.into_text())).collect(),
+        ))),
+        (None, None, None) => Ok(None),
+        _ => Err(ctx.err(
+            &format!("{field}.body"),
+            "give only one of `json`, `body` or `form`",
+        )),
+    }
+}
+
+/// `capture:`: variable names, JSONPaths and regexes (with the group they take) checked.
+fn captures(
+    raw: BTreeMap<String, RawCapture>,
+    field: &str,
+    ctx: &Ctx,
+) -> Result<Vec<Capture>, ScenarioError> {
+    let mut captures = Vec::new();
+    for (name, c) in raw {
+        let cfield = format!("{field}.capture.{name}");
+        if !is_identifier(&name) {
+            return Err(ctx
+                .err(&cfield, format!("`{name}` is not a valid variable name"))
+                .with_hint("use letters, digits and `_`, starting with a letter"));
+        }
+        let source = match c {
+            RawCapture::JsonPath(p) => CaptureSource::JsonPath(
+                crate::jsonpath::JsonPath::parse(&p).map_err(|m| ctx.err(&cfield, m))?,
+            ),
+            RawCapture::Header { header } => CaptureSource::Header(header),
+            RawCapture::Regex { regex, group } => regex_capture(regex, group, &cfield, ctx)?,
+        };
+        captures.push(Capture { name, source });
+    }
+    Ok(captures)
+}
+
+/// A regex capture takes group 1 when the regex has groups, else the whole match.
+fn regex_capture(
+    regex: String,
+    group: Option<usize>,
+    cfield: &str,
+    ctx: &Ctx,
+) -> Result<CaptureSource, ScenarioError> {
+    let re =
+        regex::Regex::new(&regex).map_err(|e| ctx.err(cfield, format!("invalid regex: {e}")))?;
+    let group = group.unwrap_or(if re.captures_len() > 1 { 1 } else { 0 });
+    if group >= re.captures_len() {
+        return Err(ctx.err(
+            cfield,
+            format!(
+                "the regex has {} group(s); group {group} does not exist",
+                re.captures_len() - 1
+            ),
+        ));
+    }
+    Ok(CaptureSource::Regex {
+        pattern: regex,
+        group,
+    })
+}
+
+/// `check:`, in the order the engine runs them: status first.
+fn checks(c: RawCheck, cfield: &str, ctx: &Ctx) -> Result<Vec<Check>, ScenarioError> {
+    let mut checks = Vec::new();
+    match c.status {
+        Some(StatusSpec::One(s)) => checks.push(Check::Status(vec![s])),
+        Some(StatusSpec::Many(v)) if !v.is_empty() => checks.push(Check::Status(v)),
+        Some(StatusSpec::Many(_)) => {
+            return Err(ctx.err(&format!("{cfield}.status"), "list at least one status"))
+        }
+        None => {}
+    }
+    if let Some(Check::Status(v)) = checks.first() {
+        if let Some(bad) = v.iter().find(|s| !(100..=599).contains(*s)) {
+            return Err(ctx.err(
+                &format!("{cfield}.status"),
+                format!("`{bad}` is not an HTTP status (100..599)"),
+            ));
+        }
+    }
+    for (path, expected) in c.json {
+        let path = crate::jsonpath::JsonPath::parse(&path)
+            .map_err(|m| ctx.err(&format!("{cfield}.json"), m))?;
+        checks.push(Check::Json { path, expected });
+    }
+    if let Some(t) = c.body_contains {
+        checks.push(Check::BodyContains(t));
+    }
+    for (name, value) in c.header {
+        checks.push(Check::Header { name, value });
+    }
+    if let Some(d) = c.max_latency {
+        checks.push(Check::MaxLatency(d));
+    }
+    Ok(checks)
 }
 
 fn sub_steps(
