@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Test dependencies that are not Rust crates: the reference implementations (SciPy,
-# statsmodels, kneed) the statistics are checked against, and moto[server], the S3-compatible
+# statsmodels, kneed) the statistics are checked against, Apache Otava (in a virtual
+# environment of its own) for the change points, and moto[server], the S3-compatible
 # server tests/distributed.rs starts on loopback (python3 -m moto.server). Installs them
 # (idempotently: only what is missing or at another version), regenerates the fixtures of
 # crates/analysis/tests/fixtures with scripts/stats_reference.py into a scratch directory, and
@@ -61,3 +62,35 @@ if ! "$PY" scripts/compare_fixtures.py crates/analysis/tests/fixtures "$SCRATCH"
     exit 1
 fi
 echo "setup-test-deps: SciPy fixtures reproduced (within scripts/compare_fixtures.py's tolerance)"
+
+# Apache Otava, the reference for the change-point detector, in a virtual environment of its
+# own (it pins NumPy 2.2 / SciPy 1.16, older than requirements-stats.txt). Its fixtures are
+# regenerated and compared like the SciPy ones.
+OTAVA_REQ=scripts/requirements-otava.txt
+OTAVA_VENV="${LOADLAB_OTAVA_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/loadlab/otava-venv}"
+OTAVA_PY="$OTAVA_VENV/bin/python"
+if ! "$OTAVA_PY" - "$OTAVA_REQ" <<'PYEOF' 2>/dev/null
+import sys
+from importlib.metadata import version
+for line in open(sys.argv[1]):
+    line = line.split("#")[0].strip()
+    if not line:
+        continue
+    name, want = line.split("==")
+    if version(name) != want:
+        sys.exit(1)
+PYEOF
+then
+    echo "setup-test-deps: installing $OTAVA_REQ into $OTAVA_VENV"
+    "$PY" -m venv "$OTAVA_VENV"
+    "$OTAVA_PY" -m pip install --quiet -r "$OTAVA_REQ"
+fi
+OTAVA_SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH" "$OTAVA_SCRATCH"' EXIT
+"$OTAVA_PY" scripts/otava_reference.py --out "$OTAVA_SCRATCH" >/dev/null
+if ! "$PY" scripts/compare_fixtures.py crates/analysis/tests/fixtures/otava "$OTAVA_SCRATCH"; then
+    echo "setup-test-deps: the Otava fixtures differ from the committed ones beyond the" \
+        "tolerance (lines above); regenerate them with $OTAVA_PY scripts/otava_reference.py" >&2
+    exit 1
+fi
+echo "setup-test-deps: Otava change-point fixtures reproduced"

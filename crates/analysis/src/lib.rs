@@ -7,6 +7,7 @@
 //! SciPy fixtures, because no maintained Rust crate computes them as SciPy/benchstat do.
 
 pub mod capacity;
+pub mod change_points;
 pub mod compare;
 pub mod stats;
 pub mod study;
