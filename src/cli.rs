@@ -130,6 +130,29 @@ pub struct OutputArgs {
     /// also takes object storage: s3://bucket/prefix, gs://…, az://…, file:///dir.
     #[arg(long, value_name = "DIR|URL")]
     pub results: Option<PathBuf>,
+    /// Label the run, study or capacity search (repeatable): commit=SHA, branch=main… Stored
+    /// and filterable (`loadlab history --label`). LOADLAB_LABELS adds comma-separated ones
+    /// (a flag wins for the same key).
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label_flag)]
+    pub labels: Vec<(String, String)>,
+}
+
+pub(crate) fn parse_label_flag(text: &str) -> Result<(String, String), String> {
+    loadlab_store::parse_label(text).map_err(|e| e.to_string())
+}
+
+impl OutputArgs {
+    /// The labels to store: `LOADLAB_LABELS`, then the `--label` flags over it.
+    pub fn resolved_labels(&self) -> Result<loadlab_store::Labels, crate::exit::CliError> {
+        let mut labels = match std::env::var(loadlab_store::LABELS_ENV) {
+            Ok(text) => loadlab_store::parse_label_list(&text).map_err(|e| {
+                crate::exit::CliError::bad_input(format!("{}: {e}", loadlab_store::LABELS_ENV))
+            })?,
+            Err(_) => loadlab_store::Labels::new(),
+        };
+        labels.extend(self.labels.iter().cloned());
+        Ok(labels)
+    }
 }
 
 #[derive(Args, Clone)]

@@ -100,6 +100,9 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
                     Some(&plan.fingerprint()),
                 )
                 .map_err(CliError::bad_input)?;
+            store
+                .set_labels(&id, &output.resolved_labels()?)
+                .map_err(CliError::bad_input)?;
             (id, dir, rfc3339(std::time::SystemTime::now()), Vec::new())
         }
     };

@@ -44,6 +44,10 @@ pub fn measure(
     meta.scenario_file = scenario.source.clone();
     meta.plan_hash = Some(scenario.fingerprint());
     meta.segment = share.segment.map(|s| format!("{}/{}", s.index, s.count));
+    // Labels given to a study or capacity search are its runs' labels too.
+    for (key, value) in output.resolved_labels()? {
+        meta.labels.entry(key).or_insert(value);
+    }
     if meta.load.is_none() {
         meta.load = Some(load_text(scenario));
     }

@@ -99,6 +99,9 @@ pub fn run_study_file(
                     Some(&plan.fingerprint()),
                 )
                 .map_err(CliError::bad_input)?;
+            store
+                .set_labels(&id, &output.resolved_labels()?)
+                .map_err(CliError::bad_input)?;
             let ids = StudyIds {
                 id,
                 started_at: loadlab_metrics::result::rfc3339(std::time::SystemTime::now()),
