@@ -48,6 +48,8 @@ pub enum Command {
     Merge(MergeArgs),
     /// Print Kubernetes manifests that run a scenario as N pods (an Indexed Job) and merge them.
     K8s(Box<K8sArgs>),
+    /// A scenario's runs (or a study's repetitions) over time, with change points marked.
+    History(HistoryArgs),
 }
 
 #[derive(Args)]
@@ -370,6 +372,41 @@ pub struct CapacityArgs {
     pub monitor: MonitorArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+#[derive(Args, Clone)]
+pub struct HistoryArgs {
+    /// The scenario's name (its runs) or a study's name (its studies' medians).
+    #[arg(value_name = "SCENARIO|NAME")]
+    pub name: String,
+    /// Metrics to follow (repeatable; default: throughput, error rate, p50, p95, p99).
+    #[arg(long = "metric", value_name = "ID")]
+    pub metrics: Vec<String>,
+    /// Only points started on or after this date or time (2026-11-01, 2026-11-01T12:00:00Z).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Only points with this label (repeatable; all must match), e.g. branch=main.
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label_flag)]
+    pub labels: Vec<(String, String)>,
+    /// Use the scenario's single runs even when studies of that name exist.
+    #[arg(long)]
+    pub runs: bool,
+    /// A change point's t-test p-value must be below this (Otava's default 0.001).
+    #[arg(long = "p-value", value_name = "P", default_value_t = 0.001)]
+    pub p_value: f64,
+    /// Points per detection window (Otava's default 50; windows overlap by half).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub window: usize,
+    /// Smallest relative change kept as a change point, e.g. 5% (default 0: every
+    /// significant one).
+    #[arg(long = "min-magnitude", value_name = "PERCENT")]
+    pub min_magnitude: Option<String>,
+    /// Also write the history as JSON (schema loadlab.history.v1) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
 }
 
 #[derive(Args, Clone)]

@@ -4,6 +4,7 @@ mod capacity;
 mod compare;
 mod demo;
 mod executor;
+mod history;
 mod import;
 mod k8s;
 pub(crate) mod measure;
@@ -38,6 +39,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
         Command::Report(args) => report::execute(args),
         Command::Merge(args) => merge::execute(args),
         Command::K8s(args) => k8s::execute(*args),
+        Command::History(args) => history::execute(args),
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod capacity;
 pub mod change_points;
 pub mod compare;
+pub mod history;
 pub mod stats;
 pub mod study;
 pub mod thresholds;
