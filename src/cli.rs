@@ -50,6 +50,9 @@ pub enum Command {
     K8s(Box<K8sArgs>),
     /// A scenario's runs (or a study's repetitions) over time, with change points marked.
     History(HistoryArgs),
+    /// For CI: the newest run or study against the last stable segment of its history
+    /// (compare's statistics); exit 1 on a significant regression beyond the margin.
+    Gate(GateArgs),
 }
 
 #[derive(Args)]
@@ -374,8 +377,9 @@ pub struct CapacityArgs {
     pub output: OutputArgs,
 }
 
+/// Which points a history holds (`loadlab history`, `loadlab gate`).
 #[derive(Args, Clone)]
-pub struct HistoryArgs {
+pub struct SeriesArgs {
     /// The scenario's name (its runs) or a study's name (its studies' medians).
     #[arg(value_name = "SCENARIO|NAME")]
     pub name: String,
@@ -391,6 +395,14 @@ pub struct HistoryArgs {
     /// Use the scenario's single runs even when studies of that name exist.
     #[arg(long)]
     pub runs: bool,
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+}
+
+/// The change-point detector's settings (Apache Otava's defaults).
+#[derive(Args, Clone)]
+pub struct DetectorArgs {
     /// A change point's t-test p-value must be below this (Otava's default 0.001).
     #[arg(long = "p-value", value_name = "P", default_value_t = 0.001)]
     pub p_value: f64,
@@ -401,12 +413,39 @@ pub struct HistoryArgs {
     /// significant one).
     #[arg(long = "min-magnitude", value_name = "PERCENT")]
     pub min_magnitude: Option<String>,
+}
+
+#[derive(Args, Clone)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub series: SeriesArgs,
+    #[command(flatten)]
+    pub detector: DetectorArgs,
     /// Also write the history as JSON (schema loadlab.history.v1) to this file.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
-    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
-    #[arg(long, value_name = "DIR")]
-    pub results: Option<PathBuf>,
+}
+
+#[derive(Args, Clone)]
+pub struct GateArgs {
+    #[command(flatten)]
+    pub series: SeriesArgs,
+    #[command(flatten)]
+    pub detector: DetectorArgs,
+    /// Fail (exit 1) when a metric is significantly worse with its whole 95% CI beyond this
+    /// change (default 5%).
+    #[arg(long, value_name = "PERCENT", default_value = "5%")]
+    pub fail_on_regression: String,
+    /// Practical-equivalence band: a change whose whole CI lies within ±band reads
+    /// `equivalent` (default: none).
+    #[arg(long, value_name = "PERCENT")]
+    pub equivalence: Option<String>,
+    /// Also write the comparison as JSON (schema loadlab.compare.v1) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write a Markdown summary here (default: appended to $GITHUB_STEP_SUMMARY when set).
+    #[arg(long, value_name = "PATH")]
+    pub summary: Option<PathBuf>,
 }
 
 #[derive(Args, Clone)]

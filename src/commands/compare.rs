@@ -66,13 +66,13 @@ pub fn unknown_metric(flag: &str, e: &UnknownMetric) -> CliError {
 }
 
 /// One side of a comparison: the per-run values of one variant (or one run).
-struct Side {
-    kind: &'static str,
-    id: String,
-    stats: VariantStats,
+pub(super) struct Side {
+    pub kind: &'static str,
+    pub id: String,
+    pub stats: VariantStats,
     /// The study's equivalence band (0 for a run or a study without one): a comparison
     /// against a study reads its verdicts with the band the study set.
-    equivalence: f64,
+    pub equivalence: f64,
 }
 
 fn open_store(dir: Option<&Path>) -> Result<Store, CliError> {
@@ -205,11 +205,11 @@ fn chosen_metrics(names: &[String], sides: &[&VariantStats]) -> Result<Vec<Metri
 }
 
 /// Compares the pairs, prints them, and builds the `loadlab.compare.v1` record.
-struct Compared {
-    result: CompareResult,
+pub(super) struct Compared {
+    pub result: CompareResult,
 }
 
-fn compare_sides(
+pub(super) fn compare_sides(
     pairs: &[(&Side, &Side)],
     metrics: &[MetricId],
     options: &CompareOptions,

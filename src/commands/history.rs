@@ -2,7 +2,7 @@
 //! hands them to `loadlab_analysis::history`, prints the table and change points, and writes
 //! the `loadlab.history.v1` JSON. Flag parsing and printing only.
 
-use crate::cli::HistoryArgs;
+use crate::cli::{DetectorArgs, HistoryArgs};
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::change_points::ChangePointParams;
 use loadlab_analysis::history::{build_history, History, HistoryPoint, PointKind, PointValue};
@@ -13,15 +13,18 @@ use loadlab_store::{Labels, Store};
 use std::collections::BTreeMap;
 use std::io::Write;
 
-pub fn execute(args: HistoryArgs) -> Result<Outcome, CliError> {
-    let params = detector_params(&args)?;
+pub fn execute(history_args: HistoryArgs) -> Result<Outcome, CliError> {
+    let params = detector_params(&history_args.detector)?;
+    let args = &history_args.series;
     let since = args.since.as_deref().map(check_since).transpose()?;
     let store = super::store::open(&loadlab_store::resolve_dir(args.results.as_deref()))?;
     let filter: Labels = args.labels.iter().cloned().collect();
-    let (kind, mut points, skipped) = load_points(&store, &args.name, &filter, args.runs)?;
-    if let Some(since) = since {
-        points.retain(|p| p.started_at.as_str() >= since);
-    }
+    let Loaded {
+        kind,
+        points,
+        skipped,
+        ..
+    } = load_points(&store, &args.name, &filter, args.runs, since)?;
     if points.is_empty() {
         return Err(no_points(
             &store,
@@ -32,7 +35,7 @@ pub fn execute(args: HistoryArgs) -> Result<Outcome, CliError> {
     let metrics = chosen_metrics(&args.metrics, &points)?;
     let history = build_history(&args.name, kind, &points, &metrics, &params)
         .map_err(|e| CliError::bad_input(format!("history of {}: {e}", args.name)))?;
-    if let Some(path) = &args.json {
+    if let Some(path) = &history_args.json {
         let text = serde_json::to_string_pretty(&history).expect("history serializes") + "\n";
         super::output::write_json_copy(path, &text)?;
     }
@@ -41,7 +44,7 @@ pub fn execute(args: HistoryArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Ok)
 }
 
-fn detector_params(args: &HistoryArgs) -> Result<ChangePointParams, CliError> {
+pub(super) fn detector_params(args: &DetectorArgs) -> Result<ChangePointParams, CliError> {
     if !(args.p_value > 0.0 && args.p_value <= 1.0) {
         return Err(CliError::bad_input(format!(
             "--p-value {}: give a probability in (0, 1], e.g. 0.001",
@@ -66,7 +69,7 @@ fn detector_params(args: &HistoryArgs) -> Result<ChangePointParams, CliError> {
 
 /// `--since`: a date `YYYY-MM-DD` or an RFC 3339 time; compared with the stored start times
 /// (RFC 3339, UTC) as text, which orders them by time.
-fn check_since(text: &str) -> Result<&str, CliError> {
+pub(super) fn check_since(text: &str) -> Result<&str, CliError> {
     let b = text.as_bytes();
     let date_like = b.len() >= 10
         && b[..10].iter().enumerate().all(|(i, c)| {
@@ -85,20 +88,52 @@ fn check_since(text: &str) -> Result<&str, CliError> {
     }
 }
 
+/// A history's points as read from the store.
+pub(super) struct Loaded {
+    pub kind: PointKind,
+    pub points: Vec<HistoryPoint>,
+    /// The runs behind each point (the run itself, or the study's first variant's runs).
+    pub runs: Vec<Vec<String>>,
+    /// Runs left out as invalid or partial.
+    pub skipped: usize,
+}
+
 /// The points of `name`: its studies (medians of their first variant) when there are any and
-/// `--runs` is not given, else its valid single runs. Also returns how many runs were skipped
-/// as invalid.
-fn load_points(
+/// `--runs` is not given, else its valid single runs; then `--since`.
+pub(super) fn load_points(
     store: &Store,
     name: &str,
     filter: &Labels,
     runs_only: bool,
-) -> Result<(PointKind, Vec<HistoryPoint>, usize), CliError> {
+    since: Option<&str>,
+) -> Result<Loaded, CliError> {
+    let mut loaded = read_points(store, name, filter, runs_only)?;
+    if let Some(since) = since {
+        let keep: Vec<bool> = loaded
+            .points
+            .iter()
+            .map(|p| p.started_at.as_str() >= since)
+            .collect();
+        let mut flags = keep.iter();
+        loaded.points.retain(|_| *flags.next().unwrap());
+        let mut flags = keep.iter();
+        loaded.runs.retain(|_| *flags.next().unwrap());
+    }
+    Ok(loaded)
+}
+
+fn read_points(
+    store: &Store,
+    name: &str,
+    filter: &Labels,
+    runs_only: bool,
+) -> Result<Loaded, CliError> {
     let studies = store
         .history_studies(name, filter)
         .map_err(CliError::bad_input)?;
     if !runs_only && !studies.is_empty() {
         let mut points = Vec::new();
+        let mut runs = Vec::new();
         for s in studies {
             let path = s.path.clone().expect("history studies have a file");
             let text = std::fs::read_to_string(&path)
@@ -123,6 +158,7 @@ fn load_points(
                     )
                 })
                 .collect();
+            runs.push(variant.runs.clone());
             points.push(HistoryPoint {
                 id: s.id,
                 kind: PointKind::Study,
@@ -132,9 +168,15 @@ fn load_points(
                 values,
             });
         }
-        return Ok((PointKind::Study, points, 0));
+        return Ok(Loaded {
+            kind: PointKind::Study,
+            points,
+            runs,
+            skipped: 0,
+        });
     }
     let mut points = Vec::new();
+    let mut runs = Vec::new();
     let mut skipped = 0;
     for rec in store
         .history_runs(name, filter)
@@ -149,6 +191,7 @@ fn load_points(
             .into_iter()
             .map(|(id, value)| (id, PointValue { value, ci: None }))
             .collect();
+        runs.push(vec![rec.id.clone()]);
         points.push(HistoryPoint {
             id: rec.id,
             kind: PointKind::Run,
@@ -158,11 +201,16 @@ fn load_points(
             values,
         });
     }
-    Ok((PointKind::Run, points, skipped))
+    Ok(Loaded {
+        kind: PointKind::Run,
+        points,
+        runs,
+        skipped,
+    })
 }
 
 /// Exit 2 naming what the store has.
-fn no_points(store: &Store, name: &str, filtered: bool) -> CliError {
+pub(super) fn no_points(store: &Store, name: &str, filtered: bool) -> CliError {
     if filtered {
         return CliError::bad_input(format!(
             "history {name}: no valid run or study matches --label/--since (drop them to see all)"
@@ -195,7 +243,10 @@ fn no_points(store: &Store, name: &str, filtered: bool) -> CliError {
 
 /// `--metric` names, checked against what the points measured; the default set otherwise
 /// (keeping those the points have).
-fn chosen_metrics(names: &[String], points: &[HistoryPoint]) -> Result<Vec<MetricId>, CliError> {
+pub(super) fn chosen_metrics(
+    names: &[String],
+    points: &[HistoryPoint],
+) -> Result<Vec<MetricId>, CliError> {
     let mut measured: Vec<MetricId> = points
         .iter()
         .flat_map(|p| p.values.keys().cloned())

@@ -4,6 +4,7 @@ mod capacity;
 mod compare;
 mod demo;
 mod executor;
+mod gate;
 mod history;
 mod import;
 mod k8s;
@@ -40,6 +41,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
         Command::Merge(args) => merge::execute(args),
         Command::K8s(args) => k8s::execute(*args),
         Command::History(args) => history::execute(args),
+        Command::Gate(args) => gate::execute(args),
     }
 }
 

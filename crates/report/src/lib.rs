@@ -11,6 +11,7 @@ pub mod chart;
 #[macro_use]
 pub mod doc;
 mod format;
+pub mod gate_summary;
 mod html;
 mod json;
 mod markdown;

@@ -210,6 +210,27 @@ fn changes_of(
     Ok(out)
 }
 
+/// Where the last stable segment before the newest point begins: the newest point is left
+/// out, each series (one per gated metric, the newest point's plan) is searched for change
+/// points, and the latest one found in any of them starts the segment (0 when none). The
+/// segment is `start..len − 1`, what `loadlab gate` compares the newest point with.
+pub fn stable_segment_start(
+    series: &[Vec<f64>],
+    params: &ChangePointParams,
+) -> Result<usize, StatsError> {
+    let mut start = 0;
+    for values in series {
+        let Some((_, history)) = values.split_last() else {
+            continue;
+        };
+        let found = detect_change_points(history, params)?.change_points;
+        if let Some(last) = found.last() {
+            start = start.max(last.index);
+        }
+    }
+    Ok(start)
+}
+
 /// The change between two segments with its CI, as `compare` measures a change (Hodges–
 /// Lehmann ratio with Moses' interval); the ratio of means, without CI, when that cannot be
 /// computed (a value ≤ 0, or segments too short for a 95% interval).

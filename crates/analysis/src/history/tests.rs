@@ -101,3 +101,26 @@ fn plans_make_separate_series_indexed_from_zero() {
         "a new plan is not a change point"
     );
 }
+
+#[test]
+fn the_stable_segment_starts_at_the_last_change_before_the_newest_point() {
+    let step: Vec<f64> = (0..30)
+        .map(|i| if i < 12 { 10.0 } else { 11.0 } + wiggle(i))
+        .collect();
+    let flat: Vec<f64> = (0..30).map(|i| 100.0 + wiggle(i)).collect();
+    let params = ChangePointParams::default();
+    assert_eq!(
+        stable_segment_start(std::slice::from_ref(&flat), &params).unwrap(),
+        0
+    );
+    assert_eq!(
+        stable_segment_start(&[flat, step.clone()], &params).unwrap(),
+        12
+    );
+    // The newest point is not part of the history it is compared with: a jump there is no
+    // change point of the baseline.
+    let mut jump = step;
+    *jump.last_mut().unwrap() = 50.0;
+    assert_eq!(stable_segment_start(&[jump], &params).unwrap(), 12);
+    assert_eq!(stable_segment_start(&[vec![]], &params).unwrap(), 0);
+}
