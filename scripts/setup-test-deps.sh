@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Test dependencies that are not Rust crates: the reference implementations (SciPy,
 # statsmodels, kneed) the statistics are checked against, Apache Otava (in a virtual
-# environment of its own) for the change points, and moto[server], the S3-compatible
+# environment of its own) for the change points, junitparser for the --junit reports, and
+# moto[server], the S3-compatible
 # server tests/distributed.rs starts on loopback (python3 -m moto.server). Installs them
 # (idempotently: only what is missing or at another version), regenerates the fixtures of
 # crates/analysis/tests/fixtures with scripts/stats_reference.py into a scratch directory, and
@@ -27,6 +28,25 @@ then
     echo "setup-test-deps: installing $REQ"
     "$PY" -m pip install --quiet -r "$REQ" 2>/dev/null \
         || "$PY" -m pip install --quiet --break-system-packages -r "$REQ"
+fi
+
+# junitparser, which tests/history.rs reads the --junit reports with.
+JUNIT=scripts/requirements-junit.txt
+if ! "$PY" - "$JUNIT" <<'PYEOF' 2>/dev/null
+import sys
+from importlib.metadata import version
+for line in open(sys.argv[1]):
+    line = line.split("#")[0].strip()
+    if not line:
+        continue
+    name, want = line.split("==")
+    if version(name) != want:
+        sys.exit(1)
+PYEOF
+then
+    echo "setup-test-deps: installing $JUNIT"
+    "$PY" -m pip install --quiet -r "$JUNIT" 2>/dev/null \
+        || "$PY" -m pip install --quiet --break-system-packages -r "$JUNIT"
 fi
 
 # moto in server mode for the object-storage tests (a real S3 API on 127.0.0.1).

@@ -239,6 +239,9 @@ pub struct RunArgs {
     /// With --baseline: exit 1 when a metric is worse than the study by more than this, e.g. 5%.
     #[arg(long, value_name = "PERCENT", requires = "baseline")]
     pub fail_on_regression: Option<String>,
+    /// Write a JUnit XML report here (for CI test reporters): one test case per threshold, a failure carrying the actual value.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
     #[command(flatten)]
     pub monitor: MonitorArgs,
     #[command(flatten)]
@@ -329,6 +332,10 @@ pub struct CompareArgs {
     /// Write the comparison (JSON, schema loadlab.compare.v1) to this file.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+    /// Write a JUnit XML report here (for CI test reporters): one test case per compared
+    /// metric, failed when it is a regression beyond --fail-on-regression.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
     /// Print nothing but errors (the exit code tells the outcome).
     #[arg(long, short)]
     pub quiet: bool,
@@ -446,6 +453,9 @@ pub struct GateArgs {
     /// Write a Markdown summary here (default: appended to $GITHUB_STEP_SUMMARY when set).
     #[arg(long, value_name = "PATH")]
     pub summary: Option<PathBuf>,
+    /// Write a JUnit XML report here (for CI test reporters): one test case per gated metric, a failure carrying the regression and the actual median.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
 }
 
 #[derive(Args, Clone)]

@@ -134,6 +134,8 @@ fn gate(results: &Path, name: &str, summary: &Path) -> std::process::Output {
     Command::new(BIN)
         .args(["gate", name, "--metric", "latency_ms.p50", "--results"])
         .arg(results)
+        .arg("--junit")
+        .arg(summary.with_extension("xml"))
         .env("GITHUB_STEP_SUMMARY", summary)
         .output()
         .unwrap()
@@ -190,5 +192,97 @@ fn the_gate_fails_only_on_a_regression_against_the_stable_segment() {
     assert!(
         md.contains("**Failed**") && md.contains("commit=c9"),
         "{md}"
+    );
+    let cases = junit_cases(&summary.with_extension("xml"));
+    assert_eq!(cases.len(), 1, "{cases:?}");
+    assert!(
+        cases[0].starts_with("loadlab.gate | p50 latency | Failure | "),
+        "{cases:?}"
+    );
+    assert!(
+        cases[0].contains("actual"),
+        "the failure carries the actual value: {cases:?}"
+    );
+}
+
+/// The test cases of a JUnit report as junitparser (what CI reporters build on) reads them:
+/// `classname | name | Failure,Skipped… | messages`. It must parse, and its declared counts
+/// must match its cases.
+fn junit_cases(path: &Path) -> Vec<String> {
+    const READ: &str = r#"
+import sys
+from junitparser import JUnitXml
+xml = JUnitXml.fromfile(sys.argv[1])
+n = f = 0
+for suite in xml:
+    for case in suite:
+        kinds = [type(r).__name__ for r in case.result]
+        n += 1
+        f += kinds.count("Failure")
+        print(f"{case.classname} | {case.name} | {','.join(kinds)} | {' '.join(r.message or '' for r in case.result)}")
+assert (xml.tests, xml.failures) == (n, f), (xml.tests, xml.failures, n, f)
+"#;
+    let out = Command::new("python3")
+        .args(["-c", READ])
+        .arg(path)
+        .output()
+        .expect("python3 runs (scripts/setup-test-deps.sh installs junitparser)");
+    assert!(
+        out.status.success(),
+        "junitparser cannot read {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_run_junit_report_has_a_case_per_threshold_with_the_actual_value() {
+    let _guard = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let target = Target::start(&["--service-time", "5ms"]);
+    let scenario = dir.path().join("thresholds.yaml");
+    std::fs::write(
+        &scenario,
+        "name: junit <check>\nload: { model: open, rate: 40/s, duration: 500ms }\nthresholds:\n  - latency.p95 < 1ms\n  - http.errors < 5%\nsteps:\n  - { name: ping, get: /api/ping }\n",
+    )
+    .unwrap();
+    let junit = dir.path().join("run.xml");
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg(&scenario)
+        .args([
+            "--target",
+            &target.url,
+            "--no-progress",
+            "--quiet",
+            "--allow-saturated",
+        ])
+        .arg("--results")
+        .arg(dir.path().join("results"))
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cases = junit_cases(&junit);
+    assert_eq!(cases.len(), 2, "{cases:?}");
+    assert!(
+        cases[0].starts_with(
+            "loadlab.run | latency.p95 < 1ms | Failure | latency.p95 < 1ms failed: actual "
+        ),
+        "{cases:?}"
+    );
+    assert!(
+        cases[1].starts_with("loadlab.run | http.errors < 5% |  |"),
+        "{cases:?}"
     );
 }

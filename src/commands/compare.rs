@@ -343,6 +343,14 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
     if let Some(path) = &args.json {
         super::output::write_json_copy(path, &text)?;
     }
+    if let Some(path) = &args.junit {
+        let cases = loadlab_report::junit::comparison_cases(&result);
+        let suite = format!("compare {} {}", args.baseline, args.candidate);
+        super::output::write_junit(
+            path,
+            &loadlab_report::junit::junit_xml(&suite, "loadlab.compare", &cases),
+        )?;
+    }
     // The comparison and its report are kept in the store, like a study's.
     let stored = store_comparison(args.results.as_deref(), &text);
     if !args.quiet {

@@ -16,6 +16,7 @@ use loadlab_analysis::history::{stable_segment_start, PointKind};
 use loadlab_analysis::study::{summarize_variant, RunSample};
 use loadlab_metrics::{MetricId, RunResult};
 use loadlab_report::gate_summary::{gate_markdown, GateContext};
+use loadlab_report::junit::{comparison_cases, junit_xml};
 use loadlab_report::study_terminal::print_gate;
 use loadlab_store::{Labels, Store};
 use std::io::Write;
@@ -115,6 +116,11 @@ pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
         &result,
     );
     write_summary(args.summary, &summary)?;
+    if let Some(path) = &args.junit {
+        let cases = comparison_cases(&result);
+        let suite = format!("gate {}", s.name);
+        super::output::write_junit(path, &junit_xml(&suite, "loadlab.gate", &cases))?;
+    }
     Ok(if result.regressions.is_empty() {
         Outcome::Ok
     } else {

@@ -11,6 +11,12 @@ pub fn write_json_copy(path: &Path, text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::bad_input(format!("--json: cannot write {}: {e}", path.display())))
 }
 
+/// Writes a JUnit XML report to the `--junit` path.
+pub fn write_junit(path: &Path, xml: &str) -> Result<(), CliError> {
+    std::fs::write(path, xml)
+        .map_err(|e| CliError::bad_input(format!("--junit: cannot write {}: {e}", path.display())))
+}
+
 /// Writes the HTML/Markdown report beside a result file; a failure is a warning (the
 /// result itself is already stored).
 pub fn report_for(result: &Path) -> Option<PathBuf> {

@@ -55,6 +55,11 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
         ));
     }
     let (outcome, result) = run_and_report(&scenario, &args.output, share)?;
+    if let Some(path) = &args.junit {
+        let cases = loadlab_report::junit::threshold_cases(&result);
+        let xml = loadlab_report::junit::junit_xml(&result.name, "loadlab.run", &cases);
+        super::output::write_junit(path, &xml)?;
+    }
     if let Some(baseline) = &args.baseline {
         let regressed = super::compare::run_against_study(
             &result,

@@ -14,6 +14,7 @@ mod format;
 pub mod gate_summary;
 mod html;
 mod json;
+pub mod junit;
 mod markdown;
 mod run_doc;
 mod study_doc;
