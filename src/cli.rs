@@ -431,6 +431,10 @@ pub struct HistoryArgs {
     /// Also write the history as JSON (schema loadlab.history.v1) to this file.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+    /// Write the trend report: this HTML file (self-contained), and beside it the Markdown
+    /// (same name, .md) with its charts as SVG files.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args, Clone)]

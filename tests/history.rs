@@ -86,6 +86,8 @@ fn a_slower_target_is_one_change_point_with_its_commit() {
             "latency_ms.p50",
             "--json",
             json.to_str().unwrap(),
+            "--report",
+            dir.path().join("report/history.html").to_str().unwrap(),
         ],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -112,6 +114,15 @@ fn a_slower_target_is_one_change_point_with_its_commit() {
     assert_eq!(cps[0]["verdict"], "slower");
     assert!(cps[0]["change"].as_f64().unwrap() > 1.0, "{}", cps[0]);
     assert!(stdout.contains("change points:"), "{stdout}");
+    // The trend report: HTML, and the Markdown with its chart beside it.
+    let report = dir.path().join("report");
+    let html = std::fs::read_to_string(report.join("history.html")).unwrap();
+    assert!(
+        html.contains("<svg") && html.contains("commit=c5"),
+        "{html}"
+    );
+    assert!(report.join("history.md").exists());
+    assert!(report.join("history-history-0.svg").exists());
 
     // Filtered by label: only the fast commits, no change.
     let out = history(

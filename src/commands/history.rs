@@ -12,6 +12,7 @@ use loadlab_report::verdict_words::format_value;
 use loadlab_store::{Labels, Store};
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::Path;
 
 pub fn execute(history_args: HistoryArgs) -> Result<Outcome, CliError> {
     let params = detector_params(&history_args.detector)?;
@@ -41,7 +42,35 @@ pub fn execute(history_args: HistoryArgs) -> Result<Outcome, CliError> {
     }
     let mut out = std::io::stdout().lock();
     print_history(&mut out, &history, &points, skipped);
+    if let Some(html) = &history_args.report {
+        write_trend_report(html, &history)?;
+        super::output::print_report_paths(&mut out, html);
+    }
     Ok(Outcome::Ok)
+}
+
+/// The HTML trend report at `html`, the Markdown beside it (`.md`) and its charts as
+/// `<stem>-<chart id>.svg`.
+fn write_trend_report(html: &Path, history: &History) -> Result<(), CliError> {
+    use loadlab_report::history_report::{history_charts, history_html, history_markdown};
+    let fail = |path: &Path, e: std::io::Error| {
+        CliError::bad_input(format!("--report: cannot write {}: {e}", path.display()))
+    };
+    if let Some(dir) = html.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
+    }
+    std::fs::write(html, history_html(history)).map_err(|e| fail(html, e))?;
+    let stem = html
+        .file_stem()
+        .map_or("history".into(), |s| s.to_string_lossy().to_string());
+    let svg_name = |id: &str| format!("{stem}-{id}.svg");
+    for chart in history_charts(history) {
+        let path = html.with_file_name(svg_name(&chart.id));
+        std::fs::write(&path, loadlab_report::svg::render_svg(&chart))
+            .map_err(|e| fail(&path, e))?;
+    }
+    let md = html.with_extension("md");
+    std::fs::write(&md, history_markdown(history, |c| svg_name(&c.id))).map_err(|e| fail(&md, e))
 }
 
 pub(super) fn detector_params(args: &DetectorArgs) -> Result<ChangePointParams, CliError> {

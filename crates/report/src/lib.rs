@@ -12,6 +12,7 @@ pub mod chart;
 pub mod doc;
 mod format;
 pub mod gate_summary;
+pub mod history_report;
 mod html;
 mod json;
 pub mod junit;
