@@ -99,6 +99,17 @@ fn a_slower_target_is_one_change_point_with_its_commit() {
     let h: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(h["schema"], "loadlab.history.v1");
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../docs/schema/history.v1.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&h)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "history.json against docs/schema/history.v1.json: {errors:#?}"
+    );
     assert_eq!(h["series"].as_array().unwrap().len(), 1, "{stdout}");
     let points = h["series"][0]["points"].as_array().unwrap();
     assert_eq!(points.len(), 11, "{stdout}");
