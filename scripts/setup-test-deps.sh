@@ -11,47 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
-REQ=scripts/requirements-stats.txt
 
-if ! "$PY" - "$REQ" <<'PYEOF' 2>/dev/null
-import sys
-from importlib.metadata import version
-for line in open(sys.argv[1]):
-    line = line.split("#")[0].strip()
-    if not line:
-        continue
-    name, want = line.split("==")
-    if version(name) != want:
-        sys.exit(1)
-PYEOF
-then
-    echo "setup-test-deps: installing $REQ"
-    "$PY" -m pip install --quiet -r "$REQ" 2>/dev/null \
-        || "$PY" -m pip install --quiet --break-system-packages -r "$REQ"
-fi
-
-# junitparser, which tests/history.rs reads the --junit reports with.
-JUNIT=scripts/requirements-junit.txt
-if ! "$PY" - "$JUNIT" <<'PYEOF' 2>/dev/null
-import sys
-from importlib.metadata import version
-for line in open(sys.argv[1]):
-    line = line.split("#")[0].strip()
-    if not line:
-        continue
-    name, want = line.split("==")
-    if version(name) != want:
-        sys.exit(1)
-PYEOF
-then
-    echo "setup-test-deps: installing $JUNIT"
-    "$PY" -m pip install --quiet -r "$JUNIT" 2>/dev/null \
-        || "$PY" -m pip install --quiet --break-system-packages -r "$JUNIT"
-fi
-
-# moto in server mode for the object-storage tests (a real S3 API on 127.0.0.1).
-MOTO=scripts/requirements-s3.txt
-if ! "$PY" - "$MOTO" <<'PYEOF' 2>/dev/null
+# Whether PYTHON has every `name==version` pin of the requirements file REQ installed.
+pinned() {
+    "$1" - "$2" <<'PYEOF' 2>/dev/null
 import sys
 from importlib.metadata import version
 for line in open(sys.argv[1]):
@@ -61,12 +24,29 @@ for line in open(sys.argv[1]):
     name, want = line.split("==")
     if version(name.split("[")[0]) != want:
         sys.exit(1)
-import moto.server, flask  # the server extra is there too
 PYEOF
-then
-    echo "setup-test-deps: installing $MOTO"
-    "$PY" -m pip install --quiet -r "$MOTO" 2>/dev/null \
-        || "$PY" -m pip install --quiet --break-system-packages -r "$MOTO"
+}
+
+# Installs the requirements file REQ with PYTHON (also where pip refuses a system Python).
+install() {
+    echo "setup-test-deps: installing $2"
+    "$1" -m pip install --quiet -r "$2" 2>/dev/null \
+        || "$1" -m pip install --quiet --break-system-packages -r "$2"
+}
+
+REQ=scripts/requirements-stats.txt
+
+pinned "$PY" "$REQ" || install "$PY" "$REQ"
+
+# junitparser, which tests/history.rs reads the --junit reports with.
+JUNIT=scripts/requirements-junit.txt
+pinned "$PY" "$JUNIT" || install "$PY" "$JUNIT"
+
+# moto in server mode for the object-storage tests (a real S3 API on 127.0.0.1).
+MOTO=scripts/requirements-s3.txt
+# The server extra must be there too.
+if ! pinned "$PY" "$MOTO" || ! "$PY" -c "import moto.server, flask" 2>/dev/null; then
+    install "$PY" "$MOTO"
 fi
 "$PY" -c "import moto.server" && echo "setup-test-deps: moto server available"
 
@@ -89,21 +69,10 @@ echo "setup-test-deps: SciPy fixtures reproduced (within scripts/compare_fixture
 OTAVA_REQ=scripts/requirements-otava.txt
 OTAVA_VENV="${LOADLAB_OTAVA_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/loadlab/otava-venv}"
 OTAVA_PY="$OTAVA_VENV/bin/python"
-if ! "$OTAVA_PY" - "$OTAVA_REQ" <<'PYEOF' 2>/dev/null
-import sys
-from importlib.metadata import version
-for line in open(sys.argv[1]):
-    line = line.split("#")[0].strip()
-    if not line:
-        continue
-    name, want = line.split("==")
-    if version(name) != want:
-        sys.exit(1)
-PYEOF
-then
-    echo "setup-test-deps: installing $OTAVA_REQ into $OTAVA_VENV"
+if ! pinned "$OTAVA_PY" "$OTAVA_REQ"; then
+    echo "setup-test-deps: making $OTAVA_VENV"
     "$PY" -m venv "$OTAVA_VENV"
-    "$OTAVA_PY" -m pip install --quiet -r "$OTAVA_REQ"
+    install "$OTAVA_PY" "$OTAVA_REQ"
 fi
 OTAVA_SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH" "$OTAVA_SCRATCH"' EXIT

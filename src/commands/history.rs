@@ -367,10 +367,7 @@ fn print_history(out: &mut impl Write, h: &History, points: &[HistoryPoint], ski
             cp.before_id,
             label_text(&cp.before_labels),
             cp.change * 100.0,
-            serde_json::to_value(cp.verdict)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
+            cp.verdict.as_str(),
             cp.p_value
         );
     }

@@ -2,7 +2,7 @@
 //! (`$GITHUB_STEP_SUMMARY`): what was compared with what, one table row per metric, and the
 //! outcome in one line. Rendered from the comparison record alone, like every other output.
 
-use crate::verdict_words::{format_value, regression_sentence};
+use crate::verdict_words::{change_words, format_value, regression_sentence};
 use loadlab_analysis::compare::CompareResult;
 use std::fmt::Write;
 
@@ -25,20 +25,8 @@ pub fn gate_markdown(context: &GateContext<'_>, result: &CompareResult) -> Strin
     );
     let _ = writeln!(md, "|---|---:|---:|---:|---|");
     for c in &result.comparisons {
-        let change = match (c.change, c.change_ci) {
-            (Some(ch), Some([lo, hi])) => format!(
-                "{:+.1}% [{:+.1}%, {:+.1}%]",
-                ch * 100.0,
-                lo * 100.0,
-                hi * 100.0
-            ),
-            (Some(ch), None) => format!("{:+.1}%", ch * 100.0),
-            _ => "–".to_string(),
-        };
-        let verdict = serde_json::to_value(c.verdict)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let change = change_words(c);
+        let verdict = c.verdict.as_str();
         let _ = writeln!(
             md,
             "| {} | {} | {} | {change} | {verdict} |",

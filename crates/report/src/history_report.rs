@@ -84,11 +84,8 @@ fn kind_word(history: &History) -> &'static str {
     }
 }
 
-fn verdict_word(cp: &HistoryChangePoint) -> String {
-    serde_json::to_value(cp.verdict)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+fn verdict_word(cp: &HistoryChangePoint) -> &'static str {
+    cp.verdict.as_str()
 }
 
 fn label_words(labels: &std::collections::BTreeMap<String, String>) -> String {

@@ -4,7 +4,7 @@
 //! could be drawn. Rendered from the result records alone; text is XML-escaped, so scenario
 //! and metric names cannot break the document.
 
-use crate::verdict_words::{format_value, regression_sentence};
+use crate::verdict_words::{change_words, format_value, regression_sentence};
 use loadlab_analysis::compare::CompareResult;
 use loadlab_metrics::{RunResult, Verdict};
 use std::fmt::Write;
@@ -56,20 +56,8 @@ pub fn comparison_cases(result: &CompareResult) -> Vec<JunitCase> {
         .iter()
         .map(|c| {
             let unit = c.metric.unit();
-            let change = match (c.change, c.change_ci) {
-                (Some(ch), Some([lo, hi])) => format!(
-                    "{:+.1}% [{:+.1}%, {:+.1}%]",
-                    ch * 100.0,
-                    lo * 100.0,
-                    hi * 100.0
-                ),
-                (Some(ch), None) => format!("{:+.1}%", ch * 100.0),
-                _ => "n/a".to_string(),
-            };
-            let verdict = serde_json::to_value(c.verdict)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default();
+            let change = change_words(c);
+            let verdict = c.verdict.as_str();
             let detail = format!(
                 "baseline median {}, actual median {}, change {change}, verdict {verdict}",
                 format_value(unit, c.baseline_median),
