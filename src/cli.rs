@@ -242,6 +242,10 @@ pub struct RunArgs {
     /// Write a JUnit XML report here (for CI test reporters): one test case per threshold, a failure carrying the actual value.
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
+    /// Write a Markdown summary of the run here (its figures and thresholds; for a CI step
+    /// summary).
+    #[arg(long, value_name = "PATH")]
+    pub summary: Option<PathBuf>,
     #[command(flatten)]
     pub monitor: MonitorArgs,
     #[command(flatten)]
@@ -336,6 +340,9 @@ pub struct CompareArgs {
     /// metric, failed when it is a regression beyond --fail-on-regression.
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
+    /// Write a Markdown summary of the comparison here (for a CI step summary).
+    #[arg(long, value_name = "PATH")]
+    pub summary: Option<PathBuf>,
     /// Print nothing but errors (the exit code tells the outcome).
     #[arg(long, short)]
     pub quiet: bool,

@@ -262,7 +262,7 @@ assert (xml.tests, xml.failures) == (n, f), (xml.tests, xml.failures, n, f)
 }
 
 #[test]
-fn a_run_junit_report_has_a_case_per_threshold_with_the_actual_value() {
+fn a_run_junit_report_has_a_case_per_threshold_and_a_markdown_summary() {
     let _guard = exclusive();
     let dir = tempfile::tempdir().unwrap();
     let target = Target::start(&["--service-time", "5ms"]);
@@ -287,6 +287,8 @@ fn a_run_junit_report_has_a_case_per_threshold_with_the_actual_value() {
         .arg(dir.path().join("results"))
         .arg("--junit")
         .arg(&junit)
+        .arg("--summary")
+        .arg(dir.path().join("run.md"))
         .output()
         .unwrap();
     assert_eq!(
@@ -306,5 +308,10 @@ fn a_run_junit_report_has_a_case_per_threshold_with_the_actual_value() {
     assert!(
         cases[1].starts_with("loadlab.run | http.errors < 5% |  |"),
         "{cases:?}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("run.md")).unwrap();
+    assert!(
+        md.contains("| `latency.p95 < 1ms` |") && md.contains("**failed**"),
+        "{md}"
     );
 }

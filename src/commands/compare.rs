@@ -351,6 +351,17 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
             &loadlab_report::junit::junit_xml(&suite, "loadlab.compare", &cases),
         )?;
     }
+    if let Some(path) = &args.summary {
+        let md = loadlab_report::gate_summary::comparison_markdown(
+            &format!("loadlab compare {} {}", args.baseline, args.candidate),
+            &format!(
+                "`{}` (candidate) against `{}` (baseline).",
+                args.candidate, args.baseline
+            ),
+            &result,
+        );
+        super::output::write_summary(Some(path), false, &md)?;
+    }
     // The comparison and its report are kept in the store, like a study's.
     let stored = store_comparison(args.results.as_deref(), &text);
     if !args.quiet {

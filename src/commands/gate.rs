@@ -20,10 +20,6 @@ use loadlab_report::junit::{comparison_cases, junit_xml};
 use loadlab_report::study_terminal::print_gate;
 use loadlab_store::{Labels, Store};
 use std::io::Write;
-use std::path::PathBuf;
-
-/// Environment variable GitHub Actions sets to the step summary file.
-const STEP_SUMMARY_ENV: &str = "GITHUB_STEP_SUMMARY";
 
 pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
     let params = detector_params(&args.detector)?;
@@ -115,7 +111,7 @@ pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
         },
         &result,
     );
-    write_summary(args.summary, &summary)?;
+    super::output::write_summary(args.summary.as_deref(), true, &summary)?;
     if let Some(path) = &args.junit {
         let cases = comparison_cases(&result);
         let suite = format!("gate {}", s.name);
@@ -210,26 +206,5 @@ fn side(
         id: loaded.points[points[0]].id.clone(),
         stats: summarize_variant(label, &samples),
         equivalence,
-    })
-}
-
-/// `--summary PATH`, else appended to `$GITHUB_STEP_SUMMARY` when it is set.
-fn write_summary(flag: Option<PathBuf>, markdown: &str) -> Result<(), CliError> {
-    let (path, append) = match flag {
-        Some(p) => (p, false),
-        None => match std::env::var_os(STEP_SUMMARY_ENV) {
-            Some(p) if !p.is_empty() => (PathBuf::from(p), true),
-            _ => return Ok(()),
-        },
-    };
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .append(append)
-        .truncate(!append)
-        .open(&path)
-        .and_then(|mut f| f.write_all(markdown.as_bytes()));
-    written.map_err(|e| {
-        CliError::bad_input(format!("--summary: cannot write {}: {e}", path.display()))
     })
 }

@@ -60,6 +60,10 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
         let xml = loadlab_report::junit::junit_xml(&result.name, "loadlab.run", &cases);
         super::output::write_junit(path, &xml)?;
     }
+    if let Some(path) = &args.summary {
+        let md = loadlab_report::gate_summary::run_markdown(&result);
+        super::output::write_summary(Some(path), false, &md)?;
+    }
     if let Some(baseline) = &args.baseline {
         let regressed = super::compare::run_against_study(
             &result,
