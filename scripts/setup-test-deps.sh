@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Test dependencies that are not Rust crates: the reference implementations (SciPy,
-# statsmodels, kneed) the statistics are checked against, and moto[server], the S3-compatible
+# statsmodels, kneed) the statistics are checked against, Apache Otava (in a virtual
+# environment of its own) for the change points, junitparser for the --junit reports, and
+# moto[server], the S3-compatible
 # server tests/distributed.rs starts on loopback (python3 -m moto.server). Installs them
 # (idempotently: only what is missing or at another version), regenerates the fixtures of
 # crates/analysis/tests/fixtures with scripts/stats_reference.py into a scratch directory, and
@@ -9,28 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
-REQ=scripts/requirements-stats.txt
 
-if ! "$PY" - "$REQ" <<'PYEOF' 2>/dev/null
-import sys
-from importlib.metadata import version
-for line in open(sys.argv[1]):
-    line = line.split("#")[0].strip()
-    if not line:
-        continue
-    name, want = line.split("==")
-    if version(name) != want:
-        sys.exit(1)
-PYEOF
-then
-    echo "setup-test-deps: installing $REQ"
-    "$PY" -m pip install --quiet -r "$REQ" 2>/dev/null \
-        || "$PY" -m pip install --quiet --break-system-packages -r "$REQ"
-fi
-
-# moto in server mode for the object-storage tests (a real S3 API on 127.0.0.1).
-MOTO=scripts/requirements-s3.txt
-if ! "$PY" - "$MOTO" <<'PYEOF' 2>/dev/null
+# Whether PYTHON has every `name==version` pin of the requirements file REQ installed.
+pinned() {
+    "$1" - "$2" <<'PYEOF' 2>/dev/null
 import sys
 from importlib.metadata import version
 for line in open(sys.argv[1]):
@@ -40,12 +24,29 @@ for line in open(sys.argv[1]):
     name, want = line.split("==")
     if version(name.split("[")[0]) != want:
         sys.exit(1)
-import moto.server, flask  # the server extra is there too
 PYEOF
-then
-    echo "setup-test-deps: installing $MOTO"
-    "$PY" -m pip install --quiet -r "$MOTO" 2>/dev/null \
-        || "$PY" -m pip install --quiet --break-system-packages -r "$MOTO"
+}
+
+# Installs the requirements file REQ with PYTHON (also where pip refuses a system Python).
+install() {
+    echo "setup-test-deps: installing $2"
+    "$1" -m pip install --quiet -r "$2" 2>/dev/null \
+        || "$1" -m pip install --quiet --break-system-packages -r "$2"
+}
+
+REQ=scripts/requirements-stats.txt
+
+pinned "$PY" "$REQ" || install "$PY" "$REQ"
+
+# junitparser, which tests/history.rs reads the --junit reports with.
+JUNIT=scripts/requirements-junit.txt
+pinned "$PY" "$JUNIT" || install "$PY" "$JUNIT"
+
+# moto in server mode for the object-storage tests (a real S3 API on 127.0.0.1).
+MOTO=scripts/requirements-s3.txt
+# The server extra must be there too.
+if ! pinned "$PY" "$MOTO" || ! "$PY" -c "import moto.server, flask" 2>/dev/null; then
+    install "$PY" "$MOTO"
 fi
 "$PY" -c "import moto.server" && echo "setup-test-deps: moto server available"
 
@@ -61,3 +62,24 @@ if ! "$PY" scripts/compare_fixtures.py crates/analysis/tests/fixtures "$SCRATCH"
     exit 1
 fi
 echo "setup-test-deps: SciPy fixtures reproduced (within scripts/compare_fixtures.py's tolerance)"
+
+# Apache Otava, the reference for the change-point detector, in a virtual environment of its
+# own (it pins NumPy 2.2 / SciPy 1.16, older than requirements-stats.txt). Its fixtures are
+# regenerated and compared like the SciPy ones.
+OTAVA_REQ=scripts/requirements-otava.txt
+OTAVA_VENV="${LOADLAB_OTAVA_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/loadlab/otava-venv}"
+OTAVA_PY="$OTAVA_VENV/bin/python"
+if ! pinned "$OTAVA_PY" "$OTAVA_REQ"; then
+    echo "setup-test-deps: making $OTAVA_VENV"
+    "$PY" -m venv "$OTAVA_VENV"
+    install "$OTAVA_PY" "$OTAVA_REQ"
+fi
+OTAVA_SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH" "$OTAVA_SCRATCH"' EXIT
+"$OTAVA_PY" scripts/otava_reference.py --out "$OTAVA_SCRATCH" >/dev/null
+if ! "$PY" scripts/compare_fixtures.py crates/analysis/tests/fixtures/otava "$OTAVA_SCRATCH"; then
+    echo "setup-test-deps: the Otava fixtures differ from the committed ones beyond the" \
+        "tolerance (lines above); regenerate them with $OTAVA_PY scripts/otava_reference.py" >&2
+    exit 1
+fi
+echo "setup-test-deps: Otava change-point fixtures reproduced"

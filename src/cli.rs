@@ -48,6 +48,11 @@ pub enum Command {
     Merge(MergeArgs),
     /// Print Kubernetes manifests that run a scenario as N pods (an Indexed Job) and merge them.
     K8s(Box<K8sArgs>),
+    /// A scenario's runs (or a study's repetitions) over time, with change points marked.
+    History(HistoryArgs),
+    /// For CI: the newest run or study against the last stable segment of its history
+    /// (compare's statistics); exit 1 on a significant regression beyond the margin.
+    Gate(GateArgs),
 }
 
 #[derive(Args)]
@@ -130,6 +135,22 @@ pub struct OutputArgs {
     /// also takes object storage: s3://bucket/prefix, gs://…, az://…, file:///dir.
     #[arg(long, value_name = "DIR|URL")]
     pub results: Option<PathBuf>,
+    /// Label the run, study or capacity search (repeatable): commit=SHA, branch=main… Stored
+    /// and filterable (`loadlab history --label`). LOADLAB_LABELS adds comma-separated ones
+    /// (a flag wins for the same key).
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label_flag)]
+    pub labels: Vec<(String, String)>,
+}
+
+pub(crate) fn parse_label_flag(text: &str) -> Result<(String, String), String> {
+    loadlab_store::parse_label(text).map_err(|e| e.to_string())
+}
+
+impl OutputArgs {
+    /// The labels to store: `LOADLAB_LABELS`, then the `--label` flags over it.
+    pub fn resolved_labels(&self) -> Result<loadlab_store::Labels, crate::exit::CliError> {
+        loadlab_store::labels_from_env(&self.labels).map_err(crate::exit::CliError::bad_input)
+    }
 }
 
 #[derive(Args, Clone)]
@@ -211,6 +232,13 @@ pub struct RunArgs {
     /// With --baseline: exit 1 when a metric is worse than the study by more than this, e.g. 5%.
     #[arg(long, value_name = "PERCENT", requires = "baseline")]
     pub fail_on_regression: Option<String>,
+    /// Write a JUnit XML report here (for CI test reporters): one test case per threshold, a failure carrying the actual value.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary of the run here (its figures and thresholds; for a CI step
+    /// summary).
+    #[arg(long, value_name = "PATH")]
+    pub summary: Option<PathBuf>,
     #[command(flatten)]
     pub monitor: MonitorArgs,
     #[command(flatten)]
@@ -301,6 +329,13 @@ pub struct CompareArgs {
     /// Write the comparison (JSON, schema loadlab.compare.v1) to this file.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+    /// Write a JUnit XML report here (for CI test reporters): one test case per compared
+    /// metric, failed when it is a regression beyond --fail-on-regression.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary of the comparison here (for a CI step summary).
+    #[arg(long, value_name = "PATH")]
+    pub summary: Option<PathBuf>,
     /// Print nothing but errors (the exit code tells the outcome).
     #[arg(long, short)]
     pub quiet: bool,
@@ -347,6 +382,84 @@ pub struct CapacityArgs {
     pub monitor: MonitorArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Which points a history holds (`loadlab history`, `loadlab gate`).
+#[derive(Args, Clone)]
+pub struct SeriesArgs {
+    /// The scenario's name (its runs) or a study's name (its studies' medians).
+    #[arg(value_name = "SCENARIO|NAME")]
+    pub name: String,
+    /// Metrics to follow (repeatable; default: throughput, error rate, p50, p95, p99).
+    #[arg(long = "metric", value_name = "ID")]
+    pub metrics: Vec<String>,
+    /// Only points started on or after this date or time (2026-11-01, 2026-11-01T12:00:00Z).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Only points with this label (repeatable; all must match), e.g. branch=main.
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label_flag)]
+    pub labels: Vec<(String, String)>,
+    /// Use the scenario's single runs even when studies of that name exist.
+    #[arg(long)]
+    pub runs: bool,
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+}
+
+/// The change-point detector's settings (Apache Otava's defaults).
+#[derive(Args, Clone)]
+pub struct DetectorArgs {
+    /// A change point's t-test p-value must be below this (Otava's default 0.001).
+    #[arg(long = "p-value", value_name = "P", default_value_t = 0.001)]
+    pub p_value: f64,
+    /// Points per detection window (Otava's default 50; windows overlap by half).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub window: usize,
+    /// Smallest relative change kept as a change point, e.g. 5% (default 0: every
+    /// significant one).
+    #[arg(long = "min-magnitude", value_name = "PERCENT")]
+    pub min_magnitude: Option<String>,
+}
+
+#[derive(Args, Clone)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub series: SeriesArgs,
+    #[command(flatten)]
+    pub detector: DetectorArgs,
+    /// Also write the history as JSON (schema loadlab.history.v1) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write the trend report: this HTML file (self-contained), and beside it the Markdown
+    /// (same name, .md) with its charts as SVG files.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(Args, Clone)]
+pub struct GateArgs {
+    #[command(flatten)]
+    pub series: SeriesArgs,
+    #[command(flatten)]
+    pub detector: DetectorArgs,
+    /// Fail (exit 1) when a metric is significantly worse with its whole 95% CI beyond this
+    /// change (default 5%).
+    #[arg(long, value_name = "PERCENT", default_value = "5%")]
+    pub fail_on_regression: String,
+    /// Practical-equivalence band: a change whose whole CI lies within ±band reads
+    /// `equivalent` (default: none).
+    #[arg(long, value_name = "PERCENT")]
+    pub equivalence: Option<String>,
+    /// Also write the comparison as JSON (schema loadlab.compare.v1) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write a Markdown summary here (default: appended to $GITHUB_STEP_SUMMARY when set).
+    #[arg(long, value_name = "PATH")]
+    pub summary: Option<PathBuf>,
+    /// Write a JUnit XML report here (for CI test reporters): one test case per gated metric, a failure carrying the regression and the actual median.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
 }
 
 #[derive(Args, Clone)]

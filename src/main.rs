@@ -5,7 +5,6 @@
 mod cli;
 mod commands;
 mod exit;
-mod progress;
 mod signals;
 
 use clap::Parser;

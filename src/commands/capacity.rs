@@ -5,12 +5,12 @@
 use super::output::{percent_flag, print_report_paths, report_for, warn};
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
-use crate::progress::TerminalView;
 use loadlab_analysis::capacity::CapacityResult;
 use loadlab_engine::Cancel;
 use loadlab_pipeline::capacity;
 use loadlab_pipeline::executor::EngineExecutor;
 use loadlab_pipeline::progress::{finding_line, starting_words, StepLines};
+use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_scenario::study::{CapacitySpec, StudyDocument};
 use loadlab_scenario::units::{parse_duration, parse_rate};
 use loadlab_scenario::ScenarioError;
@@ -58,7 +58,9 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let output = &args.output;
     let quiet = output.quiet;
     let store = loadlab_pipeline::store::open_for_runs(output.results.as_deref(), &mut warn)?;
-    let stored = capacity::begin_or_resume(&store, &plan, args.resume.as_deref(), &args.file)?;
+    let labels = output.resolved_labels()?;
+    let stored =
+        capacity::begin_or_resume(&store, &plan, args.resume.as_deref(), &args.file, &labels)?;
     if !quiet {
         eprintln!("{}", starting_words(&plan, &stored.id, stored.prior.len()));
     }
@@ -74,7 +76,8 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
         &mut view,
         StudyKind::Capacity,
         &id,
-    );
+    )
+    .with_labels(labels);
     let mut printer = StepLines::new(super::output::progress_out(quiet), &plan);
     let end = capacity::run_stored(
         &store,

@@ -5,13 +5,13 @@
 use super::output::{percent_flag, print_report_paths, report_for, warn};
 use crate::cli::CompareArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_analysis::compare::{CompareOptions, CompareResult, ALPHA, MIN_RUNS_FOR_COMPARISON};
+use loadlab_analysis::compare::{CompareOptions, ALPHA, MIN_RUNS_FOR_COMPARISON};
 use loadlab_analysis::study::default_compare_metrics;
 use loadlab_metrics::RunResult;
 use loadlab_pipeline::compare::{
-    baseline_for_run, chosen_metrics, compare_pairs, pair_sides, resolve, store_comparison, Side,
+    baseline_for_run, chosen_metrics, compare_pairs, pair_sides, resolve, store_comparison,
+    write_pairs, write_verdict,
 };
-use loadlab_report::study_terminal::{print_comparisons, print_gate, print_legend};
 use std::io::Write;
 use std::path::Path;
 
@@ -40,9 +40,24 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
     let result = compare_pairs(&pairs, &metrics, &options, bound);
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&result).expect("serializes") + "\n";
-        std::fs::write(path, text).map_err(|e| {
-            CliError::bad_input(format!("--json: cannot write {}: {e}", path.display()))
-        })?;
+        loadlab_pipeline::reports::write_json_file(path, &text)?;
+    }
+    if let Some(path) = &args.junit {
+        let cases = loadlab_report::junit::comparison_cases(&result);
+        let suite = format!("compare {} {}", args.baseline, args.candidate);
+        let xml = loadlab_report::junit::junit_xml(&suite, "loadlab.compare", &cases);
+        loadlab_pipeline::reports::write_junit(path, &xml)?;
+    }
+    if let Some(path) = &args.summary {
+        let md = loadlab_report::gate_summary::comparison_markdown(
+            &format!("loadlab compare {} {}", args.baseline, args.candidate),
+            &format!(
+                "`{}` (candidate) against `{}` (baseline).",
+                args.candidate, args.baseline
+            ),
+            &result,
+        );
+        loadlab_pipeline::reports::write_summary(Some(path), false, &md)?;
     }
     // The comparison and its report are kept in the store, like a study's.
     let stored = store_comparison(results, &result)
@@ -50,8 +65,8 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
         .ok();
     if !args.quiet {
         let mut out = std::io::stdout().lock();
-        print_pairs(&mut out, &pairs, &result, &options);
-        print_verdict(&mut out, &result);
+        write_pairs(&mut out, &pairs, &result, &options);
+        write_verdict(&mut out, &result);
         if let Some(path) = &args.json {
             let _ = writeln!(out, "comparison written to {}", path.display());
         }
@@ -64,47 +79,6 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
     } else {
         Outcome::ThresholdsFailed
     })
-}
-
-/// Each pair's table (`a → b`), then the legend.
-fn print_pairs(
-    out: &mut dyn Write,
-    pairs: &[(&Side, &Side)],
-    result: &CompareResult,
-    options: &CompareOptions,
-) {
-    let comps = &result.comparisons;
-    for (a, b) in pairs {
-        let _ = writeln!(out, "{} → {}", a.describe(), b.describe());
-        let these: Vec<_> = comps
-            .iter()
-            .filter(|c| c.baseline == a.stats.name && c.variant == b.stats.name)
-            .cloned()
-            .collect();
-        let _ = print_comparisons(
-            out,
-            &these,
-            Some(&a.stats),
-            Some(&b.stats),
-            options.equivalence,
-            options.min_runs,
-        );
-    }
-    let _ = print_legend(
-        out,
-        comps,
-        options.alpha,
-        options.equivalence,
-        options.min_runs,
-    );
-}
-
-/// The warnings and the gate's line.
-fn print_verdict(out: &mut dyn Write, result: &CompareResult) {
-    for w in &result.warnings {
-        let _ = writeln!(out, "warning: {}", w.replace('`', ""));
-    }
-    let _ = print_gate(out, result);
 }
 
 /// `loadlab run --baseline last|ID`: the new run against a stored study (the prediction test
@@ -132,8 +106,8 @@ pub fn run_against_study(
             base.stats.name,
             base.stats.runs.len()
         );
-        print_pairs(&mut out, &pairs, &compared, &options);
-        print_verdict(&mut out, &compared);
+        write_pairs(&mut out, &pairs, &compared, &options);
+        write_verdict(&mut out, &compared);
     }
     Ok(!compared.regressions.is_empty())
 }

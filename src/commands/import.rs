@@ -3,7 +3,7 @@
 
 use crate::cli::ImportArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_import::{import, Kind, Options};
+use loadlab_import::{import_file, Kind, Options};
 
 pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
     let kind = Kind::parse(&args.kind).ok_or_else(|| {
@@ -26,19 +26,6 @@ pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
             "--per-operation splits an OpenAPI spec: use it with `loadlab import openapi`",
         ));
     }
-    let shown = args.file.display().to_string();
-    let bytes = std::fs::read(&args.file).map_err(|e| {
-        CliError::bad_input(format!(
-            "cannot read {shown}: {e}; give the path of a {} file",
-            what(kind)
-        ))
-    })?;
-    let source = String::from_utf8(bytes).map_err(|_| {
-        CliError::bad_input(format!(
-            "{shown} is not text (not UTF-8): give a {} file",
-            what(kind)
-        ))
-    })?;
     let options = Options {
         include_hosts: args.include_hosts,
         exclude_hosts: args.exclude_hosts,
@@ -46,7 +33,7 @@ pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
         exclude_paths: args.exclude_paths,
         per_operation: args.per_operation,
     };
-    let imported = import(kind, &source, &shown, &options).map_err(CliError::bad_input)?;
+    let imported = import_file(kind, &args.file, &options).map_err(CliError::bad_input)?;
     eprint!("{}", imported.report);
     match &args.output {
         Some(path) => {
@@ -67,13 +54,4 @@ pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
         }
     }
     Ok(Outcome::Ok)
-}
-
-fn what(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Har => "HAR (a recording saved from the browser's devtools)",
-        Kind::Artillery => "Artillery script (YAML)",
-        Kind::OpenApi => "OpenAPI 3 spec (YAML or JSON)",
-        Kind::K6 => "k6 script (JavaScript)",
-    }
 }

@@ -17,35 +17,15 @@ pub fn execute(args: K8sArgs) -> Result<Outcome, CliError> {
     let env = args
         .env
         .iter()
-        .map(|e| match e.split_once('=') {
-            Some((name, value)) => Ok(EnvVarSpec {
-                name: name.trim().to_string(),
-                value: value.to_string(),
-            }),
-            None => Err(CliError::bad_input(format!(
-                "--env `{e}`: give NAME=VALUE, e.g. AWS_ENDPOINT_URL=http://minio.storage:9000"
-            ))),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|e| EnvVarSpec::parse(e))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(CliError::bad_input)?;
     let secret_env = args
         .secret_env
         .iter()
-        .map(|e| {
-            let parsed = e.split_once('=').and_then(|(env, r)| {
-                let (secret, key) = r.split_once(':')?;
-                Some(SecretKeyRef {
-                    env: env.trim().to_string(),
-                    secret: secret.trim().to_string(),
-                    key: key.trim().to_string(),
-                })
-            });
-            parsed.ok_or_else(|| {
-                CliError::bad_input(format!(
-                    "--secret-env `{e}`: give ENV=SECRET:KEY, e.g. AWS_SECRET_ACCESS_KEY=loadlab-s3:secret-key"
-                ))
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|e| SecretKeyRef::parse(e))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(CliError::bad_input)?;
     let barrier_timeout = parse_duration(&args.barrier_timeout)
         .map_err(|m| ScenarioError::flag("--barrier-timeout", m, None))?;
     let stamp = loadlab_metrics::result::rfc3339(std::time::SystemTime::now());

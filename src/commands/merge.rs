@@ -7,19 +7,17 @@ use super::output::{print_errors, print_run, say, warn};
 use crate::cli::MergeArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_pipeline::measure::{check_json_path, write_json};
-use loadlab_pipeline::merge::{merge_and_store, open_records, Merged};
+use loadlab_pipeline::merge::{merge_and_store, merge_locations, open_records, Merged};
 use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::remote::merge_from_url;
-use loadlab_remote::{parse_location, ResultsLocation};
 use loadlab_scenario::units::parse_duration;
 use loadlab_scenario::ScenarioError;
-use url::Url;
 
 pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
     if let Some(json) = &args.json {
         check_json_path(json)?;
     }
-    let (url, local) = locations(&args)?;
+    let (url, local) = merge_locations(&args.inputs, args.results.as_deref())?;
     let store = loadlab_pipeline::store::open_for_runs(local.as_deref(), &mut warn)?;
     if let Some(url) = url {
         let wait = args
@@ -48,44 +46,6 @@ pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
     let records = open_records(&args.inputs, &store)?;
     let merged = merge_and_store(&records, &args.inputs.join(" "), &store)?;
     Ok(finish(&args, merged, records.len()))
-}
-
-/// The distributed run to merge (the one URL input, or `--results URL` without inputs) and
-/// the local results directory (`--results DIR`, else the default).
-fn locations(args: &MergeArgs) -> Result<(Option<Url>, Option<std::path::PathBuf>), CliError> {
-    let mut urls = Vec::new();
-    for input in &args.inputs {
-        if let ResultsLocation::Url(u) = parse_location(input)? {
-            urls.push(u);
-        }
-    }
-    let results = match args.results.as_deref() {
-        Some(p) => Some(parse_location(&p.to_string_lossy())?),
-        None => None,
-    };
-    let local = match &results {
-        Some(ResultsLocation::Dir(d)) => Some(d.clone()),
-        _ => None,
-    };
-    match (urls.len(), args.inputs.len()) {
-        (0, 0) => {}
-        (0, _) if matches!(results, Some(ResultsLocation::Url(_))) => {
-            return Err(CliError::bad_input(
-                "--results URL: local segments are merged into a local run store: give --results DIR, or merge the distributed run by its URL",
-            ))
-        }
-        (0, _) => return Ok((None, local)),
-        (1, 1) => return Ok((urls.pop(), local)),
-        _ => {
-            return Err(CliError::bad_input(
-                "give one distributed run's URL, or local run directories and ids, not both",
-            ))
-        }
-    }
-    match results {
-        Some(ResultsLocation::Url(u)) => Ok((Some(u), None)),
-        _ => Ok((None, local)),
-    }
 }
 
 /// Writes `--json`, prints the summary and what could not be stored; the exit outcome.

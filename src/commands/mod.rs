@@ -3,6 +3,8 @@
 mod capacity;
 mod compare;
 mod demo;
+mod gate;
+mod history;
 mod import;
 mod k8s;
 mod merge;
@@ -33,6 +35,8 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
         Command::Report(args) => report::execute(args),
         Command::Merge(args) => merge::execute(args),
         Command::K8s(args) => k8s::execute(*args),
+        Command::History(args) => history::execute(args),
+        Command::Gate(args) => gate::execute(args),
     }
 }
 

@@ -4,12 +4,11 @@
 use super::output::{print_errors, print_run, say};
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Outcome};
-use crate::progress::TerminalView;
 use loadlab_engine::Cancel;
 use loadlab_pipeline::measure::{check_json_path, write_json, RunSpec, Share};
 use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::remote::{run_to_url, RemoteRunOptions};
-use loadlab_remote::UploadStats;
+use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_scenario::units::parse_duration;
 use loadlab_scenario::{Scenario, ScenarioError};
 use std::time::Duration;
@@ -56,7 +55,7 @@ pub fn run(
         }
     }
     if !quiet {
-        let line = stored_line(&run.url, &run.uploads, run.result.interrupted);
+        let line = run.stored_line();
         print_run(&run.result, Some(line));
     }
     if print_errors(&run.errors) {
@@ -68,22 +67,4 @@ pub fn run(
 fn duration_flag(flag: &str, text: Option<&str>) -> Result<Option<Duration>, CliError> {
     text.map(|t| parse_duration(t).map_err(|m| ScenarioError::flag(flag, m, None).into()))
         .transpose()
-}
-
-/// `stored in s3://… (12 uploads of 6 intervals, 41 KiB, 9 ms per upload)`.
-fn stored_line(url: &str, s: &UploadStats, interrupted: bool) -> String {
-    let per_put_ms = if s.puts > 0 {
-        s.put_seconds * 1000.0 / f64::from(s.puts)
-    } else {
-        0.0
-    };
-    format!(
-        "{} in {url} ({} intervals in {} batches: {} uploads, {:.1} KiB, {per_put_ms:.1} ms per upload, slowest {:.0} ms)",
-        if interrupted { "partial result stored" } else { "stored" },
-        s.intervals,
-        s.batches,
-        s.puts,
-        s.bytes as f64 / 1024.0,
-        s.max_put_seconds * 1000.0
-    )
 }

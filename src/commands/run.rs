@@ -3,17 +3,15 @@
 use super::output::{percent_flag, print_errors, print_run, warn};
 use crate::cli::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Outcome};
-use crate::progress::TerminalView;
 use loadlab_engine::Cancel;
 use loadlab_metrics::RunResult;
 use loadlab_pipeline::measure::{check_json_path, measure, write_json, RunSpec, Share};
 use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::resolve::{RunFlags, UrlRequest};
+use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_scenario::plan::Segment;
-use loadlab_scenario::units::parse_duration;
 use loadlab_scenario::{LoadFlags, Scenario, ScenarioError};
 use loadlab_store::NewRun;
-use std::time::SystemTime;
 
 pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
     let scenario = resolve_scenario(&args)?;
@@ -28,7 +26,7 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
         start_at: args
             .start_at
             .as_deref()
-            .map(parse_start_at)
+            .map(loadlab_pipeline::resolve::parse_start_at)
             .transpose()
             .map_err(|m| ScenarioError::flag("--start-at", m, None))?,
     };
@@ -47,6 +45,15 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
         ));
     }
     let (outcome, result) = run_and_report(&scenario, &args.output, share)?;
+    if let Some(path) = &args.junit {
+        let cases = loadlab_report::junit::threshold_cases(&result);
+        let xml = loadlab_report::junit::junit_xml(&result.name, "loadlab.run", &cases);
+        loadlab_pipeline::reports::write_junit(path, &xml)?;
+    }
+    if let Some(path) = &args.summary {
+        let md = loadlab_report::gate_summary::run_markdown(&result);
+        loadlab_pipeline::reports::write_summary(Some(path), false, &md)?;
+    }
     if let Some(baseline) = &args.baseline {
         let regressed = super::compare::run_against_study(
             &result,
@@ -60,17 +67,6 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
         }
     }
     Ok(outcome)
-}
-
-/// `2026-11-23T10:00:00Z` or `+10s` (from now).
-fn parse_start_at(text: &str) -> Result<SystemTime, String> {
-    let text = text.trim();
-    if let Some(rel) = text.strip_prefix('+') {
-        return parse_duration(rel).map(|d| SystemTime::now() + d);
-    }
-    loadlab_metrics::result::parse_rfc3339(text).ok_or_else(|| {
-        format!("invalid start time `{text}`: expected an RFC 3339 UTC time like 2026-11-23T10:00:00Z, or +10s from now")
-    })
 }
 
 /// Flags and file become one scenario (flags override the file).
@@ -124,7 +120,11 @@ pub fn run_and_report(
         cancel: &cancel,
     };
     let mut view = TerminalView::new(output.quiet, output.no_progress);
-    let measured = measure(spec, Some(&store), NewRun::default(), &mut view)?;
+    let meta = NewRun {
+        labels: output.resolved_labels()?,
+        ..NewRun::default()
+    };
+    let measured = measure(spec, Some(&store), meta, &mut view)?;
     let result = measured.result;
     let mut errors: Vec<String> = measured.storage_error.into_iter().collect();
     let json = output

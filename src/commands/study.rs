@@ -6,13 +6,13 @@
 use super::output::{print_report_paths, report_for, warn};
 use crate::cli::{MonitorArgs, OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
-use crate::progress::TerminalView;
 use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
 use loadlab_engine::Cancel;
 use loadlab_orchestrate::study::StudyPlan;
 use loadlab_pipeline::executor::EngineExecutor;
 use loadlab_pipeline::progress::StudyLines;
 use loadlab_pipeline::study;
+use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_report::study_terminal::print_study;
 use loadlab_scenario::study::StudyDocument;
 use loadlab_store::StudyKind;
@@ -54,7 +54,8 @@ pub fn run_study_file(
         ));
     }
     let store = loadlab_pipeline::store::open_for_runs(output.results.as_deref(), &mut warn)?;
-    let stored = study::begin_or_resume(&store, &plan, resume, file)?;
+    let labels = output.resolved_labels()?;
+    let stored = study::begin_or_resume(&store, &plan, resume, file, &labels)?;
     let id = stored.ids.id.clone();
     let cancel = Cancel::new();
     crate::signals::watch(cancel.clone());
@@ -66,7 +67,8 @@ pub fn run_study_file(
         &mut view,
         StudyKind::Study,
         &id,
-    );
+    )
+    .with_labels(labels);
     let mut printer = StudyLines {
         out: super::output::progress_out(quiet),
         id: id.clone(),

@@ -39,8 +39,14 @@ pub struct Target {
 
 impl Target {
     pub fn start(args: &[&str]) -> Target {
+        Target::start_on("127.0.0.1:0", args)
+    }
+
+    /// A target listening on `listen` (a fixed port: a restarted target keeps the URL, so
+    /// runs against it keep their plan fingerprint).
+    pub fn start_on(listen: &str, args: &[&str]) -> Target {
         let mut child = Command::new(BIN)
-            .args(["target", "--listen", "127.0.0.1:0"])
+            .args(["target", "--listen", listen])
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -7,7 +7,9 @@
 //! SciPy fixtures, because no maintained Rust crate computes them as SciPy/benchstat do.
 
 pub mod capacity;
+pub mod change_points;
 pub mod compare;
+pub mod history;
 pub mod stats;
 pub mod study;
 pub mod thresholds;

@@ -27,6 +27,9 @@ pub enum ImportError {
     },
     #[error("{file}: {message}")]
     Invalid { file: String, message: String },
+    /// The file could not be read, or is not text.
+    #[error("{0}")]
+    Unreadable(String),
 }
 
 impl ImportError {

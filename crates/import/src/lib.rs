@@ -41,6 +41,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The file an importer reads, in words.
+    pub fn what(self) -> &'static str {
+        match self {
+            Kind::Har => "HAR (a recording saved from the browser's devtools)",
+            Kind::Artillery => "Artillery script (YAML)",
+            Kind::OpenApi => "OpenAPI 3 spec (YAML or JSON)",
+            Kind::K6 => "k6 script (JavaScript)",
+        }
+    }
+
     pub fn parse(text: &str) -> Option<Kind> {
         Some(match text.to_ascii_lowercase().as_str() {
             "har" => Kind::Har,
@@ -81,6 +91,29 @@ pub struct Options {
 pub struct Imported {
     pub yaml: String,
     pub report: Report,
+}
+
+/// Reads the file at `path` and imports it; a file that cannot be read or is not text is
+/// refused naming the kind of file wanted.
+pub fn import_file(
+    kind: Kind,
+    path: &std::path::Path,
+    options: &Options,
+) -> Result<Imported, ImportError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        ImportError::Unreadable(format!(
+            "cannot read {shown}: {e}; give the path of a {} file",
+            kind.what()
+        ))
+    })?;
+    let source = String::from_utf8(bytes).map_err(|_| {
+        ImportError::Unreadable(format!(
+            "{shown} is not text (not UTF-8): give a {} file",
+            kind.what()
+        ))
+    })?;
+    import(kind, &source, &shown, options)
 }
 
 /// Imports `source` (the text of `file`, named in errors and in the scenario's name).

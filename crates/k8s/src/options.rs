@@ -24,6 +24,44 @@ pub struct EnvVarSpec {
     pub value: String,
 }
 
+impl EnvVarSpec {
+    /// `NAME=VALUE`, as `--env` takes it.
+    pub fn parse(text: &str) -> Result<EnvVarSpec, K8sError> {
+        match text.split_once('=') {
+            Some((name, value)) => Ok(EnvVarSpec {
+                name: name.trim().to_string(),
+                value: value.to_string(),
+            }),
+            None => Err(K8sError::flag(
+                "--env",
+                format!(
+                    "`{text}`: give NAME=VALUE, e.g. AWS_ENDPOINT_URL=http://minio.storage:9000"
+                ),
+            )),
+        }
+    }
+}
+
+impl SecretKeyRef {
+    /// `ENV=SECRET:KEY`, as `--secret-env` takes it.
+    pub fn parse(text: &str) -> Result<SecretKeyRef, K8sError> {
+        let parsed = text.split_once('=').and_then(|(env, r)| {
+            let (secret, key) = r.split_once(':')?;
+            Some(SecretKeyRef {
+                env: env.trim().to_string(),
+                secret: secret.trim().to_string(),
+                key: key.trim().to_string(),
+            })
+        });
+        parsed.ok_or_else(|| {
+            K8sError::flag(
+                "--secret-env",
+                format!("`{text}`: give ENV=SECRET:KEY, e.g. AWS_SECRET_ACCESS_KEY=loadlab-s3:secret-key"),
+            )
+        })
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct K8sOptions {
     pub scenario_path: PathBuf,
@@ -148,7 +186,8 @@ impl K8sOptions {
                 ),
             ));
         }
-        if !self.results.contains("://") || self.results.starts_with("file://") {
+        let scheme = self.results.split_once("://").map(|(scheme, _)| scheme);
+        if matches!(scheme, None | Some("file")) {
             return Err(K8sError::flag(
                 "--results",
                 format!("`{}`: pods on other machines need shared object storage: give s3://bucket/prefix, gs://bucket/prefix or az://container/prefix", self.results),

@@ -8,7 +8,7 @@ use loadlab_orchestrate::capacity::{run_capacity, CapacityObserver, CapacityPlan
 use loadlab_orchestrate::{ExecutedRun, Executor};
 use loadlab_scenario::study::CapacitySpec;
 use loadlab_scenario::Scenario;
-use loadlab_store::{Store, StudyKind};
+use loadlab_store::{Labels, Store, StudyKind};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -72,12 +72,14 @@ pub struct StoredSearch {
     pub prior: Vec<CapacityStep>,
 }
 
-/// Indexes a new search of `plan`, or takes up the interrupted search `resume` (same plan).
+/// Indexes a new search of `plan` with its `labels`, or takes up the interrupted search
+/// `resume` (same plan).
 pub fn begin_or_resume(
     store: &Store,
     plan: &CapacityPlan,
     resume: Option<&str>,
     scenario_file: &Path,
+    labels: &Labels,
 ) -> Result<StoredSearch, PipelineError> {
     if let Some(id) = resume {
         return resumed(store, id, plan, scenario_file);
@@ -88,6 +90,7 @@ pub fn begin_or_resume(
         plan.scenario_file.as_deref(),
         Some(&plan.fingerprint()),
     )?;
+    store.set_labels(&id, labels)?;
     Ok(StoredSearch {
         file: store.study_file(StudyKind::Capacity, &id),
         id,

@@ -12,7 +12,9 @@ use loadlab_analysis::study::{
     StudyResult, UnknownMetric, VariantStats,
 };
 use loadlab_metrics::{MetricId, RunResult, Scope};
+use loadlab_report::study_terminal::{print_comparisons, print_gate, print_legend};
 use loadlab_store::{ResultFile, Store, StudyKind};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What one side of a comparison is.
@@ -20,6 +22,8 @@ use std::path::{Path, PathBuf};
 pub enum SideKind {
     Run,
     Study,
+    /// The last stable segment of a history (`loadlab gate`).
+    History,
 }
 
 impl SideKind {
@@ -27,6 +31,7 @@ impl SideKind {
         match self {
             SideKind::Run => "run",
             SideKind::Study => "study",
+            SideKind::History => "history",
         }
     }
 }
@@ -323,4 +328,45 @@ pub fn baseline_for_run(
         .unwrap_or(0);
     let base = sides.swap_remove(at);
     Ok((base, Side::of_run("this run", "this run", result)))
+}
+
+/// Each pair's table (`a → b`) as the terminal shows it, then the legend.
+pub fn write_pairs(
+    out: &mut dyn Write,
+    pairs: &[(&Side, &Side)],
+    result: &CompareResult,
+    options: &CompareOptions,
+) {
+    let comps = &result.comparisons;
+    for (a, b) in pairs {
+        let _ = writeln!(out, "{} → {}", a.describe(), b.describe());
+        let these: Vec<_> = comps
+            .iter()
+            .filter(|c| c.baseline == a.stats.name && c.variant == b.stats.name)
+            .cloned()
+            .collect();
+        let _ = print_comparisons(
+            out,
+            &these,
+            Some(&a.stats),
+            Some(&b.stats),
+            options.equivalence,
+            options.min_runs,
+        );
+    }
+    let _ = print_legend(
+        out,
+        comps,
+        options.alpha,
+        options.equivalence,
+        options.min_runs,
+    );
+}
+
+/// The warnings and the gate's line.
+pub fn write_verdict(out: &mut dyn Write, result: &CompareResult) {
+    for w in &result.warnings {
+        let _ = writeln!(out, "warning: {}", w.replace('`', ""));
+    }
+    let _ = print_gate(out, result);
 }

@@ -6,7 +6,7 @@ use crate::measure::{measure, RunSpec, RunView, Share};
 use crate::PipelineError;
 use loadlab_engine::Cancel;
 use loadlab_orchestrate::{ExecutedRun, Executor, RunRequest};
-use loadlab_store::{Store, StudyKind};
+use loadlab_store::{Labels, Store, StudyKind};
 use std::time::{Duration, Instant};
 
 /// Makes the orchestrator's runs with the engine and indexes each under its study.
@@ -17,6 +17,8 @@ pub struct EngineExecutor<'a> {
     view: &'a mut dyn RunView,
     kind: StudyKind,
     id: String,
+    /// The study's labels: its runs carry them too.
+    labels: Labels,
 }
 
 impl<'a> EngineExecutor<'a> {
@@ -35,7 +37,14 @@ impl<'a> EngineExecutor<'a> {
             view,
             kind,
             id: id.to_string(),
+            labels: Labels::new(),
         }
+    }
+
+    /// Labels every run with the study's labels.
+    pub fn with_labels(mut self, labels: Labels) -> Self {
+        self.labels = labels;
+        self
     }
 }
 
@@ -46,6 +55,7 @@ impl Executor for EngineExecutor<'_> {
         let meta = loadlab_store::NewRun {
             variant: Some(request.label.clone()),
             study: Some(self.id.clone()),
+            labels: self.labels.clone(),
             ..Default::default()
         };
         let spec = RunSpec {

@@ -13,6 +13,7 @@ pub mod demo;
 pub mod describe;
 mod error;
 pub mod executor;
+pub mod history;
 pub mod listing;
 pub mod measure;
 pub mod merge;
@@ -23,6 +24,7 @@ pub mod reports;
 pub mod resolve;
 pub mod store;
 pub mod study;
+pub mod terminal_view;
 
 pub use error::PipelineError;
 pub use outcome::{outcome_of, Outcome};

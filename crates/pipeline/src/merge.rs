@@ -5,8 +5,10 @@
 use crate::PipelineError;
 use loadlab_metrics::record::{merge_records, Guarded, RecordWriter, StoredRecord};
 use loadlab_metrics::RunResult;
+use loadlab_remote::{parse_location, ResultsLocation};
 use loadlab_store::{ResultFile, Store};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use url::Url;
 
 /// A merged run, stored (or not, and why).
 pub struct Merged {
@@ -110,5 +112,47 @@ fn record_dir(input: &str, store: &Store) -> Result<PathBuf, PipelineError> {
             "`{input}` is neither a run directory (with a record.json) nor a run id in {}",
             store.dir().display()
         ))),
+    }
+}
+
+/// What `merge` was given: the distributed run to merge (the one URL input, or `--results
+/// URL` without inputs) and the local results directory (`--results DIR`, else `None`: the
+/// default).
+pub fn merge_locations(
+    inputs: &[String],
+    results: Option<&Path>,
+) -> Result<(Option<Url>, Option<PathBuf>), PipelineError> {
+    let mut urls = Vec::new();
+    for input in inputs {
+        if let ResultsLocation::Url(u) = parse_location(input)? {
+            urls.push(u);
+        }
+    }
+    let results = match results {
+        Some(p) => Some(parse_location(&p.to_string_lossy())?),
+        None => None,
+    };
+    let local = match &results {
+        Some(ResultsLocation::Dir(d)) => Some(d.clone()),
+        _ => None,
+    };
+    match (urls.len(), inputs.len()) {
+        (0, 0) => {}
+        (0, _) if matches!(results, Some(ResultsLocation::Url(_))) => {
+            return Err(PipelineError::bad_input(
+                "--results URL: local segments are merged into a local run store: give --results DIR, or merge the distributed run by its URL",
+            ))
+        }
+        (0, _) => return Ok((None, local)),
+        (1, 1) => return Ok((urls.pop(), local)),
+        _ => {
+            return Err(PipelineError::bad_input(
+                "give one distributed run's URL, or local run directories and ids, not both",
+            ))
+        }
+    }
+    match results {
+        Some(ResultsLocation::Url(u)) => Ok((Some(u), None)),
+        _ => Ok((None, local)),
     }
 }

@@ -229,3 +229,24 @@ fn upload_dir(target: &Remote, dir: &Path, rel: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+impl RemoteRun {
+    /// `stored in s3://… (6 intervals in 3 batches: 12 uploads, 41.0 KiB, 9.0 ms per upload, …)`.
+    pub fn stored_line(&self) -> String {
+        let (url, s, interrupted) = (&self.url, &self.uploads, self.result.interrupted);
+        let per_put_ms = if s.puts > 0 {
+            s.put_seconds * 1000.0 / f64::from(s.puts)
+        } else {
+            0.0
+        };
+        format!(
+        "{} in {url} ({} intervals in {} batches: {} uploads, {:.1} KiB, {per_put_ms:.1} ms per upload, slowest {:.0} ms)",
+        if interrupted { "partial result stored" } else { "stored" },
+        s.intervals,
+        s.batches,
+        s.puts,
+        s.bytes as f64 / 1024.0,
+        s.max_put_seconds * 1000.0
+    )
+    }
+}

@@ -9,6 +9,7 @@ use loadlab_analysis::study::{StudyResult, STUDY_SCHEMA};
 use loadlab_metrics::RunResult;
 use loadlab_report::{ReportDoc, Runs};
 use loadlab_store::{ResultFile, Store};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Name of the chart directory beside `report.md`.
@@ -27,6 +28,50 @@ pub(crate) fn write_json_copy(json: Option<&Path>, text: &str) -> Result<(), Str
             .map_err(|e| format!("--json {}: {e}", json.display())),
         None => Ok(()),
     }
+}
+
+/// Environment variable GitHub Actions sets to the step summary file.
+const STEP_SUMMARY_ENV: &str = "GITHUB_STEP_SUMMARY";
+
+/// Writes a Markdown summary to `--summary PATH`; without the flag, and when `step_summary`
+/// is set, appends it to `$GITHUB_STEP_SUMMARY` if that is set (a CI step summary collects
+/// every step's).
+pub fn write_summary(
+    flag: Option<&Path>,
+    step_summary: bool,
+    markdown: &str,
+) -> Result<(), PipelineError> {
+    let (path, append) = match flag {
+        Some(p) => (p.to_path_buf(), false),
+        None => match std::env::var_os(STEP_SUMMARY_ENV) {
+            Some(p) if step_summary && !p.is_empty() => (PathBuf::from(p), true),
+            _ => return Ok(()),
+        },
+    };
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(&path)
+        .and_then(|mut f| f.write_all(markdown.as_bytes()));
+    written.map_err(|e| {
+        PipelineError::bad_input(format!("--summary: cannot write {}: {e}", path.display()))
+    })
+}
+
+/// Writes a record's text to the `--json` path.
+pub fn write_json_file(path: &Path, text: &str) -> Result<(), PipelineError> {
+    std::fs::write(path, text).map_err(|e| {
+        PipelineError::bad_input(format!("--json: cannot write {}: {e}", path.display()))
+    })
+}
+
+/// Writes a JUnit XML report to the `--junit` path.
+pub fn write_junit(path: &Path, xml: &str) -> Result<(), PipelineError> {
+    std::fs::write(path, xml).map_err(|e| {
+        PipelineError::bad_input(format!("--junit: cannot write {}: {e}", path.display()))
+    })
 }
 
 /// A file path as given, a directory holding one of the store's result files, else an id in

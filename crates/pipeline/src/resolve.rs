@@ -8,6 +8,7 @@ use loadlab_scenario::{
     parse_addresses, ConnectionPolicy, HttpVersion, LoadFlags, Scenario, ScenarioError, UrlTest,
 };
 use std::path::PathBuf;
+use std::time::SystemTime;
 
 /// The request of a `--url` test.
 #[derive(Debug, Clone, Default)]
@@ -137,4 +138,15 @@ fn connection_policy(text: &str) -> Result<ConnectionPolicy, ScenarioError> {
             Some("use per_vu, shared or none".into()),
         )),
     }
+}
+
+/// `2026-11-23T10:00:00Z` or `+10s` (from now).
+pub fn parse_start_at(text: &str) -> Result<SystemTime, String> {
+    let text = text.trim();
+    if let Some(rel) = text.strip_prefix('+') {
+        return parse_duration(rel).map(|d| SystemTime::now() + d);
+    }
+    loadlab_metrics::result::parse_rfc3339(text).ok_or_else(|| {
+        format!("invalid start time `{text}`: expected an RFC 3339 UTC time like 2026-11-23T10:00:00Z, or +10s from now")
+    })
 }

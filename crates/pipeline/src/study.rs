@@ -8,7 +8,7 @@ use loadlab_orchestrate::study::{
     run_study, Estimate, MadeRun, StudyIds, StudyObserver, StudyPlan, StudyStop,
 };
 use loadlab_orchestrate::{ExecutedRun, Executor, RunRequest, RunUse};
-use loadlab_store::{Store, StudyKind, StudyStatus};
+use loadlab_store::{Labels, Store, StudyKind, StudyStatus};
 use std::path::{Path, PathBuf};
 
 /// A study ready to run in the store: new, or resumed with the runs it already made.
@@ -26,13 +26,14 @@ impl StoredStudy {
     }
 }
 
-/// Indexes a new study of `plan`, or takes up the interrupted study `resume` (which must be
-/// the same plan: `scenario_file` names the file in the refusal).
+/// Indexes a new study of `plan` with its `labels`, or takes up the interrupted study
+/// `resume` (which must be the same plan: `scenario_file` names the file in the refusal).
 pub fn begin_or_resume(
     store: &Store,
     plan: &StudyPlan,
     resume: Option<&str>,
     scenario_file: &Path,
+    labels: &Labels,
 ) -> Result<StoredStudy, PipelineError> {
     if let Some(id) = resume {
         return resumed(store, id, plan, scenario_file);
@@ -43,6 +44,7 @@ pub fn begin_or_resume(
         plan.scenario_file.as_deref(),
         Some(&plan.fingerprint()),
     )?;
+    store.set_labels(&id, labels)?;
     Ok(StoredStudy {
         file: store.study_file(StudyKind::Study, &id),
         ids: StudyIds {

@@ -8,7 +8,7 @@ use loadlab_orchestrate::{ExecutedRun, Executor, RunRequest, RunUse};
 use loadlab_pipeline::study::{begin_or_resume, run_stored};
 use loadlab_pipeline::{Outcome, PipelineError};
 use loadlab_scenario::study::StudyDocument;
-use loadlab_store::{NewRun, Store, StudyKind, StudyStatus};
+use loadlab_store::{Labels, NewRun, Store, StudyKind, StudyStatus};
 use std::path::Path;
 use std::time::Duration;
 
@@ -99,7 +99,8 @@ fn a_study_is_stored_interrupted_resumed_completed_and_reported() {
     let json_copy = dir.path().join("copy.json");
 
     // Interrupted after 3 of 10 runs: saved, indexed as interrupted, not a valid outcome.
-    let stored = begin_or_resume(&store, &checkout, None, file).unwrap();
+    let labels: Labels = [("commit".to_string(), "abc123".to_string())].into();
+    let stored = begin_or_resume(&store, &checkout, None, file, &labels).unwrap();
     let id = stored.ids.id.clone();
     let mut fake = StoringFake {
         store: &store,
@@ -129,16 +130,17 @@ fn a_study_is_stored_interrupted_resumed_completed_and_reported() {
     assert_eq!(record.status, StudyStatus::Interrupted);
     assert_eq!(record.runs_done, Some(3));
     assert_eq!(record.runs_planned, Some(10));
+    assert_eq!(record.labels, labels);
 
     // A changed plan cannot resume it.
     let other = plan(&FILE.replace("repeat: 5", "repeat: 6"));
-    let refused = begin_or_resume(&store, &other, Some(&id), file)
+    let refused = begin_or_resume(&store, &other, Some(&id), file, &labels)
         .err()
         .unwrap();
     assert!(refused.is_bad_input(), "{refused}");
 
     // Resumed: the 3 stored runs are read back, the 7 others made, the study completed.
-    let stored = begin_or_resume(&store, &checkout, Some(&id), file).unwrap();
+    let stored = begin_or_resume(&store, &checkout, Some(&id), file, &labels).unwrap();
     assert_eq!(stored.prior.len(), 3);
     let mut fake = StoringFake {
         store: &store,
@@ -163,7 +165,7 @@ fn a_study_is_stored_interrupted_resumed_completed_and_reported() {
     assert_eq!(record.runs_done, Some(10));
 
     // Complete: nothing to resume. Its report is written beside it, runs read from the store.
-    let again = begin_or_resume(&store, &checkout, Some(&id), file)
+    let again = begin_or_resume(&store, &checkout, Some(&id), file, &labels)
         .err()
         .unwrap();
     assert!(again.to_string().contains("is complete"), "{again}");
@@ -181,9 +183,15 @@ fn a_capacity_search_id_is_not_resumed_as_a_study() {
     let (id, _) = store
         .begin_study(StudyKind::Capacity, "search", None, None)
         .unwrap();
-    let e = begin_or_resume(&store, &plan(FILE), Some(&id), Path::new("f.yaml"))
-        .err()
-        .unwrap();
+    let e = begin_or_resume(
+        &store,
+        &plan(FILE),
+        Some(&id),
+        Path::new("f.yaml"),
+        &Labels::new(),
+    )
+    .err()
+    .unwrap();
     assert!(e.is_bad_input());
     assert!(e.to_string().contains("not a study"), "{e}");
 }

@@ -11,8 +11,11 @@ pub mod chart;
 #[macro_use]
 pub mod doc;
 mod format;
+pub mod gate_summary;
+pub mod history_report;
 mod html;
 mod json;
+pub mod junit;
 mod level;
 mod markdown;
 mod run_doc;

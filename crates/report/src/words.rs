@@ -300,6 +300,15 @@ pub fn error_share(part: u64, whole: u64) -> String {
     }
 }
 
+/// A number without needless decimals, as flags and plans write it: `200`, `12.5`.
+pub fn plain_number(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,14 +356,5 @@ mod tests {
             threshold_sentence(&t),
             "Error rate missed its threshold (< 1%): no data"
         );
-    }
-}
-
-/// A number without needless decimals, as flags and plans write it: `200`, `12.5`.
-pub fn plain_number(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
     }
 }

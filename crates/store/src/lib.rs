@@ -17,15 +17,24 @@
 //! can derive their summary (`loadlab runs`, `report`, `compare` then work on them, marked
 //! partial). Files are written to a temporary name and renamed.
 //!
+//! Runs, studies and capacity searches carry labels (`commit`, `branch`…; see `labels.rs`);
+//! [`Store::history_runs`] and [`Store::history_studies`] list a scenario's points oldest first
+//! for `loadlab history`.
+//!
 //! Crate chosen: `rusqlite` with bundled SQLite (no system library needed; concurrent
 //! processes — segments, a study and a `runs` listing — share the index safely).
 
+mod labels;
 mod layout;
 mod runs;
 mod schema;
 mod status;
 mod studies;
 
+pub use labels::{
+    labels_from_env, matches as labels_match, parse_label, parse_label_list, LabelError, Labels,
+    LABELS_ENV,
+};
 pub use layout::{
     new_comparison_file, results_dir_of, run_file_in, ResultFile, StudyKind, StudyStatus,
 };

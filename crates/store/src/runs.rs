@@ -1,7 +1,10 @@
 //! Runs in the index: begun when the load starts, completed with their summary, recovered
 //! from their record when their process died.
 
-use crate::{escape_like, insert_with_new_id, io_err, new_id, RunStatus, Store, StoreError};
+use crate::{
+    escape_like, insert_with_new_id, io_err, labels_match, new_id, Labels, RunStatus, Store,
+    StoreError,
+};
 use loadlab_metrics::RunResult;
 use rusqlite::{params, OptionalExtension};
 use std::path::{Path, PathBuf};
@@ -38,6 +41,10 @@ pub struct RunRecord {
     pub merged_from: Option<String>,
     /// The summary covers only part of the plan (interrupted, or recovered after a crash).
     pub partial: bool,
+    /// Fingerprint of the resolved plan: runs with the same one measured the same load.
+    pub plan_hash: Option<String>,
+    /// `--label` / `LOADLAB_LABELS` pairs (commit, branch…).
+    pub labels: Labels,
 }
 
 /// What is known about a run when it starts.
@@ -51,6 +58,8 @@ pub struct NewRun {
     pub segment: Option<String>,
     pub plan_hash: Option<String>,
     pub merged_from: Option<String>,
+    /// Labels stored with the run.
+    pub labels: Labels,
 }
 
 use crate::layout::{ResultFile, RUNS_DIR};
@@ -71,7 +80,7 @@ pub fn run_dirs_in(results: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-const RUN_COLUMNS: &str = "id, started_at, scenario, scenario_file, variant, study, status, load, rate, p95_ms, error_rate, valid, passed, path, requests, segment, merged_from, partial, pid";
+const RUN_COLUMNS: &str = "id, started_at, scenario, scenario_file, variant, study, status, load, rate, p95_ms, error_rate, valid, passed, path, requests, segment, merged_from, partial, pid, plan_hash";
 
 fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
     let mut status = RunStatus::from_index(&row.get::<_, String>(6)?);
@@ -99,6 +108,8 @@ fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         segment: row.get(15)?,
         merged_from: row.get(16)?,
         partial: row.get::<_, Option<bool>>(17)?.unwrap_or(false),
+        plan_hash: row.get(19)?,
+        labels: Labels::new(),
     })
 }
 
@@ -131,8 +142,37 @@ impl Store {
                     run.merged_from
                 ],
             )?;
-            Ok(())
+            self.set_labels(id, &run.labels)
         })
+    }
+
+    /// Fills in the labels of index rows (kept in their own table).
+    fn with_labels(&self, mut rows: Vec<RunRecord>) -> Result<Vec<RunRecord>, StoreError> {
+        for row in &mut rows {
+            row.labels = self.labels(&row.id)?;
+        }
+        Ok(rows)
+    }
+
+    /// The completed runs of a scenario made on their own (not part of a study or capacity
+    /// search), oldest first, with every label of `filter`: the points of its run history.
+    pub fn history_runs(
+        &self,
+        scenario: &str,
+        filter: &Labels,
+    ) -> Result<Vec<RunRecord>, StoreError> {
+        let mut stmt = self.conn().prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE scenario = ?1 AND study IS NULL AND path IS NOT NULL
+             AND segment IS NULL ORDER BY started_at, rowid"
+        ))?;
+        let rows = stmt
+            .query_map(params![scenario], run_row)?
+            .collect::<Result<_, _>>()?;
+        let rows = self.with_labels(rows)?;
+        Ok(rows
+            .into_iter()
+            .filter(|r| labels_match(&r.labels, filter))
+            .collect())
     }
 
     /// Directory of a run's record and summary.
@@ -226,6 +266,7 @@ impl Store {
         let rows = stmt
             .query_map(params![limit as i64], run_row)?
             .collect::<Result<_, _>>()?;
+        let rows = self.with_labels(rows)?;
         let total: i64 = self
             .conn()
             .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?;
@@ -240,7 +281,7 @@ impl Store {
         let rows = stmt
             .query_map(params![study], run_row)?
             .collect::<Result<_, _>>()?;
-        Ok(rows)
+        self.with_labels(rows)
     }
 
     /// A run by id or unique id prefix; `last` is the most recent run.
@@ -256,7 +297,8 @@ impl Store {
                 .optional()?
                 .ok_or_else(|| {
                     StoreError::NotFound(format!("no run in {}", self.dir().display()))
-                });
+                })
+                .and_then(|r| Ok(self.with_labels(vec![r])?.remove(0)));
         }
         let mut stmt = self.conn().prepare(&format!(
             "SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1 OR id LIKE ?2 ORDER BY (id = ?1) DESC LIMIT 2"
@@ -264,6 +306,7 @@ impl Store {
         let rows: Vec<RunRecord> = stmt
             .query_map(params![id, format!("{}%", escape_like(id))], run_row)?
             .collect::<Result<_, _>>()?;
+        let rows = self.with_labels(rows)?;
         match rows.as_slice() {
             [one] => Ok(one.clone()),
             [first, ..] if first.id == id => Ok(first.clone()),

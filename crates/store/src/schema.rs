@@ -31,6 +31,12 @@ CREATE TABLE IF NOT EXISTS studies (
     pid INTEGER,
     path TEXT
 );
+CREATE TABLE IF NOT EXISTS labels (
+    owner TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (owner, key)
+);
 ";
 
 /// Columns added after the first release: (table, column, type), applied when the store's
@@ -46,8 +52,9 @@ const ADDED: &[(&str, &str, &str)] = &[
     ("studies", "runs_planned", "INTEGER"),
 ];
 
-/// The schema version this code writes (`PRAGMA user_version`).
-const VERSION: i64 = 2;
+/// The schema version this code writes (`PRAGMA user_version`). Version 3 added the
+/// `labels` table (created by `TABLES` when an older store is opened; old rows have none).
+const VERSION: i64 = 3;
 
 /// Creates or upgrades the tables. Several processes (the segments of one plan) may open a
 /// new store at once: the version is read and the change made in one write transaction.

@@ -2,7 +2,9 @@
 //! study keeps what it did and can be resumed), finished.
 
 use crate::layout::{StudyKind, StudyStatus};
-use crate::{escape_like, insert_with_new_id, io_err, new_id, Store, StoreError};
+use crate::{
+    escape_like, insert_with_new_id, io_err, labels_match, new_id, Labels, Store, StoreError,
+};
 use rusqlite::{params, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -22,6 +24,8 @@ pub struct StudyRecord {
     pub plan_hash: Option<String>,
     pub runs_done: Option<u64>,
     pub runs_planned: Option<u64>,
+    /// `--label` / `LOADLAB_LABELS` pairs (commit, branch…).
+    pub labels: Labels,
 }
 
 const STUDY_COLUMNS: &str =
@@ -39,6 +43,7 @@ fn study_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StudyRecord> {
         plan_hash: row.get(7)?,
         runs_done: row.get::<_, Option<i64>>(8)?.map(|n| n.max(0) as u64),
         runs_planned: row.get::<_, Option<i64>>(9)?.map(|n| n.max(0) as u64),
+        labels: Labels::new(),
     })
 }
 
@@ -146,7 +151,8 @@ impl Store {
                     study_row,
                 )
                 .optional()?
-                .ok_or_else(|| StoreError::NotFound(format!("no study in {}", self.dir().display())));
+                .ok_or_else(|| StoreError::NotFound(format!("no study in {}", self.dir().display())))
+                .and_then(|s| Ok(self.with_study_labels(vec![s])?.remove(0)));
         }
         let mut stmt = self.conn().prepare(&format!(
             "SELECT {STUDY_COLUMNS} FROM studies WHERE id = ?1 OR id LIKE ?2 ORDER BY (id = ?1) DESC LIMIT 2"
@@ -154,6 +160,7 @@ impl Store {
         let rows: Vec<StudyRecord> = stmt
             .query_map(params![id, format!("{}%", escape_like(id))], study_row)?
             .collect::<Result<_, _>>()?;
+        let rows = self.with_study_labels(rows)?;
         match rows.as_slice() {
             [one] => Ok(one.clone()),
             [first, ..] if first.id == id => Ok(first.clone()),
@@ -175,6 +182,38 @@ impl Store {
         let rows = stmt
             .query_map(params![limit as i64], study_row)?
             .collect::<Result<_, _>>()?;
+        self.with_study_labels(rows)
+    }
+
+    fn with_study_labels(
+        &self,
+        mut rows: Vec<StudyRecord>,
+    ) -> Result<Vec<StudyRecord>, StoreError> {
+        for row in &mut rows {
+            row.labels = self.labels(&row.id)?;
+        }
         Ok(rows)
+    }
+
+    /// The studies named `name` that have a result file, oldest first, with every label of
+    /// `filter`: the points of its study history (interrupted ones included, as their file
+    /// says how many runs they hold).
+    pub fn history_studies(
+        &self,
+        name: &str,
+        filter: &Labels,
+    ) -> Result<Vec<StudyRecord>, StoreError> {
+        let mut stmt = self.conn().prepare(&format!(
+            "SELECT {STUDY_COLUMNS} FROM studies WHERE kind = 'study' AND name = ?1 AND path IS NOT NULL
+             ORDER BY started_at, rowid"
+        ))?;
+        let rows = stmt
+            .query_map(params![name], study_row)?
+            .collect::<Result<_, _>>()?;
+        let rows = self.with_study_labels(rows)?;
+        Ok(rows
+            .into_iter()
+            .filter(|s| labels_match(&s.labels, filter))
+            .collect())
     }
 }

@@ -12,7 +12,7 @@ pub fn metric_words(metric: &MetricId) -> String {
 }
 
 /// The chart unit of a metric.
-pub(super) fn metric_unit(metric: &MetricId) -> Unit {
+pub(crate) fn metric_unit(metric: &MetricId) -> Unit {
     match metric.unit() {
         MetricUnit::Millis => Unit::Millis,
         MetricUnit::PerSecond => Unit::PerSecond,

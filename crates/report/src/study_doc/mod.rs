@@ -13,7 +13,7 @@ mod comparison;
 mod environment;
 mod errors;
 mod method;
-mod metrics;
+pub(crate) mod metrics;
 mod reruns;
 mod resources;
 mod results;

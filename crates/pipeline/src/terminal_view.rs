@@ -1,9 +1,10 @@
 //! Live progress on a terminal: one line, redrawn each second (nothing when not a TTY), and
-//! the engine's warnings as they come.
+//! the engine's warnings as they come. Crate chosen: `indicatif`, which redraws one line
+//! without flicker and leaves the terminal clean when cleared.
 
+use crate::measure::RunView;
 use indicatif::{ProgressBar, ProgressStyle};
 use loadlab_engine::{Progress, ProgressCallback};
-use loadlab_pipeline::measure::RunView;
 use loadlab_scenario::units::format_duration;
 use std::io::IsTerminal;
 use std::time::Duration;

@@ -1,0 +1,505 @@
+//! Performance over time: a scenario's stored runs (or a study's medians) as a history
+//! with change points (`loadlab_analysis::history`), its table and trend report, and the
+//! sides `loadlab gate` compares — the newest point against the last stable segment before it.
+
+use crate::compare::{Side, SideKind};
+use crate::PipelineError;
+use loadlab_analysis::change_points::ChangePointParams;
+use loadlab_analysis::history::{
+    stable_segment_start, History, HistoryPoint, PointKind, PointValue,
+};
+use loadlab_analysis::study::{
+    default_compare_metrics, run_metrics, summarize_variant, RunSample, StudyResult,
+};
+use loadlab_metrics::{MetricId, RunResult};
+use loadlab_report::verdict_words::format_value;
+use loadlab_store::{Labels, Store, StudyKind};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+/// `--since`: a date `YYYY-MM-DD` or an RFC 3339 time; compared with the stored start times
+/// (RFC 3339, UTC) as text, which orders them by time.
+pub fn check_since(text: &str) -> Result<&str, PipelineError> {
+    let b = text.as_bytes();
+    let date_like = b.len() >= 10
+        && b[..10].iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if date_like {
+        Ok(text)
+    } else {
+        Err(PipelineError::bad_input(format!(
+            "--since {text}: give a date (2026-11-01) or a UTC time (2026-11-01T12:00:00Z)"
+        )))
+    }
+}
+
+/// A history's points as read from the store.
+pub struct Loaded {
+    pub kind: PointKind,
+    pub points: Vec<HistoryPoint>,
+    /// The runs behind each point (the run itself, or the study's first variant's runs).
+    pub runs: Vec<Vec<String>>,
+    /// Runs left out as invalid or partial.
+    pub skipped: usize,
+}
+
+/// The points of `name`: its studies (medians of their first variant) when there are any and
+/// `--runs` is not given, else its valid single runs; then `--since`.
+pub fn load_points(
+    store: &Store,
+    name: &str,
+    filter: &Labels,
+    runs_only: bool,
+    since: Option<&str>,
+) -> Result<Loaded, PipelineError> {
+    let mut loaded = read_points(store, name, filter, runs_only)?;
+    if let Some(since) = since {
+        let keep: Vec<bool> = loaded
+            .points
+            .iter()
+            .map(|p| p.started_at.as_str() >= since)
+            .collect();
+        let mut flags = keep.iter();
+        loaded.points.retain(|_| *flags.next().unwrap());
+        let mut flags = keep.iter();
+        loaded.runs.retain(|_| *flags.next().unwrap());
+    }
+    Ok(loaded)
+}
+
+fn read_points(
+    store: &Store,
+    name: &str,
+    filter: &Labels,
+    runs_only: bool,
+) -> Result<Loaded, PipelineError> {
+    let studies = store.history_studies(name, filter)?;
+    if !runs_only && !studies.is_empty() {
+        let mut points = Vec::new();
+        let mut runs = Vec::new();
+        for s in studies {
+            let path = s.path.clone().expect("history studies have a file");
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                PipelineError::bad_input(format!("cannot read {}: {e}", path.display()))
+            })?;
+            let study: StudyResult = serde_json::from_str(&text).map_err(|e| {
+                PipelineError::bad_input(format!("{}: not a loadlab study: {e}", path.display()))
+            })?;
+            let Some(variant) = study.variants.first() else {
+                continue;
+            };
+            let values = variant
+                .metrics
+                .iter()
+                .map(|(id, m)| {
+                    let ci = m.median_ci;
+                    (
+                        id.clone(),
+                        PointValue {
+                            value: m.median,
+                            ci,
+                        },
+                    )
+                })
+                .collect();
+            runs.push(variant.runs.clone());
+            points.push(HistoryPoint {
+                id: s.id,
+                kind: PointKind::Study,
+                started_at: s.started_at,
+                labels: s.labels,
+                plan: s.plan_hash,
+                values,
+            });
+        }
+        return Ok(Loaded {
+            kind: PointKind::Study,
+            points,
+            runs,
+            skipped: 0,
+        });
+    }
+    let mut points = Vec::new();
+    let mut runs = Vec::new();
+    let mut skipped = 0;
+    for rec in store.history_runs(name, filter)? {
+        if rec.valid != Some(true) || rec.partial {
+            skipped += 1;
+            continue;
+        }
+        let (rec, result) = store.load_run(&rec.id)?;
+        let values = run_metrics(&result)
+            .into_iter()
+            .map(|(id, value)| (id, PointValue { value, ci: None }))
+            .collect();
+        runs.push(vec![rec.id.clone()]);
+        points.push(HistoryPoint {
+            id: rec.id,
+            kind: PointKind::Run,
+            started_at: rec.started_at,
+            labels: rec.labels,
+            plan: rec.plan_hash,
+            values,
+        });
+    }
+    Ok(Loaded {
+        kind: PointKind::Run,
+        points,
+        runs,
+        skipped,
+    })
+}
+
+/// Exit 2 naming what the store has.
+pub fn no_points(store: &Store, name: &str, filtered: bool) -> PipelineError {
+    if filtered {
+        return PipelineError::bad_input(format!(
+            "history {name}: no valid run or study matches --label/--since (drop them to see all)"
+        ));
+    }
+    let mut names: Vec<String> = store
+        .runs(10_000)
+        .map(|(runs, _)| runs.into_iter().map(|r| r.scenario).collect())
+        .unwrap_or_default();
+    names.extend(
+        store
+            .studies(10_000)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|s| s.kind == StudyKind::Study)
+            .map(|s| s.name),
+    );
+    names.sort();
+    names.dedup();
+    PipelineError::bad_input(format!(
+        "history {name}: no valid run or study of that name in {}\n  names in the store: {}",
+        store.dir().display(),
+        if names.is_empty() {
+            "(none)".to_string()
+        } else {
+            names.join(", ")
+        }
+    ))
+}
+
+/// `--metric` names, checked against what the points measured; the default set otherwise
+/// (keeping those the points have).
+pub fn chosen_metrics(
+    names: &[String],
+    points: &[HistoryPoint],
+) -> Result<Vec<MetricId>, PipelineError> {
+    let mut measured: Vec<MetricId> = points
+        .iter()
+        .flat_map(|p| p.values.keys().cloned())
+        .collect();
+    measured.sort();
+    measured.dedup();
+    if names.is_empty() {
+        return Ok(default_compare_metrics()
+            .into_iter()
+            .filter(|m| measured.contains(m))
+            .collect());
+    }
+    names
+        .iter()
+        .map(|name| {
+            let id: MetricId = name.parse().map_err(|e| {
+                PipelineError::bad_input(format!(
+                    "--metric {name}: {e}\n  valid metrics:\n{}",
+                    crate::compare::valid_metric_names(&measured)
+                ))
+            })?;
+            if measured.contains(&id) {
+                Ok(id)
+            } else {
+                Err(PipelineError::bad_input(format!(
+                    "--metric {name}: the runs did not measure it\n  valid metrics:\n{}",
+                    crate::compare::valid_metric_names(&measured)
+                )))
+            }
+        })
+        .collect()
+}
+
+/// `commit=abc123` (the label a CI sets), else every label.
+fn label_text(labels: &BTreeMap<String, String>) -> String {
+    if let Some(commit) = labels.get("commit") {
+        return commit.chars().take(12).collect();
+    }
+    labels
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub fn write_history(out: &mut dyn Write, h: &History, points: &[HistoryPoint], skipped: usize) {
+    let what = match h.kind {
+        PointKind::Run => "runs",
+        PointKind::Study => "studies (median of the first variant, 95% CI)",
+    };
+    let _ = writeln!(
+        out,
+        "history of {}: {} {what}; change points by E-divisive means (p < {}, window {}, min magnitude {:.1}%)",
+        h.name,
+        points.len(),
+        h.detector.max_p_value,
+        h.detector.window,
+        h.detector.min_magnitude * 100.0
+    );
+    if skipped > 0 {
+        let _ = writeln!(out, "({skipped} invalid or partial run(s) left out)");
+    }
+    let mut plans: Vec<&Option<String>> = Vec::new();
+    for s in &h.series {
+        if !plans.contains(&&s.plan) {
+            plans.push(&s.plan);
+        }
+    }
+    for plan in plans {
+        write_plan_table(out, h, plan);
+    }
+    if h.change_points.is_empty() {
+        let _ = writeln!(out, "\nno change point");
+        return;
+    }
+    let _ = writeln!(out, "\nchange points:");
+    for cp in &h.change_points {
+        let ci = cp
+            .change_ci
+            .map(|[lo, hi]| format!(" [{:+.1}%, {:+.1}%]", lo * 100.0, hi * 100.0))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {} at #{} ({} {}; before: {} {}): {:+.1}%{ci} {} (p {:.1e})",
+            cp.metric.label(),
+            cp.index,
+            cp.run_id,
+            label_text(&cp.labels),
+            cp.before_id,
+            label_text(&cp.before_labels),
+            cp.change * 100.0,
+            cp.verdict.as_str(),
+            cp.p_value
+        );
+    }
+}
+
+/// One table per plan: a row per point, a column per metric, `◆` where a series changes.
+fn write_plan_table(out: &mut dyn Write, h: &History, plan: &Option<String>) {
+    let series: Vec<_> = h.series.iter().filter(|s| &s.plan == plan).collect();
+    let Some(longest) = series.iter().map(|s| s.points.len()).max() else {
+        return;
+    };
+    let plan_text = plan.as_deref().map_or("(none)", |p| &p[..p.len().min(12)]);
+    let _ = writeln!(out, "\nplan {plan_text}");
+    let _ = write!(out, "{:>4}  {:<20} {:<12}", "#", "started", "label");
+    for s in &series {
+        let _ = write!(out, " {:>16}", s.metric.to_string());
+    }
+    let _ = writeln!(out);
+    let first = series
+        .iter()
+        .max_by_key(|s| s.points.len())
+        .expect("a series");
+    for i in 0..longest {
+        let p = &first.points[i];
+        let started: String = p.started_at.chars().take(19).collect();
+        let _ = write!(
+            out,
+            "{:>4}  {:<20} {:<12}",
+            i,
+            started.replace('T', " "),
+            label_text(&p.labels)
+        );
+        for s in &series {
+            let cell = s.points.get(i).map_or(String::new(), |p| {
+                let changed = h
+                    .change_points
+                    .iter()
+                    .any(|c| c.metric == s.metric && &c.plan == plan && c.index == i);
+                format!(
+                    "{}{}",
+                    if changed { "◆ " } else { "" },
+                    format_value(s.metric.unit(), p.value)
+                )
+            });
+            let _ = write!(out, " {cell:>16}");
+        }
+        let _ = writeln!(out);
+    }
+}
+
+/// The HTML trend report at `html`, the Markdown beside it (`.md`) and its charts as
+/// `<stem>-<chart id>.svg`.
+pub fn write_trend_report(html: &Path, history: &History) -> Result<(), PipelineError> {
+    use loadlab_report::history_report::{history_charts, history_html, history_markdown};
+    let fail = |path: &Path, e: std::io::Error| {
+        PipelineError::bad_input(format!("--report: cannot write {}: {e}", path.display()))
+    };
+    if let Some(dir) = html.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
+    }
+    std::fs::write(html, history_html(history)).map_err(|e| fail(html, e))?;
+    let stem = html
+        .file_stem()
+        .map_or("history".into(), |s| s.to_string_lossy().to_string());
+    let svg_name = |id: &str| format!("{stem}-{id}.svg");
+    for chart in history_charts(history) {
+        let path = html.with_file_name(svg_name(&chart.id));
+        std::fs::write(&path, loadlab_report::svg::render_svg(&chart))
+            .map_err(|e| fail(&path, e))?;
+    }
+    let md = html.with_extension("md");
+    std::fs::write(&md, history_markdown(history, |c| svg_name(&c.id))).map_err(|e| fail(&md, e))
+}
+
+/// The points of the newest point's plan that have every gated metric (earlier plans
+/// measured something else), and where the last stable segment before the newest starts
+/// among them.
+pub fn stable_segment(
+    loaded: &Loaded,
+    metrics: &[MetricId],
+    params: &ChangePointParams,
+    name: &str,
+) -> Result<(Vec<usize>, usize), PipelineError> {
+    let newest = loaded.points.len() - 1;
+    let plan = &loaded.points[newest].plan;
+    let same_plan: Vec<usize> = (0..loaded.points.len())
+        .filter(|&i| &loaded.points[i].plan == plan)
+        .filter(|&i| {
+            metrics
+                .iter()
+                .all(|m| loaded.points[i].values.contains_key(m))
+        })
+        .collect();
+    if same_plan.len() < 2 || same_plan.last() != Some(&newest) {
+        return Err(PipelineError::bad_input(format!(
+            "gate {name}: the newest point ({}) has no earlier point of the same plan and metrics to compare with; run it again after the next run or study",
+            loaded.points[newest].id
+        )));
+    }
+    let series: Vec<Vec<f64>> = metrics
+        .iter()
+        .map(|m| {
+            same_plan
+                .iter()
+                .map(|&i| loaded.points[i].values[m].value)
+                .collect()
+        })
+        .collect();
+    let start = stable_segment_start(&series, params)
+        .map_err(|e| PipelineError::bad_input(format!("gate {name}: {e}")))?;
+    Ok((same_plan, start))
+}
+
+/// `study s2026… (commit=abc123)`.
+pub fn point_words(loaded: &Loaded, index: usize) -> String {
+    let p = &loaded.points[index];
+    let kind = match p.kind {
+        PointKind::Run => "run",
+        PointKind::Study => "study",
+    };
+    let labels: Vec<String> = p.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if labels.is_empty() {
+        format!("{kind} {}", p.id)
+    } else {
+        format!("{kind} {} ({})", p.id, labels.join(", "))
+    }
+}
+
+/// One side of the comparison: every run behind the given points, one observation each.
+pub fn side(
+    store: &Store,
+    loaded: &Loaded,
+    points: &[usize],
+    (kind, label): (SideKind, &str),
+    equivalence: f64,
+) -> Result<Side, PipelineError> {
+    let mut results: Vec<(String, RunResult)> = Vec::new();
+    for &i in points {
+        for id in &loaded.runs[i] {
+            let (_, result) = store.load_run(id)?;
+            results.push((id.clone(), result));
+        }
+    }
+    let samples: Vec<RunSample<'_>> = results
+        .iter()
+        .map(|(id, result)| RunSample {
+            id: id.clone(),
+            result,
+            excluded: false,
+        })
+        .collect();
+    Ok(Side {
+        kind,
+        id: loaded.points[points[0]].id.clone(),
+        stats: summarize_variant(label, &samples),
+        equivalence,
+    })
+}
+
+/// What `loadlab gate` compares: the runs of the last stable segment before the newest point
+/// (`history`) and those of the newest point, with both described in words.
+pub struct GateSides {
+    pub history: Side,
+    pub newest: Side,
+    /// `study s2026… (commit=abc123)`.
+    pub newest_words: String,
+    /// `points #3–#9 of its history (… to …), 21 run(s)`.
+    pub baseline_words: String,
+}
+
+/// The sides of the gate over `loaded`, the last stable segment found with `params` on
+/// `metrics`.
+pub fn gate_sides(
+    store: &Store,
+    loaded: &Loaded,
+    metrics: &[MetricId],
+    params: &ChangePointParams,
+    name: &str,
+    equivalence: f64,
+) -> Result<GateSides, PipelineError> {
+    let newest = loaded.points.len() - 1;
+    let (same_plan, start) = stable_segment(loaded, metrics, params, name)?;
+    let segment = &same_plan[start..same_plan.len() - 1];
+    let newest_kind = match loaded.kind {
+        PointKind::Run => SideKind::Run,
+        PointKind::Study => SideKind::Study,
+    };
+    let history = side(
+        store,
+        loaded,
+        segment,
+        (SideKind::History, "history"),
+        equivalence,
+    )?;
+    let newest_side = side(
+        store,
+        loaded,
+        &[newest],
+        (newest_kind, "newest"),
+        equivalence,
+    )?;
+    let last = *segment.last().expect("a segment of one point at least");
+    let baseline_words = format!(
+        "points #{}–#{} of its history ({} to {}), {} run(s)",
+        start,
+        same_plan.len() - 2,
+        point_words(loaded, segment[0]),
+        point_words(loaded, last),
+        history.stats.runs.len()
+    );
+    Ok(GateSides {
+        history,
+        newest: newest_side,
+        newest_words: point_words(loaded, newest),
+        baseline_words,
+    })
+}

@@ -1,0 +1,317 @@
+//! `loadlab history` and `loadlab gate` end to end: labelled short runs against the built-in
+//! target, whose service time is raised after five runs (the target restarted on the same
+//! port, so the runs keep one plan), then `history --json`: one series per metric, the labels,
+//! and the change point at the first slow run; `gate` passes while the newest run is like the
+//! last stable segment and fails (exit 1, Markdown summary) once it is slower. Runs are paced
+//! (`--rate`, half a second each) so they are valid on a quiet 2-core machine.
+
+mod common;
+
+use common::{exclusive, Target, BIN};
+use std::path::Path;
+use std::process::Command;
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One labelled run; an invalid one (exit 3: a busy machine delayed the scheduler) is made
+/// again, as a study re-runs invalid runs. Invalid runs stay in the store, and the history
+/// leaves them out.
+fn run(results: &Path, url: &str, commit: &str) {
+    for _attempt in 0..4 {
+        let out = Command::new(BIN)
+            .args(["run", "--url", url, "--rate", "40/s", "--duration", "500ms"])
+            .args(["--no-progress", "--label", &format!("commit={commit}")])
+            .arg("--results")
+            .arg(results)
+            .env("LOADLAB_LABELS", "branch=main")
+            .output()
+            .unwrap();
+        match out.status.code() {
+            Some(0) => return,
+            Some(3) => continue,
+            code => panic!(
+                "run {commit}: {code:?}\n{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        }
+    }
+    panic!("run {commit}: invalid four times in a row (is the machine busy?)");
+}
+
+fn history(results: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .arg("history")
+        .args(args)
+        .arg("--results")
+        .arg(results)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_slower_target_is_one_change_point_with_its_commit() {
+    let _guard = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let listen = format!("127.0.0.1:{}", free_port());
+    let url = format!("http://{listen}/api/ping");
+    {
+        let _fast = Target::start_on(&listen, &["--service-time", "1ms"]);
+        for i in 0..5 {
+            run(&results, &url, &format!("c{i}"));
+        }
+    }
+    {
+        let _slow = Target::start_on(&listen, &["--service-time", "15ms"]);
+        for i in 5..11 {
+            run(&results, &url, &format!("c{i}"));
+        }
+    }
+    // A `--url` test is named by its method and URL.
+    let name = format!("GET {url}");
+
+    let json = dir.path().join("history.json");
+    let out = history(
+        &results,
+        &[
+            &name,
+            "--metric",
+            "latency_ms.p50",
+            "--json",
+            json.to_str().unwrap(),
+            "--report",
+            dir.path().join("report/history.html").to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let h: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(h["schema"], "loadlab.history.v1");
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../docs/schema/history.v1.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&h)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "history.json against docs/schema/history.v1.json: {errors:#?}"
+    );
+    assert_eq!(h["series"].as_array().unwrap().len(), 1, "{stdout}");
+    let points = h["series"][0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 11, "{stdout}");
+    assert_eq!(points[3]["labels"]["commit"], "c3");
+    assert_eq!(
+        points[3]["labels"]["branch"], "main",
+        "LOADLAB_LABELS is stored"
+    );
+    let cps = h["change_points"].as_array().unwrap();
+    assert_eq!(cps.len(), 1, "{stdout}");
+    assert_eq!(cps[0]["index"], 5);
+    assert_eq!(cps[0]["labels"]["commit"], "c5");
+    assert_eq!(cps[0]["verdict"], "slower");
+    assert!(cps[0]["change"].as_f64().unwrap() > 1.0, "{}", cps[0]);
+    assert!(stdout.contains("change points:"), "{stdout}");
+    // The trend report: HTML, and the Markdown with its chart beside it.
+    let report = dir.path().join("report");
+    let html = std::fs::read_to_string(report.join("history.html")).unwrap();
+    assert!(
+        html.contains("<svg") && html.contains("commit=c5"),
+        "{html}"
+    );
+    assert!(report.join("history.md").exists());
+    assert!(report.join("history-history-0.svg").exists());
+
+    // Filtered by label: only the fast commits, no change.
+    let out = history(
+        &results,
+        &[&name, "--label", "commit=c1", "--metric", "latency_ms.p50"],
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no change point"));
+
+    // Bad input: exit 2 naming the fix.
+    let out = history(&results, &["no-such-scenario"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("names in the store"));
+    let out = history(&results, &[&name, "--metric", "latency_ms.p42"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--metric latency_ms.p42"));
+}
+
+fn gate(results: &Path, name: &str, summary: &Path) -> std::process::Output {
+    Command::new(BIN)
+        .args(["gate", name, "--metric", "latency_ms.p50", "--results"])
+        .arg(results)
+        .arg("--junit")
+        .arg(summary.with_extension("xml"))
+        .env("GITHUB_STEP_SUMMARY", summary)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_gate_fails_only_on_a_regression_against_the_stable_segment() {
+    let _guard = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let listen = format!("127.0.0.1:{}", free_port());
+    let url = format!("http://{listen}/api/ping");
+    let name = format!("GET {url}");
+    let summary = dir.path().join("summary.md");
+    {
+        let _fast = Target::start_on(&listen, &["--service-time", "1ms"]);
+        for i in 0..3 {
+            run(&results, &url, &format!("c{i}"));
+        }
+    }
+    {
+        let _slow = Target::start_on(&listen, &["--service-time", "10ms"]);
+        for i in 3..9 {
+            run(&results, &url, &format!("c{i}"));
+        }
+    }
+    // Newest c8 against c3..c7 (after the change point at c3): the same level.
+    let out = gate(&results, &name, &summary);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("points #3–#7"), "{text}");
+    {
+        let _slower = Target::start_on(&listen, &["--service-time", "30ms"]);
+        run(&results, &url, "c9");
+    }
+    let out = gate(&results, &name, &summary);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.contains("**Passed**"),
+        "the first gate's summary is kept (appended): {md}"
+    );
+    assert!(
+        md.contains("**Failed**") && md.contains("commit=c9"),
+        "{md}"
+    );
+    let cases = junit_cases(&summary.with_extension("xml"));
+    assert_eq!(cases.len(), 1, "{cases:?}");
+    assert!(
+        cases[0].starts_with("loadlab.gate | p50 latency | Failure | "),
+        "{cases:?}"
+    );
+    assert!(
+        cases[0].contains("actual"),
+        "the failure carries the actual value: {cases:?}"
+    );
+}
+
+/// The test cases of a JUnit report as junitparser (what CI reporters build on) reads them:
+/// `classname | name | Failure,Skipped… | messages`. It must parse, and its declared counts
+/// must match its cases.
+fn junit_cases(path: &Path) -> Vec<String> {
+    const READ: &str = r#"
+import sys
+from junitparser import JUnitXml
+xml = JUnitXml.fromfile(sys.argv[1])
+n = f = 0
+for suite in xml:
+    for case in suite:
+        kinds = [type(r).__name__ for r in case.result]
+        n += 1
+        f += kinds.count("Failure")
+        print(f"{case.classname} | {case.name} | {','.join(kinds)} | {' '.join(r.message or '' for r in case.result)}")
+assert (xml.tests, xml.failures) == (n, f), (xml.tests, xml.failures, n, f)
+"#;
+    let out = Command::new("python3")
+        .args(["-c", READ])
+        .arg(path)
+        .output()
+        .expect("python3 runs (scripts/setup-test-deps.sh installs junitparser)");
+    assert!(
+        out.status.success(),
+        "junitparser cannot read {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_run_junit_report_has_a_case_per_threshold_and_a_markdown_summary() {
+    let _guard = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let target = Target::start(&["--service-time", "5ms"]);
+    let scenario = dir.path().join("thresholds.yaml");
+    std::fs::write(
+        &scenario,
+        "name: junit <check>\nload: { model: open, rate: 40/s, duration: 500ms }\nthresholds:\n  - latency.p95 < 1ms\n  - http.errors < 5%\nsteps:\n  - { name: ping, get: /api/ping }\n",
+    )
+    .unwrap();
+    let junit = dir.path().join("run.xml");
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg(&scenario)
+        .args([
+            "--target",
+            &target.url,
+            "--no-progress",
+            "--quiet",
+            "--allow-saturated",
+        ])
+        .arg("--results")
+        .arg(dir.path().join("results"))
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--summary")
+        .arg(dir.path().join("run.md"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cases = junit_cases(&junit);
+    assert_eq!(cases.len(), 2, "{cases:?}");
+    assert!(
+        cases[0].starts_with(
+            "loadlab.run | latency.p95 < 1ms | Failure | latency.p95 < 1ms failed: actual "
+        ),
+        "{cases:?}"
+    );
+    assert!(
+        cases[1].starts_with("loadlab.run | http.errors < 5% |  |"),
+        "{cases:?}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("run.md")).unwrap();
+    assert!(
+        md.contains("| `latency.p95 < 1ms` |") && md.contains("**failed**"),
+        "{md}"
+    );
+}
