@@ -26,15 +26,51 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
-    run_study_file(
+    let (outcome, study_json) = run_study_file(
         &args.file,
         &args.output,
         args.target.as_deref(),
         args.repeat,
         args.resume.as_deref(),
         &args.monitor,
-    )
-    .map(|(o, _)| o)
+    )?;
+    if args.junit.is_some() || args.summary.is_some() {
+        ci_outputs(&args, &study_json)?;
+    }
+    Ok(outcome)
+}
+
+/// `--junit` (the thresholds of each variant's runs) and `--summary` of a finished study.
+fn ci_outputs(args: &StudyArgs, study_json: &Path) -> Result<(), CliError> {
+    let text = std::fs::read_to_string(study_json)
+        .map_err(|e| CliError::bad_input(format!("cannot read {}: {e}", study_json.display())))?;
+    let study: loadlab_analysis::study::StudyResult = serde_json::from_str(&text).map_err(|e| {
+        CliError::bad_input(format!(
+            "{}: not a loadlab study: {e}",
+            study_json.display()
+        ))
+    })?;
+    if let Some(path) = &args.summary {
+        let md = loadlab_report::gate_summary::study_markdown(&study);
+        super::output::write_summary(Some(path), false, &md)?;
+    }
+    if let Some(path) = &args.junit {
+        let store = open_store_for_runs(args.output.results.as_deref())?;
+        let mut variants = Vec::new();
+        for v in &study.variants {
+            let runs = v
+                .runs
+                .iter()
+                .map(|id| store.load_run(id).map(|(_, r)| r))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(CliError::bad_input)?;
+            variants.push((v.name.clone(), runs));
+        }
+        let cases = loadlab_report::junit::study_threshold_cases(&variants);
+        let xml = loadlab_report::junit::junit_xml(&study.name, "loadlab.study", &cases);
+        super::output::write_junit(path, &xml)?;
+    }
+    Ok(())
 }
 
 /// `1m05s`, `42s`.
