@@ -304,6 +304,13 @@ pub struct StudyArgs {
     /// missing, in the planned order; the scenario file must not have changed.
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
+    /// Write a JUnit XML report here (for CI test reporters): one test case per threshold and
+    /// variant, failed when a run failed it, with each failing run's actual value.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary of the study here (for a CI step summary).
+    #[arg(long, value_name = "PATH")]
+    pub summary: Option<PathBuf>,
     #[command(flatten)]
     pub monitor: MonitorArgs,
     #[command(flatten)]

@@ -261,6 +261,35 @@ assert (xml.tests, xml.failures) == (n, f), (xml.tests, xml.failures, n, f)
         .collect()
 }
 
+/// `loadlab <command> SCENARIO` against `target`, its store in `dir/results`, with
+/// `--junit dir/<stem>.xml` and `--summary dir/<stem>.md`.
+fn with_ci_outputs(
+    command: &[&str],
+    scenario: &Path,
+    target: &str,
+    dir: &Path,
+    stem: &str,
+) -> std::process::Output {
+    Command::new(BIN)
+        .args(command)
+        .arg(scenario)
+        .args([
+            "--target",
+            target,
+            "--no-progress",
+            "--quiet",
+            "--allow-saturated",
+        ])
+        .arg("--results")
+        .arg(dir.join("results"))
+        .arg("--junit")
+        .arg(dir.join(format!("{stem}.xml")))
+        .arg("--summary")
+        .arg(dir.join(format!("{stem}.md")))
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_run_junit_report_has_a_case_per_threshold_and_a_markdown_summary() {
     let _guard = exclusive();
@@ -273,24 +302,7 @@ fn a_run_junit_report_has_a_case_per_threshold_and_a_markdown_summary() {
     )
     .unwrap();
     let junit = dir.path().join("run.xml");
-    let out = Command::new(BIN)
-        .arg("run")
-        .arg(&scenario)
-        .args([
-            "--target",
-            &target.url,
-            "--no-progress",
-            "--quiet",
-            "--allow-saturated",
-        ])
-        .arg("--results")
-        .arg(dir.path().join("results"))
-        .arg("--junit")
-        .arg(&junit)
-        .arg("--summary")
-        .arg(dir.path().join("run.md"))
-        .output()
-        .unwrap();
+    let out = with_ci_outputs(&["run"], &scenario, &target.url, dir.path(), "run");
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -314,4 +326,26 @@ fn a_run_junit_report_has_a_case_per_threshold_and_a_markdown_summary() {
         md.contains("| `latency.p95 < 1ms` |") && md.contains("**failed**"),
         "{md}"
     );
+
+    // A study of two runs: a case per threshold and variant, over its runs.
+    let text = std::fs::read_to_string(&scenario).unwrap() + "study: { repeat: 2, cooldown: 0s }\n";
+    std::fs::write(&scenario, text).unwrap();
+    let junit = dir.path().join("study.xml");
+    let out = with_ci_outputs(&["study"], &scenario, &target.url, dir.path(), "study");
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cases = junit_cases(&junit);
+    assert_eq!(cases.len(), 2, "{cases:?}");
+    assert!(cases[0].starts_with("loadlab.study | "), "{cases:?}");
+    assert!(
+        cases[0].contains(
+            ": latency.p95 < 1ms | Failure | latency.p95 < 1ms failed in 2 of 2 runs: actual "
+        ),
+        "{cases:?}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("study.md")).unwrap();
+    assert!(md.contains("## loadlab study: junit <check>"), "{md}");
 }

@@ -2,7 +2,7 @@
 //! The search (bracket, bisection, confirmation, re-runs, resumption) is
 //! `loadlab_orchestrate::capacity`; this command resolves flags, supplies the runs and prints.
 
-use super::output::{percent_flag, print_report_paths, report_for, warn};
+use super::output::{duration_flag, percent_flag, print_report_paths, rate_flag, report_for, warn};
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::capacity::CapacityResult;
@@ -12,34 +12,20 @@ use loadlab_pipeline::executor::EngineExecutor;
 use loadlab_pipeline::progress::{finding_line, starting_words, StepLines};
 use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_scenario::study::{CapacitySpec, StudyDocument};
-use loadlab_scenario::units::{parse_duration, parse_rate};
 use loadlab_scenario::ScenarioError;
 use loadlab_store::StudyKind;
 use std::io::Write;
 use std::path::Path;
-use std::time::Duration;
-
-fn flag_rate(flag: &str, v: &Option<String>) -> Result<Option<f64>, CliError> {
-    v.as_deref()
-        .map(|t| parse_rate(t).map_err(|m| CliError::bad_input(format!("{flag}: {m}"))))
-        .transpose()
-}
-
-fn flag_duration(flag: &str, v: &Option<String>) -> Result<Option<Duration>, CliError> {
-    v.as_deref()
-        .map(|t| parse_duration(t).map_err(|m| CliError::bad_input(format!("{flag}: {m}"))))
-        .transpose()
-}
 
 /// The flags, as the settings of a `capacity:` section that override the file's.
 fn overrides(args: &CapacityArgs) -> Result<CapacitySpec, CliError> {
     Ok(CapacitySpec {
-        start: flag_rate("--start", &args.start)?,
-        hold: flag_duration("--hold", &args.hold)?,
-        warmup: flag_duration("--warmup", &args.warmup)?,
+        start: rate_flag("--start", args.start.as_deref())?,
+        hold: duration_flag("--hold", args.hold.as_deref())?,
+        warmup: duration_flag("--warmup", args.warmup.as_deref())?,
         precision: percent_flag("--precision", args.precision.as_deref())?,
         confirm: args.confirm,
-        max: flag_rate("--max", &args.max)?,
+        max: rate_flag("--max", args.max.as_deref())?,
         max_errors: percent_flag("--max-errors", args.max_errors.as_deref())?,
     })
 }
@@ -53,7 +39,7 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
         base.set_target(t)
             .map_err(|m| ScenarioError::flag("--target", m, None))?;
     }
-    let cooldown = flag_duration("--cooldown", &args.cooldown)?;
+    let cooldown = duration_flag("--cooldown", args.cooldown.as_deref())?;
     let plan = capacity::plan(base, doc.file(), &spec, &overrides(&args)?, cooldown)?;
     let output = &args.output;
     let quiet = output.quiet;

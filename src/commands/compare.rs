@@ -10,8 +10,9 @@ use loadlab_analysis::study::default_compare_metrics;
 use loadlab_metrics::RunResult;
 use loadlab_pipeline::compare::{
     baseline_for_run, chosen_metrics, compare_pairs, pair_sides, resolve, store_comparison,
-    write_pairs, write_verdict,
+    write_comparison_outputs, write_pairs, write_verdict,
 };
+use loadlab_pipeline::reports::CiOutputs;
 use std::io::Write;
 use std::path::Path;
 
@@ -38,27 +39,13 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
         min_runs: MIN_RUNS_FOR_COMPARISON,
     };
     let result = compare_pairs(&pairs, &metrics, &options, bound);
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&result).expect("serializes") + "\n";
-        loadlab_pipeline::reports::write_json_file(path, &text)?;
-    }
-    if let Some(path) = &args.junit {
-        let cases = loadlab_report::junit::comparison_cases(&result);
-        let suite = format!("compare {} {}", args.baseline, args.candidate);
-        let xml = loadlab_report::junit::junit_xml(&suite, "loadlab.compare", &cases);
-        loadlab_pipeline::reports::write_junit(path, &xml)?;
-    }
-    if let Some(path) = &args.summary {
-        let md = loadlab_report::gate_summary::comparison_markdown(
-            &format!("loadlab compare {} {}", args.baseline, args.candidate),
-            &format!(
-                "`{}` (candidate) against `{}` (baseline).",
-                args.candidate, args.baseline
-            ),
-            &result,
-        );
-        loadlab_pipeline::reports::write_summary(Some(path), false, &md)?;
-    }
+    let names = (args.baseline.as_str(), args.candidate.as_str());
+    let outputs = CiOutputs {
+        json: args.json.as_deref(),
+        junit: args.junit.as_deref(),
+        summary: args.summary.as_deref(),
+    };
+    write_comparison_outputs(&result, names, &outputs)?;
     // The comparison and its report are kept in the store, like a study's.
     let stored = store_comparison(results, &result)
         .map_err(|e| warn(&e))

@@ -3,15 +3,13 @@
 //! distributed run in object storage), stored and reported like any run, with a per-segment
 //! table.
 
-use super::output::{print_errors, print_run, say, warn};
+use super::output::{duration_flag, print_errors, print_run, say, warn};
 use crate::cli::MergeArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_pipeline::measure::{check_json_path, write_json};
 use loadlab_pipeline::merge::{merge_and_store, merge_locations, open_records, Merged};
 use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::remote::merge_from_url;
-use loadlab_scenario::units::parse_duration;
-use loadlab_scenario::ScenarioError;
 
 pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
     if let Some(json) = &args.json {
@@ -20,11 +18,7 @@ pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
     let (url, local) = merge_locations(&args.inputs, args.results.as_deref())?;
     let store = loadlab_pipeline::store::open_for_runs(local.as_deref(), &mut warn)?;
     if let Some(url) = url {
-        let wait = args
-            .wait
-            .as_deref()
-            .map(|w| parse_duration(w).map_err(|m| ScenarioError::flag("--wait", m, None)))
-            .transpose()?;
+        let wait = duration_flag("--wait", args.wait.as_deref())?;
         let quiet = args.quiet;
         let mut say_unless_quiet = |m: &str| {
             if !quiet {

@@ -4,8 +4,11 @@
 use crate::exit::CliError;
 use loadlab_metrics::RunResult;
 use loadlab_report::Style;
+use loadlab_scenario::units::{parse_duration, parse_rate};
+use loadlab_scenario::ScenarioError;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Prints a warning from the library (the work went on).
 pub fn warn(message: &str) {
@@ -77,4 +80,16 @@ pub fn parse_percent(flag: &str, text: &str) -> Result<f64, CliError> {
 /// An optional percentage flag.
 pub fn percent_flag(flag: &str, text: Option<&str>) -> Result<Option<f64>, CliError> {
     text.map(|t| parse_percent(flag, t)).transpose()
+}
+
+/// An optional duration flag (`30s`, `1m`); the error names the flag.
+pub fn duration_flag(flag: &str, text: Option<&str>) -> Result<Option<Duration>, CliError> {
+    text.map(|t| parse_duration(t).map_err(|m| ScenarioError::flag(flag, m, None).into()))
+        .transpose()
+}
+
+/// An optional rate flag (`200/s`, `12000/m`); the error names the flag.
+pub fn rate_flag(flag: &str, text: Option<&str>) -> Result<Option<f64>, CliError> {
+    text.map(|t| parse_rate(t).map_err(|m| ScenarioError::flag(flag, m, None).into()))
+        .transpose()
 }

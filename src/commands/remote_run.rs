@@ -1,7 +1,7 @@
 //! `loadlab run … --results URL`: the run's record goes to object storage while it runs
 //! (`loadlab_pipeline::remote::run_to_url`); this prints the summary and the uploads.
 
-use super::output::{print_errors, print_run, say};
+use super::output::{duration_flag, print_errors, print_run, say};
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_engine::Cancel;
@@ -9,9 +9,7 @@ use loadlab_pipeline::measure::{check_json_path, write_json, RunSpec, Share};
 use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::remote::{run_to_url, RemoteRunOptions};
 use loadlab_pipeline::terminal_view::TerminalView;
-use loadlab_scenario::units::parse_duration;
-use loadlab_scenario::{Scenario, ScenarioError};
-use std::time::Duration;
+use loadlab_scenario::Scenario;
 use url::Url;
 
 /// Runs `scenario` (this process's share of it) with its record streamed to `url`.
@@ -62,9 +60,4 @@ pub fn run(
         return Ok(Outcome::Invalid);
     }
     Ok(outcome_of(&run.result, output.allow_saturated))
-}
-
-fn duration_flag(flag: &str, text: Option<&str>) -> Result<Option<Duration>, CliError> {
-    text.map(|t| parse_duration(t).map_err(|m| ScenarioError::flag(flag, m, None).into()))
-        .transpose()
 }

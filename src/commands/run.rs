@@ -9,27 +9,13 @@ use loadlab_pipeline::measure::{check_json_path, measure, write_json, RunSpec, S
 use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::resolve::{RunFlags, UrlRequest};
 use loadlab_pipeline::terminal_view::TerminalView;
-use loadlab_scenario::plan::Segment;
-use loadlab_scenario::{LoadFlags, Scenario, ScenarioError};
+use loadlab_scenario::{LoadFlags, Scenario};
 use loadlab_store::NewRun;
 
 pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
     let scenario = resolve_scenario(&args)?;
     let bound = percent_flag("--fail-on-regression", args.fail_on_regression.as_deref())?;
-    let share = Share {
-        segment: args
-            .segment
-            .as_deref()
-            .map(Segment::parse)
-            .transpose()
-            .map_err(|m| ScenarioError::flag("--segment", m, None))?,
-        start_at: args
-            .start_at
-            .as_deref()
-            .map(loadlab_pipeline::resolve::parse_start_at)
-            .transpose()
-            .map_err(|m| ScenarioError::flag("--start-at", m, None))?,
-    };
+    let share = Share::from_flags(args.segment.as_deref(), args.start_at.as_deref())?;
     let results = loadlab_store::resolve_dir(args.output.results.as_deref());
     if let Some(url) = loadlab_pipeline::remote::url_of(&results)? {
         if args.baseline.is_some() {
@@ -45,15 +31,11 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
         ));
     }
     let (outcome, result) = run_and_report(&scenario, &args.output, share)?;
-    if let Some(path) = &args.junit {
-        let cases = loadlab_report::junit::threshold_cases(&result);
-        let xml = loadlab_report::junit::junit_xml(&result.name, "loadlab.run", &cases);
-        loadlab_pipeline::reports::write_junit(path, &xml)?;
-    }
-    if let Some(path) = &args.summary {
-        let md = loadlab_report::gate_summary::run_markdown(&result);
-        loadlab_pipeline::reports::write_summary(Some(path), false, &md)?;
-    }
+    loadlab_pipeline::reports::write_run_ci_outputs(
+        &result,
+        args.junit.as_deref(),
+        args.summary.as_deref(),
+    )?;
     if let Some(baseline) = &args.baseline {
         let regressed = super::compare::run_against_study(
             &result,

@@ -20,15 +20,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
-    run_study_file(
+    let (outcome, study_json) = run_study_file(
         &args.file,
         &args.output,
         args.target.as_deref(),
         args.repeat,
         args.resume.as_deref(),
         &args.monitor,
-    )
-    .map(|(o, _)| o)
+    )?;
+    study::write_ci_outputs(&study_json, args.summary.as_deref(), args.junit.as_deref())?;
+    Ok(outcome)
 }
 
 /// Runs (or resumes) the `study:` section of a scenario file; returns the outcome and the

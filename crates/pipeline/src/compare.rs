@@ -103,14 +103,6 @@ fn study_sides(study: &StudyResult, variant: Option<&str>) -> Result<Vec<Side>, 
         .collect())
 }
 
-fn read_study(path: &Path) -> Result<StudyResult, PipelineError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| PipelineError::bad_input(format!("cannot read {}: {e}", path.display())))?;
-    serde_json::from_str(&text).map_err(|e| {
-        PipelineError::bad_input(format!("{}: not a loadlab study: {e}", path.display()))
-    })
-}
-
 /// What the user named on one side: a result file (run or study JSON).
 fn file_sides(spec: &str, path: &Path) -> Result<Vec<Side>, PipelineError> {
     let text = std::fs::read_to_string(path)
@@ -118,7 +110,9 @@ fn file_sides(spec: &str, path: &Path) -> Result<Vec<Side>, PipelineError> {
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| PipelineError::bad_input(format!("{spec}: not JSON: {e}")))?;
     match value.get("schema").and_then(|s| s.as_str()) {
-        Some(s) if s.starts_with("loadlab.study.") => study_sides(&read_study(path)?, None),
+        Some(s) if s.starts_with("loadlab.study.") => {
+            study_sides(&crate::reports::read_study(path)?, None)
+        }
         Some(s) if s.starts_with("loadlab.run.") => {
             let r: RunResult = serde_json::from_value(value)
                 .map_err(|e| PipelineError::bad_input(format!("{spec}: not a loadlab run: {e}")))?;
@@ -164,7 +158,7 @@ pub fn resolve(
                 rec.id
             )));
         }
-        return study_sides(&read_study(&p)?, variant);
+        return study_sides(&crate::reports::read_study(&p)?, variant);
     }
     match st.load_run(id) {
         Ok((rec, result)) => Ok(vec![Side::of_run(
@@ -369,4 +363,32 @@ pub fn write_verdict(out: &mut dyn Write, result: &CompareResult) {
         let _ = writeln!(out, "warning: {}", w.replace('`', ""));
     }
     let _ = print_gate(out, result);
+}
+
+/// A comparison's files for CI: its JSON, JUnit (a case per metric) and Markdown summary.
+/// `names` are the baseline's and the candidate's as the user gave them.
+pub fn write_comparison_outputs(
+    result: &CompareResult,
+    (baseline, candidate): (&str, &str),
+    outputs: &crate::reports::CiOutputs<'_>,
+) -> Result<(), PipelineError> {
+    if let Some(path) = outputs.json {
+        let text = serde_json::to_string_pretty(result).expect("serializes") + "\n";
+        crate::reports::write_json_file(path, &text)?;
+    }
+    if let Some(path) = outputs.junit {
+        let cases = loadlab_report::junit::comparison_cases(result);
+        let suite = format!("compare {baseline} {candidate}");
+        let xml = loadlab_report::junit::junit_xml(&suite, "loadlab.compare", &cases);
+        crate::reports::write_junit(path, &xml)?;
+    }
+    if let Some(path) = outputs.summary {
+        let md = loadlab_report::gate_summary::comparison_markdown(
+            &format!("loadlab compare {baseline} {candidate}"),
+            &format!("`{candidate}` (candidate) against `{baseline}` (baseline)."),
+            result,
+        );
+        crate::reports::write_summary(Some(path), false, &md)?;
+    }
+    Ok(())
 }

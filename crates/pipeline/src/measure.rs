@@ -8,7 +8,7 @@ use loadlab_engine::{Cancel, ProgressCallback, RunOptions};
 use loadlab_metrics::record::{RecordSink, RecordWriter};
 use loadlab_metrics::RunResult;
 use loadlab_scenario::plan::Segment;
-use loadlab_scenario::Scenario;
+use loadlab_scenario::{Scenario, ScenarioError};
 use loadlab_store::Store;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -36,6 +36,26 @@ impl RunView for Unseen {}
 pub struct Share {
     pub segment: Option<Segment>,
     pub start_at: Option<SystemTime>,
+}
+
+impl Share {
+    /// `--segment i/N` and `--start-at TIME|+DURATION`, as given.
+    pub fn from_flags(
+        segment: Option<&str>,
+        start_at: Option<&str>,
+    ) -> Result<Share, PipelineError> {
+        let flag = |name: &str, m: String| ScenarioError::flag(name, m, None);
+        Ok(Share {
+            segment: segment
+                .map(Segment::parse)
+                .transpose()
+                .map_err(|m| flag("--segment", m))?,
+            start_at: start_at
+                .map(crate::resolve::parse_start_at)
+                .transpose()
+                .map_err(|m| flag("--start-at", m))?,
+        })
+    }
 }
 
 /// One run to make: the scenario, this process's share of it, worker threads, and the signal

@@ -30,6 +30,32 @@ pub(crate) fn write_json_copy(json: Option<&Path>, text: &str) -> Result<(), Str
     }
 }
 
+/// The files a CI asks of a command: `--json`, `--junit`, `--summary`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CiOutputs<'a> {
+    pub json: Option<&'a Path>,
+    pub junit: Option<&'a Path>,
+    pub summary: Option<&'a Path>,
+}
+
+/// A run's CI files: JUnit (a case per threshold) and its Markdown summary.
+pub fn write_run_ci_outputs(
+    result: &RunResult,
+    junit: Option<&Path>,
+    summary: Option<&Path>,
+) -> Result<(), PipelineError> {
+    if let Some(path) = junit {
+        let cases = loadlab_report::junit::threshold_cases(result);
+        let xml = loadlab_report::junit::junit_xml(&result.name, "loadlab.run", &cases);
+        write_junit(path, &xml)?;
+    }
+    if let Some(path) = summary {
+        let md = loadlab_report::gate_summary::run_markdown(result);
+        write_summary(Some(path), false, &md)?;
+    }
+    Ok(())
+}
+
 /// Environment variable GitHub Actions sets to the step summary file.
 const STEP_SUMMARY_ENV: &str = "GITHUB_STEP_SUMMARY";
 
@@ -112,6 +138,24 @@ pub fn resolve_input(
             "`{input}` is neither a file nor a study or run id: {e}"
         ))),
     }
+}
+
+/// A stored study (`study.json`).
+pub fn read_study(path: &Path) -> Result<StudyResult, PipelineError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| PipelineError::bad_input(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| {
+        PipelineError::bad_input(format!("{}: not a loadlab study: {e}", path.display()))
+    })
+}
+
+/// A stored run's summary (`run.json`).
+pub fn read_run(path: &Path) -> Result<RunResult, PipelineError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| PipelineError::bad_input(format!("cannot read {}: {e}", path.display())))?;
+    RunResult::from_json(&text).map_err(|e| {
+        PipelineError::bad_input(format!("{}: not a valid result: {e}", path.display()))
+    })
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, PipelineError> {

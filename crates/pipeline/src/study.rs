@@ -236,3 +236,33 @@ impl StudyObserver for SavingStudy<'_> {
         crate::reports::write_json_copy(self.json, &text)
     }
 }
+
+/// The CI outputs of a finished study: `summary` (its Markdown) and `junit` (a case per
+/// threshold and variant over the variant's runs, read from the store beside the study).
+pub fn write_ci_outputs(
+    study_file: &Path,
+    summary: Option<&Path>,
+    junit: Option<&Path>,
+) -> Result<(), PipelineError> {
+    let study = crate::reports::read_study(study_file)?;
+    if let Some(path) = summary {
+        let md = loadlab_report::gate_summary::study_markdown(&study);
+        crate::reports::write_summary(Some(path), false, &md)?;
+    }
+    if let Some(path) = junit {
+        let results = loadlab_store::results_dir_of(study_file);
+        let mut variants = Vec::new();
+        for v in &study.variants {
+            let runs = v
+                .runs
+                .iter()
+                .map(|id| crate::reports::read_run(&loadlab_store::run_file_in(&results, id)))
+                .collect::<Result<Vec<_>, _>>()?;
+            variants.push((v.name.clone(), runs));
+        }
+        let cases = loadlab_report::junit::study_threshold_cases(&variants);
+        let xml = loadlab_report::junit::junit_xml(&study.name, "loadlab.study", &cases);
+        crate::reports::write_junit(path, &xml)?;
+    }
+    Ok(())
+}

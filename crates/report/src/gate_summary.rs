@@ -4,8 +4,9 @@
 //! a CI page; rendered from the result records alone, like every other output.
 
 use crate::verdict_words::{change_words, format_value, regression_sentence};
-use loadlab_analysis::compare::CompareResult;
-use loadlab_metrics::{MetricUnit, RunResult};
+use loadlab_analysis::compare::{CompareResult, Comparison};
+use loadlab_analysis::study::StudyResult;
+use loadlab_metrics::{LatencyStat, MetricId, MetricUnit, Quantity, RunResult};
 use std::fmt::Write;
 
 /// What the newest point was compared with, in words (`nightly ping: study s… (commit=abc)
@@ -31,27 +32,79 @@ pub fn comparison_markdown(title: &str, what: &str, result: &CompareResult) -> S
     let mut md = String::new();
     let _ = writeln!(md, "## {title}\n");
     let _ = writeln!(md, "{what}\n");
-    let _ = writeln!(
-        md,
-        "| metric | history (median) | newest (median) | change (95% CI) | verdict |"
-    );
-    let _ = writeln!(md, "|---|---:|---:|---:|---|");
-    for c in &result.comparisons {
-        let change = change_words(c);
-        let verdict = c.verdict.as_str();
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {change} | {verdict} |",
-            c.metric.label(),
-            format_value(c.metric.unit(), c.baseline_median),
-            format_value(c.metric.unit(), c.variant_median),
-        );
-    }
+    comparison_table(&mut md, &result.comparisons);
     match result.fail_on_regression {
         None => md.push_str("\nNo gate was set (--fail-on-regression).\n"),
         Some(bound) => outcome_lines(&mut md, result, bound * 100.0),
     }
     for w in &result.warnings {
+        let _ = writeln!(md, "\n> {w}");
+    }
+    md
+}
+
+/// One row per comparison: the two sides, the metric, both medians, the change with its CI,
+/// the verdict.
+fn comparison_table(md: &mut String, comparisons: &[Comparison]) {
+    let _ = writeln!(
+        md,
+        "| sides | metric | baseline (median) | candidate (median) | change (95% CI) | verdict |"
+    );
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---|");
+    for c in comparisons {
+        let _ = writeln!(
+            md,
+            "| {} → {} | {} | {} | {} | {} | {} |",
+            c.baseline,
+            c.variant,
+            c.metric.label(),
+            format_value(c.metric.unit(), c.baseline_median),
+            format_value(c.metric.unit(), c.variant_median),
+            change_words(c),
+            c.verdict.as_str()
+        );
+    }
+}
+
+/// A study's summary as Markdown: per variant its runs and medians, and its comparisons.
+pub fn study_markdown(study: &StudyResult) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "## loadlab study: {}\n", study.name);
+    if study.interrupted {
+        md.push_str("**Interrupted**: the study stopped before all its runs were made.\n\n");
+    }
+    let metrics = [
+        MetricId::run(Quantity::Throughput),
+        MetricId::latency(LatencyStat::P50),
+        MetricId::latency(LatencyStat::P95),
+    ];
+    let _ = writeln!(
+        md,
+        "| variant | runs | throughput | p50 | p95 | runs failing a threshold |\n|---|---:|---:|---:|---:|---:|"
+    );
+    for v in &study.variants {
+        let cells: Vec<String> = metrics
+            .iter()
+            .map(|m| {
+                v.metrics
+                    .get(m)
+                    .map_or("–".to_string(), |s| format_value(m.unit(), s.median))
+            })
+            .collect();
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            v.name,
+            v.runs.len(),
+            cells.join(" | "),
+            v.thresholds_failed
+        );
+    }
+    if !study.comparisons.is_empty() {
+        md.push('\n');
+        comparison_table(&mut md, &study.comparisons);
+    }
+    for w in &study.warnings {
         let _ = writeln!(md, "\n> {w}");
     }
     md

@@ -48,6 +48,48 @@ pub fn threshold_cases(result: &RunResult) -> Vec<JunitCase> {
         .collect()
 }
 
+/// One case per threshold and variant of a study, over its runs: failed when any run failed
+/// it, the message carrying each failing run's actual value.
+pub fn study_threshold_cases(variants: &[(String, Vec<RunResult>)]) -> Vec<JunitCase> {
+    let mut cases = Vec::new();
+    for (variant, runs) in variants {
+        let mut exprs: Vec<&str> = Vec::new();
+        for t in runs.iter().flat_map(|r| &r.thresholds) {
+            if !exprs.contains(&t.expr.as_str()) {
+                exprs.push(&t.expr);
+            }
+        }
+        for expr in exprs {
+            let values: Vec<(bool, String)> = runs
+                .iter()
+                .flat_map(|r| r.thresholds.iter().filter(|t| t.expr == expr))
+                .map(|t| (t.ok, t.actual.map_or("no data".into(), |v| format!("{v}"))))
+                .collect();
+            let failed: Vec<&str> = values
+                .iter()
+                .filter(|(ok, _)| !ok)
+                .map(|(_, v)| v.as_str())
+                .collect();
+            let all: Vec<&str> = values.iter().map(|(_, v)| v.as_str()).collect();
+            cases.push(JunitCase {
+                name: format!("{variant}: {expr}"),
+                outcome: if failed.is_empty() {
+                    CaseOutcome::Passed
+                } else {
+                    CaseOutcome::Failed(format!(
+                        "{expr} failed in {} of {} runs: actual {}",
+                        failed.len(),
+                        values.len(),
+                        failed.join(", ")
+                    ))
+                },
+                detail: format!("actual per run: {}", all.join(", ")),
+            });
+        }
+    }
+    cases
+}
+
 /// One case per compared metric: failed when it is a regression beyond the gate's bound,
 /// skipped when `insufficient`, passed otherwise.
 pub fn comparison_cases(result: &CompareResult) -> Vec<JunitCase> {
