@@ -97,8 +97,8 @@ fn flag_mode_open_model_delivers_the_plan() {
 }
 
 /// `--rate`/`--vus` and `--duration` override a scenario file's load, as k6's flags override
-/// a script's options (they were ignored without a word: the file's 8 s ramp ran instead);
-/// what cannot apply is refused with exit 2, naming the flag.
+/// a script's options (never ignored: the file's 8 s ramp must not run instead); what cannot
+/// apply is refused with exit 2, naming the flag.
 #[test]
 fn load_flags_override_a_scenario_files_load() {
     let _serial = exclusive();

@@ -252,8 +252,8 @@ fn the_built_in_target_speaks_h2c_and_alpn() {
     ]);
     assert_clean(&r, "h2");
     // Paced: two closed VUs against an answer in microseconds keep both cores busy (generator
-    // and target), and the generator honestly waits for a CPU (a fresh CI run: pause probe p99
-    // 1.73 ms against a latency p99 of 0.31 ms, invalid).
+    // and target), and the generator honestly waits for a CPU: such a run is invalid
+    // (docs/http2.md, "Why the mixed-version test is paced").
     let dir = tempfile::tempdir().unwrap();
     let file = scenario(
         dir.path(),

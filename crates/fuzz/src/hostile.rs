@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-/// A study of `n` variants that override nothing (`- {name: v0}`, …). 20,000 of them kept
-/// `loadlab validate` busy for more than 10 minutes: each variant re-parsed the whole file.
+/// A study of `n` variants that override nothing (`- {name: v0}`, …): validating it must
+/// stay linear in `n`, no variant re-parsing the whole file (docs/limits.md).
 pub fn many_variants(n: usize) -> String {
     let mut text = String::from(
         "name: many variants\ntarget: http://127.0.0.1:8080\nload: {model: closed, vus: 1, duration: 1s}\nsteps: [ {get: /} ]\nstudy:\n  repeat: 2\n  variants:\n",
@@ -15,8 +15,8 @@ pub fn many_variants(n: usize) -> String {
     text
 }
 
-/// `n` flows of one step each: 200,000 of them are a 10 MB file that took 4.3 s and 466 MB
-/// to reject for its number of steps.
+/// `n` flows of one step each: 200,000 of them are a 10 MB file, above the file-size limit,
+/// which must be refused before it is parsed (docs/limits.md).
 pub fn many_flows(n: usize) -> String {
     let mut text = String::from(
         "name: many flows\ntarget: http://127.0.0.1:8080\nload: {model: closed, vus: 1, duration: 1s}\nflows:\n",

@@ -195,8 +195,8 @@ fn bad_input_names_the_file_and_the_fix() {
 }
 
 /// A recording of 400 API calls whose answers hold 40 values each: correlation looks at every
-/// value against every later request, and must stay fast (a quadratic scan of the values took
-/// minutes).
+/// value against every later request, and must stay fast: never quadratic in the values
+/// (docs/import.md, "Correlation on large recordings").
 #[test]
 fn a_large_recording_imports_quickly() {
     let mut entries = Vec::new();

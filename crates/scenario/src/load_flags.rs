@@ -1,7 +1,7 @@
 //! The load flags of `loadlab run` (`--vus`, `--rate`, `--duration`, `--requests`,
 //! `--max-in-flight`): the whole load of a `--url` test, or an override of a scenario file's
 //! load, as k6's `--vus`/`--duration` override a script's options. Given with a file they
-//! were once ignored without a word: the run went on with the file's load.
+//! replace its load, never ignored: what cannot apply to it is refused, naming the flag.
 
 use crate::error::ScenarioError;
 use crate::locate::Ctx;

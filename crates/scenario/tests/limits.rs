@@ -304,8 +304,8 @@ fn seconds_for_flows(n: usize) -> f64 {
 fn validation_time_grows_linearly_with_the_number_of_flows() {
     let small = seconds_for_flows(5_000);
     let large = seconds_for_flows(20_000);
-    // 4× the flows: linear ≈ 4×, quadratic ≈ 16× (the duplicate-name check once made it 8×
-    // here, and 40,000 flows took 4.7 s).
+    // 4× the flows: linear ≈ 4×, quadratic ≈ 16× (docs/limits.md, "Measurements behind the
+    // scenario-file bounds").
     eprintln!("5000 flows {small:.3}s, 20000 flows {large:.3}s");
     assert!(
         large < small * 7.0,

@@ -24,8 +24,8 @@ pub(crate) fn warmup_band(c: &mut Chart, warmup_s: f64) {
 
 /// Slices shorter than this share of the run's slice length carry no rate or percentile
 /// worth drawing: the run's tail after its last whole slice, a couple of requests over a few
-/// milliseconds (drawn, the demo's latency line fell from 6 ms to 3 ms at its end: the p95
-/// of 3 requests).
+/// milliseconds, whose percentiles would end a line with a jump that is not the run's
+/// (docs/reports.md, "Short slices at the end of a run").
 const MIN_DRAWN_SLICE_SHARE: f64 = 0.2;
 
 /// The run's slice length: its longest interval (the record cuts seconds, or tenths for a
@@ -116,8 +116,8 @@ pub(crate) fn window_words(r: &RunResult) -> String {
 }
 
 /// Whether a window is worth drawing: a run's tail after its last whole slice holds a
-/// couple of requests over a few milliseconds (drawn, the demo's latency line fell from
-/// 6 ms to 3 ms at its end: the p95 of 3 requests).
+/// couple of requests over a few milliseconds, too few for a percentile
+/// (see [`MIN_DRAWN_SLICE_SHARE`]).
 fn drawn_window(w: &WindowStats, nominal_s: f64) -> bool {
     w.requests >= WINDOW_REQUESTS / 2 || w.length_s >= MIN_DRAWN_SLICE_SHARE * nominal_s
 }
@@ -483,7 +483,7 @@ mod tests {
         assert_eq!(active_points(&r).len(), 20);
     }
 
-    /// The demo's last slice held 3 requests in a millisecond: its p95 is no point of a line.
+    /// A last slice of a few requests in a millisecond: its p95 is no point of a line.
     #[test]
     fn the_short_tail_is_not_drawn_as_latency_falling() {
         let r = open_run();

@@ -20,7 +20,8 @@
 //!
 //! A variant is merged over the scenario document (mappings merge key by key, anything
 //! else is replaced; a `load:` with a `model:` replaces the whole load) and the result is
-//! parsed like any scenario file; its errors point at the variant's lines.//!
+//! parsed like any scenario file; its errors point at the variant's lines.
+//!
 //! This file holds the specs and the document; `spec` checks the `study:` section,
 //! `capacity` the `capacity:` section, and `overrides` merges variants and sweep points
 //! into the scenario.
