@@ -349,3 +349,98 @@ fn a_run_junit_report_has_a_case_per_threshold_and_a_markdown_summary() {
     let md = std::fs::read_to_string(dir.path().join("study.md")).unwrap();
     assert!(md.contains("## loadlab study: junit <check>"), "{md}");
 }
+
+/// One labelled run recorded in object storage under `base/NAME-aN`: a fresh prefix per
+/// attempt (a prefix holds one record); an invalid attempt stays there and is left out.
+fn remote_run(base: &str, url: &str, commit: &str) {
+    for attempt in 0..4 {
+        let out = Command::new(BIN)
+            .args(["run", "--url", url, "--rate", "40/s", "--duration", "500ms"])
+            .args(["--no-progress", "--label", &format!("commit={commit}")])
+            .arg("--results")
+            .arg(format!("{base}/{commit}-a{attempt}"))
+            .output()
+            .unwrap();
+        match out.status.code() {
+            Some(0) => return,
+            Some(3) => continue,
+            code => panic!(
+                "run {commit}: {code:?}\n{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        }
+    }
+    panic!("run {commit}: invalid four times in a row (is the machine busy?)");
+}
+
+/// Runs kept in object storage (`file://`, the code path of s3://, gs:// and az://): history
+/// reads every run's summary and labels from its record, finds the change, and gate compares
+/// the newest run with the stable segment before it.
+#[test]
+fn history_and_gate_read_runs_kept_in_object_storage() {
+    let _guard = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let base = format!("file://{}/bucket/nightly", dir.path().display());
+    let listen = format!("127.0.0.1:{}", free_port());
+    let url = format!("http://{listen}/api/ping");
+    {
+        let _fast = Target::start_on(&listen, &["--service-time", "1ms"]);
+        for i in 0..4 {
+            remote_run(&base, &url, &format!("c{i}"));
+        }
+    }
+    {
+        let _slow = Target::start_on(&listen, &["--service-time", "15ms"]);
+        for i in 4..8 {
+            remote_run(&base, &url, &format!("c{i}"));
+        }
+    }
+    let name = format!("GET {url}");
+    let json = dir.path().join("history.json");
+    let bucket = Path::new(&base);
+    let args = [
+        &name,
+        "--metric",
+        "latency_ms.p50",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let out = history(bucket, &args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let h: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let points = h["series"][0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 8, "{stdout}");
+    assert_eq!(
+        points[2]["labels"]["commit"], "c2",
+        "labels kept beside the record"
+    );
+    let cps = h["change_points"].as_array().unwrap();
+    assert_eq!(cps.len(), 1, "{stdout}");
+    assert_eq!(cps[0]["index"], 4);
+    assert_eq!(cps[0]["labels"]["commit"], "c4");
+    assert_eq!(cps[0]["verdict"], "slower");
+
+    // The newest run is like the slow runs before it: the gate passes.
+    let summary = dir.path().join("summary.md");
+    let out = gate(bucket, &name, &summary);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read_to_string(&summary).unwrap().contains("c7"));
+
+    // A name with no runs there: exit 2 saying where it looked.
+    let out = history(bucket, &["no-such-scenario"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("file://"));
+}

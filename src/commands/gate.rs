@@ -22,7 +22,14 @@ pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
     let s = &args.series;
     let (store, loaded) = series(s)?;
     let metrics = chosen_metrics(&s.metrics, &loaded.points)?;
-    let sides = gate_sides(&store, &loaded, &metrics, &params, &s.name, equivalence)?;
+    let sides = gate_sides(
+        store.as_ref(),
+        &loaded,
+        &metrics,
+        &params,
+        &s.name,
+        equivalence,
+    )?;
     let options = CompareOptions {
         alpha: ALPHA,
         equivalence,

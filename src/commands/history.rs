@@ -7,7 +7,8 @@ use crate::exit::{CliError, Outcome};
 use loadlab_analysis::change_points::ChangePointParams;
 use loadlab_analysis::history::build_history;
 use loadlab_pipeline::history::{
-    check_since, chosen_metrics, load_points, no_points, write_history, write_trend_report, Loaded,
+    check_since, chosen_metrics, load_points, load_remote_points, no_points, no_remote_points,
+    write_history, write_trend_report, Loaded,
 };
 use loadlab_store::{Labels, Store};
 
@@ -32,18 +33,27 @@ pub fn execute(history_args: HistoryArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Ok)
 }
 
-/// The store and the points of the series the flags name (exit 2 when there are none).
-pub fn series(args: &SeriesArgs) -> Result<(Store, Loaded), CliError> {
+/// The store (none for object storage) and the points of the series the flags name (exit 2
+/// when there are none).
+pub fn series(args: &SeriesArgs) -> Result<(Option<Store>, Loaded), CliError> {
     let since = args.since.as_deref().map(check_since).transpose()?;
-    let store =
-        loadlab_pipeline::store::open_results(args.results.as_deref(), &mut super::output::warn)?;
     let filter: Labels = args.labels.iter().cloned().collect();
+    let filtered = !filter.is_empty() || since.is_some();
+    let dir = loadlab_store::resolve_dir(args.results.as_deref());
+    if let Some(url) = loadlab_pipeline::remote::url_of(&dir)? {
+        let remote = loadlab_remote::Remote::open(&url)?;
+        let loaded = load_remote_points(&remote, &args.name, &filter, since)?;
+        if loaded.points.is_empty() {
+            return Err(no_remote_points(&url, &args.name, filtered).into());
+        }
+        return Ok((None, loaded));
+    }
+    let store = loadlab_pipeline::store::open(&dir, &mut super::output::warn)?;
     let loaded = load_points(&store, &args.name, &filter, args.runs, since)?;
     if loaded.points.is_empty() {
-        let filtered = !filter.is_empty() || since.is_some();
         return Err(no_points(&store, &args.name, filtered).into());
     }
-    Ok((store, loaded))
+    Ok((Some(store), loaded))
 }
 
 pub fn detector_params(args: &DetectorArgs) -> Result<ChangePointParams, CliError> {

@@ -46,7 +46,15 @@ pub fn run(
             say(m)
         }
     };
-    let mut run = run_to_url(spec, url, options, &mut view, &mut say_unless_quiet)?;
+    let labels = output.resolved_labels()?;
+    let mut run = run_to_url(
+        spec,
+        url,
+        options,
+        &labels,
+        &mut view,
+        &mut say_unless_quiet,
+    )?;
     if let Some(path) = &output.json {
         if let Err(e) = write_json(&run.result, path) {
             run.errors.push(e);

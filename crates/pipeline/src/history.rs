@@ -12,8 +12,9 @@ use loadlab_analysis::study::{
     default_compare_metrics, run_metrics, summarize_variant, RunSample, StudyResult,
 };
 use loadlab_metrics::{MetricId, RunResult};
+use loadlab_remote::{find_runs, segment_dir, Remote, MERGED, SUMMARY_FILE, WHOLE_RUN};
 use loadlab_report::verdict_words::format_value;
-use loadlab_store::{Labels, Store, StudyKind};
+use loadlab_store::{labels_match, Labels, Store, StudyKind};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -47,6 +48,9 @@ pub struct Loaded {
     pub runs: Vec<Vec<String>>,
     /// Runs left out as invalid or partial.
     pub skipped: usize,
+    /// Run summaries already read (those of object storage, which has no index to read
+    /// them from again), by id.
+    pub results: BTreeMap<String, RunResult>,
 }
 
 /// The points of `name`: its studies (medians of their first variant) when there are any and
@@ -59,18 +63,117 @@ pub fn load_points(
     since: Option<&str>,
 ) -> Result<Loaded, PipelineError> {
     let mut loaded = read_points(store, name, filter, runs_only)?;
-    if let Some(since) = since {
-        let keep: Vec<bool> = loaded
+    loaded.keep_since(since);
+    Ok(loaded)
+}
+
+impl Loaded {
+    /// Leaves out the points that started before `since`.
+    fn keep_since(&mut self, since: Option<&str>) {
+        let Some(since) = since else {
+            return;
+        };
+        let keep: Vec<bool> = self
             .points
             .iter()
             .map(|p| p.started_at.as_str() >= since)
             .collect();
         let mut flags = keep.iter();
-        loaded.points.retain(|_| *flags.next().unwrap());
+        self.points.retain(|_| *flags.next().unwrap());
         let mut flags = keep.iter();
-        loaded.runs.retain(|_| *flags.next().unwrap());
+        self.runs.retain(|_| *flags.next().unwrap());
     }
+}
+
+/// Where a distributed run's labels are kept beside its record (object storage has no index).
+pub const LABELS_FILE: &str = "labels.json";
+
+/// The points of `name` among the runs in object storage under `remote`: each whole run's
+/// summary, or a split run's merged one (segments not merged yet are counted as skipped, as
+/// invalid and interrupted runs are), oldest first; then `--label` and `--since`.
+pub fn load_remote_points(
+    remote: &Remote,
+    name: &str,
+    filter: &Labels,
+    since: Option<&str>,
+) -> Result<Loaded, PipelineError> {
+    let mut found: Vec<(HistoryPoint, RunResult)> = Vec::new();
+    let mut skipped = 0;
+    for listing in find_runs(remote)? {
+        if listing.name.as_deref() != Some(name) {
+            continue;
+        }
+        let run = if listing.prefix.is_empty() {
+            remote.at("")
+        } else {
+            remote.at(&listing.prefix)
+        };
+        let record = match (listing.merged, listing.count) {
+            (true, _) => run.at(MERGED),
+            (false, None) => run.at(WHOLE_RUN),
+            (false, Some(_)) => {
+                skipped += 1;
+                continue;
+            }
+        };
+        let Some(bytes) = record.get(SUMMARY_FILE)? else {
+            skipped += 1;
+            continue;
+        };
+        let result = RunResult::from_json(&String::from_utf8_lossy(&bytes)).map_err(|e| {
+            PipelineError::bad_input(format!(
+                "{}/{SUMMARY_FILE}: not a run result: {e}",
+                record.url()
+            ))
+        })?;
+        if !result.valid || result.interrupted {
+            skipped += 1;
+            continue;
+        }
+        let labels = remote_labels(&run, &record)?;
+        if !labels_match(&labels, filter) {
+            continue;
+        }
+        let values = run_metrics(&result)
+            .into_iter()
+            .map(|(id, value)| (id, PointValue { value, ci: None }))
+            .collect();
+        let point = HistoryPoint {
+            id: listing.url.clone(),
+            kind: PointKind::Run,
+            started_at: result.started_at.clone(),
+            labels,
+            plan: result.plan_hash.clone(),
+            values,
+        };
+        found.push((point, result));
+    }
+    found.sort_by(|a, b| a.0.started_at.cmp(&b.0.started_at));
+    let mut loaded = Loaded {
+        kind: PointKind::Run,
+        points: Vec::new(),
+        runs: Vec::new(),
+        skipped,
+        results: BTreeMap::new(),
+    };
+    for (point, result) in found {
+        loaded.runs.push(vec![point.id.clone()]);
+        loaded.results.insert(point.id.clone(), result);
+        loaded.points.push(point);
+    }
+    loaded.keep_since(since);
     Ok(loaded)
+}
+
+/// A distributed run's labels: beside its record, else beside its first segment's.
+fn remote_labels(run: &Remote, record: &Remote) -> Result<Labels, PipelineError> {
+    let bytes = match record.get(LABELS_FILE)? {
+        Some(b) => Some(b),
+        None => run.at(&segment_dir(0)).get(LABELS_FILE)?,
+    };
+    Ok(bytes
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default())
 }
 
 fn read_points(
@@ -123,6 +226,7 @@ fn read_points(
             points,
             runs,
             skipped: 0,
+            results: BTreeMap::new(),
         });
     }
     let mut points = Vec::new();
@@ -153,6 +257,16 @@ fn read_points(
         points,
         runs,
         skipped,
+        results: BTreeMap::new(),
+    })
+}
+
+/// Exit 2 for object storage, where no run of that name was found.
+pub fn no_remote_points(url: &url::Url, name: &str, filtered: bool) -> PipelineError {
+    PipelineError::bad_input(if filtered {
+        format!("history {name}: no valid run under {url} matches --label/--since (drop them to see all)")
+    } else {
+        format!("history {name}: no valid whole or merged run of that name under {url} (`loadlab runs --results {url}` lists them; merge split runs first)")
     })
 }
 
@@ -416,7 +530,7 @@ pub fn point_words(loaded: &Loaded, index: usize) -> String {
 
 /// One side of the comparison: every run behind the given points, one observation each.
 pub fn side(
-    store: &Store,
+    store: Option<&Store>,
     loaded: &Loaded,
     points: &[usize],
     (kind, label): (SideKind, &str),
@@ -425,7 +539,13 @@ pub fn side(
     let mut results: Vec<(String, RunResult)> = Vec::new();
     for &i in points {
         for id in &loaded.runs[i] {
-            let (_, result) = store.load_run(id)?;
+            let result = match (loaded.results.get(id), store) {
+                (Some(result), _) => result.clone(),
+                (None, Some(store)) => store.load_run(id)?.1,
+                (None, None) => {
+                    return Err(PipelineError::aborted(format!("run {id}: no summary read")))
+                }
+            };
             results.push((id.clone(), result));
         }
     }
@@ -459,7 +579,7 @@ pub struct GateSides {
 /// The sides of the gate over `loaded`, the last stable segment found with `params` on
 /// `metrics`.
 pub fn gate_sides(
-    store: &Store,
+    store: Option<&Store>,
     loaded: &Loaded,
     metrics: &[MetricId],
     params: &ChangePointParams,

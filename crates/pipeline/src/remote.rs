@@ -13,7 +13,7 @@ use loadlab_remote::{
     download_run, parse_location, wait_for_segments, Barrier, BarrierOptions, Remote,
     ResultsLocation, RunLayout, UploadSink, UploadStats, WaitOptions, WaitOutcome, MERGED,
 };
-use loadlab_store::Store;
+use loadlab_store::{Labels, Store};
 use std::path::Path;
 use std::time::Duration;
 use url::Url;
@@ -66,12 +66,13 @@ pub struct RemoteRun {
     pub errors: Vec<String>,
 }
 
-/// Runs `spec` (this process's share of it) with its record streamed to `url`; `say`
-/// receives the barrier's messages.
+/// Runs `spec` (this process's share of it) with its record streamed to `url` and its
+/// `labels` beside it (for `loadlab history`); `say` receives the barrier's messages.
 pub fn run_to_url(
     mut spec: RunSpec<'_>,
     url: &Url,
     options: RemoteRunOptions,
+    labels: &Labels,
     view: &mut dyn RunView,
     say: &mut dyn FnMut(&str),
 ) -> Result<RemoteRun, PipelineError> {
@@ -101,6 +102,10 @@ pub fn run_to_url(
                 )));
             }
         }
+    }
+    if !labels.is_empty() {
+        let text = serde_json::to_vec(labels).expect("labels serialize");
+        record.put(crate::history::LABELS_FILE, text)?;
     }
     let sink = UploadSink::start(&record, options.upload_every, clock)?;
     let stats = sink.stats_handle();
