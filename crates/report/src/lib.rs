@@ -16,6 +16,7 @@ mod json;
 mod level;
 mod markdown;
 mod run_doc;
+mod run_values;
 mod study_doc;
 pub mod study_terminal;
 mod style;
