@@ -4,7 +4,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
@@ -24,6 +24,15 @@ pub fn yaml_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         .collect();
     out.sort();
     out
+}
+
+/// What a finished `loadlab` printed, for an assertion's message.
+pub fn text(o: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 /// Held by every test that generates load, so they run one at a time within a test binary.
