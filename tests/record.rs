@@ -326,16 +326,7 @@ fn a_killed_study_can_be_reported_and_resumed() {
     let results = scratch("study");
     let file = results.join("study.yaml");
     std::fs::write(&file, STUDY).unwrap();
-    let mut child = Command::new(BIN)
-        .args([
-            "study",
-            file.to_str().unwrap(),
-            "--target",
-            &target.url,
-            "--no-progress",
-        ])
-        .arg("--results")
-        .arg(&results)
+    let mut child = common::study_command(&file, &target.url, &results)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

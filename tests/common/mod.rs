@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 
@@ -33,6 +34,22 @@ pub fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
+}
+
+/// `loadlab study <file> --target <target> --no-progress --results <results>`, to be run.
+pub fn study_command(file: &Path, target: &str, results: &Path) -> Command {
+    let mut study = Command::new(BIN);
+    study
+        .args([
+            "study",
+            file.to_str().unwrap(),
+            "--target",
+            target,
+            "--no-progress",
+        ])
+        .arg("--results")
+        .arg(results);
+    study
 }
 
 /// Held by every test that generates load, so they run one at a time within a test binary.
