@@ -8,7 +8,7 @@ mod common;
 #[path = "faults/server.rs"]
 mod server;
 
-use common::{exclusive, BIN};
+use common::{exclusive, text, BIN};
 use serde_json::Value;
 use server::{Conn, Server};
 use std::io::{BufRead, BufReader};
@@ -61,14 +61,6 @@ fn loadlab(args: &[&str], results: &Path) -> Output {
         .expect("run loadlab")
 }
 
-fn text(o: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
 fn signal(child: &Child, sig: libc::c_int) {
     // SAFETY: sending a signal to our own child process.
     unsafe { libc::kill(child.id() as libc::pid_t, sig) };
@@ -101,6 +93,24 @@ fn wait_for_requests(server: &Server, n: u64) {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// A 30 s run at 50/s against an answering server, sent `signals` once the server has seen
+/// `seen` requests: the server, the run's results directory and what the run printed.
+fn signalled_run(name: &str, seen: u64, signals: &[libc::c_int]) -> (Server, PathBuf, Output) {
+    let server = Server::start(ok_handler);
+    let results = scratch(name);
+    let url = server.url("/");
+    let child = spawn(
+        &["run", "--url", &url, "--rate", "50/s", "--duration", "30s"],
+        &results,
+    );
+    wait_for_requests(&server, seen);
+    for &sig in signals {
+        signal(&child, sig);
+    }
+    let out = child.wait_with_output().unwrap();
+    (server, results, out)
 }
 
 fn all_requests(run: &Value) -> u64 {
@@ -259,17 +269,7 @@ fn open_model_requests_hanging_at_a_signal_are_counted_every_time() {
 #[test]
 fn a_second_signal_quits_at_once_and_the_record_still_holds_the_run() {
     let _serial = exclusive();
-    let server = Server::start(ok_handler);
-    let results = scratch("twice");
-    let url = server.url("/");
-    let child = spawn(
-        &["run", "--url", &url, "--rate", "50/s", "--duration", "30s"],
-        &results,
-    );
-    wait_for_requests(&server, 130);
-    signal(&child, libc::SIGINT);
-    signal(&child, libc::SIGINT);
-    let out = child.wait_with_output().unwrap();
+    let (server, results, out) = signalled_run("twice", 130, &[libc::SIGINT, libc::SIGINT]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let (id, run) = only_run(&results);
     let ours = all_requests(&run);
@@ -290,16 +290,7 @@ fn a_second_signal_quits_at_once_and_the_record_still_holds_the_run() {
 #[test]
 fn a_killed_run_is_listed_as_interrupted_with_what_its_record_held() {
     let _serial = exclusive();
-    let server = Server::start(ok_handler);
-    let results = scratch("kill");
-    let url = server.url("/");
-    let child = spawn(
-        &["run", "--url", &url, "--rate", "50/s", "--duration", "30s"],
-        &results,
-    );
-    wait_for_requests(&server, 180);
-    signal(&child, libc::SIGKILL);
-    let out = child.wait_with_output().unwrap();
+    let (server, results, out) = signalled_run("kill", 180, &[libc::SIGKILL]);
     assert_eq!(out.status.code(), None, "killed");
     let (id, run) = only_run(&results);
     assert_eq!(run["stop"], "crashed");
@@ -335,16 +326,7 @@ fn a_killed_study_can_be_reported_and_resumed() {
     let results = scratch("study");
     let file = results.join("study.yaml");
     std::fs::write(&file, STUDY).unwrap();
-    let mut child = Command::new(BIN)
-        .args([
-            "study",
-            file.to_str().unwrap(),
-            "--target",
-            &target.url,
-            "--no-progress",
-        ])
-        .arg("--results")
-        .arg(&results)
+    let mut child = common::study_command(&file, &target.url, &results)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -8,7 +8,7 @@ mod common;
 #[path = "faults/server.rs"]
 mod server;
 
-use common::{exclusive, BIN};
+use common::{exclusive, text, BIN};
 use serde_json::Value;
 use server::{Conn, Server};
 use std::path::{Path, PathBuf};
@@ -40,14 +40,6 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn text(o: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
 /// A whole second at least two seconds ahead, as `--start-at` takes it.
 fn start_time() -> String {
     let now = SystemTime::now()
@@ -57,17 +49,18 @@ fn start_time() -> String {
     loadlab_metrics::result::rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(now + 5))
 }
 
-/// Runs `file` as `n` segments at once and merges them; returns the merged result and the
-/// merge's own output.
-fn run_segments(file: &Path, n: u32, results: &Path) -> (Value, Output) {
+/// Runs the segments `which` of `n` of `file` at once (starting together at a time ahead),
+/// segment `i` storing its run into `results(i)`; each must succeed.
+fn run_segment_processes(file: &Path, which: &[u32], n: u32, results: impl Fn(u32) -> PathBuf) {
     let at = start_time();
-    let children: Vec<_> = (0..n)
+    let children: Vec<_> = which
+        .iter()
         .map(|i| {
             Command::new(BIN)
                 .args(["run", file.to_str().unwrap(), "--quiet", "--no-progress"])
                 .args(["--segment", &format!("{i}/{n}"), "--start-at", &at])
                 .arg("--results")
-                .arg(results)
+                .arg(results(*i))
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -78,21 +71,35 @@ fn run_segments(file: &Path, n: u32, results: &Path) -> (Value, Output) {
         let o = c.wait_with_output().unwrap();
         assert_eq!(o.status.code(), Some(0), "segment: {}", text(&o));
     }
-    let dirs: Vec<PathBuf> = std::fs::read_dir(results.join("runs"))
+}
+
+/// The run directories stored in the results directory `results`.
+fn stored_runs(results: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(results.join("runs"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .collect();
+        .collect()
+}
+
+/// `loadlab merge <inputs> [--json <json>] --results <results>`.
+fn merge(inputs: &[PathBuf], json: Option<&Path>, results: &Path) -> Output {
+    let mut merge = Command::new(BIN);
+    merge.arg("merge").args(inputs);
+    if let Some(json) = json {
+        merge.arg("--json").arg(json);
+    }
+    merge.arg("--results").arg(results).output().unwrap()
+}
+
+/// Runs `file` as `n` segments at once and merges them; returns the merged result and the
+/// merge's own output.
+fn run_segments(file: &Path, n: u32, results: &Path) -> (Value, Output) {
+    let all: Vec<u32> = (0..n).collect();
+    run_segment_processes(file, &all, n, |_| results.to_path_buf());
+    let dirs = stored_runs(results);
     assert_eq!(dirs.len(), n as usize);
     let merged = results.join("merged.json");
-    let o = Command::new(BIN)
-        .arg("merge")
-        .args(&dirs)
-        .arg("--json")
-        .arg(&merged)
-        .arg("--results")
-        .arg(results)
-        .output()
-        .unwrap();
+    let o = merge(&dirs, Some(&merged), results);
     let value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap_or_default())
         .unwrap_or(Value::Null);
     (value, o)
@@ -217,48 +224,32 @@ fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
         "",
     );
     let results = scratch("missing");
-    let at = start_time();
-    let children: Vec<_> = [0u32, 2]
-        .iter()
-        .map(|i| {
-            Command::new(BIN)
-                .args([
-                    "run",
-                    file.to_str().unwrap(),
-                    "--quiet",
-                    "--segment",
-                    &format!("{i}/3"),
-                    "--start-at",
-                    &at,
-                ])
-                .arg("--results")
-                .arg(&results)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for c in children {
-        let o = c.wait_with_output().unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    }
-    let dirs: Vec<PathBuf> = std::fs::read_dir(results.join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    let merge = |json: &str| {
-        Command::new(BIN)
-            .arg("merge")
-            .args(&dirs)
-            .arg("--json")
-            .arg(results.join(json))
-            .arg("--results")
-            .arg(&results)
-            .output()
-            .unwrap()
-    };
-    let o = merge("a.json");
+    run_segment_processes(&file, &[0, 2], 3, |_| results.clone());
+    let dirs = stored_runs(&results);
+    let a = the_merge_says_a_segment_is_missing(&dirs, &results);
+    let o = merge(&dirs, Some(&results.join("b.json")), &results);
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(
+        a,
+        std::fs::read(results.join("b.json")).unwrap(),
+        "byte-identical merges"
+    );
+    let other = scenario(
+        "other",
+        &target.url,
+        "{ model: open, rate: 61/s, duration: 1s }",
+        "",
+    );
+    records_of_another_plan_are_refused(&other, &results);
+    let _ = std::fs::remove_dir_all(&results);
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(&other);
+}
+
+/// Segments 0 and 2 of 3 merge into an invalid run (exit 3) that names segment 1 as
+/// missing; returns the merged record (`a.json`) as written.
+fn the_merge_says_a_segment_is_missing(dirs: &[PathBuf], results: &Path) -> Vec<u8> {
+    let o = merge(dirs, Some(&results.join("a.json")), results);
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
     let a = std::fs::read(results.join("a.json")).unwrap();
     let merged: Value = serde_json::from_slice(&a).unwrap();
@@ -268,20 +259,12 @@ fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
         reasons.contains("segment_missing") && reasons.contains("segment 1/3 missing"),
         "{reasons}"
     );
-    let o = merge("b.json");
-    assert_eq!(o.status.code(), Some(3));
-    assert_eq!(
-        a,
-        std::fs::read(results.join("b.json")).unwrap(),
-        "byte-identical merges"
-    );
-    // Records of a different plan are refused.
-    let other = scenario(
-        "other",
-        &target.url,
-        "{ model: open, rate: 61/s, duration: 1s }",
-        "",
-    );
+    a
+}
+
+/// Segment 1 of the `other` plan stored beside the segments in `results`: merging the
+/// segments of both plans is refused (exit 2).
+fn records_of_another_plan_are_refused(other: &Path, results: &Path) {
     let o = Command::new(BIN)
         .args([
             "run",
@@ -291,14 +274,13 @@ fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
             "1/3",
         ])
         .arg("--results")
-        .arg(&results)
+        .arg(results)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    // The segments of both plans (the merged runs stored above are not segments).
-    let all: Vec<PathBuf> = std::fs::read_dir(results.join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
+    // The segments of both plans (the merged runs stored before are not segments).
+    let all: Vec<PathBuf> = stored_runs(results)
+        .into_iter()
         .filter(|p| {
             std::fs::read_to_string(p.join("record.json"))
                 .ok()
@@ -307,22 +289,13 @@ fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
         })
         .collect();
     assert_eq!(all.len(), 3, "{all:?}");
-    let o = Command::new(BIN)
-        .arg("merge")
-        .args(&all)
-        .arg("--results")
-        .arg(&results)
-        .output()
-        .unwrap();
+    let o = merge(&all, None, results);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("different plans"),
         "{}",
         text(&o)
     );
-    let _ = std::fs::remove_dir_all(&results);
-    let _ = std::fs::remove_file(&file);
-    let _ = std::fs::remove_file(&other);
 }
 
 #[test]
@@ -337,35 +310,10 @@ fn merge_takes_each_segments_results_directory() {
         "",
     );
     let root = scratch("dirs");
-    let at = start_time();
-    let children: Vec<_> = (0..2)
-        .map(|i| {
-            Command::new(BIN)
-                .args(["run", file.to_str().unwrap(), "--quiet", "--no-progress"])
-                .args(["--segment", &format!("{i}/2"), "--start-at", &at])
-                .arg("--results")
-                .arg(root.join(format!("seg{i}")))
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for c in children {
-        let o = c.wait_with_output().unwrap();
-        assert_eq!(o.status.code(), Some(0), "segment: {}", text(&o));
-    }
+    run_segment_processes(&file, &[0, 1], 2, |i| root.join(format!("seg{i}")));
+    let segments = [root.join("seg0"), root.join("seg1")];
     let merged = root.join("merged.json");
-    let o = Command::new(BIN)
-        .arg("merge")
-        .arg(root.join("seg0"))
-        .arg(root.join("seg1"))
-        .arg("--json")
-        .arg(&merged)
-        .arg("--results")
-        .arg(root.join("merged"))
-        .output()
-        .unwrap();
+    let o = merge(&segments, Some(&merged), &root.join("merged"));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let run: Value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
     assert_eq!(
@@ -377,23 +325,9 @@ fn merge_takes_each_segments_results_directory() {
 
     // A results directory holding several runs (here seg0 after a merge stored into it):
     // listed, with how to choose.
-    let o = Command::new(BIN)
-        .arg("merge")
-        .arg(root.join("seg0"))
-        .arg(root.join("seg1"))
-        .arg("--results")
-        .arg(root.join("seg0"))
-        .output()
-        .unwrap();
+    let o = merge(&segments, None, &root.join("seg0"));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let o = Command::new(BIN)
-        .arg("merge")
-        .arg(root.join("seg0"))
-        .arg(root.join("seg1"))
-        .arg("--results")
-        .arg(root.join("other"))
-        .output()
-        .unwrap();
+    let o = merge(&segments, None, &root.join("other"));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{exclusive, Target, BIN};
+use common::{exclusive, text, Target, BIN};
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -15,14 +15,6 @@ fn loadlab(results: &Path, args: &[&str]) -> Output {
         .env("LOADLAB_RESULTS", results)
         .output()
         .expect("run loadlab")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// A two-variant study file: 5 short open-model runs per target.
@@ -89,7 +81,20 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
     let fast = Target::start(&["--service-time", "2ms"]);
     let slow = Target::start(&["--service-time", "8ms"]);
     let (study, summary) = run_study(dir.path(), &results, &fast.url, &slow.url, "");
-    validate("docs/schema/study.v1.json", &study);
+    b_is_slower(&study, &summary);
+    let id = study["id"].as_str().unwrap();
+    let a = format!("{id}:a");
+    let b = format!("{id}:b");
+    compare_gates_on_the_regression(&results, &dir.path().join("cmp.json"), &a, &b);
+    the_index_lists_the_runs(&results, &study);
+    compare_takes_any_step_percentile(&results, &a, &b);
+    a_new_run_is_judged_against_the_study(&results, &slow.url, &a);
+}
+
+/// study.json: five runs a variant, each metric with its values, and b slower than a on p50
+/// and p95 beyond doubt; the summary says so.
+fn b_is_slower(study: &Value, summary: &str) {
+    validate("docs/schema/study.v1.json", study);
     assert_eq!(study["schema"], "loadlab.study.v1");
     let variants = study["variants"].as_array().unwrap();
     assert_eq!(variants.len(), 2);
@@ -102,7 +107,7 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
         assert!(v["metrics"]["groups.api.latency_ms.p95"].is_object());
     }
     for metric in ["latency_ms.p50", "latency_ms.p95"] {
-        let c = comparison(&study, metric);
+        let c = comparison(study, metric);
         assert_eq!(c["baseline"], "a");
         assert_eq!(c["variant"], "b");
         assert_eq!(c["verdict"], "slower", "{c}");
@@ -113,18 +118,17 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
     }
     assert!(summary.contains("slower"), "{summary}");
     assert!(summary.contains("study.json"), "{summary}");
-    let id = study["id"].as_str().unwrap();
+}
 
-    // compare: the same two variants out of the store, as a CI gate.
-    let a = format!("{id}:a");
-    let b = format!("{id}:b");
-    let cmp_json = dir.path().join("cmp.json");
+/// compare: the same two variants out of the store, as a CI gate (`a` then `b`: a
+/// regression, exit 1; the other way round faster, exit 0).
+fn compare_gates_on_the_regression(results: &Path, cmp_json: &Path, a: &str, b: &str) {
     let gate = loadlab(
-        &results,
+        results,
         &[
             "compare",
-            &a,
-            &b,
+            a,
+            b,
             "--fail-on-regression",
             "5%",
             "--json",
@@ -142,7 +146,7 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
         gate_out.contains("p raw") && gate_out.contains("p Holm"),
         "{gate_out}"
     );
-    let cmp: Value = serde_json::from_str(&std::fs::read_to_string(&cmp_json).unwrap()).unwrap();
+    let cmp: Value = serde_json::from_str(&std::fs::read_to_string(cmp_json).unwrap()).unwrap();
     assert_eq!(cmp["schema"], "loadlab.compare.v1");
     assert!(cmp["regressions"]
         .as_array()
@@ -150,12 +154,15 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
         .iter()
         .any(|r| r["metric"] == "latency_ms.p95" && r["at_least"].as_f64().unwrap() > 0.05));
     // The other way round it is faster: no regression, exit 0.
-    let improved = loadlab(&results, &["compare", &b, &a, "--fail-on-regression", "5%"]);
+    let improved = loadlab(results, &["compare", b, a, "--fail-on-regression", "5%"]);
     assert_eq!(improved.status.code(), Some(0), "{}", text(&improved));
     assert!(String::from_utf8_lossy(&improved.stdout).contains("faster"));
+}
 
-    // The run index lists all ten runs with their variant.
-    let runs = loadlab(&results, &["runs"]);
+/// The run index lists all ten runs with their variant; a stored run can be shown and has
+/// its record and its interval histograms.
+fn the_index_lists_the_runs(results: &Path, study: &Value) {
+    let runs = loadlab(results, &["runs"]);
     assert_eq!(runs.status.code(), Some(0), "{}", text(&runs));
     let listing = String::from_utf8_lossy(&runs.stdout);
     assert_eq!(
@@ -164,7 +171,7 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
         "{listing}"
     );
     let run_id = study["variants"][1]["runs"][0].as_str().unwrap();
-    let show = loadlab(&results, &["runs", "show", run_id]);
+    let show = loadlab(results, &["runs", "show", run_id]);
     assert_eq!(show.status.code(), Some(0), "{}", text(&show));
     assert!(String::from_utf8_lossy(&show.stdout).contains("p95"));
     let stored = results.join("runs").join(run_id);
@@ -172,11 +179,14 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
     assert!(std::fs::read_to_string(stored.join("intervals.hlog"))
         .unwrap()
         .contains("#[StartTime: "));
+}
 
-    // An unknown metric is bad input, and the valid names are listed.
+/// An unknown metric is bad input, and the valid names are listed; any per-step percentile
+/// can be compared, in the threshold spelling too.
+fn compare_takes_any_step_percentile(results: &Path, a: &str, b: &str) {
     let unknown = loadlab(
-        &results,
-        &["compare", &a, &b, "--metric", "step.nope.latency.p99"],
+        results,
+        &["compare", a, b, "--metric", "step.nope.latency.p99"],
     );
     assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
     let err = String::from_utf8_lossy(&unknown.stderr);
@@ -184,28 +194,30 @@ fn slower_target_is_reported_slower_and_compare_gates_on_it() {
         err.contains("steps.ping.{") && err.contains("latency_ms.p99"),
         "{err}"
     );
-    // Any per-step percentile can be compared, in the threshold spelling too.
     let step = loadlab(
-        &results,
-        &["compare", &a, &b, "--metric", "step.ping.latency.p99"],
+        results,
+        &["compare", a, b, "--metric", "step.ping.latency.p99"],
     );
     assert_eq!(step.status.code(), Some(0), "{}", text(&step));
     assert!(String::from_utf8_lossy(&step.stdout).contains("p99 latency of step ping"));
+}
 
-    // One new run against the stored study: flagged, with the weak-evidence note.
+/// One new run of the slow target against the stored variant `a`: flagged, with the
+/// weak-evidence note.
+fn a_new_run_is_judged_against_the_study(results: &Path, slow_url: &str, a: &str) {
     let baseline = loadlab(
-        &results,
+        results,
         &[
             "run",
             "--url",
-            &format!("{}/api/ping", slow.url),
+            &format!("{slow_url}/api/ping"),
             "--rate",
             "40/s",
             "--duration",
             "1s",
             "--no-progress",
             "--baseline",
-            &a,
+            a,
             "--fail-on-regression",
             "5%",
         ],

@@ -424,18 +424,42 @@ fn common_sections(md: &str, variants: usize, runs_per_variant: usize) {
     assert!(md.contains("## Thresholds"));
 }
 
+/// What a seed's short study report must hold (asserted).
+type SeedTables = fn(&str);
+
 #[test]
 fn short_seed_studies_write_the_seeds_tables() {
     let _serial = exclusive();
     let dir = examples_dir().join("short");
     let results = std::env::temp_dir().join(format!("loadlab-seed-reports-{}", std::process::id()));
-    let report = |file: &str| run_short_study(&dir.join(file), &results.join(file));
+    let seeds: [(&str, SeedTables); 6] = [
+        ("seed-000-permit-k6-stages.yaml", seed_000_per_domain_tables),
+        (
+            "seed-001-monolith-vs-micro.yaml",
+            seed_001_side_by_side_tables,
+        ),
+        (
+            "seed-002-users-transactions.yaml",
+            seed_002_per_operation_and_sweep_tables,
+        ),
+        ("seed-002-keep-alive.yaml", seed_002_keep_alive_tables),
+        ("seed-003-spike.yaml", seed_003_round_tables),
+        (
+            "seed-004-gateway-stages.yaml",
+            seed_004_observability_tables,
+        ),
+    ];
+    for (file, tables) in seeds {
+        tables(&run_short_study(&dir.join(file), &results.join(file)));
+    }
+    let _ = std::fs::remove_dir_all(&results);
+}
 
-    // 000: per domain (group) tables over all runs, baseline vs stress with % change and
-    // degradation factors, thresholds per domain.
-    let md = report("seed-000-permit-k6-stages.yaml");
-    common_sections(&md, 2, 2);
-    let domains = table(&md, "| group / step | requests |");
+/// 000: per domain (group) tables over all runs, baseline vs stress with % change and
+/// degradation factors, thresholds per domain.
+fn seed_000_per_domain_tables(md: &str) {
+    common_sections(md, 2, 2);
+    let domains = table(md, "| group / step | requests |");
     for domain in ["auth", "applications", "workflow", "survey"] {
         let row = rows_for(&domains, &format!("group `{domain}`"));
         assert_eq!(row.len(), 1, "{domain}");
@@ -444,7 +468,7 @@ fn short_seed_studies_write_the_seeds_tables() {
             "{row:?}"
         );
     }
-    let changes = comparisons(&md);
+    let changes = comparisons(md);
     let survey: Vec<_> = changes
         .iter()
         .filter(|r| r[0] == "baseline → stress" && r[1] == "p95 latency of group `survey`")
@@ -455,22 +479,23 @@ fn short_seed_studies_write_the_seeds_tables() {
         "a % change with its CI: {:?}",
         survey[0]
     );
-    let factors = table(&md, "| baseline → variant | load | throughput |");
+    let factors = table(md, "| baseline → variant | load | throughput |");
     assert_eq!(factors.len(), 1);
     assert!(
         number(&factors[0][1]) > 2.0,
         "stress/baseline VUs: {factors:?}"
     );
-    let thresholds = table(&md, "| variant | threshold | met in |");
+    let thresholds = table(md, "| variant | threshold | met in |");
     assert!(thresholds
         .iter()
         .any(|r| r[1] == "`group.survey.latency.p95 < 2.2s`" && r[2].contains("2/2 runs")));
+}
 
-    // 001: six variants side by side (its 3-tier and response time tables), errors by kind
-    // per variant (the overloaded monolith answers 503), a % change table per tier.
-    let md = report("seed-001-monolith-vs-micro.yaml");
-    common_sections(&md, 6, 2);
-    let errors = table(&md, "| variant | kind | count |");
+/// 001: six variants side by side (its 3-tier and response time tables), errors by kind
+/// per variant (the overloaded monolith answers 503), a % change table per tier.
+fn seed_001_side_by_side_tables(md: &str) {
+    common_sections(md, 6, 2);
+    let errors = table(md, "| variant | kind | count |");
     assert!(
         errors
             .iter()
@@ -478,7 +503,7 @@ fn short_seed_studies_write_the_seeds_tables() {
         "{errors:?}"
     );
     positive(&errors, 2, "errors by kind");
-    let changes = comparisons(&md);
+    let changes = comparisons(md);
     for tier in ["low", "mid", "high"] {
         let pair = format!("monolith-{tier} → micro-{tier}");
         assert!(
@@ -488,12 +513,13 @@ fn short_seed_studies_write_the_seeds_tables() {
             "tier {tier}"
         );
     }
+}
 
-    // 002: per operation (step) tables, the sweep with the change between adjacent levels,
-    // each run's duration (the seed's total execution time).
-    let md = report("seed-002-users-transactions.yaml");
-    common_sections(&md, 6, 2);
-    let steps = table(&md, "| group / step | requests |");
+/// 002: per operation (step) tables, the sweep with the change between adjacent levels,
+/// each run's duration (the seed's total execution time).
+fn seed_002_per_operation_and_sweep_tables(md: &str) {
+    common_sections(md, 6, 2);
+    let steps = table(md, "| group / step | requests |");
     for step in ["create user", "create transaction"] {
         let row = rows_for(&steps, &format!("step `{step}`"));
         assert_eq!(row.len(), 1, "{step}");
@@ -501,39 +527,44 @@ fn short_seed_studies_write_the_seeds_tables() {
             assert!(number(&row[0][col]) > 0.0, "{step}: mean … max {row:?}");
         }
     }
-    let sweep = table(&md, "| levels | run duration | throughput |");
+    let sweep = table(md, "| levels | run duration | throughput |");
     assert_eq!(sweep.len(), 5, "five adjacent pairs of six levels");
     assert!(sweep
         .iter()
         .all(|r| r[1].contains('%') && r[2].contains('%')));
     assert!(md.contains("`create transaction` p95"));
-    let md = report("seed-002-keep-alive.yaml");
-    common_sections(&md, 2, 2);
-    let changes = comparisons(&md);
+}
+
+/// 002, keep-alive: new connections per request against keep-alive.
+fn seed_002_keep_alive_tables(md: &str) {
+    common_sections(md, 2, 2);
+    let changes = comparisons(md);
     assert!(changes
         .iter()
         .any(|r| r[0] == "new-connection-per-request → keep-alive" && r[1] == "throughput"));
+}
 
-    // 003: the warm-up, per round the reservation's client and server latency, per-step
-    // thresholds.
-    let md = report("seed-003-spike.yaml");
-    common_sections(&md, 1, 2);
+/// 003: the warm-up, per round the reservation's client and server latency, per-step
+/// thresholds.
+fn seed_003_round_tables(md: &str) {
+    common_sections(md, 1, 2);
     assert!(md.contains("**Warm-up runs** | 1 of each variant"));
-    let split = table(&md, "| variant | run | step | requests | client p50 |");
+    let split = table(md, "| variant | run | step | requests | client p50 |");
     let reservations = rows_for(&split, "")
         .into_iter()
         .filter(|r| r[2] == "`reserve ticket`");
     assert_eq!(reservations.count(), 2, "one row per round: {split:?}");
-    let thresholds = table(&md, "| variant | threshold | met in |");
+    let thresholds = table(md, "| variant | threshold | met in |");
     assert!(thresholds
         .iter()
         .any(|r| r[1] == "`step.reserve ticket.latency.p95 < 10s`"));
+}
 
-    // 004: three targets, each with and without observability: six variants, three
-    // comparisons, the CPU of each target.
-    let md = report("seed-004-gateway-stages.yaml");
-    common_sections(&md, 6, 2);
-    let changes = comparisons(&md);
+/// 004: three targets, each with and without observability: six variants, three
+/// comparisons, the CPU of each target.
+fn seed_004_observability_tables(md: &str) {
+    common_sections(md, 6, 2);
+    let changes = comparisons(md);
     for service in ["gateway", "assessments", "patients"] {
         let pair = format!("{service}-without-observability → {service}-with-observability");
         assert!(changes.iter().any(|r| r[0] == pair), "{pair}");
@@ -541,5 +572,4 @@ fn short_seed_studies_write_the_seeds_tables() {
             "{service}-with-observability — CPU of the monitored processes"
         )));
     }
-    let _ = std::fs::remove_dir_all(&results);
 }

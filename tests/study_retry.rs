@@ -4,9 +4,8 @@
 
 mod common;
 
-use common::{exclusive, Target, BIN};
+use common::{exclusive, study_command, Target};
 use serde_json::Value;
-use std::process::Command;
 
 #[test]
 fn an_invalid_run_is_run_again_and_every_attempt_is_listed() {
@@ -32,16 +31,7 @@ fn an_invalid_run_is_run_again_and_every_attempt_is_listed() {
          \x20   - { name: short, load: { model: closed, vus: 1, iterations: 4 } }\n",
     )
     .unwrap();
-    let out = Command::new(BIN)
-        .args([
-            "study",
-            file.to_str().unwrap(),
-            "--target",
-            &target.url,
-            "--no-progress",
-        ])
-        .arg("--results")
-        .arg(dir.join("results"))
+    let out = study_command(&file, &target.url, &dir.join("results"))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

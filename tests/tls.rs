@@ -1,7 +1,10 @@
 //! TLS end to end: certificates are verified by default, and `--insecure` skips that for test
 //! servers with self-signed certificates.
 
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+#[path = "common/local_server.rs"]
+mod local_server;
+
+use local_server::{loopback_runtime, self_signed_config};
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::process::Command;
@@ -17,27 +20,8 @@ struct TlsServer {
 
 impl TlsServer {
     fn start() -> TlsServer {
-        let key = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).unwrap();
-        let cert: CertificateDer<'static> = key.cert.der().clone();
-        let private =
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.signing_key.serialize_der()));
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_no_client_auth()
-            .with_single_cert(vec![cert], private)
-            .unwrap();
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let addr = listener.local_addr().unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(self_signed_config()));
+        let (runtime, listener, addr) = loopback_runtime();
         runtime.spawn(async move {
             loop {
                 let Ok((tcp, _)) = listener.accept().await else {

@@ -4,7 +4,8 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
@@ -24,6 +25,31 @@ pub fn yaml_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         .collect();
     out.sort();
     out
+}
+
+/// What a finished `loadlab` printed, for an assertion's message.
+pub fn text(o: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// `loadlab study <file> --target <target> --no-progress --results <results>`, to be run.
+pub fn study_command(file: &Path, target: &str, results: &Path) -> Command {
+    let mut study = Command::new(BIN);
+    study
+        .args([
+            "study",
+            file.to_str().unwrap(),
+            "--target",
+            target,
+            "--no-progress",
+        ])
+        .arg("--results")
+        .arg(results);
+    study
 }
 
 /// Held by every test that generates load, so they run one at a time within a test binary.

@@ -127,15 +127,7 @@ pub struct H2Server {
 
 impl H2Server {
     pub fn start(b: Behaviour) -> H2Server {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let addr = listener.local_addr().unwrap();
+        let (runtime, listener, addr) = crate::local_server::loopback_runtime();
         let stats = Arc::new(H2Stats::default());
         let acceptor = b.tls.then(tls_acceptor);
         let s = stats.clone();
@@ -198,17 +190,7 @@ impl H2Server {
 }
 
 fn tls_acceptor() -> tokio_rustls::TlsAcceptor {
-    use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-    let key = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).unwrap();
-    let cert: CertificateDer<'static> = key.cert.der().clone();
-    let private = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.signing_key.serialize_der()));
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], private)
-        .unwrap();
+    let mut config = crate::local_server::self_signed_config();
     config.alpn_protocols = vec![b"h2".to_vec()];
     tokio_rustls::TlsAcceptor::from(Arc::new(config))
 }

@@ -8,6 +8,8 @@ mod h2server;
 mod handlers;
 mod http2;
 mod inputs;
+#[path = "../common/local_server.rs"]
+mod local_server;
 mod protocol;
 mod run;
 mod server;

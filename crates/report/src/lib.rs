@@ -19,6 +19,7 @@ pub mod junit;
 mod level;
 mod markdown;
 mod run_doc;
+mod run_values;
 mod study_doc;
 pub mod study_terminal;
 mod style;

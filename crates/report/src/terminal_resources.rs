@@ -3,7 +3,7 @@
 //! monitored source (mean and max), the monitor's warnings, and client against server time.
 
 use crate::format::{format_ms, format_number};
-use crate::run_doc::{format_series, mean_max_words};
+use crate::run_values::{format_series, mean_max_words};
 use crate::terminal_lines::kv;
 use crate::Style;
 use loadlab_metrics::resources::{series_path, Resources, SeriesSummary};

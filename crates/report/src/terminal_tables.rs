@@ -1,6 +1,7 @@
 //! The end-of-run summary's tables: one row per step, per group and per merged segment.
 
 use crate::format::{format_ms, percent_of, truncate};
+use crate::run_values::segment_row;
 use crate::terminal_lines::{table, Align};
 use crate::Style;
 use loadlab_metrics::result::{LatencySummary, RunResult};
@@ -67,7 +68,7 @@ fn count_and_latency_cells(requests: u64, failed: u64, latency: &LatencySummary)
 }
 
 pub(crate) fn groups(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
-    if r.groups.is_empty() || crate::run_doc::each_group_is_one_step(r) {
+    if r.groups.is_empty() || crate::run_values::each_group_is_one_step(r) {
         return Ok(());
     }
     let mut columns = vec![("group", Align::Left)];
@@ -121,31 +122,4 @@ pub(crate) fn segments(r: &RunResult, out: &mut dyn Write, style: Style) -> io::
         )?;
     }
     Ok(())
-}
-
-/// One segment as the per-segment tables (terminal, report) show it.
-pub(crate) fn segment_row(s: &loadlab_metrics::result::SegmentSummary) -> Vec<String> {
-    let place = match (&s.pod, &s.node) {
-        (Some(pod), Some(node)) => format!("{pod} @ {node}"),
-        (Some(pod), None) => pod.clone(),
-        _ => s.host.clone().unwrap_or_else(|| "-".into()),
-    };
-    vec![
-        format!("{}", s.index),
-        place,
-        s.requests.to_string(),
-        s.failed.to_string(),
-        format!("{:.0}%", s.cpu_percent),
-        format!("{:+.0} ms", s.start_offset_ms),
-        match &s.clock {
-            Some(c) => format!("{:+.0} ± {:.0} ms", c.offset_ms, c.uncertainty_ms),
-            None => "-".into(),
-        },
-        if s.valid {
-            "yes".to_string()
-        } else {
-            let kinds: Vec<&str> = s.invalid.iter().map(|k| k.as_str()).collect();
-            format!("no ({})", kinds.join(", "))
-        },
-    ]
 }

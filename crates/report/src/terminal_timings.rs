@@ -4,9 +4,10 @@
 //! iteration duration and the most VUs active at once.
 
 use crate::format::{format_bytes, format_ms};
+use crate::run_values::{byte_rates, phase_label};
 use crate::terminal_lines::kv;
 use crate::Style;
-use loadlab_metrics::result::{Bytes, LatencySummary, RunResult};
+use loadlab_metrics::result::{LatencySummary, RunResult};
 use loadlab_metrics::{LoadModel, Phase};
 use std::io::{self, Write};
 
@@ -20,20 +21,6 @@ pub(crate) fn percentiles_line(l: &LatencySummary) -> String {
         format_ms(l.p99),
         format_ms(l.max)
     )
-}
-
-/// Bytes per second of a result: as recorded, or from the totals for results written
-/// before the rates were.
-pub(crate) fn byte_rates(r: &RunResult) -> (f64, f64) {
-    let b: &Bytes = &r.bytes;
-    if b.sent_per_s > 0.0 || b.received_per_s > 0.0 || r.duration_s <= 0.0 {
-        (b.sent_per_s, b.received_per_s)
-    } else {
-        (
-            b.sent as f64 / r.duration_s,
-            b.received as f64 / r.duration_s,
-        )
-    }
 }
 
 /// `data ..............: 1.2 MiB sent (120 KiB/s), 4.5 MiB received (450 KiB/s)`.
@@ -53,16 +40,6 @@ pub(crate) fn data(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
             format_bytes(received)
         ),
     )
-}
-
-/// The label of a phase in the terminal and the reports.
-pub(crate) fn phase_label(phase: Phase) -> &'static str {
-    match phase {
-        Phase::Connect => "connect",
-        Phase::TlsHandshake => "tls handshake",
-        Phase::Waiting => "waiting (ttfb)",
-        Phase::Receiving => "receiving",
-    }
 }
 
 /// One line per measured phase; connect and TLS say how many connections they cover.

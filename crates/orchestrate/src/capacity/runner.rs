@@ -2,7 +2,7 @@
 //! step, re-run a step the generator spoiled, save after every step; given the steps of an
 //! interrupted search, replay them and go on where it stopped.
 
-use super::step::{judge_step, MAX_STEP_RETRIES};
+use super::step::{judge_step, StepJudgement, MAX_STEP_RETRIES};
 use crate::executor::{ExecutedRun, Executor, RunRequest};
 use crate::study::fmt_value;
 use loadlab_analysis::capacity::{
@@ -118,107 +118,220 @@ pub fn run_capacity<E: Executor, O: CapacityObserver>(
     exec: &mut E,
     observer: &mut O,
 ) -> CapacityOutcome<E::Error> {
-    let mut search = Search::new(&plan.settings);
-    let mut retries = 0;
-    for step in &prior {
-        replay(&mut search, &mut retries, step);
-    }
-    let mut steps = prior;
-    let mut stop = None;
-    let mut answer = None;
-    while steps.len() < MAX_STEPS {
-        let (rate, phase) = match search.next() {
-            Next::Done(a) => {
-                answer = a;
-                break;
-            }
-            Next::Run { rate, phase } => (rate, phase),
-        };
-        if exec.cancelled() {
-            stop = Some(CapacityStop::Cancelled);
-            break;
-        }
-        observer.steps_ahead(search.steps_left());
-        observer.step_starting(steps.len() + 1, phase, rate);
-        let scenario = plan.step_scenario(rate);
-        let request = RunRequest {
-            scenario: &scenario,
-            label: format!("rate={}", fmt_value(rate)),
-            position: steps.len() + 1,
-            total: 0,
-            attempt: retries,
-        };
-        let run = match exec.execute(&request) {
-            Ok(run) => run,
-            Err(e) => {
-                stop = Some(CapacityStop::Executor(e));
-                break;
-            }
-        };
-        let judged = judge_step(&run.result, rate, plan.max_errors, allow_saturated);
-        let r = &run.result;
-        let step = CapacityStep {
-            rate,
-            passed: judged.passed,
-            run: run.id.clone(),
-            phase: phase.as_str().to_string(),
-            achieved_rate: r.requests.rate,
-            p95_ms: r.latency_ms.p95,
-            error_rate: if r.requests.total > 0 {
-                r.requests.failed as f64 / r.requests.total as f64
-            } else {
-                0.0
-            },
-            reasons: judged.reasons.clone(),
-            retried: judged.untrustworthy && retries < MAX_STEP_RETRIES,
-        };
-        observer.step_finished(&step, &run);
-        if judged.interrupted {
-            steps.push(CapacityStep {
-                retried: true,
-                ..step
-            });
-            stop = Some(CapacityStop::Cancelled);
-            break;
-        }
-        if judged.untrustworthy && retries >= MAX_STEP_RETRIES {
-            // Counting it as failed would walk the search down to rates the target never
-            // failed at; a busy host is no answer about the target.
-            steps.push(CapacityStep {
-                retried: true,
-                ..step
-            });
-            stop = Some(CapacityStop::Untrustworthy {
-                rate,
-                attempts: retries + 1,
-                reasons: judged.reasons,
-            });
-            break;
-        }
-        replay(&mut search, &mut retries, &step);
-        steps.push(step);
-        let partial = assemble(plan, id, started_at, &steps, &search, None, true);
-        if let Err(e) = observer.save(&partial) {
-            stop = Some(CapacityStop::Journal(e));
-            break;
-        }
-        if !plan.cooldown.is_zero() {
-            exec.pause(plan.cooldown);
-        }
-    }
-    let result = assemble(
+    let capacity = Capacity {
         plan,
         id,
         started_at,
-        &steps,
-        &search,
-        answer,
-        stop.is_some(),
-    );
-    if let Err(e) = observer.save(&result) {
-        stop.get_or_insert(CapacityStop::Journal(e));
+        allow_saturated,
+    };
+    let mut progress = Progress::resume(&plan.settings, prior);
+    let mut stop = None;
+    let mut answer = None;
+    while progress.steps.len() < MAX_STEPS {
+        match capacity.turn(&mut progress, exec, observer) {
+            Turn::Next => {}
+            Turn::Done(a) => {
+                answer = a;
+                break;
+            }
+            Turn::Stop(s) => {
+                stop = Some(s);
+                break;
+            }
+        }
     }
-    CapacityOutcome { result, stop }
+    capacity.finish(&progress, answer, stop, observer)
+}
+
+/// What a search runs for: the plan, the search's id and start, and whether a saturated
+/// generator may pass a step.
+struct Capacity<'a> {
+    plan: &'a CapacityPlan,
+    id: &'a str,
+    started_at: &'a str,
+    allow_saturated: bool,
+}
+
+/// Where a search stands: the search, its steps so far and how often the current rate was
+/// run again.
+struct Progress {
+    search: Search,
+    steps: Vec<CapacityStep>,
+    retries: usize,
+}
+
+/// How one turn of the search ended.
+enum Turn<E> {
+    /// A step was run, recorded and saved: the search goes on.
+    Next,
+    /// The search is over, with its answer (`None`: no rate met the SLO).
+    Done(Option<f64>),
+    Stop(CapacityStop<E>),
+}
+
+impl Progress {
+    /// A new search, or an interrupted one with its `prior` steps replayed.
+    fn resume(settings: &CapacitySettings, prior: Vec<CapacityStep>) -> Self {
+        let mut search = Search::new(settings);
+        let mut retries = 0;
+        for step in &prior {
+            replay(&mut search, &mut retries, step);
+        }
+        Progress {
+            search,
+            steps: prior,
+            retries,
+        }
+    }
+
+    fn record(&mut self, step: CapacityStep) {
+        replay(&mut self.search, &mut self.retries, &step);
+        self.steps.push(step);
+    }
+}
+
+impl Capacity<'_> {
+    /// Asks the search for a rate, runs and judges a step at it, records and saves it.
+    fn turn<E: Executor, O: CapacityObserver>(
+        &self,
+        progress: &mut Progress,
+        exec: &mut E,
+        observer: &mut O,
+    ) -> Turn<E::Error> {
+        let (rate, phase) = match progress.search.next() {
+            Next::Done(a) => return Turn::Done(a),
+            Next::Run { rate, phase } => (rate, phase),
+        };
+        if exec.cancelled() {
+            return Turn::Stop(CapacityStop::Cancelled);
+        }
+        observer.steps_ahead(progress.search.steps_left());
+        let number = progress.steps.len() + 1;
+        observer.step_starting(number, phase, rate);
+        let run = match self.execute(rate, number, progress.retries, exec) {
+            Ok(run) => run,
+            Err(e) => return Turn::Stop(CapacityStop::Executor(e)),
+        };
+        let judged = judge_step(
+            &run.result,
+            rate,
+            self.plan.max_errors,
+            self.allow_saturated,
+        );
+        let step = step_of(rate, phase, &run, &judged, progress.retries);
+        observer.step_finished(&step, &run);
+        if let Some(stop) = cut_short(rate, &judged, progress.retries) {
+            progress.steps.push(CapacityStep {
+                retried: true,
+                ..step
+            });
+            return Turn::Stop(stop);
+        }
+        progress.record(step);
+        let partial = self.assemble(progress, None, true);
+        if let Err(e) = observer.save(&partial) {
+            return Turn::Stop(CapacityStop::Journal(e));
+        }
+        if !self.plan.cooldown.is_zero() {
+            exec.pause(self.plan.cooldown);
+        }
+        Turn::Next
+    }
+
+    /// Runs the scenario at `rate` (the `number`th step, its `attempt`th retry).
+    fn execute<E: Executor>(
+        &self,
+        rate: f64,
+        number: usize,
+        attempt: usize,
+        exec: &mut E,
+    ) -> Result<ExecutedRun, E::Error> {
+        let scenario = self.plan.step_scenario(rate);
+        exec.execute(&RunRequest {
+            scenario: &scenario,
+            label: format!("rate={}", fmt_value(rate)),
+            position: number,
+            total: 0,
+            attempt,
+        })
+    }
+
+    /// The search's result at its end, saved once more.
+    fn finish<E, O: CapacityObserver>(
+        &self,
+        progress: &Progress,
+        answer: Option<f64>,
+        mut stop: Option<CapacityStop<E>>,
+        observer: &mut O,
+    ) -> CapacityOutcome<E> {
+        let result = self.assemble(progress, answer, stop.is_some());
+        if let Err(e) = observer.save(&result) {
+            stop.get_or_insert(CapacityStop::Journal(e));
+        }
+        CapacityOutcome { result, stop }
+    }
+
+    fn assemble(
+        &self,
+        progress: &Progress,
+        answer: Option<f64>,
+        interrupted: bool,
+    ) -> CapacityResult {
+        assemble(
+            self.plan,
+            self.id,
+            self.started_at,
+            &progress.steps,
+            &progress.search,
+            answer,
+            interrupted,
+        )
+    }
+}
+
+/// A step as the result records it; it is marked retried when it was no valid measurement
+/// and may still be run again.
+fn step_of(
+    rate: f64,
+    phase: Phase,
+    run: &ExecutedRun,
+    judged: &StepJudgement,
+    retries: usize,
+) -> CapacityStep {
+    let r = &run.result;
+    CapacityStep {
+        rate,
+        passed: judged.passed,
+        run: run.id.clone(),
+        phase: phase.as_str().to_string(),
+        achieved_rate: r.requests.rate,
+        p95_ms: r.latency_ms.p95,
+        error_rate: if r.requests.total > 0 {
+            r.requests.failed as f64 / r.requests.total as f64
+        } else {
+            0.0
+        },
+        reasons: judged.reasons.clone(),
+        retried: judged.untrustworthy && retries < MAX_STEP_RETRIES,
+    }
+}
+
+/// Why the search stops at a step instead of recording it: the step was interrupted, or it
+/// was no valid measurement in every attempt. Counting the latter as failed would walk the
+/// search down to rates the target never failed at; a busy host is no answer about the
+/// target.
+fn cut_short<E>(rate: f64, judged: &StepJudgement, retries: usize) -> Option<CapacityStop<E>> {
+    if judged.interrupted {
+        Some(CapacityStop::Cancelled)
+    } else if judged.untrustworthy && retries >= MAX_STEP_RETRIES {
+        Some(CapacityStop::Untrustworthy {
+            rate,
+            attempts: retries + 1,
+            reasons: judged.reasons.clone(),
+        })
+    } else {
+        None
+    }
 }
 
 /// Feeds a finished step to the search (a retried step does not count).

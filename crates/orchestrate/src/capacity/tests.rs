@@ -11,9 +11,22 @@ use std::time::Duration;
 /// A target that keeps up to `capacity` req/s; beyond, it is overloaded.
 struct FakeTarget {
     capacity: f64,
+    /// The runs (1 = the first) the host spoils.
     spoil: Vec<usize>,
     made: Vec<f64>,
     cancel_after: Option<usize>,
+}
+
+impl FakeTarget {
+    /// A target of 370 req/s, on a host that spoils no run and no signal.
+    fn healthy() -> Self {
+        FakeTarget {
+            capacity: 370.0,
+            spoil: vec![],
+            made: vec![],
+            cancel_after: None,
+        }
+    }
 }
 
 fn offered(s: &Scenario) -> f64 {
@@ -72,6 +85,19 @@ impl CapacityObserver for Saved {
     }
 }
 
+/// The search of [`plan`] against `target`, from `prior` steps (none: from the start).
+fn search(target: &mut FakeTarget, prior: Vec<CapacityStep>) -> CapacityOutcome<String> {
+    run_capacity(
+        &plan(),
+        "c1",
+        "t",
+        prior,
+        false,
+        target,
+        &mut Saved::default(),
+    )
+}
+
 fn plan() -> CapacityPlan {
     let base = Scenario::parse(
         "target: http://127.0.0.1:1\nload: {model: open, rate: 1/s, duration: 1s}\nsteps: [{get: /}]\n",
@@ -97,21 +123,8 @@ fn plan() -> CapacityPlan {
 
 #[test]
 fn finds_the_capacity_of_an_overloadable_target_without_invalid_steps() {
-    let mut target = FakeTarget {
-        capacity: 370.0,
-        spoil: vec![],
-        made: vec![],
-        cancel_after: None,
-    };
-    let out = run_capacity(
-        &plan(),
-        "c1",
-        "t",
-        vec![],
-        false,
-        &mut target,
-        &mut Saved::default(),
-    );
+    let mut target = FakeTarget::healthy();
+    let out = search(&mut target, vec![]);
     let r = out.result;
     let max = r.max_rate.expect("a capacity");
     assert!((352.0..=370.0).contains(&max), "{max}");
@@ -131,20 +144,10 @@ fn finds_the_capacity_of_an_overloadable_target_without_invalid_steps() {
 #[test]
 fn a_step_the_host_spoiled_is_run_again_and_does_not_count() {
     let mut target = FakeTarget {
-        capacity: 370.0,
         spoil: vec![2],
-        made: vec![],
-        cancel_after: None,
+        ..FakeTarget::healthy()
     };
-    let out = run_capacity(
-        &plan(),
-        "c1",
-        "t",
-        vec![],
-        false,
-        &mut target,
-        &mut Saved::default(),
-    );
+    let out = search(&mut target, vec![]);
     assert_eq!(
         target.made[1], target.made[2],
         "the spoiled step is repeated at the same rate"
@@ -158,20 +161,10 @@ fn a_step_the_host_spoiled_is_run_again_and_does_not_count() {
 #[test]
 fn a_host_that_stays_contended_stops_the_search_instead_of_failing_steps() {
     let mut target = FakeTarget {
-        capacity: 370.0,
         spoil: (1..=20).collect(),
-        made: vec![],
-        cancel_after: None,
+        ..FakeTarget::healthy()
     };
-    let out = run_capacity(
-        &plan(),
-        "c1",
-        "t",
-        vec![],
-        false,
-        &mut target,
-        &mut Saved::default(),
-    );
+    let out = search(&mut target, vec![]);
     assert_eq!(
         target.made.len(),
         MAX_STEP_RETRIES + 1,
@@ -198,30 +191,14 @@ fn a_host_that_stays_contended_stops_the_search_instead_of_failing_steps() {
 
 #[test]
 fn an_interrupted_search_says_what_passed_and_resumes_to_the_same_answer() {
-    let mut uninterrupted = FakeTarget {
-        capacity: 370.0,
-        spoil: vec![],
-        made: vec![],
-        cancel_after: None,
-    };
-    let whole = run_capacity(
-        &plan(),
-        "c1",
-        "t",
-        vec![],
-        false,
-        &mut uninterrupted,
-        &mut Saved::default(),
-    );
+    let mut uninterrupted = FakeTarget::healthy();
+    let whole = search(&mut uninterrupted, vec![]);
 
     let mut target = FakeTarget {
-        capacity: 370.0,
-        spoil: vec![],
-        made: vec![],
         cancel_after: Some(3),
+        ..FakeTarget::healthy()
     };
-    let mut saved = Saved::default();
-    let first = run_capacity(&plan(), "c1", "t", vec![], false, &mut target, &mut saved);
+    let first = search(&mut target, vec![]);
     assert!(first.result.interrupted);
     assert!(first.result.max_rate.is_none());
     assert_eq!(
@@ -242,21 +219,8 @@ fn an_interrupted_search_says_what_passed_and_resumes_to_the_same_answer() {
         first.result.warnings
     );
 
-    let mut again = FakeTarget {
-        capacity: 370.0,
-        spoil: vec![],
-        made: vec![],
-        cancel_after: None,
-    };
-    let resumed = run_capacity(
-        &plan(),
-        "c1",
-        "t",
-        first.result.steps.clone(),
-        false,
-        &mut again,
-        &mut Saved::default(),
-    );
+    let mut again = FakeTarget::healthy();
+    let resumed = search(&mut again, first.result.steps.clone());
     assert_eq!(resumed.result.max_rate, whole.result.max_rate);
     assert_eq!(resumed.result.steps.len(), whole.result.steps.len());
     assert_eq!(

@@ -36,6 +36,21 @@ struct Fake {
     next_id: usize,
 }
 
+impl Fake {
+    /// Runs that are invalid as `script` says, in order; then valid runs.
+    fn scripted(script: impl IntoIterator<Item = Option<InvalidKind>>) -> Self {
+        Fake {
+            script: script.into_iter().collect(),
+            ..Fake::default()
+        }
+    }
+
+    /// The labels of the runs made, in order.
+    fn order(&self) -> Vec<&str> {
+        self.made.iter().map(|(l, _)| l.as_str()).collect()
+    }
+}
+
 fn result(rate: f64, invalid: Option<InvalidKind>) -> RunResult {
     let mut r = RunResult::default();
     r.requests.total = 100;
@@ -97,6 +112,30 @@ impl StudyObserver for Journal {
     }
 }
 
+/// The runs a study made, given back to resume it (each as valid as its entry says).
+fn made_runs(study: &StudyResult) -> Vec<MadeRun> {
+    study
+        .run_log
+        .iter()
+        .map(|e| MadeRun {
+            entry: e.clone(),
+            result: result(10.0, e.invalid.first().copied()),
+        })
+        .collect()
+}
+
+/// The study of `p` from the start, by `exec`, saved nowhere anyone reads.
+fn unobserved(p: &StudyPlan, allow_saturated: bool, exec: &mut Fake) -> StudyOutcome<String> {
+    run_study(
+        p,
+        &ids(),
+        vec![],
+        allow_saturated,
+        exec,
+        &mut Journal::default(),
+    )
+}
+
 fn ids() -> StudyIds {
     StudyIds {
         id: "s1".into(),
@@ -111,7 +150,7 @@ fn runs_are_interleaved_and_saved_after_each() {
     let mut journal = Journal::default();
     let out = run_study(&p, &ids(), vec![], false, &mut exec, &mut journal);
     assert!(out.stop.is_none());
-    let order: Vec<&str> = exec.made.iter().map(|(l, _)| l.as_str()).collect();
+    let order = exec.order();
     assert_eq!(order, ["a", "b", "a", "b", "a", "b", "a", "b", "a", "b"]);
     assert_eq!(
         journal.saved.len(),
@@ -131,17 +170,12 @@ fn runs_are_interleaved_and_saved_after_each() {
 fn warm_up_runs_come_first_and_stay_out_of_the_statistics() {
     let p = plan(&FILE.replace("retry_invalid: 2", "retry_invalid: 2\n  warmup_runs: 1"));
     assert_eq!(p.warmup_runs, 1);
-    let mut exec = Fake {
-        // An invalid warm-up run is not re-run: warming up is all it is for.
-        script: [Some(InvalidKind::GeneratorSaturated)]
-            .into_iter()
-            .collect(),
-        ..Fake::default()
-    };
+    // An invalid warm-up run is not re-run: warming up is all it is for.
+    let mut exec = Fake::scripted([Some(InvalidKind::GeneratorSaturated)]);
     let mut journal = Journal::default();
     let out = run_study(&p, &ids(), vec![], false, &mut exec, &mut journal);
     assert!(out.stop.is_none());
-    let order: Vec<&str> = exec.made.iter().map(|(l, _)| l.as_str()).collect();
+    let order = exec.order();
     assert_eq!(order[..2], ["a (warm-up)", "b (warm-up)"]);
     assert_eq!(order.len(), 12, "2 warm-up runs, then 5 + 5 measured");
     assert_eq!(journal.warmups, ["a (warm-up) r1", "b (warm-up) r2"]);
@@ -165,15 +199,7 @@ fn warm_up_runs_come_first_and_stay_out_of_the_statistics() {
     assert_eq!(journal.warmups.len(), 2);
     let mut exec = Fake::default();
     let mut journal = Journal::default();
-    let prior: Vec<MadeRun> = done
-        .study
-        .run_log
-        .iter()
-        .map(|e| MadeRun {
-            entry: e.clone(),
-            result: result(10.0, None),
-        })
-        .collect();
+    let prior = made_runs(&done.study);
     run_study(&p, &ids(), prior, false, &mut exec, &mut journal);
     assert!(journal.warmups.is_empty() && exec.made.is_empty());
 }
@@ -181,16 +207,11 @@ fn warm_up_runs_come_first_and_stay_out_of_the_statistics() {
 #[test]
 fn an_invalid_run_is_run_again_so_the_variant_keeps_its_runs() {
     let p = plan(FILE);
-    let mut exec = Fake {
-        script: [
-            None,
-            Some(InvalidKind::GeneratorSaturated),
-            Some(InvalidKind::HostContended),
-        ]
-        .into_iter()
-        .collect(),
-        ..Fake::default()
-    };
+    let mut exec = Fake::scripted([
+        None,
+        Some(InvalidKind::GeneratorSaturated),
+        Some(InvalidKind::HostContended),
+    ]);
     let mut journal = Journal::default();
     let out = run_study(&p, &ids(), vec![], false, &mut exec, &mut journal);
     assert_eq!(
@@ -222,28 +243,19 @@ fn an_invalid_run_is_run_again_so_the_variant_keeps_its_runs() {
 #[test]
 fn re_runs_are_bounded_and_allow_saturated_accepts_generator_limits() {
     let p = plan(FILE);
-    let always = std::iter::repeat_n(Some(InvalidKind::GeneratorSaturated), 50).collect();
-    let mut exec = Fake {
-        script: always,
-        ..Fake::default()
-    };
-    let out = run_study(
-        &p,
-        &ids(),
-        vec![],
-        false,
-        &mut exec,
-        &mut Journal::default(),
-    );
+    let mut exec = Fake::scripted(std::iter::repeat_n(
+        Some(InvalidKind::GeneratorSaturated),
+        50,
+    ));
+    let out = unobserved(&p, false, &mut exec);
     assert_eq!(exec.made.len(), 30, "10 slots × (1 + 2 re-runs)");
     assert!(out.study.variants.iter().all(|v| v.runs.is_empty()));
 
-    let always = std::iter::repeat_n(Some(InvalidKind::GeneratorSaturated), 50).collect();
-    let mut exec = Fake {
-        script: always,
-        ..Fake::default()
-    };
-    let out = run_study(&p, &ids(), vec![], true, &mut exec, &mut Journal::default());
+    let mut exec = Fake::scripted(std::iter::repeat_n(
+        Some(InvalidKind::GeneratorSaturated),
+        50,
+    ));
+    let out = unobserved(&p, true, &mut exec);
     assert_eq!(exec.made.len(), 10, "--allow-saturated: nothing re-run");
     assert_eq!(out.study.variants[0].runs.len(), 5);
 }
@@ -252,12 +264,7 @@ fn re_runs_are_bounded_and_allow_saturated_accepts_generator_limits() {
 fn an_interrupted_study_resumes_to_the_same_result() {
     let p = plan(FILE);
     // Stopped by a signal during the 4th run.
-    let mut exec = Fake {
-        script: [None, None, None, Some(InvalidKind::Interrupted)]
-            .into_iter()
-            .collect(),
-        ..Fake::default()
-    };
+    let mut exec = Fake::scripted([None, None, None, Some(InvalidKind::Interrupted)]);
     let mut journal = Journal::default();
     let first = run_study(&p, &ids(), vec![], false, &mut exec, &mut journal);
     assert!(matches!(first.stop, Some(StudyStop::Cancelled)));
@@ -270,19 +277,11 @@ fn an_interrupted_study_resumes_to_the_same_result() {
         .any(|w| w.contains("--resume s1")));
 
     // Resume: the runs made are given back; only the missing ones are run, in order.
-    let prior: Vec<MadeRun> = first
-        .study
-        .run_log
-        .iter()
-        .map(|e| MadeRun {
-            entry: e.clone(),
-            result: result(10.0, e.invalid.first().copied()),
-        })
-        .collect();
+    let prior = made_runs(&first.study);
     let mut exec = Fake::default();
     let second = run_study(&p, &ids(), prior, false, &mut exec, &mut Journal::default());
     assert!(second.stop.is_none());
-    let order: Vec<&str> = exec.made.iter().map(|(l, _)| l.as_str()).collect();
+    let order = exec.order();
     assert_eq!(
         order,
         ["b", "a", "b", "a", "b", "a", "b"],
@@ -300,14 +299,7 @@ fn a_signal_between_runs_stops_the_study() {
         cancel_after: Some(3),
         ..Fake::default()
     };
-    let out = run_study(
-        &p,
-        &ids(),
-        vec![],
-        false,
-        &mut exec,
-        &mut Journal::default(),
-    );
+    let out = unobserved(&p, false, &mut exec);
     assert_eq!(exec.made.len(), 3);
     assert!(out.study.interrupted);
     assert!(matches!(out.stop, Some(StudyStop::Cancelled)));

@@ -21,8 +21,7 @@ pub(crate) use charts::{
 };
 pub use method::{measurement_methods, plan_chart};
 pub(crate) use resources::CLIENT_SERVER_COLUMNS;
-pub use resources::{bottleneck_verdicts, format_series, mean_max_words, resource_charts};
-pub(crate) use results::each_group_is_one_step;
+pub use resources::{bottleneck_verdicts, resource_charts};
 pub use results::errors_table;
 pub use verdicts::{caveats, run_verdicts};
 

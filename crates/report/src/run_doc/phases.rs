@@ -4,7 +4,7 @@
 
 use crate::doc::{Block, Table};
 use crate::format::{format_bytes, format_ms};
-use crate::terminal_timings::{byte_rates, phase_label};
+use crate::run_values::{byte_rates, phase_label};
 use loadlab_metrics::result::{LatencySummary, RunResult};
 use loadlab_metrics::{Phase, PhaseSummary};
 

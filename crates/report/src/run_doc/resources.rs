@@ -7,8 +7,9 @@
 use crate::chart::{Axis, Chart, Series, SeriesKind, Unit};
 use crate::doc::{Block, Level, Section, Table, Verdict};
 use crate::format::{format_bytes, format_ms};
+use crate::run_values::format_series;
 use crate::words::capitalize;
-use loadlab_metrics::resources::{series_path, Resources, SeriesSummary};
+use loadlab_metrics::resources::{series_path, Resources};
 use loadlab_metrics::result::{LatencySummary, RunResult};
 use loadlab_metrics::{InvalidKind, TargetVerdictKind};
 use std::collections::BTreeSet;
@@ -278,11 +279,6 @@ pub fn resource_charts(res: &Resources, warmup_s: f64) -> Vec<Chart> {
     out
 }
 
-/// A series' value in its unit ([`loadlab_metrics::series_unit`]).
-pub fn format_series(series: &str, v: f64) -> String {
-    crate::verdict_words::format_value(loadlab_metrics::series_unit(series), v)
-}
-
 /// Mean and max of every series but the per-core and per-interface ones.
 fn resource_table(res: &Resources) -> Table {
     let mut t = Table::new(&["series", ">mean", ">max"]);
@@ -433,15 +429,6 @@ pub(super) fn resources_section(r: &RunResult) -> Option<Section> {
         s.push(Block::Table(t));
     }
     Some(s)
-}
-
-/// A summary's mean and max in the series' unit: `45.0% (max 60.0%)`.
-pub fn mean_max_words(series: &str, s: &SeriesSummary) -> String {
-    format!(
-        "{} (max {})",
-        format_series(series, s.mean),
-        format_series(series, s.max)
-    )
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 use crate::doc::{Block, Cell, Level, Section, Table};
 use crate::format::{format_ms, format_rate};
+use crate::run_values::each_group_is_one_step;
 use crate::words::*;
 use loadlab_metrics::result::{LatencySummary, RunResult};
 
@@ -220,18 +221,6 @@ pub(super) fn errors(r: &RunResult) -> Section {
     )));
     s.push(Block::Table(errors_table(r)));
     s
-}
-
-/// A group of one step is that step: a per-group table would repeat the per-step one (the
-/// terminal and the reports leave it out alike).
-pub(crate) fn each_group_is_one_step(r: &RunResult) -> bool {
-    r.groups.iter().all(|g| {
-        r.steps
-            .iter()
-            .filter(|s| s.group.as_deref() == Some(&g.name))
-            .count()
-            == 1
-    })
 }
 
 pub(super) fn thresholds(r: &RunResult) -> Section {

@@ -2,7 +2,7 @@
 //! missing, invalid or lagging segment is seen at once, and how far apart their clocks were.
 
 use crate::doc::{Block, Cell, Level, Section, Table, Verdict};
-use crate::terminal_tables::segment_row;
+use crate::run_values::segment_row;
 use crate::words::capitalize;
 use loadlab_metrics::result::RunResult;
 
