@@ -37,7 +37,6 @@ mod request;
 mod resources;
 mod run;
 mod server_header;
-mod source_addresses;
 mod trace;
 mod transport;
 mod vu;
