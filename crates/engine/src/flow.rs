@@ -1,10 +1,11 @@
 //! What a virtual user does in one iteration: pick a flow by weight, run its steps, record.
 
 use crate::exchange::exchange;
+use crate::flow_picker::FlowPicker;
 use crate::http::DeferredIo;
 use crate::idle_pool::IdlePool;
 use crate::inspect::{capture, check_passes};
-use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
+use crate::prepare::{FlowStep, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
 use crate::request::RequestParts;
 use crate::transport::{Failure, Response, ResponseData, ResponseTiming, Transport};
@@ -16,38 +17,6 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::time::{Duration, Instant};
-
-/// Smooth weighted round-robin: exact proportions over any window, no randomness needed.
-pub struct FlowPicker {
-    weights: Vec<i64>,
-    current: Vec<i64>,
-    total: i64,
-}
-
-impl FlowPicker {
-    pub fn new(flows: &[PreparedFlow]) -> Self {
-        let weights: Vec<i64> = flows.iter().map(|f| f.weight as i64).collect();
-        Self {
-            total: weights.iter().sum(),
-            current: vec![0; weights.len()],
-            weights,
-        }
-    }
-
-    pub fn next(&mut self) -> usize {
-        if self.weights.len() == 1 {
-            return 0;
-        }
-        for (c, w) in self.current.iter_mut().zip(&self.weights) {
-            *c += w;
-        }
-        let best = (0..self.current.len())
-            .max_by_key(|&i| (self.current[i], -(i as i64)))
-            .unwrap_or(0);
-        self.current[best] -= self.total;
-        best
-    }
-}
 
 /// Connections a VU (or an open-model iteration) holds, one slot per origin.
 pub type ConnSet<C> = Vec<Option<C>>;
@@ -571,31 +540,4 @@ fn phases(t: &ResponseTiming, done: Instant) -> Phases {
 #[inline]
 pub fn micros(d: Duration) -> u64 {
     d.as_micros().min(u64::MAX as u128) as u64
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn weighted_picks_are_exact() {
-        let flows: Vec<PreparedFlow> = [70, 20, 10]
-            .iter()
-            .map(|&w| PreparedFlow {
-                name: String::new(),
-                weight: w,
-                steps: vec![],
-            })
-            .collect();
-        let mut picker = FlowPicker::new(&flows);
-        let mut counts = [0; 3];
-        for _ in 0..1000 {
-            counts[picker.next()] += 1;
-        }
-        assert_eq!(counts, [700, 200, 100]);
-        // Interleaved, not in runs: the first 10 picks already hold the proportions.
-        let mut picker = FlowPicker::new(&flows);
-        let first: Vec<usize> = (0..10).map(|_| picker.next()).collect();
-        assert_eq!(first.iter().filter(|&&i| i == 0).count(), 7);
-    }
 }

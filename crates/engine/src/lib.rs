@@ -24,6 +24,7 @@ mod coordinator;
 mod exchange;
 mod executor;
 mod flow;
+mod flow_picker;
 mod health;
 pub mod http;
 mod idle_pool;

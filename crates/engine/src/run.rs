@@ -5,7 +5,8 @@
 use crate::cancel::Cancel;
 use crate::coordinator::{Coordinator, ProgressCallback};
 use crate::executor::{defers_reads, peak_rate, run_worker, IntervalClock, Tick, WorkerPlan};
-use crate::flow::{FlowPicker, Worker};
+use crate::flow::Worker;
+use crate::flow_picker::FlowPicker;
 use crate::health::{available_cores, max_rss_bytes};
 use crate::http::{probe, DeferredIo, HttpTransport, ProbeError, TlsConnectors};
 use crate::limits::{check_files, check_ports, connections_needed, raise_open_files_limit};
