@@ -1,13 +1,14 @@
 //! What a virtual user does in one iteration: pick a flow by weight, run its steps, record.
 
 use crate::exchange::exchange;
+use crate::flow_picker::FlowPicker;
 use crate::http::DeferredIo;
 use crate::idle_pool::IdlePool;
 use crate::inspect::{capture, check_passes};
-use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
+use crate::prepare::{FlowStep, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
 use crate::request::RequestParts;
-use crate::transport::{Failure, ResponseData, ResponseTiming, Transport};
+use crate::transport::{Failure, Response, ResponseData, ResponseTiming, Transport};
 use crate::vu::VuState;
 use loadlab_metrics::{ErrorKind, Outcome, Phases, Recorder};
 use loadlab_scenario::{ConnectionPolicy, Pick};
@@ -16,38 +17,6 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::time::{Duration, Instant};
-
-/// Smooth weighted round-robin: exact proportions over any window, no randomness needed.
-pub struct FlowPicker {
-    weights: Vec<i64>,
-    current: Vec<i64>,
-    total: i64,
-}
-
-impl FlowPicker {
-    pub fn new(flows: &[PreparedFlow]) -> Self {
-        let weights: Vec<i64> = flows.iter().map(|f| f.weight as i64).collect();
-        Self {
-            total: weights.iter().sum(),
-            current: vec![0; weights.len()],
-            weights,
-        }
-    }
-
-    pub fn next(&mut self) -> usize {
-        if self.weights.len() == 1 {
-            return 0;
-        }
-        for (c, w) in self.current.iter_mut().zip(&self.weights) {
-            *c += w;
-        }
-        let best = (0..self.current.len())
-            .max_by_key(|&i| (self.current[i], -(i as i64)))
-            .unwrap_or(0);
-        self.current[best] -= self.total;
-        best
-    }
-}
 
 /// Connections a VU (or an open-model iteration) holds, one slot per origin.
 pub type ConnSet<C> = Vec<Option<C>>;
@@ -220,6 +189,9 @@ impl<T: Transport> Worker<T> {
         true
     }
 
+    /// Sends one request of `vu`'s iteration and records its outcome: rendered, sent on a
+    /// connection or stream slot, its checks and captures applied. `first` marks the
+    /// iteration's first request, whose latency runs from `intended`.
     #[allow(clippy::too_many_arguments)]
     async fn request(
         &self,
@@ -241,51 +213,156 @@ impl<T: Transport> Worker<T> {
             (rng.u128(1..), rng.u64(1..))
         });
         let mut parts = std::mem::take(&mut vu.parts);
-        // The request is the VU's own rendering (a template, or a fixed one with a trace
-        // header added) or the fixed one prepared before the run.
-        let (own, render_error) = match (&req.fixed, &req.program) {
-            (Some(fixed), _) => {
-                if traced.is_some() {
-                    parts.copy_from(fixed);
-                }
-                (traced.is_some(), None)
-            }
-            (None, Some(p)) => {
-                let data = &self.scenario.data.sets;
-                let error = p
-                    .render(
-                        &mut parts,
-                        &mut RenderCx {
-                            vu,
-                            data,
-                            rng: &mut self.rng.borrow_mut(),
-                        },
-                    )
-                    .err()
-                    .map(|e| {
-                        Failure::new(
-                            ErrorKind::InvalidRequest,
-                            format!(
-                                "step `{}`: {}",
-                                self.scenario.steps[req.step as usize].name,
-                                e.describe()
-                            ),
-                        )
-                    });
-                (true, error)
-            }
-            (None, None) => unreachable!("a prepared request is fixed or a program"),
-        };
-        if let (None, Some((trace, span))) = (&render_error, traced) {
-            crate::trace::add_traceparent(&mut parts, trace, span);
-        }
-        let rendered: Result<&RequestParts, Failure> = match (render_error, &req.fixed) {
-            (Some(f), _) => Err(f),
-            (None, Some(fixed)) if !own => Ok(fixed),
-            (None, _) => Ok(&parts),
-        };
+        let rendered = self.render(req, vu, traced, &mut parts);
         let mut keep = (req.keep_headers || req.keep_body)
             .then(|| ResponseData::new(req.keep_headers, req.keep_body));
+        self.begin(req.step);
+        // A request that could not be rendered is counted but never written.
+        let bytes_sent = rendered.as_ref().map_or(0, |r| r.size);
+        let wanted = Instant::now();
+        timing.start.get_or_insert(wanted);
+        let Sent { sent, done, result } = self
+            .send(
+                req,
+                rendered.map(|r| r.parts),
+                conns,
+                pooled,
+                keep_alive,
+                wanted,
+                keep.as_mut(),
+            )
+            .await;
+        timing.end = Some(done);
+        vu.parts = parts;
+        let measured_from = match intended {
+            Some(at) if first => at.min(wanted),
+            _ => wanted,
+        };
+        let latency_us = micros(done - measured_from);
+        let (status, status_error) = match &result {
+            Ok(r) if req.status_checked => (r.status, None),
+            Ok(r) => (r.status, ErrorKind::from_status(r.status)),
+            Err(f) => (0, Some(f.kind)),
+        };
+        let found = match &result {
+            Ok(resp) => self.inspect(
+                req,
+                resp,
+                keep.as_ref(),
+                latency_us,
+                vu,
+                status_error.is_some(),
+            ),
+            Err(_) => None,
+        };
+        let error = status_error.or(found.as_ref().map(|(kind, _)| *kind));
+        let next = if error.is_some() && !req.captures.is_empty() {
+            // Later steps would send what this one failed to capture.
+            Next::StopIteration
+        } else {
+            Next::Continue
+        };
+        let outcome = Outcome {
+            step: req.step,
+            latency_us,
+            service_us: micros(done - sent),
+            lag_us: if first {
+                intended.map(|at| micros(wanted.saturating_duration_since(at)))
+            } else {
+                None
+            },
+            server_us: result.as_ref().ok().and_then(|r| r.server_us),
+            trace_id: traced.map(|(trace, _)| trace),
+            status,
+            error,
+            bytes_sent: match &result {
+                Ok(r) => r.bytes_sent.unwrap_or(bytes_sent),
+                Err(f) => f.wire.map_or(bytes_sent, |w| w.sent),
+            },
+            bytes_received: match &result {
+                Ok(r) => r.bytes_received,
+                Err(f) => f.wire.map_or(0, |w| w.received),
+            },
+            phases: result
+                .as_ref()
+                .map_or_else(|_| Phases::default(), |r| phases(&r.timing, done)),
+        };
+        let mut rec = self.recorder.borrow_mut();
+        rec.record(&outcome);
+        match (result, found) {
+            (Err(f), _) => rec.note_error(f.kind, || f.message.clone()),
+            (Ok(_), Some((kind, message))) => rec.note_error(kind, || message),
+            _ => {}
+        }
+        next
+    }
+
+    /// The request `req` sends for `vu`: the fixed one prepared before the run, or this VU's
+    /// own rendering into `parts` (a template, or a fixed request with a trace header added).
+    /// A value that cannot go where it stands fails the request (`invalid_request`).
+    fn render<'a>(
+        &self,
+        req: &'a PreparedRequest,
+        vu: &VuState,
+        traced: Option<(u128, u64)>,
+        parts: &'a mut RequestParts,
+    ) -> Result<Rendered<'a>, Failure> {
+        match (&req.fixed, &req.program) {
+            (Some(fixed), _) if traced.is_none() => {
+                return Ok(Rendered {
+                    parts: fixed,
+                    size: req.fixed_size,
+                })
+            }
+            (Some(fixed), _) => parts.copy_from(fixed),
+            (None, Some(program)) => {
+                let data = &self.scenario.data.sets;
+                let cx = &mut RenderCx {
+                    vu,
+                    data,
+                    rng: &mut self.rng.borrow_mut(),
+                };
+                program.render(parts, cx).map_err(|e| {
+                    Failure::new(
+                        ErrorKind::InvalidRequest,
+                        format!("step `{}`: {}", self.step_name(req), e.describe()),
+                    )
+                })?;
+            }
+            (None, None) => unreachable!("a prepared request is fixed or a program"),
+        }
+        if let Some((trace, span)) = traced {
+            crate::trace::add_traceparent(parts, trace, span);
+        }
+        Ok(Rendered {
+            size: parts.wire_size(),
+            parts,
+        })
+    }
+
+    /// Counts a request as begun, waking the pause probe when the worker was idle.
+    fn begin(&self, step: u16) {
+        let mut recorder = self.recorder.borrow_mut();
+        let idle = recorder.in_flight() == 0;
+        recorder.begin(step);
+        if idle {
+            self.requests_begun.notify_one();
+        }
+    }
+
+    /// Sends `rendered` (wanted at `wanted`) on the VU's connection to its origin, a pooled
+    /// one, or a stream slot of the shared connections, and gives back what was lent.
+    #[allow(clippy::too_many_arguments)]
+    async fn send(
+        &self,
+        req: &PreparedRequest,
+        rendered: Result<&RequestParts, Failure>,
+        conns: &mut ConnSet<T::Conn>,
+        pooled: bool,
+        keep_alive: bool,
+        wanted: Instant,
+        keep: Option<&mut ResponseData>,
+    ) -> Sent {
         let origin = req.origin as usize;
         let shared = self.transport.shared(req.origin);
         let mut lent = None;
@@ -294,24 +371,8 @@ impl<T: Transport> Worker<T> {
         } else {
             &mut conns[origin]
         };
-        {
-            let mut recorder = self.recorder.borrow_mut();
-            let idle = recorder.in_flight() == 0;
-            recorder.begin(req.step);
-            if idle {
-                self.requests_begun.notify_one();
-            }
-        }
-        // A request that could not be rendered is counted but never written.
-        let bytes_sent = match (&rendered, own) {
-            (Ok(_), false) => req.fixed_size,
-            (Ok(p), true) => wire_size(p),
-            (Err(_), _) => 0,
-        };
-        let wanted = Instant::now();
-        timing.start.get_or_insert(wanted);
         let deadline = wanted + req.timeout;
-        let result = match rendered {
+        let (sent, result) = match rendered {
             Ok(parts) => {
                 // On a shared connection a request first waits for a free stream slot, like
                 // an arrival waiting for `max_in_flight`; a pooled one may wait for a
@@ -344,7 +405,7 @@ impl<T: Transport> Worker<T> {
                             &req.rendered(parts, deadline),
                             keep_alive,
                             req.timeout,
-                            keep.as_mut(),
+                            keep,
                         )
                         .await
                     }
@@ -354,14 +415,11 @@ impl<T: Transport> Worker<T> {
             }
             Err(f) => (wanted, Err(f)),
         };
-        let (sent, result) = result;
         // A deferred read knows when the response's bytes arrived, before it was read.
         let done = match &result {
             Ok(r) => r.timing.received.unwrap_or_else(Instant::now),
             Err(_) => Instant::now(),
         };
-        timing.end = Some(done);
-        vu.parts = parts;
         if shared {
             // Gives the stream slot back.
             lent = None;
@@ -371,99 +429,83 @@ impl<T: Transport> Worker<T> {
             }
         }
         drop(lent);
-        let measured_from = match intended {
-            Some(at) if first => at.min(wanted),
-            _ => wanted,
+        Sent { sent, done, result }
+    }
+
+    /// Applies the step's checks to a response (each failure counted) and, when nothing has
+    /// failed (`failed`: its status already did), its captures into `vu`. Returns the first
+    /// check or capture that failed, with the message the run's errors show.
+    fn inspect(
+        &self,
+        req: &PreparedRequest,
+        resp: &Response,
+        data: Option<&ResponseData>,
+        latency_us: u64,
+        vu: &mut VuState,
+        mut failed: bool,
+    ) -> Option<(ErrorKind, String)> {
+        let json = if req.parse_json {
+            data.and_then(|d| serde_json::from_slice::<serde_json::Value>(&d.body).ok())
+        } else {
+            None
         };
-        let latency_us = micros(done - measured_from);
-        let mut next = Next::Continue;
-        let (status, mut error) = match &result {
-            Ok(r) if req.status_checked => (r.status, None),
-            Ok(r) => (r.status, ErrorKind::from_status(r.status)),
-            Err(f) => (0, Some(f.kind)),
-        };
-        let mut message: Option<String> = None;
-        if let Ok(resp) = &result {
-            let data = keep.as_ref();
-            let json = if req.parse_json {
-                data.and_then(|d| serde_json::from_slice::<serde_json::Value>(&d.body).ok())
-            } else {
-                None
-            };
-            for (i, check) in req.checks.iter().enumerate() {
-                if !check_passes(check, resp.status, latency_us, data, json.as_ref()) {
-                    self.recorder.borrow_mut().record_check_failure(req.step, i);
-                    if error.is_none() {
-                        error = Some(ErrorKind::CheckFailed);
-                        message = Some(format!(
+        let mut found = None;
+        for (i, check) in req.checks.iter().enumerate() {
+            if !check_passes(check, resp.status, latency_us, data, json.as_ref()) {
+                self.recorder.borrow_mut().record_check_failure(req.step, i);
+                if !failed {
+                    failed = true;
+                    found = Some((
+                        ErrorKind::CheckFailed,
+                        format!(
                             "step `{}`: check `{}` failed (status {})",
-                            self.scenario.steps[req.step as usize].name,
+                            self.step_name(req),
                             check.describe(),
                             resp.status
-                        ));
-                    }
-                }
-            }
-            if error.is_none() {
-                for c in &req.captures {
-                    match capture(&c.source, data, json.as_ref()) {
-                        Some(value) => vu.set_var(c.var as usize, value),
-                        None => {
-                            error = Some(ErrorKind::CaptureFailed);
-                            message = Some(format!(
-                                "step `{}`: capture `{}` found nothing in the response (status {}); the rest of the iteration was skipped",
-                                self.scenario.steps[req.step as usize].name,
-                                c.name,
-                                resp.status
-                            ));
-                            break;
-                        }
-                    }
+                        ),
+                    ));
                 }
             }
         }
-        if error.is_some() && !req.captures.is_empty() {
-            // Later steps would send what this one failed to capture.
-            next = Next::StopIteration;
+        if failed {
+            return found;
         }
-        let outcome = Outcome {
-            step: req.step,
-            latency_us,
-            service_us: micros(done - sent),
-            lag_us: if first {
-                intended.map(|at| micros(wanted.saturating_duration_since(at)))
-            } else {
-                None
-            },
-            server_us: result.as_ref().ok().and_then(|r| r.server_us),
-            trace_id: traced.map(|(trace, _)| trace),
-            status,
-            error,
-            bytes_sent: match &result {
-                Ok(r) => r.bytes_sent.unwrap_or(bytes_sent),
-                Err(f) => f.wire.map_or(bytes_sent, |w| w.sent),
-            },
-            bytes_received: match &result {
-                Ok(r) => r.bytes_received,
-                Err(f) => f.wire.map_or(0, |w| w.received),
-            },
-            phases: result
-                .as_ref()
-                .map_or_else(|_| Phases::default(), |r| phases(&r.timing, done)),
-        };
-        let mut rec = self.recorder.borrow_mut();
-        rec.record(&outcome);
-        match (result, error) {
-            (Err(f), _) => rec.note_error(f.kind, || f.message.clone()),
-            (Ok(_), Some(kind)) => {
-                if let Some(m) = message {
-                    rec.note_error(kind, || m);
+        for c in &req.captures {
+            match capture(&c.source, data, json.as_ref()) {
+                Some(value) => vu.set_var(c.var as usize, value),
+                None => {
+                    return Some((
+                        ErrorKind::CaptureFailed,
+                        format!(
+                            "step `{}`: capture `{}` found nothing in the response (status {}); the rest of the iteration was skipped",
+                            self.step_name(req),
+                            c.name,
+                            resp.status
+                        ),
+                    ))
                 }
             }
-            _ => {}
         }
-        next
+        None
     }
+
+    fn step_name(&self, req: &PreparedRequest) -> &str {
+        &self.scenario.steps[req.step as usize].name
+    }
+}
+
+/// A request ready to send and the bytes of its content.
+struct Rendered<'a> {
+    parts: &'a RequestParts,
+    size: u64,
+}
+
+/// What sending a request came to: when the request had its connection or stream (service
+/// time starts there), when its response was in (or it failed), and the response.
+struct Sent {
+    sent: Instant,
+    done: Instant,
+    result: Result<Response, Failure>,
 }
 
 /// When an iteration started and (if its last step was a request) ended.
@@ -495,40 +537,7 @@ fn phases(t: &ResponseTiming, done: Instant) -> Phases {
     }
 }
 
-/// Bytes of the request's content (target, header fields, body), whatever the framing adds.
-pub fn wire_size(p: &RequestParts) -> u64 {
-    let fields: usize = p.headers().map(|(n, v)| n.len() + v.len() + 4).sum();
-    (p.target().len() + fields + p.body().map_or(0, <[u8]>::len)) as u64
-}
-
 #[inline]
 pub fn micros(d: Duration) -> u64 {
     d.as_micros().min(u64::MAX as u128) as u64
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn weighted_picks_are_exact() {
-        let flows: Vec<PreparedFlow> = [70, 20, 10]
-            .iter()
-            .map(|&w| PreparedFlow {
-                name: String::new(),
-                weight: w,
-                steps: vec![],
-            })
-            .collect();
-        let mut picker = FlowPicker::new(&flows);
-        let mut counts = [0; 3];
-        for _ in 0..1000 {
-            counts[picker.next()] += 1;
-        }
-        assert_eq!(counts, [700, 200, 100]);
-        // Interleaved, not in runs: the first 10 picks already hold the proportions.
-        let mut picker = FlowPicker::new(&flows);
-        let first: Vec<usize> = (0..10).map(|_| picker.next()).collect();
-        assert_eq!(first.iter().filter(|&&i| i == 0).count(), 7);
-    }
 }

@@ -1,10 +1,17 @@
 //! What a step asks of a response once it is in: its checks (status, JSON value, body text,
 //! header, latency) and its captures (JSON path, header, regex) for later steps.
 
-use crate::prepare::CaptureKind;
 use crate::transport::ResponseData;
 use crate::vu::Captured;
 use loadlab_scenario::Check;
+
+/// Where a capture finds its value in a response (its regex compiled before the run).
+#[derive(Debug, Clone)]
+pub enum CaptureKind {
+    JsonPath(loadlab_scenario::jsonpath::JsonPath),
+    Header(String),
+    Regex(regex::Regex, usize),
+}
 
 pub fn check_passes(
     check: &Check,

@@ -1,6 +1,7 @@
 //! The header of a run's record: the resolved scenario, this process's share of its plan,
 //! the steps and the host, written before the first request is sent.
 
+use crate::executor::peak_rate;
 use crate::health::available_cores;
 use crate::prepare::PreparedScenario;
 use loadlab_metrics::record::{DataSetInfo, OriginInfo, RecordMeta, RECORD_SCHEMA};
@@ -117,12 +118,7 @@ pub fn load_info(plan: &Plan, segment: Segment) -> LoadInfo {
             info.max_vus = Some(segment.share(u64::from(c.max_vus())) as u32);
         }
         Load::Open(o) => {
-            let peak = o
-                .stages
-                .iter()
-                .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
-                .fold(0.0, f64::max);
-            info.peak_rate = Some(peak * fraction);
+            info.peak_rate = Some(peak_rate(o) * fraction);
             info.planned_arrivals = Some(planned_arrivals(o, segment));
             info.max_in_flight = Some(segment.share(u64::from(o.max_in_flight)).max(1) as u32);
         }

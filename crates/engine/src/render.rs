@@ -148,6 +148,26 @@ impl Program {
         }
         Ok(())
     }
+
+    /// The request as VU `vu` renders it on its first iteration, before anything is captured
+    /// (data sets at their first row, random values from a generator seeded with `vu`): how a
+    /// static request is rendered once before the run, and what `render_first` shows.
+    pub fn render_first_iteration(
+        &self,
+        vu: u64,
+        data: &[DataSet],
+    ) -> Result<RequestParts, InvalidValue> {
+        let mut out = RequestParts::default();
+        self.render(
+            &mut out,
+            &mut RenderCx {
+                vu: &VuState::new(vu),
+                data,
+                rng: &mut fastrand::Rng::with_seed(vu),
+            },
+        )?;
+        Ok(out)
+    }
 }
 
 /// A variable held a control character (CR, LF, NUL...) where a header value goes.

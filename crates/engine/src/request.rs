@@ -93,6 +93,13 @@ impl RequestParts {
     }
 
     /// `/path?query`, escaped for a request line.
+    /// Bytes of the request's content (target, header fields, body), whatever the framing
+    /// adds: what a run counts as sent when the transport cannot say.
+    pub fn wire_size(&self) -> u64 {
+        let fields: usize = self.headers().map(|(n, v)| n.len() + v.len() + 4).sum();
+        (self.target().len() + fields + self.body().map_or(0, <[u8]>::len)) as u64
+    }
+
     pub fn target(&self) -> &[u8] {
         self.target.get(&self.buf)
     }

@@ -4,8 +4,9 @@
 
 use crate::cancel::Cancel;
 use crate::coordinator::{Coordinator, ProgressCallback};
-use crate::executor::{defers_reads, run_worker, IntervalClock, Tick, WorkerPlan};
-use crate::flow::{FlowPicker, Worker};
+use crate::executor::{defers_reads, peak_rate, run_worker, IntervalClock, Tick, WorkerPlan};
+use crate::flow::Worker;
+use crate::flow_picker::FlowPicker;
 use crate::health::{available_cores, max_rss_bytes};
 use crate::http::{probe, DeferredIo, HttpTransport, ProbeError, TlsConnectors};
 use crate::limits::{check_files, check_ports, connections_needed, raise_open_files_limit};
@@ -105,51 +106,15 @@ pub fn run(
     let mut prepared = PreparedScenario::new(scenario)?;
     prepared.data.offset = u64::from(process_segment.index);
     prepared.data.stride = u64::from(process_segment.count);
-    let prepared = Rc::new(prepared);
     let plan = scenario.plan();
-    // Files and ports before anything is sent: running out mid-run fails requests and looks
-    // like the target's fault.
-    let (soft, hard) = raise_open_files_limit();
-    let (connections, because) = connections_needed(&plan.load, &prepared, process_segment);
-    if let Some(budget) = check_files(connections, because, soft, hard) {
-        return Err(EngineError::OpenFiles(budget));
-    }
-    let per_origin = match prepared.connections {
-        loadlab_scenario::ConnectionPolicy::PerVu => {
-            connections / prepared.origins.len().max(1) as u64
-        }
-        _ => connections,
-    };
-    if let Some(why) = check_ports(per_origin, scenario.source_addresses.len()) {
-        return Err(EngineError::LocalPorts(why));
-    }
+    check_budgets(scenario, &plan.load, &prepared, process_segment)?;
     let negotiated = preflight(&prepared, scenario)?;
-    let mut threads = options
-        .threads
-        .unwrap_or_else(|| default_threads(&plan.load, process_segment))
-        .max(1);
-    if let Some(n) = scenario.http.connections {
-        // Every worker needs at least one of the shared connections.
-        threads = threads.min(process_segment.share(u64::from(n)).max(1) as usize);
-    }
+    let threads = thread_count(options.threads, scenario, &plan.load, process_segment);
     // A common start a little ahead (or at --start-at), so every worker begins on the same
     // instant; its wall-clock time is t = 0 of the record.
-    let lead = match options.start_at {
-        None => Duration::from_millis(20),
-        Some(at) => match at.duration_since(SystemTime::now()) {
-            Ok(ahead) => ahead,
-            Err(past) if past.duration() <= START_TOLERANCE => Duration::ZERO,
-            Err(past) => {
-                return Err(EngineError::StartInPast {
-                    seconds: past.duration().as_secs_f64(),
-                })
-            }
-        },
-    };
+    let lead = lead_to_start(options.start_at)?;
     let start = Instant::now() + lead;
     let start_wall = SystemTime::now() + lead;
-    let end = start + plan.duration();
-    let grace = scenario.defaults.timeout.min(Duration::from_secs(30)) + Duration::from_millis(100);
     let slice = loadlab_metrics::record::slice_for(plan.duration());
     let clock = IntervalClock::new(plan.warmup.min(plan.duration()), slice);
     let meta = record_meta(MetaInput {
@@ -166,91 +131,32 @@ pub fn run(
     });
 
     let mut warnings = Vec::new();
-    let feed: Option<Box<dyn ResourceFeed>> = if scenario.monitor.is_empty() {
-        None
-    } else {
-        match MonitorFeed::start(&scenario.monitor, start, slice) {
-            Ok(feed) => Some(Box::new(feed)),
-            Err(why) => {
-                warnings.push(why);
-                None
-            }
-        }
-    };
-
+    let feed = start_monitor(scenario, start, slice, &mut warnings);
     let (tx, rx) = mpsc::channel::<Tick>();
     let pool = DeltaPool::new();
     let mut handles = Vec::new();
     for index in 0..threads {
-        let tx = tx.clone();
-        let prepared = (*prepared).clone();
-        let scenario = scenario.clone();
-        let load = plan.load.clone();
-        let cancel = cancel.clone();
-        let seed = options.seed;
         let segment = process_segment.split(index as u32, threads as u32);
-        let pool = pool.clone();
+        let setup = WorkerSetup {
+            prepared: prepared.clone(),
+            scenario: scenario.clone(),
+            plan: WorkerPlan {
+                load: plan.load.clone(),
+                segment,
+                seed: options.seed,
+                grace: scenario.defaults.timeout.min(Duration::from_secs(30))
+                    + Duration::from_millis(100),
+                clock,
+            },
+            pool: pool.clone(),
+            start,
+            end: start + plan.duration(),
+            ticks: tx.clone(),
+            cancel: cancel.clone(),
+        };
         let handle = std::thread::Builder::new()
             .name(format!("loadlab-worker-{index}"))
-            .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .expect("a current-thread runtime builds");
-                let local = tokio::task::LocalSet::new();
-                local.block_on(&runtime, async move {
-                    let step_count = prepared.requests.len();
-                    let origin_count = prepared.origins.len();
-                    // This worker's share of each origin's shared connections.
-                    let mut origins = prepared.origins.clone();
-                    for shared in origins.iter_mut().filter_map(|o| o.shared.as_mut()) {
-                        shared.connections =
-                            segment.share(u64::from(shared.connections)).max(1) as u32;
-                    }
-                    let mut transport = HttpTransport::new(
-                        origins,
-                        step_count,
-                        scenario.source_addresses.clone(),
-                        scenario.insecure,
-                        segment.index as usize,
-                    );
-                    let deferred = defers_reads(&load, segment)
-                        .then(|| DeferredIo::new().ok().map(Arc::new))
-                        .flatten();
-                    if let Some(io) = &deferred {
-                        transport = transport.with_deferred_reads(io.clone());
-                    }
-                    let worker = Rc::new(Worker {
-                        transport,
-                        picker: RefCell::new(FlowPicker::new(&prepared.flows)),
-                        scenario: Rc::new(prepared),
-                        recorder: RefCell::new(Recorder::with_pool(step_count, pool)),
-                        rng: RefCell::new(fastrand::Rng::with_seed(
-                            seed.wrapping_add(u64::from(segment.index)),
-                        )),
-                        start: tokio::time::Instant::from_std(start),
-                        end: tokio::time::Instant::from_std(end),
-                        stopping: Cell::new(false),
-                        pool: crate::idle_pool::IdlePool::new(origin_count),
-                        precise_timer: loadlab_timer::PreciseTimer::new().ok(),
-                        deferred,
-                        requests_begun: tokio::sync::Notify::new(),
-                    });
-                    run_worker(
-                        worker,
-                        WorkerPlan {
-                            load,
-                            segment,
-                            seed,
-                            grace,
-                            clock,
-                        },
-                        tx,
-                        cancel,
-                    )
-                    .await;
-                });
-            })
+            .spawn(move || worker_thread(setup))
             .map_err(EngineError::Thread)?;
         handles.push(handle);
     }
@@ -266,23 +172,7 @@ pub fn run(
         pool,
     )
     .with_resources(feed);
-    // The coordinator (histogram encoding, appends and fsyncs each second) and the monitor
-    // run beside the workers, often on the same core: at a lower priority they use the time
-    // the workers sleep instead of preempting them for milliseconds at each interval
-    // boundary (seen as a 2–3 ms scheduler lag spike every second at 40,000 arrivals/s).
-    std::thread::scope(|scope| {
-        let coordinator = &mut coordinator;
-        std::thread::Builder::new()
-            .name("loadlab-coordinator".into())
-            .spawn_scoped(scope, move || {
-                loadlab_monitor::lower_this_thread_priority();
-                coordinator.collect(&rx);
-            })
-            .map(|handle| {
-                let _ = handle.join();
-            })
-    })
-    .map_err(EngineError::Thread)?;
+    collect_beside_workers(&mut coordinator, rx)?;
     for handle in handles {
         let _ = handle.join();
     }
@@ -311,6 +201,192 @@ pub fn run(
     })
 }
 
+/// Files and ports before anything is sent: running out mid-run fails requests and looks
+/// like the target's fault.
+fn check_budgets(
+    scenario: &Scenario,
+    load: &Load,
+    prepared: &PreparedScenario,
+    process_segment: Segment,
+) -> Result<(), EngineError> {
+    let (soft, hard) = raise_open_files_limit();
+    let (connections, because) = connections_needed(load, prepared, process_segment);
+    if let Some(budget) = check_files(connections, because, soft, hard) {
+        return Err(EngineError::OpenFiles(budget));
+    }
+    let per_origin = match prepared.connections {
+        loadlab_scenario::ConnectionPolicy::PerVu => {
+            connections / prepared.origins.len().max(1) as u64
+        }
+        _ => connections,
+    };
+    if let Some(why) = check_ports(per_origin, scenario.source_addresses.len()) {
+        return Err(EngineError::LocalPorts(why));
+    }
+    Ok(())
+}
+
+/// Worker threads: as asked, or enough for the load; never more than the shared connections,
+/// since every worker needs at least one of them.
+fn thread_count(
+    asked: Option<usize>,
+    scenario: &Scenario,
+    load: &Load,
+    process_segment: Segment,
+) -> usize {
+    let threads = asked
+        .unwrap_or_else(|| default_threads(load, process_segment))
+        .max(1);
+    match scenario.http.connections {
+        Some(n) => threads.min(process_segment.share(u64::from(n)).max(1) as usize),
+        None => threads,
+    }
+}
+
+/// How long from now the run starts: a little ahead, or at `start_at` (a moment late is a
+/// clock difference, more is a mistake).
+fn lead_to_start(start_at: Option<SystemTime>) -> Result<Duration, EngineError> {
+    match start_at {
+        None => Ok(Duration::from_millis(20)),
+        Some(at) => match at.duration_since(SystemTime::now()) {
+            Ok(ahead) => Ok(ahead),
+            Err(past) if past.duration() <= START_TOLERANCE => Ok(Duration::ZERO),
+            Err(past) => Err(EngineError::StartInPast {
+                seconds: past.duration().as_secs_f64(),
+            }),
+        },
+    }
+}
+
+/// The monitor of the system under test, when the scenario asks for one; a monitor that
+/// cannot start is a warning, not a reason to stop the run.
+fn start_monitor(
+    scenario: &Scenario,
+    start: Instant,
+    slice: Duration,
+    warnings: &mut Vec<String>,
+) -> Option<Box<dyn ResourceFeed>> {
+    if scenario.monitor.is_empty() {
+        return None;
+    }
+    match MonitorFeed::start(&scenario.monitor, start, slice) {
+        Ok(feed) => Some(Box::new(feed)),
+        Err(why) => {
+            warnings.push(why);
+            None
+        }
+    }
+}
+
+/// Runs the coordinator on a thread of its own until every worker has hung up.
+///
+/// The coordinator (histogram encoding, appends and fsyncs each second) and the monitor run
+/// beside the workers, often on the same core: at a lower priority they use the time the
+/// workers sleep instead of preempting them for milliseconds at each interval boundary (seen
+/// as a 2–3 ms scheduler lag spike every second at 40,000 arrivals/s).
+fn collect_beside_workers(
+    coordinator: &mut Coordinator,
+    ticks: mpsc::Receiver<Tick>,
+) -> Result<(), EngineError> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("loadlab-coordinator".into())
+            .spawn_scoped(scope, move || {
+                loadlab_monitor::lower_this_thread_priority();
+                coordinator.collect(&ticks);
+            })
+            .map(|handle| {
+                let _ = handle.join();
+            })
+    })
+    .map_err(EngineError::Thread)
+}
+
+/// What one worker thread is given: its share of the plan and what its worker is built from.
+struct WorkerSetup {
+    prepared: PreparedScenario,
+    scenario: Scenario,
+    plan: WorkerPlan,
+    pool: DeltaPool,
+    start: Instant,
+    /// No new iterations or requests after this instant.
+    end: Instant,
+    ticks: mpsc::Sender<Tick>,
+    cancel: Cancel,
+}
+
+/// A worker thread: its own single-threaded runtime running its share of the plan.
+fn worker_thread(setup: WorkerSetup) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread runtime builds");
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&runtime, async move {
+        let WorkerSetup {
+            prepared,
+            scenario,
+            plan,
+            pool,
+            start,
+            end,
+            ticks,
+            cancel,
+        } = setup;
+        // Built inside the runtime: its timer and deferred reads register with it.
+        let worker = new_worker(prepared, &scenario, &plan, pool, start, end);
+        run_worker(Rc::new(worker), plan, ticks, cancel).await;
+    });
+}
+
+/// The worker of one thread, with its transport over this thread's share of each origin's
+/// shared connections.
+fn new_worker(
+    prepared: PreparedScenario,
+    scenario: &Scenario,
+    plan: &WorkerPlan,
+    pool: DeltaPool,
+    start: Instant,
+    end: Instant,
+) -> Worker<HttpTransport> {
+    let segment = plan.segment;
+    let step_count = prepared.requests.len();
+    let origin_count = prepared.origins.len();
+    let mut origins = prepared.origins.clone();
+    for shared in origins.iter_mut().filter_map(|o| o.shared.as_mut()) {
+        shared.connections = segment.share(u64::from(shared.connections)).max(1) as u32;
+    }
+    let mut transport = HttpTransport::new(
+        origins,
+        step_count,
+        scenario.source_addresses.clone(),
+        scenario.insecure,
+        segment.index as usize,
+    );
+    let deferred = defers_reads(&plan.load, segment)
+        .then(|| DeferredIo::new().ok().map(Arc::new))
+        .flatten();
+    if let Some(io) = &deferred {
+        transport = transport.with_deferred_reads(io.clone());
+    }
+    Worker {
+        transport,
+        picker: RefCell::new(FlowPicker::new(&prepared.flows)),
+        scenario: Rc::new(prepared),
+        recorder: RefCell::new(Recorder::with_pool(step_count, pool)),
+        rng: RefCell::new(fastrand::Rng::with_seed(
+            plan.seed.wrapping_add(u64::from(segment.index)),
+        )),
+        start: tokio::time::Instant::from_std(start),
+        end: tokio::time::Instant::from_std(end),
+        stopping: Cell::new(false),
+        pool: crate::idle_pool::IdlePool::new(origin_count),
+        precise_timer: loadlab_timer::PreciseTimer::new().ok(),
+        deferred,
+        requests_begun: tokio::sync::Notify::new(),
+    }
+}
+
 /// Arrivals per second one open-model worker thread is given before another thread is added.
 const OPEN_RATE_PER_THREAD: f64 = 25_000.0;
 
@@ -321,15 +397,10 @@ fn default_threads(load: &Load, segment: Segment) -> usize {
         // Never more threads than this process has VUs: each thread gets at least one.
         Load::Closed(c) => return (segment.share(u64::from(c.max_vus())) as usize).clamp(1, cores),
         Load::Open(o) => {
-            let peak = o
-                .stages
-                .iter()
-                .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
-                .fold(0.0, f64::max);
             // Splitting a low rate over threads only costs wake-ups (fewer arrivals per
             // batch window, fewer reused connections), so another core is added for every
             // OPEN_RATE_PER_THREAD arrivals/s, up to every core this process may use.
-            (peak / OPEN_RATE_PER_THREAD).ceil() as usize
+            (peak_rate(o) / OPEN_RATE_PER_THREAD).ceil() as usize
         }
         Load::Burst(b) => (b.count / 2000 + 1) as usize,
     };

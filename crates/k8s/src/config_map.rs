@@ -120,7 +120,7 @@ pub fn config_map(o: &K8sOptions, files: &[ScenarioFile]) -> Result<ConfigMap, K
         .map(|f| (f.key.clone(), f.text.clone()))
         .collect();
     Ok(ConfigMap {
-        metadata: crate::job::metadata(o, &config_map_name(o), "scenario"),
+        metadata: crate::object_meta::metadata(o, &config_map_name(o), "scenario"),
         data: Some(data),
         ..Default::default()
     })

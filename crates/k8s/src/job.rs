@@ -3,6 +3,7 @@
 //! non-root user on a read-only root file system with a scratch `/tmp`.
 
 use crate::config_map::{config_map_name, items, ScenarioFile, MOUNT};
+use crate::object_meta::{labels, metadata};
 use crate::options::K8sOptions;
 use k8s_openapi::api::batch::v1::{
     Job, JobSpec, PodFailurePolicy, PodFailurePolicyOnExitCodesRequirement,
@@ -25,26 +26,6 @@ const USER: i64 = 65532;
 /// loadlab's own verdicts (1 thresholds, 2 bad input, 3 invalid or aborted): a retry would
 /// not change them, so they fail the index at once.
 const DECIDED_EXIT_CODES: [i32; 3] = [1, 2, 3];
-
-fn labels(o: &K8sOptions, component: &str) -> BTreeMap<String, String> {
-    BTreeMap::from([
-        ("app.kubernetes.io/name".to_string(), "loadlab".to_string()),
-        ("app.kubernetes.io/instance".to_string(), o.name.clone()),
-        (
-            "app.kubernetes.io/component".to_string(),
-            component.to_string(),
-        ),
-    ])
-}
-
-pub(crate) fn metadata(o: &K8sOptions, name: &str, component: &str) -> ObjectMeta {
-    ObjectMeta {
-        name: Some(name.to_string()),
-        namespace: o.namespace.clone(),
-        labels: Some(labels(o, component)),
-        ..Default::default()
-    }
-}
 
 fn field_env(name: &str, path: &str) -> EnvVar {
     EnvVar {

@@ -12,6 +12,7 @@
 mod config_map;
 mod error;
 mod job;
+mod object_meta;
 mod options;
 
 pub use error::K8sError;

@@ -227,22 +227,35 @@ impl<'a> Barrier<'a> {
         };
         let start: StartTime = serde_json::from_slice(&bytes)
             .map_err(|e| RemoteError::invalid(self.run.url(), format!("{START}: {e}")))?;
-        if start.plan_hash != self.me.plan_hash {
+        self.same_split_of_our_plan(&start.plan_hash, start.count, self.me.index)?;
+        Ok(Some(start))
+    }
+
+    /// What another segment wrote (as segment `segment` of `count`, for plan `plan_hash`)
+    /// belongs to this plan split the same way: another plan or split under the same prefix
+    /// is a mistake no waiting resolves.
+    fn same_split_of_our_plan(
+        &self,
+        plan_hash: &str,
+        count: u32,
+        segment: u32,
+    ) -> Result<(), RemoteError> {
+        if plan_hash != self.me.plan_hash {
             return Err(RemoteError::OtherPlan {
                 url: self.run.url().to_string(),
-                theirs: short(&start.plan_hash),
+                theirs: short(plan_hash),
                 ours: short(&self.me.plan_hash),
             });
         }
-        if start.count != self.me.count {
+        if count != self.me.count {
             return Err(RemoteError::OtherSplit {
                 url: self.run.url().to_string(),
-                segment: self.me.index,
-                theirs: start.count,
+                segment,
+                theirs: count,
                 ours: self.me.count,
             });
         }
-        Ok(Some(start))
+        Ok(())
     }
 
     /// The announcements of this plan, checking that no other plan shares the prefix.
@@ -270,21 +283,7 @@ impl<'a> Barrier<'a> {
                     a
                 }
             };
-            if a.plan_hash != self.me.plan_hash {
-                return Err(RemoteError::OtherPlan {
-                    url: self.run.url().to_string(),
-                    theirs: short(&a.plan_hash),
-                    ours: short(&self.me.plan_hash),
-                });
-            }
-            if a.count != self.me.count {
-                return Err(RemoteError::OtherSplit {
-                    url: self.run.url().to_string(),
-                    segment: a.index,
-                    theirs: a.count,
-                    ours: self.me.count,
-                });
-            }
+            self.same_split_of_our_plan(&a.plan_hash, a.count, a.index)?;
             if a.index < self.me.count
                 && !arrived
                     .iter()

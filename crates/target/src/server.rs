@@ -77,12 +77,13 @@ impl Drop for TargetHandle {
 /// Starts the target on its own OS thread with its own tokio runtime and returns once the
 /// socket is bound (errors such as "address in use" are returned here).
 pub fn spawn(config: TargetConfig) -> Result<TargetHandle, TargetError> {
-    config.validate()?;
-    let state = Arc::new(AppState::new(&config));
-    let runtime = build_runtime(config.threads, &state)?;
-    let listener = bind(config.listen, config.reuse_port)?;
-    let addr = local_addr(&listener, config.listen)?;
-    let tls = acceptor(&config, addr)?;
+    let Bound {
+        state,
+        runtime,
+        listener,
+        addr,
+        tls,
+    } = bind_target(&config)?;
     let serves_tls = tls.is_some();
     let (stop_tx, stop_rx) = watch::channel(false);
     let thread = std::thread::Builder::new()
@@ -113,12 +114,13 @@ pub fn spawn(config: TargetConfig) -> Result<TargetHandle, TargetError> {
 /// Binds, prints `loadlab target listening on http://ADDR` on stdout and serves until
 /// SIGINT or SIGTERM, then finishes in-flight requests and returns `Ok(())`.
 pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
-    config.validate()?;
-    let state = Arc::new(AppState::new(&config));
-    let runtime = build_runtime(config.threads, &state)?;
-    let listener = bind(config.listen, config.reuse_port)?;
-    let addr = local_addr(&listener, config.listen)?;
-    let tls = acceptor(&config, addr)?;
+    let Bound {
+        state,
+        runtime,
+        listener,
+        addr,
+        tls,
+    } = bind_target(&config)?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     if config.tls == Some(crate::tls::TargetTls::SelfSigned) {
         eprintln!("loadlab target: self-signed certificate: clients need --insecure");
@@ -150,6 +152,34 @@ pub fn run_until_ctrl_c(config: TargetConfig) -> Result<(), TargetError> {
         let _ = stop_tx.send(true);
         let _ = server.await;
         Ok(())
+    })
+}
+
+/// A target bound and ready to serve: its state, runtime, listening socket (at `addr`, the
+/// port actually bound) and TLS acceptor when it serves HTTPS.
+struct Bound {
+    state: Arc<AppState>,
+    runtime: tokio::runtime::Runtime,
+    listener: std::net::TcpListener,
+    addr: SocketAddr,
+    tls: Option<TlsAcceptor>,
+}
+
+/// Checks the configuration and binds its socket, so a bad value or an address in use is
+/// reported to the caller before anything is served.
+fn bind_target(config: &TargetConfig) -> Result<Bound, TargetError> {
+    config.validate()?;
+    let state = Arc::new(AppState::new(config));
+    let runtime = build_runtime(config.threads, &state)?;
+    let listener = bind(config.listen, config.reuse_port)?;
+    let addr = local_addr(&listener, config.listen)?;
+    let tls = acceptor(config, addr)?;
+    Ok(Bound {
+        state,
+        runtime,
+        listener,
+        addr,
+        tls,
     })
 }
 

@@ -6,6 +6,9 @@ use loadlab_metrics::result::LatencySummary;
 use loadlab_metrics::{LatencyStat, MetricId, MetricNameError, Quantity, RunResult};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Fewest runs for a trend test: with 5 the exact two-sided p can reach 2/5! = 0.017.
+const DRIFT_MIN_RUNS: usize = 5;
+
 /// Metrics compared by default (Holm's family is drawn from these).
 pub fn default_compare_metrics() -> Vec<MetricId> {
     vec![
@@ -187,7 +190,7 @@ pub fn metric_stats(values: &[f64]) -> Option<MetricStats> {
             side,
         })
         .collect();
-    let trend = if s.n >= super::summarize::DRIFT_MIN_RUNS {
+    let trend = if s.n >= DRIFT_MIN_RUNS {
         stats::kendall_trend(values).ok()
     } else {
         None

@@ -10,9 +10,6 @@ use crate::stats;
 use loadlab_metrics::{LatencyStat, MetricId, Quantity, RunResult};
 use std::collections::BTreeMap;
 
-/// Fewest runs for a trend test: with 5 the exact two-sided p can reach 2/5! = 0.017.
-pub(crate) const DRIFT_MIN_RUNS: usize = 5;
-
 /// Metrics checked for drift over run order (Holm's correction over these, per variant).
 pub const DRIFT_METRICS: [MetricId; 5] = [
     MetricId {

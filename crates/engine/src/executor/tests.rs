@@ -3,7 +3,8 @@
 use super::test_totals::{totals, Totals};
 use super::{run_worker, IntervalClock, WorkerPlan};
 use crate::cancel::Cancel;
-use crate::flow::{FlowPicker, Worker};
+use crate::flow::Worker;
+use crate::flow_picker::FlowPicker;
 use crate::prepare::{FlowStep, PreparedFlow, PreparedRequest, PreparedScenario};
 use crate::request::RenderedRequest;
 use crate::transport::{Failure, Response, ResponseData, ResponseTiming, Transport};

@@ -15,6 +15,9 @@ use crate::result::{IntervalStats, LatencySummary};
 use crate::validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind};
 use std::collections::BTreeMap;
 
+/// Share of the planned arrivals that may go missing before a run says so.
+pub const MAX_UNDELIVERED: f64 = 0.02;
+
 /// What the resource samples say about a run.
 #[derive(Debug, Default)]
 pub(super) struct ResourceJudgement {
@@ -104,7 +107,7 @@ pub(super) fn judge_resources(
                     FindingKind::MemoryGrowth
                 }
                 Finding::FdPressure(f) => {
-                    if f.exhausted && f.source == "generator" {
+                    if f.exhausted && f.of_generator() {
                         out.invalid
                             .push(InvalidReason::new(InvalidKind::FdExhausted, &sentence));
                     }
@@ -282,8 +285,7 @@ pub(super) fn overload(meta: &RecordMeta, e: &LoadEvidence<'_>) -> Option<Target
     let in_flight_after = window.last().map_or(0.0, |(_, i)| i.in_flight as f64);
     let not_started = (offered - achieved) * seconds - (in_flight_after - in_flight_before);
     // Poisson arrivals differ from the plan's mean by chance: three standard deviations.
-    let poisson = meta.scenario["load"]["poisson"].as_bool().unwrap_or(false);
-    let noise = if poisson {
+    let noise = if meta.poisson_arrivals() {
         3.0 * (offered * seconds).sqrt()
     } else {
         0.0
@@ -308,7 +310,7 @@ pub(super) fn overload(meta: &RecordMeta, e: &LoadEvidence<'_>) -> Option<Target
             thousands(f64::from(limit))
         ));
     }
-    if dropped_share > super::summary::MAX_UNDELIVERED {
+    if dropped_share > MAX_UNDELIVERED {
         why.push(format!(
             "{} of {} planned arrivals ({:.1}%) could not start before the end",
             thousands(e.dropped as f64),
@@ -316,31 +318,55 @@ pub(super) fn overload(meta: &RecordMeta, e: &LoadEvidence<'_>) -> Option<Target
             100.0 * dropped_share
         ));
     }
-    // Growth: the last quarter of the steady window against the first.
-    let quarter = (window.len() / 4).max(1);
-    if window.len() >= 4 {
-        let first = &window[..quarter];
-        let last = &window[window.len() - quarter..];
-        let f_in = mean(first.iter().map(|(_, i)| i.in_flight as f64));
-        let l_in = mean(last.iter().map(|(_, i)| i.in_flight as f64));
-        let f_lat = mean(first.iter().map(|(_, i)| i.latency_ms.p50));
-        let l_lat = mean(last.iter().map(|(_, i)| i.latency_ms.p50));
-        if l_in > (2.0 * f_in).max(f_in + 10.0) && l_lat > (2.0 * f_lat).max(f_lat + 5.0) {
-            why.push(format!(
-                "in-flight grew from {} to {} and latency p50 from {} to {}",
-                thousands(f_in),
-                thousands(l_in),
-                ms_words(f_lat),
-                ms_words(l_lat)
-            ));
-        }
-    }
+    why.extend(growth(&window));
     if why.is_empty() && !short {
         return None;
     }
+    let mut parts = Vec::new();
+    if offered > 0.0 {
+        parts.push(rates);
+    }
+    parts.extend(why);
+    parts.push(latency_nature(e));
+    Some(TargetVerdict {
+        kind: TargetVerdictKind::TargetOverloaded,
+        message: format!(
+            "the target did not keep up with the offered rate: {}",
+            parts.join("; ")
+        ),
+    })
+}
+
+/// Growth through the steady window: in-flight and latency p50 of its last quarter against
+/// its first, when both at least doubled (a target falling behind, not noise).
+fn growth(window: &[(usize, &IntervalStats)]) -> Option<String> {
+    if window.len() < 4 {
+        return None;
+    }
+    let quarter = window.len() / 4;
+    let first = &window[..quarter];
+    let last = &window[window.len() - quarter..];
+    let f_in = mean(first.iter().map(|(_, i)| i.in_flight as f64));
+    let l_in = mean(last.iter().map(|(_, i)| i.in_flight as f64));
+    let f_lat = mean(first.iter().map(|(_, i)| i.latency_ms.p50));
+    let l_lat = mean(last.iter().map(|(_, i)| i.latency_ms.p50));
+    (l_in > (2.0 * f_in).max(f_in + 10.0) && l_lat > (2.0 * f_lat).max(f_lat + 5.0)).then(|| {
+        format!(
+            "in-flight grew from {} to {} and latency p50 from {} to {}",
+            thousands(f_in),
+            thousands(l_in),
+            ms_words(f_lat),
+            ms_words(l_lat)
+        )
+    })
+}
+
+/// Whether an overloaded target's latency is queueing (arrivals waiting for a slot, or in
+/// front of the application) or its service time.
+fn latency_nature(e: &LoadEvidence<'_>) -> String {
     let l = e.latency.p50;
     let s = e.service.p50;
-    let nature = if l > 2.0 * s && l - s > 1.0 {
+    if l > 2.0 * s && l - s > 1.0 {
         format!(
             "latency is queueing, not service: p50 {} from the intended start, {} from the actual send (arrivals waited for a free slot)",
             ms_words(l),
@@ -354,20 +380,7 @@ pub(super) fn overload(meta: &RecordMeta, e: &LoadEvidence<'_>) -> Option<Target
         )
     } else {
         format!("latency p50 {}", ms_words(l))
-    };
-    let mut parts = Vec::new();
-    if offered > 0.0 {
-        parts.push(rates);
     }
-    parts.extend(why);
-    parts.push(nature);
-    Some(TargetVerdict {
-        kind: TargetVerdictKind::TargetOverloaded,
-        message: format!(
-            "the target did not keep up with the offered rate: {}",
-            parts.join("; ")
-        ),
-    })
 }
 
 #[cfg(test)]

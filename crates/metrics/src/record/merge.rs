@@ -53,8 +53,76 @@ const ALIGNED_WITHIN_S: f64 = 0.05;
 /// the merged summary (thresholds not evaluated).
 pub fn merge_records(
     records: &[StoredRecord],
-    out: Option<&mut Guarded>,
+    mut out: Option<&mut Guarded>,
 ) -> Result<RunResult, MergeError> {
+    let records = segments_of_one_plan(records)?;
+    let count = records[0].meta.segment.expect("checked").count;
+    let start = records
+        .iter()
+        .map(|r| r.meta.start_unix_s)
+        .fold(f64::INFINITY, f64::min);
+    let meta = merged_meta(&records, start);
+    if let Some(o) = out.as_deref_mut() {
+        o.begin(&meta);
+    }
+    let mut per_segment: Vec<Summarizer> = records
+        .iter()
+        .map(|r| Summarizer::counters_only(r.meta.steps.len()))
+        .collect();
+    let mut merged = Summarizer::new(meta.steps.len());
+    let intervals = interleave(
+        &records,
+        start,
+        meta.slice_s.max(1e-3),
+        &mut per_segment,
+        &mut merged,
+        out.as_deref_mut(),
+    )?;
+    let end = merged_end(&records, intervals);
+    let mut result = merged.finish(&meta, Some(&end));
+    result.segment = None;
+    for (r, own) in records.iter().zip(&per_segment) {
+        let own = own.finish(&r.meta, r.end.as_ref());
+        let seg = r.meta.segment.expect("checked");
+        if !own.valid {
+            carry_segment_validity(&mut result.validity, &seg.to_string(), &own.validity);
+        }
+        result.segments.push(segment_summary(r, &own, start));
+    }
+    result.clock_skew = ClockSkew::of(records.iter().filter_map(|r| r.meta.clock.as_ref()));
+    if let Some(skew) = &result.clock_skew {
+        result.notes.push(skew.describe());
+    }
+    for missing in (0..count).filter(|i| {
+        !records
+            .iter()
+            .any(|r| r.meta.segment.is_some_and(|s| s.index == *i))
+    }) {
+        result.validity.push(
+            InvalidKind::SegmentMissing,
+            format!("segment {missing}/{count} missing: its share of the plan is not in this result (not extrapolated)"),
+        );
+    }
+    let spread = records
+        .iter()
+        .map(|r| r.meta.start_unix_s - start)
+        .fold(0.0, f64::max);
+    if spread > ALIGNED_WITHIN_S {
+        result.notes.push(format!(
+            "the segments started up to {:.0} ms apart: totals are exact, but their intervals were lined up to the nearest second (start them together with --start-at)",
+            spread * 1000.0
+        ));
+    }
+    result.valid = result.validity.is_valid();
+    if let Some(o) = out {
+        o.end(&end);
+    }
+    Ok(result)
+}
+
+/// The records in segment order, once each checked to be segments of one plan split the
+/// same way, none given twice.
+fn segments_of_one_plan(records: &[StoredRecord]) -> Result<Vec<&StoredRecord>, MergeError> {
     let mut records: Vec<&StoredRecord> = records.iter().collect();
     let first = *records.first().ok_or(MergeError::Empty)?;
     let path = |r: &StoredRecord| r.dir.display().to_string();
@@ -90,30 +158,26 @@ pub fn merge_records(
             });
         }
     }
-    let count = first.meta.segment.expect("checked").count;
-    let start = records
-        .iter()
-        .map(|r| r.meta.start_unix_s)
-        .fold(f64::INFINITY, f64::min);
-    let meta = merged_meta(&records, start);
-    let mut out = out;
-    if let Some(o) = out.as_deref_mut() {
-        o.begin(&meta);
-    }
+    Ok(records)
+}
 
-    // Each segment's intervals, shifted by its whole slices of start offset (segments of one
-    // plan share its slice length).
-    let slice_s = meta.slice_s.max(1e-3);
+/// Reads the segments' intervals side by side, each shifted by its whole slices of start
+/// offset (segments of one plan share its slice length), and adds those that fall on the
+/// same slice into one merged interval: folded into `merged` and written to `out`, each
+/// segment's own folded into its `per_segment` summarizer. Returns how many there were.
+fn interleave(
+    records: &[&StoredRecord],
+    start: f64,
+    slice_s: f64,
+    per_segment: &mut [Summarizer],
+    merged: &mut Summarizer,
+    mut out: Option<&mut Guarded>,
+) -> Result<u32, MergeError> {
     let mut streams: Vec<(i64, Peekable<Intervals>)> = Vec::new();
-    for r in &records {
+    for r in records {
         let shift = ((r.meta.start_unix_s - start) / slice_s).round() as i64;
         streams.push((shift, r.intervals()?.peekable()));
     }
-    let mut per_segment: Vec<Summarizer> = records
-        .iter()
-        .map(|r| Summarizer::counters_only(r.meta.steps.len()))
-        .collect();
-    let mut merged = Summarizer::new(meta.steps.len());
     let mut index = 0u32;
     loop {
         let next = streams
@@ -128,17 +192,8 @@ pub fn merge_records(
             }
             let mut r = s.next().expect("peeked");
             per_segment[k].add(&r);
-            let shift_s = *shift as f64 * slice_s;
-            r.start_s += shift_s;
-            // Each segment's samples stay its own (its host), on the merged time axis.
             let segment = records[k].meta.segment.map(|s| s.index);
-            for res in &mut r.resources {
-                res.segment = segment;
-                res.sample.elapsed_ms = res
-                    .sample
-                    .elapsed_ms
-                    .saturating_add_signed((shift_s * 1000.0).round() as i64);
-            }
+            shift_onto_merged_axis(&mut r, *shift as f64 * slice_s, segment);
             match interval.as_mut() {
                 None => interval = Some(r),
                 Some(m) => {
@@ -157,9 +212,27 @@ pub fn merge_records(
             o.interval(&interval);
         }
     }
+    Ok(index)
+}
 
+/// Moves a segment's interval `shift_s` later, onto the merged time axis. Its samples stay
+/// its own (its host), tagged with its `segment`.
+fn shift_onto_merged_axis(r: &mut IntervalRecord, shift_s: f64, segment: Option<u32>) {
+    r.start_s += shift_s;
+    for res in &mut r.resources {
+        res.segment = segment;
+        res.sample.elapsed_ms = res
+            .sample
+            .elapsed_ms
+            .saturating_add_signed((shift_s * 1000.0).round() as i64);
+    }
+}
+
+/// How the merged run ended: crashed if any segment's record has no end, interrupted if any
+/// was, its wall time and memory the largest of the segments'.
+fn merged_end(records: &[&StoredRecord], intervals: u32) -> RecordEnd {
     let ends: Vec<Option<&RecordEnd>> = records.iter().map(|r| r.end.as_ref()).collect();
-    let end = RecordEnd {
+    RecordEnd {
         stop: if ends.iter().any(Option::is_none) {
             StopReason::Crashed
         } else if ends
@@ -178,66 +251,32 @@ pub fn merge_records(
             .map(|e| e.max_rss_bytes)
             .max()
             .unwrap_or(0),
-        intervals: index,
+        intervals,
         monitor_cpu_percent: ends
             .iter()
             .flatten()
             .filter_map(|e| e.monitor_cpu_percent)
             .reduce(f64::max),
-    };
-    let mut result = merged.finish(&meta, Some(&end));
-    result.segment = None;
-    for (k, r) in records.iter().enumerate() {
-        let own = per_segment[k].finish(&r.meta, r.end.as_ref());
-        let seg = r.meta.segment.expect("checked");
-        if !own.valid {
-            carry_segment_validity(&mut result.validity, &seg.to_string(), &own.validity);
-        }
-        result.segments.push(SegmentSummary {
-            index: seg.index,
-            host: r.meta.environment.hostname.clone(),
-            started_at: rfc3339(from_unix_seconds(r.meta.start_unix_s)),
-            requests: own.requests.total + own.requests.warmup,
-            failed: own.requests.failed,
-            cpu_percent: own.generator.cpu_percent,
-            valid: own.valid,
-            invalid: own.validity.reasons.iter().map(|r| r.kind).collect(),
-            interrupted: own.interrupted,
-            start_offset_ms: (r.meta.start_unix_s - start) * 1000.0,
-            node: r.meta.environment.node.clone(),
-            pod: r.meta.environment.pod.clone(),
-            clock: r.meta.clock.clone(),
-        });
     }
-    result.clock_skew = ClockSkew::of(records.iter().filter_map(|r| r.meta.clock.as_ref()));
-    if let Some(skew) = &result.clock_skew {
-        result.notes.push(skew.describe());
+}
+
+/// A segment's line in the merged result, from its own summary.
+fn segment_summary(r: &StoredRecord, own: &RunResult, start: f64) -> SegmentSummary {
+    SegmentSummary {
+        index: r.meta.segment.expect("checked").index,
+        host: r.meta.environment.hostname.clone(),
+        started_at: rfc3339(from_unix_seconds(r.meta.start_unix_s)),
+        requests: own.requests.total + own.requests.warmup,
+        failed: own.requests.failed,
+        cpu_percent: own.generator.cpu_percent,
+        valid: own.valid,
+        invalid: own.validity.reasons.iter().map(|r| r.kind).collect(),
+        interrupted: own.interrupted,
+        start_offset_ms: (r.meta.start_unix_s - start) * 1000.0,
+        node: r.meta.environment.node.clone(),
+        pod: r.meta.environment.pod.clone(),
+        clock: r.meta.clock.clone(),
     }
-    for missing in (0..count).filter(|i| {
-        !records
-            .iter()
-            .any(|r| r.meta.segment.is_some_and(|s| s.index == *i))
-    }) {
-        result.validity.push(
-            InvalidKind::SegmentMissing,
-            format!("segment {missing}/{count} missing: its share of the plan is not in this result (not extrapolated)"),
-        );
-    }
-    let spread = records
-        .iter()
-        .map(|r| r.meta.start_unix_s - start)
-        .fold(0.0, f64::max);
-    if spread > ALIGNED_WITHIN_S {
-        result.notes.push(format!(
-            "the segments started up to {:.0} ms apart: totals are exact, but their intervals were lined up to the nearest second (start them together with --start-at)",
-            spread * 1000.0
-        ));
-    }
-    result.valid = result.validity.is_valid();
-    if let Some(o) = out {
-        o.end(&end);
-    }
-    Ok(result)
 }
 
 fn short(hash: &str) -> String {

@@ -152,6 +152,12 @@ pub fn slice_for(planned: std::time::Duration) -> std::time::Duration {
 }
 
 impl RecordMeta {
+    /// The open model's arrivals were a Poisson process (`load.poisson`): they differ from
+    /// the plan's rate by chance, and come closer than the batch window however low the rate.
+    pub fn poisson_arrivals(&self) -> bool {
+        self.scenario["load"]["poisson"].as_bool().unwrap_or(false)
+    }
+
     /// The steps' names in tag order, for the interval log's legend.
     pub fn legend(&self) -> Vec<String> {
         self.steps

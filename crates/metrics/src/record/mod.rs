@@ -43,13 +43,14 @@ mod writer;
 pub use codec::{
     counters_line, hlog_header, hlog_lines, parse_counters_line, IntervalRecord, RecordedSample,
 };
+pub use judge::MAX_UNDELIVERED;
 pub use merge::{merge_records, MergeError};
 pub use meta::{
     slice_for, DataSetInfo, MergedSegment, OriginInfo, RecordEnd, RecordMeta, RECORD_SCHEMA,
     SHORT_RUN, SHORT_RUN_SLICE,
 };
 pub use reader::{is_record, Intervals, RecordError, StoredRecord};
-pub use summary::{Summarizer, MAX_UNDELIVERED};
+pub use summary::Summarizer;
 pub use writer::{write_atomic, Guarded, RecordSink, RecordWriter};
 
 pub const META_FILE: &str = "record.json";

@@ -216,12 +216,6 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                 format!("response body larger than {max_body} bytes"),
             )
         };
-        let reset = |e: std::io::Error| Failure {
-            kind: classify_io(&e, false),
-            message: e.to_string(),
-            stale: false,
-            wire: None,
-        };
         match framing {
             Framing::None => Ok(false),
             Framing::Length(mut remaining) => {
@@ -238,16 +232,7 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                     if remaining == 0 {
                         return Ok(false);
                     }
-                    match self.fill().await {
-                        Ok(0) => {
-                            return Err(reset(std::io::Error::new(
-                                std::io::ErrorKind::UnexpectedEof,
-                                "connection closed mid-body",
-                            )))
-                        }
-                        Ok(_) => {}
-                        Err(e) => return Err(reset(e)),
-                    }
+                    self.fill_body().await?;
                 }
             }
             Framing::Chunked => {
@@ -265,16 +250,7 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                     if skipper.is_done() {
                         return Ok(false);
                     }
-                    match self.fill().await {
-                        Ok(0) => {
-                            return Err(reset(std::io::Error::new(
-                                std::io::ErrorKind::UnexpectedEof,
-                                "connection closed mid-body",
-                            )))
-                        }
-                        Ok(_) => {}
-                        Err(e) => return Err(reset(e)),
-                    }
+                    self.fill_body().await?;
                 }
             }
             Framing::UntilClose => {
@@ -296,11 +272,34 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                             }
                             self.start = self.end;
                         }
-                        Err(e) => return Err(reset(e)),
+                        Err(e) => return Err(body_failure(e)),
                     }
                 }
             }
         }
+    }
+
+    /// Reads more of a body whose framing says it goes on: the stream ending here is a
+    /// failure of the response, like any read error.
+    async fn fill_body(&mut self) -> Result<(), Failure> {
+        match self.fill().await {
+            Ok(0) => Err(body_failure(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "connection closed mid-body",
+            ))),
+            Ok(_) => Ok(()),
+            Err(e) => Err(body_failure(e)),
+        }
+    }
+}
+
+/// A read of a response's body that failed (never stale: the response had begun).
+fn body_failure(e: std::io::Error) -> Failure {
+    Failure {
+        kind: classify_io(&e, false),
+        message: e.to_string(),
+        stale: false,
+        wire: None,
     }
 }
 

@@ -226,9 +226,17 @@ pub struct FdPressure {
     pub exhausted: bool,
 }
 
+/// The `source` of the generator's own figures (its series are `generator.*`).
+pub(super) const GENERATOR_SOURCE: &str = "generator";
+
 impl FdPressure {
+    /// The pressure is on the generator's own descriptors (a limit of its machine).
+    pub fn of_generator(&self) -> bool {
+        self.source == GENERATOR_SOURCE
+    }
+
     fn sentence(&self) -> String {
-        let who = if self.source == "generator" {
+        let who = if self.of_generator() {
             "the generator".to_string()
         } else {
             self.name.clone()
@@ -243,7 +251,7 @@ impl FdPressure {
             thousands(self.peak_open),
             thousands(self.limit),
             self.peak_percent,
-            if self.source == "generator" {
+            if self.of_generator() {
                 ": raise the limit (`ulimit -n`, LimitNOFILE) or lower the concurrency"
             } else {
                 ""

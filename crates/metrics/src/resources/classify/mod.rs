@@ -315,7 +315,10 @@ fn memory_growth(s: &[Sample], t: &Thresholds) -> Vec<MemoryGrowth> {
 }
 
 fn fd_pressure(s: &[Sample], t: &Thresholds) -> Vec<FdPressure> {
-    let mut subjects = vec![("generator".to_string(), "generator".to_string())];
+    let mut subjects = vec![(
+        findings::GENERATOR_SOURCE.to_string(),
+        "generator".to_string(),
+    )];
     subjects.extend(
         names_with(s, "processes", "open_files")
             .into_iter()

@@ -1,7 +1,7 @@
 //! The local addresses connections are spread over (`source_addresses`), checked before any
 //! load: an address that cannot be bound would fail every connection of a long run at once.
 
-use crate::prepare::PrepareError;
+use super::PrepareError;
 use std::net::{IpAddr, SocketAddr};
 
 /// Every source address must be an address of this machine, of the family of every target:

@@ -5,15 +5,20 @@
 //! and send it with one `write` and no formatting — the main reason the generator's CPU per
 //! request can match wrk's.
 
+mod source_addresses;
+
+use crate::inspect::CaptureKind;
 use crate::origin::{host_header, split_url, Origin, SharedConnections};
 use crate::render::{Esc, Piece, Pieces, Program};
 use crate::request::RequestParts;
-pub use crate::server_header::ServerHeader;
-pub use crate::source_addresses::check_source_addresses;
+use crate::server_header::ServerHeader;
 use loadlab_metrics::StepInfo;
+pub use source_addresses::check_source_addresses;
+
 use loadlab_scenario::template::{Names, Var};
 use loadlab_scenario::{
-    CaptureSource, Check, ConnectionPolicy, DataSet, Method, RequestStep, Scenario, Step, ThinkTime,
+    CaptureSource, Check, ConnectionPolicy, DataSet, HttpVersion, Method, RequestStep, Scenario,
+    Step, ThinkTime,
 };
 use std::net::IpAddr;
 use std::sync::atomic::AtomicU64;
@@ -27,7 +32,7 @@ pub struct PreparedRequest {
     pub method: Method,
     /// The request, rendered once, when it has no templates (the fast path).
     pub fixed: Option<RequestParts>,
-    /// Bytes of `fixed`'s content (see `flow::wire_size`).
+    /// Bytes of `fixed`'s content (see `RequestParts::wire_size`).
     pub fixed_size: u64,
     /// The request as a program when it has templates; rendered for each request.
     pub program: Option<Program>,
@@ -65,7 +70,7 @@ impl PreparedRequest {
             step,
             origin,
             method: Method::Get,
-            fixed_size: crate::flow::wire_size(&parts),
+            fixed_size: parts.wire_size(),
             fixed: Some(parts),
             program: None,
             close: false,
@@ -90,13 +95,6 @@ pub struct PreparedCapture {
     /// Index into the VU's captured values.
     pub var: u16,
     pub source: CaptureKind,
-}
-
-#[derive(Debug, Clone)]
-pub enum CaptureKind {
-    JsonPath(loadlab_scenario::jsonpath::JsonPath),
-    Header(String),
-    Regex(regex::Regex, usize),
 }
 
 #[derive(Debug, Clone)]
@@ -243,20 +241,12 @@ impl PreparedScenario {
             .requests
             .get(index)
             .ok_or_else(|| format!("no request {index}"))?;
-        let mut rendered = RequestParts::default();
+        let rendered;
         let parts = match (&req.fixed, &req.program) {
             (Some(parts), _) => parts,
             (None, Some(program)) => {
-                let state = crate::vu::VuState::new(vu);
-                program
-                    .render(
-                        &mut rendered,
-                        &mut crate::render::RenderCx {
-                            vu: &state,
-                            data: &self.data.sets,
-                            rng: &mut fastrand::Rng::with_seed(vu),
-                        },
-                    )
+                rendered = program
+                    .render_first_iteration(vu, &self.data.sets)
                     .map_err(|e| e.describe())?;
                 &rendered
             }
@@ -328,120 +318,35 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// Compiles request step `r` (its origin found or added, its request rendered once when
+    /// it is static) and returns its index.
     fn request(&mut self, r: &RequestStep) -> Result<u16, PrepareError> {
         let scenario = self.scenario;
         let template_err = |message: String| PrepareError::Template {
             step: r.name.clone(),
             message,
         };
-        let url = if r.url.starts_with('/') {
-            let base = scenario
-                .target
-                .as_ref()
-                .ok_or_else(|| PrepareError::NoTarget {
-                    step: r.name.clone(),
-                    path: r.url.clone(),
-                })?;
-            format!("{}{}", base.trim_end_matches('/'), r.url)
-        } else {
-            r.url.clone()
-        };
+        let url = self.absolute_url(r)?;
         let (tls, host, port, target) = split_templated_url(&url)?;
-        let version = r.http_version.unwrap_or(scenario.http.version);
-        let origin = match self
-            .origins
-            .iter()
-            .position(|o| o.key() == (tls, host.as_str(), port, version))
-        {
-            Some(i) => i,
-            None => {
-                self.origins.push(Origin {
-                    tls,
-                    host_header: host_header(&host, port, tls),
-                    host,
-                    port,
-                    version,
-                    shared: scenario
-                        .http
-                        .connections
-                        .map(|connections| SharedConnections {
-                            connections,
-                            max_streams: scenario.http.max_streams,
-                        }),
-                });
-                self.origins.len() - 1
-            }
-        };
+        let origin = self.origin_index(
+            tls,
+            host,
+            port,
+            r.http_version.unwrap_or(scenario.http.version),
+        );
         let index = u16::try_from(self.requests.len()).map_err(|_| PrepareError::TooManySteps)?;
-        let mut headers = scenario.defaults.headers.clone();
-        for (k, v) in &r.headers {
-            headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(k));
-            headers.push((k.clone(), v.clone()));
-        }
-        // Credentials from the URL, for the origin they were written for only (as curl: an
-        // explicit `Authorization` header wins).
-        if let Some(auth) = &r.auth {
-            let for_here =
-                loadlab_scenario::credentials::origin_of(&url).as_deref() == Some(auth.origin());
-            if for_here
-                && !headers
-                    .iter()
-                    .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
-            {
-                headers.push(("Authorization".into(), auth.authorization()));
-            }
-        }
-        let close = scenario.connections == ConnectionPolicy::None;
+        let headers = header_fields(r, &scenario.defaults.headers, &url);
         let program = build_program(r, &target, &headers, &self.names).map_err(template_err)?;
         let (fixed, program) = if program.has_vars() {
             (None, Some(program))
         } else {
-            let mut out = RequestParts::default();
-            let vu = crate::vu::VuState::new(0);
-            let mut rng = fastrand::Rng::with_seed(0);
-            program
-                .render(
-                    &mut out,
-                    &mut crate::render::RenderCx {
-                        vu: &vu,
-                        data: &scenario.data,
-                        rng: &mut rng,
-                    },
-                )
+            let parts = program
+                .render_first_iteration(0, &scenario.data)
                 .map_err(|e| template_err(e.describe()))?;
-            (Some(out), None)
+            (Some(parts), None)
         };
-        let mut data_sets: Vec<u16> = Vec::new();
-        if let Some(p) = &program {
-            for piece in p.pieces() {
-                if let Piece::Var(Var::Data { set, .. }, _) = piece {
-                    if !data_sets.contains(set) {
-                        data_sets.push(*set);
-                    }
-                }
-            }
-        }
-        let mut captures = Vec::new();
-        for c in &r.captures {
-            let var = self
-                .capture_names
-                .iter()
-                .position(|n| *n == c.name)
-                .unwrap_or(0) as u16;
-            let source = match &c.source {
-                CaptureSource::JsonPath(p) => CaptureKind::JsonPath(p.clone()),
-                CaptureSource::Header(h) => CaptureKind::Header(h.clone()),
-                CaptureSource::Regex { pattern, group } => CaptureKind::Regex(
-                    regex::Regex::new(pattern).map_err(|e| template_err(e.to_string()))?,
-                    *group,
-                ),
-            };
-            captures.push(PreparedCapture {
-                name: c.name.clone(),
-                var,
-                source,
-            });
-        }
+        let data_sets = program.as_ref().map_or_else(Vec::new, data_sets_read);
+        let captures = self.captures(r).map_err(template_err)?;
         let keep_headers = r.captures.iter().any(|c| !c.source.needs_body())
             || r.checks.iter().any(|c| matches!(c, Check::Header { .. }));
         let keep_body = r.captures.iter().any(|c| c.source.needs_body())
@@ -455,10 +360,10 @@ impl Builder<'_> {
             step: index,
             origin: origin as u16,
             method: r.method,
-            fixed_size: fixed.as_ref().map_or(0, crate::flow::wire_size),
+            fixed_size: fixed.as_ref().map_or(0, RequestParts::wire_size),
             fixed,
             program,
-            close,
+            close: scenario.connections == ConnectionPolicy::None,
             timeout: r.timeout.unwrap_or(scenario.defaults.timeout),
             max_body: scenario.defaults.max_body,
             captures,
@@ -479,6 +384,113 @@ impl Builder<'_> {
         });
         Ok(index)
     }
+
+    /// The step's URL, a relative path joined to the scenario's target.
+    fn absolute_url(&self, r: &RequestStep) -> Result<String, PrepareError> {
+        if !r.url.starts_with('/') {
+            return Ok(r.url.clone());
+        }
+        let base = self
+            .scenario
+            .target
+            .as_ref()
+            .ok_or_else(|| PrepareError::NoTarget {
+                step: r.name.clone(),
+                path: r.url.clone(),
+            })?;
+        Ok(format!("{}{}", base.trim_end_matches('/'), r.url))
+    }
+
+    /// The index of the origin (scheme, host, port, HTTP version), added when it is new.
+    fn origin_index(&mut self, tls: bool, host: String, port: u16, version: HttpVersion) -> usize {
+        if let Some(i) = self
+            .origins
+            .iter()
+            .position(|o| o.key() == (tls, host.as_str(), port, version))
+        {
+            return i;
+        }
+        let http = &self.scenario.http;
+        self.origins.push(Origin {
+            tls,
+            host_header: host_header(&host, port, tls),
+            host,
+            port,
+            version,
+            shared: http.connections.map(|connections| SharedConnections {
+                connections,
+                max_streams: http.max_streams,
+            }),
+        });
+        self.origins.len() - 1
+    }
+
+    /// The step's captures, each bound to its slot among the VU's captured values.
+    fn captures(&self, r: &RequestStep) -> Result<Vec<PreparedCapture>, String> {
+        r.captures
+            .iter()
+            .map(|c| {
+                let var = self
+                    .capture_names
+                    .iter()
+                    .position(|n| *n == c.name)
+                    .unwrap_or(0) as u16;
+                let source = match &c.source {
+                    CaptureSource::JsonPath(p) => CaptureKind::JsonPath(p.clone()),
+                    CaptureSource::Header(h) => CaptureKind::Header(h.clone()),
+                    CaptureSource::Regex { pattern, group } => CaptureKind::Regex(
+                        regex::Regex::new(pattern).map_err(|e| e.to_string())?,
+                        *group,
+                    ),
+                };
+                Ok(PreparedCapture {
+                    name: c.name.clone(),
+                    var,
+                    source,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The step's header fields over the scenario's defaults (a step's field replaces a default
+/// of the same name), with the URL's credentials for the origin they were written for only
+/// (as curl: an explicit `Authorization` header wins).
+fn header_fields(
+    r: &RequestStep,
+    defaults: &[(String, String)],
+    url: &str,
+) -> Vec<(String, String)> {
+    let mut headers = defaults.to_vec();
+    for (k, v) in &r.headers {
+        headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(k));
+        headers.push((k.clone(), v.clone()));
+    }
+    if let Some(auth) = &r.auth {
+        let for_here =
+            loadlab_scenario::credentials::origin_of(url).as_deref() == Some(auth.origin());
+        if for_here
+            && !headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+        {
+            headers.push(("Authorization".into(), auth.authorization()));
+        }
+    }
+    headers
+}
+
+/// The data sets a templated request reads, in the order it first reads them.
+fn data_sets_read(program: &Program) -> Vec<u16> {
+    let mut sets: Vec<u16> = Vec::new();
+    for piece in program.pieces() {
+        if let Piece::Var(Var::Data { set, .. }, _) = piece {
+            if !sets.contains(set) {
+                sets.push(*set);
+            }
+        }
+    }
+    sets
 }
 
 /// Splits a URL whose path may hold templates (the host may not: checked at load time).

@@ -1,0 +1,307 @@
+//! Whether a run's figures can be trusted, judged when it is summarised: why it stopped
+//! early, whether the generator (its CPU, its timing, this machine's files and ports) or a
+//! data set ran out, and what the monitor's samples and the open model's intervals say about
+//! the target.
+
+use super::scopes::{summary_of, Totals};
+use super::Summarizer;
+use crate::histogram::LazyHistogram;
+use crate::record::disturbance::{attribute, generator_delay, GeneratorEvidence};
+use crate::record::judge::{
+    judge_resources, overload, shares_host, LoadEvidence, ResourceJudgement,
+};
+use crate::record::meta::{RecordEnd, RecordMeta};
+use crate::resources::Resources;
+use crate::result::{Generator, LatencySummary, PauseSummary, StopReason};
+use crate::validity::{InvalidKind, InvalidReason, TargetVerdict, Validity};
+use crate::ErrorKind;
+
+/// What a run's summary says about whether it can be trusted.
+pub(super) struct Judgement {
+    pub validity: Validity,
+    pub verdicts: Vec<TargetVerdict>,
+    pub generator: Generator,
+    pub resources: Option<Resources>,
+}
+
+impl Summarizer {
+    /// Judges the run (which stopped for `stop`) from its totals (`all`, served at `rate` per
+    /// second): why it is invalid
+    /// and what its target went through, with the generator's health and resources the
+    /// judgement rests on.
+    pub(super) fn judge(
+        &self,
+        meta: &RecordMeta,
+        end: Option<&RecordEnd>,
+        stop: StopReason,
+        all: &Totals,
+        rate: f64,
+    ) -> Judgement {
+        let mut validity = self.stop_reasons(meta, stop, end);
+        let mut verdicts = Vec::new();
+        let judged = judge_resources(
+            meta,
+            &self.samples,
+            end.and_then(|e| e.monitor_cpu_percent),
+            rate,
+        );
+        let (generator, generator_reasons) =
+            self.generator_health(meta, &judged, &all.latency, &all.service, end);
+        let disturbed = generator_reasons.iter().any(|r| {
+            matches!(
+                r.kind,
+                InvalidKind::HostContended
+                    | InvalidKind::CpuStolen
+                    | InvalidKind::GeneratorSaturated
+            )
+        });
+        verdicts.extend(shares_host(meta, judged.host_load.as_ref(), disturbed));
+        validity.reasons.extend(judged.invalid);
+        validity.reasons.extend(generator_reasons);
+        machine_limits(all, &mut validity);
+        // An interrupted run's last intervals say nothing about whether the target kept up.
+        if stop == StopReason::Completed {
+            verdicts.extend(self.overload(meta, all));
+        }
+        verdicts.extend(judged.verdicts);
+        self.data_refusals(meta, &mut validity);
+        Judgement {
+            validity,
+            verdicts,
+            generator,
+            resources: judged.resources,
+        }
+    }
+
+    /// Whether the target kept up with the load (judged only on a run that went to its end).
+    fn overload(&self, meta: &RecordMeta, all: &Totals) -> Option<TargetVerdict> {
+        let (latency, service) = (summary_of(&all.latency), summary_of(&all.service));
+        let server = all.server.get().map(LatencySummary::of);
+        let evidence = LoadEvidence {
+            intervals: &self.intervals,
+            iterations: &self.interval_iterations,
+            delayed_by_max_in_flight: self.delayed_by_max_in_flight,
+            dropped: self.iterations_dropped,
+            latency: &latency,
+            service: &service,
+            server: server.as_ref(),
+        };
+        overload(meta, &evidence)
+    }
+
+    /// A `unique` data set that ran out stopped VUs: the load was not what the plan said.
+    fn data_refusals(&self, meta: &RecordMeta, validity: &mut Validity) {
+        for (i, &n) in self
+            .data_refused
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+        {
+            let (name, rows) = meta
+                .data_sets
+                .get(i)
+                .map(|d| (d.name.as_str(), d.rows))
+                .unwrap_or(("?", 0));
+            validity.push(
+                InvalidKind::DataExhausted,
+                format!(
+                    "data set `{name}` (pick: unique) ran out after its {rows} rows: {n} iteration(s) could not take a row and their VUs stopped; add rows, use fewer VUs or iterations, or `pick: sequential`"
+                ),
+            );
+        }
+    }
+    /// Why a run that stopped early is a partial result.
+    fn stop_reasons(
+        &self,
+        meta: &RecordMeta,
+        stop: StopReason,
+        end: Option<&RecordEnd>,
+    ) -> Validity {
+        let mut validity = Validity::default();
+        match (stop, end) {
+            (StopReason::Signal, Some(e)) => validity.push(
+                InvalidKind::Interrupted,
+                format!(
+                    "the run was interrupted{} after {:.1} s of {:.0} s planned: this is a partial result",
+                    e.signal.as_deref().map(|s| format!(" ({s})")).unwrap_or_default(),
+                    self.wall_s,
+                    meta.load.planned_duration_s
+                ),
+            ),
+            (StopReason::Crashed, _) | (_, None) => validity.push(
+                InvalidKind::Interrupted,
+                format!(
+                    "the run's process died after {:.0} s (its record has no end): this partial result is the {} complete interval(s) its record held",
+                    self.wall_s,
+                    self.intervals.len()
+                ),
+            ),
+            _ => {}
+        }
+        validity
+    }
+
+    /// The generator's health, and the reasons it gives to call the run invalid: its own CPU
+    /// used up, its timing disturbed by other processes or the hypervisor (judged from what
+    /// its threads went through, against the latencies reported: `disturbance`), or its
+    /// scheduler late for reasons of its own.
+    fn generator_health(
+        &self,
+        meta: &RecordMeta,
+        judged: &ResourceJudgement,
+        latency: &LazyHistogram,
+        service: &LazyHistogram,
+        end: Option<&RecordEnd>,
+    ) -> (Generator, Vec<InvalidReason>) {
+        let threads = meta.threads.max(1);
+        let cpu_percent = if self.wall_s > 0.0 {
+            100.0 * self.cpu_seconds / (self.wall_s * f64::from(threads))
+        } else {
+            0.0
+        };
+        let lag_p99 = self
+            .scheduler_lag
+            .get()
+            .map_or(0.0, |h| h.value_at_quantile(0.99) as f64 / 1000.0);
+        let mut reasons = Vec::new();
+        let own_cpu = cpu_percent >= meta.max_cpu_percent;
+        let evidence = self.generator_evidence(meta, service);
+        let delay = latency.get().and_then(|l| {
+            evidence
+                .iter()
+                .filter_map(|e| generator_delay(*e, l))
+                .max_by(|a, b| a.share().total_cmp(&b.share()))
+        });
+        // Its own CPU used up invalidates a run when its timing suffered for it (a run of a
+        // few milliseconds spends most of its CPU starting up), or when that was not measured
+        // (a record made before the probe existed).
+        let measured = !evidence.is_empty() && !latency.is_empty();
+        if own_cpu && (delay.is_some() || !measured) {
+            let suffered = delay
+                .as_ref()
+                .map(|d| format!(" and its timing suffered: {}", d.words()))
+                .unwrap_or_default();
+            reasons.push(InvalidReason::new(
+                InvalidKind::GeneratorSaturated,
+                format!(
+                    "the load generator was saturated: its workers used {cpu_percent:.0}% of {threads} core(s) (limit {:.0}%){suffered}, so measured latency includes time spent waiting for the generator itself; use fewer VUs, a lower rate, more --threads, or a separate machine",
+                    meta.max_cpu_percent
+                ),
+            ));
+        }
+        let disturbed = delay
+            .as_ref()
+            .and_then(|d| attribute(d, own_cpu, judged.host_load.as_ref()));
+        let lag_late = lag_p99 > meta.max_lag_ms;
+        match disturbed {
+            Some(mut reason) => {
+                if lag_late {
+                    reason.message.push_str(&format!(
+                        "; the scheduler started arrivals late because of it (lag p99 {lag_p99:.1} ms)"
+                    ));
+                }
+                reasons.push(reason);
+            }
+            None if lag_late => reasons.push(InvalidReason::new(
+                InvalidKind::SchedulerLate,
+                format!(
+                    "the scheduler started arrivals late: lag p99 {lag_p99:.1} ms exceeds {:.0} ms, so the offered load was not what the plan said",
+                    meta.max_lag_ms
+                ),
+            )),
+            None => {}
+        }
+        let worker_seconds = self.measured_s * f64::from(threads);
+        let generator = Generator {
+            cpu_percent,
+            cpu_seconds: self.cpu_seconds,
+            cores: meta.cores,
+            threads,
+            // Its own doing: its CPU, or a scheduler late while nothing else took the CPU.
+            saturated: reasons.iter().any(|r| {
+                matches!(
+                    r.kind,
+                    InvalidKind::GeneratorSaturated | InvalidKind::SchedulerLate
+                )
+            }),
+            scheduler_lag_ms_p99: lag_p99,
+            batch_window_ms: meta.batch_window_ms,
+            reads_at_wakeups: meta.reads_at_wakeups,
+            max_rss_bytes: end.map_or(0, |e| e.max_rss_bytes),
+            pauses_ms: self.pauses.get().map(PauseSummary::of),
+            run_delay_share: (self.run_slices > 0 && worker_seconds > 0.0)
+                .then(|| self.run_delay_seconds / worker_seconds),
+            run_delay_per_wakeup_ms: (self.run_slices > 0)
+                .then(|| 1000.0 * self.run_delay_seconds / self.run_slices as f64),
+            steal_percent: judged
+                .host_load
+                .as_ref()
+                .and_then(|h| h.steal_on_generator_cores),
+        };
+        (generator, reasons)
+    }
+
+    /// The measurement of the generator's delays that fits the load model (`disturbance`).
+    fn generator_evidence<'a>(
+        &'a self,
+        meta: &RecordMeta,
+        service: &'a LazyHistogram,
+    ) -> Vec<GeneratorEvidence<'a>> {
+        if meta.load.model != crate::LoadModel::Open {
+            return self
+                .pauses
+                .get()
+                .map(GeneratorEvidence::Probe)
+                .into_iter()
+                .collect();
+        }
+        // The batch window adds lag by design where arrivals come closer than it (a worker's
+        // share of a constant rate, or any Poisson load); sparser arrivals are woken for
+        // exactly, and their lag is all the generator's.
+        let window = meta.batch_window_ms.unwrap_or(0.0);
+        let per_worker = meta.load.peak_rate.unwrap_or(0.0) / f64::from(meta.threads.max(1));
+        let dense = meta.poisson_arrivals() || per_worker * window / 1000.0 >= 1.0;
+        let allowance_ms = if dense { window } else { 0.0 };
+        // The scheduler's own lag always counts; latency minus service time only where no
+        // arrival waited for the target (`max_in_flight`, the connection limit, a stream).
+        let held = self.delayed_by_max_in_flight > 0
+            || self.delayed_by_connect_limit > 0
+            || self.delayed_by_stream_limit > 0;
+        let mut evidence: Vec<GeneratorEvidence<'a>> = self
+            .scheduler_lag
+            .get()
+            .map(|lag| GeneratorEvidence::SchedulerLag { lag, allowance_ms })
+            .into_iter()
+            .collect();
+        if let Some(service) = service.get().filter(|_| !held) {
+            evidence.push(GeneratorEvidence::SendDelay {
+                service,
+                allowance_ms,
+            });
+        }
+        evidence
+    }
+}
+
+/// Requests that failed for want of this machine's file descriptors or local ports: limits
+/// of the generator's machine, not errors of the target.
+fn machine_limits(all: &Totals, validity: &mut Validity) {
+    let fd_errors = all.errors[ErrorKind::FdExhausted.index()];
+    if fd_errors > 0 && !validity.has(InvalidKind::FdExhausted) {
+        validity.push(
+            InvalidKind::FdExhausted,
+            format!(
+                "the generator ran out of file descriptors: {fd_errors} request(s) failed with `too many open files` (EMFILE) — a limit of this machine, not a target error; raise the limit (`ulimit -n`, LimitNOFILE) or lower the concurrency"
+            ),
+        );
+    }
+    let port_errors = all.errors[ErrorKind::AddrUnavailable.index()];
+    if port_errors > 0 && !validity.has(InvalidKind::PortsExhausted) {
+        validity.push(
+            InvalidKind::PortsExhausted,
+            format!(
+                "the generator ran out of local ports: {port_errors} connection(s) failed with `cannot assign requested address` — a limit of this machine, not a target error; keep connections alive, widen net.ipv4.ip_local_port_range, or spread connections over source addresses (--source-addrs)"
+            ),
+        );
+    }
+}

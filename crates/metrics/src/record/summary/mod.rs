@@ -1,0 +1,355 @@
+//! The one function from a record to its summary (`run.json`): intervals are folded in as
+//! they come — while the run goes, when a dead run's record is read back, when segments are
+//! merged — and `finish` derives every figure, verdict and validity reason from them.
+
+mod health;
+mod scopes;
+
+use super::codec::{IntervalRecord, RecordedSample};
+use super::meta::{RecordEnd, RecordMeta};
+use crate::delta::StepDelta;
+use crate::histogram::LazyHistogram;
+use crate::result::{
+    from_unix_seconds, rfc3339, Bytes, Histograms, IntervalLatency, IntervalStats, Iterations,
+    LagSummary, LatencySummary, OriginResult, Requests, RunResult, StopReason, WindowStats, SCHEMA,
+    WINDOW_REQUESTS,
+};
+use crate::{ErrorKind, Phase, Protocol};
+use health::Judgement;
+use scopes::{encode, error_map, histograms_of, scopes, summary_of, Totals};
+
+/// Everything the summary needs, accumulated interval by interval (memory stays flat).
+#[derive(Debug, Clone, Default)]
+pub struct Summarizer {
+    /// Measured (after warm-up) totals per step.
+    steps: Vec<StepDelta>,
+    /// Over the whole run (generator health looks at all of it).
+    scheduler_lag: LazyHistogram,
+    /// Measured (after warm-up) iterations, and those of the warm-up.
+    iterations_completed: u64,
+    warmup_iterations: u64,
+    /// Measured (after warm-up) iteration durations.
+    iteration_duration: LazyHistogram,
+    /// The most VUs active at once, warm-up included (0: not tracked).
+    vus_max: u64,
+    iterations_dropped: u64,
+    delayed_by_max_in_flight: u64,
+    delayed_by_stream_limit: u64,
+    delayed_by_connect_limit: u64,
+    /// Connections opened per origin and protocol (warm-up included: what was spoken).
+    connections: Vec<[u64; Protocol::COUNT]>,
+    data_refused: Vec<u64>,
+    cpu_seconds: f64,
+    /// What the generator's threads went through over the measured window (`disturbance`).
+    pauses: LazyHistogram,
+    run_delay_seconds: f64,
+    run_slices: u64,
+    wall_s: f64,
+    measured_s: f64,
+    warmup_requests: u64,
+    intervals: Vec<IntervalStats>,
+    /// The over-time charts' windows closed so far, and the one being filled.
+    windows: Vec<WindowStats>,
+    window: Option<OpenWindow>,
+    /// Iterations completed in each interval (beside `intervals`).
+    interval_iterations: Vec<u64>,
+    /// The monitor's samples, each with whether its interval was warm-up.
+    samples: Vec<(bool, RecordedSample)>,
+    examples: Vec<(ErrorKind, String)>,
+    /// False: counters only, no latency histograms (a merge's per-segment table).
+    without_histograms: bool,
+}
+
+/// The window being filled: its slices' requests and merged latency histogram.
+#[derive(Debug, Clone, Default)]
+struct OpenWindow {
+    t: f64,
+    length_s: f64,
+    warmup: bool,
+    requests: u64,
+    failed: u64,
+    latency: LazyHistogram,
+}
+
+impl OpenWindow {
+    fn close(&self) -> WindowStats {
+        WindowStats {
+            t: self.t,
+            length_s: self.length_s,
+            warmup: self.warmup,
+            requests: self.requests,
+            failed: self.failed,
+            rate: self.requests as f64 / self.length_s.max(1e-3),
+            latency_ms: IntervalLatency::of(self.latency.get()),
+        }
+    }
+}
+
+impl Summarizer {
+    pub fn new(step_count: usize) -> Self {
+        Self {
+            steps: vec![StepDelta::default(); step_count],
+            ..Self::default()
+        }
+    }
+
+    /// A summarizer that keeps counters, generator health and validity, but no step
+    /// histograms (cheap enough to keep one per segment of a large merge).
+    pub fn counters_only(step_count: usize) -> Self {
+        Self {
+            without_histograms: true,
+            ..Self::new(step_count)
+        }
+    }
+
+    pub fn intervals(&self) -> &[IntervalStats] {
+        &self.intervals
+    }
+
+    /// Folds in the next interval.
+    pub fn add(&mut self, r: &IntervalRecord) {
+        let d = &r.delta;
+        let requests = d.requests();
+        if r.warmup {
+            self.warmup_requests += requests;
+        } else {
+            if self.steps.len() < d.steps.len() {
+                self.steps.resize(d.steps.len(), StepDelta::default());
+            }
+            for (total, step) in self.steps.iter_mut().zip(&d.steps) {
+                if self.without_histograms {
+                    total.add_counters(step);
+                } else {
+                    total.add(step);
+                    // The exemplars just added are this interval's.
+                    total.exemplars.at((r.start_s * 1000.0).round() as u64);
+                }
+            }
+            if !self.without_histograms {
+                self.iteration_duration.add(&d.iteration_duration);
+            }
+            self.pauses.add(&d.pauses);
+            self.run_delay_seconds += d.run_delay_seconds;
+            self.run_slices += d.run_slices;
+            self.measured_s += r.length_s;
+        }
+        self.vus_max = self.vus_max.max(d.active_max);
+        self.scheduler_lag.add(&d.scheduler_lag);
+        if r.warmup {
+            self.warmup_iterations += d.iterations_completed;
+        } else {
+            self.iterations_completed += d.iterations_completed;
+        }
+        self.iterations_dropped += d.iterations_dropped;
+        self.delayed_by_max_in_flight += d.delayed_by_max_in_flight;
+        self.delayed_by_stream_limit += d.delayed_by_stream_limit;
+        self.delayed_by_connect_limit += d.delayed_by_connect_limit;
+        for (origin, counts) in d.connections.iter().enumerate() {
+            if self.connections.len() <= origin {
+                self.connections.resize(origin + 1, [0; Protocol::COUNT]);
+            }
+            for (a, b) in self.connections[origin].iter_mut().zip(counts) {
+                *a += b;
+            }
+        }
+        for (i, &n) in d.data_refused.iter().enumerate() {
+            if self.data_refused.len() <= i {
+                self.data_refused.resize(i + 1, 0);
+            }
+            self.data_refused[i] += n;
+        }
+        self.cpu_seconds += d.cpu_seconds;
+        self.wall_s = self.wall_s.max(r.start_s + r.length_s);
+        for (kind, message) in &d.error_examples {
+            if !self.examples.iter().any(|(k, _)| k == kind) {
+                self.examples.push((*kind, message.clone()));
+            }
+        }
+        let latency = if self.without_histograms {
+            LazyHistogram::new()
+        } else {
+            d.latency()
+        };
+        if !self.without_histograms {
+            self.extend_window(r, requests, d.failed(), &latency);
+        }
+        self.interval_iterations.push(d.iterations_completed);
+        self.samples
+            .extend(r.resources.iter().map(|s| (r.warmup, s.clone())));
+        self.intervals.push(IntervalStats {
+            t: r.start_s,
+            length_s: r.length_s,
+            warmup: r.warmup,
+            requests,
+            failed: d.failed(),
+            rate: requests as f64 / r.length_s.max(1e-3),
+            latency_ms: IntervalLatency::of(latency.get()),
+            active: d.active,
+            in_flight: d.in_flight,
+        });
+    }
+
+    /// Adds a slice to the open window, closing it first when the slice is on the other side
+    /// of the warm-up's end, and after when it holds enough requests or a second.
+    fn extend_window(
+        &mut self,
+        r: &IntervalRecord,
+        requests: u64,
+        failed: u64,
+        latency: &LazyHistogram,
+    ) {
+        if self.window.as_ref().is_some_and(|w| w.warmup != r.warmup) {
+            let w = self.window.take().expect("checked");
+            self.windows.push(w.close());
+        }
+        let w = self.window.get_or_insert_with(|| OpenWindow {
+            t: r.start_s,
+            warmup: r.warmup,
+            ..OpenWindow::default()
+        });
+        w.length_s = r.start_s + r.length_s - w.t;
+        w.requests += requests;
+        w.failed += failed;
+        w.latency.add(latency);
+        if w.requests >= WINDOW_REQUESTS || w.length_s >= 1.0 - 1e-6 {
+            let w = self.window.take().expect("just filled");
+            self.windows.push(w.close());
+        }
+    }
+
+    /// The run's summary. Thresholds are left empty (they are evaluated on it).
+    pub fn finish(&self, meta: &RecordMeta, end: Option<&RecordEnd>) -> RunResult {
+        let mut all = Totals::default();
+        for s in &self.steps {
+            all.add(s);
+        }
+        let (stop, interrupted) = match end {
+            Some(e) => (e.stop, e.stop != StopReason::Completed),
+            None => (StopReason::Crashed, true),
+        };
+        let measured = self.measured_s;
+        let rate = if measured > 0.0 {
+            all.requests as f64 / measured
+        } else {
+            0.0
+        };
+        let Judgement {
+            validity,
+            verdicts,
+            generator,
+            resources,
+        } = self.judge(meta, end, stop, &all, rate);
+        RunResult {
+            schema: SCHEMA.to_string(),
+            tool_version: meta.tool_version.clone(),
+            name: meta.name.clone(),
+            scenario_file: meta.scenario_file.clone(),
+            target: meta.target.clone(),
+            started_at: rfc3339(from_unix_seconds(meta.start_unix_s)),
+            plan_hash: Some(meta.plan_hash.clone()),
+            segment: meta.segment,
+            valid: validity.is_valid(),
+            validity,
+            verdicts,
+            interrupted,
+            stop,
+            duration_s: measured,
+            warmup_s: meta.warmup_s,
+            load: meta.load.clone(),
+            requests: Requests {
+                total: all.requests,
+                ok: all.requests - all.failed,
+                failed: all.failed,
+                interrupted: all.interrupted,
+                rate,
+                warmup: self.warmup_requests,
+                delayed_by_stream_limit: self.delayed_by_stream_limit,
+                delayed_by_connect_limit: self.delayed_by_connect_limit,
+            },
+            origins: self.origins(meta),
+            bytes: Bytes::over(all.bytes.sent, all.bytes.received, measured),
+            latency_ms: summary_of(&all.latency),
+            service_time_ms: summary_of(&all.service),
+            phases_ms: all.phases.summary(),
+            vus_max: (meta.load.model == crate::LoadModel::Closed && self.vus_max > 0)
+                .then_some(self.vus_max),
+            lag_ms: all.lag.get().map(LagSummary::of).unwrap_or_default(),
+            server_latency_ms: all.server.get().map(LatencySummary::of),
+            errors: error_map(&all.errors),
+            error_hints: ErrorKind::ALL
+                .iter()
+                .filter(|k| all.errors[k.index()] > 0)
+                .map(|k| (k.as_str().to_string(), k.hint().to_string()))
+                .collect(),
+            error_examples: self
+                .examples
+                .iter()
+                .filter(|(k, _)| all.errors[k.index()] > 0)
+                .map(|(k, m)| (k.as_str().to_string(), m.clone()))
+                .collect(),
+            status_codes: all.statuses,
+            iterations: Iterations {
+                completed: self.iterations_completed,
+                warmup: self.warmup_iterations,
+                dropped: self.iterations_dropped,
+                delayed_by_max_in_flight: self.delayed_by_max_in_flight,
+                duration_ms: self.iteration_duration.get().map(LatencySummary::of),
+            },
+            steps: self.step_results(meta),
+            groups: scopes(meta, &self.steps, |info| {
+                info.group.iter().cloned().collect()
+            }),
+            tags: scopes(meta, &self.steps, |info| info.tags.clone()),
+            thresholds: Vec::new(),
+            generator,
+            intervals: self.intervals.clone(),
+            windows: self
+                .windows
+                .iter()
+                .cloned()
+                .chain(self.window.as_ref().map(OpenWindow::close))
+                .collect(),
+            histograms: Histograms {
+                connect: all.phases.encoded(Phase::Connect),
+                tls_handshake: all.phases.encoded(Phase::TlsHandshake),
+                waiting: all.phases.encoded(Phase::Waiting),
+                receiving: all.phases.encoded(Phase::Receiving),
+                iteration_duration: encode(&self.iteration_duration),
+                ..histograms_of(&all.latency, &all.service, &all.lag, &all.server)
+            },
+            environment: Some(meta.environment.clone()),
+            resources,
+            segments: Vec::new(),
+            clock_skew: None,
+            notes: Vec::new(),
+        }
+    }
+}
+
+impl Summarizer {
+    /// Each origin of the record with the protocol its connections actually spoke.
+    fn origins(&self, meta: &RecordMeta) -> Vec<OriginResult> {
+        meta.origins
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let counts = self.connections.get(i).copied().unwrap_or_default();
+                let spoken = Protocol::ALL
+                    .into_iter()
+                    .filter(|p| counts[p.index()] > 0)
+                    .max_by_key(|p| (counts[p.index()], std::cmp::Reverse(p.index())));
+                OriginResult {
+                    url: o.url.clone(),
+                    version: o.version.clone(),
+                    protocol: spoken.or(o.negotiated),
+                    connections: Protocol::ALL
+                        .iter()
+                        .filter(|p| counts[p.index()] > 0)
+                        .map(|p| (p.as_str().to_string(), counts[p.index()]))
+                        .collect(),
+                    shared_connections: o.shared_connections,
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,162 @@
+//! The figures of each scope of a run — a step, a group or tag of steps, the whole run —
+//! from the steps' measured totals.
+
+use super::Summarizer;
+use crate::delta::StepDelta;
+use crate::histogram::LazyHistogram;
+use crate::record::meta::RecordMeta;
+use crate::result::{
+    encode_nonempty, Bytes, CheckResult, GroupResult, Histograms, LatencySummary, StepResult,
+};
+use crate::{ErrorKind, Phase, PhaseHistograms};
+use std::collections::BTreeMap;
+
+impl Summarizer {
+    /// Each step of the record with its measured figures (zeros for a step that never ran).
+    pub(super) fn step_results(&self, meta: &RecordMeta) -> Vec<StepResult> {
+        meta.steps
+            .iter()
+            .zip(
+                self.steps
+                    .iter()
+                    .chain(std::iter::repeat(&StepDelta::default())),
+            )
+            .map(|(info, s)| StepResult {
+                name: info.name.clone(),
+                group: info.group.clone(),
+                tags: info.tags.clone(),
+                requests: s.requests,
+                failed: s.failed,
+                errors: error_map(&s.errors),
+                status_codes: s
+                    .statuses
+                    .iter()
+                    .map(|(c, n)| (c.to_string(), *n))
+                    .collect(),
+                latency_ms: summary_of(&s.latency),
+                service_time_ms: summary_of(&s.service),
+                server_latency_ms: s.server.get().map(LatencySummary::of),
+                phases_ms: s.phases.summary(),
+                checks: info
+                    .checks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| CheckResult {
+                        check: c.clone(),
+                        failed: s.check_failures.get(i).copied().unwrap_or(0),
+                    })
+                    .collect(),
+                bytes: Bytes::over(s.bytes_sent, s.bytes_received, self.measured_s),
+                histograms: Histograms {
+                    connect: s.phases.encoded(Phase::Connect),
+                    tls_handshake: s.phases.encoded(Phase::TlsHandshake),
+                    waiting: s.phases.encoded(Phase::Waiting),
+                    receiving: s.phases.encoded(Phase::Receiving),
+                    ..histograms_of(&s.latency, &s.service, &s.lag, &s.server)
+                },
+                slowest: s.exemplars.iter().map(crate::SlowRequest::from).collect(),
+            })
+            .collect()
+    }
+}
+
+/// Several steps together (the run, a group, a tag).
+#[derive(Default)]
+pub(super) struct Totals {
+    pub requests: u64,
+    pub failed: u64,
+    pub interrupted: u64,
+    pub errors: [u64; ErrorKind::COUNT],
+    pub statuses: BTreeMap<String, u64>,
+    pub bytes: Bytes,
+    pub latency: LazyHistogram,
+    pub service: LazyHistogram,
+    pub lag: LazyHistogram,
+    pub server: LazyHistogram,
+    pub phases: PhaseHistograms,
+}
+
+impl Totals {
+    pub fn add(&mut self, s: &StepDelta) {
+        self.requests += s.requests;
+        self.failed += s.failed;
+        self.interrupted += s.errors[ErrorKind::Interrupted.index()];
+        for (a, b) in self.errors.iter_mut().zip(s.errors) {
+            *a += b;
+        }
+        for (code, n) in &s.statuses {
+            *self.statuses.entry(code.to_string()).or_default() += n;
+        }
+        self.bytes.sent += s.bytes_sent;
+        self.bytes.received += s.bytes_received;
+        self.latency.add(&s.latency);
+        self.service.add(&s.service);
+        self.lag.add(&s.lag);
+        self.server.add(&s.server);
+        self.phases.add(&s.phases);
+    }
+}
+
+/// Groups or tags: each name with the steps that carry it, in order of first appearance.
+pub(super) fn scopes(
+    meta: &RecordMeta,
+    steps: &[StepDelta],
+    names_of: impl Fn(&crate::StepInfo) -> Vec<String>,
+) -> Vec<GroupResult> {
+    let mut order: Vec<(String, Totals)> = Vec::new();
+    for (info, s) in meta.steps.iter().zip(steps) {
+        for name in names_of(info) {
+            let i = match order.iter().position(|(n, _)| *n == name) {
+                Some(i) => i,
+                None => {
+                    order.push((name, Totals::default()));
+                    order.len() - 1
+                }
+            };
+            order[i].1.add(s);
+        }
+    }
+    order
+        .into_iter()
+        .map(|(name, t)| GroupResult {
+            name,
+            requests: t.requests,
+            failed: t.failed,
+            latency_ms: summary_of(&t.latency),
+            service_time_ms: summary_of(&t.service),
+            server_latency_ms: t.server.get().map(LatencySummary::of),
+            histograms: histograms_of(&t.latency, &t.service, &t.lag, &t.server),
+        })
+        .collect()
+}
+
+pub(super) fn summary_of(h: &LazyHistogram) -> LatencySummary {
+    h.get().map(LatencySummary::of).unwrap_or_default()
+}
+
+pub(super) fn encode(h: &LazyHistogram) -> String {
+    h.get().map(encode_nonempty).unwrap_or_default()
+}
+
+pub(super) fn histograms_of(
+    latency: &LazyHistogram,
+    service: &LazyHistogram,
+    lag: &LazyHistogram,
+    server: &LazyHistogram,
+) -> Histograms {
+    Histograms {
+        latency: encode(latency),
+        service_time: encode(service),
+        lag: encode(lag),
+        server_latency: encode(server),
+        ..Histograms::default()
+    }
+}
+
+pub(super) fn error_map(counts: &[u64; ErrorKind::COUNT]) -> BTreeMap<String, u64> {
+    ErrorKind::ALL
+        .iter()
+        .filter(|k| counts[k.index()] > 0)
+        .map(|k| (k.as_str().to_string(), counts[k.index()]))
+        .collect()
+}
