@@ -1,7 +1,6 @@
 //! The header of a run's record: the resolved scenario, this process's share of its plan,
 //! the steps and the host, written before the first request is sent.
 
-use crate::executor::peak_rate;
 use crate::health::available_cores;
 use crate::prepare::PreparedScenario;
 use loadlab_metrics::record::{DataSetInfo, OriginInfo, RecordMeta, RECORD_SCHEMA};
@@ -118,7 +117,7 @@ pub fn load_info(plan: &Plan, segment: Segment) -> LoadInfo {
             info.max_vus = Some(segment.share(u64::from(c.max_vus())) as u32);
         }
         Load::Open(o) => {
-            info.peak_rate = Some(peak_rate(o) * fraction);
+            info.peak_rate = Some(o.peak_rate() * fraction);
             info.planned_arrivals = Some(planned_arrivals(o, segment));
             info.max_in_flight = Some(segment.share(u64::from(o.max_in_flight)).max(1) as u32);
         }

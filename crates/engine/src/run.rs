@@ -4,7 +4,7 @@
 
 use crate::cancel::Cancel;
 use crate::coordinator::{Coordinator, ProgressCallback};
-use crate::executor::{defers_reads, peak_rate, run_worker, IntervalClock, Tick, WorkerPlan};
+use crate::executor::{defers_reads, run_worker, IntervalClock, Tick, WorkerPlan};
 use crate::flow::Worker;
 use crate::flow_picker::FlowPicker;
 use crate::health::{available_cores, max_rss_bytes};
@@ -400,7 +400,7 @@ fn default_threads(load: &Load, segment: Segment) -> usize {
             // Splitting a low rate over threads only costs wake-ups (fewer arrivals per
             // batch window, fewer reused connections), so another core is added for every
             // OPEN_RATE_PER_THREAD arrivals/s, up to every core this process may use.
-            (peak_rate(o) / OPEN_RATE_PER_THREAD).ceil() as usize
+            (o.peak_rate() / OPEN_RATE_PER_THREAD).ceil() as usize
         }
         Load::Burst(b) => (b.count / 2000 + 1) as usize,
     };

@@ -184,14 +184,7 @@ pub fn load_text(scenario: &Scenario) -> String {
     use loadlab_scenario::Load;
     match &scenario.load {
         Load::Closed(c) => format!("{} vus", c.max_vus()),
-        Load::Open(o) => {
-            let max = o
-                .stages
-                .iter()
-                .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
-                .fold(0.0, f64::max);
-            format!("{}/s", loadlab_report::words::plain_number(max))
-        }
+        Load::Open(o) => format!("{}/s", loadlab_report::words::plain_number(o.peak_rate())),
         Load::Burst(b) => format!("burst {}", b.count),
     }
 }

@@ -185,6 +185,14 @@ impl RateStage {
 }
 
 impl OpenLoad {
+    /// The highest arrival rate of the plan, per second (a ramp's larger end).
+    pub fn peak_rate(&self) -> f64 {
+        self.stages
+            .iter()
+            .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
+            .fold(0.0, f64::max)
+    }
+
     pub fn duration(&self) -> Duration {
         self.stages.iter().map(|s| s.duration).sum()
     }

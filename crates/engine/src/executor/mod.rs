@@ -17,8 +17,8 @@ mod test_totals;
 mod tests;
 mod ticker;
 
+pub use open::defers_reads;
 pub use open::BATCH_WINDOW;
-pub use open::{defers_reads, peak_rate};
 pub use ticker::{IntervalClock, Tick};
 
 use crate::cancel::Cancel;

@@ -43,15 +43,7 @@ pub fn defers_reads(load: &Load, segment: Segment) -> bool {
     let Load::Open(open) = load else {
         return false;
     };
-    peak_rate(open) * segment.fraction() <= DEFERRED_READS_UP_TO
-}
-
-/// The highest rate an open load's stages reach (a ramp's end included), arrivals/s.
-pub fn peak_rate(open: &OpenLoad) -> f64 {
-    open.stages
-        .iter()
-        .map(|s| s.rate.max(s.ramp_to.unwrap_or(0.0)))
-        .fold(0.0, f64::max)
+    open.peak_rate() * segment.fraction() <= DEFERRED_READS_UP_TO
 }
 
 /// The scheduler keeps at least this much of the plan ahead of now in the queue...
