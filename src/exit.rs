@@ -52,9 +52,3 @@ impl From<loadlab_remote::RemoteError> for CliError {
         PipelineError::from(e).into()
     }
 }
-
-impl From<loadlab_engine::EngineError> for CliError {
-    fn from(e: loadlab_engine::EngineError) -> Self {
-        PipelineError::from(e).into()
-    }
-}

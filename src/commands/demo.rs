@@ -26,7 +26,7 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
         allow_saturated: true,
         ..args.output.clone()
     };
-    let outcome = match super::run_study_file(
+    let outcome = match super::study::run_study_file(
         &file,
         &output,
         None,

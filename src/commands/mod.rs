@@ -39,5 +39,3 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
         Command::Gate(args) => gate::execute(args),
     }
 }
-
-pub use study::run_study_file;

@@ -15,9 +15,13 @@ pub fn warn(message: &str) {
     eprintln!("warning: {message}");
 }
 
-/// Prints a message from the library as it is (progress, or a worded warning).
-pub fn say(message: &str) {
-    eprintln!("{message}");
+/// Prints the library's messages as they are (progress, worded warnings), unless `--quiet`.
+pub fn say_unless(quiet: bool) -> impl FnMut(&str) {
+    move |message| {
+        if !quiet {
+            eprintln!("{message}");
+        }
+    }
 }
 
 /// Writes the HTML/Markdown report beside a result file; a failure is a warning (the

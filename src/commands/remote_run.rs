@@ -1,7 +1,7 @@
 //! `loadlab run … --results URL`: the run's record goes to object storage while it runs
 //! (`loadlab_pipeline::remote::run_to_url`); this prints the summary and the uploads.
 
-use super::output::{duration_flag, print_errors, print_run, say};
+use super::output::{duration_flag, print_errors, print_run, say_unless};
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_engine::Cancel;
@@ -41,11 +41,7 @@ pub fn run(
     };
     let mut view = TerminalView::new(output.quiet, output.no_progress);
     let quiet = output.quiet;
-    let mut say_unless_quiet = |m: &str| {
-        if !quiet {
-            say(m)
-        }
-    };
+    let mut say_unless_quiet = say_unless(quiet);
     let labels = output.resolved_labels()?;
     let mut run = run_to_url(
         spec,

@@ -85,6 +85,49 @@ impl Loaded {
     }
 }
 
+/// The series `history` and `gate` read.
+pub struct SeriesQuery<'a> {
+    /// The scenario's (or study's) name.
+    pub name: &'a str,
+    /// Only points with these labels.
+    pub labels: Labels,
+    /// Only points started at or after this date or time.
+    pub since: Option<&'a str>,
+    /// Single runs even where studies exist.
+    pub runs_only: bool,
+}
+
+/// The points of a series in the results location (a local store, or object storage, which
+/// has no store: `None`); exit 2 naming what there is when there are none.
+pub fn load_series(
+    results: Option<&Path>,
+    query: &SeriesQuery<'_>,
+    warn: &mut dyn FnMut(&str),
+) -> Result<(Option<Store>, Loaded), PipelineError> {
+    let filtered = !query.labels.is_empty() || query.since.is_some();
+    let dir = loadlab_store::resolve_dir(results);
+    if let Some(url) = crate::remote::url_of(&dir)? {
+        let remote = Remote::open(&url)?;
+        let loaded = load_remote_points(&remote, query.name, &query.labels, query.since)?;
+        if loaded.points.is_empty() {
+            return Err(no_remote_points(&url, query.name, filtered));
+        }
+        return Ok((None, loaded));
+    }
+    let store = crate::store::open(&dir, warn)?;
+    let loaded = load_points(
+        &store,
+        query.name,
+        &query.labels,
+        query.runs_only,
+        query.since,
+    )?;
+    if loaded.points.is_empty() {
+        return Err(no_points(&store, query.name, filtered));
+    }
+    Ok((Some(store), loaded))
+}
+
 /// Where a distributed run's labels are kept beside its record (object storage has no index).
 pub const LABELS_FILE: &str = "labels.json";
 

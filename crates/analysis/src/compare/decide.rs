@@ -55,29 +55,55 @@ mod tests {
     use super::*;
     use loadlab_metrics::{LatencyStat, Quantity};
 
-    #[test]
-    fn every_verdict_of_the_taxonomy() {
-        let p95 = MetricId::latency(LatencyStat::P95);
-        let tput = MetricId::run(Quantity::Throughput);
-        let errors = MetricId::run(Quantity::ErrorRate);
-        let base = Evidence {
+    fn ids() -> (MetricId, MetricId, MetricId) {
+        (
+            MetricId::latency(LatencyStat::P95),
+            MetricId::run(Quantity::Throughput),
+            MetricId::run(Quantity::ErrorRate),
+        )
+    }
+
+    /// With the equivalence band of 2%, and without.
+    fn options() -> (CompareOptions, CompareOptions) {
+        let banded = CompareOptions {
+            equivalence: 0.02,
+            ..CompareOptions::default()
+        };
+        (banded, CompareOptions::default())
+    }
+
+    /// Significant, slower by 2–10%.
+    fn base() -> Evidence {
+        Evidence {
             sufficient: true,
             degenerate: false,
             p_adjusted: Some(0.01),
             change_ci: Some([0.02, 0.10]),
             difference_ci: None,
-        };
-        let banded = CompareOptions {
-            equivalence: 0.02,
-            ..CompareOptions::default()
-        };
-        let plain = CompareOptions::default();
-        let with = |f: &dyn Fn(&mut Evidence)| {
-            let mut e = base;
-            f(&mut e);
-            e
-        };
-        let table: Vec<(&str, &MetricId, Evidence, &CompareOptions, Verdict)> = vec![
+        }
+    }
+
+    fn with(f: &dyn Fn(&mut Evidence)) -> Evidence {
+        let mut e = base();
+        f(&mut e);
+        e
+    }
+
+    type Case<'a> = (&'a str, &'a MetricId, Evidence, &'a CompareOptions, Verdict);
+
+    fn check(table: Vec<Case<'_>>) {
+        for (name, metric, evidence, options, want) in table {
+            assert_eq!(decide(metric, &evidence, options), want, "{name}");
+        }
+    }
+
+    /// The direction words per metric, and no direction without significance.
+    #[test]
+    fn directions_and_significance() {
+        let (p95, tput, errors) = ids();
+        let (_, plain) = options();
+        let base = base();
+        check(vec![
             ("latency up", &p95, base, &plain, Verdict::Slower),
             (
                 "latency down",
@@ -117,6 +143,15 @@ mod tests {
                 &plain,
                 Verdict::Inconclusive,
             ),
+        ]);
+    }
+
+    /// The equivalence band: beyond it a direction, inside it `=` (TOST).
+    #[test]
+    fn the_equivalence_band() {
+        let (p95, _, _) = ids();
+        let (banded, plain) = options();
+        check(vec![
             // The case: p = 0.03, CI [+0.2%, +3.9%] with a 2% band is slower, not `~`.
             (
                 "beyond the band",
@@ -160,6 +195,15 @@ mod tests {
                 &banded,
                 Verdict::Inconclusive,
             ),
+        ]);
+    }
+
+    /// Too few runs, identical runs, and baselines of zero errors.
+    #[test]
+    fn too_few_identical_and_zero_baselines() {
+        let (p95, _, errors) = ids();
+        let (banded, plain) = options();
+        check(vec![
             (
                 "too few runs",
                 &p95,
@@ -210,9 +254,6 @@ mod tests {
                 &plain,
                 Verdict::Inconclusive,
             ),
-        ];
-        for (name, metric, evidence, options, want) in table {
-            assert_eq!(decide(metric, &evidence, options), want, "{name}");
-        }
+        ]);
     }
 }

@@ -35,14 +35,24 @@ fn kinds(findings: &[Finding]) -> Vec<&'static str> {
 
 const TWO_CORES: GeneratorFacts = GeneratorFacts { cores_allowed: 2.0 };
 
+type Case<'a> = (&'a str, Vec<Sample>, Vec<&'a str>);
+
+fn check(cases: Vec<Case<'_>>) {
+    for (name, samples, want) in cases {
+        let got = classify(&samples, &TWO_CORES, &Thresholds::default());
+        assert_eq!(kinds(&got), want, "{name}: {got:#?}");
+    }
+}
+
+/// The host: quiet, contended, CPU pressure, steal, and a blip that is not a finding.
 #[test]
-fn findings_table() {
+fn host_findings() {
     let quiet = [
         ("host.cpu_count", 2.0),
         ("host.cpu_percent", 40.0),
         ("generator.cpu_percent", 30.0),
     ];
-    let cases: Vec<(&str, Vec<Sample>, Vec<&str>)> = vec![
+    check(vec![
         ("a quiet host", repeat(10, &quiet), vec![]),
         (
             "host busy, generator light (seed 004)",
@@ -104,6 +114,13 @@ fn findings_table() {
             },
             vec![],
         ),
+    ]);
+}
+
+/// Processes and containers: CPU-bound on their cores, event loops, throttling, quotas.
+#[test]
+fn process_and_container_findings() {
+    check(vec![
         (
             "a process using both of its cores",
             repeat(
@@ -163,6 +180,13 @@ fn findings_table() {
             ),
             vec!["target_cpu_bound"],
         ),
+    ]);
+}
+
+/// Open files and ephemeral ports near their limits.
+#[test]
+fn file_and_port_findings() {
+    check(vec![
         (
             "generator near its open-file limit",
             repeat(
@@ -198,11 +222,7 @@ fn findings_table() {
             ),
             vec!["ports_pressure"],
         ),
-    ];
-    for (name, samples, want) in cases {
-        let got = classify(&samples, &TWO_CORES, &Thresholds::default());
-        assert_eq!(kinds(&got), want, "{name}: {got:#?}");
-    }
+    ]);
 }
 
 #[test]
