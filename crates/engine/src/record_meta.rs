@@ -4,9 +4,9 @@
 use crate::health::available_cores;
 use crate::prepare::PreparedScenario;
 use loadlab_metrics::record::{DataSetInfo, OriginInfo, RecordMeta, RECORD_SCHEMA};
-use loadlab_metrics::result::{LoadInfo, PlannedLoad, SegmentId};
+use loadlab_metrics::result::{LoadInfo, PlannedLoad};
+use loadlab_metrics::Segment;
 use loadlab_metrics::{Environment, Protocol};
-use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Plan, Scenario};
 
 pub struct MetaInput<'a> {
@@ -43,10 +43,7 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         load: load_info(m.plan, segment),
         plan_hash: scenario.fingerprint(),
         scenario: scenario.describe(),
-        segment: m.segment.map(|s| SegmentId {
-            index: s.index,
-            count: s.count,
-        }),
+        segment: m.segment,
         origins: m
             .prepared
             .origins

@@ -25,6 +25,7 @@ pub mod record;
 mod recorder;
 pub mod resources;
 pub mod result;
+mod segment;
 mod server_timing;
 mod timestamp;
 pub mod validity;
@@ -45,6 +46,7 @@ pub use phases::{Phase, PhaseHistograms, PhaseSummary};
 pub use protocol::Protocol;
 pub use recorder::{Recorder, StepInfo};
 pub use result::{OriginResult, RunResult};
+pub use segment::Segment;
 pub use server_timing::{
     parse_duration_header, server_timing_duration, server_timing_entries, server_timing_micros,
     ServerTimingEntries,

@@ -7,6 +7,7 @@
 //! against it. Results of schema v1 still load (see [`RunResult::from_json`]).
 
 use crate::histogram::LatencyHistogram;
+use crate::segment::Segment;
 pub use crate::timestamp::{from_unix_seconds, parse_rfc3339, rfc3339, unix_seconds};
 use crate::validity::{InvalidKind, TargetVerdict, Validity};
 use serde::{Deserialize, Serialize};
@@ -30,7 +31,7 @@ pub struct RunResult {
     pub plan_hash: Option<String>,
     /// The share of the plan this run executed (`loadlab run --segment i/N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub segment: Option<SegmentId>,
+    pub segment: Option<Segment>,
     pub valid: bool,
     /// Why the measurement cannot be trusted (empty when valid).
     #[serde(default)]
@@ -115,19 +116,6 @@ pub enum StopReason {
     Signal,
     /// The process died (SIGKILL, crash, power cut): the result is what its record held.
     Crashed,
-}
-
-/// Part `index` of `count` of a plan (0-based).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
-pub struct SegmentId {
-    pub index: u32,
-    pub count: u32,
-}
-
-impl std::fmt::Display for SegmentId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
 }
 
 /// One segment of a merged run, as the per-segment table shows it.

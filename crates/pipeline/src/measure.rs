@@ -91,13 +91,7 @@ pub fn measure(
     meta.scenario = scenario.name.clone();
     meta.scenario_file = scenario.source.clone();
     meta.plan_hash = Some(scenario.fingerprint());
-    meta.segment = spec.share.segment.map(|s| {
-        loadlab_metrics::result::SegmentId {
-            index: s.index,
-            count: s.count,
-        }
-        .to_string()
-    });
+    meta.segment = spec.share.segment.map(|s| s.to_string());
     if meta.load.is_none() {
         meta.load = Some(load_text(scenario));
     }

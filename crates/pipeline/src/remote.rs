@@ -7,7 +7,6 @@ use crate::measure::{execute, RunSpec, RunView};
 use crate::merge::{merge_and_store, Merged};
 use crate::PipelineError;
 use loadlab_metrics::record::RecordSink;
-use loadlab_metrics::result::SegmentId;
 use loadlab_metrics::RunResult;
 use loadlab_remote::{
     download_run, parse_location, wait_for_segments, Barrier, BarrierOptions, Remote,
@@ -77,10 +76,7 @@ pub fn run_to_url(
     say: &mut dyn FnMut(&str),
 ) -> Result<RemoteRun, PipelineError> {
     let run = Remote::open(url)?;
-    let segment = spec.share.segment.map(|s| SegmentId {
-        index: s.index,
-        count: s.count,
-    });
+    let segment = spec.share.segment;
     let record = run.at(&RunLayout { segment }.record_dir());
     let mut clock = None;
     match (segment, spec.share.start_at) {

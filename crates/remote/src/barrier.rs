@@ -14,7 +14,8 @@ use crate::error::RemoteError;
 use crate::layout::{announce_key, clock_key, ANNOUNCE, FAILED, START};
 use crate::store::{now_unix_s, PutOutcome, Remote};
 use loadlab_metrics::clock::{estimate, resolution_of, ClockEstimate, Probe};
-use loadlab_metrics::result::{from_unix_seconds, rfc3339, SegmentId};
+use loadlab_metrics::result::{from_unix_seconds, rfc3339};
+use loadlab_metrics::Segment;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
@@ -91,7 +92,7 @@ pub struct Met {
 impl<'a> Barrier<'a> {
     pub fn new(
         run: &'a Remote,
-        segment: SegmentId,
+        segment: Segment,
         plan_hash: &str,
         options: BarrierOptions,
     ) -> Self {

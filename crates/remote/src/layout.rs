@@ -1,6 +1,6 @@
 //! The names of things under a run's prefix (see the crate docs for the whole layout).
 
-use loadlab_metrics::result::SegmentId;
+use loadlab_metrics::Segment;
 
 /// Where a run that was not split into segments writes its record.
 pub const WHOLE_RUN: &str = "run";
@@ -16,7 +16,7 @@ pub const SUMMARY: &str = "run.json";
 /// Where one process's record goes under a run's prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunLayout {
-    pub segment: Option<SegmentId>,
+    pub segment: Option<Segment>,
 }
 
 impl RunLayout {
@@ -75,7 +75,7 @@ mod tests {
         );
         assert_eq!(parse_batch_key("record.json"), None);
         let seg = RunLayout {
-            segment: Some(SegmentId { index: 3, count: 4 }),
+            segment: Some(Segment { index: 3, count: 4 }),
         };
         assert_eq!(seg.record_dir(), "segments/3");
         assert_eq!(RunLayout { segment: None }.record_dir(), "run");

@@ -7,13 +7,14 @@ use loadlab_metrics::record::{
     summarize, IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, StoredRecord,
     RECORD_SCHEMA,
 };
-use loadlab_metrics::result::{LoadInfo, SegmentId, StopReason};
+use loadlab_metrics::result::{LoadInfo, StopReason};
+use loadlab_metrics::Segment;
 use loadlab_metrics::{Environment, Outcome, Recorder, StepInfo};
 use loadlab_remote::{download_run, Barrier, BarrierOptions, Remote, UploadSink};
 use std::time::Duration;
 use url::Url;
 
-fn meta(segment: SegmentId) -> RecordMeta {
+fn meta(segment: Segment) -> RecordMeta {
     RecordMeta {
         schema: RECORD_SCHEMA.into(),
         tool_version: "test".into(),
@@ -105,7 +106,7 @@ fn file_url(dir: &std::path::Path) -> Url {
 #[test]
 fn an_uploaded_record_downloads_into_the_same_summary() {
     let dir = tempfile::tempdir().unwrap();
-    let seg = SegmentId { index: 0, count: 2 };
+    let seg = Segment { index: 0, count: 2 };
     let (m, ivs) = (meta(seg), intervals(6));
     let local = dir.path().join("local");
     let mut w = RecordWriter::new(&local).without_sync();
@@ -138,7 +139,7 @@ fn an_uploaded_record_downloads_into_the_same_summary() {
 #[test]
 fn a_record_without_an_end_reads_as_far_as_its_committed_batches() {
     let dir = tempfile::tempdir().unwrap();
-    let seg = SegmentId { index: 1, count: 2 };
+    let seg = Segment { index: 1, count: 2 };
     let run = Remote::open(&file_url(dir.path())).unwrap();
     let record = run.at("segments/1");
     let mut up = UploadSink::start(&record, Duration::from_secs(3600), None).unwrap();
@@ -181,7 +182,7 @@ fn racing_segments_agree_on_one_start() {
             let url = url.clone();
             std::thread::spawn(move || {
                 let run = Remote::open(&url).unwrap();
-                let seg = SegmentId { index: i, count: 4 };
+                let seg = Segment { index: i, count: 4 };
                 Barrier::new(&run, seg, "plan", options)
                     .meet(&mut |_| {})
                     .unwrap()
@@ -199,7 +200,7 @@ fn racing_segments_agree_on_one_start() {
     }
     // A segment of another plan on the same prefix is refused.
     let run = Remote::open(&url).unwrap();
-    let e = Barrier::new(&run, SegmentId { index: 0, count: 4 }, "other", options)
+    let e = Barrier::new(&run, Segment { index: 0, count: 4 }, "other", options)
         .meet(&mut |_| {})
         .unwrap_err();
     assert!(e.to_string().contains("another plan"), "{e}");
@@ -214,7 +215,7 @@ fn a_barrier_that_times_out_names_the_missing_segments() {
         poll: Duration::from_millis(50),
         ..BarrierOptions::default()
     };
-    let e = Barrier::new(&run, SegmentId { index: 1, count: 3 }, "plan", options)
+    let e = Barrier::new(&run, Segment { index: 1, count: 3 }, "plan", options)
         .meet(&mut |_| {})
         .unwrap_err();
     let text = e.to_string();
@@ -224,7 +225,7 @@ fn a_barrier_that_times_out_names_the_missing_segments() {
     );
     assert!(text.contains("missing: 0, 2"), "{text}");
     // The next one to come is told at once.
-    let e = Barrier::new(&run, SegmentId { index: 0, count: 3 }, "plan", options)
+    let e = Barrier::new(&run, Segment { index: 0, count: 3 }, "plan", options)
         .meet(&mut |_| {})
         .unwrap_err();
     assert!(e.to_string().contains("failed earlier"), "{e}");

@@ -1,7 +1,8 @@
 //! What a record says about itself: written once when the run starts (`record.json`) and once
 //! when it ends (`end.json`). A record without an end is a run whose process died.
 
-use crate::result::{LoadInfo, SegmentId, StopReason};
+use crate::result::{LoadInfo, StopReason};
+use crate::Segment;
 use crate::{Environment, Protocol, StepInfo};
 use serde::{Deserialize, Serialize};
 
@@ -32,7 +33,7 @@ pub struct RecordMeta {
     /// credentials), so reports draw what ran and never re-read the file.
     pub scenario: serde_json::Value,
     /// This process's share of the plan (`None`: the whole plan).
-    pub segment: Option<SegmentId>,
+    pub segment: Option<Segment>,
     /// Request steps in scenario order: histogram tag `sN` is step N.
     pub steps: Vec<StepInfo>,
     /// Where requests go, in the engine's order (the index of an interval's `conns`): the

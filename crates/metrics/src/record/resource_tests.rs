@@ -50,7 +50,7 @@ fn samples_round_trip_and_merges_keep_segments_apart() {
     for (i, dir) in dirs.iter().enumerate() {
         let part = deltas(&stream, |j| j % 2 == i);
         let part = with_samples(part, if i == 1 { BUSY } else { QUIET });
-        let seg = SegmentId {
+        let seg = Segment {
             index: i as u32,
             count: 2,
         };

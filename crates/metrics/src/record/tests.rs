@@ -1,10 +1,11 @@
 //! Round trips through the files, cut-off records, and exact merges of segments.
 
 use super::*;
-use crate::result::{LoadInfo, SegmentId, StopReason};
+use crate::result::{LoadInfo, StopReason};
+use crate::Segment;
 use crate::{Environment, ErrorKind, IntervalDelta, Outcome, Recorder, StepDelta, StepInfo};
 
-fn meta(steps: usize, segment: Option<SegmentId>, start: f64) -> RecordMeta {
+fn meta(steps: usize, segment: Option<Segment>, start: f64) -> RecordMeta {
     RecordMeta {
         schema: RECORD_SCHEMA.into(),
         tool_version: "test".into(),
@@ -316,7 +317,7 @@ fn merged_segments_equal_the_whole() {
     let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     for (i, dir) in dirs.iter().enumerate() {
         let part = deltas(&stream, |j| j % 3 == i);
-        let seg = SegmentId {
+        let seg = Segment {
             index: i as u32,
             count: 3,
         };
@@ -442,7 +443,7 @@ fn a_missing_segment_makes_the_merge_invalid() {
     let dir = tempfile::tempdir().unwrap();
     write(
         dir.path(),
-        &meta(2, Some(SegmentId { index: 1, count: 2 }), 1e9),
+        &meta(2, Some(Segment { index: 1, count: 2 }), 1e9),
         &deltas(&stream, |_| true),
         true,
     );
@@ -467,11 +468,11 @@ fn merges_refuse_records_of_different_plans() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     write(
         a.path(),
-        &meta(2, Some(SegmentId { index: 0, count: 2 }), 1e9),
+        &meta(2, Some(Segment { index: 0, count: 2 }), 1e9),
         &deltas(&stream, |_| true),
         true,
     );
-    let mut other = meta(2, Some(SegmentId { index: 1, count: 2 }), 1e9);
+    let mut other = meta(2, Some(Segment { index: 1, count: 2 }), 1e9);
     other.plan_hash = "def".into();
     write(b.path(), &other, &deltas(&stream, |_| true), true);
     let records = [
@@ -621,7 +622,7 @@ fn segments_cut_in_tenths_merge_on_the_same_slices() {
     for (i, dir) in dirs.iter().enumerate() {
         let mut m = meta(
             1,
-            Some(SegmentId {
+            Some(Segment {
                 index: i as u32,
                 count: 2,
             }),
