@@ -12,7 +12,9 @@ use loadlab_analysis::study::{
     default_compare_metrics, run_metrics, summarize_variant, RunSample, StudyResult,
 };
 use loadlab_metrics::{MetricId, RunResult};
-use loadlab_remote::{find_runs, segment_dir, Remote, MERGED, SUMMARY_FILE, WHOLE_RUN};
+use loadlab_remote::{
+    find_runs, segment_dir, Remote, LABELS_FILE, MERGED, SUMMARY_FILE, WHOLE_RUN,
+};
 use loadlab_report::verdict_words::format_value;
 use loadlab_store::{labels_match, Labels, Store, StudyKind};
 use std::collections::BTreeMap;
@@ -127,9 +129,6 @@ pub fn load_series(
     }
     Ok((Some(store), loaded))
 }
-
-/// Where a distributed run's labels are kept beside its record (object storage has no index).
-pub const LABELS_FILE: &str = "labels.json";
 
 /// The points of `name` among the runs in object storage under `remote`: each whole run's
 /// summary, or a split run's merged one (segments not merged yet are counted as skipped, as

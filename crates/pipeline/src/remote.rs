@@ -101,7 +101,7 @@ pub fn run_to_url(
     }
     if !labels.is_empty() {
         let text = serde_json::to_vec(labels).expect("labels serialize");
-        record.put(crate::history::LABELS_FILE, text)?;
+        record.put(loadlab_remote::LABELS_FILE, text)?;
     }
     let sink = UploadSink::start(&record, options.upload_every, clock)?;
     let stats = sink.stats_handle();

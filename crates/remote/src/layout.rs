@@ -12,6 +12,8 @@ pub const FAILED: &str = "barrier/failed.json";
 pub const CLOCK: &str = "clock";
 pub const INTERVALS: &str = "intervals";
 pub const SUMMARY: &str = "run.json";
+/// A run's labels beside its record (object storage has no index to keep them in).
+pub const LABELS: &str = "labels.json";
 
 /// Where one process's record goes under a run's prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

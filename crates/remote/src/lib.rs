@@ -45,7 +45,9 @@ mod wait;
 pub use barrier::{Announcement, Barrier, BarrierOptions, Met, StartTime};
 pub use error::RemoteError;
 pub use fetch::{download_run, find_runs, Downloaded, RunListing, SegmentState};
-pub use layout::{segment_dir, RunLayout, MERGED, SUMMARY as SUMMARY_FILE, WHOLE_RUN};
+pub use layout::{
+    segment_dir, RunLayout, LABELS as LABELS_FILE, MERGED, SUMMARY as SUMMARY_FILE, WHOLE_RUN,
+};
 pub use location::{parse_location, ResultsLocation};
 pub use store::{Entry, PutOutcome, Remote};
 pub use upload::{UploadSink, UploadStats};
