@@ -11,6 +11,13 @@ use common::{exclusive, Target, BIN};
 use std::path::Path;
 use std::process::Command;
 
+/// A free loopback address for the target, and the URL the runs test on it.
+fn target_address() -> (String, String) {
+    let listen = format!("127.0.0.1:{}", free_port());
+    let url = format!("http://{listen}/api/ping");
+    (listen, url)
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -19,16 +26,16 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// One labelled run; an invalid one (exit 3: a busy machine delayed the scheduler) is made
-/// again, as a study re-runs invalid runs. Invalid runs stay in the store, and the history
-/// leaves them out.
-fn run(results: &Path, url: &str, commit: &str) {
-    for _attempt in 0..4 {
+/// One labelled run, `results(attempt)` its `--results`; an invalid one (exit 3: a busy
+/// machine delayed the scheduler) is made again, as a study re-runs invalid runs. Invalid
+/// runs stay where they were stored, and the history leaves them out.
+fn labelled_run(url: &str, commit: &str, results: impl Fn(u32) -> std::ffi::OsString) {
+    for attempt in 0..4 {
         let out = Command::new(BIN)
             .args(["run", "--url", url, "--rate", "40/s", "--duration", "500ms"])
             .args(["--no-progress", "--label", &format!("commit={commit}")])
             .arg("--results")
-            .arg(results)
+            .arg(results(attempt))
             .env("LOADLAB_LABELS", "branch=main")
             .output()
             .unwrap();
@@ -43,6 +50,31 @@ fn run(results: &Path, url: &str, commit: &str) {
         }
     }
     panic!("run {commit}: invalid four times in a row (is the machine busy?)");
+}
+
+/// A run into the local store in `results`.
+fn run(results: &Path, url: &str, commit: &str) {
+    labelled_run(url, commit, |_| results.as_os_str().to_owned());
+}
+
+/// Commits `c0` up to `c{fast}` made against a target answering in 1 ms, the rest up to
+/// `c{total}` against the same address answering in `slow` (the same plan, slower).
+fn fast_then_slow(
+    listen: &str,
+    slow: &str,
+    (fast, total): (usize, usize),
+    mut made: impl FnMut(&str),
+) {
+    {
+        let _fast = Target::start_on(listen, &["--service-time", "1ms"]);
+        for i in 0..fast {
+            made(&format!("c{i}"));
+        }
+    }
+    let _slow = Target::start_on(listen, &["--service-time", slow]);
+    for i in fast..total {
+        made(&format!("c{i}"));
+    }
 }
 
 fn history(results: &Path, args: &[&str]) -> std::process::Output {
@@ -60,20 +92,10 @@ fn a_slower_target_is_one_change_point_with_its_commit() {
     let _guard = exclusive();
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
-    let listen = format!("127.0.0.1:{}", free_port());
-    let url = format!("http://{listen}/api/ping");
-    {
-        let _fast = Target::start_on(&listen, &["--service-time", "1ms"]);
-        for i in 0..5 {
-            run(&results, &url, &format!("c{i}"));
-        }
-    }
-    {
-        let _slow = Target::start_on(&listen, &["--service-time", "15ms"]);
-        for i in 5..11 {
-            run(&results, &url, &format!("c{i}"));
-        }
-    }
+    let (listen, url) = target_address();
+    fast_then_slow(&listen, "15ms", (5, 11), |commit| {
+        run(&results, &url, commit)
+    });
     // A `--url` test is named by its method and URL.
     let name = format!("GET {url}");
 
@@ -168,22 +190,12 @@ fn the_gate_fails_only_on_a_regression_against_the_stable_segment() {
     let _guard = exclusive();
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
-    let listen = format!("127.0.0.1:{}", free_port());
-    let url = format!("http://{listen}/api/ping");
+    let (listen, url) = target_address();
     let name = format!("GET {url}");
     let summary = dir.path().join("summary.md");
-    {
-        let _fast = Target::start_on(&listen, &["--service-time", "1ms"]);
-        for i in 0..3 {
-            run(&results, &url, &format!("c{i}"));
-        }
-    }
-    {
-        let _slow = Target::start_on(&listen, &["--service-time", "10ms"]);
-        for i in 3..9 {
-            run(&results, &url, &format!("c{i}"));
-        }
-    }
+    fast_then_slow(&listen, "10ms", (3, 9), |commit| {
+        run(&results, &url, commit)
+    });
     // Newest c8 against c3..c7 (after the change point at c3): the same level.
     let out = gate(&results, &name, &summary);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
@@ -350,28 +362,12 @@ fn a_run_junit_report_has_a_case_per_threshold_and_a_markdown_summary() {
     assert!(md.contains("## loadlab study: junit <check>"), "{md}");
 }
 
-/// One labelled run recorded in object storage under `base/NAME-aN`: a fresh prefix per
-/// attempt (a prefix holds one record); an invalid attempt stays there and is left out.
+/// A run recorded in object storage under `base/COMMIT-aN`: a fresh prefix per attempt (a
+/// prefix holds one record).
 fn remote_run(base: &str, url: &str, commit: &str) {
-    for attempt in 0..4 {
-        let out = Command::new(BIN)
-            .args(["run", "--url", url, "--rate", "40/s", "--duration", "500ms"])
-            .args(["--no-progress", "--label", &format!("commit={commit}")])
-            .arg("--results")
-            .arg(format!("{base}/{commit}-a{attempt}"))
-            .output()
-            .unwrap();
-        match out.status.code() {
-            Some(0) => return,
-            Some(3) => continue,
-            code => panic!(
-                "run {commit}: {code:?}\n{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ),
-        }
-    }
-    panic!("run {commit}: invalid four times in a row (is the machine busy?)");
+    labelled_run(url, commit, |attempt| {
+        format!("{base}/{commit}-a{attempt}").into()
+    });
 }
 
 /// Runs kept in object storage (`file://`, the code path of s3://, gs:// and az://): history
@@ -382,20 +378,10 @@ fn history_and_gate_read_runs_kept_in_object_storage() {
     let _guard = exclusive();
     let dir = tempfile::tempdir().unwrap();
     let base = format!("file://{}/bucket/nightly", dir.path().display());
-    let listen = format!("127.0.0.1:{}", free_port());
-    let url = format!("http://{listen}/api/ping");
-    {
-        let _fast = Target::start_on(&listen, &["--service-time", "1ms"]);
-        for i in 0..4 {
-            remote_run(&base, &url, &format!("c{i}"));
-        }
-    }
-    {
-        let _slow = Target::start_on(&listen, &["--service-time", "15ms"]);
-        for i in 4..8 {
-            remote_run(&base, &url, &format!("c{i}"));
-        }
-    }
+    let (listen, url) = target_address();
+    fast_then_slow(&listen, "15ms", (4, 8), |commit| {
+        remote_run(&base, &url, commit)
+    });
     let name = format!("GET {url}");
     let json = dir.path().join("history.json");
     let bucket = Path::new(&base);
