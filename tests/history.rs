@@ -285,13 +285,7 @@ fn with_ci_outputs(
     Command::new(BIN)
         .args(command)
         .arg(scenario)
-        .args([
-            "--target",
-            target,
-            "--no-progress",
-            "--quiet",
-            "--allow-saturated",
-        ])
+        .args(["--target", target, "--no-progress", "--quiet"])
         .arg("--results")
         .arg(dir.join("results"))
         .arg("--junit")
