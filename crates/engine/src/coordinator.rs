@@ -1,11 +1,12 @@
 //! The coordinator's side of a run: adds the workers' ticks of each interval together, puts
 //! the resource samples that ended in it beside them, streams the sum to the run record,
-//! folds it into the summary and reports progress.
+//! folds it into the summary, shows it to the live observers and reports progress.
 
+use crate::cancel::Cancel;
 use crate::executor::{IntervalClock, Tick};
 use crate::resources::ResourceFeed;
-use loadlab_metrics::record::{Guarded, IntervalRecord, RecordMeta, Summarizer};
-use loadlab_metrics::{DeltaPool, IntervalDelta};
+use loadlab_metrics::record::{Guarded, IntervalRecord, RecordEnd, RecordMeta, Summarizer};
+use loadlab_metrics::{DeltaPool, IntervalDelta, LiveControl, LiveObserver, ThresholdBreach};
 use std::collections::BTreeMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
@@ -49,6 +50,11 @@ pub struct Coordinator {
     resources: Option<Box<dyn ResourceFeed>>,
     /// CPU of the resource monitor's threads, once stopped.
     pub monitor_cpu_percent: Option<f64>,
+    observers: Vec<Box<dyn LiveObserver>>,
+    /// Raised when an observer stops the run (the workers watch it).
+    cancel: Cancel,
+    /// The threshold that stopped the run, when one did.
+    pub breach: Option<ThresholdBreach>,
 }
 
 /// How long an interval waits for its resource sample (the monitor reads /proc just after
@@ -82,6 +88,43 @@ impl Coordinator {
             pool,
             resources: None,
             monitor_cpu_percent: None,
+            observers: Vec::new(),
+            cancel: Cancel::new(),
+            breach: None,
+        }
+    }
+
+    /// Shows every interval to `observers` (after `begin` with the run's metadata); an
+    /// observer's abort raises `cancel`.
+    pub fn with_observers(
+        mut self,
+        mut observers: Vec<Box<dyn LiveObserver>>,
+        cancel: Cancel,
+        meta: &RecordMeta,
+    ) -> Self {
+        for o in &mut observers {
+            o.begin(meta);
+        }
+        self.observers = observers;
+        self.cancel = cancel;
+        self
+    }
+
+    /// The run ended: observers flush.
+    pub fn end_observers(&mut self, end: &RecordEnd) {
+        for o in &mut self.observers {
+            o.end(end);
+        }
+    }
+
+    fn show_observers(&mut self, record: &IntervalRecord) {
+        for o in &mut self.observers {
+            if let LiveControl::Abort(breach) = o.interval(record, &self.summary) {
+                if self.breach.is_none() && !self.cancel.is_cancelled() {
+                    self.breach = Some(breach);
+                    self.cancel.cancel_because("threshold");
+                }
+            }
         }
     }
 
@@ -171,6 +214,7 @@ impl Coordinator {
             sink.interval(&record);
         }
         self.summary.add(&record);
+        self.show_observers(&record);
         self.totals.0 += record.delta.requests();
         self.totals.1 += record.delta.failed();
         if let (Some(progress), Some(stats)) =

@@ -15,7 +15,7 @@ use crate::record_meta::{record_meta, MetaInput};
 use crate::resources::{MonitorFeed, ResourceFeed};
 use loadlab_metrics::record::{Guarded, RecordEnd, RecordSink};
 use loadlab_metrics::result::{unix_seconds, StopReason};
-use loadlab_metrics::{DeltaPool, Protocol, Recorder, RunResult};
+use loadlab_metrics::{DeltaPool, LiveObserver, Protocol, Recorder, RunResult};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Scenario};
 use std::cell::{Cell, RefCell};
@@ -39,6 +39,9 @@ pub struct RunOptions {
     pub start_at: Option<SystemTime>,
     /// Where the run record streams to while the run goes.
     pub sink: Option<Box<dyn RecordSink>>,
+    /// What watches the run interval by interval (dashboard, live outputs, windowed
+    /// thresholds); one of them may stop it.
+    pub observers: Vec<Box<dyn LiveObserver>>,
 }
 
 impl Default for RunOptions {
@@ -49,6 +52,7 @@ impl Default for RunOptions {
             max_lag: Duration::from_millis(10),
             max_cpu_percent: 90.0,
             progress: None,
+            observers: Vec::new(),
             segment: None,
             start_at: None,
             sink: None,
@@ -171,19 +175,28 @@ pub fn run(
         threads,
         pool,
     )
-    .with_resources(feed);
+    .with_resources(feed)
+    .with_observers(
+        std::mem::take(&mut options.observers),
+        cancel.clone(),
+        &meta,
+    );
     collect_beside_workers(&mut coordinator, rx)?;
     for handle in handles {
         let _ = handle.join();
     }
     let wall = Instant::now().saturating_duration_since(start);
+    let aborted_by_threshold = coordinator.breach.take();
     let record_end = RecordEnd {
-        stop: if cancel.is_cancelled() {
+        stop: if aborted_by_threshold.is_some() {
+            StopReason::Threshold
+        } else if cancel.is_cancelled() {
             StopReason::Signal
         } else {
             StopReason::Completed
         },
-        signal: cancel.reason(),
+        signal: cancel.reason().filter(|_| aborted_by_threshold.is_none()),
+        aborted_by_threshold,
         wall_s: wall.as_secs_f64(),
         max_rss_bytes: max_rss_bytes(),
         intervals: coordinator.intervals(),
@@ -193,6 +206,7 @@ pub fn run(
     if let Some(s) = sink.as_mut() {
         s.end(&record_end);
     }
+    coordinator.end_observers(&record_end);
     let result = coordinator.summary.finish(&meta, Some(&record_end));
     Ok(RunOutput {
         result,

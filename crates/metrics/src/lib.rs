@@ -16,6 +16,7 @@ mod environment;
 mod error_kind;
 mod exemplar;
 mod histogram;
+pub mod live;
 mod load_model;
 pub mod metric_id;
 mod outcome;
@@ -36,6 +37,7 @@ pub use environment::Environment;
 pub use error_kind::ErrorKind;
 pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use histogram::{new_histogram, record_us, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
+pub use live::{LiveControl, LiveObserver, ThresholdBreach};
 pub use load_model::LoadModel;
 pub use metric_id::{
     series_unit, thin_percentile, GoodDirection, LatencyStat, MetricId, MetricNameError,

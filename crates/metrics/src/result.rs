@@ -44,6 +44,9 @@ pub struct RunResult {
     /// How the run ended.
     #[serde(default)]
     pub stop: StopReason,
+    /// The threshold that stopped the run (`stop: threshold`), with its window and value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aborted_by_threshold: Option<crate::ThresholdBreach>,
     /// Measured time, after warm-up.
     pub duration_s: f64,
     pub warmup_s: f64,
@@ -116,6 +119,9 @@ pub enum StopReason {
     Signal,
     /// The process died (SIGKILL, crash, power cut): the result is what its record held.
     Crashed,
+    /// A threshold marked `abort` failed over its window: the load stopped at once
+    /// (`aborted_by_threshold` says which).
+    Threshold,
 }
 
 /// One segment of a merged run, as the per-segment table shows it.

@@ -6,7 +6,7 @@
 use crate::PipelineError;
 use loadlab_engine::{Cancel, ProgressCallback, RunOptions};
 use loadlab_metrics::record::{RecordSink, RecordWriter};
-use loadlab_metrics::RunResult;
+use loadlab_metrics::{LiveObserver, RunResult};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Scenario, ScenarioError};
 use loadlab_store::Store;
@@ -24,6 +24,10 @@ pub trait RunView {
     fn finished(&mut self) {}
     /// Something the engine wants the user to know (the run went on).
     fn warning(&mut self, _message: &str) {}
+    /// What else watches the next run interval by interval (the dashboard, `--out` outputs).
+    fn observers(&mut self) -> Vec<Box<dyn LiveObserver>> {
+        Vec::new()
+    }
 }
 
 /// Shows nothing.
@@ -157,6 +161,7 @@ pub fn execute(
         start_at: spec.share.start_at,
         sink,
         progress: view.progress(plan.duration(), plan.ends_when_done()),
+        observers: view.observers(),
         ..RunOptions::default()
     };
     let run = loadlab_engine::run(scenario, options, spec.cancel);

@@ -91,6 +91,7 @@ fn intervals(n: u32) -> Vec<IntervalRecord> {
 fn end(n: u32) -> RecordEnd {
     RecordEnd {
         stop: StopReason::Completed,
+        aborted_by_threshold: None,
         signal: None,
         wall_s: f64::from(n),
         max_rss_bytes: 1,

@@ -364,6 +364,7 @@ fn built_result(
         meta,
         Some(&RecordEnd {
             stop: StopReason::Completed,
+            aborted_by_threshold: None,
             signal: None,
             wall_s: 1.0,
             max_rss_bytes: 1,

@@ -82,6 +82,7 @@ fn sample_run() -> RunResult {
         &meta(),
         Some(&RecordEnd {
             stop: StopReason::Completed,
+            aborted_by_threshold: None,
             signal: None,
             wall_s: 2.0,
             max_rss_bytes: 0,

@@ -240,10 +240,19 @@ fn merged_end(records: &[&StoredRecord], intervals: u32) -> RecordEnd {
             .any(|e| e.is_some_and(|e| e.stop == StopReason::Signal))
         {
             StopReason::Signal
+        } else if ends
+            .iter()
+            .any(|e| e.is_some_and(|e| e.stop == StopReason::Threshold))
+        {
+            StopReason::Threshold
         } else {
             StopReason::Completed
         },
         signal: ends.iter().flatten().find_map(|e| e.signal.clone()),
+        aborted_by_threshold: ends
+            .iter()
+            .flatten()
+            .find_map(|e| e.aborted_by_threshold.clone()),
         wall_s: ends.iter().flatten().map(|e| e.wall_s).fold(0.0, f64::max),
         max_rss_bytes: ends
             .iter()

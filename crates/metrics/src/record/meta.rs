@@ -123,6 +123,9 @@ pub struct RecordEnd {
     /// Which signal stopped the run, when one did (`SIGTERM`...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<String>,
+    /// The threshold that stopped the run (`stop: threshold`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aborted_by_threshold: Option<crate::ThresholdBreach>,
     /// Wall time from the plan's start to the end of the last interval.
     pub wall_s: f64,
     pub max_rss_bytes: u64,

@@ -130,6 +130,7 @@ fn samples_round_trip_and_merges_keep_segments_apart() {
 fn end() -> RecordEnd {
     RecordEnd {
         stop: StopReason::Completed,
+        aborted_by_threshold: None,
         signal: None,
         wall_s: 4.0,
         max_rss_bytes: 0,

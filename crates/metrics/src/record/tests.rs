@@ -142,6 +142,7 @@ fn write(dir: &std::path::Path, meta: &RecordMeta, intervals: &[IntervalRecord],
     if end {
         w.end(&RecordEnd {
             stop: StopReason::Completed,
+            aborted_by_threshold: None,
             signal: None,
             wall_s: intervals.len() as f64,
             max_rss_bytes: 1,
@@ -508,6 +509,7 @@ fn generator_health_and_delivery_come_from_the_intervals() {
     }
     let end = RecordEnd {
         stop: StopReason::Completed,
+        aborted_by_threshold: None,
         signal: None,
         wall_s: 4.0,
         max_rss_bytes: 0,

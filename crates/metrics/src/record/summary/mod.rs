@@ -253,6 +253,7 @@ impl Summarizer {
             verdicts,
             interrupted,
             stop,
+            aborted_by_threshold: end.and_then(|e| e.aborted_by_threshold.clone()),
             duration_s: measured,
             warmup_s: meta.warmup_s,
             load: meta.load.clone(),

@@ -1,0 +1,45 @@
+//! The seam for what watches a run while it goes (the dashboard, the live outputs, the
+//! windowed thresholds): every completed interval, in order, exactly as the record holds it.
+//!
+//! Observers run on the coordinator's thread, beside the record writer, never on a worker's:
+//! they must not block (a slow receiver buffers in its own thread, up to a bound). One of them
+//! may ask to stop the load ([`LiveControl::Abort`]); the run then ends at once, keeps what it
+//! measured and says which threshold stopped it.
+
+use crate::record::{IntervalRecord, RecordEnd, RecordMeta, Summarizer};
+use serde::{Deserialize, Serialize};
+
+/// What a windowed threshold saw when it stopped the run (`run.json`: `aborted_by_threshold`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdBreach {
+    /// The threshold as the scenario wrote it (`latency.p95 < 500ms over 30s`).
+    pub threshold: String,
+    /// The window it was judged over, in seconds (`None`: everything so far).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_s: Option<f64>,
+    /// The metric's value over that window, in the metric's unit (ms, ratio, /s).
+    pub value: f64,
+    /// When it failed, in seconds since the plan's start (t = 0 of the intervals).
+    pub at_s: f64,
+}
+
+/// An observer's answer to an interval.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LiveControl {
+    Continue,
+    /// Stop the load now: a threshold marked `abort` failed.
+    Abort(ThresholdBreach),
+}
+
+/// Watches a run interval by interval.
+pub trait LiveObserver: Send {
+    /// The run's metadata, before its first interval (step names, plan, start time).
+    fn begin(&mut self, _meta: &RecordMeta) {}
+    /// One completed interval, already folded into `summary` (whose `intervals()` ends with this
+    /// interval's figures).
+    fn interval(&mut self, _record: &IntervalRecord, _summary: &Summarizer) -> LiveControl {
+        LiveControl::Continue
+    }
+    /// The run ended (after its last interval); flush what is buffered, within a bound.
+    fn end(&mut self, _end: &RecordEnd) {}
+}
