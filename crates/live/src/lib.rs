@@ -1,0 +1,12 @@
+//! What watches a run while it goes: one [`frame::LiveFrame`] per interval, built from the
+//! run record's interval (the same numbers the summary and the reports are derived from), for
+//! the dashboard and the live outputs.
+//!
+//! No tokio and no engine here: observers run on the engine coordinator's thread through
+//! [`loadlab_metrics::LiveObserver`], and hand frames to their own threads.
+//!
+//! Crates chosen: `serde`/`serde_json` for the frame's documented JSON form.
+
+pub mod frame;
+
+pub use frame::{FrameBuilder, LiveFrame, Quantiles, StepFrame};
