@@ -8,5 +8,7 @@
 //! Crates chosen: `serde`/`serde_json` for the frame's documented JSON form.
 
 pub mod frame;
+pub mod tap;
 
 pub use frame::{FrameBuilder, LiveFrame, Quantiles, StepFrame};
+pub use tap::LiveTap;

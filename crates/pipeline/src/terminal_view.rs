@@ -5,15 +5,20 @@
 use crate::measure::RunView;
 use indicatif::{ProgressBar, ProgressStyle};
 use loadlab_engine::{Progress, ProgressCallback};
+use loadlab_live::LiveTap;
+use loadlab_metrics::LiveObserver;
 use loadlab_scenario::units::format_duration;
 use std::io::IsTerminal;
+use std::sync::Arc;
 use std::time::Duration;
 
-/// What a run shows on the terminal while it goes.
+/// What a run shows on the terminal while it goes, and the taps (dashboard, outputs) that
+/// watch each run.
 pub struct TerminalView {
     quiet: bool,
     no_progress: bool,
     bar: Option<ProgressBar>,
+    taps: Vec<Arc<dyn LiveTap>>,
 }
 
 impl TerminalView {
@@ -22,7 +27,14 @@ impl TerminalView {
             quiet,
             no_progress,
             bar: None,
+            taps: Vec::new(),
         }
+    }
+
+    /// Every run this view shows is also watched by `taps`.
+    pub fn with_taps(mut self, taps: Vec<Arc<dyn LiveTap>>) -> Self {
+        self.taps = taps;
+        self
     }
 }
 
@@ -57,6 +69,10 @@ impl RunView for TerminalView {
         if !self.quiet {
             eprintln!("warning: {message}");
         }
+    }
+
+    fn observers(&mut self) -> Vec<Box<dyn LiveObserver>> {
+        self.taps.iter().map(|t| t.observer()).collect()
     }
 }
 
