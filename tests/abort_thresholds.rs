@@ -30,7 +30,12 @@ fn workdir(name: &str) -> PathBuf {
 
 fn run(dir: &Path, target: &str) -> Output {
     Command::new(BIN)
-        .args(["run", dir.join("s.yaml").to_str().unwrap(), "--target", target])
+        .args([
+            "run",
+            dir.join("s.yaml").to_str().unwrap(),
+            "--target",
+            target,
+        ])
         .arg("--no-progress")
         .arg("--results")
         .arg(dir.join("results"))
@@ -97,16 +102,30 @@ fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval
     assert!((1.0..=2.4).contains(&at), "stopped at {at} s: {b}");
     // The load stopped at once: the record ends within an interval or two of the breach.
     let measured = r["duration_s"].as_f64().unwrap();
-    assert!(measured <= at + 0.35, "measured {measured} s, breach at {at} s");
-    assert!(measured >= at - 0.11, "measured {measured} s, breach at {at} s");
+    assert!(
+        measured <= at + 0.35,
+        "measured {measured} s, breach at {at} s"
+    );
+    assert!(
+        measured >= at - 0.11,
+        "measured {measured} s, breach at {at} s"
+    );
     // The partial result is kept: requests until the abort, thresholds judged.
     let total = r["requests"]["total"].as_u64().unwrap();
     assert!((40..=130).contains(&total), "{total} requests");
     let t = r["thresholds"].as_array().unwrap();
     assert_eq!(t[0]["expr"], EXPR);
     assert_eq!(t[0]["ok"], false);
-    assert!(t[0]["actual"].as_f64().unwrap() >= value, "the worst window: {}", t[0]);
-    assert_eq!(t[1]["ok"], true, "plain thresholds are judged on the partial run: {}", t[1]);
+    assert!(
+        t[0]["actual"].as_f64().unwrap() >= value,
+        "the worst window: {}",
+        t[0]
+    );
+    assert_eq!(
+        t[1]["ok"], true,
+        "plain thresholds are judged on the partial run: {}",
+        t[1]
+    );
     // The Markdown summary says which threshold stopped the run.
     let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(md.contains("stopped at") && md.contains(EXPR), "{md}");
@@ -122,7 +141,10 @@ fn the_same_thresholds_let_a_steady_run_complete() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let (_, r) = only_run(&dir);
     assert_eq!(r["stop"], "completed");
-    assert!(r.get("aborted_by_threshold").is_none_or(Value::is_null), "{r}");
+    assert!(
+        r.get("aborted_by_threshold").is_none_or(Value::is_null),
+        "{r}"
+    );
     let t = &r["thresholds"][0];
     assert_eq!(t["ok"], true, "{t}");
     assert!(t["actual"].as_f64().unwrap() < 100.0, "{t}");

@@ -153,8 +153,8 @@ impl Threshold {
     pub fn parse(expr: &str) -> Result<Threshold, String> {
         let (metric_text, op, rest) = split_op(expr)
             .ok_or_else(|| format!("`{expr}` has no comparison (<, <=, >, >=): {EXAMPLES}"))?;
-        let (value_text, live) =
-            crate::threshold_live::split_clauses(rest).map_err(|e| format!("`{}`: {e}", expr.trim()))?;
+        let (value_text, live) = crate::threshold_live::split_clauses(rest)
+            .map_err(|e| format!("`{}`: {e}", expr.trim()))?;
         let metric = parse_metric(metric_text.trim())?;
         let value = parse_value(metric.quantity, value_text.trim())?;
         if !value.is_finite() {

@@ -33,7 +33,9 @@ impl Live {
         }
         match (self.abort, self.grace.is_zero()) {
             (true, true) => out.push_str(", abort"),
-            (true, false) => out.push_str(&format!(", abort after {}", format_duration(self.grace))),
+            (true, false) => {
+                out.push_str(&format!(", abort after {}", format_duration(self.grace)))
+            }
             (false, false) => out.push_str(&format!(", after {}", format_duration(self.grace))),
             (false, true) => {}
         }
@@ -111,7 +113,13 @@ mod tests {
             ("500ms", "500ms", None, false, 0.0),
             ("500ms over 30s", "500ms", Some(30.0), false, 0.0),
             ("500ms over 30s, abort", "500ms", Some(30.0), true, 0.0),
-            ("500ms over 1m, abort after 10s", "500ms", Some(60.0), true, 10.0),
+            (
+                "500ms over 1m, abort after 10s",
+                "500ms",
+                Some(60.0),
+                true,
+                10.0,
+            ),
             ("5% over 10s, after 5s", "5%", Some(10.0), false, 5.0),
             ("5% over 10s, grace 5s, abort", "5%", Some(10.0), true, 5.0),
             ("100, abort", "100", None, true, 0.0),

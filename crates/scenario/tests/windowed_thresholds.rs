@@ -18,7 +18,10 @@ fn mapping_and_short_forms_agree() {
     let t = &s.thresholds;
     assert_eq!(t[0].expr, "latency.p95 < 500ms over 30s, abort after 10s");
     assert_eq!(t[0], t[1]);
-    assert_eq!(t[0].metric.quantity, Quantity::Latency(Stat::Percentile(95.0)));
+    assert_eq!(
+        t[0].metric.quantity,
+        Quantity::Latency(Stat::Percentile(95.0))
+    );
     assert_eq!(t[0].value, 500.0);
     assert_eq!(t[0].live.window, Some(Duration::from_secs(30)));
     assert!(t[0].live.abort);

@@ -114,9 +114,7 @@ impl WindowJudge {
         let measured_s = end_s - meta.warmup_s;
         let mut so_far: Option<RunResult> = None;
         let mut windows: Vec<(f64, RunResult)> = Vec::new();
-        let refresh_plain = self
-            .plain_at_s
-            .is_none_or(|at| end_s - at >= 1.0 - EPS);
+        let refresh_plain = self.plain_at_s.is_none_or(|at| end_s - at >= 1.0 - EPS);
         let mut breach = None;
         for i in 0..self.thresholds.len() {
             let t = &self.thresholds[i];
@@ -170,7 +168,11 @@ impl WindowJudge {
     /// The measured intervals that end by `end_s` and start within `window_s` of it, summed.
     fn window_result(&self, meta: &RecordMeta, end_s: f64, window_s: f64) -> RunResult {
         let mut s = Summarizer::new(meta.steps.len());
-        for r in self.kept.iter().filter(|r| r.start_s >= end_s - window_s - EPS) {
+        for r in self
+            .kept
+            .iter()
+            .filter(|r| r.start_s >= end_s - window_s - EPS)
+        {
             s.add(r);
         }
         s.finish(meta, None)

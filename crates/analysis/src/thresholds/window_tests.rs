@@ -133,7 +133,12 @@ fn when_a_windowed_threshold_breaks_table() {
         // A window is judged once full: a degradation inside the first window is seen at its end.
         ("latency.p95 < 100ms over 3s, abort", 0.0, Some(3.0), 300.0),
         // A grace longer than the degradation delays the first judgement.
-        ("latency.p95 < 100ms over 1s, abort after 2.5s", 0.5, Some(3.0), 300.0),
+        (
+            "latency.p95 < 100ms over 1s, abort after 2.5s",
+            0.5,
+            Some(3.0),
+            300.0,
+        ),
         // Without abort it never stops the run.
         ("latency.p95 < 100ms over 1s", 0.0, None, 0.0),
         // Bounds that hold never break.
@@ -151,7 +156,11 @@ fn when_a_windowed_threshold_breaks_table() {
                 assert!((b.at_s - at).abs() < 1e-6, "{expr}: at {}", b.at_s);
                 assert_eq!(b.threshold, *expr);
                 if *value > 0.0 {
-                    assert!((b.value - value).abs() < value * 0.01, "{expr}: {}", b.value);
+                    assert!(
+                        (b.value - value).abs() < value * 0.01,
+                        "{expr}: {}",
+                        b.value
+                    );
                 }
                 let window = threshold(expr).live.window.map(|w| w.as_secs_f64());
                 assert_eq!(b.window_s, window, "{expr}");
@@ -181,7 +190,11 @@ fn a_window_merges_histograms_never_averages_percentiles() {
     // The p99.9 of the same window sees the slow one.
     let (judge, breach, _) = run(&["latency.p999 < 10ms over 2s, abort"], &m, &intervals);
     assert!(judge.states()[0].value.unwrap() > 990.0);
-    assert_eq!(breach.unwrap().at_s, 2.0, "the first full window holds a slow one");
+    assert_eq!(
+        breach.unwrap().at_s,
+        2.0,
+        "the first full window holds a slow one"
+    );
 }
 
 #[test]
@@ -218,14 +231,21 @@ fn error_rate_count_and_scope_over_a_window() {
     );
     let b = breach.unwrap();
     assert_eq!(b.at_s, 6.0);
-    assert!((b.value - 0.2).abs() < 1e-9, "4 of 20 failed over the 2 s window: {}", b.value);
+    assert!(
+        (b.value - 0.2).abs() < 1e-9,
+        "4 of 20 failed over the 2 s window: {}",
+        b.value
+    );
     let states = judge.states();
     assert!((states[0].value.unwrap() - 0.4).abs() < 1e-9);
     assert_eq!(states[1].value, Some(20.0));
     assert!((states[2].value.unwrap() - 10.0).abs() < 1e-9);
     // The plain one has a current value over the whole run: 20 of 100.
     assert!((states[3].value.unwrap() - 0.2).abs() < 1e-9);
-    assert!(!states[3].failed_before, "plain thresholds are judged at the end only");
+    assert!(
+        !states[3].failed_before,
+        "plain thresholds are judged at the end only"
+    );
     // At the end: the windowed error rate reports its worst window (40%) and fails.
     let whole = summary.finish(&m, None);
     let results = judge.results(&whole);
@@ -240,7 +260,11 @@ fn never_judged_windows_fall_back_to_the_whole_run() {
     let intervals: Vec<_> = (0..3)
         .map(|i| interval(i, 1.0, false, 1, &[200.0; 4], 0))
         .collect();
-    let (judge, breach, summary) = run(&["latency.p95 < 100ms over 1s, abort after 10s"], &m, &intervals);
+    let (judge, breach, summary) = run(
+        &["latency.p95 < 100ms over 1s, abort after 10s"],
+        &m,
+        &intervals,
+    );
     assert!(breach.is_none(), "still within its grace");
     assert!(!judge.states()[0].judged);
     let results = judge.results(&summary.finish(&m, None));
@@ -257,7 +281,9 @@ fn cost_of_a_30s_window_of_10_steps_per_interval() {
     let m = meta(steps, 1.0, 0.0);
     let mut rng = 7u64;
     let mut next = || {
-        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         1.0 + (rng >> 33) as f64 % 500.0
     };
     let intervals: Vec<_> = (0..150)
@@ -268,7 +294,11 @@ fn cost_of_a_30s_window_of_10_steps_per_interval() {
         .collect();
     for exprs in [
         &["latency.p95 < 10s over 30s, abort"][..],
-        &["latency.p95 < 10s over 30s, abort", "step.s3.latency.p99 < 10s over 30s", "http.errors < 50% over 30s"][..],
+        &[
+            "latency.p95 < 10s over 30s, abort",
+            "step.s3.latency.p99 < 10s over 30s",
+            "http.errors < 50% over 30s",
+        ][..],
         &["latency.p95 < 10s"][..],
     ] {
         let mut judge = WindowJudge::new(exprs.iter().map(|e| threshold(e)).collect());

@@ -264,7 +264,10 @@ fn a_step_an_abort_threshold_cut_short_fails_its_slo_and_the_search_goes_on() {
     assert!(!cut.is_empty());
     for s in &cut {
         assert!(s.rate > 370.0, "{}", s.rate);
-        assert!(!s.retried, "a step cut short is an answer, not a spoiled run");
+        assert!(
+            !s.retried,
+            "a step cut short is an answer, not a spoiled run"
+        );
         assert_eq!(
             s.reasons[0],
             "cut short at 4.2 s: threshold `latency.p95 < 500ms over 2s, abort` failed (900.00ms over the last 2 s)"

@@ -17,6 +17,7 @@ mod thresholds;
 
 pub(crate) use crate::locate::Ctx;
 
+use self::thresholds::thresholds;
 use crate::addresses::{check_target_credentials, parse_addresses};
 use crate::error::ScenarioError;
 use crate::model::*;
@@ -24,7 +25,6 @@ use crate::raw::*;
 use load::load;
 use std::time::Duration;
 use steps::flows;
-use self::thresholds::thresholds;
 
 pub const DEFAULT_MAX_IN_FLIGHT: u32 = 10_000;
 pub const DEFAULT_MAX_DURATION: Duration = Duration::from_secs(600);

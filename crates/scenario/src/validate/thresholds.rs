@@ -1,11 +1,11 @@
 //! The `thresholds:` section: each expression (or mapping) parsed, and the steps and groups it
 //! names checked.
 
+use super::threshold_map::from_mapping;
 use super::Ctx;
 use crate::error::ScenarioError;
 use crate::model::Flow;
 use crate::suggest::closest;
-use super::threshold_map::from_mapping;
 use crate::threshold::{Scope, Threshold};
 
 pub(super) fn thresholds(
