@@ -83,7 +83,7 @@ fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains(&format!("aborted: stopped at")) && stdout.contains(EXPR),
+        stdout.contains("aborted: stopped at") && stdout.contains(EXPR),
         "{stdout}"
     );
     let (listing, r) = only_run(&dir);

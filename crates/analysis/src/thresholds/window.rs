@@ -118,8 +118,12 @@ impl WindowJudge {
         let mut breach = None;
         for i in 0..self.thresholds.len() {
             let t = &self.thresholds[i];
-            let due = t.live.is_live() && measured_s + EPS >= first_judged_s(t);
-            if !due && !(refresh_plain && !t.live.is_live()) {
+            let due = if t.live.is_live() {
+                measured_s + EPS >= first_judged_s(t)
+            } else {
+                refresh_plain
+            };
+            if !due {
                 continue;
             }
             let run = match t.live.window {
