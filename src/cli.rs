@@ -259,6 +259,13 @@ pub struct TargetArgs {
     /// Service time distribution: fixed or exp.
     #[arg(long, value_name = "DIST", default_value = "fixed")]
     pub service_dist: String,
+    /// Degrade mid-run: this long after the first /api/* request, serve with
+    /// --degraded-service-time instead (e.g. to try a threshold over a window that aborts).
+    #[arg(long, value_name = "DURATION", requires = "degraded_service_time")]
+    pub degrade_after: Option<String>,
+    /// The service time once --degrade-after has passed, e.g. 300ms.
+    #[arg(long, value_name = "DURATION", requires = "degrade_after")]
+    pub degraded_service_time: Option<String>,
     /// Requests allowed to wait for a worker; beyond it: 503.
     #[arg(long, value_name = "N")]
     pub queue_limit: Option<usize>,

@@ -3,7 +3,7 @@
 use crate::cli::TargetArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_scenario::units::parse_duration;
-use loadlab_target::{ServiceDist, TargetConfig, TargetTls};
+use loadlab_target::{Degrade, ServiceDist, TargetConfig, TargetTls};
 
 pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
     let listen = args.listen.parse().map_err(|_| {
@@ -28,6 +28,14 @@ pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
         reuse_port: args.reuse_port,
         ..TargetConfig::default()
     };
+    if let (Some(after), Some(time)) = (&args.degrade_after, &args.degraded_service_time) {
+        config.degrade = Some(Degrade {
+            after: parse_duration(after)
+                .map_err(|m| CliError::bad_input(format!("--degrade-after: {m}")))?,
+            service_time: parse_duration(time)
+                .map_err(|m| CliError::bad_input(format!("--degraded-service-time: {m}")))?,
+        });
+    }
     if let Some(t) = args.threads {
         config.threads = t;
     }

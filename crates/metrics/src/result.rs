@@ -39,7 +39,8 @@ pub struct RunResult {
     /// Findings about the target that do not invalidate the measurement.
     #[serde(default)]
     pub verdicts: Vec<TargetVerdict>,
-    /// Stopped before the plan ended (signal, crash): the numbers cover only what ran.
+    /// Stopped before the plan ended (signal, crash): the numbers cover only what ran. A run
+    /// an abort threshold stopped (`stop: threshold`) is not interrupted: it failed.
     pub interrupted: bool,
     /// How the run ended.
     #[serde(default)]

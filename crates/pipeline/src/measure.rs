@@ -1,9 +1,11 @@
 //! One measured run as every command makes it: indexed in the store, its record streamed to
-//! the run's directory while it goes, thresholds evaluated on the summary, the summary stored.
+//! the run's directory while it goes, thresholds judged every interval (a windowed one marked
+//! `abort` stops the load) and on the summary, the summary stored.
 //! A storage failure never loses the run: the summary is still returned (from memory) with
 //! the failure named, for the caller to print before exiting 3.
 
 use crate::PipelineError;
+use loadlab_analysis::thresholds::ThresholdWatch;
 use loadlab_engine::{Cancel, ProgressCallback, RunOptions};
 use loadlab_metrics::record::{RecordSink, RecordWriter};
 use loadlab_metrics::{LiveObserver, RunResult};
@@ -28,6 +30,9 @@ pub trait RunView {
     fn observers(&mut self) -> Vec<Box<dyn LiveObserver>> {
         Vec::new()
     }
+    /// The next run's thresholds, judged while it goes: `states()` gives each one's current
+    /// value (for the dashboard). Called before `observers`.
+    fn thresholds(&mut self, _watch: &ThresholdWatch) {}
 }
 
 /// Shows nothing.
@@ -155,13 +160,22 @@ pub fn execute(
 ) -> Result<(RunResult, Option<String>), PipelineError> {
     let scenario = spec.scenario;
     let plan = scenario.plan();
+    // The thresholds are judged every interval (windows, aborts, current values) by the
+    // first observer, so that an abort is decided before anything slower runs.
+    let watch = ThresholdWatch::new(&scenario.thresholds);
+    view.thresholds(&watch);
+    let mut observers = Vec::new();
+    if !scenario.thresholds.is_empty() {
+        observers.push(watch.observer());
+    }
+    observers.extend(view.observers());
     let options = RunOptions {
         threads: spec.threads,
         segment: spec.share.segment,
         start_at: spec.share.start_at,
         sink,
         progress: view.progress(plan.duration(), plan.ends_when_done()),
-        observers: view.observers(),
+        observers,
         ..RunOptions::default()
     };
     let run = loadlab_engine::run(scenario, options, spec.cancel);
@@ -171,7 +185,8 @@ pub fn execute(
         view.warning(w);
     }
     let mut result = out.result;
-    result.thresholds = loadlab_analysis::thresholds::evaluate(&scenario.thresholds, &result);
+    // Plain thresholds on the whole run; windowed ones from their windows (the worst).
+    result.thresholds = watch.results(&result);
     let storage_error = out
         .storage_error
         .map(|e| format!("results not stored: {e} ({where_})"));

@@ -21,7 +21,9 @@ pub fn outcome_of(result: &RunResult, allow_saturated: bool) -> Outcome {
         .filter(|r| !(allow_saturated && r.kind.is_generator_limit()));
     if result.interrupted || blocking.count() > 0 {
         Outcome::Invalid
-    } else if !loadlab_analysis::thresholds::all_passed(&result.thresholds) {
+    } else if result.aborted_by_threshold.is_some()
+        || !loadlab_analysis::thresholds::all_passed(&result.thresholds)
+    {
         Outcome::ThresholdsFailed
     } else {
         Outcome::Ok

@@ -153,6 +153,13 @@ pub fn run_markdown(result: &RunResult) -> String {
         format_value(MetricUnit::Millis, l.p95),
         format_value(MetricUnit::Millis, l.p99)
     );
+    if let Some(b) = &result.aborted_by_threshold {
+        let _ = writeln!(
+            md,
+            "**Aborted**: {}; the figures cover the run until then.\n",
+            crate::words::aborted_words(result, b)
+        );
+    }
     if result.thresholds.is_empty() {
         md.push_str("No thresholds.\n");
         return md;

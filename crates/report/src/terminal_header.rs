@@ -66,6 +66,14 @@ pub(crate) fn validity(r: &RunResult, out: &mut dyn Write, style: Style) -> io::
             style.yellow("interrupted:")
         )?;
     }
+    if let Some(b) = &r.aborted_by_threshold {
+        writeln!(
+            out,
+            "  {} {}; this is the partial result until then",
+            style.bold_red("aborted:"),
+            crate::words::aborted_words(r, b)
+        )?;
+    }
     for v in &r.verdicts {
         writeln!(out, "  {} {}", style.yellow("target:"), v.message)?;
     }

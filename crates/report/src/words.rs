@@ -147,14 +147,42 @@ pub fn threshold_actual(t: &ThresholdResult) -> String {
     }
 }
 
-/// `p95 latency met its threshold (< 250ms): 4.20ms`.
+/// `p95 latency met its threshold (< 250ms): 4.20ms`; a windowed one says its value is
+/// its worst window's (`…: 310ms, its worst 1s window`).
 pub fn threshold_sentence(t: &ThresholdResult) -> String {
     let (metric, limit) = split_threshold(&t.expr);
     let verb = if t.ok { "met" } else { "missed" };
+    let window = loadlab_scenario::Threshold::parse(&t.expr)
+        .ok()
+        .and_then(|p| p.live.window)
+        .filter(|_| t.actual.is_some())
+        .map(|w| {
+            format!(
+                ", its worst {} window",
+                loadlab_scenario::units::format_duration(w)
+            )
+        })
+        .unwrap_or_default();
     format!(
-        "{} {verb} its threshold ({limit}): {}",
+        "{} {verb} its threshold ({limit}): {}{window}",
         capitalize(&metric),
         threshold_actual(t)
+    )
+}
+
+/// `stopped at 2.1 s of 4 s planned by threshold `latency.p95 < 100ms over 1s, abort`:
+/// 300.00ms over the 1 s before`: which threshold stopped the run, when, and its value.
+pub fn aborted_words(r: &RunResult, b: &loadlab_metrics::ThresholdBreach) -> String {
+    let over = match b.window_s {
+        Some(w) => format!("over the {} before", crate::format::format_secs(w)),
+        None => "over the run until then".to_string(),
+    };
+    format!(
+        "stopped at {} of {} planned by threshold `{}`: {} {over}",
+        crate::format::format_secs(b.at_s),
+        crate::format::format_secs(r.load.planned_duration_s),
+        b.threshold,
+        Unit::of_threshold(&b.threshold).format(b.value),
     )
 }
 

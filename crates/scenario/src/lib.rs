@@ -39,6 +39,7 @@ pub mod study;
 mod suggest;
 pub mod template;
 pub mod threshold;
+mod threshold_live;
 pub mod units;
 mod validate;
 

@@ -16,8 +16,10 @@ pub struct RawScenario {
     pub load: Option<RawLoad>,
     #[serde(default, deserialize_with = "de_opt_duration")]
     pub warmup: Option<Duration>,
+    /// Each a string (`latency.p95 < 500ms over 30s, abort`) or a mapping (`{metric: …,
+    /// over: 30s, below: 500ms, abort: true}`): read by `validate::thresholds`.
     #[serde(default)]
-    pub thresholds: Vec<String>,
+    pub thresholds: Vec<serde_yaml_ng::Value>,
     #[serde(default)]
     pub flows: Vec<RawFlow>,
     /// Shorthand for a single flow.

@@ -1,5 +1,6 @@
 //! Threshold expressions (`latency.p95 < 2.8s`, `http.errors < 5%`): parsed here, evaluated by analysis.
 
+pub use crate::threshold_live::Live;
 use crate::units::parse_duration;
 pub use loadlab_metrics::Phase;
 use std::fmt;
@@ -13,6 +14,8 @@ pub struct Threshold {
     pub op: Op,
     /// In the metric's unit: milliseconds for latencies, a fraction for rates, per second for throughput.
     pub value: f64,
+    /// Its window, abort and grace (`over 30s, abort after 10s`); none for a plain threshold.
+    pub live: Live,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -145,10 +148,13 @@ pub fn format_actual(expr: &str, v: f64) -> String {
 }
 
 impl Threshold {
-    /// Parses `<metric> <op> <value>`.
+    /// Parses `<metric> <op> <value>`, optionally followed by a window and clauses:
+    /// `<metric> <op> <value> over <window>, abort after <grace>` (see [`Live`]).
     pub fn parse(expr: &str) -> Result<Threshold, String> {
-        let (metric_text, op, value_text) = split_op(expr)
+        let (metric_text, op, rest) = split_op(expr)
             .ok_or_else(|| format!("`{expr}` has no comparison (<, <=, >, >=): {EXAMPLES}"))?;
+        let (value_text, live) = crate::threshold_live::split_clauses(rest)
+            .map_err(|e| format!("`{}`: {e}", expr.trim()))?;
         let metric = parse_metric(metric_text.trim())?;
         let value = parse_value(metric.quantity, value_text.trim())?;
         if !value.is_finite() {
@@ -162,7 +168,20 @@ impl Threshold {
             metric,
             op,
             value,
+            live,
         })
+    }
+
+    /// Checks a bound written alone (`below: 500ms`) for this metric: its value in the
+    /// metric's unit.
+    pub fn parse_bound(metric: &str, text: &str) -> Result<f64, String> {
+        let metric = parse_metric(metric.trim())?;
+        let value = parse_value(metric.quantity, text.trim())?;
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(format!("`{text}` is not a finite number"))
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! and randomly injected failures.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, SemaphorePermit};
@@ -30,6 +31,9 @@ pub struct Capacity {
     service_time: Duration,
     service_dist: ServiceDist,
     error_rate: f64,
+    degrade: Option<crate::config::Degrade>,
+    /// When the first request was served (for `degrade`).
+    first: OnceLock<Instant>,
 }
 
 /// A worker slot held while a request is served; released on drop.
@@ -58,6 +62,18 @@ impl Capacity {
             service_time: config.service_time,
             service_dist: config.service_dist,
             error_rate: config.error_rate,
+            degrade: config.degrade,
+            first: OnceLock::new(),
+        }
+    }
+
+    /// The mean service time now: the degraded one once `degrade.after` has passed since the
+    /// first request.
+    fn mean_service_time(&self) -> Duration {
+        let first = *self.first.get_or_init(Instant::now);
+        match self.degrade {
+            Some(d) if first.elapsed() >= d.after => d.service_time,
+            _ => self.service_time,
         }
     }
 
@@ -66,7 +82,8 @@ impl Capacity {
     /// returned slot must be held while the request's work is done.
     pub async fn serve(&self) -> Result<Slot<'_>, Refusal> {
         let slot = self.acquire().await?;
-        let delay = sample_service_time(self.service_dist, self.service_time, fastrand::f64());
+        let delay =
+            sample_service_time(self.service_dist, self.mean_service_time(), fastrand::f64());
         if !delay.is_zero() {
             // Exact, not rounded up to tokio's 1 ms ticks: `--service-time 5ms` means 5 ms.
             loadlab_timer::sleep_precisely(delay).await;

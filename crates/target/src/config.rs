@@ -47,6 +47,17 @@ pub struct TargetConfig {
     /// Share the port with other target processes (SO_REUSEPORT): the kernel spreads the
     /// connections, so together they hold more than one process's open-files limit allows.
     pub reuse_port: bool,
+    /// A service that degrades mid-run: after a while, another service time.
+    pub degrade: Option<Degrade>,
+}
+
+/// `--degrade-after 1s --degraded-service-time 300ms`: from `after` past the first `/api/*`
+/// request on, each `/api/*` request's service time is `service_time` instead (same
+/// distribution). For trying what watches a run while it goes (thresholds over a window).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Degrade {
+    pub after: Duration,
+    pub service_time: Duration,
 }
 
 impl TargetConfig {
@@ -74,8 +85,17 @@ impl TargetConfig {
             Some(n) => format!("queue limit {n} (then 503)"),
             None => "unbounded queue".to_string(),
         };
+        let degrade = self
+            .degrade
+            .map(|d| {
+                format!(
+                    ", service time {:?} from {:?} after the first request",
+                    d.service_time, d.after
+                )
+            })
+            .unwrap_or_default();
         format!(
-            "{workers}, {service}, {queue}, {}% errors, {} thread{}",
+            "{workers}, {service}{degrade}, {queue}, {}% errors, {} thread{}",
             self.error_rate * 100.0,
             self.threads,
             if self.threads == 1 { "" } else { "s" }
@@ -95,6 +115,7 @@ impl Default for TargetConfig {
             threads: DEFAULT_THREADS,
             reuse_port: false,
             tls: None,
+            degrade: None,
         }
     }
 }

@@ -52,7 +52,7 @@ mod tls;
 
 pub use capacity::sample_service_time;
 pub use config::{
-    ParseServiceDistError, ServiceDist, TargetConfig, DEFAULT_LISTEN, DEFAULT_THREADS,
+    Degrade, ParseServiceDistError, ServiceDist, TargetConfig, DEFAULT_LISTEN, DEFAULT_THREADS,
 };
 pub use error::TargetError;
 pub use handlers::MAX_BODY_BYTES;

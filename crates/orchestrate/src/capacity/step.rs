@@ -56,6 +56,18 @@ pub fn judge_step(
         };
     }
     let mut reasons = Vec::new();
+    // A threshold marked `abort` cut the step short: it failed its SLO (the search goes on).
+    if let Some(b) = &result.aborted_by_threshold {
+        reasons.push(format!(
+            "cut short at {:.1} s: threshold `{}` failed ({}{})",
+            b.at_s,
+            b.threshold,
+            format_actual(&b.threshold, b.value),
+            b.window_s
+                .map(|w| format!(" over the last {w} s"))
+                .unwrap_or_default()
+        ));
+    }
     for t in result.thresholds.iter().filter(|t| !t.ok) {
         reasons.push(format!(
             "threshold `{}` failed{}",

@@ -15,6 +15,9 @@ struct FakeTarget {
     spoil: Vec<usize>,
     made: Vec<f64>,
     cancel_after: Option<usize>,
+    /// Beyond its capacity, a threshold marked `abort` stops the run (instead of the target
+    /// being judged overloaded at the end).
+    aborts: bool,
 }
 
 impl FakeTarget {
@@ -25,6 +28,7 @@ impl FakeTarget {
             spoil: vec![],
             made: vec![],
             cancel_after: None,
+            aborts: false,
         }
     }
 }
@@ -48,6 +52,21 @@ impl Executor for FakeTarget {
         if rate <= self.capacity {
             r.requests.rate = rate;
             r.latency_ms.p95 = 20.0;
+        } else if self.aborts {
+            r.requests.rate = rate;
+            r.latency_ms.p95 = 900.0;
+            r.stop = loadlab_metrics::result::StopReason::Threshold;
+            r.aborted_by_threshold = Some(loadlab_metrics::ThresholdBreach {
+                threshold: "latency.p95 < 500ms over 2s, abort".into(),
+                window_s: Some(2.0),
+                value: 900.0,
+                at_s: 4.2,
+            });
+            r.thresholds.push(loadlab_metrics::result::ThresholdResult {
+                expr: "latency.p95 < 500ms over 2s, abort".into(),
+                actual: Some(900.0),
+                ok: false,
+            });
         } else {
             r.requests.rate = self.capacity;
             r.latency_ms.p95 = 4000.0;
@@ -228,4 +247,31 @@ fn an_interrupted_search_says_what_passed_and_resumes_to_the_same_answer() {
         whole.result.steps.len() - 3,
         "only the missing steps run"
     );
+}
+
+#[test]
+fn a_step_an_abort_threshold_cut_short_fails_its_slo_and_the_search_goes_on() {
+    let mut target = FakeTarget {
+        aborts: true,
+        ..FakeTarget::healthy()
+    };
+    let out = search(&mut target, vec![]);
+    assert!(out.stop.is_none(), "the search ends by itself");
+    let r = out.result;
+    let max = r.max_rate.expect("a capacity");
+    assert!((352.0..=370.0).contains(&max), "{max}");
+    let cut: Vec<&CapacityStep> = r.steps.iter().filter(|s| !s.passed).collect();
+    assert!(!cut.is_empty());
+    for s in &cut {
+        assert!(s.rate > 370.0, "{}", s.rate);
+        assert!(
+            !s.retried,
+            "a step cut short is an answer, not a spoiled run"
+        );
+        assert_eq!(
+            s.reasons[0],
+            "cut short at 4.2 s: threshold `latency.p95 < 500ms over 2s, abort` failed (900.00ms over the last 2 s)"
+        );
+    }
+    assert!(!r.interrupted);
 }

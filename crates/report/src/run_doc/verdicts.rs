@@ -13,6 +13,7 @@ pub fn run_verdicts(r: &RunResult) -> Vec<Verdict> {
     // Who was the bottleneck opens the report (after the run's invalidity, if it is invalid).
     v.extend(super::bottleneck_verdicts(r));
     v.extend(interrupted_verdict(r));
+    v.extend(aborted_verdict(r));
     v.extend(threshold_verdicts(r));
     v.push(traffic_verdict(r));
     v.extend(thin_tail_verdict(r));
@@ -58,6 +59,19 @@ fn interrupted_verdict(r: &RunResult) -> Option<Verdict> {
                 "The run was interrupted: the numbers cover {} of the {} planned.",
                 format_secs(r.duration_s + r.warmup_s),
                 format_secs(r.load.planned_duration_s)
+            ),
+        )
+    })
+}
+
+/// Which threshold stopped the run, when, and its value over which window.
+fn aborted_verdict(r: &RunResult) -> Option<Verdict> {
+    r.aborted_by_threshold.as_ref().map(|b| {
+        Verdict::new(
+            Level::Fail,
+            format!(
+                "The run was {}; the numbers cover the run until then.",
+                aborted_words(r, b)
             ),
         )
     })

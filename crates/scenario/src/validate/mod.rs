@@ -12,10 +12,12 @@ mod http;
 mod load;
 pub(crate) mod monitor;
 mod steps;
+mod threshold_map;
 mod thresholds;
 
 pub(crate) use crate::locate::Ctx;
 
+use self::thresholds::thresholds;
 use crate::addresses::{check_target_credentials, parse_addresses};
 use crate::error::ScenarioError;
 use crate::model::*;
@@ -23,7 +25,6 @@ use crate::raw::*;
 use load::load;
 use std::time::Duration;
 use steps::flows;
-use thresholds::thresholds;
 
 pub const DEFAULT_MAX_IN_FLIGHT: u32 = 10_000;
 pub const DEFAULT_MAX_DURATION: Duration = Duration::from_secs(600);
@@ -135,6 +136,7 @@ pub fn scenario(
 /// templates. `shorthand`: the flows were written as top-level `steps:` (for error paths).
 pub fn resolved(scenario: &Scenario, shorthand: bool, ctx: &Ctx) -> Result<(), ScenarioError> {
     bounds::scenario(scenario, shorthand, ctx)?;
+    thresholds::windows(scenario, ctx)?;
     crate::check_templates::flows(
         &scenario.flows,
         shorthand,

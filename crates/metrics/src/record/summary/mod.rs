@@ -224,7 +224,12 @@ impl Summarizer {
             all.add(s);
         }
         let (stop, interrupted) = match end {
-            Some(e) => (e.stop, e.stop != StopReason::Completed),
+            // A threshold's abort cuts the run short, but what it measured is honest: not
+            // an interruption (the failed threshold makes the run fail).
+            Some(e) => (
+                e.stop,
+                matches!(e.stop, StopReason::Signal | StopReason::Crashed),
+            ),
             None => (StopReason::Crashed, true),
         };
         let measured = self.measured_s;

@@ -1,5 +1,13 @@
 //! Evaluates a scenario's thresholds against a run result: each with its actual value. Any
 //! percentile of any scope (`step.signin.latency.p97`) is read from that scope's histogram.
+//! Thresholds over a window (`over 30s`) or that abort are also judged while the run goes:
+//! `window` (the pure judge) and `watch` (the live observer that carries it).
+
+mod watch;
+mod window;
+
+pub use watch::ThresholdWatch;
+pub use window::{ThresholdState, WindowJudge};
 
 use loadlab_metrics::result::{decode_histogram, Histograms, LatencySummary, ThresholdResult};
 use loadlab_metrics::{PhaseSummary, RunResult};
@@ -47,7 +55,7 @@ struct Scoped<'a> {
     phases: Option<&'a PhaseSummary>,
 }
 
-fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
+pub(crate) fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
     let scoped = match &t.metric.scope {
         Scope::All => Scoped {
             requests: run.requests.total,

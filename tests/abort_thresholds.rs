@@ -1,0 +1,152 @@
+//! A threshold over a window marked `abort` stops a run whose target degrades halfway, within
+//! the window plus one interval of the degradation showing; the partial result is stored with
+//! `stop: threshold` and `aborted_by_threshold`, and the command exits 1. The same scenario
+//! against a target that does not degrade runs to its end and exits 0.
+
+mod common;
+
+use common::{exclusive, text, Target, BIN};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// 4 s planned at 50/s (intervals of 0.1 s): p95 below 100 ms over every 1 s window.
+const SCENARIO: &str = "load: { model: open, rate: 50/s, duration: 4s }\n\
+thresholds:\n\
+\x20 - { metric: latency.p95, over: 1s, below: 100ms, abort: true }\n\
+\x20 - latency.p50 < 10s\n\
+steps:\n\
+\x20 - { name: ping, get: /api/ping }\n";
+
+const EXPR: &str = "latency.p95 < 100ms over 1s, abort";
+
+fn workdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("loadlab-abort-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("s.yaml"), SCENARIO).unwrap();
+    dir
+}
+
+fn run(dir: &Path, target: &str) -> Output {
+    Command::new(BIN)
+        .args([
+            "run",
+            dir.join("s.yaml").to_str().unwrap(),
+            "--target",
+            target,
+        ])
+        .arg("--no-progress")
+        .arg("--results")
+        .arg(dir.join("results"))
+        .arg("--summary")
+        .arg(dir.join("summary.md"))
+        .output()
+        .expect("run loadlab")
+}
+
+/// The only run of the store and its run.json, as `loadlab runs` lists it.
+fn only_run(dir: &Path) -> (String, Value) {
+    let o = Command::new(BIN)
+        .arg("runs")
+        .arg("--results")
+        .arg(dir.join("results"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let listing = String::from_utf8_lossy(&o.stdout).to_string();
+    let id = listing
+        .lines()
+        .find(|l| l.starts_with('r'))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no run listed:\n{listing}"))
+        .to_string();
+    let json = dir.join("results").join("runs").join(&id).join("run.json");
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (listing, run)
+}
+
+#[test]
+fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval() {
+    let _serial = exclusive();
+    // 5 ms per request, then 300 ms from 1 s after the first request on.
+    let target = Target::start(&[
+        "--service-time",
+        "5ms",
+        "--degrade-after",
+        "1s",
+        "--degraded-service-time",
+        "300ms",
+    ]);
+    let dir = workdir("degrades");
+    let out = run(&dir, &target.url);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("aborted: stopped at") && stdout.contains(EXPR),
+        "{stdout}"
+    );
+    let (listing, r) = only_run(&dir);
+    assert_eq!(r["stop"], "threshold", "{listing}");
+    assert_eq!(r["interrupted"], false);
+    let b = &r["aborted_by_threshold"];
+    assert_eq!(b["threshold"], EXPR);
+    assert_eq!(b["window_s"], 1.0);
+    // The p95 of the failing window is one of the slow responses (300 ms service time).
+    let value = b["value"].as_f64().unwrap();
+    assert!((250.0..2000.0).contains(&value), "{b}");
+    // Slow responses complete from 1.3 s on (degraded at 1 s, 300 ms each); a 1 s window
+    // judged every 0.1 s interval sees them within the window plus one interval. The upper
+    // bound leaves room for a busy machine: the run was planned for 4 s.
+    let at = b["at_s"].as_f64().unwrap();
+    assert!((1.0..=2.4).contains(&at), "stopped at {at} s: {b}");
+    // The load stopped at once: the record ends within an interval or two of the breach.
+    let measured = r["duration_s"].as_f64().unwrap();
+    assert!(
+        measured <= at + 0.35,
+        "measured {measured} s, breach at {at} s"
+    );
+    assert!(
+        measured >= at - 0.11,
+        "measured {measured} s, breach at {at} s"
+    );
+    // The partial result is kept: requests until the abort, thresholds judged.
+    let total = r["requests"]["total"].as_u64().unwrap();
+    assert!((40..=130).contains(&total), "{total} requests");
+    let t = r["thresholds"].as_array().unwrap();
+    assert_eq!(t[0]["expr"], EXPR);
+    assert_eq!(t[0]["ok"], false);
+    assert!(
+        t[0]["actual"].as_f64().unwrap() >= value,
+        "the worst window: {}",
+        t[0]
+    );
+    assert_eq!(
+        t[1]["ok"], true,
+        "plain thresholds are judged on the partial run: {}",
+        t[1]
+    );
+    // The Markdown summary says which threshold stopped the run.
+    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(md.contains("stopped at") && md.contains(EXPR), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_same_thresholds_let_a_steady_run_complete() {
+    let _serial = exclusive();
+    let target = Target::start(&["--service-time", "5ms"]);
+    let dir = workdir("steady");
+    let out = run(&dir, &target.url);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let (_, r) = only_run(&dir);
+    assert_eq!(r["stop"], "completed");
+    assert!(
+        r.get("aborted_by_threshold").is_none_or(Value::is_null),
+        "{r}"
+    );
+    let t = &r["thresholds"][0];
+    assert_eq!(t["ok"], true, "{t}");
+    assert!(t["actual"].as_f64().unwrap() < 100.0, "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
