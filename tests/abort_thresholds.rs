@@ -10,15 +10,16 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// 4 s planned at 50/s (intervals of 0.1 s): p95 below 100 ms over every 1 s window.
+/// 4 s planned at 50/s (intervals of 0.1 s): p95 below 200 ms over every 1 s window (the
+/// target answers in 5 ms, then 300 ms).
 const SCENARIO: &str = "load: { model: open, rate: 50/s, duration: 4s }\n\
 thresholds:\n\
-\x20 - { metric: latency.p95, over: 1s, below: 100ms, abort: true }\n\
+\x20 - { metric: latency.p95, over: 1s, below: 200ms, abort: true }\n\
 \x20 - latency.p50 < 10s\n\
 steps:\n\
 \x20 - { name: ping, get: /api/ping }\n";
 
-const EXPR: &str = "latency.p95 < 100ms over 1s, abort";
+const EXPR: &str = "latency.p95 < 200ms over 1s, abort";
 
 fn workdir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("loadlab-abort-{name}-{}", std::process::id()));
@@ -135,7 +136,8 @@ fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval
 #[test]
 fn the_same_thresholds_let_a_steady_run_complete() {
     let _serial = exclusive();
-    let target = Target::start(&["--service-time", "5ms"]);
+    // 50 ms: well under the bound, and long beside the lag a busy host adds to each send.
+    let target = Target::start(&["--service-time", "50ms"]);
     let dir = workdir("steady");
     let out = run(&dir, &target.url);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -147,6 +149,6 @@ fn the_same_thresholds_let_a_steady_run_complete() {
     );
     let t = &r["thresholds"][0];
     assert_eq!(t["ok"], true, "{t}");
-    assert!(t["actual"].as_f64().unwrap() < 100.0, "{t}");
+    assert!(t["actual"].as_f64().unwrap() < 200.0, "{t}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -210,4 +210,23 @@ mod tests {
         assert!(cap.serve().await.is_ok());
         assert_eq!(cap.waiting(), 0);
     }
+
+    #[test]
+    fn a_degrading_service_changes_its_service_time_after_the_delay() {
+        let degrade = |after_ms: u64| {
+            Capacity::new(&TargetConfig {
+                service_time: Duration::from_millis(5),
+                degrade: Some(crate::config::Degrade {
+                    after: Duration::from_millis(after_ms),
+                    service_time: Duration::from_millis(300),
+                }),
+                ..TargetConfig::default()
+            })
+        };
+        let now = degrade(0);
+        assert_eq!(now.mean_service_time(), Duration::from_millis(300));
+        let later = degrade(60_000);
+        assert_eq!(later.mean_service_time(), Duration::from_millis(5));
+        assert_eq!(later.mean_service_time(), Duration::from_millis(5));
+    }
 }
