@@ -100,13 +100,14 @@ impl Hub {
             }
         }
         let before = s.clients.len();
-        s.clients.retain(|c| match c.queue.try_send(message.clone()) {
-            Ok(()) => {
-                c.pending.fetch_add(1, Ordering::Relaxed);
-                true
-            }
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => false,
-        });
+        s.clients
+            .retain(|c| match c.queue.try_send(message.clone()) {
+                Ok(()) => {
+                    c.pending.fetch_add(1, Ordering::Relaxed);
+                    true
+                }
+                Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => false,
+            });
         let gone = (before - s.clients.len()) as u64;
         self.dropped_clients.fetch_add(gone, Ordering::Relaxed);
     }

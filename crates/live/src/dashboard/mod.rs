@@ -137,7 +137,8 @@ impl Dashboard {
     }
 
     /// The command ended: tells the page (and serves `report` at `/report`), waits until the
-    /// browsers got it (at most 2 s), keeps serving for `linger`, then stops listening.
+    /// browsers got it (at most 2 s), keeps serving for `linger` (when a run was made), then
+    /// stops listening.
     pub fn finish(&self, mut end: CommandEnd, report: Option<PathBuf>, linger: Duration) {
         let shared = &self.inner.shared;
         if let Some(path) = report {
@@ -151,7 +152,10 @@ impl Dashboard {
         while shared.hub.pending() > 0 && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
-        std::thread::sleep(linger);
+        // Lingering is for looking at a run: a command that stopped before any (bad input) exits.
+        if self.inner.runs.load(Ordering::Relaxed) > 0 {
+            std::thread::sleep(linger);
+        }
         shared.stopping.store(true, Ordering::Relaxed);
         // Wake the accepting thread so it sees `stopping`.
         let mut wake = self.addr;

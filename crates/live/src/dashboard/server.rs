@@ -117,7 +117,12 @@ fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let path = target.split('?').next().unwrap_or("");
     if method != "GET" {
-        return respond(&stream, "405 Method Not Allowed", "text/plain", b"GET only\n");
+        return respond(
+            &stream,
+            "405 Method Not Allowed",
+            "text/plain",
+            b"GET only\n",
+        );
     }
     match path {
         "/" | "/index.html" => respond(
