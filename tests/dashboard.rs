@@ -194,25 +194,24 @@ fn a_study_streams_each_run_its_progress_and_links_its_report() {
     let status = child.wait().unwrap();
     let what = format!("{events:#?}");
     let starts: Vec<&Value> = events.iter().filter(|e| e["type"] == "run_start").collect();
-    // A late reader sees the current run only; this one was there from the start.
-    assert_eq!(starts.len(), 2, "{what}");
+    // This reader was there from the start: it saw both runs (and a re-run of an invalid one,
+    // on a busy machine).
+    assert!(starts.len() >= 2, "{what}");
     assert_eq!(starts[1]["seq"], 2);
     let framed = events
         .iter()
         .find(|e| e["type"] == "frame" && e["seq"] == 2)
         .expect("frames of run 2");
     assert_eq!(framed["context"]["kind"], "study");
-    assert_eq!(framed["context"]["current"], "[2/2] st");
-    assert_eq!(
-        framed["context"]["results"].as_array().unwrap().len(),
-        1,
-        "{what}"
-    );
+    assert_eq!(framed["context"]["total"], 2);
+    assert!(framed["context"]["current"].as_str().unwrap().starts_with('['), "{what}");
+    let done = framed["context"]["results"].as_array().unwrap();
+    assert_eq!(done.len(), 1, "{what}");
+    assert!(done[0]["rate"].as_f64().unwrap() > 10.0, "{what}");
     let contexts: Vec<&Value> = events.iter().filter(|e| e["type"] == "context").collect();
     let last = &contexts.last().unwrap()["context"];
-    assert_eq!(last["results"].as_array().unwrap().len(), 2, "{what}");
-    assert_eq!(last["results"][1]["verdict"], "valid", "{what}");
-    assert!(last["results"][1]["rate"].as_f64().unwrap() > 10.0);
+    assert_eq!(last["results"].as_array().unwrap().len(), starts.len(), "{what}");
+    assert!(last["current"] == "", "{what}");
     let end = events.last().unwrap();
     assert_eq!(end["type"], "end");
     assert_eq!(end["exit_status"].as_i64(), status.code().map(i64::from));
@@ -239,7 +238,7 @@ fn a_busy_port_or_a_bad_address_is_refused_before_any_load() {
 
     let out = Command::new(BIN)
         .args(["run", "--url", "http://127.0.0.1:9/", "--duration", "1s"])
-        .args(["--dashboard", "nowhere"])
+        .args(["--rate", "10/s", "--dashboard", "nowhere"])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

@@ -9,7 +9,7 @@
 //! `loadlab-analysis` to judge the scenario's thresholds on the summary so far. The dashboard's
 //! HTTP server is std (`TcpListener`, a thread per connection): four GET routes and one
 //! server-sent-event stream need no HTTP crate and no async runtime, and the crate must stay
-//! off tokio.
+//! off tokio. `libc` reads the coordinator thread's CPU clock, to measure the dashboard's cost.
 
 pub mod dashboard;
 pub mod frame;

@@ -5,6 +5,7 @@
 //! The engine's coordinator only builds the frame, serializes it once and offers it to each
 //! browser's bounded queue (see [`hub`]); everything that can wait (sockets) runs elsewhere.
 
+mod cpu;
 pub mod event;
 pub mod hub;
 mod observer;

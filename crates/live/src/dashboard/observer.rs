@@ -1,6 +1,7 @@
 //! The dashboard's observer of one run: on the coordinator's thread it builds the interval's
 //! frame, judges the thresholds (at most once a second), serializes the event once and hands it
-//! to the hub, which never waits. It also times itself, for `/api/state`'s `cost`.
+//! to the hub, which never waits. It also times itself (wall and thread CPU), for
+//! `/api/state`'s `cost`.
 
 use super::event::{Event, FrameEvent, RunEnd, RunStart};
 use super::hub::Kind;
@@ -11,6 +12,7 @@ use loadlab_metrics::result::ThresholdResult;
 use loadlab_metrics::{LiveControl, LiveObserver};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use super::cpu::thread_cpu;
 use std::time::Instant;
 
 /// Thresholds are judged on the summary so far at most this often (seconds of the run): a
@@ -70,7 +72,7 @@ impl RunObserver {
 
 impl LiveObserver for RunObserver {
     fn begin(&mut self, meta: &RecordMeta) {
-        let started = Instant::now();
+        let started = (Instant::now(), thread_cpu());
         {
             self.builder = FrameBuilder::new(meta);
             let planned_unit = meta
@@ -93,18 +95,18 @@ impl LiveObserver for RunObserver {
             self.publish(Kind::RunStart, &start);
             self.meta = Some(meta.clone());
         }
-        self.inner.shared.charge(started.elapsed());
+        self.inner.shared.charge(started.0.elapsed(), thread_cpu() - started.1);
     }
 
     fn interval(&mut self, record: &IntervalRecord, summary: &Summarizer) -> LiveControl {
-        let started = Instant::now();
+        let started = (Instant::now(), thread_cpu());
         self.on_interval(record, summary);
-        self.inner.shared.charge(started.elapsed());
+        self.inner.shared.charge(started.0.elapsed(), thread_cpu() - started.1);
         LiveControl::Continue
     }
 
     fn end(&mut self, end: &RecordEnd) {
-        let started = Instant::now();
+        let started = (Instant::now(), thread_cpu());
         {
             let event = Event::RunEnd(RunEnd {
                 seq: self.seq,
@@ -116,6 +118,6 @@ impl LiveObserver for RunObserver {
             });
             self.publish(Kind::RunEnd, &event);
         }
-        self.inner.shared.charge(started.elapsed());
+        self.inner.shared.charge(started.0.elapsed(), thread_cpu() - started.1);
     }
 }

@@ -25,9 +25,10 @@ pub struct Shared {
     pub report: Mutex<Option<PathBuf>>,
     pub stopping: AtomicBool,
     connections: std::sync::atomic::AtomicUsize,
-    /// Wall time the observers spent on the coordinator's thread (an upper bound of their
-    /// CPU there), and how many calls.
+    /// Wall time and CPU time the observers spent on the coordinator's thread, and how many
+    /// calls.
     cost_ns: AtomicU64,
+    cost_cpu_ns: AtomicU64,
     cost_calls: AtomicU64,
 }
 
@@ -35,7 +36,10 @@ pub struct Shared {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cost {
     pub calls: u64,
+    /// Wall time (counts preemption on a busy host).
     pub total: Duration,
+    /// The coordinator thread's CPU time.
+    pub cpu: Duration,
 }
 
 impl Shared {
@@ -46,13 +50,16 @@ impl Shared {
             stopping: AtomicBool::new(false),
             connections: Default::default(),
             cost_ns: AtomicU64::new(0),
+            cost_cpu_ns: AtomicU64::new(0),
             cost_calls: AtomicU64::new(0),
         }
     }
 
-    pub fn charge(&self, spent: Duration) {
+    pub fn charge(&self, spent: Duration, cpu: Duration) {
         self.cost_ns
             .fetch_add(spent.as_nanos() as u64, Ordering::Relaxed);
+        self.cost_cpu_ns
+            .fetch_add(cpu.as_nanos() as u64, Ordering::Relaxed);
         self.cost_calls.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -60,6 +67,7 @@ impl Shared {
         Cost {
             calls: self.cost_calls.load(Ordering::Relaxed),
             total: Duration::from_nanos(self.cost_ns.load(Ordering::Relaxed)),
+            cpu: Duration::from_nanos(self.cost_cpu_ns.load(Ordering::Relaxed)),
         }
     }
 
@@ -69,9 +77,10 @@ impl Shared {
         let state = self.hub.state_json();
         let head = state.strip_suffix('}').unwrap_or(&state);
         format!(
-            "{head},\"cost\":{{\"coordinator_calls\":{},\"coordinator_us\":{},\"dropped_clients\":{}}}}}",
+            "{head},\"cost\":{{\"coordinator_calls\":{},\"coordinator_us\":{},\"coordinator_cpu_us\":{},\"dropped_clients\":{}}}}}",
             cost.calls,
             cost.total.as_micros(),
+            cost.cpu.as_micros(),
             self.hub.dropped_clients()
         )
     }
