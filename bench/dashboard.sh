@@ -30,7 +30,16 @@ trap cleanup EXIT
 PIDS+=($!)
 sleep 0.5
 
-"$LOADLAB" run --url "http://127.0.0.1:$TPORT/api/ping" --rate "$RATE" --duration "$DURATION" \
+# Two steps and three thresholds (judged on the summary so far once a second).
+cat >"$OUT/s.yaml" <<YAML
+name: dashboard-cost
+load: { model: open, rate: $RATE, duration: $DURATION }
+thresholds: [ latency.p95 < 1s, errors.rate < 1%, step.items.latency.p99 < 2s ]
+steps:
+  - { name: ping, get: /api/ping }
+  - { name: items, get: /api/items }
+YAML
+"$LOADLAB" run "$OUT/s.yaml" --target "http://127.0.0.1:$TPORT" \
   --no-progress --results "$OUT/results" \
   --dashboard "127.0.0.1:$DPORT" --dashboard-linger 5s >"$OUT/run.out" 2>"$OUT/run.err" &
 RUN=$!

@@ -204,13 +204,23 @@ fn a_study_streams_each_run_its_progress_and_links_its_report() {
         .expect("frames of run 2");
     assert_eq!(framed["context"]["kind"], "study");
     assert_eq!(framed["context"]["total"], 2);
-    assert!(framed["context"]["current"].as_str().unwrap().starts_with('['), "{what}");
+    assert!(
+        framed["context"]["current"]
+            .as_str()
+            .unwrap()
+            .starts_with('['),
+        "{what}"
+    );
     let done = framed["context"]["results"].as_array().unwrap();
     assert_eq!(done.len(), 1, "{what}");
     assert!(done[0]["rate"].as_f64().unwrap() > 10.0, "{what}");
     let contexts: Vec<&Value> = events.iter().filter(|e| e["type"] == "context").collect();
     let last = &contexts.last().unwrap()["context"];
-    assert_eq!(last["results"].as_array().unwrap().len(), starts.len(), "{what}");
+    assert_eq!(
+        last["results"].as_array().unwrap().len(),
+        starts.len(),
+        "{what}"
+    );
     assert!(last["current"] == "", "{what}");
     let end = events.last().unwrap();
     assert_eq!(end["type"], "end");

@@ -3,6 +3,7 @@
 //! to the hub, which never waits. It also times itself (wall and thread CPU), for
 //! `/api/state`'s `cost`.
 
+use super::cpu::thread_cpu;
 use super::event::{Event, FrameEvent, RunEnd, RunStart};
 use super::hub::Kind;
 use super::Inner;
@@ -12,7 +13,6 @@ use loadlab_metrics::result::ThresholdResult;
 use loadlab_metrics::{LiveControl, LiveObserver};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use super::cpu::thread_cpu;
 use std::time::Instant;
 
 /// Thresholds are judged on the summary so far at most this often (seconds of the run): a
@@ -95,13 +95,17 @@ impl LiveObserver for RunObserver {
             self.publish(Kind::RunStart, &start);
             self.meta = Some(meta.clone());
         }
-        self.inner.shared.charge(started.0.elapsed(), thread_cpu() - started.1);
+        self.inner
+            .shared
+            .charge(started.0.elapsed(), thread_cpu() - started.1);
     }
 
     fn interval(&mut self, record: &IntervalRecord, summary: &Summarizer) -> LiveControl {
         let started = (Instant::now(), thread_cpu());
         self.on_interval(record, summary);
-        self.inner.shared.charge(started.0.elapsed(), thread_cpu() - started.1);
+        self.inner
+            .shared
+            .charge(started.0.elapsed(), thread_cpu() - started.1);
         LiveControl::Continue
     }
 
@@ -118,6 +122,8 @@ impl LiveObserver for RunObserver {
             });
             self.publish(Kind::RunEnd, &event);
         }
-        self.inner.shared.charge(started.0.elapsed(), thread_cpu() - started.1);
+        self.inner
+            .shared
+            .charge(started.0.elapsed(), thread_cpu() - started.1);
     }
 }
