@@ -444,7 +444,8 @@ impl Browser {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let n = self
-                .eval("Number(document.getElementById('total-requests').textContent)")
+                // Null-safe: right after the navigation the old document may still be there.
+                .eval("Number((document.getElementById('total-requests') || {}).textContent || 0)")
                 .as_u64()
                 .unwrap_or(0);
             if n > above || Instant::now() > deadline {
