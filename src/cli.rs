@@ -112,6 +112,19 @@ impl MonitorArgs {
     }
 }
 
+/// The live web dashboard (`--dashboard [ADDR]`).
+#[derive(Args, Clone, Default)]
+pub struct DashboardArgs {
+    /// Watch the run in a browser: serve a live dashboard on ADDR (default 127.0.0.1:5665;
+    /// a port alone means loopback). Give it after the scenario file, or as --dashboard=ADDR.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = loadlab_live::dashboard::DEFAULT_ADDR)]
+    pub dashboard: Option<String>,
+    /// Keep the dashboard up this long after the command ends, e.g. 30s (default: stop at
+    /// once, after the page was told the command ended).
+    #[arg(long, value_name = "DURATION", requires = "dashboard")]
+    pub dashboard_linger: Option<String>,
+}
+
 #[derive(Args, Clone)]
 pub struct OutputArgs {
     /// Also write the result to this file: a run's (schema loadlab.run.v2), a study's
@@ -242,6 +255,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub monitor: MonitorArgs,
     #[command(flatten)]
+    pub live: DashboardArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
 }
 
@@ -321,6 +336,8 @@ pub struct StudyArgs {
     #[command(flatten)]
     pub monitor: MonitorArgs,
     #[command(flatten)]
+    pub live: DashboardArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
 }
 
@@ -394,6 +411,8 @@ pub struct CapacityArgs {
     pub resume: Option<String>,
     #[command(flatten)]
     pub monitor: MonitorArgs,
+    #[command(flatten)]
+    pub live: DashboardArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -2,13 +2,16 @@
 //! The search (bracket, bisection, confirmation, re-runs, resumption) is
 //! `loadlab_orchestrate::capacity`; this command resolves flags, supplies the runs and prints.
 
+use super::live::Live;
 use super::output::{duration_flag, percent_flag, print_report_paths, rate_flag, report_for, warn};
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::capacity::CapacityResult;
 use loadlab_engine::Cancel;
+use loadlab_orchestrate::capacity::CapacityObserver;
 use loadlab_pipeline::capacity;
 use loadlab_pipeline::executor::EngineExecutor;
+use loadlab_pipeline::live_progress::CapacityTee;
 use loadlab_pipeline::progress::{finding_line, starting_words, StepLines};
 use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_scenario::study::{CapacitySpec, StudyDocument};
@@ -31,6 +34,13 @@ fn overrides(args: &CapacityArgs) -> Result<CapacitySpec, CliError> {
 }
 
 pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
+    let live = Live::start(&args.live, args.output.quiet)?;
+    let outcome = search(&args, &live);
+    live.finish(&outcome);
+    outcome
+}
+
+fn search(args: &CapacityArgs, live: &Live) -> Result<Outcome, CliError> {
     let doc = StudyDocument::read(&args.file)?;
     let spec = doc.capacity()?;
     let mut base = doc.scenario()?;
@@ -40,7 +50,8 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
             .map_err(|m| ScenarioError::flag("--target", m, None))?;
     }
     let cooldown = duration_flag("--cooldown", args.cooldown.as_deref())?;
-    let plan = capacity::plan(base, doc.file(), &spec, &overrides(&args)?, cooldown)?;
+    let name = base.name.clone();
+    let plan = capacity::plan(base, doc.file(), &spec, &overrides(args)?, cooldown)?;
     let output = &args.output;
     let quiet = output.quiet;
     let store = loadlab_pipeline::store::open_for_runs(output.results.as_deref(), &mut warn)?;
@@ -54,7 +65,7 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let cancel = Cancel::new();
     crate::signals::watch(cancel.clone());
     // One line per step says more than a progress bar over a single step.
-    let mut view = TerminalView::new(quiet, true);
+    let mut view = TerminalView::new(quiet, true).with_taps(live.taps());
     let mut exec = EngineExecutor::new(
         &store,
         &cancel,
@@ -65,6 +76,14 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     )
     .with_labels(labels);
     let mut printer = StepLines::new(super::output::progress_out(quiet), &plan);
+    let mut tee;
+    let progress: &mut dyn CapacityObserver = match live.dashboard() {
+        Some(d) => {
+            tee = CapacityTee::new(&mut printer, d, &id, &name);
+            &mut tee
+        }
+        None => &mut printer,
+    };
     let end = capacity::run_stored(
         &store,
         &plan,
@@ -73,12 +92,15 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
         output.json.as_deref(),
         output.allow_saturated,
         &mut exec,
-        &mut printer,
+        progress,
     );
     if let Some(e) = end.failure {
         return Err(e.into());
     }
     let report = report_for(&end.file);
+    if let Some(r) = &report {
+        live.report_written(r);
+    }
     if !quiet {
         print_end(&end.result, &end.file, &args.file, report.as_deref());
     }

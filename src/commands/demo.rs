@@ -33,6 +33,7 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
         None,
         None,
         &crate::cli::MonitorArgs::default(),
+        &super::live::Live::off(),
     ) {
         Ok((outcome, study_json)) => {
             let html = loadlab_pipeline::reports::html_beside(&study_json);

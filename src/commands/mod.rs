@@ -7,6 +7,7 @@ mod gate;
 mod history;
 mod import;
 mod k8s;
+mod live;
 mod merge;
 mod output;
 mod remote_run;

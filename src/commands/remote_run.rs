@@ -5,11 +5,13 @@ use super::output::{duration_flag, print_errors, print_run, say_unless};
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_engine::Cancel;
+use loadlab_live::LiveTap;
 use loadlab_pipeline::measure::{check_json_path, write_json, RunSpec, Share};
 use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::remote::{run_to_url, RemoteRunOptions};
 use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_scenario::Scenario;
+use std::sync::Arc;
 use url::Url;
 
 /// Runs `scenario` (this process's share of it) with its record streamed to `url`.
@@ -18,6 +20,7 @@ pub fn run(
     args: &RunArgs,
     share: Share,
     url: &Url,
+    taps: Vec<Arc<dyn LiveTap>>,
 ) -> Result<Outcome, CliError> {
     let output = &args.output;
     let defaults = RemoteRunOptions::default();
@@ -39,7 +42,7 @@ pub fn run(
         threads: output.threads,
         cancel: &cancel,
     };
-    let mut view = TerminalView::new(output.quiet, output.no_progress);
+    let mut view = TerminalView::new(output.quiet, output.no_progress).with_taps(taps);
     let quiet = output.quiet;
     let mut say_unless_quiet = say_unless(quiet);
     let labels = output.resolved_labels()?;

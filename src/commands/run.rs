@@ -1,9 +1,11 @@
 //! `loadlab run`: one scenario (from a file or from flags), one run, one result.
 
+use super::live::Live;
 use super::output::{percent_flag, print_errors, print_run, warn};
 use crate::cli::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Outcome};
 use loadlab_engine::Cancel;
+use loadlab_live::LiveTap;
 use loadlab_metrics::RunResult;
 use loadlab_pipeline::measure::{check_json_path, measure, write_json, RunSpec, Share};
 use loadlab_pipeline::outcome_of;
@@ -11,11 +13,25 @@ use loadlab_pipeline::resolve::{RunFlags, UrlRequest};
 use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_scenario::{LoadFlags, Scenario};
 use loadlab_store::NewRun;
+use std::sync::Arc;
 
 pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
     let scenario = resolve_scenario(&args)?;
     let bound = percent_flag("--fail-on-regression", args.fail_on_regression.as_deref())?;
     let share = Share::from_flags(args.segment.as_deref(), args.start_at.as_deref())?;
+    let live = Live::start(&args.live, args.output.quiet)?;
+    let outcome = execute_with(&args, &scenario, bound, share, &live);
+    live.finish(&outcome);
+    outcome
+}
+
+fn execute_with(
+    args: &RunArgs,
+    scenario: &Scenario,
+    bound: Option<f64>,
+    share: Share,
+    live: &Live,
+) -> Result<Outcome, CliError> {
     let results = loadlab_store::resolve_dir(args.output.results.as_deref());
     if let Some(url) = loadlab_pipeline::remote::url_of(&results)? {
         if args.baseline.is_some() {
@@ -23,14 +39,14 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
                 "--baseline compares against a study in a local run store; it cannot be used with --results URL",
             ));
         }
-        return super::remote_run::run(&scenario, &args, share, &url);
+        return super::remote_run::run(scenario, args, share, &url, live.taps());
     }
     if args.barrier_timeout.is_some() || args.upload_every.is_some() {
         return Err(CliError::bad_input(
             "--barrier-timeout and --upload-every apply to records in object storage: give --results s3://bucket/prefix (or gs://, az://, file://)",
         ));
     }
-    let (outcome, result) = run_and_report(&scenario, &args.output, share)?;
+    let (outcome, result) = run_and_report(scenario, &args.output, share, live.taps())?;
     loadlab_pipeline::reports::write_run_ci_outputs(
         &result,
         args.junit.as_deref(),
@@ -88,6 +104,7 @@ pub fn run_and_report(
     scenario: &Scenario,
     output: &OutputArgs,
     share: Share,
+    taps: Vec<Arc<dyn LiveTap>>,
 ) -> Result<(Outcome, RunResult), CliError> {
     if let Some(json) = &output.json {
         check_json_path(json)?;
@@ -101,7 +118,7 @@ pub fn run_and_report(
         threads: output.threads,
         cancel: &cancel,
     };
-    let mut view = TerminalView::new(output.quiet, output.no_progress);
+    let mut view = TerminalView::new(output.quiet, output.no_progress).with_taps(taps);
     let meta = NewRun {
         labels: output.resolved_labels()?,
         ..NewRun::default()

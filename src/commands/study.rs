@@ -3,13 +3,15 @@
 //! `loadlab_orchestrate::study`; this command supplies the runs (the engine, the store) and
 //! prints what happens.
 
+use super::live::Live;
 use super::output::{print_report_paths, report_for, warn};
 use crate::cli::{MonitorArgs, OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
 use loadlab_engine::Cancel;
-use loadlab_orchestrate::study::StudyPlan;
+use loadlab_orchestrate::study::{StudyObserver, StudyPlan};
 use loadlab_pipeline::executor::EngineExecutor;
+use loadlab_pipeline::live_progress::StudyTee;
 use loadlab_pipeline::progress::StudyLines;
 use loadlab_pipeline::study;
 use loadlab_pipeline::terminal_view::TerminalView;
@@ -20,6 +22,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
+    let live = Live::start(&args.live, args.output.quiet)?;
+    let outcome = run_and_write(&args, &live);
+    live.finish(&outcome);
+    outcome
+}
+
+fn run_and_write(args: &StudyArgs, live: &Live) -> Result<Outcome, CliError> {
     let (outcome, study_json) = run_study_file(
         &args.file,
         &args.output,
@@ -27,6 +36,7 @@ pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
         args.repeat,
         args.resume.as_deref(),
         &args.monitor,
+        live,
     )?;
     study::write_ci_outputs(&study_json, args.summary.as_deref(), args.junit.as_deref())?;
     Ok(outcome)
@@ -41,6 +51,7 @@ pub fn run_study_file(
     repeat: Option<usize>,
     resume: Option<&str>,
     monitor: &MonitorArgs,
+    live: &Live,
 ) -> Result<(Outcome, PathBuf), CliError> {
     let doc = StudyDocument::read(file)?;
     let mut plan = StudyPlan::from_document(&doc, target, repeat).map_err(CliError::bad_input)?;
@@ -60,7 +71,7 @@ pub fn run_study_file(
     let id = stored.ids.id.clone();
     let cancel = Cancel::new();
     crate::signals::watch(cancel.clone());
-    let mut view = TerminalView::new(quiet, output.no_progress);
+    let mut view = TerminalView::new(quiet, output.no_progress).with_taps(live.taps());
     let mut exec = EngineExecutor::new(
         &store,
         &cancel,
@@ -75,6 +86,14 @@ pub fn run_study_file(
         id: id.clone(),
         dir: stored.dir().to_path_buf(),
     };
+    let mut tee;
+    let progress: &mut dyn StudyObserver = match live.dashboard() {
+        Some(d) => {
+            tee = StudyTee::new(&mut printer, d, &id);
+            &mut tee
+        }
+        None => &mut printer,
+    };
     let end = study::run_stored(
         &store,
         &plan,
@@ -82,7 +101,7 @@ pub fn run_study_file(
         output.json.as_deref(),
         output.allow_saturated,
         &mut exec,
-        &mut printer,
+        progress,
     );
     let outcome = end.outcome();
     let study_json = end.file;
@@ -97,6 +116,9 @@ pub fn run_study_file(
         return Err(e.into());
     }
     let report = report_for(&study_json);
+    if let Some(r) = &report {
+        live.report_written(r);
+    }
     if !quiet {
         print_end(
             &end.study,

@@ -5,8 +5,13 @@
 //! No tokio and no engine here: observers run on the engine coordinator's thread through
 //! [`loadlab_metrics::LiveObserver`], and hand frames to their own threads.
 //!
-//! Crates chosen: `serde`/`serde_json` for the frame's documented JSON form.
+//! Crates chosen: `serde`/`serde_json` for the frame's documented JSON form;
+//! `loadlab-analysis` to judge the scenario's thresholds on the summary so far. The dashboard's
+//! HTTP server is std (`TcpListener`, a thread per connection): four GET routes and one
+//! server-sent-event stream need no HTTP crate and no async runtime, and the crate must stay
+//! off tokio. `libc` reads the coordinator thread's CPU clock, to measure the dashboard's cost.
 
+pub mod dashboard;
 pub mod frame;
 pub mod tap;
 
