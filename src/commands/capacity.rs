@@ -40,6 +40,7 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
             .map_err(|m| ScenarioError::flag("--target", m, None))?;
     }
     let cooldown = duration_flag("--cooldown", args.cooldown.as_deref())?;
+    let file_outputs = base.outputs.clone();
     let plan = capacity::plan(base, doc.file(), &spec, &overrides(&args)?, cooldown)?;
     let output = &args.output;
     let quiet = output.quiet;
@@ -54,7 +55,8 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let cancel = Cancel::new();
     crate::signals::watch(cancel.clone());
     // One line per step says more than a progress bar over a single step.
-    let mut view = TerminalView::new(quiet, true);
+    let outputs = output.open_outputs(&file_outputs)?;
+    let mut view = TerminalView::new(quiet, true).with_taps(outputs.taps());
     let mut exec = EngineExecutor::new(
         &store,
         &cancel,
@@ -81,6 +83,7 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let report = report_for(&end.file);
     if !quiet {
         print_end(&end.result, &end.file, &args.file, report.as_deref());
+        super::output::print_outputs(&outputs);
     }
     Ok(end.outcome())
 }

@@ -39,7 +39,8 @@ pub fn run(
         threads: output.threads,
         cancel: &cancel,
     };
-    let mut view = TerminalView::new(output.quiet, output.no_progress);
+    let outputs = output.open_outputs(&scenario.outputs)?;
+    let mut view = TerminalView::new(output.quiet, output.no_progress).with_taps(outputs.taps());
     let quiet = output.quiet;
     let mut say_unless_quiet = say_unless(quiet);
     let labels = output.resolved_labels()?;
@@ -59,6 +60,7 @@ pub fn run(
     if !quiet {
         let line = run.stored_line();
         print_run(&run.result, Some(line));
+        super::output::print_outputs(&outputs);
     }
     if print_errors(&run.errors) {
         return Ok(Outcome::Invalid);

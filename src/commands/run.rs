@@ -101,7 +101,8 @@ pub fn run_and_report(
         threads: output.threads,
         cancel: &cancel,
     };
-    let mut view = TerminalView::new(output.quiet, output.no_progress);
+    let outputs = output.open_outputs(&scenario.outputs)?;
+    let mut view = TerminalView::new(output.quiet, output.no_progress).with_taps(outputs.taps());
     let meta = NewRun {
         labels: output.resolved_labels()?,
         ..NewRun::default()
@@ -129,6 +130,7 @@ pub fn run_and_report(
             format!("{what} as run {id} ({})", path.display())
         });
         print_run(&result, stored);
+        super::output::print_outputs(&outputs);
         if let Some(path) = json {
             println!("result written to {}", path.display());
         }

@@ -60,7 +60,13 @@ pub fn run_study_file(
     let id = stored.ids.id.clone();
     let cancel = Cancel::new();
     crate::signals::watch(cancel.clone());
-    let mut view = TerminalView::new(quiet, output.no_progress);
+    let file_outputs = plan
+        .variants
+        .first()
+        .map(|v| v.scenario.outputs.clone())
+        .unwrap_or_default();
+    let outputs = output.open_outputs(&file_outputs)?;
+    let mut view = TerminalView::new(quiet, output.no_progress).with_taps(outputs.taps());
     let mut exec = EngineExecutor::new(
         &store,
         &cancel,
@@ -105,6 +111,7 @@ pub fn run_study_file(
             file,
             report.as_deref(),
         );
+        super::output::print_outputs(&outputs);
     }
     Ok((outcome, study_json))
 }

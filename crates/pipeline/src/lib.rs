@@ -15,6 +15,7 @@ mod error;
 pub mod executor;
 pub mod history;
 pub mod listing;
+pub mod live_outputs;
 pub mod measure;
 pub mod merge;
 mod outcome;

@@ -12,6 +12,7 @@ mod http;
 mod load;
 pub(crate) mod monitor;
 mod steps;
+mod outputs;
 mod thresholds;
 
 pub(crate) use crate::locate::Ctx;
@@ -110,6 +111,7 @@ pub fn scenario(
         }
     };
     let monitor = monitor::monitor(raw.monitor, ctx)?;
+    let outputs = outputs::outputs(raw.outputs, ctx)?;
     let http = http::http(raw.http, raw.connections, ctx)?;
     let scenario = Scenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
@@ -126,6 +128,7 @@ pub fn scenario(
         insecure: raw.insecure.unwrap_or(false),
         data,
         monitor,
+        outputs,
     };
     resolved(&scenario, shorthand, ctx)?;
     Ok(scenario)
