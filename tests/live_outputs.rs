@@ -84,7 +84,11 @@ fn json_and_csv_have_a_row_per_interval_and_step() {
         .filter(|r| r["step"] == "*")
         .map(|r| r["requests"].as_u64().unwrap())
         .sum();
-    assert_eq!(all, result["requests"]["total"].as_u64().unwrap(), "{rows:?}");
+    assert_eq!(
+        all,
+        result["requests"]["total"].as_u64().unwrap(),
+        "{rows:?}"
+    );
     let mut by_step: BTreeMap<(String, String), u64> = BTreeMap::new();
     for r in rows.iter().filter(|r| r["step"] != "*") {
         for (status, n) in r["statuses"].as_object().unwrap() {
@@ -95,14 +99,21 @@ fn json_and_csv_have_a_row_per_interval_and_step() {
     assert_eq!(by_step, counts(&result));
     let intervals = rows.iter().filter(|r| r["step"] == "*").count();
     assert!(intervals >= 2, "{intervals} intervals");
-    assert_eq!(rows.len(), intervals * 3, "a row for all steps, then one per step");
+    assert_eq!(
+        rows.len(),
+        intervals * 3,
+        "a row for all steps, then one per step"
+    );
     let csv = std::fs::read_to_string(&csv).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], loadlab_live::outputs::csv::HEADER);
     assert_eq!(lines.len(), rows.len() + 1);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains(&format!("output json ({}): {intervals} intervals sent", jsonl.display())),
+        stdout.contains(&format!(
+            "output json ({}): {intervals} intervals sent",
+            jsonl.display()
+        )),
         "{stdout}"
     );
 }
@@ -116,7 +127,10 @@ fn otlp_reaches_a_receiver_with_the_runs_counts() {
     assert!(out.status.success(), "{}", text(&out));
     let got = rx.requests();
     assert!(got.len() >= 2, "{} exports", got.len());
-    assert_eq!(got[0].header("content-type"), Some("application/x-protobuf"));
+    assert_eq!(
+        got[0].header("content-type"),
+        Some("application/x-protobuf")
+    );
     let last = ExportMetricsServiceRequest::decode(&got.last().unwrap().body[..]).unwrap();
     let rm = &last.resource_metrics[0];
     let attr = |kvs: &[loadlab_live::outputs::otlp_proto::KeyValue], k: &str| {
@@ -143,7 +157,14 @@ fn otlp_reaches_a_receiver_with_the_runs_counts() {
     }
     assert_eq!(seen, counts(&result));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains(&format!("output otlp ({}): {} intervals sent", rx.url, got.len())), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "output otlp ({}): {} intervals sent",
+            rx.url,
+            got.len()
+        )),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -163,7 +184,10 @@ fn a_down_or_stalled_receiver_costs_the_run_nothing() {
         ],
     );
     assert!(out.status.success(), "{}", text(&out));
-    assert!(result["requests"]["total"].as_u64().unwrap() >= 100, "{result}");
+    assert!(
+        result["requests"]["total"].as_u64().unwrap() >= 100,
+        "{result}"
+    );
     // 2 s planned + 2 s flush bound + start-up and storing.
     assert!(took < Duration::from_secs(7), "took {took:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -175,21 +199,36 @@ fn a_down_or_stalled_receiver_costs_the_run_nothing() {
             .to_string()
     };
     let prom = line("prometheus-rw");
-    assert!(prom.contains(": 0 intervals sent") && prom.contains("failed"), "{prom}");
+    assert!(
+        prom.contains(": 0 intervals sent") && prom.contains("failed"),
+        "{prom}"
+    );
     assert!(prom.to_lowercase().contains("refused"), "{prom}");
     let otlp = line("otlp");
-    assert!(otlp.contains(": 0 intervals sent") && otlp.contains("failed"), "{otlp}");
+    assert!(
+        otlp.contains(": 0 intervals sent") && otlp.contains("failed"),
+        "{otlp}"
+    );
 }
 
 #[test]
 fn bad_outputs_are_bad_input() {
     let out = Command::new(BIN)
-        .args(["run", "--url", "http://127.0.0.1:9/", "--out", "influx=http://x"])
+        .args([
+            "run",
+            "--url",
+            "http://127.0.0.1:9/",
+            "--out",
+            "influx=http://x",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--out") && err.contains("unknown output kind `influx`"), "{err}");
+    assert!(
+        err.contains("--out") && err.contains("unknown output kind `influx`"),
+        "{err}"
+    );
     assert!(err.contains("json, csv, prometheus-rw, otlp"), "{err}");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("s.yaml");

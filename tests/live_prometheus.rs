@@ -51,7 +51,10 @@ fn start_prometheus(bin: &str, extra: &[&str]) -> Prometheus {
     let port = free_port();
     let child = Command::new(bin)
         .arg(format!("--config.file={}", config.display()))
-        .arg(format!("--storage.tsdb.path={}", dir.path().join("data").display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.path().join("data").display()
+        ))
         .arg(format!("--web.listen-address=127.0.0.1:{port}"))
         .arg("--web.enable-remote-write-receiver")
         .args(extra)
@@ -67,7 +70,10 @@ fn start_prometheus(bin: &str, extra: &[&str]) -> Prometheus {
     let started = Instant::now();
     loop {
         assert!(p.child.try_wait().unwrap().is_none(), "prometheus exited");
-        assert!(started.elapsed() < Duration::from_secs(20), "prometheus not ready");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "prometheus not ready"
+        );
         if TcpStream::connect(("127.0.0.1", port)).is_ok()
             && get(&format!("{}/-/ready", p.url)).is_some()
         {
@@ -95,7 +101,15 @@ fn queried(prom: &Prometheus, testid: &str) -> BTreeMap<(String, String), u64> {
             _ => format!("%{b:02X}"),
         })
         .collect();
-    let body = get(&format!("{}/api/v1/query?query={enc}", prom.url)).expect("query");
+    // Evaluated a little after now: the last samples are stamped at their interval's end,
+    // which may be a few milliseconds ahead of the query.
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 30;
+    let url = format!("{}/api/v1/query?query={enc}&time={at}", prom.url);
+    let body = get(&url).expect("query");
     let v: Value = serde_json::from_str(&body).unwrap();
     let mut out = BTreeMap::new();
     for r in v["data"]["result"].as_array().unwrap() {
@@ -152,7 +166,10 @@ fn remote_write_into_debians_prometheus_counts_equal_the_runs() {
     let _lock = exclusive();
     let prom = start_prometheus(DEBIAN_PROMETHEUS, &[]);
     let testid = format!("rw-{}", std::process::id());
-    let (result, stdout) = run_into(&format!("--out=prometheus-rw={}/api/v1/write", prom.url), &testid);
+    let (result, stdout) = run_into(
+        &format!("--out=prometheus-rw={}/api/v1/write", prom.url),
+        &testid,
+    );
     assert!(stdout.contains("output prometheus-rw"), "{stdout}");
     assert!(!stdout.contains("failed"), "{stdout}");
     let want = counts(&result);
@@ -169,8 +186,10 @@ fn otlp_into_prometheus_counts_equal_the_runs() {
     let _lock = exclusive();
     let prom = start_prometheus(&bin, &["--enable-feature=otlp-write-receiver"]);
     let testid = format!("otlp-{}", std::process::id());
-    let (result, stdout) =
-        run_into(&format!("--out=otlp={}/api/v1/otlp/v1/metrics", prom.url), &testid);
+    let (result, stdout) = run_into(
+        &format!("--out=otlp={}/api/v1/otlp/v1/metrics", prom.url),
+        &testid,
+    );
     assert!(!stdout.contains("failed"), "{stdout}");
     assert_eq!(queried(&prom, &testid), counts(&result), "{stdout}");
 }

@@ -124,15 +124,26 @@ fn main() {
             },
             &snaps,
         );
-        let prom_enc = per_interval(|s| drop(snappy(&encode_prometheus(s).encode_to_vec())), &snaps);
+        let prom_enc = per_interval(
+            |s| drop(snappy(&encode_prometheus(s).encode_to_vec())),
+            &snaps,
+        );
         let prom_us = per_interval(
-            |s| prom.post(&snappy(&encode_prometheus(s).encode_to_vec()).unwrap()).unwrap(),
+            |s| {
+                prom.post(&snappy(&encode_prometheus(s).encode_to_vec()).unwrap())
+                    .unwrap()
+            },
             &snaps,
         );
         let otlp_enc = per_interval(|s| drop(encode_otlp(s).encode_to_vec()), &snaps);
-        let otlp_us = per_interval(|s| otlp.post(&encode_otlp(s).encode_to_vec()).unwrap(), &snaps);
+        let otlp_us = per_interval(
+            |s| otlp.post(&encode_otlp(s).encode_to_vec()).unwrap(),
+            &snaps,
+        );
         let last = snaps.last().unwrap();
-        let prom_bytes = snappy(&encode_prometheus(last).encode_to_vec()).unwrap().len();
+        let prom_bytes = snappy(&encode_prometheus(last).encode_to_vec())
+            .unwrap()
+            .len();
         let otlp_bytes = encode_otlp(last).encode_to_vec().len();
         println!(
             "{steps:>5}  {snapshot_us:>11.1}  {json_us:>7.1}  {csv_us:>6.1}  {prom_us:>9.1} ({prom_enc:.1})  {otlp_us:>9.1} ({otlp_enc:.1})  {prom_bytes:>10}  {otlp_bytes:>10}"

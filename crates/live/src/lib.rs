@@ -16,6 +16,6 @@ pub mod frame;
 pub mod outputs;
 pub mod tap;
 
-pub use outputs::{open_all, OutputOptions, OutputReport, OutputTap};
 pub use frame::{FrameBuilder, LiveFrame, Quantiles, StepFrame};
+pub use outputs::{open_all, OutputOptions, OutputReport, OutputTap};
 pub use tap::LiveTap;

@@ -78,7 +78,11 @@ impl OutputSpec {
             ));
         };
         if dest.is_empty() {
-            let what = if kind.is_remote() { "a URL" } else { "a file path" };
+            let what = if kind.is_remote() {
+                "a URL"
+            } else {
+                "a file path"
+            };
             return Err(format!("output `{kind}` needs {what} after `=`"));
         }
         if kind.is_remote() {
@@ -114,7 +118,10 @@ mod tests {
             ("csv = out/live.csv", Ok((OutputKind::Csv, "out/live.csv"))),
             (
                 "prometheus-rw=http://127.0.0.1:9090/api/v1/write",
-                Ok((OutputKind::PrometheusRw, "http://127.0.0.1:9090/api/v1/write")),
+                Ok((
+                    OutputKind::PrometheusRw,
+                    "http://127.0.0.1:9090/api/v1/write",
+                )),
             ),
             (
                 "otlp=https://collector:4318/v1/metrics",
@@ -124,7 +131,10 @@ mod tests {
             ("influx=http://x", Err("unknown output kind `influx`")),
             ("csv=", Err("needs a file path")),
             ("otlp=", Err("needs a URL")),
-            ("otlp=localhost:4318", Err("must be an http:// or https:// URL")),
+            (
+                "otlp=localhost:4318",
+                Err("must be an http:// or https:// URL"),
+            ),
             ("prometheus-rw=not a url", Err("is not a URL")),
         ];
         for (text, want) in table {

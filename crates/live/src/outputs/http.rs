@@ -34,9 +34,7 @@ impl Poster {
         for (k, v) in &self.headers {
             req = req.header(*k, *v);
         }
-        let mut resp = req
-            .send(body)
-            .map_err(|e| SendError::Http(e.to_string()))?;
+        let mut resp = req.send(body).map_err(|e| SendError::Http(e.to_string()))?;
         let status = resp.status().as_u16();
         if (200..300).contains(&status) {
             return Ok(());

@@ -48,7 +48,10 @@ struct Points<'a> {
 
 impl Points<'_> {
     fn attrs(&self, extra: &[(&str, &str)]) -> Vec<KeyValue> {
-        let mut a = vec![kv("scenario", &self.s.frame.run), kv("testid", &self.s.testid)];
+        let mut a = vec![
+            kv("scenario", &self.s.frame.run),
+            kv("testid", &self.s.testid),
+        ];
         a.extend(extra.iter().map(|(k, v)| kv(k, v)));
         a
     }
@@ -128,24 +131,62 @@ pub fn encode(s: &Snapshot) -> ExportMetricsServiceRequest {
             attributes: p.attrs(&[("step", &step.name)]),
         });
     }
-    let lag = [("0.5", f.lag_ms.p50), ("0.95", f.lag_ms.p95), ("0.99", f.lag_ms.p99)]
-        .into_iter()
-        .filter(|_| f.lag_ms.count > 0)
-        .map(|(q, ms)| p.number(&[("quantile", q)], ms / 1000.0))
-        .collect();
+    let lag = [
+        ("0.5", f.lag_ms.p50),
+        ("0.95", f.lag_ms.p95),
+        ("0.99", f.lag_ms.p99),
+    ]
+    .into_iter()
+    .filter(|_| f.lag_ms.count > 0)
+    .map(|(q, ms)| p.number(&[("quantile", q)], ms / 1000.0))
+    .collect();
     let mut metrics = vec![
-        sum("loadlab.http.requests", "Requests ended, by step and status (none: no response).", requests),
-        sum("loadlab.http.request.failures", "Failed requests, by step and error kind.", failures),
+        sum(
+            "loadlab.http.requests",
+            "Requests ended, by step and status (none: no response).",
+            requests,
+        ),
+        sum(
+            "loadlab.http.request.failures",
+            "Failed requests, by step and error kind.",
+            failures,
+        ),
         Metric {
-            summary: Some(Summary { data_points: latency }),
-            ..metric("loadlab.http.request.duration", "Request latency: the interval's exact quantiles, cumulative sum and count.", "s")
+            summary: Some(Summary {
+                data_points: latency,
+            }),
+            ..metric(
+                "loadlab.http.request.duration",
+                "Request latency: the interval's exact quantiles, cumulative sum and count.",
+                "s",
+            )
         },
-        gauge("loadlab.vus", "VUs (closed model) or iterations in flight (open model).", "", vec![p.number(&[], f.active as f64)]),
-        gauge("loadlab.in_flight", "Requests in flight.", "", vec![p.number(&[], f.in_flight as f64)]),
-        gauge("loadlab.send_lag", "How late requests were sent against the plan: the interval's quantiles.", "s", lag),
+        gauge(
+            "loadlab.vus",
+            "VUs (closed model) or iterations in flight (open model).",
+            "",
+            vec![p.number(&[], f.active as f64)],
+        ),
+        gauge(
+            "loadlab.in_flight",
+            "Requests in flight.",
+            "",
+            vec![p.number(&[], f.in_flight as f64)],
+        ),
+        gauge(
+            "loadlab.send_lag",
+            "How late requests were sent against the plan: the interval's quantiles.",
+            "s",
+            lag,
+        ),
     ];
     if let (Some(v), Some(unit)) = (f.planned, &f.planned_unit) {
-        metrics.push(gauge("loadlab.planned_load", "The planned load (unit: vus or arrivals/s).", "", vec![p.number(&[("unit", unit)], v)]));
+        metrics.push(gauge(
+            "loadlab.planned_load",
+            "The planned load (unit: vus or arrivals/s).",
+            "",
+            vec![p.number(&[("unit", unit)], v)],
+        ));
     }
     ExportMetricsServiceRequest {
         resource_metrics: vec![ResourceMetrics {

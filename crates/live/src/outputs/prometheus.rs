@@ -151,12 +151,42 @@ fn metadata() -> Vec<MetricMetadata> {
         unit: unit.to_string(),
     };
     vec![
-        m(COUNTER, "loadlab_http_requests_total", "Requests ended, by step and status (none: no response).", ""),
-        m(COUNTER, "loadlab_http_request_failures_total", "Failed requests, by step and error kind.", ""),
-        m(SUMMARY, "loadlab_http_request_duration_seconds", "Request latency: the interval's exact quantiles, cumulative sum and count.", "seconds"),
-        m(GAUGE, "loadlab_vus", "VUs (closed model) or iterations in flight (open model).", ""),
+        m(
+            COUNTER,
+            "loadlab_http_requests_total",
+            "Requests ended, by step and status (none: no response).",
+            "",
+        ),
+        m(
+            COUNTER,
+            "loadlab_http_request_failures_total",
+            "Failed requests, by step and error kind.",
+            "",
+        ),
+        m(
+            SUMMARY,
+            "loadlab_http_request_duration_seconds",
+            "Request latency: the interval's exact quantiles, cumulative sum and count.",
+            "seconds",
+        ),
+        m(
+            GAUGE,
+            "loadlab_vus",
+            "VUs (closed model) or iterations in flight (open model).",
+            "",
+        ),
         m(GAUGE, "loadlab_in_flight", "Requests in flight.", ""),
-        m(SUMMARY, "loadlab_send_lag_seconds", "How late requests were sent against the plan, the interval's quantiles.", "seconds"),
-        m(GAUGE, "loadlab_planned_load", "The planned load (unit: vus or arrivals/s).", ""),
+        m(
+            SUMMARY,
+            "loadlab_send_lag_seconds",
+            "How late requests were sent against the plan, the interval's quantiles.",
+            "seconds",
+        ),
+        m(
+            GAUGE,
+            "loadlab_planned_load",
+            "The planned load (unit: vus or arrivals/s).",
+            "",
+        ),
     ]
 }

@@ -49,11 +49,7 @@ impl SnapshotBuilder {
         let start = SystemTime::UNIX_EPOCH + Duration::from_secs_f64(meta.start_unix_s.max(0.0));
         let testid = match testid {
             Some(t) => t.to_string(),
-            None => format!(
-                "{}-{}",
-                meta.name,
-                loadlab_metrics::result::rfc3339(start)
-            ),
+            None => format!("{}-{}", meta.name, loadlab_metrics::result::rfc3339(start)),
         };
         let totals = meta
             .steps
@@ -72,7 +68,12 @@ impl SnapshotBuilder {
     }
 
     /// A builder from its parts (tests, benches): frames, `testid`, start, step names.
-    pub fn from_parts(frames: FrameBuilder, testid: &str, start_unix_ms: u64, steps: &[String]) -> Self {
+    pub fn from_parts(
+        frames: FrameBuilder,
+        testid: &str,
+        start_unix_ms: u64,
+        steps: &[String],
+    ) -> Self {
         Self {
             testid: testid.to_string(),
             start_unix_ms,

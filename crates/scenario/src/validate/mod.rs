@@ -11,8 +11,8 @@ mod bounds;
 mod http;
 mod load;
 pub(crate) mod monitor;
-mod steps;
 mod outputs;
+mod steps;
 mod thresholds;
 
 pub(crate) use crate::locate::Ctx;
