@@ -146,6 +146,15 @@ fn run_into(out_flag: &str, testid: &str) -> (Value, String) {
     (result, String::from_utf8_lossy(&out.stdout).to_string())
 }
 
+/// The summary's line about output `kind`.
+fn output_line(stdout: &str, kind: &str) -> String {
+    stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("output {kind} (")))
+        .unwrap_or_else(|| panic!("no output line in {stdout}"))
+        .to_string()
+}
+
 fn counts(result: &Value) -> BTreeMap<(String, String), u64> {
     let mut out = BTreeMap::new();
     for step in result["steps"].as_array().unwrap() {
@@ -170,8 +179,11 @@ fn remote_write_into_debians_prometheus_counts_equal_the_runs() {
         &format!("--out=prometheus-rw={}/api/v1/write", prom.url),
         &testid,
     );
-    assert!(stdout.contains("output prometheus-rw"), "{stdout}");
-    assert!(!stdout.contains("failed"), "{stdout}");
+    let line = output_line(&stdout, "prometheus-rw");
+    assert!(
+        !line.contains("failed") && !line.contains("dropped"),
+        "{line}"
+    );
     let want = counts(&result);
     assert!(want.values().sum::<u64>() >= 100, "{want:?}");
     assert_eq!(queried(&prom, &testid), want, "{stdout}");
@@ -190,6 +202,10 @@ fn otlp_into_prometheus_counts_equal_the_runs() {
         &format!("--out=otlp={}/api/v1/otlp/v1/metrics", prom.url),
         &testid,
     );
-    assert!(!stdout.contains("failed"), "{stdout}");
+    let line = output_line(&stdout, "otlp");
+    assert!(
+        !line.contains("failed") && !line.contains("dropped"),
+        "{line}"
+    );
     assert_eq!(queried(&prom, &testid), counts(&result), "{stdout}");
 }
