@@ -31,6 +31,23 @@ if [ ! -x /usr/bin/h2load ]; then
     missing="$missing nghttp2-client"
 fi
 
+# Opt-in (LOADLAB_OTLP_PROMETHEUS=1): a Prometheus with an OTLP receiver (2.54.1, Debian's 2.42
+# has none) built from the Go module proxy, for tests/live_prometheus.rs's OTLP test (run it
+# with LOADLAB_TEST_PROMETHEUS_OTLP=<printed path>). Cached: building it took 42 minutes on a
+# contended 2-core machine and needs about 1.3 GB of Go modules, too much for every CI run.
+if [ "${LOADLAB_OTLP_PROMETHEUS:-0}" = "1" ]; then
+    CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/loadlab-test-deps"
+    BIN="$CACHE/prometheus-2.54.1"
+    if [ ! -x "$BIN" ]; then
+        command -v go >/dev/null 2>&1 || { echo "install-test-deps: Go is needed to build Prometheus 2.54.1" >&2; exit 1; }
+        mkdir -p "$CACHE"
+        # `go install` refuses a module with replace directives: build inside the module.
+        dir=$(go mod download -json github.com/prometheus/prometheus@v0.54.1 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+        (cd "$dir" && go build -o "$BIN" ./cmd/prometheus)
+    fi
+    echo "install-test-deps: LOADLAB_TEST_PROMETHEUS_OTLP=$BIN"
+fi
+
 if [ -z "$missing" ]; then
     echo "install-test-deps: chromium, prometheus-node-exporter, prometheus, nginx and h2load already installed"
     exit 0
@@ -85,3 +102,4 @@ esac
 /usr/bin/prometheus --version 2>&1 | head -1
 /usr/sbin/nginx -v 2>&1
 h2load --version 2>&1 | head -1
+
