@@ -127,6 +127,7 @@ fn otlp_reaches_a_receiver_with_the_runs_counts() {
     assert!(out.status.success(), "{}", text(&out));
     let got = rx.requests();
     assert!(got.len() >= 2, "{} exports", got.len());
+    assert_eq!(got[0].path, "/v1/metrics");
     assert_eq!(
         got[0].header("content-type"),
         Some("application/x-protobuf")

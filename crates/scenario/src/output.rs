@@ -111,9 +111,12 @@ impl fmt::Display for OutputSpec {
 mod tests {
     use super::*;
 
+    /// A text, and what it parses to (kind and destination) or a part of its error.
+    type Case<'a> = (&'a str, Result<(OutputKind, &'a str), &'a str>);
+
     #[test]
     fn parses_and_rejects() {
-        let table: &[(&str, Result<(OutputKind, &str), &str>)] = &[
+        let table: &[Case] = &[
             ("json=live.jsonl", Ok((OutputKind::Json, "live.jsonl"))),
             ("csv = out/live.csv", Ok((OutputKind::Csv, "out/live.csv"))),
             (

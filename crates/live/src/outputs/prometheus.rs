@@ -44,9 +44,11 @@ pub fn compress(bytes: &[u8]) -> Result<Vec<u8>, SendError> {
         .map_err(|e| SendError::Io(std::io::Error::other(e)))
 }
 
+/// Reads one quantile of a series.
+type Pick = fn(&Quantiles) -> f64;
+
 /// The quantiles a summary carries.
-const QUANTILES: [(&str, fn(&Quantiles) -> f64); 3] =
-    [("0.5", |q| q.p50), ("0.95", |q| q.p95), ("0.99", |q| q.p99)];
+const QUANTILES: [(&str, Pick); 3] = [("0.5", |q| q.p50), ("0.95", |q| q.p95), ("0.99", |q| q.p99)];
 
 /// The request of one interval.
 pub fn encode(s: &Snapshot) -> WriteRequest {
