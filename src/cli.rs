@@ -153,6 +153,14 @@ pub struct OutputArgs {
     /// (a flag wins for the same key).
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label_flag)]
     pub labels: Vec<(String, String)>,
+    /// Also send each interval while the run goes (repeatable): json=PATH, csv=PATH,
+    /// prometheus-rw=URL, otlp=URL. Adds to the scenario's `outputs:` (see docs/live.md).
+    #[arg(long = "out", value_name = "KIND=DEST", value_parser = parse_out_flag)]
+    pub outputs: Vec<loadlab_scenario::OutputSpec>,
+}
+
+fn parse_out_flag(text: &str) -> Result<loadlab_scenario::OutputSpec, String> {
+    loadlab_scenario::OutputSpec::parse(text)
 }
 
 pub(crate) fn parse_label_flag(text: &str) -> Result<(String, String), String> {
@@ -163,6 +171,16 @@ impl OutputArgs {
     /// The labels to store: `LOADLAB_LABELS`, then the `--label` flags over it.
     pub fn resolved_labels(&self) -> Result<loadlab_store::Labels, crate::exit::CliError> {
         loadlab_store::labels_from_env(&self.labels).map_err(crate::exit::CliError::bad_input)
+    }
+
+    /// The live outputs: the scenario's `outputs:` (`file`), then the `--out` flags.
+    pub fn open_outputs(
+        &self,
+        file: &[loadlab_scenario::OutputSpec],
+    ) -> Result<loadlab_pipeline::live_outputs::LiveOutputs, crate::exit::CliError> {
+        let labels = self.resolved_labels()?;
+        loadlab_pipeline::live_outputs::LiveOutputs::open(file, &self.outputs, &labels)
+            .map_err(crate::exit::CliError::bad_input)
     }
 }
 

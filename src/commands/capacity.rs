@@ -51,6 +51,7 @@ fn search(args: &CapacityArgs, live: &Live) -> Result<Outcome, CliError> {
     }
     let cooldown = duration_flag("--cooldown", args.cooldown.as_deref())?;
     let name = base.name.clone();
+    let file_outputs = base.outputs.clone();
     let plan = capacity::plan(base, doc.file(), &spec, &overrides(args)?, cooldown)?;
     let output = &args.output;
     let quiet = output.quiet;
@@ -65,7 +66,10 @@ fn search(args: &CapacityArgs, live: &Live) -> Result<Outcome, CliError> {
     let cancel = Cancel::new();
     crate::signals::watch(cancel.clone());
     // One line per step says more than a progress bar over a single step.
-    let mut view = TerminalView::new(quiet, true).with_taps(live.taps());
+    let outputs = output.open_outputs(&file_outputs)?;
+    let mut taps = live.taps();
+    taps.extend(outputs.taps());
+    let mut view = TerminalView::new(quiet, true).with_taps(taps);
     let mut exec = EngineExecutor::new(
         &store,
         &cancel,
@@ -103,6 +107,7 @@ fn search(args: &CapacityArgs, live: &Live) -> Result<Outcome, CliError> {
     }
     if !quiet {
         print_end(&end.result, &end.file, &args.file, report.as_deref());
+        super::output::print_outputs(&outputs);
     }
     Ok(end.outcome())
 }

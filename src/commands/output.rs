@@ -45,6 +45,13 @@ pub fn print_report_paths(out: &mut impl Write, html: &Path) {
     }
 }
 
+/// One line per live output: what it sent, dropped, and its last error.
+pub fn print_outputs(outputs: &loadlab_pipeline::live_outputs::LiveOutputs) {
+    for report in outputs.reports() {
+        println!("{report}");
+    }
+}
+
 /// A run's summary on standard output, then `stored` (where it was kept).
 pub fn print_run(result: &RunResult, stored: Option<String>) {
     let mut out = std::io::stdout().lock();

@@ -42,6 +42,9 @@ pub fn run(
         threads: output.threads,
         cancel: &cancel,
     };
+    let outputs = output.open_outputs(&scenario.outputs)?;
+    let mut taps = taps;
+    taps.extend(outputs.taps());
     let mut view = TerminalView::new(output.quiet, output.no_progress).with_taps(taps);
     let quiet = output.quiet;
     let mut say_unless_quiet = say_unless(quiet);
@@ -62,6 +65,7 @@ pub fn run(
     if !quiet {
         let line = run.stored_line();
         print_run(&run.result, Some(line));
+        super::output::print_outputs(&outputs);
     }
     if print_errors(&run.errors) {
         return Ok(Outcome::Invalid);

@@ -118,6 +118,9 @@ pub fn run_and_report(
         threads: output.threads,
         cancel: &cancel,
     };
+    let outputs = output.open_outputs(&scenario.outputs)?;
+    let mut taps = taps;
+    taps.extend(outputs.taps());
     let mut view = TerminalView::new(output.quiet, output.no_progress).with_taps(taps);
     let meta = NewRun {
         labels: output.resolved_labels()?,
@@ -146,6 +149,7 @@ pub fn run_and_report(
             format!("{what} as run {id} ({})", path.display())
         });
         print_run(&result, stored);
+        super::output::print_outputs(&outputs);
         if let Some(path) = json {
             println!("result written to {}", path.display());
         }

@@ -71,7 +71,15 @@ pub fn run_study_file(
     let id = stored.ids.id.clone();
     let cancel = Cancel::new();
     crate::signals::watch(cancel.clone());
-    let mut view = TerminalView::new(quiet, output.no_progress).with_taps(live.taps());
+    let file_outputs = plan
+        .variants
+        .first()
+        .map(|v| v.scenario.outputs.clone())
+        .unwrap_or_default();
+    let outputs = output.open_outputs(&file_outputs)?;
+    let mut taps = live.taps();
+    taps.extend(outputs.taps());
+    let mut view = TerminalView::new(quiet, output.no_progress).with_taps(taps);
     let mut exec = EngineExecutor::new(
         &store,
         &cancel,
@@ -127,6 +135,7 @@ pub fn run_study_file(
             file,
             report.as_deref(),
         );
+        super::output::print_outputs(&outputs);
     }
     Ok((outcome, study_json))
 }

@@ -5,15 +5,23 @@
 //! No tokio and no engine here: observers run on the engine coordinator's thread through
 //! [`loadlab_metrics::LiveObserver`], and hand frames to their own threads.
 //!
-//! Crates chosen: `serde`/`serde_json` for the frame's documented JSON form;
+//! Crates chosen: `serde`/`serde_json` for the frame's documented JSON form and the `json`
+//! output;
 //! `loadlab-analysis` to judge the scenario's thresholds on the summary so far. The dashboard's
 //! HTTP server is std (`TcpListener`, a thread per connection): four GET routes and one
 //! server-sent-event stream need no HTTP crate and no async runtime, and the crate must stay
 //! off tokio. `libc` reads the coordinator thread's CPU clock, to measure the dashboard's cost.
+//! For the outputs: `prost` to encode the protobuf of Prometheus remote write and OTLP from message
+//! structs declared by hand (no protoc, no gRPC stack); `snap` for the snappy block format
+//! remote write requires; `ureq` (3) as the HTTP client of the outputs because it is blocking
+//! and needs no async runtime: each output sends from its own plain thread, and this crate
+//! must not depend on tokio. `loadlab-scenario` for the output specs (`--out`, `outputs:`).
 
 pub mod dashboard;
 pub mod frame;
+pub mod outputs;
 pub mod tap;
 
 pub use frame::{FrameBuilder, LiveFrame, Quantiles, StepFrame};
+pub use outputs::{open_all, OutputOptions, OutputReport, OutputTap};
 pub use tap::LiveTap;

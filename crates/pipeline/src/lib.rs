@@ -16,6 +16,7 @@ pub mod executor;
 pub mod history;
 pub mod listing;
 pub mod live_progress;
+pub mod live_outputs;
 pub mod measure;
 pub mod merge;
 mod outcome;

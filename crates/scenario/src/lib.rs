@@ -30,6 +30,7 @@ mod locate;
 mod mistake;
 mod model;
 pub mod monitor;
+mod output;
 mod parse;
 pub mod plan;
 mod prescan;
@@ -56,6 +57,7 @@ pub use model::{
     DEFAULT_MAX_STREAMS, DEFAULT_TIMEOUT,
 };
 pub use monitor::{parse_monitor_flag, MonitorConfig, MonitorFlag};
+pub use output::{OutputKind, OutputSpec};
 pub use parse::{parse_monitor_section, UrlTest};
 pub use plan::Plan;
 pub use threshold::Threshold;

@@ -34,6 +34,8 @@ pub struct Scenario {
     pub data: Vec<DataSet>,
     /// What is sampled besides the requests (`monitor:`; by default the host).
     pub monitor: crate::monitor::MonitorConfig,
+    /// Where each interval is also sent while the run goes (`outputs:`, `--out`).
+    pub outputs: Vec<crate::output::OutputSpec>,
 }
 
 /// Rows a template can read: a CSV file or an inline list, and how a VU picks its row.

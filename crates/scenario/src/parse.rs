@@ -252,6 +252,7 @@ impl UrlTest {
             insecure: false,
             data: Vec::new(),
             monitor: crate::monitor::MonitorConfig::default(),
+            outputs: Vec::new(),
         };
         validate::resolved(&scenario, true, &Ctx::flags())?;
         Ok(scenario)

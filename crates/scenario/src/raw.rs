@@ -40,6 +40,17 @@ pub struct RawScenario {
     #[allow(dead_code)]
     pub capacity: Option<serde_yaml_ng::Value>,
     pub monitor: Option<RawMonitor>,
+    /// Live outputs (`- json: live.jsonl` or `- "json=live.jsonl"`).
+    #[serde(default)]
+    pub outputs: Vec<RawOutput>,
+}
+
+/// One `outputs:` entry as written: `{ kind: dest }` or the flag's `kind=dest`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawOutput {
+    Text(String),
+    Map(BTreeMap<String, String>),
 }
 
 /// `monitor:` as written; checked into a `MonitorConfig` by `validate::monitor`.
@@ -312,4 +323,5 @@ pub const TOP_KEYS: &[&str] = &[
     "source_addresses",
     "insecure",
     "monitor",
+    "outputs",
 ];

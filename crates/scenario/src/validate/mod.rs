@@ -11,6 +11,7 @@ mod bounds;
 mod http;
 mod load;
 pub(crate) mod monitor;
+mod outputs;
 mod steps;
 mod threshold_map;
 mod thresholds;
@@ -111,6 +112,7 @@ pub fn scenario(
         }
     };
     let monitor = monitor::monitor(raw.monitor, ctx)?;
+    let outputs = outputs::outputs(raw.outputs, ctx)?;
     let http = http::http(raw.http, raw.connections, ctx)?;
     let scenario = Scenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
@@ -127,6 +129,7 @@ pub fn scenario(
         insecure: raw.insecure.unwrap_or(false),
         data,
         monitor,
+        outputs,
     };
     resolved(&scenario, shorthand, ctx)?;
     Ok(scenario)
