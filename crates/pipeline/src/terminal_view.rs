@@ -4,6 +4,7 @@
 
 use crate::measure::RunView;
 use indicatif::{ProgressBar, ProgressStyle};
+use loadlab_analysis::thresholds::ThresholdWatch;
 use loadlab_engine::{Progress, ProgressCallback};
 use loadlab_live::LiveTap;
 use loadlab_metrics::LiveObserver;
@@ -19,6 +20,8 @@ pub struct TerminalView {
     no_progress: bool,
     bar: Option<ProgressBar>,
     taps: Vec<Arc<dyn LiveTap>>,
+    /// The next run's threshold watch, for the taps' observers.
+    watch: Option<ThresholdWatch>,
 }
 
 impl TerminalView {
@@ -28,6 +31,7 @@ impl TerminalView {
             no_progress,
             bar: None,
             taps: Vec::new(),
+            watch: None,
         }
     }
 
@@ -71,8 +75,16 @@ impl RunView for TerminalView {
         }
     }
 
+    fn thresholds(&mut self, watch: &ThresholdWatch) {
+        self.watch = Some(watch.clone());
+    }
+
     fn observers(&mut self) -> Vec<Box<dyn LiveObserver>> {
-        self.taps.iter().map(|t| t.observer()).collect()
+        let watch = self
+            .watch
+            .take()
+            .unwrap_or_else(|| ThresholdWatch::new(&[]));
+        self.taps.iter().map(|t| t.observer(&watch)).collect()
     }
 }
 

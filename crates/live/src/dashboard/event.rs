@@ -2,7 +2,8 @@
 //! apart by `type`) and as the page reads them; the schema is documented in docs/live.md.
 
 use crate::frame::LiveFrame;
-use loadlab_metrics::result::{StopReason, ThresholdResult};
+use loadlab_analysis::thresholds::ThresholdState;
+use loadlab_metrics::result::StopReason;
 use loadlab_metrics::ThresholdBreach;
 use serde::{Deserialize, Serialize};
 
@@ -45,12 +46,46 @@ pub struct RunStart {
 pub struct FrameEvent {
     pub seq: u32,
     pub frame: LiveFrame,
-    /// The scenario's thresholds on the run so far (re-evaluated at most once a second; the
-    /// last evaluation is repeated in between).
-    pub thresholds: Vec<ThresholdResult>,
+    /// The scenario's thresholds now: a windowed one over its window, the others on the run so
+    /// far (re-judged at most once a second).
+    pub thresholds: Vec<ThresholdNow>,
     /// The study or capacity search this run belongs to (absent for `loadlab run`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
+}
+
+/// A threshold as the page shows it while the run goes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdNow {
+    /// As the scenario wrote it (the short form for a mapping).
+    pub expr: String,
+    /// Its value now, in the metric's unit (absent before it has data).
+    pub actual: Option<f64>,
+    /// Passing now (true before its first judgement).
+    pub ok: bool,
+    /// False during the warm-up, its grace, or until its window is full.
+    pub judged: bool,
+    /// Its window in seconds (absent: the run so far).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_s: Option<f64>,
+    /// It stops the run when it fails.
+    pub abort: bool,
+    /// Some window failed already (the end result will fail).
+    pub failed_before: bool,
+}
+
+impl From<ThresholdState> for ThresholdNow {
+    fn from(s: ThresholdState) -> Self {
+        Self {
+            expr: s.expr,
+            actual: s.value,
+            ok: s.ok,
+            judged: s.judged,
+            window_s: s.window_s,
+            abort: s.abort,
+            failed_before: s.failed_before,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

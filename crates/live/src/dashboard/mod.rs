@@ -10,12 +10,12 @@ pub mod event;
 pub mod hub;
 mod observer;
 mod server;
-pub mod thresholds;
 
 pub use event::{CommandEnd, Context, Event, ResultRow};
 pub use server::Cost;
 
 use crate::LiveTap;
+use loadlab_analysis::thresholds::ThresholdWatch;
 use loadlab_metrics::LiveObserver;
 use server::Shared;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -168,8 +168,11 @@ impl Dashboard {
 }
 
 impl LiveTap for Dashboard {
-    fn observer(&self) -> Box<dyn LiveObserver> {
-        Box::new(observer::RunObserver::new(self.inner.clone()))
+    fn observer(&self, thresholds: &ThresholdWatch) -> Box<dyn LiveObserver> {
+        Box::new(observer::RunObserver::new(
+            self.inner.clone(),
+            thresholds.clone(),
+        ))
     }
 }
 

@@ -1,44 +1,39 @@
 //! The dashboard's observer of one run: on the coordinator's thread it builds the interval's
-//! frame, judges the thresholds (at most once a second), serializes the event once and hands it
+//! frame, reads the thresholds' current values from the run's threshold watch, serializes the event once and hands it
 //! to the hub, which never waits. It also times itself (wall and thread CPU), for
 //! `/api/state`'s `cost`.
 
 use super::cpu::thread_cpu;
-use super::event::{Event, FrameEvent, RunEnd, RunStart};
+use super::event::{Event, FrameEvent, RunEnd, RunStart, ThresholdNow};
 use super::hub::Kind;
 use super::Inner;
 use crate::frame::FrameBuilder;
+use loadlab_analysis::thresholds::ThresholdWatch;
 use loadlab_metrics::record::{IntervalRecord, RecordEnd, RecordMeta, Summarizer};
-use loadlab_metrics::result::ThresholdResult;
 use loadlab_metrics::{LiveControl, LiveObserver};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Thresholds are judged on the summary so far at most this often (seconds of the run): a
-/// short run's 100 ms slices need not re-summarize ten times a second.
-const THRESHOLD_EVERY_S: f64 = 1.0;
 
 pub struct RunObserver {
     inner: Arc<Inner>,
     seq: u32,
     meta: Option<RecordMeta>,
     builder: FrameBuilder,
-    thresholds: Vec<ThresholdResult>,
-    judged_at_s: Option<f64>,
+    /// Judges the run's thresholds (its observer runs first in every interval).
+    watch: ThresholdWatch,
     totals: (u64, u64),
 }
 
 impl RunObserver {
-    pub fn new(inner: Arc<Inner>) -> Self {
+    pub fn new(inner: Arc<Inner>, watch: ThresholdWatch) -> Self {
         let seq = inner.runs.fetch_add(1, Ordering::Relaxed) + 1;
         Self {
             inner,
             seq,
             meta: None,
             builder: FrameBuilder::default(),
-            thresholds: Vec::new(),
-            judged_at_s: None,
+            watch,
             totals: (0, 0),
         }
     }
@@ -49,21 +44,18 @@ impl RunObserver {
         }
     }
 
-    fn on_interval(&mut self, record: &IntervalRecord, summary: &Summarizer) {
+    fn on_interval(&mut self, record: &IntervalRecord) {
         let frame = self.builder.frame(record);
-        let end_s = record.start_s + record.length_s;
-        let due = self
-            .judged_at_s
-            .is_none_or(|t| end_s - t >= THRESHOLD_EVERY_S - 1e-9);
-        if let (true, Some(meta)) = (due, &self.meta) {
-            self.thresholds = super::thresholds::current(meta, summary);
-            self.judged_at_s = Some(end_s);
-        }
         self.totals = (frame.total_requests, frame.total_failed);
         let event = Event::Frame(Box::new(FrameEvent {
             seq: self.seq,
             frame,
-            thresholds: self.thresholds.clone(),
+            thresholds: self
+                .watch
+                .states()
+                .into_iter()
+                .map(ThresholdNow::from)
+                .collect(),
             context: self.inner.context(),
         }));
         self.publish(Kind::Frame, &event);
@@ -100,9 +92,9 @@ impl LiveObserver for RunObserver {
             .charge(started.0.elapsed(), thread_cpu() - started.1);
     }
 
-    fn interval(&mut self, record: &IntervalRecord, summary: &Summarizer) -> LiveControl {
+    fn interval(&mut self, record: &IntervalRecord, _summary: &Summarizer) -> LiveControl {
         let started = (Instant::now(), thread_cpu());
-        self.on_interval(record, summary);
+        self.on_interval(record);
         self.inner
             .shared
             .charge(started.0.elapsed(), thread_cpu() - started.1);

@@ -67,7 +67,7 @@ fn serves_the_page_the_state_the_stream_and_refuses_a_busy_port() {
     let report = std::env::temp_dir().join(format!("dash-report-{}.html", std::process::id()));
     std::fs::write(&report, "<p>report</p>").unwrap();
     // A run was made (it lingers only then).
-    let _observer = dash.observer();
+    let _observer = dash.observer(&loadlab_analysis::thresholds::ThresholdWatch::new(&[]));
     let finishing = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(200));
         let end = CommandEnd {

@@ -16,6 +16,7 @@ pub mod snapshot;
 pub mod worker;
 
 use crate::tap::LiveTap;
+use loadlab_analysis::thresholds::ThresholdWatch;
 use loadlab_metrics::record::{IntervalRecord, RecordEnd, RecordMeta, Summarizer};
 use loadlab_metrics::{LiveControl, LiveObserver};
 use loadlab_scenario::{OutputKind, OutputSpec};
@@ -142,7 +143,7 @@ impl OutputTap {
 }
 
 impl LiveTap for OutputTap {
-    fn observer(&self) -> Box<dyn LiveObserver> {
+    fn observer(&self, _thresholds: &ThresholdWatch) -> Box<dyn LiveObserver> {
         Box::new(OutputObserver {
             sink: self.sink.clone(),
             counts: self.counts.clone(),
