@@ -13,6 +13,7 @@ mod load;
 pub(crate) mod monitor;
 mod steps;
 mod thresholds;
+mod ws;
 
 pub(crate) use crate::locate::Ctx;
 
