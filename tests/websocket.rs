@@ -284,7 +284,7 @@ fn faults_become_their_error_kinds() {
     });
     let yaml = format!(
         r#"
-load: {{ model: open, rate: 10/s, duration: 1s }}
+load: {{ model: open, rate: 25/s, duration: 1s, max_in_flight: 100 }}
 flows:
   - name: dropped
     steps:
@@ -315,7 +315,8 @@ flows:
         started.elapsed() < Duration::from_secs(15),
         "no hang: {text}"
     );
-    assert!(matches!(code, Some(0 | 1)), "{text}");
+    // Validity (a busy machine) is not this test's subject: 0 or 3, never a threshold or input error.
+    assert!(matches!(code, Some(0 | 3)), "{text}");
     let errors = |name: &str| step(&result, name)["errors"].clone();
     let drop = step(&result, "drop");
     assert!(n(&drop["requests"]) > 0);

@@ -14,7 +14,7 @@ use loadlab_metrics::{ErrorKind, Outcome, Phases, WsCounts, CLOSE_ABNORMAL};
 use tokio::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::{Error, Message};
 
 /// How often a waiting session looks whether the run is stopping.
 const STOP_POLL: Duration = Duration::from_millis(50);
@@ -40,8 +40,10 @@ struct Session<'a, T: Transport> {
     socket: Socket,
     counts: WsCounts,
     last_send: Instant,
-    /// No wait goes past this: `close_after` from the upgrade, or the run's end.
+    /// Holding and thinking stop here: `close_after` from the upgrade, or the run's end.
     end: Instant,
+    /// `close_after` from the upgrade: no expectation waits past it.
+    close_at: Option<Instant>,
     /// The message the last `expect` matched (captures read it).
     last: Option<Message>,
     /// An expectation's outcome, recorded when the captures after it are done.
@@ -126,9 +128,8 @@ impl<T: Transport> Worker<T> {
             tls_us: opened.tls_us,
             ..Phases::default()
         };
-        let end = ws
-            .close_after
-            .map_or(self.end, |d| (upgraded_at + d).min(self.end));
+        let close_at = ws.close_after.map(|d| upgraded_at + d);
+        let end = close_at.map_or(self.end, |at| at.min(self.end));
         let mut session = Session {
             worker: self,
             ws,
@@ -136,6 +137,7 @@ impl<T: Transport> Worker<T> {
             counts: WsCounts::default(),
             last_send: upgraded_at,
             end,
+            close_at,
             last: None,
             pending: None,
             close: None,
@@ -214,7 +216,7 @@ impl<T: Transport> Session<'_, T> {
     /// Receives (and counts) what the server sends until `until`, answering pings.
     async fn hold(&mut self, until: Instant) {
         while self.error.is_none() && self.close.is_none() {
-            match self.recv(until).await {
+            match self.recv(until, true).await {
                 Recv::Message(_) => {}
                 Recv::Deadline | Recv::Stopped => return,
                 Recv::Closed(code) => self.close = Some(code),
@@ -224,10 +226,11 @@ impl<T: Transport> Session<'_, T> {
     }
 
     /// The next text or binary message before `deadline` (pings are answered by tungstenite
-    /// as they are read; pongs skipped).
-    async fn recv(&mut self, deadline: Instant) -> Recv {
+    /// as they are read; pongs skipped). `stoppable`: give up when the run stops (holding and
+    /// thinking do; an expectation already waiting has its answer's grace, as a request has).
+    async fn recv(&mut self, deadline: Instant, stoppable: bool) -> Recv {
         loop {
-            if self.worker.stopping.get() {
+            if stoppable && self.worker.stopping.get() {
                 return Recv::Stopped;
             }
             let now = Instant::now();
@@ -242,6 +245,10 @@ impl<T: Transport> Session<'_, T> {
                         ErrorKind::WsClosedAbnormally,
                         "the connection ended without a close frame".into(),
                     )
+                }
+                // The close handshake is over (its frame was read before).
+                Ok(Some(Err(Error::ConnectionClosed | Error::AlreadyClosed))) => {
+                    return Recv::Closed(1005)
                 }
                 Ok(Some(Err(e))) => return Recv::Failed(session_error(&e), e.to_string()),
                 Ok(Some(Ok(Message::Close(frame)))) => {
@@ -306,17 +313,16 @@ impl<T: Transport> Session<'_, T> {
     async fn expect(&mut self, step: u16, matcher: &loadlab_scenario::WsMatch, within: Duration) {
         self.worker.begin(step);
         let started = Instant::now();
-        let deadline = (started + within).min(self.end);
+        let deadline = self
+            .close_at
+            .map_or(started + within, |at| at.min(started + within));
         let failure = loop {
-            match self.recv(deadline).await {
+            match self.recv(deadline, false).await {
                 Recv::Message(m) if matches(&m, matcher) => {
                     self.last = Some(m);
                     break None;
                 }
                 Recv::Message(_) => {}
-                Recv::Deadline if deadline < started + within && self.end == self.worker.end => {
-                    break Some((ErrorKind::Interrupted, "the run ended first".to_string()))
-                }
                 Recv::Deadline => {
                     break Some((
                         ErrorKind::WsExpectTimeout,
