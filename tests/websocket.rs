@@ -46,11 +46,15 @@ fn n(v: &Value) -> u64 {
     v.as_u64().unwrap_or(0)
 }
 
-/// A plain HTTP/1.0 GET on loopback: the body.
+/// A plain HTTP/1.1 GET on loopback (`Connection: close`): the body.
 fn http_get(addr: &str, path: &str) -> String {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut text = String::new();
     s.read_to_string(&mut text).unwrap();
     text.split_once("\r\n\r\n")
@@ -96,7 +100,7 @@ flows:
         url = target.url
     );
     let (code, result, text) = run(dir.path(), &yaml);
-    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     common::assert_valid(&result, "ws run");
     let echo = step(&result, "echo");
     let sessions = n(&echo["requests"]);
@@ -239,7 +243,12 @@ steps:
         addr = server.addr
     );
     let (code, result, text) = run(dir.path(), &yaml);
-    assert_eq!(code, Some(0), "{text}");
+    // The counts are this test's subject, not validity (a busy machine makes runs invalid).
+    assert!(
+        matches!(code, Some(0 | 3)),
+        "{text}\nvalidity: {}",
+        result["validity"]
+    );
     let echo = step(&result, "echo");
     let sessions = n(&echo["requests"]);
     assert!(sessions >= 15, "{echo}");
@@ -316,7 +325,11 @@ flows:
         "no hang: {text}"
     );
     // Validity (a busy machine) is not this test's subject: 0 or 3, never a threshold or input error.
-    assert!(matches!(code, Some(0 | 3)), "{text}");
+    assert!(
+        matches!(code, Some(0 | 3)),
+        "{text}\nvalidity: {}",
+        result["validity"]
+    );
     let errors = |name: &str| step(&result, name)["errors"].clone();
     let drop = step(&result, "drop");
     assert!(n(&drop["requests"]) > 0);

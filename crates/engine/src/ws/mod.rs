@@ -10,4 +10,5 @@
 
 mod classify;
 mod session;
+mod step;
 mod upgrade;

@@ -2,8 +2,8 @@
 //! run's end and cancellation, then a close handshake; what it did is recorded.
 
 use super::classify::{matches, payload, session_error};
-use super::upgrade::{Socket, Upgraded};
-use crate::flow::{micros, Next, Span, Worker};
+use super::upgrade::Socket;
+use crate::flow::{micros, Worker};
 use crate::inspect::capture;
 use crate::prepare::{PreparedWs, PreparedWsAction};
 use crate::render::RenderCx;
@@ -34,151 +34,31 @@ enum Recv {
 }
 
 /// A session being run.
-struct Session<'a, T: Transport> {
-    worker: &'a Worker<T>,
-    ws: &'a PreparedWs,
-    socket: Socket,
-    counts: WsCounts,
-    last_send: Instant,
+pub(super) struct Session<'a, T: Transport> {
+    pub(super) worker: &'a Worker<T>,
+    pub(super) ws: &'a PreparedWs,
+    pub(super) socket: Socket,
+    pub(super) counts: WsCounts,
+    pub(super) last_send: Instant,
     /// Holding and thinking stop here: `close_after` from the upgrade, or the run's end.
-    end: Instant,
+    pub(super) end: Instant,
     /// `close_after` from the upgrade: no expectation waits past it.
-    close_at: Option<Instant>,
+    pub(super) close_at: Option<Instant>,
     /// The message the last `expect` matched (captures read it).
-    last: Option<Message>,
+    pub(super) last: Option<Message>,
     /// An expectation's outcome, recorded when the captures after it are done.
-    pending: Option<(Outcome, Option<String>)>,
+    pub(super) pending: Option<(Outcome, Option<String>)>,
     /// The session's close code once it is over.
-    close: Option<u16>,
+    pub(super) close: Option<u16>,
     /// The session's own failure (not an expectation's).
-    error: Option<(ErrorKind, String)>,
+    pub(super) error: Option<(ErrorKind, String)>,
     /// An expectation or capture failed: the actions after it are skipped.
-    failed_step: bool,
-}
-
-impl<T: Transport> Worker<T> {
-    /// Runs session `ws` for `vu` and records it. `first`: the iteration's first step, whose
-    /// latency runs from `intended`.
-    pub(crate) async fn ws_session(
-        &self,
-        ws: &PreparedWs,
-        vu: &mut VuState,
-        intended: Option<Instant>,
-        first: bool,
-        timing: &mut Span,
-    ) -> Next {
-        if !ws.data_sets.is_empty() && !self.take_rows(&ws.data_sets, vu) {
-            return Next::StopVu;
-        }
-        self.begin(ws.step);
-        let wanted = Instant::now();
-        timing.start.get_or_insert(wanted);
-        let measured_from = match intended {
-            Some(at) if first => at.min(wanted),
-            _ => wanted,
-        };
-        let upgraded = self.ws_upgrade(ws, vu, wanted).await;
-        let upgraded_at = Instant::now();
-        let mut outcome = Outcome {
-            step: ws.step,
-            latency_us: micros(upgraded_at - measured_from),
-            service_us: micros(upgraded_at - wanted),
-            lag_us: if first {
-                intended.map(|at| micros(wanted.saturating_duration_since(at)))
-            } else {
-                None
-            },
-            server_us: None,
-            trace_id: None,
-            status: 0,
-            error: None,
-            bytes_sent: 0,
-            bytes_received: 0,
-            phases: Phases::default(),
-        };
-        let has_captures = ws
-            .actions
-            .iter()
-            .any(|a| matches!(a, PreparedWsAction::Capture(_)));
-        let Upgraded {
-            socket,
-            opened,
-            bytes_sent,
-        } = match upgraded {
-            Ok(u) => u,
-            Err(failed) => {
-                timing.end = Some(upgraded_at);
-                outcome.status = failed.status;
-                outcome.error = Some(failed.failure.kind);
-                let mut rec = self.recorder.borrow_mut();
-                rec.record(&outcome);
-                rec.note_error(failed.failure.kind, || {
-                    format!("step `{}`: {}", self.ws_name(ws), failed.failure.message)
-                });
-                return if has_captures {
-                    Next::StopIteration
-                } else {
-                    Next::Continue
-                };
-            }
-        };
-        outcome.status = 101;
-        outcome.phases = Phases {
-            connect_us: Some(opened.connect_us),
-            tls_us: opened.tls_us,
-            ..Phases::default()
-        };
-        let close_at = ws.close_after.map(|d| upgraded_at + d);
-        let end = close_at.map_or(self.end, |at| at.min(self.end));
-        let mut session = Session {
-            worker: self,
-            ws,
-            socket,
-            counts: WsCounts::default(),
-            last_send: upgraded_at,
-            end,
-            close_at,
-            last: None,
-            pending: None,
-            close: None,
-            error: None,
-            failed_step: false,
-        };
-        session.run(vu).await;
-        let done = Instant::now();
-        timing.end = Some(done);
-        let Session {
-            mut counts,
-            close,
-            error,
-            failed_step,
-            ..
-        } = session;
-        counts.add_close(close.unwrap_or(CLOSE_ABNORMAL), 1);
-        outcome.bytes_sent = bytes_sent + counts.bytes_sent;
-        outcome.bytes_received = counts.bytes_received;
-        outcome.error = error.as_ref().map(|(k, _)| *k);
-        let mut rec = self.recorder.borrow_mut();
-        rec.record_ws(ws.step, &counts, Some(micros(done - upgraded_at)));
-        rec.record(&outcome);
-        if let Some((kind, message)) = error {
-            rec.note_error(kind, || format!("step `{}`: {message}", self.ws_name(ws)));
-        }
-        if (failed_step || outcome.error.is_some()) && has_captures {
-            Next::StopIteration
-        } else {
-            Next::Continue
-        }
-    }
-
-    fn ws_name(&self, ws: &PreparedWs) -> &str {
-        &self.scenario.steps[ws.step as usize].name
-    }
+    pub(super) failed_step: bool,
 }
 
 impl<T: Transport> Session<'_, T> {
     /// The actions in order, the hold until `close_after`, then the close.
-    async fn run(&mut self, vu: &mut VuState) {
+    pub(super) async fn run(&mut self, vu: &mut VuState) {
         let ws = self.ws;
         for action in &ws.actions {
             if self.failed_step || self.error.is_some() || self.close.is_some() {
