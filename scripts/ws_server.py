@@ -15,6 +15,7 @@ GET /counts (plain HTTP) answers the counts as JSON. Prints `listening PORT` whe
 
 import asyncio
 import json
+import logging
 import sys
 from http import HTTPStatus
 from urllib.parse import parse_qs, urlsplit
@@ -81,6 +82,8 @@ def process_request(connection, request):
 
 
 async def main(port):
+    # Connections that close before a request (loadlab's reachability probe) are not errors.
+    logging.getLogger("websockets").setLevel(logging.CRITICAL)
     async with serve(handler, "127.0.0.1", port, process_request=process_request,
                      ping_interval=None, max_size=None) as server:
         print("listening", port, flush=True)
