@@ -3,7 +3,8 @@
 # statsmodels, kneed) the statistics are checked against, Apache Otava (in a virtual
 # environment of its own) for the change points, junitparser for the --junit reports, and
 # moto[server], the S3-compatible
-# server tests/distributed.rs starts on loopback (python3 -m moto.server). Installs them
+# server tests/distributed.rs starts on loopback (python3 -m moto.server), and websockets for
+# the WebSocket server of tests/websocket.rs. Installs them
 # (idempotently: only what is missing or at another version), regenerates the fixtures of
 # crates/analysis/tests/fixtures with scripts/stats_reference.py into a scratch directory, and
 # fails if they differ from the committed ones beyond a stated tolerance (the Rust tests then
@@ -49,6 +50,12 @@ if ! pinned "$PY" "$MOTO" || ! "$PY" -c "import moto.server, flask" 2>/dev/null;
     install "$PY" "$MOTO"
 fi
 "$PY" -c "import moto.server" && echo "setup-test-deps: moto server available"
+
+# websockets, the WebSocket server (scripts/ws_server.py) tests/websocket.rs checks counts
+# against.
+WS=scripts/requirements-ws.txt
+pinned "$PY" "$WS" || install "$PY" "$WS"
+"$PY" -c "import websockets" && echo "setup-test-deps: websockets available"
 
 # Regenerated into a scratch directory and compared numerically: the last bits of a float
 # depend on the machine (vector unit, BLAS kernel), so a byte-exact diff failed on every

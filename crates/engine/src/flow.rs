@@ -123,6 +123,15 @@ impl<T: Transport> Worker<T> {
                         }
                     }
                     FlowStep::OnceEnd { id } => vu.once_done |= 1u64 << id,
+                    FlowStep::Ws(index) => {
+                        let ws = &scenario.sessions[*index as usize];
+                        match self.ws_session(ws, vu, intended, first, &mut timing).await {
+                            Next::Continue => {}
+                            Next::StopIteration => break 'run false,
+                            Next::StopVu => return false,
+                        }
+                        first = false;
+                    }
                     FlowStep::Request(index) => {
                         let req = &scenario.requests[*index as usize];
                         match self
@@ -160,10 +169,10 @@ impl<T: Transport> Worker<T> {
         true
     }
 
-    /// Takes this iteration's row of every data set `req` reads; false if a set ran out.
-    fn take_rows(&self, req: &PreparedRequest, vu: &mut VuState) -> bool {
+    /// Takes this iteration's row of every data set in `sets`; false if a set ran out.
+    pub(crate) fn take_rows(&self, sets: &[u16], vu: &mut VuState) -> bool {
         let data = &self.scenario.data;
-        for &set in &req.data_sets {
+        for &set in sets {
             let set = set as usize;
             if vu.current_row(set).is_some() {
                 continue;
@@ -204,7 +213,7 @@ impl<T: Transport> Worker<T> {
         pooled: bool,
         timing: &mut Span,
     ) -> Next {
-        if !req.data_sets.is_empty() && !self.take_rows(req, vu) {
+        if !req.data_sets.is_empty() && !self.take_rows(&req.data_sets, vu) {
             return Next::StopVu;
         }
         // A new W3C trace per request (`defaults.trace`): ids never zero, as the spec asks.
@@ -341,7 +350,7 @@ impl<T: Transport> Worker<T> {
     }
 
     /// Counts a request as begun, waking the pause probe when the worker was idle.
-    fn begin(&self, step: u16) {
+    pub(crate) fn begin(&self, step: u16) {
         let mut recorder = self.recorder.borrow_mut();
         let idle = recorder.in_flight() == 0;
         recorder.begin(step);
@@ -509,13 +518,13 @@ struct Sent {
 }
 
 /// When an iteration started and (if its last step was a request) ended.
-struct Span {
-    start: Option<Instant>,
-    end: Option<Instant>,
+pub(crate) struct Span {
+    pub start: Option<Instant>,
+    pub end: Option<Instant>,
 }
 
 /// What the flow does after a request.
-enum Next {
+pub(crate) enum Next {
     Continue,
     StopIteration,
     StopVu,

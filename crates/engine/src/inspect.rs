@@ -37,7 +37,7 @@ pub fn check_passes(
 }
 
 /// Equality where 1 and 1.0 are the same number.
-fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+pub(crate) fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
     match (a, b) {
         (serde_json::Value::Number(x), serde_json::Value::Number(y)) => x.as_f64() == y.as_f64(),
         _ => a == b,

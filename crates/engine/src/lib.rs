@@ -16,7 +16,12 @@
 //! hyperium's, with flow control, SETTINGS and GOAWAY handled) driven directly rather than
 //! through hyper's client, which adds a dispatch task and body types per request for no
 //! gain here (measured in `bench/h2-clients.md`); `rustls` + `tokio-rustls` for TLS and
-//! ALPN with `webpki-roots`, so no system OpenSSL is needed.
+//! ALPN with `webpki-roots`, so no system OpenSSL is needed. `tokio-tungstenite` (the
+//! WebSocket library most of the Rust ecosystem builds on, over `tungstenite`, which the
+//! report's tests already use) for WebSocket sessions: it runs over any byte stream, so a
+//! session uses the engine's own TCP and TLS connections (`Transport::open_stream`), it
+//! answers pings and enforces frame and message size limits; `futures-util` for its
+//! `Stream`/`Sink` methods, `base64` for binary messages written as text.
 
 mod acquire;
 mod cancel;
@@ -41,6 +46,7 @@ mod server_header;
 mod trace;
 mod transport;
 mod vu;
+mod ws;
 
 pub use cancel::Cancel;
 pub use coordinator::{Progress, ProgressCallback};

@@ -364,7 +364,7 @@ fn new_worker(
     end: Instant,
 ) -> Worker<HttpTransport> {
     let segment = plan.segment;
-    let step_count = prepared.requests.len();
+    let step_count = prepared.steps.len();
     let origin_count = prepared.origins.len();
     let mut origins = prepared.origins.clone();
     for shared in origins.iter_mut().filter_map(|o| o.shared.as_mut()) {

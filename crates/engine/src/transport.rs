@@ -150,6 +150,11 @@ impl ResponseData {
     }
 }
 
+/// A byte stream that a protocol of its own runs over (a WebSocket session).
+pub trait ByteStream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin {}
+
+impl<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin> ByteStream for S {}
+
 /// Opens connections to an origin and exchanges requests and responses on them.
 pub trait Transport: 'static {
     type Conn: 'static;
@@ -189,6 +194,21 @@ pub trait Transport: 'static {
     /// Connections opened since the last call, by origin and the protocol they spoke.
     fn take_opened(&self) -> Vec<(u16, Protocol, u64)> {
         Vec::new()
+    }
+
+    /// Opens a connection of its own to `origin` for a session that is not request/response
+    /// (WebSocket): TCP, then TLS (ALPN `http/1.1`) when the origin asks for it, and how long
+    /// each took.
+    fn open_stream(
+        &self,
+        _origin: u16,
+    ) -> impl Future<Output = Result<(Box<dyn ByteStream>, ConnectTiming), Failure>> {
+        async {
+            Err(Failure::new(
+                ErrorKind::Protocol,
+                "this transport opens no byte streams",
+            ))
+        }
     }
 }
 

@@ -34,11 +34,18 @@ pub struct StepDelta {
     pub exemplars: Exemplars,
     /// Connect, TLS handshake, waiting and receiving, for requests that got a response.
     pub phases: PhaseHistograms,
+    /// WebSocket sessions of the step: messages, their bytes, close codes.
+    pub ws: crate::WsCounts,
+    /// How long WebSocket sessions lasted, upgrade to close.
+    pub session: LazyHistogram,
 }
 
 impl StepDelta {
     pub fn is_empty(&self) -> bool {
-        self.requests == 0 && self.bytes_sent == 0 && self.check_failures.iter().all(|&n| n == 0)
+        self.requests == 0
+            && self.bytes_sent == 0
+            && self.check_failures.iter().all(|&n| n == 0)
+            && self.ws.is_empty()
     }
 
     pub fn add(&mut self, other: &StepDelta) {
@@ -49,6 +56,7 @@ impl StepDelta {
         self.server.add(&other.server);
         self.exemplars.add(&other.exemplars);
         self.phases.add(&other.phases);
+        self.session.add(&other.session);
     }
 
     /// Adds the counters of `other` but none of its histograms.
@@ -66,6 +74,7 @@ impl StepDelta {
         }
         self.bytes_sent += other.bytes_sent;
         self.bytes_received += other.bytes_received;
+        self.ws.add(&other.ws);
     }
 
     /// Adds `n` responses of `status` (kept sorted by status, so equal deltas compare equal).
@@ -85,13 +94,20 @@ impl StepDelta {
 
     /// Empties it, keeping the histograms' memory.
     pub fn clear(&mut self) {
-        let (mut latency, mut service, mut lag, mut server) = (
+        let (mut latency, mut service, mut lag, mut server, mut session) = (
             std::mem::take(&mut self.latency),
             std::mem::take(&mut self.service),
             std::mem::take(&mut self.lag),
             std::mem::take(&mut self.server),
+            std::mem::take(&mut self.session),
         );
-        for h in [&mut latency, &mut service, &mut lag, &mut server] {
+        for h in [
+            &mut latency,
+            &mut service,
+            &mut lag,
+            &mut server,
+            &mut session,
+        ] {
             h.clear();
         }
         let mut phases = std::mem::take(&mut self.phases);
@@ -105,6 +121,7 @@ impl StepDelta {
             service,
             lag,
             server,
+            session,
             phases,
             statuses,
             check_failures: checks,

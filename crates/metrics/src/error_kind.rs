@@ -38,10 +38,19 @@ pub enum ErrorKind {
     /// The server closed the HTTP/2 connection with GOAWAY and an error code while the
     /// request was open (a graceful GOAWAY drains and reconnects without errors).
     GoAway,
+    /// The WebSocket upgrade failed: no `101 Switching Protocols` (another status, a bad
+    /// `Sec-WebSocket-Accept`), or no answer within the timeout.
+    WsHandshake,
+    /// The WebSocket connection ended without a close frame (close code 1006).
+    WsClosedAbnormally,
+    /// The server broke RFC 6455: a malformed or oversized frame or message.
+    WsProtocol,
+    /// No message matched an `expect` within its `within`.
+    WsExpectTimeout,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 21] = [
+    pub const ALL: [ErrorKind; 25] = [
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
@@ -63,6 +72,10 @@ impl ErrorKind {
         ErrorKind::StreamRefused,
         ErrorKind::FlowControl,
         ErrorKind::GoAway,
+        ErrorKind::WsHandshake,
+        ErrorKind::WsClosedAbnormally,
+        ErrorKind::WsProtocol,
+        ErrorKind::WsExpectTimeout,
     ];
 
     /// Number of kinds (the length of per-kind counter arrays).
@@ -95,6 +108,10 @@ impl ErrorKind {
             ErrorKind::StreamRefused => "stream_refused",
             ErrorKind::FlowControl => "flow_control",
             ErrorKind::GoAway => "goaway",
+            ErrorKind::WsHandshake => "ws_handshake",
+            ErrorKind::WsClosedAbnormally => "ws_closed_abnormally",
+            ErrorKind::WsProtocol => "ws_protocol",
+            ErrorKind::WsExpectTimeout => "ws_expect_timeout",
         }
     }
 
@@ -122,6 +139,10 @@ impl ErrorKind {
             ErrorKind::StreamRefused => "the server refused the HTTP/2 stream (REFUSED_STREAM) without processing it: it is shedding load, or more streams were opened than it allows; lower `http.max_streams`, or check the server's concurrent-stream limit",
             ErrorKind::FlowControl => "HTTP/2 flow control failed: the server never opened its flow-control window (no WINDOW_UPDATE), so the request body could not be sent, or a FLOW_CONTROL_ERROR broke the connection",
             ErrorKind::GoAway => "the server closed the HTTP/2 connection (GOAWAY with an error code such as ENHANCE_YOUR_CALM or INTERNAL_ERROR) while requests were open; a graceful GOAWAY drains and reconnects without errors",
+            ErrorKind::WsHandshake => "the WebSocket upgrade failed: the server answered without `101 Switching Protocols` (wrong path, auth, or no WebSocket there), or not within the step's timeout (`ws.timeout`)",
+            ErrorKind::WsClosedAbnormally => "the WebSocket connection ended without a close frame (code 1006): the server or a proxy dropped it (crash, idle timeout, restart)",
+            ErrorKind::WsProtocol => "the server broke the WebSocket protocol: a malformed frame, or a message above `ws.max_message` (raise it if such messages are expected)",
+            ErrorKind::WsExpectTimeout => "no message matched an `expect` within its `within`: the server was slow to answer, or answered something else (see the example)",
         }
     }
 

@@ -31,6 +31,7 @@ mod server_timing;
 mod timestamp;
 pub mod validity;
 pub mod verdict;
+pub mod ws;
 
 pub use delta::{DeltaPool, IntervalDelta, StepDelta};
 pub use environment::Environment;
@@ -55,3 +56,4 @@ pub use server_timing::{
 };
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
 pub use verdict::Verdict;
+pub use ws::{WsCounts, WsResult, CLOSE_ABNORMAL};

@@ -116,6 +116,19 @@ impl Recorder {
         }
     }
 
+    /// Adds what a WebSocket session of `step` exchanged; `session_us` when it ended (its
+    /// duration, upgrade to close).
+    pub fn record_ws(&mut self, step: u16, counts: &crate::WsCounts, session_us: Option<u64>) {
+        if self.closed {
+            return;
+        }
+        let step = &mut self.current.steps[step as usize];
+        step.ws.add(counts);
+        if let Some(us) = session_us {
+            step.session.record(us);
+        }
+    }
+
     /// Counts one failure of check `check` of `step` (the request itself is recorded with
     /// kind `check_failed` by `record`).
     pub fn record_check_failure(&mut self, step: u16, check: usize) {

@@ -372,6 +372,9 @@ pub struct StepResult {
     /// The slowest requests with their trace ids (`defaults.trace: true`), slowest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slowest: Vec<crate::SlowRequest>,
+    /// A WebSocket step's messages, close codes and session durations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ws: Option<crate::WsResult>,
 }
 
 /// One `check:` of a step and its failures.
@@ -553,6 +556,9 @@ pub struct Histograms {
     /// Iteration durations (the run only).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub iteration_duration: String,
+    /// WebSocket session durations (WebSocket steps only).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub session: String,
 }
 
 impl Histograms {

@@ -101,6 +101,7 @@ fn outline(steps: &[Step]) -> String {
             ),
             Step::Loop { count, steps } => format!("loop {count}×[{}]", outline(steps)),
             Step::Once(steps) => format!("once[{}]", outline(steps)),
+            Step::Ws(w) => w.name.clone(),
         })
         .collect::<Vec<_>>()
         .join(" → ")

@@ -32,6 +32,7 @@ mod terminal_resources;
 mod terminal_tables;
 mod terminal_thresholds;
 mod terminal_timings;
+mod terminal_ws;
 pub mod verdict_words;
 pub mod words;
 

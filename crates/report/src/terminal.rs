@@ -3,7 +3,7 @@
 
 use crate::{
     terminal_counts, terminal_header, terminal_resources, terminal_tables, terminal_thresholds,
-    terminal_timings, Style,
+    terminal_timings, terminal_ws, Style,
 };
 use loadlab_metrics::result::RunResult;
 use std::io::{self, Write};
@@ -21,6 +21,7 @@ pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> 
     terminal_resources::slowest(r, out)?;
     writeln!(out)?;
     terminal_counts::statuses_and_errors(r, out, style)?;
+    terminal_ws::sessions(r, out)?;
     terminal_thresholds::checks(r, out, style)?;
     terminal_tables::steps(r, out, style)?;
     terminal_tables::groups(r, out, style)?;

@@ -17,14 +17,10 @@ pub fn flows(
     data: &[DataSet],
     ctx: &Ctx,
 ) -> Result<(), ScenarioError> {
-    let mut all = Vec::new();
-    for f in flows {
-        crate::model::collect_requests(&f.steps, &mut all);
-    }
     let mut captures: Vec<String> = Vec::new();
     let mut seen = HashSet::new();
-    for r in &all {
-        for c in &r.captures {
+    for f in flows {
+        for c in crate::model::step_captures(&f.steps) {
             if seen.insert(c.name.as_str()) {
                 captures.push(c.name.clone());
             }
@@ -128,6 +124,62 @@ fn walk<'b>(
                     }
                 }
             }
+            Step::Ws(w) => ws(
+                w,
+                &format!("{field}.ws"),
+                data,
+                captures,
+                (available, available_set),
+                ctx,
+            )?,
+        }
+    }
+    Ok(())
+}
+
+/// A WebSocket session's URL, headers and messages; its captures become available to the
+/// actions after them.
+fn ws<'b>(
+    w: &'b crate::ws::WsStep,
+    field: &str,
+    data: &[DataSet],
+    captures: &[String],
+    (available, available_set): Available<'_, 'b>,
+    ctx: &Ctx,
+) -> Result<(), ScenarioError> {
+    use crate::ws::{WsAction, WsMessage};
+    let names = Names {
+        data,
+        captures,
+        available: Some(available),
+    };
+    check(&w.url, &names, &format!("{field}.url"), ctx)?;
+    for (k, v) in &w.headers {
+        header(k, v, &names, &format!("{field}.headers.{k}"), ctx)?;
+    }
+    for (i, a) in w.actions.iter().enumerate() {
+        let afield = format!("{field}.steps[{i}]");
+        let names = Names {
+            data,
+            captures,
+            available: Some(available),
+        };
+        match a {
+            WsAction::Send(WsMessage::Text(t)) => check(t, &names, &format!("{afield}.send"), ctx)?,
+            WsAction::Send(WsMessage::Binary(b)) => {
+                check(b, &names, &format!("{afield}.send.binary"), ctx)?
+            }
+            WsAction::Send(WsMessage::Json(v)) => {
+                json(v, &names, &format!("{afield}.send.json"), ctx)?
+            }
+            WsAction::Capture(list) => {
+                for c in list {
+                    if available_set.insert(c.name.as_str()) {
+                        available.push(c.name.clone());
+                    }
+                }
+            }
+            WsAction::Expect(_) | WsAction::Think(_) => {}
         }
     }
     Ok(())

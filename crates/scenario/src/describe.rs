@@ -175,6 +175,18 @@ fn steps(list: &[Step]) -> Vec<Value> {
                 steps: inner,
             } => json!({ "loop": { "count": count, "steps": steps(inner) } }),
             Step::Once(inner) => json!({ "once": steps(inner) }),
+            Step::Ws(w) => json!({
+                "name": w.name,
+                "ws": redact_url(&w.url),
+                "group": w.group,
+                "headers": headers(&w.headers),
+                "actions": w.actions.len(),
+                "expects": w.expects().map(|e| e.name.clone()).collect::<Vec<_>>(),
+                "captures": w.captures().map(|c| c.name.clone()).collect::<Vec<_>>(),
+                "close_after": w.close_after.map(format_duration),
+                "timeout": w.timeout.map(format_duration),
+                "max_message": w.max_message,
+            }),
         })
         .collect()
 }

@@ -35,6 +35,7 @@ mod parse;
 pub mod plan;
 mod prescan;
 mod raw;
+mod raw_ws;
 mod segment;
 pub mod study;
 mod suggest;
@@ -43,6 +44,7 @@ pub mod threshold;
 mod threshold_live;
 pub mod units;
 mod validate;
+pub mod ws;
 
 pub use addresses::{check_target, check_target_credentials, parse_addresses};
 pub use credentials::Credentials;
@@ -51,13 +53,14 @@ pub use describe::redact_url;
 pub use error::{ErrorLocation, ScenarioError};
 pub use load_flags::LoadFlags;
 pub use model::{
-    collect_requests, Body, BurstLoad, Capture, CaptureSource, Check, ClosedLoad, ConnectionPolicy,
-    DataSet, Defaults, Flow, HttpConfig, HttpVersion, Load, Method, OpenLoad, Pick, RateStage,
-    RequestStep, Scenario, ServerLatency, Step, ThinkTime, VuStage, DEFAULT_MAX_BODY,
-    DEFAULT_MAX_STREAMS, DEFAULT_TIMEOUT,
+    collect_requests, collect_ws, step_captures, Body, BurstLoad, Capture, CaptureSource, Check,
+    ClosedLoad, ConnectionPolicy, DataSet, Defaults, Flow, HttpConfig, HttpVersion, Load, Method,
+    OpenLoad, Pick, RateStage, RequestStep, Scenario, ServerLatency, Step, ThinkTime, VuStage,
+    DEFAULT_MAX_BODY, DEFAULT_MAX_STREAMS, DEFAULT_TIMEOUT,
 };
 pub use monitor::{parse_monitor_flag, MonitorConfig, MonitorFlag};
 pub use output::{OutputKind, OutputSpec};
 pub use parse::{parse_monitor_section, UrlTest};
 pub use plan::Plan;
 pub use threshold::Threshold;
+pub use ws::{WsAction, WsExpect, WsMatch, WsMessage, WsStep, DEFAULT_WS_MAX_MESSAGE};

@@ -212,6 +212,8 @@ pub enum Step {
     },
     /// Steps a VU runs only on its first iteration (until they succeed once).
     Once(Vec<Step>),
+    /// A WebSocket session (`ws:`).
+    Ws(Box<crate::ws::WsStep>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -461,14 +463,23 @@ impl Scenario {
     pub fn capture_names(&self) -> Vec<String> {
         let mut seen = std::collections::HashSet::new();
         let mut names: Vec<String> = Vec::new();
-        for r in self.request_steps() {
-            for c in &r.captures {
+        for f in &self.flows {
+            for c in step_captures(&f.steps) {
                 if seen.insert(c.name.as_str()) {
                     names.push(c.name.clone());
                 }
             }
         }
         names
+    }
+
+    /// Every WebSocket step of every flow, in order (inside loops and `once` blocks too).
+    pub fn ws_steps(&self) -> Vec<&crate::ws::WsStep> {
+        let mut out = Vec::new();
+        for f in &self.flows {
+            collect_ws(&f.steps, &mut out);
+        }
+        out
     }
 }
 
@@ -477,7 +488,7 @@ pub(crate) fn for_each_request_mut(steps: &mut [Step], f: &mut impl FnMut(&mut R
     for s in steps {
         match s {
             Step::Request(r) => f(r),
-            Step::Think(_) => {}
+            Step::Think(_) | Step::Ws(_) => {}
             Step::Loop { steps, .. } | Step::Once(steps) => for_each_request_mut(steps, f),
         }
     }
@@ -488,8 +499,33 @@ pub fn collect_requests<'a>(steps: &'a [Step], out: &mut Vec<&'a RequestStep>) {
     for s in steps {
         match s {
             Step::Request(r) => out.push(r),
-            Step::Think(_) => {}
+            Step::Think(_) | Step::Ws(_) => {}
             Step::Loop { steps, .. } | Step::Once(steps) => collect_requests(steps, out),
         }
     }
+}
+
+/// WebSocket steps of a step list, depth first.
+pub fn collect_ws<'a>(steps: &'a [Step], out: &mut Vec<&'a crate::ws::WsStep>) {
+    for s in steps {
+        match s {
+            Step::Ws(w) => out.push(w),
+            Step::Request(_) | Step::Think(_) => {}
+            Step::Loop { steps, .. } | Step::Once(steps) => collect_ws(steps, out),
+        }
+    }
+}
+
+/// Every capture of a step list (requests' and WebSocket sessions'), in the order written.
+pub fn step_captures(steps: &[Step]) -> Vec<&Capture> {
+    let mut out = Vec::new();
+    for s in steps {
+        match s {
+            Step::Request(r) => out.extend(r.captures.iter()),
+            Step::Ws(w) => out.extend(w.captures()),
+            Step::Think(_) => {}
+            Step::Loop { steps, .. } | Step::Once(steps) => out.extend(step_captures(steps)),
+        }
+    }
+    out
 }

@@ -224,6 +224,8 @@ pub struct RawStep {
     pub once: Option<Steps>,
     /// This step's HTTP version (`http: {version: "1.1"}`).
     pub http: Option<RawHttp>,
+    /// A WebSocket session (see `raw_ws`).
+    pub ws: Option<crate::raw_ws::RawWs>,
 }
 
 /// A YAML scalar written where text is expected (`page: 2`, `debug: true`).

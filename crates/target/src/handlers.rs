@@ -35,6 +35,8 @@ pub struct AppState {
     pub tokens: TokenKey,
     pub store: Store,
     pub metrics: TargetMetrics,
+    /// What the WebSocket endpoints did.
+    pub ws: Arc<crate::ws::WsCounters>,
 }
 
 impl AppState {
@@ -44,6 +46,7 @@ impl AppState {
             tokens: TokenKey::new(),
             store: Store::default(),
             metrics: TargetMetrics::default(),
+            ws: Arc::default(),
         }
     }
 }
@@ -51,6 +54,9 @@ impl AppState {
 /// Entry point for hyper's `service_fn`: counts every request by route and status, and
 /// tells clients on `/api/*` how long the target spent (`Server-Timing: app;dur=...`).
 pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Result<Resp, Infallible> {
+    if let Some(endpoint) = crate::ws::Endpoint::of(req.uri().path()) {
+        return Ok(crate::ws::accept(state.ws.clone(), endpoint, req));
+    }
     let start = Instant::now();
     let route = routes::resolve(req.method(), req.uri().path());
     let api = route.is_ok_and(Route::is_api);
@@ -82,7 +88,8 @@ async fn dispatch(
     };
     match route {
         Route::Metrics => {
-            let text = state.metrics.render(state.capacity.waiting());
+            let mut text = state.metrics.render(state.capacity.waiting());
+            state.ws.render(&mut text);
             return response::prometheus_text(text);
         }
         Route::Health => return response::raw_json(StatusCode::OK, Bytes::from_static(HEALTH_OK)),

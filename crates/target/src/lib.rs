@@ -14,6 +14,9 @@
 //! `Server-Timing: app;dur=<ms>` header on every `/api/*` response, so loadlab's monitor
 //! and its client-vs-server latency split can be shown without any other service.
 //!
+//! WebSocket endpoints (`/ws/echo`, `/ws/subscribe`: see `ws`) count their sessions and
+//! messages in `/metrics`; `tokio-tungstenite` runs them on hyper's upgraded connections.
+//!
 //! It speaks HTTP/1.1 and HTTP/2 on the same port: h2c with prior knowledge over plain TCP
 //! (hyper-util's `auto` server tells them apart by the connection preface), and, with TLS
 //! (`TargetConfig::tls`: a given certificate or a self-signed one made at start), whatever
@@ -49,6 +52,7 @@ mod routes;
 mod server;
 mod store;
 mod tls;
+mod ws;
 
 pub use capacity::sample_service_time;
 pub use config::{

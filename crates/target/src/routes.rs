@@ -49,6 +49,7 @@ pub const ENDPOINTS: &[&str] = &[
     "POST /api/transactions",
     "POST /api/reservations",
     "GET /api/patients/{id}",
+    "WebSocket /ws/echo, /ws/subscribe?every_ms=100 (outside the capacity model)",
 ];
 
 /// Why no endpoint matched.

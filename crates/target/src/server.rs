@@ -300,7 +300,7 @@ async fn serve_one<I>(
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let conn = builder
-        .serve_connection(
+        .serve_connection_with_upgrades(
             TokioIo::new(io),
             service_fn(move |req| handlers::handle(state.clone(), req)),
         )

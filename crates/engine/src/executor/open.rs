@@ -163,7 +163,7 @@ pub(super) fn first_pooled_origin<T: Transport>(worker: &Worker<T>) -> Option<us
     for flow in &scenario.flows {
         let first = flow.steps.iter().find_map(|step| match step {
             FlowStep::Request(i) => Some(Some(scenario.requests[*i as usize].origin)),
-            FlowStep::Think(_) => Some(None),
+            FlowStep::Think(_) | FlowStep::Ws(_) => Some(None),
             _ => None,
         })??;
         if origin.is_some_and(|o| o != first) || worker.transport.shared(first) {

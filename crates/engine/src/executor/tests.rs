@@ -73,6 +73,7 @@ pub(super) fn scenario() -> PreparedScenario {
             Duration::from_secs(30),
             1 << 20,
         )],
+        sessions: Vec::new(),
         flows: vec![PreparedFlow {
             name: "f".into(),
             weight: 1,

@@ -88,19 +88,23 @@ impl HttpTransport {
         self
     }
 
+    /// The source address the next connection binds to (round robin), if any are set.
+    fn next_source(&self) -> Option<IpAddr> {
+        if self.sources.is_empty() {
+            return None;
+        }
+        let n = self.next_source.get();
+        self.next_source.set(n.wrapping_add(1));
+        Some(self.sources[n % self.sources.len()])
+    }
+
     /// Opens a connection to `origin` and says what it speaks; `settle`: an HTTP/2 one waits
     /// for the server's SETTINGS first (shared connections, which open many streams at once).
     async fn open(&self, index: u16, settle: bool) -> Result<Established, Failure> {
         let i = index as usize;
         let origin = &self.origins[i];
         let addr = self.resolver.addr(i, origin).await?;
-        let source = if self.sources.is_empty() {
-            None
-        } else {
-            let n = self.next_source.get();
-            self.next_source.set(n.wrapping_add(1));
-            Some(self.sources[n % self.sources.len()])
-        };
+        let source = self.next_source();
         let (stream, protocol, timing) = open(
             origin,
             addr,
@@ -287,6 +291,21 @@ impl Transport for HttpTransport {
 
     fn shared(&self, origin: u16) -> bool {
         self.pools[origin as usize].is_some()
+    }
+
+    async fn open_stream(
+        &self,
+        index: u16,
+    ) -> Result<(Box<dyn crate::transport::ByteStream>, ConnectTiming), Failure> {
+        let i = index as usize;
+        let origin = &self.origins[i];
+        let addr = self.resolver.addr(i, origin).await?;
+        let source = self.next_source();
+        // Never deferred: the session reads its own connection as messages come.
+        let (stream, protocol, timing) =
+            open(origin, addr, source, self.tls.as_ref(), None).await?;
+        self.opened.borrow_mut()[i][protocol.index()] += 1;
+        Ok((Box::new(stream), timing))
     }
 
     async fn lease(&self, origin: u16) -> (Conn, bool) {

@@ -6,6 +6,9 @@
 //! request can match wrk's.
 
 mod source_addresses;
+mod ws;
+
+pub use ws::{PreparedWs, PreparedWsAction};
 
 use crate::inspect::CaptureKind;
 use crate::origin::{host_header, split_url, Origin, SharedConnections};
@@ -17,8 +20,8 @@ pub use source_addresses::check_source_addresses;
 
 use loadlab_scenario::template::{Names, Var};
 use loadlab_scenario::{
-    CaptureSource, Check, ConnectionPolicy, DataSet, HttpVersion, Method, RequestStep, Scenario,
-    Step, ThinkTime,
+    Capture, CaptureSource, Check, ConnectionPolicy, DataSet, HttpVersion, Method, RequestStep,
+    Scenario, Step, ThinkTime,
 };
 use std::net::IpAddr;
 use std::sync::atomic::AtomicU64;
@@ -117,6 +120,8 @@ pub enum FlowStep {
     OnceEnd {
         id: u8,
     },
+    /// A WebSocket session (an index into `PreparedScenario::sessions`).
+    Ws(u16),
 }
 
 #[derive(Debug, Clone)]
@@ -152,6 +157,8 @@ impl Default for PreparedData {
 pub struct PreparedScenario {
     pub origins: Vec<Origin>,
     pub requests: Vec<PreparedRequest>,
+    /// WebSocket sessions (`ws:` steps).
+    pub sessions: Vec<PreparedWs>,
     pub flows: Vec<PreparedFlow>,
     pub steps: Vec<StepInfo>,
     pub connections: ConnectionPolicy,
@@ -183,6 +190,7 @@ struct Builder<'a> {
     names: Names<'a>,
     origins: Vec<Origin>,
     requests: Vec<PreparedRequest>,
+    sessions: Vec<PreparedWs>,
     steps: Vec<StepInfo>,
     once_blocks: u8,
     capture_names: &'a [String],
@@ -200,6 +208,7 @@ impl PreparedScenario {
             },
             origins: Vec::new(),
             requests: Vec::new(),
+            sessions: Vec::new(),
             steps: Vec::new(),
             once_blocks: 0,
             capture_names: &capture_names,
@@ -218,6 +227,7 @@ impl PreparedScenario {
         Ok(Self {
             origins: b.origins,
             requests: b.requests,
+            sessions: b.sessions,
             flows,
             steps: b.steps,
             connections: scenario.connections,
@@ -313,6 +323,10 @@ impl Builder<'_> {
                     let index = self.request(r)?;
                     ops.push(FlowStep::Request(index));
                 }
+                Step::Ws(w) => {
+                    let index = self.ws(w, self.sessions.len())?;
+                    ops.push(FlowStep::Ws(index));
+                }
             }
         }
         Ok(())
@@ -335,6 +349,8 @@ impl Builder<'_> {
             r.http_version.unwrap_or(scenario.http.version),
         );
         let index = u16::try_from(self.requests.len()).map_err(|_| PrepareError::TooManySteps)?;
+        // A request's step in the record (sessions and their expectations take steps too).
+        let step = u16::try_from(self.steps.len()).map_err(|_| PrepareError::TooManySteps)?;
         let headers = header_fields(r, &scenario.defaults.headers, &url);
         let program = build_program(r, &target, &headers, &self.names).map_err(template_err)?;
         let (fixed, program) = if program.has_vars() {
@@ -346,7 +362,7 @@ impl Builder<'_> {
             (Some(parts), None)
         };
         let data_sets = program.as_ref().map_or_else(Vec::new, data_sets_read);
-        let captures = self.captures(r).map_err(template_err)?;
+        let captures = self.captures(&r.captures).map_err(template_err)?;
         let keep_headers = r.captures.iter().any(|c| !c.source.needs_body())
             || r.checks.iter().any(|c| matches!(c, Check::Header { .. }));
         let keep_body = r.captures.iter().any(|c| c.source.needs_body())
@@ -357,7 +373,7 @@ impl Builder<'_> {
             .any(|c| matches!(c.source, CaptureSource::JsonPath(_)))
             || r.checks.iter().any(|c| matches!(c, Check::Json { .. }));
         self.requests.push(PreparedRequest {
-            step: index,
+            step,
             origin: origin as u16,
             method: r.method,
             fixed_size: fixed.as_ref().map_or(0, RequestParts::wire_size),
@@ -376,13 +392,20 @@ impl Builder<'_> {
             server_header: ServerHeader::of(&scenario.defaults.server_latency),
             trace: scenario.defaults.trace,
         });
-        self.steps.push(StepInfo {
+        self.push_step(StepInfo {
             name: r.name.clone(),
             group: r.group.clone(),
             tags: r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect(),
             checks: r.checks.iter().map(Check::describe).collect(),
-        });
+        })?;
         Ok(index)
+    }
+
+    /// Adds a step to the record's list and returns its index.
+    fn push_step(&mut self, info: StepInfo) -> Result<u16, PrepareError> {
+        let step = u16::try_from(self.steps.len()).map_err(|_| PrepareError::TooManySteps)?;
+        self.steps.push(info);
+        Ok(step)
     }
 
     /// The step's URL, a relative path joined to the scenario's target.
@@ -425,10 +448,9 @@ impl Builder<'_> {
         self.origins.len() - 1
     }
 
-    /// The step's captures, each bound to its slot among the VU's captured values.
-    fn captures(&self, r: &RequestStep) -> Result<Vec<PreparedCapture>, String> {
-        r.captures
-            .iter()
+    /// Captures, each bound to its slot among the VU's captured values.
+    fn captures(&self, list: &[Capture]) -> Result<Vec<PreparedCapture>, String> {
+        list.iter()
             .map(|c| {
                 let var = self
                     .capture_names

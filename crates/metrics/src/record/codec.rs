@@ -46,9 +46,10 @@ enum Series {
     Lag,
     Server,
     Phase(Phase),
+    Session,
 }
 
-const SERIES: [(Series, &str); 8] = [
+const SERIES: [(Series, &str); 9] = [
     (Series::Latency, "latency"),
     (Series::Service, "service_time"),
     (Series::Lag, "lag"),
@@ -57,6 +58,7 @@ const SERIES: [(Series, &str); 8] = [
     (Series::Phase(Phase::TlsHandshake), "tls_handshake"),
     (Series::Phase(Phase::Waiting), "waiting"),
     (Series::Phase(Phase::Receiving), "receiving"),
+    (Series::Session, "session"),
 ];
 
 const SCHEDULER_LAG_TAG: &str = "scheduler_lag";
@@ -70,6 +72,7 @@ fn series_of(step: &StepDelta, s: Series) -> &LazyHistogram {
         Series::Lag => &step.lag,
         Series::Server => &step.server,
         Series::Phase(p) => step.phases.get(p),
+        Series::Session => &step.session,
     }
 }
 
@@ -80,6 +83,7 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
         Series::Lag => &mut step.lag,
         Series::Server => &mut step.server,
         Series::Phase(p) => step.phases.get_mut(p),
+        Series::Session => &mut step.session,
     }
 }
 
@@ -87,7 +91,7 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
 pub fn hlog_header(start_unix_s: f64, legend: &[String]) -> String {
     let mut out = String::new();
     out.push_str("#loadlab run record: per-interval histograms, values in microseconds\n");
-    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving; Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler; Tag=generator_pause: the pause probe's lateness\n");
+    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving, session (WebSocket sessions); Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler; Tag=generator_pause: the pause probe's lateness\n");
     for line in legend {
         out.push('#');
         out.push_str(line);
@@ -250,6 +254,9 @@ struct StepCounters {
     /// The slowest traced requests.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     ex: Vec<crate::SlowRequest>,
+    /// WebSocket messages, their bytes and close codes (WebSocket steps only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ws: Option<crate::ws::WsLine>,
 }
 
 /// `counters.jsonl`: one line per interval.
@@ -330,6 +337,7 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
                     crate::SlowRequest::from(&e)
                 })
                 .collect(),
+            ws: (!s.ws.is_empty()).then(|| crate::ws::WsLine::from(&s.ws)),
         })
         .collect();
     let line = CountersLine {
@@ -390,6 +398,7 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
                 check_failures: s.checks,
                 bytes_sent: s.tx,
                 bytes_received: s.rx,
+                ws: s.ws.map(Into::into).unwrap_or_default(),
                 ..StepDelta::default()
             };
             for (kind, n) in s.errors {

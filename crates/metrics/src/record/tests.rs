@@ -123,6 +123,18 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                         let protocol = crate::Protocol::ALL[o.step as usize];
                         r.connections_opened(o.step, protocol, 1);
                     }
+                    if o.step == 1 {
+                        // Step 1 is also a WebSocket session: its counters and durations.
+                        let mut ws = crate::WsCounts {
+                            messages_sent: o.service_us % 7,
+                            messages_received: o.service_us % 11,
+                            bytes_sent: o.service_us % 700,
+                            bytes_received: o.service_us % 1100,
+                            ..Default::default()
+                        };
+                        ws.add_close(if o.error.is_some() { 1006 } else { 1000 }, 1);
+                        r.record_ws(1, &ws, Some(o.service_us / 2 + 1));
+                    }
                     r.record_scheduler_lag(o.lag_us.unwrap_or(0));
                     r.iteration_completed(o.latency_us + 250);
                 }
@@ -180,6 +192,7 @@ fn comparable(d: &IntervalDelta) -> String {
             server: Default::default(),
             exemplars: Default::default(),
             phases: Default::default(),
+            session: Default::default(),
             ..s.clone()
         };
         let exemplars: Vec<(u64, u128)> = exemplars
@@ -188,11 +201,12 @@ fn comparable(d: &IntervalDelta) -> String {
             .collect();
         out += &format!("{exemplars:?}\n");
         out += &format!(
-            "{counters:?} {} {} {} {}\n",
+            "{counters:?} {} {} {} {} {}\n",
             enc(&s.latency),
             enc(&s.service),
             enc(&s.lag),
-            enc(&s.server)
+            enc(&s.server),
+            enc(&s.session)
         );
         for phase in crate::Phase::ALL {
             out += &format!("{} {}\n", phase.as_str(), enc(s.phases.get(phase)));
@@ -356,7 +370,15 @@ fn merged_segments_equal_the_whole() {
         assert_eq!(a.slowest.len(), crate::EXEMPLARS);
         assert_eq!(a.checks, b.checks);
         assert_eq!(a.bytes, b.bytes);
+        assert_eq!(
+            a.ws, b.ws,
+            "WebSocket counters and session durations merge exactly"
+        );
     }
+    let ws = merged.steps[1].ws.as_ref().expect("step 1's sessions");
+    assert!(ws.messages_sent > 0 && ws.close_codes["1000"] > 0 && ws.close_codes["1006"] > 0);
+    assert!(ws.session_ms.count > 0 && !merged.steps[1].histograms.session.is_empty());
+    assert!(merged.steps[0].ws.is_none());
     assert_eq!(merged.groups, expected.groups);
     assert!(merged.phases_ms.is_some_and(|p| p.connect.is_some()));
     assert_eq!(merged.phases_ms, expected.phases_ms, "phases merge exactly");

@@ -252,7 +252,7 @@ fn walk(steps: &[Step], path: &str, counts: &mut Counts, ctx: &Ctx) -> Result<()
                     }
                 }
             }
-            Step::Think(_) => {}
+            Step::Think(_) | Step::Ws(_) => {}
             Step::Loop { count, steps } => {
                 if *count == 0 || *count > MAX_LOOP_COUNT {
                     return Err(ctx.err(
@@ -275,7 +275,7 @@ fn walk(steps: &[Step], path: &str, counts: &mut Counts, ctx: &Ctx) -> Result<()
 /// VU's later iterations wait for something.
 fn waits_outside_once(steps: &[Step]) -> bool {
     steps.iter().any(|s| match s {
-        Step::Request(_) => true,
+        Step::Request(_) | Step::Ws(_) => true,
         Step::Think(t) => !t.max.is_zero(),
         Step::Loop { steps, .. } => waits_outside_once(steps),
         Step::Once(_) => false,

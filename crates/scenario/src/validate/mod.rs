@@ -15,6 +15,7 @@ mod outputs;
 mod steps;
 mod threshold_map;
 mod thresholds;
+mod ws;
 
 pub(crate) use crate::locate::Ctx;
 

@@ -62,7 +62,9 @@ pub(super) fn flows(
         }
         let mut requests = Vec::new();
         crate::model::collect_requests(&steps, &mut requests);
-        if requests.is_empty() {
+        let mut sessions = Vec::new();
+        crate::model::collect_ws(&steps, &mut sessions);
+        if requests.is_empty() && sessions.is_empty() {
             return Err(ctx.err(&steps_path, format!("flow `{name}` has no request step")));
         }
         out.push(Flow {
@@ -80,11 +82,14 @@ pub(super) fn flows(
 /// One step as written: a loop, a `once` block, a think time or a request, each checked for
 /// keys that belong to another kind of step.
 fn step(
-    raw: Box<RawStep>,
+    mut raw: Box<RawStep>,
     field: &str,
     target_auth: Option<&Credentials>,
     ctx: &Ctx,
 ) -> Result<Step, ScenarioError> {
+    if let Some(ws) = raw.ws.take() {
+        return ws_step(raw, ws, field, ctx);
+    }
     let sends = [
         &raw.get,
         &raw.post,
@@ -135,6 +140,46 @@ fn step(
     request_step(raw, field, target_auth, ctx)
 }
 
+/// A `ws:` step, which holds nothing of a request's, a loop's or a think's.
+fn ws_step(
+    raw: Box<RawStep>,
+    ws: crate::raw_ws::RawWs,
+    field: &str,
+    ctx: &Ctx,
+) -> Result<Step, ScenarioError> {
+    let other = [
+        ("get", raw.get.is_some()),
+        ("post", raw.post.is_some()),
+        ("put", raw.put.is_some()),
+        ("patch", raw.patch.is_some()),
+        ("delete", raw.delete.is_some()),
+        ("head", raw.head.is_some()),
+        ("options", raw.options.is_some()),
+        ("json", raw.json.is_some()),
+        ("body", raw.body.is_some()),
+        ("form", raw.form.is_some()),
+        ("think", raw.think.is_some()),
+        ("loop", raw.loop_.is_some()),
+        ("once", raw.once.is_some()),
+        ("http", raw.http.is_some()),
+        ("check", raw.check.is_some()),
+        ("timeout", raw.timeout.is_some()),
+        ("capture", !raw.capture.is_empty()),
+        ("headers", !raw.headers.is_empty()),
+        ("query", !raw.query.is_empty()),
+        ("tags", !raw.tags.is_empty()),
+    ];
+    if let Some((key, _)) = other.iter().find(|(_, set)| *set) {
+        return Err(ctx
+            .err(
+                &format!("{field}.{key}"),
+                format!("a `ws:` step cannot also have `{key}`"),
+            )
+            .with_hint("put the session's headers, timeout and tags inside `ws:`, its messages, checks and captures in `ws.steps`, and anything else in a step of its own"));
+    }
+    super::ws::ws_step(ws, raw.name, raw.group, field, ctx)
+}
+
 /// A step that is neither a loop nor a `once` block: a think time or one request, with its
 /// URL, body, captures and checks checked in that order.
 fn request_step(
@@ -168,7 +213,7 @@ fn request_step(
     }
     if chosen.len() != 1 {
         let msg = if chosen.is_empty() {
-            "a step needs one of get, post, put, patch, delete, head, options, think, loop or once"
+            "a step needs one of get, post, put, patch, delete, head, options, ws, think, loop or once"
         } else {
             "a step sends one request: give only one of get, post, put, patch, delete, head, options"
         };
@@ -270,7 +315,7 @@ fn request_body(
 }
 
 /// `capture:`: variable names, JSONPaths and regexes (with the group they take) checked.
-fn captures(
+pub(super) fn captures(
     raw: BTreeMap<String, RawCapture>,
     field: &str,
     ctx: &Ctx,
@@ -379,7 +424,7 @@ fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn think_time(spec: ThinkSpec) -> Result<ThinkTime, String> {
+pub(super) fn think_time(spec: ThinkSpec) -> Result<ThinkTime, String> {
     match spec {
         ThinkSpec::Seconds(s) => {
             let d = crate::limits::duration_from_secs(s)?;

@@ -52,9 +52,12 @@ impl Summarizer {
                     tls_handshake: s.phases.encoded(Phase::TlsHandshake),
                     waiting: s.phases.encoded(Phase::Waiting),
                     receiving: s.phases.encoded(Phase::Receiving),
+                    session: encode(&s.session),
                     ..histograms_of(&s.latency, &s.service, &s.lag, &s.server)
                 },
                 slowest: s.exemplars.iter().map(crate::SlowRequest::from).collect(),
+                ws: (!s.ws.is_empty() || s.session.get().is_some())
+                    .then(|| crate::WsResult::of(&s.ws, summary_of(&s.session))),
             })
             .collect()
     }

@@ -1,0 +1,386 @@
+//! WebSocket sessions end to end: the built-in target's `/ws/echo` and `/ws/subscribe`, and
+//! a server from another implementation (Python `websockets`, scripts/ws_server.py,
+//! installed by scripts/setup-test-deps.sh) whose own counts must equal the run's; and the
+//! faults: an abnormal close, an upgrade never answered, an oversized message, pings.
+
+mod common;
+
+use common::{exclusive, Target, BIN};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// `loadlab run <yaml> --json`: the exit code and run.json.
+fn run(dir: &Path, yaml: &str) -> (Option<i32>, Value, String) {
+    let path = dir.join("s.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let json = dir.join("run.json");
+    let _ = std::fs::remove_file(&json);
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg(&path)
+        .args(["--no-progress", "--quiet", "--json"])
+        .arg(&json)
+        .env("LOADLAB_RESULTS", dir.join("results"))
+        .output()
+        .expect("run loadlab");
+    let text = common::text(&out);
+    let result = std::fs::read_to_string(&json)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    (out.status.code(), result, text)
+}
+
+fn step<'a>(result: &'a Value, name: &str) -> &'a Value {
+    result["steps"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == name))
+        .unwrap_or_else(|| panic!("no step `{name}` in {}", result["steps"]))
+}
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or(0)
+}
+
+/// A plain HTTP/1.1 GET on loopback (`Connection: close`): the body.
+fn http_get(addr: &str, path: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text.split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default()
+}
+
+/// The value of a Prometheus counter in `/metrics`.
+fn metric(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in /metrics"))
+}
+
+#[test]
+fn sessions_against_the_built_in_target_count_what_the_target_counts() {
+    let _load = exclusive();
+    let target = Target::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        r#"
+target: {url}
+load: {{ model: open, rate: 20/s, duration: 1s }}
+flows:
+  - steps:
+      - name: echo
+        ws:
+          url: /ws/echo
+          steps:
+            - send: '{{"n": {{{{ vu }}}}}}'
+            - expect: {{ json: "$.n" }}
+            - capture: {{ echoed: "$.n" }}
+            - send: {{ binary: aGVsbG8= }}
+            - expect: {{ contains: hello }}
+      - name: updates
+        ws:
+          url: /ws/subscribe?every_ms=20
+          steps:
+            - send: {{ json: {{ subscribe: "app-{{{{ echoed }}}}" }} }}
+            - expect: {{ json: "$.status", equals: received, within: 2s }}
+          close_after: 300ms
+"#,
+        url = target.url
+    );
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    common::assert_valid(&result, "ws run");
+    let echo = step(&result, "echo");
+    let sessions = n(&echo["requests"]);
+    assert!(sessions >= 15, "{echo}");
+    assert_eq!(n(&echo["failed"]), 0, "{echo}");
+    assert_eq!(n(&echo["status_codes"]["101"]), sessions);
+    assert_eq!(n(&echo["ws"]["messages_sent"]), 2 * sessions);
+    assert_eq!(n(&echo["ws"]["messages_received"]), 2 * sessions);
+    assert_eq!(n(&echo["ws"]["close_codes"]["1000"]), sessions, "{echo}");
+    assert!(echo["latency_ms"]["p50"].as_f64().unwrap() > 0.0);
+    for name in ["echo › expect $.n", "echo › expect contains \"hello\""] {
+        let e = step(&result, name);
+        assert_eq!(n(&e["requests"]), sessions, "{e}");
+        assert_eq!(n(&e["failed"]), 0, "{e}");
+        assert!(e["latency_ms"]["p50"].as_f64().unwrap() > 0.0, "{e}");
+    }
+    let updates = step(&result, "updates");
+    assert_eq!(n(&updates["requests"]), sessions, "{updates}");
+    assert_eq!(n(&updates["failed"]), 0, "{updates}");
+    let ack = step(&result, "updates › expect $.status == \"received\"");
+    assert_eq!(n(&ack["failed"]), 0, "{ack}");
+    // Held open 300 ms with a push every 20 ms: several updates per session.
+    let pushed = n(&updates["ws"]["messages_received"]);
+    assert!(pushed >= 5 * sessions, "{updates}");
+    let session_p50 = updates["ws"]["session_ms"]["p50"].as_f64().unwrap();
+    assert!((280.0..1000.0).contains(&session_p50), "{updates}");
+
+    let addr = target.url.trim_start_matches("http://");
+    let metrics = http_get(addr, "/metrics");
+    let sent: u64 = ["echo", "updates"]
+        .iter()
+        .map(|s| n(&step(&result, s)["ws"]["messages_sent"]))
+        .sum();
+    let received: u64 = ["echo", "updates"]
+        .iter()
+        .map(|s| n(&step(&result, s)["ws"]["messages_received"]))
+        .sum();
+    assert_eq!(
+        metric(&metrics, "loadlab_target_ws_sessions_total"),
+        2 * sessions
+    );
+    assert_eq!(
+        metric(&metrics, "loadlab_target_ws_messages_received_total"),
+        sent
+    );
+    // The target may push an update the client no longer reads while it closes.
+    let target_sent = metric(&metrics, "loadlab_target_ws_messages_sent_total");
+    assert!(
+        (received..=received + sessions).contains(&target_sent),
+        "{target_sent} vs {received}"
+    );
+}
+
+/// scripts/ws_server.py on a free loopback port; killed on drop.
+struct PyServer {
+    child: Child,
+    addr: String,
+}
+
+impl PyServer {
+    fn start() -> Option<PyServer> {
+        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+        let has = Command::new(&python)
+            .args(["-c", "import websockets"])
+            .output();
+        if !has.is_ok_and(|o| o.status.success()) {
+            eprintln!("skipped: Python `websockets` is not installed (scripts/setup-test-deps.sh installs it)");
+            return None;
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ws_server.py");
+        let mut child = Command::new(python)
+            .arg(script)
+            .arg(port.to_string())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start scripts/ws_server.py");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(line.starts_with("listening"), "ws_server.py said {line:?}");
+        Some(PyServer {
+            child,
+            addr: format!("127.0.0.1:{port}"),
+        })
+    }
+
+    fn counts(&self) -> Value {
+        serde_json::from_str(&http_get(&self.addr, "/counts")).unwrap()
+    }
+}
+
+impl Drop for PyServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits until the server has seen every session end (its close is asynchronous).
+fn settled(server: &PyServer, sessions: u64) -> Value {
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let c = server.counts();
+        let closed: u64 = c["close_codes"].as_object().unwrap().values().map(n).sum();
+        if closed >= sessions || Instant::now() > until {
+            return c;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn counts_agree_with_a_python_websockets_server() {
+    let Some(server) = PyServer::start() else {
+        return;
+    };
+    let _load = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        r#"
+load: {{ model: open, rate: 20/s, duration: 1s }}
+steps:
+  - name: echo
+    ws:
+      url: ws://{addr}/echo
+      steps:
+        - send: "hello {{{{ vu }}}}"
+        - expect: {{ contains: hello }}
+        - send: {{ binary: AAECAw== }}
+        - expect: {{}}
+        - send: {{ json: {{ a: 1 }} }}
+        - expect: {{ json: "$.a", equals: 1 }}
+"#,
+        addr = server.addr
+    );
+    let (code, result, text) = run(dir.path(), &yaml);
+    // The counts are this test's subject, not validity (a busy machine makes runs invalid).
+    assert!(
+        matches!(code, Some(0 | 3)),
+        "{text}\nvalidity: {}",
+        result["validity"]
+    );
+    let echo = step(&result, "echo");
+    let sessions = n(&echo["requests"]);
+    assert!(sessions >= 15, "{echo}");
+    assert_eq!(n(&echo["failed"]), 0, "{echo}");
+    let c = settled(&server, sessions);
+    assert_eq!(n(&c["sessions"]), sessions, "{c}");
+    assert_eq!(
+        n(&c["received"]),
+        n(&echo["ws"]["messages_sent"]),
+        "{c} {echo}"
+    );
+    assert_eq!(
+        n(&c["sent"]),
+        n(&echo["ws"]["messages_received"]),
+        "{c} {echo}"
+    );
+    assert_eq!(
+        n(&c["bytes_received"]),
+        n(&echo["ws"]["message_bytes_sent"]),
+        "{c} {echo}"
+    );
+    assert_eq!(n(&c["received"]), 3 * sessions);
+    assert_eq!(n(&c["close_codes"]["1000"]), sessions, "{c}");
+    assert_eq!(n(&echo["ws"]["close_codes"]["1000"]), sessions, "{echo}");
+}
+
+#[test]
+fn faults_become_their_error_kinds() {
+    let Some(server) = PyServer::start() else {
+        return;
+    };
+    let _load = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    // A listener that accepts and never answers the upgrade.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_addr = silent.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in silent.incoming().take(64).flatten() {
+            held.push(s);
+        }
+    });
+    let yaml = format!(
+        r#"
+load: {{ model: open, rate: 25/s, duration: 1s, max_in_flight: 100 }}
+flows:
+  - name: dropped
+    steps:
+      - name: drop
+        ws: {{ url: "ws://{addr}/drop", steps: [ {{send: hi}}, {{expect: {{within: 2s}}}} ] }}
+  - name: silent
+    steps:
+      - name: silent
+        ws: {{ url: "ws://{silent_addr}/", timeout: 300ms, steps: [ {{send: hi}} ] }}
+  - name: big
+    steps:
+      - name: big
+        ws: {{ url: "ws://{addr}/big?bytes=200000", max_message: 64KB, steps: [ {{send: hi}}, {{expect: {{}}}} ] }}
+  - name: pinged
+    steps:
+      - name: ping
+        ws: {{ url: "ws://{addr}/ping", steps: [ {{send: hi}}, {{expect: {{}}}} ], close_after: 600ms }}
+  - name: slow
+    steps:
+      - name: slow
+        ws: {{ url: "ws://{addr}/echo", steps: [ {{expect: {{contains: never, within: 200ms}}}} ] }}
+"#,
+        addr = server.addr
+    );
+    let started = Instant::now();
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "no hang: {text}"
+    );
+    // Validity (a busy machine) is not this test's subject: 0 or 3, never a threshold or input error.
+    assert!(
+        matches!(code, Some(0 | 3)),
+        "{text}\nvalidity: {}",
+        result["validity"]
+    );
+    let errors = |name: &str| step(&result, name)["errors"].clone();
+    let drop = step(&result, "drop");
+    assert!(n(&drop["requests"]) > 0);
+    assert_eq!(
+        n(&errors("drop")["ws_closed_abnormally"]),
+        n(&drop["requests"]),
+        "{drop}"
+    );
+    assert_eq!(
+        n(&drop["ws"]["close_codes"]["1006"]),
+        n(&drop["requests"]),
+        "{drop}"
+    );
+    let silent = step(&result, "silent");
+    assert!(n(&silent["requests"]) > 0);
+    assert_eq!(
+        n(&errors("silent")["ws_handshake"]),
+        n(&silent["requests"]),
+        "{silent}"
+    );
+    let big = step(&result, "big");
+    assert!(n(&big["requests"]) > 0);
+    assert_eq!(
+        n(&errors("big")["ws_protocol"]),
+        n(&big["requests"]),
+        "{big}"
+    );
+    let ping = step(&result, "ping");
+    assert!(n(&ping["requests"]) > 0);
+    assert_eq!(
+        n(&ping["failed"]),
+        0,
+        "pings answered, sessions survive: {ping}"
+    );
+    assert_eq!(
+        n(&ping["ws"]["close_codes"]["1000"]),
+        n(&ping["requests"]),
+        "{ping}"
+    );
+    let slow = step(&result, "slow › expect contains \"never\"");
+    assert_eq!(
+        n(&slow["errors"]["ws_expect_timeout"]),
+        n(&slow["requests"]),
+        "{slow}"
+    );
+    assert!(n(&slow["requests"]) > 0);
+    let c = server.counts();
+    assert_eq!(n(&c["pings_unanswered"]), 0, "{c}");
+    let examples = result.to_string();
+    assert!(
+        examples.contains("no WebSocket upgrade within 300ms"),
+        "{examples}"
+    );
+}
