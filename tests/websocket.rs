@@ -243,9 +243,9 @@ steps:
         addr = server.addr
     );
     let (code, result, text) = run(dir.path(), &yaml);
-    // The counts are this test's subject, not validity (a busy machine makes runs invalid).
+    // A paced run on a quiet machine is valid: exit 0.
     assert!(
-        matches!(code, Some(0 | 3)),
+        code == Some(0),
         "{text}\nvalidity: {}",
         result["validity"]
     );
@@ -324,9 +324,9 @@ flows:
         started.elapsed() < Duration::from_secs(15),
         "no hang: {text}"
     );
-    // Validity (a busy machine) is not this test's subject: 0 or 3, never a threshold or input error.
+    // Faults of the target do not make the measurement invalid: exit 0.
     assert!(
-        matches!(code, Some(0 | 3)),
+        code == Some(0),
         "{text}\nvalidity: {}",
         result["validity"]
     );
