@@ -244,11 +244,7 @@ steps:
     );
     let (code, result, text) = run(dir.path(), &yaml);
     // A paced run on a quiet machine is valid: exit 0.
-    assert!(
-        code == Some(0),
-        "{text}\nvalidity: {}",
-        result["validity"]
-    );
+    assert!(code == Some(0), "{text}\nvalidity: {}", result["validity"]);
     let echo = step(&result, "echo");
     let sessions = n(&echo["requests"]);
     assert!(sessions >= 15, "{echo}");
@@ -325,11 +321,7 @@ flows:
         "no hang: {text}"
     );
     // Faults of the target do not make the measurement invalid: exit 0.
-    assert!(
-        code == Some(0),
-        "{text}\nvalidity: {}",
-        result["validity"]
-    );
+    assert!(code == Some(0), "{text}\nvalidity: {}", result["validity"]);
     let errors = |name: &str| step(&result, name)["errors"].clone();
     let drop = step(&result, "drop");
     assert!(n(&drop["requests"]) > 0);
