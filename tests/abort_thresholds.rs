@@ -130,6 +130,8 @@ fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval
     // The Markdown summary says which threshold stopped the run.
     let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(md.contains("stopped at") && md.contains(EXPR), "{md}");
+    // The published run schema describes an aborted run (`stop: threshold`, its breach).
+    common::assert_matches_run_schema(&r);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -102,6 +102,7 @@ flows:
     let (code, result, text) = run(dir.path(), &yaml);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     common::assert_valid(&result, "ws run");
+    common::assert_matches_run_schema(&result);
     let echo = step(&result, "echo");
     let sessions = n(&echo["requests"]);
     assert!(sessions >= 15, "{echo}");

@@ -115,3 +115,19 @@ pub fn assert_valid(result: &serde_json::Value, what: &str) {
         result["validity"], result["generator"]
     );
 }
+
+/// `run` (a run.json) matches the published run schema, docs/schema/run.v2.json.
+pub fn assert_matches_run_schema(run: &serde_json::Value) {
+    let schema_text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/schema/run.v2.json"
+    ))
+    .unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(run)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
