@@ -15,6 +15,7 @@ use loadlab_metrics::{RunResult, ThresholdBreach};
 use loadlab_scenario::threshold::Op;
 use loadlab_scenario::Threshold;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Slack for comparing interval boundaries (they are sums of f64 lengths).
 const EPS: f64 = 1e-6;
@@ -53,7 +54,8 @@ struct Track {
 pub struct WindowJudge {
     thresholds: Vec<Threshold>,
     tracks: Vec<Track>,
-    meta: Option<RecordMeta>,
+    /// Shared, so that judging an interval does not copy the run's metadata (its scenario).
+    meta: Option<Arc<RecordMeta>>,
     /// The measured intervals of the longest window.
     kept: VecDeque<IntervalRecord>,
     longest_s: f64,
@@ -86,7 +88,7 @@ impl WindowJudge {
     }
 
     pub fn begin(&mut self, meta: &RecordMeta) {
-        self.meta = Some(meta.clone());
+        self.meta = Some(Arc::new(meta.clone()));
     }
 
     /// Judges what is due after `record` (already folded into `summary`); the first failed
