@@ -6,7 +6,7 @@ mod common;
 #[path = "common/receiver.rs"]
 mod receiver;
 
-use common::{exclusive, text, Target, BIN};
+use common::{exclusive, status_counts as counts, text, Target, BIN};
 use loadlab_live::outputs::otlp_proto::ExportMetricsServiceRequest;
 use prost::Message;
 use receiver::Receiver;
@@ -49,18 +49,6 @@ fn run(dir: &Path, args: &[&str]) -> (Output, Value, Duration) {
         .map(|t| serde_json::from_str(&t).unwrap())
         .unwrap_or(Value::Null);
     (out, result, took)
-}
-
-/// run.json's requests per (step, status).
-fn counts(result: &Value) -> BTreeMap<(String, String), u64> {
-    let mut out = BTreeMap::new();
-    for step in result["steps"].as_array().unwrap() {
-        for (status, n) in step["status_codes"].as_object().unwrap() {
-            let key = (step["name"].as_str().unwrap().to_string(), status.clone());
-            out.insert(key, n.as_u64().unwrap());
-        }
-    }
-    out
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{exclusive, text, Target, BIN};
+use common::{exclusive, status_counts as counts, text, Target, BIN};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::net::TcpStream;
@@ -153,17 +153,6 @@ fn output_line(stdout: &str, kind: &str) -> String {
         .find(|l| l.starts_with(&format!("output {kind} (")))
         .unwrap_or_else(|| panic!("no output line in {stdout}"))
         .to_string()
-}
-
-fn counts(result: &Value) -> BTreeMap<(String, String), u64> {
-    let mut out = BTreeMap::new();
-    for step in result["steps"].as_array().unwrap() {
-        for (status, n) in step["status_codes"].as_object().unwrap() {
-            let key = (step["name"].as_str().unwrap().to_string(), status.clone());
-            out.insert(key, n.as_u64().unwrap());
-        }
-    }
-    out
 }
 
 #[test]

@@ -131,3 +131,17 @@ pub fn assert_matches_run_schema(run: &serde_json::Value) {
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
 }
+
+/// run.json's requests per (step, status).
+pub fn status_counts(
+    result: &serde_json::Value,
+) -> std::collections::BTreeMap<(String, String), u64> {
+    let mut out = std::collections::BTreeMap::new();
+    for step in result["steps"].as_array().unwrap() {
+        for (status, n) in step["status_codes"].as_object().unwrap() {
+            let key = (step["name"].as_str().unwrap().to_string(), status.clone());
+            out.insert(key, n.as_u64().unwrap());
+        }
+    }
+    out
+}
