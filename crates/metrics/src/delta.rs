@@ -15,7 +15,7 @@ pub struct StepDelta {
     /// Of those, the ones that failed (any error kind, `interrupted` included).
     pub failed: u64,
     /// Per error kind (index `ErrorKind::index`).
-    pub errors: [u64; ErrorKind::COUNT],
+    pub errors: crate::ErrorCounts,
     /// (status, count); few distinct codes, so a small vector beats a map.
     pub statuses: Vec<(u16, u64)>,
     /// Failures by check index (empty until one fails).
@@ -38,6 +38,10 @@ pub struct StepDelta {
     pub ws: crate::WsCounts,
     /// How long WebSocket sessions lasted, upgrade to close.
     pub session: LazyHistogram,
+    /// gRPC calls of the step: statuses, messages and their bytes.
+    pub grpc: crate::GrpcCounts,
+    /// Server-streaming gRPC calls: from the call's start to its first response message.
+    pub first_message: LazyHistogram,
 }
 
 impl StepDelta {
@@ -46,6 +50,7 @@ impl StepDelta {
             && self.bytes_sent == 0
             && self.check_failures.iter().all(|&n| n == 0)
             && self.ws.is_empty()
+            && self.grpc.is_empty()
     }
 
     pub fn add(&mut self, other: &StepDelta) {
@@ -57,13 +62,14 @@ impl StepDelta {
         self.exemplars.add(&other.exemplars);
         self.phases.add(&other.phases);
         self.session.add(&other.session);
+        self.first_message.add(&other.first_message);
     }
 
     /// Adds the counters of `other` but none of its histograms.
     pub fn add_counters(&mut self, other: &StepDelta) {
         self.requests += other.requests;
         self.failed += other.failed;
-        for (a, b) in self.errors.iter_mut().zip(other.errors) {
+        for (a, b) in self.errors.iter_mut().zip(other.errors.0) {
             *a += b;
         }
         for &(status, n) in &other.statuses {
@@ -75,6 +81,7 @@ impl StepDelta {
         self.bytes_sent += other.bytes_sent;
         self.bytes_received += other.bytes_received;
         self.ws.add(&other.ws);
+        self.grpc.add(&other.grpc);
     }
 
     /// Adds `n` responses of `status` (kept sorted by status, so equal deltas compare equal).
@@ -94,12 +101,13 @@ impl StepDelta {
 
     /// Empties it, keeping the histograms' memory.
     pub fn clear(&mut self) {
-        let (mut latency, mut service, mut lag, mut server, mut session) = (
+        let (mut latency, mut service, mut lag, mut server, mut session, mut first_message) = (
             std::mem::take(&mut self.latency),
             std::mem::take(&mut self.service),
             std::mem::take(&mut self.lag),
             std::mem::take(&mut self.server),
             std::mem::take(&mut self.session),
+            std::mem::take(&mut self.first_message),
         );
         for h in [
             &mut latency,
@@ -107,6 +115,7 @@ impl StepDelta {
             &mut lag,
             &mut server,
             &mut session,
+            &mut first_message,
         ] {
             h.clear();
         }
@@ -122,6 +131,7 @@ impl StepDelta {
             lag,
             server,
             session,
+            first_message,
             phases,
             statuses,
             check_failures: checks,

@@ -47,10 +47,42 @@ pub enum ErrorKind {
     WsProtocol,
     /// No message matched an `expect` within its `within`.
     WsExpectTimeout,
+    /// The gRPC call ended with status `CANCELLED`.
+    GrpcCancelled,
+    /// The gRPC call ended with status `UNKNOWN`.
+    GrpcUnknown,
+    /// The gRPC call ended with status `INVALID_ARGUMENT`.
+    GrpcInvalidArgument,
+    /// The gRPC call ended with status `DEADLINE_EXCEEDED`.
+    GrpcDeadlineExceeded,
+    /// The gRPC call ended with status `NOT_FOUND`.
+    GrpcNotFound,
+    /// The gRPC call ended with status `ALREADY_EXISTS`.
+    GrpcAlreadyExists,
+    /// The gRPC call ended with status `PERMISSION_DENIED`.
+    GrpcPermissionDenied,
+    /// The gRPC call ended with status `RESOURCE_EXHAUSTED`.
+    GrpcResourceExhausted,
+    /// The gRPC call ended with status `FAILED_PRECONDITION`.
+    GrpcFailedPrecondition,
+    /// The gRPC call ended with status `ABORTED`.
+    GrpcAborted,
+    /// The gRPC call ended with status `OUT_OF_RANGE`.
+    GrpcOutOfRange,
+    /// The gRPC call ended with status `UNIMPLEMENTED`.
+    GrpcUnimplemented,
+    /// The gRPC call ended with status `INTERNAL`.
+    GrpcInternal,
+    /// The gRPC call ended with status `UNAVAILABLE`.
+    GrpcUnavailable,
+    /// The gRPC call ended with status `DATA_LOSS`.
+    GrpcDataLoss,
+    /// The gRPC call ended with status `UNAUTHENTICATED`.
+    GrpcUnauthenticated,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 25] = [
+    pub const ALL: [ErrorKind; 41] = [
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
@@ -76,6 +108,22 @@ impl ErrorKind {
         ErrorKind::WsClosedAbnormally,
         ErrorKind::WsProtocol,
         ErrorKind::WsExpectTimeout,
+        ErrorKind::GrpcCancelled,
+        ErrorKind::GrpcUnknown,
+        ErrorKind::GrpcInvalidArgument,
+        ErrorKind::GrpcDeadlineExceeded,
+        ErrorKind::GrpcNotFound,
+        ErrorKind::GrpcAlreadyExists,
+        ErrorKind::GrpcPermissionDenied,
+        ErrorKind::GrpcResourceExhausted,
+        ErrorKind::GrpcFailedPrecondition,
+        ErrorKind::GrpcAborted,
+        ErrorKind::GrpcOutOfRange,
+        ErrorKind::GrpcUnimplemented,
+        ErrorKind::GrpcInternal,
+        ErrorKind::GrpcUnavailable,
+        ErrorKind::GrpcDataLoss,
+        ErrorKind::GrpcUnauthenticated,
     ];
 
     /// Number of kinds (the length of per-kind counter arrays).
@@ -112,6 +160,22 @@ impl ErrorKind {
             ErrorKind::WsClosedAbnormally => "ws_closed_abnormally",
             ErrorKind::WsProtocol => "ws_protocol",
             ErrorKind::WsExpectTimeout => "ws_expect_timeout",
+            ErrorKind::GrpcCancelled => "grpc_cancelled",
+            ErrorKind::GrpcUnknown => "grpc_unknown",
+            ErrorKind::GrpcInvalidArgument => "grpc_invalid_argument",
+            ErrorKind::GrpcDeadlineExceeded => "grpc_deadline_exceeded",
+            ErrorKind::GrpcNotFound => "grpc_not_found",
+            ErrorKind::GrpcAlreadyExists => "grpc_already_exists",
+            ErrorKind::GrpcPermissionDenied => "grpc_permission_denied",
+            ErrorKind::GrpcResourceExhausted => "grpc_resource_exhausted",
+            ErrorKind::GrpcFailedPrecondition => "grpc_failed_precondition",
+            ErrorKind::GrpcAborted => "grpc_aborted",
+            ErrorKind::GrpcOutOfRange => "grpc_out_of_range",
+            ErrorKind::GrpcUnimplemented => "grpc_unimplemented",
+            ErrorKind::GrpcInternal => "grpc_internal",
+            ErrorKind::GrpcUnavailable => "grpc_unavailable",
+            ErrorKind::GrpcDataLoss => "grpc_data_loss",
+            ErrorKind::GrpcUnauthenticated => "grpc_unauthenticated",
         }
     }
 
@@ -143,7 +207,47 @@ impl ErrorKind {
             ErrorKind::WsClosedAbnormally => "the WebSocket connection ended without a close frame (code 1006): the server or a proxy dropped it (crash, idle timeout, restart)",
             ErrorKind::WsProtocol => "the server broke the WebSocket protocol: a malformed frame, or a message above `ws.max_message` (raise it if such messages are expected)",
             ErrorKind::WsExpectTimeout => "no message matched an `expect` within its `within`: the server was slow to answer, or answered something else (see the example)",
+            ErrorKind::GrpcCancelled => "the call was cancelled (by the server, or a proxy between)",
+            ErrorKind::GrpcUnknown => "the server failed with an error it did not classify (an unhandled exception in a handler, or a status above 16)",
+            ErrorKind::GrpcInvalidArgument => "the server refused the request message: check the step's `message` against the service's rules",
+            ErrorKind::GrpcDeadlineExceeded => "the call's deadline (the step's `timeout`, sent as `grpc-timeout`) passed before the server answered: the server is slower than the timeout",
+            ErrorKind::GrpcNotFound => "the server found no such entity: a captured id that is wrong, or data the test expects but the server lacks",
+            ErrorKind::GrpcAlreadyExists => "the entity the call creates already exists: use unique data (a `unique` data set, or `{{ uuid }}`)",
+            ErrorKind::GrpcPermissionDenied => "the caller may not do this: check the credentials sent in `metadata`",
+            ErrorKind::GrpcResourceExhausted => "the server ran out of a resource or applied a quota or rate limit: lower the load, or raise the limit",
+            ErrorKind::GrpcFailedPrecondition => "the system was not in the state the call needs (an earlier step did not happen, or happened differently)",
+            ErrorKind::GrpcAborted => "the server aborted the call (a concurrency conflict, a transaction abort): retried calls usually succeed",
+            ErrorKind::GrpcOutOfRange => "a value in the request is past the valid range",
+            ErrorKind::GrpcUnimplemented => "the server does not implement this method: check `call` (package.Service/Method) against the server's services",
+            ErrorKind::GrpcInternal => "the server broke an invariant (an internal error): see its logs",
+            ErrorKind::GrpcUnavailable => "the service is unavailable (overloaded, shutting down, or a proxy found no backend): usually transient",
+            ErrorKind::GrpcDataLoss => "the server reports unrecoverable data loss or corruption",
+            ErrorKind::GrpcUnauthenticated => "the call carried no valid credentials: set them in `metadata` (e.g. `authorization: Bearer ...`)",
         }
+    }
+
+    /// The kind of a gRPC call that ended with `code` (none for `OK`).
+    pub fn from_grpc(code: crate::GrpcCode) -> Option<ErrorKind> {
+        use crate::GrpcCode as C;
+        Some(match code {
+            C::Ok => return None,
+            C::Cancelled => ErrorKind::GrpcCancelled,
+            C::Unknown => ErrorKind::GrpcUnknown,
+            C::InvalidArgument => ErrorKind::GrpcInvalidArgument,
+            C::DeadlineExceeded => ErrorKind::GrpcDeadlineExceeded,
+            C::NotFound => ErrorKind::GrpcNotFound,
+            C::AlreadyExists => ErrorKind::GrpcAlreadyExists,
+            C::PermissionDenied => ErrorKind::GrpcPermissionDenied,
+            C::ResourceExhausted => ErrorKind::GrpcResourceExhausted,
+            C::FailedPrecondition => ErrorKind::GrpcFailedPrecondition,
+            C::Aborted => ErrorKind::GrpcAborted,
+            C::OutOfRange => ErrorKind::GrpcOutOfRange,
+            C::Unimplemented => ErrorKind::GrpcUnimplemented,
+            C::Internal => ErrorKind::GrpcInternal,
+            C::Unavailable => ErrorKind::GrpcUnavailable,
+            C::DataLoss => ErrorKind::GrpcDataLoss,
+            C::Unauthenticated => ErrorKind::GrpcUnauthenticated,
+        })
     }
 
     pub fn from_status(status: u16) -> Option<ErrorKind> {
@@ -183,5 +287,30 @@ mod tests {
             assert_eq!(k.as_str().parse::<ErrorKind>(), Ok(*k));
             assert!(!k.hint().is_empty());
         }
+    }
+}
+
+/// A counter per error kind (index `ErrorKind::index`). A type of its own because arrays this
+/// long have no `Default`; it derefs to the array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorCounts(pub [u64; ErrorKind::COUNT]);
+
+impl Default for ErrorCounts {
+    fn default() -> Self {
+        ErrorCounts([0; ErrorKind::COUNT])
+    }
+}
+
+impl std::ops::Deref for ErrorCounts {
+    type Target = [u64; ErrorKind::COUNT];
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ErrorCounts {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
     }
 }

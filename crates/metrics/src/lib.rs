@@ -15,6 +15,7 @@ mod delta;
 mod environment;
 mod error_kind;
 mod exemplar;
+pub mod grpc;
 mod histogram;
 pub mod live;
 mod load_model;
@@ -35,8 +36,9 @@ pub mod ws;
 
 pub use delta::{DeltaPool, IntervalDelta, StepDelta};
 pub use environment::Environment;
-pub use error_kind::ErrorKind;
+pub use error_kind::{ErrorCounts, ErrorKind};
 pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
+pub use grpc::{GrpcCode, GrpcCounts, GrpcResult};
 pub use histogram::{new_histogram, record_us, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
 pub use live::{LiveControl, LiveObserver, ThresholdBreach};
 pub use load_model::LoadModel;

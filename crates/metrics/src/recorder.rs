@@ -129,6 +129,25 @@ impl Recorder {
         }
     }
 
+    /// Adds what a gRPC call of `step` exchanged and the status it ended with (in `counts`);
+    /// `first_message_us` for a server-streaming call that received a message (from the
+    /// call's start, as its latency is measured, to the first message).
+    pub fn record_grpc(
+        &mut self,
+        step: u16,
+        counts: &crate::GrpcCounts,
+        first_message_us: Option<u64>,
+    ) {
+        if self.closed {
+            return;
+        }
+        let step = &mut self.current.steps[step as usize];
+        step.grpc.add(counts);
+        if let Some(us) = first_message_us {
+            step.first_message.record(us);
+        }
+    }
+
     /// Counts one failure of check `check` of `step` (the request itself is recorded with
     /// kind `check_failed` by `record`).
     pub fn record_check_failure(&mut self, step: u16, check: usize) {

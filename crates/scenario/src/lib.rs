@@ -23,6 +23,7 @@ pub mod credentials;
 mod data;
 mod describe;
 mod error;
+pub mod grpc;
 pub mod jsonpath;
 pub mod limits;
 mod load_flags;

@@ -282,6 +282,9 @@ pub struct RequestStep {
     pub auth: Option<Credentials>,
     /// This step's HTTP version, when it differs from the scenario's (`http: {version: ...}`).
     pub http_version: Option<HttpVersion>,
+    /// Set for a `grpc:` step: the call this request makes (its body is the message in JSON
+    /// form, encoded to protobuf by the engine).
+    pub grpc: Option<std::sync::Arc<crate::grpc::GrpcCall>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -331,6 +334,9 @@ pub enum Check {
         value: String,
     },
     MaxLatency(Duration),
+    /// A gRPC call's `grpc-status` is one of these (`check: { grpc_status: OK }`); replaces
+    /// the rule that every status but `OK` is an error.
+    GrpcStatus(Vec<loadlab_metrics::GrpcCode>),
 }
 
 impl Check {
@@ -352,6 +358,15 @@ impl Check {
             Check::MaxLatency(d) => {
                 format!("latency <= {}", crate::units::format_duration(*d))
             }
+            Check::GrpcStatus(codes) if codes.len() == 1 => format!("grpc-status == {}", codes[0]),
+            Check::GrpcStatus(codes) => format!(
+                "grpc-status in [{}]",
+                codes
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 }

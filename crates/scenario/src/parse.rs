@@ -244,6 +244,7 @@ impl UrlTest {
                     checks: Vec::new(),
                     auth,
                     http_version: None,
+                    grpc: None,
                 }))],
             }],
             connections: ConnectionPolicy::PerVu,

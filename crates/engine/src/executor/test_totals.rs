@@ -51,7 +51,7 @@ pub fn totals(ticks: &Receiver<Tick>) -> Totals {
             .map(|s| StepTotals {
                 requests: s.requests,
                 failed: s.failed,
-                errors: s.errors,
+                errors: s.errors.0,
                 check_failures: s.check_failures.clone(),
                 latency: s.latency.to_histogram(),
                 service: s.service.to_histogram(),

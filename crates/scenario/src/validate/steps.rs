@@ -256,6 +256,7 @@ fn request_step(
         checks,
         auth,
         http_version,
+        grpc: None,
     })))
 }
 

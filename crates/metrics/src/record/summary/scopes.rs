@@ -69,7 +69,7 @@ pub(super) struct Totals {
     pub requests: u64,
     pub failed: u64,
     pub interrupted: u64,
-    pub errors: [u64; ErrorKind::COUNT],
+    pub errors: crate::ErrorCounts,
     pub statuses: BTreeMap<String, u64>,
     pub bytes: Bytes,
     pub latency: LazyHistogram,
@@ -84,7 +84,7 @@ impl Totals {
         self.requests += s.requests;
         self.failed += s.failed;
         self.interrupted += s.errors[ErrorKind::Interrupted.index()];
-        for (a, b) in self.errors.iter_mut().zip(s.errors) {
+        for (a, b) in self.errors.iter_mut().zip(s.errors.0) {
             *a += b;
         }
         for (code, n) in &s.statuses {
