@@ -75,6 +75,7 @@ fn main() {
                                 max_body: 1 << 20,
                                 server: &loadlab_engine::ServerHeader::Off,
                                 deadline: end + Duration::from_secs(30),
+                                grpc: false,
                             };
                             let authority = uri.authority().unwrap().clone();
                             let head = http2::build(&req, false, &authority).unwrap();

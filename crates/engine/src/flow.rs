@@ -223,11 +223,13 @@ impl<T: Transport> Worker<T> {
         });
         let mut parts = std::mem::take(&mut vu.parts);
         let rendered = self.render(req, vu, traced, &mut parts);
-        let mut keep = (req.keep_headers || req.keep_body)
+        // A gRPC call keeps its `grpc-message`, to say why it failed.
+        let mut keep = (req.keep_headers || req.keep_body || req.grpc.is_some())
             .then(|| ResponseData::new(req.keep_headers, req.keep_body));
         self.begin(req.step);
         // A request that could not be rendered is counted but never written.
         let bytes_sent = rendered.as_ref().map_or(0, |r| r.size);
+        let grpc_payload = rendered.as_ref().ok().and_then(|r| r.grpc_payload);
         let wanted = Instant::now();
         timing.start.get_or_insert(wanted);
         let Sent { sent, done, result } = self
@@ -249,6 +251,7 @@ impl<T: Transport> Worker<T> {
         };
         let latency_us = micros(done - measured_from);
         let (status, status_error) = match &result {
+            Ok(r) if req.grpc.is_some() => (r.status, self.judge_grpc(req, r, keep.as_ref())),
             Ok(r) if req.status_checked => (r.status, None),
             Ok(r) => (r.status, ErrorKind::from_status(r.status)),
             Err(f) => (0, Some(f.kind)),
@@ -298,6 +301,16 @@ impl<T: Transport> Worker<T> {
         };
         let mut rec = self.recorder.borrow_mut();
         rec.record(&outcome);
+        if let Some(call) = &req.grpc {
+            let counts = crate::grpc::outcome::counts(&result, grpc_payload);
+            let first = result
+                .as_ref()
+                .ok()
+                .and_then(|r| r.grpc?.first_message)
+                .filter(|_| call.server_streaming)
+                .map(|at| micros(at.saturating_duration_since(measured_from)));
+            rec.record_grpc(req.step, &counts, first);
+        }
         match (result, found) {
             (Err(f), _) => rec.note_error(f.kind, || f.message.clone()),
             (Ok(_), Some((kind, message))) => rec.note_error(kind, || message),
@@ -321,6 +334,7 @@ impl<T: Transport> Worker<T> {
                 return Ok(Rendered {
                     parts: fixed,
                     size: req.fixed_size,
+                    grpc_payload: req.grpc.as_ref().and_then(|g| g.fixed_payload),
                 })
             }
             (Some(fixed), _) => parts.copy_from(fixed),
@@ -343,10 +357,38 @@ impl<T: Transport> Worker<T> {
         if let Some((trace, span)) = traced {
             crate::trace::add_traceparent(parts, trace, span);
         }
+        let grpc_payload = match &req.grpc {
+            Some(call) if req.program.is_some() => Some(self.encode_grpc(req, call, parts)?),
+            Some(call) => call.fixed_payload,
+            None => None,
+        };
         Ok(Rendered {
             size: parts.wire_size(),
             parts,
+            grpc_payload,
         })
+    }
+
+    /// Replaces the JSON body a template rendered by the protobuf message it stands for;
+    /// returns the message's size. A value that does not fit the message's type fails the
+    /// call (`invalid_request`), unsent.
+    fn encode_grpc(
+        &self,
+        req: &PreparedRequest,
+        call: &crate::grpc::PreparedGrpc,
+        parts: &mut RequestParts,
+    ) -> Result<u64, Failure> {
+        let mut frame = Vec::new();
+        let payload =
+            crate::grpc::encode_json(&call.input, parts.body().unwrap_or(b"{}"), &mut frame)
+                .map_err(|e| {
+                    Failure::new(
+                        ErrorKind::InvalidRequest,
+                        format!("step `{}`: {e}", self.step_name(req)),
+                    )
+                })?;
+        parts.replace_body(&frame);
+        Ok(payload as u64)
     }
 
     /// Counts a request as begun, waking the pause probe when the worker was idle.
@@ -453,7 +495,11 @@ impl<T: Transport> Worker<T> {
         vu: &mut VuState,
         mut failed: bool,
     ) -> Option<(ErrorKind, String)> {
-        let json = if req.parse_json {
+        let json = if let (true, Some(call)) = (req.parse_json, &req.grpc) {
+            data.and_then(|d| {
+                crate::grpc::decode_json(&call.output, &d.body, call.server_streaming).ok()
+            })
+        } else if req.parse_json {
             data.and_then(|d| serde_json::from_slice::<serde_json::Value>(&d.body).ok())
         } else {
             None
@@ -498,6 +544,21 @@ impl<T: Transport> Worker<T> {
         None
     }
 
+    /// A gRPC call's status judged (see `grpc::outcome::judge`), its failure explained once.
+    fn judge_grpc(
+        &self,
+        req: &PreparedRequest,
+        response: &Response,
+        data: Option<&ResponseData>,
+    ) -> Option<ErrorKind> {
+        let call = req.grpc.as_deref()?;
+        let kind = crate::grpc::outcome::judge(call, response)?;
+        self.recorder.borrow_mut().note_error(kind, || {
+            crate::grpc::outcome::explain(self.step_name(req), call, response, data)
+        });
+        Some(kind)
+    }
+
     fn step_name(&self, req: &PreparedRequest) -> &str {
         &self.scenario.steps[req.step as usize].name
     }
@@ -507,6 +568,8 @@ impl<T: Transport> Worker<T> {
 struct Rendered<'a> {
     parts: &'a RequestParts,
     size: u64,
+    /// A gRPC call's message size (the payload of its frame).
+    grpc_payload: Option<u64>,
 }
 
 /// What sending a request came to: when the request had its connection or stream (service

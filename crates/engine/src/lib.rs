@@ -30,6 +30,7 @@ mod exchange;
 mod executor;
 mod flow;
 mod flow_picker;
+pub mod grpc;
 mod health;
 pub mod http;
 mod idle_pool;

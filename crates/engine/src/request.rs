@@ -92,6 +92,14 @@ impl RequestParts {
         Ok(())
     }
 
+    /// Makes `body` the body (a gRPC message encoded from the rendered JSON). The old body's
+    /// bytes stay in the buffer unused; it is cleared before the next rendering.
+    pub fn replace_body(&mut self, body: &[u8]) {
+        let from = self.buf.len();
+        self.buf.extend_from_slice(body);
+        self.body = Some(Span::of(&self.buf, from));
+    }
+
     /// `/path?query`, escaped for a request line.
     /// Bytes of the request's content (target, header fields, body), whatever the framing
     /// adds: what a run counts as sent when the transport cannot say.
@@ -143,6 +151,8 @@ pub struct RenderedRequest<'a> {
     /// When the request times out: a transport waiting on the server (say, for an HTTP/2
     /// flow-control window) may say what it was waiting for before then.
     pub deadline: Instant,
+    /// A gRPC call: the transport counts the response's messages and reads `grpc-status`.
+    pub grpc: bool,
 }
 
 impl RenderedRequest<'_> {

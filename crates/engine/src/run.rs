@@ -76,6 +76,8 @@ pub enum EngineError {
     OpenFiles(crate::limits::FileBudget),
     #[error("{0}")]
     LocalPorts(String),
+    #[error(transparent)]
+    Reflection(#[from] crate::grpc::reflect::ReflectError),
     #[error("the start time is {seconds:.1} s in the past: give a time ahead (`--start-at +10s`, or an RFC 3339 time a little in the future)")]
     StartInPast { seconds: f64 },
 }
@@ -83,7 +85,11 @@ pub enum EngineError {
 impl EngineError {
     /// True when the target could not be reached (exit 3), as opposed to bad input (exit 2).
     pub fn is_unreachable(&self) -> bool {
-        matches!(self, EngineError::Unreachable { .. })
+        match self {
+            EngineError::Unreachable { .. } => true,
+            EngineError::Reflection(e) => e.unreachable,
+            _ => false,
+        }
     }
 }
 
@@ -107,6 +113,9 @@ pub fn run(
     cancel: &Cancel,
 ) -> Result<RunOutput, EngineError> {
     let process_segment = options.segment.unwrap_or(Segment::WHOLE);
+    // `grpc:` steps with no .proto get their types from the server's reflection first.
+    let reflected = crate::grpc::reflect::fill_descriptors(scenario)?;
+    let scenario = reflected.as_ref().unwrap_or(scenario);
     let mut prepared = PreparedScenario::new(scenario)?;
     prepared.data.offset = u64::from(process_segment.index);
     prepared.data.stride = u64::from(process_segment.count);

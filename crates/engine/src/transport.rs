@@ -28,6 +28,8 @@ pub struct Response {
     pub bytes_sent: Option<u64>,
     /// When its phases happened, as far as the transport measured them.
     pub timing: ResponseTiming,
+    /// A gRPC call's status and messages (`None` for any other request).
+    pub grpc: Option<crate::grpc::GrpcReply>,
 }
 
 /// The instants of a request's phases (k6's connecting, TLS handshaking, waiting,
@@ -95,6 +97,8 @@ pub struct ResponseData {
     spans: Vec<(u32, u32, u32)>,
     /// The body (de-chunked), when `keep_body` was asked; bounded by `max_body`.
     pub body: Vec<u8>,
+    /// A gRPC call's `grpc-message` (why it failed), when it sent one.
+    pub grpc_message: String,
 }
 
 impl ResponseData {
@@ -111,6 +115,7 @@ impl ResponseData {
         self.fields.clear();
         self.spans.clear();
         self.body.clear();
+        self.grpc_message.clear();
     }
 
     /// Keeps a header field (the transport calls this only when `keep_headers` is set).

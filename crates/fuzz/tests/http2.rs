@@ -141,6 +141,7 @@ fn fuzz_http2_responses() {
                     max_body: MAX_BODY,
                     server: &loadlab_engine::ServerHeader::ServerTiming,
                     deadline,
+                    grpc: false,
                 };
                 let authority = http::uri::Authority::from_static("127.0.0.1:1");
                 let head = http2::build(&req, false, &authority).expect("a valid request");

@@ -3,15 +3,15 @@
 //! of each origin before the load.
 
 mod classify;
-mod connect;
+pub(crate) mod connect;
 pub mod deferred;
 pub mod h1;
 pub mod h2;
 mod pool;
 mod probe;
 mod receive_stamp;
-mod resolve;
-mod stream;
+pub(crate) mod resolve;
+pub(crate) mod stream;
 mod transport;
 
 pub use classify::classify_io;

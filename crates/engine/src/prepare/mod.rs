@@ -5,6 +5,7 @@
 //! and send it with one `write` and no formatting — the main reason the generator's CPU per
 //! request can match wrk's.
 
+mod grpc;
 mod source_addresses;
 mod ws;
 
@@ -58,6 +59,8 @@ pub struct PreparedRequest {
     pub server_header: ServerHeader,
     /// Send a W3C `traceparent` header (a new trace per request).
     pub trace: bool,
+    /// A gRPC call (`grpc:` step): its body is encoded to protobuf after rendering.
+    pub grpc: Option<Arc<crate::grpc::PreparedGrpc>>,
 }
 
 impl PreparedRequest {
@@ -88,6 +91,7 @@ impl PreparedRequest {
             data_sets: Vec::new(),
             server_header: ServerHeader::ServerTiming,
             trace: false,
+            grpc: None,
         }
     }
 }
@@ -291,6 +295,7 @@ impl PreparedRequest {
             server: &self.server_header,
             max_body: self.max_body,
             deadline,
+            grpc: self.grpc.is_some(),
         }
     }
 }
@@ -351,20 +356,29 @@ impl Builder<'_> {
         let index = u16::try_from(self.requests.len()).map_err(|_| PrepareError::TooManySteps)?;
         // A request's step in the record (sessions and their expectations take steps too).
         let step = u16::try_from(self.steps.len()).map_err(|_| PrepareError::TooManySteps)?;
-        let headers = header_fields(r, &scenario.defaults.headers, &url);
+        let timeout = r.timeout.unwrap_or(scenario.defaults.timeout);
+        let mut call = grpc::prepared_call(r)?;
+        let mut headers = header_fields(r, &scenario.defaults.headers, &url);
+        if call.is_some() {
+            headers.push(grpc::timeout_header(timeout));
+        }
         let program = build_program(r, &target, &headers, &self.names).map_err(template_err)?;
         let (fixed, program) = if program.has_vars() {
             (None, Some(program))
         } else {
-            let parts = program
+            let mut parts = program
                 .render_first_iteration(0, &scenario.data)
                 .map_err(|e| template_err(e.describe()))?;
+            if let Some(call) = &mut call {
+                grpc::encode_fixed(r, call, &mut parts)?;
+            }
             (Some(parts), None)
         };
         let data_sets = program.as_ref().map_or_else(Vec::new, data_sets_read);
         let captures = self.captures(&r.captures).map_err(template_err)?;
         let keep_headers = r.captures.iter().any(|c| !c.source.needs_body())
             || r.checks.iter().any(|c| matches!(c, Check::Header { .. }));
+        // A gRPC call's JSON form is decoded from its body (kept).
         let keep_body = r.captures.iter().any(|c| c.source.needs_body())
             || r.checks.iter().any(Check::needs_body);
         let parse_json = r
@@ -380,7 +394,7 @@ impl Builder<'_> {
             fixed,
             program,
             close: scenario.connections == ConnectionPolicy::None,
-            timeout: r.timeout.unwrap_or(scenario.defaults.timeout),
+            timeout,
             max_body: scenario.defaults.max_body,
             captures,
             status_checked: r.checks.iter().any(|c| matches!(c, Check::Status(_))),
@@ -391,6 +405,7 @@ impl Builder<'_> {
             data_sets,
             server_header: ServerHeader::of(&scenario.defaults.server_latency),
             trace: scenario.defaults.trace,
+            grpc: grpc::shared(call),
         });
         self.push_step(StepInfo {
             name: r.name.clone(),

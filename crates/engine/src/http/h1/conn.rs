@@ -173,6 +173,7 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                             first_byte,
                             received: self.stream.received_at().map(|at| at.max(written)),
                         },
+                        grpc: None,
                     });
                 }
                 None => {

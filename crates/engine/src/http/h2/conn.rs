@@ -147,12 +147,22 @@ impl H2Conn {
                 k.add_header(name.as_str().as_bytes(), value.as_bytes());
             }
         }
+        // A trailers-only answer (an error before any message) has its status in the head.
+        let head_status = if req.grpc {
+            crate::grpc::grpc_status(response.headers())
+        } else {
+            None
+        };
+        let mut frames = crate::grpc::FrameCounter::default();
         let mut body = response.into_body();
         let mut received = 0u64;
         while let Some(chunk) = body.data().await {
             let chunk = chunk.map_err(|e| failure(&e))?;
             let _ = body.flow_control().release_capacity(chunk.len());
             received += chunk.len() as u64;
+            if req.grpc {
+                frames.feed(&chunk, Instant::now());
+            }
             if received > req.max_body {
                 // Dropping the stream resets it (CANCEL): the rest is not read.
                 return Err(Failure::new(
@@ -164,6 +174,26 @@ impl H2Conn {
                 k.body.extend_from_slice(&chunk);
             }
         }
+        let grpc = if req.grpc {
+            let status = match head_status {
+                Some(s) => Some(s),
+                None => body
+                    .trailers()
+                    .await
+                    .map_err(|e| failure(&e))?
+                    .as_ref()
+                    .and_then(crate::grpc::grpc_status),
+            };
+            if let (Some(k), Some((_, message))) = (keep, &status) {
+                k.grpc_message.clone_from(message);
+            }
+            Some(crate::grpc::GrpcReply::new(
+                status.map(|(code, _)| code),
+                &frames,
+            ))
+        } else {
+            None
+        };
         Ok(Response {
             status,
             close: self.is_closed(),
@@ -177,6 +207,7 @@ impl H2Conn {
                 first_byte: Some(head),
                 received: None,
             },
+            grpc,
         })
     }
 }

@@ -156,6 +156,7 @@ mod tests {
             max_body: 1,
             server: &crate::server_header::ServerHeader::Off,
             deadline: tokio::time::Instant::now(),
+            grpc: false,
         }
     }
 
