@@ -245,6 +245,10 @@ impl<T: Transport> Worker<T> {
             .await;
         timing.end = Some(done);
         vu.parts = parts;
+        let result = match (result, &req.grpc) {
+            (Err(f), Some(_)) => Err(crate::grpc::outcome::failed(f)),
+            (result, _) => result,
+        };
         let measured_from = match intended {
             Some(at) if first => at.min(wanted),
             _ => wanted,

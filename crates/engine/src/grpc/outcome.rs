@@ -21,6 +21,20 @@ pub fn judge(call: &PreparedGrpc, response: &Response) -> Option<ErrorKind> {
     }
 }
 
+/// A call that failed before its status came: its deadline passing is what gRPC clients call
+/// `DEADLINE_EXCEEDED` (the server was told the same deadline in `grpc-timeout`); any other
+/// failure keeps its kind.
+pub fn failed(mut failure: Failure) -> Failure {
+    if failure.kind == ErrorKind::Timeout {
+        failure.kind = ErrorKind::GrpcDeadlineExceeded;
+        failure.message = format!(
+            "DEADLINE_EXCEEDED (the step's timeout): {}",
+            failure.message
+        );
+    }
+    failure
+}
+
 /// Why `judge` failed the call, in words for the run's error list.
 pub fn explain(
     step: &str,
@@ -73,7 +87,13 @@ pub fn counts(result: &Result<Response, Failure>, payload: Option<u64>) -> GrpcC
         bytes_sent: if sent { payload.unwrap_or(0) } else { 0 },
         bytes_received: reply.payload_bytes,
     };
-    if let Some(code) = reply.status {
+    let status = match result {
+        Ok(_) => reply.status,
+        // The client's own deadline, as gRPC clients count it.
+        Err(f) if f.kind == ErrorKind::GrpcDeadlineExceeded => Some(GrpcCode::DeadlineExceeded),
+        Err(_) => None,
+    };
+    if let Some(code) = status {
         counts.add_status(code.as_u8(), 1);
     }
     counts
@@ -167,6 +187,11 @@ mod tests {
         assert_eq!(ok.statuses, vec![(14, 1)]);
         assert_eq!((ok.messages_sent, ok.bytes_sent), (1, 7));
         assert_eq!((ok.messages_received, ok.bytes_received), (1, 9));
+        let late = counts(
+            &Err(failed(Failure::new(ErrorKind::Timeout, "late"))),
+            Some(7),
+        );
+        assert_eq!(late.statuses, vec![(4, 1)]);
         let refused = counts(&Err(Failure::new(ErrorKind::ConnectRefused, "no")), Some(7));
         assert_eq!((refused.messages_sent, refused.statuses.len()), (0, 0));
         let mut reset = Failure::new(ErrorKind::StreamReset, "reset");
