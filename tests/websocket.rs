@@ -4,70 +4,17 @@
 //! faults: an abnormal close, an upgrade never answered, an oversized message, pings.
 
 mod common;
+#[path = "common/run_json.rs"]
+mod run_json;
 
-use common::{exclusive, Target, BIN};
+use common::{exclusive, Target};
+use run_json::{http_get, metric, n, run, step};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// `loadlab run <yaml> --json`: the exit code and run.json.
-fn run(dir: &Path, yaml: &str) -> (Option<i32>, Value, String) {
-    let path = dir.join("s.yaml");
-    std::fs::write(&path, yaml).unwrap();
-    let json = dir.join("run.json");
-    let _ = std::fs::remove_file(&json);
-    let out = Command::new(BIN)
-        .arg("run")
-        .arg(&path)
-        .args(["--no-progress", "--quiet", "--json"])
-        .arg(&json)
-        .env("LOADLAB_RESULTS", dir.join("results"))
-        .output()
-        .expect("run loadlab");
-    let text = common::text(&out);
-    let result = std::fs::read_to_string(&json)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(Value::Null);
-    (out.status.code(), result, text)
-}
-
-fn step<'a>(result: &'a Value, name: &str) -> &'a Value {
-    result["steps"]
-        .as_array()
-        .and_then(|s| s.iter().find(|s| s["name"] == name))
-        .unwrap_or_else(|| panic!("no step `{name}` in {}", result["steps"]))
-}
-
-fn n(v: &Value) -> u64 {
-    v.as_u64().unwrap_or(0)
-}
-
-/// A plain HTTP/1.1 GET on loopback (`Connection: close`): the body.
-fn http_get(addr: &str, path: &str) -> String {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    text.split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default()
-}
-
-/// The value of a Prometheus counter in `/metrics`.
-fn metric(text: &str, name: &str) -> u64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in /metrics"))
-}
 
 #[test]
 fn sessions_against_the_built_in_target_count_what_the_target_counts() {
@@ -376,4 +323,37 @@ flows:
         examples.contains("no WebSocket upgrade within 300ms"),
         "{examples}"
     );
+}
+
+#[test]
+fn wss_sessions_run_over_the_engines_tls() {
+    let _load = exclusive();
+    let target = Target::start(&["--tls"]);
+    assert!(target.url.starts_with("https://"), "{}", target.url);
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        r#"
+target: {url}
+insecure: true
+load: {{ model: open, rate: 20/s, duration: 1s }}
+steps:
+  - name: echo
+    ws:
+      url: /ws/echo
+      steps:
+        - send: "hello {{{{ vu }}}}"
+        - expect: {{ contains: hello }}
+"#,
+        url = target.url
+    );
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    let echo = step(&result, "echo");
+    let sessions = n(&echo["requests"]);
+    assert!(sessions >= 15, "{echo}");
+    assert_eq!(n(&echo["failed"]), 0, "{echo}");
+    assert_eq!(n(&echo["ws"]["messages_received"]), sessions, "{echo}");
+    // Each session's own connection: a TLS handshake each.
+    let tls = &echo["phases_ms"]["tls"];
+    assert!(tls["p50"].as_f64().unwrap() > 0.0, "{echo}");
 }

@@ -1,0 +1,67 @@
+//! Running `loadlab run` on a scenario written for the test and reading what it wrote
+//! (run.json), plus the plain HTTP/1.1 GET the protocol tests read servers' own counts with.
+
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// `loadlab run <yaml> --json`: the exit code, run.json and the command's output.
+pub fn run(dir: &Path, yaml: &str) -> (Option<i32>, Value, String) {
+    let path = dir.join("s.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let json = dir.join("run.json");
+    let _ = std::fs::remove_file(&json);
+    let out = Command::new(crate::common::BIN)
+        .arg("run")
+        .arg(&path)
+        .args(["--no-progress", "--quiet", "--json"])
+        .arg(&json)
+        .env("LOADLAB_RESULTS", dir.join("results"))
+        .output()
+        .expect("run loadlab");
+    let text = crate::common::text(&out);
+    let result = std::fs::read_to_string(&json)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    (out.status.code(), result, text)
+}
+
+/// The step named `name` in run.json.
+pub fn step<'a>(result: &'a Value, name: &str) -> &'a Value {
+    result["steps"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == name))
+        .unwrap_or_else(|| panic!("no step `{name}` in {}", result["steps"]))
+}
+
+/// A count (0 when absent).
+pub fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or(0)
+}
+
+/// A plain HTTP/1.1 GET on loopback (`Connection: close`): the body.
+pub fn http_get(addr: &str, path: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text.split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default()
+}
+
+/// The value of a Prometheus counter (with its labels, if any, as written) in `/metrics`.
+pub fn metric(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in /metrics"))
+}
