@@ -230,7 +230,7 @@ fn bad_grpc_steps_table() {
     let cases: Vec<(String, &str)> = vec![
         (format!("  - grpc: {{{p}, call: permits.v1.Permits/Create, message: {{applicnt: x}}}}\n"),
          "bad.yaml:4:93: steps[0].grpc.message.applicnt: `applicnt` is not a field of `permits.v1.CreateRequest`\n  hint: did you mean `applicant`? `permits.v1.CreateRequest` has: applicant (string), kind (string), documents (repeated string), pad_bytes (uint32)"),
-        (format!("  - grpc: {{proto: proto/nope.proto, call: permits.v1.Permits/Create}}\n"),
+        ("  - grpc: {proto: proto/nope.proto, call: permits.v1.Permits/Create}\n".to_string(),
          "bad.yaml:4:19: steps[0].grpc.proto: no .proto file at "),
         (format!("  - grpc: {{{p}, call: Permits.Create}}\n"),
          "bad.yaml:4:46: steps[0].grpc.call: `Permits.Create` is not a method's full name: write `package.Service/Method`"),
