@@ -152,13 +152,13 @@ fn proto_relative_to_the_scenario_file_with_imports() {
     .unwrap();
     std::fs::write(
         dir.join("protos/pay.proto"),
-        "syntax = \"proto3\";\npackage pay.v1;\nimport \"common/money.proto\";\nservice Pay { rpc Charge(Charge) returns (Charge); }\nmessage Charge { common.Money amount = 1; map<string, common.Money> parts = 2; bool urgent = 3; }\n",
+        "syntax = \"proto3\";\npackage pay.v1;\nimport \"common/money.proto\";\nimport \"google/protobuf/timestamp.proto\";\nservice Pay { rpc Charge(Charge) returns (Charge); }\nmessage Charge { common.Money amount = 1; map<string, common.Money> parts = 2; bool urgent = 3; google.protobuf.Timestamp at = 4; }\n",
     )
     .unwrap();
     let scenario = dir.join("s.yaml");
     std::fs::write(
         &scenario,
-        "target: http://127.0.0.1:8080\nload: {model: closed, vus: 1, duration: 1s}\nsteps:\n  - grpc:\n      proto: protos/pay.proto\n      call: pay.v1.Pay/Charge\n      message: {amount: {currency: EUR, units: \"{{ vu }}\"}, parts: {a: {units: 1}}, urgent: true}\n",
+        "target: http://127.0.0.1:8080\nload: {model: closed, vus: 1, duration: 1s}\nsteps:\n  - grpc:\n      proto: protos/pay.proto\n      call: pay.v1.Pay/Charge\n      message: {amount: {currency: EUR, units: \"{{ vu }}\"}, parts: {a: {units: 1}}, urgent: true, at: \"{{ uuid() }}\"}\n",
     )
     .unwrap();
     let s = Scenario::from_file(&scenario).unwrap();
@@ -189,6 +189,16 @@ fn proto_relative_to_the_scenario_file_with_imports() {
         "{e}"
     );
 
+    // A well-known type written out is checked; with a template it is known at call time.
+    let bad = good.replace("\"{{ uuid() }}\"", "yesterday");
+    std::fs::write(&scenario, bad).unwrap();
+    let e = Scenario::from_file(&scenario).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "steps[0].grpc.message.at: `at` of `pay.v1.Charge` (google.protobuf.Timestamp): "
+        ),
+        "{e}"
+    );
     std::fs::write(&scenario, &good).unwrap();
     // A .proto that does not compile: protox's message at the .proto's line:column.
     std::fs::write(
@@ -338,5 +348,43 @@ fn the_example_parses() {
             "permits.v1.Permits/Get",
             "permits.v1.Permits/Watch"
         ]
+    );
+}
+
+/// The runnable example of docs/scenario.md's gRPC section parses where the docs say to
+/// save it (the repository's root), and the step form before it is the one tested above.
+#[test]
+fn the_docs_example_parses() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/scenario.md")).unwrap();
+    let section = &doc[doc.find("\n## gRPC\n").expect("a gRPC section")..];
+    let section = &section[..section[1..].find("\n## ").unwrap()];
+    let blocks: Vec<&str> = section
+        .split("```yaml\n")
+        .skip(1)
+        .map(|b| &b[..b.find("```").unwrap()])
+        .collect();
+    assert_eq!(blocks.len(), 2, "the step's form, then a runnable scenario");
+    let file = root.join("grpc-try.yaml").display().to_string();
+    let s = Scenario::parse(blocks[1], &file).unwrap_or_else(|e| panic!("{e}"));
+    let steps = requests(&s);
+    assert!(steps[0].grpc.as_ref().unwrap().descriptor.is_some());
+    assert!(
+        steps[1].grpc.as_ref().unwrap().descriptor.is_none(),
+        "reflection"
+    );
+    // The form itself, as a step of a flow.
+    let form = format!(
+        "target: http://127.0.0.1:8080\nload: {{model: open, rate: 1/s, duration: 1s}}\ndata:\n  users: {{values: [{{name: ada}}]}}\nsteps:\n{}",
+        blocks[0]
+            .lines()
+            .map(|l| format!("  {l}\n"))
+            .collect::<String>()
+            .replace("{{ token }}", "{{ users.name }}")
+    );
+    let s = Scenario::parse(&form, &in_examples("form.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        requests(&s)[0].url,
+        "http://127.0.0.1:50051/permits.v1.Permits/Create"
     );
 }

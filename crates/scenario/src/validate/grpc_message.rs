@@ -100,9 +100,12 @@ fn nested(f: &FieldDescriptor) -> Option<MessageDescriptor> {
     } else {
         f.kind()
     };
-    kind.as_message()
-        .filter(|m| !m.full_name().starts_with("google.protobuf."))
-        .cloned()
+    kind.as_message().filter(|m| !well_known(m)).cloned()
+}
+
+/// One of the `google.protobuf.*` types whose JSON form is not a mapping of its fields.
+fn well_known(m: &MessageDescriptor) -> bool {
+    m.full_name().starts_with("google.protobuf.")
 }
 
 /// A field that holds no message of ours: `{key: value}` read as the containing type.
@@ -139,41 +142,49 @@ fn holds_template(v: &Value) -> bool {
     }
 }
 
-/// `value` with every string that holds a template replaced by a value of its field's kind.
+/// `value` with every string that holds a template replaced by a value of its field's kind;
+/// a template standing for a well-known type (a `Timestamp`'s text...) is left out.
 fn placeholders(value: &Value, kind: &Kind) -> Value {
     match (value, kind) {
         (Value::String(s), _) if has_template(s) => placeholder(kind),
         (Value::Array(list), _) => {
             Value::Array(list.iter().map(|v| placeholders(v, kind)).collect())
         }
-        (Value::Object(map), Kind::Message(m))
-            if !m.full_name().starts_with("google.protobuf.") =>
-        {
-            let out = map.iter().map(|(k, v)| {
-                let inner = m
-                    .get_field_by_name(k)
-                    .or_else(|| m.get_field_by_json_name(k))
-                    .map(|f| match f.kind().as_message() {
-                        Some(entry) if f.is_map() => {
-                            let vk = entry.map_entry_value_field().kind();
-                            let Value::Object(entries) = v else {
-                                return v.clone();
-                            };
-                            Value::Object(
-                                entries
-                                    .iter()
-                                    .map(|(ek, ev)| (ek.clone(), placeholders(ev, &vk)))
-                                    .collect(),
-                            )
-                        }
-                        _ => placeholders(v, &f.kind()),
-                    })
-                    .unwrap_or_else(|| v.clone());
-                (k.clone(), inner)
-            });
-            Value::Object(out.collect())
-        }
+        (Value::Object(map), Kind::Message(m)) if !well_known(m) => Value::Object(
+            map.iter()
+                .filter_map(|(k, v)| {
+                    let f = m
+                        .get_field_by_name(k)
+                        .or_else(|| m.get_field_by_json_name(k));
+                    match f {
+                        Some(f) => entry(v, &f).map(|v| (k.clone(), v)),
+                        None => Some((k.clone(), v.clone())),
+                    }
+                })
+                .collect(),
+        ),
         _ => value.clone(),
+    }
+}
+
+/// One field's value with placeholders; `None` to leave the field out.
+fn entry(v: &Value, f: &FieldDescriptor) -> Option<Value> {
+    let kind = if f.is_map() {
+        f.kind().as_message()?.map_entry_value_field().kind()
+    } else {
+        f.kind()
+    };
+    if holds_template(v) && kind.as_message().is_some_and(well_known) {
+        return None;
+    }
+    match v {
+        Value::Object(entries) if f.is_map() => Some(Value::Object(
+            entries
+                .iter()
+                .map(|(ek, ev)| (ek.clone(), placeholders(ev, &kind)))
+                .collect(),
+        )),
+        _ => Some(placeholders(v, &kind)),
     }
 }
 
