@@ -91,8 +91,21 @@ fn walk<'b>(
                     captures,
                     available: Some(available),
                 };
-                let method = r.method.as_str().to_ascii_lowercase();
-                let url_field = format!("{field}.{method}");
+                // A `grpc:` step's parts are written under `grpc:` (its URL is its `call:`).
+                let (url_field, headers_field, body_field) = if r.grpc.is_some() {
+                    (
+                        format!("{field}.grpc.call"),
+                        format!("{field}.grpc.metadata"),
+                        format!("{field}.grpc.message"),
+                    )
+                } else {
+                    let method = r.method.as_str().to_ascii_lowercase();
+                    (
+                        format!("{field}.{method}"),
+                        format!("{field}.headers"),
+                        format!("{field}.json"),
+                    )
+                };
                 if let Some(rest) = r.url.split_once("://").map(|(_, rest)| rest) {
                     let authority = rest.split('/').next().unwrap_or("");
                     if has_template(authority) {
@@ -103,7 +116,7 @@ fn walk<'b>(
                 }
                 check(&r.url, &names, &url_field, ctx)?;
                 for (k, v) in &r.headers {
-                    header(k, v, &names, &format!("{field}.headers.{k}"), ctx)?;
+                    header(k, v, &names, &format!("{headers_field}.{k}"), ctx)?;
                 }
                 for (k, v) in &r.query {
                     check(v, &names, &format!("{field}.query.{k}"), ctx)?;
@@ -115,7 +128,7 @@ fn walk<'b>(
                             check(v, &names, &format!("{field}.form.{k}"), ctx)?;
                         }
                     }
-                    Some(Body::Json(v)) => json(v, &names, &format!("{field}.json"), ctx)?,
+                    Some(Body::Json(v)) => json(v, &names, &body_field, ctx)?,
                     None => {}
                 }
                 for c in &r.captures {

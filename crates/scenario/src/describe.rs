@@ -162,6 +162,12 @@ fn steps(list: &[Step]) -> Vec<Value> {
                 "checks": r.checks.iter().map(|c| c.describe()).collect::<Vec<_>>(),
                 "captures": r.captures.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
                 "http_version": r.http_version.map(|v| v.as_str()),
+                "grpc": r.grpc.as_ref().map(|g| json!({
+                    "call": g.full_name(),
+                    "proto": g.proto,
+                    "types": if g.descriptor.is_some() { "proto" } else { "reflection" },
+                    "server_streaming": g.server_streaming(),
+                })),
             }),
             Step::Think(t) => json!({
                 "think": if t.max > t.min {

@@ -13,6 +13,10 @@
 //! plan fingerprint (see `describe`). JSONPath and CSV are small subsets written in this
 //! crate (see `jsonpath` and `data` for why). `loadlab-metrics` for the names of what is
 //! measured that a threshold may refer to (the request phases), so both read one type.
+//! For `grpc:` steps: `protox` compiles `.proto` files at load time in pure Rust (no
+//! `protoc`), `prost-reflect` holds the descriptors and checks a message against its type by
+//! the canonical protobuf JSON mapping (see `grpc`), and `miette` (protox's own diagnostic
+//! trait) gives the `line:column` of a `.proto` compile error.
 //!
 //! Every bound on what a file or a flag may ask for lives in [`limits`] and is checked when
 //! the scenario is loaded, for files and flags alike (`validate::resolved`).
@@ -36,6 +40,7 @@ mod parse;
 pub mod plan;
 mod prescan;
 mod raw;
+mod raw_grpc;
 mod raw_ws;
 mod segment;
 pub mod study;

@@ -226,6 +226,8 @@ pub struct RawStep {
     pub http: Option<RawHttp>,
     /// A WebSocket session (see `raw_ws`).
     pub ws: Option<crate::raw_ws::RawWs>,
+    /// A gRPC call (see `raw_grpc`).
+    pub grpc: Option<crate::raw_grpc::RawGrpc>,
 }
 
 /// A YAML scalar written where text is expected (`page: 2`, `debug: true`).
@@ -277,6 +279,8 @@ pub struct RawCheck {
     pub header: BTreeMap<String, String>,
     #[serde(default, deserialize_with = "de_opt_duration")]
     pub max_latency: Option<Duration>,
+    /// Only on a `grpc:` step: the statuses the call may end with.
+    pub grpc_status: Option<crate::raw_grpc::RawGrpcStatus>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -2,12 +2,16 @@
 //!
 //! This file assembles the scenario (errors are located by [`Ctx`], in `crate::locate`);
 //! each section has its own checks: `load`, `steps` (flows and their steps), `thresholds`,
-//! `http` (version and shared connections); the target URL and source addresses are checked
+//! `http` (version and shared connections), `grpc` (a `grpc:` step, with its `.proto` in
+//! `grpc_proto` and its message in `grpc_message`); the target URL and source addresses are checked
 //! by `crate::addresses`, which the model uses too. [`resolved`] is the one check every
 //! scenario passes, whether it came from a file or from flags: the bounds of `crate::limits`
 //! (`bounds`), headers and templates (`check_templates`).
 
 mod bounds;
+mod grpc;
+mod grpc_message;
+mod grpc_proto;
 mod http;
 mod load;
 pub(crate) mod monitor;

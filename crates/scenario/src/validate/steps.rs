@@ -87,6 +87,9 @@ fn step(
     target_auth: Option<&Credentials>,
     ctx: &Ctx,
 ) -> Result<Step, ScenarioError> {
+    if let Some(grpc) = raw.grpc.take() {
+        return super::grpc::grpc_step(raw, grpc, field, target_auth, ctx);
+    }
     if let Some(ws) = raw.ws.take() {
         return ws_step(raw, ws, field, ctx);
     }
@@ -213,7 +216,7 @@ fn request_step(
     }
     if chosen.len() != 1 {
         let msg = if chosen.is_empty() {
-            "a step needs one of get, post, put, patch, delete, head, options, ws, think, loop or once"
+            "a step needs one of get, post, put, patch, delete, head, options, ws, grpc, think, loop or once"
         } else {
             "a step sends one request: give only one of get, post, put, patch, delete, head, options"
         };
@@ -262,7 +265,7 @@ fn request_step(
 
 /// A request's URL, a path on the target or an absolute URL, and the credentials it is sent
 /// with: those written in an absolute URL, else the target's.
-fn request_url(
+pub(super) fn request_url(
     url: String,
     url_field: &str,
     target_auth: Option<&Credentials>,
@@ -367,7 +370,15 @@ fn regex_capture(
 }
 
 /// `check:`, in the order the engine runs them: status first.
-fn checks(c: RawCheck, cfield: &str, ctx: &Ctx) -> Result<Vec<Check>, ScenarioError> {
+pub(super) fn checks(c: RawCheck, cfield: &str, ctx: &Ctx) -> Result<Vec<Check>, ScenarioError> {
+    if c.grpc_status.is_some() {
+        return Err(ctx
+            .err(
+                &format!("{cfield}.grpc_status"),
+                "`grpc_status` only applies to `grpc:` steps",
+            )
+            .with_hint("check an HTTP answer with `status:`, e.g. `check: { status: 200 }`"));
+    }
     let mut checks = Vec::new();
     match c.status {
         Some(StatusSpec::One(s)) => checks.push(Check::Status(vec![s])),
