@@ -14,7 +14,8 @@ what it did, and has the fault flags the tests need.
 
 Serves gRPC on 127.0.0.1:PORT (0 = any free port) and `GET /counts` (plain HTTP, JSON) on
 127.0.0.1:P (default any free port): calls per method and final status name, messages
-received and sent per method (the Permits methods; reflection calls are not counted). Prints
+received and sent per method (the Permits methods; reflection calls are not counted).
+Reflection answers as grpc.reflection.v1alpha and as v1 (same servicer). Prints
 `listening GRPC_PORT COUNTS_PORT` when ready.
 """
 
@@ -87,6 +88,12 @@ class Failed(Exception):
         self.message = message
 
 
+def ended_early(context):
+    """How a call the client left ended: at its deadline, or cancelled."""
+    left = context.time_remaining()
+    return "DEADLINE_EXCEEDED" if left is not None and left <= 0 else "CANCELLED"
+
+
 def make_servicer(pb, pb_grpc, args, counts):
     def delay(context):
         """Sleeps --delay-ms, or until the deadline when that comes first."""
@@ -107,6 +114,10 @@ def make_servicer(pb, pb_grpc, args, counts):
             except Failed as f:
                 counts.call(method, f.code.name)
                 context.abort(f.code, f.message)
+            if not context.is_active():
+                # The client went away (reset, or its deadline) while the call was working.
+                counts.call(method, ended_early(context))
+                return answer
             counts.add(counts.sent, method)
             counts.call(method, "OK")
             return answer
@@ -148,6 +159,12 @@ def make_servicer(pb, pb_grpc, args, counts):
                     status = "UNAVAILABLE"
                     context.abort(grpc.StatusCode.UNAVAILABLE, "stream stopped")
                 wait = start + (seq - 1) * every - time.monotonic()
+                left = context.time_remaining()
+                if left is not None and wait > left:
+                    # The next event would come after the deadline: end there.
+                    time.sleep(max(left, 0))
+                    status = "DEADLINE_EXCEEDED"
+                    context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded")
                 if wait > 0:
                     time.sleep(wait)
                 if not context.is_active():
@@ -157,9 +174,8 @@ def make_servicer(pb, pb_grpc, args, counts):
                 counts.add(counts.sent, "Watch")
             status = "OK"
         finally:
-            if status == "CANCELLED" and context.time_remaining() is not None \
-                    and context.time_remaining() <= 0:
-                status = "DEADLINE_EXCEEDED"
+            if status == "CANCELLED":
+                status = ended_early(context)
             counts.call("Watch", status)
 
     servicer = type("Permits", (pb_grpc.PermitsServicer,), {
@@ -168,6 +184,22 @@ def make_servicer(pb, pb_grpc, args, counts):
         "Watch": watch,
     })
     return servicer()
+
+
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def add_reflection_v1(server, names):
+    """grpcio-reflection has only v1alpha; v1 has the same messages on the wire, so the same
+    servicer also answers under the v1 name (as grpc's C++ and Go servers serve both)."""
+    from grpc_reflection.v1alpha import reflection_pb2 as rpb
+    servicer = reflection.ReflectionServicer(names)
+    handler = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=rpb.ServerReflectionRequest.FromString,
+        response_serializer=rpb.ServerReflectionResponse.SerializeToString)
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": handler}),))
 
 
 def serve_counts(counts, port):
@@ -203,8 +235,10 @@ def main():
     counts = Counts()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
     pb_grpc.add_PermitsServicer_to_server(make_servicer(pb, pb_grpc, args, counts), server)
-    names = (pb.DESCRIPTOR.services_by_name["Permits"].full_name, reflection.SERVICE_NAME)
+    names = (pb.DESCRIPTOR.services_by_name["Permits"].full_name, REFLECTION_V1,
+             reflection.SERVICE_NAME)
     reflection.enable_server_reflection(names, server)
+    add_reflection_v1(server, names)
     port = server.add_insecure_port(f"127.0.0.1:{args.port}")
     server.start()
     counts_port = serve_counts(counts, args.counts_port)

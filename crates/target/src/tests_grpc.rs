@@ -1,6 +1,7 @@
 //! End-to-end tests of the gRPC service over real loopback sockets, with the `h2` crate as
 //! the client (another HTTP/2 implementation than the server's hyper), checking statuses,
-//! decoded messages, deadlines, reflection and the counts in `/metrics`.
+//! decoded messages, deadlines, reflection and the counts in `/metrics`. Multi-threaded, so
+//! the clients' connections close while the target shuts down (no 2 s grace to wait).
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -125,7 +126,7 @@ async fn call(addr: SocketAddr, path: &str, message: &impl Message) -> Reply {
 
 async fn metrics(addr: SocketAddr) -> String {
     let mut client = connect(addr).await.ready().await.expect("ready");
-    let req = hyper::Request::get(format!("http://127.0.0.1/metrics"))
+    let req = hyper::Request::get("http://127.0.0.1/metrics")
         .body(())
         .expect("request");
     let (resp, _) = client.send_request(req, true).expect("send");
@@ -143,7 +144,7 @@ const CREATE: &str = "/permits.v1.Permits/Create";
 const GET: &str = "/permits.v1.Permits/Get";
 const WATCH: &str = "/permits.v1.Permits/Watch";
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unary_calls_statuses_and_metrics() {
     let t = start(TargetConfig::default());
     let a = t.addr;
@@ -216,7 +217,7 @@ async fn unary_calls_statuses_and_metrics() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_streams_events_then_ok() {
     let t = start(TargetConfig::default());
     let started = Instant::now();
@@ -278,7 +279,7 @@ async fn watch_streams_events_then_ok() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grpc_timeout_ends_calls_deadline_exceeded() {
     let t = start(TargetConfig {
         service_time: Duration::from_millis(300),
@@ -348,7 +349,7 @@ fn file_services(answer: MessageResponse) -> (String, Vec<String>) {
     (file.package().to_string(), services)
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reflection_lists_services_and_answers_files() {
     let t = start(TargetConfig::default());
     let path = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo";
@@ -399,7 +400,7 @@ async fn reflection_lists_services_and_answers_files() {
 
 /// A client that waits for each answer before its next request (as grpcurl does) is
 /// answered as it goes (v1alpha).
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reflection_answers_each_request_as_it_arrives() {
     let t = start(TargetConfig::default());
     let mut client = connect(t.addr).await.ready().await.expect("ready");
@@ -447,4 +448,46 @@ async fn reflection_answers_each_request_as_it_arrives() {
     assert!(body.data().await.is_none());
     let trailers = body.trailers().await.expect("trailers").expect("some");
     assert_eq!(grpc_status(&trailers).map(|s| s.0), Some(0));
+}
+
+/// A client that resets a stream mid-way is counted CANCELLED, and the stream stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_stream_is_counted_cancelled() {
+    let t = start(TargetConfig::default());
+    let mut client = connect(t.addr).await.ready().await.expect("ready");
+    let (resp, mut send) = client
+        .send_request(request(WATCH, None), false)
+        .expect("send");
+    let watch = WatchRequest {
+        id: "p".into(),
+        events: 1000,
+        every_ms: 10,
+    };
+    send.send_data(framed(&watch), true).expect("data");
+    let mut body = resp.await.expect("response").into_body();
+    let first = body.data().await.expect("a message").expect("data");
+    assert!(first.len() > 5);
+    send.send_reset(h2::Reason::CANCEL);
+    drop((body, send));
+    let counted = "loadlab_target_grpc_calls_total{method=\"/permits.v1.Permits/Watch\",code=\"CANCELLED\"} 1\n";
+    let mut text = String::new();
+    for _ in 0..100 {
+        text = metrics(t.addr).await;
+        if text.contains(counted) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(text.contains(counted), "{text}");
+    // The stream stopped: far fewer than the 1000 events were sent.
+    let sent = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(
+                "loadlab_target_grpc_messages_sent_total{method=\"/permits.v1.Permits/Watch\"} ",
+            )
+        })
+        .and_then(|n| n.parse::<u64>().ok())
+        .expect("sent count");
+    assert!((1..50).contains(&sent), "{sent}");
 }

@@ -89,7 +89,8 @@ pub async fn handle(state: &AppState, req: Request<Incoming>) -> Response<Body> 
         .get("grpc-timeout")
         .and_then(|v| wire::parse_timeout(v.as_bytes()))
         .map(|d| Instant::now() + d);
-    let counters = &state.grpc.counters;
+    // Counted once however the call ends, also when the client resets it mid-way.
+    let mut end = CallEnd::new(state.grpc.counters.clone(), method, deadline);
     match method {
         Method::Other => {
             let status = Status::new(
@@ -100,14 +101,11 @@ pub async fn handle(state: &AppState, req: Request<Incoming>) -> Response<Body> 
                     req.uri().path()
                 ),
             );
-            trailers_only(counters, method, status)
+            trailers_only(&mut end, &status)
         }
-        Method::ReflectionV1 | Method::ReflectionV1Alpha => reflection::serve(
-            counters.clone(),
-            state.grpc.reflection.clone(),
-            method,
-            req.into_body(),
-        ),
+        Method::ReflectionV1 | Method::ReflectionV1Alpha => {
+            reflection::serve(end, state.grpc.reflection.clone(), req.into_body())
+        }
         Method::Create | Method::Get | Method::Watch => {
             let work = permits::call(state, method, req.into_body());
             let answer = match deadline {
@@ -121,18 +119,13 @@ pub async fn handle(state: &AppState, req: Request<Incoming>) -> Response<Body> 
             };
             match answer {
                 Ok(permits::Answer::One(message)) => {
-                    counters.sent(method, 1);
-                    counters.call(method, Code::Ok);
-                    let frames = [
-                        Frame::data(message),
-                        Frame::trailers(trailers(&Status::ok())),
-                    ];
+                    let frames = [end.send(message), end.finish(&Status::ok())];
                     streaming(stream::iter(frames.map(Ok)).boxed())
                 }
                 Ok(permits::Answer::Watch(watch)) => {
-                    streaming(permits::watch_stream(counters.clone(), watch, deadline))
+                    streaming(permits::watch_stream(end, watch, deadline))
                 }
-                Err(status) => trailers_only(counters, method, status),
+                Err(status) => trailers_only(&mut end, &status),
             }
         }
     }
@@ -185,27 +178,31 @@ fn streaming(frames: BoxStream<'static, Result<Frame<Bytes>, Infallible>>) -> Re
 }
 
 /// A call that fails before any message: the status in the headers, no body.
-fn trailers_only(counters: &GrpcCounters, method: Method, status: Status) -> Response<Body> {
-    counters.call(method, status.code);
+fn trailers_only(end: &mut CallEnd, status: &Status) -> Response<Body> {
+    end.ended = true;
+    end.counters.call(end.method, status.code);
     let mut resp = Response::new(Either::Left(Full::new(Bytes::new())));
     resp.headers_mut().insert(CONTENT_TYPE, GRPC);
-    put_status(resp.headers_mut(), &status);
+    put_status(resp.headers_mut(), status);
     resp
 }
 
-/// Counts a streaming call's end once: with the status it finished with, or CANCELLED when
-/// its body is dropped before (the client reset the stream or went away).
+/// Counts a call's end once: with the status it finished with, or, when it is dropped before
+/// (the client reset the stream or went away), DEADLINE_EXCEEDED if its deadline has passed
+/// (the client's timer fired first) and CANCELLED otherwise.
 struct CallEnd {
     counters: Arc<GrpcCounters>,
     method: Method,
+    deadline: Option<Instant>,
     ended: bool,
 }
 
 impl CallEnd {
-    fn new(counters: Arc<GrpcCounters>, method: Method) -> Self {
+    fn new(counters: Arc<GrpcCounters>, method: Method, deadline: Option<Instant>) -> Self {
         CallEnd {
             counters,
             method,
+            deadline,
             ended: false,
         }
     }
@@ -229,7 +226,11 @@ impl CallEnd {
 impl Drop for CallEnd {
     fn drop(&mut self) {
         if !self.ended {
-            self.counters.call(self.method, Code::Cancelled);
+            let code = match self.deadline {
+                Some(at) if Instant::now() >= at => Code::DeadlineExceeded,
+                _ => Code::Cancelled,
+            };
+            self.counters.call(self.method, code);
         }
     }
 }

@@ -3,7 +3,6 @@
 //! one every `every_ms`, the first at once).
 
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -11,7 +10,7 @@ use futures_util::stream::{self, BoxStream, StreamExt};
 use hyper::body::{Frame, Incoming};
 use tokio::time::Instant;
 
-use super::counters::{GrpcCounters, Method};
+use super::counters::Method;
 use super::messages::{CreateRequest, GetRequest, Permit, PermitEvent, PermitStatus, WatchRequest};
 use super::wire::{self, Code, Status};
 use super::CallEnd;
@@ -184,12 +183,12 @@ struct WatchState {
 /// The events of a `Watch`, then OK; DEADLINE_EXCEEDED when the next event would come after
 /// the call's deadline.
 pub fn watch_stream(
-    counters: Arc<GrpcCounters>,
+    end: CallEnd,
     watch: Watch,
     deadline: Option<Instant>,
 ) -> BoxStream<'static, Result<Frame<Bytes>, std::convert::Infallible>> {
     let state = WatchState {
-        end: CallEnd::new(counters, Method::Watch),
+        end,
         watch,
         sent: 0,
         start: Instant::now(),

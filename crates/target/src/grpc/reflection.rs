@@ -18,7 +18,6 @@ use hyper::body::{Frame, Incoming};
 use prost::Message;
 use protox::prost_reflect::prost_types::{DescriptorProto, EnumDescriptorProto};
 
-use super::counters::{GrpcCounters, Method};
 use super::reflection_messages::{
     ErrorResponse, ExtensionNumberResponse, FileDescriptorResponse, ListServiceResponse,
     MessageRequest, MessageResponse, ServerReflectionRequest, ServerReflectionResponse,
@@ -192,14 +191,9 @@ struct CallState {
 }
 
 /// Answers each request message as it arrives, then OK when the client half-closes.
-pub fn serve(
-    counters: Arc<GrpcCounters>,
-    descriptor: Arc<Descriptor>,
-    method: Method,
-    body: Incoming,
-) -> hyper::Response<Body> {
+pub fn serve(end: CallEnd, descriptor: Arc<Descriptor>, body: Incoming) -> hyper::Response<Body> {
     let state = CallState {
-        end: CallEnd::new(counters, method),
+        end,
         descriptor,
         body,
         buf: BytesMut::new(),

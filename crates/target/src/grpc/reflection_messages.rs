@@ -41,6 +41,8 @@ pub struct ServerReflectionResponse {
     pub message_response: Option<MessageResponse>,
 }
 
+/// Named as in reflection.proto's oneof.
+#[allow(clippy::enum_variant_names)]
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum MessageResponse {
     #[prost(message, tag = "4")]
