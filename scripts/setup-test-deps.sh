@@ -3,8 +3,8 @@
 # statsmodels, kneed) the statistics are checked against, Apache Otava (in a virtual
 # environment of its own) for the change points, junitparser for the --junit reports, and
 # moto[server], the S3-compatible
-# server tests/distributed.rs starts on loopback (python3 -m moto.server), and websockets for
-# the WebSocket server of tests/websocket.rs. Installs them
+# server tests/distributed.rs starts on loopback (python3 -m moto.server), websockets for
+# the WebSocket server of tests/websocket.rs, and grpcio for the gRPC server of the gRPC tests. Installs them
 # (idempotently: only what is missing or at another version), regenerates the fixtures of
 # crates/analysis/tests/fixtures with scripts/stats_reference.py into a scratch directory, and
 # fails if they differ from the committed ones beyond a stated tolerance (the Rust tests then
@@ -56,6 +56,13 @@ fi
 WS=scripts/requirements-ws.txt
 pinned "$PY" "$WS" || install "$PY" "$WS"
 "$PY" -c "import websockets" && echo "setup-test-deps: websockets available"
+
+# grpcio (+ reflection, + tools for protoc), the gRPC server (scripts/grpc_server.py) the gRPC
+# tests check counts against.
+GRPC=scripts/requirements-grpc.txt
+pinned "$PY" "$GRPC" || install "$PY" "$GRPC"
+"$PY" -c "import grpc, grpc_reflection.v1alpha.reflection, grpc_tools.protoc" \
+    && echo "setup-test-deps: grpcio available"
 
 # Regenerated into a scratch directory and compared numerically: the last bits of a float
 # depend on the machine (vector unit, BLAS kernel), so a byte-exact diff failed on every

@@ -3,9 +3,11 @@
 //! ```text
 //! cargo run --release -p loadlab-target --example serve -- [ADDR] [--threads N]
 //!     [--workers N] [--service-ms MS] [--dist fixed|exp] [--queue-limit N] [--error-rate P]
+//!     [--tls]
 //! ```
 //!
-//! ADDR defaults to 127.0.0.1:8080. Stops on Ctrl-C or SIGTERM.
+//! ADDR defaults to 127.0.0.1:8080; `--tls` serves HTTPS with a self-signed certificate.
+//! Stops on Ctrl-C or SIGTERM.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -29,6 +31,7 @@ fn parse_args() -> Result<TargetConfig, String> {
             "--queue-limit" => {
                 config.queue_limit = Some(value(&arg)?.parse().map_err(|e| bad(&arg, &e))?)
             }
+            "--tls" => config.tls = Some(loadlab_target::TargetTls::SelfSigned),
             "--error-rate" => {
                 config.error_rate = value(&arg)?.parse().map_err(|e| bad(&arg, &e))?
             }

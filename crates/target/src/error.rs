@@ -25,6 +25,9 @@ pub enum TargetError {
     /// The TLS certificate or key could not be made or read.
     #[error("TLS: {0}")]
     Tls(String),
+    /// The gRPC service's embedded .proto file did not compile (a bug of the build).
+    #[error("gRPC: {0}")]
+    Proto(String),
 }
 
 /// Turns the OS error of a failed bind into advice.

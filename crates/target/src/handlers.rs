@@ -7,16 +7,18 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Either, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::header::{AUTHORIZATION, CONTENT_LENGTH};
-use hyper::{Request, StatusCode};
+use hyper::{Request, Response, StatusCode};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::auth::{self, TokenKey};
 use crate::capacity::{Capacity, Refusal};
 use crate::config::TargetConfig;
+use crate::error::TargetError;
+use crate::grpc::{Body, GrpcState};
 use crate::metrics::{self, TargetMetrics};
 use crate::response::{self, Resp};
 use crate::routes::{self, Route, RouteError};
@@ -37,25 +39,35 @@ pub struct AppState {
     pub metrics: TargetMetrics,
     /// What the WebSocket endpoints did.
     pub ws: Arc<crate::ws::WsCounters>,
+    /// The gRPC service's state and counts.
+    pub grpc: GrpcState,
 }
 
 impl AppState {
-    pub fn new(config: &TargetConfig) -> Self {
-        AppState {
+    pub fn new(config: &TargetConfig) -> Result<Self, TargetError> {
+        Ok(AppState {
             capacity: Capacity::new(config),
             tokens: TokenKey::new(),
             store: Store::default(),
             metrics: TargetMetrics::default(),
             ws: Arc::default(),
-        }
+            grpc: GrpcState::new()?,
+        })
     }
 }
 
-/// Entry point for hyper's `service_fn`: counts every request by route and status, and
-/// tells clients on `/api/*` how long the target spent (`Server-Timing: app;dur=...`).
-pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Result<Resp, Infallible> {
+/// Entry point for hyper's `service_fn`: gRPC calls go to `grpc`, WebSocket upgrades to
+/// `ws`; other requests are counted by route and status, and clients on `/api/*` are told
+/// how long the target spent (`Server-Timing: app;dur=...`).
+pub async fn handle(
+    state: Arc<AppState>,
+    req: Request<Incoming>,
+) -> Result<Response<Body>, Infallible> {
+    if crate::grpc::is_grpc(&req) {
+        return Ok(crate::grpc::handle(&state, req).await);
+    }
     if let Some(endpoint) = crate::ws::Endpoint::of(req.uri().path()) {
-        return Ok(crate::ws::accept(state.ws.clone(), endpoint, req));
+        return Ok(crate::ws::accept(state.ws.clone(), endpoint, req).map(Either::Left));
     }
     let start = Instant::now();
     let route = routes::resolve(req.method(), req.uri().path());
@@ -71,7 +83,7 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Result<Resp
     state
         .metrics
         .record(metrics::route_index(route), resp.status().as_u16(), spent);
-    Ok(resp)
+    Ok(resp.map(Either::Left))
 }
 
 async fn dispatch(
@@ -90,6 +102,7 @@ async fn dispatch(
         Route::Metrics => {
             let mut text = state.metrics.render(state.capacity.waiting());
             state.ws.render(&mut text);
+            state.grpc.counters.render(&mut text);
             return response::prometheus_text(text);
         }
         Route::Health => return response::raw_json(StatusCode::OK, Bytes::from_static(HEALTH_OK)),

@@ -17,6 +17,13 @@
 //! WebSocket endpoints (`/ws/echo`, `/ws/subscribe`: see `ws`) count their sessions and
 //! messages in `/metrics`; `tokio-tungstenite` runs them on hyper's upgraded connections.
 //!
+//! gRPC (`permits.v1.Permits` of examples/proto/permits.proto, and server reflection) is
+//! served on the same port over HTTP/2, without tonic: `prost` (derive) for the messages,
+//! which are few and fixed, and the 5-byte framing and trailers by hand on hyper's bodies
+//! (`grpc`), so the target adds no second HTTP/2 server; `protox` compiles the embedded
+//! .proto at start for reflection, with no `protoc` to install. Calls, statuses and
+//! messages are counted in `/metrics`.
+//!
 //! It speaks HTTP/1.1 and HTTP/2 on the same port: h2c with prior knowledge over plain TCP
 //! (hyper-util's `auto` server tells them apart by the connection preface), and, with TLS
 //! (`TargetConfig::tls`: a given certificate or a self-signed one made at start), whatever
@@ -45,6 +52,7 @@ mod auth;
 mod capacity;
 mod config;
 mod error;
+mod grpc;
 mod handlers;
 mod metrics;
 mod response;
@@ -66,3 +74,5 @@ pub use tls::TargetTls;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_grpc;

@@ -50,6 +50,7 @@ pub const ENDPOINTS: &[&str] = &[
     "POST /api/reservations",
     "GET /api/patients/{id}",
     "WebSocket /ws/echo, /ws/subscribe?every_ms=100 (outside the capacity model)",
+    "gRPC permits.v1.Permits/Create, Get, Watch and server reflection (HTTP/2)",
 ];
 
 /// Why no endpoint matched.

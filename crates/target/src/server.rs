@@ -169,7 +169,7 @@ struct Bound {
 /// reported to the caller before anything is served.
 fn bind_target(config: &TargetConfig) -> Result<Bound, TargetError> {
     config.validate()?;
-    let state = Arc::new(AppState::new(config));
+    let state = Arc::new(AppState::new(config)?);
     let runtime = build_runtime(config.threads, &state)?;
     let listener = bind(config.listen, config.reuse_port)?;
     let addr = local_addr(&listener, config.listen)?;
