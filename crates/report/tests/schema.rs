@@ -173,6 +173,23 @@ fn broken_documents_fail() {
         .remove("saturated");
     cases.push(("missing nested key", doc));
 
+    let grpc = |status: &str| {
+        json!({
+            "status_codes": {status: 3},
+            "messages_sent": 3,
+            "messages_received": 3,
+            "message_bytes_sent": 30,
+            "message_bytes_received": 30,
+            "first_message_ms": good["steps"][0]["latency_ms"].clone(),
+        })
+    };
+    let mut doc = good.clone();
+    doc["steps"][0]["grpc"] = grpc("FINE");
+    cases.push(("unknown gRPC status", doc));
+    let mut ok = good.clone();
+    ok["steps"][0]["grpc"] = grpc("DEADLINE_EXCEEDED");
+    assert_eq!(errors(&v, &ok), Vec::<String>::new());
+
     for (what, doc) in cases {
         assert!(!v.is_valid(&doc), "{what}: accepted");
     }
@@ -466,6 +483,12 @@ fn recorder_built_result_validates() {
         assert!(text.contains(kind.hint()), "{kind}");
         assert!(text.contains(&format!("e.g. example {kind}")), "{kind}");
     }
+    // And the report's errors table lists every kind (41 with gRPC's), and the protocols.
+    let md = loadlab_report::render_markdown(&loadlab_report::run_report(&result, None), "c").text;
+    for kind in ErrorKind::ALL {
+        assert!(md.contains(&format!("| `{kind}` |")), "{kind}");
+    }
+    assert!(md.contains("| `a` | 521 | OK 1, UNAVAILABLE 1 | 2 (40 B) | 3 (90 B) |"));
 }
 
 /// `docs/schema/study.v1.json` describes study.json as serde writes it: a study with
