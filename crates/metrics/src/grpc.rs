@@ -4,6 +4,7 @@
 //! `run.json` beside the step.
 
 use crate::error_kind::ErrorKind;
+use crate::result::LatencySummary;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -199,10 +200,14 @@ pub struct GrpcResult {
     pub messages_received: u64,
     pub message_bytes_sent: u64,
     pub message_bytes_received: u64,
+    /// Server-streaming calls: from the call's start to its first response message (empty,
+    /// count 0, for a unary step).
+    #[serde(default)]
+    pub first_message_ms: LatencySummary,
 }
 
 impl GrpcResult {
-    pub fn of(c: &GrpcCounts) -> Self {
+    pub fn of(c: &GrpcCounts, first_message: LatencySummary) -> Self {
         Self {
             status_codes: c
                 .statuses
@@ -213,7 +218,13 @@ impl GrpcResult {
             messages_received: c.messages_received,
             message_bytes_sent: c.bytes_sent,
             message_bytes_received: c.bytes_received,
+            first_message_ms: first_message,
         }
+    }
+
+    /// Calls that ended with a status, whatever it was.
+    pub fn calls(&self) -> u64 {
+        self.status_codes.values().sum()
     }
 }
 
@@ -265,7 +276,9 @@ mod tests {
         assert_eq!(sum.messages_sent, 8);
         let back: GrpcCounts = GrpcLine::from(&sum).into();
         assert_eq!(back, sum);
-        let result = GrpcResult::of(&sum);
+        let result = GrpcResult::of(&sum, LatencySummary::default());
         assert_eq!(result.status_codes["UNAVAILABLE"], 2);
+        assert_eq!(result.status_codes["OK"], 6);
+        assert_eq!(result.calls(), 8);
     }
 }

@@ -375,6 +375,9 @@ pub struct StepResult {
     /// A WebSocket step's messages, close codes and session durations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ws: Option<crate::WsResult>,
+    /// A gRPC step's calls by status, messages each way and first-message times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<crate::GrpcResult>,
 }
 
 /// One `check:` of a step and its failures.
@@ -559,6 +562,9 @@ pub struct Histograms {
     /// WebSocket session durations (WebSocket steps only).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub session: String,
+    /// gRPC server streams: call start to first message (gRPC steps only).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub first_message: String,
 }
 
 impl Histograms {

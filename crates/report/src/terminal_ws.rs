@@ -1,31 +1,25 @@
 //! The WebSocket lines of the terminal summary: per session step, its sessions, messages
 //! and bytes each way, session duration and close codes.
 
-use crate::format::{format_bytes, format_ms};
+use crate::format::format_ms;
+use crate::protocol_values::{messages_each_way, ws_close_codes, ws_steps};
 use crate::terminal_lines::kv;
 use loadlab_metrics::result::RunResult;
 use std::io::{self, Write};
 
 /// One line per WebSocket step (none when the run has no session).
 pub(crate) fn sessions(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
-    for s in &r.steps {
-        let Some(ws) = &s.ws else { continue };
-        let closes = ws
-            .close_codes
-            .iter()
-            .map(|(code, n)| format!("{code}={n}"))
-            .collect::<Vec<_>>()
-            .join(" ");
+    for (s, ws) in ws_steps(&r.steps) {
         let line = format!(
-            "{}: {} sessions (p50 {}), {} messages sent ({}), {} received ({}), closed {}",
+            "{}: {} sessions (p50 {}), {}, closed {}",
             s.name,
             s.requests,
             format_ms(ws.session_ms.p50),
-            ws.messages_sent,
-            format_bytes(ws.message_bytes_sent as f64),
-            ws.messages_received,
-            format_bytes(ws.message_bytes_received as f64),
-            if closes.is_empty() { "-" } else { &closes },
+            messages_each_way(
+                (ws.messages_sent, ws.message_bytes_sent),
+                (ws.messages_received, ws.message_bytes_received)
+            ),
+            ws_close_codes(ws),
         );
         kv(out, "websocket", &line)?;
     }

@@ -173,6 +173,23 @@ fn broken_documents_fail() {
         .remove("saturated");
     cases.push(("missing nested key", doc));
 
+    let grpc = |status: &str| {
+        json!({
+            "status_codes": {status: 3},
+            "messages_sent": 3,
+            "messages_received": 3,
+            "message_bytes_sent": 30,
+            "message_bytes_received": 30,
+            "first_message_ms": good["steps"][0]["latency_ms"].clone(),
+        })
+    };
+    let mut doc = good.clone();
+    doc["steps"][0]["grpc"] = grpc("FINE");
+    cases.push(("unknown gRPC status", doc));
+    let mut ok = good.clone();
+    ok["steps"][0]["grpc"] = grpc("DEADLINE_EXCEEDED");
+    assert_eq!(errors(&v, &ok), Vec::<String>::new());
+
     for (what, doc) in cases {
         assert!(!v.is_valid(&doc), "{what}: accepted");
     }
@@ -233,6 +250,27 @@ fn recorded_traffic() -> loadlab_metrics::Recorder {
     rec.connections_opened(0, loadlab_metrics::Protocol::H2c, 4);
     rec.connections_opened(1, loadlab_metrics::Protocol::Http1, 2);
     rec.delayed_by_stream_limit();
+    // Step a also made gRPC calls (a server stream, then a unary call that failed) and step b
+    // held a WebSocket session: both protocols' figures are in the schema.
+    let mut grpc = loadlab_metrics::GrpcCounts {
+        messages_sent: 2,
+        messages_received: 3,
+        bytes_sent: 40,
+        bytes_received: 90,
+        ..Default::default()
+    };
+    grpc.add_status(0, 1);
+    grpc.add_status(14, 1);
+    rec.record_grpc(0, &grpc, Some(700));
+    let mut ws = loadlab_metrics::WsCounts {
+        messages_sent: 4,
+        messages_received: 4,
+        bytes_sent: 40,
+        bytes_received: 40,
+        ..Default::default()
+    };
+    ws.add_close(1000, 1);
+    rec.record_ws(1, &ws, Some(50_000));
     rec
 }
 
@@ -412,6 +450,18 @@ fn recorder_built_result_validates() {
         .iter()
         .any(|f| f.kind == loadlab_metrics::resources::FindingKind::HostContended));
     assert_eq!(result.requests.delayed_by_stream_limit, 1);
+    let grpc = result.steps[0]
+        .grpc
+        .as_ref()
+        .expect("step a made gRPC calls");
+    assert_eq!(grpc.status_codes["OK"], 1);
+    assert_eq!(grpc.status_codes["UNAVAILABLE"], 1);
+    assert_eq!(
+        (grpc.messages_received, grpc.first_message_ms.count),
+        (3, 1)
+    );
+    assert!(!result.steps[0].histograms.first_message.is_empty());
+    assert!(result.steps[1].ws.is_some() && result.steps[1].grpc.is_none());
     assert_eq!(result.origins.len(), 2);
     assert_eq!(
         result.origins[0].protocol,
@@ -433,6 +483,12 @@ fn recorder_built_result_validates() {
         assert!(text.contains(kind.hint()), "{kind}");
         assert!(text.contains(&format!("e.g. example {kind}")), "{kind}");
     }
+    // And the report's errors table lists every kind (41 with gRPC's), and the protocols.
+    let md = loadlab_report::render_markdown(&loadlab_report::run_report(&result, None), "c").text;
+    for kind in ErrorKind::ALL {
+        assert!(md.contains(&format!("| `{kind}` |")), "{kind}");
+    }
+    assert!(md.contains("| `a` | 521 | OK 1, UNAVAILABLE 1 | 2 (40 B) | 3 (90 B) |"));
 }
 
 /// `docs/schema/study.v1.json` describes study.json as serde writes it: a study with

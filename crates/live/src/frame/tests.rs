@@ -86,3 +86,25 @@ fn a_frame_has_exact_percentiles_per_step_and_together() {
     let back: LiveFrame = serde_json::from_str(&json).unwrap();
     assert_eq!(back, second);
 }
+
+#[test]
+fn every_error_kind_reaches_the_frame_by_name() {
+    // 41 kinds since gRPC: the last ones (grpc_*) are named like the first.
+    let steps = vec![("call".to_string(), None)];
+    let mut builder = FrameBuilder::from_parts("run", steps, None, 0.0);
+    let mut i = interval(0, 0.0, &[&[10]]);
+    for kind in ErrorKind::ALL {
+        i.delta.steps[0].errors[kind.index()] = 1 + kind.index() as u64;
+    }
+    let frame = builder.frame(&i);
+    assert_eq!(frame.errors.len(), ErrorKind::ALL.len());
+    assert_eq!(frame.errors.get("timeout"), Some(&1));
+    assert_eq!(
+        frame.steps[0].errors.get("grpc_unavailable"),
+        Some(&(1 + ErrorKind::GrpcUnavailable.index() as u64))
+    );
+    assert_eq!(
+        frame.errors.get("grpc_unauthenticated"),
+        Some(&(ErrorKind::ALL.len() as u64))
+    );
+}

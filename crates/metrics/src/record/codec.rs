@@ -47,9 +47,10 @@ enum Series {
     Server,
     Phase(Phase),
     Session,
+    FirstMessage,
 }
 
-const SERIES: [(Series, &str); 9] = [
+const SERIES: [(Series, &str); 10] = [
     (Series::Latency, "latency"),
     (Series::Service, "service_time"),
     (Series::Lag, "lag"),
@@ -59,6 +60,7 @@ const SERIES: [(Series, &str); 9] = [
     (Series::Phase(Phase::Waiting), "waiting"),
     (Series::Phase(Phase::Receiving), "receiving"),
     (Series::Session, "session"),
+    (Series::FirstMessage, "first_message"),
 ];
 
 const SCHEDULER_LAG_TAG: &str = "scheduler_lag";
@@ -73,6 +75,7 @@ fn series_of(step: &StepDelta, s: Series) -> &LazyHistogram {
         Series::Server => &step.server,
         Series::Phase(p) => step.phases.get(p),
         Series::Session => &step.session,
+        Series::FirstMessage => &step.first_message,
     }
 }
 
@@ -84,6 +87,7 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
         Series::Server => &mut step.server,
         Series::Phase(p) => step.phases.get_mut(p),
         Series::Session => &mut step.session,
+        Series::FirstMessage => &mut step.first_message,
     }
 }
 
@@ -91,7 +95,7 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
 pub fn hlog_header(start_unix_s: f64, legend: &[String]) -> String {
     let mut out = String::new();
     out.push_str("#loadlab run record: per-interval histograms, values in microseconds\n");
-    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving, session (WebSocket sessions); Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler; Tag=generator_pause: the pause probe's lateness\n");
+    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving, session (WebSocket sessions), first_message (gRPC server streams: call start to first message); Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler; Tag=generator_pause: the pause probe's lateness\n");
     for line in legend {
         out.push('#');
         out.push_str(line);
@@ -257,6 +261,9 @@ struct StepCounters {
     /// WebSocket messages, their bytes and close codes (WebSocket steps only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ws: Option<crate::ws::WsLine>,
+    /// gRPC calls by status, messages and their bytes (gRPC steps only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    grpc: Option<crate::grpc::GrpcLine>,
 }
 
 /// `counters.jsonl`: one line per interval.
@@ -338,6 +345,7 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
                 })
                 .collect(),
             ws: (!s.ws.is_empty()).then(|| crate::ws::WsLine::from(&s.ws)),
+            grpc: (!s.grpc.is_empty()).then(|| crate::grpc::GrpcLine::from(&s.grpc)),
         })
         .collect();
     let line = CountersLine {
@@ -399,6 +407,7 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
                 bytes_sent: s.tx,
                 bytes_received: s.rx,
                 ws: s.ws.map(Into::into).unwrap_or_default(),
+                grpc: s.grpc.map(Into::into).unwrap_or_default(),
                 ..StepDelta::default()
             };
             for (kind, n) in s.errors {

@@ -134,6 +134,19 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                         };
                         ws.add_close(if o.error.is_some() { 1006 } else { 1000 }, 1);
                         r.record_ws(1, &ws, Some(o.service_us / 2 + 1));
+                    } else {
+                        // Step 0 is also a gRPC call (a server stream every third one).
+                        let mut grpc = crate::GrpcCounts {
+                            messages_sent: 1,
+                            messages_received: o.service_us % 5,
+                            bytes_sent: o.service_us % 300,
+                            bytes_received: o.service_us % 500,
+                            ..Default::default()
+                        };
+                        let code = if o.error.is_some() { 14 } else { 0 };
+                        grpc.add_status(code, 1);
+                        let first = (o.service_us % 3 == 0).then_some(o.service_us / 3 + 1);
+                        r.record_grpc(0, &grpc, first);
                     }
                     r.record_scheduler_lag(o.lag_us.unwrap_or(0));
                     r.iteration_completed(o.latency_us + 250);
@@ -193,6 +206,7 @@ fn comparable(d: &IntervalDelta) -> String {
             exemplars: Default::default(),
             phases: Default::default(),
             session: Default::default(),
+            first_message: Default::default(),
             ..s.clone()
         };
         let exemplars: Vec<(u64, u128)> = exemplars
@@ -201,12 +215,13 @@ fn comparable(d: &IntervalDelta) -> String {
             .collect();
         out += &format!("{exemplars:?}\n");
         out += &format!(
-            "{counters:?} {} {} {} {} {}\n",
+            "{counters:?} {} {} {} {} {} {}\n",
             enc(&s.latency),
             enc(&s.service),
             enc(&s.lag),
             enc(&s.server),
-            enc(&s.session)
+            enc(&s.session),
+            enc(&s.first_message)
         );
         for phase in crate::Phase::ALL {
             out += &format!("{} {}\n", phase.as_str(), enc(s.phases.get(phase)));
@@ -379,6 +394,22 @@ fn merged_segments_equal_the_whole() {
     assert!(ws.messages_sent > 0 && ws.close_codes["1000"] > 0 && ws.close_codes["1006"] > 0);
     assert!(ws.session_ms.count > 0 && !merged.steps[1].histograms.session.is_empty());
     assert!(merged.steps[0].ws.is_none());
+    for (a, b) in merged.steps.iter().zip(&expected.steps) {
+        assert_eq!(
+            a.grpc, b.grpc,
+            "gRPC counters and first-message times merge exactly"
+        );
+    }
+    let grpc = merged.steps[0].grpc.as_ref().expect("step 0's calls");
+    let step0 = &expected.steps[0];
+    assert_eq!(grpc.calls(), step0.requests, "a status per call");
+    assert_eq!(grpc.messages_sent, step0.requests);
+    assert!(grpc.status_codes["OK"] > 0 && grpc.status_codes["UNAVAILABLE"] > 0);
+    assert!(grpc.messages_received > 0 && grpc.message_bytes_received > 0);
+    assert!(grpc.first_message_ms.count > 0 && grpc.first_message_ms.count < grpc.calls());
+    assert!(!merged.steps[0].histograms.first_message.is_empty());
+    assert!(merged.steps[1].grpc.is_none());
+    assert!(merged.steps[1].histograms.first_message.is_empty());
     assert_eq!(merged.groups, expected.groups);
     assert!(merged.phases_ms.is_some_and(|p| p.connect.is_some()));
     assert_eq!(merged.phases_ms, expected.phases_ms, "phases merge exactly");
@@ -554,6 +585,9 @@ fn generator_health_and_delivery_come_from_the_intervals() {
 
 #[path = "resource_tests.rs"]
 mod resource_tests;
+
+#[path = "grpc_tests.rs"]
+mod grpc_tests;
 
 /// `n` requests of 5 ms in one slice of `length_s` at `start_s`.
 fn slice_of(index: u32, start_s: f64, length_s: f64, warmup: bool, n: u64) -> IntervalRecord {

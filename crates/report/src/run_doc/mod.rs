@@ -6,6 +6,7 @@ mod charts;
 mod environment;
 mod method;
 mod phases;
+mod protocols;
 mod resources;
 mod results;
 mod segments;
@@ -40,6 +41,7 @@ pub use loadlab_metrics::result::PlannedLoad;
 /// Builds the report of one run. `plan` adds the planned-load chart to the method section.
 pub fn run_report(r: &RunResult, plan: Option<&PlannedLoad>) -> ReportDoc {
     let mut sections = vec![summary(r), method(r, plan), environment(r), results(r)];
+    sections.extend(protocols::protocols(r));
     sections.extend(segments::segments(r));
     sections.push(charts(r, plan));
     if let Some(res) = resources::resources_section(r) {

@@ -53,11 +53,14 @@ impl Summarizer {
                     waiting: s.phases.encoded(Phase::Waiting),
                     receiving: s.phases.encoded(Phase::Receiving),
                     session: encode(&s.session),
+                    first_message: encode(&s.first_message),
                     ..histograms_of(&s.latency, &s.service, &s.lag, &s.server)
                 },
                 slowest: s.exemplars.iter().map(crate::SlowRequest::from).collect(),
                 ws: (!s.ws.is_empty() || s.session.get().is_some())
                     .then(|| crate::WsResult::of(&s.ws, summary_of(&s.session))),
+                grpc: (!s.grpc.is_empty() || s.first_message.get().is_some())
+                    .then(|| crate::GrpcResult::of(&s.grpc, summary_of(&s.first_message))),
             })
             .collect()
     }
