@@ -1,0 +1,374 @@
+//! gRPC calls end to end: the built-in target's permits.v1.Permits (unary calls chained by a
+//! capture, a server stream, the types from the .proto and from reflection), and a server
+//! from another implementation (Python grpcio with reflection, scripts/grpc_server.py,
+//! installed by scripts/setup-test-deps.sh) whose own counts must equal the run's; and the
+//! faults: UNAVAILABLE, a deadline exceeded, a stream that stops halfway.
+
+mod common;
+#[path = "common/run_json.rs"]
+mod run_json;
+
+use common::{exclusive, Target};
+use run_json::{http_get, metric, n, run, step};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+const PROTO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/proto/permits.proto");
+
+/// A flow of three calls: create (its id captured), read it back, watch it (a stream of 3).
+fn flow(target: &str, proto: bool) -> String {
+    let proto = if proto {
+        format!("proto: {PROTO}\n          ")
+    } else {
+        String::new()
+    };
+    format!(
+        r#"
+target: {target}
+load: {{ model: open, rate: 20/s, duration: 1s }}
+flows:
+  - steps:
+      - name: create
+        grpc:
+          {proto}call: permits.v1.Permits/Create
+          message: {{ applicant: "ann-{{{{ vu }}}}", kind: building, documents: [a, b] }}
+          metadata: {{ x-test: "yes" }}
+        check: {{ grpc_status: OK, json: {{ "$.status": RECEIVED }} }}
+        capture: {{ permit: "$.id" }}
+      - name: get
+        grpc:
+          {proto}call: permits.v1.Permits/Get
+          message: {{ id: "{{{{ permit }}}}" }}
+        check: {{ grpc_status: OK }}
+        capture: {{ read_back: "$.id" }}
+      - name: watch
+        grpc:
+          {proto}call: permits.v1.Permits/Watch
+          message: {{ id: "{{{{ permit }}}}", events: 3, every_ms: 10 }}
+        check: {{ json: {{ "$[2].seq": 3 }} }}
+"#
+    )
+}
+
+fn ok_calls(step: &Value) -> u64 {
+    n(&step["grpc"]["status_codes"]["OK"])
+}
+
+#[test]
+fn calls_against_the_built_in_target_count_what_the_target_counts() {
+    let _load = exclusive();
+    let target = Target::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let (code, result, text) = run(dir.path(), &flow(&target.url, true));
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    common::assert_valid(&result, "grpc run");
+    common::assert_matches_run_schema(&result);
+    let create = step(&result, "create");
+    let calls = n(&create["requests"]);
+    assert!(calls >= 15, "{create}");
+    for name in ["create", "get", "watch"] {
+        let s = step(&result, name);
+        assert_eq!(n(&s["requests"]), calls, "{s}");
+        assert_eq!(n(&s["failed"]), 0, "{s}");
+        assert_eq!(ok_calls(s), calls, "{s}");
+        assert_eq!(n(&s["grpc"]["messages_sent"]), calls, "{s}");
+        assert!(s["latency_ms"]["p50"].as_f64().unwrap() > 0.0, "{s}");
+    }
+    let watch = step(&result, "watch");
+    assert_eq!(n(&watch["grpc"]["messages_received"]), 3 * calls, "{watch}");
+    // Three events 10 ms apart, the first at once: the first message comes well before the
+    // call ends, after two gaps.
+    let first = watch["grpc"]["first_message_ms"]["p50"].as_f64().unwrap();
+    let whole = watch["latency_ms"]["p50"].as_f64().unwrap();
+    assert!(first > 0.0 && first + 15.0 < whole, "{watch}");
+    assert!(whole >= 19.0, "{watch}");
+
+    let metrics = http_get(target.url.trim_start_matches("http://"), "/metrics");
+    for (method, messages) in [("Create", 1), ("Get", 1), ("Watch", 3)] {
+        let path = format!("/permits.v1.Permits/{method}");
+        let label = format!("loadlab_target_grpc_calls_total{{method=\"{path}\",code=\"OK\"}}");
+        assert_eq!(metric(&metrics, &label), calls, "{method}");
+        let sent = format!("loadlab_target_grpc_messages_sent_total{{method=\"{path}\"}}");
+        assert_eq!(metric(&metrics, &sent), messages * calls, "{method}");
+    }
+}
+
+#[test]
+fn types_come_from_the_servers_reflection_when_no_proto_is_given() {
+    let _load = exclusive();
+    let target = Target::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let (code, result, text) = run(dir.path(), &flow(&target.url, false));
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    for name in ["create", "get", "watch"] {
+        let s = step(&result, name);
+        assert_eq!(n(&s["failed"]), 0, "{s}");
+        assert_eq!(ok_calls(s), n(&s["requests"]), "{s}");
+    }
+}
+
+#[test]
+fn a_call_the_server_does_not_know_or_a_server_without_reflection_is_a_clear_error() {
+    let _load = exclusive();
+    let target = Target::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        "target: {}\nload: {{ model: open, rate: 5/s, duration: 1s }}\nsteps:\n  - grpc: {{ call: permits.v1.Permits/Delete }}\n",
+        target.url
+    );
+    let (code, _, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("no method `Delete`") && text.contains("Create"),
+        "{text}"
+    );
+    assert!(!text.contains("panicked"), "{text}");
+}
+
+/// scripts/grpc_server.py on free loopback ports; killed on drop.
+struct PyGrpc {
+    child: Child,
+    addr: String,
+    counts_addr: String,
+}
+
+impl PyGrpc {
+    fn start(flags: &[&str]) -> Option<PyGrpc> {
+        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+        let has = Command::new(&python)
+            .args(["-c", "import grpc, grpc_reflection, grpc_tools"])
+            .output();
+        if !has.is_ok_and(|o| o.status.success()) {
+            eprintln!(
+                "skipped: Python grpcio is not installed (scripts/setup-test-deps.sh installs it)"
+            );
+            return None;
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/grpc_server.py");
+        let mut child = Command::new(python)
+            .arg(script)
+            .arg(port.to_string())
+            .args(flags)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start scripts/grpc_server.py");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            words.first(),
+            Some(&"listening"),
+            "grpc_server.py said {line:?}"
+        );
+        Some(PyGrpc {
+            child,
+            addr: format!("127.0.0.1:{}", words[1]),
+            counts_addr: format!("127.0.0.1:{}", words[2]),
+        })
+    }
+
+    fn counts(&self) -> Value {
+        serde_json::from_str(&http_get(&self.counts_addr, "/counts")).unwrap()
+    }
+}
+
+impl Drop for PyGrpc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The Python server's count of `method` calls that ended `status`.
+fn server_calls(c: &Value, method: &str, status: &str) -> u64 {
+    n(&c["calls"][method][status])
+}
+
+#[test]
+fn counts_agree_with_a_python_grpcio_server_over_reflection_and_proto() {
+    let Some(server) = PyGrpc::start(&[]) else {
+        return;
+    };
+    let _load = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("http://{}", server.addr);
+    // The first half of the flow from the .proto, the stream from the server's reflection.
+    let yaml = flow(&url, true).replace(
+        &format!("proto: {PROTO}\n          call: permits.v1.Permits/Watch"),
+        "call: permits.v1.Permits/Watch",
+    );
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    let c = server.counts();
+    for (name, method, per_call) in [
+        ("create", "Create", 1),
+        ("get", "Get", 1),
+        ("watch", "Watch", 3),
+    ] {
+        let s = step(&result, name);
+        let calls = n(&s["requests"]);
+        assert!(calls >= 15, "{s}");
+        assert_eq!(n(&s["failed"]), 0, "{s}");
+        assert_eq!(server_calls(&c, method, "OK"), calls, "{method}: {c}");
+        assert_eq!(ok_calls(s), calls, "{s}");
+        assert_eq!(
+            n(&c["messages_received"][method]),
+            n(&s["grpc"]["messages_sent"]),
+            "{c}"
+        );
+        assert_eq!(
+            n(&c["messages_sent"][method]),
+            n(&s["grpc"]["messages_received"]),
+            "{c}"
+        );
+        assert_eq!(n(&s["grpc"]["messages_received"]), per_call * calls, "{s}");
+    }
+}
+
+#[test]
+fn unavailable_calls_are_their_error_kind_and_match_the_servers_count() {
+    let Some(server) = PyGrpc::start(&["--unavailable-every", "2"]) else {
+        return;
+    };
+    let _load = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        r#"
+target: http://{addr}
+load: {{ model: open, rate: 20/s, duration: 1s }}
+steps:
+  - name: create
+    grpc:
+      proto: {PROTO}
+      call: permits.v1.Permits/Create
+      message: {{ applicant: ann }}
+"#,
+        addr = server.addr
+    );
+    let (code, result, text) = run(dir.path(), &yaml);
+    // Failures without a threshold: the run itself is fine.
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    let s = step(&result, "create");
+    let c = server.counts();
+    let unavailable = server_calls(&c, "Create", "UNAVAILABLE");
+    assert!(unavailable >= 7, "{c}");
+    assert_eq!(n(&s["errors"]["grpc_unavailable"]), unavailable, "{s}");
+    assert_eq!(
+        n(&s["grpc"]["status_codes"]["UNAVAILABLE"]),
+        unavailable,
+        "{s}"
+    );
+    assert_eq!(ok_calls(s), server_calls(&c, "Create", "OK"), "{s}");
+    assert_eq!(n(&s["failed"]), unavailable, "{s}");
+    assert!(result["error_hints"]["grpc_unavailable"]
+        .as_str()
+        .is_some_and(|h| h.contains("unavailable")));
+    let example = result["error_examples"]["grpc_unavailable"]
+        .as_str()
+        .unwrap_or("");
+    assert!(example.contains("grpc-status UNAVAILABLE"), "{example}");
+}
+
+#[test]
+fn a_deadline_shorter_than_the_server_is_deadline_exceeded_not_a_hang() {
+    let Some(server) = PyGrpc::start(&["--delay-ms", "400"]) else {
+        return;
+    };
+    let _load = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        r#"
+target: http://{addr}
+load: {{ model: open, rate: 10/s, duration: 1s }}
+steps:
+  - name: get
+    grpc:
+      call: permits.v1.Permits/Get
+      message: {{ id: p-1 }}
+      timeout: 100ms
+"#,
+        addr = server.addr
+    );
+    let started = std::time::Instant::now();
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "{text}"
+    );
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    let s = step(&result, "get");
+    let calls = n(&s["requests"]);
+    assert!(calls >= 8, "{s}");
+    assert_eq!(n(&s["errors"]["grpc_deadline_exceeded"]), calls, "{s}");
+    assert_eq!(
+        n(&s["grpc"]["status_codes"]["DEADLINE_EXCEEDED"]),
+        calls,
+        "{s}"
+    );
+    // Ended at the deadline, not at the server's 400 ms.
+    let p50 = s["latency_ms"]["p50"].as_f64().unwrap_or(0.0);
+    assert!(p50 < 300.0, "{s}");
+}
+
+#[test]
+fn a_stream_that_stops_halfway_counts_the_messages_it_got_and_fails() {
+    let Some(server) = PyGrpc::start(&["--stream-stop-after", "2"]) else {
+        return;
+    };
+    let _load = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        r#"
+target: http://{addr}
+load: {{ model: open, rate: 20/s, duration: 1s }}
+steps:
+  - name: watch
+    grpc:
+      proto: {PROTO}
+      call: permits.v1.Permits/Watch
+      message: {{ id: p-1, events: 5, every_ms: 5 }}
+"#,
+        addr = server.addr
+    );
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    let s = step(&result, "watch");
+    let calls = n(&s["requests"]);
+    assert!(calls >= 15, "{s}");
+    assert_eq!(n(&s["errors"]["grpc_unavailable"]), calls, "{s}");
+    assert_eq!(n(&s["grpc"]["messages_received"]), 2 * calls, "{s}");
+    let c = server.counts();
+    assert_eq!(n(&c["messages_sent"]["Watch"]), 2 * calls, "{c}");
+    let example = result["error_examples"]["grpc_unavailable"]
+        .as_str()
+        .unwrap_or("");
+    assert!(example.contains("stream stopped"), "{example}");
+}
+
+#[test]
+fn calls_run_over_tls_with_alpn_h2() {
+    let _load = exclusive();
+    let target = Target::start(&["--tls"]);
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = flow(&target.url, true).replacen("load:", "insecure: true\nload:", 1);
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    let create = step(&result, "create");
+    assert_eq!(n(&create["failed"]), 0, "{create}");
+    assert_eq!(ok_calls(create), n(&create["requests"]), "{create}");
+    assert_eq!(
+        result["origins"][0]["protocol"], "h2",
+        "{}",
+        result["origins"]
+    );
+}
