@@ -5,16 +5,15 @@
 //! faults: UNAVAILABLE, a deadline exceeded, a stream that stops halfway.
 
 mod common;
+#[path = "common/py_servers.rs"]
+mod py_servers;
 #[path = "common/run_json.rs"]
 mod run_json;
 
 use common::{exclusive, Target};
+use py_servers::{PyGrpc, PyServer};
 use run_json::{http_get, metric, n, run, step};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 
 const PROTO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/proto/permits.proto");
 
@@ -126,67 +125,6 @@ fn a_call_the_server_does_not_know_or_a_server_without_reflection_is_a_clear_err
         "{text}"
     );
     assert!(!text.contains("panicked"), "{text}");
-}
-
-/// scripts/grpc_server.py on free loopback ports; killed on drop.
-struct PyGrpc {
-    child: Child,
-    addr: String,
-    counts_addr: String,
-}
-
-impl PyGrpc {
-    fn start(flags: &[&str]) -> Option<PyGrpc> {
-        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-        let has = Command::new(&python)
-            .args(["-c", "import grpc, grpc_reflection, grpc_tools"])
-            .output();
-        if !has.is_ok_and(|o| o.status.success()) {
-            eprintln!(
-                "skipped: Python grpcio is not installed (scripts/setup-test-deps.sh installs it)"
-            );
-            return None;
-        }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/grpc_server.py");
-        let mut child = Command::new(python)
-            .arg(script)
-            .arg(port.to_string())
-            .args(flags)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start scripts/grpc_server.py");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let words: Vec<&str> = line.split_whitespace().collect();
-        assert_eq!(
-            words.first(),
-            Some(&"listening"),
-            "grpc_server.py said {line:?}"
-        );
-        Some(PyGrpc {
-            child,
-            addr: format!("127.0.0.1:{}", words[1]),
-            counts_addr: format!("127.0.0.1:{}", words[2]),
-        })
-    }
-
-    fn counts(&self) -> Value {
-        serde_json::from_str(&http_get(&self.counts_addr, "/counts")).unwrap()
-    }
-}
-
-impl Drop for PyGrpc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The Python server's count of `method` calls that ended `status`.
@@ -371,4 +309,103 @@ fn calls_run_over_tls_with_alpn_h2() {
         "{}",
         result["origins"]
     );
+}
+
+/// One scenario, a WebSocket flow and a gRPC flow (the issue's "done when").
+fn both_flows(target: &str, ws_url: &str, grpc_target: &str) -> String {
+    format!(
+        r#"
+target: {target}
+# Two origins (the ws one, and HTTP/2 for gRPC): the default max_in_flight (10,000) would
+# budget 20,000 connections, above some machines' open-file limit.
+load: {{ model: open, rate: 20/s, duration: 1s, max_in_flight: 100 }}
+flows:
+  - name: live updates
+    steps:
+      - name: echo
+        ws:
+          url: {ws_url}
+          steps:
+            - send: '{{"n": {{{{ vu }}}}}}'
+            - expect: {{ json: "$.n" }}
+  - name: permits
+    steps:
+      - name: create
+        grpc:
+          proto: {PROTO}
+          call: permits.v1.Permits/Create
+          target: {grpc_target}
+          message: {{ applicant: "ann-{{{{ vu }}}}" }}
+        capture: {{ permit: "$.id" }}
+      - name: watch
+        grpc:
+          call: permits.v1.Permits/Watch
+          target: {grpc_target}
+          message: {{ id: "{{{{ permit }}}}", events: 2, every_ms: 5 }}
+"#
+    )
+}
+
+#[test]
+fn a_websocket_flow_and_a_grpc_flow_run_in_one_scenario() {
+    let _load = exclusive();
+    let target = Target::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = both_flows(&target.url, "/ws/echo", &target.url);
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    let (echo, create, watch) = (
+        step(&result, "echo"),
+        step(&result, "create"),
+        step(&result, "watch"),
+    );
+    let (sessions, calls) = (n(&echo["requests"]), n(&create["requests"]));
+    // 20 arrivals shared by two flows of equal weight.
+    assert!(
+        sessions >= 3 && calls >= 3 && sessions + calls >= 18,
+        "{echo} {create}"
+    );
+    assert_eq!(n(&echo["ws"]["messages_received"]), sessions, "{echo}");
+    assert_eq!(ok_calls(create), calls, "{create}");
+    assert_eq!(n(&watch["grpc"]["messages_received"]), 2 * calls, "{watch}");
+    let metrics = http_get(target.url.trim_start_matches("http://"), "/metrics");
+    assert_eq!(
+        metric(&metrics, "loadlab_target_ws_sessions_total"),
+        sessions
+    );
+    let created =
+        "loadlab_target_grpc_calls_total{method=\"/permits.v1.Permits/Create\",code=\"OK\"}";
+    assert_eq!(metric(&metrics, created), calls);
+}
+
+#[test]
+fn both_flows_agree_with_the_python_servers_counts() {
+    let (Some(ws), Some(grpc)) = (PyServer::start(), PyGrpc::start(&[])) else {
+        return;
+    };
+    let _load = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let grpc_url = format!("http://{}", grpc.addr);
+    let yaml = both_flows(&grpc_url, &format!("ws://{}/echo", ws.addr), &grpc_url);
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    let (echo, create, watch) = (
+        step(&result, "echo"),
+        step(&result, "create"),
+        step(&result, "watch"),
+    );
+    let sessions = n(&echo["requests"]);
+    assert_eq!(n(&echo["failed"]), 0, "{echo}");
+    let w = py_servers::settled(&ws, sessions);
+    assert_eq!(n(&w["sessions"]), sessions, "{w}");
+    assert_eq!(n(&w["received"]), n(&echo["ws"]["messages_sent"]), "{w}");
+    let g = grpc.counts();
+    assert_eq!(server_calls(&g, "Create", "OK"), ok_calls(create), "{g}");
+    assert_eq!(server_calls(&g, "Watch", "OK"), ok_calls(watch), "{g}");
+    assert_eq!(
+        n(&g["messages_sent"]["Watch"]),
+        n(&watch["grpc"]["messages_received"]),
+        "{g}"
+    );
+    assert_eq!(n(&create["failed"]) + n(&watch["failed"]), 0);
 }

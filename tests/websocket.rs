@@ -4,16 +4,17 @@
 //! faults: an abnormal close, an upgrade never answered, an oversized message, pings.
 
 mod common;
+#[path = "common/py_servers.rs"]
+mod py_servers;
 #[path = "common/run_json.rs"]
 mod run_json;
 
 use common::{exclusive, Target};
+use py_servers::{settled, PyServer};
 use run_json::{http_get, metric, n, run, step};
-use serde_json::Value;
-use std::io::{BufRead, BufReader};
+
 use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+
 use std::time::{Duration, Instant};
 
 #[test]
@@ -100,70 +101,6 @@ flows:
         (received..=received + sessions).contains(&target_sent),
         "{target_sent} vs {received}"
     );
-}
-
-/// scripts/ws_server.py on a free loopback port; killed on drop.
-struct PyServer {
-    child: Child,
-    addr: String,
-}
-
-impl PyServer {
-    fn start() -> Option<PyServer> {
-        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-        let has = Command::new(&python)
-            .args(["-c", "import websockets"])
-            .output();
-        if !has.is_ok_and(|o| o.status.success()) {
-            eprintln!("skipped: Python `websockets` is not installed (scripts/setup-test-deps.sh installs it)");
-            return None;
-        }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ws_server.py");
-        let mut child = Command::new(python)
-            .arg(script)
-            .arg(port.to_string())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start scripts/ws_server.py");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert!(line.starts_with("listening"), "ws_server.py said {line:?}");
-        Some(PyServer {
-            child,
-            addr: format!("127.0.0.1:{port}"),
-        })
-    }
-
-    fn counts(&self) -> Value {
-        serde_json::from_str(&http_get(&self.addr, "/counts")).unwrap()
-    }
-}
-
-impl Drop for PyServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Waits until the server has seen every session end (its close is asynchronous).
-fn settled(server: &PyServer, sessions: u64) -> Value {
-    let until = Instant::now() + Duration::from_secs(5);
-    loop {
-        let c = server.counts();
-        let closed: u64 = c["close_codes"].as_object().unwrap().values().map(n).sum();
-        if closed >= sessions || Instant::now() > until {
-            return c;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]
