@@ -115,9 +115,10 @@ impl std::fmt::Display for GrpcCode {
 /// A step's gRPC counters in one interval (or summed over many).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GrpcCounts {
-    /// (grpc-status code, calls), sorted by code. Calls that ended without a status (the
-    /// connection failed, the stream was reset, the client timed out) are not here: they
-    /// count under their error kind only.
+    /// (grpc-status code, calls), sorted by code. A call whose timeout passed counts as
+    /// `DEADLINE_EXCEEDED`, as gRPC clients count it; calls that ended without a status (the
+    /// connection failed, the stream was reset) are not here: they count under their error
+    /// kind only.
     pub statuses: Vec<(u8, u64)>,
     pub messages_sent: u64,
     pub messages_received: u64,

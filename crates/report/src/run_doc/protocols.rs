@@ -88,7 +88,7 @@ fn grpc(r: &RunResult) -> Option<Vec<Block>> {
     Some(vec![
         Block::Heading("gRPC".to_string()),
         Block::Table(t.with_note(
-            "A step's calls are its requests (their latency runs to the trailers). Status codes are the `grpc-status` calls ended with; a call that ended without one (connection failed, stream reset, timed out) counts under its error kind only. Message bytes (in brackets) are payloads, the 5-byte gRPC frame prefixes not counted. First message: server streams only, call start to the first response message.",
+            "A step's calls are its requests (their latency runs to the trailers). Status codes are the `grpc-status` calls ended with; a call whose timeout passed counts as `DEADLINE_EXCEEDED` (as gRPC clients count it); one that ended without a status (connection failed, stream reset) counts under its error kind only. Message bytes (in brackets) are payloads, the 5-byte gRPC frame prefixes not counted. First message: server streams only, call start to the first response message.",
         )),
     ])
 }
