@@ -196,6 +196,9 @@ async fn unary_calls_statuses_and_metrics() {
         let r = call_raw(a, GET, Bytes::copy_from_slice(bad), None).await;
         assert_eq!(r.status, 13, "INTERNAL: {r:?}");
     }
+    // A prefix announcing 2 MiB.
+    let r = call_raw(a, GET, Bytes::from_static(&[0, 0, 0x20, 0, 0]), None).await;
+    assert_eq!(r.status, 8, "RESOURCE_EXHAUSTED: {r:?}");
 
     let text = metrics(a).await;
     for line in [
@@ -205,6 +208,7 @@ async fn unary_calls_statuses_and_metrics() {
         "loadlab_target_grpc_calls_total{method=\"/permits.v1.Permits/Get\",code=\"NOT_FOUND\"} 1\n",
         "loadlab_target_grpc_calls_total{method=\"/permits.v1.Permits/Get\",code=\"INVALID_ARGUMENT\"} 1\n",
         "loadlab_target_grpc_calls_total{method=\"/permits.v1.Permits/Get\",code=\"INTERNAL\"} 2\n",
+        "loadlab_target_grpc_calls_total{method=\"/permits.v1.Permits/Get\",code=\"RESOURCE_EXHAUSTED\"} 1\n",
         "loadlab_target_grpc_calls_total{method=\"other\",code=\"UNIMPLEMENTED\"} 1\n",
         "loadlab_target_grpc_messages_received_total{method=\"/permits.v1.Permits/Create\"} 3\n",
         "loadlab_target_grpc_messages_received_total{method=\"/permits.v1.Permits/Get\"} 3\n",
