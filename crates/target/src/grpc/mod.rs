@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use futures_util::stream::{self, BoxStream, StreamExt};
-use http_body_util::{BodyExt, Either, Full, Limited, StreamBody};
+use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 use hyper::{Request, Response};
@@ -137,13 +137,18 @@ async fn read_one(
     method: Method,
     body: Incoming,
 ) -> Result<Bytes, Status> {
-    let body = Limited::new(body, wire::MAX_MESSAGE + 5)
-        .collect()
-        .await
-        .map_err(|e| Status::new(Code::Internal, format!("cannot read the request: {e}")))?
-        .to_bytes();
-    let messages =
-        wire::decode_all(&body).map_err(|e| Status::new(Code::Internal, e.to_string()))?;
+    let body = match Limited::new(body, wire::MAX_MESSAGE + 5).collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            let message = "the request is larger than the 1 MiB message the target accepts";
+            return Err(Status::new(Code::ResourceExhausted, message));
+        }
+        Err(e) => {
+            let message = format!("cannot read the request: {e}");
+            return Err(Status::new(Code::Internal, message));
+        }
+    };
+    let messages = wire::decode_all(&body)?;
     counters.received(method, messages.len());
     match <[Bytes; 1]>::try_from(messages) {
         Ok([one]) => Ok(one),

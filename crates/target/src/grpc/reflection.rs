@@ -246,8 +246,7 @@ async fn next(mut s: CallState) -> Option<Item> {
 
 /// Decodes every complete request in the buffer and queues its answer.
 fn answer_complete(s: &mut CallState) -> Result<(), Status> {
-    let messages =
-        wire::split_messages(&mut s.buf).map_err(|e| Status::new(Code::Internal, e.to_string()))?;
+    let messages = wire::split_messages(&mut s.buf)?;
     s.end.counters.received(s.end.method, messages.len());
     for m in messages {
         let req = ServerReflectionRequest::decode(m).map_err(|e| {

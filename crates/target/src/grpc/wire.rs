@@ -93,6 +93,18 @@ pub enum FrameError {
     Truncated(usize),
 }
 
+impl From<FrameError> for Status {
+    /// A message too large is RESOURCE_EXHAUSTED (as gRPC servers answer); any other framing
+    /// error is INTERNAL.
+    fn from(e: FrameError) -> Status {
+        let code = match e {
+            FrameError::TooLarge(_) => Code::ResourceExhausted,
+            _ => Code::Internal,
+        };
+        Status::new(code, e.to_string())
+    }
+}
+
 /// Largest message the target accepts.
 pub const MAX_MESSAGE: usize = 1024 * 1024;
 
@@ -242,6 +254,18 @@ mod tests {
         assert_eq!(&buf[..], &[0, 0]);
         let framed = frame(&"ab".to_string());
         assert_eq!(&framed[..], &[0, 0, 0, 0, 4, 10, 2, b'a', b'b']);
+    }
+
+    #[test]
+    fn framing_errors_become_statuses() {
+        for (e, code) in [
+            (FrameError::TooLarge(1 << 21), Code::ResourceExhausted),
+            (FrameError::Compressed, Code::Internal),
+            (FrameError::BadFlag(2), Code::Internal),
+            (FrameError::Truncated(1), Code::Internal),
+        ] {
+            assert_eq!(Status::from(e).code, code);
+        }
     }
 
     #[test]
