@@ -4,8 +4,9 @@
 # with gRPC framing: a fixed request frame, `te: trailers`; it cannot read grpc-status), all
 # against `loadlab target`'s permits.v1.Permits/Create pinned to another CPU, the same
 # concurrency on one HTTP/2 connection, interleaved. Prints calls/s, CPU µs per call and
-# loadlab's ratio to each peer (median of REPS).
-# Usage: bash bench/grpc-unary.sh      (REPS=5 DURATION=10 CONCURRENCY=50)
+# loadlab's ratio to each peer (median of REPS). With BASELINE=1 also plain HTTP/2 GETs of
+# /api/ping by loadlab and h2load in the same setting, to separate what gRPC adds from HTTP/2.
+# Usage: bash bench/grpc-unary.sh      (REPS=5 DURATION=10 CONCURRENCY=50 BASELINE=1)
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -54,6 +55,13 @@ steps:
       call: permits.v1.Permits/Create
       message: $MESSAGE
 YAML
+cat >"$OUT/h2-get.yaml" <<YAML
+name: bench h2 get
+target: $URL
+http: { version: "2", connections: 1, max_streams: $((CONCURRENCY * 2)) }
+load: { model: closed, vus: $CONCURRENCY, duration: ${DURATION}s }
+steps: [ { get: /api/ping } ]
+YAML
 # h2load's request body: the same message, encoded by hand (field 1 "bench", field 2
 # "building") in one uncompressed gRPC frame of 17 bytes.
 printf '\x00\x00\x00\x00\x11\x0a\x05bench\x12\x08building' >"$OUT/frame.bin"
@@ -92,10 +100,20 @@ run_h2load() {
     awk '/^requests:/ {print $8, $6}' "$OUT/h2load-$1.out"
 }
 
+run_loadlab_get() {
+    timed "loadlab_get-$1" "$LOADLAB" run "$OUT/h2-get.yaml" --threads 1 --quiet --no-progress --allow-saturated --json "$OUT/loadlab_get-$1.json"
+    python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['steps'][0]; print(s['requests']-s['failed'], s['requests'])" "$OUT/loadlab_get-$1.json"
+}
+run_h2load_get() {
+    timed "h2load_get-$1" h2load -c 1 -m "$CONCURRENCY" -t 1 -D "$DURATION" "$URL/api/ping"
+    awk '/^requests:/ {print $8, $6}' "$OUT/h2load_get-$1.out"
+}
+
 printf 'rep gen ok calls elapsed_s cpu_s\n' >"$OUT/runs.txt"
 for ((rep = 1; rep <= REPS; rep++)); do
     gens=(loadlab ghz h2load)
-    ((rep % 2)) || gens=(h2load ghz loadlab)
+    [[ "${BASELINE:-0}" == 1 ]] && gens+=(loadlab_get h2load_get)
+    ((rep % 2)) || gens=($(printf '%s\n' "${gens[@]}" | tac))
     for gen in "${gens[@]}"; do
         read -r ok calls < <("run_$gen" "$rep")
         read -r elapsed _ < "$OUT/$gen-$rep.time"
@@ -122,4 +140,7 @@ for gen, runs in by.items():
 for peer in ("ghz", "h2load"):
     if peer in med and "loadlab" in med:
         print(f"\nloadlab CPU per call / {peer}: {med['loadlab'] / med[peer]:.2f}")
+if "loadlab_get" in med and "h2load_get" in med:
+    print(f"\nplain HTTP/2 GET, loadlab CPU per request / h2load: {med['loadlab_get'] / med['h2load_get']:.2f}")
+    print(f"what gRPC adds to loadlab's CPU per call: {med['loadlab'] - med['loadlab_get']:.1f} µs")
 PY

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # WebSocket message round trips per generator CPU second: loadlab (closed model, CONNS VUs,
-# sessions of ROUND_TRIPS send/expect pairs on /ws/echo) next to a Python `websockets`
-# client loop doing the same (bench/ws_client.py; k6 does not install here), both against
-# `loadlab target` pinned to another CPU. Prints both rates and their ratio.
+# sessions of ROUND_TRIPS send/expect pairs on /ws/echo) next to two peers doing the same:
+# a Go client on github.com/coder/websocket (bench/ws_go_client, built here from the Go
+# module proxy) and a Python `websockets` client loop (bench/ws_client.py) — k6 is AGPL and
+# not used here — all against `loadlab target` pinned to another CPU. Prints the rates and
+# loadlab's ratio to each.
 # Usage: bash bench/ws-roundtrip.sh      (REPS=3 DURATION=10 CONNS=20 ROUND_TRIPS=50)
 set -euo pipefail
 
@@ -25,6 +27,7 @@ log() { printf '[ws] %s\n' "$*" >&2; }
 mkdir -p "$OUT"
 [[ -x "$LOADLAB" ]] || (cd "$ROOT" && cargo build --release)
 "$PY" -c "import websockets" 2>/dev/null || "$PY" -m pip install --quiet -r "$ROOT/scripts/requirements-ws.txt"
+(cd "$BENCH_DIR/ws_go_client" && go build -o "$OUT/ws_go_client" .)
 
 TARGET_PID=""
 stop_target() { [[ -n "$TARGET_PID" ]] && kill "$TARGET_PID" 2>/dev/null && wait "$TARGET_PID" 2>/dev/null || true; TARGET_PID=""; }
@@ -42,15 +45,17 @@ for _ in $(seq 50); do curl -fs "$URL/health" >/dev/null 2>&1 && break; sleep 0.
     done
 } >"$OUT/ws.yaml"
 
-printf '| run | loadlab round trips/CPU s | websockets (Python) round trips/CPU s | ratio |\n|---|---|---|---|\n'
+printf '| run | loadlab round trips/CPU s | Go coder/websocket | ratio | Python websockets | ratio |\n|---|---|---|---|---|---|\n'
 for ((rep = 1; rep <= REPS; rep++)); do
     taskset -c "$GEN_CPU" "$LOADLAB" run "$OUT/ws.yaml" --no-progress --quiet --json "$OUT/run.json" >/dev/null || true
     ours=$("$PY" -c "
 import json; r = json.load(open('$OUT/run.json'))
 trips = sum(s['requests'] for s in r['steps'] if '› expect' in s['name'])
 print(trips / max(r['generator']['cpu_seconds'], 1e-9))")
+    read -r trips cpu < <(taskset -c "$GEN_CPU" "$OUT/ws_go_client" "ws://127.0.0.1:$PORT/ws/echo" "$CONNS" "$ROUND_TRIPS" "$DURATION")
+    go_rate=$("$PY" -c "print($trips / max($cpu, 1e-9))")
     read -r trips cpu < <(taskset -c "$GEN_CPU" "$PY" "$BENCH_DIR/ws_client.py" "ws://127.0.0.1:$PORT/ws/echo" "$CONNS" "$ROUND_TRIPS" "$DURATION")
-    peer=$("$PY" -c "print($trips / max($cpu, 1e-9))")
-    ratio=$("$PY" -c "print(round($ours / max($peer, 1e-9), 2))")
-    printf '| %d | %.0f | %.0f | %s× |\n' "$rep" "$ours" "$peer" "$ratio"
+    py_rate=$("$PY" -c "print($trips / max($cpu, 1e-9))")
+    ratio() { "$PY" -c "print(round($ours / max($1, 1e-9), 2))"; }
+    printf '| %d | %.0f | %.0f | %s× | %.0f | %s× |\n' "$rep" "$ours" "$go_rate" "$(ratio "$go_rate")" "$py_rate" "$(ratio "$py_rate")"
 done

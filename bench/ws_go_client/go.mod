@@ -1,0 +1,5 @@
+module loadlab.bench/wsclient
+
+go 1.23
+
+require github.com/coder/websocket v1.8.15
