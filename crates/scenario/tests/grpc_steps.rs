@@ -352,7 +352,7 @@ fn the_example_parses() {
 }
 
 /// The runnable example of docs/scenario.md's gRPC section parses where the docs say to
-/// save it (the repository's root), and the step form before it is the one tested above.
+/// save it (examples/, where tests/scenario_docs.rs runs it too), and the step form before it is the one tested above.
 #[test]
 fn the_docs_example_parses() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -365,7 +365,7 @@ fn the_docs_example_parses() {
         .map(|b| &b[..b.find("```").unwrap()])
         .collect();
     assert_eq!(blocks.len(), 2, "the step's form, then a runnable scenario");
-    let file = root.join("grpc-try.yaml").display().to_string();
+    let file = in_examples("grpc-try.yaml");
     let s = Scenario::parse(blocks[1], &file).unwrap_or_else(|e| panic!("{e}"));
     let steps = requests(&s);
     assert!(steps[0].grpc.as_ref().unwrap().descriptor.is_some());

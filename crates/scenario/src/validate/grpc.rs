@@ -39,20 +39,7 @@ pub(super) fn grpc_step(
         Some(p) => Some(method(p, &name, &gfield, ctx)?),
         None => None,
     };
-    let message = match g.message {
-        None | Some(serde_json::Value::Null) => serde_json::json!({}),
-        Some(m) => m,
-    };
-    let mfield = format!("{gfield}.message");
-    match &descriptor {
-        Some(d) => super::grpc_message::check(&message, &d.input(), &mfield, ctx)?,
-        None if !message.is_object() => {
-            return Err(ctx
-                .err(&mfield, "a message is written as a mapping of its fields")
-                .with_hint("e.g. `message: {applicant: ada, kind: building}`"))
-        }
-        None => {}
-    }
+    let message = message(g.message, descriptor.as_ref(), &gfield, ctx)?;
     let call = GrpcCall {
         service: name.service,
         method: name.method,
@@ -77,18 +64,7 @@ pub(super) fn grpc_step(
         Some(c) => grpc_checks(c, &format!("{field}.check"), ctx)?,
         None => Vec::new(),
     };
-    let captures = captures(raw.capture, field, ctx)?;
-    if let Some(c) = captures
-        .iter()
-        .find(|c| matches!(c.source, CaptureSource::Regex { .. }))
-    {
-        return Err(ctx
-            .err(
-                &format!("{field}.capture.{}", c.name),
-                "a regex capture reads a body's text; a gRPC answer is read in its JSON form",
-            )
-            .with_hint("capture with a JSONPath over the response message, e.g. `\"$.id\"`"));
-    }
+    let captures = json_captures(raw.capture, field, ctx)?;
     Ok(Step::Request(Box::new(RequestStep {
         name: raw
             .name
@@ -111,6 +87,52 @@ pub(super) fn grpc_step(
         http_version: Some(HttpVersion::Http2),
         grpc: Some(Arc::new(call)),
     })))
+}
+
+/// `message:` (the empty message when left out), checked against the input type when the
+/// `.proto` is known.
+fn message(
+    raw: Option<serde_json::Value>,
+    descriptor: Option<&prost_reflect::MethodDescriptor>,
+    gfield: &str,
+    ctx: &Ctx,
+) -> Result<serde_json::Value, ScenarioError> {
+    let message = match raw {
+        None | Some(serde_json::Value::Null) => serde_json::json!({}),
+        Some(m) => m,
+    };
+    let mfield = format!("{gfield}.message");
+    match descriptor {
+        Some(d) => super::grpc_message::check(&message, &d.input(), &mfield, ctx)?,
+        None if !message.is_object() => {
+            return Err(ctx
+                .err(&mfield, "a message is written as a mapping of its fields")
+                .with_hint("e.g. `message: {applicant: ada, kind: building}`"))
+        }
+        None => {}
+    }
+    Ok(message)
+}
+
+/// `capture:` by JSONPath (over the answer's JSON form) or header; a regex has no text to read.
+fn json_captures(
+    raw: BTreeMap<String, crate::raw::RawCapture>,
+    field: &str,
+    ctx: &Ctx,
+) -> Result<Vec<crate::model::Capture>, ScenarioError> {
+    let list = captures(raw, field, ctx)?;
+    match list
+        .iter()
+        .find(|c| matches!(c.source, CaptureSource::Regex { .. }))
+    {
+        Some(c) => Err(ctx
+            .err(
+                &format!("{field}.capture.{}", c.name),
+                "a regex capture reads a body's text; a gRPC answer is read in its JSON form",
+            )
+            .with_hint("capture with a JSONPath over the response message, e.g. `\"$.id\"`")),
+        None => Ok(list),
+    }
 }
 
 /// Keys of other kinds of steps, and those a gRPC call writes elsewhere.
