@@ -76,6 +76,25 @@ flows:
     assert!(pushed >= 5 * sessions, "{updates}");
     let session_p50 = updates["ws"]["session_ms"]["p50"].as_f64().unwrap();
     assert!((280.0..1000.0).contains(&session_p50), "{updates}");
+    // The report shows the sessions' figures in its Protocols section.
+    let md = dir.path().join("r.md");
+    let out = Command::new(BIN)
+        .arg("report")
+        .arg(dir.path().join("run.json"))
+        .arg("-o")
+        .arg(&md)
+        .output()
+        .expect("loadlab report");
+    assert!(out.status.success(), "{}", common::text(&out));
+    let md = std::fs::read_to_string(&md).unwrap();
+    let protocols = &md[md.find("## Protocols").expect("a Protocols section")..];
+    let row = format!("| `echo` | {sessions} | {} (", 2 * sessions);
+    assert!(protocols.contains(&row), "{protocols}");
+    assert!(
+        protocols.contains(&format!("| 1000={sessions} |")),
+        "{protocols}"
+    );
+    assert!(!protocols.contains("### gRPC"), "{protocols}");
 
     let addr = target.url.trim_start_matches("http://");
     let metrics = http_get(addr, "/metrics");
