@@ -12,7 +12,7 @@ mod run_json;
 
 use common::{exclusive, Target};
 use py_servers::{PyGrpc, PyServer};
-use run_json::{http_get, metric, n, run, step};
+use run_json::{http_get, metric, n, report_md, run, step};
 use serde_json::Value;
 
 const PROTO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/proto/permits.proto");
@@ -84,6 +84,18 @@ fn calls_against_the_built_in_target_count_what_the_target_counts() {
     let whole = watch["latency_ms"]["p50"].as_f64().unwrap();
     assert!(first > 0.0 && first + 15.0 < whole, "{watch}");
     assert!(whole >= 19.0, "{watch}");
+
+    // The report's Protocols section shows the same figures.
+    let md = report_md(dir.path());
+    let protocols = &md[md.find("### gRPC").expect("a gRPC table")..];
+    for (name, received) in [("create", calls), ("get", calls), ("watch", 3 * calls)] {
+        let row = format!("| `{name}` | {calls} | OK {calls} | {calls} (");
+        assert!(protocols.contains(&row), "{row}\n{protocols}");
+        assert!(
+            protocols.contains(&format!("| {received} (")),
+            "{protocols}"
+        );
+    }
 
     let metrics = http_get(target.url.trim_start_matches("http://"), "/metrics");
     for (method, messages) in [("Create", 1), ("Get", 1), ("Watch", 3)] {

@@ -11,7 +11,7 @@ mod run_json;
 
 use common::{exclusive, Target};
 use py_servers::{settled, PyServer};
-use run_json::{http_get, metric, n, run, step};
+use run_json::{http_get, metric, n, report_md, run, step};
 
 use std::net::TcpListener;
 
@@ -77,16 +77,7 @@ flows:
     let session_p50 = updates["ws"]["session_ms"]["p50"].as_f64().unwrap();
     assert!((280.0..1000.0).contains(&session_p50), "{updates}");
     // The report shows the sessions' figures in its Protocols section.
-    let md = dir.path().join("r.md");
-    let out = Command::new(BIN)
-        .arg("report")
-        .arg(dir.path().join("run.json"))
-        .arg("-o")
-        .arg(&md)
-        .output()
-        .expect("loadlab report");
-    assert!(out.status.success(), "{}", common::text(&out));
-    let md = std::fs::read_to_string(&md).unwrap();
+    let md = report_md(dir.path());
     let protocols = &md[md.find("## Protocols").expect("a Protocols section")..];
     let row = format!("| `echo` | {sessions} | {} (", 2 * sessions);
     assert!(protocols.contains(&row), "{protocols}");

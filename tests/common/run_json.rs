@@ -65,3 +65,17 @@ pub fn metric(text: &str, name: &str) -> u64 {
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
         .unwrap_or_else(|| panic!("no {name} in /metrics"))
 }
+
+/// `loadlab report <dir>/run.json -o r.md`: the Markdown report of the run `run` wrote there.
+pub fn report_md(dir: &Path) -> String {
+    let md = dir.join("r.md");
+    let out = Command::new(crate::common::BIN)
+        .arg("report")
+        .arg(dir.join("run.json"))
+        .arg("-o")
+        .arg(&md)
+        .output()
+        .expect("loadlab report");
+    assert!(out.status.success(), "{}", crate::common::text(&out));
+    std::fs::read_to_string(&md).unwrap()
+}

@@ -10,7 +10,7 @@
 //!   handles it is what a response arriving then would wait (jHiccup, inside the worker);
 //! - open model: latency runs from the intended start, responses are timed by the kernel, so
 //!   what distorts it is requests sent late. At each percentile that is latency minus
-//!   service time (from the send) — request-weighted, where a time-sampled probe misses the
+//!   service time (from the send), step by step — request-weighted, where a time-sampled probe misses the
 //!   stops that fall on the sends, and inclusive of the waits for a connection that a worker
 //!   kept from its CPU (returning connections late) causes — less what the batch window adds
 //!   by design. The scheduler's own lag counts too (the larger decides); when arrivals were

@@ -589,6 +589,9 @@ mod resource_tests;
 #[path = "grpc_tests.rs"]
 mod grpc_tests;
 
+#[path = "send_delay_tests.rs"]
+mod send_delay_tests;
+
 /// `n` requests of 5 ms in one slice of `length_s` at `start_s`.
 fn slice_of(index: u32, start_s: f64, length_s: f64, warmup: bool, n: u64) -> IntervalRecord {
     let mut r = Recorder::new(1);

@@ -6,7 +6,7 @@
 use super::scopes::{summary_of, Totals};
 use super::Summarizer;
 use crate::histogram::LazyHistogram;
-use crate::record::disturbance::{attribute, generator_delay, GeneratorEvidence};
+use crate::record::disturbance::{attribute, generator_delay, GeneratorDelay, GeneratorEvidence};
 use crate::record::judge::{
     judge_resources, overload, shares_host, LoadEvidence, ResourceJudgement,
 };
@@ -166,12 +166,15 @@ impl Summarizer {
         let mut reasons = Vec::new();
         let own_cpu = cpu_percent >= meta.max_cpu_percent;
         let evidence = self.generator_evidence(meta, service);
-        let delay = latency.get().and_then(|l| {
-            evidence
-                .iter()
-                .filter_map(|e| generator_delay(*e, l))
-                .max_by(|a, b| a.share().total_cmp(&b.share()))
-        });
+        let delay = evidence
+            .iter()
+            .filter_map(|e| match *e {
+                GeneratorEvidence::SendDelay { allowance_ms, .. } => {
+                    self.worst_step_send_delay(allowance_ms)
+                }
+                e => latency.get().and_then(|l| generator_delay(e, l)),
+            })
+            .max_by(|a, b| a.share().total_cmp(&b.share()));
         // Its own CPU used up invalidates a run when its timing suffered for it (a run of a
         // few milliseconds spends most of its CPU starting up), or when that was not measured
         // (a record made before the probe existed).
@@ -239,6 +242,25 @@ impl Summarizer {
                 .and_then(|h| h.steal_on_generator_cores),
         };
         (generator, reasons)
+    }
+
+    /// How late requests were sent, judged step by step: a step's latency against its own
+    /// service time at each percentile. Over all steps together the two percentiles can fall
+    /// on different steps' requests (a fast call and a slow stream, half each: p50 of one is
+    /// the slowest fast call's latency, of the other its service time), which reads as a
+    /// delay the generator never had.
+    fn worst_step_send_delay(&self, allowance_ms: f64) -> Option<GeneratorDelay> {
+        self.steps
+            .iter()
+            .filter_map(|s| {
+                let (latency, service) = (s.latency.get()?, s.service.get()?);
+                let evidence = GeneratorEvidence::SendDelay {
+                    service,
+                    allowance_ms,
+                };
+                generator_delay(evidence, latency)
+            })
+            .max_by(|a, b| a.share().total_cmp(&b.share()))
     }
 
     /// The measurement of the generator's delays that fits the load model (`disturbance`).
