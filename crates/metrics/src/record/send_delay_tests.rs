@@ -49,6 +49,6 @@ fn a_fast_step_beside_a_slow_one_is_not_read_as_sent_late() {
 fn requests_all_sent_late_still_make_the_run_invalid() {
     let late: Vec<(u64, u64)> = (0..40).map(|i| (2_000 + 10 * i, 500 + 10 * i)).collect();
     let slow = vec![(40_000, 40_000); 40];
-    assert!(disturbed(&run(&[late.clone()])));
+    assert!(disturbed(&run(std::slice::from_ref(&late))));
     assert!(disturbed(&run(&[late, slow])));
 }
