@@ -6,11 +6,13 @@ what it did, and has the fault flags the tests need.
 
     python3 scripts/grpc_server.py PORT [--counts-port P] [--unavailable-every N]
                                         [--delay-ms D] [--stream-stop-after N]
+                                        [--no-reflection]
 
   --unavailable-every N  every Nth Create aborts with UNAVAILABLE
   --delay-ms D           Create and Get sleep D ms first; a call whose deadline comes sooner
                          ends DEADLINE_EXCEEDED at its deadline
   --stream-stop-after N  Watch sends N messages, then aborts with UNAVAILABLE "stream stopped"
+  --no-reflection        serve no reflection service (clients need the .proto)
 
 Serves gRPC on 127.0.0.1:PORT (0 = any free port) and `GET /counts` (plain HTTP, JSON) on
 127.0.0.1:P (default any free port): calls per method and final status name, messages
@@ -230,6 +232,7 @@ def main():
     parser.add_argument("--unavailable-every", type=int, default=0)
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--stream-stop-after", type=int, default=None)
+    parser.add_argument("--no-reflection", action="store_true")
     args = parser.parse_args()
     pb, pb_grpc = compile_proto()
     counts = Counts()
@@ -237,8 +240,9 @@ def main():
     pb_grpc.add_PermitsServicer_to_server(make_servicer(pb, pb_grpc, args, counts), server)
     names = (pb.DESCRIPTOR.services_by_name["Permits"].full_name, REFLECTION_V1,
              reflection.SERVICE_NAME)
-    reflection.enable_server_reflection(names, server)
-    add_reflection_v1(server, names)
+    if not args.no_reflection:
+        reflection.enable_server_reflection(names, server)
+        add_reflection_v1(server, names)
     port = server.add_insecure_port(f"127.0.0.1:{args.port}")
     server.start()
     counts_port = serve_counts(counts, args.counts_port)

@@ -122,7 +122,7 @@ fn types_come_from_the_servers_reflection_when_no_proto_is_given() {
 }
 
 #[test]
-fn a_call_the_server_does_not_know_or_a_server_without_reflection_is_a_clear_error() {
+fn a_method_the_server_lacks_is_exit_2_naming_what_it_has() {
     let _load = exclusive();
     let target = Target::start(&[]);
     let dir = tempfile::tempdir().unwrap();
@@ -137,6 +137,28 @@ fn a_call_the_server_does_not_know_or_a_server_without_reflection_is_a_clear_err
         "{text}"
     );
     assert!(!text.contains("panicked"), "{text}");
+}
+
+#[test]
+fn a_server_without_reflection_is_exit_2_suggesting_the_proto() {
+    let Some(server) = PyGrpc::start(&["--no-reflection"]) else {
+        return;
+    };
+    let _load = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        "target: http://{}\nload: {{ model: open, rate: 5/s, duration: 1s }}\nsteps:\n  - grpc: {{ call: permits.v1.Permits/Get }}\n",
+        server.addr
+    );
+    let (code, _, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("no reflection service"), "{text}");
+    assert!(text.contains("proto: path/to/file.proto"), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    // With the .proto the same server answers.
+    let with_proto = yaml.replace("{ call:", &format!("{{ proto: {PROTO}, call:"));
+    let (code, result, text) = run(dir.path(), &with_proto);
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
 }
 
 /// The Python server's count of `method` calls that ended `status`.
@@ -185,30 +207,32 @@ fn counts_agree_with_a_python_grpcio_server_over_reflection_and_proto() {
     }
 }
 
+/// One `grpc:` step named `name` (its keys as a flow mapping) against the Python server at
+/// `rate`/s for 1 s: run.json and the step. Failures without a threshold leave the run
+/// itself fine (exit 0).
+fn one_call(server: &PyGrpc, rate: u32, name: &str, grpc: &str) -> (Value, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        "target: http://{}\nload: {{ model: open, rate: {rate}/s, duration: 1s }}\nsteps:\n  - name: {name}\n    grpc: {grpc}\n",
+        server.addr
+    );
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    let step = step(&result, name).clone();
+    (result, step)
+}
+
 #[test]
 fn unavailable_calls_are_their_error_kind_and_match_the_servers_count() {
     let Some(server) = PyGrpc::start(&["--unavailable-every", "2"]) else {
         return;
     };
     let _load = exclusive();
-    let dir = tempfile::tempdir().unwrap();
-    let yaml = format!(
-        r#"
-target: http://{addr}
-load: {{ model: open, rate: 20/s, duration: 1s }}
-steps:
-  - name: create
-    grpc:
-      proto: {PROTO}
-      call: permits.v1.Permits/Create
-      message: {{ applicant: ann }}
-"#,
-        addr = server.addr
+    let grpc = format!(
+        "{{ proto: {PROTO}, call: permits.v1.Permits/Create, message: {{ applicant: ann }} }}"
     );
-    let (code, result, text) = run(dir.path(), &yaml);
-    // Failures without a threshold: the run itself is fine.
-    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
-    let s = step(&result, "create");
+    let (result, s) = one_call(&server, 20, "create", &grpc);
+    let s = &s;
     let c = server.counts();
     let unavailable = server_calls(&c, "Create", "UNAVAILABLE");
     assert!(unavailable >= 7, "{c}");
@@ -235,28 +259,11 @@ fn a_deadline_shorter_than_the_server_is_deadline_exceeded_not_a_hang() {
         return;
     };
     let _load = exclusive();
-    let dir = tempfile::tempdir().unwrap();
-    let yaml = format!(
-        r#"
-target: http://{addr}
-load: {{ model: open, rate: 10/s, duration: 1s }}
-steps:
-  - name: get
-    grpc:
-      call: permits.v1.Permits/Get
-      message: {{ id: p-1 }}
-      timeout: 100ms
-"#,
-        addr = server.addr
-    );
     let started = std::time::Instant::now();
-    let (code, result, text) = run(dir.path(), &yaml);
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(15),
-        "{text}"
-    );
-    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
-    let s = step(&result, "get");
+    let grpc = "{ call: permits.v1.Permits/Get, message: { id: p-1 }, timeout: 100ms }";
+    let (_, s) = one_call(&server, 10, "get", grpc);
+    assert!(started.elapsed() < std::time::Duration::from_secs(15));
+    let s = &s;
     let calls = n(&s["requests"]);
     assert!(calls >= 8, "{s}");
     assert_eq!(n(&s["errors"]["grpc_deadline_exceeded"]), calls, "{s}");
@@ -276,23 +283,9 @@ fn a_stream_that_stops_halfway_counts_the_messages_it_got_and_fails() {
         return;
     };
     let _load = exclusive();
-    let dir = tempfile::tempdir().unwrap();
-    let yaml = format!(
-        r#"
-target: http://{addr}
-load: {{ model: open, rate: 20/s, duration: 1s }}
-steps:
-  - name: watch
-    grpc:
-      proto: {PROTO}
-      call: permits.v1.Permits/Watch
-      message: {{ id: p-1, events: 5, every_ms: 5 }}
-"#,
-        addr = server.addr
-    );
-    let (code, result, text) = run(dir.path(), &yaml);
-    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
-    let s = step(&result, "watch");
+    let grpc = format!("{{ proto: {PROTO}, call: permits.v1.Permits/Watch, message: {{ id: p-1, events: 5, every_ms: 5 }} }}");
+    let (result, s) = one_call(&server, 20, "watch", &grpc);
+    let s = &s;
     let calls = n(&s["requests"]);
     assert!(calls >= 15, "{s}");
     assert_eq!(n(&s["errors"]["grpc_unavailable"]), calls, "{s}");

@@ -301,6 +301,6 @@ steps:
     assert_eq!(n(&echo["failed"]), 0, "{echo}");
     assert_eq!(n(&echo["ws"]["messages_received"]), sessions, "{echo}");
     // Each session's own connection: a TLS handshake each.
-    let tls = &echo["phases_ms"]["tls"];
+    let tls = &echo["phases_ms"]["tls_handshake"];
     assert!(tls["p50"].as_f64().unwrap() > 0.0, "{echo}");
 }
