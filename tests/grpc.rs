@@ -156,7 +156,7 @@ fn a_server_without_reflection_is_exit_2_suggesting_the_proto() {
     assert!(text.contains("proto: path/to/file.proto"), "{text}");
     assert!(!text.contains("panicked"), "{text}");
     // With the .proto the same server answers.
-    let with_proto = yaml.replace("{ call:", &format!("{{ proto: {PROTO}, call:"));
+    let with_proto = yaml.replace("call: permits", &format!("proto: {PROTO}, call: permits"));
     let (code, result, text) = run(dir.path(), &with_proto);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
 }

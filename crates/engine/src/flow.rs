@@ -306,14 +306,14 @@ impl<T: Transport> Worker<T> {
         let mut rec = self.recorder.borrow_mut();
         rec.record(&outcome);
         if let Some(call) = &req.grpc {
-            let counts = crate::grpc::outcome::counts(&result, grpc_payload);
+            let (counts, status) = crate::grpc::outcome::counts(&result, grpc_payload);
             let first = result
                 .as_ref()
                 .ok()
                 .and_then(|r| r.grpc?.first_message)
                 .filter(|_| call.server_streaming)
                 .map(|at| micros(at.saturating_duration_since(measured_from)));
-            rec.record_grpc(req.step, &counts, first);
+            rec.record_grpc(req.step, &counts, status, first);
         }
         match (result, found) {
             (Err(f), _) => rec.note_error(f.kind, || f.message.clone()),
@@ -362,7 +362,14 @@ impl<T: Transport> Worker<T> {
             crate::trace::add_traceparent(parts, trace, span);
         }
         let grpc_payload = match &req.grpc {
-            Some(call) if req.program.is_some() => Some(self.encode_grpc(req, call, parts)?),
+            Some(call) if req.program.is_some() => {
+                Some(crate::grpc::encode_rendered(call, parts).map_err(|e| {
+                    Failure::new(
+                        ErrorKind::InvalidRequest,
+                        format!("step `{}`: {e}", self.step_name(req)),
+                    )
+                })?)
+            }
             Some(call) => call.fixed_payload,
             None => None,
         };
@@ -371,28 +378,6 @@ impl<T: Transport> Worker<T> {
             parts,
             grpc_payload,
         })
-    }
-
-    /// Replaces the JSON body a template rendered by the protobuf message it stands for;
-    /// returns the message's size. A value that does not fit the message's type fails the
-    /// call (`invalid_request`), unsent.
-    fn encode_grpc(
-        &self,
-        req: &PreparedRequest,
-        call: &crate::grpc::PreparedGrpc,
-        parts: &mut RequestParts,
-    ) -> Result<u64, Failure> {
-        let mut frame = Vec::new();
-        let payload =
-            crate::grpc::encode_json(&call.input, parts.body().unwrap_or(b"{}"), &mut frame)
-                .map_err(|e| {
-                    Failure::new(
-                        ErrorKind::InvalidRequest,
-                        format!("step `{}`: {e}", self.step_name(req)),
-                    )
-                })?;
-        parts.replace_body(&frame);
-        Ok(payload as u64)
     }
 
     /// Counts a request as begun, waking the pause probe when the worker was idle.

@@ -7,6 +7,15 @@ use crate::Exemplars;
 use crate::PhaseHistograms;
 use crate::{ErrorKind, Protocol};
 
+/// Adds `n` to `key`'s count in `counts`, kept sorted by key (few distinct keys — statuses,
+/// close codes — so a small vector beats a map, and equal counts compare equal).
+pub(crate) fn add_sorted<K: Ord + Copy>(counts: &mut Vec<(K, u64)>, key: K, n: u64) {
+    match counts.binary_search_by_key(&key, |&(k, _)| k) {
+        Ok(i) => counts[i].1 += n,
+        Err(i) => counts.insert(i, (key, n)),
+    }
+}
+
 /// One request step's share of an interval.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StepDelta {
@@ -86,10 +95,7 @@ impl StepDelta {
 
     /// Adds `n` responses of `status` (kept sorted by status, so equal deltas compare equal).
     pub fn add_status(&mut self, status: u16, n: u64) {
-        match self.statuses.binary_search_by_key(&status, |&(s, _)| s) {
-            Ok(i) => self.statuses[i].1 += n,
-            Err(i) => self.statuses.insert(i, (status, n)),
-        }
+        add_sorted(&mut self.statuses, status, n);
     }
 
     pub fn add_check_failures(&mut self, check: usize, n: u64) {

@@ -144,10 +144,7 @@ impl GrpcCounts {
 
     /// Counts `n` calls that ended with `code` (kept sorted, so equal counts compare equal).
     pub fn add_status(&mut self, code: u8, n: u64) {
-        match self.statuses.binary_search_by_key(&code, |&(c, _)| c) {
-            Ok(i) => self.statuses[i].1 += n,
-            Err(i) => self.statuses.insert(i, (code, n)),
-        }
+        crate::delta::add_sorted(&mut self.statuses, code, n);
     }
 }
 

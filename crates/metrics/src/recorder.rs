@@ -129,13 +129,15 @@ impl Recorder {
         }
     }
 
-    /// Adds what a gRPC call of `step` exchanged and the status it ended with (in `counts`);
+    /// Adds what a gRPC call of `step` exchanged (`counts`) and the status it ended with, if
+    /// it got one (given apart, so a call's counters need no vector of their own);
     /// `first_message_us` for a server-streaming call that received a message (from the
     /// call's start, as its latency is measured, to the first message).
     pub fn record_grpc(
         &mut self,
         step: u16,
         counts: &crate::GrpcCounts,
+        status: Option<crate::GrpcCode>,
         first_message_us: Option<u64>,
     ) {
         if self.closed {
@@ -143,6 +145,9 @@ impl Recorder {
         }
         let step = &mut self.current.steps[step as usize];
         step.grpc.add(counts);
+        if let Some(code) = status {
+            step.grpc.add_status(code.as_u8(), 1);
+        }
         if let Some(us) = first_message_us {
             step.first_message.record(us);
         }

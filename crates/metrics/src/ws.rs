@@ -39,10 +39,7 @@ impl WsCounts {
 
     /// Counts `n` sessions closed with `code` (kept sorted, so equal counts compare equal).
     pub fn add_close(&mut self, code: u16, n: u64) {
-        match self.close_codes.binary_search_by_key(&code, |&(c, _)| c) {
-            Ok(i) => self.close_codes[i].1 += n,
-            Err(i) => self.close_codes.insert(i, (code, n)),
-        }
+        crate::delta::add_sorted(&mut self.close_codes, code, n);
     }
 }
 

@@ -260,8 +260,12 @@ fn recorded_traffic() -> loadlab_metrics::Recorder {
         ..Default::default()
     };
     grpc.add_status(0, 1);
-    grpc.add_status(14, 1);
-    rec.record_grpc(0, &grpc, Some(700));
+    rec.record_grpc(
+        0,
+        &grpc,
+        Some(loadlab_metrics::GrpcCode::Unavailable),
+        Some(700),
+    );
     let mut ws = loadlab_metrics::WsCounts {
         messages_sent: 4,
         messages_received: 4,

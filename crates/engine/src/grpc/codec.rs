@@ -25,6 +25,19 @@ pub fn encode_json(
     Ok(frame_message(&message, out))
 }
 
+/// Replaces the JSON body a template rendered by the message it stands for, framed; returns
+/// the message's size. A value that does not fit the message's type is an error (the call
+/// is then not sent).
+pub fn encode_rendered(
+    call: &super::PreparedGrpc,
+    parts: &mut crate::request::RequestParts,
+) -> Result<u64, String> {
+    let mut frame = Vec::new();
+    let payload = encode_json(&call.input, parts.body().unwrap_or(b"{}"), &mut frame)?;
+    parts.replace_body(&frame);
+    Ok(payload as u64)
+}
+
 /// Appends `message` to `out` as one uncompressed gRPC frame; returns the payload's length.
 pub fn frame_message(message: &impl Message, out: &mut Vec<u8>) -> usize {
     let len = message.encoded_len();

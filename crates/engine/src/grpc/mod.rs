@@ -15,7 +15,7 @@ mod prepared;
 pub mod reflect;
 mod status;
 
-pub use codec::{decode_json, encode_json, frame_message};
+pub use codec::{decode_json, encode_json, encode_rendered, frame_message};
 pub use frames::FrameCounter;
 pub use prepared::PreparedGrpc;
 pub use status::{grpc_status, GrpcReply};

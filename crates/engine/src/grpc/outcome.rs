@@ -68,9 +68,13 @@ pub fn explain(
     }
 }
 
-/// What the call adds to its step's gRPC counters: its status, the message sent (when it was
-/// sent: `payload` bytes) and the messages received.
-pub fn counts(result: &Result<Response, Failure>, payload: Option<u64>) -> GrpcCounts {
+/// What the call adds to its step's gRPC counters: the message sent (when it was sent:
+/// `payload` bytes) and the messages received; and the status it ended with, if any (the
+/// client's own deadline counts as `DEADLINE_EXCEEDED`, as gRPC clients count it).
+pub fn counts(
+    result: &Result<Response, Failure>,
+    payload: Option<u64>,
+) -> (GrpcCounts, Option<GrpcCode>) {
     let reply: GrpcReply = result
         .as_ref()
         .ok()
@@ -80,7 +84,7 @@ pub fn counts(result: &Result<Response, Failure>, payload: Option<u64>) -> GrpcC
         Ok(_) => payload.is_some(),
         Err(f) => payload.is_some() && f.wire.is_some_and(|w| w.sent > 0),
     };
-    let mut counts = GrpcCounts {
+    let counts = GrpcCounts {
         statuses: Vec::new(),
         messages_sent: u64::from(sent),
         messages_received: reply.messages,
@@ -89,14 +93,10 @@ pub fn counts(result: &Result<Response, Failure>, payload: Option<u64>) -> GrpcC
     };
     let status = match result {
         Ok(_) => reply.status,
-        // The client's own deadline, as gRPC clients count it.
         Err(f) if f.kind == ErrorKind::GrpcDeadlineExceeded => Some(GrpcCode::DeadlineExceeded),
         Err(_) => None,
     };
-    if let Some(code) = status {
-        counts.add_status(code.as_u8(), 1);
-    }
-    counts
+    (counts, status)
 }
 
 #[cfg(test)]
@@ -180,25 +180,27 @@ mod tests {
 
     #[test]
     fn counts_the_status_and_the_messages_each_way() {
-        let ok = counts(
+        let (ok, status) = counts(
             &Result::Ok(answer(200, Some(GrpcCode::Unavailable), false)),
             Some(7),
         );
-        assert_eq!(ok.statuses, vec![(14, 1)]);
+        assert_eq!(status, Some(GrpcCode::Unavailable));
+        assert!(ok.statuses.is_empty());
         assert_eq!((ok.messages_sent, ok.bytes_sent), (1, 7));
         assert_eq!((ok.messages_received, ok.bytes_received), (1, 9));
-        let late = counts(
+        let (_, late) = counts(
             &Err(failed(Failure::new(ErrorKind::Timeout, "late"))),
             Some(7),
         );
-        assert_eq!(late.statuses, vec![(4, 1)]);
-        let refused = counts(&Err(Failure::new(ErrorKind::ConnectRefused, "no")), Some(7));
-        assert_eq!((refused.messages_sent, refused.statuses.len()), (0, 0));
+        assert_eq!(late, Some(GrpcCode::DeadlineExceeded));
+        let (refused, status) =
+            counts(&Err(Failure::new(ErrorKind::ConnectRefused, "no")), Some(7));
+        assert_eq!((refused.messages_sent, status), (0, None));
         let mut reset = Failure::new(ErrorKind::StreamReset, "reset");
         reset.wire = Some(WireBytes {
             sent: 40,
             received: 0,
         });
-        assert_eq!(counts(&Err(reset), Some(7)).messages_sent, 1);
+        assert_eq!(counts(&Err(reset), Some(7)).0.messages_sent, 1);
     }
 }

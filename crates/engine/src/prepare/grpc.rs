@@ -2,7 +2,7 @@
 //! `grpc-timeout`, and its message encoded once when it holds no template.
 
 use super::PrepareError;
-use crate::grpc::{encode_json, PreparedGrpc};
+use crate::grpc::{encode_rendered, PreparedGrpc};
 use crate::request::RequestParts;
 use loadlab_scenario::grpc::expected_statuses;
 use loadlab_scenario::RequestStep;
@@ -46,15 +46,11 @@ pub(super) fn encode_fixed(
     call: &mut PreparedGrpc,
     parts: &mut RequestParts,
 ) -> Result<(), PrepareError> {
-    let json = parts.body().unwrap_or(b"{}").to_vec();
-    let mut frame = Vec::new();
-    let payload =
-        encode_json(&call.input, &json, &mut frame).map_err(|message| PrepareError::Template {
-            step: r.name.clone(),
-            message,
-        })?;
-    parts.replace_body(&frame);
-    call.fixed_payload = Some(payload as u64);
+    let payload = encode_rendered(call, parts).map_err(|message| PrepareError::Template {
+        step: r.name.clone(),
+        message,
+    })?;
+    call.fixed_payload = Some(payload);
     Ok(())
 }
 

@@ -136,17 +136,20 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                         r.record_ws(1, &ws, Some(o.service_us / 2 + 1));
                     } else {
                         // Step 0 is also a gRPC call (a server stream every third one).
-                        let mut grpc = crate::GrpcCounts {
+                        let grpc = crate::GrpcCounts {
                             messages_sent: 1,
                             messages_received: o.service_us % 5,
                             bytes_sent: o.service_us % 300,
                             bytes_received: o.service_us % 500,
                             ..Default::default()
                         };
-                        let code = if o.error.is_some() { 14 } else { 0 };
-                        grpc.add_status(code, 1);
+                        let code = if o.error.is_some() {
+                            crate::GrpcCode::Unavailable
+                        } else {
+                            crate::GrpcCode::Ok
+                        };
                         let first = (o.service_us % 3 == 0).then_some(o.service_us / 3 + 1);
-                        r.record_grpc(0, &grpc, first);
+                        r.record_grpc(0, &grpc, Some(code), first);
                     }
                     r.record_scheduler_lag(o.lag_us.unwrap_or(0));
                     r.iteration_completed(o.latency_us + 250);
