@@ -14,8 +14,15 @@ scheduler_late) with distortion below LOW is a false alarm; a run left valid wit
 above HIGH is a miss; in between either verdict is defensible and counted as neither.
 
     python3 bench/validity.py [--bin target/release/loadlab] [--quick]
+    python3 bench/validity.py --timer [--runs 20]
 
 Prints one table (Markdown); every run's figures go to $OUT/validity.jsonl.
+
+`--timer` measures the other side (issue 35): quiet open runs at 100/s, 400/s and 2,000/s
+against `/health` (sub-millisecond service), which a floor tuned on another machine called
+saturated. Its table gives, per rate, how many runs were valid, the send lag p99 (latency
+minus service time at p99, what the generator's timing added), the host timer's p95 lateness
+and the floor it set, and how many runs the old fixed 0.5 ms floor would have flagged.
 """
 
 import argparse
@@ -32,7 +39,8 @@ import time
 
 LOW = 0.10   # distortion below this share of p99: the run's numbers are fine
 HIGH = 0.25  # distortion above this share of p99: the run's numbers are not
-CONTENTION = {"generator_saturated", "host_contended", "cpu_stolen", "scheduler_late"}
+CONTENTION = {"generator_saturated", "host_contended", "cpu_stolen", "host_disturbed",
+              "scheduler_late"}
 
 
 def free_port():
@@ -110,6 +118,65 @@ def one_run(binary, port, load, cpu, scratch):
     }
 
 
+def timer_run(binary, port, rate, scratch):
+    out = os.path.join(scratch, "run.json")
+    if os.path.exists(out):
+        os.remove(out)
+    argv = [binary, "run", "--url", f"http://127.0.0.1:{port}/health", "--rate", rate,
+            "--duration", "5s", "--no-progress", "--quiet",
+            "--results", os.path.join(scratch, "results"), "--json", out]
+    code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    r = json.load(open(out))
+    g = r["generator"]
+    lat, svc = r["latency_ms"], r["service_time_ms"]
+    # The old rule: a send delay of at least 0.5 ms and more than 10% of the latency at p50,
+    # p95 or p99 (one step here, so the run's percentiles are the step's).
+    old = any(lat[q] - svc[q] >= 0.5 and lat[q] - svc[q] > 0.1 * lat[q]
+              for q in ("p50", "p95", "p99"))
+    return {
+        "exit": code,
+        "kinds": [x["kind"] for x in r["validity"]["reasons"]],
+        "send_lag_p99": lat["p99"] - svc["p99"],
+        "latency_p99": lat["p99"],
+        "scheduler_lag_p99": g.get("scheduler_lag_ms_p99"),
+        "timer_p95": (g.get("host_timer") or {}).get("p95_ms"),
+        "floor": g.get("delay_floor_ms"),
+        "cpu": g.get("cpu_percent"),
+        "old_rule_flags": old,
+    }
+
+
+def timer_table(binary, runs, scratch, log):
+    target = Target(binary)
+    rows = {}
+    try:
+        for rate in ("100/s", "400/s", "2000/s"):
+            rows[rate] = []
+            for i in range(runs):
+                row = timer_run(binary, target.port, rate, scratch)
+                row.update(case="timer", load=rate, index=i)
+                log.write(json.dumps(row) + "\n")
+                rows[rate].append(row)
+                print(f"  {rate} #{i}: exit {row['exit']} {row['kinds']} send lag p99 "
+                      f"{row['send_lag_p99']:.3f} timer p95 {row['timer_p95']} floor "
+                      f"{row['floor']}", file=sys.stderr)
+    finally:
+        target.stop()
+    print("| load (`/health`, 5 s) | runs | valid | invalid kinds | send lag p99 (median / max) "
+          "| latency p99 (median) | host timer p95 (median) | floor (median) | generator CPU "
+          "(median) | old 0.5 ms floor would flag |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    med = lambda xs: statistics.median(x or 0.0 for x in xs)
+    for rate, rs in rows.items():
+        kinds = sorted({k for r in rs for k in r["kinds"]})
+        print(f"| `--rate {rate}` | {len(rs)} | {sum(not r['kinds'] for r in rs)} | "
+              f"{', '.join(kinds) or '-'} | {med(r['send_lag_p99'] for r in rs):.3f} / "
+              f"{max(r['send_lag_p99'] for r in rs):.3f} ms | "
+              f"{med(r['latency_p99'] for r in rs):.3f} ms | "
+              f"{med(r['timer_p95'] for r in rs):.3f} ms | {med(r['floor'] for r in rs):.2f} ms | "
+              f"{med(r['cpu'] for r in rs):.1f}% | {sum(r['old_rule_flags'] for r in rs)} |")
+
+
 def case(name, binary, load, runs, target_cpu, generator_cpu, hog_cpus, scratch, log):
     target = Target(binary, target_cpu)
     hogs = Hogs(hog_cpus) if hog_cpus else None
@@ -134,6 +201,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/loadlab")
     ap.add_argument("--quick", action="store_true", help="5 runs per case instead of 20/10")
+    ap.add_argument("--timer", action="store_true",
+                    help="quiet open runs at 100/400/2000/s against /health (issue 35)")
+    ap.add_argument("--runs", type=int, default=20, help="runs per rate with --timer")
     ap.add_argument("--only", help="run only the cases whose name or load contains this text "
                     "(their table rows use the quiet baseline of all loads when theirs is not run)")
     args = ap.parse_args()
@@ -149,6 +219,12 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="loadlab-validity-")
     log = open(os.path.join(out_dir, "validity.jsonl"), "w")
+    if args.timer:
+        try:
+            timer_table(binary, args.runs, scratch, log)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return
     plan = [
         # name, load, runs, target cpu, generator cpu, hog cpus
         ("quiet", "--vus 10", n_clean, None, None, []),

@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-test-deps.sh
 sh scripts/install-test-deps.sh
-cargo test --workspace "$@"
+cargo test --workspace --no-fail-fast "$@"

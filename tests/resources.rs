@@ -1,5 +1,6 @@
 //! End to end: who is to blame. A CPU hog on the generator's core makes the host contended
-//! (not the generator saturated); an open model above the target's capacity is a valid run
+//! (not the generator saturated); a generator stopped now and then while it idles (as a
+//! hypervisor deschedules a vCPU) is the host's doing, with "retry" as the advice; an open model above the target's capacity is a valid run
 //! with `target_overloaded` and no generator blame, and a capacity search on it fails those
 //! steps instead of re-running them; a burst larger than the open-file limit stops before
 //! any request; `Server-Timing` is recorded per step beside the client's latency, and
@@ -165,7 +166,13 @@ fn a_cpu_hog_on_the_generators_core_is_host_contention_not_saturation() {
             .unwrap()
             .iter()
             .map(|r| r["kind"].as_str().unwrap_or("").to_string())
-            .all(|k| ["host_contended", "cpu_stolen", "generator_saturated"].contains(&k.as_str())),
+            .all(|k| [
+                "host_contended",
+                "cpu_stolen",
+                "host_disturbed",
+                "generator_saturated"
+            ]
+            .contains(&k.as_str())),
         "{}",
         kept["validity"]
     );
@@ -175,6 +182,69 @@ fn a_cpu_hog_on_the_generators_core_is_host_contention_not_saturation() {
             .unwrap()
             >= 95.0
     );
+}
+
+#[test]
+fn a_generator_held_up_while_nearly_idle_is_the_hosts_doing_not_saturation() {
+    let _load = exclusive();
+    let target = Target::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let child = Command::new(BIN)
+        .args(["run", "--url", &format!("{}/health", target.url)])
+        .args([
+            "--rate",
+            "200/s",
+            "--duration",
+            "2500ms",
+            "--no-progress",
+            "--json",
+        ])
+        .arg(&json)
+        .env("LOADLAB_RESULTS", dir.path().join("results"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // What a hypervisor does to a vCPU: the whole generator stopped for 8 ms every 40 ms
+    // or so, after its timer was measured, while it uses a few % of a core and nothing else
+    // runs: no CPU of its own, no other process and no steal explain the delay.
+    let pid = child.id() as libc::pid_t;
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let started = std::time::Instant::now();
+        let mut stops = 0;
+        while started.elapsed() < std::time::Duration::from_millis(1600) {
+            // SAFETY: plain kill(2) on our own child; SIGCONT always follows a SIGSTOP.
+            if unsafe { libc::kill(pid, libc::SIGSTOP) } != 0 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(8));
+            // SAFETY: as above.
+            unsafe { libc::kill(pid, libc::SIGCONT) };
+            stops += 1;
+            std::thread::sleep(std::time::Duration::from_millis(32));
+        }
+        stops
+    });
+    let stops = stopper.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(stops >= 20, "stopped the generator {stops} times");
+    assert_eq!(out.status.code(), Some(3), "{}", said(&out));
+    let run = read_json(&json);
+    let kinds = kinds(&run);
+    assert_eq!(kinds, ["host_disturbed"], "{}", said(&out));
+    assert_eq!(run["generator"]["saturated"], false);
+    let cpu = run["generator"]["cpu_percent"].as_f64().unwrap();
+    assert!(cpu < 50.0, "a nearly idle generator: {cpu}%");
+    let message = run["validity"]["reasons"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("the host held the generator up") && message.contains("retry the run"),
+        "{message}"
+    );
+    assert!(said(&out).contains("host_disturbed") || said(&out).contains("held the generator up"));
+    let timer = &run["generator"]["host_timer"];
+    assert!(timer["samples"].as_u64().unwrap() >= 20, "{timer}");
 }
 
 /// A target with a known capacity: 2 workers × 10 ms = 200 requests/s.

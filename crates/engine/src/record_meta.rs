@@ -20,6 +20,8 @@ pub struct MetaInput<'a> {
     pub threads: usize,
     pub max_cpu_percent: f64,
     pub max_lag_ms: f64,
+    /// How late this host woke a timer just before the run (`host_timer`).
+    pub host_timer: Option<loadlab_metrics::HostTimer>,
     /// The length of the record's intervals.
     pub slice: std::time::Duration,
 }
@@ -73,6 +75,7 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         cpus_allowed: loadlab_monitor::cpu_list_self(),
         max_cpu_percent: m.max_cpu_percent,
         max_lag_ms: m.max_lag_ms,
+        host_timer: m.host_timer,
         batch_window_ms: matches!(m.plan.load, Load::Open(_))
             .then(|| crate::executor::BATCH_WINDOW.as_secs_f64() * 1e3),
         reads_at_wakeups: crate::executor::defers_reads(
@@ -83,6 +86,22 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         merged_from: None,
         clock: None,
     }
+}
+
+/// Measures how late this host wakes a timer, on a thread of its own (about 75 ms of sleeps,
+/// meanwhile the caller checks the target): the generator's delays are judged above it.
+pub fn measure_host_timer() -> std::thread::JoinHandle<Option<loadlab_metrics::HostTimer>> {
+    std::thread::spawn(|| {
+        use loadlab_timer::resolution::{measure_wake_latency, run_start_sleeps};
+        let late = measure_wake_latency(&run_start_sleeps()).ok()?;
+        let ms = |q: f64| late.quantile(q).as_secs_f64() * 1e3;
+        Some(loadlab_metrics::HostTimer {
+            samples: late.samples() as u32,
+            p50_ms: ms(0.5),
+            p95_ms: ms(0.95),
+            max_ms: ms(1.0),
+        })
+    })
 }
 
 /// The plan's load as this segment executes it (counts are its exact share, rates its

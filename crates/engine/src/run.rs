@@ -113,6 +113,7 @@ pub fn run(
     cancel: &Cancel,
 ) -> Result<RunOutput, EngineError> {
     let process_segment = options.segment.unwrap_or(Segment::WHOLE);
+    let host_timer = crate::record_meta::measure_host_timer();
     // `grpc:` steps with no .proto get their types from the server's reflection first.
     let reflected = crate::grpc::reflect::fill_descriptors(scenario)?;
     let scenario = reflected.as_ref().unwrap_or(scenario);
@@ -125,6 +126,8 @@ pub fn run(
     let threads = thread_count(options.threads, scenario, &plan.load, process_segment);
     // A common start a little ahead (or at --start-at), so every worker begins on the same
     // instant; its wall-clock time is t = 0 of the record.
+    // Measured while the target was checked; before the start is set, so that it is not late.
+    let host_timer = host_timer.join().ok().flatten();
     let lead = lead_to_start(options.start_at)?;
     let start = Instant::now() + lead;
     let start_wall = SystemTime::now() + lead;
@@ -140,6 +143,7 @@ pub fn run(
         threads,
         max_cpu_percent: options.max_cpu_percent,
         max_lag_ms: options.max_lag.as_secs_f64() * 1e3,
+        host_timer,
         slice,
     });
 
@@ -345,6 +349,8 @@ fn worker_thread(setup: WorkerSetup) {
         .build()
         .expect("a current-thread runtime builds");
     let local = tokio::task::LocalSet::new();
+    // Its timers expire when due, not up to 50 µs later to be merged with others'.
+    loadlab_timer::resolution::minimise_timer_slack();
     local.block_on(&runtime, async move {
         let WorkerSetup {
             prepared,

@@ -17,6 +17,7 @@ mod error_kind;
 mod exemplar;
 pub mod grpc;
 mod histogram;
+pub mod host_timer;
 pub mod live;
 mod load_model;
 pub mod metric_id;
@@ -40,6 +41,7 @@ pub use error_kind::{ErrorCounts, ErrorKind};
 pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use grpc::{GrpcCode, GrpcCounts, GrpcResult};
 pub use histogram::{new_histogram, record_us, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
+pub use host_timer::HostTimer;
 pub use live::{LiveControl, LiveObserver, ThresholdBreach};
 pub use load_model::LoadModel;
 pub use metric_id::{

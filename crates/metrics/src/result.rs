@@ -441,6 +441,13 @@ pub struct Generator {
     /// mean over the measured window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steal_percent: Option<f64>,
+    /// How late this host woke a timer before the run: its timing resolution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_timer: Option<crate::HostTimer>,
+    /// The least delay of the generator's that counted against the run, from `host_timer`
+    /// (ms): latencies are precise to about this much on this host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_floor_ms: Option<f64>,
 }
 
 /// Percentiles of the pause meter's oversleeps (ms).

@@ -18,6 +18,10 @@ pub enum InvalidKind {
     HostContended,
     /// The hypervisor stole the time of the generator's cores, enough to disturb its timing.
     CpuStolen,
+    /// The generator's timing was disturbed while neither its own CPU, nor other processes,
+    /// nor measured steal explain it: the host (hypervisor, kernel) held it up. Retried by
+    /// studies; a run again usually is valid.
+    HostDisturbed,
     /// The generator ran out of file descriptors.
     FdExhausted,
     /// The generator ran out of local ports.
@@ -42,6 +46,7 @@ impl InvalidKind {
             InvalidKind::SchedulerLate => "scheduler_late",
             InvalidKind::HostContended => "host_contended",
             InvalidKind::CpuStolen => "cpu_stolen",
+            InvalidKind::HostDisturbed => "host_disturbed",
             InvalidKind::FdExhausted => "fd_exhausted",
             InvalidKind::PortsExhausted => "ports_exhausted",
             InvalidKind::DeliveryShortfall => "delivery_shortfall",
@@ -62,6 +67,7 @@ impl InvalidKind {
                 | InvalidKind::SchedulerLate
                 | InvalidKind::HostContended
                 | InvalidKind::CpuStolen
+                | InvalidKind::HostDisturbed
         )
     }
 }

@@ -222,6 +222,13 @@ fn went_through(g: &loadlab_metrics::result::Generator) -> String {
     if let Some(steal) = g.steal_percent.filter(|s| *s >= 0.5) {
         s.push_str(&format!(", {steal:.0}% stolen"));
     }
+    if let (Some(t), Some(floor)) = (&g.host_timer, g.delay_floor_ms) {
+        s.push_str(&format!(
+            ", host timer p95 {} (delays below {} are this host's resolution)",
+            format_ms(t.p95_ms),
+            format_ms(floor)
+        ));
+    }
     s
 }
 

@@ -341,6 +341,7 @@ fn built_meta() -> loadlab_metrics::record::RecordMeta {
         cores: 2,
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
+        host_timer: None,
         cpus_allowed: vec![],
         batch_window_ms: None,
         reads_at_wakeups: false,

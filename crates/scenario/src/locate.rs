@@ -142,6 +142,10 @@ pub struct Ctx<'a> {
     pub file: &'a str,
     /// `None` for a scenario built from flags.
     pub index: Option<&'a PathIndex>,
+    /// `.proto` files compiled so far for this scenario, by canonical path: each `grpc:` step
+    /// naming one would otherwise compile it again (a file of many such steps took seconds).
+    pub(crate) compiled_protos:
+        std::cell::RefCell<HashMap<std::path::PathBuf, prost_reflect::DescriptorPool>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -149,6 +153,7 @@ impl<'a> Ctx<'a> {
         Ctx {
             file,
             index: Some(index),
+            compiled_protos: Default::default(),
         }
     }
 
@@ -157,6 +162,7 @@ impl<'a> Ctx<'a> {
         Ctx {
             file: "",
             index: None,
+            compiled_protos: Default::default(),
         }
     }
 

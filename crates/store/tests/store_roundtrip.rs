@@ -38,6 +38,7 @@ fn meta() -> RecordMeta {
         cores: 1,
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
+        host_timer: None,
         cpus_allowed: vec![],
         batch_window_ms: None,
         reads_at_wakeups: false,

@@ -7,6 +7,8 @@
 //! microseconds, at the cost of two cheap syscalls per wait (arm, read). Used by the engine and
 //! the target.
 
+pub mod resolution;
+
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Instant;
@@ -175,28 +177,44 @@ mod tests {
     #[tokio::test]
     async fn wakes_within_a_fraction_of_a_millisecond() {
         let timer = PreciseTimer::new().unwrap();
-        let mut worst = Duration::ZERO;
+        let mut late = Vec::new();
         for i in 0..50u64 {
+            let waited = resolution::run_queue_wait();
             let deadline = Instant::now() + Duration::from_micros(150 + i * 7);
             timer.sleep_until(deadline).await.unwrap();
-            let late = Instant::now().saturating_duration_since(deadline);
             assert!(Instant::now() >= deadline, "never early");
-            worst = worst.max(late);
+            // The timer's own lateness: what the thread spent waiting for a CPU meanwhile is
+            // the machine's load (a compiler beside the suite), not the timer.
+            let cpu_wait = resolution::run_queue_wait().saturating_sub(waited);
+            late.push(
+                Instant::now()
+                    .saturating_duration_since(deadline)
+                    .saturating_sub(cpu_wait),
+            );
         }
-        // tokio's own timer would be up to ~2 ms late; allow a loaded CI machine some slack.
-        assert!(worst < Duration::from_millis(5), "worst lateness {worst:?}");
+        late.sort();
+        // tokio's own timer is up to ~2 ms late at every wake-up: most of these must be far
+        // below a millisecond (one may meet an interrupt or a descheduled vCPU).
+        let p90 = late[44];
+        assert!(
+            p90 < Duration::from_millis(1),
+            "p90 lateness {p90:?} of {late:?}"
+        );
     }
 
     #[tokio::test]
     async fn precise_sleeps_are_not_rounded_up_to_milliseconds() {
         // 20 sleeps of 2.2 ms: tokio's timer would take ≥ 3 ms each (60 ms in all).
+        let waited = resolution::run_queue_wait();
         let start = Instant::now();
         for _ in 0..20 {
             sleep_precisely(Duration::from_micros(2200)).await;
         }
         let total = start.elapsed();
         assert!(total >= Duration::from_millis(44), "{total:?}");
-        assert!(total < Duration::from_millis(120), "{total:?}");
+        // Less the time the thread waited for a CPU (the machine's load, not the timer).
+        let net = total.saturating_sub(resolution::run_queue_wait().saturating_sub(waited));
+        assert!(net < Duration::from_millis(60), "{net:?} of {total:?}");
     }
 
     #[tokio::test]

@@ -40,6 +40,7 @@ pub(crate) fn meta(steps: usize, slice_s: f64, warmup_s: f64) -> RecordMeta {
         cpus_allowed: vec![],
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
+        host_timer: None,
         batch_window_ms: None,
         reads_at_wakeups: false,
         pid: 1,

@@ -47,3 +47,54 @@ pub fn assert_close(actual: f64, expected: f64, tol: f64, what: &str) {
         tol * scale
     );
 }
+
+/// How close a value must be to its fixture (`tests/fixtures/tolerances.json`, which
+/// scripts/compare_fixtures.py applies too when the fixtures are regenerated on a machine).
+#[derive(Debug, Clone, Copy)]
+pub enum Tolerance {
+    /// `|d| ≤ s · max(1, |expected|)`, as [`assert_close`].
+    Scaled(f64),
+    /// `|d| ≤ r · |expected| + a`.
+    Relative(f64, f64),
+}
+
+impl Tolerance {
+    pub fn allows(self, actual: f64, expected: f64) -> bool {
+        let d = (actual - expected).abs();
+        match self {
+            Tolerance::Scaled(s) => d <= s * expected.abs().max(1.0),
+            Tolerance::Relative(r, a) => d <= r * expected.abs() + a,
+        }
+    }
+
+    fn of(rule: &Value) -> Option<Tolerance> {
+        if let Some(s) = rule["scaled"].as_f64() {
+            return Some(Tolerance::Scaled(s));
+        }
+        let r = rule["relative"].as_f64()?;
+        Some(Tolerance::Relative(
+            r,
+            rule["absolute"].as_f64().unwrap_or(0.0),
+        ))
+    }
+}
+
+/// The tolerance for the values under `key` in fixture `file` (a path below tests/fixtures).
+pub fn tolerance(file: &str, key: &str) -> Tolerance {
+    let all = fixture("tolerances.json");
+    let spec = &all["files"][file];
+    Tolerance::of(&spec["keys"][key])
+        .or_else(|| Tolerance::of(spec))
+        .or_else(|| Tolerance::of(&all["default"]))
+        .expect("tolerances.json has a default rule")
+}
+
+/// Asserts `actual` is within the fixture's tolerance for `key` of `expected`.
+pub fn assert_fixture_close(file: &str, key: &str, actual: f64, expected: f64, what: &str) {
+    let tol = tolerance(file, key);
+    assert!(
+        tol.allows(actual, expected),
+        "{what}: got {actual:e}, expected {expected:e} (diff {:e}, tolerance {tol:?} from tolerances.json)",
+        (actual - expected).abs()
+    );
+}

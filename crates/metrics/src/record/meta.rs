@@ -56,6 +56,10 @@ pub struct RecordMeta {
     /// Generator health bounds: CPU use and scheduler lag p99 beyond these invalidate the run.
     pub max_cpu_percent: f64,
     pub max_lag_ms: f64,
+    /// How late this host woke a timer before the run (absent: not measured, an older record):
+    /// the generator's delays are judged above this host's own timing resolution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_timer: Option<crate::HostTimer>,
     /// The open model's batch window: dense arrivals are started up to this late, so that one
     /// wake-up starts several (the trade between wake-ups and precision).
     #[serde(default, skip_serializing_if = "Option::is_none")]

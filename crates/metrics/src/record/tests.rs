@@ -46,6 +46,7 @@ fn meta(steps: usize, segment: Option<Segment>, start: f64) -> RecordMeta {
         cores: 2,
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
+        host_timer: None,
         cpus_allowed: vec![],
         batch_window_ms: None,
         reads_at_wakeups: false,

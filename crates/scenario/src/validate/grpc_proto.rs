@@ -135,6 +135,9 @@ fn compile(proto: &str, pfield: &str, ctx: &Ctx) -> Result<DescriptorPool, Scena
             )
             .with_hint("`proto:` is relative to the scenario file's directory; leave it out to ask the server's reflection service for the types")
         })?;
+    if let Some(pool) = ctx.compiled_protos.borrow().get(&path) {
+        return Ok(pool.clone());
+    }
     let mut includes = vec![path.parent().map(Path::to_path_buf).unwrap_or_default()];
     if let Ok(b) = std::fs::canonicalize(&base) {
         if !includes.contains(&b) {
@@ -148,7 +151,9 @@ fn compile(proto: &str, pfield: &str, ctx: &Ctx) -> Result<DescriptorPool, Scena
     let mut compiler = protox::Compiler::new(&includes).map_err(fail)?;
     compiler.include_imports(true);
     compiler.open_file(&path).map_err(fail)?;
-    Ok(compiler.descriptor_pool())
+    let pool = compiler.descriptor_pool();
+    ctx.compiled_protos.borrow_mut().insert(path, pool.clone());
+    Ok(pool)
 }
 
 /// The scenario file's directory (the current one for a bare file name).

@@ -6,7 +6,9 @@
 use super::scopes::{summary_of, Totals};
 use super::Summarizer;
 use crate::histogram::LazyHistogram;
-use crate::record::disturbance::{attribute, generator_delay, GeneratorDelay, GeneratorEvidence};
+use crate::record::disturbance::{
+    attribute, generator_delay, Floors, GeneratorDelay, GeneratorEvidence, GeneratorLoad,
+};
 use crate::record::judge::{
     judge_resources, overload, shares_host, LoadEvidence, ResourceJudgement,
 };
@@ -52,6 +54,7 @@ impl Summarizer {
                 r.kind,
                 InvalidKind::HostContended
                     | InvalidKind::CpuStolen
+                    | InvalidKind::HostDisturbed
                     | InvalidKind::GeneratorSaturated
             )
         });
@@ -166,13 +169,14 @@ impl Summarizer {
         let mut reasons = Vec::new();
         let own_cpu = cpu_percent >= meta.max_cpu_percent;
         let evidence = self.generator_evidence(meta, service);
+        let floors = Floors::for_host(meta.host_timer.as_ref());
         let delay = evidence
             .iter()
             .filter_map(|e| match *e {
                 GeneratorEvidence::SendDelay { allowance_ms, .. } => {
-                    self.worst_step_send_delay(allowance_ms)
+                    self.worst_step_send_delay(allowance_ms, floors)
                 }
-                e => latency.get().and_then(|l| generator_delay(e, l)),
+                e => latency.get().and_then(|l| generator_delay(e, l, floors)),
             })
             .max_by(|a, b| a.share().total_cmp(&b.share()));
         // Its own CPU used up invalidates a run when its timing suffered for it (a run of a
@@ -192,9 +196,17 @@ impl Summarizer {
                 ),
             ));
         }
+        let worker_seconds = self.measured_s * f64::from(threads);
+        let run_delay_share = (self.run_slices > 0 && worker_seconds > 0.0)
+            .then(|| self.run_delay_seconds / worker_seconds);
+        let load = GeneratorLoad {
+            own_cpu_used_up: own_cpu,
+            cpu_percent,
+            run_delay_share,
+        };
         let disturbed = delay
             .as_ref()
-            .and_then(|d| attribute(d, own_cpu, judged.host_load.as_ref()));
+            .and_then(|d| attribute(d, load, judged.host_load.as_ref()));
         let lag_late = lag_p99 > meta.max_lag_ms;
         match disturbed {
             Some(mut reason) => {
@@ -214,7 +226,6 @@ impl Summarizer {
             )),
             None => {}
         }
-        let worker_seconds = self.measured_s * f64::from(threads);
         let generator = Generator {
             cpu_percent,
             cpu_seconds: self.cpu_seconds,
@@ -232,8 +243,9 @@ impl Summarizer {
             reads_at_wakeups: meta.reads_at_wakeups,
             max_rss_bytes: end.map_or(0, |e| e.max_rss_bytes),
             pauses_ms: self.pauses.get().map(PauseSummary::of),
-            run_delay_share: (self.run_slices > 0 && worker_seconds > 0.0)
-                .then(|| self.run_delay_seconds / worker_seconds),
+            run_delay_share,
+            host_timer: meta.host_timer,
+            delay_floor_ms: meta.host_timer.map(|_| floors.delay_ms),
             run_delay_per_wakeup_ms: (self.run_slices > 0)
                 .then(|| 1000.0 * self.run_delay_seconds / self.run_slices as f64),
             steal_percent: judged
@@ -249,7 +261,7 @@ impl Summarizer {
     /// on different steps' requests (a fast call and a slow stream, half each: p50 of one is
     /// the slowest fast call's latency, of the other its service time), which reads as a
     /// delay the generator never had.
-    fn worst_step_send_delay(&self, allowance_ms: f64) -> Option<GeneratorDelay> {
+    fn worst_step_send_delay(&self, allowance_ms: f64, floors: Floors) -> Option<GeneratorDelay> {
         self.steps
             .iter()
             .filter_map(|s| {
@@ -258,7 +270,7 @@ impl Summarizer {
                     service,
                     allowance_ms,
                 };
-                generator_delay(evidence, latency)
+                generator_delay(evidence, latency, floors)
             })
             .max_by(|a, b| a.share().total_cmp(&b.share()))
     }

@@ -1,0 +1,49 @@
+//! The precision of the host's timer, as measured before a run: the floor below which a
+//! generator's delay is the machine's timing resolution, not a disturbance. A fixed floor tuned
+//! on one virtual machine called quiet low-rate runs on another "saturated" at 5% CPU, when
+//! their requests were sent as late as that host wakes any timer (issue 35).
+
+use serde::{Deserialize, Serialize};
+
+/// How late this host woke a sleeping thread in the measurement before the run, net of any
+/// wait for a CPU (`loadlab_timer::resolution`), in milliseconds.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct HostTimer {
+    pub samples: u32,
+    pub p50_ms: f64,
+    /// The second-largest of 24 samples: one outlier does not move it.
+    pub p95_ms: f64,
+    pub max_ms: f64,
+}
+
+/// A delay up to this many times the timer's p95 lateness is the host's timing resolution.
+/// Sends are woken by the same timer as the measurement, so at the same rate they are late by
+/// the same amount; the margin covers the measurement's few samples (24, so its p95 is the
+/// second largest).
+pub const TIMER_MARGIN: f64 = 2.0;
+/// The pause probe's tick also waits for the worker's current step, so it reads higher than a
+/// bare timer on a quiet machine (p99 up to 0.95 ms where the timer's was 0.1 ms).
+pub const PROBE_TIMER_MARGIN: f64 = 3.0;
+
+impl HostTimer {
+    /// The timing resolution a delay must exceed to count (ms).
+    pub fn resolution_ms(&self) -> f64 {
+        TIMER_MARGIN * self.p95_ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_resolution_is_a_margin_over_the_p95_lateness() {
+        let t = HostTimer {
+            samples: 40,
+            p50_ms: 0.05,
+            p95_ms: 0.3,
+            max_ms: 1.4,
+        };
+        assert!((t.resolution_ms() - 0.6).abs() < 1e-12);
+    }
+}
