@@ -282,6 +282,7 @@ pub(super) fn open(rate: f64, secs: u64, max_in_flight: u32) -> Load {
         }],
         poisson: false,
         max_in_flight,
+        max_in_flight_given: true,
         max_arrivals: None,
     })
 }
