@@ -88,7 +88,7 @@ pub fn intervals(steps: usize, count: u32) -> Vec<IntervalRecord> {
         .collect()
 }
 
-/// What judging a window by folding it afresh costs: the intervals from `first` to `last`
+/// What judging a window cost when it folded it afresh: the window's intervals
 /// folded into a new summary, and the summary finished.
 pub fn fold(meta: &RecordMeta, window: &[IntervalRecord]) -> loadlab_metrics::RunResult {
     let mut s = Summarizer::new(meta.steps.len());
