@@ -1,7 +1,9 @@
 //! A threshold over a window marked `abort` stops a run whose target degrades halfway, within
 //! the window plus one interval of the degradation showing; the partial result is stored with
 //! `stop: threshold` and `aborted_by_threshold`, and the command exits 1. The same scenario
-//! against a target that does not degrade runs to its end and exits 0.
+//! against a target that does not degrade runs to its end and exits 0. The requests in flight
+//! at the abort finish (a drain): none is counted `interrupted`, so an error-rate threshold
+//! beside the abort does not fail because of the abort itself.
 
 mod common;
 
@@ -22,11 +24,27 @@ steps:\n\
 const EXPR: &str = "latency.p95 < 200ms over 1s, abort";
 
 fn workdir(name: &str) -> PathBuf {
+    workdir_with(name, SCENARIO)
+}
+
+fn workdir_with(name: &str, scenario: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("loadlab-abort-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("s.yaml"), SCENARIO).unwrap();
+    std::fs::write(dir.join("s.yaml"), scenario).unwrap();
     dir
+}
+
+/// The built-in target answering in 5 ms, then in 300 ms from 1 s after its first request.
+fn degrading_target() -> Target {
+    Target::start(&[
+        "--service-time",
+        "5ms",
+        "--degrade-after",
+        "1s",
+        "--degraded-service-time",
+        "300ms",
+    ])
 }
 
 fn run(dir: &Path, target: &str) -> Output {
@@ -70,15 +88,7 @@ fn only_run(dir: &Path) -> (String, Value) {
 #[test]
 fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval() {
     let _serial = exclusive();
-    // 5 ms per request, then 300 ms from 1 s after the first request on.
-    let target = Target::start(&[
-        "--service-time",
-        "5ms",
-        "--degrade-after",
-        "1s",
-        "--degraded-service-time",
-        "300ms",
-    ]);
+    let target = degrading_target();
     let dir = workdir("degrades");
     let out = run(&dir, &target.url);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
@@ -101,10 +111,11 @@ fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval
     // bound leaves room for a busy machine: the run was planned for 4 s.
     let at = b["at_s"].as_f64().unwrap();
     assert!((1.0..=2.4).contains(&at), "stopped at {at} s: {b}");
-    // The load stopped at once: the record ends within an interval or two of the breach.
+    // The load stopped at once: no request started more than an interval or two after the
+    // breach (50/s from 0 s on); those in flight then finished within a few of their 300 ms.
     let measured = r["duration_s"].as_f64().unwrap();
     assert!(
-        measured <= at + 0.35,
+        measured <= at + 3.0,
         "measured {measured} s, breach at {at} s"
     );
     assert!(
@@ -114,6 +125,10 @@ fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval
     // The partial result is kept: requests until the abort, thresholds judged.
     let total = r["requests"]["total"].as_u64().unwrap();
     assert!((40..=130).contains(&total), "{total} requests");
+    assert!(
+        total as f64 <= 50.0 * (at + 0.35) + 1.0,
+        "{total} requests: sent after the breach at {at} s"
+    );
     let t = r["thresholds"].as_array().unwrap();
     assert_eq!(t[0]["expr"], EXPR);
     assert_eq!(t[0]["ok"], false);
@@ -152,5 +167,43 @@ fn the_same_thresholds_let_a_steady_run_complete() {
     let t = &r["thresholds"][0];
     assert_eq!(t["ok"], true, "{t}");
     assert!(t["actual"].as_f64().unwrap() < 200.0, "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn requests_in_flight_at_an_abort_finish_and_do_not_fail_an_error_rate_threshold() {
+    let _serial = exclusive();
+    let target = degrading_target();
+    // At the abort about 15 requests are in flight (50/s, 300 ms each): cut off, they were
+    // `interrupted` failures, and `http.errors < 1%` failed because of the abort itself.
+    let dir = workdir_with(
+        "drain",
+        "load: { model: open, rate: 50/s, duration: 4s }\n\
+thresholds:\n\
+\x20 - latency.p95 < 200ms over 1s, abort\n\
+\x20 - http.errors < 1%\n\
+steps:\n\
+\x20 - { name: ping, get: /api/ping }\n",
+    );
+    let out = run(&dir, &target.url);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let (listing, r) = only_run(&dir);
+    assert_eq!(r["stop"], "threshold", "{listing}");
+    let requests = &r["requests"];
+    assert_eq!(requests["interrupted"], 0, "{requests}");
+    assert_eq!(requests["failed"], 0, "{requests}");
+    assert!(
+        r["errors"].as_object().is_none_or(|e| e.is_empty()),
+        "{}",
+        r["errors"]
+    );
+    // Every request sent got its answer: the slow ones after the abort are in the latency.
+    assert_eq!(r["latency_ms"]["count"], requests["total"], "{requests}");
+    assert!(r["latency_ms"]["max"].as_f64().unwrap() >= 250.0);
+    let t = r["thresholds"].as_array().unwrap();
+    assert_eq!(t[0]["ok"], false, "{}", t[0]);
+    assert_eq!(t[1]["expr"], "http.errors < 1%");
+    assert_eq!(t[1]["ok"], true, "the abort failed no request: {}", t[1]);
+    assert_eq!(t[1]["actual"], 0.0, "{}", t[1]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -414,3 +414,65 @@ fn both_flows_agree_with_the_python_servers_counts() {
     );
     assert_eq!(n(&create["failed"]) + n(&watch["failed"]), 0);
 }
+
+/// `loadlab run` on `yaml` with the open-files limit at 20,000 (soft and hard, a common
+/// default): the exit code, run.json and the output.
+fn run_with_20000_files(dir: &std::path::Path, yaml: &str) -> (Option<i32>, Value, String) {
+    let path = dir.join("s.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let json = dir.join("run.json");
+    let _ = std::fs::remove_file(&json);
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "ulimit -n 20000 && exec \"$@\"",
+            "sh",
+            common::BIN,
+            "run",
+        ])
+        .arg(&path)
+        .args(["--no-progress", "--json"])
+        .arg(&json)
+        .env("LOADLAB_RESULTS", dir.join("results"))
+        .output()
+        .expect("run loadlab");
+    let result = std::fs::read_to_string(&json)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    (out.status.code(), result, common::text(&out))
+}
+
+#[test]
+fn an_http_step_beside_a_grpc_step_runs_at_the_default_max_in_flight_on_20000_files() {
+    let _load = exclusive();
+    let target = Target::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    // Two origins (HTTP/1.1 and the gRPC one), one connection to each per iteration in
+    // flight: the default max_in_flight of 10,000 needed 20,064 files and was refused.
+    let two_origins = |max_in_flight: &str| {
+        format!(
+            "target: {}\nload: {{ model: open, rate: 20/s, duration: 500ms{max_in_flight} }}\nsteps:\n  - {{ name: ping, get: /api/ping }}\n  - name: create\n    grpc:\n      proto: {PROTO}\n      call: permits.v1.Permits/Create\n      message: {{ applicant: ann, kind: building }}\n",
+            target.url
+        )
+    };
+    let (code, result, text) = run_with_20000_files(dir.path(), &two_origins(""));
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    assert!(n(&step(&result, "create")["requests"]) >= 5, "{text}");
+    assert_eq!(n(&step(&result, "create")["failed"]), 0, "{text}");
+    // The default was fitted to the limit, and the user told so.
+    assert_eq!(result["load"]["max_in_flight"], 9968, "{}", result["load"]);
+    assert!(
+        text.contains("max_in_flight is 9968 instead of its default 10000"),
+        "{text}"
+    );
+    // One given by the user is kept: if it cannot fit, the run is refused before any load,
+    // with what it needs and how to fix it.
+    let (code, _, text) = run_with_20000_files(dir.path(), &two_origins(", max_in_flight: 10000"));
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("20,000 concurrent connections for max_in_flight 10,000 × 2 origins"),
+        "{text}"
+    );
+    assert!(text.contains("ulimit -Hn"), "{text}");
+}

@@ -66,6 +66,52 @@ pub fn connections_needed(
             (n, format!("a burst of {}", thousands(n)))
         }
     };
+    let (per_unit, shared) = per_unit_connections(prepared);
+    let because = if per_unit > 1 {
+        format!(
+            "{because} × {per_unit} origins: each keeps a connection to every origin it talks to"
+        )
+    } else {
+        because
+    };
+    (
+        units.saturating_mul(per_unit).saturating_add(shared),
+        because,
+    )
+}
+
+/// Lowers a default `max_in_flight` (one the scenario did not give) to what `soft` open files
+/// allow: an open load holds up to one connection per origin for each iteration in flight,
+/// so two origins at the default of 10,000 would need 20,000 and be refused on a common
+/// limit of 20,000. `max_in_flight` stays one bound for the run; only its default is fitted.
+/// Returns the default it replaced, when it did.
+pub fn fit_default_in_flight(
+    load: &mut Load,
+    prepared: &PreparedScenario,
+    segment: Segment,
+    soft: u64,
+) -> Option<u32> {
+    let Load::Open(o) = load else {
+        return None;
+    };
+    if o.max_in_flight_given {
+        return None;
+    }
+    let (unit, shared) = per_unit_connections(prepared);
+    let room = soft.saturating_sub(OVERHEAD_FILES).saturating_sub(shared) / unit.max(1);
+    // This process's share of the run's bound must fit: the run's bound is its share times
+    // the number of segments (each `share` is then exactly `room`).
+    let fitted = room.saturating_mul(u64::from(segment.count)).max(1);
+    (unit > 0 && fitted < u64::from(o.max_in_flight)).then(|| {
+        let default = o.max_in_flight;
+        o.max_in_flight = fitted as u32;
+        default
+    })
+}
+
+/// Connections one unit of concurrency (a VU, an iteration in flight) may hold, and those
+/// the shared, multiplexed origins hold whatever the load.
+fn per_unit_connections(prepared: &PreparedScenario) -> (u64, u64) {
     // Shared multiplexed origins (`http.connections`) hold their own few connections, the
     // same whatever the load; on the others a VU keeps one connection per origin it talks to,
     // or one per request in flight.
@@ -84,15 +130,11 @@ pub fn connections_needed(
         ConnectionPolicy::PerVu => unshared,
         ConnectionPolicy::Shared | ConnectionPolicy::None => unshared.min(1),
     };
-    let per_unit = if prepared.origins.is_empty() {
-        1
+    if prepared.origins.is_empty() {
+        (1, shared)
     } else {
-        per_unit
-    };
-    (
-        units.saturating_mul(per_unit).saturating_add(shared),
-        because,
-    )
+        (per_unit, shared)
+    }
 }
 
 /// `None` when the plan fits in `soft` open files.
@@ -213,6 +255,65 @@ mod tests {
             )),
             4
         );
+    }
+
+    fn prepared_load(yaml: &str) -> (Load, PreparedScenario) {
+        let scenario = loadlab_scenario::Scenario::parse(yaml, "t.yaml").unwrap();
+        let prepared = PreparedScenario::new(&scenario).unwrap();
+        (scenario.plan().load, prepared)
+    }
+
+    #[test]
+    fn a_default_max_in_flight_fits_two_origins_in_the_open_files_limit() {
+        // An HTTP/1.1 step and an HTTP/2 one: two origins, one connection to each per
+        // iteration in flight. At the default 10,000 that needed 20,064 files of 20,000.
+        let two = "target: http://127.0.0.1:1\nload: { model: open, rate: 10/s, duration: 1s }\nsteps: [ {get: /a}, {get: /b, http: {version: \"2\"}} ]\n";
+        let (mut load, prepared) = prepared_load(two);
+        let (connections, because) = connections_needed(&load, &prepared, Segment::WHOLE);
+        assert!(check_files(connections, because, 20_000, 20_000).is_some());
+        assert_eq!(
+            fit_default_in_flight(&mut load, &prepared, Segment::WHOLE, 20_000),
+            Some(10_000)
+        );
+        assert!(matches!(&load, Load::Open(o) if o.max_in_flight == 9_968));
+        let (connections, because) = connections_needed(&load, &prepared, Segment::WHOLE);
+        assert_eq!(connections, 19_936);
+        assert_eq!(check_files(connections, because, 20_000, 20_000), None);
+        // A segment's share fits its own process: 2 of 4 segments, 1,000 files each.
+        let (mut load, prepared) = prepared_load(two);
+        let segment = Segment { index: 1, count: 4 };
+        fit_default_in_flight(&mut load, &prepared, segment, 1_000);
+        let (connections, _) = connections_needed(&load, &prepared, segment);
+        assert!(connections + OVERHEAD_FILES <= 1_000, "{connections}");
+        // One origin fits at the default: left as it is.
+        let (mut load, prepared) = prepared_load(
+            "target: http://127.0.0.1:1\nload: { model: open, rate: 10/s, duration: 1s }\nsteps: [ {get: /a} ]\n",
+        );
+        assert_eq!(
+            fit_default_in_flight(&mut load, &prepared, Segment::WHOLE, 20_000),
+            None
+        );
+        assert!(matches!(&load, Load::Open(o) if o.max_in_flight == 10_000));
+    }
+
+    #[test]
+    fn a_max_in_flight_given_is_kept_and_an_overflow_refused_naming_the_origins() {
+        let (mut load, prepared) = prepared_load(
+            "target: http://127.0.0.1:1\nload: { model: open, rate: 10/s, duration: 1s, max_in_flight: 10000 }\nsteps: [ {get: /a}, {get: /b, http: {version: \"2\"}} ]\n",
+        );
+        assert_eq!(
+            fit_default_in_flight(&mut load, &prepared, Segment::WHOLE, 20_000),
+            None
+        );
+        let (connections, because) = connections_needed(&load, &prepared, Segment::WHOLE);
+        let text = check_files(connections, because, 20_000, 20_000)
+            .expect("20,064 files of 20,000")
+            .to_string();
+        assert!(
+            text.contains("20,000 concurrent connections for max_in_flight 10,000 × 2 origins"),
+            "{text}"
+        );
+        assert!(text.contains("~20,100 open files"), "{text}");
     }
 
     #[test]

@@ -9,7 +9,9 @@ use crate::flow::Worker;
 use crate::flow_picker::FlowPicker;
 use crate::health::{available_cores, max_rss_bytes};
 use crate::http::{probe, DeferredIo, HttpTransport, ProbeError, TlsConnectors};
-use crate::limits::{check_files, check_ports, connections_needed, raise_open_files_limit};
+use crate::limits::{
+    check_files, check_ports, connections_needed, fit_default_in_flight, raise_open_files_limit,
+};
 use crate::prepare::{check_source_addresses, PrepareError, PreparedScenario};
 use crate::record_meta::{record_meta, MetaInput};
 use crate::resources::{MonitorFeed, ResourceFeed};
@@ -120,8 +122,15 @@ pub fn run(
     let mut prepared = PreparedScenario::new(scenario)?;
     prepared.data.offset = u64::from(process_segment.index);
     prepared.data.stride = u64::from(process_segment.count);
-    let plan = scenario.plan();
-    check_budgets(scenario, &plan.load, &prepared, process_segment)?;
+    let mut plan = scenario.plan();
+    let mut warnings = Vec::new();
+    check_budgets(
+        scenario,
+        &mut plan.load,
+        &prepared,
+        process_segment,
+        &mut warnings,
+    )?;
     let negotiated = preflight(&prepared, scenario)?;
     let threads = thread_count(options.threads, scenario, &plan.load, process_segment);
     // A common start a little ahead (or at --start-at), so every worker begins on the same
@@ -147,7 +156,6 @@ pub fn run(
         slice,
     });
 
-    let mut warnings = Vec::new();
     let feed = start_monitor(scenario, start, slice, &mut warnings);
     let (tx, rx) = mpsc::channel::<Tick>();
     let pool = DeltaPool::new();
@@ -232,11 +240,20 @@ pub fn run(
 /// like the target's fault.
 fn check_budgets(
     scenario: &Scenario,
-    load: &Load,
+    load: &mut Load,
     prepared: &PreparedScenario,
     process_segment: Segment,
+    warnings: &mut Vec<String>,
 ) -> Result<(), EngineError> {
     let (soft, hard) = raise_open_files_limit();
+    if let Some(default) = fit_default_in_flight(load, prepared, process_segment, soft) {
+        if let Load::Open(o) = load {
+            warnings.push(format!(
+                "max_in_flight is {} instead of its default {}: an iteration in flight keeps a connection to each origin, and this process may open {} files; set `load.max_in_flight` (or --max-in-flight) to choose",
+                o.max_in_flight, default, soft
+            ));
+        }
+    }
     let (connections, because) = connections_needed(load, prepared, process_segment);
     if let Some(budget) = check_files(connections, because, soft, hard) {
         return Err(EngineError::OpenFiles(budget));

@@ -49,6 +49,21 @@ impl LazyHistogram {
             .expect("every latency histogram has the same bounds");
     }
 
+    /// Takes away every value of `other` (exact), which must all be in it: a running window
+    /// drops its oldest interval this way instead of merging the others again.
+    pub fn subtract(
+        &mut self,
+        other: &LazyHistogram,
+    ) -> Result<(), hdrhistogram::errors::SubtractionError> {
+        match (self.0.as_mut(), other.get()) {
+            (_, None) => Ok(()),
+            (Some(h), Some(o)) => h.subtract(o),
+            (None, Some(_)) => {
+                Err(hdrhistogram::errors::SubtractionError::SubtrahendCountExceedsMinuendCount)
+            }
+        }
+    }
+
     /// The histogram, when it holds at least one value.
     pub fn get(&self) -> Option<&LatencyHistogram> {
         self.0.as_ref().filter(|h| !h.is_empty())

@@ -114,6 +114,7 @@ impl LoadFlags {
                     max_in_flight: self
                         .max_in_flight
                         .unwrap_or(validate::DEFAULT_MAX_IN_FLIGHT),
+                    max_in_flight_given: self.max_in_flight.is_some(),
                     max_arrivals: self.requests,
                 }))
             }
@@ -132,7 +133,8 @@ impl LoadFlags {
             let mut flags = self.clone();
             if flags.max_in_flight.is_none() {
                 if let Load::Open(o) = &scenario.load {
-                    flags.max_in_flight = Some(o.max_in_flight);
+                    // A default stays a default (the engine may fit it to the open-files limit).
+                    flags.max_in_flight = o.max_in_flight_given.then_some(o.max_in_flight);
                 }
             }
             scenario.load = flags.constant_load(Some(scenario.plan().duration()))?;
@@ -210,7 +212,10 @@ impl LoadFlags {
         }
         if let Some(m) = self.max_in_flight {
             match load {
-                Load::Open(o) => o.max_in_flight = m,
+                Load::Open(o) => {
+                    o.max_in_flight = m;
+                    o.max_in_flight_given = true;
+                }
                 _ => {
                     return Err(ScenarioError::flag(
                         "--max-in-flight",

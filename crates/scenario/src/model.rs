@@ -414,6 +414,9 @@ pub struct OpenLoad {
     pub stages: Vec<RateStage>,
     pub poisson: bool,
     pub max_in_flight: u32,
+    /// `max_in_flight` was given (in the file or by `--max-in-flight`); false: it is the
+    /// default, which the engine lowers to what the open-files limit allows (docs/limits.md).
+    pub max_in_flight_given: bool,
     /// Stop after this many arrivals (for `--requests`).
     pub max_arrivals: Option<u64>,
 }

@@ -443,6 +443,7 @@ mod tests {
                 .collect(),
             poisson: false,
             max_in_flight: 100,
+            max_in_flight_given: true,
             max_arrivals: None,
         }
     }

@@ -3,6 +3,7 @@
 //! Thresholds over a window (`over 30s`) or that abort are also judged while the run goes:
 //! `window` (the pure judge) and `watch` (the live observer that carries it).
 
+mod running;
 mod watch;
 mod window;
 
@@ -10,7 +11,7 @@ pub use watch::ThresholdWatch;
 pub use window::{ThresholdState, WindowJudge};
 
 use loadlab_metrics::result::{decode_histogram, Histograms, LatencySummary, ThresholdResult};
-use loadlab_metrics::{PhaseSummary, RunResult};
+use loadlab_metrics::{LatencyHistogram, PhaseSummary, RunResult};
 use loadlab_scenario::threshold::{Quantity, Scope, Stat};
 use loadlab_scenario::Threshold;
 
@@ -109,6 +110,15 @@ pub(crate) fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
     }
 }
 
+/// The percentiles a `LatencySummary` holds, with the quantile each is read at.
+const KNOWN_PERCENTILES: [(f64, f64); 5] = [
+    (50.0, 0.50),
+    (90.0, 0.90),
+    (95.0, 0.95),
+    (99.0, 0.99),
+    (99.9, 0.999),
+];
+
 fn stat_of(stat: Stat, s: &LatencySummary, encoded: &str) -> Option<f64> {
     if s.count == 0 {
         return None;
@@ -132,6 +142,25 @@ fn stat_of(stat: Stat, s: &LatencySummary, encoded: &str) -> Option<f64> {
                 None => LatencySummary::percentile_of(&decode_histogram(encoded)?, p),
             }
         }
+    })
+}
+
+/// The same statistic as [`stat_of`] reads from a summary, straight from a histogram (a
+/// running window's): the same arithmetic, so both give the same value to the last bit.
+pub(crate) fn histogram_stat(stat: Stat, h: &LatencyHistogram) -> Option<f64> {
+    if h.is_empty() {
+        return None;
+    }
+    let ms = |us: u64| us as f64 / 1000.0;
+    Some(match stat {
+        Stat::Min => ms(h.min()),
+        Stat::Mean => h.mean() / 1000.0,
+        Stat::Max => ms(h.max()),
+        Stat::Percentile(p) if (p - 100.0).abs() < 1e-9 => ms(h.max()),
+        Stat::Percentile(p) => match KNOWN_PERCENTILES.iter().find(|(k, _)| (k - p).abs() < 1e-9) {
+            Some((_, q)) => ms(h.value_at_quantile(*q)),
+            None => LatencySummary::percentile_of(h, p),
+        },
     })
 }
 

@@ -1,21 +1,21 @@
 //! Thresholds judged every interval while the run goes, exactly: a windowed threshold
 //! (`latency.p95 < 500ms over 30s`) is judged, from the first interval its window is full of
-//! measured intervals (and its grace is over) on, on the measured intervals inside its window,
-//! folded into a fresh `Summarizer` (histograms merged, never percentiles averaged) and read
-//! by the same code as the end-of-run thresholds. One without a window that aborts is judged
-//! on everything measured so far. Plain thresholds get a current value too (for a dashboard).
+//! measured intervals (and its grace is over) on, on the measured intervals inside its window:
+//! a running sum of just the histograms and counters it reads (`running`; histograms added and
+//! subtracted, never percentiles averaged), read with the same statistics as the end-of-run
+//! thresholds. One without a window that aborts is judged on everything measured so far.
+//! Plain thresholds get a current value too (for a dashboard).
 //!
 //! At the end, a windowed threshold fails when any of its judged windows failed, and its
 //! value is the worst window's (the highest for `<`, the lowest for `>`).
 
 use super::actual_value;
-use loadlab_metrics::record::{IntervalRecord, RecordMeta, Summarizer};
+use super::running::RunningWindow;
+use loadlab_metrics::record::{IntervalRecord, RecordMeta};
 use loadlab_metrics::result::ThresholdResult;
 use loadlab_metrics::{RunResult, ThresholdBreach};
 use loadlab_scenario::threshold::Op;
 use loadlab_scenario::Threshold;
-use std::collections::VecDeque;
-use std::sync::Arc;
 
 /// Slack for comparing interval boundaries (they are sums of f64 lengths).
 const EPS: f64 = 1e-6;
@@ -54,11 +54,14 @@ struct Track {
 pub struct WindowJudge {
     thresholds: Vec<Threshold>,
     tracks: Vec<Track>,
-    /// Shared, so that judging an interval does not copy the run's metadata (its scenario).
-    meta: Option<Arc<RecordMeta>>,
-    /// The measured intervals of the longest window.
-    kept: VecDeque<IntervalRecord>,
-    longest_s: f64,
+    /// One running window per distinct window length, and one for everything measured so far
+    /// (the last); empty until `begin`.
+    windows: Vec<RunningWindow>,
+    /// Per threshold: its window (index in `windows`) and what it reads there.
+    reads: Vec<(usize, usize)>,
+    /// Whether `begin` was called (nothing is judged before).
+    begun: bool,
+    warmup_s: f64,
     /// When the plain thresholds' current values were last refreshed (run time, s).
     plain_at_s: Option<f64>,
     breach: bool,
@@ -66,17 +69,13 @@ pub struct WindowJudge {
 
 impl WindowJudge {
     pub fn new(thresholds: Vec<Threshold>) -> Self {
-        let longest_s = thresholds
-            .iter()
-            .filter_map(|t| t.live.window)
-            .map(|w| w.as_secs_f64())
-            .fold(0.0, f64::max);
         WindowJudge {
             tracks: vec![Track::default(); thresholds.len()],
             thresholds,
-            meta: None,
-            kept: VecDeque::new(),
-            longest_s,
+            windows: Vec::new(),
+            reads: Vec::new(),
+            begun: false,
+            warmup_s: 0.0,
             plain_at_s: None,
             breach: false,
         }
@@ -87,35 +86,48 @@ impl WindowJudge {
         self.thresholds.iter().any(|t| t.live.is_live())
     }
 
+    /// Knows the run's steps and warm-up: sets up a running window per window length.
     pub fn begin(&mut self, meta: &RecordMeta) {
-        self.meta = Some(Arc::new(meta.clone()));
-    }
-
-    /// Judges what is due after `record` (already folded into `summary`); the first failed
-    /// judgement of a threshold marked `abort` is returned, once.
-    pub fn interval(
-        &mut self,
-        record: &IntervalRecord,
-        summary: &Summarizer,
-    ) -> Option<ThresholdBreach> {
-        let meta = self.meta.clone()?;
-        let end_s = record.start_s + record.length_s;
-        if !record.warmup && self.longest_s > 0.0 {
-            self.kept.push_back(record.clone());
-            while self
-                .kept
-                .front()
-                .is_some_and(|r| r.start_s < end_s - self.longest_s - EPS)
-            {
-                self.kept.pop_front();
+        let mut lengths: Vec<f64> = Vec::new();
+        for t in &self.thresholds {
+            if let Some(w) = t.live.window.map(|w| w.as_secs_f64()) {
+                if !lengths.contains(&w) {
+                    lengths.push(w);
+                }
             }
         }
-        if record.warmup {
+        self.windows = lengths
+            .iter()
+            .map(|&w| RunningWindow::new(Some(w)))
+            .chain([RunningWindow::new(None)])
+            .collect();
+        let whole = lengths.len();
+        self.reads = self
+            .thresholds
+            .iter()
+            .map(|t| {
+                let window = t.live.window.map_or(whole, |w| {
+                    let w = w.as_secs_f64();
+                    lengths.iter().position(|&l| l == w).expect("listed")
+                });
+                (window, self.windows[window].need(t, meta))
+            })
+            .collect();
+        self.warmup_s = meta.warmup_s;
+        self.begun = true;
+    }
+
+    /// Judges what is due after `record`; the first failed judgement of a threshold marked
+    /// `abort` is returned, once.
+    pub fn interval(&mut self, record: &IntervalRecord) -> Option<ThresholdBreach> {
+        if !self.begun || record.warmup {
             return None;
         }
-        let measured_s = end_s - meta.warmup_s;
-        let mut so_far: Option<RunResult> = None;
-        let mut windows: Vec<(f64, RunResult)> = Vec::new();
+        for w in &mut self.windows {
+            w.add(record);
+        }
+        let end_s = record.start_s + record.length_s;
+        let measured_s = end_s - self.warmup_s;
         let refresh_plain = self.plain_at_s.is_none_or(|at| end_s - at >= 1.0 - EPS);
         let mut breach = None;
         for i in 0..self.thresholds.len() {
@@ -128,20 +140,8 @@ impl WindowJudge {
             if !due {
                 continue;
             }
-            let run = match t.live.window {
-                Some(w) => {
-                    let w = w.as_secs_f64();
-                    match windows.iter().position(|(len, _)| *len == w) {
-                        Some(k) => &windows[k].1,
-                        None => {
-                            windows.push((w, self.window_result(&meta, end_s, w)));
-                            &windows.last().expect("pushed").1
-                        }
-                    }
-                }
-                None => so_far.get_or_insert_with(|| summary.finish(&meta, None)),
-            };
-            let Some(value) = actual_value(t, run) else {
+            let (window, need) = self.reads[i];
+            let Some(value) = self.windows[window].value(t, need) else {
                 continue;
             };
             let ok = t.op.holds(value, t.value);
@@ -169,19 +169,6 @@ impl WindowJudge {
         }
         self.breach |= breach.is_some();
         breach
-    }
-
-    /// The measured intervals that end by `end_s` and start within `window_s` of it, summed.
-    fn window_result(&self, meta: &RecordMeta, end_s: f64, window_s: f64) -> RunResult {
-        let mut s = Summarizer::new(meta.steps.len());
-        for r in self
-            .kept
-            .iter()
-            .filter(|r| r.start_s >= end_s - window_s - EPS)
-        {
-            s.add(r);
-        }
-        s.finish(meta, None)
     }
 
     /// Every threshold's current value (windowed and plain).

@@ -90,12 +90,23 @@ pub async fn run_worker<T: Transport>(
         }
     };
     let hard_deadline = worker.end + plan.grace;
-    tokio::select! {
-        _ = work => {}
-        _ = tokio::time::sleep_until(hard_deadline) => {}
-        _ = wait_cancel(&cancel) => {}
-    }
+    let mut work = std::pin::pin!(work);
+    let cancelled = tokio::select! {
+        _ = &mut work => false,
+        _ = tokio::time::sleep_until(hard_deadline) => false,
+        _ = wait_cancel(&cancel) => true,
+    };
     worker.stopping.set(true);
+    if cancelled && cancel.drains() {
+        // A threshold's abort: no request starts any more, and those in flight get the grace
+        // they would get at the plan's end (the work goes on: it reads their responses).
+        let deadline = (now() + plan.grace).min(hard_deadline);
+        tokio::select! {
+            _ = &mut work => {}
+            _ = tokio::time::sleep_until(deadline) => {}
+            _ = drained(&worker, &cancel) => {}
+        }
+    }
     if let Some(probe) = probe {
         probe.abort();
     }
@@ -103,6 +114,13 @@ pub async fn run_worker<T: Transport>(
     worker.recorder.borrow_mut().abandon_in_flight();
     let _ = done_tx.send(true);
     let _ = ticker.await;
+}
+
+/// Until no request is in flight, or a signal ends the drain.
+async fn drained<T: Transport>(worker: &Worker<T>, cancel: &Cancel) {
+    while cancel.drains() && worker.recorder.borrow().in_flight() > 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 async fn wait_cancel(cancel: &Cancel) {

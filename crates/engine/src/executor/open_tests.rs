@@ -427,6 +427,7 @@ fn responses_are_read_at_wake_ups_only_for_open_loads_up_to_the_bound_per_worker
                 .collect(),
             poisson: false,
             max_in_flight: 1000,
+            max_in_flight_given: true,
             max_arrivals: None,
         })
     };

@@ -282,6 +282,7 @@ pub(super) fn open(rate: f64, secs: u64, max_in_flight: u32) -> Load {
         }],
         poisson: false,
         max_in_flight,
+        max_in_flight_given: true,
         max_arrivals: None,
     })
 }
@@ -555,4 +556,80 @@ async fn requests_in_flight_at_a_cancel_are_interrupted_whenever_it_comes() {
             );
         }
     }
+}
+
+/// Runs `load` for 10 s against a target answering in 300 ms, stopped by a threshold's abort
+/// (a drain) `after` the start, and by a signal `signal_after` the abort if given.
+async fn aborted_while_answering(
+    load: Load,
+    after: Duration,
+    signal_after: Option<Duration>,
+) -> (Totals, Duration) {
+    let cancel = Cancel::new();
+    let start = Instant::now();
+    let canceller = {
+        let cancel = cancel.clone();
+        async move {
+            tokio::time::sleep(after).await;
+            cancel.drain_because("threshold");
+            if let Some(d) = signal_after {
+                tokio::time::sleep(d).await;
+                cancel.cancel_because("SIGINT");
+            }
+        }
+    };
+    let transport = FakeTransport {
+        service: Duration::from_millis(300),
+        connects: Rc::new(Cell::new(0)),
+    };
+    let run = run_with(
+        transport,
+        load,
+        Duration::from_secs(10),
+        cancel,
+        Segment::WHOLE,
+    );
+    let (_, totals) = tokio::join!(canceller, run);
+    (totals, start.elapsed())
+}
+
+#[tokio::test(start_paused = true)]
+async fn requests_in_flight_at_an_abort_finish_and_none_starts_after_it() {
+    let interrupted = loadlab_metrics::ErrorKind::Interrupted.index();
+    let ms = Duration::from_millis;
+    for (model, load, requests, ended) in [
+        // 50/s: about 105 arrivals before the abort is seen (2.05 s, or the next 50 ms check),
+        // 15 of them in flight: the last answered 300 ms after it.
+        ("open", open(50.0, 10, 1000), 100..=107, ms(2300)..ms(2500)),
+        // 5 VUs, one request each 300 ms: the 7th of each in flight at the abort, answered at
+        // 2.1 s; no VU starts an 8th.
+        ("closed", closed(5, &[(10, 5)]), 35..=35, ms(2090)..ms(2300)),
+    ] {
+        let (totals, took) = aborted_while_answering(load, ms(2050), None).await;
+        let step = &totals.steps[0];
+        assert_eq!(step.errors[interrupted], 0, "{model}: {:?}", step.errors);
+        assert_eq!(step.failed, 0, "{model}");
+        assert!(
+            requests.contains(&step.requests),
+            "{model}: {} requests",
+            step.requests
+        );
+        // Every request was answered, and the run ended once the last one was.
+        assert_eq!(step.latency.len(), step.requests, "{model}");
+        assert!(ended.contains(&took), "{model}: ended after {took:?}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_signal_during_an_abort_drain_cuts_the_rest_off() {
+    let interrupted = loadlab_metrics::ErrorKind::Interrupted.index();
+    let (totals, took) = aborted_while_answering(
+        open(50.0, 10, 1000),
+        Duration::from_millis(2050),
+        Some(Duration::from_millis(100)),
+    )
+    .await;
+    let step = &totals.steps[0];
+    assert!(step.errors[interrupted] > 0, "{:?}", step.errors);
+    assert!(took < Duration::from_millis(2300), "ended after {took:?}");
 }

@@ -1,5 +1,6 @@
 //! Shared connections to one origin (`http.connections`), multiplexed: every request of the
-//! worker takes a stream slot on the least busy connection, at most `max_streams` — or the
+//! worker takes a stream slot on the least busy connection (ties taken in turn, so that two
+//! connections at low concurrency both carry requests), at most `max_streams` — or the
 //! server's SETTINGS_MAX_CONCURRENT_STREAMS, if lower — per HTTP/2 connection, one per
 //! HTTP/1.1 one. When every slot is taken a request waits (the caller counts that wait, like
 //! `max_in_flight`'s, outside service time).
@@ -11,7 +12,7 @@
 
 use super::h1::HttpConn;
 use super::h2::H2Conn;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use tokio::sync::Notify;
 
@@ -54,6 +55,9 @@ pub struct Pool {
     slots: RefCell<Vec<Slot>>,
     /// Woken when a slot may have become free.
     freed: Notify,
+    /// Where the search for the least busy slot starts next: one past the last slot leased,
+    /// so equally busy slots take turns instead of the first one taking every request.
+    next: Cell<usize>,
 }
 
 /// A stream slot on one of the pool's connections; dropping it gives the slot back.
@@ -90,6 +94,7 @@ impl Pool {
                     .collect(),
             ),
             freed: Notify::new(),
+            next: Cell::new(0),
         })
     }
 
@@ -105,16 +110,8 @@ impl Pool {
     pub async fn lease(self: &Rc<Self>) -> (Lease, bool) {
         let mut waited = false;
         loop {
-            let free = {
-                let slots = self.slots.borrow();
-                slots
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| s.in_flight < self.capacity(s))
-                    .min_by_key(|(_, s)| s.in_flight)
-                    .map(|(i, _)| i)
-            };
-            if let Some(i) = free {
+            if let Some(i) = self.least_busy() {
+                self.next.set(i + 1);
                 let mut slots = self.slots.borrow_mut();
                 slots[i].in_flight += 1;
                 let generation = slots[i].generation;
@@ -132,6 +129,19 @@ impl Pool {
             waited = true;
             self.freed.notified().await;
         }
+    }
+
+    /// The free slot with the fewest streams; among equally busy ones, the first from `next`
+    /// on (round robin).
+    fn least_busy(&self) -> Option<usize> {
+        let slots = self.slots.borrow();
+        let n = slots.len();
+        let start = self.next.get() % n;
+        (0..n)
+            .map(|k| (start + k) % n)
+            .filter(|&i| slots[i].in_flight < self.capacity(&slots[i]))
+            // `min_by_key` keeps the first of equal keys: the one nearest `start`.
+            .min_by_key(|&i| slots[i].in_flight)
     }
 
     /// Streams lent and not returned, over all slots.
@@ -272,6 +282,29 @@ mod tests {
         assert_eq!((slot, waited), (freed, true));
         drop(b);
         assert_eq!(pool.in_flight(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn one_request_at_a_time_takes_the_connections_in_turn() {
+        // `http.connections: 3` at a concurrency of one: each request finds every slot idle,
+        // and the tie goes to the next slot in turn, so all three connections carry requests.
+        let pool = Pool::new(3, 100);
+        let mut used = Vec::new();
+        for _ in 0..6 {
+            let (lease, waited) = pool.lease().await;
+            assert!(!waited);
+            used.push(lease.slot);
+        }
+        // (Each lease above was dropped at the end of its iteration.)
+        assert_eq!(used, [0, 1, 2, 0, 1, 2]);
+        // The least busy slot still wins over the turn: slot 0 busy, 1 and 2 idle.
+        let (busy, _) = pool.lease().await;
+        assert_eq!(busy.slot, 0);
+        let (next, _) = pool.lease().await;
+        assert_eq!(next.slot, 1);
+        drop(next);
+        let (after, _) = pool.lease().await;
+        assert_eq!(after.slot, 2, "slots 1 and 2 idle: the turn goes on to 2");
     }
 
     #[tokio::test(start_paused = true)]

@@ -110,9 +110,9 @@ pub fn apply_sweep(
 
 /// Replaces the load with one open-model stage at `rate` for `duration` (capacity steps).
 pub fn constant_rate(scenario: &mut Scenario, rate: f64, duration: Duration) {
-    let max_in_flight = match &scenario.load {
-        Load::Open(o) => o.max_in_flight,
-        _ => 10_000,
+    let (max_in_flight, max_in_flight_given) = match &scenario.load {
+        Load::Open(o) => (o.max_in_flight, o.max_in_flight_given),
+        _ => (crate::validate::DEFAULT_MAX_IN_FLIGHT, false),
     };
     let poisson = match &scenario.load {
         Load::Open(o) => o.poisson,
@@ -126,6 +126,7 @@ pub fn constant_rate(scenario: &mut Scenario, rate: f64, duration: Duration) {
         }],
         poisson,
         max_in_flight,
+        max_in_flight_given,
         max_arrivals: None,
     });
 }

@@ -170,6 +170,7 @@ fn open(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
         stages,
         poisson: raw.arrivals == Some(Arrivals::Poisson),
         max_in_flight,
+        max_in_flight_given: raw.max_in_flight.is_some(),
         max_arrivals: None,
     }))
 }
