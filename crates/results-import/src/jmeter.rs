@@ -98,24 +98,21 @@ pub fn read(
             continue;
         }
         split(line, ',', &mut fields);
-        let cols = match &columns {
-            Some(c) => c,
-            None => {
-                let header = fields.iter().any(|f| f == "timeStamp");
-                let names: Vec<String> = if header {
-                    fields.clone()
-                } else {
-                    DEFAULT_COLUMNS.iter().map(|s| s.to_string()).collect()
-                };
-                columns = Some(Columns(
-                    names.into_iter().enumerate().map(|(i, n)| (n, i)).collect(),
-                ));
-                if header {
-                    continue;
-                }
-                columns.as_ref().expect("just set")
+        if columns.is_none() {
+            let header = fields.iter().any(|f| f == "timeStamp");
+            let names: Vec<String> = if header {
+                fields.clone()
+            } else {
+                DEFAULT_COLUMNS.iter().map(|s| s.to_string()).collect()
+            };
+            columns = Some(Columns(
+                names.into_iter().enumerate().map(|(i, n)| (n, i)).collect(),
+            ));
+            if header {
+                continue;
             }
-        };
+        }
+        let cols = columns.as_ref().expect("set above");
         let (Some(start_ms), Some(elapsed)) = (
             cols.num(&fields, "timeStamp"),
             cols.num(&fields, "elapsed"),

@@ -25,7 +25,7 @@ pub fn read(
             continue;
         }
         split(line, ',', &mut fields);
-        let Some(names) = &header else {
+        if header.is_none() {
             if !fields.iter().any(|f| f == "metric_name") {
                 return Err(ReadError::Bad(
                     "the first line is not k6's CSV header (metric_name,timestamp,metric_value,...)"
@@ -34,7 +34,8 @@ pub fn read(
             }
             header = Some(fields.clone());
             continue;
-        };
+        }
+        let names = header.as_ref().expect("set above");
         let col = |name: &str| {
             names
                 .iter()

@@ -137,6 +137,12 @@ pub struct PointSink {
     key: String,
 }
 
+impl Default for PointSink {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl PointSink {
     pub fn new() -> Self {
         Self {
