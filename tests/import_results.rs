@@ -147,7 +147,7 @@ fn a_gatling_log_gives_its_requests_and_version() {
     assert!(out.status.success(), "{}", text(&out));
     let run = only_run(dir.path());
     assert_matches_run_schema(&run);
-    assert_eq!(run["requests"]["total"], 16);
+    assert_eq!(run["requests"]["total"], 14);
     assert_eq!(run["imported"]["version"], "3.9.5");
     let css = run["steps"].as_array().unwrap().iter().find(|s| s["name"] == "styles.css").unwrap();
     assert_eq!(css["requests"], 4);

@@ -44,17 +44,23 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// The newest run.json of the store.
-fn newest_run(results: &Path) -> (String, Value) {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(results.join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("run.json").is_file())
-        .collect();
-    dirs.sort();
-    let dir = dirs.pop().expect("a run");
-    let id = dir.file_name().unwrap().to_string_lossy().into_owned();
-    (id, read_json(&dir.join("run.json")))
+/// The ids of the store's runs.
+fn run_ids(results: &Path) -> std::collections::BTreeSet<String> {
+    match std::fs::read_dir(results.join("runs")) {
+        Ok(entries) => entries
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(_) => Default::default(),
+    }
+}
+
+/// The one run made since `before` was listed: its id and run.json.
+fn new_run(results: &Path, before: &std::collections::BTreeSet<String>) -> (String, Value) {
+    let new: Vec<String> = run_ids(results).difference(before).cloned().collect();
+    assert_eq!(new.len(), 1, "one new run expected: {new:?}");
+    let id = new[0].clone();
+    let run = read_json(&results.join("runs").join(&id).join("run.json"));
+    (id, run)
 }
 
 /// The target's count of `/api/ping` answered 200.
@@ -92,7 +98,7 @@ fn vegeta_results_import_with_the_targets_count_and_compare_with_a_native_run() 
     let before = target_pings(&target.url);
     let bin = dir.path().join("results.bin");
     let attack = Command::new(&vegeta)
-        .args(["attack", "-rate=200/s", "-duration=1s", "-output"])
+        .args(["attack", "-rate=200", "-duration=1s", "-output"])
         .arg(&bin)
         .stdin(std::fs::File::open(write(dir.path(), "targets.txt", &format!("GET {ping}\n"))).unwrap())
         .output()
@@ -117,9 +123,10 @@ fn vegeta_results_import_with_the_targets_count_and_compare_with_a_native_run() 
         .unwrap();
     let report: Value = serde_json::from_slice(&report.stdout).unwrap();
     let results = dir.path().join("store");
+    let before = run_ids(&results);
     let out = import(&results, &["vegeta-json", json.to_str().unwrap(), "--name", "ping", "--tool-version", "12.13.0"]);
     assert!(out.status.success(), "{}", text(&out));
-    let (imported_id, run) = newest_run(&results);
+    let (imported_id, run) = new_run(&results, &before);
     assert_eq!(run["requests"]["total"].as_u64().unwrap(), answered, "the target's count");
     assert_eq!(run["requests"]["total"], report["requests"], "vegeta's count");
     assert_eq!(run["status_codes"]["200"].as_u64().unwrap(), answered);
@@ -141,20 +148,22 @@ fn vegeta_results_import_with_the_targets_count_and_compare_with_a_native_run() 
         assert!((got - theirs).abs() <= theirs * 0.05 + 0.05, "{key}: {got} ms, vegeta says {theirs} ms");
     }
     // The CSV encoding gives the same run.
+    let before = run_ids(&results);
     let out = import(&results, &["vegeta-csv", csv.to_str().unwrap(), "--name", "ping-csv"]);
     assert!(out.status.success(), "{}", text(&out));
-    let (_, from_csv) = newest_run(&results);
+    let (_, from_csv) = new_run(&results, &before);
     assert_eq!(from_csv["requests"]["total"], run["requests"]["total"]);
     assert_eq!(from_csv["histograms"]["latency"], run["histograms"]["latency"]);
 
     // A native run at the same rate, compared with the imported one: a verdict, both tools named.
+    let before = run_ids(&results);
     let native = Command::new(BIN)
         .args(["run", "--url", &ping, "--rate", "200/s", "--duration", "1s", "--no-progress", "--results"])
         .arg(&results)
         .output()
         .unwrap();
     assert!(native.status.success(), "{}", text(&native));
-    let (native_id, _) = newest_run(&results);
+    let (native_id, _) = new_run(&results, &before);
     let compare = Command::new(BIN)
         .args(["compare", &native_id, &imported_id, "--results"])
         .arg(&results)
@@ -192,7 +201,7 @@ fn oha_results_import_with_the_targets_count_and_its_percentiles() {
     let results = dir.path().join("store");
     let out = import(&results, &["oha-sqlite", db.to_str().unwrap(), "--name", "oha-ping"]);
     assert!(out.status.success(), "{}", text(&out));
-    let (_, imported) = newest_run(&results);
+    let (_, imported) = new_run(&results, &Default::default());
     assert_eq!(imported["requests"]["total"].as_u64().unwrap(), answered);
     assert_eq!(answered, 400);
     assert_eq!(imported["status_codes"]["200"], summary["statusCodeDistribution"]["200"]);
