@@ -100,7 +100,10 @@ fn vegeta_results_import_with_the_targets_count_and_compare_with_a_native_run() 
     let attack = Command::new(&vegeta)
         .args(["attack", "-rate=200", "-duration=1s", "-output"])
         .arg(&bin)
-        .stdin(std::fs::File::open(write(dir.path(), "targets.txt", &format!("GET {ping}\n"))).unwrap())
+        .stdin(
+            std::fs::File::open(write(dir.path(), "targets.txt", &format!("GET {ping}\n")))
+                .unwrap(),
+        )
         .output()
         .unwrap();
     assert!(attack.status.success(), "{}", text(&attack));
@@ -124,11 +127,28 @@ fn vegeta_results_import_with_the_targets_count_and_compare_with_a_native_run() 
     let report: Value = serde_json::from_slice(&report.stdout).unwrap();
     let results = dir.path().join("store");
     let before = run_ids(&results);
-    let out = import(&results, &["vegeta-json", json.to_str().unwrap(), "--name", "ping", "--tool-version", "12.13.0"]);
+    let out = import(
+        &results,
+        &[
+            "vegeta-json",
+            json.to_str().unwrap(),
+            "--name",
+            "ping",
+            "--tool-version",
+            "12.13.0",
+        ],
+    );
     assert!(out.status.success(), "{}", text(&out));
     let (imported_id, run) = new_run(&results, &before);
-    assert_eq!(run["requests"]["total"].as_u64().unwrap(), answered, "the target's count");
-    assert_eq!(run["requests"]["total"], report["requests"], "vegeta's count");
+    assert_eq!(
+        run["requests"]["total"].as_u64().unwrap(),
+        answered,
+        "the target's count"
+    );
+    assert_eq!(
+        run["requests"]["total"], report["requests"],
+        "vegeta's count"
+    );
     assert_eq!(run["status_codes"]["200"].as_u64().unwrap(), answered);
     assert_eq!(run["load"]["model"], "open");
     assert_eq!(run["imported"]["tool"], "vegeta");
@@ -137,28 +157,61 @@ fn vegeta_results_import_with_the_targets_count_and_compare_with_a_native_run() 
     let mut latencies: Vec<f64> = std::fs::read_to_string(&json)
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["latency"].as_f64().unwrap() / 1e6)
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["latency"]
+                .as_f64()
+                .unwrap()
+                / 1e6
+        })
         .collect();
     latencies.sort_by(f64::total_cmp);
     let n = latencies.len();
-    for (q, key, vegeta_key) in [(0.5, "p50", "50th"), (0.95, "p95", "95th"), (0.99, "p99", "99th")] {
+    for (q, key, vegeta_key) in [
+        (0.5, "p50", "50th"),
+        (0.95, "p95", "95th"),
+        (0.99, "p99", "99th"),
+    ] {
         let got = run["latency_ms"][key].as_f64().unwrap();
-        assert_at_rank(got, &latencies, ((q * n as f64).ceil() as usize).max(1) - 1, key);
+        assert_at_rank(
+            got,
+            &latencies,
+            ((q * n as f64).ceil() as usize).max(1) - 1,
+            key,
+        );
         let theirs = report["latencies"][vegeta_key].as_f64().unwrap() / 1e6;
-        assert!((got - theirs).abs() <= theirs * 0.05 + 0.05, "{key}: {got} ms, vegeta says {theirs} ms");
+        assert!(
+            (got - theirs).abs() <= theirs * 0.05 + 0.05,
+            "{key}: {got} ms, vegeta says {theirs} ms"
+        );
     }
     // The CSV encoding gives the same run.
     let before = run_ids(&results);
-    let out = import(&results, &["vegeta-csv", csv.to_str().unwrap(), "--name", "ping-csv"]);
+    let out = import(
+        &results,
+        &["vegeta-csv", csv.to_str().unwrap(), "--name", "ping-csv"],
+    );
     assert!(out.status.success(), "{}", text(&out));
     let (_, from_csv) = new_run(&results, &before);
     assert_eq!(from_csv["requests"]["total"], run["requests"]["total"]);
-    assert_eq!(from_csv["histograms"]["latency"], run["histograms"]["latency"]);
+    assert_eq!(
+        from_csv["histograms"]["latency"],
+        run["histograms"]["latency"]
+    );
 
     // A native run at the same rate, compared with the imported one: a verdict, both tools named.
     let before = run_ids(&results);
     let native = Command::new(BIN)
-        .args(["run", "--url", &ping, "--rate", "200/s", "--duration", "1s", "--no-progress", "--results"])
+        .args([
+            "run",
+            "--url",
+            &ping,
+            "--rate",
+            "200/s",
+            "--duration",
+            "1s",
+            "--no-progress",
+            "--results",
+        ])
         .arg(&results)
         .output()
         .unwrap();
@@ -170,8 +223,16 @@ fn vegeta_results_import_with_the_targets_count_and_compare_with_a_native_run() 
         .output()
         .unwrap();
     let shown = String::from_utf8_lossy(&compare.stdout);
-    assert!(compare.status.code().is_some_and(|c| c <= 1), "{}", text(&compare));
-    assert!(shown.contains("vegeta 12.13.0 (imported)") && shown.contains("loadlab"), "{}", text(&compare));
+    assert!(
+        compare.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        text(&compare)
+    );
+    assert!(
+        shown.contains("vegeta 12.13.0 (imported)") && shown.contains("loadlab"),
+        "{}",
+        text(&compare)
+    );
     assert!(shown.contains("latency"), "{shown}");
 }
 
@@ -190,7 +251,16 @@ fn oha_results_import_with_the_targets_count_and_its_percentiles() {
     let db = dir.path().join("oha.db");
     let before = target_pings(&target.url);
     let run = Command::new(&oha)
-        .args(["-n", "400", "-c", "4", "--no-tui", "--output-format", "json", "--db-url"])
+        .args([
+            "-n",
+            "400",
+            "-c",
+            "4",
+            "--no-tui",
+            "--output-format",
+            "json",
+            "--db-url",
+        ])
         .arg(&db)
         .arg(format!("{}/api/ping", target.url))
         .output()
@@ -199,20 +269,33 @@ fn oha_results_import_with_the_targets_count_and_its_percentiles() {
     let answered = target_pings(&target.url) - before;
     let summary: Value = serde_json::from_slice(&run.stdout).unwrap();
     let results = dir.path().join("store");
-    let out = import(&results, &["oha-sqlite", db.to_str().unwrap(), "--name", "oha-ping"]);
+    let out = import(
+        &results,
+        &["oha-sqlite", db.to_str().unwrap(), "--name", "oha-ping"],
+    );
     assert!(out.status.success(), "{}", text(&out));
     let (_, imported) = new_run(&results, &Default::default());
     assert_eq!(imported["requests"]["total"].as_u64().unwrap(), answered);
     assert_eq!(answered, 400);
-    assert_eq!(imported["status_codes"]["200"], summary["statusCodeDistribution"]["200"]);
+    assert_eq!(
+        imported["status_codes"]["200"],
+        summary["statusCodeDistribution"]["200"]
+    );
     // oha reads the sorted durations at index floor(p × n): compare at that rank.
     let conn_durations = durations_of(&db);
-    for (q, key, theirs) in [(0.5, "p50", "p50"), (0.95, "p95", "p95"), (0.99, "p99", "p99")] {
+    for (q, key, theirs) in [
+        (0.5, "p50", "p50"),
+        (0.95, "p95", "p95"),
+        (0.99, "p99", "p99"),
+    ] {
         let got = imported["latency_ms"][key].as_f64().unwrap();
         let oha_ms = summary["latencyPercentiles"][theirs].as_f64().unwrap() * 1e3;
         let i = (q * conn_durations.len() as f64) as usize;
         assert_at_rank(got, &conn_durations, i, key);
-        assert!((got - oha_ms).abs() <= oha_ms * 0.02 + 0.01, "{key}: {got} ms, oha says {oha_ms} ms");
+        assert!(
+            (got - oha_ms).abs() <= oha_ms * 0.02 + 0.01,
+            "{key}: {got} ms, oha says {oha_ms} ms"
+        );
     }
 }
 
@@ -241,7 +324,9 @@ fn k6_output(path: &Path, start_s: u64, n: usize, center_ms: f64, seed: u64) -> 
     let mut x = seed;
     let mut values = Vec::new();
     for i in 0..n {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let u = (x >> 11) as f64 / (1u64 << 53) as f64;
         let v = center_ms * (0.5 + u) + if i % 50 == 0 { center_ms * 3.0 } else { 0.0 };
         let t_us = start_s * 1_000_000 + (i as u64) * 20_000;
@@ -274,7 +359,12 @@ fn rfc3339_seconds(secs: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// k6's own percentile of sorted values (its trend sink: linear between the closest ranks).
@@ -305,18 +395,34 @@ fn ten_k6_outputs_become_a_study_in_one_command() {
     let out = import(&results, &args);
     assert!(out.status.success(), "{}", text(&out));
     let shown = String::from_utf8_lossy(&out.stdout);
-    assert!(shown.contains("study ") && shown.contains("stored"), "{shown}");
+    assert!(
+        shown.contains("study ") && shown.contains("stored"),
+        "{shown}"
+    );
     assert!(shown.contains("report:"), "{shown}");
-    let study_dir = std::fs::read_dir(results.join("studies")).unwrap().next().unwrap().unwrap().path();
+    let study_dir = std::fs::read_dir(results.join("studies"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let study = read_json(&study_dir.join("study.json"));
     let variant = &study["variants"][0];
     assert_eq!(variant["runs"].as_array().unwrap().len(), 10);
     // Each run's p95 is k6's own p95 of the same file within HDR precision (k6 interpolates
     // between ranks; the histogram reads one: allow one rank's width).
     for (run_id, want) in variant["runs"].as_array().unwrap().iter().zip(&p95s) {
-        let run = read_json(&results.join("runs").join(run_id.as_str().unwrap()).join("run.json"));
+        let run = read_json(
+            &results
+                .join("runs")
+                .join(run_id.as_str().unwrap())
+                .join("run.json"),
+        );
         let got = run["latency_ms"]["p95"].as_f64().unwrap();
-        assert!((got - want).abs() <= want * 0.02, "p95 {got} against k6's {want}");
+        assert!(
+            (got - want).abs() <= want * 0.02,
+            "p95 {got} against k6's {want}"
+        );
     }
     let metrics = &variant["metrics"];
     let p95 = metrics
@@ -331,11 +437,20 @@ fn ten_k6_outputs_become_a_study_in_one_command() {
     let mut sorted = p95s.clone();
     sorted.sort_by(f64::total_cmp);
     let median = (sorted[4] + sorted[5]) / 2.0;
-    assert!((p95["median"].as_f64().unwrap() - median).abs() <= median * 0.02, "{p95} vs {median}");
+    assert!(
+        (p95["median"].as_f64().unwrap() - median).abs() <= median * 0.02,
+        "{p95} vs {median}"
+    );
     let outliers = p95["outliers"].to_string();
-    assert!(outliers.contains(variant["runs"][7].as_str().unwrap()), "run 7 is the outlier: {outliers}");
+    assert!(
+        outliers.contains(variant["runs"][7].as_str().unwrap()),
+        "run 7 is the outlier: {outliers}"
+    );
     let report = std::fs::read_to_string(study_dir.join("report.md")).unwrap();
-    assert!(report.contains("95% CI") || report.contains("CI"), "report lacks CIs");
+    assert!(
+        report.contains("95% CI") || report.contains("CI"),
+        "report lacks CIs"
+    );
     assert!(report.contains("CV"), "report lacks the CV");
 }
 
@@ -346,12 +461,28 @@ fn imported_runs_form_a_history_in_the_order_they_were_made() {
     // Imported newest first: the history orders them by when they ran.
     for (i, day) in [(0, 3u64), (1, 1), (2, 2)] {
         let f = dir.path().join(format!("nightly-{i}.json"));
-        k6_output(&f, 1_780_000_000 + day * 86_400, 200, 10.0 * day as f64, day);
-        let out = import(&results, &["k6-json", f.to_str().unwrap(), "--name", "nightly"]);
+        k6_output(
+            &f,
+            1_780_000_000 + day * 86_400,
+            200,
+            10.0 * day as f64,
+            day,
+        );
+        let out = import(
+            &results,
+            &["k6-json", f.to_str().unwrap(), "--name", "nightly"],
+        );
         assert!(out.status.success(), "{}", text(&out));
     }
     let out = Command::new(BIN)
-        .args(["history", "nightly", "--runs", "--metric", "latency_ms.p50", "--results"])
+        .args([
+            "history",
+            "nightly",
+            "--runs",
+            "--metric",
+            "latency_ms.p50",
+            "--results",
+        ])
         .arg(&results)
         .output()
         .unwrap();
@@ -359,7 +490,11 @@ fn imported_runs_form_a_history_in_the_order_they_were_made() {
     let shown = String::from_utf8_lossy(&out.stdout);
     let days: Vec<usize> = ["2026-05-29", "2026-05-30", "2026-05-31"]
         .iter()
-        .map(|d| shown.find(d).unwrap_or_else(|| panic!("{d} missing: {shown}")))
+        .map(|d| {
+            shown
+                .find(d)
+                .unwrap_or_else(|| panic!("{d} missing: {shown}"))
+        })
         .collect();
     assert!(days[0] < days[1] && days[1] < days[2], "{shown}");
 }

@@ -41,7 +41,10 @@ pub fn execute(args: ImportResultsArgs) -> Result<Outcome, CliError> {
             .map_err(|e| CliError::bad_input(format!("--threshold `{t}`: {e}")))?;
     }
     let inputs = inputs_of(&args)?;
-    let name = args.name.clone().unwrap_or_else(|| default_name(&inputs[0].file));
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| default_name(&inputs[0].file));
     let labels = loadlab_store::labels_from_env(&args.labels).map_err(CliError::bad_input)?;
     let store = loadlab_pipeline::store::open_for_runs(args.results.as_deref(), &mut warn)?;
     let study = if args.study {
@@ -141,7 +144,10 @@ fn import_one(
             });
         }
     };
-    if let Some(text) = imported.malformed.describe(&input.file.display().to_string()) {
+    if let Some(text) = imported
+        .malformed
+        .describe(&input.file.display().to_string())
+    {
         warn(&text);
     }
     let record = StoredRecord::open(&dir).map_err(|e| CliError::aborted(e.to_string()))?;

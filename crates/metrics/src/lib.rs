@@ -40,8 +40,8 @@ pub use environment::Environment;
 pub use error_kind::{ErrorCounts, ErrorKind};
 pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use grpc::{GrpcCode, GrpcCounts, GrpcResult};
-pub use imported::ImportedFrom;
 pub use histogram::{new_histogram, record_us, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
+pub use imported::ImportedFrom;
 pub use live::{LiveControl, LiveObserver, ThresholdBreach};
 pub use load_model::LoadModel;
 pub use metric_id::{

@@ -68,7 +68,12 @@ impl Side {
         if self.id == self.stats.name {
             format!("{} ({}{by})", self.stats.name, self.kind.as_str())
         } else {
-            format!("{} ({} {}{by})", self.stats.name, self.kind.as_str(), self.id)
+            format!(
+                "{} ({} {}{by})",
+                self.stats.name,
+                self.kind.as_str(),
+                self.id
+            )
         }
     }
 

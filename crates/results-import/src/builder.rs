@@ -12,8 +12,7 @@ use loadlab_metrics::record::{
 };
 use loadlab_metrics::result::{LoadInfo, PlannedLoad, StopReason};
 use loadlab_metrics::{
-    Environment, ErrorKind, ImportedFrom, IntervalDelta, LoadModel, Phase,
-    StepInfo,
+    Environment, ErrorKind, ImportedFrom, IntervalDelta, LoadModel, Phase, StepInfo,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -205,7 +204,13 @@ impl RecordBuilder {
 
     /// Adds one phase duration of a request of `step` that ended at `end_us` (k6 reports
     /// each phase as its own point).
-    pub fn phase(&mut self, step: usize, phase: Phase, end_us: i64, us: u64) -> std::io::Result<()> {
+    pub fn phase(
+        &mut self,
+        step: usize,
+        phase: Phase,
+        end_us: i64,
+        us: u64,
+    ) -> std::io::Result<()> {
         let delta = self.slot(end_us, end_us)?;
         if delta.steps.len() <= step {
             delta.steps.resize(step + 1, Default::default());
@@ -238,7 +243,12 @@ impl RecordBuilder {
     }
 
     /// A first example message of an error kind.
-    pub fn error_example(&mut self, at_us: i64, kind: ErrorKind, message: &str) -> std::io::Result<()> {
+    pub fn error_example(
+        &mut self,
+        at_us: i64,
+        kind: ErrorKind,
+        message: &str,
+    ) -> std::io::Result<()> {
         let delta = self.slot(at_us, at_us)?;
         delta.note_error(kind, || message.to_string());
         Ok(())
@@ -285,9 +295,16 @@ impl RecordBuilder {
         Ok(())
     }
 
-    fn interval_record(&mut self, key: i64, mut delta: IntervalDelta, length_us: i64) -> IntervalRecord {
+    fn interval_record(
+        &mut self,
+        key: i64,
+        mut delta: IntervalDelta,
+        length_us: i64,
+    ) -> IntervalRecord {
         if delta.steps.len() < self.meta.steps.len() {
-            delta.steps.resize(self.meta.steps.len(), Default::default());
+            delta
+                .steps
+                .resize(self.meta.steps.len(), Default::default());
         }
         let index = self.written;
         self.written += 1;
@@ -322,7 +339,8 @@ impl RecordBuilder {
         }
         let measured_s = self.measured_us as f64 / 1e6;
         self.meta.load = load_info(&self.load, self.meta.start_unix_s, measured_s);
-        let text = serde_json::to_string_pretty(&self.meta).expect("a record header serializes") + "\n";
+        let text =
+            serde_json::to_string_pretty(&self.meta).expect("a record header serializes") + "\n";
         write_atomic(&self.writer.dir().join(META_FILE), text.as_bytes())?;
         self.writer.end(&RecordEnd {
             stop: StopReason::Completed,

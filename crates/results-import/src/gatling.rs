@@ -47,7 +47,12 @@ pub fn read(
         }
         let f: Vec<&str> = line.split('\t').collect();
         match f[0] {
-            "RUN" => version = f.last().map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
+            "RUN" => {
+                version = f
+                    .last()
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+            }
             "USER" if f.len() >= 4 => {
                 let Ok(at_ms) = f[3].trim().parse::<i64>() else {
                     malformed.add(n, || "a USER record without a time in ms".to_string());

@@ -113,10 +113,9 @@ pub fn read(
             }
         }
         let cols = columns.as_ref().expect("set above");
-        let (Some(start_ms), Some(elapsed)) = (
-            cols.num(&fields, "timeStamp"),
-            cols.num(&fields, "elapsed"),
-        ) else {
+        let (Some(start_ms), Some(elapsed)) =
+            (cols.num(&fields, "timeStamp"), cols.num(&fields, "elapsed"))
+        else {
             malformed.add(n, || {
                 "no numeric timeStamp (ms since the epoch) and elapsed (ms): save results as CSV with jmeter.save.saveservice.timestamp_format=ms".to_string()
             });
@@ -141,8 +140,12 @@ pub fn read(
             .and_then(|c| c.parse().ok())
             .unwrap_or(0);
         let success = cols.get(&fields, "success") != Some("false");
-        let latency = cols.num(&fields, "Latency").map(|ms| ms.max(0) as u64 * 1000);
-        let connect = cols.num(&fields, "Connect").map(|ms| ms.max(0) as u64 * 1000);
+        let latency = cols
+            .num(&fields, "Latency")
+            .map(|ms| ms.max(0) as u64 * 1000);
+        let connect = cols
+            .num(&fields, "Connect")
+            .map(|ms| ms.max(0) as u64 * 1000);
         let elapsed_us = elapsed.max(0) as u64 * 1000;
         let end_us = (start_ms + elapsed.max(0)) * 1000;
         let message = cols

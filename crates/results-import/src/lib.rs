@@ -134,10 +134,7 @@ pub enum ImportError {
         detail: String,
     },
     #[error("the run record in {dir} could not be written: {source}")]
-    Write {
-        dir: String,
-        source: std::io::Error,
-    },
+    Write { dir: String, source: std::io::Error },
 }
 
 /// What went wrong while reading (mapped to [`ImportError`] with the file's name).
@@ -203,9 +200,8 @@ pub fn import_file(
         Format::OhaSqlite => {
             open()?;
             oha::read(file, &mut builder, &mut malformed).map(|runs| {
-                (runs > 1).then(|| {
-                    format!("the file holds {runs} oha runs: the newest was imported")
-                })
+                (runs > 1)
+                    .then(|| format!("the file holds {runs} oha runs: the newest was imported"))
             })
         }
         Format::LocustCsv | Format::K6Summary => unreachable!("refused above"),

@@ -45,7 +45,13 @@ pub fn read(
     while let Some(row) = rows.next().map_err(sql)? {
         let rowid: i64 = row.get(0).map_err(sql)?;
         let values = (|| -> rusqlite::Result<(String, f64, f64, i64, i64)> {
-            Ok((row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?))
+            Ok((
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+                row.get(5)?,
+            ))
         })();
         let (url, end, duration, status, len) = match values {
             Ok(v) if v.1.is_finite() && v.2.is_finite() && v.2 >= 0.0 => v,

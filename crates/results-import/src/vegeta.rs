@@ -150,7 +150,9 @@ pub fn read_json(
             }
         };
         let Some(start_us) = rfc3339_us(&r.timestamp) else {
-            malformed.add(n, || format!("`timestamp` {:?} is not RFC 3339", r.timestamp));
+            malformed.add(n, || {
+                format!("`timestamp` {:?} is not RFC 3339", r.timestamp)
+            });
             continue;
         };
         let hit = Hit {

@@ -37,8 +37,20 @@ fn requests_fall_in_the_second_they_ended_and_empty_seconds_count() {
     // Sent at 0.0 s, 0.5 s (ends at 1.2 s), then nothing until 3.1 s.
     vegeta_line(&mut text, 1_000_000_000, 1_000_000, 200, "");
     vegeta_line(&mut text, 1_500_000_000, 700_000_000, 200, "");
-    vegeta_line(&mut text, 4_100_000_000, 2_000_000, 500, "500 Internal Server Error");
-    vegeta_line(&mut text, 4_200_000_000, 0, 0, "dial tcp: connect: connection refused");
+    vegeta_line(
+        &mut text,
+        4_100_000_000,
+        2_000_000,
+        500,
+        "500 Internal Server Error",
+    );
+    vegeta_line(
+        &mut text,
+        4_200_000_000,
+        0,
+        0,
+        "dial tcp: connect: connection refused",
+    );
     let r = import(dir.path(), &text);
     assert_eq!(r.requests.total, 4);
     assert_eq!(r.requests.failed, 2);
@@ -47,7 +59,11 @@ fn requests_fall_in_the_second_they_ended_and_empty_seconds_count() {
     let counts: Vec<u64> = r.intervals.iter().map(|i| i.requests).collect();
     assert_eq!(counts, vec![1, 1, 0, 2], "{:?}", r.intervals);
     assert!(!r.valid && r.imported.is_some() && r.validity.is_valid());
-    assert!((r.latency_ms.max - 700.0).abs() < 1.0, "{}", r.latency_ms.max);
+    assert!(
+        (r.latency_ms.max - 700.0).abs() < 1.0,
+        "{}",
+        r.latency_ms.max
+    );
     // The last interval lasts until the last request ended (3.2 s after the start).
     assert!((r.duration_s - 3.2).abs() < 0.01, "{}", r.duration_s);
 }
@@ -63,5 +79,11 @@ fn requests_far_out_of_order_are_counted_and_noted() {
     vegeta_line(&mut text, 11_000_000_000, 1_000_000, 200, "");
     let r = import(dir.path(), &text);
     assert_eq!(r.requests.total, 11);
-    assert!(r.notes.iter().any(|n| n.contains("1 request(s) came more than 5 s out of time order")), "{:?}", r.notes);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("1 request(s) came more than 5 s out of time order")),
+        "{:?}",
+        r.notes
+    );
 }
