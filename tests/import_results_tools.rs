@@ -178,10 +178,16 @@ fn vegeta_results_import_with_the_targets_count_and_compare_with_a_native_run() 
             ((q * n as f64).ceil() as usize).max(1) - 1,
             key,
         );
+        // vegeta's t-digest interpolates between the samples around the rank.
         let theirs = report["latencies"][vegeta_key].as_f64().unwrap() / 1e6;
+        let i = ((q * n as f64).ceil() as usize).max(1) - 1;
+        let (lo, hi) = (
+            latencies[i.saturating_sub(2)],
+            latencies[(i + 2).min(n - 1)],
+        );
         assert!(
-            (got - theirs).abs() <= theirs * 0.05 + 0.05,
-            "{key}: {got} ms, vegeta says {theirs} ms"
+            theirs >= lo * 0.99 && theirs <= hi * 1.01,
+            "{key}: vegeta says {theirs} ms, the samples there are {lo}..{hi} ms"
         );
     }
     // The CSV encoding gives the same run.
@@ -215,7 +221,13 @@ fn vegeta_results_import_with_the_targets_count_and_compare_with_a_native_run() 
         .arg(&results)
         .output()
         .unwrap();
-    assert!(native.status.success(), "{}", text(&native));
+    // On a busy machine the native run may be judged invalid (exit 3): it is still a stored
+    // run to compare with.
+    assert!(
+        matches!(native.status.code(), Some(0 | 3)),
+        "{}",
+        text(&native)
+    );
     let (native_id, _) = new_run(&results, &before);
     let compare = Command::new(BIN)
         .args(["compare", &native_id, &imported_id, "--results"])
@@ -290,12 +302,14 @@ fn oha_results_import_with_the_targets_count_and_its_percentiles() {
     ] {
         let got = imported["latency_ms"][key].as_f64().unwrap();
         let oha_ms = summary["latencyPercentiles"][theirs].as_f64().unwrap() * 1e3;
+        // oha reads the sample at index ⌊p·n⌋, HDR the one at rank ⌈p·n⌉: the same sample or
+        // the next one up, each within HDR precision.
         let i = (q * conn_durations.len() as f64) as usize;
-        assert_at_rank(got, &conn_durations, i, key);
         assert!(
-            (got - oha_ms).abs() <= oha_ms * 0.02 + 0.01,
-            "{key}: {got} ms, oha says {oha_ms} ms"
+            (oha_ms - conn_durations[i]).abs() <= 1e-3,
+            "{key}: oha {oha_ms} is not sample {i}"
         );
+        assert_at_rank(got, &conn_durations, i, key);
     }
 }
 
