@@ -68,7 +68,7 @@ fn target_pings(url: &str) -> u64 {
     let body = ureq::get(&format!("{url}/metrics"))
         .call()
         .unwrap()
-        .into_body()
+        .body_mut()
         .read_to_string()
         .unwrap();
     body.lines()
