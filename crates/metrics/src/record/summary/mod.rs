@@ -328,7 +328,8 @@ impl Summarizer {
                 iteration_duration: encode(&self.iteration_duration),
                 ..histograms_of(&all.latency, &all.service, &all.lag, &all.server)
             },
-            environment: Some(meta.environment.clone()),
+            // Another tool's file says nothing of the machine it ran on.
+            environment: meta.imported.is_none().then(|| meta.environment.clone()),
             resources,
             segments: Vec::new(),
             clock_skew: None,
