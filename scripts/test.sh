@@ -7,4 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-test-deps.sh
 sh scripts/install-test-deps.sh
+# vegeta and oha, whose real outputs tests/import_results_tools.rs imports (cached builds).
+sh scripts/install-load-tools.sh
 cargo test --workspace --no-fail-fast "$@"

@@ -53,6 +53,48 @@ pub enum Command {
     /// For CI: the newest run or study against the last stable segment of its history
     /// (compare's statistics); exit 1 on a significant regression beyond the margin.
     Gate(GateArgs),
+    /// Store other load testers' result files (k6, vegeta, oha, JMeter, Gatling) as runs, each
+    /// rebuilt exactly from its requests; `--study` makes a study of them.
+    ImportResults(ImportResultsArgs),
+}
+
+#[derive(Args)]
+pub struct ImportResultsArgs {
+    /// What the files are: k6-json (--out json), k6-csv (--out csv), vegeta-json and
+    /// vegeta-csv (vegeta encode --to json|csv), oha-sqlite (--db-url), jmeter-csv (.jtl),
+    /// gatling-log (simulation.log, Gatling 3.0-3.11). locust-csv and k6-summary are refused
+    /// (aggregates only).
+    #[arg(value_name = "FORMAT")]
+    pub format: String,
+    /// The result files, one run each; `VARIANT=FILE` puts a file in a variant of the study.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<String>,
+    /// The runs' name (their scenario in the store: runs of one name form a history;
+    /// default: the first file's name without extension).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The variant the runs belong to (their `variant` in the store and the study).
+    #[arg(long, value_name = "NAME")]
+    pub variant: Option<String>,
+    /// The tool's version, when the file does not say it (stored with each run).
+    #[arg(long, value_name = "VERSION")]
+    pub tool_version: Option<String>,
+    /// Judge the runs by this threshold (repeatable), e.g. "latency.p95 < 200ms".
+    #[arg(long = "threshold", value_name = "EXPR")]
+    pub thresholds: Vec<String>,
+    /// Also make a study of the imported runs (per variant: median, 95% CI, CV, outliers;
+    /// variants compared), stored and reported like `loadlab study`.
+    #[arg(long)]
+    pub study: bool,
+    /// Label the runs (repeatable): commit=SHA, branch=main… LOADLAB_LABELS adds more.
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label_flag)]
+    pub labels: Vec<(String, String)>,
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    /// Print only the run ids (and errors).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Args)]

@@ -6,6 +6,8 @@ mod demo;
 mod gate;
 mod history;
 mod import;
+mod import_results;
+mod import_study;
 mod k8s;
 mod live;
 mod merge;
@@ -38,5 +40,6 @@ pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
         Command::K8s(args) => k8s::execute(*args),
         Command::History(args) => history::execute(args),
         Command::Gate(args) => gate::execute(args),
+        Command::ImportResults(args) => import_results::execute(args),
     }
 }

@@ -85,6 +85,7 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         pid: std::process::id(),
         merged_from: None,
         clock: None,
+        imported: None,
     }
 }
 

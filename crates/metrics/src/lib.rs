@@ -18,6 +18,7 @@ mod exemplar;
 pub mod grpc;
 mod histogram;
 pub mod host_timer;
+mod imported;
 pub mod live;
 mod load_model;
 pub mod metric_id;
@@ -42,6 +43,7 @@ pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use grpc::{GrpcCode, GrpcCounts, GrpcResult};
 pub use histogram::{new_histogram, record_us, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
 pub use host_timer::HostTimer;
+pub use imported::ImportedFrom;
 pub use live::{LiveControl, LiveObserver, ThresholdBreach};
 pub use load_model::LoadModel;
 pub use metric_id::{

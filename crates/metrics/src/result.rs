@@ -33,6 +33,10 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub segment: Option<Segment>,
     pub valid: bool,
+    /// A run imported from another tool's result file: which tool and file. Its validity is
+    /// not judged (`valid` is false, with no reason): see [`RunResult::validity_judged`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<crate::ImportedFrom>,
     /// Why the measurement cannot be trusted (empty when valid).
     #[serde(default)]
     pub validity: Validity,
@@ -151,6 +155,18 @@ pub struct SegmentSummary {
 }
 
 impl RunResult {
+    /// False for an imported run: the file it came from does not hold the generator's own
+    /// timing, so it is neither valid nor invalid ("not judged (imported)").
+    pub fn validity_judged(&self) -> bool {
+        self.imported.is_none()
+    }
+
+    /// Its numbers may be used: a valid run, or an imported one (not judged, and nothing
+    /// known against it).
+    pub fn usable(&self) -> bool {
+        self.valid || (self.imported.is_some() && self.validity.is_valid())
+    }
+
     /// Reads a run result of schema v2 or v1 (v1's text reasons become kind `other`).
     pub fn from_json(text: &str) -> Result<RunResult, serde_json::Error> {
         let mut value: serde_json::Value = serde_json::from_str(text)?;

@@ -45,15 +45,35 @@ pub struct Side {
     /// The study's equivalence band (0 for a run or a study without one): a comparison
     /// against a study reads its verdicts with the band the study set.
     pub equivalence: f64,
+    /// The tool that measured a run side (`loadlab 0.1.0`, `vegeta 12.13.0 (imported)`).
+    pub made_by: Option<String>,
+}
+
+/// The tool that measured a run: loadlab, or the tool an imported run came from.
+pub fn made_by(result: &RunResult) -> String {
+    match &result.imported {
+        Some(source) => format!("{} (imported)", source.tool_words()),
+        None => format!("loadlab {}", result.tool_version),
+    }
 }
 
 impl Side {
     /// `b (study s2026...)`, `this run (run)`.
     pub fn describe(&self) -> String {
+        let by = self
+            .made_by
+            .as_deref()
+            .map(|m| format!(", by {m}"))
+            .unwrap_or_default();
         if self.id == self.stats.name {
-            format!("{} ({})", self.stats.name, self.kind.as_str())
+            format!("{} ({}{by})", self.stats.name, self.kind.as_str())
         } else {
-            format!("{} ({} {})", self.stats.name, self.kind.as_str(), self.id)
+            format!(
+                "{} ({} {}{by})",
+                self.stats.name,
+                self.kind.as_str(),
+                self.id
+            )
         }
     }
 
@@ -68,6 +88,7 @@ impl Side {
             id: id.to_string(),
             stats: summarize_variant(label, &samples),
             equivalence: 0.0,
+            made_by: Some(made_by(result)),
         }
     }
 }
@@ -99,6 +120,7 @@ fn study_sides(study: &StudyResult, variant: Option<&str>) -> Result<Vec<Side>, 
             id: study.id.clone(),
             stats: v.clone(),
             equivalence: study.equivalence,
+            made_by: None,
         })
         .collect())
 }
@@ -276,6 +298,7 @@ pub fn compare_pairs(
         id: s.id.clone(),
         label: s.stats.name.clone(),
         runs: s.stats.runs.len(),
+        made_by: s.made_by.clone(),
     };
     CompareResult {
         schema: COMPARE_SCHEMA.to_string(),

@@ -168,7 +168,7 @@ pub fn load_remote_points(
                 record.url()
             ))
         })?;
-        if !result.valid || result.interrupted {
+        if !result.usable() || result.interrupted {
             skipped += 1;
             continue;
         }
@@ -275,7 +275,8 @@ fn read_points(
     let mut runs = Vec::new();
     let mut skipped = 0;
     for rec in store.history_runs(name, filter)? {
-        if rec.valid != Some(true) || rec.partial {
+        // `valid` is unset for imported runs: not judged, nothing known against them.
+        if rec.valid == Some(false) || rec.partial {
             skipped += 1;
             continue;
         }
@@ -604,6 +605,7 @@ pub fn side(
         id: loaded.points[points[0]].id.clone(),
         stats: summarize_variant(label, &samples),
         equivalence,
+        made_by: None,
     })
 }
 

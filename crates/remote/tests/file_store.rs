@@ -52,6 +52,7 @@ fn meta(segment: Segment) -> RecordMeta {
         pid: 1,
         merged_from: None,
         clock: None,
+        imported: None,
         origins: vec![],
     }
 }

@@ -141,7 +141,9 @@ pub fn run_markdown(result: &RunResult) -> String {
     let _ = writeln!(
         md,
         "{}: {} requests, {}, errors {}, latency p50 {} · p95 {} · p99 {}.\n",
-        if result.valid {
+        if result.imported.is_some() {
+            "Imported run (validity not judged)"
+        } else if result.valid {
             "Valid run"
         } else {
             "**Invalid run**"

@@ -31,7 +31,7 @@ pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> 
     writeln!(out)?;
     terminal_resources::generator(r, out, style)?;
     terminal_resources::resources(r, out, style)?;
-    if !r.valid {
+    if !r.valid && r.validity_judged() {
         writeln!(
             out,
             "  {}",

@@ -43,10 +43,17 @@ pub(crate) fn header(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Re
 /// Whether the run is a valid measurement (what was checked, or why not), then whether it
 /// was interrupted, the target verdicts and the notes.
 pub(crate) fn validity(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
-    if r.valid {
+    if let Some(source) = &r.imported {
+        writeln!(
+            out,
+            "  {} {}",
+            style.yellow("validity:"),
+            source.validity_words()
+        )?;
+    } else if r.valid {
         writeln!(out, "  {} {}", style.green("valid run:"), checked_words(r))?;
     }
-    if !r.valid {
+    if !r.valid && r.validity_judged() {
         writeln!(
             out,
             "  {}",

@@ -348,6 +348,7 @@ fn built_meta() -> loadlab_metrics::record::RecordMeta {
         pid: 1,
         merged_from: None,
         clock: None,
+        imported: None,
     }
 }
 

@@ -205,7 +205,8 @@ impl Store {
                 result.requests.rate,
                 (result.latency_ms.count > 0).then_some(result.latency_ms.p95),
                 error_rate,
-                result.valid,
+                // An imported run's validity was not judged: neither yes nor no.
+                result.validity_judged().then_some(result.valid),
                 result.thresholds.iter().all(|t| t.ok),
                 json.display().to_string(),
                 (result.requests.total + result.requests.warmup) as i64,

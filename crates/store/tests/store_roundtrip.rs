@@ -45,6 +45,7 @@ fn meta() -> RecordMeta {
         pid: 1,
         merged_from: None,
         clock: None,
+        imported: None,
     }
 }
 

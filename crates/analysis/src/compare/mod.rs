@@ -128,6 +128,10 @@ pub struct CompareSide {
     /// The variant of a study, or the run's scenario name.
     pub label: String,
     pub runs: usize,
+    /// The tool that measured a run side: `loadlab 0.1.0`, or `vegeta 12.13.0 (imported)`
+    /// (absent for a study, and in comparisons written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made_by: Option<String>,
 }
 
 /// How weak one run against a study is: per metric, the smallest changes (down, up) that

@@ -46,6 +46,7 @@ pub(crate) fn meta(steps: usize, slice_s: f64, warmup_s: f64) -> RecordMeta {
         pid: 1,
         merged_from: None,
         clock: None,
+        imported: None,
     }
 }
 

@@ -76,6 +76,10 @@ pub struct RecordMeta {
     /// A segment that met the others at a start barrier: its clock against the barrier's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<crate::clock::ClockEstimate>,
+    /// A run rebuilt from another tool's result file (`loadlab import-results`): which tool
+    /// and file. Its validity is not judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<crate::ImportedFrom>,
 }
 
 /// One origin (scheme, host, port and HTTP version) of a run.

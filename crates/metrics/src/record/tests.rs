@@ -53,6 +53,7 @@ fn meta(steps: usize, segment: Option<Segment>, start: f64) -> RecordMeta {
         pid: 1,
         merged_from: None,
         clock: None,
+        imported: None,
     }
 }
 

@@ -35,7 +35,7 @@ pub(super) fn environment(r: &RunResult) -> Section {
     }
     s.push(Block::Facts(facts));
     let mut notes = Vec::new();
-    if r.generator.saturated || !r.valid {
+    if r.generator.saturated || !r.usable() {
         for reason in r.invalid_messages() {
             notes.push(Verdict::new(Level::Fail, format!("Invalid: {reason}.")));
         }

@@ -33,6 +33,12 @@ pub fn run_verdicts(r: &RunResult) -> Vec<Verdict> {
 
 /// Why an invalid run is not a measurement.
 fn invalid_verdict(r: &RunResult) -> Option<Verdict> {
+    if let Some(source) = &r.imported {
+        return Some(Verdict::new(
+            Level::Warn,
+            format!("Validity {}.", source.validity_words()),
+        ));
+    }
     if r.valid {
         return None;
     }

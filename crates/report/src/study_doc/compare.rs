@@ -86,9 +86,11 @@ pub fn compare_report(c: &CompareResult) -> ReportDoc {
     verdicts.extend(warning_verdicts(&c.warnings));
     let mut summary = Section::new("summary", "Summary");
     summary.push(Block::Text(format!(
-        "**What was compared:** {} `{}` ({}, {} run{}) as the baseline against {} `{}` ({}, {} run{}).",
+        "**What was compared:** {} `{}` ({}, {} run{}{}) as the baseline against {} `{}` ({}, {} run{}{}).",
         c.baseline.kind, c.baseline.label, c.baseline.id, c.baseline.runs, if c.baseline.runs == 1 { "" } else { "s" },
+        made_by_words(&c.baseline),
         c.variant.kind, c.variant.label, c.variant.id, c.variant.runs, if c.variant.runs == 1 { "" } else { "s" },
+        made_by_words(&c.variant),
     )));
     summary.push(Block::Table(comparison_table(&c.comparisons, settings)));
     let mut method = Section::new("method", "Method");
@@ -135,4 +137,12 @@ pub fn compare_report(c: &CompareResult) -> ReportDoc {
         sections: vec![summary, method],
         tool_version: c.tool_version.clone(),
     }
+}
+
+/// `, measured by vegeta 12.13.0 (imported)` for a run side that says which tool made it.
+fn made_by_words(side: &loadlab_analysis::compare::CompareSide) -> String {
+    side.made_by
+        .as_deref()
+        .map(|m| format!(", measured by {m}"))
+        .unwrap_or_default()
 }

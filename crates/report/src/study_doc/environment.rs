@@ -53,7 +53,7 @@ pub fn multi_environment(every: &[&RunResult]) -> Section {
     }
     sec.push(Block::Facts(facts));
     let mut notes = Vec::new();
-    for r in every.iter().filter(|r| !r.valid) {
+    for r in every.iter().filter(|r| !r.valid && r.validity_judged()) {
         notes.push(Verdict::new(
             Level::Fail,
             format!(

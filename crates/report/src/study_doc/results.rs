@@ -219,7 +219,9 @@ fn runs_table(v: &VariantStats, rs: &[&loadlab_metrics::RunResult]) -> Table {
             format_ms(r.latency_ms.p50).into(),
             format_ms(r.latency_ms.p95).into(),
             format_ms(r.latency_ms.p99).into(),
-            if r.valid {
+            if r.imported.is_some() {
+                Cell::level("not judged (imported)", Level::Warn)
+            } else if r.valid {
                 Cell::level("yes", Level::Pass)
             } else {
                 Cell::level("no", Level::Fail)

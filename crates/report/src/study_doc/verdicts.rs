@@ -129,8 +129,8 @@ fn validity_verdict(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Optio
                 }
             ),
         ))
-    } else if every.iter().any(|r| !r.valid) {
-        let kept = every.iter().filter(|r| !r.valid).count();
+    } else if every.iter().any(|r| !r.usable()) {
+        let kept = every.iter().filter(|r| !r.usable()).count();
         Some(Verdict::new(
             Level::Warn,
             format!(

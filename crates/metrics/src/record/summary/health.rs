@@ -19,6 +19,7 @@ use crate::validity::{InvalidKind, InvalidReason, TargetVerdict, Validity};
 use crate::ErrorKind;
 
 /// What a run's summary says about whether it can be trusted.
+#[derive(Default)]
 pub(super) struct Judgement {
     pub validity: Validity,
     pub verdicts: Vec<TargetVerdict>,

@@ -243,7 +243,11 @@ impl Summarizer {
             verdicts,
             generator,
             resources,
-        } = self.judge(meta, end, stop, &all, rate);
+        } = match &meta.imported {
+            // Another tool's file holds none of the generator's timing: nothing to judge.
+            Some(_) => Judgement::default(),
+            None => self.judge(meta, end, stop, &all, rate),
+        };
         RunResult {
             schema: SCHEMA.to_string(),
             tool_version: meta.tool_version.clone(),
@@ -253,7 +257,8 @@ impl Summarizer {
             started_at: rfc3339(from_unix_seconds(meta.start_unix_s)),
             plan_hash: Some(meta.plan_hash.clone()),
             segment: meta.segment,
-            valid: validity.is_valid(),
+            valid: meta.imported.is_none() && validity.is_valid(),
+            imported: meta.imported.clone(),
             validity,
             verdicts,
             interrupted,
@@ -323,11 +328,16 @@ impl Summarizer {
                 iteration_duration: encode(&self.iteration_duration),
                 ..histograms_of(&all.latency, &all.service, &all.lag, &all.server)
             },
-            environment: Some(meta.environment.clone()),
+            // Another tool's file says nothing of the machine it ran on.
+            environment: meta.imported.is_none().then(|| meta.environment.clone()),
             resources,
             segments: Vec::new(),
             clock_skew: None,
-            notes: Vec::new(),
+            notes: meta
+                .imported
+                .as_ref()
+                .map(|i| i.notes.clone())
+                .unwrap_or_default(),
         }
     }
 }

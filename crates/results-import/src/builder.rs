@@ -1,0 +1,409 @@
+//! Requests read from a file become a run record, streamed: each request goes into the
+//! interval (one second of wall-clock time) it ended in, and an interval is written once the
+//! file has moved a few seconds past it. Files are written in roughly time order (k6 flushes
+//! its samples every second or so), so a few seconds of intervals in memory are enough: a
+//! 1 GB file needs no more memory than a short one. A request arriving after its interval was
+//! written is counted in the oldest interval still open, and the run says how many did.
+
+use crate::sample::{Request, StepKey};
+use loadlab_metrics::record::{
+    write_atomic, IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, META_FILE,
+    RECORD_SCHEMA,
+};
+use loadlab_metrics::result::{LoadInfo, PlannedLoad, StopReason};
+use loadlab_metrics::{
+    Environment, ErrorKind, ImportedFrom, IntervalDelta, LoadModel, Phase, StepInfo,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// One second: imported runs are sliced like native runs of 10 s or more.
+const SLICE_US: i64 = 1_000_000;
+/// Intervals kept open behind the newest one before they are written.
+pub const REORDER_WINDOW: i64 = 5;
+
+/// The load as far as a file shows it, gathered while reading.
+#[derive(Debug, Clone, Default)]
+pub struct LoadSeen {
+    pub model: LoadModel,
+    /// (µs since the epoch, VUs or threads active) as the file reported them.
+    pub vus: Vec<(i64, u64)>,
+    /// Requests, and the first and last time one was started (the open model's rate).
+    pub requests: u64,
+    pub first_start_us: i64,
+    pub last_start_us: i64,
+}
+
+/// Builds one run record in a directory from requests in (roughly) time order.
+pub struct RecordBuilder {
+    writer: RecordWriter,
+    meta: RecordMeta,
+    steps: HashMap<StepKey, usize>,
+    /// The first request's start: the record's t = 0 is this, moved back by whole slices
+    /// when earlier requests come before the first interval is written.
+    t0_us: Option<i64>,
+    pending: BTreeMap<i64, IntervalDelta>,
+    /// The next slice to be written (None: nothing written yet).
+    next_key: Option<i64>,
+    /// The first slice written: t = 0 of the record.
+    first_key: i64,
+    last_end_us: i64,
+    written: u32,
+    /// Time covered by the intervals written.
+    measured_us: i64,
+    /// Requests that came after their interval was written.
+    pub late: u64,
+    pub load: LoadSeen,
+}
+
+impl RecordBuilder {
+    /// A builder writing into `dir` (created), for a run called `name` made by `source`.
+    pub fn new(dir: &Path, name: &str, source: ImportedFrom) -> Self {
+        let meta = RecordMeta {
+            schema: RECORD_SCHEMA.to_string(),
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            name: name.to_string(),
+            scenario_file: Some(source.file.clone()),
+            target: None,
+            start_unix_s: 0.0,
+            warmup_s: 0.0,
+            slice_s: SLICE_US as f64 / 1e6,
+            load: LoadInfo::default(),
+            plan_hash: plan_hash(name, &source),
+            scenario: serde_json::json!({ "name": name, "imported": &source }),
+            segment: None,
+            steps: Vec::new(),
+            origins: Vec::new(),
+            data_sets: Vec::new(),
+            thresholds: Vec::new(),
+            environment: Environment::default(),
+            threads: 0,
+            cores: 0,
+            cpus_allowed: Vec::new(),
+            max_cpu_percent: 100.0,
+            max_lag_ms: 0.0,
+            host_timer: None,
+            batch_window_ms: None,
+            reads_at_wakeups: false,
+            pid: 0,
+            merged_from: None,
+            clock: None,
+            imported: Some(source),
+        };
+        Self {
+            writer: RecordWriter::new(dir).without_sync(),
+            meta,
+            steps: HashMap::new(),
+            t0_us: None,
+            pending: BTreeMap::new(),
+            next_key: None,
+            first_key: 0,
+            last_end_us: i64::MIN,
+            written: 0,
+            measured_us: 0,
+            late: 0,
+            load: LoadSeen::default(),
+        }
+    }
+
+    /// Threshold expressions to judge the imported run by (`--threshold`).
+    pub fn set_thresholds(&mut self, thresholds: Vec<String>) {
+        self.meta.thresholds = thresholds;
+    }
+
+    /// The tool's version, learnt from the file.
+    pub fn set_version(&mut self, version: String) {
+        if let Some(i) = self.meta.imported.as_mut() {
+            i.version = Some(version);
+        }
+    }
+
+    /// Something the reader of the run must know about how it was imported.
+    pub fn note(&mut self, note: String) {
+        if let Some(i) = self.meta.imported.as_mut() {
+            i.notes.push(note);
+        }
+    }
+
+    /// How many lines could not be read (the run says so).
+    pub fn set_malformed(&mut self, malformed: &crate::Malformed) {
+        if let Some(i) = self.meta.imported.as_mut() {
+            i.malformed = malformed.count;
+        }
+        if let Some(first) = malformed.first.first() {
+            self.note(format!(
+                "{} line(s) of the file could not be read and are not in the run (the first: line {}: {})",
+                malformed.count, first.0, first.1
+            ));
+        }
+    }
+
+    /// The step of `key`, added on first sight.
+    pub fn step(&mut self, key: &StepKey) -> usize {
+        if let Some(&i) = self.steps.get(key) {
+            return i;
+        }
+        let i = self.meta.steps.len();
+        self.meta.steps.push(StepInfo {
+            name: key.name.clone(),
+            group: key.group.clone(),
+            tags: key.tags.clone(),
+            checks: Vec::new(),
+        });
+        self.steps.insert(key.clone(), i);
+        i
+    }
+
+    /// The interval a moment (µs since the epoch) falls in; `None` once the file has moved
+    /// on past it (it goes into the oldest open interval, counted as late).
+    fn slot(&mut self, at_us: i64, start_us: i64) -> std::io::Result<&mut IntervalDelta> {
+        let t0 = *self.t0_us.get_or_insert(start_us);
+        let mut key = (at_us - t0).div_euclid(SLICE_US);
+        if let Some(next) = self.next_key {
+            if key < next {
+                self.late += 1;
+                key = next;
+            }
+        }
+        let newest = self.pending.keys().next_back().copied().unwrap_or(key);
+        if key > newest {
+            self.flush_before(key - REORDER_WINDOW)?;
+        }
+        Ok(self.pending.entry(key).or_default())
+    }
+
+    /// Adds one request of step `step`.
+    pub fn request(&mut self, step: usize, r: &Request) -> std::io::Result<()> {
+        let start = r.end_us - r.duration_us as i64;
+        if self.load.requests == 0 {
+            self.load.first_start_us = start;
+            self.load.last_start_us = start;
+        }
+        self.load.requests += 1;
+        self.load.first_start_us = self.load.first_start_us.min(start);
+        self.load.last_start_us = self.load.last_start_us.max(start);
+        self.last_end_us = self.last_end_us.max(r.end_us);
+        let delta = self.slot(r.end_us, start)?;
+        if delta.steps.len() <= step {
+            delta.steps.resize(step + 1, Default::default());
+        }
+        let s = &mut delta.steps[step];
+        s.requests += 1;
+        s.bytes_sent += r.bytes_sent;
+        s.bytes_received += r.bytes_received;
+        s.latency.record(r.duration_us);
+        if r.status != 0 {
+            s.add_status(r.status, 1);
+            s.phases.record(&r.phases);
+        }
+        if let Some(kind) = r.error {
+            s.failed += 1;
+            s.errors[kind.index()] += 1;
+        }
+        Ok(())
+    }
+
+    /// Adds one phase duration of a request of `step` that ended at `end_us` (k6 reports
+    /// each phase as its own point).
+    pub fn phase(
+        &mut self,
+        step: usize,
+        phase: Phase,
+        end_us: i64,
+        us: u64,
+    ) -> std::io::Result<()> {
+        let delta = self.slot(end_us, end_us)?;
+        if delta.steps.len() <= step {
+            delta.steps.resize(step + 1, Default::default());
+        }
+        delta.steps[step].phases.get_mut(phase).record(us);
+        Ok(())
+    }
+
+    /// An iteration that ended at `end_us`.
+    pub fn iteration(&mut self, end_us: i64) -> std::io::Result<()> {
+        self.slot(end_us, end_us)?.iterations_completed += 1;
+        Ok(())
+    }
+
+    /// How long an iteration that ended at `end_us` took.
+    pub fn iteration_duration(&mut self, end_us: i64, us: u64) -> std::io::Result<()> {
+        self.slot(end_us, end_us - us as i64)?
+            .iteration_duration
+            .record(us);
+        Ok(())
+    }
+
+    /// VUs (threads) active at `at_us`, as the file reported them.
+    pub fn active(&mut self, at_us: i64, vus: u64) -> std::io::Result<()> {
+        self.load.vus.push((at_us, vus));
+        let delta = self.slot(at_us, at_us)?;
+        delta.active = vus;
+        delta.active_max = delta.active_max.max(vus);
+        Ok(())
+    }
+
+    /// A first example message of an error kind.
+    pub fn error_example(
+        &mut self,
+        at_us: i64,
+        kind: ErrorKind,
+        message: &str,
+    ) -> std::io::Result<()> {
+        let delta = self.slot(at_us, at_us)?;
+        delta.note_error(kind, || message.to_string());
+        Ok(())
+    }
+
+    /// Writes the pending intervals before slice `key`.
+    fn flush_before(&mut self, key: i64) -> std::io::Result<()> {
+        while let Some((&k, _)) = self.pending.first_key_value() {
+            if k >= key {
+                break;
+            }
+            let interval = self.pending.pop_first().expect("peeked").1;
+            self.write(k, interval, SLICE_US)?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, key: i64, delta: IntervalDelta, length_us: i64) -> std::io::Result<()> {
+        let next = match self.next_key {
+            Some(n) => n,
+            None => {
+                self.first_key = key;
+                let t0 = self.t0_us.unwrap_or(0) + key * SLICE_US;
+                self.meta.start_unix_s = t0 as f64 / 1e6;
+                self.writer.begin(&self.meta)?;
+                key
+            }
+        };
+        // Seconds in which nothing ended are measured time too: written empty.
+        for empty in next..key {
+            let r = self.interval_record(empty, IntervalDelta::default(), SLICE_US);
+            self.writer.interval(&r)?;
+            self.measured_us += SLICE_US;
+        }
+        let mut delta = delta;
+        for step in &mut delta.steps {
+            // The tools time one duration per request: it is both latency and service time.
+            step.service = step.latency.clone();
+        }
+        let r = self.interval_record(key, delta, length_us);
+        self.writer.interval(&r)?;
+        self.measured_us += length_us;
+        self.next_key = Some(key + 1);
+        Ok(())
+    }
+
+    fn interval_record(
+        &mut self,
+        key: i64,
+        mut delta: IntervalDelta,
+        length_us: i64,
+    ) -> IntervalRecord {
+        if delta.steps.len() < self.meta.steps.len() {
+            delta
+                .steps
+                .resize(self.meta.steps.len(), Default::default());
+        }
+        let index = self.written;
+        self.written += 1;
+        IntervalRecord {
+            index,
+            start_s: (key - self.first_key) as f64 * SLICE_US as f64 / 1e6,
+            length_s: length_us as f64 / 1e6,
+            warmup: false,
+            delta,
+            resources: Vec::new(),
+        }
+    }
+
+    /// Writes what remains, the header with every step and the load seen, and the end.
+    /// Returns the number of intervals written (0: the file held no request).
+    pub fn finish(mut self) -> std::io::Result<Finished> {
+        let last = self.pending.keys().next_back().copied();
+        while let Some((k, interval)) = self.pending.pop_first() {
+            let length = if Some(k) == last {
+                let t0 = self.t0_us.unwrap_or(0);
+                (self.last_end_us - (t0 + k * SLICE_US)).clamp(1_000, SLICE_US)
+            } else {
+                SLICE_US
+            };
+            self.write(k, interval, length)?;
+        }
+        if self.written == 0 {
+            return Ok(Finished {
+                intervals: 0,
+                late: self.late,
+            });
+        }
+        let measured_s = self.measured_us as f64 / 1e6;
+        self.meta.load = load_info(&self.load, self.meta.start_unix_s, measured_s);
+        let text =
+            serde_json::to_string_pretty(&self.meta).expect("a record header serializes") + "\n";
+        write_atomic(&self.writer.dir().join(META_FILE), text.as_bytes())?;
+        self.writer.end(&RecordEnd {
+            stop: StopReason::Completed,
+            signal: None,
+            aborted_by_threshold: None,
+            wall_s: measured_s,
+            max_rss_bytes: 0,
+            intervals: self.written,
+            monitor_cpu_percent: None,
+        })?;
+        Ok(Finished {
+            intervals: self.written,
+            late: self.late,
+        })
+    }
+}
+
+/// What the builder wrote.
+#[derive(Debug, Clone, Copy)]
+pub struct Finished {
+    pub intervals: u32,
+    pub late: u64,
+}
+
+/// The load the file shows: VUs over time when it reports them (closed model), else the
+/// rate the requests were started at (open model).
+fn load_info(seen: &LoadSeen, start_s: f64, measured_s: f64) -> LoadInfo {
+    let mut load = LoadInfo {
+        model: seen.model,
+        planned_duration_s: measured_s,
+        ..LoadInfo::default()
+    };
+    if !seen.vus.is_empty() {
+        load.max_vus = seen.vus.iter().map(|&(_, v)| v as u32).max();
+        load.planned = Some(PlannedLoad {
+            vus: true,
+            points: seen
+                .vus
+                .iter()
+                .map(|&(t, v)| ((t as f64 / 1e6 - start_s).max(0.0), v as f64))
+                .collect(),
+        });
+    } else if seen.model == LoadModel::Open && seen.requests > 1 {
+        let span_s = (seen.last_start_us - seen.first_start_us) as f64 / 1e6;
+        if span_s > 0.0 {
+            let rate = (seen.requests - 1) as f64 / span_s;
+            load.peak_rate = Some(rate);
+            load.planned_arrivals = Some(seen.requests as f64);
+            load.planned = Some(PlannedLoad {
+                vus: false,
+                points: vec![(0.0, rate), (measured_s, rate)],
+            });
+        }
+    }
+    load
+}
+
+/// Imported runs of one name from one tool measured "the same plan" as far as loadlab can
+/// tell: they share a fingerprint, so history and studies group them.
+fn plan_hash(name: &str, source: &ImportedFrom) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (name, &source.tool, &source.format).hash(&mut h);
+    format!("imported-{:016x}", h.finish())
+}

@@ -1,0 +1,120 @@
+//! Gatling's `simulation.log` (the text log of Gatling 3.0 to 3.11; 3.12 made it binary): tab
+//! separated records. `RUN` names the simulation and Gatling's version; `REQUEST groups name
+//! start end OK|KO message` (ms since the epoch) is one request, its step the name, its group
+//! the group path; `USER scenario START|END time` gives the users active over time. Gatling
+//! logs no status code: a KO's message says what failed (`... but actually found 500`).
+
+use crate::builder::RecordBuilder;
+use crate::lines::Lines;
+use crate::problems::Malformed;
+use crate::sample::{Request, StepKey};
+use crate::ReadError;
+use loadlab_metrics::{ErrorKind, LoadModel};
+use std::collections::HashMap;
+use std::io::BufRead;
+
+/// The error kind of a KO's message, and the status it names when it names one.
+fn failure(message: &str) -> (ErrorKind, u16) {
+    let found = message
+        .rsplit_once("found ")
+        .and_then(|(_, n)| n.trim().get(..3)?.parse::<u16>().ok());
+    let m = message.to_ascii_lowercase();
+    match found {
+        Some(s @ 500..=599) => (ErrorKind::Http5xx, s),
+        Some(s @ 400..=499) => (ErrorKind::Http4xx, s),
+        Some(s) => (ErrorKind::CheckFailed, s),
+        None if m.contains("connection refused") => (ErrorKind::ConnectRefused, 0),
+        None if m.contains("timeout") || m.contains("timed out") => (ErrorKind::Timeout, 0),
+        None if m.contains("reset") || m.contains("closed") => (ErrorKind::Reset, 0),
+        None => (ErrorKind::CheckFailed, 0),
+    }
+}
+
+/// Reads a simulation.log; returns Gatling's version from its `RUN` record.
+pub fn read(
+    input: impl BufRead,
+    builder: &mut RecordBuilder,
+    malformed: &mut Malformed,
+) -> Result<Option<String>, ReadError> {
+    builder.load.model = LoadModel::Closed;
+    let mut lines = Lines::new(input);
+    let mut version = None;
+    let mut users: u64 = 0;
+    let mut steps: HashMap<(String, String), usize> = HashMap::new();
+    while let Some((n, line)) = lines.next_line()? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        match f[0] {
+            "RUN" => {
+                version = f
+                    .last()
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+            }
+            "USER" if f.len() >= 4 => {
+                let Ok(at_ms) = f[3].trim().parse::<i64>() else {
+                    malformed.add(n, || "a USER record without a time in ms".to_string());
+                    continue;
+                };
+                match f[2] {
+                    "START" => users += 1,
+                    "END" => users = users.saturating_sub(1),
+                    _ => {}
+                }
+                builder.active(at_ms * 1000, users)?;
+            }
+            "REQUEST" if f.len() >= 6 => {
+                let (Ok(start), Ok(end)) = (f[3].trim().parse::<i64>(), f[4].trim().parse::<i64>())
+                else {
+                    malformed.add(n, || {
+                        "a REQUEST record without start and end in ms (Gatling 3.0-3.11 layout)"
+                            .to_string()
+                    });
+                    continue;
+                };
+                let key = (f[2].to_string(), f[1].to_string());
+                let step = match steps.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let i = builder.step(&StepKey {
+                            name: key.0.clone(),
+                            group: (!key.1.is_empty()).then(|| key.1.replace(',', " / ")),
+                            tags: Vec::new(),
+                        });
+                        steps.insert(key, i);
+                        i
+                    }
+                };
+                let message = f.get(6).map(|m| m.trim()).unwrap_or("");
+                let (error, status) = match f[5] {
+                    "OK" => (None, 0),
+                    _ => {
+                        let (kind, status) = failure(message);
+                        (Some(kind), status)
+                    }
+                };
+                if let (Some(kind), false) = (error, message.is_empty()) {
+                    builder.error_example(end * 1000, kind, message)?;
+                }
+                builder.request(
+                    step,
+                    &Request {
+                        end_us: end * 1000,
+                        duration_us: (end - start).max(0) as u64 * 1000,
+                        status,
+                        error,
+                        ..Request::default()
+                    },
+                )?;
+            }
+            "GROUP" | "ERROR" | "ASSERTION" => {}
+            _ => malformed.add(n, || {
+                "not a Gatling 3.0-3.11 simulation.log record (RUN, USER, REQUEST, GROUP, ERROR)"
+                    .to_string()
+            }),
+        }
+    }
+    Ok(version)
+}

@@ -1,0 +1,305 @@
+//! End-to-end: other tools' result files become runs (`loadlab import-results`), and
+//! everything downstream reads them as it reads a native run. Real excerpts of k6, JMeter
+//! and Gatling outputs (tests/fixtures/results, sources in SOURCES.md); vegeta and oha run
+//! for real against `loadlab target` in tests/import_results_tools.rs.
+
+mod common;
+
+use common::{assert_matches_run_schema, text, BIN};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/results");
+
+fn fixture(name: &str) -> String {
+    format!("{FIXTURES}/{name}")
+}
+
+/// `loadlab import-results ARGS --results DIR`.
+fn import(results: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("import-results")
+        .args(args)
+        .arg("--results")
+        .arg(results)
+        .env_remove("LOADLAB_LABELS")
+        .output()
+        .expect("run loadlab")
+}
+
+/// The run.json of every run in the store, oldest directory first.
+fn runs(results: &Path) -> Vec<Value> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(results.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("run.json").is_file())
+        .collect();
+    dirs.sort();
+    dirs.iter()
+        .map(|d| {
+            serde_json::from_str(&std::fs::read_to_string(d.join("run.json")).unwrap()).unwrap()
+        })
+        .collect()
+}
+
+fn only_run(results: &Path) -> Value {
+    let mut all = runs(results);
+    assert_eq!(all.len(), 1, "one run expected");
+    all.remove(0)
+}
+
+/// HDR histograms keep 3 significant digits: values agree within 0.1% (plus rounding to 1 µs).
+fn assert_close(got: f64, want: f64, what: &str) {
+    let tolerance = want.abs() * 1e-3 + 1e-3;
+    assert!(
+        (got - want).abs() <= tolerance,
+        "{what}: {got} against {want} (±{tolerance})"
+    );
+}
+
+#[test]
+fn the_k6_documentation_example_is_one_request_with_its_group_and_vus() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = import(
+        dir.path(),
+        &[
+            "k6-json",
+            &fixture("k6-docs-example.json"),
+            "--name",
+            "docs",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("validity: not judged (imported)"),
+        "{stdout}"
+    );
+    let run = only_run(dir.path());
+    assert_matches_run_schema(&run);
+    assert_eq!(run["requests"]["total"], 1);
+    assert_eq!(run["valid"], false, "an imported run is never called valid");
+    assert_eq!(run["validity"]["reasons"], serde_json::json!([]));
+    assert_eq!(run["imported"]["tool"], "k6");
+    assert_eq!(run["imported"]["format"], "k6-json");
+    assert_close(
+        run["latency_ms"]["p50"].as_f64().unwrap(),
+        459.865729,
+        "p50",
+    );
+    assert_eq!(
+        run["steps"][0]["name"],
+        "GET https://httpbin.test.k6.io/get"
+    );
+    assert_eq!(run["groups"][0]["name"], "my group / json");
+    assert_eq!(run["vus_max"], 5);
+    assert_eq!(run["status_codes"]["200"], 1);
+    // 14:34:45.2395 +02:00 ends the request: the run starts when it was sent.
+    assert!(
+        run["started_at"]
+            .as_str()
+            .unwrap()
+            .starts_with("2017-05-09T12:34:44"),
+        "{}",
+        run["started_at"]
+    );
+
+    // The terminal report of the stored run says who measured it, and never "valid run".
+    let report = Command::new(BIN)
+        .args(["runs", "show"])
+        .arg(runs_ids(dir.path())[0].clone())
+        .arg("--results")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        shown.contains("not judged (imported)") && shown.contains("k6"),
+        "{}",
+        text(&report)
+    );
+    assert!(
+        !shown.contains("valid run:") && !shown.contains("INVALID RUN"),
+        "{shown}"
+    );
+}
+
+/// The ids of the store's runs, oldest directory first.
+fn runs_ids(results: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(results.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn the_k6_csv_output_keeps_its_phases() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = import(
+        dir.path(),
+        &[
+            "k6-csv",
+            &fixture("k6-workshop.csv"),
+            "--tool-version",
+            "0.35.0",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let run = only_run(dir.path());
+    assert_matches_run_schema(&run);
+    assert_eq!(run["requests"]["total"], 1);
+    assert_eq!(run["imported"]["version"], "0.35.0");
+    assert_close(
+        run["latency_ms"]["max"].as_f64().unwrap(),
+        114.365,
+        "duration",
+    );
+    let phases = &run["phases_ms"];
+    assert_close(
+        phases["connect"]["max"].as_f64().unwrap(),
+        117.517,
+        "connect",
+    );
+    assert_close(
+        phases["tls_handshake"]["max"].as_f64().unwrap(),
+        415.043,
+        "tls",
+    );
+    assert_close(
+        phases["waiting"]["max"].as_f64().unwrap(),
+        114.010,
+        "waiting",
+    );
+    assert_close(
+        phases["receiving"]["max"].as_f64().unwrap(),
+        0.104,
+        "receiving",
+    );
+    assert_eq!(
+        run["steps"][0]["name"],
+        "POST https://httpbin.test.k6.io/post"
+    );
+}
+
+#[test]
+fn a_jmeter_csv_counts_its_labels_statuses_and_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = import(
+        dir.path(),
+        &["jmeter-csv", &fixture("jmeter-example-results.csv")],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let run = only_run(dir.path());
+    assert_matches_run_schema(&run);
+    assert_eq!(run["requests"]["total"], 12);
+    // The 404s passed their assertion (`success` true): JMeter did not count them failed.
+    assert_eq!(run["requests"]["failed"], 0);
+    assert_eq!(run["status_codes"]["404"], 5);
+    assert_eq!(run["status_codes"]["200"], 7);
+    let home = run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Home Page")
+        .unwrap();
+    assert_eq!(home["requests"], 7);
+    assert_eq!(home["group"], "Scenario 1");
+    assert_close(
+        run["latency_ms"]["max"].as_f64().unwrap(),
+        1710.0,
+        "max elapsed",
+    );
+    assert_close(
+        run["latency_ms"]["min"].as_f64().unwrap(),
+        232.0,
+        "min elapsed",
+    );
+    assert_eq!(run["vus_max"], 5, "allThreads");
+    assert_eq!(run["load"]["max_vus"], 5);
+}
+
+#[test]
+fn a_gatling_log_gives_its_requests_and_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = import(
+        dir.path(),
+        &["gatling-log", &fixture("gatling-3.9.5-simulation.log")],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let run = only_run(dir.path());
+    assert_matches_run_schema(&run);
+    assert_eq!(run["requests"]["total"], 14);
+    assert_eq!(run["imported"]["version"], "3.9.5");
+    let css = run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "styles.css")
+        .unwrap();
+    assert_eq!(css["requests"], 4);
+    assert_close(
+        run["latency_ms"]["max"].as_f64().unwrap(),
+        36.0,
+        "request_0 took 36 ms",
+    );
+    assert_eq!(run["vus_max"], 2);
+}
+
+#[test]
+fn aggregates_only_formats_are_refused_with_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.json");
+    std::fs::write(&summary, "{}").unwrap();
+    for format in ["locust-csv", "k6-summary"] {
+        let out = import(dir.path(), &[format, summary.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("percentiles cannot be rebuilt"), "{err}");
+    }
+}
+
+#[test]
+fn malformed_lines_are_counted_and_named_by_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("broken.json");
+    let good = std::fs::read_to_string(fixture("k6-docs-example.json")).unwrap();
+    let mut lines: Vec<&str> = good.lines().collect();
+    lines.insert(2, "{\"type\":\"Point\",\"metric\":\"http_req_dur");
+    lines.push("not json at all");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let out = import(dir.path(), &["k6-json", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2 line(s) could not be read"), "{err}");
+    assert!(
+        err.contains("broken.json:3:") && err.contains("broken.json:6:"),
+        "{err}"
+    );
+    let run = only_run(dir.path());
+    assert_eq!(run["imported"]["malformed"], 2);
+    assert_eq!(run["requests"]["total"], 1);
+    assert!(
+        run["notes"][0].as_str().unwrap().contains("line 3"),
+        "{}",
+        run["notes"]
+    );
+}
+
+#[test]
+fn thresholds_are_judged_on_an_imported_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture("k6-docs-example.json");
+    let out = import(
+        dir.path(),
+        &["k6-json", &file, "--threshold", "latency.p95 < 100ms"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let out = import(
+        dir.path(),
+        &["k6-json", &file, "--threshold", "latency.p95 < 1s"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
