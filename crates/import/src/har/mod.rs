@@ -114,31 +114,54 @@ fn api_exchanges(
     let total = har.log.entries.len();
     let mut dropped: Vec<(Dropped, usize)> = Vec::new();
     let mut exchanges = Vec::new();
+    let base = base_url(har, options, file)?;
+    let mut not_urls = 0;
+    let mut telemetry: Vec<&str> = Vec::new();
+    // Where the last kept request's redirect leads: that page is part of the flow.
+    let mut redirect: Option<url::Url> = None;
     for entry in &har.log.entries {
-        let Ok(url) = url::Url::parse(&entry.request.url) else {
+        let parsed = match &base {
+            Some(b) => b.join(&entry.request.url),
+            None => url::Url::parse(&entry.request.url),
+        };
+        let Ok(url) = parsed else {
+            not_urls += 1;
             report.unsupported(
                 None,
                 format!("a request to `{}`: not a URL", entry.request.url),
             );
             continue;
         };
-        if let Some(why) = filter::drop_reason(entry, &url, options) {
+        let redirected_to = redirect.as_ref().is_some_and(|r| same_resource(r, &url));
+        if let Some(why) = filter::drop_reason(entry, &url, options, redirected_to) {
+            if why == Dropped::Telemetry {
+                let host = filter::telemetry_host(url.host_str().unwrap_or("")).unwrap_or("");
+                if !telemetry.contains(&host) {
+                    telemetry.push(host);
+                }
+            }
             match dropped.iter_mut().find(|(d, _)| *d == why) {
                 Some((_, n)) => *n += 1,
                 None => dropped.push((why, 1)),
             }
             continue;
         }
+        redirect = redirect_target(entry, &url);
         match read::exchange(entry, &url) {
             Ok(x) => exchanges.push(x),
             Err(what) => report.unsupported(None, what),
         }
     }
     if exchanges.is_empty() {
-        let why: Vec<String> = dropped
+        let mut why: Vec<String> = dropped
             .iter()
             .map(|(d, n)| format!("{n} {}", d.describe()))
             .collect();
+        if not_urls > 0 {
+            why.push(format!(
+                "{not_urls} with a URL that is not absolute (give --base-url https://host)"
+            ));
+        }
         return Err(ImportError::invalid(
             file,
             format!(
@@ -163,7 +186,78 @@ fn api_exchanges(
     for (d, n) in &dropped {
         report.did(format!("dropped {n}: {}", d.describe()));
     }
+    if !telemetry.is_empty() {
+        report.did(format!(
+            "telemetry hosts dropped: {} (keep one with --include-host)",
+            telemetry.join(", ")
+        ));
+    }
     Ok(exchanges)
+}
+
+/// The origin relative URLs are read against: `--base-url`, else the page's URL (browsers
+/// record it as the page's title), else none; refused when an entry needs one and there is none.
+fn base_url(
+    har: &model::Har,
+    options: &Options,
+    file: &str,
+) -> Result<Option<url::Url>, ImportError> {
+    if let Some(b) = &options.base_url {
+        return url::Url::parse(b).map(Some).map_err(|e| {
+            ImportError::invalid(
+                file,
+                format!("--base-url `{b}` is not an absolute URL ({e}); give e.g. https://shop.example.com"),
+            )
+        });
+    }
+    let relative = har
+        .log
+        .entries
+        .iter()
+        .filter(|e| url::Url::parse(&e.request.url).is_err())
+        .count();
+    if relative == 0 {
+        return Ok(None);
+    }
+    let page = har
+        .log
+        .pages
+        .iter()
+        .find_map(|p| url::Url::parse(p.title.trim()).ok())
+        .filter(|u| matches!(u.scheme(), "http" | "https"));
+    match page {
+        Some(p) => Ok(Some(p)),
+        None => Err(ImportError::invalid(
+            file,
+            format!(
+                "{relative} of {} recorded requests have a relative URL (`{}`) and the recording names no page URL; give the origin with --base-url https://host",
+                har.log.entries.len(),
+                har.log
+                    .entries
+                    .iter()
+                    .find(|e| url::Url::parse(&e.request.url).is_err())
+                    .map(|e| e.request.url.as_str())
+                    .unwrap_or("")
+            ),
+        )),
+    }
+}
+
+/// Where a redirect (3xx with a `Location`) sends the browser next.
+fn redirect_target(entry: &model::Entry, url: &url::Url) -> Option<url::Url> {
+    if !(300..400).contains(&entry.response.status) {
+        return None;
+    }
+    let location = entry
+        .response
+        .headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("location"))?;
+    url.join(&location.value).ok()
+}
+
+fn same_resource(a: &url::Url, b: &url::Url) -> bool {
+    a.origin() == b.origin() && a.path() == b.path()
 }
 
 /// The scenario language has no escape for a literal `{{`: a recorded one would be read as
