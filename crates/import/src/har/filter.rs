@@ -141,7 +141,7 @@ pub fn drop_reason(
     if !matches!(url.scheme(), "http" | "https") {
         return Some(Dropped::NotHttp);
     }
-    if entry.response.status <= 0 {
+    if entry.response.status.is_some_and(|s| s <= 0) {
         return Some(Dropped::NoResponse);
     }
     let method = entry.request.method.to_ascii_uppercase();
@@ -243,6 +243,7 @@ pub fn by_mime(mime: &str) -> Option<Dropped> {
         || mime == "application/x-www-form-urlencoded"
         || mime == "multipart/form-data"
         || mime == "text/csv"
+        || mime == "text/event-stream"
         || mime == "application/grpc-web+proto"
     {
         return None;

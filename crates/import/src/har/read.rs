@@ -112,7 +112,11 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
         body,
         started_ms: started,
         ended_ms: started.map(|s| s + entry.time.max(0.0)),
-        status: u16::try_from(entry.response.status).unwrap_or(0),
+        status: entry
+            .response
+            .status
+            .and_then(|s| u16::try_from(s).ok())
+            .unwrap_or(0),
         response_json,
         response_headers: entry
             .response

@@ -311,12 +311,12 @@ fn top_level(program: &[Stmt], walker: &mut Walker) -> TopLevel {
 }
 
 fn module_hint(source: &str) -> &'static str {
-    if source.contains("ws") || source.contains("websockets") {
-        " (websockets: loadlab speaks HTTP)"
+    if source.ends_with("/ws") || source.contains("websockets") {
+        " (WebSocket scripts: write loadlab's WebSocket steps by hand, docs/scenario.md)"
     } else if source.contains("browser") {
         " (a browser test: loadlab sends HTTP requests)"
     } else if source.contains("grpc") {
-        " (gRPC: loadlab speaks HTTP)"
+        " (gRPC calls: write loadlab's gRPC steps by hand, docs/scenario.md)"
     } else {
         ""
     }

@@ -41,10 +41,12 @@ pub fn import(
     let (target, base, target_comment) = server(&spec);
     let ops = operations(&spec);
     if ops.is_empty() {
-        return Err(ImportError::invalid(
-            file,
-            "the spec has no operations under `paths:`",
-        ));
+        let why = if spec.get("webhooks").is_some() {
+            "the spec has no operations under `paths:`, only `webhooks:` (requests the API sends, not requests to it): there is nothing to call"
+        } else {
+            "the spec has no operations under `paths:`"
+        };
+        return Err(ImportError::invalid(file, why));
     }
     let groups = flow_groups(&spec, &ops, options.per_operation);
 
