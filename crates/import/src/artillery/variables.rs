@@ -29,7 +29,7 @@ fn collect_known(e: &Entry, known: &mut Vec<String>) {
 
 fn each_child(n: &Node, f: &mut dyn FnMut(&Entry)) {
     match n {
-        Node::Map(entries) => entries.iter().for_each(|e| f(e)),
+        Node::Map(entries) => entries.iter().for_each(&mut *f),
         Node::Seq(items) => items.iter().for_each(|i| each_child(&i.value, f)),
         _ => {}
     }
