@@ -384,3 +384,62 @@ fn expressions_become_templates_and_captures() {
         out.report
     );
 }
+
+/// Real scripts keep their requests in helpers of several statements and give `group` a
+/// function by name: both are followed (a helper calling itself is reported, not followed),
+/// and TypeScript reads as the JavaScript it is.
+#[test]
+fn helpers_of_several_statements_and_groups_by_name_are_followed() {
+    let script = r#"import http from 'k6/http';
+import { group, check, sleep } from 'k6';
+
+interface Pizza { name: string }
+const BASE: string = 'http://127.0.0.1:8080';
+
+function frontPage(): void {
+  const res = http.get(`${BASE}/`);
+  check(res, { 'home': (r) => r.status === 200 });
+  sleep(1);
+}
+
+function order(kind: string) {
+  const body = { kind: kind };
+  http.post(`${BASE}/api/orders`, JSON.stringify(body), { headers: { 'Content-Type': 'application/json' } });
+  again();
+}
+
+function again() {
+  http.get(`${BASE}/api/again`);
+  again();
+}
+
+export default function () {
+  group('front page', frontPage);
+  order('margherita' as string);
+}
+"#;
+    let out = import_ok(Kind::K6, script, "helpers.ts", &Options::default());
+    let s = validate(&out.yaml, "helpers.yaml");
+    let reqs: Vec<(String, Option<String>)> = s
+        .request_steps()
+        .map(|r| (r.name.clone(), r.group.clone()))
+        .collect();
+    assert_eq!(
+        reqs,
+        [
+            ("GET /".to_string(), Some("front page".to_string())),
+            ("POST /api/orders".to_string(), None),
+            ("GET /api/again".to_string(), None),
+        ],
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.report
+            .unsupported
+            .iter()
+            .any(|u| u.line == Some(21) && u.what.contains("`again(…)`: a helper calling itself")),
+        "{}",
+        out.report
+    );
+}
