@@ -250,3 +250,38 @@ fn every_phase_form_carries_its_arrivals_over_exactly() {
         out.report.unsupported
     );
 }
+
+/// What imported from real scripts did not validate: `defaults.headers` templates left in
+/// Artillery's words, variables a processor sets left as unknown templates, and
+/// `tls.rejectUnauthorized: false` dropped.
+#[test]
+fn default_headers_processor_variables_and_tls_carry_over() {
+    let script = "config:\n  target: https://127.0.0.1:8443\n  processor: ./helpers.js\n  tls:\n    rejectUnauthorized: false\n  defaults:\n    headers:\n      x-api-version: '{{ $processEnvironment.API_VERSION }}'\n  phases:\n    - {duration: 1, arrivalRate: 1}\nscenarios:\n  - flow:\n      - function: setSession\n      - get:\n          url: /orders/{{ sessionId }}\n          capture: {json: $.id, as: orderId}\n      - get:\n          url: /orders/{{ orderId }}/items\n";
+    let out = import_ok(Kind::Artillery, script, "proc.yml", &Options::default());
+    assert!(out.yaml.contains("insecure: true"), "{}", out.yaml);
+    assert!(out.yaml.contains("{{ env.API_VERSION }}"), "{}", out.yaml);
+    assert!(
+        out.yaml.contains("/orders/{{ env.sessionId }}"),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml.contains("/orders/{{ orderId }}/items"),
+        "{}",
+        out.yaml
+    );
+    let vars: Vec<&str> = out
+        .report
+        .variables
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    assert!(
+        vars.contains(&"API_VERSION") && vars.contains(&"sessionId"),
+        "{vars:?}"
+    );
+    std::env::set_var("API_VERSION", "2");
+    std::env::set_var("sessionId", "s1");
+    let s = validate(&out.yaml, "proc.yaml");
+    assert!(s.insecure, "{:?}", s.insecure);
+}

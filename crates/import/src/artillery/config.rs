@@ -86,19 +86,7 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
     if !defaults.is_empty() {
         entries.push(Entry::new("defaults", Node::Map(defaults)));
     }
-    // `tls.rejectUnauthorized: false` accepts any certificate: loadlab's `insecure: true`.
-    if let Some(tls) = config.get("tls") {
-        match tls.get("rejectUnauthorized").and_then(Value::as_bool) {
-            Some(false) => entries.push(Entry::new("insecure", Node::raw("true")).commented(
-                "config.tls.rejectUnauthorized: false — any server certificate is accepted",
-            )),
-            Some(true) => {}
-            None => report.unsupported(
-                lines.find("tls", 1),
-                "config.tls: only `rejectUnauthorized` converts; left out",
-            ),
-        }
-    }
+    entries.extend(tls(config.get("tls"), lines, report));
     let (load, warmup) = load(config.get("phases"), lines, report);
     entries.push(load);
     if let Some(w) = warmup {
@@ -138,6 +126,23 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
         entries.push(Entry::new("data", Node::Map(data)));
     }
     Config { entries, fields }
+}
+
+/// `tls.rejectUnauthorized: false` accepts any certificate: loadlab's `insecure: true`.
+fn tls(tls: Option<&Value>, lines: &Lines, report: &mut Report) -> Option<Entry> {
+    match tls?.get("rejectUnauthorized").and_then(Value::as_bool) {
+        Some(false) => Some(Entry::new("insecure", Node::raw("true")).commented(
+            "config.tls.rejectUnauthorized: false — any server certificate is accepted",
+        )),
+        Some(true) => None,
+        None => {
+            report.unsupported(
+                lines.find("tls", 1),
+                "config.tls: only `rejectUnauthorized` converts; left out",
+            );
+            None
+        }
+    }
 }
 
 fn scalar_text(v: &Value) -> Option<String> {
