@@ -123,6 +123,10 @@ pub struct ImportArgs {
     /// OpenAPI: one flow per operation (default: one flow per tag).
     #[arg(long)]
     pub per_operation: bool,
+    /// HAR: the origin a recording's relative URLs are read against (default: the page's URL
+    /// when the recording names it), e.g. https://shop.example.com.
+    #[arg(long = "base-url", value_name = "URL")]
+    pub base_url: Option<String>,
 }
 
 /// Processes and cgroups sampled beside the run (added to the scenario's `monitor:`).

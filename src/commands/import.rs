@@ -15,10 +15,11 @@ pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
     let har_filters = !(args.include_hosts.is_empty()
         && args.exclude_hosts.is_empty()
         && args.include_paths.is_empty()
-        && args.exclude_paths.is_empty());
+        && args.exclude_paths.is_empty()
+        && args.base_url.is_none());
     if har_filters && kind != Kind::Har {
         return Err(CliError::bad_input(
-            "--include-host, --exclude-host, --include-path and --exclude-path filter a HAR recording: use them with `loadlab import har`",
+            "--include-host, --exclude-host, --include-path, --exclude-path and --base-url read a HAR recording: use them with `loadlab import har`",
         ));
     }
     if args.per_operation && kind != Kind::OpenApi {
@@ -32,9 +33,21 @@ pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
         include_paths: args.include_paths,
         exclude_paths: args.exclude_paths,
         per_operation: args.per_operation,
+        base_url: args.base_url,
+        output_dir: args.output.as_ref().map(|o| match o.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        }),
     };
     let imported = import_file(kind, &args.file, &options).map_err(CliError::bad_input)?;
     eprint!("{}", imported.report);
+    if imported.yaml.len() > loadlab_scenario::limits::MAX_FILE_BYTES {
+        eprintln!(
+            "warning: the scenario is {} bytes, over the {} bytes `loadlab validate` and `run` accept: narrow the import (--include-path, --include-host) or split the spec",
+            imported.yaml.len(),
+            loadlab_scenario::limits::MAX_FILE_BYTES
+        );
+    }
     match &args.output {
         Some(path) => {
             std::fs::write(path, &imported.yaml).map_err(|e| {

@@ -17,14 +17,17 @@
 //! semantic analysis, transformer or code generator — and only `k6/parse.rs` sees its AST.
 
 pub mod artillery;
+mod credentials;
 mod error;
 pub mod har;
 mod k6;
 mod lines;
 pub mod names;
 pub mod openapi;
+mod rebase;
 mod report;
 mod scaffold;
+mod scrub;
 pub mod think;
 pub mod yaml;
 
@@ -84,6 +87,11 @@ pub struct Options {
     pub exclude_paths: Vec<String>,
     /// OpenAPI: one flow per operation instead of one per tag.
     pub per_operation: bool,
+    /// HAR: the origin relative URLs are read against (default: the page's, when recorded).
+    pub base_url: Option<String>,
+    /// The directory the scenario will be written to, when not beside the source: data files
+    /// the source reads are named relative to it.
+    pub output_dir: Option<std::path::PathBuf>,
 }
 
 /// A scenario file's text and what the import did to write it.
@@ -124,12 +132,19 @@ pub fn import(
     options: &Options,
 ) -> Result<Imported, ImportError> {
     let name = scenario_name(file);
-    let (doc, report) = match kind {
+    let (mut doc, mut report) = match kind {
         Kind::Har => har::import(source, file, &name, options)?,
         Kind::Artillery => artillery::import(source, file, &name)?,
         Kind::OpenApi => openapi::import(source, file, &name, options)?,
         Kind::K6 => k6::import(source, file, &name)?,
     };
+    if let Some(out) = &options.output_dir {
+        let source_dir = std::path::Path::new(file)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        rebase::data_paths(&mut doc, source_dir, out, &mut report);
+    }
+    scrub::scrub(&mut doc, &mut report);
     Ok(Imported {
         yaml: yaml::write_document(&doc),
         report,

@@ -26,7 +26,7 @@ fn is_id_segment(seg: &str) -> bool {
     if seg.chars().all(|c| c.is_ascii_digit()) {
         return true;
     }
-    looks_dynamic(seg).is_some() || is_long_token(seg)
+    looks_dynamic(seg).is_some() || is_long_token(seg) || crate::credentials::shape(seg).is_some()
 }
 
 /// A long run of letters and digits mixing both (a slug has dashes; a word has no digits).

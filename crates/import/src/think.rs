@@ -4,12 +4,18 @@
 /// Gaps shorter than this are the browser's own pace, not a person thinking.
 pub const MIN_THINK_MS: f64 = 100.0;
 
+/// Longest pause kept: a longer gap (a recording left open for days, two sessions in one
+/// file) is no person's pause inside a flow, and past loadlab's duration limit.
+pub const MAX_THINK_MS: f64 = 600_000.0;
+
 /// The `think:` value for a recorded gap in milliseconds, or `None` when it is too short to
-/// matter. Below 1 s: to the 100 ms; below 10 s: to the half second; then to the second.
+/// matter. Below 1 s: to the 100 ms; below 10 s: to the half second; then to the second, at
+/// most [`MAX_THINK_MS`].
 pub fn think_for_gap(gap_ms: f64) -> Option<String> {
     if !gap_ms.is_finite() || gap_ms < MIN_THINK_MS {
         return None;
     }
+    let gap_ms = gap_ms.min(MAX_THINK_MS);
     if gap_ms < 950.0 {
         let tenths = (gap_ms / 100.0).round() as u64;
         return Some(format!("{}ms", tenths * 100));
@@ -48,6 +54,7 @@ mod tests {
             (9750.0, Some("10s")),
             (12_400.0, Some("12s")),
             (90_600.0, Some("91s")),
+            (9_117_098_000.0, Some("600s")),
         ];
         for (gap, want) in cases {
             assert_eq!(think_for_gap(*gap).as_deref(), *want, "gap {gap} ms");

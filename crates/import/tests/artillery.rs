@@ -23,6 +23,9 @@ fn seed_001_converts_to_the_example_scenario() {
         "seed-001.artillery.yml",
         &Options::default(),
     );
+    // The script's literal password is read from the environment (never written out).
+    assert!(out.yaml.contains("{{ env.PASSWORD }}"), "{}", out.yaml);
+    std::env::set_var("PASSWORD", "password");
     let got = validate(&out.yaml, "seed-001.yaml");
     let want = example();
     assert_eq!(got.target, want.target);
@@ -48,7 +51,14 @@ fn seed_001_converts_to_the_example_scenario() {
             assert_eq!(gr.url, wr.url, "{what}");
             assert_eq!(gr.headers, wr.headers, "{what}");
             assert_eq!(gr.query, wr.query, "{what}");
-            assert_eq!(gr.body, wr.body, "{what}");
+            // The example's literal password is the environment's in an import.
+            let mut want_body = wr.body.clone();
+            if let Some(loadlab_scenario::Body::Json(j)) = &mut want_body {
+                if j.get("password").is_some() {
+                    j["password"] = "{{ env.PASSWORD }}".into();
+                }
+            }
+            assert_eq!(gr.body, want_body, "{what}");
             assert_eq!(gr.captures, wr.captures, "{what}");
             assert_eq!(gr.checks, wr.checks, "{what}");
         }
@@ -179,4 +189,99 @@ fn a_file_of_another_kind_is_refused_with_the_fix() {
     .unwrap_err()
     .to_string();
     assert!(err.starts_with("x.yml: not valid YAML"), "{err}");
+}
+
+/// Every Artillery phase form gives the arrivals Artillery would send: `(phase YAML, expected
+/// arrivals, expected seconds)`. `arrivalCount` is a count over the phase whatever the unit of
+/// its duration (it was once read as a rate: 300 over `5min` gave 300/s, 300x the load).
+#[test]
+fn every_phase_form_carries_its_arrivals_over_exactly() {
+    let cases: &[(&str, f64, f64)] = &[
+        ("{duration: 60, arrivalRate: 5}", 300.0, 60.0),
+        ("{duration: '2m', arrivalRate: 5}", 600.0, 120.0),
+        ("{duration: 10, arrivalRate: 0.5}", 5.0, 10.0),
+        ("{duration: 300, arrivalCount: 300}", 300.0, 300.0),
+        ("{duration: '300s', arrivalCount: 300}", 300.0, 300.0),
+        ("{duration: '5min', arrivalCount: 300}", 300.0, 300.0),
+        ("{duration: '2m', arrivalCount: 300}", 300.0, 120.0),
+        ("{duration: '1 hour', arrivalCount: 7}", 7.0, 3600.0),
+        ("{duration: 7, arrivalCount: 300}", 300.0, 7.0),
+        ("{duration: 60, arrivalRate: 1, rampTo: 11}", 360.0, 60.0),
+        ("{duration: '1m', rampTo: 10}", 300.0, 60.0),
+        ("{pause: 5}", 0.0, 5.0),
+        ("{pause: '1min'}", 0.0, 60.0),
+        ("{duration: 30, arrivalRate: 2, maxVusers: 10}", 60.0, 30.0),
+        ("{duration: '1500ms', arrivalRate: 10}", 15.0, 1.5),
+    ];
+    for (phase, arrivals, seconds) in cases {
+        // A second phase so that a pause alone is not a plan that sends nothing.
+        let script = format!(
+            "config:\n  target: http://127.0.0.1:8080\n  phases:\n    - {phase}\n    - {{duration: 1, arrivalRate: 1}}\nscenarios:\n  - flow:\n      - get:\n          url: /\n"
+        );
+        let out = import_ok(Kind::Artillery, &script, "phase.yml", &Options::default());
+        let s = validate(&out.yaml, "phase.yaml");
+        let Load::Open(open) = &s.load else {
+            panic!("{phase}: {:?}", s.load)
+        };
+        let [stage, _] = open.stages.as_slice() else {
+            panic!("{phase}: {:?}", open.stages)
+        };
+        let secs = stage.duration.as_secs_f64();
+        let got = (stage.rate + stage.ramp_to.unwrap_or(stage.rate)) / 2.0 * secs;
+        assert!(
+            (got - arrivals).abs() < 1e-6 * arrivals.max(1.0),
+            "{phase}: {got} arrivals planned, Artillery sends {arrivals}\n{}",
+            out.yaml
+        );
+        assert!((secs - seconds).abs() < 1e-9, "{phase}: {secs} s");
+        if phase.contains("maxVusers") {
+            assert_eq!(open.max_in_flight, 10, "{phase}");
+        }
+    }
+    // A count with no usable duration is refused by name, not guessed.
+    let script = "config:\n  target: http://127.0.0.1:8080\n  phases:\n    - {duration: 'soon', arrivalCount: 3}\n    - {duration: 1, arrivalRate: 1}\nscenarios:\n  - flow:\n      - get:\n          url: /\n";
+    let out = import_ok(Kind::Artillery, script, "phase.yml", &Options::default());
+    assert!(
+        out.report
+            .unsupported
+            .iter()
+            .any(|u| u.what.contains("phase 1") && u.what.contains("soon")),
+        "{:?}",
+        out.report.unsupported
+    );
+}
+
+/// What imported from real scripts did not validate: `defaults.headers` templates left in
+/// Artillery's words, variables a processor sets left as unknown templates, and
+/// `tls.rejectUnauthorized: false` dropped.
+#[test]
+fn default_headers_processor_variables_and_tls_carry_over() {
+    let script = "config:\n  target: https://127.0.0.1:8443\n  processor: ./helpers.js\n  tls:\n    rejectUnauthorized: false\n  defaults:\n    headers:\n      x-api-version: '{{ $processEnvironment.API_VERSION }}'\n  phases:\n    - {duration: 1, arrivalRate: 1}\nscenarios:\n  - flow:\n      - function: setSession\n      - get:\n          url: /orders/{{ sessionId }}\n          capture: {json: $.id, as: orderId}\n      - get:\n          url: /orders/{{ orderId }}/items\n";
+    let out = import_ok(Kind::Artillery, script, "proc.yml", &Options::default());
+    assert!(out.yaml.contains("insecure: true"), "{}", out.yaml);
+    assert!(out.yaml.contains("{{ env.API_VERSION }}"), "{}", out.yaml);
+    assert!(
+        out.yaml.contains("/orders/{{ env.sessionId }}"),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml.contains("/orders/{{ orderId }}/items"),
+        "{}",
+        out.yaml
+    );
+    let vars: Vec<&str> = out
+        .report
+        .variables
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    assert!(
+        vars.contains(&"API_VERSION") && vars.contains(&"sessionId"),
+        "{vars:?}"
+    );
+    std::env::set_var("API_VERSION", "2");
+    std::env::set_var("sessionId", "s1");
+    let s = validate(&out.yaml, "proc.yaml");
+    assert!(s.insecure, "{:?}", s.insecure);
 }

@@ -131,7 +131,28 @@ fn token_and_id_are_correlated_and_the_scenario_validates() {
 
 #[test]
 fn filters_choose_what_is_kept() {
-    let all = import_ok(Kind::Har, FIXTURE, "target-flow.har", &Options::default());
+    // Third-party telemetry is dropped by default, and the report names its hosts.
+    let default = import_ok(Kind::Har, FIXTURE, "target-flow.har", &Options::default());
+    assert!(
+        default.report.done[0].starts_with("kept 5 of 10"),
+        "{:?}",
+        default.report.done
+    );
+    assert!(
+        default
+            .report
+            .done
+            .iter()
+            .any(|d| d.starts_with("telemetry hosts dropped: google-analytics.com")),
+        "{:?}",
+        default.report.done
+    );
+    // Named with --include-host, a telemetry host is kept.
+    let with_analytics = Options {
+        include_hosts: vec!["127.0.0.1:8080".into(), "google-analytics.com".into()],
+        ..Options::default()
+    };
+    let all = import_ok(Kind::Har, FIXTURE, "target-flow.har", &with_analytics);
     assert!(
         all.report.done[0].starts_with("kept 6 of 10"),
         "{:?}",

@@ -27,6 +27,7 @@ const KNOWN: &[&str] = &[
     "variables",
     "ensure",
     "plugins",
+    "tls",
 ];
 
 pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Config {
@@ -85,6 +86,7 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
     if !defaults.is_empty() {
         entries.push(Entry::new("defaults", Node::Map(defaults)));
     }
+    entries.extend(tls(config.get("tls"), lines, report));
     let (load, warmup) = load(config.get("phases"), lines, report);
     entries.push(load);
     if let Some(w) = warmup {
@@ -124,6 +126,23 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
         entries.push(Entry::new("data", Node::Map(data)));
     }
     Config { entries, fields }
+}
+
+/// `tls.rejectUnauthorized: false` accepts any certificate: loadlab's `insecure: true`.
+fn tls(tls: Option<&Value>, lines: &Lines, report: &mut Report) -> Option<Entry> {
+    match tls?.get("rejectUnauthorized").and_then(Value::as_bool) {
+        Some(false) => Some(Entry::new("insecure", Node::raw("true")).commented(
+            "config.tls.rejectUnauthorized: false — any server certificate is accepted",
+        )),
+        Some(true) => None,
+        None => {
+            report.unsupported(
+                lines.find("tls", 1),
+                "config.tls: only `rejectUnauthorized` converts; left out",
+            );
+            None
+        }
+    }
 }
 
 fn scalar_text(v: &Value) -> Option<String> {
@@ -172,7 +191,15 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
             continue;
         }
         let Some(duration) = p.get("duration").and_then(seconds) else {
-            report.unsupported(line, format!("phase {}: no duration; left out", i + 1));
+            let what = match p.get("duration") {
+                Some(d) => format!(
+                    "phase {}: duration `{}` is not a number of seconds nor a time like `5min`; left out",
+                    i + 1,
+                    serde_yaml_ng::to_string(d).unwrap_or_default().trim()
+                ),
+                None => format!("phase {}: no duration; left out", i + 1),
+            };
+            report.unsupported(line, what);
             continue;
         };
         let mut stage = vec![Entry::new("duration", Node::raw(duration.clone()))];
@@ -225,30 +252,42 @@ fn phase_rate(
     comments: &mut Vec<String>,
 ) -> Option<Vec<Entry>> {
     let mut stage = Vec::new();
-    if let Some(rate) = p.get("arrivalRate").and_then(Value::as_f64) {
+    let rate = p.get("arrivalRate").and_then(Value::as_f64);
+    let ramp_to = p.get("rampTo").and_then(Value::as_f64);
+    if rate.is_some() || ramp_to.is_some() {
+        // Artillery ramps from 0 when a phase gives only `rampTo`.
+        let from = rate.unwrap_or(0.0);
         stage.push(Entry::new(
             "rate",
-            Node::raw(format!("{}/s", fmt_num(rate))),
+            Node::raw(format!("{}/s", fmt_num(from))),
         ));
-        if let Some(to) = p.get("rampTo").and_then(Value::as_f64) {
+        if let Some(to) = ramp_to {
             stage.push(Entry::new(
                 "ramp_to",
                 Node::raw(format!("{}/s", fmt_num(to))),
             ));
         }
     } else if let Some(count) = p.get("arrivalCount").and_then(Value::as_f64) {
-        let secs = p
+        // Artillery spreads the count evenly over the phase: count / duration arrivals a second.
+        let Some(secs) = p
             .get("duration")
-            .and_then(Value::as_f64)
-            .unwrap_or(1.0)
-            .max(1e-9);
-        stage.push(Entry::new(
-            "rate",
-            Node::raw(format!("{}/s", fmt_num(count / secs))),
-        ));
+            .and_then(super::duration_secs)
+            .filter(|s| *s > 0.0)
+        else {
+            report.unsupported(
+                line,
+                format!(
+                    "phase {}: arrivalCount with no positive duration; left out",
+                    i + 1
+                ),
+            );
+            return None;
+        };
+        stage.push(Entry::new("rate", Node::raw(rate_text(count / secs))));
         comments.push(format!(
-            "arrivalCount {} spread evenly over the phase",
-            fmt_num(count)
+            "arrivalCount {} spread evenly over the phase's {}s",
+            fmt_num(count),
+            fmt_num(secs)
         ));
     } else {
         report.unsupported(
@@ -258,6 +297,22 @@ fn phase_rate(
         return None;
     }
     Some(stage)
+}
+
+/// A rate as loadlab reads it, exact: per second when three decimals hold it, else per minute
+/// or per hour, else per second at full precision (`300` over 7 s is not 42.857/s).
+pub(crate) fn rate_text(per_second: f64) -> String {
+    for (unit, per) in [("s", 1.0), ("m", 60.0), ("h", 3600.0)] {
+        let n = per_second * per;
+        let text = fmt_num(n);
+        if text
+            .parse::<f64>()
+            .is_ok_and(|back| (back - n).abs() <= 1e-9 * n.abs().max(1.0))
+        {
+            return format!("{text}/{unit}");
+        }
+    }
+    format!("{per_second}/s")
 }
 
 /// Reports the keys of a phase that have no loadlab equivalent.

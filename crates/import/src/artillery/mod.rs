@@ -6,6 +6,7 @@ mod config;
 mod flow;
 
 mod templates;
+mod variables;
 
 use crate::error::{parse_yaml, ImportError};
 use crate::lines::Lines;
@@ -45,7 +46,7 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
             report.unsupported(lines.find(key, 1), format!("`{key}`: not converted"));
         }
     }
-    let config = config::config(doc.get("config"), &lines, &mut report);
+    let mut config = config::config(doc.get("config"), &lines, &mut report);
     let mut walker = flow::Walker {
         lines: &lines,
         cursor: lines.find("scenarios", 1).unwrap_or(1),
@@ -63,6 +64,7 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
             &mut report,
         ));
     }
+    rewrite_default_headers(&mut config.entries, &mut walker.rewriter);
     for u in &walker.rewriter.unknown {
         report.unsupported(
             lines.find_text(u),
@@ -88,8 +90,27 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
     let mut root = vec![Entry::new("name", Node::str(name))];
     root.extend(config.entries);
     root.push(Entry::new("flows", Node::Seq(flows)));
+    variables::processor_variables(&mut root, &mut report);
     let header = vec![crate::scaffold::imported_from(file, "artillery", "")];
     Ok((Document { header, root }, report))
+}
+
+/// `config.defaults.headers` values are templates like any other (`{{ $processEnvironment.X }}`).
+fn rewrite_default_headers(entries: &mut [Entry], rewriter: &mut templates::Rewriter) {
+    for e in entries.iter_mut().filter(|e| e.key == "defaults") {
+        let Node::Map(defaults) = &mut e.value else {
+            continue;
+        };
+        for h in defaults.iter_mut().filter(|d| d.key == "headers") {
+            if let Node::Map(headers) = &mut h.value {
+                for header in headers.iter_mut() {
+                    if let Node::Str(v) = &mut header.value {
+                        *v = rewriter.text(v);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// One of `scenarios:` as a flow, named uniquely; `None` (reported) for a scenario of another
@@ -161,20 +182,35 @@ fn scenario_flow(
     })
 }
 
-/// A duration in seconds (`10`, `2.5`) or as text (`2m`, `30s`, `5min`) as loadlab writes it.
+/// A duration as loadlab writes it, in seconds (`300s`), from Artillery's number of seconds
+/// or time string; `None` when it is neither.
 fn seconds(v: &Value) -> Option<String> {
-    match v {
-        Value::Number(n) => n
-            .as_f64()
-            .map(|s| format!("{}s", crate::scaffold::fmt_num(s))),
+    duration_secs(v).map(|s| format!("{}s", crate::scaffold::fmt_num(s)))
+}
+
+/// Seconds in an Artillery duration: a number of seconds (`300`, `"300"`) or a number with a
+/// unit (`300s`, `2m`, `5min`, `1.5 hours`, `500ms`); `None` for anything else or a negative.
+pub(crate) fn duration_secs(v: &Value) -> Option<f64> {
+    let secs = match v {
+        Value::Number(n) => n.as_f64()?,
         Value::String(s) => {
             let s = s.trim();
-            if let Ok(n) = s.parse::<f64>() {
-                return Some(format!("{}s", crate::scaffold::fmt_num(n)));
-            }
-            let s = s.replace("min", "m").replace("sec", "s").replace(' ', "");
-            Some(s)
+            let split = s
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(s.len());
+            let (number, unit) = s.split_at(split);
+            let n: f64 = number.parse().ok()?;
+            let per = match unit.trim().to_ascii_lowercase().as_str() {
+                "" | "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+                "ms" | "msec" | "msecs" | "millisecond" | "milliseconds" => 0.001,
+                "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+                "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
+                "d" | "day" | "days" => 86_400.0,
+                _ => return None,
+            };
+            n * per
         }
-        _ => None,
-    }
+        _ => return None,
+    };
+    (secs.is_finite() && secs >= 0.0).then_some(secs)
 }

@@ -8,6 +8,7 @@ mod model;
 mod read;
 pub mod request;
 mod secrets;
+mod select;
 mod time;
 
 use crate::error::{parse_json, ImportError};
@@ -16,10 +17,8 @@ use crate::scaffold::{imported_from, one_user_once, DECIDE_NOTE};
 use crate::think::think_for_gap;
 use crate::yaml::{Document, Entry, Item, Node};
 use crate::Options;
-use filter::Dropped;
 use request::{Exchange, ReqBody};
 use serde_json::Value;
-use std::cmp::Ordering;
 
 const FIX: &str =
     "save the recording from the browser's devtools (Network tab → \"Save all as HAR\")";
@@ -33,8 +32,14 @@ pub fn import(
     let har = read_recording(source, file)?;
     let mut report = Report::default();
     let total = har.log.entries.len();
-    let mut exchanges = api_exchanges(&har, file, options, &mut report)?;
-    flag_literal_templates(&mut exchanges, &mut report);
+    let mut exchanges = select::api_exchanges(&har, file, options, &mut report)?;
+    drop_literal_templates(&mut exchanges, &mut report);
+    if exchanges.is_empty() {
+        return Err(ImportError::invalid(
+            file,
+            format!("no request to import: every kept request holds a literal `{{{{`:\n{report}"),
+        ));
+    }
     let mut taken = Vec::new();
     report.correlations = correlate::correlate(&mut exchanges, &mut taken);
     secrets::replace_credentials(&mut exchanges, &mut report);
@@ -103,85 +108,40 @@ fn read_recording(source: &str, file: &str) -> Result<model::Har, ImportError> {
         .map_err(|e| ImportError::invalid(file, format!("not a HAR 1.2 recording: {e}; {FIX}")))
 }
 
-/// The recorded API calls, in the order they started: entries the filters drop (or that are
-/// not URLs) are counted in the report; none left is an error that says why.
-fn api_exchanges(
-    har: &model::Har,
-    file: &str,
-    options: &Options,
-    report: &mut Report,
-) -> Result<Vec<Exchange>, ImportError> {
-    let total = har.log.entries.len();
-    let mut dropped: Vec<(Dropped, usize)> = Vec::new();
-    let mut exchanges = Vec::new();
-    for entry in &har.log.entries {
-        let Ok(url) = url::Url::parse(&entry.request.url) else {
-            report.unsupported(
-                None,
-                format!("a request to `{}`: not a URL", entry.request.url),
-            );
-            continue;
-        };
-        if let Some(why) = filter::drop_reason(entry, &url, options) {
-            match dropped.iter_mut().find(|(d, _)| *d == why) {
-                Some((_, n)) => *n += 1,
-                None => dropped.push((why, 1)),
-            }
-            continue;
-        }
-        match read::exchange(entry, &url) {
-            Ok(x) => exchanges.push(x),
-            Err(what) => report.unsupported(None, what),
-        }
-    }
-    if exchanges.is_empty() {
-        let why: Vec<String> = dropped
-            .iter()
-            .map(|(d, n)| format!("{n} {}", d.describe()))
-            .collect();
-        return Err(ImportError::invalid(
-            file,
-            format!(
-                "no API request to import: {total} recorded, dropped: {}; record the API calls (XHR/fetch) or loosen --include-host/--include-path",
-                if why.is_empty() { "none".into() } else { why.join(", ") }
-            ),
-        ));
-    }
-    // Browsers write entries in start order; a tool that does not is put right.
-    if exchanges.iter().all(|x| x.started_ms.is_some()) {
-        exchanges.sort_by(|a, b| {
-            a.started_ms
-                .partial_cmp(&b.started_ms)
-                .unwrap_or(Ordering::Equal)
-        });
-    }
-    report.did(format!(
-        "kept {} of {total} recorded requests as steps",
-        exchanges.len()
-    ));
-    dropped.sort();
-    for (d, n) in &dropped {
-        report.did(format!("dropped {n}: {}", d.describe()));
-    }
-    Ok(exchanges)
-}
-
-/// The scenario language has no escape for a literal `{{`: a recorded one would be read as
-/// a template, so each is marked for a person to edit.
-fn flag_literal_templates(exchanges: &mut [Exchange], report: &mut Report) {
-    for x in exchanges {
-        for slot in x.slots() {
-            if slot.text.contains("{{") {
+/// The scenario language has no escape for a literal `{{`: a recorded body that is binary is
+/// left out of its step (said so), and a request whose recorded text holds `{{` is left out
+/// of the scenario, named in the report, rather than written as a template that fails.
+fn drop_literal_templates(exchanges: &mut Vec<Exchange>, report: &mut Report) {
+    for x in exchanges.iter_mut() {
+        if let Some(ReqBody::Text(t, _)) = &x.body {
+            if t.chars()
+                .any(|c| c.is_control() && !matches!(c, '\t' | '\r' | '\n'))
+            {
                 let what = format!(
-                    "`{}` {}: the recorded text holds `{{{{`, which loadlab reads as a template; edit it",
+                    "`{}` body: binary ({} bytes), which a scenario cannot hold; left out of the step",
                     x.name,
-                    x.describe(&slot.place)
+                    t.len()
                 );
                 x.comments.push(format!("decide: {what}"));
                 report.unsupported(None, what);
+                x.body = None;
             }
         }
     }
+    exchanges.retain(|x| {
+        let Some(slot) = x.slots().into_iter().find(|s| s.text.contains("{{")) else {
+            return true;
+        };
+        report.unsupported(
+            None,
+            format!(
+                "`{}` {}: the recorded text holds `{{{{`, which loadlab reads as a template (it has no escape); the request is left out",
+                x.name,
+                x.describe(&slot.place)
+            ),
+        );
+        false
+    });
 }
 
 /// One request step per exchange, with a think step wherever the user paused long enough

@@ -51,8 +51,10 @@ pub struct Request {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Response {
+    /// `None` when the recording has no response (a tool that writes requests only); 0 when
+    /// the browser got none (blocked, aborted, cancelled).
     #[serde(default)]
-    pub status: i64,
+    pub status: Option<i64>,
     #[serde(default)]
     pub headers: Vec<NameValue>,
     #[serde(default)]

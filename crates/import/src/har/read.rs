@@ -38,7 +38,13 @@ fn dropped_request_header(name: &str) -> bool {
 
 pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String> {
     let method = entry.request.method.to_ascii_uppercase();
-    let origin = url[..url::Position::BeforePath].to_string();
+    // Without `user:password@`: a browser sends those as an Authorization header, which is
+    // added here when the recording lacks it, and so moves to the environment.
+    let origin = format!(
+        "{}{}",
+        &url[..url::Position::BeforeUsername],
+        &url[url::Position::BeforeHost..url::Position::BeforePath]
+    );
     let segments: Vec<String> = url.path().split('/').map(str::to_string).collect();
     let mut query: Vec<(String, String)> = url
         .query_pairs()
@@ -67,6 +73,15 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
         })
         .map(|h| (h.name.clone(), h.value.clone()))
         .collect();
+    if !url.username().is_empty()
+        && !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+    {
+        let pair = format!("{}:{}", url.username(), url.password().unwrap_or(""));
+        let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
+        headers.push(("Authorization".into(), format!("Basic {encoded}")));
+    }
     if let Some(ReqBody::Text(_, ct)) = &body {
         if !ct.is_empty()
             && !headers
@@ -97,7 +112,11 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
         body,
         started_ms: started,
         ended_ms: started.map(|s| s + entry.time.max(0.0)),
-        status: u16::try_from(entry.response.status).unwrap_or(0),
+        status: entry
+            .response
+            .status
+            .and_then(|s| u16::try_from(s).ok())
+            .unwrap_or(0),
         response_json,
         response_headers: entry
             .response

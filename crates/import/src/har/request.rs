@@ -43,6 +43,8 @@ pub enum ReqBody {
 pub enum Place {
     Segment(usize),
     Query(usize),
+    /// The query kept as written (`raw_query`).
+    RawQuery,
     Header(usize),
     Form(usize),
     Text,
@@ -91,6 +93,9 @@ impl Exchange {
         for (i, (k, v)) in self.query.iter().enumerate() {
             out.push(slot(Place::Query(i), v, Some(k)));
         }
+        if let Some(q) = &self.raw_query {
+            out.push(slot(Place::RawQuery, q, None));
+        }
         for (i, (k, v)) in self.headers.iter().enumerate() {
             out.push(slot(Place::Header(i), v, Some(k)));
         }
@@ -112,6 +117,7 @@ impl Exchange {
         match place {
             Place::Segment(i) => self.segments[*i] = text,
             Place::Query(i) => self.query[*i].1 = text,
+            Place::RawQuery => self.raw_query = Some(text),
             Place::Header(i) => self.headers[*i].1 = text,
             Place::Form(i) => {
                 if let Some(ReqBody::Form(f)) = &mut self.body {
@@ -138,6 +144,7 @@ impl Exchange {
         match place {
             Place::Segment(_) => "path".into(),
             Place::Query(i) => format!("query {}", self.query[*i].0),
+            Place::RawQuery => "query".into(),
             Place::Header(i) => format!("header {}", self.headers[*i].0),
             Place::Form(i) => match &self.body {
                 Some(ReqBody::Form(f)) => format!("form {}", f[*i].0),

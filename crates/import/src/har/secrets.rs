@@ -1,112 +1,173 @@
-//! Credentials never travel from a recording into a scenario file: passwords in bodies and
-//! authorization values no response explains become `{{ env.NAME }}`, read when the scenario
-//! is loaded, and the import says which variables to set.
+//! Credentials never travel from a recording into a scenario file: values held by a field
+//! named like a credential (headers, query and form parameters, JSON keys, cookies) and values
+//! shaped like one (JWTs, vendor keys, long random tokens) wherever they stand — URL, headers,
+//! body — become `{{ env.NAME }}` when no response explains them, and the import says which
+//! variables to set.
 
 use super::request::{Exchange, Place};
+use crate::credentials::{self, Namer};
 use crate::names;
 use crate::report::{Finding, Report};
 
-/// Headers whose whole value is a credential.
-fn secret_header(name: &str) -> Option<&'static str> {
-    let n = name.to_ascii_lowercase();
-    Some(match n.as_str() {
-        "authorization" => "AUTHORIZATION",
-        "proxy-authorization" => "PROXY_AUTHORIZATION",
-        "x-api-key" | "api-key" | "apikey" => "API_KEY",
-        "x-auth-token" => "AUTH_TOKEN",
-        "cookie" => "COOKIE",
-        _ => return None,
-    })
+/// The variable for a header whose whole value is a credential.
+fn header_env(name: &str) -> String {
+    match name.to_ascii_lowercase().as_str() {
+        "authorization" => "AUTHORIZATION".into(),
+        "proxy-authorization" => "PROXY_AUTHORIZATION".into(),
+        "x-api-key" | "api-key" | "apikey" => "API_KEY".into(),
+        "x-auth-token" => "AUTH_TOKEN".into(),
+        other => names::env_name(other),
+    }
 }
 
 /// Replaces every literal credential left after correlation; names the variables in `report`.
 pub fn replace_credentials(exchanges: &mut [Exchange], report: &mut Report) {
-    // The same literal gets the same variable everywhere: (literal, variable).
-    let mut given: Vec<(String, String)> = Vec::new();
-    let mut name_for = |literal: &str, wanted: String, report: &mut Report, why: &str| {
-        if let Some((_, v)) = given.iter().find(|(l, _)| l == literal) {
-            return v.clone();
-        }
-        let mut name = wanted.clone();
-        let mut n = 2;
-        while given.iter().any(|(_, v)| *v == name) {
-            name = format!("{wanted}_{n}");
-            n += 1;
-        }
-        given.push((literal.to_string(), name.clone()));
-        report.variable(&name, why);
-        name
-    };
+    let mut namer = Namer::default();
     for x in exchanges.iter_mut() {
         for slot in x.slots() {
-            if slot.text.contains("{{") && !matches!(slot.place, Place::Header(_)) {
-                continue;
-            }
             let key = slot.key.clone().unwrap_or_default();
+            let step = x.name.clone();
             let replacement = match &slot.place {
-                Place::Json(_) | Place::Form(_) | Place::Query(_) if names::is_secret_key(&key) => {
-                    if slot.text.is_empty() {
-                        continue;
-                    }
-                    let var = name_for(
-                        &slot.text,
-                        names::env_name(&key),
-                        report,
-                        &format!("`{key}` sent by `{}`", x.name),
-                    );
-                    format!("{{{{ env.{var} }}}}")
-                }
-                Place::Header(_) => match secret_header(&key) {
-                    Some("COOKIE") => match cookie_with_env(&slot.text, &mut |pair_name, value| {
-                        name_for(
+                Place::Header(_) if key.eq_ignore_ascii_case("cookie") => {
+                    cookie_with_env(&slot.text, &mut |pair_name, value| {
+                        namer.name(
                             value,
                             format!("COOKIE_{}", names::env_name(pair_name)),
                             report,
                             &format!(
-                                "cookie `{pair_name}` sent by `{}` (set before the recording)",
-                                x.name
+                                "cookie `{pair_name}` sent by `{step}` (set before the recording)"
                             ),
                         )
-                    }) {
-                        Some(t) => t,
-                        None => continue,
-                    },
-                    Some(env) if !slot.text.contains("{{") => {
-                        let (scheme, rest) = match slot.text.split_once(' ') {
-                            Some((s, r))
-                                if ["bearer", "basic", "token", "digest"]
-                                    .contains(&s.to_ascii_lowercase().as_str()) =>
-                            {
-                                (Some(s), r)
-                            }
-                            _ => (None, slot.text.as_str()),
-                        };
-                        let wanted = match scheme.map(str::to_ascii_lowercase).as_deref() {
-                            Some("bearer") | Some("token") => "TOKEN".to_string(),
-                            Some("basic") => "BASIC_AUTH".to_string(),
-                            _ => env.to_string(),
-                        };
-                        let var = name_for(
-                            rest,
-                            wanted,
+                    })
+                }
+                Place::Header(_) if credentials::is_credential_name(&key) => {
+                    whole_header(&slot.text, &key, &step, &mut namer, report)
+                }
+                Place::Json(_) | Place::Form(_) | Place::Query(_)
+                    if credentials::is_credential_name(&key) || names::is_secret_key(&key) =>
+                {
+                    (!slot.text.is_empty() && !slot.text.contains("{{")).then(|| {
+                        let var = namer.name(
+                            &slot.text,
+                            names::env_name(&key),
                             report,
-                            &format!(
-                                "`{key}` sent by `{}`, which no recorded response gave",
-                                x.name
-                            ),
+                            &format!("`{key}` sent by `{step}`"),
                         );
-                        match scheme {
-                            Some(s) => format!("{s} {{{{ env.{var} }}}}"),
-                            None => format!("{{{{ env.{var} }}}}"),
-                        }
-                    }
-                    _ => continue,
-                },
-                _ => continue,
+                        format!("{{{{ env.{var} }}}}")
+                    })
+                }
+                Place::RawQuery => raw_query(&slot.text, &step, &mut namer, report),
+                _ => None,
             };
-            x.set(&slot.place, replacement);
+            let text = replacement.unwrap_or(slot.text.clone());
+            let place = x.describe(&slot.place);
+            let shaped = shaped_tokens(&text, &key, &step, &place, &mut namer, report);
+            if let Some(t) = shaped.or_else(|| (text != slot.text).then_some(text)) {
+                x.set(&slot.place, t);
+            }
         }
     }
+}
+
+/// A credential header (`Authorization: Bearer x`, `X-Access-Token: x`): the value after its
+/// scheme becomes a variable; `None` when it is a template already.
+fn whole_header(
+    text: &str,
+    key: &str,
+    step: &str,
+    namer: &mut Namer,
+    report: &mut Report,
+) -> Option<String> {
+    if text.contains("{{") || text.trim().is_empty() {
+        return None;
+    }
+    let (scheme, rest) = match text.split_once(' ') {
+        Some((s, r))
+            if ["bearer", "basic", "token", "digest", "apikey", "sso-key"]
+                .contains(&s.to_ascii_lowercase().as_str()) =>
+        {
+            (Some(s), r)
+        }
+        _ => (None, text),
+    };
+    let wanted = match scheme.map(str::to_ascii_lowercase).as_deref() {
+        Some("bearer") | Some("token") => "TOKEN".to_string(),
+        Some("basic") => "BASIC_AUTH".to_string(),
+        _ => header_env(key),
+    };
+    let var = namer.name(
+        rest,
+        wanted,
+        report,
+        &format!("`{key}` sent by `{step}`, which no recorded response gave"),
+    );
+    Some(match scheme {
+        Some(s) => format!("{s} {{{{ env.{var} }}}}"),
+        None => format!("{{{{ env.{var} }}}}"),
+    })
+}
+
+/// A query kept as written (`a=1&a=2&token=x`): each credential-named value becomes a variable.
+fn raw_query(text: &str, step: &str, namer: &mut Namer, report: &mut Report) -> Option<String> {
+    let mut changed = false;
+    let pairs: Vec<String> = text
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v)) if !v.is_empty() && !v.contains("{{") => {
+                let name: String = url::form_urlencoded::parse(k.as_bytes())
+                    .map(|(k, _)| k.into_owned())
+                    .next()
+                    .unwrap_or_default();
+                if credentials::is_credential_name(&name) || names::is_secret_key(&name) {
+                    changed = true;
+                    let var = namer.name(
+                        v,
+                        names::env_name(&name),
+                        report,
+                        &format!("query `{name}` sent by `{step}`"),
+                    );
+                    format!("{k}={{{{ env.{var} }}}}")
+                } else {
+                    pair.to_string()
+                }
+            }
+            _ => pair.to_string(),
+        })
+        .collect();
+    changed.then(|| pairs.join("&"))
+}
+
+/// `text` with every token shaped like a credential (a JWT, a vendor key, a long random string)
+/// replaced by a variable; `None` when it holds none.
+fn shaped_tokens(
+    text: &str,
+    key: &str,
+    step: &str,
+    place: &str,
+    namer: &mut Namer,
+    report: &mut Report,
+) -> Option<String> {
+    let found = credentials::find_in_text(text);
+    if found.is_empty() {
+        return None;
+    }
+    let mut out = text.to_string();
+    for (start, end, shape) in found.into_iter().rev() {
+        let literal = &text[start..end];
+        let wanted = if credentials::is_credential_name(key) {
+            names::env_name(key)
+        } else {
+            shape.env_stem()
+        };
+        let var = namer.name(
+            literal,
+            wanted,
+            report,
+            &format!("{} in {place} of `{step}`", shape.describe()),
+        );
+        out.replace_range(start..end, &format!("{{{{ env.{var} }}}}"));
+    }
+    Some(out)
 }
 
 /// `a=1; SESSION=xyz` with literal pairs as `{{ env.COOKIE_A }}`; `None` when all are templates.

@@ -24,6 +24,8 @@ pub enum Source {
     /// A JSON file: loadlab reads CSV files or inline values.
     Json {
         path: String,
+        /// `JSON.parse(open(path)).field`: the array under this key.
+        field: Option<String>,
     },
     Inline(serde_json::Value),
 }
@@ -50,6 +52,18 @@ fn source(scope: &mut Scope, e: &Expr) -> Option<Source> {
     if let Expr::Array(_) = e {
         return scope.json(e).ok().map(Source::Inline);
     }
+    // JSON.parse(open(path)).field
+    if let Expr::Member { object, property } = e {
+        if let Some((name, args, _)) = object.as_call() {
+            if name == "JSON.parse" {
+                let path = opened(args.first()?)?;
+                return Some(Source::Json {
+                    path,
+                    field: Some(property.clone()),
+                });
+            }
+        }
+    }
     // papaparse.parse(open(path), { header: true }).data
     if let Expr::Member { object, property } = e {
         if property != "data" {
@@ -69,7 +83,7 @@ fn source(scope: &mut Scope, e: &Expr) -> Option<Source> {
     let (name, args, _) = e.as_call()?;
     if name == "JSON.parse" {
         let path = opened(args.first()?)?;
-        return Some(Source::Json { path });
+        return Some(Source::Json { path, field: None });
     }
     None
 }
@@ -82,6 +96,40 @@ fn opened(e: &Expr) -> Option<String> {
     }
     let p = args.first()?.as_str()?;
     Some(p.strip_prefix("./").unwrap_or(p).to_string())
+}
+
+/// Largest JSON file read into the scenario as inline values.
+const MAX_INLINE_BYTES: u64 = 256 * 1024;
+
+/// `JSON.parse(open('users.json'))` of a file beside the script (`file`) holding an array:
+/// its values inline, so the scenario needs no conversion to CSV. A file that cannot be read
+/// (or is large, or not an array) stays a decision for the user.
+pub fn inline_json_files(sets: &mut [DataSet], file: &str, report: &mut crate::report::Report) {
+    let dir = std::path::Path::new(file)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    for set in sets.iter_mut() {
+        let Source::Json { path, field } = &set.source else {
+            continue;
+        };
+        let full = dir.join(path);
+        let small = std::fs::metadata(&full).is_ok_and(|m| m.len() <= MAX_INLINE_BYTES);
+        let value = small
+            .then(|| std::fs::read_to_string(&full).ok())
+            .flatten()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| match field {
+                Some(f) => v.get(f.as_str()).cloned(),
+                None => Some(v),
+            });
+        if let Some(v @ serde_json::Value::Array(_)) = value {
+            report.did(format!(
+                "line {}: the data set `{}` holds the values of {path} inline",
+                set.line, set.name
+            ));
+            set.source = Source::Inline(v);
+        }
+    }
 }
 
 impl DataSet {
@@ -97,7 +145,7 @@ impl DataSet {
                 }
                 Node::map([("csv", Node::str(path)), ("pick", Node::raw(pick))])
             }
-            Source::Json { path } => {
+            Source::Json { path, .. } => {
                 let csv = match path.strip_suffix(".json") {
                     Some(stem) => format!("{stem}.csv"),
                     None => format!("{path}.csv"),
@@ -115,7 +163,7 @@ impl DataSet {
     pub fn describe(&self) -> String {
         match &self.source {
             Source::Csv { path, .. } => format!("the CSV file {path}"),
-            Source::Json { path } => format!("the JSON file {path}"),
+            Source::Json { path, .. } => format!("the JSON file {path}"),
             Source::Inline(_) => "an inline array".into(),
         }
     }

@@ -45,7 +45,15 @@ pub struct Walker<'a> {
     /// Bindings made by assignments (`token = res.json('token')`): they outlive the block
     /// (a group's function, an `if`) that made them.
     assigned: Vec<(String, Binding)>,
+    /// Helper functions of several statements: `(name, params, body)`, walked where they are
+    /// called as a statement or given to `group` by name.
+    procedures: Vec<(String, Vec<String>, Vec<Stmt>)>,
+    /// The helpers being walked (a helper calling itself is not followed).
+    calling: Vec<String>,
 }
+
+/// Deepest chain of helpers calling helpers that is followed.
+const MAX_CALL_DEPTH: usize = 16;
 
 impl<'a> Walker<'a> {
     pub fn new(scope: &'a mut Scope, report: &'a mut Report, http: String) -> Self {
@@ -58,6 +66,8 @@ impl<'a> Walker<'a> {
             declared: Vec::new(),
             pending: Vec::new(),
             assigned: Vec::new(),
+            procedures: Vec::new(),
+            calling: Vec::new(),
         }
     }
 
@@ -242,13 +252,47 @@ impl<'a> Walker<'a> {
                     ret: ret.clone(),
                 },
             ),
-            _ => self.scope.bind(
-                name,
-                Binding::Opaque(format!(
-                    "the helper function `{name}` (line {line}) is more than one `return`"
-                )),
-            ),
+            _ => {
+                self.scope.bind(
+                    name,
+                    Binding::Opaque(format!(
+                        "the helper function `{name}` (line {line}) is more than one `return`: its value cannot be followed"
+                    )),
+                );
+                self.procedures.retain(|(n, ..)| n != name);
+                self.procedures
+                    .push((name.to_string(), params.to_vec(), body.to_vec()));
+            }
         }
+    }
+
+    /// The steps of the helper `name` called with `args` (its parameters bound to them), in
+    /// `group`; `None` when `name` is no helper of several statements, or recursion.
+    fn call_procedure(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        line: usize,
+        group: Option<&str>,
+    ) -> Option<Vec<Step>> {
+        let (_, params, body) = self.procedures.iter().find(|(n, ..)| n == name)?.clone();
+        if self.calling.iter().any(|c| c == name) || self.calling.len() >= MAX_CALL_DEPTH {
+            self.unsupported(
+                line,
+                format!("`{name}(…)`: a helper calling itself (or nested over {MAX_CALL_DEPTH} deep) is not followed"),
+            );
+            return Some(Vec::new());
+        }
+        self.calling.push(name.to_string());
+        let mark = self.scope.mark();
+        self.scope.bind_args(&params, args);
+        let steps = self.steps(&body, group);
+        self.scope.reset(mark);
+        for (n, b) in self.assigned.clone() {
+            self.scope.bind(&n, b);
+        }
+        self.calling.pop();
+        Some(steps)
     }
 
     /// The http call `e` is, when it is one: `(function after "http.", args, line)`.
@@ -372,22 +416,40 @@ impl<'a> Walker<'a> {
             },
             "group" => {
                 let name = args.first().and_then(|a| self.scope.text(a).ok());
-                let body = match args.get(1) {
-                    Some(Expr::Function { body, .. }) => Some(body),
+                let full = name.map(|name| match group {
+                    Some(g) => format!("{g}::{name}"),
+                    None => name,
+                });
+                let steps = match (full, args.get(1)) {
+                    (Some(full), Some(Expr::Function { body, .. })) => {
+                        Some(self.block(body, Some(&full)))
+                    }
+                    // `group('front page', frontPage)`: a function given by name.
+                    (Some(full), Some(Expr::Ident(f))) => self
+                        .call_procedure(f, &[], l, Some(&full))
+                        .or_else(|| match self.scope.lookup(f).cloned() {
+                            Some(Binding::Function { .. }) => Some(Vec::new()),
+                            _ => None,
+                        }),
                     _ => None,
                 };
-                match (name, body) {
-                    (Some(name), Some(body)) => {
-                        let full = match group {
-                            Some(g) => format!("{g}::{name}"),
-                            None => name,
-                        };
-                        let steps = self.block(body, Some(&full));
+                match steps {
+                    Some(steps) => {
                         for s in steps {
                             self.push(out, s);
                         }
                     }
-                    _ => self.unsupported(l, "group: not a literal name and a function"),
+                    None => self.unsupported(
+                        l,
+                        "group: not a literal name and a function (inline or a function of the script)",
+                    ),
+                }
+            }
+            name if !name.contains('.') && self.procedures.iter().any(|(n, ..)| n == name) => {
+                if let Some(steps) = self.call_procedure(name, args, l, group) {
+                    for s in steps {
+                        self.push(out, s);
+                    }
                 }
             }
             _ => {

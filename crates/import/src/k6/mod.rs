@@ -11,6 +11,7 @@ mod data;
 mod document;
 mod flow;
 mod js;
+mod nesting;
 mod options;
 mod parse;
 mod request;
@@ -29,8 +30,30 @@ use values::{Binding, Scope};
 /// where they are used).
 const KNOWN_MODULES: &[&str] = &["k6", "k6/http", "k6/data", "k6/metrics", "k6/execution"];
 
+/// The stack the parser and the walk run on: recursion depth is bounded by [`nesting`], and
+/// this leaves room for the deepest script it lets through whatever thread calls the import.
+const STACK_BYTES: usize = 64 * 1024 * 1024;
+
 pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report), ImportError> {
     refuse_json(source, file)?;
+    if let Err((line, what)) = nesting::check(source) {
+        return Err(ImportError::invalid(
+            file,
+            format!("{line}: {what}; the importer reads scripts as people write them: flatten the nesting or import the part that matters"),
+        ));
+    }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("k6-import".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, || import_checked(source, file, name))
+            .map_err(|e| ImportError::invalid(file, format!("cannot start the import: {e}")))?
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+fn import_checked(source: &str, file: &str, name: &str) -> Result<(Document, Report), ImportError> {
     let allocator = parse::Allocator::default();
     let program = parse::parse(&allocator, source, file)?;
     refuse_without_k6(&program, file)?;
@@ -58,7 +81,7 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
     let steps = walker.steps(&body, None);
     let leftover = walker.leftover();
     let mut requests = std::mem::take(&mut walker.requests);
-    let data_sets = std::mem::take(&mut walker.data);
+    let mut data_sets = std::mem::take(&mut walker.data);
     drop(walker);
     for (step, var, path) in std::mem::take(&mut scope.captures) {
         if let Some(r) = requests.get_mut(step) {
@@ -93,6 +116,7 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
     }
     root.push(opts.load);
     root.extend(opts.extra);
+    data::inline_json_files(&mut data_sets, file, &mut report);
     root.extend(document::data(&data_sets, &scope, &mut report));
     root.extend(document::thresholds(
         &opts.thresholds,
@@ -287,12 +311,12 @@ fn top_level(program: &[Stmt], walker: &mut Walker) -> TopLevel {
 }
 
 fn module_hint(source: &str) -> &'static str {
-    if source.contains("ws") || source.contains("websockets") {
-        " (websockets: loadlab speaks HTTP)"
+    if source.ends_with("/ws") || source.contains("websockets") {
+        " (WebSocket scripts: write loadlab's WebSocket steps by hand, docs/scenario.md)"
     } else if source.contains("browser") {
         " (a browser test: loadlab sends HTTP requests)"
     } else if source.contains("grpc") {
-        " (gRPC: loadlab speaks HTTP)"
+        " (gRPC calls: write loadlab's gRPC steps by hand, docs/scenario.md)"
     } else {
         ""
     }

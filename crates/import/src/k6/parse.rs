@@ -11,7 +11,14 @@ pub use oxc_allocator::Allocator;
 /// The script's top-level statements; a syntax error names its line and column.
 pub fn parse(allocator: &Allocator, source: &str, file: &str) -> Result<Vec<Stmt>, ImportError> {
     let source = source.trim_start_matches('\u{feff}');
-    let ret = oxc_parser::Parser::new(allocator, source, SourceType::mjs()).parse();
+    // TypeScript (a `.ts` file) parses as TypeScript; its types are read past.
+    let typescript = [".ts", ".mts", ".cts"].iter().any(|x| file.ends_with(x));
+    let kind = if typescript {
+        SourceType::ts()
+    } else {
+        SourceType::mjs()
+    };
+    let ret = oxc_parser::Parser::new(allocator, source, kind).parse();
     let lines = LineIndex::new(source);
     if let Some(e) = ret.diagnostics.errors().next() {
         let at = e.labels.first().map(|l| l.offset()).unwrap_or(0);
@@ -24,7 +31,11 @@ pub fn parse(allocator: &Allocator, source: &str, file: &str) -> Result<Vec<Stmt
             ),
         ));
     }
-    let l = Lower { source, lines };
+    let l = Lower {
+        source,
+        lines,
+        depth: std::cell::Cell::new(0),
+    };
     Ok(l.statements(&ret.program.body))
 }
 
@@ -55,9 +66,14 @@ impl LineIndex {
     }
 }
 
+/// Deepest expression lowered: a flat chain (`1 + 1 + ...`, `a.b.c...`) the parser reads in a
+/// loop is a deep tree, cut here into an unconverted part rather than a deep recursion.
+const MAX_EXPR_DEPTH: usize = 256;
+
 struct Lower<'s> {
     source: &'s str,
     lines: LineIndex,
+    depth: std::cell::Cell<usize>,
 }
 
 impl Lower<'_> {
@@ -176,6 +192,8 @@ impl Lower<'_> {
                 line,
             }],
             S::EmptyStatement(_) => Vec::new(),
+            // TypeScript declarations of types only: nothing to run.
+            S::TSTypeAliasDeclaration(_) | S::TSInterfaceDeclaration(_) => Vec::new(),
             S::ForStatement(f) => match self.counted(f) {
                 Some((var, count)) => vec![Stmt::Loop {
                     count,
@@ -294,10 +312,28 @@ impl Lower<'_> {
     }
 
     fn expr(&self, e: &ast::Expression) -> Expr {
+        if self.depth.get() >= MAX_EXPR_DEPTH {
+            return Expr::Other {
+                text: format!("an expression nested deeper than {MAX_EXPR_DEPTH} levels"),
+                line: self.line(e.span()),
+            };
+        }
+        self.depth.set(self.depth.get() + 1);
+        let lowered = self.expr_within(e);
+        self.depth.set(self.depth.get() - 1);
+        lowered
+    }
+
+    fn expr_within(&self, e: &ast::Expression) -> Expr {
         use ast::Expression as E;
         let span = e.span();
         let line = self.line(span);
         match e {
+            // TypeScript: `x as T`, `x!`, `x satisfies T`, `<T>x` are `x`.
+            E::TSAsExpression(t) => self.expr(&t.expression),
+            E::TSSatisfiesExpression(t) => self.expr(&t.expression),
+            E::TSNonNullExpression(t) => self.expr(&t.expression),
+            E::TSTypeAssertion(t) => self.expr(&t.expression),
             E::StringLiteral(s) => Expr::Str(s.value.to_string()),
             E::NumericLiteral(n) => Expr::Num(n.value),
             E::BooleanLiteral(b) => Expr::Bool(b.value),

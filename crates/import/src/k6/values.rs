@@ -175,6 +175,12 @@ impl Scope {
             }
             _ => {}
         }
+        // A whole row of a set of plain values (`tokens[Math.floor(Math.random() * n)]`).
+        if let Expr::Index { .. } = e {
+            if let Some(set) = self.row_of(e)? {
+                return Ok(Some(format!("{{{{ {set} }}}}")));
+            }
+        }
         match e {
             Expr::Ident(name) => match self.lookup(name).cloned() {
                 Some(Binding::Value(v)) => self.text(&v).map(Some),

@@ -29,13 +29,24 @@ pub fn import(
     let spec = read_spec(source, file)?;
     let lines = Lines::new(source);
     let mut report = Report::default();
+    refuse_unresolved_refs(&spec, file, &lines)?;
+    let recursive = schema::recursive_schemas(&spec);
+    if !recursive.is_empty() {
+        report.did(format!(
+            "{} schema(s) refer to themselves ({}): their examples stop at the first repetition (an optional self-reference left out, a required one empty)",
+            recursive.len(),
+            recursive.join(", ")
+        ));
+    }
     let (target, base, target_comment) = server(&spec);
     let ops = operations(&spec);
     if ops.is_empty() {
-        return Err(ImportError::invalid(
-            file,
-            "the spec has no operations under `paths:`",
-        ));
+        let why = if spec.get("webhooks").is_some() {
+            "the spec has no operations under `paths:`, only `webhooks:` (requests the API sends, not requests to it): there is nothing to call"
+        } else {
+            "the spec has no operations under `paths:`"
+        };
+        return Err(ImportError::invalid(file, why));
     }
     let groups = flow_groups(&spec, &ops, options.per_operation);
 
@@ -122,6 +133,32 @@ pub fn import(
         DECIDE_NOTE.to_string(),
     ];
     Ok((Document { header, root }, report))
+}
+
+/// A `$ref` that names nothing in the spec (or another file, which is not read) is an error
+/// naming it and where it stands.
+fn refuse_unresolved_refs(spec: &Value, file: &str, lines: &Lines) -> Result<(), ImportError> {
+    let unresolved = schema::unresolved_refs(spec);
+    let Some((at, r)) = unresolved.first() else {
+        return Ok(());
+    };
+    let line = lines
+        .find_text(r)
+        .map(|l| format!("line {l}: "))
+        .unwrap_or_default();
+    let more = match unresolved.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    let fix = if r.starts_with('#') {
+        "define it or correct the reference"
+    } else {
+        "references to other files are not followed: bundle the spec into one file first (e.g. `redocly bundle` or `swagger-cli bundle`)"
+    };
+    Err(ImportError::invalid(
+        file,
+        format!("{line}`$ref: {r}` at {at} names nothing in the spec{more}; {fix}"),
+    ))
 }
 
 /// The spec as JSON, refused with a pointer to the right importer when it is not OpenAPI 3.

@@ -12,7 +12,7 @@ pub fn resolve<'a>(spec: &'a Value, v: &'a Value) -> &'a Value {
     let mut cur = v;
     for _ in 0..MAX_DEPTH {
         match cur.get("$ref").and_then(Value::as_str) {
-            Some(r) => match r.strip_prefix('#').and_then(|p| spec.pointer(p)) {
+            Some(r) => match ref_target(spec, r) {
                 Some(target) => cur = target,
                 None => return cur,
             },
@@ -36,48 +36,153 @@ pub fn given_example(spec: &Value, holder: &Value) -> Option<Value> {
     resolve(spec, first).get("value").cloned()
 }
 
-/// A value that fits `schema`.
+/// Most values one example may hold: a schema of many references to schemas of many
+/// references grows exponentially with depth, cut here.
+const MAX_NODES: usize = 2_000;
+
+/// A value that fits `schema`. A schema that refers to itself (a tree of categories) is
+/// generated until the first repetition: an optional self-reference is left out, a required
+/// one is an empty value.
 pub fn example(spec: &Value, schema: &Value) -> Value {
-    build(spec, schema, 0)
+    let mut builder = Builder {
+        spec,
+        stack: Vec::new(),
+        nodes: 0,
+    };
+    builder.build(schema, 0)
 }
 
-fn build(spec: &Value, schema: &Value, depth: usize) -> Value {
-    let schema = resolve(spec, schema);
-    if let Some(e) = given_example(spec, schema) {
-        return e;
+struct Builder<'a> {
+    spec: &'a Value,
+    /// The `$ref`s being expanded, outermost first.
+    stack: Vec<&'a str>,
+    /// Values built so far.
+    nodes: usize,
+}
+
+impl<'a> Builder<'a> {
+    /// Whether `schema` is a reference already being expanded (a cycle).
+    fn repeats(&self, schema: &Value) -> bool {
+        schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .is_some_and(|r| self.stack.contains(&r))
     }
-    if let Some(d) = schema.get("default") {
-        return d.clone();
+
+    fn build(&mut self, schema: &'a Value, depth: usize) -> Value {
+        self.nodes += 1;
+        let reference = schema.get("$ref").and_then(Value::as_str);
+        if let Some(r) = reference {
+            if self.stack.contains(&r) {
+                return empty_like(resolve(self.spec, schema));
+            }
+            self.stack.push(r);
+        }
+        let value = self.build_resolved(resolve(self.spec, schema), depth);
+        if reference.is_some() {
+            self.stack.pop();
+        }
+        value
     }
-    if let Some(first) = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
-        return first.clone();
-    }
-    if depth > MAX_DEPTH {
-        return Value::Null;
-    }
-    if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
-        let mut merged = Map::new();
-        for part in all {
-            if let Value::Object(o) = build(spec, part, depth + 1) {
-                merged.extend(o);
+
+    fn build_resolved(&mut self, schema: &'a Value, depth: usize) -> Value {
+        let spec = self.spec;
+        if let Some(e) = given_example(spec, schema) {
+            return e;
+        }
+        if let Some(d) = schema.get("default") {
+            return d.clone();
+        }
+        if let Some(first) = schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .and_then(|e| e.first())
+        {
+            return first.clone();
+        }
+        if depth > MAX_DEPTH || self.nodes > MAX_NODES {
+            return empty_like(schema);
+        }
+        if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
+            let mut merged = Map::new();
+            for part in all {
+                if let Value::Object(o) = self.build(part, depth + 1) {
+                    merged.extend(o);
+                }
+            }
+            return Value::Object(merged);
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(options) = schema.get(key).and_then(Value::as_array) {
+                // The first option that does not loop back, else the first.
+                let pick = options
+                    .iter()
+                    .find(|o| !self.repeats(o))
+                    .or(options.first());
+                if let Some(pick) = pick {
+                    return self.build(pick, depth + 1);
+                }
             }
         }
-        return Value::Object(merged);
-    }
-    for key in ["oneOf", "anyOf"] {
-        if let Some(first) = schema
-            .get(key)
-            .and_then(Value::as_array)
-            .and_then(|a| a.first())
-        {
-            return build(spec, first, depth + 1);
+        match type_of(schema) {
+            "object" => self.object(schema, depth),
+            "array" => match schema.get("items") {
+                Some(item) if self.repeats(item) => Value::Array(Vec::new()),
+                Some(item) => Value::Array(vec![self.build(item, depth + 1)]),
+                None => Value::Array(vec![json!("string")]),
+            },
+            "integer" => {
+                let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(1);
+                json!(min.max(
+                    schema
+                        .get("exclusiveMinimum")
+                        .and_then(Value::as_i64)
+                        .map_or(min, |m| m.saturating_add(1))
+                ))
+            }
+            "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.5)),
+            "boolean" => json!(true),
+            "null" => Value::Null,
+            _ => string(schema),
         }
     }
-    let ty = match schema.get("type") {
+
+    fn object(&mut self, schema: &'a Value, depth: usize) -> Value {
+        let spec = self.spec;
+        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+            return json!({});
+        };
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let mut out = Map::new();
+        for (name, prop) in props {
+            let p = resolve(spec, prop);
+            let is_required = required.contains(&name.as_str());
+            if p.get("readOnly") == Some(&Value::Bool(true)) && !is_required {
+                continue;
+            }
+            // An optional property that loops back to a schema being built is left out.
+            if !is_required && self.repeats(prop) {
+                continue;
+            }
+            // With no `required` list, every property; else the required ones and those the
+            // spec gives an example for.
+            let wanted = required.is_empty() || is_required || p.get("example").is_some();
+            if wanted {
+                out.insert(name.clone(), self.build(prop, depth + 1));
+            }
+        }
+        Value::Object(out)
+    }
+}
+
+fn type_of(schema: &Value) -> &str {
+    match schema.get("type") {
         Some(Value::String(t)) => t.as_str(),
         // OpenAPI 3.1: `type: [string, "null"]`.
         Some(Value::Array(types)) => types
@@ -88,55 +193,129 @@ fn build(spec: &Value, schema: &Value, depth: usize) -> Value {
         _ if schema.get("properties").is_some() => "object",
         _ if schema.get("items").is_some() => "array",
         _ => "string",
-    };
-    match ty {
-        "object" => object(spec, schema, depth),
-        "array" => {
-            let item = schema.get("items").cloned().unwrap_or(json!({}));
-            Value::Array(vec![build(spec, &item, depth + 1)])
-        }
-        "integer" => {
-            let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(1);
-            json!(min.max(
-                schema
-                    .get("exclusiveMinimum")
-                    .and_then(Value::as_i64)
-                    .map_or(min, |m| m + 1)
-            ))
-        }
-        "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.5)),
-        "boolean" => json!(true),
-        "null" => Value::Null,
-        _ => string(schema),
     }
 }
 
-fn object(spec: &Value, schema: &Value, depth: usize) -> Value {
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return json!({});
-    };
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    let mut out = Map::new();
-    for (name, prop) in props {
-        let p = resolve(spec, prop);
-        if p.get("readOnly") == Some(&Value::Bool(true)) && !required.contains(&name.as_str()) {
-            continue;
+/// The smallest value of a schema's type: where a cycle or the size limit stops generation.
+fn empty_like(schema: &Value) -> Value {
+    match type_of(schema) {
+        "object" => json!({}),
+        "array" => json!([]),
+        "integer" => json!(1),
+        "number" => json!(1.5),
+        "boolean" => json!(true),
+        "null" => Value::Null,
+        _ => json!("string"),
+    }
+}
+
+/// Every local `$ref` of the spec that names nothing, or any reference to another file:
+/// `(where, reference)`, the place as a JSON pointer. Examples are data, not looked into.
+pub fn unresolved_refs(spec: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    walk_refs(spec, spec, &mut String::new(), &mut out);
+    out
+}
+
+fn walk_refs(spec: &Value, v: &Value, at: &mut String, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+                if ref_target(spec, r).is_none() {
+                    out.push((at.clone(), r.to_string()));
+                }
+            }
+            for (k, inner) in m {
+                if k == "example" || k == "value" || k.starts_with("x-") {
+                    continue;
+                }
+                let len = at.len();
+                at.push('/');
+                at.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                walk_refs(spec, inner, at, out);
+                at.truncate(len);
+            }
         }
-        // With no `required` list, every property; else the required ones and those the spec
-        // gives an example for.
-        let wanted =
-            required.is_empty() || required.contains(&name.as_str()) || p.get("example").is_some();
-        if wanted {
-            out.insert(name.clone(), build(spec, prop, depth + 1));
+        Value::Array(a) => {
+            for (i, inner) in a.iter().enumerate() {
+                let len = at.len();
+                at.push_str(&format!("/{i}"));
+                walk_refs(spec, inner, at, out);
+                at.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What a local reference names (`#/components/schemas/Pet`, percent-encoded or not).
+fn ref_target<'a>(spec: &'a Value, r: &str) -> Option<&'a Value> {
+    let pointer = r.strip_prefix('#')?;
+    spec.pointer(pointer).or_else(|| {
+        let decoded =
+            url::form_urlencoded::parse(format!("p={}", pointer.replace('+', "%2B")).as_bytes())
+                .next()
+                .map(|(_, v)| v.into_owned())?;
+        spec.pointer(&decoded)
+    })
+}
+
+/// The schemas under `components.schemas` that refer back to themselves.
+pub fn recursive_schemas(spec: &Value) -> Vec<String> {
+    use std::collections::{HashMap, HashSet};
+    let Some(schemas) = spec
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    // The references each reference's target holds, read once.
+    let mut memo: HashMap<String, Vec<String>> = HashMap::new();
+    let mut out = Vec::new();
+    for name in schemas.keys().take(5_000) {
+        let own = format!("#/components/schemas/{name}");
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut queue = Vec::new();
+        collect_refs(&schemas[name], &mut queue, 0);
+        while let Some(r) = queue.pop() {
+            if r == own {
+                out.push(name.clone());
+                break;
+            }
+            if seen.len() > 2_000 || !seen.insert(r.clone()) {
+                continue;
+            }
+            let next = memo.entry(r.clone()).or_insert_with(|| {
+                let mut found = Vec::new();
+                if let Some(target) = ref_target(spec, &r) {
+                    collect_refs(target, &mut found, 0);
+                }
+                found
+            });
+            queue.extend(next.iter().cloned());
         }
     }
-    Value::Object(out)
+    out
+}
+
+fn collect_refs(v: &Value, out: &mut Vec<String>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+                out.push(r.to_string());
+            }
+            for (k, inner) in m {
+                if k != "example" && k != "examples" {
+                    collect_refs(inner, out, depth + 1);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect_refs(x, out, depth + 1)),
+        _ => {}
+    }
 }
 
 fn string(schema: &Value) -> Value {
@@ -214,8 +393,8 @@ mod tests {
         for (schema, want) in cases {
             assert_eq!(example(&spec, &schema), want, "{schema}");
         }
-        // A recursive schema ends.
+        // A recursive schema ends: its optional self-reference is left out.
         let node = example(&spec, &json!({"$ref": "#/components/schemas/Node"}));
-        assert!(node.get("child").is_some());
+        assert_eq!(node, json!({}));
     }
 }

@@ -1,0 +1,151 @@
+//! The last line of defence, run on every importer's output: a credential left literal in a
+//! scenario — a JWT or vendor key anywhere, or a literal value under a header, query, form,
+//! JSON or cookie field named like a credential — becomes `{{ env.NAME }}`, named in the report.
+
+use crate::credentials::{self, Namer};
+use crate::names;
+use crate::report::Report;
+use crate::yaml::{Document, Entry, Node};
+
+/// Replaces what is left in `doc`; reports each variable.
+pub fn scrub(doc: &mut Document, report: &mut Report) {
+    let mut namer = Namer::default();
+    for e in &mut doc.root {
+        entry(e, false, &mut namer, report);
+    }
+}
+
+/// Maps whose entries are request fields: a credential-named key there holds a credential.
+fn is_field_map(key: &str) -> bool {
+    matches!(key, "headers" | "query" | "form" | "json" | "cookies")
+}
+
+fn entry(e: &mut Entry, in_fields: bool, namer: &mut Namer, report: &mut Report) {
+    // A capture's value is where to read a response, never a literal secret.
+    if matches!(e.key.as_str(), "capture" | "name" | "check") {
+        return;
+    }
+    let key = e.key.clone();
+    let fields_below = in_fields && key != "capture" || is_field_map(&key);
+    match &mut e.value {
+        Node::Str(s) if in_fields && credentials::is_credential_name(&key) => {
+            if !s.is_empty() && !s.contains("{{") {
+                let (scheme, rest) = split_scheme(s);
+                let var = namer.name(
+                    &rest,
+                    names::env_name(&key),
+                    report,
+                    &format!("`{key}` in the source held a literal credential"),
+                );
+                *s = format!("{scheme}{{{{ env.{var} }}}}");
+                return;
+            }
+            shaped(s, &key, namer, report);
+        }
+        Node::Str(s) => shaped(s, &key, namer, report),
+        Node::Raw(_) => {}
+        Node::Map(entries) => {
+            for inner in entries {
+                entry(inner, fields_below, namer, report);
+            }
+        }
+        Node::Seq(items) => {
+            for item in items {
+                node(&mut item.value, &key, fields_below, namer, report);
+            }
+        }
+    }
+}
+
+fn node(n: &mut Node, key: &str, in_fields: bool, namer: &mut Namer, report: &mut Report) {
+    match n {
+        Node::Str(s) => shaped(s, key, namer, report),
+        Node::Raw(_) => {}
+        Node::Map(entries) => {
+            for inner in entries {
+                entry(inner, in_fields, namer, report);
+            }
+        }
+        Node::Seq(items) => {
+            for item in items {
+                node(&mut item.value, key, in_fields, namer, report);
+            }
+        }
+    }
+}
+
+/// `Bearer abc` → (`Bearer `, `abc`); a value without a scheme → (``, value).
+fn split_scheme(s: &str) -> (String, String) {
+    match s.split_once(' ') {
+        Some((scheme, rest))
+            if ["bearer", "basic", "token", "digest"]
+                .contains(&scheme.to_ascii_lowercase().as_str()) =>
+        {
+            (format!("{scheme} "), rest.to_string())
+        }
+        _ => (String::new(), s.to_string()),
+    }
+}
+
+fn shaped(s: &mut String, key: &str, namer: &mut Namer, report: &mut Report) {
+    let found = credentials::find_in_text(s);
+    if found.is_empty() {
+        return;
+    }
+    let text = s.clone();
+    for (start, end, shape) in found.into_iter().rev() {
+        let wanted = if credentials::is_credential_name(key) {
+            names::env_name(key)
+        } else {
+            shape.env_stem()
+        };
+        let var = namer.name(
+            &text[start..end],
+            wanted,
+            report,
+            &format!("{} under `{key}` in the source", shape.describe()),
+        );
+        s.replace_range(start..end, &format!("{{{{ env.{var} }}}}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_credentials_leave_any_import() {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
+        let mut doc = Document {
+            header: vec![],
+            root: vec![
+                Entry::new(
+                    "defaults",
+                    Node::map([(
+                        "headers",
+                        Node::map([
+                            ("X-Access-Token", Node::str("plainsecret")),
+                            ("Accept", Node::str("application/json")),
+                        ]),
+                    )]),
+                ),
+                Entry::new(
+                    "steps",
+                    Node::seq([Node::map([
+                        ("get", Node::str(format!("/a?t={jwt}"))),
+                        ("json", Node::map([("token", Node::str("abc123"))])),
+                        ("capture", Node::map([("token", Node::str("$.token"))])),
+                    ])]),
+                ),
+            ],
+        };
+        let mut report = Report::default();
+        scrub(&mut doc, &mut report);
+        let text = crate::yaml::write_document(&doc);
+        assert!(!text.contains("plainsecret") && !text.contains(jwt) && !text.contains("abc123"));
+        assert!(text.contains("$.token"), "{text}");
+        assert!(text.contains("application/json"));
+        let names: Vec<&str> = report.variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["X_ACCESS_TOKEN", "JWT", "TOKEN"]);
+    }
+}
