@@ -41,11 +41,13 @@ pub fn meta(steps: usize) -> RecordMeta {
         cpus_allowed: vec![],
         max_cpu_percent: 90.0,
         max_lag_ms: 10.0,
+        host_timer: None,
         batch_window_ms: None,
         reads_at_wakeups: false,
         pid: 1,
         merged_from: None,
         clock: None,
+        imported: None,
     }
 }
 
