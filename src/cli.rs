@@ -309,6 +309,11 @@ pub struct RunArgs {
     /// With --baseline: exit 1 when a metric is worse than the study by more than this, e.g. 5%.
     #[arg(long, value_name = "PERCENT", requires = "baseline")]
     pub fail_on_regression: Option<String>,
+    /// Run again, up to N times, when the run is invalid for a reason a re-run may not have
+    /// (the host held the generator up, other processes took its CPU, a shortfall), as a
+    /// study does (`study.retry_invalid`); every attempt is stored, the last is the result.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub retry_invalid: usize,
     /// Write a JUnit XML report here (for CI test reporters): one test case per threshold, a failure carrying the actual value.
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,

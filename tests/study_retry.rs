@@ -86,3 +86,50 @@ fn an_invalid_run_is_run_again_and_every_attempt_is_listed() {
     assert_eq!(report.matches("no: re-runs used up").count(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `loadlab run --retry-invalid N` does what a study does for one run: an invalid attempt is
+/// stored, said (also with --quiet) and made again, and the last attempt is the result.
+#[test]
+fn a_single_run_is_made_again_while_invalid_with_retry_invalid() {
+    let _serial = exclusive();
+    let target = Target::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("short.yaml");
+    std::fs::write(
+        &file,
+        "name: short\n\
+         load: { model: closed, vus: 1, iterations: 4 }\n\
+         data:\n\
+         \x20 users: { values: [{ id: 1 }, { id: 2 }, { id: 3 }], pick: unique }\n\
+         steps:\n\
+         \x20 - { name: user, get: '/api/ping?u={{ users.id }}' }\n",
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .arg("run")
+        .arg(&file)
+        .args(["--target", &target.url, "--retry-invalid", "2", "--quiet"])
+        .arg("--results")
+        .arg(&results)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert_eq!(
+        stderr.matches("running it again").count(),
+        2,
+        "two re-runs of a run that is invalid every time:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("the run was invalid (data_exhausted); running it again (2 of 2"),
+        "{stderr}"
+    );
+    // Quiet, the exit code still comes with its reason.
+    assert!(
+        stderr.contains("loadlab: invalid run (data_exhausted): data set `users`"),
+        "{stderr}"
+    );
+    let stored = std::fs::read_dir(results.join("runs")).unwrap().count();
+    assert_eq!(stored, 3, "every attempt is kept");
+}

@@ -7,7 +7,9 @@ use crate::exit::{CliError, Outcome};
 use loadlab_engine::Cancel;
 use loadlab_live::LiveTap;
 use loadlab_metrics::RunResult;
-use loadlab_pipeline::measure::{check_json_path, measure, write_json, RunSpec, Share};
+use loadlab_pipeline::measure::{
+    check_json_path, measure_retrying, write_json, Retry, RunSpec, Share,
+};
 use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::resolve::{RunFlags, UrlRequest};
 use loadlab_pipeline::terminal_view::TerminalView;
@@ -46,7 +48,13 @@ fn execute_with(
             "--barrier-timeout and --upload-every apply to records in object storage: give --results s3://bucket/prefix (or gs://, az://, file://)",
         ));
     }
-    let (outcome, result) = run_and_report(scenario, &args.output, share, live.taps())?;
+    let (outcome, result) = run_and_report(
+        scenario,
+        &args.output,
+        share,
+        live.taps(),
+        args.retry_invalid,
+    )?;
     loadlab_pipeline::reports::write_run_ci_outputs(
         &result,
         args.junit.as_deref(),
@@ -98,13 +106,15 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
 }
 
 /// Runs a resolved scenario as `loadlab run` does: checks that its results can be kept
-/// (exit 2 before any load), runs it, prints the summary, stores the result and `--json`,
-/// and says what could not be stored (exit 3).
+/// (exit 2 before any load), runs it (again, up to `retry_invalid` times, while it is
+/// invalid), prints the summary, stores the result and `--json`, and says what could not be
+/// stored (exit 3).
 pub fn run_and_report(
     scenario: &Scenario,
     output: &OutputArgs,
     share: Share,
     taps: Vec<Arc<dyn LiveTap>>,
+    retry_invalid: usize,
 ) -> Result<(Outcome, RunResult), CliError> {
     if let Some(json) = &output.json {
         check_json_path(json)?;
@@ -126,7 +136,23 @@ pub fn run_and_report(
         labels: output.resolved_labels()?,
         ..NewRun::default()
     };
-    let measured = measure(spec, Some(&store), meta, &mut view)?;
+    let retry = Retry {
+        retries: retry_invalid,
+        allow_saturated: output.allow_saturated,
+    };
+    let measured = measure_retrying(spec, Some(&store), meta, &mut view, retry, &mut |run, n| {
+        // Said even when quiet: an attempt thrown away must not go unexplained.
+        let why: Vec<String> = run
+            .validity
+            .reasons
+            .iter()
+            .map(|r| r.kind.as_str().to_string())
+            .collect();
+        eprintln!(
+            "loadlab: the run was invalid ({}); running it again ({n} of {retry_invalid}, --retry-invalid)",
+            why.join(", ")
+        );
+    })?;
     let result = measured.result;
     let mut errors: Vec<String> = measured.storage_error.into_iter().collect();
     let json = output
@@ -156,6 +182,12 @@ pub fn run_and_report(
     }
     if print_errors(&errors) {
         return Ok((Outcome::Invalid, result));
+    }
+    if output.quiet {
+        // The terminal summary says why; quiet, the exit code must not come without it.
+        for why in loadlab_pipeline::why_not_ok(&result, output.allow_saturated) {
+            eprintln!("loadlab: {why}");
+        }
     }
     Ok((outcome_of(&result, output.allow_saturated), result))
 }

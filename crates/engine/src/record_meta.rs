@@ -8,6 +8,7 @@ use loadlab_metrics::result::{LoadInfo, PlannedLoad};
 use loadlab_metrics::Segment;
 use loadlab_metrics::{Environment, Protocol};
 use loadlab_scenario::{Load, Plan, Scenario};
+use loadlab_timer::resolution::{WakeLatency, WakeWatch};
 
 pub struct MetaInput<'a> {
     pub scenario: &'a Scenario,
@@ -95,14 +96,49 @@ pub fn measure_host_timer() -> std::thread::JoinHandle<Option<loadlab_metrics::H
     std::thread::spawn(|| {
         use loadlab_timer::resolution::{measure_wake_latency, run_start_sleeps};
         let late = measure_wake_latency(&run_start_sleeps()).ok()?;
-        let ms = |q: f64| late.quantile(q).as_secs_f64() * 1e3;
-        Some(loadlab_metrics::HostTimer {
-            samples: late.samples() as u32,
-            p50_ms: ms(0.5),
-            p95_ms: ms(0.95),
-            max_ms: ms(1.0),
-        })
+        Some(host_timer_of(&late, false))
     })
+}
+
+/// The most wake-ups the watch beside a run keeps: minutes of them (8 bytes each).
+const WATCH_SAMPLES: usize = 100_000;
+
+/// Starts measuring how late this host wakes a timer while the run goes on, on a thread of
+/// its own, with sleeps like its workers' (`load`, over `threads` workers): finished, it
+/// gives the floor the run's delays are judged above.
+pub fn watch_host_timer(load: &Load, threads: usize) -> Option<WakeWatch> {
+    use loadlab_timer::resolution::{run_start_sleeps, sleeps_around};
+    // An open model's worker sleeps from one sparse arrival to the next; dense arrivals, the
+    // closed model's pause probe and bursts wake every millisecond or so.
+    let sleeps = match load {
+        Load::Open(open) if open.peak_rate() > 0.0 => {
+            let gap = threads as f64 / open.peak_rate();
+            if gap > 0.006 {
+                sleeps_around(std::time::Duration::from_secs_f64(gap))
+            } else {
+                run_start_sleeps()
+            }
+        }
+        _ => run_start_sleeps(),
+    };
+    WakeWatch::start(sleeps, WATCH_SAMPLES).ok()
+}
+
+/// What the watch beside the run measured (none: it did not wake once).
+pub fn watched_host_timer(watch: WakeWatch) -> Option<loadlab_metrics::HostTimer> {
+    let late = watch.finish();
+    (late.samples() > 0).then(|| host_timer_of(&late, true))
+}
+
+fn host_timer_of(late: &WakeLatency, with_p99: bool) -> loadlab_metrics::HostTimer {
+    let ms = |q: f64| late.quantile(q).as_secs_f64() * 1e3;
+    loadlab_metrics::HostTimer {
+        samples: late.samples() as u32,
+        p50_ms: ms(0.5),
+        p95_ms: ms(0.95),
+        p99_ms: with_p99.then(|| ms(0.99)),
+        max_ms: ms(1.0),
+    }
 }
 
 /// The plan's load as this segment executes it (counts are its exact share, rates its

@@ -186,6 +186,7 @@ pub fn run(
         handles.push(handle);
     }
     drop(tx);
+    let host_timer_watch = crate::record_meta::watch_host_timer(&plan.load, threads);
 
     let mut coordinator = Coordinator::new(
         &meta,
@@ -207,6 +208,7 @@ pub fn run(
         let _ = handle.join();
     }
     let wall = Instant::now().saturating_duration_since(start);
+    let host_timer_during = host_timer_watch.and_then(crate::record_meta::watched_host_timer);
     let aborted_by_threshold = coordinator.breach.take();
     let record_end = RecordEnd {
         stop: if aborted_by_threshold.is_some() {
@@ -222,6 +224,7 @@ pub fn run(
         max_rss_bytes: max_rss_bytes(),
         intervals: coordinator.intervals(),
         monitor_cpu_percent: coordinator.monitor_cpu_percent,
+        host_timer: host_timer_during,
     };
     let mut sink = coordinator.sink.take();
     if let Some(s) = sink.as_mut() {

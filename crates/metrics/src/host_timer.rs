@@ -1,18 +1,22 @@
-//! The precision of the host's timer, as measured before a run: the floor below which a
-//! generator's delay is the machine's timing resolution, not a disturbance. A fixed floor tuned
+//! The precision of the host's timer, as measured before a run and beside it: the floor below
+//! which a generator's delay is the machine's timing resolution, not a disturbance. A fixed floor tuned
 //! on one virtual machine called quiet low-rate runs on another "saturated" at 5% CPU, when
 //! their requests were sent as late as that host wakes any timer (issue 35).
 
 use serde::{Deserialize, Serialize};
 
-/// How late this host woke a sleeping thread in the measurement before the run, net of any
-/// wait for a CPU (`loadlab_timer::resolution`), in milliseconds.
+/// How late this host woke a sleeping thread, net of any wait for a CPU
+/// (`loadlab_timer::resolution`), in milliseconds: in the measurement before the run (24
+/// samples) or in the one beside it (hundreds a second).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct HostTimer {
     pub samples: u32,
     pub p50_ms: f64,
-    /// The second-largest of 24 samples: one outlier does not move it.
+    /// Of the 24 samples before a run, the second-largest: one outlier does not move it.
     pub p95_ms: f64,
+    /// Measured beside the run only (24 samples have no p99 of their own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_ms: Option<f64>,
     pub max_ms: f64,
 }
 
@@ -30,6 +34,18 @@ impl HostTimer {
     pub fn resolution_ms(&self) -> f64 {
         TIMER_MARGIN * self.p95_ms
     }
+
+    /// The lateness at quantile `q` of those a record judges (0.5, 0.95, 0.99), in ms: p99
+    /// falls back on p95 where it was not measured.
+    pub fn at(&self, q: f64) -> f64 {
+        if q <= 0.5 {
+            self.p50_ms
+        } else if q <= 0.95 {
+            self.p95_ms
+        } else {
+            self.p99_ms.unwrap_or(self.p95_ms)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -42,8 +58,15 @@ mod tests {
             samples: 40,
             p50_ms: 0.05,
             p95_ms: 0.3,
+            p99_ms: None,
             max_ms: 1.4,
         };
         assert!((t.resolution_ms() - 0.6).abs() < 1e-12);
+        assert_eq!((t.at(0.5), t.at(0.95), t.at(0.99)), (0.05, 0.3, 0.3));
+        let beside = HostTimer {
+            p99_ms: Some(0.9),
+            ..t
+        };
+        assert_eq!(beside.at(0.99), 0.9);
     }
 }

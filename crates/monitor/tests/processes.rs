@@ -48,20 +48,23 @@ fn a_child_burning_half_a_core_is_measured_within_10_points() {
         "burner at 50% duty: measured {cpu:.1}% of a core; the child's own account {:.1}%",
         got.percent
     );
-    // On a busy machine the child may get less than it asks for: its own account is the truth.
+    // On a busy machine (a VM with steal, the suite's other binaries) the child gets less than
+    // it asks for: its own account is the truth the monitor is held to, not the 50% asked.
+    let per_sample: Vec<String> = samples
+        .iter()
+        .filter_map(|s| {
+            s.get("processes.burner.cpu_percent")
+                .map(|v| format!("{}:{v:.0}", s.unix_ms))
+        })
+        .collect();
     assert!(
         (cpu - got.percent).abs() <= 10.0,
-        "measured {cpu:.1}%, child says {:.1}%",
-        got.percent
+        "measured {cpu:.1}%, child says {:.1}% over {}..{} ms; samples {per_sample:?}",
+        got.percent,
+        got.start_ms,
+        got.end_ms
     );
-    if got.percent >= 40.0 {
-        assert!(
-            (cpu - 50.0).abs() <= 10.0,
-            "measured {cpu:.1}%, expected 50 ± 10"
-        );
-    } else {
-        println!("(the machine was too busy to give the child its 50%)");
-    }
+    assert!(got.percent >= 10.0, "the child hardly ran: {got:?}");
     let thread = mean_within(
         &samples,
         "processes.burner.max_thread_cpu_percent",

@@ -29,4 +29,4 @@ pub mod study;
 pub mod terminal_view;
 
 pub use error::PipelineError;
-pub use outcome::{outcome_of, Outcome};
+pub use outcome::{outcome_of, why_not_ok, Outcome};

@@ -150,6 +150,43 @@ pub fn measure(
     })
 }
 
+/// [`measure`], made again up to `retries` times while the run is invalid for a reason a re-run
+/// may not have (its host, its generator, a shortfall — what a study does with
+/// `study.retry_invalid`); a run stopped by a signal is not made again. Each attempt is
+/// stored; `retrying` hears each invalid one (and its attempt number, from 1) before the
+/// next begins. The last attempt is the result.
+pub fn measure_retrying(
+    spec: RunSpec<'_>,
+    store: Option<&Store>,
+    meta: loadlab_store::NewRun,
+    view: &mut dyn RunView,
+    retry: Retry,
+    retrying: &mut dyn FnMut(&RunResult, usize),
+) -> Result<Measured, PipelineError> {
+    let mut attempt = 0;
+    loop {
+        let measured = measure(spec, store, meta.clone(), view)?;
+        let again = attempt < retry.retries
+            && !spec.cancel.is_cancelled()
+            && loadlab_orchestrate::run_problems(&measured.result, retry.allow_saturated)
+                == loadlab_orchestrate::RunUse::Retry;
+        if !again {
+            return Ok(measured);
+        }
+        attempt += 1;
+        retrying(&measured.result, attempt);
+    }
+}
+
+/// How [`measure_retrying`] makes an invalid run again.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Retry {
+    /// Re-runs of an invalid run (0: none).
+    pub retries: usize,
+    /// `--allow-saturated`: the generator's own limits make no run invalid.
+    pub allow_saturated: bool,
+}
+
 /// Runs one scenario into `sink` (thresholds evaluated); returns the summary and, when the
 /// record could not be written to `where_`, why.
 pub fn execute(

@@ -99,6 +99,7 @@ fn end(n: u32) -> RecordEnd {
         max_rss_bytes: 1,
         intervals: n,
         monitor_cpu_percent: None,
+        host_timer: None,
     }
 }
 

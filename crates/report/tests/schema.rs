@@ -414,6 +414,7 @@ fn built_result(
             max_rss_bytes: 1,
             intervals: 1,
             monitor_cpu_percent: Some(0.3),
+            host_timer: None,
         }),
     )
 }

@@ -351,6 +351,7 @@ impl RecordBuilder {
             max_rss_bytes: 0,
             intervals: self.written,
             monitor_cpu_percent: None,
+            host_timer: None,
         })?;
         Ok(Finished {
             intervals: self.written,

@@ -90,6 +90,7 @@ fn sample_run() -> RunResult {
             max_rss_bytes: 0,
             intervals: 2,
             monitor_cpu_percent: None,
+            host_timer: None,
         }),
     )
 }

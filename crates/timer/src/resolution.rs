@@ -13,6 +13,8 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Lateness of a timer's wake-ups on this host, from a short measurement, net of the time the
@@ -47,16 +49,98 @@ impl WakeLatency {
 /// minimum, the same clock), each for the given time, and returns how late each wake-up was
 /// beyond the time the thread waited for a CPU.
 pub fn measure_wake_latency(sleeps: &[Duration]) -> io::Result<WakeLatency> {
-    minimise_timer_slack();
-    // SAFETY: plain syscall; the descriptor is owned by the OwnedFd below.
-    let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
-    if raw < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `raw` is a fresh, valid descriptor nothing else owns.
-    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    let sleeper = Sleeper::new()?;
     let mut late = Vec::with_capacity(sleeps.len());
     for &sleep in sleeps {
+        late.push(sleeper.late_after(sleep)?);
+    }
+    Ok(WakeLatency::from_samples(late))
+}
+
+/// Keeps measuring how late this host wakes a sleeping thread, on a thread of its own, until
+/// [`WakeWatch::finish`]: the given sleeps over and over, at most `limit` samples (the first
+/// ones kept). Run beside a load, it is the host's timing precision *while* the generator ran:
+/// on a virtual machine it comes and goes within seconds (a measurement before a run read p95
+/// from 0.13 to 5 ms on the same idle VM), so a floor taken before the run alone called runs
+/// sent as late as the host then woke any thread disturbed. Each wake-up costs a few
+/// microseconds of CPU.
+pub struct WakeWatch {
+    stop: Arc<AtomicBool>,
+    late: Arc<Mutex<Vec<Duration>>>,
+}
+
+impl WakeWatch {
+    pub fn start(sleeps: Vec<Duration>, limit: usize) -> io::Result<Self> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let late = Arc::new(Mutex::new(Vec::new()));
+        let (thread_stop, thread_late) = (stop.clone(), late.clone());
+        std::thread::Builder::new()
+            .name("loadlab-wake-watch".into())
+            .spawn(move || {
+                let Ok(sleeper) = Sleeper::new() else {
+                    return;
+                };
+                for sleep in sleeps.iter().copied().cycle() {
+                    let Ok(lateness) = sleeper.late_after(sleep) else {
+                        return;
+                    };
+                    if thread_stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let mut late = thread_late.lock().unwrap_or_else(|e| e.into_inner());
+                    if late.len() < limit {
+                        late.push(lateness);
+                    }
+                }
+            })?;
+        Ok(Self { stop, late })
+    }
+
+    /// Stops the watch (its thread ends after its current sleep, unwaited) and returns what
+    /// it measured so far.
+    pub fn finish(self) -> WakeLatency {
+        self.stop.store(true, Ordering::Relaxed);
+        let late = std::mem::take(&mut *self.late.lock().unwrap_or_else(|e| e.into_inner()));
+        WakeLatency::from_samples(late)
+    }
+}
+
+/// Sleeps like those of a thread woken about every `gap` (an open model's worker between
+/// sparse arrivals): 24 lengths spread over `gap`/2 to 3·`gap`/2, within 0.5 to 100 ms. The
+/// longer a vCPU stays idle, the later it wakes: on the same idle VM, sleeps of 1 ms woke
+/// 0.09–0.18 ms late at p90 and sleeps of 10–20 ms 0.27–1.6 ms, so a watch is only a floor
+/// for sends that wait as long as its own sleeps do.
+pub fn sleeps_around(gap: Duration) -> Vec<Duration> {
+    let gap = gap.as_secs_f64();
+    (0..24u32)
+        .map(|i| {
+            // A fixed shuffle of the 24 steps, so that lengths do not rise in a ramp.
+            let step = f64::from((i * 7) % 24) / 23.0;
+            Duration::from_secs_f64((gap * (0.5 + step)).clamp(0.0005, 0.1))
+        })
+        .collect()
+}
+
+/// A blocking timerfd on the calling thread, with the timer slack at its minimum.
+struct Sleeper {
+    fd: OwnedFd,
+}
+
+impl Sleeper {
+    fn new() -> io::Result<Self> {
+        minimise_timer_slack();
+        // SAFETY: plain syscall; the descriptor is owned by the OwnedFd below.
+        let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `raw` is a fresh, valid descriptor nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        Ok(Self { fd })
+    }
+
+    /// Sleeps for `sleep`; how late it woke, less the time it waited for a CPU meanwhile.
+    fn late_after(&self, sleep: Duration) -> io::Result<Duration> {
         let waited_before = run_queue_wait();
         let deadline = Instant::now() + sleep;
         let spec = libc::itimerspec {
@@ -70,20 +154,20 @@ pub fn measure_wake_latency(sleeps: &[Duration]) -> io::Result<WakeLatency> {
             },
         };
         // SAFETY: valid descriptor and a fully initialised itimerspec.
-        if unsafe { libc::timerfd_settime(fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) } < 0 {
+        if unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) } < 0
+        {
             return Err(io::Error::last_os_error());
         }
         let mut expirations = [0u8; 8];
         // SAFETY: a blocking read of 8 bytes into an 8-byte buffer from a valid descriptor.
-        let n = unsafe { libc::read(fd.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
+        let n = unsafe { libc::read(self.fd.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
         if n < 0 {
             return Err(io::Error::last_os_error());
         }
         let lateness = Instant::now().saturating_duration_since(deadline);
         let waited = run_queue_wait().saturating_sub(waited_before);
-        late.push(lateness.saturating_sub(waited));
+        Ok(lateness.saturating_sub(waited))
     }
-    Ok(WakeLatency::from_samples(late))
 }
 
 /// How long this thread has waited for a CPU in all (0 where the kernel keeps no schedstat).
@@ -140,5 +224,34 @@ mod tests {
         // Lateness is measured, not assumed: positive and far below the sleeps themselves
         // on any machine that runs the suite.
         assert!(w.quantile(0.5) < Duration::from_millis(50), "{w:?}");
+    }
+
+    #[test]
+    fn a_watch_measures_until_it_is_finished_and_keeps_at_most_its_limit() {
+        let watch = WakeWatch::start(run_start_sleeps(), 10).unwrap();
+        std::thread::sleep(Duration::from_millis(150));
+        // 150 ms of sleeps of 0.5-6 ms: more than 10 wake-ups, of which 10 are kept.
+        let w = watch.finish();
+        assert_eq!(w.samples(), 10, "{w:?}");
+        let short = WakeWatch::start(vec![Duration::from_millis(40)], 100).unwrap();
+        std::thread::sleep(Duration::from_millis(130));
+        // Three or so 40 ms sleeps, unless the machine running the suite is very busy.
+        let n = short.finish().samples();
+        assert!((1..=4).contains(&n), "{n}");
+    }
+
+    #[test]
+    fn sleeps_spread_around_the_gap_within_bounds() {
+        let s = sleeps_around(Duration::from_millis(20));
+        let us = |d: &Duration| (d.as_secs_f64() * 1e6).round() as u64;
+        let (min, max) = (s.iter().min().unwrap(), s.iter().max().unwrap());
+        assert_eq!((us(min), us(max)), (10_000, 30_000));
+        assert!(s.windows(2).any(|w| w[0] > w[1]), "not a ramp: {s:?}");
+        assert!(sleeps_around(Duration::from_micros(100))
+            .iter()
+            .all(|&d| d == Duration::from_micros(500)));
+        assert!(sleeps_around(Duration::from_secs(1))
+            .iter()
+            .all(|&d| d == Duration::from_millis(100)));
     }
 }

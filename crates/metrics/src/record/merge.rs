@@ -266,6 +266,12 @@ fn merged_end(records: &[&StoredRecord], intervals: u32) -> RecordEnd {
             .flatten()
             .filter_map(|e| e.monitor_cpu_percent)
             .reduce(f64::max),
+        // The segments' machines each have their own; the worst one is the merged run's floor.
+        host_timer: ends
+            .iter()
+            .flatten()
+            .filter_map(|e| e.host_timer)
+            .max_by(|a, b| a.p95_ms.total_cmp(&b.p95_ms)),
     }
 }
 

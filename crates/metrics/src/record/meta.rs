@@ -142,6 +142,10 @@ pub struct RecordEnd {
     /// CPU of the resource monitor's own threads, % of one core (absent: nothing monitored).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub monitor_cpu_percent: Option<f64>,
+    /// How late this host woke an idle thread of the generator's while the run went on (the
+    /// measurement before it is `RecordMeta::host_timer`): the floor its delays are judged above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_timer: Option<crate::HostTimer>,
 }
 
 fn one_second() -> f64 {

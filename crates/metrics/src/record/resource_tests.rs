@@ -136,6 +136,7 @@ fn end() -> RecordEnd {
         max_rss_bytes: 0,
         intervals: 4,
         monitor_cpu_percent: Some(0.2),
+        host_timer: None,
     }
 }
 

@@ -178,6 +178,7 @@ fn write(dir: &std::path::Path, meta: &RecordMeta, intervals: &[IntervalRecord],
             max_rss_bytes: 1,
             intervals: intervals.len() as u32,
             monitor_cpu_percent: None,
+            host_timer: None,
         })
         .unwrap();
     }
@@ -573,6 +574,7 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         max_rss_bytes: 0,
         intervals: 4,
         monitor_cpu_percent: None,
+        host_timer: None,
     };
     let r = s.finish(&meta(1, None, 1e9), Some(&end));
     assert!(r.validity.has(crate::InvalidKind::GeneratorSaturated));

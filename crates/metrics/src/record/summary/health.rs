@@ -170,7 +170,10 @@ impl Summarizer {
         let mut reasons = Vec::new();
         let own_cpu = cpu_percent >= meta.max_cpu_percent;
         let evidence = self.generator_evidence(meta, service);
-        let floors = Floors::for_host(meta.host_timer.as_ref());
+        // The timer beside the run saw what the workers went through; the one before it is
+        // what a record made without it has.
+        let host_timer = end.and_then(|e| e.host_timer).or(meta.host_timer);
+        let floors = Floors::for_host(host_timer.as_ref());
         let delay = evidence
             .iter()
             .filter_map(|e| match *e {
@@ -204,6 +207,7 @@ impl Summarizer {
             own_cpu_used_up: own_cpu,
             cpu_percent,
             run_delay_share,
+            host_timer,
         };
         let disturbed = delay
             .as_ref()
@@ -245,8 +249,8 @@ impl Summarizer {
             max_rss_bytes: end.map_or(0, |e| e.max_rss_bytes),
             pauses_ms: self.pauses.get().map(PauseSummary::of),
             run_delay_share,
-            host_timer: meta.host_timer,
-            delay_floor_ms: meta.host_timer.map(|_| floors.delay_ms),
+            host_timer,
+            delay_floor_ms: host_timer.map(|_| floors.delay_ms),
             run_delay_per_wakeup_ms: (self.run_slices > 0)
                 .then(|| 1000.0 * self.run_delay_seconds / self.run_slices as f64),
             steal_percent: judged
@@ -257,8 +261,9 @@ impl Summarizer {
         (generator, reasons)
     }
 
-    /// How late requests were sent, judged step by step: a step's latency against its own
-    /// service time at each percentile. Over all steps together the two percentiles can fall
+    /// How late requests were sent, judged step by step: each request's own send delay where
+    /// the record has it (else the step's latency against its own service time) at each
+    /// percentile. Over all steps together the two percentiles can fall
     /// on different steps' requests (a fast call and a slow stream, half each: p50 of one is
     /// the slowest fast call's latency, of the other its service time), which reads as a
     /// delay the generator never had.
@@ -266,10 +271,13 @@ impl Summarizer {
         self.steps
             .iter()
             .filter_map(|s| {
-                let (latency, service) = (s.latency.get()?, s.service.get()?);
-                let evidence = GeneratorEvidence::SendDelay {
-                    service,
-                    allowance_ms,
+                let latency = s.latency.get()?;
+                let evidence = match s.lag.get() {
+                    Some(lag) => GeneratorEvidence::SentLate { lag, allowance_ms },
+                    None => GeneratorEvidence::SendDelay {
+                        service: s.service.get()?,
+                        allowance_ms,
+                    },
                 };
                 generator_delay(evidence, latency, floors)
             })
