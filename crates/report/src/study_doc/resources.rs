@@ -41,6 +41,7 @@ pub(super) fn bottleneck_verdicts(s: &StudyResult, runs: &Runs) -> Vec<Verdict> 
                     x.kind,
                     loadlab_metrics::InvalidKind::HostContended
                         | loadlab_metrics::InvalidKind::CpuStolen
+                        | loadlab_metrics::InvalidKind::HostDisturbed
                 )
             })
         })
@@ -49,7 +50,7 @@ pub(super) fn bottleneck_verdicts(s: &StudyResult, runs: &Runs) -> Vec<Verdict> 
         out.push(Verdict::new(
             Level::Fail,
             format!(
-                "Other processes or the hypervisor disturbed the generator's timing in {} of the {} runs kept (with --allow-saturated): their latencies include time the generator waited for a CPU (e.g. {}).",
+                "Other processes or the host disturbed the generator's timing in {} of the {} runs kept (with --allow-saturated): their latencies include time the generator could not run (e.g. {}).",
                 contended.len(),
                 made.len(),
                 example.message.trim_end_matches('.')
