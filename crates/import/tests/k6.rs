@@ -165,7 +165,10 @@ fn unsupported_constructs_are_reported_with_their_line() {
     has("'odd'", "check 'odd'");
     has("if (res.status", "`if (");
     has("for (let i", "for (let i");
-    has("http.batch", "http.batch");
+    has(
+        "http.batch",
+        "http.batch: not a literal array or object of requests",
+    );
     has("kind: 'read'", "tag `kind`");
     has("redirects: 0", "`redirects`");
     has("sleep(randomSleep", "sleep");
@@ -439,6 +442,46 @@ export default function () {
             .unsupported
             .iter()
             .any(|u| u.line == Some(21) && u.what.contains("`again(…)`: a helper calling itself")),
+        "{}",
+        out.report
+    );
+}
+
+#[test]
+fn http_batch_requests_become_steps_and_their_responses_are_checked() {
+    let body = r#"  const responses = http.batch([
+    ['GET', `${BASE_URL}/api/news`],
+    ['GET', `${BASE_URL}/api/contacts`, null, { tags: { ctype: 'html' } }],
+    { method: 'POST', url: `${BASE_URL}/api/login`, body: JSON.stringify({ user: 'a' }), params: { headers: { 'Content-Type': 'application/json' } } },
+    `${BASE_URL}/api/plain`,
+  ]);
+  check(responses[0], { 'news 200': (r) => r.status === 200 });
+  const named = http.batch({ front: ['GET', `${BASE_URL}/`] });
+  check(named.front, { 'front 200': (r) => r.status === 200 });"#;
+    let (s, out) = parsed(&script("{ vus: 5, duration: '30s' }", body));
+    let reqs: Vec<String> = s.request_steps().map(|r| r.name.clone()).collect();
+    assert_eq!(
+        reqs,
+        [
+            "GET /api/news",
+            "GET /api/contacts",
+            "POST /api/login",
+            "GET /api/plain",
+            "GET /"
+        ],
+        "{}",
+        out.yaml
+    );
+    let checked: Vec<bool> = s
+        .request_steps()
+        .map(|r| r.checks.iter().any(|c| matches!(c, Check::Status(_))))
+        .collect();
+    assert_eq!(checked, [true, false, false, false, true], "{}", out.yaml);
+    assert!(out.report.unsupported.is_empty(), "{}", out.report);
+    assert!(
+        out.report
+            .to_string()
+            .contains("http.batch of 4 requests: sent one after another"),
         "{}",
         out.report
     );

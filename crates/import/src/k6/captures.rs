@@ -67,13 +67,29 @@ impl Scope {
         }
     }
 
-    /// The step whose response a name holds.
+    /// The step whose response a name holds (or one of a batch's: `responses[0]`,
+    /// `responses.front`).
     pub fn response(&self, e: &Expr) -> Option<usize> {
+        let batch = |object: &Expr| match object {
+            Expr::Ident(n) => match self.lookup(n) {
+                Some(Binding::Batch(steps)) => Some(steps),
+                _ => None,
+            },
+            _ => None,
+        };
         match e {
             Expr::Ident(n) => match self.lookup(n) {
                 Some(Binding::Response(s)) => Some(*s),
                 _ => None,
             },
+            Expr::Index { object, index } => {
+                let i = index.as_num().filter(|i| *i >= 0.0 && i.fract() == 0.0)?;
+                batch(object)?.get(i as usize).map(|(_, s)| *s)
+            }
+            Expr::Member { object, property } => batch(object)?
+                .iter()
+                .find(|(name, _)| name.as_deref() == Some(property.as_str()))
+                .map(|(_, s)| *s),
             _ => None,
         }
     }

@@ -323,6 +323,75 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// `http.batch([...])` or `http.batch({ name: ..., })`: each request a step of its own, in
+    /// the order written. k6 sends them at once over parallel connections; loadlab sends a VU's
+    /// steps one after another, so the report says so. `None` when it is not a batch.
+    fn batch(
+        &mut self,
+        e: &Expr,
+        group: Option<&str>,
+        out: &mut Vec<Step>,
+    ) -> Option<Vec<(Option<String>, usize)>> {
+        let (func, args, line) = self.http_call(e)?;
+        if func != "batch" {
+            return None;
+        }
+        let items: Vec<(Option<String>, &Expr)> = match args.first() {
+            Some(Expr::Array(items)) => items.iter().map(|i| (None, i)).collect(),
+            Some(Expr::Object(props)) => props
+                .iter()
+                .filter(|p| p.key != super::js::SPREAD)
+                .map(|p| (Some(p.key.clone()), &p.value))
+                .collect(),
+            _ => {
+                self.unsupported(
+                    line,
+                    "http.batch: not a literal array or object of requests",
+                );
+                return Some(Vec::new());
+            }
+        };
+        let mut steps = Vec::new();
+        for (name, item) in items {
+            // Each form as `http.request(method, url, body, params)` takes it.
+            let call_args: Vec<Expr> = match item {
+                Expr::Array(parts) => parts.clone(),
+                Expr::Object(props) => ["method", "url", "body", "params"]
+                    .iter()
+                    .map(|k| {
+                        props
+                            .iter()
+                            .find(|p| p.key == *k)
+                            .map(|p| p.value.clone())
+                            .unwrap_or(match *k {
+                                "method" => Expr::Str("GET".into()),
+                                _ => Expr::Null,
+                            })
+                    })
+                    .collect(),
+                url => vec![Expr::Str("GET".into()), url.clone()],
+            };
+            let call = Expr::Call {
+                callee: Box::new(Expr::Member {
+                    object: Box::new(Expr::Ident(self.http.clone())),
+                    property: "request".into(),
+                }),
+                args: call_args,
+                line,
+            };
+            if let Some(i) = self.request(&call, group, out) {
+                steps.push((name, i));
+            }
+        }
+        if steps.len() > 1 {
+            self.report.did(format!(
+                "line {line}: http.batch of {} requests: sent one after another by each VU (k6 sends them at once, over parallel connections)",
+                steps.len()
+            ));
+        }
+        Some(steps)
+    }
+
     pub fn assign(
         &mut self,
         name: &str,
@@ -331,6 +400,10 @@ impl<'a> Walker<'a> {
         group: Option<&str>,
         out: &mut Vec<Step>,
     ) {
+        if let Some(steps) = self.batch(v, group, out) {
+            self.scope.bind(name, Binding::Batch(steps));
+            return;
+        }
         if self.http_call(v).is_some() {
             if let Some(i) = self.request(v, group, out) {
                 self.scope.bind(name, Binding::Response(i));
@@ -396,6 +469,9 @@ impl<'a> Walker<'a> {
     }
 
     fn expression(&mut self, e: &Expr, line: usize, group: Option<&str>, out: &mut Vec<Step>) {
+        if self.batch(e, group, out).is_some() {
+            return;
+        }
         if self.http_call(e).is_some() {
             self.request(e, group, out);
             return;

@@ -21,6 +21,9 @@ pub enum Binding {
     Row(String),
     /// The response of a request step (its index).
     Response(usize),
+    /// The responses of an `http.batch`: each request step's index, with its name when the
+    /// batch was an object (`http.batch({ front: [...] })`).
+    Batch(Vec<(Option<String>, usize)>),
     /// A value captured from a response: `{{ name }}`.
     Capture(String),
     /// A helper function whose body is one `return`: inlined at each call.
