@@ -11,7 +11,7 @@ mod common;
 mod run_json;
 
 use common::{exclusive, Target};
-use run_json::{http_get, metric, n, run, step};
+use run_json::{http_get, metric, n, report_md, run, step};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -38,6 +38,18 @@ steps:
     capture: {{ text: "$.choices[0].delta.content" }}
 "#
     )
+}
+
+/// The terminal summary of the scenario `run` last wrote in `dir` (s.yaml), run again.
+fn summary_of(dir: &Path) -> String {
+    let out = Command::new(common::BIN)
+        .arg("run")
+        .arg(dir.join("s.yaml"))
+        .arg("--no-progress")
+        .env("LOADLAB_RESULTS", dir.join("results"))
+        .output()
+        .expect("run loadlab");
+    common::text(&out)
 }
 
 fn f(v: &Value) -> f64 {
@@ -89,10 +101,12 @@ fn the_built_in_target_streams_tokens_measured_one_by_one() {
         metric(&metrics, "loadlab_target_llm_tokens_total"),
         6 * streams
     );
-    // The terminal summary prints the stream figures.
+    // The terminal summary prints the stream figures; the report has a Streaming section.
+    let summary = summary_of(dir.path());
     for want in ["ttft", "tpot", "itl", "tokens/s", "goodput"] {
-        assert!(text.contains(want), "{want} missing in:\n{text}");
+        assert!(summary.contains(want), "{want} missing in:\n{summary}");
     }
+    assert!(report_md(dir.path()).contains("Streaming"));
     // A threshold on a stream figure fails the run (exit 1), and names its value.
     let yaml = chat(&target.url, "20/s", "[stream.ttft.p50 < 1ms]", 6);
     let (code, result, text) = run(dir.path(), &yaml);

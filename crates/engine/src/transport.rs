@@ -120,7 +120,7 @@ impl ResponseData {
         self.body.clear();
         self.grpc_message.clear();
         if let Some(s) = &mut self.stream {
-            s.reset(Instant::now());
+            s.reset();
         }
     }
 

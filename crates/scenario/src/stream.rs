@@ -76,7 +76,7 @@ impl StreamSpec {
         self.done.is_some()
     }
 
-    /// Events are JSON (parsed to count tokens or apply captures).
+    /// The spec in a few words, for `loadlab describe`: `sse (tokens: openai)`.
     pub fn describe(&self) -> String {
         let tokens = match &self.tokens {
             TokenCounting::OpenAi => "openai".to_string(),

@@ -95,7 +95,7 @@ pub fn objectives(step: &str, thresholds: &[Threshold]) -> Vec<Objective> {
 
 /// A reader for a request of a streaming step (none for any other).
 pub fn reader(prepared: Option<&Arc<PreparedStream>>) -> Option<Box<StreamReader>> {
-    prepared.map(|p| Box::new(StreamReader::new(p.clone(), Instant::now())))
+    prepared.map(|p| Box::new(StreamReader::new(p.clone())))
 }
 
 /// Records a request's stream, when it streamed and did not fail (`error`).

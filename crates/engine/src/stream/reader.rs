@@ -58,12 +58,13 @@ pub struct StreamReader {
     pub captured: Vec<Option<String>>,
     /// The last event's JSON (for `check: {json: ...}`).
     pub last_json: Option<serde_json::Value>,
-    /// When bytes last arrived (the stall timeout runs from there).
-    last_bytes: Instant,
+    /// When body bytes last arrived: the stall timeout runs from there (before the first,
+    /// the wait for the first token is the step's timeout's).
+    last_bytes: Option<Instant>,
 }
 
 impl StreamReader {
-    pub fn new(prepared: Arc<PreparedStream>, now: Instant) -> Self {
+    pub fn new(prepared: Arc<PreparedStream>) -> Self {
         Self {
             framer: Framer::new(prepared.spec.format, prepared.spec.max_event),
             captured: vec![None; prepared.captures.len()],
@@ -78,18 +79,18 @@ impl StreamReader {
             usage_output: None,
             ended: false,
             last_json: None,
-            last_bytes: now,
+            last_bytes: None,
         }
     }
 
     /// Back to the start (a retry of the request on a fresh connection).
-    pub fn reset(&mut self, now: Instant) {
-        *self = StreamReader::new(self.prepared.clone(), now);
+    pub fn reset(&mut self) {
+        *self = StreamReader::new(self.prepared.clone());
     }
 
     /// When the stream is stalled if no byte arrives before.
     pub fn stall_deadline(&self) -> Option<Instant> {
-        self.prepared.spec.stall.map(|d| self.last_bytes + d)
+        Some(self.last_bytes? + self.prepared.spec.stall?)
     }
 
     pub fn stall_timeout(&self) -> Duration {
@@ -98,7 +99,9 @@ impl StreamReader {
 
     /// Reads the complete events in `buf` (bytes that arrived at `at`), leaving the rest.
     pub fn feed(&mut self, buf: &mut Vec<u8>, at: Instant) -> Result<(), StreamError> {
-        self.last_bytes = at;
+        if !buf.is_empty() {
+            self.last_bytes = Some(at);
+        }
         let mut framer =
             std::mem::replace(&mut self.framer, Framer::new(self.prepared.spec.format, 0));
         let result = framer.drain(buf, false, &mut |data: &[u8]| self.event(data, at));

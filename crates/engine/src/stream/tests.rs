@@ -55,7 +55,7 @@ fn read(
     events: &[(u64, Vec<u8>)],
     start: Instant,
 ) -> Result<StreamReader, StreamError> {
-    let mut r = StreamReader::new(p, start);
+    let mut r = StreamReader::new(p);
     let mut buf = Vec::new();
     for (ms, bytes) in events {
         buf.extend_from_slice(bytes);

@@ -229,7 +229,7 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                     if let Some(sink) = sink.as_deref_mut() {
                         sink.body
                             .extend_from_slice(&self.buf[self.start..self.start + take]);
-                        arrived(sink)?;
+                        arrived(sink, self.stream.received_at())?;
                     }
                     self.start += take;
                     remaining -= take as u64;
@@ -255,7 +255,7 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                         return Err(too_large());
                     }
                     if let Some(sink) = sink.as_deref_mut() {
-                        arrived(sink)?;
+                        arrived(sink, self.stream.received_at())?;
                     }
                     if skipper.is_done() {
                         break false;
@@ -269,7 +269,7 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                     total += (self.end - self.start) as u64;
                     if let Some(sink) = sink.as_deref_mut() {
                         sink.body.extend_from_slice(&self.buf[self.start..self.end]);
-                        arrived(sink)?;
+                        arrived(sink, self.stream.received_at())?;
                     }
                     self.start = self.end;
                     if total > max_body {
@@ -317,11 +317,11 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
     }
 }
 
-/// Body bytes were kept: a stream reads them, stamped with their arrival (now: they were
-/// just read).
-fn arrived(sink: &mut ResponseData) -> Result<(), Failure> {
+/// Body bytes were kept: a stream reads them, stamped with their arrival — when the kernel
+/// received them (`received`, a deferred read), else now (they were just read).
+fn arrived(sink: &mut ResponseData, received: Option<Instant>) -> Result<(), Failure> {
     if sink.stream.is_some() {
-        sink.body_arrived(Instant::now())?;
+        sink.body_arrived(received.unwrap_or_else(Instant::now))?;
     }
     Ok(())
 }
