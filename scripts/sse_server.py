@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An OpenAI-style streaming server from another implementation than loadlab's target, for
-tests/streaming.rs: plain asyncio (the standard library only, so nothing to install), HTTP/1.1
-keep-alive with chunked bodies.
+tests/streaming.rs: aiohttp's web server (PyPI, scripts/requirements-sse.txt, installed by
+scripts/setup-test-deps.sh), HTTP/1.1 keep-alive with chunked bodies.
 
 POST /v1/chat/completions streams Server-Sent Events on a schedule known in advance: after the
 request is read, the role chunk and the first token at TTFT_MS, then a token every ITL_MS
@@ -19,16 +19,18 @@ Hostile streams, for the typed errors: GET /hostile/<kind> with kind
 
 Usage: sse_server.py PORT [TTFT_MS ITL_MS]; prints `listening PORT` when ready.
 """
+
 import asyncio
 import json
 import sys
 
+from aiohttp import web
+
 COUNTS = {"requests": 0, "events": 0, "tokens": 0}
 
 
-def chunk(payload: dict) -> bytes:
-    data = b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
-    return b"%x\r\n%s\r\n" % (len(data), data)
+def event(payload: dict) -> bytes:
+    return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
 
 
 def delta(content=None, role=None, finish=None) -> dict:
@@ -45,121 +47,87 @@ def delta(content=None, role=None, finish=None) -> dict:
     }
 
 
-async def read_request(reader):
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    method, path, _ = lines[0].split(" ", 2)
-    length = 0
-    for line in lines[1:]:
-        if line.lower().startswith("content-length:"):
-            length = int(line.split(":", 1)[1])
-    body = await reader.readexactly(length) if length else b""
-    return method, path, body
+async def stream(request) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    return response
 
 
-def head(status="200 OK", ctype="text/event-stream", chunked=True, length=None) -> bytes:
-    h = f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n"
-    h += "Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {length}\r\n"
-    return (h + "\r\n").encode()
-
-
-async def chat(writer, body: bytes, ttft: float, itl: float):
+async def chat(request: web.Request) -> web.StreamResponse:
     loop = asyncio.get_running_loop()
     start = loop.time()
-    req = json.loads(body or b"{}")
+    ttft, itl = request.app["ttft"], request.app["itl"]
+    req = json.loads(await request.read() or b"{}")
     tokens = int(req.get("max_tokens", 8))
     prompt = sum(len(str(m.get("content", "")).split()) for m in req.get("messages", []))
     COUNTS["requests"] += 1
-    writer.write(head())
-    await writer.drain()
+    response = await stream(request)
     for i in range(tokens):
         await asyncio.sleep(max(0.0, start + ttft + i * itl - loop.time()))
         out = b""
         if i == 0:
-            out += chunk(delta(content="", role="assistant"))
+            out += event(delta(content="", role="assistant"))
             COUNTS["events"] += 1
         finish = "length" if i == tokens - 1 else None
-        out += chunk(delta(content=f"w{i} ", finish=finish))
+        out += event(delta(content=f"w{i} ", finish=finish))
         COUNTS["events"] += 1
         COUNTS["tokens"] += 1
-        writer.write(out)
-        await writer.drain()
+        await response.write(out)
     usage = {"prompt_tokens": prompt, "completion_tokens": tokens, "total_tokens": prompt + tokens}
-    out = chunk({"id": "chatcmpl-py", "object": "chat.completion.chunk", "choices": [], "usage": usage})
+    out = event({"id": "chatcmpl-py", "object": "chat.completion.chunk", "choices": [], "usage": usage})
     COUNTS["events"] += 1
-    done = b"data: [DONE]\n\n"
-    out += b"%x\r\n%s\r\n0\r\n\r\n" % (len(done), done)
-    writer.write(out)
-    await writer.drain()
+    await response.write(out + b"data: [DONE]\n\n")
+    await response.write_eof()
+    return response
 
 
-def raw(data: bytes) -> bytes:
-    return b"%x\r\n%s\r\n" % (len(data), data)
+async def counts(request: web.Request) -> web.Response:
+    return web.json_response(COUNTS)
 
 
-async def hostile(writer, kind: str):
-    """Returns False when the connection must close."""
-    writer.write(head())
+async def hostile(request: web.Request) -> web.StreamResponse:
+    kind = request.match_info["kind"]
+    response = await stream(request)
     if kind == "endless":
         while True:
-            writer.write(raw(b"data: " + b"x" * 1000 + b"\n"))
-            await writer.drain()
+            await response.write(b"data: " + b"x" * 1000 + b"\n")
     if kind == "huge":
-        writer.write(raw(b"data: " + b"y" * (10 * 1024 * 1024) + b"\n\n"))
-        await writer.drain()
+        await response.write(b"data: " + b"y" * (10 * 1024 * 1024) + b"\n\n")
         await asyncio.sleep(3600)
     if kind == "nonewline":
         while True:
-            writer.write(raw(b"z" * 4096))
-            await writer.drain()
+            await response.write(b"z" * 4096)
     if kind == "utf8":
-        writer.write(raw(b'data: {"choices":[{"delta":{"content":"\xff\xfe"}}]}\n\n'))
-        await writer.drain()
+        await response.write(b'data: {"choices":[{"delta":{"content":"\xff\xfe"}}]}\n\n')
         await asyncio.sleep(3600)
     if kind == "stall":
-        writer.write(chunk(delta(content="w0 ")))
-        await writer.drain()
+        await response.write(event(delta(content="w0 ")))
         await asyncio.sleep(3600)
     if kind == "truncate":
-        writer.write(chunk(delta(content="w0 ")) + chunk(delta(content="w1 ")))
-        await writer.drain()
-        return False
-    return False
-
-
-async def serve(reader, writer, ttft, itl):
-    try:
-        while True:
-            try:
-                method, path, body = await read_request(reader)
-            except (asyncio.IncompleteReadError, ConnectionError):
-                return
-            if path == "/counts":
-                text = json.dumps(COUNTS).encode()
-                writer.write(head(ctype="application/json", chunked=False, length=len(text)) + text)
-                await writer.drain()
-            elif method == "POST" and path == "/v1/chat/completions":
-                await chat(writer, body, ttft, itl)
-            elif path.startswith("/hostile/"):
-                await hostile(writer, path.removeprefix("/hostile/"))
-                return
-            else:
-                writer.write(head("404 Not Found", "text/plain", False, 0))
-                await writer.drain()
-    except (ConnectionError, asyncio.CancelledError):
-        pass
-    finally:
-        writer.close()
+        await response.write(event(delta(content="w0 ")) + event(delta(content="w1 ")))
+        # Closed without the last chunk of the chunked body (and without [DONE]).
+        request.transport.close()
+    return response
 
 
 async def main():
     port = int(sys.argv[1])
-    ttft = float(sys.argv[2]) / 1000 if len(sys.argv) > 2 else 0.1
-    itl = float(sys.argv[3]) / 1000 if len(sys.argv) > 3 else 0.02
-    server = await asyncio.start_server(lambda r, w: serve(r, w, ttft, itl), "127.0.0.1", port)
+    app = web.Application()
+    app["ttft"] = float(sys.argv[2]) / 1000 if len(sys.argv) > 2 else 0.1
+    app["itl"] = float(sys.argv[3]) / 1000 if len(sys.argv) > 3 else 0.02
+    app.add_routes(
+        [
+            web.post("/v1/chat/completions", chat),
+            web.get("/counts", counts),
+            web.get("/hostile/{kind}", hostile),
+        ]
+    )
+    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
     print(f"listening {port}", flush=True)
-    async with server:
-        await server.serve_forever()
+    await asyncio.Event().wait()
 
 
 if __name__ == "__main__":
