@@ -4,7 +4,8 @@
 # environment of its own) for the change points, junitparser for the --junit reports, and
 # moto[server], the S3-compatible
 # server tests/distributed.rs starts on loopback (python3 -m moto.server), websockets for
-# the WebSocket server of tests/websocket.rs, and grpcio for the gRPC server of the gRPC tests. Installs them
+# the WebSocket server of tests/websocket.rs, aiohttp for the SSE server of tests/streaming.rs,
+# and grpcio for the gRPC server of the gRPC tests. Installs them
 # (idempotently: only what is missing or at another version), regenerates the fixtures of
 # crates/analysis/tests/fixtures with scripts/stats_reference.py into a scratch directory, and
 # fails if they differ from the committed ones beyond a stated tolerance (the Rust tests then
@@ -56,6 +57,12 @@ fi
 WS=scripts/requirements-ws.txt
 pinned "$PY" "$WS" || install "$PY" "$WS"
 "$PY" -c "import websockets" && echo "setup-test-deps: websockets available"
+
+# aiohttp, the OpenAI-style SSE server (scripts/sse_server.py) tests/streaming.rs measures
+# TTFT and ITL against.
+SSE=scripts/requirements-sse.txt
+pinned "$PY" "$SSE" || install "$PY" "$SSE"
+"$PY" -c "import aiohttp" && echo "setup-test-deps: aiohttp available"
 
 # grpcio (+ reflection, + tools for protoc), the gRPC server (scripts/grpc_server.py) the gRPC
 # tests check counts against.

@@ -373,6 +373,18 @@ pub struct TargetArgs {
     /// With --tls: the certificate's private key (PEM).
     #[arg(long, value_name = "PATH", requires = "cert")]
     pub key: Option<PathBuf>,
+    /// /v1/chat/completions: sequences decoded together (continuous batching); more wait.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub batch: usize,
+    /// /v1/chat/completions: a decode step with one sequence, e.g. 8ms.
+    #[arg(long, value_name = "DURATION", default_value = "8ms")]
+    pub step_time: String,
+    /// /v1/chat/completions: added to a decode step per sequence in the batch.
+    #[arg(long, value_name = "DURATION", default_value = "500us")]
+    pub step_per_seq: String,
+    /// /v1/chat/completions: prefill time per prompt token (word).
+    #[arg(long, value_name = "DURATION", default_value = "100us")]
+    pub prefill_per_token: String,
 }
 
 #[derive(Args, Clone)]

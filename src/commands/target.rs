@@ -3,7 +3,7 @@
 use crate::cli::TargetArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_scenario::units::parse_duration;
-use loadlab_target::{Degrade, ServiceDist, TargetConfig, TargetTls};
+use loadlab_target::{Degrade, LlmConfig, ServiceDist, TargetConfig, TargetTls};
 
 pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
     let listen = args.listen.parse().map_err(|_| {
@@ -36,6 +36,16 @@ pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
                 .map_err(|m| CliError::bad_input(format!("--degraded-service-time: {m}")))?,
         });
     }
+    let duration = |flag: &str, text: &str| {
+        parse_duration(text).map_err(|m| CliError::bad_input(format!("--{flag}: {m}")))
+    };
+    config.llm = LlmConfig {
+        batch: args.batch,
+        step_time: duration("step-time", &args.step_time)?,
+        step_per_seq: duration("step-per-seq", &args.step_per_seq)?,
+        prefill_per_token: duration("prefill-per-token", &args.prefill_per_token)?,
+        ..LlmConfig::default()
+    };
     if let Some(t) = args.threads {
         config.threads = t;
     }

@@ -4,7 +4,7 @@ use crate::exchange::exchange;
 use crate::flow_picker::FlowPicker;
 use crate::http::DeferredIo;
 use crate::idle_pool::IdlePool;
-use crate::inspect::{capture, check_passes};
+use crate::inspect::{capture_at, check_passes};
 use crate::prepare::{FlowStep, PreparedRequest, PreparedScenario};
 use crate::render::RenderCx;
 use crate::request::RequestParts;
@@ -226,6 +226,9 @@ impl<T: Transport> Worker<T> {
         // A gRPC call keeps its `grpc-message`, to say why it failed.
         let mut keep = (req.keep_headers || req.keep_body || req.grpc.is_some())
             .then(|| ResponseData::new(req.keep_headers, req.keep_body));
+        if let Some(k) = keep.as_mut() {
+            k.stream = crate::stream::reader(req.stream.as_ref());
+        }
         self.begin(req.step);
         // A request that could not be rendered is counted but never written.
         let bytes_sent = rendered.as_ref().map_or(0, |r| r.size);
@@ -305,6 +308,7 @@ impl<T: Transport> Worker<T> {
         };
         let mut rec = self.recorder.borrow_mut();
         rec.record(&outcome);
+        crate::stream::record(&mut rec, req, keep.as_ref(), measured_from, error);
         if let Some(call) = &req.grpc {
             let (counts, status) = crate::grpc::outcome::counts(&result, grpc_payload);
             let first = result
@@ -490,6 +494,8 @@ impl<T: Transport> Worker<T> {
             })
         } else if req.parse_json {
             data.and_then(|d| serde_json::from_slice::<serde_json::Value>(&d.body).ok())
+        } else if req.stream.is_some() {
+            data.and_then(|d| d.stream.as_ref()?.last_json.clone())
         } else {
             None
         };
@@ -514,8 +520,8 @@ impl<T: Transport> Worker<T> {
         if failed {
             return found;
         }
-        for c in &req.captures {
-            match capture(&c.source, data, json.as_ref()) {
+        for (i, c) in req.captures.iter().enumerate() {
+            match capture_at(i, &c.source, data, json.as_ref()) {
                 Some(value) => vu.set_var(c.var as usize, value),
                 None => {
                     return Some((

@@ -35,7 +35,14 @@ pub fn check_passes(
         Check::MaxLatency(max) => latency_us <= max.as_micros() as u64,
         // Judged from the call's grpc-status before the other checks (see `flow`).
         Check::GrpcStatus(_) => true,
+        Check::StreamEvents(min) => stream_of(data).is_some_and(|s| s.events >= *min),
+        Check::StreamTokens(min) => stream_of(data).is_some_and(|s| s.output_tokens() >= *min),
     }
+}
+
+/// The stream a response was read as (none: it was not, e.g. an error status).
+fn stream_of(data: Option<&ResponseData>) -> Option<&crate::stream::StreamReader> {
+    data?.stream.as_deref()
 }
 
 /// Equality where 1 and 1.0 are the same number.
@@ -43,6 +50,25 @@ pub(crate) fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
     match (a, b) {
         (serde_json::Value::Number(x), serde_json::Value::Number(y)) => x.as_f64() == y.as_f64(),
         _ => a == b,
+    }
+}
+
+/// Capture number `index` of a step: from a stream, a JSONPath's values joined over its
+/// events; otherwise from the response.
+pub fn capture_at(
+    index: usize,
+    source: &CaptureKind,
+    data: Option<&ResponseData>,
+    json: Option<&serde_json::Value>,
+) -> Option<Captured> {
+    match (stream_of(data), source) {
+        (Some(s), CaptureKind::JsonPath(_)) => {
+            s.captured.get(index)?.as_deref().map(|t| Captured {
+                text: t.into(),
+                number: false,
+            })
+        }
+        _ => capture(source, data, json),
     }
 }
 

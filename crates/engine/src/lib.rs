@@ -44,6 +44,7 @@ mod request;
 mod resources;
 mod run;
 mod server_header;
+pub mod stream;
 mod trace;
 mod transport;
 mod vu;

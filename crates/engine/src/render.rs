@@ -256,6 +256,17 @@ fn render_pieces(
                         }
                         (scratch.as_bytes(), false)
                     }
+                    Var::RandomWords(a, b) => {
+                        scratch.clear();
+                        for i in 0..cx.rng.u32(a..=b) {
+                            if i > 0 {
+                                scratch.push(' ');
+                            }
+                            let words = &loadlab_scenario::template::PROMPT_WORDS;
+                            scratch.push_str(words[cx.rng.usize(..words.len())]);
+                        }
+                        (scratch.as_bytes(), false)
+                    }
                     Var::Data { set, column } => {
                         let row = cx.vu.row(set as usize);
                         match cx.data[set as usize].rows[row].get(column as usize) {
@@ -533,6 +544,28 @@ mod tests {
         assert!(err
             .describe()
             .contains("captured variable holds a line break"));
+    }
+
+    #[test]
+    fn random_words_give_a_prompt_of_a_length_in_the_range() {
+        let words = |a, b| {
+            let text = bytes_of(&[Piece::Var(Var::RandomWords(a, b), Esc::JsonString)]);
+            String::from_utf8(text).unwrap()
+        };
+        let mut lengths = std::collections::BTreeSet::new();
+        for _ in 0..200 {
+            let text = words(3, 6);
+            let n = text.split(' ').count();
+            assert!((3..=6).contains(&n), "{text:?}");
+            assert!(text
+                .split(' ')
+                .all(|w| loadlab_scenario::template::PROMPT_WORDS.contains(&w)));
+            lengths.insert(n);
+        }
+        // bytes_of seeds the same generator each time: one length, drawn in the range.
+        assert_eq!(lengths.len(), 1);
+        assert_eq!(words(0, 0), "");
+        assert_eq!(words(5, 5).split(' ').count(), 5);
     }
 
     #[test]

@@ -99,6 +99,9 @@ pub struct ResponseData {
     pub body: Vec<u8>,
     /// A gRPC call's `grpc-message` (why it failed), when it sent one.
     pub grpc_message: String,
+    /// A streamed response (`stream:`): its events are read out of `body` as they arrive,
+    /// so `body` holds at most one incomplete event.
+    pub stream: Option<Box<crate::stream::StreamReader>>,
 }
 
 impl ResponseData {
@@ -116,6 +119,59 @@ impl ResponseData {
         self.spans.clear();
         self.body.clear();
         self.grpc_message.clear();
+        if let Some(s) = &mut self.stream {
+            s.reset();
+        }
+    }
+
+    /// The response's status is known: only a successful (2xx) response is read as a
+    /// stream; any other's body is an error document, kept as a body.
+    pub fn status_known(&mut self, status: u16) {
+        if !(200..300).contains(&status) {
+            self.stream = None;
+        }
+    }
+
+    /// Body bytes were appended at `at`: a stream reads its complete events out of them.
+    pub fn body_arrived(&mut self, at: Instant) -> Result<(), Failure> {
+        match &mut self.stream {
+            Some(s) => s.feed(&mut self.body, at).map_err(crate::stream::failure),
+            None => Ok(()),
+        }
+    }
+
+    /// The body is complete: a stream reads its last event and checks its end.
+    pub fn body_ended(&mut self, at: Instant) -> Result<(), Failure> {
+        match &mut self.stream {
+            Some(s) => s.finish(&mut self.body, at).map_err(crate::stream::failure),
+            None => Ok(()),
+        }
+    }
+
+    /// When a stream being read is stalled if no byte arrives before (`stream.stall`).
+    pub fn stall_deadline(&self) -> Option<Instant> {
+        self.stream.as_ref().and_then(|s| s.stall_deadline())
+    }
+
+    /// The failure of a stream that waited past its stall deadline.
+    pub fn stalled(&self) -> Failure {
+        let waited = self
+            .stream
+            .as_ref()
+            .map(|s| s.stall_timeout())
+            .unwrap_or_default();
+        crate::stream::failure(crate::stream::StreamError::Stalled(waited))
+    }
+
+    /// The failure of a stream whose connection closed before the body was complete.
+    pub fn cut_off(&self) -> Option<Failure> {
+        let s = self.stream.as_ref()?;
+        Some(crate::stream::failure(
+            crate::stream::StreamError::Truncated(format!(
+                "the connection closed after {} events, before the response was complete",
+                s.events
+            )),
+        ))
     }
 
     /// Keeps a header field (the transport calls this only when `keep_headers` is set).

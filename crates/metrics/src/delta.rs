@@ -51,6 +51,10 @@ pub struct StepDelta {
     pub grpc: crate::GrpcCounts,
     /// Server-streaming gRPC calls: from the call's start to its first response message.
     pub first_message: LazyHistogram,
+    /// Streamed responses (`stream:`): streams, events, tokens, goodput.
+    pub stream: crate::StreamCounts,
+    /// Streamed responses: TTFT, ITL, TPOT, E2E and events per stream.
+    pub stream_series: crate::StreamSeries,
 }
 
 impl StepDelta {
@@ -60,6 +64,7 @@ impl StepDelta {
             && self.check_failures.iter().all(|&n| n == 0)
             && self.ws.is_empty()
             && self.grpc.is_empty()
+            && self.stream.is_empty()
     }
 
     pub fn add(&mut self, other: &StepDelta) {
@@ -72,6 +77,7 @@ impl StepDelta {
         self.phases.add(&other.phases);
         self.session.add(&other.session);
         self.first_message.add(&other.first_message);
+        self.stream_series.add(&other.stream_series);
     }
 
     /// Adds the counters of `other` but none of its histograms.
@@ -91,6 +97,7 @@ impl StepDelta {
         self.bytes_received += other.bytes_received;
         self.ws.add(&other.ws);
         self.grpc.add(&other.grpc);
+        self.stream.add(&other.stream);
     }
 
     /// Adds `n` responses of `status` (kept sorted by status, so equal deltas compare equal).
@@ -131,7 +138,10 @@ impl StepDelta {
         statuses.clear();
         let mut checks = std::mem::take(&mut self.check_failures);
         checks.clear();
+        let mut stream_series = std::mem::take(&mut self.stream_series);
+        stream_series.clear();
         *self = StepDelta {
+            stream_series,
             latency,
             service,
             lag,

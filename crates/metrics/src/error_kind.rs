@@ -79,10 +79,17 @@ pub enum ErrorKind {
     GrpcDataLoss,
     /// The gRPC call ended with status `UNAUTHENTICATED`.
     GrpcUnauthenticated,
+    /// A streamed response (`stream:`) broke its format: an event above `max_event`, a line
+    /// that never ends, bytes that are not UTF-8, an event that is not the JSON expected.
+    StreamMalformed,
+    /// A streamed response sent nothing for longer than its `stall` timeout.
+    StreamStalled,
+    /// A streamed response ended before its end marker (`done:`), or mid-event.
+    StreamTruncated,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 41] = [
+    pub const ALL: [ErrorKind; 44] = [
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
@@ -124,6 +131,9 @@ impl ErrorKind {
         ErrorKind::GrpcUnavailable,
         ErrorKind::GrpcDataLoss,
         ErrorKind::GrpcUnauthenticated,
+        ErrorKind::StreamMalformed,
+        ErrorKind::StreamStalled,
+        ErrorKind::StreamTruncated,
     ];
 
     /// Number of kinds (the length of per-kind counter arrays).
@@ -176,6 +186,9 @@ impl ErrorKind {
             ErrorKind::GrpcUnavailable => "grpc_unavailable",
             ErrorKind::GrpcDataLoss => "grpc_data_loss",
             ErrorKind::GrpcUnauthenticated => "grpc_unauthenticated",
+            ErrorKind::StreamMalformed => "stream_malformed",
+            ErrorKind::StreamStalled => "stream_stalled",
+            ErrorKind::StreamTruncated => "stream_truncated",
         }
     }
 
@@ -223,6 +236,9 @@ impl ErrorKind {
             ErrorKind::GrpcUnavailable => "the service is unavailable (overloaded, shutting down, or a proxy found no backend): usually transient",
             ErrorKind::GrpcDataLoss => "the server reports unrecoverable data loss or corruption",
             ErrorKind::GrpcUnauthenticated => "the call carried no valid credentials: set them in `metadata` (e.g. `authorization: Bearer ...`)",
+            ErrorKind::StreamMalformed => "the streamed response broke its format (an event above `stream.max_event`, a line that never ends, bytes that are not UTF-8, an event that is not JSON): check `stream.format` and `stream.tokens` against what the server sends",
+            ErrorKind::StreamStalled => "the stream sent nothing for longer than `stream.stall`: the server stopped generating (overloaded, a stuck batch) without closing the response",
+            ErrorKind::StreamTruncated => "the stream ended before its end marker (`stream.done`) or in the middle of an event: the server or a proxy cut it off",
         }
     }
 

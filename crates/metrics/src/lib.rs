@@ -31,6 +31,7 @@ pub mod resources;
 pub mod result;
 mod segment;
 mod server_timing;
+pub mod stream;
 mod timestamp;
 pub mod validity;
 pub mod verdict;
@@ -60,6 +61,7 @@ pub use server_timing::{
     parse_duration_header, server_timing_duration, server_timing_entries, server_timing_micros,
     ServerTimingEntries,
 };
+pub use stream::{StreamCounts, StreamResult, StreamSample, StreamSeries, StreamTime};
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
 pub use verdict::Verdict;
 pub use ws::{WsCounts, WsResult, CLOSE_ABNORMAL};

@@ -169,6 +169,12 @@ pub enum Quantity {
     ResourceMean,
     /// Its largest sample (`resources.processes.target.rss_bytes.max`).
     ResourceMax,
+    /// A statistic of a streamed-response time (`stream.ttft_ms.p95`).
+    Stream(crate::StreamTime, LatencyStat),
+    /// Output tokens of streamed responses per second (`stream.output_tokens_per_s`).
+    TokensPerS,
+    /// Streams meeting every objective, per second (`stream.goodput_per_s`).
+    Goodput,
 }
 
 impl Quantity {
@@ -182,6 +188,10 @@ impl Quantity {
             Quantity::Errors,
         ];
         q.extend(LatencyStat::ALL.iter().map(|s| Quantity::Latency(*s)));
+        for t in crate::StreamTime::ALL {
+            q.extend(LatencyStat::ALL.iter().map(|s| Quantity::Stream(t, *s)));
+        }
+        q.extend([Quantity::TokensPerS, Quantity::Goodput]);
         q
     }
 
@@ -196,6 +206,9 @@ impl Quantity {
             Quantity::Latency(s) => format!("latency_ms.{}", s.as_str()),
             Quantity::ResourceMean => "mean".into(),
             Quantity::ResourceMax => "max".into(),
+            Quantity::Stream(t, s) => format!("stream.{}_ms.{}", t.as_str(), s.as_str()),
+            Quantity::TokensPerS => "stream.output_tokens_per_s".into(),
+            Quantity::Goodput => "stream.goodput_per_s".into(),
         }
     }
 
@@ -224,19 +237,26 @@ impl Quantity {
                 v.push(format!("latency.{}", s.as_str()));
             }
             Quantity::ResourceMean | Quantity::ResourceMax => {}
+            // The threshold spellings: `stream.ttft.p95`, `stream.tokens_per_s`, `stream.goodput`.
+            Quantity::Stream(t, s) => v.push(format!("stream.{}.{}", t.as_str(), s.as_str())),
+            Quantity::TokensPerS => v.push("stream.tokens_per_s".into()),
+            Quantity::Goodput => v.push("stream.goodput".into()),
         }
         v
     }
 
     pub fn good_direction(self) -> GoodDirection {
         match self {
-            Quantity::Throughput | Quantity::Requests | Quantity::Iterations => {
-                GoodDirection::Higher
-            }
+            Quantity::Throughput
+            | Quantity::Requests
+            | Quantity::Iterations
+            | Quantity::TokensPerS
+            | Quantity::Goodput => GoodDirection::Higher,
             // Using less CPU and memory for the same work is better.
             Quantity::ErrorRate
             | Quantity::Errors
             | Quantity::Latency(_)
+            | Quantity::Stream(..)
             | Quantity::ResourceMean
             | Quantity::ResourceMax => GoodDirection::Lower,
         }
@@ -247,7 +267,8 @@ impl Quantity {
             Quantity::Throughput => MetricUnit::PerSecond,
             Quantity::Requests | Quantity::Iterations | Quantity::Errors => MetricUnit::Count,
             Quantity::ErrorRate => MetricUnit::Fraction,
-            Quantity::Latency(_) => MetricUnit::Millis,
+            Quantity::Latency(_) | Quantity::Stream(..) => MetricUnit::Millis,
+            Quantity::TokensPerS | Quantity::Goodput => MetricUnit::PerSecond,
             Quantity::ResourceMean | Quantity::ResourceMax => MetricUnit::Plain,
         }
     }
@@ -263,6 +284,9 @@ impl Quantity {
             Quantity::Latency(s) => format!("{} latency", s.label()),
             Quantity::ResourceMean => "mean".into(),
             Quantity::ResourceMax => "max".into(),
+            Quantity::Stream(t, s) => format!("{} {}", s.label(), t.label()),
+            Quantity::TokensPerS => "output tokens/s".into(),
+            Quantity::Goodput => "goodput".into(),
         }
     }
 }
@@ -378,8 +402,9 @@ impl MetricId {
         }
     }
 
+    /// A time: a change reads `slower`/`faster` (request latency and stream times).
     pub fn is_latency(&self) -> bool {
-        matches!(self.quantity, Quantity::Latency(_))
+        matches!(self.quantity, Quantity::Latency(_) | Quantity::Stream(..))
     }
 
     /// The verdict for a significant change in the given direction (`increase`: the variant's
@@ -517,6 +542,10 @@ mod tests {
             ("requests", "requests.total"),
             ("iterations", "iterations.completed"),
             ("step.signin.latency.p99", "steps.signin.latency_ms.p99"),
+            ("stream.ttft.p95", "stream.ttft_ms.p95"),
+            ("stream.itl_ms.p50", "stream.itl_ms.p50"),
+            ("stream.goodput", "stream.goodput_per_s"),
+            ("step.chat.stream.tpot.p99", "steps.chat.stream.tpot_ms.p99"),
             ("steps.signin.latency_ms.p99", "steps.signin.latency_ms.p99"),
             ("group.auth.errors", "groups.auth.errors.rate"),
             ("steps.x.errors.rate", "steps.x.errors.rate"),

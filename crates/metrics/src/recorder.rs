@@ -153,6 +153,17 @@ impl Recorder {
         }
     }
 
+    /// Adds one streamed response of `step` (its times from the request's start, as its
+    /// latency is measured) to the step's stream histograms and counters.
+    pub fn record_stream(&mut self, step: u16, sample: &crate::StreamSample<'_>) {
+        if self.closed {
+            return;
+        }
+        let step = &mut self.current.steps[step as usize];
+        step.stream.count(sample);
+        step.stream_series.record(sample);
+    }
+
     /// Counts one failure of check `check` of `step` (the request itself is recorded with
     /// kind `check_failed` by `record`).
     pub fn record_check_failure(&mut self, step: u16, check: usize) {

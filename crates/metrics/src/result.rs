@@ -111,6 +111,10 @@ pub struct RunResult {
     /// Things the reader must know about how the numbers were made.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The streamed responses of all steps with `stream:` together (TTFT, ITL, TPOT,
+    /// tokens, goodput); absent when no step streamed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<crate::StreamResult>,
 }
 
 /// How a run ended.
@@ -394,6 +398,9 @@ pub struct StepResult {
     /// A gRPC step's calls by status, messages each way and first-message times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grpc: Option<crate::GrpcResult>,
+    /// A streaming step's TTFT, ITL, TPOT, end-to-end times, tokens and goodput.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<crate::StreamResult>,
 }
 
 /// One `check:` of a step and its failures.
@@ -588,9 +595,32 @@ pub struct Histograms {
     /// gRPC server streams: call start to first message (gRPC steps only).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub first_message: String,
+    /// Streamed responses (steps with `stream:`, and the run over them): time to first
+    /// token, every inter-token gap, time per output token, end to end, events per stream
+    /// (a count, not µs).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ttft: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub itl: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tpot: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stream_e2e: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stream_events: String,
 }
 
 impl Histograms {
+    /// A stream time series' encoded histogram (empty when nothing streamed).
+    pub fn stream(&self, t: crate::StreamTime) -> &str {
+        match t {
+            crate::StreamTime::Ttft => &self.ttft,
+            crate::StreamTime::Itl => &self.itl,
+            crate::StreamTime::Tpot => &self.tpot,
+            crate::StreamTime::E2e => &self.stream_e2e,
+        }
+    }
+
     /// A phase's histogram (empty for groups and for records written before phases).
     pub fn phase(&self, phase: crate::Phase) -> &str {
         match phase {

@@ -8,7 +8,7 @@ use loadlab_analysis::compare::{
     power_warnings, regressions, CompareOptions, CompareResult, CompareSide, OneRun, COMPARE_SCHEMA,
 };
 use loadlab_analysis::study::{
-    compare_variant_pairs, default_compare_metrics, parse_metrics, summarize_variant, RunSample,
+    compare_variant_pairs, default_metrics_for, parse_metrics, summarize_variant, RunSample,
     StudyResult, UnknownMetric, VariantStats,
 };
 use loadlab_metrics::{MetricId, RunResult, Scope};
@@ -251,13 +251,13 @@ pub fn chosen_metrics(
     names: &[String],
     pairs: &[(&Side, &Side)],
 ) -> Result<Vec<MetricId>, PipelineError> {
-    if names.is_empty() {
-        return Ok(default_compare_metrics());
-    }
     let sides: Vec<&VariantStats> = pairs
         .iter()
         .flat_map(|(a, b)| [&a.stats, &b.stats])
         .collect();
+    if names.is_empty() {
+        return Ok(default_metrics_for(&sides));
+    }
     parse_metrics(names, &sides).map_err(|e| unknown_metric("--metric", &e))
 }
 

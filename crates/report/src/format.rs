@@ -127,14 +127,22 @@ impl Unit {
     /// The unit of the threshold's metric, from the parsed threshold (a number without a
     /// unit when the expression does not parse).
     pub(crate) fn of_threshold(expr: &str) -> Unit {
-        use loadlab_scenario::threshold::{Quantity, Threshold};
+        use loadlab_scenario::threshold::{Quantity, StreamFigure, Threshold};
         match Threshold::parse(expr).map(|t| t.metric.quantity) {
-            Ok(Quantity::Latency(_) | Quantity::ServiceTime(_) | Quantity::Phase(..)) => {
-                Unit::Millis
+            Ok(
+                Quantity::Latency(_)
+                | Quantity::ServiceTime(_)
+                | Quantity::Phase(..)
+                | Quantity::StreamTime(..),
+            ) => Unit::Millis,
+            Ok(Quantity::ErrorRate | Quantity::Stream(StreamFigure::GoodRatio)) => Unit::Fraction,
+            Ok(
+                Quantity::RequestRate
+                | Quantity::Stream(StreamFigure::TokensPerS | StreamFigure::Goodput),
+            ) => Unit::PerSecond,
+            Ok(Quantity::Requests | Quantity::Failed | Quantity::Stream(_)) | Err(_) => {
+                Unit::Number
             }
-            Ok(Quantity::ErrorRate) => Unit::Fraction,
-            Ok(Quantity::RequestRate) => Unit::PerSecond,
-            Ok(Quantity::Requests | Quantity::Failed) | Err(_) => Unit::Number,
         }
     }
 

@@ -31,6 +31,7 @@ mod terminal_grpc;
 mod terminal_header;
 mod terminal_lines;
 mod terminal_resources;
+mod terminal_stream;
 mod terminal_tables;
 mod terminal_thresholds;
 mod terminal_timings;

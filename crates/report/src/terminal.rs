@@ -2,8 +2,8 @@
 //! optional. This file sets the order of its parts; each `terminal_*` module writes one kind.
 
 use crate::{
-    terminal_counts, terminal_grpc, terminal_header, terminal_resources, terminal_tables,
-    terminal_thresholds, terminal_timings, terminal_ws, Style,
+    terminal_counts, terminal_grpc, terminal_header, terminal_resources, terminal_stream,
+    terminal_tables, terminal_thresholds, terminal_timings, terminal_ws, Style,
 };
 use loadlab_metrics::result::RunResult;
 use std::io::{self, Write};
@@ -23,6 +23,7 @@ pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> 
     terminal_counts::statuses_and_errors(r, out, style)?;
     terminal_ws::sessions(r, out)?;
     terminal_grpc::calls(r, out)?;
+    terminal_stream::streams(r, out)?;
     terminal_thresholds::checks(r, out, style)?;
     terminal_tables::steps(r, out, style)?;
     terminal_tables::groups(r, out, style)?;

@@ -1,4 +1,5 @@
-//! Data sets: CSV files (header row = column names) and inline lists, loaded at load time.
+//! Data sets: CSV files (header row = column names), JSON Lines files (an object per line) and
+//! inline lists, loaded at load time.
 //!
 //! The CSV reader is the RFC 4180 subset test data uses (quoted fields, `""` escapes, CRLF);
 //! a 60-line function here avoids a dependency for reading a few thousand rows once.
@@ -16,7 +17,14 @@ pub fn load(name: &str, raw: RawData, base_dir: &Path) -> Result<DataSet, String
         Some(RawPick::Unique) => Pick::Unique,
     };
     let csv = raw.csv.clone();
-    let (columns, rows) = match (raw.csv, raw.values) {
+    let values = match (raw.jsonl, raw.values, &raw.csv) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            return Err("give one of `csv`, `jsonl` or `values`".into())
+        }
+        (Some(file), None, None) => Some(jsonl(&base_dir.join(file))?),
+        (None, values, _) => values,
+    };
+    let (columns, rows) = match (raw.csv, values) {
         (Some(_), Some(_)) => return Err("give either `csv` or `values`, not both".into()),
         (None, None) => {
             return Err("a data set needs `csv: path/to/file.csv` or `values: [ ... ]`".into())
@@ -104,6 +112,34 @@ pub fn load(name: &str, raw: RawData, base_dir: &Path) -> Result<DataSet, String
         pick,
         csv,
     })
+}
+
+/// The objects of a JSON Lines file (blank lines skipped), each line's mistake located.
+fn jsonl(path: &Path) -> Result<Vec<Value>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "cannot read JSON Lines file `{}`: {e} (the path is relative to the scenario file)",
+            path.display()
+        )
+    })?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(v @ Value::Object(_)) => out.push(v),
+            Ok(_) => {
+                return Err(format!(
+                    "{} line {}: each line must be a JSON object like {{\"prompt\": \"...\"}}",
+                    path.display(),
+                    i + 1
+                ))
+            }
+            Err(e) => return Err(format!("{} line {}: {e}", path.display(), i + 1)),
+        }
+    }
+    Ok(out)
 }
 
 /// Parses CSV text into records of fields.

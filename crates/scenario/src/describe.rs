@@ -168,6 +168,7 @@ fn steps(list: &[Step]) -> Vec<Value> {
                     "types": if g.descriptor.is_some() { "proto" } else { "reflection" },
                     "server_streaming": g.server_streaming(),
                 })),
+                "stream": r.stream.as_ref().map(|s| s.describe()),
             }),
             Step::Think(t) => json!({
                 "think": if t.max > t.min {

@@ -285,6 +285,8 @@ pub struct RequestStep {
     /// Set for a `grpc:` step: the call this request makes (its body is the message in JSON
     /// form, encoded to protobuf by the engine).
     pub grpc: Option<std::sync::Arc<crate::grpc::GrpcCall>>,
+    /// Set when the response is a stream of events read as they arrive (`stream:`).
+    pub stream: Option<std::sync::Arc<crate::stream::StreamSpec>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -337,6 +339,10 @@ pub enum Check {
     /// A gRPC call's `grpc-status` is one of these (`check: { grpc_status: OK }`); replaces
     /// the rule that every status but `OK` is an error.
     GrpcStatus(Vec<loadlab_metrics::GrpcCode>),
+    /// A streamed response held at least this many events (`check: {stream: {min_events}}`).
+    StreamEvents(u64),
+    /// A streamed response carried at least this many output tokens.
+    StreamTokens(u64),
 }
 
 impl Check {
@@ -367,6 +373,8 @@ impl Check {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Check::StreamEvents(n) => format!("stream events >= {n}"),
+            Check::StreamTokens(n) => format!("stream tokens >= {n}"),
         }
     }
 }

@@ -245,6 +245,7 @@ impl UrlTest {
                     auth,
                     http_version: None,
                     grpc: None,
+                    stream: None,
                 }))],
             }],
             connections: ConnectionPolicy::PerVu,

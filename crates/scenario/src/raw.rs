@@ -228,6 +228,8 @@ pub struct RawStep {
     pub ws: Option<crate::raw_ws::RawWs>,
     /// A gRPC call (see `raw_grpc`).
     pub grpc: Option<crate::raw_grpc::RawGrpc>,
+    /// The response is a stream of events (see `raw_stream`).
+    pub stream: Option<crate::raw_stream::RawStream>,
 }
 
 /// A YAML scalar written where text is expected (`page: 2`, `debug: true`).
@@ -281,6 +283,8 @@ pub struct RawCheck {
     pub max_latency: Option<Duration>,
     /// Only on a `grpc:` step: the statuses the call may end with.
     pub grpc_status: Option<crate::raw_grpc::RawGrpcStatus>,
+    /// Only on a step with `stream:`: events and tokens the stream must hold.
+    pub stream: Option<crate::raw_stream::RawStreamCheck>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -302,6 +306,8 @@ pub enum RawPick {
 #[serde(deny_unknown_fields)]
 pub struct RawData {
     pub csv: Option<String>,
+    /// A JSON Lines file: one object per line (LLM prompt sets are often written so).
+    pub jsonl: Option<String>,
     pub values: Option<Vec<serde_json::Value>>,
     pub pick: Option<RawPick>,
 }

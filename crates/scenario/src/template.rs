@@ -7,6 +7,21 @@
 use crate::model::DataSet;
 use crate::suggest::closest;
 
+/// The most words `random_words(a, b)` may ask for (a prompt of about this many tokens).
+pub const MAX_RANDOM_WORDS: i64 = 100_000;
+
+/// What `random_words` draws from: short English words that common LLM tokenizers (GPT's
+/// cl100k/o200k, LLaMA's) each read as one token after a space, so a prompt of n words is about
+/// n input tokens.
+pub const PROMPT_WORDS: [&str; 64] = [
+    "the", "of", "and", "to", "in", "is", "that", "for", "it", "as", "was", "with", "be", "by",
+    "on", "not", "he", "this", "are", "or", "his", "from", "at", "which", "but", "have", "an",
+    "had", "they", "you", "were", "their", "one", "all", "we", "can", "her", "has", "there",
+    "been", "if", "more", "when", "will", "would", "who", "so", "no", "time", "day", "water",
+    "house", "light", "world", "plan", "road", "night", "city", "tree", "bird", "stone", "river",
+    "song", "field",
+];
+
 /// A value known only while the load runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Var {
@@ -20,6 +35,9 @@ pub enum Var {
     RandomInt(i64, i64),
     /// `n` random alphanumeric characters.
     RandomString(u32),
+    /// A uniform random number in `[a, b]` of words, each one token to common LLM tokenizers:
+    /// a synthetic prompt of a chosen length (`vllm bench serve --dataset-name random`).
+    RandomWords(u32, u32),
     /// Milliseconds since the Unix epoch.
     NowMs,
     /// A column of the VU's current row of a data set.
@@ -104,6 +122,7 @@ impl Names<'_> {
             "uuid()",
             "random_int(a, b)",
             "random_string(n)",
+            "random_words(a, b)",
             "now_ms()",
             "env.NAME",
         ]
@@ -200,13 +219,26 @@ fn function(expr: &str, open: usize) -> Result<Part, String> {
             }
             Var::RandomString(n as u32)
         }
+        "random_words" => {
+            want(2, "random_words(100, 300)")?;
+            let (a, b) = (int(args[0])?, int(args[1])?);
+            if !(0..=MAX_RANDOM_WORDS).contains(&a) || !(0..=MAX_RANDOM_WORDS).contains(&b) {
+                return Err(format!(
+                    "`{expr}`: word counts must be 0..={MAX_RANDOM_WORDS}"
+                ));
+            }
+            if a > b {
+                return Err(format!("`{expr}`: the range runs backwards"));
+            }
+            Var::RandomWords(a as u32, b as u32)
+        }
         other => {
-            let funcs = ["uuid", "now_ms", "random_int", "random_string"];
+            let funcs = ["uuid", "now_ms", "random_int", "random_string", "random_words"];
             let mut msg = format!("unknown function `{other}()`");
             match closest(other, funcs) {
                 Some(s) => msg.push_str(&format!(", did you mean `{s}()`?")),
                 None => {
-                    msg.push_str("; known: uuid(), random_int(a, b), random_string(n), now_ms()")
+                    msg.push_str("; known: uuid(), random_int(a, b), random_string(n), random_words(a, b), now_ms()")
                 }
             }
             return Err(msg);
@@ -320,6 +352,26 @@ mod tests {
                 .single_var(),
             Some(Var::Uuid)
         );
+    }
+
+    #[test]
+    fn random_words_take_a_range_of_counts() {
+        let one = |t: &str| compile(t, &names(&[], &[])).map(|t| t.single_var());
+        assert_eq!(
+            one("{{ random_words(100, 300) }}"),
+            Ok(Some(Var::RandomWords(100, 300)))
+        );
+        let cases = [
+            ("{{ random_words(300, 100) }}", "runs backwards"),
+            ("{{ random_words(1, 200000) }}", "word counts must be 0..=100000"),
+            ("{{ random_words(10) }}", "write `random_words(100, 300)`"),
+            ("{{ random_word(1, 2) }}", "did you mean `random_words()`"),
+        ];
+        for (text, want) in cases {
+            let err = one(text).unwrap_err();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+        assert!(PROMPT_WORDS.iter().all(|w| w.chars().all(|c| c.is_ascii_lowercase())));
     }
 
     #[test]

@@ -48,6 +48,44 @@ pub enum Quantity {
     Requests,
     /// Failed requests.
     Failed,
+    /// A streamed-response time in ms (`stream.ttft.p95`): runs and steps only.
+    StreamTime(loadlab_metrics::StreamTime, Stat),
+    /// A streamed-response figure (`stream.goodput`, `stream.tokens_per_s`).
+    Stream(StreamFigure),
+}
+
+/// The figures of streamed responses a threshold can bound, besides their times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamFigure {
+    /// Output tokens per second of the run.
+    TokensPerS,
+    /// Streams meeting every objective, per second (vLLM's goodput).
+    Goodput,
+    /// The share of streams meeting every objective (0–1).
+    GoodRatio,
+    OutputTokens,
+    InputTokens,
+    Streams,
+}
+
+impl StreamFigure {
+    const NAMES: [(&'static str, StreamFigure); 8] = [
+        ("tokens_per_s", StreamFigure::TokensPerS),
+        ("output_tokens.rate", StreamFigure::TokensPerS),
+        ("goodput", StreamFigure::Goodput),
+        ("good", StreamFigure::GoodRatio),
+        ("output_tokens", StreamFigure::OutputTokens),
+        ("input_tokens", StreamFigure::InputTokens),
+        ("streams", StreamFigure::Streams),
+        ("requests", StreamFigure::Streams),
+    ];
+
+    fn parse(text: &str) -> Option<StreamFigure> {
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == text)
+            .map(|(_, f)| *f)
+    }
 }
 
 /// The names a threshold may give a phase: as `run.json` names it, then k6's, then short.
@@ -113,7 +151,10 @@ impl Quantity {
     pub fn is_time(self) -> bool {
         matches!(
             self,
-            Quantity::Latency(_) | Quantity::ServiceTime(_) | Quantity::Phase(..)
+            Quantity::Latency(_)
+                | Quantity::ServiceTime(_)
+                | Quantity::Phase(..)
+                | Quantity::StreamTime(..)
         )
     }
 
@@ -121,7 +162,10 @@ impl Quantity {
     /// `2.50ms`, `450µs`, `1.20%`, `412.0/s`, `1200`.
     pub fn format_value(self, v: f64) -> String {
         match self {
-            Quantity::Latency(_) | Quantity::ServiceTime(_) | Quantity::Phase(..) => {
+            Quantity::Latency(_)
+            | Quantity::ServiceTime(_)
+            | Quantity::Phase(..)
+            | Quantity::StreamTime(..) => {
                 let a = v.abs();
                 if (a * 1000.0).round() < 1000.0 {
                     format!("{:.0}µs", v * 1000.0)
@@ -134,6 +178,11 @@ impl Quantity {
             Quantity::ErrorRate => format!("{:.2}%", v * 100.0),
             Quantity::RequestRate => format!("{v:.1}/s"),
             Quantity::Requests | Quantity::Failed => format!("{v:.0}"),
+            Quantity::Stream(StreamFigure::TokensPerS | StreamFigure::Goodput) => {
+                format!("{v:.1}/s")
+            }
+            Quantity::Stream(StreamFigure::GoodRatio) => format!("{:.2}%", v * 100.0),
+            Quantity::Stream(_) => format!("{v:.0}"),
         }
     }
 }
@@ -205,8 +254,19 @@ fn parse_metric(text: &str) -> Result<MetricRef, String> {
         (Scope::All, text)
     };
     let quantity = parse_quantity(rest).ok_or_else(|| {
-        format!("unknown metric `{text}`: {EXAMPLES}; latency, service_time and the phases (connect, tls_handshake, waiting, receiving) take min, mean, max, p50, p90, p95, p99, p999 or any pNN")
+        format!("unknown metric `{text}`: {EXAMPLES}; latency, service_time, the phases (connect, tls_handshake, waiting, receiving) and the stream times (stream.ttft, stream.itl, stream.tpot, stream.e2e) take min, mean, max, p50, p90, p95, p99, p999 or any pNN; stream figures: stream.goodput, stream.good, stream.tokens_per_s, stream.output_tokens, stream.input_tokens, stream.streams")
     })?;
+    if matches!(
+        (&scope, quantity),
+        (
+            Scope::Group(_),
+            Quantity::StreamTime(..) | Quantity::Stream(_)
+        )
+    ) {
+        return Err(format!(
+            "`{text}`: streams are measured for the run and for each step, not for a group: write `step.<name>.{rest}` or `{rest}`"
+        ));
+    }
     if matches!((&scope, quantity), (Scope::Group(_), Quantity::Phase(..))) {
         return Err(format!(
             "`{text}`: phases are measured for the run and for each step, not for a group: write `step.<name>.{rest}` or `{rest}`"
@@ -225,6 +285,7 @@ fn split_scoped<'a>(rest: &'a str, whole: &str) -> Result<(&'a str, &'a str), St
         ".requests",
         ".failed",
         ".http.errors",
+        ".stream.",
     ];
     let cut = known
         .iter()
@@ -253,6 +314,8 @@ fn parse_quantity(text: &str) -> Option<Quantity> {
                 Quantity::Latency(parse_stat(stat)?)
             } else if let Some(stat) = text.strip_prefix("service_time.") {
                 Quantity::ServiceTime(parse_stat(stat)?)
+            } else if let Some(rest) = text.strip_prefix("stream.") {
+                parse_stream(rest)?
             } else {
                 let (name, stat) = text.split_once('.')?;
                 let (_, phase) = PHASE_SPELLINGS.iter().find(|(n, _)| *n == name)?;
@@ -260,6 +323,18 @@ fn parse_quantity(text: &str) -> Option<Quantity> {
             }
         }
     })
+}
+
+/// `ttft.p95`, `itl.mean`, `tpot.p99`, `e2e.max`, or a figure (`goodput`, `tokens_per_s`).
+fn parse_stream(text: &str) -> Option<Quantity> {
+    if let Some(figure) = StreamFigure::parse(text) {
+        return Some(Quantity::Stream(figure));
+    }
+    let (name, stat) = text.split_once('.')?;
+    Some(Quantity::StreamTime(
+        loadlab_metrics::StreamTime::parse(name)?,
+        parse_stat(stat)?,
+    ))
 }
 
 fn parse_stat(text: &str) -> Option<Stat> {
@@ -290,7 +365,10 @@ fn parse_stat(text: &str) -> Option<Stat> {
 
 fn parse_value(quantity: Quantity, text: &str) -> Result<f64, String> {
     match quantity {
-        Quantity::Latency(_) | Quantity::ServiceTime(_) | Quantity::Phase(..) => {
+        Quantity::Latency(_)
+        | Quantity::ServiceTime(_)
+        | Quantity::Phase(..)
+        | Quantity::StreamTime(..) => {
             if let Ok(ms) = text.parse::<f64>() {
                 return Ok(ms); // bare numbers are milliseconds, as in k6
             }
@@ -313,6 +391,19 @@ fn parse_value(quantity: Quantity, text: &str) -> Result<f64, String> {
         Quantity::Requests | Quantity::Failed => text
             .parse::<f64>()
             .map_err(|_| format!("invalid count `{text}`: expected a number")),
+        Quantity::Stream(_) => {
+            if let Some(pct) = text.strip_suffix('%') {
+                return pct
+                    .trim()
+                    .parse::<f64>()
+                    .map(|p| p / 100.0)
+                    .map_err(|_| format!("invalid percentage `{text}`, e.g. 90%"));
+            }
+            text.trim_end_matches("/s")
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| format!("invalid number `{text}`: expected a number"))
+        }
     }
 }
 
@@ -328,6 +419,38 @@ mod tests {
         assert_eq!(format_actual("http.errors < 1%", 0.012), "1.20%");
         assert_eq!(format_actual("requests.rate > 100", 412.0), "412.0/s");
         assert_eq!(format_actual("waiting.p95 < 200ms", 12.5), "12.50ms");
+        assert_eq!(format_actual("stream.ttft.p95 < 1s", 250.0), "250.00ms");
+        assert_eq!(format_actual("stream.goodput > 1", 3.26), "3.3/s");
+        assert_eq!(format_actual("stream.good > 90%", 0.95), "95.00%");
+    }
+
+    #[test]
+    fn stream_thresholds_parse_for_the_run_and_a_step_only() {
+        use loadlab_metrics::StreamTime;
+        let t = Threshold::parse("stream.ttft.p95 < 500ms").unwrap();
+        assert_eq!(t.metric.scope, Scope::All);
+        assert_eq!(
+            t.metric.quantity,
+            Quantity::StreamTime(StreamTime::Ttft, Stat::Percentile(95.0))
+        );
+        assert_eq!(t.value, 500.0);
+        let t = Threshold::parse("step.chat completion.stream.tpot.p99 < 0.05s").unwrap();
+        assert_eq!(t.metric.scope, Scope::Step("chat completion".into()));
+        assert_eq!(
+            t.metric.quantity,
+            Quantity::StreamTime(StreamTime::Tpot, Stat::Percentile(99.0))
+        );
+        assert_eq!(t.value, 50.0);
+        let t = Threshold::parse("stream.goodput > 2/s").unwrap();
+        assert_eq!(
+            (t.metric.quantity, t.value),
+            (Quantity::Stream(StreamFigure::Goodput), 2.0)
+        );
+        let t = Threshold::parse("stream.good >= 90%").unwrap();
+        assert_eq!(t.value, 0.9);
+        assert!(Threshold::parse("stream.ttfx.p95 < 1s").is_err());
+        let e = Threshold::parse("group.llm.stream.ttft.p95 < 1s").unwrap_err();
+        assert!(e.contains("not for a group"), "{e}");
     }
 
     /// Each threshold text parses to its scope, quantity, comparison and value (in ms for

@@ -49,6 +49,8 @@ pub struct TargetConfig {
     pub reuse_port: bool,
     /// A service that degrades mid-run: after a while, another service time.
     pub degrade: Option<Degrade>,
+    /// The inference server behind `/v1/chat/completions` and `/v1/completions`.
+    pub llm: crate::llm::LlmConfig,
 }
 
 /// `--degrade-after 1s --degraded-service-time 300ms`: from `after` past the first `/api/*`
@@ -116,6 +118,7 @@ impl Default for TargetConfig {
             reuse_port: false,
             tls: None,
             degrade: None,
+            llm: crate::llm::LlmConfig::default(),
         }
     }
 }
@@ -128,6 +131,9 @@ impl TargetConfig {
             return invalid(
                 "workers must be at least 1 (leave it unset for unlimited workers)".into(),
             );
+        }
+        if self.llm.batch == 0 {
+            return invalid("batch must be at least 1 (sequences decoded together)".into());
         }
         if self.threads == 0 {
             return invalid("threads must be at least 1".into());

@@ -41,6 +41,8 @@ pub struct AppState {
     pub ws: Arc<crate::ws::WsCounters>,
     /// The gRPC service's state and counts.
     pub grpc: GrpcState,
+    /// The modelled inference server behind the streaming endpoints.
+    pub llm: crate::llm::LlmState,
 }
 
 impl AppState {
@@ -52,6 +54,7 @@ impl AppState {
             metrics: TargetMetrics::default(),
             ws: Arc::default(),
             grpc: GrpcState::new()?,
+            llm: crate::llm::LlmState::new(config.llm),
         })
     }
 }
@@ -65,6 +68,9 @@ pub async fn handle(
 ) -> Result<Response<Body>, Infallible> {
     if crate::grpc::is_grpc(&req) {
         return Ok(crate::grpc::handle(&state, req).await);
+    }
+    if let Some(endpoint) = crate::llm::Endpoint::of(req.uri().path()) {
+        return Ok(crate::llm::handle(&state.llm, endpoint, req).await);
     }
     if let Some(endpoint) = crate::ws::Endpoint::of(req.uri().path()) {
         return Ok(crate::ws::accept(state.ws.clone(), endpoint, req).map(Either::Left));
@@ -103,6 +109,7 @@ async fn dispatch(
             let mut text = state.metrics.render(state.capacity.waiting());
             state.ws.render(&mut text);
             state.grpc.counters.render(&mut text);
+            state.llm.render(&mut text);
             return response::prometheus_text(text);
         }
         Route::Health => return response::raw_json(StatusCode::OK, Bytes::from_static(HEALTH_OK)),
@@ -230,6 +237,15 @@ impl Reject {
     fn into_response(self) -> Resp {
         response::error(self.status, &self.message)
     }
+}
+
+/// Reads a body that must be a JSON object (a streaming endpoint's request); an error
+/// answer otherwise.
+pub(crate) async fn read_json_body(req: Request<Incoming>) -> Result<Value, Resp> {
+    let body = read_body(req).await.map_err(Reject::into_response)?;
+    json_object(&body)
+        .map(Value::Object)
+        .map_err(Reject::into_response)
 }
 
 /// Reads the whole body, at most [`MAX_BODY_BYTES`].

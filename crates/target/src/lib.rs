@@ -54,6 +54,7 @@ mod config;
 mod error;
 mod grpc;
 mod handlers;
+mod llm;
 mod metrics;
 mod response;
 mod routes;
@@ -68,6 +69,7 @@ pub use config::{
 };
 pub use error::TargetError;
 pub use handlers::MAX_BODY_BYTES;
+pub use llm::LlmConfig;
 pub use server::{run_until_ctrl_c, spawn, TargetHandle};
 pub use store::MAX_APPLICATIONS;
 pub use tls::TargetTls;

@@ -51,6 +51,8 @@ pub const ENDPOINTS: &[&str] = &[
     "GET /api/patients/{id}",
     "WebSocket /ws/echo, /ws/subscribe?every_ms=100 (outside the capacity model)",
     "gRPC permits.v1.Permits/Create, Get, Watch and server reflection (HTTP/2)",
+    "POST /v1/chat/completions, /v1/completions (OpenAI-compatible, SSE with stream: true; a modelled inference server: --batch)",
+    "GET /sse/ticks?rate=10&count=5 (Server-Sent Events at a fixed rate)",
 ];
 
 /// Why no endpoint matched.

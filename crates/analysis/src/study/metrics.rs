@@ -20,6 +20,53 @@ pub fn default_compare_metrics() -> Vec<MetricId> {
     ]
 }
 
+/// The stream metrics compared by default when every variant streamed: TTFT, TPOT and ITL
+/// (p50, p95), output tokens/s and goodput.
+fn stream_compare_metrics() -> Vec<MetricId> {
+    use loadlab_metrics::StreamTime;
+    let mut m = Vec::new();
+    for t in [StreamTime::Ttft, StreamTime::Tpot, StreamTime::Itl] {
+        for s in [LatencyStat::P50, LatencyStat::P95] {
+            m.push(MetricId::run(Quantity::Stream(t, s)));
+        }
+    }
+    m.extend([
+        MetricId::run(Quantity::TokensPerS),
+        MetricId::run(Quantity::Goodput),
+    ]);
+    m
+}
+
+/// The default metrics for these variants: [`default_compare_metrics`], and the stream
+/// metrics when every variant measured them.
+pub fn default_metrics_for(variants: &[&VariantStats]) -> Vec<MetricId> {
+    let mut m = default_compare_metrics();
+    m.extend(
+        stream_compare_metrics().into_iter().filter(|id| {
+            !variants.is_empty() && variants.iter().all(|v| v.metrics.contains_key(id))
+        }),
+    );
+    m
+}
+
+/// A stream scope's TTFT, TPOT, ITL and E2E statistics, output tokens/s and goodput.
+fn stream_metrics(
+    out: &mut BTreeMap<MetricId, f64>,
+    id: impl Fn(Quantity) -> MetricId,
+    s: &loadlab_metrics::StreamResult,
+) {
+    for t in loadlab_metrics::StreamTime::ALL {
+        let l = s.time(t);
+        if l.count > 0 {
+            for stat in LatencyStat::ALL {
+                out.insert(id(Quantity::Stream(t, stat)), latency_value(l, stat));
+            }
+        }
+    }
+    out.insert(id(Quantity::TokensPerS), s.output_tokens_per_s);
+    out.insert(id(Quantity::Goodput), s.goodput_per_s);
+}
+
 fn latency_value(l: &LatencySummary, stat: LatencyStat) -> f64 {
     match stat {
         LatencyStat::Min => l.min,
@@ -82,6 +129,9 @@ pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
         MetricId::run(Quantity::Iterations),
         run.iterations.completed as f64,
     );
+    if let Some(s) = &run.stream {
+        stream_metrics(&mut m, MetricId::run, s);
+    }
     for g in &run.groups {
         scope_metrics(
             &mut m,
@@ -101,6 +151,9 @@ pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
             run.duration_s,
             &s.latency_ms,
         );
+        if let Some(st) = &s.stream {
+            stream_metrics(&mut m, |q| MetricId::step(&s.name, q), st);
+        }
     }
     if let Some(resources) = &run.resources {
         for (series, summary) in resources.all_series() {

@@ -12,8 +12,8 @@ mod usl_check;
 mod valid_runs;
 
 pub use metrics::{
-    available_metrics, default_compare_metrics, load_level, metric_stats, parse_metrics,
-    run_metrics, UnknownMetric,
+    available_metrics, default_compare_metrics, default_metrics_for, load_level, metric_stats,
+    parse_metrics, run_metrics, UnknownMetric,
 };
 pub use summarize::{
     compare_study, compare_variant_pairs, degradation, is_unstable, samples_of, summarize_variant,

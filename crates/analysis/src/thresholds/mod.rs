@@ -11,7 +11,8 @@ pub use watch::ThresholdWatch;
 pub use window::{ThresholdState, WindowJudge};
 
 use loadlab_metrics::result::{decode_histogram, Histograms, LatencySummary, ThresholdResult};
-use loadlab_metrics::{LatencyHistogram, PhaseSummary, RunResult};
+use loadlab_metrics::{LatencyHistogram, PhaseSummary, RunResult, StreamResult};
+use loadlab_scenario::threshold::StreamFigure;
 use loadlab_scenario::threshold::{Quantity, Scope, Stat};
 use loadlab_scenario::Threshold;
 
@@ -54,6 +55,8 @@ struct Scoped<'a> {
     histograms: &'a Histograms,
     /// Runs and steps only.
     phases: Option<&'a PhaseSummary>,
+    /// Runs and steps that streamed.
+    stream: Option<&'a StreamResult>,
 }
 
 pub(crate) fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
@@ -65,6 +68,7 @@ pub(crate) fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
             service: &run.service_time_ms,
             histograms: &run.histograms,
             phases: run.phases_ms.as_ref(),
+            stream: run.stream.as_ref(),
         },
         Scope::Step(name) => {
             let s = run.steps.iter().find(|s| &s.name == name)?;
@@ -75,6 +79,7 @@ pub(crate) fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
                 service: &s.service_time_ms,
                 histograms: &s.histograms,
                 phases: s.phases_ms.as_ref(),
+                stream: s.stream.as_ref(),
             }
         }
         Scope::Group(name) => {
@@ -86,6 +91,7 @@ pub(crate) fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
                 service: &g.service_time_ms,
                 histograms: &g.histograms,
                 phases: None,
+                stream: None,
             }
         }
     };
@@ -107,6 +113,12 @@ pub(crate) fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
             scoped.phases?.get(phase)?,
             scoped.histograms.phase(phase),
         ),
+        Quantity::StreamTime(time, stat) => stat_of(
+            stat,
+            scoped.stream?.time(time),
+            scoped.histograms.stream(time),
+        ),
+        Quantity::Stream(figure) => stream_figure(figure, scoped.stream?),
     }
 }
 
@@ -118,6 +130,19 @@ const KNOWN_PERCENTILES: [(f64, f64); 5] = [
     (99.0, 0.99),
     (99.9, 0.999),
 ];
+
+/// A stream figure of a scope (none when it had no streams to divide by).
+fn stream_figure(figure: StreamFigure, s: &StreamResult) -> Option<f64> {
+    Some(match figure {
+        StreamFigure::TokensPerS => s.output_tokens_per_s,
+        StreamFigure::Goodput => s.goodput_per_s,
+        StreamFigure::GoodRatio if s.streams == 0 => return None,
+        StreamFigure::GoodRatio => s.good as f64 / s.streams as f64,
+        StreamFigure::OutputTokens => s.output_tokens as f64,
+        StreamFigure::InputTokens => s.input_tokens as f64,
+        StreamFigure::Streams => s.streams as f64,
+    })
+}
 
 fn stat_of(stat: Stat, s: &LatencySummary, encoded: &str) -> Option<f64> {
     if s.count == 0 {

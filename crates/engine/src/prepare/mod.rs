@@ -61,6 +61,8 @@ pub struct PreparedRequest {
     pub trace: bool,
     /// A gRPC call (`grpc:` step): its body is encoded to protobuf after rendering.
     pub grpc: Option<Arc<crate::grpc::PreparedGrpc>>,
+    /// A streamed response (`stream:`): read event by event, measured token by token.
+    pub stream: Option<Arc<crate::stream::PreparedStream>>,
 }
 
 impl PreparedRequest {
@@ -92,6 +94,7 @@ impl PreparedRequest {
             server_header: ServerHeader::ServerTiming,
             trace: false,
             grpc: None,
+            stream: None,
         }
     }
 }
@@ -386,6 +389,13 @@ impl Builder<'_> {
             .iter()
             .any(|c| matches!(c.source, CaptureSource::JsonPath(_)))
             || r.checks.iter().any(|c| matches!(c, Check::Json { .. }));
+        // A stream's body passes through the stream reader (which applies the JSON
+        // captures and checks to its events), never parsed whole.
+        let stream = crate::stream::PreparedStream::of(r, &scenario.thresholds);
+        let (keep_body, parse_json) = match stream {
+            Some(_) => (true, false),
+            None => (keep_body, parse_json),
+        };
         self.requests.push(PreparedRequest {
             step,
             origin: origin as u16,
@@ -406,6 +416,7 @@ impl Builder<'_> {
             server_header: ServerHeader::of(&scenario.defaults.server_latency),
             trace: scenario.defaults.trace,
             grpc: grpc::shared(call),
+            stream,
         });
         self.push_step(StepInfo {
             name: r.name.clone(),

@@ -89,7 +89,7 @@ fn a_frame_has_exact_percentiles_per_step_and_together() {
 
 #[test]
 fn every_error_kind_reaches_the_frame_by_name() {
-    // 41 kinds since gRPC: the last ones (grpc_*) are named like the first.
+    // 44 kinds since streams: the last ones (grpc_*, stream_*) are named like the first.
     let steps = vec![("call".to_string(), None)];
     let mut builder = FrameBuilder::from_parts("run", steps, None, 0.0);
     let mut i = interval(0, 0.0, &[&[10]]);
@@ -104,7 +104,7 @@ fn every_error_kind_reaches_the_frame_by_name() {
         Some(&(1 + ErrorKind::GrpcUnavailable.index() as u64))
     );
     assert_eq!(
-        frame.errors.get("grpc_unauthenticated"),
+        frame.errors.get("stream_truncated"),
         Some(&(ErrorKind::ALL.len() as u64))
     );
 }

@@ -48,9 +48,11 @@ enum Series {
     Phase(Phase),
     Session,
     FirstMessage,
+    Stream(crate::StreamTime),
+    StreamEvents,
 }
 
-const SERIES: [(Series, &str); 10] = [
+const SERIES: [(Series, &str); 15] = [
     (Series::Latency, "latency"),
     (Series::Service, "service_time"),
     (Series::Lag, "lag"),
@@ -61,6 +63,11 @@ const SERIES: [(Series, &str); 10] = [
     (Series::Phase(Phase::Receiving), "receiving"),
     (Series::Session, "session"),
     (Series::FirstMessage, "first_message"),
+    (Series::Stream(crate::StreamTime::Ttft), "ttft"),
+    (Series::Stream(crate::StreamTime::Itl), "itl"),
+    (Series::Stream(crate::StreamTime::Tpot), "tpot"),
+    (Series::Stream(crate::StreamTime::E2e), "stream_e2e"),
+    (Series::StreamEvents, "stream_events"),
 ];
 
 const SCHEDULER_LAG_TAG: &str = "scheduler_lag";
@@ -76,6 +83,8 @@ fn series_of(step: &StepDelta, s: Series) -> &LazyHistogram {
         Series::Phase(p) => step.phases.get(p),
         Series::Session => &step.session,
         Series::FirstMessage => &step.first_message,
+        Series::Stream(t) => step.stream_series.get(t),
+        Series::StreamEvents => &step.stream_series.events,
     }
 }
 
@@ -88,6 +97,11 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
         Series::Phase(p) => step.phases.get_mut(p),
         Series::Session => &mut step.session,
         Series::FirstMessage => &mut step.first_message,
+        Series::Stream(crate::StreamTime::Ttft) => &mut step.stream_series.ttft,
+        Series::Stream(crate::StreamTime::Itl) => &mut step.stream_series.itl,
+        Series::Stream(crate::StreamTime::Tpot) => &mut step.stream_series.tpot,
+        Series::Stream(crate::StreamTime::E2e) => &mut step.stream_series.e2e,
+        Series::StreamEvents => &mut step.stream_series.events,
     }
 }
 
@@ -95,7 +109,7 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
 pub fn hlog_header(start_unix_s: f64, legend: &[String]) -> String {
     let mut out = String::new();
     out.push_str("#loadlab run record: per-interval histograms, values in microseconds\n");
-    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving, session (WebSocket sessions), first_message (gRPC server streams: call start to first message); Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler; Tag=generator_pause: the pause probe's lateness\n");
+    out.push_str("#untagged: latency of all steps; Tag=<series>.s<N>: step N; series: latency, service_time, lag, server_latency, connect, tls_handshake, waiting, receiving, session (WebSocket sessions), first_message (gRPC server streams: call start to first message), ttft, itl, tpot, stream_e2e (streamed responses: time to first token, each inter-token gap, time per output token, end to end), stream_events (events per stream: counts, not µs); Tag=iteration_duration: iterations of all flows; Tag=scheduler_lag: the generator's scheduler; Tag=generator_pause: the pause probe's lateness\n");
     for line in legend {
         out.push('#');
         out.push_str(line);
@@ -264,6 +278,9 @@ struct StepCounters {
     /// gRPC calls by status, messages and their bytes (gRPC steps only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     grpc: Option<crate::grpc::GrpcLine>,
+    /// Streams, events, tokens and good streams (steps with `stream:` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stream: Option<crate::stream::StreamLine>,
 }
 
 /// `counters.jsonl`: one line per interval.
@@ -346,6 +363,7 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
                 .collect(),
             ws: (!s.ws.is_empty()).then(|| crate::ws::WsLine::from(&s.ws)),
             grpc: (!s.grpc.is_empty()).then(|| crate::grpc::GrpcLine::from(&s.grpc)),
+            stream: (!s.stream.is_empty()).then(|| crate::stream::StreamLine::from(&s.stream)),
         })
         .collect();
     let line = CountersLine {
@@ -408,6 +426,7 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
                 bytes_received: s.rx,
                 ws: s.ws.map(Into::into).unwrap_or_default(),
                 grpc: s.grpc.map(Into::into).unwrap_or_default(),
+                stream: s.stream.map(Into::into).unwrap_or_default(),
                 ..StepDelta::default()
             };
             for (kind, n) in s.errors {

@@ -152,6 +152,22 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                         };
                         let first = (o.service_us % 3 == 0).then_some(o.service_us / 3 + 1);
                         r.record_grpc(0, &grpc, Some(code), first);
+                        // And a streamed response (tokens every 5 ms after the first).
+                        let tokens = o.service_us % 6;
+                        let gaps: Vec<u64> = (1..tokens).map(|i| 5_000 + i).collect();
+                        r.record_stream(
+                            0,
+                            &crate::StreamSample {
+                                ttft_us: (tokens > 0).then_some(o.service_us / 4 + 1),
+                                itl_us: &gaps,
+                                tpot_us: (tokens > 1).then_some(5_000),
+                                e2e_us: Some(o.service_us),
+                                events: tokens + 1,
+                                input_tokens: 3,
+                                output_tokens: tokens,
+                                good: o.error.is_none() && tokens > 2,
+                            },
+                        );
                     }
                     r.record_scheduler_lag(o.lag_us.unwrap_or(0));
                     r.iteration_completed(o.latency_us + 250);
@@ -213,6 +229,7 @@ fn comparable(d: &IntervalDelta) -> String {
             phases: Default::default(),
             session: Default::default(),
             first_message: Default::default(),
+            stream_series: Default::default(),
             ..s.clone()
         };
         let exemplars: Vec<(u64, u128)> = exemplars
@@ -229,6 +246,10 @@ fn comparable(d: &IntervalDelta) -> String {
             enc(&s.session),
             enc(&s.first_message)
         );
+        for t in crate::StreamTime::ALL {
+            out += &format!("{} {}\n", t.as_str(), enc(s.stream_series.get(t)));
+        }
+        out += &format!("events {}\n", enc(&s.stream_series.events));
         for phase in crate::Phase::ALL {
             out += &format!("{} {}\n", phase.as_str(), enc(s.phases.get(phase)));
         }
@@ -415,6 +436,22 @@ fn merged_segments_equal_the_whole() {
     assert!(grpc.first_message_ms.count > 0 && grpc.first_message_ms.count < grpc.calls());
     assert!(!merged.steps[0].histograms.first_message.is_empty());
     assert!(merged.steps[1].grpc.is_none());
+    for (a, b) in merged.steps.iter().zip(&expected.steps) {
+        assert_eq!(
+            a.stream, b.stream,
+            "stream counters and histograms merge exactly"
+        );
+    }
+    let stream = merged.steps[0].stream.as_ref().expect("step 0 streamed");
+    assert_eq!(stream.streams, step0.requests, "a stream per request");
+    assert!(stream.output_tokens > 0 && stream.good > 0 && stream.good < stream.streams);
+    assert!(stream.itl_ms.count > 0 && (stream.itl_ms.p50 - 5.0).abs() < 0.1);
+    assert_eq!(
+        merged.stream, expected.stream,
+        "the run's streams merge exactly"
+    );
+    assert_eq!(merged.histograms.ttft, expected.histograms.ttft);
+    assert!(merged.steps[1].stream.is_none());
     assert!(merged.steps[1].histograms.first_message.is_empty());
     assert_eq!(merged.groups, expected.groups);
     assert!(merged.phases_ms.is_some_and(|p| p.connect.is_some()));

@@ -127,7 +127,7 @@ fn compared_metrics(
     warnings: &mut Vec<String>,
 ) -> Vec<MetricId> {
     let Some(ids) = &plan.metrics else {
-        return st::default_compare_metrics();
+        return st::default_metrics_for(&stats.iter().collect::<Vec<_>>());
     };
     let measured = st::available_metrics(&stats.iter().collect::<Vec<_>>());
     if complete {

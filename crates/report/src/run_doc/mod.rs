@@ -10,6 +10,7 @@ mod protocols;
 mod resources;
 mod results;
 mod segments;
+mod streaming;
 mod summary;
 mod verdicts;
 
@@ -42,6 +43,7 @@ pub use loadlab_metrics::result::PlannedLoad;
 pub fn run_report(r: &RunResult, plan: Option<&PlannedLoad>) -> ReportDoc {
     let mut sections = vec![summary(r), method(r, plan), environment(r), results(r)];
     sections.extend(protocols::protocols(r));
+    sections.extend(streaming::streaming(r));
     sections.extend(segments::segments(r));
     sections.push(charts(r, plan));
     if let Some(res) = resources::resources_section(r) {

@@ -86,6 +86,7 @@ pub(super) fn grpc_step(
         auth,
         http_version: Some(HttpVersion::Http2),
         grpc: Some(Arc::new(call)),
+        stream: None,
     })))
 }
 
@@ -156,6 +157,11 @@ fn refuse_other_keys(raw: &RawStep, field: &str, ctx: &Ctx) -> Result<(), Scenar
             "query",
             !raw.query.is_empty(),
             "a gRPC call has no query string",
+        ),
+        (
+            "stream",
+            raw.stream.is_some(),
+            "a gRPC server stream's messages are counted by the call itself",
         ),
     ];
     if let Some((key, _, why)) = other.iter().find(|(_, set, _)| *set) {

@@ -17,6 +17,7 @@ mod load;
 pub(crate) mod monitor;
 mod outputs;
 mod steps;
+mod stream;
 mod threshold_map;
 mod thresholds;
 mod ws;

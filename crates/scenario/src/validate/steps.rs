@@ -104,6 +104,14 @@ fn step(
     ]
     .iter()
     .any(|m| m.is_some());
+    if raw.stream.is_some() && !sends {
+        return Err(ctx
+            .err(
+                &format!("{field}.stream"),
+                "`stream:` belongs to a request step",
+            )
+            .with_hint("e.g. `- post: /v1/chat/completions` with `json: {..., stream: true}` and `stream: {format: sse}`"));
+    }
     if raw.http.is_some() && !sends {
         return Err(ctx
             .err(
@@ -171,6 +179,7 @@ fn ws_step(
         ("headers", !raw.headers.is_empty()),
         ("query", !raw.query.is_empty()),
         ("tags", !raw.tags.is_empty()),
+        ("stream", raw.stream.is_some()),
     ];
     if let Some((key, _)) = other.iter().find(|(_, set)| *set) {
         return Err(ctx
@@ -186,7 +195,7 @@ fn ws_step(
 /// A step that is neither a loop nor a `once` block: a think time or one request, with its
 /// URL, body, captures and checks checked in that order.
 fn request_step(
-    raw: Box<RawStep>,
+    mut raw: Box<RawStep>,
     field: &str,
     target_auth: Option<&Credentials>,
     ctx: &Ctx,
@@ -229,10 +238,24 @@ fn request_step(
     let (url, auth) = request_url(url, &url_field, target_auth, ctx)?;
     let body = request_body(raw.json, raw.body, raw.form, field, ctx)?;
     let captures = captures(raw.capture, field, ctx)?;
-    let checks = match raw.check {
+    let stream = match raw.stream.take() {
+        Some(s) => Some(super::stream::stream_spec(s, field, ctx)?),
+        None => None,
+    };
+    if let Some(spec) = &stream {
+        super::stream::check_captures(&captures, spec, field, ctx)?;
+    }
+    let stream_check = raw.check.as_mut().and_then(|c| c.stream.take());
+    let mut checks = match raw.check {
         Some(c) => checks(c, &format!("{field}.check"), ctx)?,
         None => Vec::new(),
     };
+    checks.extend(super::stream::stream_checks(
+        stream_check,
+        stream.is_some(),
+        &format!("{field}.check"),
+        ctx,
+    )?);
     let http_version = super::http::step_version(raw.http, field, ctx)?;
     let name = raw
         .name
@@ -260,6 +283,7 @@ fn request_step(
         auth,
         http_version,
         grpc: None,
+        stream: stream.map(std::sync::Arc::new),
     })))
 }
 
@@ -378,6 +402,14 @@ pub(super) fn checks(c: RawCheck, cfield: &str, ctx: &Ctx) -> Result<Vec<Check>,
                 "`grpc_status` only applies to `grpc:` steps",
             )
             .with_hint("check an HTTP answer with `status:`, e.g. `check: { status: 200 }`"));
+    }
+    if c.stream.is_some() {
+        return Err(ctx
+            .err(
+                &format!("{cfield}.stream"),
+                "`check: {stream: ...}` needs a step that reads a stream",
+            )
+            .with_hint("add `stream: {format: sse}` to a request step"));
     }
     let mut checks = Vec::new();
     match c.status {

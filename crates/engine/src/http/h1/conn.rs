@@ -151,10 +151,10 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                         gate = HeadGate::default();
                         continue;
                     }
-                    let sink = keep
-                        .as_deref_mut()
-                        .filter(|k| k.keep_body)
-                        .map(|k| &mut k.body);
+                    if let Some(k) = keep.as_deref_mut() {
+                        k.status_known(status);
+                    }
+                    let sink = keep.as_deref_mut().filter(|k| k.keep_body);
                     self.start += len;
                     let close = self.skip_body(framing, max_body, sink).await? || close;
                     // Bytes nobody asked for (we never pipeline) would be read as the next
@@ -204,12 +204,13 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
         }
     }
 
-    /// Discards the body; returns true if the connection cannot be reused afterwards.
+    /// Discards the body (or keeps it in `sink`, whose stream reads its events as they
+    /// arrive); returns true if the connection cannot be reused afterwards.
     async fn skip_body(
         &mut self,
         framing: Framing,
         max_body: u64,
-        mut sink: Option<&mut Vec<u8>>,
+        mut sink: Option<&mut ResponseData>,
     ) -> Result<bool, Failure> {
         let too_large = || {
             Failure::new(
@@ -217,8 +218,8 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                 format!("response body larger than {max_body} bytes"),
             )
         };
-        match framing {
-            Framing::None => Ok(false),
+        let close = match framing {
+            Framing::None => false,
             Framing::Length(mut remaining) => {
                 if remaining > max_body {
                     return Err(too_large());
@@ -226,21 +227,26 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                 loop {
                     let take = remaining.min((self.end - self.start) as u64) as usize;
                     if let Some(sink) = sink.as_deref_mut() {
-                        sink.extend_from_slice(&self.buf[self.start..self.start + take]);
+                        sink.body
+                            .extend_from_slice(&self.buf[self.start..self.start + take]);
+                        arrived(sink, self.stream.received_at())?;
                     }
                     self.start += take;
                     remaining -= take as u64;
                     if remaining == 0 {
-                        return Ok(false);
+                        break false;
                     }
-                    self.fill_body().await?;
+                    self.fill_body(sink.as_deref()).await?;
                 }
             }
             Framing::Chunked => {
                 let mut skipper = ChunkedSkipper::new();
                 loop {
                     let used = skipper
-                        .feed_into(&self.buf[self.start..self.end], sink.as_deref_mut())
+                        .feed_into(
+                            &self.buf[self.start..self.end],
+                            sink.as_deref_mut().map(|k| &mut k.body),
+                        )
                         .map_err(|m| {
                             Failure::new(ErrorKind::Protocol, format!("invalid chunked body: {m}"))
                         })?;
@@ -248,50 +254,76 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
                     if skipper.body_bytes > max_body {
                         return Err(too_large());
                     }
-                    if skipper.is_done() {
-                        return Ok(false);
+                    if let Some(sink) = sink.as_deref_mut() {
+                        arrived(sink, self.stream.received_at())?;
                     }
-                    self.fill_body().await?;
+                    if skipper.is_done() {
+                        break false;
+                    }
+                    self.fill_body(sink.as_deref()).await?;
                 }
             }
             Framing::UntilClose => {
-                let mut total = (self.end - self.start) as u64;
-                if let Some(sink) = sink.as_deref_mut() {
-                    sink.extend_from_slice(&self.buf[self.start..self.end]);
-                }
-                self.start = self.end;
+                let mut total = 0;
                 loop {
+                    total += (self.end - self.start) as u64;
+                    if let Some(sink) = sink.as_deref_mut() {
+                        sink.body.extend_from_slice(&self.buf[self.start..self.end]);
+                        arrived(sink, self.stream.received_at())?;
+                    }
+                    self.start = self.end;
                     if total > max_body {
                         return Err(too_large());
                     }
-                    match self.fill().await {
-                        Ok(0) => return Ok(true),
-                        Ok(n) => {
-                            total += n as u64;
-                            if let Some(sink) = sink.as_deref_mut() {
-                                sink.extend_from_slice(&self.buf[self.start..self.end]);
-                            }
-                            self.start = self.end;
-                        }
-                        Err(e) => return Err(body_failure(e)),
+                    match self.read_body(sink.as_deref()).await {
+                        Ok(0) => break true,
+                        Ok(_) => {}
+                        Err(e) => return Err(e),
                     }
                 }
             }
+        };
+        if let Some(sink) = sink {
+            sink.body_ended(Instant::now())?;
         }
+        Ok(close)
     }
 
     /// Reads more of a body whose framing says it goes on: the stream ending here is a
-    /// failure of the response, like any read error.
-    async fn fill_body(&mut self) -> Result<(), Failure> {
-        match self.fill().await {
-            Ok(0) => Err(body_failure(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "connection closed mid-body",
-            ))),
-            Ok(_) => Ok(()),
-            Err(e) => Err(body_failure(e)),
+    /// failure of the response, like any read error (a streamed response's is
+    /// `stream_truncated`).
+    async fn fill_body(&mut self, sink: Option<&ResponseData>) -> Result<(), Failure> {
+        match self.read_body(sink).await? {
+            0 => Err(sink.and_then(ResponseData::cut_off).unwrap_or_else(|| {
+                body_failure(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "connection closed mid-body",
+                ))
+            })),
+            _ => Ok(()),
         }
     }
+
+    /// Reads more of a body (Ok(0): the connection closed), within a stream's stall timeout.
+    async fn read_body(&mut self, sink: Option<&ResponseData>) -> Result<usize, Failure> {
+        let read = match sink.and_then(ResponseData::stall_deadline) {
+            Some(at) => match tokio::time::timeout_at(at, self.fill()).await {
+                Ok(read) => read,
+                Err(_) => return Err(sink.map(ResponseData::stalled).expect("a stream")),
+            },
+            None => self.fill().await,
+        };
+        read.map_err(body_failure)
+    }
+}
+
+/// Body bytes were kept: a stream reads them, stamped with their arrival — when the kernel
+/// received them (`received`, a deferred read), else now (they were just read).
+fn arrived(sink: &mut ResponseData, received: Option<Instant>) -> Result<(), Failure> {
+    if sink.stream.is_some() {
+        sink.body_arrived(received.unwrap_or_else(Instant::now))?;
+    }
+    Ok(())
 }
 
 /// A read of a response's body that failed (never stale: the response had begun).

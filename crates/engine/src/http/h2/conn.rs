@@ -156,7 +156,10 @@ impl H2Conn {
         let mut frames = crate::grpc::FrameCounter::default();
         let mut body = response.into_body();
         let mut received = 0u64;
-        while let Some(chunk) = body.data().await {
+        if let Some(k) = keep.as_deref_mut() {
+            k.status_known(status);
+        }
+        while let Some(chunk) = next_data(&mut body, keep.as_deref()).await? {
             let chunk = chunk.map_err(|e| failure(&e))?;
             let _ = body.flow_control().release_capacity(chunk.len());
             received += chunk.len() as u64;
@@ -172,7 +175,13 @@ impl H2Conn {
             }
             if let Some(k) = keep.as_deref_mut().filter(|k| k.keep_body) {
                 k.body.extend_from_slice(&chunk);
+                if k.stream.is_some() {
+                    k.body_arrived(Instant::now())?;
+                }
             }
+        }
+        if let Some(k) = keep.as_deref_mut().filter(|k| k.stream.is_some()) {
+            k.body_ended(Instant::now())?;
         }
         let grpc = if req.grpc {
             let status = match head_status {
@@ -209,6 +218,20 @@ impl H2Conn {
             },
             grpc,
         })
+    }
+}
+
+/// The next DATA of a response body, within a stream's stall timeout (`stream.stall`).
+async fn next_data(
+    body: &mut h2::RecvStream,
+    keep: Option<&ResponseData>,
+) -> Result<Option<Result<bytes::Bytes, h2::Error>>, Failure> {
+    match keep.and_then(ResponseData::stall_deadline) {
+        Some(at) => match tokio::time::timeout_at(at, body.data()).await {
+            Ok(next) => Ok(next),
+            Err(_) => Err(keep.map(ResponseData::stalled).expect("a stream")),
+        },
+        None => Ok(body.data().await),
     }
 }
 

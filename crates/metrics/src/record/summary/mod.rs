@@ -16,7 +16,7 @@ use crate::result::{
 };
 use crate::{ErrorKind, Phase, Protocol};
 use health::Judgement;
-use scopes::{encode, error_map, histograms_of, scopes, summary_of, Totals};
+use scopes::{encode, error_map, scopes, stream_histograms, summary_of, Totals};
 
 /// Everything the summary needs, accumulated interval by interval (memory stays flat).
 #[derive(Debug, Clone, Default)]
@@ -326,7 +326,13 @@ impl Summarizer {
                 waiting: all.phases.encoded(Phase::Waiting),
                 receiving: all.phases.encoded(Phase::Receiving),
                 iteration_duration: encode(&self.iteration_duration),
-                ..histograms_of(&all.latency, &all.service, &all.lag, &all.server)
+                ..stream_histograms(
+                    &all.stream_series,
+                    &all.latency,
+                    &all.service,
+                    &all.lag,
+                    &all.server,
+                )
             },
             // Another tool's file says nothing of the machine it ran on.
             environment: meta.imported.is_none().then(|| meta.environment.clone()),
@@ -338,6 +344,8 @@ impl Summarizer {
                 .as_ref()
                 .map(|i| i.notes.clone())
                 .unwrap_or_default(),
+            stream: (!all.stream.is_empty())
+                .then(|| crate::StreamResult::of(&all.stream, &all.stream_series, measured)),
         }
     }
 }

@@ -54,13 +54,15 @@ impl Summarizer {
                     receiving: s.phases.encoded(Phase::Receiving),
                     session: encode(&s.session),
                     first_message: encode(&s.first_message),
-                    ..histograms_of(&s.latency, &s.service, &s.lag, &s.server)
+                    ..stream_histograms(&s.stream_series, &s.latency, &s.service, &s.lag, &s.server)
                 },
                 slowest: s.exemplars.iter().map(crate::SlowRequest::from).collect(),
                 ws: (!s.ws.is_empty() || s.session.get().is_some())
                     .then(|| crate::WsResult::of(&s.ws, summary_of(&s.session))),
                 grpc: (!s.grpc.is_empty() || s.first_message.get().is_some())
                     .then(|| crate::GrpcResult::of(&s.grpc, summary_of(&s.first_message))),
+                stream: (!s.stream.is_empty())
+                    .then(|| crate::StreamResult::of(&s.stream, &s.stream_series, self.measured_s)),
             })
             .collect()
     }
@@ -80,6 +82,8 @@ pub(super) struct Totals {
     pub lag: LazyHistogram,
     pub server: LazyHistogram,
     pub phases: PhaseHistograms,
+    pub stream: crate::StreamCounts,
+    pub stream_series: crate::StreamSeries,
 }
 
 impl Totals {
@@ -100,6 +104,8 @@ impl Totals {
         self.lag.add(&s.lag);
         self.server.add(&s.server);
         self.phases.add(&s.phases);
+        self.stream.add(&s.stream);
+        self.stream_series.add(&s.stream_series);
     }
 }
 
@@ -156,6 +162,24 @@ pub(super) fn histograms_of(
         lag: encode(lag),
         server_latency: encode(server),
         ..Histograms::default()
+    }
+}
+
+/// [`histograms_of`] with a scope's stream series.
+pub(super) fn stream_histograms(
+    stream: &crate::StreamSeries,
+    latency: &LazyHistogram,
+    service: &LazyHistogram,
+    lag: &LazyHistogram,
+    server: &LazyHistogram,
+) -> Histograms {
+    Histograms {
+        ttft: encode(&stream.ttft),
+        itl: encode(&stream.itl),
+        tpot: encode(&stream.tpot),
+        stream_e2e: encode(&stream.e2e),
+        stream_events: encode(&stream.events),
+        ..histograms_of(latency, service, lag, server)
     }
 }
 

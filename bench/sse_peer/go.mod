@@ -1,0 +1,3 @@
+module loadlab.bench/sse_peer
+
+go 1.22
