@@ -233,7 +233,13 @@ fn function(expr: &str, open: usize) -> Result<Part, String> {
             Var::RandomWords(a as u32, b as u32)
         }
         other => {
-            let funcs = ["uuid", "now_ms", "random_int", "random_string", "random_words"];
+            let funcs = [
+                "uuid",
+                "now_ms",
+                "random_int",
+                "random_string",
+                "random_words",
+            ];
             let mut msg = format!("unknown function `{other}()`");
             match closest(other, funcs) {
                 Some(s) => msg.push_str(&format!(", did you mean `{s}()`?")),
@@ -363,7 +369,10 @@ mod tests {
         );
         let cases = [
             ("{{ random_words(300, 100) }}", "runs backwards"),
-            ("{{ random_words(1, 200000) }}", "word counts must be 0..=100000"),
+            (
+                "{{ random_words(1, 200000) }}",
+                "word counts must be 0..=100000",
+            ),
             ("{{ random_words(10) }}", "write `random_words(100, 300)`"),
             ("{{ random_word(1, 2) }}", "did you mean `random_words()`"),
         ];
@@ -371,7 +380,9 @@ mod tests {
             let err = one(text).unwrap_err();
             assert!(err.contains(want), "{text}: {err}");
         }
-        assert!(PROMPT_WORDS.iter().all(|w| w.chars().all(|c| c.is_ascii_lowercase())));
+        assert!(PROMPT_WORDS
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_ascii_lowercase())));
     }
 
     #[test]

@@ -132,7 +132,7 @@ const KNOWN_PERCENTILES: [(f64, f64); 5] = [
 ];
 
 /// A stream figure of a scope (none when it had no streams to divide by).
-fn stream_figure(figure: StreamFigure, s: &StreamResult) -> Option<f64> {
+pub(super) fn stream_figure(figure: StreamFigure, s: &StreamResult) -> Option<f64> {
     Some(match figure {
         StreamFigure::TokensPerS => s.output_tokens_per_s,
         StreamFigure::Goodput => s.goodput_per_s,

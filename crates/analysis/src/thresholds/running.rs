@@ -6,7 +6,9 @@
 
 use super::histogram_stat;
 use loadlab_metrics::record::{IntervalRecord, RecordMeta};
-use loadlab_metrics::{LazyHistogram, Phase, StepDelta};
+use loadlab_metrics::{
+    LazyHistogram, Phase, StepDelta, StreamCounts, StreamResult, StreamSeries, StreamTime,
+};
 use loadlab_scenario::threshold::{Quantity, Scope};
 use loadlab_scenario::Threshold;
 use std::collections::VecDeque;
@@ -20,6 +22,7 @@ enum Series {
     Latency,
     Service,
     Phase(Phase),
+    Stream(StreamTime),
 }
 
 impl Series {
@@ -28,6 +31,7 @@ impl Series {
             Series::Latency => &step.latency,
             Series::Service => &step.service,
             Series::Phase(p) => step.phases.get(p),
+            Series::Stream(t) => step.stream_series.get(t),
         }
     }
 }
@@ -56,16 +60,23 @@ impl Need {
             Quantity::Latency(_) => Some(Series::Latency),
             Quantity::ServiceTime(_) => Some(Series::Service),
             Quantity::Phase(p, _) => Some(Series::Phase(p)),
+            Quantity::StreamTime(t, _) => Some(Series::Stream(t)),
             _ => None,
         };
+        let streams = matches!(
+            t.metric.quantity,
+            Quantity::StreamTime(..) | Quantity::Stream(_)
+        );
         let cover = match &t.metric.scope {
             Scope::All => Cover::All,
             Scope::Step(name) => match meta.steps.iter().position(|s| &s.name == name) {
                 Some(i) => Cover::Steps(vec![i]),
                 None => Cover::Nothing,
             },
-            // Groups have no phases (as in run.json).
-            Scope::Group(_) if matches!(series, Some(Series::Phase(_))) => Cover::Nothing,
+            // Groups have no phases and no stream figures (as in run.json).
+            Scope::Group(_) if streams || matches!(series, Some(Series::Phase(_))) => {
+                Cover::Nothing
+            }
             Scope::Group(name) => {
                 let steps: Vec<usize> = meta
                     .steps
@@ -91,6 +102,7 @@ struct Figures {
     requests: u64,
     failed: u64,
     histogram: LazyHistogram,
+    stream: StreamCounts,
 }
 
 impl Figures {
@@ -105,6 +117,7 @@ impl Figures {
         let mut add = |s: &StepDelta| {
             self.requests += s.requests;
             self.failed += s.failed;
+            self.stream.add(&s.stream);
             if let Some(series) = need.series {
                 self.histogram.add(Series::of(s, series));
             }
@@ -119,12 +132,25 @@ impl Figures {
     fn add(&mut self, other: &Figures) {
         self.requests += other.requests;
         self.failed += other.failed;
+        self.stream.add(&other.stream);
         self.histogram.add(&other.histogram);
     }
 
     /// False when `other` was not all in it (never, unless a bug): the caller re-adds.
     fn subtract(&mut self, other: &Figures) -> bool {
-        let counted = self.requests >= other.requests && self.failed >= other.failed;
+        let (s, o) = (&mut self.stream, &other.stream);
+        let counted = self.requests >= other.requests
+            && self.failed >= other.failed
+            && s.streams >= o.streams
+            && s.events >= o.events
+            && s.input_tokens >= o.input_tokens
+            && s.output_tokens >= o.output_tokens
+            && s.good >= o.good;
+        s.streams = s.streams.saturating_sub(o.streams);
+        s.events = s.events.saturating_sub(o.events);
+        s.input_tokens = s.input_tokens.saturating_sub(o.input_tokens);
+        s.output_tokens = s.output_tokens.saturating_sub(o.output_tokens);
+        s.good = s.good.saturating_sub(o.good);
         self.requests = self.requests.saturating_sub(other.requests);
         self.failed = self.failed.saturating_sub(other.failed);
         counted && self.histogram.subtract(&other.histogram).is_ok()
@@ -246,8 +272,17 @@ impl RunningWindow {
                 let d = self.duration_s();
                 (d > 0.0).then(|| f.requests as f64 / d)
             }
-            Quantity::Latency(stat) | Quantity::ServiceTime(stat) | Quantity::Phase(_, stat) => {
-                histogram_stat(stat, f.histogram.get()?)
+            Quantity::Latency(stat)
+            | Quantity::ServiceTime(stat)
+            | Quantity::Phase(_, stat)
+            | Quantity::StreamTime(_, stat) => histogram_stat(stat, f.histogram.get()?),
+            Quantity::Stream(figure) => {
+                if f.stream.is_empty() {
+                    return None;
+                }
+                let result =
+                    StreamResult::of(&f.stream, &StreamSeries::default(), self.duration_s());
+                super::stream_figure(figure, &result)
             }
         }
     }

@@ -126,9 +126,9 @@ pub fn failure(e: StreamError) -> Failure {
 
 /// A finished stream's figures, from the request's start `from` (its intended start in the
 /// open model), by vLLM's definitions: TTFT = first token event − start; E2E = last event −
-/// start; ITL = each gap before a later token event; TPOT = (E2E − TTFT) / (output tokens −
-/// 1) when there is more than one token. Good: no failure, and every objective met (a TPOT
-/// not defined counts as 0, as vLLM counts it).
+/// start; ITL = each gap before a later token event; TPOT = (E2E − TTFT) / (output tokens
+/// less one) when there is more than one token. Good: no failure, and every objective met (a
+/// TPOT not defined counts as 0, as vLLM counts it).
 pub fn measure<'a>(
     r: &'a StreamReader,
     from: Instant,
