@@ -273,3 +273,35 @@ steps:
         );
     }
 }
+
+/// An abort threshold on a stream figure stops the run at its first window, as any other.
+#[test]
+fn an_abort_threshold_on_time_to_first_token_stops_the_run() {
+    let _load = exclusive();
+    let target = Target::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = chat(
+        &target.url,
+        "20/s",
+        "[\"stream.ttft.p50 < 1ms over 500ms, abort\"]",
+        6,
+    )
+    .replace("duration: 1s", "duration: 6s");
+    let started = std::time::Instant::now();
+    let (code, result, text) = run(dir.path(), &yaml);
+    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(result["stop"], "threshold", "{text}");
+    let breach = &result["aborted_by_threshold"];
+    assert!(
+        breach["threshold"]
+            .as_str()
+            .is_some_and(|t| t.contains("stream.ttft.p50")),
+        "{breach}"
+    );
+    assert!(f(&breach["value"]) >= 4.5, "TTFT p50 of the window: {breach}");
+    assert!(
+        f(&result["duration_s"]) < 3.0 && started.elapsed().as_secs() < 6,
+        "stopped within a second or so of its first window, not after 6 s: {}",
+        result["duration_s"]
+    );
+}
