@@ -298,7 +298,10 @@ fn an_abort_threshold_on_time_to_first_token_stops_the_run() {
             .is_some_and(|t| t.contains("stream.ttft.p50")),
         "{breach}"
     );
-    assert!(f(&breach["value"]) >= 4.5, "TTFT p50 of the window: {breach}");
+    assert!(
+        f(&breach["value"]) >= 4.5,
+        "TTFT p50 of the window: {breach}"
+    );
     assert!(
         f(&result["duration_s"]) < 3.0 && started.elapsed().as_secs() < 6,
         "stopped within a second or so of its first window, not after 6 s: {}",
