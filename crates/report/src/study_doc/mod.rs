@@ -18,6 +18,7 @@ mod reruns;
 mod resources;
 mod results;
 mod rounds;
+mod streaming;
 mod study;
 mod summary;
 mod sweep;

@@ -39,6 +39,9 @@ pub fn study_report(s: &StudyResult, runs: &Runs, plan: Option<&PlannedLoad>) ->
     if let Some(sec) = sweep_section(s, runs) {
         sections.push(sec);
     }
+    if let Some(sec) = super::streaming::study_streaming(s, runs) {
+        sections.push(sec);
+    }
     if let Some(sec) = comparison_section(s) {
         sections.push(sec);
     }
