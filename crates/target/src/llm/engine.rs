@@ -133,24 +133,30 @@ mod tests {
             .unwrap();
             streams.push(srx);
         }
+        // Each stream is read by a task of its own, as a connection's is: a test body that
+        // awaited the streams in turn ran only once the engine had finished (current-thread
+        // runtime, paused clock), and read every token at the batch's last step.
+        let readers: Vec<_> = streams
+            .into_iter()
+            .map(|mut s| {
+                tokio::spawn(async move {
+                    let mut times = Vec::new();
+                    while let Some(o) = s.recv().await {
+                        if let Out::Token(_) = o {
+                            times.push(start.elapsed().as_millis() as u64);
+                        }
+                    }
+                    times
+                })
+            })
+            .collect();
         let mut out = Vec::new();
-        for mut s in streams {
-            let mut times = Vec::new();
-            while let Some(o) = s.recv().await {
-                if let Out::Token(_) = o {
-                    times.push(start.elapsed().as_millis() as u64);
-                }
-            }
-            out.push(times);
+        for r in readers {
+            out.push(r.await.unwrap());
         }
         out
     }
 
-    // Fails as written: the tokens read by this test all carry the time of the last step of
-    // the batch ([80, 80, 80] for the first stream), so its receive times under paused time
-    // do not show when the engine sent them. To be rewritten with the engine stamping its
-    // sends (see the streaming branch's notes).
-    #[ignore = "receive times under paused time are not the send times; to be rewritten"]
     #[tokio::test(start_paused = true)]
     async fn batching_queues_beyond_the_batch_and_slows_steps_with_more_sequences() {
         let config = LlmConfig {
