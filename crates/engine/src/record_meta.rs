@@ -172,6 +172,7 @@ pub fn load_info(plan: &Plan, segment: Segment) -> LoadInfo {
         Load::Open(o) => {
             info.peak_rate = Some(o.peak_rate() * fraction);
             info.planned_arrivals = Some(planned_arrivals(o, segment));
+            info.poisson = o.poisson;
             info.max_in_flight = Some(segment.share(u64::from(o.max_in_flight)).max(1) as u32);
         }
         Load::Burst(b) => {

@@ -229,6 +229,10 @@ pub struct LoadInfo {
     pub max_vus: Option<u32>,
     pub peak_rate: Option<f64>,
     pub planned_arrivals: Option<f64>,
+    /// Open model: the arrivals were a Poisson process (`arrivals: poisson`), so the count
+    /// that came differs from `planned_arrivals` by chance.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub poisson: bool,
     pub max_in_flight: Option<u32>,
     pub count: Option<u64>,
     /// The load over time as planned (closed and open models).

@@ -275,3 +275,45 @@ fn a_step_an_abort_threshold_cut_short_fails_its_slo_and_the_search_goes_on() {
     }
     assert!(!r.interrupted);
 }
+
+#[test]
+fn poisson_arrivals_short_of_the_mean_by_chance_still_pass() {
+    use loadlab_metrics::result::IntervalStats;
+    let interval = |warmup: bool, requests: u64, in_flight: u64| IntervalStats {
+        warmup,
+        requests,
+        in_flight,
+        length_s: 1.0,
+        ..IntervalStats::default()
+    };
+    // 10/s for 5 s: 50 arrivals expected, 45 came, and all ended.
+    let mut r = RunResult::default();
+    r.requests.total = 45;
+    r.requests.rate = 9.0;
+    r.duration_s = 5.0;
+    r.load.model = loadlab_metrics::LoadModel::Open;
+    r.load.planned_duration_s = 6.0;
+    r.intervals = vec![interval(true, 10, 2)];
+    r.intervals.extend((1..6).map(|t| IntervalStats {
+        t: f64::from(t),
+        ..interval(false, 9, 2)
+    }));
+    // What the run drains after the plan's end is not an arrival of the measured time.
+    r.intervals.push(IntervalStats {
+        t: 6.0,
+        ..interval(false, 2, 0)
+    });
+    assert!(
+        !judge_step(&r, 10.0, 0.01, false).passed,
+        "evenly spaced: 9.0/s of 10/s is short"
+    );
+    r.load.poisson = true;
+    let j = judge_step(&r, 10.0, 0.01, false);
+    assert!(j.passed, "{:?}", j.reasons);
+    // As many came, but the target fell behind: 20 still queued at the plan's end.
+    r.intervals[5].in_flight = 22;
+    r.requests.total = 45;
+    r.requests.rate = 7.0;
+    let j = judge_step(&r, 10.0, 0.01, false);
+    assert!(!j.passed, "a queue growing in flight is a shortfall");
+}
