@@ -20,11 +20,12 @@ pub struct HostTimer {
     pub max_ms: f64,
 }
 
-/// A delay up to this many times the timer's p95 lateness is the host's timing resolution.
-/// Sends are woken by the same timer as the measurement, so at the same rate they are late by
-/// the same amount; the margin covers the measurement's few samples (24, so its p95 is the
-/// second largest).
-pub const TIMER_MARGIN: f64 = 2.0;
+/// A delay up to this many times the timer's lateness at the same percentile is the host's
+/// timing resolution. A worker's wake-up is the watch's plus its own work before the send (an
+/// epoll round, the responses read at the wake-up): on the quiet 2-core VM, 400/s runs sent
+/// requests 0.64 and 0.91 ms late at p99 where the watch beside them read p99 0.34 and 0.40 ms
+/// (2.2× and 2.3×); at twice the watch, 4 of 20 such runs were called disturbed.
+pub const TIMER_MARGIN: f64 = 3.0;
 /// The pause probe's tick also waits for the worker's current step, so it reads higher than a
 /// bare timer on a quiet machine (p99 up to 0.95 ms where the timer's was 0.1 ms).
 pub const PROBE_TIMER_MARGIN: f64 = 3.0;
@@ -61,7 +62,7 @@ mod tests {
             p99_ms: None,
             max_ms: 1.4,
         };
-        assert!((t.resolution_ms() - 0.6).abs() < 1e-12);
+        assert!((t.resolution_ms() - 0.9).abs() < 1e-12);
         assert_eq!((t.at(0.5), t.at(0.95), t.at(0.99)), (0.05, 0.3, 0.3));
         let beside = HostTimer {
             p99_ms: Some(0.9),
