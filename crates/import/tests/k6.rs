@@ -496,3 +496,48 @@ fn http_batch_requests_become_steps_and_their_responses_are_checked() {
         out.report
     );
 }
+
+#[test]
+fn a_loop_over_a_batchs_responses_checks_each_of_them() {
+    let body = r#"  const responses = http.batch([
+    ['GET', `${BASE_URL}/api/a`],
+    ['GET', `${BASE_URL}/api/b`],
+  ]);
+  for (const res of responses) {
+    check(res, { 'batch request 200': (r) => r.status === 200 });
+  }
+  const users = ['ann', 'bob'];
+  for (const u of users) {
+    http.get(`${BASE_URL}/api/users/${u}`);
+  }"#;
+    let (s, out) = parsed(&script("{ vus: 1, duration: '10s' }", body));
+    let checked: Vec<(String, bool)> = s
+        .request_steps()
+        .map(|r| {
+            let status = r.checks.iter().any(|c| matches!(c, Check::Status(_)));
+            (r.name.clone(), status)
+        })
+        .collect();
+    assert_eq!(
+        checked,
+        [
+            ("GET /api/a".to_string(), true),
+            ("GET /api/b".to_string(), true)
+        ],
+        "{}",
+        out.yaml
+    );
+    // A loop over anything but a batch's responses is reported with its line, not followed.
+    let left_out: Vec<(Option<usize>, &str)> = out
+        .report
+        .unsupported
+        .iter()
+        .map(|u| (u.line, u.what.as_str()))
+        .collect();
+    assert!(
+        left_out
+            .iter()
+            .any(|(_, w)| w.starts_with("`for (const u of users) {")),
+        "{left_out:?}"
+    );
+}

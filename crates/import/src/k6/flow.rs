@@ -191,6 +191,34 @@ impl<'a> Walker<'a> {
                     },
                 );
             }
+            Stmt::ForOf {
+                var,
+                iterable,
+                body,
+                text,
+                line,
+            } => {
+                let batch = match iterable {
+                    Expr::Ident(n) => match self.scope.lookup(n) {
+                        Some(Binding::Batch(steps)) => Some(steps.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(steps) = batch else {
+                    self.unsupported(*line, format!("`{text}`: not converted"));
+                    return;
+                };
+                // Over a batch's responses: the body once per response, bound to it.
+                for (_, step) in steps {
+                    let mark = self.scope.mark();
+                    self.scope.bind(var, Binding::Response(step));
+                    for s in body {
+                        self.statement(s, group, out);
+                    }
+                    self.scope.reset(mark);
+                }
+            }
             Stmt::Return { value: None, .. } => {}
             Stmt::Return { line, .. } => {
                 self.unsupported(*line, "`return` of a value: not converted")

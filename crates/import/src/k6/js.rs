@@ -123,6 +123,16 @@ pub enum Stmt {
         body: Vec<Stmt>,
         line: usize,
     },
+    /// `for (const name of iterable) { body }`, as written; followed where the iterable is
+    /// known (the responses of an `http.batch`), reported otherwise.
+    ForOf {
+        var: String,
+        iterable: Expr,
+        body: Vec<Stmt>,
+        /// The statement's first source line, for the report when it is not followed.
+        text: String,
+        line: usize,
+    },
     /// Anything else (loops, `try`, classes, destructuring…): its first source line.
     Other {
         text: String,
@@ -141,6 +151,7 @@ impl Stmt {
             | Stmt::If { line, .. }
             | Stmt::Return { line, .. }
             | Stmt::Loop { line, .. }
+            | Stmt::ForOf { line, .. }
             | Stmt::Other { line, .. } => *line,
         }
     }

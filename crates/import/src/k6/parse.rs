@@ -203,8 +203,34 @@ impl Lower<'_> {
                 }],
                 None => self.other(s.span()),
             },
+            S::ForOfStatement(f) => match self.for_of_name(&f.left) {
+                Some(var) => {
+                    let Stmt::Other { text, .. } = self.other(s.span()).remove(0) else {
+                        return self.other(s.span());
+                    };
+                    vec![Stmt::ForOf {
+                        var,
+                        iterable: self.expr(&f.right),
+                        body: self.block(&f.body),
+                        text,
+                        line,
+                    }]
+                }
+                None => self.other(s.span()),
+            },
             _ => self.other(s.span()),
         }
+    }
+
+    /// `const res` of `for (const res of …)`: its one simple name.
+    fn for_of_name(&self, left: &ast::ForStatementLeft) -> Option<String> {
+        let ast::ForStatementLeft::VariableDeclaration(d) = left else {
+            return None;
+        };
+        let [decl] = d.declarations.as_slice() else {
+            return None;
+        };
+        Some(decl.id.get_identifier_name()?.to_string())
     }
 
     /// `for (let i = 0; i < N; i++)` with a literal `N`: `(i, N)`.
