@@ -194,6 +194,45 @@ fn a_late_scheduler_on_a_contended_host_is_the_hosts_doing() {
 }
 
 #[test]
+fn a_late_scheduler_of_a_short_run_on_a_quiet_host_is_the_hosts_not_saturation() {
+    // 8 arrivals, 50 ms late: too few to judge the sends at any percentile, yet the lag says
+    // it; the generator used 0.5% of its core and the host was otherwise idle.
+    const IDLE: &[(&str, f64)] = &[
+        ("host.cpu_percent", 2.0),
+        ("host.cpu_count", 2.0),
+        ("generator.cpu_percent", 1.0),
+    ];
+    let mut s = Summarizer::new(1);
+    for k in 0..4 {
+        let mut d = IntervalDelta::new(1);
+        d.cpu_seconds = 0.005;
+        for _ in 0..2 {
+            d.scheduler_lag.record(50_000);
+            d.steps[0].requests += 1;
+            d.steps[0].latency.record(55_000);
+            d.steps[0].service.record(5_000);
+        }
+        let mut i = interval(k, d);
+        i.resources = vec![sample(u64::from(k + 1) * 1000, IDLE)];
+        s.add(&i);
+    }
+    let r = s.finish(&meta(1, None, 1e9), Some(&end()));
+    let kinds: Vec<InvalidKind> = r.validity.reasons.iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, [InvalidKind::HostDisturbed], "{:?}", r.validity);
+    assert!(
+        !r.generator.saturated,
+        "never saturated at 0.5% of its core"
+    );
+    assert!(
+        r.validity.reasons[0]
+            .message
+            .starts_with("the scheduler started arrivals late: lag p99 50.0 ms"),
+        "{}",
+        r.validity.reasons[0].message
+    );
+}
+
+#[test]
 fn running_out_of_files_is_the_generators_problem() {
     let mut s = Summarizer::new(1);
     let mut d = IntervalDelta::new(1);

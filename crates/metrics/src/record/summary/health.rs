@@ -7,7 +7,8 @@ use super::scopes::{summary_of, Totals};
 use super::Summarizer;
 use crate::histogram::LazyHistogram;
 use crate::record::disturbance::{
-    attribute, generator_delay, Floors, GeneratorDelay, GeneratorEvidence, GeneratorLoad,
+    attribute, generator_delay, DelayMeasure, Floors, GeneratorDelay, GeneratorEvidence,
+    GeneratorLoad,
 };
 use crate::record::judge::{
     judge_resources, overload, shares_host, LoadEvidence, ResourceJudgement,
@@ -222,13 +223,31 @@ impl Summarizer {
                 }
                 reasons.push(reason);
             }
-            None if lag_late => reasons.push(InvalidReason::new(
-                InvalidKind::SchedulerLate,
-                format!(
+            // Below its CPU limit the generator's own work did not make it late (a run of 50
+            // arrivals has no percentile to judge the sends by, yet its lag says it): the
+            // cause is found as for any other delay, and only its own CPU is "scheduler late".
+            None if lag_late => {
+                let late = GeneratorDelay {
+                    at: "p99",
+                    delay_ms: lag_p99,
+                    latency_ms: latency
+                        .get()
+                        .map_or(lag_p99, |h| h.value_at_quantile(0.99) as f64 / 1000.0),
+                    by: DelayMeasure::SchedulerLag,
+                };
+                let words = format!(
                     "the scheduler started arrivals late: lag p99 {lag_p99:.1} ms exceeds {:.0} ms, so the offered load was not what the plan said",
                     meta.max_lag_ms
-                ),
-            )),
+                );
+                let host = judged.host_load.as_ref();
+                match host.and_then(|h| attribute(&late, load, Some(h))) {
+                    Some(mut reason) => {
+                        reason.message = format!("{words}; {}", reason.message);
+                        reasons.push(reason);
+                    }
+                    None => reasons.push(InvalidReason::new(InvalidKind::SchedulerLate, words)),
+                }
+            }
             None => {}
         }
         let generator = Generator {
