@@ -56,26 +56,22 @@ pub const PROBE_FLOOR_CAP_MS: f64 = 3.0;
 /// The least delay that counts, for this host: its timing resolution.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Floors {
-    /// Requests sent late, the scheduler's lag (ms), at p95 (what reports print).
-    pub delay_ms: f64,
-    /// The pause probe (ms), at p95.
-    pub probe_ms: f64,
     timer: Option<HostTimer>,
 }
 
 impl Floors {
     /// The fixed least floors, raised to the host's measured timer resolution at the same
-    /// percentile (a timer that wakes 0.3 ms late at p95 makes 0.6 ms the least send delay
+    /// percentile (a timer that wakes 0.3 ms late at p95 makes 0.9 ms the least send delay
     /// that counts at p95).
     pub fn for_host(timer: Option<&HostTimer>) -> Self {
-        let mut floors = Self {
-            delay_ms: 0.0,
-            probe_ms: 0.0,
+        Self {
             timer: timer.copied(),
-        };
-        floors.delay_ms = floors.at(DelayMeasure::SendDelay, 0.95);
-        floors.probe_ms = floors.at(DelayMeasure::Probe, 0.95);
-        floors
+        }
+    }
+
+    /// The floor of requests sent late (and the scheduler's lag) at p95: what reports print.
+    pub fn delay_ms(&self) -> f64 {
+        self.at(DelayMeasure::SendDelay, 0.95)
     }
 
     /// The floor at quantile `q` for what measured the delay.
@@ -485,20 +481,17 @@ mod tests {
             max_ms: 0.9,
         };
         let floors = Floors::for_host(Some(&slow_timer));
-        assert!((floors.delay_ms - 1.05).abs() < 1e-12, "{floors:?}");
+        assert!((floors.delay_ms() - 1.05).abs() < 1e-12, "{floors:?}");
         assert_eq!(generator_delay(send, &latency, floors), None);
         // A fast timer keeps the least floors.
         let fast = HostTimer {
             p95_ms: 0.05,
             ..slow_timer
         };
-        assert_eq!(
-            (
-                Floors::for_host(Some(&fast)).delay_ms,
-                Floors::for_host(Some(&fast)).probe_ms
-            ),
-            (Floors::default().delay_ms, Floors::default().probe_ms)
-        );
+        let fast = Floors::for_host(Some(&fast));
+        for by in [DelayMeasure::SendDelay, DelayMeasure::Probe] {
+            assert_eq!(fast.at(by, 0.95), Floors::default().at(by, 0.95));
+        }
     }
 
     #[test]

@@ -269,7 +269,7 @@ impl Summarizer {
             pauses_ms: self.pauses.get().map(PauseSummary::of),
             run_delay_share,
             host_timer,
-            delay_floor_ms: host_timer.map(|_| floors.delay_ms),
+            delay_floor_ms: host_timer.map(|_| floors.delay_ms()),
             run_delay_per_wakeup_ms: (self.run_slices > 0)
                 .then(|| 1000.0 * self.run_delay_seconds / self.run_slices as f64),
             steal_percent: judged
