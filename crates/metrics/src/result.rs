@@ -523,6 +523,14 @@ pub struct IntervalStats {
     pub in_flight: u64,
 }
 
+impl IntervalStats {
+    /// Measured (after the warm-up) and within a plan of `planned_duration_s`: the slices in
+    /// which the offered load was the plan's, not the drain of what was in flight after it.
+    pub fn within_plan(&self, planned_duration_s: f64) -> bool {
+        !self.warmup && self.t + self.length_s <= planned_duration_s + 0.05
+    }
+}
+
 fn one_second() -> f64 {
     1.0
 }

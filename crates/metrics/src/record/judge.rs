@@ -261,7 +261,7 @@ pub(super) fn overload(meta: &RecordMeta, e: &LoadEvidence<'_>) -> Option<Target
         .intervals
         .iter()
         .enumerate()
-        .filter(|(_, i)| !i.warmup && i.t + i.length_s <= plan_end + 0.05)
+        .filter(|(_, i)| i.within_plan(plan_end))
         .collect();
     let seconds: f64 = window.iter().map(|(_, i)| i.length_s).sum();
     let mut why = Vec::new();

@@ -128,11 +128,10 @@ fn arrived_rate(result: &RunResult, rate: f64) -> f64 {
         return rate;
     }
     // The measured intervals up to the plan's end (the run then drains what is in flight).
-    let plan_end = result.load.planned_duration_s + 0.05;
     let measured: Vec<_> = result
         .intervals
         .iter()
-        .filter(|i| !i.warmup && i.t + i.length_s <= plan_end)
+        .filter(|i| i.within_plan(result.load.planned_duration_s))
         .collect();
     let (Some(last), seconds) = (
         measured.last(),
