@@ -62,6 +62,21 @@ pub struct H2Stats {
     pub wire: std::sync::Mutex<Vec<Arc<ConnWire>>>,
 }
 
+impl H2Stats {
+    /// Back to a server that has seen nothing (before a run is made again).
+    fn clear(&self) {
+        for v in [
+            &self.connections,
+            &self.requests,
+            &self.responses,
+            &self.most_active,
+        ] {
+            v.store(0, Ordering::SeqCst);
+        }
+        self.wire.lock().unwrap().clear();
+    }
+}
+
 /// One connection's plaintext HTTP/2 bytes, and the streams it carried.
 #[derive(Default)]
 pub struct ConnWire {
@@ -129,6 +144,8 @@ impl H2Server {
     pub fn start(b: Behaviour) -> H2Server {
         let (runtime, listener, addr) = crate::local_server::loopback_runtime();
         let stats = Arc::new(H2Stats::default());
+        let to_clear = stats.clone();
+        crate::server::clear_with_servers_started_here(move || to_clear.clear());
         let acceptor = b.tls.then(tls_acceptor);
         let s = stats.clone();
         runtime.spawn(async move {

@@ -33,6 +33,37 @@ impl Stats {
     pub fn get(v: &AtomicU64) -> u64 {
         v.load(Ordering::SeqCst)
     }
+
+    /// Back to a server that has seen nothing (before a run is made again).
+    fn clear(&self) {
+        for v in [
+            &self.accepted,
+            &self.conns_with_request,
+            &self.requests,
+            &self.responses,
+        ] {
+            v.store(0, Ordering::SeqCst);
+        }
+        self.peers.lock().unwrap().clear();
+        self.heads.lock().unwrap().clear();
+    }
+}
+
+thread_local! {
+    /// How to clear the counts of the servers started on this thread (a test's).
+    static SERVERS_STARTED_HERE: std::cell::RefCell<Vec<Box<dyn Fn()>>> =
+        std::cell::RefCell::new(Vec::new());
+}
+
+/// Registers how to clear a server's counts with the others started on this thread.
+pub fn clear_with_servers_started_here(clear: impl Fn() + 'static) {
+    SERVERS_STARTED_HERE.with(|c| c.borrow_mut().push(Box::new(clear)));
+}
+
+/// Clears the counts of every server this thread (a test) started: before a run is made
+/// again, so they count the last attempt only.
+pub fn clear_servers_started_here() {
+    SERVERS_STARTED_HERE.with(|c| c.borrow().iter().for_each(|clear| clear()));
 }
 
 /// One accepted connection, handed to a server's handler.
@@ -126,6 +157,8 @@ impl Server {
         listener.set_nonblocking(true).unwrap();
         let stop = Arc::new(AtomicBool::new(false));
         let stats = Arc::new(Stats::default());
+        let to_clear = stats.clone();
+        clear_with_servers_started_here(move || to_clear.clear());
         let conns: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::new(Mutex::new(Vec::new()));
         let deadline = Instant::now() + SERVER_LIFETIME;
         let accept = {

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{
-    burn_report, child_entry, exclusive, mean_of, mean_within, report_path, sample_for, spawn_role,
-    Reaped,
+    burn_report, child_entry, exclusive, mean_of, mean_within, measured_and_own_account,
+    report_path, sample_for, spawn_role, Reaped,
 };
 use loadlab_monitor::{classify, processes_listening_on, Finding, Monitor, PortLookup, Thresholds};
 use loadlab_scenario::monitor::{MonitorConfig, ProcessSelector, ProcessWatch};
@@ -38,42 +38,31 @@ fn a_child_burning_half_a_core_is_measured_within_10_points() {
     let monitor = Monitor::start(&watch("burner", ProcessSelector::Pid(pid))).unwrap();
     let got = burn_report(&report);
     let samples = monitor.stop().samples;
-    let cpu = mean_within(
-        &samples,
-        "processes.burner.cpu_percent",
-        got.start_ms,
-        got.end_ms,
-    );
-    println!(
-        "burner at 50% duty: measured {cpu:.1}% of a core; the child's own account {:.1}%",
-        got.percent
-    );
     // On a busy machine (a VM with steal, the suite's other binaries) the child gets less than
-    // it asks for: its own account is the truth the monitor is held to, not the 50% asked.
+    // it asks for, and unevenly: its own account over the same intervals is the truth the
+    // monitor is held to, not the 50% asked.
+    let burner = std::slice::from_ref(&got);
+    let (cpu, own) = measured_and_own_account(&samples, "processes.burner.cpu_percent", burner);
+    println!("burner at 50% duty: measured {cpu:.1}% of a core; the child's own account {own:.1}%");
     let per_sample: Vec<String> = samples
         .iter()
         .filter_map(|s| {
             s.get("processes.burner.cpu_percent")
-                .map(|v| format!("{}:{v:.0}", s.unix_ms))
+                .map(|v| format!("{}+{}:{v:.0}", s.unix_ms, s.interval_ms))
         })
         .collect();
     assert!(
-        (cpu - got.percent).abs() <= 10.0,
-        "measured {cpu:.1}%, child says {:.1}% over {}..{} ms; samples {per_sample:?}",
-        got.percent,
+        (cpu - own).abs() <= 10.0,
+        "measured {cpu:.1}%, child says {own:.1}% over {}..{} ms; samples {per_sample:?}",
         got.start_ms,
         got.end_ms
     );
     assert!(got.percent >= 10.0, "the child hardly ran: {got:?}");
-    let thread = mean_within(
-        &samples,
-        "processes.burner.max_thread_cpu_percent",
-        got.start_ms,
-        got.end_ms,
-    );
+    let (thread, own) =
+        measured_and_own_account(&samples, "processes.burner.max_thread_cpu_percent", burner);
     assert!(
-        (thread - got.percent).abs() <= 10.0,
-        "busiest thread {thread:.1}%"
+        (thread - own).abs() <= 10.0,
+        "busiest thread {thread:.1}%, the child says {own:.1}%"
     );
     assert!(mean_of(&samples, "processes.burner.rss_bytes", 0) > 100_000.0);
     assert!(mean_of(&samples, "processes.burner.open_files", 0) >= 3.0);
@@ -95,8 +84,7 @@ fn children_are_included() {
         kids[0].start_ms.max(kids[1].start_ms),
         kids[0].end_ms.min(kids[1].end_ms),
     );
-    let truth = kids[0].percent + kids[1].percent;
-    let cpu = mean_within(&samples, "processes.tree.cpu_percent", start, end);
+    let (cpu, truth) = measured_and_own_account(&samples, "processes.tree.cpu_percent", &kids);
     println!("tree of 2 × 25%: measured {cpu:.1}%; the children's own account {truth:.1}%");
     assert!(
         (cpu - truth).abs() <= 10.0,

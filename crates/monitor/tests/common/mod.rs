@@ -43,12 +43,15 @@ pub fn child_entry() {
 
 /// Uses `duty` of one core for `secs`: in each 20 ms period it burns `duty × 20 ms` of its
 /// own CPU time (not wall time) and sleeps for the rest of the period. At the end it writes
-/// its own account to `report` — `start_unix_ms end_unix_ms cpu_ms` — so a test on a busy
-/// machine, where the child may get less than it asks for, knows the share it really got.
+/// its own account to `report`: `start_unix_ms end_unix_ms cpu_ms` on the first line, then
+/// `unix_ms cpu_ms` at each period's start. So a test on a busy machine, where the child gets
+/// less than it asks for and unevenly, knows the share it really got in any window.
 fn burn(duty: f64, secs: f64, report: &str) {
     let period = Duration::from_millis(20);
     let (start_ms, cpu_start) = (unix_ms(), process_cpu());
     let end = Instant::now() + Duration::from_secs_f64(secs);
+    let cpu_ms = || (process_cpu() - cpu_start).as_secs_f64() * 1e3;
+    let mut timeline = vec![format!("{} 0", unix_ms_exact())];
     let mut x = 0u64;
     while Instant::now() < end {
         let start = Instant::now();
@@ -61,10 +64,19 @@ fn burn(duty: f64, secs: f64, report: &str) {
         if let Some(rest) = period.checked_sub(start.elapsed()) {
             std::thread::sleep(rest);
         }
+        timeline.push(format!("{} {}", unix_ms_exact(), cpu_ms()));
     }
     std::hint::black_box(x);
-    let cpu_ms = (process_cpu() - cpu_start).as_secs_f64() * 1e3;
-    std::fs::write(report, format!("{start_ms} {} {cpu_ms}", unix_ms())).unwrap();
+    let summary = format!("{start_ms} {} {}", unix_ms(), cpu_ms());
+    std::fs::write(report, format!("{summary}\n{}\n", timeline.join("\n"))).unwrap();
+}
+
+fn unix_ms_exact() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1e3
 }
 
 fn unix_ms() -> u64 {
@@ -83,34 +95,103 @@ fn process_cpu() -> Duration {
     d(usage.ru_utime) + d(usage.ru_stime)
 }
 
-/// A burner's own account: when it burned, and the share of a core it got (percent).
-#[derive(Debug, Clone, Copy)]
+/// A burner's own account: when it burned, the share of a core it got (percent), and its
+/// CPU time as it went.
+#[derive(Debug, Clone)]
 pub struct BurnReport {
     pub start_ms: u64,
     pub end_ms: u64,
     pub percent: f64,
+    /// (unix ms, CPU ms used since the start), at each period's start.
+    pub timeline: Vec<(f64, f64)>,
+}
+
+impl BurnReport {
+    /// CPU ms used by `t_ms` (interpolated between the periods it was read at).
+    fn cpu_ms_at(&self, t_ms: f64) -> f64 {
+        let after = self.timeline.partition_point(|&(t, _)| t <= t_ms);
+        match (
+            after.checked_sub(1).map(|i| self.timeline[i]),
+            self.timeline.get(after),
+        ) {
+            (Some((t0, c0)), Some(&(t1, c1))) => c0 + (c1 - c0) * (t_ms - t0) / (t1 - t0),
+            (Some((_, c)), None) => c,
+            (None, _) => 0.0,
+        }
+    }
+
+    /// The share of a core it used in `[from_ms, to_ms]`, by its own account.
+    pub fn percent_between(&self, from_ms: f64, to_ms: f64) -> f64 {
+        100.0 * (self.cpu_ms_at(to_ms) - self.cpu_ms_at(from_ms)) / (to_ms - from_ms)
+    }
 }
 
 /// Waits for the report a burner writes when it is done.
 pub fn burn_report(path: &std::path::Path) -> BurnReport {
     for _ in 0..400 {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            let f: Vec<f64> = text
-                .split_whitespace()
-                .filter_map(|t| t.parse().ok())
-                .collect();
-            if f.len() == 3 {
-                let _ = std::fs::remove_file(path);
-                return BurnReport {
-                    start_ms: f[0] as u64,
-                    end_ms: f[1] as u64,
-                    percent: 100.0 * f[2] / (f[1] - f[0]),
-                };
-            }
+        if let Some(report) = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| parse_burn_report(&text))
+        {
+            let _ = std::fs::remove_file(path);
+            return report;
         }
         std::thread::sleep(Duration::from_millis(25));
     }
     panic!("no burn report at {}", path.display());
+}
+
+fn parse_burn_report(text: &str) -> Option<BurnReport> {
+    let numbers = |line: &str| -> Vec<f64> {
+        line.split_whitespace()
+            .filter_map(|t| t.parse().ok())
+            .collect()
+    };
+    let mut lines = text.lines();
+    let summary = numbers(lines.next()?);
+    let [start, end, cpu] = summary[..] else {
+        return None;
+    };
+    let timeline: Vec<(f64, f64)> = lines
+        .map(numbers)
+        .filter_map(|n| (n.len() == 2).then(|| (n[0], n[1])))
+        .collect();
+    // Written at once at the end: a report without its last line is still being written.
+    (text.ends_with('\n') && timeline.len() >= 2).then(|| BurnReport {
+        start_ms: start as u64,
+        end_ms: end as u64,
+        percent: 100.0 * cpu / (end - start),
+        timeline,
+    })
+}
+
+/// Over the samples whose whole interval lies within every burner's burn: the mean of
+/// `series`, and the mean of what the burners say they used (summed) in the same intervals.
+pub fn measured_and_own_account(
+    samples: &[Sample],
+    series: &str,
+    burners: &[BurnReport],
+) -> (f64, f64) {
+    let start = burners.iter().map(|b| b.start_ms).max().unwrap();
+    let end = burners.iter().map(|b| b.end_ms).min().unwrap();
+    let pairs: Vec<(f64, f64)> = samples
+        .iter()
+        .filter(|s| s.unix_ms.saturating_sub(s.interval_ms) >= start && s.unix_ms <= end)
+        .filter_map(|s| {
+            let (from, to) = ((s.unix_ms - s.interval_ms) as f64, s.unix_ms as f64);
+            let own: f64 = burners.iter().map(|b| b.percent_between(from, to)).sum();
+            s.get(series).map(|measured| (measured, own))
+        })
+        .collect();
+    assert!(
+        pairs.len() >= 2,
+        "too few samples of {series} inside the burn: {samples:#?}"
+    );
+    let n = pairs.len() as f64;
+    (
+        pairs.iter().map(|p| p.0).sum::<f64>() / n,
+        pairs.iter().map(|p| p.1).sum::<f64>() / n,
+    )
 }
 
 /// Mean of a series over the samples whose whole interval lies in `[start_ms, end_ms]`.
