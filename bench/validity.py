@@ -142,6 +142,8 @@ def timer_run(binary, port, rate, scratch):
         "timer_p95": (g.get("host_timer") or {}).get("p95_ms"),
         "floor": g.get("delay_floor_ms"),
         "cpu": g.get("cpu_percent"),
+        "steal": g.get("steal_percent") or 0.0,
+        "timer_p99": (g.get("host_timer") or {}).get("p99_ms"),
         "old_rule_flags": old,
     }
 
@@ -158,14 +160,15 @@ def timer_table(binary, runs, scratch, log):
                 log.write(json.dumps(row) + "\n")
                 rows[rate].append(row)
                 print(f"  {rate} #{i}: exit {row['exit']} {row['kinds']} send lag p99 "
-                      f"{row['send_lag_p99']:.3f} timer p95 {row['timer_p95']} floor "
-                      f"{row['floor']}", file=sys.stderr)
+                      f"{row['send_lag_p99']:.3f} timer p95 {row['timer_p95']} p99 "
+                      f"{row['timer_p99']} floor {row['floor']} steal {row['steal']:.1f}%",
+                      file=sys.stderr)
     finally:
         target.stop()
     print("| load (`/health`, 5 s) | runs | valid | invalid kinds | send lag p99 (median / max) "
           "| latency p99 (median) | host timer p95 (median) | floor (median) | generator CPU "
-          "(median) | old 0.5 ms floor would flag |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+          "(median) | steal (median / max) | valid with steal < 1% | old 0.5 ms floor would flag |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     med = lambda xs: statistics.median(x or 0.0 for x in xs)
     for rate, rs in rows.items():
         kinds = sorted({k for r in rs for k in r["kinds"]})
@@ -174,7 +177,10 @@ def timer_table(binary, runs, scratch, log):
               f"{max(r['send_lag_p99'] for r in rs):.3f} ms | "
               f"{med(r['latency_p99'] for r in rs):.3f} ms | "
               f"{med(r['timer_p95'] for r in rs):.3f} ms | {med(r['floor'] for r in rs):.2f} ms | "
-              f"{med(r['cpu'] for r in rs):.1f}% | {sum(r['old_rule_flags'] for r in rs)} |")
+              f"{med(r['cpu'] for r in rs):.1f}% | {med(r['steal'] for r in rs):.1f} / "
+              f"{max(r['steal'] for r in rs):.1f}% | "
+              f"{sum(not r['kinds'] for r in rs if r['steal'] < 1.0)} of "
+              f"{sum(r['steal'] < 1.0 for r in rs)} | {sum(r['old_rule_flags'] for r in rs)} |")
 
 
 def case(name, binary, load, runs, target_cpu, generator_cpu, hog_cpus, scratch, log):
