@@ -350,6 +350,14 @@ pub struct TargetArgs {
     /// The service time once --degrade-after has passed, e.g. 300ms.
     #[arg(long, value_name = "DURATION", requires = "degrade_after")]
     pub degraded_service_time: Option<String>,
+    /// Freeze now and then: counted from the first /api/* request, the last --stall-for of
+    /// every --stall-every is a stall, and a request that comes during one waits for its end
+    /// (e.g. --stall-every 5s --stall-for 1s: what a closed model's compensated latency shows).
+    #[arg(long, value_name = "DURATION", requires = "stall_for")]
+    pub stall_every: Option<String>,
+    /// How long each stall of --stall-every lasts.
+    #[arg(long, value_name = "DURATION", requires = "stall_every")]
+    pub stall_for: Option<String>,
     /// Requests allowed to wait for a worker; beyond it: 503.
     #[arg(long, value_name = "N")]
     pub queue_limit: Option<usize>,

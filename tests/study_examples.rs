@@ -479,6 +479,19 @@ fn seed_000_per_domain_tables(md: &str) {
         "a % change with its CI: {:?}",
         survey[0]
     );
+    // Raw and compensated latency compared side by side (the closed model's two views).
+    for metric in [
+        "p95 latency",
+        "p95 compensated latency",
+        "p99 compensated latency",
+    ] {
+        assert!(
+            changes
+                .iter()
+                .any(|r| r[0] == "baseline → stress" && r[1] == metric),
+            "{metric} in {changes:?}"
+        );
+    }
     let factors = table(md, "| baseline → variant | load | throughput |");
     assert_eq!(factors.len(), 1);
     assert!(

@@ -3,7 +3,7 @@
 use crate::cli::TargetArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_scenario::units::parse_duration;
-use loadlab_target::{Degrade, LlmConfig, ServiceDist, TargetConfig, TargetTls};
+use loadlab_target::{Degrade, LlmConfig, ServiceDist, Stall, TargetConfig, TargetTls};
 
 pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
     let listen = args.listen.parse().map_err(|_| {
@@ -39,6 +39,18 @@ pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
     let duration = |flag: &str, text: &str| {
         parse_duration(text).map_err(|m| CliError::bad_input(format!("--{flag}: {m}")))
     };
+    if let (Some(every), Some(length)) = (&args.stall_every, &args.stall_for) {
+        let stall = Stall {
+            every: duration("stall-every", every)?,
+            length: duration("stall-for", length)?,
+        };
+        if stall.length.is_zero() || stall.length >= stall.every {
+            return Err(CliError::bad_input(
+                "--stall-for must be above zero and shorter than --stall-every (e.g. --stall-every 5s --stall-for 1s)",
+            ));
+        }
+        config.stall = Some(stall);
+    }
     config.llm = LlmConfig {
         batch: args.batch,
         step_time: duration("step-time", &args.step_time)?,

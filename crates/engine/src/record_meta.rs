@@ -168,6 +168,7 @@ pub fn load_info(plan: &Plan, segment: Segment) -> LoadInfo {
     match load {
         Load::Closed(c) => {
             info.max_vus = Some(segment.share(u64::from(c.max_vus())) as u32);
+            info.pace_ms = c.pace.map(|p| p.as_secs_f64() * 1e3);
         }
         Load::Open(o) => {
             info.peak_rate = Some(o.peak_rate() * fraction);

@@ -11,6 +11,7 @@
 //! result and the record's JSON parts, `base64` for encoded histograms.
 
 pub mod clock;
+pub mod compensation;
 mod delta;
 mod environment;
 mod error_kind;
@@ -37,6 +38,7 @@ pub mod validity;
 pub mod verdict;
 pub mod ws;
 
+pub use compensation::{Compensation, ScheduleSource};
 pub use delta::{DeltaPool, IntervalDelta, StepDelta};
 pub use environment::Environment;
 pub use error_kind::{ErrorCounts, ErrorKind};

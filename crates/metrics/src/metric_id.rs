@@ -165,6 +165,9 @@ pub enum Quantity {
     Errors,
     /// A statistic of the latency histogram (`latency_ms.p95`).
     Latency(LatencyStat),
+    /// Closed model: a statistic of the latency compensated for coordinated omission
+    /// (`latency_compensated_ms.p95`; see `compensation`).
+    CompensatedLatency(LatencyStat),
     /// The mean of a resource series over the steady window (`resources.host.cpu_percent`).
     ResourceMean,
     /// Its largest sample (`resources.processes.target.rss_bytes.max`).
@@ -188,6 +191,11 @@ impl Quantity {
             Quantity::Errors,
         ];
         q.extend(LatencyStat::ALL.iter().map(|s| Quantity::Latency(*s)));
+        q.extend(
+            LatencyStat::ALL
+                .iter()
+                .map(|s| Quantity::CompensatedLatency(*s)),
+        );
         for t in crate::StreamTime::ALL {
             q.extend(LatencyStat::ALL.iter().map(|s| Quantity::Stream(t, *s)));
         }
@@ -204,6 +212,7 @@ impl Quantity {
             Quantity::ErrorRate => "errors.rate".into(),
             Quantity::Errors => "errors.count".into(),
             Quantity::Latency(s) => format!("latency_ms.{}", s.as_str()),
+            Quantity::CompensatedLatency(s) => format!("latency_compensated_ms.{}", s.as_str()),
             Quantity::ResourceMean => "mean".into(),
             Quantity::ResourceMax => "max".into(),
             Quantity::Stream(t, s) => format!("stream.{}_ms.{}", t.as_str(), s.as_str()),
@@ -236,6 +245,12 @@ impl Quantity {
                 }
                 v.push(format!("latency.{}", s.as_str()));
             }
+            Quantity::CompensatedLatency(s) => {
+                v.push(format!("latency_compensated.{}", s.as_str()));
+                if s == LatencyStat::P999 {
+                    v.push("latency_compensated.p99.9".into());
+                }
+            }
             Quantity::ResourceMean | Quantity::ResourceMax => {}
             // The threshold spellings: `stream.ttft.p95`, `stream.tokens_per_s`, `stream.goodput`.
             Quantity::Stream(t, s) => v.push(format!("stream.{}.{}", t.as_str(), s.as_str())),
@@ -256,6 +271,7 @@ impl Quantity {
             Quantity::ErrorRate
             | Quantity::Errors
             | Quantity::Latency(_)
+            | Quantity::CompensatedLatency(_)
             | Quantity::Stream(..)
             | Quantity::ResourceMean
             | Quantity::ResourceMax => GoodDirection::Lower,
@@ -267,7 +283,9 @@ impl Quantity {
             Quantity::Throughput => MetricUnit::PerSecond,
             Quantity::Requests | Quantity::Iterations | Quantity::Errors => MetricUnit::Count,
             Quantity::ErrorRate => MetricUnit::Fraction,
-            Quantity::Latency(_) | Quantity::Stream(..) => MetricUnit::Millis,
+            Quantity::Latency(_) | Quantity::CompensatedLatency(_) | Quantity::Stream(..) => {
+                MetricUnit::Millis
+            }
             Quantity::TokensPerS | Quantity::Goodput => MetricUnit::PerSecond,
             Quantity::ResourceMean | Quantity::ResourceMax => MetricUnit::Plain,
         }
@@ -282,6 +300,7 @@ impl Quantity {
             Quantity::ErrorRate => "error rate".into(),
             Quantity::Errors => "errors".into(),
             Quantity::Latency(s) => format!("{} latency", s.label()),
+            Quantity::CompensatedLatency(s) => format!("{} compensated latency", s.label()),
             Quantity::ResourceMean => "mean".into(),
             Quantity::ResourceMax => "max".into(),
             Quantity::Stream(t, s) => format!("{} {}", s.label(), t.label()),

@@ -60,6 +60,13 @@ pub struct RunResult {
     #[serde(default)]
     pub bytes: Bytes,
     pub latency_ms: LatencySummary,
+    /// Closed model: the latency users arriving on each VU's schedule would have seen
+    /// (coordinated omission compensated; see `compensation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_compensated_ms: Option<LatencySummary>,
+    /// Closed model: the schedule the compensation assumed, and the size of the correction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensation: Option<crate::Compensation>,
     pub service_time_ms: LatencySummary,
     /// Where service time went: connect, TLS handshake, waiting (time to first byte),
     /// receiving (absent: not measured, as in records written before it existed).
@@ -235,6 +242,9 @@ pub struct LoadInfo {
     pub poisson: bool,
     pub max_in_flight: Option<u32>,
     pub count: Option<u64>,
+    /// Closed model: each VU's intended schedule, an iteration per `pace_ms` (`load.pace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace_ms: Option<f64>,
     /// The load over time as planned (closed and open models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planned: Option<PlannedLoad>,
@@ -379,6 +389,8 @@ pub struct StepResult {
     pub errors: BTreeMap<String, u64>,
     pub status_codes: BTreeMap<String, u64>,
     pub latency_ms: LatencySummary,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_compensated_ms: Option<LatencySummary>,
     pub service_time_ms: LatencySummary,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_latency_ms: Option<LatencySummary>,
@@ -422,6 +434,8 @@ pub struct GroupResult {
     pub requests: u64,
     pub failed: u64,
     pub latency_ms: LatencySummary,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_compensated_ms: Option<LatencySummary>,
     pub service_time_ms: LatencySummary,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_latency_ms: Option<LatencySummary>,
@@ -583,6 +597,9 @@ impl IntervalLatency {
 pub struct Histograms {
     #[serde(default)]
     pub latency: String,
+    /// Closed model: the latency compensated for coordinated omission (`compensation`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub latency_compensated: String,
     #[serde(default)]
     pub service_time: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]

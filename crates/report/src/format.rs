@@ -131,6 +131,7 @@ impl Unit {
         match Threshold::parse(expr).map(|t| t.metric.quantity) {
             Ok(
                 Quantity::Latency(_)
+                | Quantity::CompensatedLatency(_)
                 | Quantity::ServiceTime(_)
                 | Quantity::Phase(..)
                 | Quantity::StreamTime(..),

@@ -8,7 +8,7 @@ use crate::run_values::{byte_rates, phase_label};
 use crate::terminal_lines::kv;
 use crate::Style;
 use loadlab_metrics::result::{LatencySummary, RunResult};
-use loadlab_metrics::{LoadModel, Phase};
+use loadlab_metrics::{Compensation, LoadModel, Phase, ScheduleSource};
 use std::io::{self, Write};
 
 /// `p50=… p90=… p95=… p99=… max=…`.
@@ -134,13 +134,46 @@ pub(crate) fn latency(r: &RunResult, out: &mut dyn Write, style: Style) -> io::R
                     ))
             ),
         ),
-        LoadModel::Closed => kv(
-            out,
-            "closed model",
-            &style.dim(
-                "under overload, closed-model latency understates what users would see \
-                 (VUs wait instead of arriving)",
+        LoadModel::Closed => match (&r.latency_compensated_ms, &r.compensation) {
+            (Some(compensated), Some(c)) => {
+                kv(out, "compensated", &latency_line(compensated))?;
+                kv(out, "closed model", &compensation_words(c))
+            }
+            _ => kv(
+                out,
+                "closed model",
+                &style.dim(
+                    "under overload, closed-model latency understates what users would see \
+                     (VUs wait instead of arriving)",
+                ),
             ),
-        ),
+        },
     }
+}
+
+/// What the compensated line means, the schedule it assumed, the size of the correction and
+/// its limits: one sentence a reader can quote.
+pub(crate) fn compensation_words(c: &Compensation) -> String {
+    let source = match c.source {
+        ScheduleSource::Pace => "`load.pace`".to_string(),
+        ScheduleSource::Inferred => "inferred".to_string(),
+    };
+    let size = if c.ratio > 1.05 {
+        format!(
+            "users arriving on schedule would have seen a {} {:.1}× the measured one",
+            c.most_at, c.ratio
+        )
+    } else {
+        "no response outlasted the interval enough to change a percentile".to_string()
+    };
+    let caveats = c.caveats();
+    let caveats = if caveats.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", caveats.join("; "))
+    };
+    format!(
+        "latency is measured from each send; compensated adds the sends each VU's schedule (an iteration every {}, {source}) would have made while it waited (coordinated omission): {size}{caveats}",
+        format_ms(c.interval_ms)
+    )
 }

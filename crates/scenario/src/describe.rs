@@ -124,6 +124,7 @@ fn load(load: &Load) -> Value {
             "iterations_per_vu": c.iterations_per_vu,
             "shared_iterations": c.shared_iterations,
             "max_duration": format_duration(c.max_duration),
+            "pace": c.pace.map(format_duration),
         }),
         Load::Open(o) => json!({
             "model": "open",

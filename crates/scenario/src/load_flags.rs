@@ -72,6 +72,7 @@ impl LoadFlags {
                     iterations_per_vu: None,
                     shared_iterations: self.requests,
                     max_duration: bound,
+                    pace: None,
                 }))
             }
             (None, Some(rate_text)) => {

@@ -408,6 +408,10 @@ pub struct ClosedLoad {
     pub shared_iterations: Option<u64>,
     /// Bound on an iteration-limited run.
     pub max_duration: Duration,
+    /// Each VU starts an iteration at most once per `pace` (its intended schedule): a faster
+    /// iteration waits for its next slot, a slower one is followed at once, and the slots it
+    /// missed are not caught up. The schedule the compensated latency is measured against.
+    pub pace: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

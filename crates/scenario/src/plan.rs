@@ -369,6 +369,7 @@ mod tests {
             iterations_per_vu: None,
             shared_iterations: None,
             max_duration: secs(600.0),
+            pace: None,
         }
     }
 

@@ -164,6 +164,8 @@ pub struct RawLoad {
     pub count: Option<u64>,
     #[serde(default, deserialize_with = "de_opt_duration")]
     pub max_duration: Option<Duration>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub pace: Option<Duration>,
 }
 
 #[derive(Debug, Deserialize)]

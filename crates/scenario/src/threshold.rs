@@ -35,6 +35,9 @@ pub enum Scope {
 pub enum Quantity {
     /// Latency in ms (from intended send time in the open model).
     Latency(Stat),
+    /// Closed model: latency compensated for coordinated omission on each VU's schedule
+    /// (`load.pace`, or inferred), in ms (`latency_compensated.p95`).
+    CompensatedLatency(Stat),
     /// Service time in ms (from actual send).
     ServiceTime(Stat),
     /// One phase of the requests' service time, in ms (k6's `http_req_waiting` and kin); runs
@@ -152,6 +155,7 @@ impl Quantity {
         matches!(
             self,
             Quantity::Latency(_)
+                | Quantity::CompensatedLatency(_)
                 | Quantity::ServiceTime(_)
                 | Quantity::Phase(..)
                 | Quantity::StreamTime(..)
@@ -163,6 +167,7 @@ impl Quantity {
     pub fn format_value(self, v: f64) -> String {
         match self {
             Quantity::Latency(_)
+            | Quantity::CompensatedLatency(_)
             | Quantity::ServiceTime(_)
             | Quantity::Phase(..)
             | Quantity::StreamTime(..) => {
@@ -254,7 +259,7 @@ fn parse_metric(text: &str) -> Result<MetricRef, String> {
         (Scope::All, text)
     };
     let quantity = parse_quantity(rest).ok_or_else(|| {
-        format!("unknown metric `{text}`: {EXAMPLES}; latency, service_time, the phases (connect, tls_handshake, waiting, receiving) and the stream times (stream.ttft, stream.itl, stream.tpot, stream.e2e) take min, mean, max, p50, p90, p95, p99, p999 or any pNN; stream figures: stream.goodput, stream.good, stream.tokens_per_s, stream.output_tokens, stream.input_tokens, stream.streams")
+        format!("unknown metric `{text}`: {EXAMPLES}; latency, latency_compensated (closed model), service_time, the phases (connect, tls_handshake, waiting, receiving) and the stream times (stream.ttft, stream.itl, stream.tpot, stream.e2e) take min, mean, max, p50, p90, p95, p99, p999 or any pNN; stream figures: stream.goodput, stream.good, stream.tokens_per_s, stream.output_tokens, stream.input_tokens, stream.streams")
     })?;
     if matches!(
         (&scope, quantity),
@@ -280,6 +285,7 @@ fn split_scoped<'a>(rest: &'a str, whole: &str) -> Result<(&'a str, &'a str), St
     let phases = PHASE_SPELLINGS.map(|(name, _)| format!(".{name}."));
     let known = [
         ".latency.",
+        ".latency_compensated.",
         ".service_time.",
         ".errors",
         ".requests",
@@ -312,6 +318,8 @@ fn parse_quantity(text: &str) -> Option<Quantity> {
         _ => {
             if let Some(stat) = text.strip_prefix("latency.") {
                 Quantity::Latency(parse_stat(stat)?)
+            } else if let Some(stat) = text.strip_prefix("latency_compensated.") {
+                Quantity::CompensatedLatency(parse_stat(stat)?)
             } else if let Some(stat) = text.strip_prefix("service_time.") {
                 Quantity::ServiceTime(parse_stat(stat)?)
             } else if let Some(rest) = text.strip_prefix("stream.") {
@@ -366,6 +374,7 @@ fn parse_stat(text: &str) -> Option<Stat> {
 fn parse_value(quantity: Quantity, text: &str) -> Result<f64, String> {
     match quantity {
         Quantity::Latency(_)
+        | Quantity::CompensatedLatency(_)
         | Quantity::ServiceTime(_)
         | Quantity::Phase(..)
         | Quantity::StreamTime(..) => {
@@ -481,6 +490,20 @@ mod tests {
                 Quantity::Latency(Stat::Percentile(99.0)),
                 Op::Lt,
                 5500.0,
+            ),
+            (
+                "latency_compensated.p95 < 1s",
+                Scope::All,
+                Quantity::CompensatedLatency(Stat::Percentile(95.0)),
+                Op::Lt,
+                1000.0,
+            ),
+            (
+                "step.get home.latency_compensated.p99 <= 2s",
+                Scope::Step("get home".into()),
+                Quantity::CompensatedLatency(Stat::Percentile(99.0)),
+                Op::Le,
+                2000.0,
             ),
             (
                 "http.errors < 5%",

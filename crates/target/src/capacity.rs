@@ -32,7 +32,8 @@ pub struct Capacity {
     service_dist: ServiceDist,
     error_rate: f64,
     degrade: Option<crate::config::Degrade>,
-    /// When the first request was served (for `degrade`).
+    stall: Option<crate::config::Stall>,
+    /// When the first request was served (for `degrade` and `stall`).
     first: OnceLock<Instant>,
 }
 
@@ -63,6 +64,7 @@ impl Capacity {
             service_dist: config.service_dist,
             error_rate: config.error_rate,
             degrade: config.degrade,
+            stall: config.stall,
             first: OnceLock::new(),
         }
     }
@@ -81,6 +83,13 @@ impl Capacity {
     /// queue is full), spends the service time, then maybe injects a failure. The
     /// returned slot must be held while the request's work is done.
     pub async fn serve(&self) -> Result<Slot<'_>, Refusal> {
+        if let Some(stall) = self.stall {
+            let first = *self.first.get_or_init(Instant::now);
+            let wait = stall.wait_at(first.elapsed());
+            if !wait.is_zero() {
+                loadlab_timer::sleep_precisely(wait).await;
+            }
+        }
         let slot = self.acquire().await?;
         let delay =
             sample_service_time(self.service_dist, self.mean_service_time(), fastrand::f64());

@@ -49,6 +49,8 @@ pub struct TargetConfig {
     pub reuse_port: bool,
     /// A service that degrades mid-run: after a while, another service time.
     pub degrade: Option<Degrade>,
+    /// A service that freezes now and then (a GC pause, a lock): see [`Stall`].
+    pub stall: Option<Stall>,
     /// The inference server behind `/v1/chat/completions` and `/v1/completions`.
     pub llm: crate::llm::LlmConfig,
 }
@@ -60,6 +62,31 @@ pub struct TargetConfig {
 pub struct Degrade {
     pub after: Duration,
     pub service_time: Duration,
+}
+
+/// `--stall-every 5s --stall-for 1s`: counted from the first `/api/*` request, the last
+/// `length` of every `every` is a stall. An `/api/*` request that comes during one waits for
+/// its end before its service time starts: what a closed model's VUs hide (they stop sending)
+/// and its compensated latency shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stall {
+    pub every: Duration,
+    pub length: Duration,
+}
+
+impl Stall {
+    /// How long a request arriving `since_first` after the first one waits for the stall to
+    /// end (zero outside a stall).
+    pub fn wait_at(&self, since_first: Duration) -> Duration {
+        let every = self.every.as_nanos().max(1);
+        let into = Duration::from_nanos((since_first.as_nanos() % every) as u64);
+        let stall_from = self.every.saturating_sub(self.length);
+        if into >= stall_from {
+            self.every - into
+        } else {
+            Duration::ZERO
+        }
+    }
 }
 
 impl TargetConfig {
@@ -96,8 +123,12 @@ impl TargetConfig {
                 )
             })
             .unwrap_or_default();
+        let stall = self
+            .stall
+            .map(|s| format!(", a {:?} stall every {:?}", s.length, s.every))
+            .unwrap_or_default();
         format!(
-            "{workers}, {service}{degrade}, {queue}, {}% errors, {} thread{}",
+            "{workers}, {service}{degrade}{stall}, {queue}, {}% errors, {} thread{}",
             self.error_rate * 100.0,
             self.threads,
             if self.threads == 1 { "" } else { "s" }
@@ -118,6 +149,7 @@ impl Default for TargetConfig {
             reuse_port: false,
             tls: None,
             degrade: None,
+            stall: None,
             llm: crate::llm::LlmConfig::default(),
         }
     }
@@ -187,6 +219,26 @@ impl FromStr for ServiceDist {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stall_is_the_last_part_of_every_period() {
+        let stall = Stall {
+            every: Duration::from_secs(5),
+            length: Duration::from_secs(1),
+        };
+        let ms = Duration::from_millis;
+        // (time since the first request, wait)
+        for (at, wait) in [
+            (ms(0), ms(0)),
+            (ms(3_999), ms(0)),
+            (ms(4_000), ms(1_000)),
+            (ms(4_750), ms(250)),
+            (ms(5_000), ms(0)),
+            (ms(9_900), ms(100)),
+        ] {
+            assert_eq!(stall.wait_at(at), wait, "at {at:?}");
+        }
+    }
 
     #[test]
     fn parses_distributions() {

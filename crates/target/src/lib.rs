@@ -65,7 +65,8 @@ mod ws;
 
 pub use capacity::sample_service_time;
 pub use config::{
-    Degrade, ParseServiceDistError, ServiceDist, TargetConfig, DEFAULT_LISTEN, DEFAULT_THREADS,
+    Degrade, ParseServiceDistError, ServiceDist, Stall, TargetConfig, DEFAULT_LISTEN,
+    DEFAULT_THREADS,
 };
 pub use error::TargetError;
 pub use handlers::MAX_BODY_BYTES;

@@ -88,6 +88,7 @@ fn scope_metrics(
     failed: u64,
     seconds: f64,
     latency: &LatencySummary,
+    compensated: Option<&LatencySummary>,
 ) {
     out.insert(id(Quantity::Requests), requests as f64);
     if seconds > 0.0 {
@@ -107,6 +108,14 @@ fn scope_metrics(
             out.insert(id(Quantity::Latency(stat)), latency_value(latency, stat));
         }
     }
+    if let Some(c) = compensated.filter(|c| c.count > 0) {
+        for stat in LatencyStat::ALL {
+            out.insert(
+                id(Quantity::CompensatedLatency(stat)),
+                latency_value(c, stat),
+            );
+        }
+    }
 }
 
 /// One value per metric for a run: for the run, each group and each step, requests (count
@@ -122,6 +131,7 @@ pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
         run.requests.failed,
         run.duration_s,
         &run.latency_ms,
+        run.latency_compensated_ms.as_ref(),
     );
     // The run's own rate (what the recorder measured), not recomputed.
     m.insert(MetricId::run(Quantity::Throughput), run.requests.rate);
@@ -140,6 +150,7 @@ pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
             g.failed,
             run.duration_s,
             &g.latency_ms,
+            g.latency_compensated_ms.as_ref(),
         );
     }
     for s in &run.steps {
@@ -150,6 +161,7 @@ pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
             s.failed,
             run.duration_s,
             &s.latency_ms,
+            s.latency_compensated_ms.as_ref(),
         );
         if let Some(st) = &s.stream {
             stream_metrics(&mut m, |q| MetricId::step(&s.name, q), st);

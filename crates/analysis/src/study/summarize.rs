@@ -165,7 +165,7 @@ pub fn compare_variant_pairs(
 /// 10 requests beyond it in a typical run (the side with fewer), each run's figure is nearly
 /// its maximum.
 fn mark_thin(c: &mut Comparison, a: &VariantStats, b: &VariantStats) {
-    let Quantity::Latency(stat) = c.metric.quantity else {
+    let (Quantity::Latency(stat) | Quantity::CompensatedLatency(stat)) = c.metric.quantity else {
         return;
     };
     let Some(q) = stat.quantile() else {

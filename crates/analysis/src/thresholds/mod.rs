@@ -105,6 +105,15 @@ pub(crate) fn actual_value(t: &Threshold, run: &RunResult) -> Option<f64> {
             (run.duration_s > 0.0).then(|| scoped.requests as f64 / run.duration_s)
         }
         Quantity::Latency(stat) => stat_of(stat, scoped.latency, &scoped.histograms.latency),
+        Quantity::CompensatedLatency(stat) => {
+            // From the scope's raw histogram on the run's schedule: every scope the same way.
+            let schedule = run.compensation.as_ref()?;
+            let raw = decode_histogram(&scoped.histograms.latency)?;
+            histogram_stat(
+                stat,
+                &loadlab_metrics::compensation::compensate(&raw, schedule.interval_us()),
+            )
+        }
         Quantity::ServiceTime(stat) => {
             stat_of(stat, scoped.service, &scoped.histograms.service_time)
         }

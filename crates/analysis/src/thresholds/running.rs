@@ -52,12 +52,15 @@ enum Cover {
 struct Need {
     cover: Cover,
     series: Option<Series>,
+    /// `latency_compensated`: the schedule's interval (µs). Live, only a declared `pace` is
+    /// known (an inferred schedule comes from the run's first interval, at the end).
+    compensate_us: Option<u64>,
 }
 
 impl Need {
     fn of(t: &Threshold, meta: &RecordMeta) -> Need {
         let series = match t.metric.quantity {
-            Quantity::Latency(_) => Some(Series::Latency),
+            Quantity::Latency(_) | Quantity::CompensatedLatency(_) => Some(Series::Latency),
             Quantity::ServiceTime(_) => Some(Series::Service),
             Quantity::Phase(p, _) => Some(Series::Phase(p)),
             Quantity::StreamTime(t, _) => Some(Series::Stream(t)),
@@ -92,7 +95,18 @@ impl Need {
                 }
             }
         };
-        Need { cover, series }
+        let compensate_us = match t.metric.quantity {
+            Quantity::CompensatedLatency(_) => meta
+                .load
+                .pace_ms
+                .map(|ms| ((ms * 1e3).round() as u64).max(1)),
+            _ => None,
+        };
+        Need {
+            cover,
+            series,
+            compensate_us,
+        }
     }
 }
 
@@ -276,6 +290,14 @@ impl RunningWindow {
             | Quantity::ServiceTime(stat)
             | Quantity::Phase(_, stat)
             | Quantity::StreamTime(_, stat) => histogram_stat(stat, f.histogram.get()?),
+            Quantity::CompensatedLatency(stat) => {
+                let interval_us = self.needs[need].compensate_us?;
+                let raw = f.histogram.get()?;
+                histogram_stat(
+                    stat,
+                    &loadlab_metrics::compensation::compensate(raw, interval_us),
+                )
+            }
             Quantity::Stream(figure) => {
                 if f.stream.is_empty() {
                     return None;

@@ -10,11 +10,19 @@ use loadlab_scenario::ConnectionPolicy;
 use std::cell::Cell;
 use std::rc::Rc;
 use tokio::sync::{watch, Notify};
+use tokio::time::{Duration, Instant};
 
 #[derive(Clone, Copy)]
 struct Control {
     target: u64,
     stop: bool,
+}
+
+/// What each VU of the plan does on its own: how many iterations, and at what pace.
+#[derive(Clone, Copy)]
+struct VuPlan {
+    iterations: Option<u64>,
+    pace: Option<Duration>,
 }
 
 pub async fn run<T: Transport>(
@@ -45,7 +53,10 @@ pub async fn run<T: Transport>(
                 spawned,
                 spawned * u64::from(segment.count) + u64::from(segment.index) + 1,
                 rx.clone(),
-                load.iterations_per_vu,
+                VuPlan {
+                    iterations: load.iterations_per_vu,
+                    pace: load.pace,
+                },
                 tickets.clone(),
                 active.clone(),
                 live.clone(),
@@ -89,7 +100,7 @@ async fn vu<T: Transport>(
     index: u64,
     vu_id: u64,
     mut control: watch::Receiver<Control>,
-    iterations: Option<u64>,
+    plan: VuPlan,
     tickets: Rc<Cell<Option<u64>>>,
     active: Rc<Cell<u64>>,
     live: Rc<Cell<u64>>,
@@ -100,6 +111,8 @@ async fn vu<T: Transport>(
     let pooled = worker.scenario.connections == ConnectionPolicy::Shared;
     let mut done = 0u64;
     let mut is_active = false;
+    // The paced schedule's next slot (`pace`): none before the first iteration.
+    let mut next_slot: Option<Instant> = None;
     loop {
         let c = *control.borrow_and_update();
         if c.stop || worker.stopping.get() {
@@ -121,8 +134,32 @@ async fn vu<T: Transport>(
             active.set(active.get() + 1);
             worker.recorder.borrow_mut().vu_active(active.get());
         }
-        if iterations.is_some_and(|n| done >= n) {
+        if plan.iterations.is_some_and(|n| done >= n) {
             break;
+        }
+        if let Some(slot) = next_slot.filter(|&slot| slot > now()) {
+            if slot >= worker.end {
+                // The next slot is past the end: the VU idles until the run stops.
+                tokio::time::sleep_until(worker.end).await;
+                break;
+            }
+            // Early: wait for the slot, or for a change of the VU count (this VU may be
+            // ramped down meanwhile), then look again.
+            tokio::select! {
+                _ = tokio::time::sleep_until(slot) => {}
+                changed = control.changed() => if changed.is_err() { break },
+            }
+            continue;
+        }
+        if let Some(pace) = plan.pace {
+            // On time, or late within this slot's period: the grid goes on. A slot missed
+            // whole while the last iteration ran is not caught up (the compensated latency
+            // accounts for it): the grid starts again from now.
+            let t = now();
+            next_slot = Some(match next_slot {
+                Some(slot) if slot + pace > t => slot + pace,
+                _ => t + pace,
+            });
         }
         if let Some(left) = tickets.get() {
             if left == 0 {

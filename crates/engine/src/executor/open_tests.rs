@@ -464,6 +464,7 @@ fn responses_are_read_at_wake_ups_only_for_open_loads_up_to_the_bound_per_worker
                 iterations_per_vu: Some(1),
                 shared_iterations: None,
                 max_duration: Duration::from_secs(1),
+                pace: None,
             }),
             whole,
             false,

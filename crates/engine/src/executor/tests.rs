@@ -18,10 +18,14 @@ use std::rc::Rc;
 use std::sync::mpsc;
 use tokio::time::{Duration, Instant};
 
-/// Answers every request after `service`, counting connections and requests.
+/// Answers every request after `service` (the first one after `first_service` when set),
+/// counting connections, and keeping when each request was sent.
+#[derive(Default)]
 struct FakeTransport {
     service: Duration,
+    first_service: Option<Duration>,
     connects: Rc<Cell<u64>>,
+    sent: Rc<RefCell<Vec<Instant>>>,
 }
 
 impl Transport for FakeTransport {
@@ -40,9 +44,14 @@ impl Transport for FakeTransport {
     ) -> Result<Response, Failure> {
         // Half the service time until the first byte, half receiving.
         let written = Instant::now();
-        tokio::time::sleep(self.service / 2).await;
+        let service = match self.first_service {
+            Some(first) if self.sent.borrow().is_empty() => first,
+            _ => self.service,
+        };
+        self.sent.borrow_mut().push(written);
+        tokio::time::sleep(service / 2).await;
         let first_byte = Instant::now();
-        tokio::time::sleep(self.service - self.service / 2).await;
+        tokio::time::sleep(service - service / 2).await;
         Ok(Response {
             status: 200,
             timing: ResponseTiming {
@@ -93,6 +102,7 @@ async fn run_fake(load: Load, service: Duration, duration: Duration) -> (Totals,
     let transport = FakeTransport {
         service,
         connects: connects.clone(),
+        ..FakeTransport::default()
     };
     let recorder = run_with(transport, load, duration, Cancel::new(), Segment::WHOLE).await;
     (recorder, connects.get())
@@ -270,6 +280,7 @@ fn closed(start: u32, stages: &[(u64, u32)]) -> Load {
         iterations_per_vu: None,
         shared_iterations: None,
         max_duration: Duration::from_secs(600),
+        pace: None,
     })
 }
 
@@ -360,6 +371,58 @@ async fn open_model_measures_from_intended_time_when_the_target_stalls() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_paced_vu_waits_for_its_slot_and_never_catches_up() {
+    // 2 VUs for 1 s: (pace, service time) → requests completed.
+    let ms = Duration::from_millis;
+    for (pace, service, want) in [
+        // Early: each VU waits for its slots at 0, 100, …, 900 ms.
+        (Some(ms(100)), ms(10), 18..=20),
+        // Late: back to back (150 ms each, 7 a VU), as without a pace.
+        (Some(ms(100)), ms(150), 13..=14),
+        // No pace: as fast as the target answers.
+        (None, ms(10), 190..=200),
+    ] {
+        let Load::Closed(mut load) = closed(2, &[(1, 2)]) else {
+            unreachable!()
+        };
+        load.pace = pace;
+        let (rec, _) = run_fake(Load::Closed(load), service, Duration::from_secs(1)).await;
+        let n = rec.steps[0].requests;
+        assert!(
+            want.contains(&n),
+            "pace {pace:?}, service {service:?}: {n} requests"
+        );
+    }
+    // One VU paced at 100 ms whose first answer takes 350 ms: the slots at 100, 200 and
+    // 300 ms are missed whole and never sent; the schedule goes on from 350 ms.
+    let Load::Closed(mut load) = closed(1, &[(1, 1)]) else {
+        unreachable!()
+    };
+    load.pace = Some(ms(100));
+    let transport = FakeTransport {
+        service: ms(10),
+        first_service: Some(ms(350)),
+        ..FakeTransport::default()
+    };
+    let sent = transport.sent.clone();
+    let start = Instant::now();
+    run_with(
+        transport,
+        Load::Closed(load),
+        Duration::from_secs(1),
+        Cancel::new(),
+        Segment::WHOLE,
+    )
+    .await;
+    let at: Vec<u64> = sent
+        .borrow()
+        .iter()
+        .map(|t| t.duration_since(start).as_millis() as u64)
+        .collect();
+    assert_eq!(at, [0, 350, 450, 550, 650, 750, 850, 950], "sent at (ms)");
+}
+
+#[tokio::test(start_paused = true)]
 async fn closed_model_ramps_vus() {
     let load = Load::Closed(ClosedLoad {
         start_vus: 0,
@@ -376,6 +439,7 @@ async fn closed_model_ramps_vus() {
         iterations_per_vu: None,
         shared_iterations: None,
         max_duration: Duration::from_secs(60),
+        pace: None,
     });
     let (rec, connects) = run_fake(load, Duration::from_millis(100), Duration::from_secs(4)).await;
     // VU k starts at k/2 s (k=1..4) and runs 10 requests/s until 4 s: 35 + 30 + 25 + 20 = 110.
@@ -402,6 +466,7 @@ async fn closed_model_iterations_per_vu_stop_early() {
         iterations_per_vu: Some(5),
         shared_iterations: None,
         max_duration: Duration::from_secs(60),
+        pace: None,
     });
     let before = Instant::now();
     let (rec, _) = run_fake(load, Duration::from_millis(10), Duration::from_secs(60)).await;
@@ -454,12 +519,14 @@ async fn a_segment_with_no_vu_of_an_iteration_plan_ends_at_once() {
         iterations_per_vu: Some(5),
         shared_iterations: None,
         max_duration: Duration::from_secs(600),
+        pace: None,
     });
     let before = Instant::now();
     let empty = run_with(
         FakeTransport {
             service: Duration::from_millis(10),
             connects: Rc::new(Cell::new(0)),
+            ..FakeTransport::default()
         },
         load.clone(),
         Duration::from_secs(600),
@@ -477,6 +544,7 @@ async fn a_segment_with_no_vu_of_an_iteration_plan_ends_at_once() {
         FakeTransport {
             service: Duration::from_millis(10),
             connects: Rc::new(Cell::new(0)),
+            ..FakeTransport::default()
         },
         load,
         Duration::from_secs(600),
@@ -581,6 +649,7 @@ async fn aborted_while_answering(
     let transport = FakeTransport {
         service: Duration::from_millis(300),
         connects: Rc::new(Cell::new(0)),
+        ..FakeTransport::default()
     };
     let run = run_with(
         transport,

@@ -17,7 +17,7 @@ pub fn measurement_methods(model: loadlab_metrics::LoadModel) -> Vec<String> {
         m.push("Open model: latency is measured from each request's *intended* send time (no coordinated omission); the service time is measured from the actual send, and the difference (send lag) is reported separately.".to_string());
     } else {
         m.push(
-            "Closed model: latency is measured from the actual send of each request.".to_string(),
+            "Closed model: latency is measured from the actual send of each request. Beside it, the latency compensated for coordinated omission: each latency longer than a VU's schedule (`load.pace`, or the median of the first iterations) also stands for the sends that schedule would have made while the VU waited (HdrHistogram's `recordValueWithExpectedInterval`, as wrk2 corrects).".to_string(),
         );
     }
     m.push("Generator health: what the generator went through is measured every interval — its workers' CPU time, a pause probe on their own threads (closed model), how late arrivals were sent (open model) and how long the workers waited for a CPU. A run is invalid when the generator's own delay is more than 10% of the latency at p50, p95 or p99 and at least 0.5 ms (1.5 ms for the probe), or its workers used 90% of their cores; a busy host alone never invalidates a run (docs/results.md, \"Is the measurement valid?\").".to_string());

@@ -83,9 +83,22 @@ pub(super) fn results(r: &RunResult) -> Section {
 fn latency_table(r: &RunResult) -> Table {
     let mut t = Table::new(&LATENCY_COLUMNS);
     t.row(latency_row("latency", &r.latency_ms));
+    if let Some(c) = &r.latency_compensated_ms {
+        t.row(latency_row("latency, compensated", c));
+    }
     t.row(latency_row("service time", &r.service_time_ms));
+    let compensated = r
+        .compensation
+        .as_ref()
+        .map(|c| {
+            format!(
+                " Compensated (closed model): {}.",
+                crate::terminal_timings::compensation_words(c)
+            )
+        })
+        .unwrap_or_default();
     let mut t = t.with_note(format!(
-        "Latency is what a user waits; service time is measured from the actual send (they differ when the generator sends late); iteration duration is one pass through a flow, start to end.{}",
+        "Latency is what a user waits; service time is measured from the actual send (they differ when the generator sends late); iteration duration is one pass through a flow, start to end.{compensated}{}",
         if thin(&r.latency_ms) {
             format!(" {THIN_NOTE}")
         } else {

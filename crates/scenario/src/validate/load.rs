@@ -67,12 +67,18 @@ fn closed(mut raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
     } else {
         raw.start_vus.unwrap_or(0)
     };
+    if raw.pace.is_some_and(|p| p.is_zero()) {
+        return Err(ctx
+            .err("load.pace", "`pace` must be above zero")
+            .with_hint("e.g. `pace: 1s`: each VU starts an iteration at most once a second"));
+    }
     Ok(Load::Closed(ClosedLoad {
         start_vus,
         stages,
         iterations_per_vu: raw.iterations,
         shared_iterations: raw.shared_iterations,
         max_duration: raw.max_duration.unwrap_or(DEFAULT_MAX_DURATION),
+        pace: raw.pace,
     }))
 }
 
@@ -139,6 +145,7 @@ fn open(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
         ("iterations", raw.iterations.is_some()),
         ("shared_iterations", raw.shared_iterations.is_some()),
         ("count", raw.count.is_some()),
+        ("pace", raw.pace.is_some()),
     ] {
         if set {
             return Err(misplaced(ctx, f, "open").with_hint("the open model takes `rate` with `duration`, or `stages` of `{duration, rate}`; concurrency is bounded by `max_in_flight`"));
@@ -211,6 +218,7 @@ fn burst(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
         ("stages", raw.stages.is_some()),
         ("iterations", raw.iterations.is_some()),
         ("shared_iterations", raw.shared_iterations.is_some()),
+        ("pace", raw.pace.is_some()),
     ] {
         if set {
             return Err(misplaced(ctx, f, "burst")

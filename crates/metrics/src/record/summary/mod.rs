@@ -8,15 +8,23 @@ mod scopes;
 use super::codec::{IntervalRecord, RecordedSample};
 use super::meta::{RecordEnd, RecordMeta};
 use crate::delta::StepDelta;
-use crate::histogram::LazyHistogram;
+use crate::histogram::{LatencyHistogram, LazyHistogram};
+use crate::result::encode_nonempty;
 use crate::result::{
     from_unix_seconds, rfc3339, Bytes, Histograms, IntervalLatency, IntervalStats, Iterations,
     LagSummary, LatencySummary, OriginResult, Requests, RunResult, StopReason, WindowStats, SCHEMA,
     WINDOW_REQUESTS,
 };
-use crate::{ErrorKind, Phase, Protocol};
+use crate::{Compensation, ErrorKind, Phase, Protocol, ScheduleSource};
 use health::Judgement;
 use scopes::{encode, error_map, scopes, stream_histograms, summary_of, Totals};
+
+/// `h` compensated for coordinated omission on the schedule `c` (closed model).
+fn compensated(h: &LazyHistogram, c: Option<&Compensation>) -> Option<LatencyHistogram> {
+    let c = c?;
+    h.get()
+        .map(|raw| crate::compensation::compensate(raw, c.interval_us()))
+}
 
 /// Everything the summary needs, accumulated interval by interval (memory stays flat).
 #[derive(Debug, Clone, Default)]
@@ -30,6 +38,11 @@ pub struct Summarizer {
     warmup_iterations: u64,
     /// Measured (after warm-up) iteration durations.
     iteration_duration: LazyHistogram,
+    /// The run's first iterations (warm-up included), until there are enough of them...
+    early_iterations: LazyHistogram,
+    /// ...then how many they were and their median duration (µs): the schedule a closed
+    /// model's compensation infers.
+    unloaded_iterations: Option<(u64, u64)>,
     /// The most VUs active at once, warm-up included (0: not tracked).
     vus_max: u64,
     iterations_dropped: u64,
@@ -135,6 +148,17 @@ impl Summarizer {
         }
         self.vus_max = self.vus_max.max(d.active_max);
         self.scheduler_lag.add(&d.scheduler_lag);
+        if self.unloaded_iterations.is_none() && !self.without_histograms {
+            self.early_iterations.add(&d.iteration_duration);
+            let n = self.early_iterations.len();
+            if n >= crate::compensation::MIN_INFERRED_ITERATIONS {
+                self.unloaded_iterations = self
+                    .early_iterations
+                    .get()
+                    .map(|h| (n, h.value_at_quantile(0.5)));
+                self.early_iterations = LazyHistogram::new();
+            }
+        }
         if r.warmup {
             self.warmup_iterations += d.iterations_completed;
         } else {
@@ -248,6 +272,8 @@ impl Summarizer {
             Some(_) => Judgement::default(),
             None => self.judge(meta, end, stop, &all, rate),
         };
+        let compensation = self.compensation(meta, &all.latency);
+        let compensated = |h: &LazyHistogram| compensated(h, compensation.as_ref());
         RunResult {
             schema: SCHEMA.to_string(),
             tool_version: meta.tool_version.clone(),
@@ -280,6 +306,8 @@ impl Summarizer {
             origins: self.origins(meta),
             bytes: Bytes::over(all.bytes.sent, all.bytes.received, measured),
             latency_ms: summary_of(&all.latency),
+            latency_compensated_ms: compensated(&all.latency).as_ref().map(LatencySummary::of),
+            compensation: compensation.clone(),
             service_time_ms: summary_of(&all.service),
             phases_ms: all.phases.summary(),
             vus_max: (meta.load.model == crate::LoadModel::Closed && self.vus_max > 0)
@@ -306,11 +334,13 @@ impl Summarizer {
                 delayed_by_max_in_flight: self.delayed_by_max_in_flight,
                 duration_ms: self.iteration_duration.get().map(LatencySummary::of),
             },
-            steps: self.step_results(meta),
-            groups: scopes(meta, &self.steps, |info| {
+            steps: self.step_results(meta, compensation.as_ref()),
+            groups: scopes(meta, &self.steps, compensation.as_ref(), |info| {
                 info.group.iter().cloned().collect()
             }),
-            tags: scopes(meta, &self.steps, |info| info.tags.clone()),
+            tags: scopes(meta, &self.steps, compensation.as_ref(), |info| {
+                info.tags.clone()
+            }),
             thresholds: Vec::new(),
             generator,
             intervals: self.intervals.clone(),
@@ -326,6 +356,10 @@ impl Summarizer {
                 waiting: all.phases.encoded(Phase::Waiting),
                 receiving: all.phases.encoded(Phase::Receiving),
                 iteration_duration: encode(&self.iteration_duration),
+                latency_compensated: compensated(&all.latency)
+                    .as_ref()
+                    .map(encode_nonempty)
+                    .unwrap_or_default(),
                 ..stream_histograms(
                     &all.stream_series,
                     &all.latency,
@@ -351,6 +385,41 @@ impl Summarizer {
 }
 
 impl Summarizer {
+    /// A closed-model run's schedule for compensated latency: `load.pace`, or inferred from
+    /// the first interval with enough iterations. `None` for other models, or with no
+    /// latency or no schedule to go by.
+    fn compensation(&self, meta: &RecordMeta, latency: &LazyHistogram) -> Option<Compensation> {
+        if meta.load.model != crate::LoadModel::Closed || self.without_histograms {
+            return None;
+        }
+        let raw = latency.get()?;
+        // A run shorter than the inference's iterations infers from all it had (the
+        // caveat says how few).
+        let early = self
+            .early_iterations
+            .get()
+            .map(|h| (h.len(), h.value_at_quantile(0.5)));
+        let (interval_ms, source, inferred_from) =
+            match (meta.load.pace_ms, self.unloaded_iterations.or(early)) {
+                (Some(pace), _) => (pace, ScheduleSource::Pace, None),
+                (None, Some((n, median_us))) => {
+                    (median_us as f64 / 1e3, ScheduleSource::Inferred, Some(n))
+                }
+                (None, None) => return None,
+            };
+        let mut c = Compensation {
+            interval_ms,
+            source,
+            inferred_from,
+            most_at: String::new(),
+            ratio: 1.0,
+            multi_step: meta.steps.len() > 1,
+        };
+        let corrected = crate::compensation::compensate(raw, c.interval_us());
+        (c.most_at, c.ratio) = crate::compensation::largest_correction(raw, &corrected);
+        Some(c)
+    }
+
     /// Each origin of the record with the protocol its connections actually spoke.
     fn origins(&self, meta: &RecordMeta) -> Vec<OriginResult> {
         meta.origins

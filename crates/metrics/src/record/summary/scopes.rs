@@ -8,12 +8,16 @@ use crate::record::meta::RecordMeta;
 use crate::result::{
     encode_nonempty, Bytes, CheckResult, GroupResult, Histograms, LatencySummary, StepResult,
 };
-use crate::{ErrorKind, Phase, PhaseHistograms};
+use crate::{Compensation, ErrorKind, Phase, PhaseHistograms};
 use std::collections::BTreeMap;
 
 impl Summarizer {
     /// Each step of the record with its measured figures (zeros for a step that never ran).
-    pub(super) fn step_results(&self, meta: &RecordMeta) -> Vec<StepResult> {
+    pub(super) fn step_results(
+        &self,
+        meta: &RecordMeta,
+        compensation: Option<&Compensation>,
+    ) -> Vec<StepResult> {
         meta.steps
             .iter()
             .zip(
@@ -34,6 +38,7 @@ impl Summarizer {
                     .map(|(c, n)| (c.to_string(), *n))
                     .collect(),
                 latency_ms: summary_of(&s.latency),
+                latency_compensated_ms: compensated_summary(&s.latency, compensation),
                 service_time_ms: summary_of(&s.service),
                 server_latency_ms: s.server.get().map(LatencySummary::of),
                 phases_ms: s.phases.summary(),
@@ -113,6 +118,7 @@ impl Totals {
 pub(super) fn scopes(
     meta: &RecordMeta,
     steps: &[StepDelta],
+    compensation: Option<&Compensation>,
     names_of: impl Fn(&crate::StepInfo) -> Vec<String>,
 ) -> Vec<GroupResult> {
     let mut order: Vec<(String, Totals)> = Vec::new();
@@ -135,11 +141,22 @@ pub(super) fn scopes(
             requests: t.requests,
             failed: t.failed,
             latency_ms: summary_of(&t.latency),
+            latency_compensated_ms: compensated_summary(&t.latency, compensation),
             service_time_ms: summary_of(&t.service),
             server_latency_ms: t.server.get().map(LatencySummary::of),
             histograms: histograms_of(&t.latency, &t.service, &t.lag, &t.server),
         })
         .collect()
+}
+
+/// A scope's latency compensated on the closed model's schedule (`None` without one).
+fn compensated_summary(
+    h: &LazyHistogram,
+    compensation: Option<&Compensation>,
+) -> Option<LatencySummary> {
+    let c = compensation?;
+    h.get()
+        .map(|raw| LatencySummary::of(&crate::compensation::compensate(raw, c.interval_us())))
 }
 
 pub(super) fn summary_of(h: &LazyHistogram) -> LatencySummary {
