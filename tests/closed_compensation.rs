@@ -4,7 +4,8 @@
 //! sends the schedule would have made meanwhile. It equals, within the histograms'
 //! precision, wrk2's correction written out here from the raw histogram and the schedule, and
 //! a threshold on it fails the run where the same bound on the raw latency passes. Without
-//! a pace the schedule is inferred from the first iterations.
+//! a pace the schedule is inferred from the first iterations. Two segments merged give the
+//! correction of the merged raw histogram.
 
 mod common;
 
@@ -170,6 +171,85 @@ fn without_a_pace_the_schedule_is_inferred_from_the_first_iterations() {
         open["compensation"]
     );
     assert!(open.get("latency_compensated_ms").is_none());
+}
+
+#[test]
+fn segments_merged_are_compensated_like_one_run() {
+    let _load = exclusive();
+    let target = Target::start(&["--stall-every", "2s", "--stall-for", "500ms"]);
+    let dir = workdir("segments");
+    std::fs::write(
+        dir.join("s.yaml"),
+        format!(
+            "target: {}
+load: {{ model: closed, vus: 4, duration: 3s, pace: 100ms }}
+steps: [ {{ get: /api/ping }} ]
+",
+            target.url
+        ),
+    )
+    .unwrap();
+    // Both segments start together, a whole second at least two seconds ahead.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let at = loadlab_metrics::result::rfc3339(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(now + 3),
+    );
+    let children: Vec<_> = (0..2)
+        .map(|i| {
+            Command::new(BIN)
+                .arg("run")
+                .arg(dir.join("s.yaml"))
+                .args(["--quiet", "--no-progress", "--segment", &format!("{i}/2")])
+                .args(["--start-at", &at, "--results"])
+                .arg(dir.join("results"))
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success(), "a segment failed");
+    }
+    let runs: Vec<PathBuf> = std::fs::read_dir(dir.join("results/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 2);
+    let out = Command::new(BIN)
+        .arg("merge")
+        .args(&runs)
+        .arg("--json")
+        .arg(dir.join("merged.json"))
+        .arg("--results")
+        .arg(dir.join("results"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let merged: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("merged.json")).unwrap()).unwrap();
+    assert_eq!(
+        merged["compensation"]["source"], "pace",
+        "{:#}",
+        merged["compensation"]
+    );
+    let raw = decode(merged["histograms"]["latency"].as_str().unwrap());
+    let by_hand = corrected_by_hand(&raw, 100_000);
+    let compensated = &merged["latency_compensated_ms"];
+    assert_eq!(compensated["count"].as_u64().unwrap(), by_hand.len() as u64);
+    for (label, q) in [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)] {
+        let (got, want) = (
+            compensated[label].as_f64().unwrap(),
+            percentile_ms(&by_hand, q),
+        );
+        assert!(
+            (got - want).abs() <= 2e-3 * want + 0.002,
+            "merged {label}: {got} ms against {want} ms by hand"
+        );
+    }
+    // The stall was in it: the merge did not lose the correction.
+    assert!(compensated["count"].as_u64() > merged["latency_ms"]["count"].as_u64());
 }
 
 #[test]

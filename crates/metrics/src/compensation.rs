@@ -39,14 +39,20 @@ pub struct Compensation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inferred_from: Option<u64>,
     /// The percentile (p50, p90, p95 or p99) the correction moved the most, over the run...
+    #[serde(default)]
     pub most_at: String,
     /// ...its compensated value / its raw value: what users arriving on schedule would have
     /// seen, against what was measured (1.0: no response outlasted the interval enough).
+    #[serde(default = "no_correction")]
     pub ratio: f64,
     /// The flow has more than one request step: a step's intended time depends on the
     /// responses before it, so its back-filled samples are an estimate.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub multi_step: bool,
+}
+
+fn no_correction() -> f64 {
+    1.0
 }
 
 impl Compensation {
