@@ -26,11 +26,21 @@ fn loadlab(args: &[&str]) -> Output {
         .expect("run loadlab")
 }
 
+/// `loadlab run <args> --json …`: each caller wants a valid measurement (exit 0, or 1 for its
+/// thresholds), so a run the host disturbed is made again, as a user would
+/// (`--retry-invalid 2`, every attempt's reason printed on stderr).
 fn run_json(args: &[&str], name: &str) -> (Output, Value) {
+    assert_eq!(args.first(), Some(&"run"));
     let json = temp_path(&format!("{name}.json"));
     let mut all: Vec<&str> = args.to_vec();
     let json_text = json.to_string_lossy().to_string();
-    all.extend(["--json", &json_text, "--no-progress"]);
+    all.extend([
+        "--json",
+        &json_text,
+        "--no-progress",
+        "--retry-invalid",
+        "2",
+    ]);
     let out = loadlab(&all);
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {
         panic!(
