@@ -73,6 +73,25 @@ fn percentile_ms(sorted: &[u64], q: f64) -> f64 {
     sorted[rank - 1] as f64 / 1e3
 }
 
+/// `run`'s compensated latency is wrk2's correction of its raw histogram on `interval_us`:
+/// the same count, and p50/p90/p95/p99 within the histograms' precision.
+fn assert_corrected_by_hand(run: &Value, interval_us: u64) {
+    let raw = decode(run["histograms"]["latency"].as_str().unwrap());
+    let by_hand = corrected_by_hand(&raw, interval_us);
+    let compensated = &run["latency_compensated_ms"];
+    assert_eq!(compensated["count"].as_u64().unwrap(), by_hand.len() as u64);
+    for (label, q) in [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)] {
+        let (got, want) = (
+            compensated[label].as_f64().unwrap(),
+            percentile_ms(&by_hand, q),
+        );
+        assert!(
+            (got - want).abs() <= 2e-3 * want + 0.002,
+            "{label}: {got} ms against {want} ms by hand"
+        );
+    }
+}
+
 #[test]
 fn a_stall_hidden_by_the_closed_model_shows_in_the_compensated_latency() {
     let _load = exclusive();
@@ -111,19 +130,7 @@ fn a_stall_hidden_by_the_closed_model_shows_in_the_compensated_latency() {
         "{summary}"
     );
     // Independently: wrk2's correction of the raw histogram, within HDR precision.
-    let raw = decode(r["histograms"]["latency"].as_str().unwrap());
-    let by_hand = corrected_by_hand(&raw, 100_000);
-    assert_eq!(compensated["count"].as_u64().unwrap(), by_hand.len() as u64);
-    for (label, q) in [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)] {
-        let (got, want) = (
-            compensated[label].as_f64().unwrap(),
-            percentile_ms(&by_hand, q),
-        );
-        assert!(
-            (got - want).abs() <= 2e-3 * want + 0.002,
-            "{label}: {got} ms against {want} ms by hand"
-        );
-    }
+    assert_corrected_by_hand(&r, 100_000);
     // The step carries it too, and the threshold on it fails where the raw one passes.
     assert_eq!(
         r["steps"][0]["latency_compensated_ms"]["p90"],
@@ -234,22 +241,10 @@ steps: [ {{ get: /api/ping }} ]
         "{:#}",
         merged["compensation"]
     );
-    let raw = decode(merged["histograms"]["latency"].as_str().unwrap());
-    let by_hand = corrected_by_hand(&raw, 100_000);
-    let compensated = &merged["latency_compensated_ms"];
-    assert_eq!(compensated["count"].as_u64().unwrap(), by_hand.len() as u64);
-    for (label, q) in [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)] {
-        let (got, want) = (
-            compensated[label].as_f64().unwrap(),
-            percentile_ms(&by_hand, q),
-        );
-        assert!(
-            (got - want).abs() <= 2e-3 * want + 0.002,
-            "merged {label}: {got} ms against {want} ms by hand"
-        );
-    }
+    assert_corrected_by_hand(&merged, 100_000);
     // The stall was in it: the merge did not lose the correction.
-    assert!(compensated["count"].as_u64() > merged["latency_ms"]["count"].as_u64());
+    let count = |key: &str| merged[key]["count"].as_u64();
+    assert!(count("latency_compensated_ms") > count("latency_ms"));
 }
 
 #[test]

@@ -58,7 +58,7 @@ fn no_correction() -> f64 {
 impl Compensation {
     /// The interval in the histograms' unit (µs), at least 1.
     pub fn interval_us(&self) -> u64 {
-        ((self.interval_ms * 1e3).round() as u64).max(1)
+        interval_us(self.interval_ms)
     }
 
     /// The limits a reader must know, in words (empty when there are none).
@@ -84,6 +84,12 @@ impl Compensation {
         }
         out
     }
+}
+
+/// An interval in ms in the histograms' unit (µs), at least 1 (a zero interval corrects
+/// nothing).
+pub fn interval_us(interval_ms: f64) -> u64 {
+    ((interval_ms * 1e3).round() as u64).max(1)
 }
 
 /// The percentile the correction moves the most: (its label, compensated / raw).

@@ -99,7 +99,7 @@ impl Need {
             Quantity::CompensatedLatency(_) => meta
                 .load
                 .pace_ms
-                .map(|ms| ((ms * 1e3).round() as u64).max(1)),
+                .map(loadlab_metrics::compensation::interval_us),
             _ => None,
         };
         Need {

@@ -19,13 +19,6 @@ use crate::{Compensation, ErrorKind, Phase, Protocol, ScheduleSource};
 use health::Judgement;
 use scopes::{encode, error_map, scopes, stream_histograms, summary_of, Totals};
 
-/// `h` compensated for coordinated omission on the schedule `c` (closed model).
-fn compensated(h: &LazyHistogram, c: Option<&Compensation>) -> Option<LatencyHistogram> {
-    let c = c?;
-    h.get()
-        .map(|raw| crate::compensation::compensate(raw, c.interval_us()))
-}
-
 /// Everything the summary needs, accumulated interval by interval (memory stays flat).
 #[derive(Debug, Clone, Default)]
 pub struct Summarizer {
@@ -272,8 +265,9 @@ impl Summarizer {
             Some(_) => Judgement::default(),
             None => self.judge(meta, end, stop, &all, rate),
         };
-        let compensation = self.compensation(meta, &all.latency);
-        let compensated = |h: &LazyHistogram| compensated(h, compensation.as_ref());
+        // The run's corrected histogram, made once: its summary, its encoding, and the size of
+        // the correction all read it.
+        let (compensation, compensated) = self.compensation(meta, &all.latency).unzip();
         RunResult {
             schema: SCHEMA.to_string(),
             tool_version: meta.tool_version.clone(),
@@ -306,7 +300,7 @@ impl Summarizer {
             origins: self.origins(meta),
             bytes: Bytes::over(all.bytes.sent, all.bytes.received, measured),
             latency_ms: summary_of(&all.latency),
-            latency_compensated_ms: compensated(&all.latency).as_ref().map(LatencySummary::of),
+            latency_compensated_ms: compensated.as_ref().map(LatencySummary::of),
             compensation: compensation.clone(),
             service_time_ms: summary_of(&all.service),
             phases_ms: all.phases.summary(),
@@ -356,7 +350,7 @@ impl Summarizer {
                 waiting: all.phases.encoded(Phase::Waiting),
                 receiving: all.phases.encoded(Phase::Receiving),
                 iteration_duration: encode(&self.iteration_duration),
-                latency_compensated: compensated(&all.latency)
+                latency_compensated: compensated
                     .as_ref()
                     .map(encode_nonempty)
                     .unwrap_or_default(),
@@ -385,10 +379,14 @@ impl Summarizer {
 }
 
 impl Summarizer {
-    /// A closed-model run's schedule for compensated latency: `load.pace`, or inferred from
-    /// the first interval with enough iterations. `None` for other models, or with no
-    /// latency or no schedule to go by.
-    fn compensation(&self, meta: &RecordMeta, latency: &LazyHistogram) -> Option<Compensation> {
+    /// A closed-model run's schedule for compensated latency (`load.pace`, or inferred from
+    /// the first iterations) and the run's latency corrected on it. `None` for other models,
+    /// or with no latency or no schedule to go by.
+    fn compensation(
+        &self,
+        meta: &RecordMeta,
+        latency: &LazyHistogram,
+    ) -> Option<(Compensation, LatencyHistogram)> {
         if meta.load.model != crate::LoadModel::Closed || self.without_histograms {
             return None;
         }
@@ -417,7 +415,7 @@ impl Summarizer {
         };
         let corrected = crate::compensation::compensate(raw, c.interval_us());
         (c.most_at, c.ratio) = crate::compensation::largest_correction(raw, &corrected);
-        Some(c)
+        Some((c, corrected))
     }
 
     /// Each origin of the record with the protocol its connections actually spoke.
