@@ -55,7 +55,7 @@ fn run(dir: &Path, target: &str) -> Output {
             "--target",
             target,
         ])
-        .arg("--no-progress")
+        .args(["--no-progress", "--retry-invalid", "2"])
         .arg("--results")
         .arg(dir.join("results"))
         .arg("--summary")

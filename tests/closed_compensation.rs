@@ -30,7 +30,14 @@ fn run(dir: &std::path::Path, target: &Target, scenario: &str) -> (i32, Value) {
     let out = Command::new(BIN)
         .arg("run")
         .arg(dir.join("s.yaml"))
-        .args(["--target", &target.url, "--no-progress", "--json"])
+        .args([
+            "--target",
+            &target.url,
+            "--no-progress",
+            "--retry-invalid",
+            "2",
+        ])
+        .arg("--json")
         .arg(dir.join("run.json"))
         .arg("--results")
         .arg(dir.join("results"))

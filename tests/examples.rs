@@ -147,6 +147,8 @@ fn every_example_runs_against_the_target_without_errors() {
             "--json",
             json.to_str().unwrap(),
             "--no-progress",
+            "--retry-invalid",
+            "2",
         ]);
         let _ = std::fs::remove_file(&short);
         let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {

@@ -12,7 +12,7 @@ mod run_json;
 
 use common::{exclusive, Target};
 use py_servers::{PyGrpc, PyServer};
-use run_json::{http_get, metric, n, report_md, run, step};
+use run_json::{first_then, http_get, metric, n, report_md, run, run_fresh, step};
 use serde_json::Value;
 
 const PROTO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/proto/permits.proto");
@@ -59,9 +59,9 @@ fn ok_calls(step: &Value) -> u64 {
 #[test]
 fn calls_against_the_built_in_target_count_what_the_target_counts() {
     let _load = exclusive();
-    let target = Target::start(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let (code, result, text) = run(dir.path(), &flow(&target.url, true));
+    let (code, result, text, target) =
+        run_fresh(dir.path(), || Target::start(&[]), |t| flow(&t.url, true));
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     common::assert_valid(&result, "grpc run");
     common::assert_matches_run_schema(&result);
@@ -173,13 +173,15 @@ fn counts_agree_with_a_python_grpcio_server_over_reflection_and_proto() {
     };
     let _load = exclusive();
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("http://{}", server.addr);
     // The first half of the flow from the .proto, the stream from the server's reflection.
-    let yaml = flow(&url, true).replace(
-        &format!("proto: {PROTO}\n          call: permits.v1.Permits/Watch"),
-        "call: permits.v1.Permits/Watch",
-    );
-    let (code, result, text) = run(dir.path(), &yaml);
+    let scenario = |server: &PyGrpc| {
+        flow(&format!("http://{}", server.addr), true).replace(
+            &format!("proto: {PROTO}\n          call: permits.v1.Permits/Watch"),
+            "call: permits.v1.Permits/Watch",
+        )
+    };
+    let fresh = first_then(server, || PyGrpc::start(&[]));
+    let (code, result, text, server) = run_fresh(dir.path(), fresh, scenario);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     let c = server.counts();
     for (name, method, per_call) in [
@@ -207,31 +209,36 @@ fn counts_agree_with_a_python_grpcio_server_over_reflection_and_proto() {
     }
 }
 
-/// One `grpc:` step named `name` (its keys as a flow mapping) against the Python server at
-/// `rate`/s for 1 s: run.json and the step. Failures without a threshold leave the run
-/// itself fine (exit 0).
-fn one_call(server: &PyGrpc, rate: u32, name: &str, grpc: &str) -> (Value, Value) {
+/// One `grpc:` step named `name` (its keys as a flow mapping) against the Python server started
+/// with `flags`, at `rate`/s for 1 s: run.json, the step and the server (whose counts are
+/// the run's), or None without grpcio. Failures without a threshold leave the run itself
+/// fine (exit 0).
+fn one_call(flags: &[&str], rate: u32, name: &str, grpc: &str) -> Option<(Value, Value, PyGrpc)> {
+    let server = PyGrpc::start(flags)?;
+    let _load = exclusive();
     let dir = tempfile::tempdir().unwrap();
-    let yaml = format!(
-        "target: http://{}\nload: {{ model: open, rate: {rate}/s, duration: 1s }}\nsteps:\n  - name: {name}\n    grpc: {grpc}\n",
-        server.addr
-    );
-    let (code, result, text) = run(dir.path(), &yaml);
+    let scenario = |server: &PyGrpc| {
+        format!(
+            "target: http://{}\nload: {{ model: open, rate: {rate}/s, duration: 1s }}\nsteps:\n  - name: {name}\n    grpc: {grpc}\n",
+            server.addr
+        )
+    };
+    let fresh = first_then(server, || PyGrpc::start(flags));
+    let (code, result, text, server) = run_fresh(dir.path(), fresh, scenario);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     let step = step(&result, name).clone();
-    (result, step)
+    Some((result, step, server))
 }
 
 #[test]
 fn unavailable_calls_are_their_error_kind_and_match_the_servers_count() {
-    let Some(server) = PyGrpc::start(&["--unavailable-every", "2"]) else {
-        return;
-    };
-    let _load = exclusive();
     let grpc = format!(
         "{{ proto: {PROTO}, call: permits.v1.Permits/Create, message: {{ applicant: ann }} }}"
     );
-    let (result, s) = one_call(&server, 20, "create", &grpc);
+    let Some((result, s, server)) = one_call(&["--unavailable-every", "2"], 20, "create", &grpc)
+    else {
+        return;
+    };
     let s = &s;
     let c = server.counts();
     let unavailable = server_calls(&c, "Create", "UNAVAILABLE");
@@ -255,13 +262,11 @@ fn unavailable_calls_are_their_error_kind_and_match_the_servers_count() {
 
 #[test]
 fn a_deadline_shorter_than_the_server_is_deadline_exceeded_not_a_hang() {
-    let Some(server) = PyGrpc::start(&["--delay-ms", "400"]) else {
-        return;
-    };
-    let _load = exclusive();
     let started = std::time::Instant::now();
     let grpc = "{ call: permits.v1.Permits/Get, message: { id: p-1 }, timeout: 100ms }";
-    let (_, s) = one_call(&server, 10, "get", grpc);
+    let Some((_, s, _)) = one_call(&["--delay-ms", "400"], 10, "get", grpc) else {
+        return;
+    };
     assert!(started.elapsed() < std::time::Duration::from_secs(15));
     let s = &s;
     let calls = n(&s["requests"]);
@@ -279,12 +284,11 @@ fn a_deadline_shorter_than_the_server_is_deadline_exceeded_not_a_hang() {
 
 #[test]
 fn a_stream_that_stops_halfway_counts_the_messages_it_got_and_fails() {
-    let Some(server) = PyGrpc::start(&["--stream-stop-after", "2"]) else {
+    let grpc = format!("{{ proto: {PROTO}, call: permits.v1.Permits/Watch, message: {{ id: p-1, events: 5, every_ms: 5 }} }}");
+    let Some((result, s, server)) = one_call(&["--stream-stop-after", "2"], 20, "watch", &grpc)
+    else {
         return;
     };
-    let _load = exclusive();
-    let grpc = format!("{{ proto: {PROTO}, call: permits.v1.Permits/Watch, message: {{ id: p-1, events: 5, every_ms: 5 }} }}");
-    let (result, s) = one_call(&server, 20, "watch", &grpc);
     let s = &s;
     let calls = n(&s["requests"]);
     assert!(calls >= 15, "{s}");
@@ -354,10 +358,9 @@ flows:
 #[test]
 fn a_websocket_flow_and_a_grpc_flow_run_in_one_scenario() {
     let _load = exclusive();
-    let target = Target::start(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let yaml = both_flows(&target.url, "/ws/echo", &target.url);
-    let (code, result, text) = run(dir.path(), &yaml);
+    let scenario = |t: &Target| both_flows(&t.url, "/ws/echo", &t.url);
+    let (code, result, text, target) = run_fresh(dir.path(), || Target::start(&[]), scenario);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     let (echo, create, watch) = (
         step(&result, "echo"),
@@ -390,9 +393,14 @@ fn both_flows_agree_with_the_python_servers_counts() {
     };
     let _load = exclusive();
     let dir = tempfile::tempdir().unwrap();
-    let grpc_url = format!("http://{}", grpc.addr);
-    let yaml = both_flows(&grpc_url, &format!("ws://{}/echo", ws.addr), &grpc_url);
-    let (code, result, text) = run(dir.path(), &yaml);
+    let scenario = |(ws, grpc): &(PyServer, PyGrpc)| {
+        let grpc_url = format!("http://{}", grpc.addr);
+        both_flows(&grpc_url, &format!("ws://{}/echo", ws.addr), &grpc_url)
+    };
+    let fresh = first_then((ws, grpc), || {
+        Some((PyServer::start()?, PyGrpc::start(&[])?))
+    });
+    let (code, result, text, (ws, grpc)) = run_fresh(dir.path(), fresh, scenario);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     let (echo, create, watch) = (
         step(&result, "echo"),
@@ -431,7 +439,7 @@ fn run_with_20000_files(dir: &std::path::Path, yaml: &str) -> (Option<i32>, Valu
             "run",
         ])
         .arg(&path)
-        .args(["--no-progress", "--json"])
+        .args(["--no-progress", "--retry-invalid", "2", "--json"])
         .arg(&json)
         .env("LOADLAB_RESULTS", dir.join("results"))
         .output()

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::undisturbed::until_undisturbed;
 use common::{exclusive, Target, BIN};
 use serde_json::Value;
 use std::net::TcpListener;
@@ -111,28 +112,41 @@ impl Drop for Nginx {
 
 /// `loadlab run <args> --json ...`; the parsed result.
 fn run(args: &[&str]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("run.json");
-    let out = Command::new(BIN)
-        .arg("run")
-        .args(args)
-        .args(["--no-progress", "--quiet", "--json"])
-        .arg(&json)
-        .env("LOADLAB_RESULTS", dir.path().join("results"))
-        .output()
-        .expect("run loadlab");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "loadlab {args:?}\n{}\nvalidity: {}",
-        String::from_utf8_lossy(&out.stderr),
-        std::fs::read_to_string(&json)
+    run_counting(args, || 0).0
+}
+
+/// `loadlab run <args> --json ...`, made again while the host disturbs it: the last attempt's
+/// parsed result, and how far `count` (a server's own request count) rose during it, less
+/// the one request that reads the count.
+fn run_counting(args: &[&str], count: impl Fn() -> u64) -> (Value, u64) {
+    let what = format!("loadlab {args:?}");
+    let (code, result, (stderr, served)) = until_undisturbed(&what, || {
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("run.json");
+        let before = count();
+        let out = Command::new(BIN)
+            .arg("run")
+            .args(args)
+            .args(["--no-progress", "--quiet", "--json"])
+            .arg(&json)
+            .env("LOADLAB_RESULTS", dir.path().join("results"))
+            .output()
+            .expect("run loadlab");
+        let served = count().saturating_sub(before + 1);
+        let result = std::fs::read_to_string(&json)
             .ok()
             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .map(|v| v["validity"].to_string())
-            .unwrap_or_default()
+            .unwrap_or(Value::Null);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), result, (stderr, served))
+    });
+    assert_eq!(
+        code,
+        Some(0),
+        "{what}\n{stderr}\nvalidity: {}",
+        result["validity"]
     );
-    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    (result, served)
 }
 
 fn scenario(dir: &Path, yaml: &str) -> String {
@@ -183,11 +197,9 @@ fn h2c_and_tls_alpn_against_nginx_agree_with_its_count() {
         ),
     ];
     for (args, protocol) in cases {
-        let before = nginx.requests();
         let mut full = vec!["--url", &args[0], "--duration", "1s"];
         full.extend(args[1..].iter().map(String::as_str));
-        let r = run(&full);
-        let served = nginx.requests() - before - 1;
+        let (r, served) = run_counting(&full, || nginx.requests());
         assert_clean(&r, protocol);
         assert_eq!(
             n(&r, "/requests/total"),
@@ -203,9 +215,7 @@ fn h2c_and_tls_alpn_against_nginx_agree_with_its_count() {
         dir.path(),
         &format!("target: {tls}\ninsecure: true\nhttp: {{ version: \"2\", connections: 2, max_streams: 16 }}\nload: {{ model: open, rate: 400/s, duration: 1s }}\nsteps: [ {{ get: / }} ]\n"),
     );
-    let before = nginx.requests();
-    let r = run(&[&file]);
-    let served = nginx.requests() - before - 1;
+    let (r, served) = run_counting(&[&file], || nginx.requests());
     assert_clean(&r, "h2");
     assert_eq!(n(&r, "/requests/total"), served);
     // The pool takes the least busy connection, and equally busy ones in turn: both open,

@@ -6,6 +6,7 @@ mod common;
 #[path = "common/receiver.rs"]
 mod receiver;
 
+use common::undisturbed::until_undisturbed;
 use common::{exclusive, status_counts as counts, text, Target, BIN};
 use loadlab_live::outputs::otlp_proto::ExportMetricsServiceRequest;
 use prost::Message;
@@ -27,27 +28,34 @@ flows:
     steps: [ { name: nothing, get: /nothing-here } ]
 ";
 
-/// Runs the scenario against a fresh target with `args`; returns the output and run.json.
-fn run(dir: &Path, args: &[&str]) -> (Output, Value, Duration) {
-    let target = Target::start(&[]);
+/// Runs the scenario against a fresh target with `args`, made again while the host disturbs
+/// the run (`fresh` readies the receivers for each attempt; the files are written anew):
+/// the last attempt's output, run.json and duration.
+fn run(dir: &Path, args: &[&str], fresh: impl Fn()) -> (Output, Value, Duration) {
     let file = dir.join("s.yaml");
     std::fs::write(&file, SCENARIO).unwrap();
     let json = dir.join("run.json");
-    let started = Instant::now();
-    let out = Command::new(BIN)
-        .arg("run")
-        .arg(&file)
-        .args(["--target", &target.url, "--no-progress", "--results"])
-        .arg(dir.join("results"))
-        .arg("--json")
-        .arg(&json)
-        .args(args)
-        .output()
-        .unwrap();
-    let took = started.elapsed();
-    let result = std::fs::read_to_string(&json)
-        .map(|t| serde_json::from_str(&t).unwrap())
-        .unwrap_or(Value::Null);
+    let (_, result, (out, took)) = until_undisturbed("live outputs", || {
+        fresh();
+        let target = Target::start(&[]);
+        let _ = std::fs::remove_file(&json);
+        let started = Instant::now();
+        let out = Command::new(BIN)
+            .arg("run")
+            .arg(&file)
+            .args(["--target", &target.url, "--no-progress", "--results"])
+            .arg(dir.join("results"))
+            .arg("--json")
+            .arg(&json)
+            .args(args)
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        let result = std::fs::read_to_string(&json)
+            .map(|t| serde_json::from_str(&t).unwrap())
+            .unwrap_or(Value::Null);
+        (out.status.code(), result, (out, took))
+    });
     (out, result, took)
 }
 
@@ -60,7 +68,7 @@ fn json_and_csv_have_a_row_per_interval_and_step() {
         format!("--out=json={}", jsonl.display()),
         format!("--out=csv={}", csv.display()),
     ];
-    let (out, result, _) = run(dir.path(), &[&args[0], &args[1]]);
+    let (out, result, _) = run(dir.path(), &[&args[0], &args[1]], || {});
     assert!(out.status.success(), "{}", text(&out));
     let rows: Vec<Value> = std::fs::read_to_string(&jsonl)
         .unwrap()
@@ -111,7 +119,9 @@ fn otlp_reaches_a_receiver_with_the_runs_counts() {
     let _lock = exclusive();
     let dir = tempfile::tempdir().unwrap();
     let rx = Receiver::start("/v1/metrics", false);
-    let (out, result, _) = run(dir.path(), &[&format!("--out=otlp={}", rx.url)]);
+    let (out, result, _) = run(dir.path(), &[&format!("--out=otlp={}", rx.url)], || {
+        rx.clear()
+    });
     assert!(out.status.success(), "{}", text(&out));
     let got = rx.requests();
     assert!(got.len() >= 2, "{} exports", got.len());
@@ -171,6 +181,7 @@ fn a_down_or_stalled_receiver_costs_the_run_nothing() {
             &format!("--out=prometheus-rw={down}"),
             &format!("--out=otlp={}", stall.url),
         ],
+        || {},
     );
     assert!(out.status.success(), "{}", text(&out));
     assert!(

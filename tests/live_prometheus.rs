@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::undisturbed::until_undisturbed;
 use common::{exclusive, status_counts as counts, text, Target, BIN};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -123,27 +124,43 @@ fn queried(prom: &Prometheus, testid: &str) -> BTreeMap<(String, String), u64> {
     out
 }
 
-fn run_into(out_flag: &str, testid: &str) -> (Value, String) {
-    let target = Target::start(&[]);
+/// A run labelled `testid=<testid>-<attempt>` writing to `out_flag`, made again while the host
+/// disturbs it: the last attempt's run.json, stdout and label (each attempt's series are its
+/// own).
+fn run_into(out_flag: &str, testid: &str) -> (Value, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("s.yaml");
     std::fs::write(&file, SCENARIO).unwrap();
     let json = dir.path().join("run.json");
-    let out = Command::new(BIN)
-        .arg("run")
-        .arg(&file)
-        .args(["--target", &target.url, "--no-progress", "--label"])
-        .arg(format!("testid={testid}"))
-        .arg("--results")
-        .arg(dir.path().join("results"))
-        .arg("--json")
-        .arg(&json)
-        .arg(out_flag)
-        .output()
-        .unwrap();
+    let mut attempt = 0;
+    let (_, result, (out, label)) = until_undisturbed(testid, || {
+        attempt += 1;
+        let label = format!("{testid}-{attempt}");
+        let target = Target::start(&[]);
+        let _ = std::fs::remove_file(&json);
+        let out = Command::new(BIN)
+            .arg("run")
+            .arg(&file)
+            .args(["--target", &target.url, "--no-progress", "--label"])
+            .arg(format!("testid={label}"))
+            .arg("--results")
+            .arg(dir.path().join("results"))
+            .arg("--json")
+            .arg(&json)
+            .arg(out_flag)
+            .output()
+            .unwrap();
+        let result = std::fs::read_to_string(&json)
+            .map(|t| serde_json::from_str(&t).unwrap())
+            .unwrap_or(Value::Null);
+        (out.status.code(), result, (out, label))
+    });
     assert!(out.status.success(), "{}", text(&out));
-    let result = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    (result, String::from_utf8_lossy(&out.stdout).to_string())
+    (
+        result,
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        label,
+    )
 }
 
 /// The summary's line about output `kind`.
@@ -164,7 +181,7 @@ fn remote_write_into_debians_prometheus_counts_equal_the_runs() {
     let _lock = exclusive();
     let prom = start_prometheus(DEBIAN_PROMETHEUS, &[]);
     let testid = format!("rw-{}", std::process::id());
-    let (result, stdout) = run_into(
+    let (result, stdout, testid) = run_into(
         &format!("--out=prometheus-rw={}/api/v1/write", prom.url),
         &testid,
     );
@@ -187,7 +204,7 @@ fn otlp_into_prometheus_counts_equal_the_runs() {
     let _lock = exclusive();
     let prom = start_prometheus(&bin, &["--enable-feature=otlp-write-receiver"]);
     let testid = format!("otlp-{}", std::process::id());
-    let (result, stdout) = run_into(
+    let (result, stdout, testid) = run_into(
         &format!("--out=otlp={}/api/v1/otlp/v1/metrics", prom.url),
         &testid,
     );

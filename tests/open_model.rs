@@ -25,7 +25,7 @@ fn run_json(args: &[&str]) -> (String, Value) {
     let out = Command::new(BIN)
         .arg("run")
         .args(args)
-        .args(["--no-progress", "--json"])
+        .args(["--no-progress", "--retry-invalid", "2", "--json"])
         .arg(&json)
         .env("LOADLAB_RESULTS", dir.join("results"))
         .output()

@@ -16,6 +16,7 @@ fn run(args: &[&str]) -> (String, Value) {
         .arg("run")
         .args(args)
         .args(["--vus", "4", "--duration", "1s", "--no-progress"])
+        .args(["--retry-invalid", "2"])
         .arg("--json")
         .arg(&json)
         .env("LOADLAB_RESULTS", dir.path().join("results"))

@@ -44,6 +44,8 @@ fn make_run(dir: &Path) {
             "--json",
             "run.json",
             "--quiet",
+            "--retry-invalid",
+            "2",
         ],
         dir,
     );

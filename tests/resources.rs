@@ -267,6 +267,7 @@ fn an_overloaded_target_is_a_finding_about_the_target() {
     let json = dir.path().join("run.json");
     let out = Command::new(BIN)
         .args(["run", "--url", &format!("{}/api/ping", target.url)])
+        .args(["--retry-invalid", "2"])
         .args([
             "--rate",
             "400/s",
@@ -449,6 +450,7 @@ fn server_timing_is_recorded_per_step() {
     let json = dir.path().join("run.json");
     let out = Command::new(BIN)
         .args(["run", file.to_str().unwrap(), "--no-progress"])
+        .args(["--retry-invalid", "2"])
         .args([
             "--monitor",
             &format!("target=port:{}", target.url.rsplit(':').next().unwrap()),

@@ -68,6 +68,8 @@ fn docs_examples_run_without_errors() {
             "--json",
             json.to_str().unwrap(),
             "--no-progress",
+            "--retry-invalid",
+            "2",
         ]);
         let _ = std::fs::remove_file(&path);
         let summary = format!(

@@ -11,7 +11,7 @@ mod common;
 mod run_json;
 
 use common::{exclusive, Target};
-use run_json::{http_get, metric, n, report_md, run, step};
+use run_json::{http_get, metric, n, report_md, run, run_fresh, step};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -59,15 +59,17 @@ fn f(v: &Value) -> f64 {
 #[test]
 fn the_built_in_target_streams_tokens_measured_one_by_one() {
     let _load = exclusive();
-    let target = Target::start(&["--batch", "8", "--step-time", "5ms", "--step-per-seq", "0s"]);
     let dir = tempfile::tempdir().unwrap();
-    let yaml = chat(
-        &target.url,
-        "20/s",
-        "[stream.ttft.p95 < 5s, stream.tpot.p95 < 1s]",
-        6,
-    );
-    let (code, result, text) = run(dir.path(), &yaml);
+    let start = || Target::start(&["--batch", "8", "--step-time", "5ms", "--step-per-seq", "0s"]);
+    let scenario = |target: &Target| {
+        chat(
+            &target.url,
+            "20/s",
+            "[stream.ttft.p95 < 5s, stream.tpot.p95 < 1s]",
+            6,
+        )
+    };
+    let (code, result, text, target) = run_fresh(dir.path(), start, scenario);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     common::assert_matches_run_schema(&result);
     let s = step(&result, "chat");
@@ -194,10 +196,9 @@ fn close_to(got: f64, want: f64) -> bool {
 #[test]
 fn an_outside_server_s_schedule_is_measured_exactly() {
     let _load = exclusive();
-    let server = PySse::start(100, 20);
     let dir = tempfile::tempdir().unwrap();
-    let yaml = chat(&format!("http://{}", server.addr), "10/s", "[]", 8);
-    let (code, result, text) = run(dir.path(), &yaml);
+    let scenario = |server: &PySse| chat(&format!("http://{}", server.addr), "10/s", "[]", 8);
+    let (code, result, text, server) = run_fresh(dir.path(), || PySse::start(100, 20), scenario);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     let st = &result["stream"];
     let streams = n(&st["streams"]);

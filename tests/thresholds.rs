@@ -39,6 +39,8 @@ fn unusual_percentiles_of_steps_and_groups_pass_and_fail_on_real_histograms() {
             "--target",
             &target.url,
             "--no-progress",
+            "--retry-invalid",
+            "2",
         ])
         .arg("--json")
         .arg(&json)

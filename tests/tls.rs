@@ -77,6 +77,8 @@ fn run(url: &str, extra: &[&str], name: &str) -> (i32, Value) {
             "--timeout",
             "2s",
             "--no-progress",
+            "--retry-invalid",
+            "2",
         ])
         .args(extra)
         .arg("--json")

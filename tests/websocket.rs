@@ -11,7 +11,7 @@ mod run_json;
 
 use common::{exclusive, Target};
 use py_servers::{settled, PyServer};
-use run_json::{http_get, metric, n, report_md, run, step};
+use run_json::{first_then, http_get, metric, n, report_md, run, run_fresh, step};
 
 use std::net::TcpListener;
 
@@ -20,10 +20,10 @@ use std::time::{Duration, Instant};
 #[test]
 fn sessions_against_the_built_in_target_count_what_the_target_counts() {
     let _load = exclusive();
-    let target = Target::start(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let yaml = format!(
-        r#"
+    let scenario = |target: &Target| {
+        format!(
+            r#"
 target: {url}
 load: {{ model: open, rate: 20/s, duration: 1s }}
 flows:
@@ -45,9 +45,10 @@ flows:
             - expect: {{ json: "$.status", equals: received, within: 2s }}
           close_after: 300ms
 "#,
-        url = target.url
-    );
-    let (code, result, text) = run(dir.path(), &yaml);
+            url = target.url
+        )
+    };
+    let (code, result, text, target) = run_fresh(dir.path(), || Target::start(&[]), scenario);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     common::assert_valid(&result, "ws run");
     common::assert_matches_run_schema(&result);
@@ -120,8 +121,9 @@ fn counts_agree_with_a_python_websockets_server() {
     };
     let _load = exclusive();
     let dir = tempfile::tempdir().unwrap();
-    let yaml = format!(
-        r#"
+    let scenario = |server: &PyServer| {
+        format!(
+            r#"
 load: {{ model: open, rate: 20/s, duration: 1s }}
 steps:
   - name: echo
@@ -135,9 +137,11 @@ steps:
         - send: {{ json: {{ a: 1 }} }}
         - expect: {{ json: "$.a", equals: 1 }}
 "#,
-        addr = server.addr
-    );
-    let (code, result, text) = run(dir.path(), &yaml);
+            addr = server.addr
+        )
+    };
+    let fresh = first_then(server, PyServer::start);
+    let (code, result, text, server) = run_fresh(dir.path(), fresh, scenario);
     // A paced run on a quiet machine is valid: exit 0.
     assert!(code == Some(0), "{text}\nvalidity: {}", result["validity"]);
     let echo = step(&result, "echo");
@@ -182,8 +186,9 @@ fn faults_become_their_error_kinds() {
             held.push(s);
         }
     });
-    let yaml = format!(
-        r#"
+    let scenario = |server: &PyServer| {
+        format!(
+            r#"
 load: {{ model: open, rate: 25/s, duration: 1s, max_in_flight: 100 }}
 flows:
   - name: dropped
@@ -207,10 +212,12 @@ flows:
       - name: slow
         ws: {{ url: "ws://{addr}/echo", steps: [ {{expect: {{contains: never, within: 200ms}}}} ] }}
 "#,
-        addr = server.addr
-    );
+            addr = server.addr
+        )
+    };
     let started = Instant::now();
-    let (code, result, text) = run(dir.path(), &yaml);
+    let fresh = first_then(server, PyServer::start);
+    let (code, result, text, server) = run_fresh(dir.path(), fresh, scenario);
     assert!(
         started.elapsed() < Duration::from_secs(15),
         "no hang: {text}"

@@ -65,6 +65,11 @@ impl Receiver {
     pub fn requests(&self) -> Vec<Received> {
         self.received.lock().unwrap().clone()
     }
+
+    /// Forgets what was received (a run made again is judged on its own requests).
+    pub fn clear(&self) {
+        self.received.lock().unwrap().clear();
+    }
 }
 
 impl Drop for Receiver {

@@ -1,6 +1,11 @@
 //! Running `loadlab run` on a scenario written for the test and reading what it wrote
 //! (run.json), plus the plain HTTP/1.1 GET the protocol tests read servers' own counts with.
+//! A run the host disturbed is made again (`common::undisturbed`); a test that compares a
+//! server's own counts with the run's gets a server made afresh for each attempt
+//! ([`run_fresh`]).
+#![allow(dead_code)] // each test binary uses its own subset
 
+use crate::common::undisturbed::until_undisturbed;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -8,8 +13,40 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-/// `loadlab run <yaml> --json`: the exit code, run.json and the command's output.
+/// `loadlab run <yaml> --json`, made again while the host disturbs it: the last attempt's exit
+/// code, run.json and the command's output.
 pub fn run(dir: &Path, yaml: &str) -> (Option<i32>, Value, String) {
+    until_undisturbed("loadlab run", || run_once(dir, yaml))
+}
+
+/// [`run`] of `scenario(&servers)` against servers `start` makes afresh for each attempt: the
+/// last attempt's exit code, run.json, output and servers, whose own counts are that
+/// attempt's alone.
+pub fn run_fresh<S>(
+    dir: &Path,
+    mut start: impl FnMut() -> S,
+    scenario: impl Fn(&S) -> String,
+) -> (Option<i32>, Value, String, S) {
+    let (code, result, (text, servers)) = until_undisturbed("loadlab run", || {
+        let servers = start();
+        let (code, result, text) = run_once(dir, &scenario(&servers));
+        (code, result, (text, servers))
+    });
+    (code, result, text, servers)
+}
+
+/// `first` for a run's first attempt, then what `again` starts for each later one (a server
+/// a test has already started to learn it can).
+pub fn first_then<S>(first: S, again: impl Fn() -> Option<S>) -> impl FnMut() -> S {
+    let mut first = Some(first);
+    move || {
+        first
+            .take()
+            .unwrap_or_else(|| again().expect("the server started once already"))
+    }
+}
+
+fn run_once(dir: &Path, yaml: &str) -> (Option<i32>, Value, String) {
     let path = dir.join("s.yaml");
     std::fs::write(&path, yaml).unwrap();
     let json = dir.join("run.json");

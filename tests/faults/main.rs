@@ -13,6 +13,8 @@ mod local_server;
 mod protocol;
 mod run;
 mod server;
+#[path = "../common/undisturbed.rs"]
+mod undisturbed;
 
 use handlers::*;
 use run::*;

@@ -20,12 +20,6 @@ const RUN_LIMIT: Duration = Duration::from_secs(20);
 /// is not (a test binary runs its tests on parallel threads).
 static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// Attempts of one run while the host disturbs it (a study's default: two retries).
-const ATTEMPTS: usize = 3;
-
-/// The invalidity kinds a run is made again for: the host's, never the generator's own.
-const HOST_KINDS: [&str; 3] = ["host_contended", "cpu_stolen", "host_disturbed"];
-
 pub struct Run {
     pub status: ExitStatus,
     pub stderr: String,
@@ -100,21 +94,10 @@ impl Run {
     /// The messages of an exit-3 run whose every invalidity reason is the host's (empty for
     /// any other run).
     pub fn host_disturbance(&self) -> Vec<String> {
-        let reasons = match (&self.json, self.code()) {
-            (Some(v), 3) => v["validity"]["reasons"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default(),
-            _ => return Vec::new(),
-        };
-        let of_host = |r: &Value| HOST_KINDS.contains(&r["kind"].as_str().unwrap_or(""));
-        if reasons.is_empty() || !reasons.iter().all(of_host) {
-            return Vec::new();
+        match &self.json {
+            Some(v) => crate::undisturbed::host_reasons(self.status.code(), v),
+            None => Vec::new(),
         }
-        reasons
-            .iter()
-            .map(|r| format!("{}: {}", r["kind"], r["message"]))
-            .collect()
     }
     pub fn assert_no_panic(&self) {
         assert!(
@@ -155,7 +138,7 @@ pub fn run_args(test: &str, mut args: Vec<String>, results: &Path, env: &[(&str,
     loop {
         let run = run_once(test, &args, results, env);
         let host_reasons = run.host_disturbance();
-        if host_reasons.is_empty() || attempt == ATTEMPTS {
+        if host_reasons.is_empty() || attempt == crate::undisturbed::ATTEMPTS {
             return run;
         }
         eprintln!(
