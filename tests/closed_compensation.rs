@@ -285,3 +285,42 @@ fn a_pace_is_checked_like_any_field() {
         );
     }
 }
+
+/// `--pace` paces `--vus` from the command line: 4 VUs at 50 ms for 1 s send about 80
+/// requests, the schedule is the declared one, and `--pace` with `--rate` is refused.
+#[test]
+fn the_pace_flag_paces_virtual_users_from_the_command_line() {
+    let _load = exclusive();
+    let target = Target::start(&[]);
+    let dir = workdir("pace-flag");
+    let url = format!("{}/api/ping", target.url);
+    let json = dir.join("run.json");
+    let out = Command::new(BIN)
+        .args(["run", "--url", &url, "--vus", "4", "--pace", "50ms"])
+        .args(["--duration", "1s", "--no-progress", "--retry-invalid", "2"])
+        .arg("--json")
+        .arg(&json)
+        .arg("--results")
+        .arg(dir.join("results"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_valid(&r, "paced run");
+    assert_eq!(r["load"]["pace_ms"], 50.0, "{}", r["load"]);
+    assert_eq!(r["compensation"]["source"], "pace", "{}", r["compensation"]);
+    let total = r["requests"]["total"].as_u64().unwrap();
+    // 4 VUs × 20 slots; the last slot of each may fall at the end.
+    assert!((72..=84).contains(&total), "{total} requests");
+    let out = Command::new(BIN)
+        .args(["run", "--url", &url, "--rate", "10/s", "--pace", "50ms"])
+        .args(["--duration", "1s", "--no-progress"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--pace") && stderr.contains("--vus"),
+        "{stderr}"
+    );
+}

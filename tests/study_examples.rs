@@ -492,6 +492,28 @@ fn seed_000_per_domain_tables(md: &str) {
             "{metric} in {changes:?}"
         );
     }
+    // Each variant's results give its compensated p95 and p99 beside the raw ones, and the
+    // size of the correction; the method says the verdicts rest on the raw latency.
+    let results = &md[md
+        .find("## Results per variant")
+        .expect("a results section")..];
+    let results = &results[..results[3..].find("\n## ").map_or(results.len(), |i| i + 3)];
+    assert_eq!(
+        results.matches("| p99 compensated latency |").count(),
+        2,
+        "{results}"
+    );
+    assert_eq!(
+        results
+            .matches("Closed model, compensated for coordinated omission")
+            .count(),
+        2,
+        "{results}"
+    );
+    assert!(
+        md.contains("| **Latency compared** | as measured (raw)"),
+        "{md}"
+    );
     let factors = table(md, "| baseline → variant | load | throughput |");
     assert_eq!(factors.len(), 1);
     assert!(

@@ -86,6 +86,7 @@ pub fn finish(
         warmup_runs: 0,
         equivalence: 0.0,
         metrics: None,
+        compare_on: loadlab_metrics::LatencyBasis::Raw,
         compare: Vec::new(),
         sweep: None,
     };

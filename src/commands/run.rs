@@ -91,6 +91,7 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
             duration: args.duration.clone(),
             requests: args.requests,
             max_in_flight: args.max_in_flight,
+            pace: args.pace.clone(),
         },
         timeout: args.timeout.clone(),
         target: args.target.clone(),

@@ -262,8 +262,10 @@ fn a_stalled_flow_control_window_is_a_bounded_flow_control_error() {
     assert_consistent(&run);
     assert!(run.ok() <= opened, "{opened} opened\n{}", run.describe());
     // A body that got through on the default window waits for a response the stalled server
-    // never sends: that request times out instead.
-    assert!(run.err("flow_control") >= 4, "{}", run.describe());
+    // never sends: that request times out instead. Each failure closes its connection, so
+    // every request is its connection's first and races the server's SETTINGS: on a slow
+    // host more bodies slip through (CI's VM: 6 of 8) — at least one meets the closed window.
+    assert!(run.err("flow_control") >= 1, "{}", run.describe());
     assert_eq!(
         run.err("flow_control") + run.err("timeout"),
         run.failed(),

@@ -12,11 +12,57 @@
 //! histogram, corrected once).
 
 use crate::histogram::LatencyHistogram;
+use crate::{MetricId, Quantity};
 use serde::{Deserialize, Serialize};
 
 /// Fewest iterations the schedule is inferred from: the run's first intervals until they hold
 /// this many.
 pub const MIN_INFERRED_ITERATIONS: u64 = 20;
+
+/// Which latency a study compares (`study.compare_on`): the latency as measured, or the
+/// closed model's compensated one. An open model's latency is measured from each request's
+/// intended send time, so it is its own compensated figure.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencyBasis {
+    /// The latency as measured (the default).
+    #[default]
+    Raw,
+    /// The latency with coordinated omission compensated (`latency_compensated`).
+    Compensated,
+}
+
+impl LatencyBasis {
+    pub const ALL: [LatencyBasis; 2] = [LatencyBasis::Raw, LatencyBasis::Compensated];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LatencyBasis::Raw => "raw",
+            LatencyBasis::Compensated => "compensated",
+        }
+    }
+
+    pub fn is_raw(&self) -> bool {
+        *self == LatencyBasis::Raw
+    }
+
+    pub fn parse(text: &str) -> Option<LatencyBasis> {
+        LatencyBasis::ALL.into_iter().find(|b| b.as_str() == text)
+    }
+
+    /// `id` on this basis: on the compensated one a latency metric becomes its compensated
+    /// counterpart; anything else, and every metric on the raw basis, is itself (a
+    /// compensated metric listed by name stays compensated).
+    pub fn metric(self, id: MetricId) -> MetricId {
+        let quantity = match (self, id.quantity) {
+            (LatencyBasis::Compensated, Quantity::Latency(stat)) => {
+                Quantity::CompensatedLatency(stat)
+            }
+            (_, q) => q,
+        };
+        MetricId { quantity, ..id }
+    }
+}
 
 /// Where the intended interval between a VU's iterations came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -38,7 +38,7 @@ pub mod validity;
 pub mod verdict;
 pub mod ws;
 
-pub use compensation::{Compensation, ScheduleSource};
+pub use compensation::{Compensation, LatencyBasis, ScheduleSource};
 pub use delta::{DeltaPool, IntervalDelta, StepDelta};
 pub use environment::Environment;
 pub use error_kind::{ErrorCounts, ErrorKind};

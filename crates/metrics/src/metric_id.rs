@@ -7,9 +7,8 @@
 //! `group.auth.errors`) is accepted as input too and read as the same metric.
 
 use crate::verdict::Verdict;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::str::FromStr;
 
 /// Which way a metric should move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -395,21 +394,6 @@ impl MetricId {
         }
     }
 
-    /// `resources.host.cpu_percent`, `process.target.rss_bytes.max`, `host.cpu_percent`.
-    fn parse_resource(text: &str) -> Option<Result<Self, MetricNameError>> {
-        let rest = text.strip_prefix("resources.").unwrap_or(text);
-        let (source, canonical) = RESOURCE_SOURCES.iter().find(|(p, _)| rest.starts_with(p))?;
-        let rest = &rest[source.len()..];
-        let (name, max) = match rest.strip_suffix(".max") {
-            Some(n) => (n, true),
-            None => (rest.strip_suffix(".mean").unwrap_or(rest), false),
-        };
-        if name.is_empty() {
-            return Some(Err(MetricNameError::EmptyName(text.to_string())));
-        }
-        Some(Ok(Self::resource(&format!("{canonical}{name}"), max)))
-    }
-
     pub fn good_direction(&self) -> GoodDirection {
         self.quantity.good_direction()
     }
@@ -474,194 +458,6 @@ impl fmt::Display for MetricId {
     }
 }
 
-impl FromStr for MetricId {
-    type Err = MetricNameError;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let s = text.trim();
-        if let Some(resource) = Self::parse_resource(s) {
-            return resource;
-        }
-        let quantities = Quantity::all();
-        for q in &quantities {
-            if q.spellings().iter().any(|w| w == s) {
-                return Ok(MetricId::run(*q));
-            }
-        }
-        let scoped = [
-            ("groups.", true),
-            ("group.", true),
-            ("steps.", false),
-            ("step.", false),
-        ];
-        for (prefix, is_group) in scoped {
-            let Some(rest) = s.strip_prefix(prefix) else {
-                continue;
-            };
-            // The longest matching quantity suffix wins, so `steps.x.errors.rate` is the error
-            // rate of `x`, not the throughput (`rate`) of a step called `x.errors`.
-            let mut best: Option<(usize, &str, Quantity)> = None;
-            for q in &quantities {
-                for w in q.spellings() {
-                    if let Some(name) = rest.strip_suffix(w.as_str()) {
-                        if let Some(name) = name.strip_suffix('.') {
-                            if best.is_none_or(|(len, _, _)| w.len() > len) {
-                                best = Some((w.len(), name, *q));
-                            }
-                        }
-                    }
-                }
-            }
-            let Some((_, name, quantity)) = best else {
-                return Err(MetricNameError::Unknown(text.to_string()));
-            };
-            if name.is_empty() {
-                return Err(MetricNameError::EmptyName(text.to_string()));
-            }
-            if quantity == Quantity::Iterations {
-                return Err(MetricNameError::ScopedIterations(text.to_string()));
-            }
-            return Ok(if is_group {
-                MetricId::group(name, quantity)
-            } else {
-                MetricId::step(name, quantity)
-            });
-        }
-        Err(MetricNameError::Unknown(text.to_string()))
-    }
-}
-
-impl Serialize for MetricId {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for MetricId {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
+mod parse;
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_round_trip_and_aliases_read_the_same() {
-        let table: &[(&str, &str)] = &[
-            ("latency_ms.p95", "latency_ms.p95"),
-            ("latency.p95", "latency_ms.p95"),
-            ("latency.p99.9", "latency_ms.p999"),
-            ("latency.avg", "latency_ms.mean"),
-            ("http.errors", "errors.rate"),
-            ("errors", "errors.rate"),
-            ("throughput", "requests.rate"),
-            ("requests", "requests.total"),
-            ("iterations", "iterations.completed"),
-            ("step.signin.latency.p99", "steps.signin.latency_ms.p99"),
-            ("stream.ttft.p95", "stream.ttft_ms.p95"),
-            ("stream.itl_ms.p50", "stream.itl_ms.p50"),
-            ("stream.goodput", "stream.goodput_per_s"),
-            ("step.chat.stream.tpot.p99", "steps.chat.stream.tpot_ms.p99"),
-            ("steps.signin.latency_ms.p99", "steps.signin.latency_ms.p99"),
-            ("group.auth.errors", "groups.auth.errors.rate"),
-            ("steps.x.errors.rate", "steps.x.errors.rate"),
-            (
-                "steps.GET /a.json.latency_ms.max",
-                "steps.GET /a.json.latency_ms.max",
-            ),
-            (
-                "steps.create application.errors.count",
-                "steps.create application.errors.count",
-            ),
-        ];
-        for (input, canonical) in table {
-            let m: MetricId = input.parse().unwrap_or_else(|e| panic!("{input}: {e}"));
-            assert_eq!(m.to_string(), *canonical, "{input}");
-            assert_eq!(canonical.parse::<MetricId>().unwrap(), m);
-        }
-        let m: MetricId = "steps.x.errors.rate".parse().unwrap();
-        assert_eq!(m.scope, Scope::Step("x".into()));
-        assert_eq!(m.quantity, Quantity::ErrorRate);
-    }
-
-    #[test]
-    fn resource_metrics() {
-        let table: &[(&str, &str)] = &[
-            (
-                "process.target.cpu_percent",
-                "resources.processes.target.cpu_percent",
-            ),
-            (
-                "processes.target.cpu_percent",
-                "resources.processes.target.cpu_percent",
-            ),
-            ("resources.host.cpu_percent", "resources.host.cpu_percent"),
-            ("host.cpu_percent.mean", "resources.host.cpu_percent"),
-            (
-                "process.target.rss_bytes.max",
-                "resources.processes.target.rss_bytes.max",
-            ),
-            ("cgroup.db.cpu_percent", "resources.cgroups.db.cpu_percent"),
-            (
-                "prometheus.app.http_requests_total{code=\"500\"}",
-                "resources.prometheus.app.http_requests_total{code=\"500\"}",
-            ),
-        ];
-        for (input, canonical) in table {
-            let m: MetricId = input.parse().unwrap_or_else(|e| panic!("{input}: {e}"));
-            assert_eq!(m.to_string(), *canonical, "{input}");
-            assert_eq!(canonical.parse::<MetricId>().unwrap(), m);
-        }
-        let cpu: MetricId = "process.target.cpu_percent".parse().unwrap();
-        assert_eq!(cpu.resource_series(), Some("processes.target.cpu_percent"));
-        assert_eq!(cpu.unit(), MetricUnit::Percent);
-        assert_eq!(cpu.verdict_for(true), Verdict::Worse, "more CPU is worse");
-        assert_eq!(
-            "process.target.rss_bytes.max"
-                .parse::<MetricId>()
-                .unwrap()
-                .unit(),
-            MetricUnit::Bytes
-        );
-        assert!("process.".parse::<MetricId>().is_err());
-    }
-
-    #[test]
-    fn bad_names_are_errors() {
-        for bad in [
-            "latency.p97",
-            "foo",
-            "steps..latency_ms.p95",
-            "steps.x",
-            "group.a.iterations",
-        ] {
-            assert!(bad.parse::<MetricId>().is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn verdict_words_follow_the_good_direction() {
-        let p95 = MetricId::latency(LatencyStat::P95);
-        assert_eq!(p95.verdict_for(true), Verdict::Slower);
-        assert_eq!(p95.verdict_for(false), Verdict::Faster);
-        let tput = MetricId::run(Quantity::Throughput);
-        assert_eq!(tput.verdict_for(true), Verdict::Better);
-        assert_eq!(tput.verdict_for(false), Verdict::Worse);
-        let errors = MetricId::step("signin", Quantity::ErrorRate);
-        assert_eq!(errors.verdict_for(true), Verdict::Worse);
-    }
-
-    #[test]
-    fn metric_ids_serialize_as_their_names() {
-        let mut map = std::collections::BTreeMap::new();
-        map.insert(MetricId::step("b", Quantity::Requests), 1);
-        map.insert(MetricId::run(Quantity::Throughput), 2);
-        let text = serde_json::to_string(&map).unwrap();
-        assert_eq!(text, r#"{"requests.rate":2,"steps.b.requests.total":1}"#);
-        let back: std::collections::BTreeMap<MetricId, i32> = serde_json::from_str(&text).unwrap();
-        assert_eq!(back, map);
-    }
-}
+mod tests;

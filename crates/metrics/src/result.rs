@@ -7,10 +7,16 @@
 //! against it. Results of schema v1 still load (see [`RunResult::from_json`]).
 
 use crate::histogram::LatencyHistogram;
+
+mod histograms;
+mod series;
+
 use crate::segment::Segment;
 pub use crate::timestamp::{from_unix_seconds, parse_rfc3339, rfc3339, unix_seconds};
 use crate::validity::{InvalidKind, TargetVerdict, Validity};
+pub use histograms::{decode_histogram, encode_histogram, encode_nonempty, Histograms};
 use serde::{Deserialize, Serialize};
+pub use series::{IntervalLatency, IntervalStats, WindowStats, WINDOW_REQUESTS};
 use std::collections::BTreeMap;
 
 pub const SCHEMA: &str = "loadlab.run.v2";
@@ -517,150 +523,6 @@ impl PauseSummary {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct IntervalStats {
-    /// Seconds since the start of the run (including warm-up) at the start of the slice.
-    pub t: f64,
-    /// Length of the slice in seconds (1, except at the warm-up boundary and the end).
-    #[serde(default = "one_second")]
-    pub length_s: f64,
-    pub warmup: bool,
-    pub requests: u64,
-    pub failed: u64,
-    /// Requests per second over the slice's real length.
-    pub rate: f64,
-    pub latency_ms: IntervalLatency,
-    /// Active VUs (closed model) or iterations in flight (open model) at the end of the slice.
-    pub active: u64,
-    /// Requests in flight at the end of the slice.
-    #[serde(default)]
-    pub in_flight: u64,
-}
-
-impl IntervalStats {
-    /// Measured (after the warm-up) and within a plan of `planned_duration_s`: the slices in
-    /// which the offered load was the plan's, not the drain of what was in flight after it.
-    pub fn within_plan(&self, planned_duration_s: f64) -> bool {
-        !self.warmup && self.t + self.length_s <= planned_duration_s + 0.05
-    }
-}
-
-fn one_second() -> f64 {
-    1.0
-}
-
-/// A window closes once it holds this many requests (or a second, whichever comes first):
-/// a short run's 100 ms slices at 30 requests/s hold 3 requests each, and their p95 and
-/// rate would zigzag between nothing and twice the truth.
-pub const WINDOW_REQUESTS: u64 = 20;
-
-/// One window of [`RunResult::windows`].
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct WindowStats {
-    /// Seconds since the start of the run (including warm-up) at the start of the window.
-    pub t: f64,
-    pub length_s: f64,
-    pub warmup: bool,
-    pub requests: u64,
-    pub failed: u64,
-    /// Requests per second over the window's length.
-    pub rate: f64,
-    /// Percentiles of the window's requests, from its slices' histograms merged.
-    pub latency_ms: IntervalLatency,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
-pub struct IntervalLatency {
-    pub p50: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub max: f64,
-}
-
-impl IntervalLatency {
-    pub fn of(h: Option<&LatencyHistogram>) -> Self {
-        let Some(h) = h.filter(|h| !h.is_empty()) else {
-            return Self::default();
-        };
-        let q = |p: f64| h.value_at_quantile(p) as f64 / 1000.0;
-        Self {
-            p50: q(0.5),
-            p95: q(0.95),
-            p99: q(0.99),
-            max: h.max() as f64 / 1000.0,
-        }
-    }
-}
-
-/// Base64 HdrHistogram V2 (deflate) encodings of a scope's histograms (empty: no data).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Histograms {
-    #[serde(default)]
-    pub latency: String,
-    /// Closed model: the latency compensated for coordinated omission (`compensation`).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub latency_compensated: String,
-    #[serde(default)]
-    pub service_time: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub lag: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub server_latency: String,
-    /// The phases of requests (runs and steps only).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub connect: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub tls_handshake: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub waiting: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub receiving: String,
-    /// Iteration durations (the run only).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub iteration_duration: String,
-    /// WebSocket session durations (WebSocket steps only).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub session: String,
-    /// gRPC server streams: call start to first message (gRPC steps only).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub first_message: String,
-    /// Streamed responses (steps with `stream:`, and the run over them): time to first
-    /// token, every inter-token gap, time per output token, end to end, events per stream
-    /// (a count, not µs).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub ttft: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub itl: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub tpot: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub stream_e2e: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub stream_events: String,
-}
-
-impl Histograms {
-    /// A stream time series' encoded histogram (empty when nothing streamed).
-    pub fn stream(&self, t: crate::StreamTime) -> &str {
-        match t {
-            crate::StreamTime::Ttft => &self.ttft,
-            crate::StreamTime::Itl => &self.itl,
-            crate::StreamTime::Tpot => &self.tpot,
-            crate::StreamTime::E2e => &self.stream_e2e,
-        }
-    }
-
-    /// A phase's histogram (empty for groups and for records written before phases).
-    pub fn phase(&self, phase: crate::Phase) -> &str {
-        match phase {
-            crate::Phase::Connect => &self.connect,
-            crate::Phase::TlsHandshake => &self.tls_handshake,
-            crate::Phase::Waiting => &self.waiting,
-            crate::Phase::Receiving => &self.receiving,
-        }
-    }
-}
-
 impl Bytes {
     pub fn is_zero(&self) -> bool {
         self.sent == 0 && self.received == 0
@@ -681,51 +543,5 @@ impl Bytes {
             sent_per_s: per_s(sent),
             received_per_s: per_s(received),
         }
-    }
-}
-
-/// Base64 of the compressed V2 encoding (what HdrHistogram logs and tools read).
-pub fn encode_histogram(h: &LatencyHistogram) -> String {
-    use base64::Engine;
-    use hdrhistogram::serialization::Serializer;
-    let mut bytes = Vec::new();
-    hdrhistogram::serialization::V2DeflateSerializer::new()
-        .serialize(h, &mut bytes)
-        .expect("serializing to memory cannot fail");
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-/// Empty for an empty histogram (a scope with no data), else [`encode_histogram`].
-pub fn encode_nonempty(h: &LatencyHistogram) -> String {
-    if h.is_empty() {
-        String::new()
-    } else {
-        encode_histogram(h)
-    }
-}
-
-pub fn decode_histogram(text: &str) -> Option<LatencyHistogram> {
-    use base64::Engine;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .ok()?;
-    hdrhistogram::serialization::Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn histogram_round_trip() {
-        let mut h = crate::new_histogram();
-        for v in [1u64, 10, 100, 1000, 123_456] {
-            h.record(v).unwrap();
-        }
-        let back = decode_histogram(&encode_histogram(&h)).unwrap();
-        assert_eq!(back.len(), 5);
-        assert_eq!(back.max(), h.max());
     }
 }

@@ -58,6 +58,7 @@ impl RunFlags {
                 requests: self.load.requests,
                 timeout: self.timeout.clone(),
                 max_in_flight: self.load.max_in_flight,
+                pace: self.load.pace.clone(),
             }
             .into_scenario()?,
             (None, None) => {

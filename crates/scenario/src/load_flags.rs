@@ -1,5 +1,5 @@
 //! The load flags of `loadlab run` (`--vus`, `--rate`, `--duration`, `--requests`,
-//! `--max-in-flight`): the whole load of a `--url` test, or an override of a scenario file's
+//! `--max-in-flight`, `--pace`): the whole load of a `--url` test, or an override of a scenario file's
 //! load, as k6's `--vus`/`--duration` override a script's options. Given with a file they
 //! replace its load, never ignored: what cannot apply to it is refused, naming the flag.
 
@@ -17,6 +17,8 @@ pub struct LoadFlags {
     pub duration: Option<String>,
     pub requests: Option<u64>,
     pub max_in_flight: Option<u32>,
+    /// Closed model: each VU's intended schedule, an iteration per this long (`load.pace`).
+    pub pace: Option<String>,
 }
 
 impl LoadFlags {
@@ -26,6 +28,31 @@ impl LoadFlags {
             && self.duration.is_none()
             && self.requests.is_none()
             && self.max_in_flight.is_none()
+            && self.pace.is_none()
+    }
+
+    fn parsed_pace(&self) -> Result<Option<Duration>, ScenarioError> {
+        let Some(text) = self.pace.as_deref() else {
+            return Ok(None);
+        };
+        match crate::units::parse_duration(text) {
+            Ok(d) if d > Duration::ZERO => Ok(Some(d)),
+            Ok(_) => Err(ScenarioError::flag(
+                "--pace",
+                "the pace must be above zero",
+                Some("give how often each VU starts an iteration, e.g. --pace 1s".into()),
+            )),
+            Err(m) => Err(ScenarioError::flag("--pace", m, None)),
+        }
+    }
+
+    /// `--pace` where the load is not a closed model's.
+    fn pace_needs_vus() -> ScenarioError {
+        ScenarioError::flag(
+            "--pace",
+            "paces each virtual user of a closed model; an open model's arrivals keep their schedule already",
+            Some("give --vus N with it, or leave --pace out".into()),
+        )
     }
 
     fn parsed_duration(&self) -> Result<Option<Duration>, ScenarioError> {
@@ -72,9 +99,10 @@ impl LoadFlags {
                     iterations_per_vu: None,
                     shared_iterations: self.requests,
                     max_duration: bound,
-                    pace: None,
+                    pace: self.parsed_pace()?,
                 }))
             }
+            (None, Some(_)) if self.pace.is_some() => Err(Self::pace_needs_vus()),
             (None, Some(rate_text)) => {
                 let rate = crate::units::parse_rate(rate_text)
                     .map_err(|m| ScenarioError::flag("--rate", m, None))?;
@@ -211,6 +239,12 @@ impl LoadFlags {
                 }
             }
         }
+        if let Some(pace) = self.parsed_pace()? {
+            match load {
+                Load::Closed(c) => c.pace = Some(pace),
+                _ => return Err(Self::pace_needs_vus()),
+            }
+        }
         if let Some(m) = self.max_in_flight {
             match load {
                 Load::Open(o) => {
@@ -270,7 +304,7 @@ flows:
     #[test]
     fn load_flags_override_a_files_load_or_say_why_not() {
         type Made = Result<(&'static str, f64, f64), &'static str>;
-        let cases: [(&str, LoadFlags, Made); 7] = [
+        let cases: [(&str, LoadFlags, Made); 10] = [
             (
                 STAGED,
                 flags(None, Some("50/s"), Some("2s")),
@@ -296,6 +330,30 @@ flows:
                     ..LoadFlags::default()
                 },
                 Err("--max-in-flight"),
+            ),
+            (
+                CONSTANT_VUS,
+                LoadFlags {
+                    pace: Some("100ms".into()),
+                    ..LoadFlags::default()
+                },
+                Ok(("closed", 10.0, 4.0)),
+            ),
+            (
+                STAGED,
+                LoadFlags {
+                    pace: Some("100ms".into()),
+                    ..LoadFlags::default()
+                },
+                Err("--pace"),
+            ),
+            (
+                CONSTANT_VUS,
+                LoadFlags {
+                    pace: Some("0s".into()),
+                    ..LoadFlags::default()
+                },
+                Err("--pace"),
             ),
         ];
         for (yaml, f, want) in cases {
@@ -329,5 +387,38 @@ flows:
             Duration::from_secs(3),
             "as long as the file's"
         );
+    }
+
+    /// `--pace` sets a closed load's schedule, whether the file's load or the one `--vus`
+    /// makes; with `--rate` it is refused.
+    #[test]
+    fn the_pace_flag_paces_a_closed_load() {
+        let paced = |f: LoadFlags, yaml: &str| {
+            let mut s = Scenario::parse(yaml, "t.yaml").unwrap();
+            f.apply_to(&mut s).map(|()| match &s.load {
+                Load::Closed(c) => c.pace,
+                _ => None,
+            })
+        };
+        let pace = Some("250ms".to_string());
+        let ms250 = Some(Duration::from_millis(250));
+        let alone = LoadFlags {
+            pace: pace.clone(),
+            ..LoadFlags::default()
+        };
+        assert_eq!(paced(alone, CONSTANT_VUS).unwrap(), ms250);
+        let with_vus = LoadFlags {
+            vus: Some(2),
+            pace: pace.clone(),
+            ..LoadFlags::default()
+        };
+        assert_eq!(paced(with_vus, STAGED).unwrap(), ms250);
+        let with_rate = LoadFlags {
+            rate: Some("10/s".into()),
+            pace,
+            ..LoadFlags::default()
+        };
+        let e = paced(with_rate, CONSTANT_VUS).unwrap_err().to_string();
+        assert!(e.contains("--pace") && e.contains("--vus"), "{e}");
     }
 }

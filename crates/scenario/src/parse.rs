@@ -162,6 +162,7 @@ pub struct UrlTest {
     pub requests: Option<u64>,
     pub timeout: Option<String>,
     pub max_in_flight: Option<u32>,
+    pub pace: Option<String>,
 }
 
 impl UrlTest {
@@ -202,6 +203,7 @@ impl UrlTest {
             duration: self.duration.clone(),
             requests: self.requests,
             max_in_flight: self.max_in_flight,
+            pace: self.pace.clone(),
         }
         .constant_load(None)?;
         let path_start = target

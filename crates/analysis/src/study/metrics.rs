@@ -124,6 +124,14 @@ fn scope_metrics(
 /// no completed request.
 pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
     let mut m = BTreeMap::new();
+    // An open (or burst) model's latency is measured from each request's intended send time:
+    // it is its own compensated figure, so a study compared on compensated latency
+    // (`study.compare_on`) reads it for them too.
+    let schedule_kept = run.load.model != loadlab_metrics::LoadModel::Closed;
+    let compensated =
+        |raw: &'_ LatencySummary, c: Option<&'_ LatencySummary>| -> Option<LatencySummary> {
+            c.copied().or_else(|| schedule_kept.then_some(*raw))
+        };
     scope_metrics(
         &mut m,
         MetricId::run,
@@ -131,7 +139,7 @@ pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
         run.requests.failed,
         run.duration_s,
         &run.latency_ms,
-        run.latency_compensated_ms.as_ref(),
+        compensated(&run.latency_ms, run.latency_compensated_ms.as_ref()).as_ref(),
     );
     // The run's own rate (what the recorder measured), not recomputed.
     m.insert(MetricId::run(Quantity::Throughput), run.requests.rate);
@@ -150,7 +158,7 @@ pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
             g.failed,
             run.duration_s,
             &g.latency_ms,
-            g.latency_compensated_ms.as_ref(),
+            compensated(&g.latency_ms, g.latency_compensated_ms.as_ref()).as_ref(),
         );
     }
     for s in &run.steps {
@@ -161,7 +169,7 @@ pub fn run_metrics(run: &RunResult) -> BTreeMap<MetricId, f64> {
             s.failed,
             run.duration_s,
             &s.latency_ms,
-            s.latency_compensated_ms.as_ref(),
+            compensated(&s.latency_ms, s.latency_compensated_ms.as_ref()).as_ref(),
         );
         if let Some(st) = &s.stream {
             stream_metrics(&mut m, |q| MetricId::step(&s.name, q), st);
@@ -321,4 +329,34 @@ pub fn parse_metrics(
             Ok(id)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loadlab_metrics::LoadModel;
+
+    /// An open model's latency is its own compensated figure; a closed model's is only what
+    /// its compensation made, never the raw one copied.
+    #[test]
+    fn compensated_latency_is_an_open_models_own_and_a_closed_models_computed() {
+        let p95 = MetricId::run(Quantity::CompensatedLatency(LatencyStat::P95));
+        let mut open = RunResult::default();
+        open.load.model = LoadModel::Open;
+        open.latency_ms = LatencySummary {
+            count: 10,
+            p95: 5.0,
+            ..Default::default()
+        };
+        assert_eq!(run_metrics(&open).get(&p95), Some(&5.0));
+        let mut closed = open.clone();
+        closed.load.model = LoadModel::Closed;
+        assert_eq!(run_metrics(&closed).get(&p95), None);
+        closed.latency_compensated_ms = Some(LatencySummary {
+            count: 30,
+            p95: 50.0,
+            ..Default::default()
+        });
+        assert_eq!(run_metrics(&closed).get(&p95), Some(&50.0));
+    }
 }

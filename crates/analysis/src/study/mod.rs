@@ -25,7 +25,7 @@ pub use valid_runs::{MissingRun, ValidRuns};
 
 use crate::compare::Comparison;
 use crate::stats::{OutlierKind, OutlierSide, Trend};
-use loadlab_metrics::{LatencyStat, MetricId, Quantity};
+use loadlab_metrics::{LatencyBasis, LatencyStat, MetricId, Quantity};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -67,6 +67,10 @@ pub struct StudyResult {
     pub cooldown_s: f64,
     /// Practical-equivalence band: a change whose whole CI lies within ±band is `equivalent`.
     pub equivalence: f64,
+    /// The latency the latency metrics are compared on (`study.compare_on`): `raw` (absent) or
+    /// `compensated`.
+    #[serde(default, skip_serializing_if = "LatencyBasis::is_raw")]
+    pub compare_on: LatencyBasis,
     /// Significance level of the comparisons (after Holm's correction).
     pub alpha: f64,
     /// Fewest runs per side for a verdict (fewer: `insufficient`).

@@ -12,6 +12,8 @@ mod pause_probe;
 mod read_waits;
 mod runners;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod test_totals;
 #[cfg(test)]
 mod tests;

@@ -3,8 +3,8 @@
 //! planned intended time, never early, and at most a batch window (plus the timer's tick) late.
 
 use super::open::BATCH_WINDOW;
+use super::test_support::{open, run_with};
 use super::test_totals::Totals;
-use super::tests::{open, run_with};
 use crate::cancel::Cancel;
 use crate::idle_pool::{INITIAL_OPENING, MAX_OPENING, MIN_OPENING};
 use crate::request::RenderedRequest;
@@ -394,7 +394,7 @@ fn arrivals_wait_for_a_connection_before_starting_only_when_every_first_request_
         ("no request", vec![flow(vec![think.clone()])], None),
     ];
     for (case, flows, want) in cases {
-        let mut prepared = super::tests::scenario();
+        let mut prepared = super::test_support::scenario();
         let second_origin = prepared.origins[0].clone();
         prepared.origins.push(second_origin);
         let mut second = prepared.requests[0].clone();
@@ -406,7 +406,7 @@ fn arrivals_wait_for_a_connection_before_starting_only_when_every_first_request_
             shared: Some(1),
             ..Stamps::default()
         };
-        let worker = super::tests::worker(shared_second, prepared, Duration::from_secs(1));
+        let worker = super::test_support::worker(shared_second, prepared, Duration::from_secs(1));
         assert_eq!(super::open::first_pooled_origin(&worker), want, "{case}");
     }
 }

@@ -82,6 +82,7 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
         order: plan.order.as_str().to_string(),
         cooldown_s: plan.cooldown.as_secs_f64(),
         equivalence: plan.equivalence,
+        compare_on: plan.compare_on,
         alpha: ALPHA,
         min_runs: MIN_RUNS_FOR_COMPARISON,
         family_size: family_size(&comparisons),
@@ -118,17 +119,28 @@ fn variant_stats(plan: &StudyPlan, runs: &[MadeRun]) -> Vec<VariantStats> {
         .collect()
 }
 
-/// The metrics the study compares: the plan's that the runs measured (once complete, a
-/// warning for each that they did not), or the default ones.
+/// The metrics the study compares, each latency one on the plan's `compare_on`: the plan's
+/// that the runs measured (once complete, a warning for each that they did not), or the
+/// default ones.
 fn compared_metrics(
     plan: &StudyPlan,
     stats: &[VariantStats],
     complete: bool,
     warnings: &mut Vec<String>,
 ) -> Vec<MetricId> {
-    let Some(ids) = &plan.metrics else {
-        return st::default_metrics_for(&stats.iter().collect::<Vec<_>>());
+    let on_basis = |ids: Vec<MetricId>| -> Vec<MetricId> {
+        let mut out: Vec<MetricId> = Vec::new();
+        for id in ids.into_iter().map(|id| plan.compare_on.metric(id)) {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        out
     };
+    let Some(ids) = &plan.metrics else {
+        return on_basis(st::default_metrics_for(&stats.iter().collect::<Vec<_>>()));
+    };
+    let ids = on_basis(ids.clone());
     let measured = st::available_metrics(&stats.iter().collect::<Vec<_>>());
     if complete {
         for m in ids.iter().filter(|m| !measured.contains(m)) {

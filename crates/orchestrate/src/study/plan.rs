@@ -1,7 +1,7 @@
 //! What a study will run: its variants (or sweep points) as resolved scenarios, how often,
 //! in what order — and the fingerprint that tells whether a resumed study is still the same.
 
-use loadlab_metrics::MetricId;
+use loadlab_metrics::{LatencyBasis, MetricId};
 use loadlab_scenario::study::{apply_sweep, Order, StudyDocument, SweepSpec};
 use loadlab_scenario::{Scenario, ScenarioError};
 use sha2::{Digest, Sha256};
@@ -31,6 +31,8 @@ pub struct StudyPlan {
     pub equivalence: f64,
     /// Compared metrics; `None`: the default set.
     pub metrics: Option<Vec<MetricId>>,
+    /// The latency every compared latency metric is read on (`study.compare_on`).
+    pub compare_on: LatencyBasis,
     pub compare: Vec<(String, String)>,
     pub sweep: Option<SweepSpec>,
 }
@@ -131,6 +133,7 @@ impl StudyPlan {
             warmup_runs: spec.warmup_runs,
             equivalence: spec.equivalence,
             metrics,
+            compare_on: spec.compare_on,
             compare: spec.compare.clone(),
             sweep: spec.sweep.clone(),
         })

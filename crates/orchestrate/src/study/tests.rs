@@ -59,6 +59,13 @@ fn result(rate: f64, invalid: Option<InvalidKind>) -> RunResult {
     r.latency_ms.count = 100;
     r.latency_ms.p50 = 10.0;
     r.latency_ms.p95 = 20.0;
+    // A closed model's (the fake's) compensated latency, three times the raw.
+    r.latency_compensated_ms = Some(loadlab_metrics::result::LatencySummary {
+        count: 300,
+        p50: 30.0,
+        p95: 60.0,
+        ..Default::default()
+    });
     if let Some(kind) = invalid {
         r.validity = Validity::default();
         r.validity
@@ -164,6 +171,54 @@ fn runs_are_interleaved_and_saved_after_each() {
         !out.study.comparisons.is_empty(),
         "5 vs 5 runs are compared"
     );
+}
+
+/// `compare_on: compensated` compares every latency metric, default or listed, on its
+/// compensated figure; the others stay as they are.
+#[test]
+fn compare_on_compensated_reads_each_latency_metric_compensated() {
+    let compared = |file: &str| {
+        let p = plan(file);
+        let mut exec = Fake::default();
+        let out = unobserved(&p, false, &mut exec);
+        let names: Vec<String> = out
+            .study
+            .comparisons
+            .iter()
+            .map(|c| c.metric.to_string())
+            .collect();
+        (out.study, names)
+    };
+    let (raw, names) = compared(FILE);
+    assert_eq!(raw.compare_on, loadlab_metrics::LatencyBasis::Raw);
+    assert!(names.contains(&"latency_ms.p95".to_string()), "{names:?}");
+    let on = FILE.replace(
+        "retry_invalid: 2",
+        "retry_invalid: 2\n  compare_on: compensated",
+    );
+    let (study, names) = compared(&on);
+    assert_eq!(study.compare_on, loadlab_metrics::LatencyBasis::Compensated);
+    assert!(names.contains(&"requests.rate".to_string()), "{names:?}");
+    assert!(
+        names.contains(&"latency_compensated_ms.p95".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.starts_with("latency_ms.")),
+        "{names:?}"
+    );
+    let p95 = study
+        .comparisons
+        .iter()
+        .find(|c| c.metric.to_string() == "latency_compensated_ms.p95")
+        .unwrap();
+    assert_eq!(p95.baseline_median, 60.0);
+    // A listed raw metric is read compensated too, and not twice.
+    let listed = on.replace(
+        "compare_on: compensated",
+        "compare_on: compensated\n  metrics: [latency_ms.p95, latency_compensated_ms.p95]",
+    );
+    assert_eq!(compared(&listed).1, ["latency_compensated_ms.p95"]);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use crate::run_doc::{measurement_methods, plan_chart, PlannedLoad};
 use crate::verdict_words::pct_plain;
 use crate::words::{duration_words, load_words, scenario_words};
 use loadlab_analysis::study::StudyResult;
-use loadlab_metrics::RunResult;
+use loadlab_metrics::{LatencyBasis, LoadModel, RunResult};
 
 /// The statistical methods of a study, in words, each on its own so that a report lists
 /// only those it used.
@@ -98,6 +98,9 @@ fn method_facts(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Vec<(Stri
             format_secs(s.cooldown_s)
         ),
     ));
+    if let Some(words) = compared_latency_words(s, every) {
+        facts.push(("Latency compared".to_string(), words));
+    }
     if s.warmup_runs > 0 {
         facts.push((
             "Warm-up runs".to_string(),
@@ -127,6 +130,24 @@ fn method_facts(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Vec<(Stri
     ));
     facts.push(("Tool".to_string(), format!("loadlab {}", s.tool_version)));
     facts
+}
+
+/// Which latency the verdicts rest on: said when it was the compensated one, or when a
+/// closed model was measured (whose raw latency understates what arriving users would see).
+fn compared_latency_words(s: &StudyResult, every: &[&RunResult]) -> Option<String> {
+    let closed = every.iter().any(|r| r.load.model == LoadModel::Closed);
+    match s.compare_on {
+        LatencyBasis::Compensated => Some(format!(
+            "compensated for coordinated omission (`study.compare_on: compensated`): the verdicts on latency rest on {}",
+            if closed {
+                "each closed-model run's latency with the requests its virtual users' schedule would have sent while they waited back-filled (docs/closed-model.md)"
+            } else {
+                "each run's latency as measured, which an open model takes from each request's intended send time"
+            }
+        )),
+        LatencyBasis::Raw if closed => Some("as measured (raw): a closed model's latency leaves out the users who would have arrived while its virtual users waited; `study.compare_on: compensated` compares on the compensated figure".to_string()),
+        LatencyBasis::Raw => None,
+    }
 }
 
 /// The load of each variant (from its first run, else its load level); variants that differ

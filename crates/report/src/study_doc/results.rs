@@ -126,20 +126,23 @@ pub(super) fn study_results(s: &StudyResult, runs: &Runs) -> Section {
             v.name,
             if v.unstable { " (unstable)" } else { "" }
         )));
+        let rs = variant_runs(v, runs);
         let mut t = Table::new(&METRIC_COLUMNS);
         let mut short = false;
         let mut any_thin = false;
-        for m in main_metrics() {
+        for m in main_metrics().into_iter().chain(compensated_metrics(&rs)) {
             if let Some(st) = v.metrics.get(&m) {
                 short |= too_few_for_ci(st);
                 any_thin |= thin(v, &m);
                 t.row(metric_row(&m, st, thin(v, &m)));
             }
         }
-        sec.push(Block::Table(
-            t.with_note(with_thin_note(metric_note(short), any_thin)),
-        ));
-        let rs = variant_runs(v, runs);
+        let mut note = with_thin_note(metric_note(short), any_thin);
+        if let Some(finding) = compensation_finding(&rs) {
+            note.push(' ');
+            note.push_str(&finding);
+        }
+        sec.push(Block::Table(t.with_note(note)));
         let scopes = scopes(v, &rs);
         if !scopes.is_empty() {
             sec.push(Block::Table(scope_overview(v, &scopes, &rs)));
@@ -175,6 +178,47 @@ pub(super) fn study_results(s: &StudyResult, runs: &Runs) -> Section {
         }
     }
     sec
+}
+
+/// A closed model's compensated p95 and p99, beside the raw ones, when its runs were
+/// compensated (an open model's latency needs no compensation: it is not repeated).
+fn compensated_metrics(rs: &[&loadlab_metrics::RunResult]) -> Vec<MetricId> {
+    if rs.iter().any(|r| r.compensation.is_some()) {
+        [LatencyStat::P95, LatencyStat::P99]
+            .map(|s| MetricId::run(Quantity::CompensatedLatency(s)))
+            .to_vec()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The size of the compensation across a variant's runs, as a finding: the median over its
+/// compensated runs of the correction of the percentile it moved the most.
+fn compensation_finding(rs: &[&loadlab_metrics::RunResult]) -> Option<String> {
+    let mut ratios: Vec<(f64, &str)> = rs
+        .iter()
+        .filter_map(|r| r.compensation.as_ref())
+        .map(|c| (c.ratio, c.most_at.as_str()))
+        .collect();
+    if ratios.is_empty() {
+        return None;
+    }
+    ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let n = ratios.len();
+    let (mut ratio, at) = ratios[n / 2];
+    if n.is_multiple_of(2) && ratios[n / 2 - 1].1 == at {
+        ratio = (ratio + ratios[n / 2 - 1].0) / 2.0;
+    }
+    let of = if ratios.len() == 1 {
+        "its run".to_string()
+    } else {
+        format!("the median of its {} runs", ratios.len())
+    };
+    Some(if ratio > 1.05 {
+        format!("Closed model, compensated for coordinated omission: under this load, users arriving on schedule would have seen a {at} {ratio:.1}× the measured one ({of}).")
+    } else {
+        format!("Closed model, compensated for coordinated omission: no response outlasted the virtual users' schedule enough to change a percentile ({of}).")
+    })
 }
 
 /// The runs of a variant in run order; a run that is an outlier on a metric says so.
@@ -246,4 +290,51 @@ fn runs_table(v: &VariantStats, rs: &[&loadlab_metrics::RunResult]) -> Table {
         ]);
     }
     t.with_note("Duration: the measured time after the warm-up (a run that ends when its work is done — iterations, a burst — took this long: seed 002's \"total execution time\"). Outlier on: the metrics on which the run lies outside Tukey's fences of its variant (kept in the statistics).")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loadlab_metrics::{Compensation, RunResult, ScheduleSource};
+
+    fn run(ratio: Option<(f64, &str)>) -> RunResult {
+        RunResult {
+            compensation: ratio.map(|(ratio, at)| Compensation {
+                interval_ms: 100.0,
+                source: ScheduleSource::Pace,
+                inferred_from: None,
+                most_at: at.to_string(),
+                ratio,
+                multi_step: false,
+            }),
+            ..RunResult::default()
+        }
+    }
+
+    /// The finding gives the median correction of a variant's compensated runs.
+    #[test]
+    fn the_compensation_finding_is_the_median_over_the_runs() {
+        let finding = |rs: &[RunResult]| compensation_finding(&rs.iter().collect::<Vec<_>>());
+        assert_eq!(finding(&[run(None), run(None)]), None);
+        let odd = finding(&[
+            run(Some((1.0, "p99"))),
+            run(Some((4.2, "p99"))),
+            run(Some((3.0, "p99"))),
+        ])
+        .unwrap();
+        assert!(
+            odd.contains("a p99 3.0× the measured one (the median of its 3 runs)"),
+            "{odd}"
+        );
+        let even = finding(&[run(Some((2.0, "p95"))), run(Some((4.0, "p95")))]).unwrap();
+        assert!(even.contains("a p95 3.0×"), "{even}");
+        let none = finding(&[run(Some((1.0, "p50")))]).unwrap();
+        assert!(
+            none.contains("no response outlasted") && none.contains("(its run)"),
+            "{none}"
+        );
+        // Compensated p95 and p99 rows only for compensated (closed-model) runs.
+        assert!(compensated_metrics(&[&run(None)]).is_empty());
+        assert_eq!(compensated_metrics(&[&run(Some((2.0, "p99")))]).len(), 2);
+    }
 }

@@ -9,6 +9,7 @@
 //!   cooldown: 5s                # pause between runs
 //!   equivalence: 2%             # significant changes smaller than this are reported `~`
 //!   metrics: [latency_ms.p95]   # compared metrics (default: throughput, errors, p50/p95/p99)
+//!   compare_on: compensated     # latency as measured (raw, default) or compensated
 //!   variants:                   # named overrides of any part of the scenario
 //!     - { name: baseline, load: { model: closed, vus: 35, duration: 10m } }
 //!     - { name: stress,   load: { model: closed, vus: 75, duration: 8m } }
@@ -99,6 +100,8 @@ pub struct StudySpec {
     pub equivalence: f64,
     /// Compared metrics; `None`: the default set.
     pub metrics: Option<Vec<String>>,
+    /// The latency the compared latency metrics are read on (`compare_on`, default raw).
+    pub compare_on: loadlab_metrics::LatencyBasis,
     /// Empty when the study has no variants (one variant: the scenario itself).
     pub variants: Vec<VariantSpec>,
     pub sweep: Option<SweepSpec>,

@@ -7,6 +7,7 @@ use super::{
 use crate::error::ScenarioError;
 use crate::limits::{too_many, MAX_RATE, MAX_REPEAT, MAX_SWEEP_POINTS, MAX_VARIANTS, MAX_VUS};
 use crate::units::{parse_duration, parse_rate};
+use loadlab_metrics::LatencyBasis;
 use serde_yaml_ng::{Mapping, Value};
 use std::time::Duration;
 
@@ -19,6 +20,7 @@ const STUDY_KEYS: &[&str] = &[
     "cooldown",
     "equivalence",
     "metrics",
+    "compare_on",
     "variants",
     "sweep",
     "compare",
@@ -39,6 +41,7 @@ impl StudyDocument {
             cooldown: Duration::ZERO,
             equivalence: 0.0,
             metrics: None,
+            compare_on: LatencyBasis::Raw,
             variants: Vec::new(),
             sweep: None,
             compare: Vec::new(),
@@ -127,6 +130,13 @@ impl StudyDocument {
             }
             "equivalence" => {
                 spec.equivalence = parse_fraction(v).map_err(|m| self.err(field, m))?
+            }
+            "compare_on" => {
+                spec.compare_on = v.as_str().and_then(LatencyBasis::parse).ok_or_else(|| {
+                    self.err(field, "expected `raw` or `compensated`").with_hint(
+                        "compensated compares every latency metric on its figure compensated for coordinated omission (a closed model's; an open model's latency already is)",
+                    )
+                })?
             }
             "metrics" => {
                 let list = v

@@ -189,16 +189,11 @@ impl Summarizer {
         // (a record made before the probe existed).
         let measured = !evidence.is_empty() && !latency.is_empty();
         if own_cpu && (delay.is_some() || !measured) {
-            let suffered = delay
-                .as_ref()
-                .map(|d| format!(" and its timing suffered: {}", d.words()))
-                .unwrap_or_default();
-            reasons.push(InvalidReason::new(
-                InvalidKind::GeneratorSaturated,
-                format!(
-                    "the load generator was saturated: its workers used {cpu_percent:.0}% of {threads} core(s) (limit {:.0}%){suffered}, so measured latency includes time spent waiting for the generator itself; use fewer VUs, a lower rate, more --threads, or a separate machine",
-                    meta.max_cpu_percent
-                ),
+            reasons.push(saturated_reason(
+                cpu_percent,
+                threads,
+                meta.max_cpu_percent,
+                delay.as_ref(),
             ));
         }
         let worker_seconds = self.measured_s * f64::from(threads);
@@ -223,31 +218,14 @@ impl Summarizer {
                 }
                 reasons.push(reason);
             }
-            // Below its CPU limit the generator's own work did not make it late (a run of 50
-            // arrivals has no percentile to judge the sends by, yet its lag says it): the
-            // cause is found as for any other delay, and only its own CPU is "scheduler late".
-            None if lag_late => {
-                let late = GeneratorDelay {
-                    at: "p99",
-                    delay_ms: lag_p99,
-                    latency_ms: latency
-                        .get()
-                        .map_or(lag_p99, |h| h.value_at_quantile(0.99) as f64 / 1000.0),
-                    by: DelayMeasure::SchedulerLag,
-                };
-                let words = format!(
-                    "the scheduler started arrivals late: lag p99 {lag_p99:.1} ms exceeds {:.0} ms, so the offered load was not what the plan said",
-                    meta.max_lag_ms
-                );
-                let host = judged.host_load.as_ref();
-                match host.and_then(|h| attribute(&late, load, Some(h))) {
-                    Some(mut reason) => {
-                        reason.message = format!("{words}; {}", reason.message);
-                        reasons.push(reason);
-                    }
-                    None => reasons.push(InvalidReason::new(InvalidKind::SchedulerLate, words)),
-                }
-            }
+            // Late though its timing was not seen disturbed.
+            None if lag_late => reasons.push(late_scheduler_reason(
+                lag_p99,
+                meta.max_lag_ms,
+                latency,
+                load,
+                judged,
+            )),
             None => {}
         }
         let generator = Generator {
@@ -365,5 +343,54 @@ fn machine_limits(all: &Totals, validity: &mut Validity) {
                 "the generator ran out of local ports: {port_errors} connection(s) failed with `cannot assign requested address` — a limit of this machine, not a target error; keep connections alive, widen net.ipv4.ip_local_port_range, or spread connections over source addresses (--source-addrs)"
             ),
         );
+    }
+}
+
+/// The generator used up its own CPU: how much, and what its timing suffered for it.
+fn saturated_reason(
+    cpu_percent: f64,
+    threads: u32,
+    max_cpu_percent: f64,
+    delay: Option<&GeneratorDelay>,
+) -> InvalidReason {
+    let suffered = delay
+        .map(|d| format!(" and its timing suffered: {}", d.words()))
+        .unwrap_or_default();
+    InvalidReason::new(
+        InvalidKind::GeneratorSaturated,
+        format!(
+            "the load generator was saturated: its workers used {cpu_percent:.0}% of {threads} core(s) (limit {max_cpu_percent:.0}%){suffered}, so measured latency includes time spent waiting for the generator itself; use fewer VUs, a lower rate, more --threads, or a separate machine"
+        ),
+    )
+}
+
+/// The scheduler started arrivals late while below its CPU limit (a run of 50 arrivals has
+/// no percentile to judge the sends by, yet its lag says it): the cause is found as for any
+/// other delay, and only its own doing is "scheduler late".
+fn late_scheduler_reason(
+    lag_p99: f64,
+    max_lag_ms: f64,
+    latency: &LazyHistogram,
+    load: GeneratorLoad,
+    judged: &ResourceJudgement,
+) -> InvalidReason {
+    let late = GeneratorDelay {
+        at: "p99",
+        delay_ms: lag_p99,
+        latency_ms: latency
+            .get()
+            .map_or(lag_p99, |h| h.value_at_quantile(0.99) as f64 / 1000.0),
+        by: DelayMeasure::SchedulerLag,
+    };
+    let words = format!(
+        "the scheduler started arrivals late: lag p99 {lag_p99:.1} ms exceeds {max_lag_ms:.0} ms, so the offered load was not what the plan said"
+    );
+    let host = judged.host_load.as_ref();
+    match host.and_then(|h| attribute(&late, load, Some(h))) {
+        Some(mut reason) => {
+            reason.message = format!("{words}; {}", reason.message);
+            reason
+        }
+        None => InvalidReason::new(InvalidKind::SchedulerLate, words),
     }
 }

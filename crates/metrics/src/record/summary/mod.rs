@@ -18,6 +18,7 @@ use crate::result::{
 use crate::{Compensation, ErrorKind, Phase, Protocol, ScheduleSource};
 use health::Judgement;
 use scopes::{encode, error_map, scopes, stream_histograms, summary_of, Totals};
+use std::collections::BTreeMap;
 
 /// Everything the summary needs, accumulated interval by interval (memory stays flat).
 #[derive(Debug, Clone, Default)]
@@ -240,15 +241,7 @@ impl Summarizer {
         for s in &self.steps {
             all.add(s);
         }
-        let (stop, interrupted) = match end {
-            // A threshold's abort cuts the run short, but what it measured is honest: not
-            // an interruption (the failed threshold makes the run fail).
-            Some(e) => (
-                e.stop,
-                matches!(e.stop, StopReason::Signal | StopReason::Crashed),
-            ),
-            None => (StopReason::Crashed, true),
-        };
+        let (stop, interrupted) = stop_of(end);
         let measured = self.measured_s;
         let rate = if measured > 0.0 {
             all.requests as f64 / measured
@@ -268,6 +261,7 @@ impl Summarizer {
         // The run's corrected histogram, made once: its summary, its encoding, and the size of
         // the correction all read it.
         let (compensation, compensated) = self.compensation(meta, &all.latency).unzip();
+        let histograms = self.run_histograms(&all, compensated.as_ref());
         RunResult {
             schema: SCHEMA.to_string(),
             tool_version: meta.tool_version.clone(),
@@ -287,16 +281,7 @@ impl Summarizer {
             duration_s: measured,
             warmup_s: meta.warmup_s,
             load: meta.load.clone(),
-            requests: Requests {
-                total: all.requests,
-                ok: all.requests - all.failed,
-                failed: all.failed,
-                interrupted: all.interrupted,
-                rate,
-                warmup: self.warmup_requests,
-                delayed_by_stream_limit: self.delayed_by_stream_limit,
-                delayed_by_connect_limit: self.delayed_by_connect_limit,
-            },
+            requests: self.requests(&all, rate),
             origins: self.origins(meta),
             bytes: Bytes::over(all.bytes.sent, all.bytes.received, measured),
             latency_ms: summary_of(&all.latency),
@@ -309,25 +294,10 @@ impl Summarizer {
             lag_ms: all.lag.get().map(LagSummary::of).unwrap_or_default(),
             server_latency_ms: all.server.get().map(LatencySummary::of),
             errors: error_map(&all.errors),
-            error_hints: ErrorKind::ALL
-                .iter()
-                .filter(|k| all.errors[k.index()] > 0)
-                .map(|k| (k.as_str().to_string(), k.hint().to_string()))
-                .collect(),
-            error_examples: self
-                .examples
-                .iter()
-                .filter(|(k, _)| all.errors[k.index()] > 0)
-                .map(|(k, m)| (k.as_str().to_string(), m.clone()))
-                .collect(),
+            error_hints: error_hints(&all),
+            error_examples: self.error_examples(&all),
             status_codes: all.statuses,
-            iterations: Iterations {
-                completed: self.iterations_completed,
-                warmup: self.warmup_iterations,
-                dropped: self.iterations_dropped,
-                delayed_by_max_in_flight: self.delayed_by_max_in_flight,
-                duration_ms: self.iteration_duration.get().map(LatencySummary::of),
-            },
+            iterations: self.iterations(),
             steps: self.step_results(meta, compensation.as_ref()),
             groups: scopes(meta, &self.steps, compensation.as_ref(), |info| {
                 info.group.iter().cloned().collect()
@@ -344,24 +314,7 @@ impl Summarizer {
                 .cloned()
                 .chain(self.window.as_ref().map(OpenWindow::close))
                 .collect(),
-            histograms: Histograms {
-                connect: all.phases.encoded(Phase::Connect),
-                tls_handshake: all.phases.encoded(Phase::TlsHandshake),
-                waiting: all.phases.encoded(Phase::Waiting),
-                receiving: all.phases.encoded(Phase::Receiving),
-                iteration_duration: encode(&self.iteration_duration),
-                latency_compensated: compensated
-                    .as_ref()
-                    .map(encode_nonempty)
-                    .unwrap_or_default(),
-                ..stream_histograms(
-                    &all.stream_series,
-                    &all.latency,
-                    &all.service,
-                    &all.lag,
-                    &all.server,
-                )
-            },
+            histograms,
             // Another tool's file says nothing of the machine it ran on.
             environment: meta.imported.is_none().then(|| meta.environment.clone()),
             resources,
@@ -443,4 +396,78 @@ impl Summarizer {
             })
             .collect()
     }
+
+    /// The run's request counts, at `rate` over the measured time.
+    fn requests(&self, all: &Totals, rate: f64) -> Requests {
+        Requests {
+            total: all.requests,
+            ok: all.requests - all.failed,
+            failed: all.failed,
+            interrupted: all.interrupted,
+            rate,
+            warmup: self.warmup_requests,
+            delayed_by_stream_limit: self.delayed_by_stream_limit,
+            delayed_by_connect_limit: self.delayed_by_connect_limit,
+        }
+    }
+
+    /// An example message of each error kind the run had.
+    fn error_examples(&self, all: &Totals) -> BTreeMap<String, String> {
+        self.examples
+            .iter()
+            .filter(|(k, _)| all.errors[k.index()] > 0)
+            .map(|(k, m)| (k.as_str().to_string(), m.clone()))
+            .collect()
+    }
+
+    fn iterations(&self) -> Iterations {
+        Iterations {
+            completed: self.iterations_completed,
+            warmup: self.warmup_iterations,
+            dropped: self.iterations_dropped,
+            delayed_by_max_in_flight: self.delayed_by_max_in_flight,
+            duration_ms: self.iteration_duration.get().map(LatencySummary::of),
+        }
+    }
+
+    /// The run's histograms, encoded; `compensated` is its corrected latency (closed model).
+    fn run_histograms(&self, all: &Totals, compensated: Option<&LatencyHistogram>) -> Histograms {
+        Histograms {
+            connect: all.phases.encoded(Phase::Connect),
+            tls_handshake: all.phases.encoded(Phase::TlsHandshake),
+            waiting: all.phases.encoded(Phase::Waiting),
+            receiving: all.phases.encoded(Phase::Receiving),
+            iteration_duration: encode(&self.iteration_duration),
+            latency_compensated: compensated.map(encode_nonempty).unwrap_or_default(),
+            ..stream_histograms(
+                &all.stream_series,
+                &all.latency,
+                &all.service,
+                &all.lag,
+                &all.server,
+            )
+        }
+    }
+}
+
+/// How the run stopped, and whether that interrupted it. A threshold's abort cuts the run
+/// short, but what it measured is honest: not an interruption (the failed threshold makes
+/// the run fail).
+fn stop_of(end: Option<&RecordEnd>) -> (StopReason, bool) {
+    match end {
+        Some(e) => (
+            e.stop,
+            matches!(e.stop, StopReason::Signal | StopReason::Crashed),
+        ),
+        None => (StopReason::Crashed, true),
+    }
+}
+
+/// The hint of each error kind the run had.
+fn error_hints(all: &Totals) -> BTreeMap<String, String> {
+    ErrorKind::ALL
+        .iter()
+        .filter(|k| all.errors[k.index()] > 0)
+        .map(|k| (k.as_str().to_string(), k.hint().to_string()))
+        .collect()
 }
