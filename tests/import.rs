@@ -319,6 +319,7 @@ fn run_against(file: &Path, target: &Target, env: &[(&str, &str)]) -> (Option<i3
     let out = Command::new(BIN)
         .args(["run", file.to_str().unwrap(), "--target", &target.url])
         .args(["--json", json.to_str().unwrap(), "--no-progress", "-q"])
+        .args(["--retry-invalid", "2"])
         .env(
             "LOADLAB_RESULTS",
             std::env::temp_dir().join("loadlab-import-results"),
