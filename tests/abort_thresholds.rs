@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::undisturbed::until_undisturbed;
 use common::{exclusive, text, Target, BIN};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -22,10 +23,6 @@ steps:\n\
 \x20 - { name: ping, get: /api/ping }\n";
 
 const EXPR: &str = "latency.p95 < 200ms over 1s, abort";
-
-fn workdir(name: &str) -> PathBuf {
-    workdir_with(name, SCENARIO)
-}
 
 fn workdir_with(name: &str, scenario: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("loadlab-abort-{name}-{}", std::process::id()));
@@ -55,13 +52,31 @@ fn run(dir: &Path, target: &str) -> Output {
             "--target",
             target,
         ])
-        .args(["--no-progress", "--retry-invalid", "2"])
+        .arg("--no-progress")
         .arg("--results")
         .arg(dir.join("results"))
         .arg("--summary")
         .arg(dir.join("summary.md"))
         .output()
         .expect("run loadlab")
+}
+
+/// The scenario run against a target made afresh (a degrading one remembers its first
+/// request), again from scratch while the host disturbs it; the run's output, work
+/// directory, `loadlab runs` listing and run.json.
+fn run_undisturbed(
+    name: &str,
+    scenario: &str,
+    target: impl Fn() -> Target,
+) -> (Output, PathBuf, String, Value) {
+    let (_, run_json, (out, dir, listing)) = until_undisturbed(name, || {
+        let target = target();
+        let dir = workdir_with(name, scenario);
+        let out = run(&dir, &target.url);
+        let (listing, r) = only_run(&dir);
+        (out.status.code(), r, (out, dir, listing))
+    });
+    (out, dir, listing, run_json)
 }
 
 /// The only run of the store and its run.json, as `loadlab runs` lists it.
@@ -88,16 +103,13 @@ fn only_run(dir: &Path) -> (String, Value) {
 #[test]
 fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval() {
     let _serial = exclusive();
-    let target = degrading_target();
-    let dir = workdir("degrades");
-    let out = run(&dir, &target.url);
+    let (out, dir, listing, r) = run_undisturbed("degrades", SCENARIO, degrading_target);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("aborted: stopped at") && stdout.contains(EXPR),
         "{stdout}"
     );
-    let (listing, r) = only_run(&dir);
     assert_eq!(r["stop"], "threshold", "{listing}");
     assert_eq!(r["interrupted"], false);
     let b = &r["aborted_by_threshold"];
@@ -154,11 +166,10 @@ fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval
 fn the_same_thresholds_let_a_steady_run_complete() {
     let _serial = exclusive();
     // 50 ms: well under the bound, and long beside the lag a busy host adds to each send.
-    let target = Target::start(&["--service-time", "50ms"]);
-    let dir = workdir("steady");
-    let out = run(&dir, &target.url);
+    let (out, dir, _, r) = run_undisturbed("steady", SCENARIO, || {
+        Target::start(&["--service-time", "50ms"])
+    });
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let (_, r) = only_run(&dir);
     assert_eq!(r["stop"], "completed");
     assert!(
         r.get("aborted_by_threshold").is_none_or(Value::is_null),
@@ -173,10 +184,9 @@ fn the_same_thresholds_let_a_steady_run_complete() {
 #[test]
 fn requests_in_flight_at_an_abort_finish_and_do_not_fail_an_error_rate_threshold() {
     let _serial = exclusive();
-    let target = degrading_target();
     // At the abort about 15 requests are in flight (50/s, 300 ms each): cut off, they were
     // `interrupted` failures, and `http.errors < 1%` failed because of the abort itself.
-    let dir = workdir_with(
+    let (out, dir, listing, r) = run_undisturbed(
         "drain",
         "load: { model: open, rate: 50/s, duration: 4s }\n\
 thresholds:\n\
@@ -184,10 +194,9 @@ thresholds:\n\
 \x20 - http.errors < 1%\n\
 steps:\n\
 \x20 - { name: ping, get: /api/ping }\n",
+        degrading_target,
     );
-    let out = run(&dir, &target.url);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let (listing, r) = only_run(&dir);
     assert_eq!(r["stop"], "threshold", "{listing}");
     let requests = &r["requests"];
     assert_eq!(requests["interrupted"], 0, "{requests}");
@@ -205,5 +214,47 @@ steps:\n\
     assert_eq!(t[1]["expr"], "http.errors < 1%");
     assert_eq!(t[1]["ok"], true, "the abort failed no request: {}", t[1]);
     assert_eq!(t[1]["actual"], 0.0, "{}", t[1]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_threshold_abort_ends_one_run_of_a_study_and_the_next_runs_still() {
+    let _serial = exclusive();
+    // Slow from the start: every run of the study breaches its window and is aborted.
+    let target = Target::start(&["--service-time", "300ms"]);
+    let dir = workdir_with(
+        "study",
+        "load: { model: open, rate: 50/s, duration: 4s }\n\
+thresholds:\n\
+\x20 - latency.p95 < 200ms over 1s, abort\n\
+steps:\n\
+\x20 - { name: ping, get: /api/ping }\n\
+study:\n\
+\x20 repeat: 2\n",
+    );
+    let out = common::study_command(&dir.join("s.yaml"), &target.url, &dir.join("results"))
+        .output()
+        .unwrap();
+    let runs_dir = dir.join("results").join("runs");
+    let runs: Vec<Value> = std::fs::read_dir(&runs_dir)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{}", runs_dir.display(), text(&out)))
+        .map(|e| {
+            let json = e.unwrap().path().join("run.json");
+            serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
+        })
+        .collect();
+    // Before a run's abort stayed in the run, it stopped the study: the second run ended at
+    // once as if by a signal.
+    assert!(runs.len() >= 2, "{} run(s)\n{}", runs.len(), text(&out));
+    for r in &runs {
+        assert_eq!(r["stop"], "threshold", "{}", text(&out));
+        assert!(r["signal"].is_null(), "{}", r["signal"]);
+        assert!(
+            r["requests"]["total"].as_u64().unwrap() >= 40,
+            "{}",
+            r["requests"]
+        );
+    }
+    assert_ne!(out.status.code(), Some(2), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }

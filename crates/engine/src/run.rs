@@ -114,6 +114,8 @@ pub fn run(
     mut options: RunOptions,
     cancel: &Cancel,
 ) -> Result<RunOutput, EngineError> {
+    // A threshold's abort stops this run, not the study or retries around it.
+    let cancel = &cancel.child();
     let process_segment = options.segment.unwrap_or(Segment::WHOLE);
     let host_timer = crate::record_meta::measure_host_timer();
     // `grpc:` steps with no .proto get their types from the server's reflection first.
