@@ -3,8 +3,10 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+mod control_args;
 mod run_args;
 
+pub use control_args::ControlArgs;
 use run_args::parse_label_flag;
 pub use run_args::{DashboardArgs, MonitorArgs, OutputArgs, RunArgs};
 
@@ -24,6 +26,9 @@ pub struct Cli {
 pub enum Command {
     /// Run a scenario file, or a single URL given by flags.
     Run(Box<RunArgs>),
+    /// Steer a run while it goes (started with --control or --dashboard): pause, resume,
+    /// stop, a new rate or VU count; every command is kept in the run's record.
+    Control(ControlArgs),
     /// Start the built-in system under test (for demos and tests).
     Target(TargetArgs),
     /// The main job on the built-in target, nothing to set up: an A/B study (2 variants × 6

@@ -319,3 +319,64 @@ fn the_page_in_headless_chromium_shows_numbers_that_change_while_the_run_goes() 
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
 }
+
+#[test]
+fn the_page_pauses_resumes_and_stops_the_run_and_its_record_keeps_each_click() {
+    let _serial = exclusive();
+    let mut browser = Browser::launch(scratch("chromium-steer"));
+    let target = Target::start(&["--service-time", "2ms"]);
+    let dir = scratch("steer");
+    let (child, url, _stderr) = run_with_dashboard(&dir, &target.url, "20s");
+    browser.call("Page.navigate", json!({ "url": url }));
+    let wait_for = |browser: &mut Browser, js: &str, what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if browser.eval(js) == json!(true) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what}: {}",
+                browser.eval("document.getElementById('control-state').textContent")
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_for(
+        &mut browser,
+        "!document.getElementById('control-box').hidden && document.getElementById('control-state').textContent.startsWith('running')",
+        "the controls show while the run goes",
+    );
+    browser.eval("document.getElementById('pause').click(); true");
+    wait_for(
+        &mut browser,
+        "document.getElementById('control-state').textContent.startsWith('paused')",
+        "the page shows the run paused",
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    browser.eval("document.getElementById('resume').click(); true");
+    wait_for(
+        &mut browser,
+        "document.getElementById('control-state').textContent.startsWith('running at 100')",
+        "the page shows the run resumed",
+    );
+    browser.eval("document.getElementById('stop').click(); true");
+    let out = child.wait_with_output().unwrap();
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let events = run["steering"].as_array().expect("the clicks are recorded");
+    let actions: Vec<&str> = events
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["pause", "resume", "stop"], "{}", text(&out));
+    assert!(events.iter().all(|e| e["source"] == "page"), "{events:?}");
+    assert_eq!(run["stop"], "control");
+    assert!(run["duration_s"].as_f64().unwrap() < 15.0, "stopped early");
+    let errors: Vec<String> = browser
+        .errors()
+        .into_iter()
+        .filter(|e| !e.contains("Failed to fetch") && !e.contains("EventSource"))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}

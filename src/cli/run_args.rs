@@ -45,6 +45,15 @@ pub struct DashboardArgs {
     /// once, after the page was told the command ended).
     #[arg(long, value_name = "DURATION", requires = "dashboard")]
     pub dashboard_linger: Option<String>,
+    /// Take commands while the run goes (pause, resume, stop, a new rate or VU count) on ADDR
+    /// (default 127.0.0.1:5665), without the page: `loadlab control ADDR pause`. The
+    /// dashboard (--dashboard) takes them too, from its page and the same API.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = loadlab_live::dashboard::DEFAULT_ADDR, conflicts_with = "dashboard")]
+    pub control: Option<String>,
+    /// The token every command must carry (`Authorization: Bearer TOKEN`). Required, and made
+    /// up and printed when not given, when the controls listen beyond loopback.
+    #[arg(long, value_name = "TOKEN")]
+    pub control_token: Option<String>,
 }
 
 #[derive(Args, Clone)]

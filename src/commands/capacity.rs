@@ -2,7 +2,7 @@
 //! The search (bracket, bisection, confirmation, re-runs, resumption) is
 //! `loadlab_orchestrate::capacity`; this command resolves flags, supplies the runs and prints.
 
-use super::live::Live;
+use super::live::{Live, Steerable};
 use super::output::{duration_flag, percent_flag, print_report_paths, rate_flag, report_for, warn};
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
@@ -34,7 +34,7 @@ fn overrides(args: &CapacityArgs) -> Result<CapacitySpec, CliError> {
 }
 
 pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
-    let live = Live::start(&args.live, args.output.quiet)?;
+    let live = Live::start(&args.live, args.output.quiet, Steerable::No)?;
     let outcome = search(&args, &live);
     live.finish(&outcome);
     outcome

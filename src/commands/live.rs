@@ -1,9 +1,12 @@
-//! `--dashboard [ADDR]`: starts the live dashboard before any load (a busy port is bad input,
-//! exit 2), gives its tap to the runs, and tells the page how the command ended.
+//! `--dashboard [ADDR]` and `--control [ADDR]`: starts the live dashboard (or the control API
+//! alone) before any load (a busy port is bad input, exit 2), gives its tap to the runs and
+//! the run its steering, and tells the page how the command ended.
 
 use super::output::{duration_flag, warn};
 use crate::cli::DashboardArgs;
 use crate::exit::{CliError, Outcome};
+use loadlab_engine::Steering;
+use loadlab_live::dashboard::control::{new_token, Control};
 use loadlab_live::dashboard::{parse_addr, CommandEnd, Dashboard, DashboardError};
 use loadlab_live::LiveTap;
 use std::cell::RefCell;
@@ -11,43 +14,105 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The dashboard of one command, when `--dashboard` was given.
+/// Whether the command's run may be steered (`loadlab run`), or its runs follow their plan
+/// (a study, a capacity search).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Steerable {
+    Yes,
+    No,
+}
+
+/// The dashboard of one command, when `--dashboard` (or `--control`) was given.
 pub struct Live {
     dashboard: Option<Arc<Dashboard>>,
+    steering: Option<Steering>,
     linger: Duration,
     report: RefCell<Option<PathBuf>>,
 }
 
 impl Live {
-    pub fn start(args: &DashboardArgs, quiet: bool) -> Result<Live, CliError> {
+    pub fn start(
+        args: &DashboardArgs,
+        quiet: bool,
+        steerable: Steerable,
+    ) -> Result<Live, CliError> {
         let linger = duration_flag("--dashboard-linger", args.dashboard_linger.as_deref())?
             .unwrap_or_default();
-        let Some(given) = &args.dashboard else {
-            return Ok(Live::off());
+        if steerable == Steerable::No && (args.control.is_some() || args.control_token.is_some()) {
+            return Err(CliError::bad_input(
+                "--control steers one `loadlab run`: a study's or capacity search's runs must follow their plan; drop --control (--dashboard watches them)",
+            ));
+        }
+        let (given, flag) = match (&args.dashboard, &args.control) {
+            (Some(d), _) => (d, "--dashboard"),
+            (None, Some(c)) => (c, "--control"),
+            (None, None) if args.control_token.is_some() => {
+                return Err(CliError::bad_input(
+                    "--control-token guards the controls: give it with --control ADDR or --dashboard ADDR",
+                ))
+            }
+            (None, None) => return Ok(Live::off()),
         };
-        let dashboard = parse_addr(given)
+        let mut dashboard = parse_addr(given)
             .and_then(Dashboard::start)
-            .map_err(|e| start_error(&e))?;
+            .map_err(|e| start_error(flag, &e))?;
+        if args.dashboard.is_none() {
+            dashboard = dashboard.without_page();
+        }
+        let loopback = dashboard.addr().ip().is_loopback();
+        let steering = (steerable == Steerable::Yes).then(Steering::new);
+        if let Some(steering) = &steering {
+            let token = match (&args.control_token, loopback) {
+                (Some(t), _) => Some(t.clone()),
+                (None, true) => None,
+                (None, false) => {
+                    let t = new_token().map_err(|e| {
+                        CliError::bad_input(format!("{flag}: cannot make a control token ({e}); give one with --control-token"))
+                    })?;
+                    // Printed even when quiet: without it nobody can steer the run.
+                    eprintln!("control token: {t} (send it as `Authorization: Bearer {t}`, or `loadlab control ... --token {t}`)");
+                    Some(t)
+                }
+            };
+            dashboard = dashboard.with_control(Control {
+                handle: Arc::new(steering.clone()),
+                token,
+            });
+        }
         if !quiet {
-            eprintln!("dashboard: {}", dashboard.url());
-            if !dashboard.addr().ip().is_loopback() {
+            match (args.dashboard.is_some(), steering.is_some()) {
+                (true, _) => eprintln!("dashboard: {}", dashboard.url()),
+                (false, _) => eprintln!(
+                    "control: {} (loadlab control {} pause|resume|stop|rate 800/s|vus 40)",
+                    dashboard.addr(),
+                    dashboard.addr()
+                ),
+            }
+            if !loopback {
                 warn(&format!(
-                    "the dashboard listens on {}: anyone who can reach this host on that port can watch the run",
+                    "{flag} listens on {}: anyone who can reach this host on that port can watch the run (commands need the token)",
                     dashboard.addr()
                 ));
             }
         }
         Ok(Live {
             dashboard: Some(Arc::new(dashboard)),
+            steering,
             linger,
             report: RefCell::new(None),
         })
+    }
+
+    /// What steers the run, when the command's run may be steered and something listens.
+    pub fn steering(&self) -> Option<&Steering> {
+        self.steering.as_ref()
     }
 
     /// No dashboard (`loadlab demo`, or no `--dashboard`).
     pub fn off() -> Live {
         Live {
             dashboard: None,
+            steering: None,
             linger: Duration::ZERO,
             report: RefCell::new(None),
         }
@@ -98,17 +163,17 @@ fn end(exit_status: i32, verdict: &str, message: &str) -> CommandEnd {
     }
 }
 
-fn start_error(e: &DashboardError) -> CliError {
+fn start_error(flag: &str, e: &DashboardError) -> CliError {
     match e {
         DashboardError::InUse { addr } => CliError::bad_input(format!(
-            "--dashboard: {addr} is already in use (another dashboard or server listens there); choose another port, e.g. --dashboard {}",
+            "{flag}: {addr} is already in use (another dashboard or server listens there); choose another port, e.g. {flag} {}",
             std::net::SocketAddr::new(addr.ip(), addr.port().wrapping_add(1).max(1024))
         )),
         DashboardError::BadAddress { .. } => CliError::bad_input(format!(
-            "--dashboard: {e}. Put --dashboard after the scenario file, or write --dashboard=ADDR"
+            "{flag}: {e}. Put {flag} after the scenario file, or write {flag}=ADDR"
         )),
         DashboardError::Bind { .. } => CliError::bad_input(format!(
-            "--dashboard: {e}; give an address of this host, e.g. --dashboard 127.0.0.1:5665"
+            "{flag}: {e}; give an address of this host, e.g. {flag} 127.0.0.1:5665"
         )),
     }
 }

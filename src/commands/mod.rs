@@ -2,6 +2,7 @@
 
 mod capacity;
 mod compare;
+mod control;
 mod demo;
 mod gate;
 mod history;
@@ -26,6 +27,7 @@ use crate::exit::{CliError, Outcome};
 pub fn dispatch(cli: Cli) -> Result<Outcome, CliError> {
     match cli.command {
         Command::Run(args) => run::execute(*args),
+        Command::Control(args) => control::execute(args),
         Command::Target(args) => target::execute(args),
         Command::Demo(args) => demo::execute(args),
         Command::Validate { file } => validate::execute(&file),

@@ -21,6 +21,7 @@ pub fn run(
     share: Share,
     url: &Url,
     taps: Vec<Arc<dyn LiveTap>>,
+    steering: Option<&loadlab_engine::Steering>,
 ) -> Result<Outcome, CliError> {
     let output = &args.output;
     let defaults = RemoteRunOptions::default();
@@ -41,6 +42,7 @@ pub fn run(
         share,
         threads: output.threads,
         cancel: &cancel,
+        steering,
     };
     let outputs = output.open_outputs(&scenario.outputs)?;
     let mut taps = taps;

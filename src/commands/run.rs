@@ -1,10 +1,10 @@
 //! `loadlab run`: one scenario (from a file or from flags), one run, one result.
 
-use super::live::Live;
+use super::live::{Live, Steerable};
 use super::output::{percent_flag, print_errors, print_run, warn};
 use crate::cli::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Outcome};
-use loadlab_engine::Cancel;
+use loadlab_engine::{Cancel, Steering};
 use loadlab_live::LiveTap;
 use loadlab_metrics::RunResult;
 use loadlab_pipeline::measure::{
@@ -21,7 +21,7 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
     let scenario = resolve_scenario(&args)?;
     let bound = percent_flag("--fail-on-regression", args.fail_on_regression.as_deref())?;
     let share = Share::from_flags(args.segment.as_deref(), args.start_at.as_deref())?;
-    let live = Live::start(&args.live, args.output.quiet)?;
+    let live = Live::start(&args.live, args.output.quiet, Steerable::Yes)?;
     let outcome = execute_with(&args, &scenario, bound, share, &live);
     live.finish(&outcome);
     outcome
@@ -41,7 +41,7 @@ fn execute_with(
                 "--baseline compares against a study in a local run store; it cannot be used with --results URL",
             ));
         }
-        return super::remote_run::run(scenario, args, share, &url, live.taps());
+        return super::remote_run::run(scenario, args, share, &url, live.taps(), live.steering());
     }
     if args.barrier_timeout.is_some() || args.upload_every.is_some() {
         return Err(CliError::bad_input(
@@ -54,6 +54,7 @@ fn execute_with(
         share,
         live.taps(),
         args.retry_invalid,
+        live.steering(),
     )?;
     loadlab_pipeline::reports::write_run_ci_outputs(
         &result,
@@ -116,6 +117,7 @@ pub fn run_and_report(
     share: Share,
     taps: Vec<Arc<dyn LiveTap>>,
     retry_invalid: usize,
+    steering: Option<&Steering>,
 ) -> Result<(Outcome, RunResult), CliError> {
     if let Some(json) = &output.json {
         check_json_path(json)?;
@@ -128,6 +130,7 @@ pub fn run_and_report(
         share,
         threads: output.threads,
         cancel: &cancel,
+        steering,
     };
     let outputs = output.open_outputs(&scenario.outputs)?;
     let mut taps = taps;

@@ -3,7 +3,7 @@
 //! `loadlab_orchestrate::study`; this command supplies the runs (the engine, the store) and
 //! prints what happens.
 
-use super::live::Live;
+use super::live::{Live, Steerable};
 use super::output::{print_report_paths, report_for, warn};
 use crate::cli::{MonitorArgs, OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
@@ -22,7 +22,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
-    let live = Live::start(&args.live, args.output.quiet)?;
+    let live = Live::start(&args.live, args.output.quiet, Steerable::No)?;
     let outcome = run_and_write(&args, &live);
     live.finish(&outcome);
     outcome

@@ -80,6 +80,15 @@ pub fn connections_needed(
     )
 }
 
+/// The most VUs this process may run within `soft` open files (what a steered closed run may
+/// be raised to): each keeps a connection to every origin it talks to.
+pub fn most_vus_within(soft: u64, prepared: &PreparedScenario, segment: Segment) -> u64 {
+    let (per_unit, shared) = per_unit_connections(prepared);
+    let room = soft.saturating_sub(OVERHEAD_FILES + shared) / per_unit.max(1);
+    // This process runs its share of the VUs: the whole run may have `count` times as many.
+    room.saturating_mul(u64::from(segment.count))
+}
+
 /// Lowers a default `max_in_flight` (one the scenario did not give) to what `soft` open files
 /// allow: an open load holds up to one connection per origin for each iteration in flight,
 /// so two origins at the default of 10,000 would need 20,000 and be refused on a common

@@ -15,11 +15,13 @@ use crate::limits::{
 use crate::prepare::{check_source_addresses, PrepareError, PreparedScenario};
 use crate::record_meta::{record_meta, MetaInput};
 use crate::resources::{MonitorFeed, ResourceFeed};
+use crate::steering::Steering;
 use loadlab_metrics::record::{Guarded, RecordEnd, RecordSink};
 use loadlab_metrics::result::{unix_seconds, StopReason};
 use loadlab_metrics::{DeltaPool, LiveObserver, Protocol, Recorder, RunResult};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Scenario};
+use loadlab_timer::resolution::WakeWatch;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::{mpsc, Arc};
@@ -44,6 +46,8 @@ pub struct RunOptions {
     /// What watches the run interval by interval (dashboard, live outputs, windowed
     /// thresholds); one of them may stop it.
     pub observers: Vec<Box<dyn LiveObserver>>,
+    /// What steers the run while it goes (the control API); `None`: it follows its plan.
+    pub steering: Option<Steering>,
 }
 
 impl Default for RunOptions {
@@ -58,6 +62,7 @@ impl Default for RunOptions {
             segment: None,
             start_at: None,
             sink: None,
+            steering: None,
         }
     }
 }
@@ -114,8 +119,10 @@ pub fn run(
     mut options: RunOptions,
     cancel: &Cancel,
 ) -> Result<RunOutput, EngineError> {
-    // A threshold's abort stops this run, not the study or retries around it.
-    let cancel = &cancel.child();
+    // A threshold's abort (or a control's stop) stops this run, not the study or retries
+    // around it; `signals` is what the caller's signals raise.
+    let signals = cancel;
+    let cancel = &signals.child();
     let process_segment = options.segment.unwrap_or(Segment::WHOLE);
     let host_timer = crate::record_meta::measure_host_timer();
     // `grpc:` steps with no .proto get their types from the server's reflection first.
@@ -158,6 +165,16 @@ pub fn run(
         slice,
     });
 
+    if let Some(steering) = &options.steering {
+        begin_steering(
+            steering,
+            start,
+            &plan.load,
+            &prepared,
+            process_segment,
+            cancel,
+        );
+    }
     let feed = start_monitor(scenario, start, slice, &mut warnings);
     let (tx, rx) = mpsc::channel::<Tick>();
     let pool = DeltaPool::new();
@@ -174,6 +191,7 @@ pub fn run(
                 grace: scenario.defaults.timeout.min(Duration::from_secs(30))
                     + Duration::from_millis(100),
                 clock,
+                steer: options.steering.as_ref().map(Steering::watch),
             },
             pool: pool.clone(),
             start,
@@ -209,25 +227,13 @@ pub fn run(
     for handle in handles {
         let _ = handle.join();
     }
-    let wall = Instant::now().saturating_duration_since(start);
-    let host_timer_during = host_timer_watch.and_then(crate::record_meta::watched_host_timer);
-    let aborted_by_threshold = coordinator.breach.take();
-    let record_end = RecordEnd {
-        stop: if aborted_by_threshold.is_some() {
-            StopReason::Threshold
-        } else if cancel.is_cancelled() {
-            StopReason::Signal
-        } else {
-            StopReason::Completed
-        },
-        signal: cancel.reason().filter(|_| aborted_by_threshold.is_none()),
-        aborted_by_threshold,
-        wall_s: wall.as_secs_f64(),
-        max_rss_bytes: max_rss_bytes(),
-        intervals: coordinator.intervals(),
-        monitor_cpu_percent: coordinator.monitor_cpu_percent,
-        host_timer: host_timer_during,
-    };
+    let record_end = record_end(
+        &mut coordinator,
+        start,
+        host_timer_watch,
+        options.steering.as_ref(),
+        (signals, cancel),
+    );
     let mut sink = coordinator.sink.take();
     if let Some(s) = sink.as_mut() {
         s.end(&record_end);
@@ -349,6 +355,65 @@ fn collect_beside_workers(
             })
     })
     .map_err(EngineError::Thread)
+}
+
+/// How the run ended, for the record: why, when, and what it went through.
+fn record_end(
+    coordinator: &mut Coordinator,
+    start: Instant,
+    host_timer_watch: Option<WakeWatch>,
+    steering: Option<&Steering>,
+    (signals, cancel): (&Cancel, &Cancel),
+) -> RecordEnd {
+    let wall = Instant::now().saturating_duration_since(start);
+    let aborted_by_threshold = coordinator.breach.take();
+    RecordEnd {
+        stop: stop_reason(aborted_by_threshold.is_some(), signals, cancel),
+        signal: signals.reason().filter(|_| aborted_by_threshold.is_none()),
+        aborted_by_threshold,
+        wall_s: wall.as_secs_f64(),
+        max_rss_bytes: max_rss_bytes(),
+        intervals: coordinator.intervals(),
+        monitor_cpu_percent: coordinator.monitor_cpu_percent,
+        host_timer: host_timer_watch.and_then(crate::record_meta::watched_host_timer),
+        steering: steering.map(Steering::finish).unwrap_or_default(),
+    }
+}
+
+/// Steering follows this run from `start`, within the VUs its open files allow.
+fn begin_steering(
+    steering: &Steering,
+    start: Instant,
+    load: &Load,
+    prepared: &PreparedScenario,
+    process_segment: Segment,
+    cancel: &Cancel,
+) {
+    let (soft, _) = crate::limits::raise_open_files_limit();
+    let most = crate::limits::most_vus_within(soft, prepared, process_segment);
+    let driven = loadlab_scenario::steer::Driven::new(load.clone()).with_vu_ceiling(
+        u32::try_from(most).unwrap_or(u32::MAX),
+        format!("each VU keeps its connections open, and this process may open {soft} files: raise `ulimit -n`, or split the load with --segment"),
+    );
+    steering.begin(
+        tokio::time::Instant::from_std(start),
+        driven,
+        cancel.clone(),
+    );
+}
+
+/// Why the run ended: a threshold's abort, a signal to the caller, or the run's own flag
+/// raised by neither (a control's stop); else its plan ran out.
+fn stop_reason(aborted: bool, signals: &Cancel, run: &Cancel) -> StopReason {
+    if aborted {
+        StopReason::Threshold
+    } else if signals.is_cancelled() {
+        StopReason::Signal
+    } else if run.is_cancelled() {
+        StopReason::Control
+    } else {
+        StopReason::Completed
+    }
 }
 
 /// What one worker thread is given: its share of the plan and what its worker is built from.

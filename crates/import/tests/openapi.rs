@@ -170,6 +170,78 @@ fn links_become_captures() {
     assert!(out.report.done[1].contains("1 path parameter(s) captured"));
 }
 
+/// The consumer is declared, and sorts, before the operation whose link feeds it.
+const LINKED_BACKWARDS: &str = r##"openapi: 3.0.3
+info: { title: repos, version: "1" }
+servers: [ { url: "https://git.example.com" } ]
+paths:
+  /repositories/{username}:
+    get:
+      operationId: getRepositoriesByOwner
+      parameters: [ { name: username, in: path, required: true, schema: { type: string } } ]
+      responses: { "200": { description: repositories } }
+  /users/{username}:
+    get:
+      operationId: getUserByName
+      parameters: [ { name: username, in: path, required: true, schema: { type: string } } ]
+      responses:
+        "200":
+          description: the user
+          links:
+            userRepositories:
+              operationId: getRepositoriesByOwner
+              parameters: { username: $response.body#/username }
+"##;
+
+#[test]
+fn a_link_s_producer_comes_before_its_consumer() {
+    let out = import_ok(
+        Kind::OpenApi,
+        LINKED_BACKWARDS,
+        "repos.yaml",
+        &Options::default(),
+    );
+    let s = parse(&out.yaml);
+    let reqs: Vec<_> = s.request_steps().collect();
+    assert_eq!(reqs.len(), 2, "{}", out.yaml);
+    assert!(reqs[0].url.starts_with("/users/"), "{}", out.yaml);
+    assert_eq!(reqs[0].captures.len(), 1, "{}", out.yaml);
+    assert_eq!(
+        reqs[1].url,
+        format!("/repositories/{{{{ {} }}}}", reqs[0].captures[0].name)
+    );
+}
+
+#[test]
+fn the_first_declared_example_is_the_body_not_the_first_by_name() {
+    let spec = r##"openapi: 3.0.3
+info: { title: orders, version: "1" }
+servers: [ { url: "https://shop.example.com" } ]
+paths:
+  /orders:
+    post:
+      requestBody:
+        content:
+          application/json:
+            examples:
+              typical: { value: { quantity: 2, pick: typical } }
+              bulk: { value: { pick: bulk, quantity: 500 } }
+      responses: { "201": { description: created } }
+"##;
+    let out = import_ok(Kind::OpenApi, spec, "orders.yaml", &Options::default());
+    let s = parse(&out.yaml);
+    let order = s.request_steps().next().unwrap();
+    assert_eq!(
+        order.body,
+        Some(Body::Json(json!({"pick": "typical", "quantity": 2}))),
+        "{}",
+        out.yaml
+    );
+    // The example's fields keep the spec's order in the file too.
+    let pick = out.yaml.find("pick: typical").unwrap();
+    assert!(out.yaml.find("quantity: 2").unwrap() < pick, "{}", out.yaml);
+}
+
 #[test]
 fn swagger_2_is_refused_with_the_fix() {
     let err = import(

@@ -32,6 +32,7 @@ pub mod resources;
 pub mod result;
 mod segment;
 mod server_timing;
+pub mod steering;
 pub mod stream;
 mod timestamp;
 pub mod validity;
@@ -63,6 +64,7 @@ pub use server_timing::{
     parse_duration_header, server_timing_duration, server_timing_entries, server_timing_micros,
     ServerTimingEntries,
 };
+pub use steering::{SteerAction, SteerEvent, SteerSource};
 pub use stream::{StreamCounts, StreamResult, StreamSample, StreamSeries, StreamTime};
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
 pub use verdict::Verdict;

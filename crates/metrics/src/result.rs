@@ -58,6 +58,10 @@ pub struct RunResult {
     /// The threshold that stopped the run (`stop: threshold`), with its window and value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aborted_by_threshold: Option<crate::ThresholdBreach>,
+    /// The commands that steered the run while it went (`loadlab control`, the dashboard's
+    /// controls), in order: present only on a steered run, whose load is what they drove.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steering: Vec<crate::SteerEvent>,
     /// Measured time, after warm-up.
     pub duration_s: f64,
     pub warmup_s: f64,
@@ -144,6 +148,9 @@ pub enum StopReason {
     /// A threshold marked `abort` failed over its window: the load stopped at once
     /// (`aborted_by_threshold` says which).
     Threshold,
+    /// A control command (`loadlab control stop`, the dashboard's stop) ended it before its
+    /// planned end: the result covers what ran, as the user chose, and is not interrupted.
+    Control,
 }
 
 /// One segment of a merged run, as the per-segment table shows it.

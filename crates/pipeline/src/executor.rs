@@ -63,6 +63,8 @@ impl Executor for EngineExecutor<'_> {
             share: Share::default(),
             threads: self.threads,
             cancel: self.cancel,
+            // A study's or capacity search's runs follow their plan.
+            steering: None,
         };
         let measured = measure(spec, Some(self.store), meta, &mut *self.view)?;
         if let Some(e) = measured.storage_error {

@@ -76,6 +76,8 @@ pub struct RunSpec<'a> {
     /// Worker threads (`None`: enough for the load, at most one per core).
     pub threads: Option<usize>,
     pub cancel: &'a Cancel,
+    /// What steers the run while it goes (`--control`, the dashboard); `None`: its plan.
+    pub steering: Option<&'a loadlab_engine::Steering>,
 }
 
 /// A finished run: its summary, where it was stored, and what could not be stored.
@@ -213,6 +215,7 @@ pub fn execute(
         sink,
         progress: view.progress(plan.duration(), plan.ends_when_done()),
         observers,
+        steering: spec.steering.cloned(),
         ..RunOptions::default()
     };
     let run = loadlab_engine::run(scenario, options, spec.cancel);

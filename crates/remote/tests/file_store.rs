@@ -100,6 +100,7 @@ fn end(n: u32) -> RecordEnd {
         intervals: n,
         monitor_cpu_percent: None,
         host_timer: None,
+        steering: Vec::new(),
     }
 }
 

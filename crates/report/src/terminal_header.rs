@@ -81,6 +81,13 @@ pub(crate) fn validity(r: &RunResult, out: &mut dyn Write, style: Style) -> io::
             crate::words::aborted_words(r, b)
         )?;
     }
+    if let Some(steered) = crate::words::steered_words(r) {
+        writeln!(
+            out,
+            "  {} the load was driven by hand, {steered}; the figures below cover every level it ran at",
+            style.yellow("steered:")
+        )?;
+    }
     for v in &r.verdicts {
         writeln!(out, "  {} {}", style.yellow("target:"), v.message)?;
     }

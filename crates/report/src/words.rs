@@ -186,6 +186,48 @@ pub fn aborted_words(r: &RunResult, b: &loadlab_metrics::ThresholdBreach) -> Str
     )
 }
 
+/// `2.0 s rate 100/s → 400/s (api); 4.0 s pause; 6.0 s resume at 400/s (page)`: the commands
+/// that steered the run, in order; `None` when it followed its plan.
+pub fn steered_words(r: &RunResult) -> Option<String> {
+    use loadlab_metrics::{LoadModel, SteerAction};
+    if r.steering.is_empty() {
+        return None;
+    }
+    let level = |x: f64| match r.load.model {
+        LoadModel::Closed => format!("{x:.0} VUs"),
+        _ => crate::format::format_rate(x),
+    };
+    let each: Vec<String> = r
+        .steering
+        .iter()
+        .map(|e| {
+            let what = match e.action {
+                SteerAction::Pause => "pause".to_string(),
+                SteerAction::Resume => format!("resume at {}", level(e.after)),
+                SteerAction::Stop => "stop".to_string(),
+                SteerAction::Rate | SteerAction::Vus => {
+                    let over = e
+                        .over_s
+                        .map(|s| format!(" over {}", crate::format::format_secs(s)))
+                        .unwrap_or_default();
+                    format!("{} → {}{over}", level(e.before), level(e.after))
+                }
+            };
+            format!(
+                "{} {what} ({})",
+                crate::format::format_secs(e.at_s),
+                e.source.as_str()
+            )
+        })
+        .collect();
+    Some(format!(
+        "{} command{}: {}",
+        r.steering.len(),
+        if r.steering.len() == 1 { "" } else { "s" },
+        each.join("; ")
+    ))
+}
+
 /// A threshold met with less than this room to its bound is a near miss, listed on its own.
 pub const NEAR_MISS: f64 = 0.10;
 

@@ -415,6 +415,7 @@ fn built_result(
             intervals: 1,
             monitor_cpu_percent: Some(0.3),
             host_timer: None,
+            steering: Vec::new(),
         }),
     )
 }

@@ -352,6 +352,7 @@ impl RecordBuilder {
             intervals: self.written,
             monitor_cpu_percent: None,
             host_timer: None,
+            steering: Vec::new(),
         })?;
         Ok(Finished {
             intervals: self.written,

@@ -44,6 +44,7 @@ mod raw_grpc;
 mod raw_stream;
 mod raw_ws;
 mod segment;
+pub mod steer;
 pub mod stream;
 pub mod study;
 mod suggest;

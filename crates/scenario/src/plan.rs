@@ -5,6 +5,7 @@
 
 use crate::model::{BurstLoad, ClosedLoad, Load, OpenLoad, RateStage, Scenario};
 pub use crate::segment::Segment;
+use std::borrow::Cow;
 use std::time::Duration;
 
 /// What happens when: the load shape plus the warm-up that statistics exclude.
@@ -267,7 +268,7 @@ impl OpenLoad {
     /// Intended arrival times of segment `index` of `count` (arrivals n ≡ index mod count).
     pub fn arrivals(&self, segment: Segment, seed: u64) -> ArrivalTimes<'_> {
         ArrivalTimes {
-            load: self,
+            load: Cow::Borrowed(self),
             segment,
             next: segment.index as u64,
             poisson_position: 0.0,
@@ -276,11 +277,38 @@ impl OpenLoad {
             ),
         }
     }
+
+    /// The arrivals of `segment` intended at or after `from`, of a plan the iterator owns:
+    /// what a steered run follows from the moment it was steered. Arrivals keep their numbers
+    /// (the `n`-th of the whole run), so the workers and segments still share them out
+    /// exactly as before the change.
+    pub fn into_arrivals_from(
+        self,
+        segment: Segment,
+        seed: u64,
+        from: Duration,
+    ) -> ArrivalTimes<'static> {
+        let before = self.count_before(from);
+        let count = u64::from(segment.count);
+        let index = u64::from(segment.index);
+        let first = (before - 1e-9).max(0.0).ceil() as u64;
+        let next = first + (index + count - first % count) % count;
+        ArrivalTimes {
+            load: Cow::Owned(self),
+            segment,
+            next,
+            poisson_position: before,
+            rng: fastrand::Rng::with_seed(
+                seed ^ (segment.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    ^ from.as_nanos() as u64,
+            ),
+        }
+    }
 }
 
 /// Iterator over intended arrival times (offsets from the run's start).
 pub struct ArrivalTimes<'a> {
-    load: &'a OpenLoad,
+    load: Cow<'a, OpenLoad>,
     segment: Segment,
     next: u64,
     poisson_position: f64,

@@ -91,6 +91,7 @@ fn sample_run() -> RunResult {
             intervals: 2,
             monitor_cpu_percent: None,
             host_timer: None,
+            steering: Vec::new(),
         }),
     )
 }

@@ -154,6 +154,20 @@ impl ArrivalQueue {
         n
     }
 
+    /// Forgets the buffered arrivals intended at or after `from` (a steered run re-plans
+    /// them): they were never due, so they are not dropped.
+    pub fn discard_from(&self, from: Instant) {
+        let mut planned = self.planned.borrow_mut();
+        while planned.back().is_some_and(|&t| t >= from) {
+            planned.pop_back();
+        }
+        if planned.is_empty() {
+            // The arrival a cause held was the front: the next front is a new one.
+            self.by_slot.front_counted.set(false);
+            self.by_connection.front_counted.set(false);
+        }
+    }
+
     /// A slot freed (an iteration finished). True when the scheduler should hear of it: an
     /// arrival was waiting for a slot, or nothing is in flight any more.
     pub fn finished_one(&self) -> bool {

@@ -2,11 +2,12 @@
 
 use super::{now, wait_all};
 use crate::flow::Worker;
+use crate::steering::SteerWatch;
 use crate::transport::Transport;
 use crate::vu::VuState;
 use loadlab_scenario::plan::Segment;
-use loadlab_scenario::ClosedLoad;
 use loadlab_scenario::ConnectionPolicy;
+use loadlab_scenario::{ClosedLoad, Load};
 use std::cell::Cell;
 use std::rc::Rc;
 use tokio::sync::{watch, Notify};
@@ -27,9 +28,10 @@ struct VuPlan {
 
 pub async fn run<T: Transport>(
     worker: Rc<Worker<T>>,
-    load: ClosedLoad,
+    mut load: ClosedLoad,
     segment: Segment,
     active: Rc<Cell<u64>>,
+    mut steer: Option<SteerWatch>,
 ) {
     let (tx, rx) = watch::channel(Control {
         target: 0,
@@ -40,6 +42,10 @@ pub async fn run<T: Transport>(
     let tickets = Rc::new(Cell::new(load.shared_iterations.map(|n| segment.share(n))));
     let mut spawned = 0u64;
     loop {
+        // Steered: the VU count follows the load as driven (VUs retire at their iteration's end).
+        if let Some((Load::Closed(driven), _)) = steer.as_mut().and_then(SteerWatch::changed) {
+            load = driven;
+        }
         let elapsed = now().saturating_duration_since(worker.start);
         let target = if now() >= worker.end {
             0
@@ -84,6 +90,7 @@ pub async fn run<T: Transport>(
         tokio::select! {
             _ = tokio::time::sleep_until(next) => {}
             _ = finished.notified(), if iteration_bound => {}
+            _ = steered(&mut steer) => {}
         }
     }
     worker.stopping.set(true);
@@ -92,6 +99,14 @@ pub async fn run<T: Transport>(
         stop: true,
     });
     wait_all(&live, &finished).await;
+}
+
+/// Until the load is steered (never, for a run without steering).
+async fn steered(steer: &mut Option<SteerWatch>) {
+    match steer {
+        Some(steer) => steer.wait().await,
+        None => std::future::pending().await,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

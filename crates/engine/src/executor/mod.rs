@@ -12,6 +12,9 @@ mod pause_probe;
 mod read_waits;
 mod runners;
 #[cfg(test)]
+mod steer_tests;
+mod steered;
+#[cfg(test)]
 mod test_support;
 #[cfg(test)]
 mod test_totals;
@@ -25,6 +28,7 @@ pub use ticker::{IntervalClock, Tick};
 
 use crate::cancel::Cancel;
 use crate::flow::Worker;
+use crate::steering::SteerWatch;
 use crate::transport::Transport;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::Load;
@@ -42,12 +46,14 @@ pub struct WorkerPlan {
     pub grace: Duration,
     /// Where intervals begin and end.
     pub clock: IntervalClock,
+    /// The changes a steered run follows (none: it follows its plan).
+    pub steer: Option<SteerWatch>,
 }
 
 /// Runs one worker's share of the plan to completion (or cancellation).
 pub async fn run_worker<T: Transport>(
     worker: Rc<Worker<T>>,
-    plan: WorkerPlan,
+    mut plan: WorkerPlan,
     intervals: Sender<Tick>,
     cancel: Cancel,
 ) {
@@ -71,10 +77,18 @@ pub async fn run_worker<T: Transport>(
     // other from one instant), which the probe would only measure again.
     let probe = matches!(plan.load, Load::Closed(_))
         .then(|| tokio::task::spawn_local(pause_probe::pause_probe(worker.clone())));
+    let steer = plan.steer.take();
     let work = async {
         match &plan.load {
             Load::Closed(c) => {
-                closed::run(worker.clone(), c.clone(), plan.segment, active.clone()).await
+                closed::run(
+                    worker.clone(),
+                    c.clone(),
+                    plan.segment,
+                    active.clone(),
+                    steer,
+                )
+                .await
             }
             Load::Open(o) => {
                 open::run(
@@ -83,6 +97,7 @@ pub async fn run_worker<T: Transport>(
                     plan.segment,
                     plan.seed,
                     active.clone(),
+                    steer,
                 )
                 .await
             }

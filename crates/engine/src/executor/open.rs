@@ -9,9 +9,11 @@
 
 use super::arrival_queue::{ArrivalQueue, Next, LATE_START_TOLERANCE};
 use super::runners::Runners;
+use super::steered::Steered;
 use super::{now, wait_all};
 use crate::flow::Worker;
 use crate::prepare::FlowStep;
+use crate::steering::SteerWatch;
 use crate::transport::Transport;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, OpenLoad};
@@ -57,6 +59,7 @@ pub async fn run<T: Transport>(
     segment: Segment,
     seed: u64,
     active: Rc<Cell<u64>>,
+    steer: Option<SteerWatch>,
 ) {
     let limit = segment.share(u64::from(load.max_in_flight)).max(1);
     let gate = first_pooled_origin(&worker);
@@ -65,7 +68,13 @@ pub async fn run<T: Transport>(
     let mut plan = load.arrivals(segment, seed);
     // The plan is in the queue up to its end (or the run's).
     let mut planned_all = false;
+    let mut steered = Steered::new(steer);
     loop {
+        // Steered: the arrivals not yet started follow the load as driven from its change on.
+        if let Some(replanned) = steered.replan(&worker, &queue, segment, seed) {
+            plan = replanned;
+            planned_all = false;
+        }
         if !planned_all {
             let horizon = now() + BUFFER_AHEAD;
             while queue.buffered() < BUFFER_MAX && queue.last().is_none_or(|t| t < horizon) {
@@ -97,7 +106,7 @@ pub async fn run<T: Transport>(
                         wake = due;
                     }
                 }
-                if worker.sleep_unless_reads_park(wake).await {
+                if steered.sleep(&worker, wake).await {
                     // Responses that came since the last wake-up are read first: their
                     // connections come back for the arrivals this one starts.
                     worker.poll_reads().await;
@@ -127,7 +136,11 @@ pub async fn run<T: Transport>(
                     })
                     .await;
             }
-            Next::Empty if planned_all => break,
+            Next::Empty if planned_all => {
+                if !steered.wait_while_dry(&worker).await {
+                    break;
+                }
+            }
             Next::Empty => {}
             Next::Over => {
                 if !worker.stopping.get() {

@@ -146,10 +146,35 @@ pub(super) async fn run_with<T: Transport>(
         seed: 1,
         grace: Duration::from_secs(60),
         clock: IntervalClock::new(Duration::ZERO, Duration::from_secs(1)),
+        steer: None,
     };
     tokio::task::LocalSet::new()
         .run_until(run_worker(worker.clone(), plan, tx, cancel))
         .await;
+    totals(&rx)
+}
+
+/// [`run_with`], steered through `steering` (which the caller commands meanwhile).
+pub(super) async fn run_steered<T: Transport>(
+    transport: T,
+    load: Load,
+    duration: Duration,
+    steering: &crate::steering::Steering,
+) -> Totals {
+    let worker = Rc::new(worker(transport, scenario(), duration));
+    let cancel = Cancel::new();
+    let driven = loadlab_scenario::steer::Driven::new(load.clone());
+    steering.begin(worker.start, driven, cancel.clone());
+    let (tx, rx) = mpsc::channel();
+    let plan = WorkerPlan {
+        load,
+        segment: Segment::WHOLE,
+        seed: 1,
+        grace: Duration::from_secs(60),
+        clock: IntervalClock::new(Duration::ZERO, Duration::from_secs(1)),
+        steer: Some(steering.watch()),
+    };
+    run_worker(worker.clone(), plan, tx, cancel).await;
     totals(&rx)
 }
 

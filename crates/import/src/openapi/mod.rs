@@ -16,7 +16,7 @@ use crate::scaffold::{imported_from, one_user_once, DECIDE_NOTE};
 use crate::yaml::{Document, Entry, Item, Node};
 use crate::Options;
 use serde_json::Value;
-use spec::{operations, server, to_json, Op, METHODS};
+use spec::{links, operations, server, to_json, Op, METHODS};
 
 const FIX: &str = "give an OpenAPI 3 spec (YAML or JSON) with `openapi: 3.x` and `paths:`";
 
@@ -235,7 +235,46 @@ fn flow_groups(spec: &Value, ops: &[Op], per_operation: bool) -> Vec<(String, Ve
                     METHODS.iter().position(|m| *m == o.method),
                 )
             });
+            producers_first(spec, ops, v);
         }
     }
     groups
+}
+
+/// Each operation after those whose response links give it a parameter, the order otherwise
+/// kept: a capture is made before the step that uses it (`GET /users/{name}` links its
+/// `username` to `GET /repositories/{username}`, which sorts first). In a cycle of links the
+/// earliest operation goes first.
+fn producers_first(spec: &Value, ops: &[Op], group: &mut Vec<usize>) {
+    let targets: Vec<Vec<String>> = group
+        .iter()
+        .map(|&i| links(spec, ops[i].op).into_iter().map(|l| l.0).collect())
+        .collect();
+    // Per position in the group, the positions of the operations that link to it.
+    let fed_by: Vec<Vec<usize>> = group
+        .iter()
+        .map(|&i| {
+            let id = ops[i].id.as_deref();
+            (0..group.len())
+                .filter(|&from| {
+                    ops[group[from]].id.as_deref() != id
+                        && id.is_some_and(|id| targets[from].iter().any(|t| t == id))
+                })
+                .collect()
+        })
+        .collect();
+    let mut placed = vec![false; group.len()];
+    let mut order = Vec::with_capacity(group.len());
+    while order.len() < group.len() {
+        let ready = |p: usize| !placed[p] && fed_by[p].iter().all(|&f| placed[f]);
+        let Some(next) = (0..group.len())
+            .find(|&p| ready(p))
+            .or_else(|| (0..group.len()).find(|&p| !placed[p]))
+        else {
+            break;
+        };
+        placed[next] = true;
+        order.push(group[next]);
+    }
+    *group = order;
 }

@@ -5,6 +5,7 @@
 //! The engine's coordinator only builds the frame, serializes it once and offers it to each
 //! browser's bounded queue (see [`hub`]); everything that can wait (sockets) runs elsewhere.
 
+pub mod control;
 mod cpu;
 pub mod event;
 pub mod hub;
@@ -109,6 +110,24 @@ impl Dashboard {
             }),
             addr: bound,
         })
+    }
+
+    /// Takes commands for the runs through `control` (else every command is refused: the
+    /// runs follow their plan).
+    pub fn with_control(self, control: control::Control) -> Self {
+        *self
+            .inner
+            .shared
+            .control
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(control);
+        self
+    }
+
+    /// Serves the control API only, no page (`--control`).
+    pub fn without_page(self) -> Self {
+        self.inner.shared.page.store(false, Ordering::Relaxed);
+        self
     }
 
     /// The address it listens on (the real port when 0 was asked).

@@ -1,7 +1,9 @@
 //! The dashboard's HTTP server: std `TcpListener`, one thread per connection, four routes
-//! (`/`, `/events`, `/api/state`, `/report`). No tokio here: the crate stays off the engine's
-//! runtime, and a handful of browsers needs no more than threads.
+//! (`/`, `/events`, `/api/state`, `/report`) and the control API (see [`super::control`]).
+//! No tokio here: the crate stays off the engine's runtime, and a handful of browsers needs
+//! no more than threads.
 
+use super::control::{self, Control, ControlRequest};
 use super::hub::{Hub, Subscription};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -24,6 +26,10 @@ pub struct Shared {
     pub hub: Hub,
     pub report: Mutex<Option<PathBuf>>,
     pub stopping: AtomicBool,
+    /// What the control routes steer (none: the command's runs follow their plan).
+    pub control: Mutex<Option<Control>>,
+    /// Serve the page (`--dashboard`), or only the API (`--control`).
+    pub page: AtomicBool,
     connections: std::sync::atomic::AtomicUsize,
     /// Wall time and CPU time the observers spent on the coordinator's thread, and how many
     /// calls.
@@ -48,6 +54,8 @@ impl Shared {
             hub: Hub::default(),
             report: Mutex::new(None),
             stopping: AtomicBool::new(false),
+            control: Mutex::new(None),
+            page: AtomicBool::new(true),
             connections: Default::default(),
             cost_ns: AtomicU64::new(0),
             cost_cpu_ns: AtomicU64::new(0),
@@ -114,17 +122,24 @@ fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
-    // Skip the headers (bounded: a request has no business being large here).
+    // The headers (bounded: a request has no business being large here).
+    let mut headers = Vec::new();
     let mut line = String::new();
     for _ in 0..100 {
         line.clear();
         if reader.read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
             break;
         }
+        if let Some((name, value)) = line.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+        }
     }
     let mut parts = request_line.split_whitespace();
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let path = target.split('?').next().unwrap_or("");
+    if control::is_control_path(path) {
+        return steer(&stream, &mut reader, shared, method, path, &headers);
+    }
     if method != "GET" {
         return respond(
             &stream,
@@ -133,7 +148,14 @@ fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
             b"GET only\n",
         );
     }
+    let page = shared.page.load(Ordering::Relaxed);
     match path {
+        "/" | "/index.html" if !page => respond(
+            &stream,
+            "404 Not Found",
+            "text/plain",
+            b"no page here (--control serves the API only: POST /api/pause, /api/resume, /api/stop, /api/load; GET /api/control)\n",
+        ),
         "/" | "/index.html" => respond(
             &stream,
             "200 OK",
@@ -150,6 +172,52 @@ fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
         "/report" => report(&stream, shared),
         _ => respond(&stream, "404 Not Found", "text/plain", b"not found\n"),
     }
+}
+
+/// A control route: the body (by `Content-Length`, bounded), then the command's answer.
+fn steer(
+    stream: &TcpStream,
+    reader: &mut BufReader<TcpStream>,
+    shared: &Shared,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+) -> std::io::Result<()> {
+    let length = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    if length > control::MAX_BODY {
+        return respond(
+            stream,
+            "413 Payload Too Large",
+            "application/json",
+            b"{\"error\":\"the body is too large\"}",
+        );
+    }
+    let mut body = vec![0u8; length];
+    std::io::Read::read_exact(reader, &mut body)?;
+    let control = shared
+        .control
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    let host = stream.local_addr()?;
+    let request = ControlRequest {
+        method,
+        path,
+        headers,
+        body: &body,
+        host,
+    };
+    let answer = control::handle(control.as_ref(), &request);
+    respond(
+        stream,
+        answer.status,
+        "application/json",
+        answer.body.as_bytes(),
+    )
 }
 
 fn respond(mut stream: &TcpStream, status: &str, kind: &str, body: &[u8]) -> std::io::Result<()> {

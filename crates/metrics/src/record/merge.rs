@@ -272,7 +272,27 @@ fn merged_end(records: &[&StoredRecord], intervals: u32) -> RecordEnd {
             .flatten()
             .filter_map(|e| e.host_timer)
             .max_by(|a, b| a.p95_ms.total_cmp(&b.p95_ms)),
+        steering: merged_steering(&ends),
     }
+}
+
+/// Every segment's commands in time order: each process of a distributed run is steered on
+/// its own, and the merged record says what each was told (the same command sent to all is
+/// kept once).
+fn merged_steering(ends: &[Option<&RecordEnd>]) -> Vec<crate::SteerEvent> {
+    let mut all: Vec<crate::SteerEvent> = ends
+        .iter()
+        .flatten()
+        .flat_map(|e| e.steering.iter().cloned())
+        .collect();
+    all.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    all.dedup_by(|a, b| {
+        a.action == b.action
+            && a.after == b.after
+            && a.over_s == b.over_s
+            && (a.at_s - b.at_s).abs() < 0.5
+    });
+    all
 }
 
 /// A segment's line in the merged result, from its own summary.

@@ -146,6 +146,9 @@ pub struct RecordEnd {
     /// measurement before it is `RecordMeta::host_timer`): the floor its delays are judged above.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_timer: Option<crate::HostTimer>,
+    /// The commands that steered the run while it went, in order (none: it followed its plan).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steering: Vec<crate::SteerEvent>,
 }
 
 fn one_second() -> f64 {

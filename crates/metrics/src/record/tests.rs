@@ -195,6 +195,7 @@ fn write(dir: &std::path::Path, meta: &RecordMeta, intervals: &[IntervalRecord],
             intervals: intervals.len() as u32,
             monitor_cpu_percent: None,
             host_timer: None,
+            steering: Vec::new(),
         })
         .unwrap();
     }
@@ -612,6 +613,7 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         intervals: 4,
         monitor_cpu_percent: None,
         host_timer: None,
+        steering: Vec::new(),
     };
     let r = s.finish(&meta(1, None, 1e9), Some(&end));
     assert!(r.validity.has(crate::InvalidKind::GeneratorSaturated));

@@ -14,6 +14,7 @@ pub fn run_verdicts(r: &RunResult) -> Vec<Verdict> {
     v.extend(super::bottleneck_verdicts(r));
     v.extend(interrupted_verdict(r));
     v.extend(aborted_verdict(r));
+    v.extend(steered_verdict(r));
     v.extend(threshold_verdicts(r));
     v.push(traffic_verdict(r));
     v.extend(thin_tail_verdict(r));
@@ -78,6 +79,18 @@ fn aborted_verdict(r: &RunResult) -> Option<Verdict> {
             format!(
                 "The run was {}; the numbers cover the run until then.",
                 aborted_words(r, b)
+            ),
+        )
+    })
+}
+
+/// The commands that drove a steered run: its load was not the planned one.
+fn steered_verdict(r: &RunResult) -> Option<Verdict> {
+    steered_words(r).map(|words| {
+        Verdict::new(
+            Level::Info,
+            format!(
+                "The load was steered while it ran ({words}); the figures cover every level it was driven at, not the plan alone."
             ),
         )
     })

@@ -278,6 +278,7 @@ impl Summarizer {
             interrupted,
             stop,
             aborted_by_threshold: end.and_then(|e| e.aborted_by_threshold.clone()),
+            steering: end.map(|e| e.steering.clone()).unwrap_or_default(),
             duration_s: measured,
             warmup_s: meta.warmup_s,
             load: meta.load.clone(),
