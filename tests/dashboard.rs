@@ -337,14 +337,15 @@ fn the_page_pauses_resumes_and_stops_the_run_and_its_record_keeps_each_click() {
             assert!(
                 Instant::now() < deadline,
                 "{what}: {}",
-                browser.eval("document.getElementById('control-state').textContent")
+                browser.eval("(document.getElementById('control-state') || {}).textContent || ''")
             );
             std::thread::sleep(Duration::from_millis(100));
         }
     };
+    // Until the page has loaded (Page.navigate returns before), its elements are not there.
     wait_for(
         &mut browser,
-        "!document.getElementById('control-box').hidden && document.getElementById('control-state').textContent.startsWith('running')",
+        "!!document.getElementById('control-box') && !document.getElementById('control-box').hidden && (document.getElementById('control-state').textContent || '').startsWith('running')",
         "the controls show while the run goes",
     );
     browser.eval("document.getElementById('pause').click(); true");
