@@ -25,6 +25,7 @@ pub fn meta(steps: usize) -> RecordMeta {
         plan_hash: "h".into(),
         scenario: serde_json::json!({}),
         segment: None,
+        steerable: false,
         origins: vec![],
         steps: (0..steps)
             .map(|i| StepInfo {

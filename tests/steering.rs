@@ -19,12 +19,17 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-/// `loadlab run --url TARGET/api/ping --rate 20/s --control 127.0.0.1:0 …`, its control
-/// address (read from its stderr) and the rest of its stderr.
-fn spawn_steerable(target: &str, dir: &Path, extra: &[&str]) -> (Child, String, Receiver<String>) {
+/// `loadlab run --url TARGET/api/ping --rate 20/s --duration DURATION --control 127.0.0.1:0 …`,
+/// its control address (read from its stderr) and the rest of its stderr.
+fn spawn_steerable(
+    target: &str,
+    dir: &Path,
+    duration: &str,
+    extra: &[&str],
+) -> (Child, String, Receiver<String>) {
     let mut child = Command::new(BIN)
         .args(["run", "--url", &format!("{target}/api/ping")])
-        .args(["--rate", "20/s", "--duration", "20s", "--no-progress"])
+        .args(["--rate", "20/s", "--duration", duration, "--no-progress"])
         .args(["--control", "127.0.0.1:0"])
         .args(extra)
         .arg("--results")
@@ -103,7 +108,8 @@ fn steered_run(dir: &Path) -> (Option<i32>, Value, (Output, u64, Vec<String>)) {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).unwrap();
     let target = Target::start(&[]);
-    let (child, addr, _stderr) = spawn_steerable(&target.url, dir, &[]);
+    // Planned under 10 s, the record is cut in tenths: each stretch of a second holds several.
+    let (child, addr, _stderr) = spawn_steerable(&target.url, dir, "9s", &[]);
     let mut said = Vec::new();
     let mut say = |args: &[&str], ok: bool| {
         let o = control(&addr, args);
@@ -202,13 +208,78 @@ fn a_run_is_raised_paused_resumed_and_stopped_from_the_command_line() {
             assert_eq!(i["requests"], 0, "sent while paused: {i}");
         }
     }
-    // The summary says what drove the run.
+    assert_stretches(&run, &[at(0), at(1), at(2), at(3)]);
+    // The summary says what drove the run, and what each level measured.
     let summary = stdout(&out);
     assert!(
         summary.contains("steered: the load was driven by hand, 4 commands"),
         "{summary}"
     );
+    assert!(summary.contains("load as steered"), "{summary}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The run's stretches of constant load: 20/s, 60/s, paused, 60/s, each sent at about its
+/// level and nothing while paused; with the intervals in which the load changed (in no
+/// stretch), they hold every request exactly once.
+fn assert_stretches(run: &Value, changes: &[f64]) {
+    assert_eq!(run["steered"], true);
+    let driven = run["load"]["driven"]["points"]
+        .as_array()
+        .expect("the load as driven");
+    assert_eq!(driven.first().unwrap()[1], 20.0, "{driven:?}");
+    let stretches = run["stretches"].as_array().expect("the stretches");
+    let levels: Vec<String> = stretches
+        .iter()
+        .map(|s| match s["level"]["kind"].as_str().unwrap() {
+            "steady" => s["level"]["level"].to_string(),
+            kind => kind.to_string(),
+        })
+        .collect();
+    assert_eq!(levels, ["20.0", "60.0", "paused", "60.0"], "{stretches:?}");
+    for s in stretches {
+        let measured = s["measured_s"].as_f64().unwrap();
+        assert!(
+            measured >= 0.5,
+            "a stretch of a second holds most of its tenths: {s}"
+        );
+        let requests = s["requests"].as_u64().unwrap();
+        match s["level"]["level"].as_f64() {
+            Some(level) => {
+                let expected = level * measured;
+                assert!(
+                    (requests as f64 - expected).abs() <= 2.0 + 0.15 * expected,
+                    "{requests} requests in {measured} s at {level}/s: {s}"
+                );
+            }
+            None => assert_eq!(requests, 0, "sent while paused: {s}"),
+        }
+    }
+    let inside = |t: f64, len: f64| {
+        stretches.iter().any(|s| {
+            t >= s["from_s"].as_f64().unwrap() - 1e-6
+                && t + len <= s["to_s"].as_f64().unwrap() + 1e-6
+        })
+    };
+    let mut between = 0;
+    for i in run["intervals"].as_array().unwrap() {
+        let (t, len) = (i["t"].as_f64().unwrap(), i["length_s"].as_f64().unwrap());
+        if !inside(t, len) {
+            between += i["requests"].as_u64().unwrap();
+            assert!(
+                changes.iter().any(|c| t < c + 1e-6 && c - 1e-6 < t + len) || t + len > changes[3],
+                "an interval in no stretch while the load held: {i}"
+            );
+        }
+    }
+    let in_stretches: u64 = stretches
+        .iter()
+        .map(|s| s["requests"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        in_stretches + between,
+        run["requests"]["total"].as_u64().unwrap()
+    );
 }
 
 #[test]
@@ -216,8 +287,12 @@ fn a_token_guards_every_command_and_a_study_takes_none() {
     let _serial = exclusive();
     let target = Target::start(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let (mut child, addr, _stderr) =
-        spawn_steerable(&target.url, dir.path(), &["--control-token", "s3cret"]);
+    let (mut child, addr, _stderr) = spawn_steerable(
+        &target.url,
+        dir.path(),
+        "20s",
+        &["--control-token", "s3cret"],
+    );
     let pause = "POST /api/pause HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
     let (status, body) = raw(&addr, pause);
     assert!(status.contains("401"), "{status} {body}");

@@ -76,7 +76,7 @@ impl Coordinator {
             s.begin(meta);
         }
         Self {
-            summary: Summarizer::new(meta.steps.len()),
+            summary: Summarizer::for_record(meta),
             sink,
             progress,
             clock,

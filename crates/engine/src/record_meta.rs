@@ -25,6 +25,8 @@ pub struct MetaInput<'a> {
     pub host_timer: Option<loadlab_metrics::HostTimer>,
     /// The length of the record's intervals.
     pub slice: std::time::Duration,
+    /// The run takes commands while it goes (a steering handle).
+    pub steerable: bool,
 }
 
 pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
@@ -47,6 +49,7 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         plan_hash: scenario.fingerprint(),
         scenario: scenario.describe(),
         segment: m.segment,
+        steerable: m.steerable,
         origins: m
             .prepared
             .origins

@@ -163,6 +163,7 @@ pub fn run(
         max_lag_ms: options.max_lag.as_secs_f64() * 1e3,
         host_timer,
         slice,
+        steerable: options.steering.is_some(),
     });
 
     if let Some(steering) = &options.steering {
@@ -377,6 +378,7 @@ fn record_end(
         monitor_cpu_percent: coordinator.monitor_cpu_percent,
         host_timer: host_timer_watch.and_then(crate::record_meta::watched_host_timer),
         steering: steering.map(Steering::finish).unwrap_or_default(),
+        driven: None,
     }
 }
 

@@ -64,7 +64,7 @@ pub use server_timing::{
     parse_duration_header, server_timing_duration, server_timing_entries, server_timing_micros,
     ServerTimingEntries,
 };
-pub use steering::{SteerAction, SteerEvent, SteerSource};
+pub use steering::{LoadStretch, SteerAction, SteerEvent, SteerSource, StretchLevel};
 pub use stream::{StreamCounts, StreamResult, StreamSample, StreamSeries, StreamTime};
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
 pub use verdict::Verdict;

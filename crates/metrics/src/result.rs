@@ -62,6 +62,12 @@ pub struct RunResult {
     /// controls), in order: present only on a steered run, whose load is what they drove.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steering: Vec<crate::SteerEvent>,
+    /// A command changed the load while the run went: `load.driven` is the load as driven,
+    /// `stretches` what each stretch of constant load measured.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub steered: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stretches: Vec<crate::steering::LoadStretch>,
     /// Measured time, after warm-up.
     pub duration_s: f64,
     pub warmup_s: f64,
@@ -261,6 +267,9 @@ pub struct LoadInfo {
     /// The load over time as planned (closed and open models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planned: Option<PlannedLoad>,
+    /// A steered run: the load as its commands drove it (the plan until the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driven: Option<PlannedLoad>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

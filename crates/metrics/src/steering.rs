@@ -75,3 +75,159 @@ pub struct SteerEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub over_s: Option<f64>,
 }
+
+/// The load through a stretch of a steered run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StretchLevel {
+    /// Held at one level: arrivals per second (open model) or VUs (closed).
+    Steady { level: f64 },
+    /// No new arrival or iteration started (those in flight finished).
+    Paused,
+    /// Moved linearly from one level to another.
+    Ramp { from: f64, to: f64 },
+}
+
+/// A stretch of a steered run between two changes of its load, and what was measured in it:
+/// the exploratory answer ("at 800/s p95 was 40 ms, at 1,200/s 900 ms").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadStretch {
+    /// Seconds from the run's start.
+    pub from_s: f64,
+    pub to_s: f64,
+    pub level: StretchLevel,
+    /// The time the figures cover: the record's intervals wholly inside the stretch, after
+    /// the warm-up. An interval in which the load changed belongs to no stretch: its requests
+    /// were sent at two levels.
+    pub measured_s: f64,
+    pub requests: u64,
+    pub failed: u64,
+    /// Requests per second of `measured_s`.
+    pub rate: f64,
+    /// Percentiles of the stretch's requests, from its intervals' histograms merged.
+    pub latency_ms: crate::result::IntervalLatency,
+}
+
+/// The load as it was driven: the plan's points until the first command, then each
+/// command's level (at once, or along its ramp), held to `end_s` or the stop. Times in
+/// seconds from the run's start, levels in the plan's unit.
+pub fn driven_points(planned: &[(f64, f64)], events: &[SteerEvent], end_s: f64) -> Vec<(f64, f64)> {
+    let first = events.first().map_or(end_s, |e| e.at_s);
+    let mut points: Vec<(f64, f64)> = planned.iter().copied().filter(|p| p.0 < first).collect();
+    let mut end_s = end_s;
+    for e in events {
+        cut_at(&mut points, e.at_s, e.before);
+        if e.action == SteerAction::Stop {
+            end_s = e.at_s;
+            break;
+        }
+        match e.over_s.filter(|over| *over > 0.0) {
+            Some(over) => points.push((e.at_s + over, e.after)),
+            None => points.push((e.at_s, e.after)),
+        }
+    }
+    let level = level_at(&points, end_s);
+    cut_at(&mut points, end_s, level);
+    points
+}
+
+/// Drops what `points` say after `t`, and ends them at `t` at `level`.
+fn cut_at(points: &mut Vec<(f64, f64)>, t: f64, level: f64) {
+    let kept = points.partition_point(|p| p.0 <= t);
+    // A ramp cut short ends where it had got to.
+    let reached = match (kept.checked_sub(1), points.get(kept)) {
+        (Some(i), Some(&next)) if points[i].0 < t => Some(interpolate(points[i], next, t)),
+        _ => None,
+    };
+    points.truncate(kept);
+    if let Some(here) = reached {
+        points.push((t, here));
+    }
+    if points.last() != Some(&(t, level)) {
+        points.push((t, level));
+    }
+}
+
+fn interpolate(a: (f64, f64), b: (f64, f64), t: f64) -> f64 {
+    if b.0 <= a.0 {
+        return b.1;
+    }
+    a.1 + (b.1 - a.1) * (t - a.0) / (b.0 - a.0)
+}
+
+/// The level the points give at `t` (the later one where they step; the last one after
+/// their end; 0 before any).
+fn level_at(points: &[(f64, f64)], t: f64) -> f64 {
+    let after = points.partition_point(|p| p.0 <= t);
+    match (after.checked_sub(1).map(|i| points[i]), points.get(after)) {
+        (Some(a), Some(&b)) => interpolate(a, b, t),
+        (Some(a), None) => a.1,
+        (None, _) => 0.0,
+    }
+}
+
+/// The stretches of constant or linearly moving load the driven points make, in time order:
+/// `(from_s, to_s, level)`. Neighbouring stretches held at the same level are one.
+pub fn stretches_of(points: &[(f64, f64)]) -> Vec<(f64, f64, StretchLevel)> {
+    let mut out: Vec<(f64, f64, StretchLevel)> = Vec::new();
+    for pair in points.windows(2) {
+        let ((a, va), (b, vb)) = (pair[0], pair[1]);
+        if b - a < 1e-9 {
+            continue;
+        }
+        let level = if (va - vb).abs() < 1e-9 {
+            if va.abs() < 1e-9 {
+                StretchLevel::Paused
+            } else {
+                StretchLevel::Steady { level: va }
+            }
+        } else {
+            StretchLevel::Ramp { from: va, to: vb }
+        };
+        match out.last_mut() {
+            Some(last)
+                if (last.1 - a).abs() < 1e-9
+                    && last.2 == level
+                    && !matches!(level, StretchLevel::Ramp { .. }) =>
+            {
+                last.1 = b;
+            }
+            _ => out.push((a, b, level)),
+        }
+    }
+    out
+}
+
+/// The load of several processes driven at once (a merge of steered segments): their
+/// curves added up, each 0 outside its own span.
+pub fn summed_points(curves: &[Vec<(f64, f64)>]) -> Vec<(f64, f64)> {
+    let mut times: Vec<f64> = curves.iter().flatten().map(|p| p.0).collect();
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for t in times {
+        let before: f64 = curves.iter().map(|c| side_level(c, t, false)).sum();
+        let after: f64 = curves.iter().map(|c| side_level(c, t, true)).sum();
+        out.push((t, before));
+        if (after - before).abs() > 1e-9 {
+            out.push((t, after));
+        }
+    }
+    out
+}
+
+/// A curve's level just before (`after` false) or just after `t`; 0 outside its span.
+fn side_level(points: &[(f64, f64)], t: f64, after: bool) -> f64 {
+    let (Some(first), Some(last)) = (points.first(), points.last()) else {
+        return 0.0;
+    };
+    if t < first.0 || t > last.0 || (after && t == last.0) || (!after && t == first.0) {
+        return 0.0;
+    }
+    if after {
+        level_at(points, t)
+    } else {
+        let at = points.partition_point(|p| p.0 < t);
+        interpolate(points[at - 1], points[at], t)
+    }
+}

@@ -32,6 +32,7 @@ fn meta(segment: Segment) -> RecordMeta {
         plan_hash: "hash".into(),
         scenario: serde_json::json!({}),
         segment: Some(segment),
+        steerable: false,
         steps: vec![StepInfo {
             name: "ping".into(),
             group: None,
@@ -101,6 +102,7 @@ fn end(n: u32) -> RecordEnd {
         monitor_cpu_percent: None,
         host_timer: None,
         steering: Vec::new(),
+        driven: None,
     }
 }
 

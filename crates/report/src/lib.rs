@@ -21,6 +21,7 @@ mod markdown;
 mod protocol_values;
 mod run_doc;
 mod run_values;
+mod stretch_values;
 mod study_doc;
 pub mod study_terminal;
 mod style;

@@ -28,6 +28,7 @@ pub fn render_summary(result: &RunResult, out: &mut dyn Write, style: Style) -> 
     terminal_tables::steps(r, out, style)?;
     terminal_tables::groups(r, out, style)?;
     terminal_thresholds::thresholds(r, out, style)?;
+    terminal_tables::stretches(r, out, style)?;
     terminal_tables::segments(r, out, style)?;
     writeln!(out)?;
     terminal_resources::generator(r, out, style)?;

@@ -86,6 +86,23 @@ pub(crate) fn groups(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Re
     table(out, style, &columns, &rows)
 }
 
+/// A steered run's stretches of constant load: what each level measured.
+pub(crate) fn stretches(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    use crate::stretch_values::{stretch_note, stretch_row, STRETCH_COLUMNS};
+    if r.stretches.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "  {}", style.bold("load as steered"))?;
+    let columns: Vec<(&str, Align)> = STRETCH_COLUMNS
+        .iter()
+        .map(|(name, right)| (*name, if *right { Align::Right } else { Align::Left }))
+        .collect();
+    let rows: Vec<Vec<String>> = r.stretches.iter().map(|s| stretch_row(r, s)).collect();
+    table(out, style, &columns, &rows)?;
+    writeln!(out, "  {}", style.dim(&stretch_note(r)))
+}
+
 /// A merged run's segments: one row each, so a bad segment is seen at once.
 pub(crate) fn segments(r: &RunResult, out: &mut dyn Write, style: Style) -> io::Result<()> {
     if r.segments.is_empty() {

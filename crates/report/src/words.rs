@@ -189,14 +189,11 @@ pub fn aborted_words(r: &RunResult, b: &loadlab_metrics::ThresholdBreach) -> Str
 /// `2.0 s rate 100/s → 400/s (api); 4.0 s pause; 6.0 s resume at 400/s (page)`: the commands
 /// that steered the run, in order; `None` when it followed its plan.
 pub fn steered_words(r: &RunResult) -> Option<String> {
-    use loadlab_metrics::{LoadModel, SteerAction};
+    use loadlab_metrics::SteerAction;
     if r.steering.is_empty() {
         return None;
     }
-    let level = |x: f64| match r.load.model {
-        LoadModel::Closed => format!("{x:.0} VUs"),
-        _ => crate::format::format_rate(x),
-    };
+    let level = |x: f64| crate::stretch_values::level_words(r, x);
     let each: Vec<String> = r
         .steering
         .iter()

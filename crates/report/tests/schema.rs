@@ -308,6 +308,7 @@ fn built_meta() -> loadlab_metrics::record::RecordMeta {
         plan_hash: "0".repeat(64),
         scenario: json!({}),
         segment: None,
+        steerable: false,
         origins: vec![
             loadlab_metrics::record::OriginInfo {
                 url: "http://127.0.0.1:8080".into(),
@@ -416,6 +417,7 @@ fn built_result(
             monitor_cpu_percent: Some(0.3),
             host_timer: None,
             steering: Vec::new(),
+            driven: None,
         }),
     )
 }

@@ -72,6 +72,7 @@ impl RecordBuilder {
             plan_hash: plan_hash(name, &source),
             scenario: serde_json::json!({ "name": name, "imported": &source }),
             segment: None,
+            steerable: false,
             steps: Vec::new(),
             origins: Vec::new(),
             data_sets: Vec::new(),
@@ -353,6 +354,7 @@ impl RecordBuilder {
             monitor_cpu_percent: None,
             host_timer: None,
             steering: Vec::new(),
+            driven: None,
         })?;
         Ok(Finished {
             intervals: self.written,

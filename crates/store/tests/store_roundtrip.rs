@@ -26,6 +26,7 @@ fn meta() -> RecordMeta {
         plan_hash: "h".into(),
         scenario: serde_json::json!({}),
         segment: None,
+        steerable: false,
         origins: vec![],
         steps: vec![StepInfo {
             name: "ping".into(),
@@ -92,6 +93,7 @@ fn sample_run() -> RunResult {
             monitor_cpu_percent: None,
             host_timer: None,
             steering: Vec::new(),
+            driven: None,
         }),
     )
 }

@@ -25,6 +25,7 @@ pub(crate) fn meta(steps: usize, slice_s: f64, warmup_s: f64) -> RecordMeta {
         plan_hash: "h".into(),
         scenario: serde_json::json!({}),
         segment: None,
+        steerable: false,
         origins: vec![],
         steps: (0..steps)
             .map(|i| StepInfo {

@@ -13,6 +13,7 @@ use crate::clock::ClockSkew;
 use crate::result::{
     from_unix_seconds, rfc3339, PlannedLoad, RunResult, SegmentSummary, StopReason,
 };
+use crate::steering::{driven_points, summed_points};
 use crate::validity::{InvalidKind, Validity};
 use std::iter::Peekable;
 
@@ -69,7 +70,7 @@ pub fn merge_records(
         .iter()
         .map(|r| Summarizer::counters_only(r.meta.steps.len()))
         .collect();
-    let mut merged = Summarizer::new(meta.steps.len());
+    let mut merged = Summarizer::for_record(&meta);
     let intervals = interleave(
         &records,
         start,
@@ -273,7 +274,39 @@ fn merged_end(records: &[&StoredRecord], intervals: u32) -> RecordEnd {
             .filter_map(|e| e.host_timer)
             .max_by(|a, b| a.p95_ms.total_cmp(&b.p95_ms)),
         steering: merged_steering(&ends),
+        driven: merged_driven(records),
     }
+}
+
+/// The segments' loads as driven, added up (each shifted to the merged run's start), when
+/// any was steered.
+fn merged_driven(records: &[&StoredRecord]) -> Option<PlannedLoad> {
+    let ends = records.iter().filter_map(|r| r.end.as_ref());
+    if ends.clone().all(|e| e.steering.is_empty()) {
+        return None;
+    }
+    let start = records
+        .iter()
+        .map(|r| r.meta.start_unix_s)
+        .fold(f64::INFINITY, f64::min);
+    let curves: Vec<Vec<(f64, f64)>> = records
+        .iter()
+        .map(|r| {
+            let planned = r.meta.load.planned.as_ref();
+            let end = r.end.as_ref();
+            let points = driven_points(
+                planned.map_or(&[][..], |p| &p.points),
+                end.map_or(&[][..], |e| &e.steering),
+                end.map_or(r.meta.load.planned_duration_s, |e| e.wall_s),
+            );
+            let shift = r.meta.start_unix_s - start;
+            points.into_iter().map(|(t, v)| (t + shift, v)).collect()
+        })
+        .collect();
+    Some(PlannedLoad {
+        vus: records[0].meta.load.model == crate::LoadModel::Closed,
+        points: summed_points(&curves),
+    })
 }
 
 /// Every segment's commands in time order: each process of a distributed run is steered on
@@ -336,6 +369,7 @@ fn merged_meta(records: &[&StoredRecord], start: f64) -> RecordMeta {
     meta.load.count = records.iter().map(|r| r.meta.load.count).sum();
     meta.load.planned_arrivals = records.iter().map(|r| r.meta.load.planned_arrivals).sum();
     meta.load.peak_rate = records.iter().map(|r| r.meta.load.peak_rate).sum();
+    meta.steerable = records.iter().any(|r| r.meta.steerable);
     meta.load.planned = first.load.planned.as_ref().map(|p| PlannedLoad {
         vus: p.vus,
         points: p

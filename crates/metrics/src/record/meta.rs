@@ -34,6 +34,10 @@ pub struct RecordMeta {
     pub scenario: serde_json::Value,
     /// This process's share of the plan (`None`: the whole plan).
     pub segment: Option<Segment>,
+    /// The run took commands while it went (`--control`, `--dashboard`): its summary keeps
+    /// what the stretches of constant load need.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub steerable: bool,
     /// Request steps in scenario order: histogram tag `sN` is step N.
     pub steps: Vec<StepInfo>,
     /// Where requests go, in the engine's order (the index of an interval's `conns`): the
@@ -149,6 +153,10 @@ pub struct RecordEnd {
     /// The commands that steered the run while it went, in order (none: it followed its plan).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steering: Vec<crate::SteerEvent>,
+    /// The load as driven, where the commands alone do not say it: a merge of steered
+    /// segments, whose loads add up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driven: Option<crate::result::PlannedLoad>,
 }
 
 fn one_second() -> f64 {

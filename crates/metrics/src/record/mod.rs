@@ -60,7 +60,7 @@ pub const END_FILE: &str = "end.json";
 
 /// Reads a whole record and derives its summary (a dead run's record, or any record again).
 pub fn summarize(record: &StoredRecord) -> Result<crate::RunResult, RecordError> {
-    let mut s = Summarizer::new(record.meta.steps.len());
+    let mut s = Summarizer::for_record(&record.meta);
     for interval in record.intervals()? {
         s.add(&interval);
     }

@@ -138,6 +138,7 @@ fn end() -> RecordEnd {
         monitor_cpu_percent: Some(0.2),
         host_timer: None,
         steering: Vec::new(),
+        driven: None,
     }
 }
 

@@ -25,6 +25,7 @@ fn meta(steps: usize, segment: Option<Segment>, start: f64) -> RecordMeta {
         plan_hash: "abc".into(),
         scenario: serde_json::json!({}),
         segment,
+        steerable: false,
         origins: vec![OriginInfo {
             url: "http://127.0.0.1:1".into(),
             version: "2".into(),
@@ -196,6 +197,7 @@ fn write(dir: &std::path::Path, meta: &RecordMeta, intervals: &[IntervalRecord],
             monitor_cpu_percent: None,
             host_timer: None,
             steering: Vec::new(),
+            driven: None,
         })
         .unwrap();
     }
@@ -614,6 +616,7 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         monitor_cpu_percent: None,
         host_timer: None,
         steering: Vec::new(),
+        driven: None,
     };
     let r = s.finish(&meta(1, None, 1e9), Some(&end));
     assert!(r.validity.has(crate::InvalidKind::GeneratorSaturated));
@@ -774,3 +777,6 @@ fn segments_cut_in_tenths_merge_on_the_same_slices() {
         ]
     );
 }
+
+#[path = "stretch_tests.rs"]
+mod stretch_tests;

@@ -188,6 +188,16 @@ pub(crate) fn planned_series(p: &PlannedLoad) -> Series {
     Series::new(name, SeriesKind::Line, 6, p.points.clone()).dashed()
 }
 
+/// The load as a steered run's commands drove it: a solid line beside the planned one.
+pub(crate) fn driven_series(p: &PlannedLoad) -> Series {
+    let name = if p.vus {
+        "driven VUs"
+    } else {
+        "driven arrivals/s"
+    };
+    Series::new(name, SeriesKind::Line, 4, p.points.clone())
+}
+
 /// The run's latency thresholds drawn in the chart (`latency.p95 < 250ms`): `(text, limit in
 /// ms, met)`, read from the parsed threshold, never from its text.
 fn latency_limits(r: &RunResult) -> Vec<(String, f64, bool)> {
@@ -261,6 +271,11 @@ pub fn throughput_over_time(r: &RunResult, plan: Option<&PlannedLoad>, id: &str)
     if let Some(p) = planned {
         c = c.series(planned_series(p));
     }
+    if let Some(d) = r.load.driven.as_ref().filter(|d| !d.vus) {
+        c = c.series(driven_series(d));
+        c.description
+            .push_str(" Solid: the arrival rate as it was steered.");
+    }
     warmup_band(&mut c, r.warmup_s);
     c
 }
@@ -294,6 +309,11 @@ pub fn active_over_time(r: &RunResult, plan: Option<&PlannedLoad>, id: &str) -> 
     c = c.series(Series::new(what, SeriesKind::Points, 3, active_points(r)));
     if let Some(p) = planned {
         c = c.series(planned_series(p));
+    }
+    if let Some(d) = r.load.driven.as_ref().filter(|d| d.vus) {
+        c = c.series(driven_series(d));
+        c.description
+            .push_str(" Solid: the VUs as they were steered.");
     }
     warmup_band(&mut c, r.warmup_s);
     c

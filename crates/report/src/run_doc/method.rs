@@ -58,6 +58,12 @@ pub(super) fn method(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
         let mut c = plan_chart(p, r.warmup_s);
         // On the time axis of the run's other charts.
         c.x = Axis::time(super::charts::run_end_s(r));
+        if let Some(d) = r.load.driven.as_ref().filter(|d| d.vus == p.vus) {
+            c.title = "Planned and driven load".to_string();
+            c.description
+                .push_str(" Solid: the load as it was steered while the run went.");
+            c = c.series(super::charts::driven_series(d));
+        }
         s.push(Block::chart(c));
     }
     s.push(Block::Heading("Measurement".to_string()));

@@ -11,6 +11,7 @@ mod resources;
 mod results;
 mod segments;
 mod streaming;
+mod stretches;
 mod summary;
 mod verdicts;
 
@@ -44,6 +45,7 @@ pub fn run_report(r: &RunResult, plan: Option<&PlannedLoad>) -> ReportDoc {
     let mut sections = vec![summary(r), method(r, plan), environment(r), results(r)];
     sections.extend(protocols::protocols(r));
     sections.extend(streaming::streaming(r));
+    sections.extend(stretches::stretches(r));
     sections.extend(segments::segments(r));
     sections.push(charts(r, plan));
     if let Some(res) = resources::resources_section(r) {

@@ -4,6 +4,7 @@
 
 mod health;
 mod scopes;
+mod stretches;
 
 use super::codec::{IntervalRecord, RecordedSample};
 use super::meta::{RecordEnd, RecordMeta};
@@ -65,6 +66,10 @@ pub struct Summarizer {
     examples: Vec<(ErrorKind, String)>,
     /// False: counters only, no latency histograms (a merge's per-segment table).
     without_histograms: bool,
+    /// A run that may be steered: each interval's latency is kept (`interval_latency`,
+    /// encoded) for the stretches of constant load its commands make.
+    keeps_interval_latency: bool,
+    interval_latency: Vec<String>,
 }
 
 /// The window being filled: its slices' requests and merged latency histogram.
@@ -97,6 +102,15 @@ impl Summarizer {
         Self {
             steps: vec![StepDelta::default(); step_count],
             ..Self::default()
+        }
+    }
+
+    /// The summarizer of a record: one that may have been steered keeps what its stretches
+    /// of constant load need.
+    pub fn for_record(meta: &RecordMeta) -> Self {
+        Self {
+            keeps_interval_latency: meta.steerable,
+            ..Self::new(meta.steps.len())
         }
     }
 
@@ -190,6 +204,7 @@ impl Summarizer {
         };
         if !self.without_histograms {
             self.extend_window(r, requests, d.failed(), &latency);
+            self.keep_interval_latency(&latency);
         }
         self.interval_iterations.push(d.iterations_completed);
         self.samples
@@ -262,6 +277,7 @@ impl Summarizer {
         // the correction all read it.
         let (compensation, compensated) = self.compensation(meta, &all.latency).unzip();
         let histograms = self.run_histograms(&all, compensated.as_ref());
+        let (driven, stretches) = self.steered(meta, end).unzip();
         RunResult {
             schema: SCHEMA.to_string(),
             tool_version: meta.tool_version.clone(),
@@ -279,9 +295,14 @@ impl Summarizer {
             stop,
             aborted_by_threshold: end.and_then(|e| e.aborted_by_threshold.clone()),
             steering: end.map(|e| e.steering.clone()).unwrap_or_default(),
+            steered: driven.is_some(),
+            stretches: stretches.unwrap_or_default(),
             duration_s: measured,
             warmup_s: meta.warmup_s,
-            load: meta.load.clone(),
+            load: crate::result::LoadInfo {
+                driven,
+                ..meta.load.clone()
+            },
             requests: self.requests(&all, rate),
             origins: self.origins(meta),
             bytes: Bytes::over(all.bytes.sent, all.bytes.received, measured),
