@@ -25,11 +25,18 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `loadlab run FILE --dashboard 127.0.0.1:0 …`, and the dashboard's URL it printed.
+/// The steps of the page tests' scenario: one that always answers, and one the built-in
+/// target does not have (every request of it fails with a 404).
+const PING_AND_MISSING: &str =
+    "  - { name: ping, get: /api/ping }\n  - { name: items, get: /api/items }\n";
+
+/// `loadlab run FILE --dashboard 127.0.0.1:0 …` of `steps` at 100 iterations/s, and the
+/// dashboard's URL it printed.
 fn run_with_dashboard(
     dir: &Path,
     target: &str,
     duration: &str,
+    steps: &str,
 ) -> (Child, String, Receiver<String>) {
     let file = dir.join("s.yaml");
     std::fs::write(
@@ -37,7 +44,7 @@ fn run_with_dashboard(
         format!(
             "name: dash\nload: {{ model: open, rate: 100/s, duration: {duration} }}\n\
              thresholds:\n  - latency.p95 < 2s\n  - errors.rate < 1%\n\
-             steps:\n  - {{ name: ping, get: /api/ping }}\n  - {{ name: items, get: /api/items }}\n"
+             steps:\n{steps}"
         ),
     )
     .unwrap();
@@ -116,7 +123,7 @@ fn events_stream_frames_whose_counts_grow_to_the_run_totals() {
     let _serial = exclusive();
     let target = Target::start(&["--service-time", "2ms"]);
     let dir = scratch("events");
-    let (child, url, _stderr) = run_with_dashboard(&dir, &target.url, "2s");
+    let (child, url, _stderr) = run_with_dashboard(&dir, &target.url, "2s", PING_AND_MISSING);
     let (events, retry) = read_events(port_of(&url));
     let out = child.wait_with_output().unwrap();
     assert!(retry, "the stream starts with `retry:`");
@@ -263,9 +270,11 @@ fn a_busy_port_or_a_bad_address_is_refused_before_any_load() {
 fn the_page_in_headless_chromium_shows_numbers_that_change_while_the_run_goes() {
     let _serial = exclusive();
     let mut browser = Browser::launch(scratch("chromium"));
-    let target = Target::start(&["--service-time", "2ms"]);
+    // Requests still in flight when the plan ends: the record's last interval is their drain,
+    // a few milliseconds long.
+    let target = Target::start(&["--service-time", "15ms"]);
     let dir = scratch("browser");
-    let (child, url, _stderr) = run_with_dashboard(&dir, &target.url, "3s");
+    let (child, url, _stderr) = run_with_dashboard(&dir, &target.url, "3s", PING_AND_MISSING);
     browser.call("Page.navigate", json!({ "url": url }));
     let first = browser.count_above(0);
     std::thread::sleep(Duration::from_millis(1000));
@@ -311,13 +320,101 @@ fn the_page_in_headless_chromium_shows_numbers_that_change_while_the_run_goes() 
         serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
     let shown = browser.eval("Number(document.getElementById('total-requests').textContent)");
     assert_eq!(shown, run["requests"]["total"]);
+    assert_read_as_a_user_would(&mut browser);
+    // The end says why the run is not ok in the terminal's words: half its requests failed.
+    let (verdict, reason) = end_banner(&mut browser);
+    assert!(
+        reason.contains("threshold failed: `errors.rate < 1%`"),
+        "{verdict} · {reason}"
+    );
     let errors: Vec<String> = browser
         .errors()
         .into_iter()
-        // The stream closing at the end is the browser's to report, not the page's.
-        .filter(|e| !e.contains("/events"))
+        // The stream closing at the end, and a poll of the controls in flight then, are the
+        // browser's to report, not the page's.
+        .filter(|e| !e.contains("/events") && !e.contains("/api/control"))
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
+}
+
+/// The ended page of a run at 100 iterations/s (200 requests/s): the resources are a chart per question with its unit on
+/// the axis (per core only on demand); the drain after the plan's end (a request or two in
+/// a few ms) is not drawn as a jump of the achieved rate, nor shown as the last rate.
+fn assert_read_as_a_user_would(browser: &mut Browser) {
+    let page = browser.eval(
+        "({errors: document.querySelectorAll('#chart-errors polyline').length, \
+           host: document.querySelectorAll('#chart-host-cpu polyline').length, \
+           hostUnit: (document.querySelector('#chart-host-cpu .axis-unit') || {}).textContent, \
+           coresOpen: document.getElementById('cores-box').open, \
+           generator: document.querySelectorAll('#chart-generator polyline').length, \
+           memory: document.querySelectorAll('#chart-memory polyline').length, \
+           achieved: Number(document.querySelector('#chart-load .legend b').textContent), \
+           rate: Number(document.getElementById('rate').textContent)})",
+    );
+    assert_eq!(page["errors"], 1, "the missing step's http_4xx: {page}");
+    assert!(
+        (1..=5).contains(&page["host"].as_u64().unwrap()),
+        "host CPU: busy, user, system, steal, iowait at most: {page}"
+    );
+    assert_eq!(page["hostUnit"], "% of the host", "{page}");
+    assert_eq!(page["coresOpen"], false, "{page}");
+    assert_eq!(page["generator"], 1, "{page}");
+    assert!(page["memory"].as_u64().unwrap() >= 1, "{page}");
+    let drawn = browser.eval(
+        "({short: frames.filter((f) => f.length_s < run.slice_s / 2).length, frames: frames.length, \
+           points: document.querySelector('#chart-load polyline').getAttribute('points').trim().split(' ').length})",
+    );
+    let short = drawn["short"].as_u64().unwrap();
+    assert!(short >= 1, "the drain's interval reached the page: {drawn}");
+    assert_eq!(
+        drawn["points"].as_u64().unwrap() + short,
+        drawn["frames"].as_u64().unwrap(),
+        "no achieved rate of the drain's interval: {drawn}"
+    );
+    for key in ["achieved", "rate"] {
+        let v = page[key].as_f64().unwrap();
+        assert!(
+            (140.0..=260.0).contains(&v),
+            "{key}: {v} req/s at a planned 200/s: {page}"
+        );
+    }
+}
+
+/// Waits (10 s at most) for the page's end banner, and returns its verdict and reason.
+fn end_banner(browser: &mut Browser) -> (String, String) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let e = browser.eval(
+            "[(document.getElementById('end-verdict') || {}).textContent || '', \
+              (document.getElementById('end-reason') || {}).textContent || '']",
+        );
+        let verdict = e[0].as_str().unwrap_or("").to_string();
+        if !verdict.is_empty() || Instant::now() > deadline {
+            return (verdict, e[1].as_str().unwrap_or("").to_string());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_page_says_why_a_run_is_not_a_result() {
+    let _serial = exclusive();
+    let mut browser = Browser::launch(scratch("chromium-end"));
+    let target = Target::start(&[]);
+    let dir = scratch("interrupted");
+    let (child, url, _stderr) = run_with_dashboard(&dir, &target.url, "20s", PING_AND_MISSING);
+    browser.call("Page.navigate", json!({ "url": url }));
+    assert!(browser.count_above(0) > 0, "the page shows the run going");
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let (verdict, reason) = end_banner(&mut browser);
+    assert!(
+        verdict.starts_with("Ended: interrupted: the numbers cover only what ran"),
+        "{verdict} · {reason}"
+    );
+    assert!(reason.contains("partial result"), "{verdict} · {reason}");
 }
 
 #[test]
@@ -326,7 +423,12 @@ fn the_page_pauses_resumes_and_stops_the_run_and_its_record_keeps_each_click() {
     let mut browser = Browser::launch(scratch("chromium-steer"));
     let target = Target::start(&["--service-time", "2ms"]);
     let dir = scratch("steer");
-    let (child, url, _stderr) = run_with_dashboard(&dir, &target.url, "20s");
+    let (child, url, _stderr) = run_with_dashboard(
+        &dir,
+        &target.url,
+        "20s",
+        "  - { name: ping, get: /api/ping }\n",
+    );
     browser.call("Page.navigate", json!({ "url": url }));
     let wait_for = |browser: &mut Browser, js: &str, what: &str| {
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -374,6 +476,10 @@ fn the_page_pauses_resumes_and_stops_the_run_and_its_record_keeps_each_click() {
     assert!(events.iter().all(|e| e["source"] == "page"), "{events:?}");
     assert_eq!(run["stop"], "control");
     assert!(run["duration_s"].as_f64().unwrap() < 15.0, "stopped early");
+    // A run without a failure: the errors chart says so, not "no data yet".
+    assert_eq!(run["requests"]["failed"], 0);
+    let errors = browser.eval("document.getElementById('chart-errors').textContent");
+    assert_eq!(errors, "none: no request failed");
     let errors: Vec<String> = browser
         .errors()
         .into_iter()

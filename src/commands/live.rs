@@ -28,6 +28,9 @@ pub struct Live {
     steering: Option<Steering>,
     linger: Duration,
     report: RefCell<Option<PathBuf>>,
+    /// How the command's run ended, for the page's end: its verdict when it is not a result
+    /// (interrupted, invalid), and why it is not ok (reasons, failed thresholds).
+    judged: RefCell<(Option<String>, String)>,
 }
 
 impl Live {
@@ -100,6 +103,7 @@ impl Live {
             steering,
             linger,
             report: RefCell::new(None),
+            judged: RefCell::new((None, String::new())),
         })
     }
 
@@ -115,7 +119,22 @@ impl Live {
             steering: None,
             linger: Duration::ZERO,
             report: RefCell::new(None),
+            judged: RefCell::new((None, String::new())),
         }
+    }
+
+    /// The run the command made, judged: the page's end says why it is not a result (an
+    /// interrupted run apart from an invalid one), in the words of the terminal.
+    pub fn run_judged(&self, r: &loadlab_metrics::RunResult, allow_saturated: bool) {
+        let why = loadlab_pipeline::why_not_ok(r, allow_saturated);
+        let verdict = if r.interrupted {
+            Some("interrupted: the numbers cover only what ran before it stopped")
+        } else if !r.valid && r.validity_judged() {
+            Some("not a valid measurement")
+        } else {
+            None
+        };
+        *self.judged.borrow_mut() = (verdict.map(str::to_string), why.join("; "));
     }
 
     /// The command wrote this HTML report: the page links it at the end.
@@ -142,12 +161,19 @@ impl Live {
         };
         let end = match result {
             Ok(Outcome::Ok) => end(crate::exit::OK, "passed", ""),
-            Ok(Outcome::ThresholdsFailed) => end(crate::exit::FAILED, "thresholds failed", ""),
-            Ok(Outcome::Invalid) => end(
-                crate::exit::ABORTED,
-                "interrupted or not a valid measurement",
-                "",
+            Ok(Outcome::ThresholdsFailed) => end(
+                crate::exit::FAILED,
+                "thresholds failed",
+                &self.judged.borrow().1,
             ),
+            Ok(Outcome::Invalid) => match &*self.judged.borrow() {
+                (Some(verdict), why) => end(crate::exit::ABORTED, verdict, why),
+                (None, why) => end(
+                    crate::exit::ABORTED,
+                    "interrupted or not a valid measurement",
+                    why,
+                ),
+            },
             Err(e) => end(e.code, "stopped by an error", &e.message),
         };
         dashboard.finish(end, self.report.borrow().clone(), self.linger);

@@ -56,6 +56,7 @@ fn execute_with(
         args.retry_invalid,
         live.steering(),
     )?;
+    live.run_judged(&result, args.output.allow_saturated);
     loadlab_pipeline::reports::write_run_ci_outputs(
         &result,
         args.junit.as_deref(),
