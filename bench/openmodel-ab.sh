@@ -2,7 +2,8 @@
 # Two loadlab builds in the open model, interleaved, against a pinned local nginx: the tail,
 # the connections, the scheduler lag and the CPU per request of each (medians of REPS).
 # Usage: A=/path/to/old/loadlab [B=target/release/loadlab] bash bench/openmodel-ab.sh
-#        (RATES=40000,50000,60000 REPS=3 DURATION=5; EXTRA="--max-in-flight 50")
+#        (RATES=40000,50000,60000 REPS=3 DURATION=5; EXTRA="--max-in-flight 50";
+#         MODEL=closed RATES=10,50: VU counts in the closed model)
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -14,6 +15,7 @@ RATES="${RATES:-40000,50000,60000}"
 REPS="${REPS:-3}"
 DURATION="${DURATION:-5}"
 EXTRA="${EXTRA:-}"
+MODEL="${MODEL:-open}"
 NGINX_CPU="${NGINX_CPU:-0}"
 GEN_CPU="${GEN_CPU:-1}"
 PORT="${PORT:-18090}"
@@ -36,5 +38,5 @@ start_fresh_nginx
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 # shellcheck disable=SC2086
 python3 "$BENCH_DIR/openmodel_ab.py" --url "$URL" --status-url "$STATUS_URL" --a "a=$A" --b "b=$B" \
-    --rates "$RATES" --reps "$REPS" --duration "$DURATION" --gen-cpu "$GEN_CPU" --out "$OUT" \
+    --rates "$RATES" --model "$MODEL" --reps "$REPS" --duration "$DURATION" --gen-cpu "$GEN_CPU" --out "$OUT" \
     -- $EXTRA
