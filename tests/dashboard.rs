@@ -9,12 +9,12 @@ mod browser;
 mod common;
 
 use browser::{http_get, Browser};
-use common::{exclusive, text, Target, BIN};
+use common::{exclusive, spawn_announcing, text, Target, BIN};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
@@ -61,28 +61,8 @@ fn run_with_dashboard(
 
 /// Spawns `command --dashboard 127.0.0.1:0`; the child, the URL it printed, its other lines.
 fn spawn_with_dashboard(mut command: Command) -> (Child, String, Receiver<String>) {
-    let mut child = command
-        .args(["--dashboard", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let url = loop {
-        let line = rx
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .expect("loadlab prints `dashboard: URL` at start");
-        if let Some(u) = line.strip_prefix("dashboard: ") {
-            break u.trim().to_string();
-        }
-    };
+    command.args(["--dashboard", "127.0.0.1:0"]);
+    let (child, url, rx) = spawn_announcing(command, "dashboard: ");
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
     (child, url, rx)
 }

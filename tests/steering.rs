@@ -9,14 +9,14 @@ mod common;
 mod run_json;
 
 use common::undisturbed::until_undisturbed;
-use common::{exclusive, text, Target, BIN};
+use common::{exclusive, spawn_announcing, text, Target, BIN};
 use run_json::{http_get, metric};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::process::{Child, Command, Output};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// `loadlab run --url TARGET/api/ping --rate 20/s --duration DURATION --control 127.0.0.1:0 …`,
@@ -27,7 +27,8 @@ fn spawn_steerable(
     duration: &str,
     extra: &[&str],
 ) -> (Child, String, Receiver<String>) {
-    let mut child = Command::new(BIN)
+    let mut command = Command::new(BIN);
+    command
         .args(["run", "--url", &format!("{target}/api/ping")])
         .args(["--rate", "20/s", "--duration", duration, "--no-progress"])
         .args(["--control", "127.0.0.1:0"])
@@ -35,34 +36,14 @@ fn spawn_steerable(
         .arg("--results")
         .arg(dir.join("results"))
         .arg("--json")
-        .arg(dir.join("run.json"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(line) => {
-                if let Some(rest) = line.strip_prefix("control: ") {
-                    let addr = rest.split_whitespace().next().unwrap().to_string();
-                    return (child, addr, rx);
-                }
-            }
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("the run printed no control address");
-            }
-        }
-    }
+        .arg(dir.join("run.json"));
+    let (child, rest, rx) = spawn_announcing(command, "control: ");
+    let addr = rest
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    (child, addr, rx)
 }
 
 /// Until the run behind `addr` says it is running (it takes commands once its load began).
@@ -199,15 +180,20 @@ fn a_run_is_raised_paused_resumed_and_stopped_from_the_command_line() {
         (total as f64 - expected).abs() <= 3.0 + 0.03 * expected,
         "{total} requests, {expected:.0} planned as steered ({events:?})"
     );
-    // Nothing was sent while paused: the intervals inside the pause are empty.
+    // Nothing was sent while paused: the intervals inside the pause (`t` is an interval's
+    // start), 0.2 s clear of its ends (a response to a request sent just before it may come
+    // late on a held-up host), are empty.
     let (paused, resumed) = (at(1), at(2));
+    let mut inside_the_pause = 0;
     for i in run["intervals"].as_array().unwrap() {
         let t = i["t"].as_f64().unwrap();
         let len = i["length_s"].as_f64().unwrap();
-        if t - len >= paused + 0.05 && t <= resumed - 0.05 {
+        if t >= paused + 0.2 && t + len <= resumed - 0.2 {
+            inside_the_pause += 1;
             assert_eq!(i["requests"], 0, "sent while paused: {i}");
         }
     }
+    assert!(inside_the_pause >= 4, "a pause of a second holds tenths");
     assert_stretches(&run, &[at(0), at(1), at(2), at(3)]);
     // The summary says what drove the run, and what each level measured.
     let summary = stdout(&out);
@@ -252,7 +238,8 @@ fn assert_stretches(run: &Value, changes: &[f64]) {
                     "{requests} requests in {measured} s at {level}/s: {s}"
                 );
             }
-            None => assert_eq!(requests, 0, "sent while paused: {s}"),
+            // At most the responses to requests sent just before the pause.
+            None => assert!(requests <= 2, "sent while paused: {s}"),
         }
     }
     let inside = |t: f64, len: f64| {

@@ -5,6 +5,7 @@ use crate::cli::ControlArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_live::dashboard::control::{send, ClientError};
 use loadlab_live::dashboard::parse_addr;
+use loadlab_scenario::steer::{short_number, Level};
 use serde_json::{json, Value};
 
 pub fn execute(args: ControlArgs) -> Result<Outcome, CliError> {
@@ -84,8 +85,8 @@ fn request(args: &ControlArgs) -> Result<(&'static str, Option<Value>), CliError
 fn describe(answer: &Value) -> String {
     let status = &answer["status"];
     let unit = |x: f64| match status["unit"].as_str() {
-        Some("vus") => format!("{x:.0} VUs"),
-        _ => format!("{}/s", trim(x)),
+        Some("vus") => Level::Vus(x.round() as u32).words(),
+        _ => Level::Rate(x).words(),
     };
     let Some(event) = answer.get("event") else {
         let state = if status["over"] == true {
@@ -113,7 +114,7 @@ fn describe(answer: &Value) -> String {
         action => {
             let over = event["over_s"]
                 .as_f64()
-                .map(|s| format!(" over {}s", trim(s)))
+                .map(|s| format!(" over {}s", short_number(s)))
                 .unwrap_or_default();
             let paused = if status["paused"] == true {
                 " (paused: it takes effect on resume)"
@@ -123,9 +124,4 @@ fn describe(answer: &Value) -> String {
             format!("{action} {before} → {after}{over} at {at:.1} s{paused}")
         }
     }
-}
-
-fn trim(x: f64) -> String {
-    let s = format!("{x:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }

@@ -59,6 +59,44 @@ pub fn exclusive() -> MutexGuard<'static, ()> {
     LOAD.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Spawns `command` (stdout and stderr piped) and waits, 20 s at most, for its stderr line
+/// starting with `prefix` (`dashboard: `, `control: `): the child, the rest of that line, and
+/// a channel of its later stderr lines. Without that line the child is killed and the test
+/// fails.
+pub fn spawn_announcing(
+    mut command: Command,
+    prefix: &str,
+) -> (Child, String, std::sync::mpsc::Receiver<String>) {
+    use std::time::{Duration, Instant};
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn loadlab");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().expect("piped stderr");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) => {
+                if let Some(rest) = line.strip_prefix(prefix) {
+                    return (child, rest.trim().to_string(), rx);
+                }
+            }
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("loadlab printed no `{prefix}…` line");
+            }
+        }
+    }
+}
+
 /// A `loadlab target --listen 127.0.0.1:0 <args>` child process, killed on drop.
 pub struct Target {
     child: Child,

@@ -5,6 +5,7 @@
 use crate::format::{format_ms, format_rate, format_secs, percent_of};
 use loadlab_metrics::result::RunResult;
 use loadlab_metrics::{LoadModel, LoadStretch, StretchLevel};
+use loadlab_scenario::steer::Level;
 
 /// The table's columns; `true`: right-aligned.
 pub(crate) const STRETCH_COLUMNS: [(&str, bool); 10] = [
@@ -28,9 +29,9 @@ pub(crate) fn level_words(r: &RunResult, x: f64) -> String {
         .as_ref()
         .map_or(r.load.model == LoadModel::Closed, |d| d.vus);
     if vus {
-        format!("{x:.0} VU{}", if x.round() == 1.0 { "" } else { "s" })
+        Level::Vus(x.round() as u32).words()
     } else {
-        format!("{}/s", crate::words::plain_number(x))
+        Level::Rate(x).words()
     }
 }
 

@@ -36,13 +36,15 @@ impl Level {
     /// `800/s` or `40 VUs`, as the summary writes it.
     pub fn words(self) -> String {
         match self {
-            Level::Rate(r) => format!("{}/s", trim(r)),
+            Level::Rate(r) => format!("{}/s", short_number(r)),
             Level::Vus(v) => format!("{v} VU{}", if v == 1 { "" } else { "s" }),
         }
     }
 }
 
-fn trim(x: f64) -> String {
+/// A level or a length as the summary and `loadlab control` write it: at most two decimals,
+/// none when whole (`800`, `12.5`).
+pub fn short_number(x: f64) -> String {
     if x.fract() == 0.0 {
         format!("{x:.0}")
     } else {
