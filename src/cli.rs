@@ -347,8 +347,8 @@ pub struct DetectorArgs {
     /// Points per detection window (Otava's default 50; windows overlap by half).
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub window: usize,
-    /// Smallest relative change kept as a change point, e.g. 5% (default 0: every
-    /// significant one).
+    /// Smallest relative change kept as a change point, e.g. 5% (default for `history` 0:
+    /// every significant one; for `gate`, its --fail-on-regression bound).
     #[arg(long = "min-magnitude", value_name = "PERCENT")]
     pub min_magnitude: Option<String>,
 }

@@ -48,7 +48,7 @@ pub fn watch(cancel: Cancel) {
                         eprintln!(
                             "\n{name}: stopping the load and writing the partial result (send it again to quit at once)"
                         );
-                        cancel.cancel_because(name);
+                        cancel.cancel_because(loadlab_engine::StopCause::Signal(name.to_string()));
                     } else {
                         eprintln!(
                             "\n{name} again: quitting now; every completed interval is already on disk (`loadlab runs` shows the run as interrupted)"

@@ -16,8 +16,13 @@ use loadlab_report::junit::{comparison_cases, junit_xml};
 use std::io::Write;
 
 pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
-    let params = detector_params(&args.detector)?;
+    let mut params = detector_params(&args.detector)?;
     let bound = parse_percent("--fail-on-regression", &args.fail_on_regression)?;
+    // A shift smaller than the regression the gate fails on does not end the baseline: on
+    // quiet runs a 2% step is significant, and would leave one point to compare with.
+    if args.detector.min_magnitude.is_none() {
+        params.min_magnitude = bound;
+    }
     let equivalence = percent_flag("--equivalence", args.equivalence.as_deref())?.unwrap_or(0.0);
     let s = &args.series;
     let (store, loaded) = series(s)?;

@@ -1,5 +1,6 @@
-//! Cooperative cancellation (signals, aborts): a flag passed in, never a global, with the
-//! reason it was raised (the run record says which signal stopped a run) and whether the
+//! Cooperative cancellation (signals, aborts, a control's stop): a flag passed in, never a
+//! global, with the typed cause it was raised for (the run record says which signal stopped a
+//! run, and how each run stopped) and whether the
 //! requests already sent may finish (a threshold's abort) or are cut off (a signal). Each run
 //! stops through a child of the caller's flag, so a threshold's abort ends that run only and
 //! a study, a capacity search or `--retry-invalid` goes on with the next.
@@ -7,12 +8,24 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// Why a flag was raised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopCause {
+    /// A signal to the process (`SIGINT`, `SIGTERM`, `SIGHUP`): requests in flight are cut
+    /// off, and the record names the signal.
+    Signal(String),
+    /// A threshold's abort: the load stops, requests in flight finish.
+    Threshold,
+    /// A control's stop (`loadlab control … stop`, the page's button): as a threshold's.
+    Control,
+}
+
 #[derive(Debug, Default)]
 struct Inner {
     flag: AtomicBool,
     /// The load stopped, but requests in flight may finish (see [`Cancel::drain_because`]).
     drain: AtomicBool,
-    reason: Mutex<Option<String>>,
+    cause: Mutex<Option<StopCause>>,
     /// The caller's flag: its signal stops this one too, this one's abort not the caller.
     parent: Option<Cancel>,
 }
@@ -40,26 +53,26 @@ impl Cancel {
         self.0.flag.store(true, Ordering::Relaxed);
     }
 
-    /// Cancels and remembers why (e.g. `SIGTERM`); the first reason is kept. Ends a drain.
-    pub fn cancel_because(&self, reason: &str) {
-        self.remember(reason);
+    /// Cancels and remembers why (a signal); the first cause is kept. Ends a drain.
+    pub fn cancel_because(&self, cause: StopCause) {
+        self.remember(cause);
         self.cancel();
     }
 
     /// Stops the load (no new request starts) but lets the requests in flight finish, up to
     /// the run's grace: what a threshold's abort does, so that its own stop does not turn
     /// requests the target was answering into failures. A later `cancel` ends the drain.
-    pub fn drain_because(&self, reason: &str) {
-        self.remember(reason);
+    pub fn drain_because(&self, cause: StopCause) {
+        self.remember(cause);
         if !self.is_cancelled() {
             self.0.drain.store(true, Ordering::Relaxed);
         }
         self.0.flag.store(true, Ordering::Relaxed);
     }
 
-    fn remember(&self, reason: &str) {
-        if let Ok(mut r) = self.0.reason.lock() {
-            r.get_or_insert_with(|| reason.to_string());
+    fn remember(&self, cause: StopCause) {
+        if let Ok(mut c) = self.0.cause.lock() {
+            c.get_or_insert(cause);
         }
     }
 
@@ -84,10 +97,18 @@ impl Cancel {
         self.0.flag.load(Ordering::Relaxed) && !self.0.drain.load(Ordering::Relaxed)
     }
 
-    /// Why it was raised: its own reason first (the first one kept), else the caller's.
-    pub fn reason(&self) -> Option<String> {
-        let own = self.0.reason.lock().ok().and_then(|r| r.clone());
-        own.or_else(|| self.0.parent.as_ref().and_then(Cancel::reason))
+    /// Why it was raised: its own cause first (the first one kept), else the caller's.
+    pub fn cause(&self) -> Option<StopCause> {
+        let own = self.0.cause.lock().ok().and_then(|c| c.clone());
+        own.or_else(|| self.0.parent.as_ref().and_then(Cancel::cause))
+    }
+
+    /// The signal that raised it (its own or the caller's), if a signal did.
+    pub fn signal(&self) -> Option<String> {
+        match self.cause() {
+            Some(StopCause::Signal(name)) => Some(name),
+            _ => None,
+        }
     }
 }
 
@@ -98,14 +119,14 @@ mod tests {
     #[test]
     fn a_drain_ends_with_a_signal_and_never_follows_one() {
         let c = Cancel::new();
-        c.drain_because("threshold");
+        c.drain_because(StopCause::Threshold);
         assert!(c.is_cancelled() && c.drains());
-        c.cancel_because("SIGINT");
+        c.cancel_because(StopCause::Signal("SIGINT".into()));
         assert!(c.is_cancelled() && !c.drains());
-        assert_eq!(c.reason().as_deref(), Some("threshold"));
+        assert_eq!(c.cause(), Some(StopCause::Threshold));
         let c = Cancel::new();
-        c.cancel_because("SIGTERM");
-        c.drain_because("threshold");
+        c.cancel_because(StopCause::Signal("SIGTERM".into()));
+        c.drain_because(StopCause::Threshold);
         assert!(!c.drains(), "a signal already cut the run off");
     }
 
@@ -113,22 +134,22 @@ mod tests {
     fn a_run_s_abort_stays_in_the_run_and_a_signal_reaches_every_run() {
         let study = Cancel::new();
         let first = study.child();
-        first.drain_because("threshold");
+        first.drain_because(StopCause::Threshold);
         assert!(first.is_cancelled() && first.drains());
         assert!(
             !study.is_cancelled(),
             "the next run of the study still runs"
         );
         let second = study.child();
-        assert!(!second.is_cancelled() && second.reason().is_none());
-        study.cancel_because("SIGINT");
+        assert!(!second.is_cancelled() && second.cause().is_none());
+        study.cancel_because(StopCause::Signal("SIGINT".into()));
         assert!(second.is_cancelled() && !second.drains());
-        assert_eq!(second.reason().as_deref(), Some("SIGINT"));
+        assert_eq!(second.signal().as_deref(), Some("SIGINT"));
         assert!(!first.drains(), "the signal cuts the first run's drain off");
-        assert_eq!(first.reason().as_deref(), Some("threshold"));
+        assert_eq!(first.cause(), Some(StopCause::Threshold));
         let third = Cancel::new();
         let run = third.child();
-        third.drain_because("threshold");
+        third.drain_because(StopCause::Threshold);
         assert!(run.is_cancelled() && run.drains());
     }
 }

@@ -122,7 +122,7 @@ impl Coordinator {
             if let LiveControl::Abort(breach) = o.interval(record, &self.summary) {
                 if self.breach.is_none() && !self.cancel.is_cancelled() {
                     self.breach = Some(breach);
-                    self.cancel.drain_because("threshold");
+                    self.cancel.drain_because(crate::StopCause::Threshold);
                 }
             }
         }

@@ -51,7 +51,7 @@ mod transport;
 mod vu;
 mod ws;
 
-pub use cancel::Cancel;
+pub use cancel::{Cancel, StopCause};
 pub use coordinator::{Progress, ProgressCallback};
 pub use health::GeneratorUsage;
 pub use prepare::{PreparedRequest, PreparedScenario};

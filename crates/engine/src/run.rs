@@ -370,7 +370,7 @@ fn record_end(
     let aborted_by_threshold = coordinator.breach.take();
     RecordEnd {
         stop: stop_reason(aborted_by_threshold.is_some(), signals, cancel),
-        signal: signals.reason().filter(|_| aborted_by_threshold.is_none()),
+        signal: signals.signal().filter(|_| aborted_by_threshold.is_none()),
         aborted_by_threshold,
         wall_s: wall.as_secs_f64(),
         max_rss_bytes: max_rss_bytes(),
@@ -404,17 +404,20 @@ fn begin_steering(
     );
 }
 
-/// Why the run ended: a threshold's abort, a signal to the caller, or the run's own flag
-/// raised by neither (a control's stop); else its plan ran out.
+/// Why the run ended: a threshold's abort, a signal to the caller (it cuts a control's drain
+/// off), a control's stop; else its plan ran out.
 fn stop_reason(aborted: bool, signals: &Cancel, run: &Cancel) -> StopReason {
     if aborted {
         StopReason::Threshold
     } else if signals.is_cancelled() {
         StopReason::Signal
-    } else if run.is_cancelled() {
-        StopReason::Control
     } else {
-        StopReason::Completed
+        match run.cause() {
+            Some(crate::StopCause::Control) => StopReason::Control,
+            Some(crate::StopCause::Threshold) => StopReason::Threshold,
+            Some(crate::StopCause::Signal(_)) => StopReason::Signal,
+            None => StopReason::Completed,
+        }
     }
 }
 

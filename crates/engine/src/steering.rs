@@ -97,7 +97,7 @@ impl Steering {
                 if run.cancel.is_cancelled() {
                     return Err(SteerError::Over);
                 }
-                run.cancel.drain_because(STOP_REASON);
+                run.cancel.drain_because(crate::StopCause::Control);
                 SteerEvent {
                     at_s: at.as_secs_f64(),
                     source,
@@ -189,9 +189,6 @@ impl SteerHandle for Steering {
         Steering::status(self)
     }
 }
-
-/// Why the run stopped when a control command stopped it (the record's `signal` stays empty).
-pub(crate) const STOP_REASON: &str = "control";
 
 /// One worker's view: whether the load changed since it last looked, and the load to follow.
 pub(crate) struct SteerWatch {

@@ -466,10 +466,10 @@ async fn aborted_while_answering(
         let cancel = cancel.clone();
         async move {
             tokio::time::sleep(after).await;
-            cancel.drain_because("threshold");
+            cancel.drain_because(crate::StopCause::Threshold);
             if let Some(d) = signal_after {
                 tokio::time::sleep(d).await;
-                cancel.cancel_because("SIGINT");
+                cancel.cancel_because(crate::StopCause::Signal("SIGINT".into()));
             }
         }
     };
