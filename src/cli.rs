@@ -220,6 +220,11 @@ pub struct StudyArgs {
     /// Runs per variant (overrides `study.repeat`).
     #[arg(long, value_name = "N")]
     pub repeat: Option<usize>,
+    /// Run an invalid run again, up to N times, when a re-run may not share its reason (the
+    /// host held the generator up, other processes took its CPU); overrides
+    /// `study.retry_invalid`. Every attempt is stored; the study keeps the valid one.
+    #[arg(long, value_name = "N")]
+    pub retry_invalid: Option<usize>,
     /// Continue an interrupted study (its id from `loadlab runs studies`): runs only what is
     /// missing, in the planned order; the scenario file must not have changed.
     #[arg(long, value_name = "ID")]

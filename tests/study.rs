@@ -159,14 +159,22 @@ fn compare_gates_on_the_regression(results: &Path, cmp_json: &Path, a: &str, b: 
     assert!(String::from_utf8_lossy(&improved.stdout).contains("faster"));
 }
 
-/// The run index lists all ten runs with their variant; a stored run can be shown and has
-/// its record and its interval histograms.
+/// The run index lists every run with its variant and validity (an invalid attempt the study
+/// made again too); a stored run can be shown and has its record and its interval histograms.
 fn the_index_lists_the_runs(results: &Path, study: &Value) {
     let runs = loadlab(results, &["runs"]);
     assert_eq!(runs.status.code(), Some(0), "{}", text(&runs));
     let listing = String::from_utf8_lossy(&runs.stdout);
+    let listed_b: Vec<&str> = listing.lines().filter(|l| l.contains(" b ")).collect();
+    let attempts_b = study["run_log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["variant"] == "b")
+        .count();
+    assert_eq!(listed_b.len(), attempts_b, "{listing}");
     assert_eq!(
-        listing.lines().filter(|l| l.contains(" b ")).count(),
+        listed_b.iter().filter(|l| l.contains(" yes ")).count(),
         5,
         "{listing}"
     );
@@ -216,6 +224,8 @@ fn a_new_run_is_judged_against_the_study(results: &Path, slow_url: &str, a: &str
             "--duration",
             "1s",
             "--no-progress",
+            "--retry-invalid",
+            "2",
             "--baseline",
             a,
             "--fail-on-regression",

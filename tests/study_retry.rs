@@ -84,6 +84,16 @@ fn an_invalid_run_is_run_again_and_every_attempt_is_listed() {
         "{report}"
     );
     assert_eq!(report.matches("no: re-runs used up").count(), 2);
+
+    // `--retry-invalid` on the command line overrides the file's `retry_invalid`.
+    let results = dir.join("results-no-retry");
+    let out = study_command(&file, &target.url, &results)
+        .args(["--retry-invalid", "0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert_eq!(stderr.matches("running it again").count(), 0, "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

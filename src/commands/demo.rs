@@ -29,8 +29,7 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
     let outcome = match super::study::run_study_file(
         &file,
         &output,
-        None,
-        None,
+        &super::study::PlanOverrides::default(),
         None,
         &crate::cli::MonitorArgs::default(),
         &super::live::Live::off(),

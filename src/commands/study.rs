@@ -29,11 +29,15 @@ pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
 }
 
 fn run_and_write(args: &StudyArgs, live: &Live) -> Result<Outcome, CliError> {
+    let overrides = PlanOverrides {
+        target: args.target.as_deref(),
+        repeat: args.repeat,
+        retry_invalid: args.retry_invalid,
+    };
     let (outcome, study_json) = run_study_file(
         &args.file,
         &args.output,
-        args.target.as_deref(),
-        args.repeat,
+        &overrides,
         args.resume.as_deref(),
         &args.monitor,
         live,
@@ -42,19 +46,30 @@ fn run_and_write(args: &StudyArgs, live: &Live) -> Result<Outcome, CliError> {
     Ok(outcome)
 }
 
+/// What the command line changes in a study file's plan.
+#[derive(Default)]
+pub struct PlanOverrides<'a> {
+    pub target: Option<&'a str>,
+    pub repeat: Option<usize>,
+    pub retry_invalid: Option<usize>,
+}
+
 /// Runs (or resumes) the `study:` section of a scenario file; returns the outcome and the
 /// path of its `study.json`. Used by `loadlab study` and by `loadlab demo`.
 pub fn run_study_file(
     file: &Path,
     output: &OutputArgs,
-    target: Option<&str>,
-    repeat: Option<usize>,
+    overrides: &PlanOverrides,
     resume: Option<&str>,
     monitor: &MonitorArgs,
     live: &Live,
 ) -> Result<(Outcome, PathBuf), CliError> {
     let doc = StudyDocument::read(file)?;
-    let mut plan = StudyPlan::from_document(&doc, target, repeat).map_err(CliError::bad_input)?;
+    let mut plan = StudyPlan::from_document(&doc, overrides.target, overrides.repeat)
+        .map_err(CliError::bad_input)?;
+    if let Some(n) = overrides.retry_invalid {
+        plan.retry_invalid = n;
+    }
     for variant in &mut plan.variants {
         monitor.apply(&mut variant.scenario);
     }
