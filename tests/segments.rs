@@ -407,3 +407,121 @@ fn merge_takes_each_segments_results_directory() {
     let _ = std::fs::remove_dir_all(&root);
     let _ = std::fs::remove_file(&file);
 }
+
+/// A sign-up's e-mail from each row: 40 rows, four segments of one VU doing 10 iterations each,
+/// against the built-in target's `POST /api/signups` (409 for an e-mail that signed up
+/// before). Returns the merged result and the target's own count of (created, refused).
+fn sign_up_in_four_segments(data: &str) -> (Value, (u64, u64)) {
+    let dir = scratch("signups");
+    let csv: String = (0..40).fold("email\n".to_string(), |mut s, i| {
+        s.push_str(&format!("user{i}@example.test\n"));
+        s
+    });
+    std::fs::write(dir.join("users.csv"), csv).unwrap();
+    let file = dir.join("signups.yaml");
+    let results = dir.join("results");
+    let (_, _, (made, counts)) = until_undisturbed("signups", || {
+        // A fresh target each attempt: it remembers every e-mail that signed up.
+        let target = common::Target::start(&[]);
+        std::fs::write(
+            &file,
+            format!(
+                "name: signups\ntarget: {}\nload: {{ model: closed, vus: 4, iterations: 10 }}\n\
+                 data:\n  users: {{ csv: users.csv, {data} }}\n\
+                 steps:\n  - {{ name: sign up, post: /api/signups, json: {{ email: '{{{{ users.email }}}}' }} }}\n",
+                target.url
+            ),
+        )
+        .unwrap();
+        let _ = std::fs::remove_dir_all(&results);
+        let made = segment_processes(&file, &[0, 1, 2, 3], 4, |_| results.clone());
+        let (code, value) = judged(&made);
+        (code, value, (made, signup_counts(&target.url)))
+    });
+    for (o, _) in &made {
+        assert_eq!(o.status.code(), Some(0), "segment: {}", text(o));
+    }
+    let merged = results.join("merged.json");
+    let o = merge(&stored_runs(&results), Some(&merged), &results);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (value, counts)
+}
+
+/// The target's `/metrics`: sign-ups answered 201 and 409.
+fn signup_counts(url: &str) -> (u64, u64) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(url.trim_start_matches("http://")).unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let count = |code: &str| {
+        let key = format!("http_requests_total{{route=\"/api/signups\",code=\"{code}\"}} ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(key.as_str()))
+            .map_or(0, |n| n.trim().parse().unwrap())
+    };
+    (count("201"), count("409"))
+}
+
+#[test]
+fn split_data_gives_each_segment_rows_of_its_own() {
+    let _serial = exclusive();
+    for data in ["pick: sequential, split: segments", "pick: unique"] {
+        let (merged, (created, refused)) = sign_up_in_four_segments(data);
+        assert_eq!((created, refused), (40, 0), "{data}: every e-mail once");
+        let set = &merged["data_sets"][0];
+        assert_eq!(set["split"], true, "{data}: {set}");
+        assert_eq!(
+            (&set["taken"], &set["distinct"], &set["shared_rows"]),
+            (&Value::from(40), &Value::from(40), &Value::from(0)),
+            "{data}: {set}"
+        );
+        assert_eq!(merged["requests"]["failed"], 0, "{data}");
+    }
+    // Not split: each segment starts at the first row, and the target refuses the repeats.
+    let (merged, (created, refused)) = sign_up_in_four_segments("pick: sequential");
+    assert_eq!((created, refused), (10, 30));
+    let set = &merged["data_sets"][0];
+    assert_eq!(
+        (&set["split"], &set["distinct"], &set["shared_rows"]),
+        (&Value::from(false), &Value::from(10), &Value::from(10)),
+        "{set}"
+    );
+    assert_eq!(merged["requests"]["failed"], 30);
+}
+
+#[test]
+fn a_segment_left_without_rows_is_told_before_any_load() {
+    let dir = scratch("no-rows");
+    let file = dir.join("few.yaml");
+    std::fs::write(
+        &file,
+        "target: http://127.0.0.1:9\nload: { model: closed, vus: 4, iterations: 1 }\n\
+         data:\n  users: { values: [a, b, c], split: segments }\n\
+         steps:\n  - { get: '/u/{{ users }}' }\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--segment",
+            "3/4",
+            "--no-progress",
+        ])
+        .arg("--results")
+        .arg(dir.join("results"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("data set `users` has 3 row(s), fewer than the 4 segments")
+            && err.contains("segment 3/4 would get none"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -177,23 +177,20 @@ impl<T: Transport> Worker<T> {
             if vu.current_row(set).is_some() {
                 continue;
             }
-            let rows = data.sets[set].rows.len() as u64;
-            let row = match data.sets[set].pick {
-                Pick::Random => self.rng.borrow_mut().u64(0..rows),
-                Pick::Sequential => data.cursors[set].fetch_add(1, Ordering::Relaxed) % rows,
+            let own = data.own_rows(set);
+            let nth = match data.sets[set].pick {
+                Pick::Random => self.rng.borrow_mut().u64(0..own.count),
+                Pick::Sequential => data.cursors[set].fetch_add(1, Ordering::Relaxed) % own.count,
                 Pick::Unique => {
                     let n = data.cursors[set].fetch_add(1, Ordering::Relaxed);
-                    // Segments of one plan take disjoint rows: this process's are
-                    // offset + n · stride.
-                    let row = data.offset + n.saturating_mul(data.stride);
-                    if row >= rows {
+                    if n >= own.count {
                         self.recorder.borrow_mut().data_refused(set);
                         return false;
                     }
-                    row
+                    n
                 }
             };
-            vu.take_row(set, row as u32);
+            vu.take_row(set, own.row(nth) as u32);
         }
         true
     }

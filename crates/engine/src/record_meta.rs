@@ -70,6 +70,7 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
                 name: d.name.clone(),
                 rows: d.rows.len() as u64,
                 pick: d.pick.as_str().into(),
+                split: d.split_by_segment(),
             })
             .collect(),
         thresholds: scenario.thresholds.iter().map(|t| t.expr.clone()).collect(),

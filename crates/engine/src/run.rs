@@ -85,6 +85,13 @@ pub enum EngineError {
     LocalPorts(String),
     #[error(transparent)]
     Reflection(#[from] crate::grpc::reflect::ReflectError),
+    #[error("data set `{set}` has {rows} row(s), fewer than the {segments} segments that split it (`split: segments`, or `pick: unique`): segment {index}/{segments} would get none\n  hint: add rows, run fewer segments, or take the split off the set")]
+    NoRowsForSegment {
+        set: String,
+        rows: usize,
+        index: u32,
+        segments: u32,
+    },
     #[error("the start time is {seconds:.1} s in the past: give a time ahead (`--start-at +10s`, or an RFC 3339 time a little in the future)")]
     StartInPast { seconds: f64 },
 }
@@ -131,6 +138,14 @@ pub fn run(
     let mut prepared = PreparedScenario::new(scenario)?;
     prepared.data.offset = u64::from(process_segment.index);
     prepared.data.stride = u64::from(process_segment.count);
+    if let Some(set) = prepared.data.set_without_rows() {
+        return Err(EngineError::NoRowsForSegment {
+            set: set.name.clone(),
+            rows: set.rows.len(),
+            index: process_segment.index,
+            segments: process_segment.count,
+        });
+    }
     let mut plan = scenario.plan();
     let mut warnings = Vec::new();
     check_budgets(
@@ -228,13 +243,14 @@ pub fn run(
     for handle in handles {
         let _ = handle.join();
     }
-    let record_end = record_end(
+    let mut record_end = record_end(
         &mut coordinator,
         start,
         host_timer_watch,
         options.steering.as_ref(),
         (signals, cancel),
     );
+    record_end.data_use = prepared.data.uses();
     let mut sink = coordinator.sink.take();
     if let Some(s) = sink.as_mut() {
         s.end(&record_end);
@@ -379,6 +395,7 @@ fn record_end(
         host_timer: host_timer_watch.and_then(crate::record_meta::watched_host_timer),
         steering: steering.map(Steering::finish).unwrap_or_default(),
         driven: None,
+        data_use: Vec::new(),
     }
 }
 

@@ -12,6 +12,7 @@
 
 pub mod clock;
 pub mod compensation;
+pub mod data_use;
 mod delta;
 mod environment;
 mod error_kind;

@@ -68,6 +68,9 @@ pub struct RunResult {
     pub steered: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stretches: Vec<crate::steering::LoadStretch>,
+    /// The data sets and what the run used of each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub data_sets: Vec<crate::data_use::DataSetUse>,
     /// Measured time, after warm-up.
     pub duration_s: f64,
     pub warmup_s: f64,

@@ -103,6 +103,7 @@ fn end(n: u32) -> RecordEnd {
         host_timer: None,
         steering: Vec::new(),
         driven: None,
+        data_use: Vec::new(),
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod chart;
 #[macro_use]
 pub mod doc;
+mod data_words;
 mod format;
 pub mod gate_summary;
 pub mod history_report;

@@ -54,6 +54,9 @@ pub(crate) fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
     for (label, sentence) in crate::words::request_wait_facts(r) {
         kv(out, &label.to_lowercase(), &sentence)?;
     }
+    for (label, sentence) in crate::data_words::data_set_facts(r) {
+        kv(out, &label.to_lowercase(), &sentence)?;
+    }
     if q.warmup > 0 {
         kv(
             out,

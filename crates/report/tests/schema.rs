@@ -418,6 +418,7 @@ fn built_result(
             host_timer: None,
             steering: Vec::new(),
             driven: None,
+            data_use: Vec::new(),
         }),
     )
 }

@@ -355,6 +355,7 @@ impl RecordBuilder {
             host_timer: None,
             steering: Vec::new(),
             driven: None,
+            data_use: Vec::new(),
         })?;
         Ok(Finished {
             intervals: self.written,

@@ -5,7 +5,7 @@
 //! a 60-line function here avoids a dependency for reading a few thousand rows once.
 
 use crate::model::{DataSet, Pick};
-use crate::raw::{RawData, RawPick};
+use crate::raw::{RawData, RawPick, RawSplit};
 use serde_json::Value;
 use std::path::Path;
 
@@ -16,6 +16,7 @@ pub fn load(name: &str, raw: RawData, base_dir: &Path) -> Result<DataSet, String
         Some(RawPick::Random) => Pick::Random,
         Some(RawPick::Unique) => Pick::Unique,
     };
+    let split = matches!(raw.split, Some(RawSplit::Segments));
     let csv = raw.csv.clone();
     let values = match (raw.jsonl, raw.values, &raw.csv) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
@@ -110,6 +111,7 @@ pub fn load(name: &str, raw: RawData, base_dir: &Path) -> Result<DataSet, String
         columns,
         rows,
         pick,
+        split,
         csv,
     })
 }

@@ -67,6 +67,7 @@ impl Scenario {
                 "columns": d.columns,
                 "rows": d.rows.len(),
                 "pick": d.pick.as_str(),
+                "split": d.split_by_segment().then_some("segments"),
             })).collect::<Vec<_>>(),
             "flows": self.flows.iter().map(|f| json!({
                 "name": f.name,

@@ -47,6 +47,9 @@ pub struct DataSet {
     /// Cells: strings from CSV; inline values keep their JSON type (numbers stay numbers).
     pub rows: Vec<Vec<serde_json::Value>>,
     pub pick: Pick,
+    /// `split: segments`: segment i of N takes only rows i, i+N, i+2N… (`unique` sets always
+    /// do), so no two generators of one plan use the same row.
+    pub split: bool,
     /// The CSV file as the scenario names it (relative to the scenario file), when the rows
     /// came from one: what must travel with the scenario to another machine.
     pub csv: Option<String>,
@@ -62,6 +65,13 @@ pub enum Pick {
     Random,
     /// Each row at most once in the whole run; running out is an error.
     Unique,
+}
+
+impl DataSet {
+    /// Segments of a plan take disjoint rows of this set.
+    pub fn split_by_segment(&self) -> bool {
+        self.split || self.pick == Pick::Unique
+    }
 }
 
 impl Pick {

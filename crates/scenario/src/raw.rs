@@ -312,6 +312,14 @@ pub struct RawData {
     pub jsonl: Option<String>,
     pub values: Option<Vec<serde_json::Value>>,
     pub pick: Option<RawPick>,
+    pub split: Option<RawSplit>,
+}
+
+/// `split: segments`: the rows are shared out among the segments of a plan.
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum RawSplit {
+    Segments,
 }
 
 #[derive(Debug, Deserialize)]

@@ -328,6 +328,7 @@ mod tests {
             columns: vec!["username".into(), "password".into()],
             rows: vec![],
             pick: Pick::Sequential,
+            split: false,
             csv: None,
         }];
         let caps = vec!["token".to_string()];

@@ -94,6 +94,7 @@ fn sample_run() -> RunResult {
             host_timer: None,
             steering: Vec::new(),
             driven: None,
+            data_use: Vec::new(),
         }),
     )
 }

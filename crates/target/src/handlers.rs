@@ -22,6 +22,7 @@ use crate::grpc::{Body, GrpcState};
 use crate::metrics::{self, TargetMetrics};
 use crate::response::{self, Resp};
 use crate::routes::{self, Route, RouteError};
+use crate::signups::{Signup, Signups};
 use crate::store::{Access, Counter, Store};
 
 /// Largest request body accepted; larger ones get 413.
@@ -36,6 +37,8 @@ pub struct AppState {
     pub capacity: Capacity,
     pub tokens: TokenKey,
     pub store: Store,
+    /// E-mails that signed up (`POST /api/signups`).
+    pub signups: Signups,
     pub metrics: TargetMetrics,
     /// What the WebSocket endpoints did.
     pub ws: Arc<crate::ws::WsCounters>,
@@ -51,6 +54,7 @@ impl AppState {
             capacity: Capacity::new(config),
             tokens: TokenKey::new(),
             store: Store::default(),
+            signups: Signups::default(),
             metrics: TargetMetrics::default(),
             ws: Arc::default(),
             grpc: GrpcState::new()?,
@@ -194,6 +198,7 @@ fn serve_endpoint(state: &AppState, route: Route, body: &Bytes, user: Option<Str
             }
         }
         Route::CreateUser => create_echo(state, body, Counter::User, None),
+        Route::Signup => sign_up(state, body),
         Route::CreateTransaction => create_echo(state, body, Counter::Transaction, None),
         Route::CreateReservation => {
             create_echo(state, body, Counter::Reservation, Some("reserved"))
@@ -332,6 +337,30 @@ fn create_echo(state: &AppState, body: &[u8], counter: Counter, status: Option<&
         fields.insert("status".into(), Value::from(status));
     }
     response::json(StatusCode::CREATED, &fields)
+}
+
+/// A sign-up: `{"email": ...}` answered 201 with the account's id, or 409 when the e-mail
+/// signed up before.
+fn sign_up(state: &AppState, body: &[u8]) -> Resp {
+    let fields = match json_object(body) {
+        Ok(fields) => fields,
+        Err(reject) => return reject.into_response(),
+    };
+    let Some(email) = fields.get("email").and_then(Value::as_str) else {
+        return response::error(
+            StatusCode::BAD_REQUEST,
+            "a sign-up needs an `email` (a string): {\"email\": \"user1@example.test\"}",
+        );
+    };
+    match state.signups.sign_up(email) {
+        Signup::Created(id) => {
+            response::json(StatusCode::CREATED, &json!({ "id": id, "email": email }))
+        }
+        Signup::Taken => response::error(
+            StatusCode::CONFLICT,
+            &format!("`{email}` signed up before: each sign-up needs an e-mail of its own (a data set with `pick: unique`, or `split: segments` across generators)"),
+        ),
+    }
 }
 
 /// A synthetic, deterministic patient record.

@@ -59,6 +59,7 @@ mod metrics;
 mod response;
 mod routes;
 mod server;
+mod signups;
 mod store;
 mod tls;
 mod ws;

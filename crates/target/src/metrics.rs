@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::routes::{Route, RouteError};
 
 /// Route labels, in the order of [`route_index`].
-const ROUTES: [&str; 12] = [
+const ROUTES: [&str; 13] = [
     "/health",
     "/api/ping",
     "/api/auth/signin",
@@ -26,11 +26,12 @@ const ROUTES: [&str; 12] = [
     "/api/reservations",
     "/api/patients/{id}",
     "/metrics",
+    "/api/signups",
     "other",
 ];
 
 /// Status codes the target answers with; anything else is counted as `other`.
-const CODES: [u16; 10] = [200, 201, 400, 401, 404, 405, 413, 500, 503, 0];
+const CODES: [u16; 11] = [200, 201, 400, 401, 404, 405, 409, 413, 500, 503, 0];
 
 /// Upper bounds of the histogram buckets, in seconds (plus +Inf).
 const BUCKETS: [f64; 15] = [
@@ -51,7 +52,8 @@ pub fn route_index(route: Result<Route, RouteError>) -> usize {
         Ok(Route::CreateReservation) => 8,
         Ok(Route::GetPatient(_)) => 9,
         Ok(Route::Metrics) => 10,
-        Err(_) => 11,
+        Ok(Route::Signup) => 11,
+        Err(_) => 12,
     }
 }
 
@@ -296,6 +298,21 @@ mod tests {
         assert!(out.contains("x_bucket{le=\"+Inf\"} 3\n"), "{out}");
         assert!(out.contains("x_sum 60.00305\n"), "{out}");
         assert!(out.contains("x_count 3\n"), "{out}");
+    }
+
+    #[test]
+    fn each_route_is_counted_under_its_own_label() {
+        let cases = [
+            (Ok(Route::Health), "/health"),
+            (Ok(Route::CreateUser), "/api/users"),
+            (Ok(Route::Signup), "/api/signups"),
+            (Ok(Route::GetPatient(None)), "/api/patients/{id}"),
+            (Ok(Route::Metrics), "/metrics"),
+            (Err(RouteError::NotFound), "other"),
+        ];
+        for (route, label) in cases {
+            assert_eq!(ROUTES[route_index(route)], label, "{route:?}");
+        }
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub enum Route {
     GetApplication(Option<u64>),
     SubmitApplication(Option<u64>),
     CreateUser,
+    /// A sign-up whose e-mail must be new.
+    Signup,
     CreateTransaction,
     CreateReservation,
     GetPatient(Option<u64>),
@@ -30,7 +32,7 @@ impl Route {
     pub fn needs_token(self) -> bool {
         !matches!(
             self,
-            Route::Health | Route::Ping | Route::Signin | Route::Metrics
+            Route::Health | Route::Ping | Route::Signin | Route::Signup | Route::Metrics
         )
     }
 }
@@ -46,6 +48,7 @@ pub const ENDPOINTS: &[&str] = &[
     "GET /api/applications/{id}",
     "POST /api/applications/{id}/submit",
     "POST /api/users",
+    "POST /api/signups (each e-mail once: 409 when it signed up before)",
     "POST /api/transactions",
     "POST /api/reservations",
     "GET /api/patients/{id}",
@@ -105,6 +108,7 @@ fn by_segments(path: &str) -> Result<(Method, Route), RouteError> {
         ["api", "applications", id] => (M::GET, R::GetApplication(parse_id(id))),
         ["api", "applications", id, "submit"] => (M::POST, R::SubmitApplication(parse_id(id))),
         ["api", "users"] => (M::POST, R::CreateUser),
+        ["api", "signups"] => (M::POST, R::Signup),
         ["api", "transactions"] => (M::POST, R::CreateTransaction),
         ["api", "reservations"] => (M::POST, R::CreateReservation),
         ["api", "patients", id] => (M::GET, R::GetPatient(parse_id(id))),
@@ -145,6 +149,7 @@ mod tests {
             Ok(Route::SubmitApplication(Some(17)))
         );
         assert_eq!(resolve(&post, "/api/users"), Ok(Route::CreateUser));
+        assert_eq!(resolve(&post, "/api/signups"), Ok(Route::Signup));
         assert_eq!(
             resolve(&post, "/api/transactions"),
             Ok(Route::CreateTransaction)

@@ -5,10 +5,12 @@
 //! and send it with one `write` and no formatting — the main reason the generator's CPU per
 //! request can match wrk's.
 
+mod data;
 mod grpc;
 mod source_addresses;
 mod ws;
 
+pub use data::PreparedData;
 pub use ws::{PreparedWs, PreparedWsAction};
 
 use crate::inspect::CaptureKind;
@@ -21,8 +23,8 @@ pub use source_addresses::check_source_addresses;
 
 use loadlab_scenario::template::{Names, Var};
 use loadlab_scenario::{
-    Capture, CaptureSource, Check, ConnectionPolicy, DataSet, HttpVersion, Method, RequestStep,
-    Scenario, Step, ThinkTime,
+    Capture, CaptureSource, Check, ConnectionPolicy, HttpVersion, Method, RequestStep, Scenario,
+    Step, ThinkTime,
 };
 use std::net::IpAddr;
 use std::sync::atomic::AtomicU64;
@@ -136,28 +138,6 @@ pub struct PreparedFlow {
     pub name: String,
     pub weight: u32,
     pub steps: Vec<FlowStep>,
-}
-
-/// Data sets and their shared cursors (one per set, shared by every worker thread).
-#[derive(Debug, Clone)]
-pub struct PreparedData {
-    pub sets: Arc<Vec<DataSet>>,
-    pub cursors: Arc<Vec<AtomicU64>>,
-    /// `unique` rows of this process are `offset + n · stride` (a segment of a plan takes
-    /// every `stride`-th row, so no two segments use the same one).
-    pub offset: u64,
-    pub stride: u64,
-}
-
-impl Default for PreparedData {
-    fn default() -> Self {
-        Self {
-            sets: Arc::default(),
-            cursors: Arc::default(),
-            offset: 0,
-            stride: 1,
-        }
-    }
 }
 
 #[derive(Debug, Clone)]

@@ -275,7 +275,25 @@ fn merged_end(records: &[&StoredRecord], intervals: u32) -> RecordEnd {
             .max_by(|a, b| a.p95_ms.total_cmp(&b.p95_ms)),
         steering: merged_steering(&ends),
         driven: merged_driven(records),
+        data_use: merged_data_use(records),
     }
+}
+
+/// Each data set's use, added up over the segments that counted it.
+fn merged_data_use(records: &[&StoredRecord]) -> Vec<crate::data_use::DataUse> {
+    records[0]
+        .meta
+        .data_sets
+        .iter()
+        .enumerate()
+        .map(|(i, set)| {
+            let uses: Vec<_> = records
+                .iter()
+                .filter_map(|r| r.end.as_ref()?.data_use.get(i).copied())
+                .collect();
+            crate::data_use::DataUse::merged(&uses, set.split)
+        })
+        .collect()
 }
 
 /// The segments' loads as driven, added up (each shifted to the merged run's start), when

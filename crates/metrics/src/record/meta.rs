@@ -108,6 +108,9 @@ pub struct DataSetInfo {
     pub rows: u64,
     /// `sequential`, `random` or `unique`.
     pub pick: String,
+    /// Segments of the plan take disjoint rows (`split: segments`, or `unique`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub split: bool,
 }
 
 /// A segment that went into a merged record, as the merged record remembers it.
@@ -157,6 +160,9 @@ pub struct RecordEnd {
     /// segments, whose loads add up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driven: Option<crate::result::PlannedLoad>,
+    /// What each data set handed out, in the order of `RecordMeta::data_sets`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub data_use: Vec<crate::data_use::DataUse>,
 }
 
 fn one_second() -> f64 {

@@ -139,6 +139,7 @@ fn end() -> RecordEnd {
         host_timer: None,
         steering: Vec::new(),
         driven: None,
+        data_use: Vec::new(),
     }
 }
 

@@ -153,6 +153,7 @@ fn steered_end(steering: Vec<SteerEvent>) -> RecordEnd {
         host_timer: None,
         steering,
         driven: None,
+        data_use: Vec::new(),
     }
 }
 

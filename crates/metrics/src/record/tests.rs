@@ -198,6 +198,7 @@ fn write(dir: &std::path::Path, meta: &RecordMeta, intervals: &[IntervalRecord],
             host_timer: None,
             steering: Vec::new(),
             driven: None,
+            data_use: Vec::new(),
         })
         .unwrap();
     }
@@ -617,6 +618,7 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         host_timer: None,
         steering: Vec::new(),
         driven: None,
+        data_use: Vec::new(),
     };
     let r = s.finish(&meta(1, None, 1e9), Some(&end));
     assert!(r.validity.has(crate::InvalidKind::GeneratorSaturated));

@@ -22,6 +22,7 @@ pub(super) fn environment(r: &RunResult) -> Section {
             .into_iter()
             .map(|(label, sentence)| (label.to_string(), sentence)),
     );
+    facts.extend(crate::data_words::data_set_facts(r));
     match &r.environment {
         Some(e) => facts.extend(environment_facts(e)),
         None => facts.push((

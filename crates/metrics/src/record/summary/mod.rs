@@ -297,6 +297,7 @@ impl Summarizer {
             steering: end.map(|e| e.steering.clone()).unwrap_or_default(),
             steered: driven.is_some(),
             stretches: stretches.unwrap_or_default(),
+            data_sets: crate::data_use::data_sets_used(meta, end),
             duration_s: measured,
             warmup_s: meta.warmup_s,
             load: crate::result::LoadInfo {
