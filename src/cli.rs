@@ -70,8 +70,8 @@ pub enum Command {
 #[derive(Args)]
 pub struct ImportResultsArgs {
     /// What the files are: k6-json (--out json), k6-csv (--out csv), vegeta-json and
-    /// vegeta-csv (vegeta encode --to json|csv), oha-sqlite (--db-url), jmeter-csv (.jtl),
-    /// gatling-log (simulation.log, Gatling 3.0-3.11). locust-csv and k6-summary are refused
+    /// vegeta-csv (vegeta encode --to json|csv), oha-sqlite (--db-url), jmeter-csv and
+    /// jmeter-xml (.jtl), gatling-log (simulation.log, Gatling 3.0-3.11). locust-csv and k6-summary are refused
     /// (aggregates only).
     #[arg(value_name = "FORMAT")]
     pub format: String,

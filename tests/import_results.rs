@@ -221,6 +221,68 @@ fn a_jmeter_csv_counts_its_labels_statuses_and_threads() {
     assert_eq!(run["load"]["max_vus"], 5);
 }
 
+/// Real JMeter XML and CSV files (tests/fixtures/results/SOURCES.md): the requests counted
+/// are the samples holding none, as an independent reading of the XML (Python's
+/// ElementTree) counts them; transactions and pages are no requests.
+#[test]
+fn jmeter_files_from_public_repositories_import_their_requests() {
+    let cases: &[(&str, &str, u64, u64, &str)] = &[
+        (
+            "jmeter-xml",
+            "jmeter-taurus-error-302.jtl",
+            24,
+            2,
+            "2 sample(s) held samples of their own",
+        ),
+        (
+            "jmeter-xml",
+            "jmeter-taurus-non-http-error.jtl",
+            10,
+            8,
+            "1 sample(s) held samples of their own",
+        ),
+        (
+            "jmeter-xml",
+            "jmeter-tailspin-two-runs.jtl",
+            400,
+            0,
+            "the 100 sample(s) before it were left out",
+        ),
+        (
+            "jmeter-csv",
+            "jmeter-transactions-crlf.csv",
+            10,
+            2,
+            "10 Transaction Controller sample(s) are not requests",
+        ),
+    ];
+    for (format, file, total, failed, note) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let out = import(dir.path(), &[format, &fixture(file)]);
+        assert!(out.status.success(), "{file}: {}", text(&out));
+        let run = only_run(dir.path());
+        assert_matches_run_schema(&run);
+        assert_eq!(run["requests"]["total"], *total, "{file}");
+        assert_eq!(run["requests"]["failed"], *failed, "{file}");
+        let notes = run["notes"].to_string();
+        assert!(notes.contains(note), "{file}: {notes}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    import(
+        dir.path(),
+        &["jmeter-xml", &fixture("jmeter-taurus-non-http-error.jtl")],
+    );
+    let run = only_run(dir.path());
+    // Three unknown hosts (`Non HTTP response code: java.net.UnknownHostException`), three
+    // 4xx, two failed assertions on a 200.
+    let errors = &run["errors"];
+    assert_eq!(
+        (&errors["dns"], &errors["http_4xx"], &errors["check_failed"]),
+        (&Value::from(3), &Value::from(3), &Value::from(2)),
+        "{errors}"
+    );
+}
+
 #[test]
 fn a_gatling_log_gives_its_requests_and_version() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,7 +4,12 @@
 //! `responseCode`, `success`, `threadName`, `bytes`, `sentBytes`, `allThreads`, `Latency`
 //! (ms to the first byte), `Connect` (ms). A sample's step is its label; its group the
 //! thread group (`threadName` without the thread's numbers); `allThreads` gives the active
-//! threads over time.
+//! threads over time. A date without a zone in `timeStamp` is read as UTC, and said.
+//!
+//! Also what both of JMeter's formats share (the XML reader is `jmeter_xml`): a sample to a
+//! request, a Transaction Controller's own sample left out, and the file read twice, since
+//! JMeter appends each test run to an existing results file: the first pass finds the runs
+//! (a pause of 10 minutes without a sample), the second imports the newest.
 
 use crate::builder::RecordBuilder;
 use crate::csv::split;
@@ -50,28 +55,39 @@ impl Columns {
     fn num(&self, fields: &[String], name: &str) -> Option<i64> {
         self.get(fields, name)?.trim().parse().ok()
     }
+
+    /// `timeStamp` in ms since the epoch, or a date without a zone (read as UTC, and counted).
+    fn start_ms(&self, fields: &[String], readings: &mut Readings) -> Option<i64> {
+        self.num(fields, "timeStamp").or_else(|| {
+            let ms = crate::time::zoneless_ms(self.get(fields, "timeStamp")?)?;
+            readings.zoneless_dates += 1;
+            Some(ms)
+        })
+    }
 }
 
 /// `Thread Group 1-3` → `Thread Group`.
-fn thread_group(thread: &str) -> &str {
+pub(crate) fn thread_group(thread: &str) -> &str {
     match thread.rsplit_once(' ') {
         Some((group, n)) if n.chars().all(|c| c.is_ascii_digit() || c == '-') => group,
         _ => thread,
     }
 }
 
-fn error_kind(code: u16, message: &str) -> ErrorKind {
+/// A failed sample's kind, from its status, else from what JMeter wrote of the exception
+/// (in the code, `Non HTTP response code: java.net.UnknownHostException`, or the message).
+fn error_kind(code: u16, code_text: &str, message: &str) -> ErrorKind {
     if let Some(k) = status_error(code) {
         return k;
     }
-    let m = message.to_ascii_lowercase();
+    let m = format!("{code_text} {message}").to_ascii_lowercase();
     if m.contains("connection refused") || m.contains("connectexception") {
         ErrorKind::ConnectRefused
     } else if m.contains("timed out") || m.contains("timeout") {
         ErrorKind::Timeout
     } else if m.contains("reset") || m.contains("nohttpresponse") {
         ErrorKind::Reset
-    } else if m.contains("unknownhost") {
+    } else if m.contains("unknownhost") || m.contains("name or service not known") {
         ErrorKind::Dns
     } else if m.contains("ssl") {
         ErrorKind::Tls
@@ -82,20 +98,24 @@ fn error_kind(code: u16, message: &str) -> ErrorKind {
     }
 }
 
-pub fn read(
-    input: impl BufRead,
-    builder: &mut RecordBuilder,
+/// Reads JMeter's CSV results, giving each sample to `sink`.
+pub fn read_csv<R: BufRead>(
+    input: R,
     malformed: &mut Malformed,
-) -> Result<(), ReadError> {
-    builder.load.model = LoadModel::Closed;
+    sink: &mut dyn Sink,
+) -> Result<Readings, ReadError> {
     let mut lines = Lines::new(input);
     let mut fields = Vec::new();
     let mut columns: Option<Columns> = None;
-    let mut steps: HashMap<(String, String), usize> = HashMap::new();
-    let mut last_threads: Option<u64> = None;
+    let mut readings = Readings::default();
     while let Some((n, line)) = lines.next_line()? {
         if line.trim().is_empty() {
             continue;
+        }
+        if columns.is_none() && line.trim_start().starts_with('<') {
+            return Err(ReadError::Bad(
+                "this is JMeter's XML format (jmeter.save.saveservice.output_format=xml): import it as jmeter-xml".into(),
+            ));
         }
         split(line, ',', &mut fields);
         if columns.is_none() {
@@ -113,53 +133,216 @@ pub fn read(
             }
         }
         let cols = columns.as_ref().expect("set above");
-        let (Some(start_ms), Some(elapsed)) =
-            (cols.num(&fields, "timeStamp"), cols.num(&fields, "elapsed"))
-        else {
+        let (Some(start_ms), Some(elapsed_ms)) = (
+            cols.start_ms(&fields, &mut readings),
+            cols.num(&fields, "elapsed"),
+        ) else {
             malformed.add(n, || {
-                "no numeric timeStamp (ms since the epoch) and elapsed (ms): save results as CSV with jmeter.save.saveservice.timestamp_format=ms".to_string()
+                "no timeStamp (ms since the epoch, or a date like 2019/12/05 12:37:24.250) and numeric elapsed (ms)".to_string()
             });
             continue;
         };
-        let label = cols.get(&fields, "label").unwrap_or("");
-        let group = thread_group(cols.get(&fields, "threadName").unwrap_or("")).to_string();
-        let step = match steps.get(&(label.to_string(), group.clone())) {
+        let sample = Sample {
+            start_ms,
+            elapsed_ms,
+            label: cols.get(&fields, "label").unwrap_or(""),
+            group: thread_group(cols.get(&fields, "threadName").unwrap_or("")),
+            code: cols.get(&fields, "responseCode").unwrap_or(""),
+            success: cols.get(&fields, "success") != Some("false"),
+            message: cols
+                .get(&fields, "failureMessage")
+                .filter(|m| !m.is_empty())
+                .or(cols.get(&fields, "responseMessage"))
+                .unwrap_or(""),
+            latency_ms: cols.num(&fields, "Latency"),
+            connect_ms: cols.num(&fields, "Connect"),
+            bytes: cols.num(&fields, "bytes"),
+            sent_bytes: cols.num(&fields, "sentBytes"),
+            all_threads: cols.num(&fields, "allThreads"),
+        };
+        sink.sample(&sample)?;
+    }
+    Ok(readings)
+}
+
+/// One JMeter sample, from a CSV row or an XML element's attributes.
+pub(crate) struct Sample<'a> {
+    /// ms since the epoch, the sample's start.
+    pub start_ms: i64,
+    pub elapsed_ms: i64,
+    pub label: &'a str,
+    /// The step's group: the thread group, or the transaction the sample was part of.
+    pub group: &'a str,
+    pub code: &'a str,
+    pub success: bool,
+    /// Why it failed (an assertion's message), else the response message.
+    pub message: &'a str,
+    pub latency_ms: Option<i64>,
+    pub connect_ms: Option<i64>,
+    pub bytes: Option<i64>,
+    pub sent_bytes: Option<i64>,
+    pub all_threads: Option<i64>,
+}
+
+/// A Transaction Controller's own sample: its time is its samplers' (each counted on its own),
+/// so it is no request.
+pub(crate) fn is_transaction(message: &str) -> bool {
+    message.starts_with("Number of samples in transaction")
+}
+
+/// Where a reader puts each sample it reads.
+pub(crate) trait Sink {
+    fn sample(&mut self, s: &Sample) -> Result<(), ReadError>;
+}
+
+/// What a reader saw besides the samples, for the import's notes.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Readings {
+    /// Samples whose start was a date without a time zone.
+    pub zoneless_dates: u64,
+    /// Samples that held samples of their own (XML).
+    pub holders: u64,
+}
+
+/// A reader of one of JMeter's formats.
+pub(crate) type Reader<R> = fn(R, &mut Malformed, &mut dyn Sink) -> Result<Readings, ReadError>;
+
+/// A pause this long without a sample starts another test run: JMeter appends each run to
+/// an existing results file.
+const NEW_RUN_AFTER_MS: i64 = 10 * 60 * 1000;
+
+/// The test runs one file holds, found by a first pass: where each begins, by sample number.
+#[derive(Debug, Default)]
+pub(crate) struct Runs {
+    seen: u64,
+    latest_ms: Option<i64>,
+    /// (samples before it, its first sample's start in ms, the pause before it in ms).
+    starts: Vec<(u64, i64, i64)>,
+}
+
+impl Sink for Runs {
+    fn sample(&mut self, s: &Sample) -> Result<(), ReadError> {
+        if let Some(latest) = self.latest_ms {
+            if s.start_ms - latest > NEW_RUN_AFTER_MS {
+                self.starts
+                    .push((self.seen, s.start_ms, s.start_ms - latest));
+            }
+        }
+        self.latest_ms = Some(self.latest_ms.map_or(s.start_ms, |l| l.max(s.start_ms)));
+        self.seen += 1;
+        Ok(())
+    }
+}
+
+/// Reads the file twice with `read`: first to find the test runs it holds, then to put the
+/// newest one's samples into `builder`.
+pub(crate) fn import_newest_run<R: BufRead>(
+    read: Reader<R>,
+    mut open: impl FnMut() -> Result<R, ReadError>,
+    builder: &mut RecordBuilder,
+    malformed: &mut Malformed,
+) -> Result<(), ReadError> {
+    builder.load.model = LoadModel::Closed;
+    let mut runs = Runs::default();
+    read(open()?, &mut Malformed::default(), &mut runs)?;
+    let newest = runs.starts.last().copied();
+    let mut samples = Samples {
+        builder,
+        skip: newest.map_or(0, |(before, _, _)| before),
+        seen: 0,
+        steps: HashMap::new(),
+        last_threads: None,
+        transactions: 0,
+    };
+    let readings = read(open()?, malformed, &mut samples)?;
+    let transactions = samples.transactions;
+    notes(builder, readings, transactions, &runs);
+    Ok(())
+}
+
+/// Says what was left out, and what was read by assumption.
+fn notes(builder: &mut RecordBuilder, readings: Readings, transactions: u64, runs: &Runs) {
+    if let Some(&(before, start_ms, pause_ms)) = runs.starts.last() {
+        builder.note(format!(
+            "the file holds {} test runs, one after another (JMeter appends each run to an existing results file): the newest, from {} after {:.1} h without a sample, was imported; the {before} sample(s) before it were left out",
+            runs.starts.len() + 1,
+            rfc3339_ms(start_ms),
+            pause_ms as f64 / 3_600_000.0,
+        ));
+    }
+    if readings.holders > 0 {
+        builder.note(format!(
+            "{} sample(s) held samples of their own (a Transaction Controller's parent sample, a page with its redirects or resources): the samples inside are the requests, grouped under the outer one's label",
+            readings.holders
+        ));
+    }
+    if transactions > 0 {
+        builder.note(format!(
+            "{transactions} Transaction Controller sample(s) are not requests: the requests they timed are counted one by one"
+        ));
+    }
+    if readings.zoneless_dates > 0 {
+        builder.note(format!(
+            "{} sample(s) started at a date without a time zone (jmeter.save.saveservice.timestamp_format): read as UTC, so the run's start may be off by the JMeter host's offset from UTC; times within the run are as written (durations are exact)",
+            readings.zoneless_dates
+        ));
+    }
+}
+
+fn rfc3339_ms(ms: i64) -> String {
+    loadlab_metrics::result::rfc3339(
+        std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64),
+    )
+}
+
+/// The samples of the run being imported going into the record: steps by (label, group),
+/// the active threads over time, and the transactions left out.
+struct Samples<'b> {
+    builder: &'b mut RecordBuilder,
+    /// Samples of earlier test runs in the file, left out.
+    skip: u64,
+    seen: u64,
+    steps: HashMap<(String, String), usize>,
+    last_threads: Option<u64>,
+    transactions: u64,
+}
+
+impl Sink for Samples<'_> {
+    fn sample(&mut self, s: &Sample) -> Result<(), ReadError> {
+        self.seen += 1;
+        if self.seen <= self.skip {
+            return Ok(());
+        }
+        if is_transaction(s.message) {
+            self.transactions += 1;
+            return Ok(());
+        }
+        let builder = &mut *self.builder;
+        let key = (s.label.to_string(), s.group.to_string());
+        let step = match self.steps.get(&key) {
             Some(&i) => i,
             None => {
                 let i = builder.step(&StepKey {
-                    name: label.to_string(),
-                    group: (!group.is_empty()).then(|| group.clone()),
+                    name: key.0.clone(),
+                    group: (!key.1.is_empty()).then(|| key.1.clone()),
                     tags: Vec::new(),
                 });
-                steps.insert((label.to_string(), group), i);
+                self.steps.insert(key, i);
                 i
             }
         };
-        let status: u16 = cols
-            .get(&fields, "responseCode")
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(0);
-        let success = cols.get(&fields, "success") != Some("false");
-        let latency = cols
-            .num(&fields, "Latency")
-            .map(|ms| ms.max(0) as u64 * 1000);
-        let connect = cols
-            .num(&fields, "Connect")
-            .map(|ms| ms.max(0) as u64 * 1000);
-        let elapsed_us = elapsed.max(0) as u64 * 1000;
-        let end_us = (start_ms + elapsed.max(0)) * 1000;
-        let message = cols
-            .get(&fields, "failureMessage")
-            .filter(|m| !m.is_empty())
-            .or(cols.get(&fields, "responseMessage"))
-            .unwrap_or("");
+        let status: u16 = s.code.parse().unwrap_or(0);
+        let ms_to_us = |ms: Option<i64>| ms.map(|ms| ms.max(0) as u64 * 1000);
+        let (latency, connect) = (ms_to_us(s.latency_ms), ms_to_us(s.connect_ms));
+        let elapsed_us = s.elapsed_ms.max(0) as u64 * 1000;
+        let end_us = (s.start_ms + s.elapsed_ms.max(0)) * 1000;
         let request = Request {
             end_us,
             duration_us: elapsed_us,
             status,
-            error: (!success).then(|| error_kind(status, message)),
-            bytes_sent: cols.num(&fields, "sentBytes").unwrap_or(0).max(0) as u64,
-            bytes_received: cols.num(&fields, "bytes").unwrap_or(0).max(0) as u64,
+            error: (!s.success).then(|| error_kind(status, s.code, s.message)),
+            bytes_sent: s.sent_bytes.unwrap_or(0).max(0) as u64,
+            bytes_received: s.bytes.unwrap_or(0).max(0) as u64,
             phases: Phases {
                 connect_us: connect.filter(|&c| c > 0),
                 tls_us: None,
@@ -168,16 +351,16 @@ pub fn read(
                 receiving_us: latency.map(|l| elapsed_us.saturating_sub(l)),
             },
         };
-        if let (Some(kind), false) = (request.error, message.is_empty()) {
-            builder.error_example(end_us, kind, message)?;
+        if let (Some(kind), false) = (request.error, s.message.is_empty()) {
+            builder.error_example(end_us, kind, s.message)?;
         }
         builder.request(step, &request)?;
-        if let Some(threads) = cols.num(&fields, "allThreads").map(|t| t.max(0) as u64) {
-            if last_threads != Some(threads) {
+        if let Some(threads) = s.all_threads.map(|t| t.max(0) as u64) {
+            if self.last_threads != Some(threads) {
                 builder.active(end_us, threads)?;
-                last_threads = Some(threads);
+                self.last_threads = Some(threads);
             }
         }
+        Ok(())
     }
-    Ok(())
 }

@@ -7,7 +7,7 @@
 //! generator's own timing.
 //!
 //! Formats: k6 `--out json` and `--out csv`, vegeta `encode --to json|csv`, oha `--db-url`
-//! (SQLite), JMeter CSV (`.jtl`), Gatling `simulation.log` (3.0-3.11). Aggregates-only
+//! (SQLite), JMeter CSV and XML (`.jtl`), Gatling `simulation.log` (3.0-3.11). Aggregates-only
 //! formats (Locust `--csv`, k6's summary export) are refused: percentiles cannot be rebuilt
 //! from percentiles. Files are streamed (see `builder`): memory does not grow with the file.
 
@@ -15,6 +15,7 @@ mod builder;
 mod csv;
 mod gatling;
 mod jmeter;
+mod jmeter_xml;
 mod k6_csv;
 mod k6_json;
 mod lines;
@@ -44,6 +45,7 @@ pub enum Format {
     VegetaCsv,
     OhaSqlite,
     JmeterCsv,
+    JmeterXml,
     GatlingLog,
     /// Aggregates only: refused.
     LocustCsv,
@@ -52,13 +54,14 @@ pub enum Format {
 }
 
 impl Format {
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 10] = [
         Format::K6Json,
         Format::K6Csv,
         Format::VegetaJson,
         Format::VegetaCsv,
         Format::OhaSqlite,
         Format::JmeterCsv,
+        Format::JmeterXml,
         Format::GatlingLog,
         Format::LocustCsv,
         Format::K6Summary,
@@ -72,6 +75,7 @@ impl Format {
             Format::VegetaCsv => "vegeta-csv",
             Format::OhaSqlite => "oha-sqlite",
             Format::JmeterCsv => "jmeter-csv",
+            Format::JmeterXml => "jmeter-xml",
             Format::GatlingLog => "gatling-log",
             Format::LocustCsv => "locust-csv",
             Format::K6Summary => "k6-summary",
@@ -88,7 +92,7 @@ impl Format {
             Format::K6Json | Format::K6Csv | Format::K6Summary => "k6",
             Format::VegetaJson | Format::VegetaCsv => "vegeta",
             Format::OhaSqlite => "oha",
-            Format::JmeterCsv => "jmeter",
+            Format::JmeterCsv | Format::JmeterXml => "jmeter",
             Format::GatlingLog => "gatling",
             Format::LocustCsv => "locust",
         }
@@ -195,7 +199,15 @@ pub fn import_file(
             vegeta::read_json(open()?, &mut builder, &mut malformed).map(|_| None)
         }
         Format::VegetaCsv => vegeta::read_csv(open()?, &mut builder, &mut malformed).map(|_| None),
-        Format::JmeterCsv => jmeter::read(open()?, &mut builder, &mut malformed).map(|_| None),
+        Format::JmeterCsv | Format::JmeterXml => {
+            let read: jmeter::Reader<_> = match format {
+                Format::JmeterCsv => jmeter::read_csv,
+                _ => jmeter_xml::read,
+            };
+            // Read twice: the first pass finds the test runs the file holds.
+            let reopen = || open().map_err(|e| ReadError::Bad(e.to_string()));
+            jmeter::import_newest_run(read, reopen, &mut builder, &mut malformed).map(|_| None)
+        }
         Format::GatlingLog => gatling::read(open()?, &mut builder, &mut malformed),
         Format::OhaSqlite => {
             open()?;

@@ -58,6 +58,19 @@ pub fn rfc3339_us(s: &str) -> Option<i64> {
     Some(secs * 1_000_000 + micros)
 }
 
+/// Parses a date and time without a zone, as JMeter writes them under a
+/// `timestamp_format` such as `yyyy/MM/dd HH:mm:ss.SSS` (`2019/12/05 12:37:24`, `-` also taken
+/// between the date's parts, fractions optional), read as UTC: ms since the epoch.
+pub fn zoneless_ms(s: &str) -> Option<i64> {
+    let b = s.trim().as_bytes();
+    if b.len() < 19 || !matches!(b[4], b'/' | b'-') || b[7] != b[4] || b[10] != b' ' {
+        return None;
+    }
+    let mut text: String = s.trim().replace('/', "-");
+    text.push('Z');
+    rfc3339_us(&text).map(|us| us.div_euclid(1000))
+}
+
 /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
@@ -72,6 +85,21 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zoneless_dates_are_read_as_utc() {
+        let cases = [
+            ("2019/12/05 12:37:24", Some(1_575_549_444_000)),
+            ("2019/12/05 12:37:24.250", Some(1_575_549_444_250)),
+            ("2019-12-05 12:37:24", Some(1_575_549_444_000)),
+            ("2019/12-05 12:37:24", None),
+            ("1575549444000", None),
+            ("05/12/2019 12:37:24", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(zoneless_ms(text), want, "{text}");
+        }
+    }
 
     #[test]
     fn offsets_and_fractions_are_read() {
