@@ -250,6 +250,7 @@ pub(crate) fn import_newest_run<R: BufRead>(
         builder,
         skip: newest.map_or(0, |(before, _, _)| before),
         seen: 0,
+        key: String::new(),
         steps: HashMap::new(),
         last_threads: None,
         transactions: 0,
@@ -302,7 +303,9 @@ struct Samples<'b> {
     /// Samples of earlier test runs in the file, left out.
     skip: u64,
     seen: u64,
-    steps: HashMap<(String, String), usize>,
+    /// `label`, NUL, `group`: the key of `steps`, built in place (no allocation per sample).
+    key: String,
+    steps: HashMap<String, usize>,
     last_threads: Option<u64>,
     transactions: u64,
 }
@@ -318,16 +321,17 @@ impl Sink for Samples<'_> {
             return Ok(());
         }
         let builder = &mut *self.builder;
-        let key = (s.label.to_string(), s.group.to_string());
-        let step = match self.steps.get(&key) {
+        self.key.clear();
+        self.key.extend([s.label, "\0", s.group]);
+        let step = match self.steps.get(self.key.as_str()) {
             Some(&i) => i,
             None => {
                 let i = builder.step(&StepKey {
-                    name: key.0.clone(),
-                    group: (!key.1.is_empty()).then(|| key.1.clone()),
+                    name: s.label.to_string(),
+                    group: (!s.group.is_empty()).then(|| s.group.to_string()),
                     tags: Vec::new(),
                 });
-                self.steps.insert(key, i);
+                self.steps.insert(self.key.clone(), i);
                 i
             }
         };

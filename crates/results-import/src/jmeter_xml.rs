@@ -53,21 +53,29 @@ impl Open {
             ..Open::default()
         };
         for attr in e.attributes().flatten() {
-            let value = attr
-                .normalized_value(XmlVersion::Implicit1_0)
-                .map(|v| v.into_owned())
-                .unwrap_or_else(|_| String::from_utf8_lossy(&attr.value).into_owned());
-            let num = || value.trim().parse::<i64>().ok();
+            // Numbers hold no entity: read from the raw bytes, without an allocation.
+            let num = || {
+                std::str::from_utf8(&attr.value)
+                    .ok()?
+                    .trim()
+                    .parse::<i64>()
+                    .ok()
+            };
+            let text = || {
+                attr.normalized_value(XmlVersion::Implicit1_0)
+                    .map(|v| v.into_owned())
+                    .unwrap_or_else(|_| String::from_utf8_lossy(&attr.value).into_owned())
+            };
             match attr.key.as_ref() {
                 b"ts" => open.ts = num(),
                 b"t" => open.t = num(),
                 b"lt" => open.lt = num(),
                 b"ct" => open.ct = num(),
-                b"s" => open.success = value != "false",
-                b"lb" => open.label = value,
-                b"rc" => open.code = value,
-                b"rm" => open.message = value,
-                b"tn" => open.thread = value,
+                b"s" => open.success = attr.value.as_ref() != b"false",
+                b"lb" => open.label = text(),
+                b"rc" => open.code = text(),
+                b"rm" => open.message = text(),
+                b"tn" => open.thread = text(),
                 b"by" => open.by = num(),
                 b"sby" => open.sby = num(),
                 b"na" => open.na = num(),
