@@ -345,7 +345,6 @@ fn a_capacity_search_fails_overloaded_steps_instead_of_rerunning_them() {
     let steps = cap["steps"].as_array().unwrap();
     let (mut above_capacity, mut overloaded_steps) = (0, 0);
     for step in steps {
-        assert_eq!(step["retried"], false, "no step is re-run: {step}");
         let run = read_json(
             &results
                 .join("runs")
@@ -353,6 +352,18 @@ fn a_capacity_search_fails_overloaded_steps_instead_of_rerunning_them() {
                 .join("run.json"),
         );
         let kinds = kinds(&run);
+        // A step the host held up (a stolen vCPU) is made again: the search doing its job. A
+        // step re-run for any other reason (an overloaded target) is the defect this catches.
+        if step["retried"] == true {
+            assert!(
+                !kinds.is_empty()
+                    && kinds
+                        .iter()
+                        .all(|k| common::undisturbed::HOST_KINDS.contains(&k.as_str())),
+                "a step re-run for a reason not the host's: {step} {kinds:?}"
+            );
+            continue;
+        }
         assert!(
             kinds.is_empty(),
             "step at {}/s blamed the generator: {kinds:?}",
