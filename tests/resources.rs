@@ -233,18 +233,30 @@ fn a_generator_held_up_while_nearly_idle_is_the_hosts_doing_not_saturation() {
     assert_eq!(out.status.code(), Some(3), "{}", said(&out));
     let run = read_json(&json);
     let kinds = kinds(&run);
-    assert_eq!(kinds, ["host_disturbed"], "{}", said(&out));
     assert_eq!(run["generator"]["saturated"], false);
     let cpu = run["generator"]["cpu_percent"].as_f64().unwrap();
     assert!(cpu < 50.0, "a nearly idle generator: {cpu}%");
     let message = run["validity"]["reasons"][0]["message"].as_str().unwrap();
+    assert!(message.contains("retry the run"), "{message}");
+    let timer = &run["generator"]["host_timer"];
+    assert!(timer["samples"].as_u64().unwrap() >= 20, "{timer}");
+    // On a VM whose hypervisor really stole time meanwhile (CI's, now and then), the steal
+    // explains the delay: `cpu_stolen`, never the generator. Else nothing explains it.
+    let stolen = run["generator"]["steal_percent"].as_f64().unwrap_or(0.0);
+    if kinds == ["cpu_stolen"] {
+        assert!(
+            stolen >= 1.0,
+            "cpu_stolen with {stolen}% stolen: {}",
+            said(&out)
+        );
+        return;
+    }
+    assert_eq!(kinds, ["host_disturbed"], "{}", said(&out));
     assert!(
-        message.contains("the host held the generator up") && message.contains("retry the run"),
+        message.contains("the host held the generator up"),
         "{message}"
     );
     assert!(said(&out).contains("host_disturbed") || said(&out).contains("held the generator up"));
-    let timer = &run["generator"]["host_timer"];
-    assert!(timer["samples"].as_u64().unwrap() >= 20, "{timer}");
 }
 
 /// A target with a known capacity: 2 workers × 10 ms = 200 requests/s.
