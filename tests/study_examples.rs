@@ -318,6 +318,9 @@ fn run_short_study(path: &Path, results: &Path) -> String {
             file.to_str().unwrap(),
             "--repeat",
             "2",
+            // Flat-out variants on a shared VM: a repetition may be held up more than twice.
+            "--retry-invalid",
+            "4",
             "--no-progress",
         ])
         .args(["--results", results.to_str().unwrap()])
