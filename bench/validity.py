@@ -148,11 +148,11 @@ def timer_run(binary, port, rate, scratch):
     }
 
 
-def timer_table(binary, runs, scratch, log):
+def timer_table(binary, runs, scratch, log, rates=("100/s", "400/s", "2000/s")):
     target = Target(binary)
     rows = {}
     try:
-        for rate in ("100/s", "400/s", "2000/s"):
+        for rate in rates:
             rows[rate] = []
             for i in range(runs):
                 row = timer_run(binary, target.port, rate, scratch)
@@ -210,6 +210,8 @@ def main():
     ap.add_argument("--timer", action="store_true",
                     help="quiet open runs at 100/400/2000/s against /health (issue 35)")
     ap.add_argument("--runs", type=int, default=20, help="runs per rate with --timer")
+    ap.add_argument("--rates", default="100/s,400/s,2000/s",
+                    help="the rates of --timer, comma-separated")
     ap.add_argument("--only", help="run only the cases whose name or load contains this text "
                     "(their table rows use the quiet baseline of all loads when theirs is not run)")
     args = ap.parse_args()
@@ -227,7 +229,7 @@ def main():
     log = open(os.path.join(out_dir, "validity.jsonl"), "w")
     if args.timer:
         try:
-            timer_table(binary, args.runs, scratch, log)
+            timer_table(binary, args.runs, scratch, log, args.rates.split(","))
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         return

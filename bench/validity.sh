@@ -14,4 +14,4 @@ OUT="${OUT:-bench/out-validity}"
 export OUT
 cargo build --release --quiet
 python3 bench/validity.py --bin target/release/loadlab ${QUICK:+--quick} ${TIMER:+--timer} \
-    ${RUNS:+--runs "$RUNS"}
+    ${RUNS:+--runs "$RUNS"} ${RATES:+--rates "$RATES"}

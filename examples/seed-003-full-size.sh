@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seed study 003 at full size on one machine: a warm-up spike, then ROUNDS rounds of the
 # 66,666-user spike of examples/seed-003-spike.yaml, each round split into 4 generator
-# segments (16,667 users each) against 4 `loadlab target --reuse-port` processes sharing
+# segments (16,667 users each, `loadlab study --segments 4`) against 4 `loadlab target --reuse-port` processes sharing
 # port 8130, merged exactly (histograms added) into one run per round.
 #
 # Why split: one process here may hold 20,000 open files (`ulimit -Hn`); a 66,666-user spike
@@ -14,10 +14,10 @@
 # 66,666 sign-ins wait for a CPU, so latencies run into minutes and many requests time out —
 # the report says the host was saturated and marks the rounds invalid)
 #
-# Uses `loadlab` from PATH, or target/release/loadlab (LOADLAB=path overrides). Prints each
-# round's merged summary and stores every round in ./loadlab-results (or $LOADLAB_RESULTS):
-# `loadlab runs` lists them, `loadlab report ID` writes a round's report (per-step tables:
-# sign-in and reservation apart; client vs server latency; the per-segment table).
+# Uses `loadlab` from PATH, or target/release/loadlab (LOADLAB=path overrides). Prints the
+# study's summary and stores every round in ./loadlab-results (or $LOADLAB_RESULTS): the
+# study's report has the per-round and per-segment tables, `loadlab report ID` writes a
+# round's own (per-step tables: sign-in and reservation apart; client vs server latency).
 # On 2 cores the generators, the targets and the kernel share the CPU: latencies here say
 # how this machine copes with the spike, not how a target would; the counts are exact.
 set -euo pipefail
@@ -41,30 +41,11 @@ done
 for _ in $(seq 50); do grep -q http "$WORK/target1.txt" 2>/dev/null && break; sleep 0.1; done
 grep -q http "$WORK/target1.txt" || { echo "the targets did not start (port $PORT busy?)" >&2; exit 2; }
 
-# One spike as SEGMENTS processes started together, merged into one stored run.
-spike() {
-    local label=$1 t0
-    local start
-    start=$(date -u -d '+8 seconds' +%Y-%m-%dT%H:%M:%SZ)
-    t0=$(date +%s)
-    local pids=()
-    for i in $(seq 0 $((SEGMENTS - 1))); do
-        "$LOADLAB" run examples/seed-003-spike.yaml --segment "$i/$SEGMENTS" --start-at "$start" \
-            --results "$WORK/$label/segment$i" --quiet --no-progress --allow-saturated \
-            > "$WORK/$label-segment$i.txt" 2>&1 &
-        pids+=($!)
-    done
-    local failed=0
-    for p in "${pids[@]}"; do wait "$p" || failed=$((failed + 1)); done
-    echo "== $label: $SEGMENTS segments done in $(( $(date +%s) - t0 )) s ($failed exited non-zero: thresholds or timeouts)"
-    "$LOADLAB" merge "$WORK/$label"/segment*/runs/*/ || true
-}
-
-spike warm-up
-echo "(the warm-up round is stored too; it is not one of the rounds)"
-for r in $(seq "$ROUNDS"); do
-    sleep 10
-    spike "round-$r"
-done
+# The study of the file (one unmeasured warm-up spike, then ROUNDS rounds, 10 s apart), each
+# round as SEGMENTS processes started together at a barrier and merged exactly into one run.
+# The report adds each round's and each segment's figures, a two-level bootstrap CI and
+# where the variance lies (docs/studies.md, "Rounds of segments").
+"$LOADLAB" study examples/seed-003-spike.yaml --segments "$SEGMENTS" --repeat "$ROUNDS" \
+    --allow-saturated --no-progress || true
 echo
-echo "every round is a stored run: loadlab runs; a round's report: loadlab report ID"
+echo "every round is a stored run: loadlab runs; the study's report: loadlab runs studies"

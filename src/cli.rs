@@ -225,6 +225,12 @@ pub struct StudyArgs {
     /// `study.retry_invalid`. Every attempt is stored; the study keeps the valid one.
     #[arg(long, value_name = "N")]
     pub retry_invalid: Option<usize>,
+    /// Run each repetition as a round of N generator processes (`run --variant V --segment
+    /// i/N`, started together at a barrier, merged exactly into one run): the round is the
+    /// study's unit, valid when every segment is. The report adds per-round and per-segment
+    /// tables, a two-level bootstrap CI and the variance per level.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=64))]
+    pub segments: Option<u32>,
     /// Continue an interrupted study (its id from `loadlab runs studies`): runs only what is
     /// missing, in the planned order; the scenario file must not have changed.
     #[arg(long, value_name = "ID")]

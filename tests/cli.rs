@@ -38,8 +38,9 @@ fn run_json(args: &[&str], name: &str) -> (Output, Value) {
         "--json",
         &json_text,
         "--no-progress",
+        // As many attempts as tests/common/undisturbed.rs gives a run a shared VM holds up.
         "--retry-invalid",
-        "2",
+        "4",
     ]);
     let out = loadlab(&all);
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{exclusive, text, Target, BIN};
+use common::{exclusive, text, validate, Target, BIN};
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -32,16 +32,6 @@ fn study_file(dir: &Path, a: &str, b: &str, extra: &str) -> PathBuf {
     )
     .unwrap();
     path
-}
-
-fn validate(schema_file: &str, doc: &Value) {
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(schema_file)).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("valid schema");
-    let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{schema_file}: {errors:?}");
 }
 
 fn comparison<'a>(study: &'a Value, metric: &str) -> &'a Value {

@@ -119,6 +119,10 @@ impl OutputArgs {
 pub struct RunArgs {
     /// Scenario file (YAML). Omit it to test one URL given by --url.
     pub file: Option<PathBuf>,
+    /// Run one variant (or sweep point, e.g. `vus=50`) of the file's `study:` section: its
+    /// overrides applied, as the study runs it (each segment of `study --segments` does).
+    #[arg(long, value_name = "NAME", requires = "file")]
+    pub variant: Option<String>,
     /// Base URL for the scenario's relative paths (overrides `target:` in the file).
     #[arg(long, value_name = "URL")]
     pub target: Option<String>,

@@ -81,6 +81,7 @@ fn execute_with(
 fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
     let flags = RunFlags {
         file: args.file.clone(),
+        variant: args.variant.clone(),
         request: UrlRequest {
             url: args.url.clone(),
             method: args.method.clone(),

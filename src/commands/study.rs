@@ -10,11 +10,14 @@ use crate::exit::{CliError, Outcome};
 use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
 use loadlab_engine::Cancel;
 use loadlab_orchestrate::study::{StudyObserver, StudyPlan};
+use loadlab_orchestrate::Executor;
 use loadlab_pipeline::executor::EngineExecutor;
 use loadlab_pipeline::live_progress::StudyTee;
 use loadlab_pipeline::progress::StudyLines;
+use loadlab_pipeline::segmented::{SegmentCommand, SegmentedExecutor};
 use loadlab_pipeline::study;
 use loadlab_pipeline::terminal_view::TerminalView;
+use loadlab_pipeline::PipelineError;
 use loadlab_report::study_terminal::print_study;
 use loadlab_scenario::study::StudyDocument;
 use loadlab_store::StudyKind;
@@ -33,7 +36,13 @@ fn run_and_write(args: &StudyArgs, live: &Live) -> Result<Outcome, CliError> {
         target: args.target.as_deref(),
         repeat: args.repeat,
         retry_invalid: args.retry_invalid,
+        segments: args.segments,
     };
+    if args.segments.is_some() && !args.monitor.monitor.is_empty() {
+        return Err(CliError::bad_input(
+            "--monitor with --segments: each segment is a process of its own; put what to sample in the scenario file's `monitor:` section, which every segment reads",
+        ));
+    }
     let (outcome, study_json) = run_study_file(
         &args.file,
         &args.output,
@@ -52,6 +61,8 @@ pub struct PlanOverrides<'a> {
     pub target: Option<&'a str>,
     pub repeat: Option<usize>,
     pub retry_invalid: Option<usize>,
+    /// Each repetition as a round of this many segment processes.
+    pub segments: Option<u32>,
 }
 
 /// Runs (or resumes) the `study:` section of a scenario file; returns the outcome and the
@@ -95,15 +106,35 @@ pub fn run_study_file(
     let mut taps = live.taps();
     taps.extend(outputs.taps());
     let mut view = TerminalView::new(quiet, output.no_progress).with_taps(taps);
-    let mut exec = EngineExecutor::new(
-        &store,
-        &cancel,
-        output.threads,
-        &mut view,
-        StudyKind::Study,
-        &id,
-    )
-    .with_labels(labels);
+    let mut engine;
+    let mut segmented;
+    let exec: &mut dyn Executor<Error = PipelineError> = match overrides.segments {
+        Some(segments) => {
+            let command = SegmentCommand {
+                program: std::env::current_exe().map_err(|e| {
+                    CliError::aborted(format!("cannot find this program to start segments: {e}"))
+                })?,
+                file: file.to_path_buf(),
+                target: overrides.target.map(str::to_string),
+                threads: output.threads,
+                segments,
+            };
+            segmented = SegmentedExecutor::new(&store, &cancel, command, &id, stored.dir(), labels);
+            &mut segmented
+        }
+        None => {
+            engine = EngineExecutor::new(
+                &store,
+                &cancel,
+                output.threads,
+                &mut view,
+                StudyKind::Study,
+                &id,
+            )
+            .with_labels(labels);
+            &mut engine
+        }
+    };
     let mut printer = StudyLines {
         out: super::output::progress_out(quiet),
         id: id.clone(),
@@ -123,7 +154,7 @@ pub fn run_study_file(
         stored,
         output.json.as_deref(),
         output.allow_saturated,
-        &mut exec,
+        exec,
         progress,
     );
     let outcome = end.outcome();

@@ -185,3 +185,14 @@ pub fn status_counts(
     }
     out
 }
+
+/// Checks `doc` against one of the repository's JSON schemas (`docs/schema/…`).
+pub fn validate(schema_file: &str, doc: &serde_json::Value) {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(schema_file)).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("valid schema");
+    let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{schema_file}: {errors:?}");
+}

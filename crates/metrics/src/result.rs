@@ -185,6 +185,10 @@ pub struct SegmentSummary {
     /// Its clock against the start barrier's reference (own − reference), when estimated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<crate::clock::ClockEstimate>,
+    /// Its measured latency over all steps (base64 HdrHistogram V2, as `histograms`): what a
+    /// study of rounds of segments resamples. Empty in merges made before it was kept.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub latency: String,
 }
 
 impl RunResult {

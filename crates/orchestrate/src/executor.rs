@@ -10,6 +10,9 @@ pub struct RunRequest<'a> {
     pub scenario: &'a Scenario,
     /// The variant (or sweep point, or capacity step) the run belongs to, e.g. `stress`.
     pub label: String,
+    /// The study variant (or sweep point) whose scenario this is, by its name in the plan;
+    /// `None` for a capacity step. A run made by other processes names it to them.
+    pub variant: Option<&'a str>,
     /// 1-based position in the plan and the planned total (retries share their slot's).
     pub position: usize,
     pub total: usize,

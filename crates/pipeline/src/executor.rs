@@ -85,9 +85,14 @@ impl Executor for EngineExecutor<'_> {
     }
 
     fn pause(&mut self, duration: Duration) {
-        let until = Instant::now() + duration;
-        while Instant::now() < until && !self.cancel.is_cancelled() {
-            std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
-        }
+        pause_unless_cancelled(self.cancel, duration);
+    }
+}
+
+/// Waits `duration` (a study's cooldown), returning early when `cancel` is set.
+pub fn pause_unless_cancelled(cancel: &Cancel, duration: Duration) {
+    let until = Instant::now() + duration;
+    while Instant::now() < until && !cancel.is_cancelled() {
+        std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
     }
 }

@@ -24,6 +24,7 @@ pub mod progress;
 pub mod remote;
 pub mod reports;
 pub mod resolve;
+pub mod segmented;
 pub mod store;
 pub mod study;
 pub mod terminal_view;

@@ -6,7 +6,7 @@ use crate::PipelineError;
 use loadlab_metrics::record::{merge_records, Guarded, RecordWriter, StoredRecord};
 use loadlab_metrics::RunResult;
 use loadlab_remote::{parse_location, ResultsLocation};
-use loadlab_store::{ResultFile, Store};
+use loadlab_store::{NewRun, ResultFile, Store};
 use std::path::{Path, PathBuf};
 use url::Url;
 
@@ -36,15 +36,26 @@ pub fn merge_and_store(
     merged_from: &str,
     store: &Store,
 ) -> Result<Merged, PipelineError> {
+    merge_into_run(records, merged_from, NewRun::default(), store)
+}
+
+/// Merges the records into a new run of the store indexed with `meta` (a study's variant,
+/// study and labels; its scenario and plan are the records').
+pub fn merge_into_run(
+    records: &[StoredRecord],
+    merged_from: &str,
+    meta: NewRun,
+    store: &Store,
+) -> Result<Merged, PipelineError> {
     // Check the inputs before a run is indexed for the merge.
     merge_records(records, None).map_err(PipelineError::bad_input)?;
     let first = &records[0].meta;
-    let id = store.begin_run(&loadlab_store::NewRun {
+    let id = store.begin_run(&NewRun {
         scenario: first.name.clone(),
         scenario_file: first.scenario_file.clone(),
         plan_hash: Some(first.plan_hash.clone()),
         merged_from: Some(merged_from.to_string()),
-        ..Default::default()
+        ..meta
     })?;
     let mut sink = Guarded::new(Box::new(RecordWriter::new(&store.run_dir(&id))));
     let mut result = merge_records(records, Some(&mut sink)).map_err(PipelineError::bad_input)?;

@@ -3,11 +3,13 @@
 //! policy, warm-up, TLS checks, HTTP version). Errors name the flag.
 
 use crate::PipelineError;
+use loadlab_orchestrate::study::StudyPlan;
+use loadlab_scenario::study::StudyDocument;
 use loadlab_scenario::units::parse_duration;
 use loadlab_scenario::{
     parse_addresses, ConnectionPolicy, HttpVersion, LoadFlags, Scenario, ScenarioError, UrlTest,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// The request of a `--url` test.
@@ -23,6 +25,8 @@ pub struct UrlRequest {
 #[derive(Debug, Clone, Default)]
 pub struct RunFlags {
     pub file: Option<PathBuf>,
+    /// A variant (or sweep point) of the file's `study:` section, by name: its scenario is run.
+    pub variant: Option<String>,
     pub request: UrlRequest,
     pub load: LoadFlags,
     pub timeout: Option<String>,
@@ -34,6 +38,25 @@ pub struct RunFlags {
     pub http2: bool,
 }
 
+/// The scenario of one variant (or sweep point, e.g. `vus=50`) of a file's `study:` section:
+/// what a segment of a study's round runs, and a way to run one variant by hand.
+fn study_variant(file: &Path, name: &str) -> Result<Scenario, PipelineError> {
+    let doc = StudyDocument::read(file)?;
+    let plan = StudyPlan::from_document(&doc, None, None).map_err(PipelineError::bad_input)?;
+    let names: Vec<String> = plan.variants.iter().map(|v| v.name.clone()).collect();
+    plan.variants
+        .into_iter()
+        .find(|v| v.name == name)
+        .map(|v| v.scenario)
+        .ok_or_else(|| {
+            PipelineError::bad_input(format!(
+                "--variant {name}: {} has no such variant in its study; its variants are: {}",
+                file.display(),
+                names.join(", ")
+            ))
+        })
+}
+
 fn flag<T>(name: &str, r: Result<T, String>) -> Result<T, ScenarioError> {
     r.map_err(|m| ScenarioError::flag(name, m, None))
 }
@@ -43,7 +66,10 @@ impl RunFlags {
     pub fn resolve(&self) -> Result<Scenario, PipelineError> {
         let mut scenario = match (&self.file, &self.request.url) {
             (Some(file), None) => {
-                let mut scenario = Scenario::from_file(file)?;
+                let mut scenario = match &self.variant {
+                    Some(name) => study_variant(file, name)?,
+                    None => Scenario::from_file(file)?,
+                };
                 self.apply_to_file(&mut scenario)?;
                 scenario
             }

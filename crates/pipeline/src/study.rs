@@ -83,7 +83,7 @@ pub fn run_stored<E>(
     progress: &mut dyn StudyObserver,
 ) -> StudyEnd
 where
-    E: Executor<Error = PipelineError>,
+    E: Executor<Error = PipelineError> + ?Sized,
 {
     let StoredStudy { ids, file, prior } = stored;
     let mut saving = SavingStudy {

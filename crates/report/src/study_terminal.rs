@@ -212,12 +212,39 @@ pub fn print_study(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
     }
     print_variant_findings(out, study)?;
     print_study_comparisons(out, study)?;
+    print_rounds(out, study)?;
     print_degradation(out, study)?;
     print_sweep(out, study)?;
     if !study.warnings.is_empty() {
         writeln!(out)?;
         for w in &study.warnings {
             writeln!(out, "warning: {w}")?;
+        }
+    }
+    Ok(())
+}
+
+/// A study of rounds of segments: the two-level bootstrap CIs and where the variance is.
+fn print_rounds(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
+    let Some(rounds) = &study.rounds else {
+        return Ok(());
+    };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "rounds of {} segments (each round merged exactly; CIs from a two-level bootstrap of rounds and their segments, {} resamples):",
+        rounds.segments, rounds.resamples
+    )?;
+    for c in &rounds.comparisons {
+        writeln!(
+            out,
+            "  {} vs {}  {}  {:.3}× [{:.3}–{:.3}]",
+            c.variant, c.baseline, c.metric, c.ratio, c.ci[0], c.ci[1]
+        )?;
+    }
+    for v in &rounds.variants {
+        if let Some(words) = crate::study_doc::level_words(v) {
+            writeln!(out, "  {}", words.replace('`', ""))?;
         }
     }
     Ok(())

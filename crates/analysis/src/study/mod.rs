@@ -6,6 +6,7 @@
 //! and statistics are taken across runs. Percentiles are never averaged as if they were one.
 
 mod metrics;
+mod rounds;
 mod summarize;
 mod sweep;
 mod usl_check;
@@ -14,6 +15,10 @@ mod valid_runs;
 pub use metrics::{
     available_metrics, default_compare_metrics, default_metrics_for, load_level, metric_stats,
     parse_metrics, run_metrics, UnknownMetric,
+};
+pub use rounds::{
+    analyze_rounds, LevelVariance, NextRepetition, RoundRow, RoundsComparison, RoundsStudy,
+    SegmentRow, VariantRounds, VariantRuns, ROUND_BOOTSTRAP_RESAMPLES, ROUND_STATS,
 };
 pub use summarize::{
     compare_study, compare_variant_pairs, degradation, is_unstable, samples_of, summarize_variant,
@@ -106,6 +111,10 @@ pub struct StudyResult {
     /// Every run made, in the order it was made, re-runs and interrupted runs included.
     #[serde(default)]
     pub run_log: Vec<RunEntry>,
+    /// Its runs were rounds of segments (`study --segments N`): per-round and per-segment
+    /// figures, the two-level bootstrap and the variance per level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<RoundsStudy>,
 }
 
 /// One run a study made.

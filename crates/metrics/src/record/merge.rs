@@ -11,7 +11,7 @@ use super::summary::Summarizer;
 use super::writer::Guarded;
 use crate::clock::ClockSkew;
 use crate::result::{
-    from_unix_seconds, rfc3339, PlannedLoad, RunResult, SegmentSummary, StopReason,
+    encode_nonempty, from_unix_seconds, rfc3339, PlannedLoad, RunResult, SegmentSummary, StopReason,
 };
 use crate::steering::{driven_points, summed_points};
 use crate::validity::{InvalidKind, Validity};
@@ -82,13 +82,16 @@ pub fn merge_records(
     let end = merged_end(&records, intervals);
     let mut result = merged.finish(&meta, Some(&end));
     result.segment = None;
-    for (r, own) in records.iter().zip(&per_segment) {
-        let own = own.finish(&r.meta, r.end.as_ref());
+    for (r, own_summary) in records.iter().zip(&per_segment) {
+        let own = own_summary.finish(&r.meta, r.end.as_ref());
         let seg = r.meta.segment.expect("checked");
         if !own.valid {
             carry_segment_validity(&mut result.validity, &seg.to_string(), &own.validity);
         }
-        result.segments.push(segment_summary(r, &own, start));
+        let latency = own_summary.measured_latency().get().map(encode_nonempty);
+        result
+            .segments
+            .push(segment_summary(r, &own, start, latency.unwrap_or_default()));
     }
     result.clock_skew = ClockSkew::of(records.iter().filter_map(|r| r.meta.clock.as_ref()));
     if let Some(skew) = &result.clock_skew {
@@ -347,8 +350,14 @@ fn merged_steering(ends: &[Option<&RecordEnd>]) -> Vec<crate::SteerEvent> {
 }
 
 /// A segment's line in the merged result, from its own summary.
-fn segment_summary(r: &StoredRecord, own: &RunResult, start: f64) -> SegmentSummary {
+fn segment_summary(
+    r: &StoredRecord,
+    own: &RunResult,
+    start: f64,
+    latency: String,
+) -> SegmentSummary {
     SegmentSummary {
+        latency,
         index: r.meta.segment.expect("checked").index,
         host: r.meta.environment.hostname.clone(),
         started_at: rfc3339(from_unix_seconds(r.meta.start_unix_s)),

@@ -250,6 +250,7 @@ impl Capacity<'_> {
         exec.execute(&RunRequest {
             scenario: &scenario,
             label: format!("rate={}", fmt_value(rate)),
+            variant: None,
             position: number,
             total: 0,
             attempt,

@@ -45,11 +45,13 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
         ));
     }
     let metrics = compared_metrics(plan, &stats, complete, &mut warnings);
-    let (comparisons, degradation) = if comparing {
-        compare_variants(plan, &stats, &metrics)
+    let pairs = if comparing {
+        compared_pairs(plan, &stats)
     } else {
-        (Vec::new(), Vec::new())
+        Vec::new()
     };
+    let (comparisons, degradation) = compare_variants(plan, &stats, &metrics, &pairs);
+    let rounds = rounds_of_segments(plan, runs, &pairs);
     warnings.extend(power_warnings(&comparisons, ALPHA));
     let sweep = plan.sweep.as_ref().map(|s| {
         let points: Vec<(f64, &VariantStats)> = plan
@@ -97,7 +99,30 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
         warmup_runs: plan.warmup_runs,
         planned_runs,
         run_log: runs.iter().map(|r| r.entry.clone()).collect(),
+        rounds,
     }
+}
+
+/// The rounds analysis of a study whose runs were rounds of segments, over each variant's
+/// valid rounds.
+fn rounds_of_segments(
+    plan: &StudyPlan,
+    runs: &[MadeRun],
+    pairs: &[(usize, usize)],
+) -> Option<st::RoundsStudy> {
+    let variants: Vec<st::VariantRuns<'_>> = plan
+        .variants
+        .iter()
+        .map(|v| st::VariantRuns {
+            name: &v.name,
+            runs: runs
+                .iter()
+                .filter(|r| r.entry.variant == v.name && r.entry.used)
+                .map(|r| (r.entry.run.as_str(), &r.result))
+                .collect(),
+        })
+        .collect();
+    st::analyze_rounds(&variants, pairs)
 }
 
 /// The statistics of each planned variant over its runs so far (excluded runs kept apart).
@@ -155,14 +180,9 @@ fn compared_metrics(
         .collect()
 }
 
-/// The plan's pairs (by default each variant against the first) compared on `metrics`, and
-/// the degradation factors of the pairs where both sides have runs.
-fn compare_variants(
-    plan: &StudyPlan,
-    stats: &[VariantStats],
-    metrics: &[MetricId],
-) -> (Vec<Comparison>, Vec<Degradation>) {
-    let pairs: Vec<(usize, usize)> = if plan.compare.is_empty() {
+/// The pairs a study compares: the plan's, by default each variant against the first.
+fn compared_pairs(plan: &StudyPlan, stats: &[VariantStats]) -> Vec<(usize, usize)> {
+    if plan.compare.is_empty() {
         (1..stats.len()).map(|i| (0, i)).collect()
     } else {
         plan.compare
@@ -173,14 +193,27 @@ fn compare_variants(
                 Some((ia, ib))
             })
             .collect()
-    };
+    }
+}
+
+/// The pairs compared on `metrics`, and the degradation factors of the pairs where both
+/// sides have runs.
+fn compare_variants(
+    plan: &StudyPlan,
+    stats: &[VariantStats],
+    metrics: &[MetricId],
+    pairs: &[(usize, usize)],
+) -> (Vec<Comparison>, Vec<Degradation>) {
+    if pairs.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
     let options = CompareOptions {
         alpha: ALPHA,
         equivalence: plan.equivalence,
         min_runs: MIN_RUNS_FOR_COMPARISON,
     };
     // One Holm family over every pair; pairs with too few valid runs read `insufficient`.
-    let comparisons = st::compare_study(stats, &pairs, metrics, &options);
+    let comparisons = st::compare_study(stats, pairs, metrics, &options);
     let degradation = pairs
         .iter()
         .filter(|&&(a, b)| !stats[a].runs.is_empty() && !stats[b].runs.is_empty())

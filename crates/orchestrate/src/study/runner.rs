@@ -65,7 +65,7 @@ pub struct StudyOutcome<E> {
 
 /// Runs what remains of `plan`. `prior` holds the runs an interrupted study already made
 /// (with `--resume`); a complete resumed study ends as an uninterrupted one would have.
-pub fn run_study<E: Executor, O: StudyObserver>(
+pub fn run_study<E: Executor + ?Sized, O: StudyObserver>(
     plan: &StudyPlan,
     ids: &StudyIds,
     prior: Vec<MadeRun>,
@@ -102,6 +102,7 @@ pub fn run_study<E: Executor, O: StudyObserver>(
             let request = RunRequest {
                 scenario: &variant.scenario,
                 label: variant.name.clone(),
+                variant: Some(&variant.name),
                 position: k + 1,
                 total,
                 attempt,
@@ -164,7 +165,7 @@ pub fn run_study<E: Executor, O: StudyObserver>(
 /// `study.warmup_runs` rounds of every variant before the measured runs — again when a
 /// study is resumed, since the target may have gone cold meanwhile. The runs are stored
 /// (their label says `warm-up`) and never enter the statistics; an invalid one is not re-run.
-fn warm_up<E: Executor, O: StudyObserver>(
+fn warm_up<E: Executor + ?Sized, O: StudyObserver>(
     plan: &StudyPlan,
     exec: &mut E,
     observer: &mut O,
@@ -178,6 +179,7 @@ fn warm_up<E: Executor, O: StudyObserver>(
             let request = RunRequest {
                 scenario: &variant.scenario,
                 label: format!("{} (warm-up)", variant.name),
+                variant: Some(&variant.name),
                 position: round * plan.variants.len() + i + 1,
                 total,
                 attempt: 0,

@@ -18,6 +18,7 @@ mod reruns;
 mod resources;
 mod results;
 mod rounds;
+mod segments;
 mod streaming;
 mod study;
 mod summary;
@@ -32,6 +33,7 @@ pub use comparison::{comparison_note, comparison_table, comparison_verdicts, Com
 pub use environment::multi_environment;
 pub use metrics::metric_words;
 pub(crate) use metrics::{thin, THIN_NOTE};
+pub(crate) use segments::level_words;
 pub use study::study_report;
 pub use sweep::{saturation_sentence, usl_skipped_words};
 

@@ -45,6 +45,9 @@ pub fn study_report(s: &StudyResult, runs: &Runs, plan: Option<&PlannedLoad>) ->
     if let Some(sec) = comparison_section(s) {
         sections.push(sec);
     }
+    if let Some(sec) = super::segments::segments_section(s) {
+        sections.push(sec);
+    }
     if let Some(sec) = reruns_section(s) {
         sections.push(sec);
     }

@@ -290,6 +290,7 @@ pub fn study() -> (StudyResult, Runs) {
         warmup_runs: 0,
         planned_runs: 0,
         run_log: vec![],
+        rounds: None,
     };
     (s, runs)
 }
@@ -346,6 +347,7 @@ pub fn sweep() -> (StudyResult, Runs) {
         warmup_runs: 0,
         planned_runs: 0,
         run_log: vec![],
+        rounds: None,
     };
     (s, runs)
 }

@@ -64,8 +64,11 @@ pub struct Summarizer {
     /// The monitor's samples, each with whether its interval was warm-up.
     samples: Vec<(bool, RecordedSample)>,
     examples: Vec<(ErrorKind, String)>,
-    /// False: counters only, no latency histograms (a merge's per-segment table).
+    /// False: counters only, no latency histograms (a merge's per-segment table)...
     without_histograms: bool,
+    /// ...but the measured latency over all steps, as one histogram: the segment's own in a
+    /// round of a study (`study --segments`), resampled by its two-level bootstrap.
+    measured_latency: LazyHistogram,
     /// A run that may be steered: each interval's latency is kept (`interval_latency`,
     /// encoded) for the stretches of constant load its commands make.
     keeps_interval_latency: bool,
@@ -123,6 +126,12 @@ impl Summarizer {
         }
     }
 
+    /// The measured (after warm-up) latency of every step together, kept by a counters-only
+    /// summarizer (empty otherwise: the full summary has it per scope).
+    pub fn measured_latency(&self) -> &LazyHistogram {
+        &self.measured_latency
+    }
+
     pub fn intervals(&self) -> &[IntervalStats] {
         &self.intervals
     }
@@ -140,6 +149,7 @@ impl Summarizer {
             for (total, step) in self.steps.iter_mut().zip(&d.steps) {
                 if self.without_histograms {
                     total.add_counters(step);
+                    self.measured_latency.add(&step.latency);
                 } else {
                     total.add(step);
                     // The exemplars just added are this interval's.
