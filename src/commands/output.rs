@@ -84,7 +84,7 @@ pub fn progress_out(quiet: bool) -> Box<dyn Write> {
 
 /// `5%` or `0.05` → 0.05.
 pub fn parse_percent(flag: &str, text: &str) -> Result<f64, CliError> {
-    loadlab_scenario::study::parse_fraction(&serde_yaml_ng::Value::String(text.to_string()))
+    loadlab_scenario::study::parse_fraction_text(text)
         .map_err(|m| CliError::bad_input(format!("{flag}: {m} (write e.g. 5%)")))
 }
 

@@ -4,6 +4,7 @@
 //! `run.json` beside the step.
 
 use crate::error_kind::ErrorKind;
+use crate::message_counts::MessageCounts;
 use crate::result::LatencySummary;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -112,41 +113,11 @@ impl std::fmt::Display for GrpcCode {
     }
 }
 
-/// A step's gRPC counters in one interval (or summed over many).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GrpcCounts {
-    /// (grpc-status code, calls), sorted by code. A call whose timeout passed counts as
-    /// `DEADLINE_EXCEEDED`, as gRPC clients count it; calls that ended without a status (the
-    /// connection failed, the stream was reset) are not here: they count under their error
-    /// kind only.
-    pub statuses: Vec<(u8, u64)>,
-    pub messages_sent: u64,
-    pub messages_received: u64,
-    /// Payload bytes of the messages (the 5-byte gRPC frame prefixes not counted).
-    pub bytes_sent: u64,
-    pub bytes_received: u64,
-}
-
-impl GrpcCounts {
-    pub fn is_empty(&self) -> bool {
-        self.statuses.is_empty() && self.messages_sent == 0 && self.messages_received == 0
-    }
-
-    pub fn add(&mut self, other: &GrpcCounts) {
-        self.messages_sent += other.messages_sent;
-        self.messages_received += other.messages_received;
-        self.bytes_sent += other.bytes_sent;
-        self.bytes_received += other.bytes_received;
-        for &(code, n) in &other.statuses {
-            self.add_status(code, n);
-        }
-    }
-
-    /// Counts `n` calls that ended with `code` (kept sorted, so equal counts compare equal).
-    pub fn add_status(&mut self, code: u8, n: u64) {
-        crate::delta::add_sorted(&mut self.statuses, code, n);
-    }
-}
+/// A step's gRPC counters in one interval (or summed over many): its endings are
+/// (grpc-status code, calls). A call whose timeout passed counts as `DEADLINE_EXCEEDED`, as
+/// gRPC clients count it; calls that ended without a status (the connection failed, the
+/// stream was reset) are not among them: they count under their error kind only.
+pub type GrpcCounts = MessageCounts<u8>;
 
 /// The counters as a counters line holds them (short keys: one per step and interval).
 #[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -170,7 +141,7 @@ impl From<&GrpcCounts> for GrpcLine {
             mr: c.messages_received,
             bs: c.bytes_sent,
             br: c.bytes_received,
-            st: c.statuses.iter().copied().collect(),
+            st: c.endings.iter().copied().collect(),
         }
     }
 }
@@ -182,7 +153,7 @@ impl From<GrpcLine> for GrpcCounts {
             messages_received: l.mr,
             bytes_sent: l.bs,
             bytes_received: l.br,
-            statuses: l.st.into_iter().collect(),
+            endings: l.st.into_iter().collect(),
         }
     }
 }
@@ -208,7 +179,7 @@ impl GrpcResult {
     pub fn of(c: &GrpcCounts, first_message: LatencySummary) -> Self {
         Self {
             status_codes: c
-                .statuses
+                .endings
                 .iter()
                 .map(|&(code, n)| (GrpcCode::from_u32(code.into()).name().to_string(), n))
                 .collect(),
@@ -259,18 +230,18 @@ mod tests {
     #[test]
     fn counts_add_exactly_and_round_trip_through_a_line() {
         let mut sum = GrpcCounts {
-            statuses: vec![(0, 5)],
+            endings: vec![(0, 5)],
             messages_sent: 5,
             messages_received: 9,
             bytes_sent: 50,
             bytes_received: 90,
         };
         sum.add(&GrpcCounts {
-            statuses: vec![(0, 1), (14, 2)],
+            endings: vec![(0, 1), (14, 2)],
             messages_sent: 3,
             ..GrpcCounts::default()
         });
-        assert_eq!(sum.statuses, vec![(0, 6), (14, 2)]);
+        assert_eq!(sum.endings, vec![(0, 6), (14, 2)]);
         assert_eq!(sum.messages_sent, 8);
         let back: GrpcCounts = GrpcLine::from(&sum).into();
         assert_eq!(back, sum);

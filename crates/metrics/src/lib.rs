@@ -23,6 +23,7 @@ pub mod host_timer;
 mod imported;
 pub mod live;
 mod load_model;
+pub mod message_counts;
 pub mod metric_id;
 mod outcome;
 mod phases;

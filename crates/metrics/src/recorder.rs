@@ -146,7 +146,7 @@ impl Recorder {
         let step = &mut self.current.steps[step as usize];
         step.grpc.add(counts);
         if let Some(code) = status {
-            step.grpc.add_status(code.as_u8(), 1);
+            step.grpc.add_ending(code.as_u8(), 1);
         }
         if let Some(us) = first_message_us {
             step.first_message.record(us);

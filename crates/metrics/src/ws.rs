@@ -2,6 +2,7 @@
 //! way, and the close codes sessions ended with. They add exactly (merges stay exact), are
 //! written in the record's counters line (`ws`), and shown in `run.json` beside the step.
 
+use crate::message_counts::MessageCounts;
 use crate::result::LatencySummary;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -10,38 +11,9 @@ use std::collections::BTreeMap;
 /// §7.1.5 reserves 1006 for exactly this; it is never sent on the wire).
 pub const CLOSE_ABNORMAL: u16 = 1006;
 
-/// A step's WebSocket counters in one interval (or summed over many).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WsCounts {
-    pub messages_sent: u64,
-    pub messages_received: u64,
-    /// Payload bytes of the messages (frames' headers not counted).
-    pub bytes_sent: u64,
-    pub bytes_received: u64,
-    /// (close code, sessions), sorted by code.
-    pub close_codes: Vec<(u16, u64)>,
-}
-
-impl WsCounts {
-    pub fn is_empty(&self) -> bool {
-        self.messages_sent == 0 && self.messages_received == 0 && self.close_codes.is_empty()
-    }
-
-    pub fn add(&mut self, other: &WsCounts) {
-        self.messages_sent += other.messages_sent;
-        self.messages_received += other.messages_received;
-        self.bytes_sent += other.bytes_sent;
-        self.bytes_received += other.bytes_received;
-        for &(code, n) in &other.close_codes {
-            self.add_close(code, n);
-        }
-    }
-
-    /// Counts `n` sessions closed with `code` (kept sorted, so equal counts compare equal).
-    pub fn add_close(&mut self, code: u16, n: u64) {
-        crate::delta::add_sorted(&mut self.close_codes, code, n);
-    }
-}
+/// A step's WebSocket counters in one interval (or summed over many): its endings are
+/// (close code, sessions).
+pub type WsCounts = MessageCounts<u16>;
 
 /// The counters as a counters line holds them (short keys: one per step and interval).
 #[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -65,7 +37,7 @@ impl From<&WsCounts> for WsLine {
             mr: c.messages_received,
             bs: c.bytes_sent,
             br: c.bytes_received,
-            close: c.close_codes.iter().copied().collect(),
+            close: c.endings.iter().copied().collect(),
         }
     }
 }
@@ -77,7 +49,7 @@ impl From<WsLine> for WsCounts {
             messages_received: l.mr,
             bytes_sent: l.bs,
             bytes_received: l.br,
-            close_codes: l.close.into_iter().collect(),
+            endings: l.close.into_iter().collect(),
         }
     }
 }
@@ -105,11 +77,7 @@ impl WsResult {
             messages_received: c.messages_received,
             message_bytes_sent: c.bytes_sent,
             message_bytes_received: c.bytes_received,
-            close_codes: c
-                .close_codes
-                .iter()
-                .map(|(c, n)| (c.to_string(), *n))
-                .collect(),
+            close_codes: c.endings.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
             session_ms: session,
         }
     }
@@ -126,17 +94,17 @@ mod tests {
             messages_received: 5,
             bytes_sent: 30,
             bytes_received: 50,
-            close_codes: vec![(1000, 2)],
+            endings: vec![(1000, 2)],
         };
         let b = WsCounts {
             messages_sent: 1,
-            close_codes: vec![(1000, 1), (1006, 1)],
+            endings: vec![(1000, 1), (1006, 1)],
             ..WsCounts::default()
         };
         let mut sum = a.clone();
         sum.add(&b);
         assert_eq!(sum.messages_sent, 4);
-        assert_eq!(sum.close_codes, vec![(1000, 3), (1006, 1)]);
+        assert_eq!(sum.endings, vec![(1000, 3), (1006, 1)]);
         let back: WsCounts = WsLine::from(&sum).into();
         assert_eq!(back, sum);
     }

@@ -9,10 +9,8 @@ use crate::layout::batch_keys;
 use crate::store::Remote;
 use loadlab_metrics::clock::ClockEstimate;
 use loadlab_metrics::record::{
-    counters_line, hlog_lines, IntervalRecord, RecordEnd, RecordMeta, RecordSink, END_FILE,
-    META_FILE,
+    IntervalLines, IntervalRecord, RecordEnd, RecordMeta, RecordSink, END_FILE, META_FILE,
 };
-use loadlab_metrics::ErrorKind;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -46,7 +44,8 @@ pub struct UploadSink {
     tx: Option<Sender<Msg>>,
     done: Receiver<()>,
     shared: Arc<Mutex<Shared>>,
-    examples_seen: Vec<ErrorKind>,
+    /// Each error kind's example goes up once.
+    lines: IntervalLines,
     clock: Option<ClockEstimate>,
     url: String,
     /// How long `end` waits for the last uploads.
@@ -89,7 +88,7 @@ impl UploadSink {
             tx: Some(tx),
             done,
             shared,
-            examples_seen: Vec::new(),
+            lines: IntervalLines::default(),
             clock,
             url,
             end_timeout: Duration::from_secs(120),
@@ -124,19 +123,8 @@ impl RecordSink for UploadSink {
     }
 
     fn interval(&mut self, interval: &IntervalRecord) -> std::io::Result<()> {
-        let new: Vec<(ErrorKind, String)> = interval
-            .delta
-            .error_examples
-            .iter()
-            .filter(|(k, _)| !self.examples_seen.contains(k))
-            .cloned()
-            .collect();
-        self.send(Msg::Interval {
-            hlog: hlog_lines(interval),
-            counters: counters_line(interval, &new),
-        })?;
-        self.examples_seen.extend(new.iter().map(|(k, _)| *k));
-        Ok(())
+        let (hlog, counters) = self.lines.of(interval);
+        self.send(Msg::Interval { hlog, counters })
     }
 
     fn end(&mut self, end: &RecordEnd) -> std::io::Result<()> {

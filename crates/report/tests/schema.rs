@@ -259,7 +259,7 @@ fn recorded_traffic() -> loadlab_metrics::Recorder {
         bytes_received: 90,
         ..Default::default()
     };
-    grpc.add_status(0, 1);
+    grpc.add_ending(0, 1);
     rec.record_grpc(
         0,
         &grpc,
@@ -273,7 +273,7 @@ fn recorded_traffic() -> loadlab_metrics::Recorder {
         bytes_received: 40,
         ..Default::default()
     };
-    ws.add_close(1000, 1);
+    ws.add_ending(1000, 1);
     rec.record_ws(1, &ws, Some(50_000));
     rec
 }

@@ -5,6 +5,18 @@ use serde::de::{self, Deserializer, Visitor};
 use std::fmt;
 use std::time::Duration;
 
+/// A YAML scalar as text, as these values are written (`500ms`, `0.05`, `30`, `true`);
+/// `None` for mappings and sequences.
+pub fn yaml_scalar_text(v: &serde_yaml_ng::Value) -> Option<String> {
+    use serde_yaml_ng::Value;
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
 /// Parses `500ms`, `30s`, `1m30s`, `8m30s`, `1h`, `2.5s`, `250us`. A bare `0` is zero.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let s = text.trim();

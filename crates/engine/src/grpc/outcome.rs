@@ -85,7 +85,7 @@ pub fn counts(
         Err(f) => payload.is_some() && f.wire.is_some_and(|w| w.sent > 0),
     };
     let counts = GrpcCounts {
-        statuses: Vec::new(),
+        endings: Vec::new(),
         messages_sent: u64::from(sent),
         messages_received: reply.messages,
         bytes_sent: if sent { payload.unwrap_or(0) } else { 0 },
@@ -185,7 +185,7 @@ mod tests {
             Some(7),
         );
         assert_eq!(status, Some(GrpcCode::Unavailable));
-        assert!(ok.statuses.is_empty());
+        assert!(ok.endings.is_empty());
         assert_eq!((ok.messages_sent, ok.bytes_sent), (1, 7));
         assert_eq!((ok.messages_received, ok.bytes_received), (1, 9));
         let (_, late) = counts(

@@ -123,7 +123,7 @@ impl<T: Transport> Worker<T> {
             failed_step,
             ..
         } = session;
-        counts.add_close(close.unwrap_or(CLOSE_ABNORMAL), 1);
+        counts.add_ending(close.unwrap_or(CLOSE_ABNORMAL), 1);
         outcome.bytes_sent = bytes_sent + counts.bytes_sent;
         outcome.bytes_received = counts.bytes_received;
         outcome.error = error.as_ref().map(|(k, _)| *k);

@@ -329,6 +329,29 @@ struct CountersLine {
     res: Vec<RecordedSample>,
 }
 
+/// Turns intervals into the lines of a record's two files (its histograms' hlog lines, its
+/// counters line), each error kind's example message written once, with the first interval
+/// that has one: what a local record and an uploaded one both write.
+#[derive(Debug, Default)]
+pub struct IntervalLines {
+    examples_seen: Vec<ErrorKind>,
+}
+
+impl IntervalLines {
+    /// The interval's hlog lines and counters line.
+    pub fn of(&mut self, interval: &IntervalRecord) -> (String, String) {
+        let new: Vec<(ErrorKind, String)> = interval
+            .delta
+            .error_examples
+            .iter()
+            .filter(|(k, _)| !self.examples_seen.contains(k))
+            .cloned()
+            .collect();
+        self.examples_seen.extend(new.iter().map(|(k, _)| *k));
+        (hlog_lines(interval), counters_line(interval, &new))
+    }
+}
+
 /// The interval's counters line (with its newline). `examples` are the error messages not
 /// seen in earlier intervals.
 pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> String {

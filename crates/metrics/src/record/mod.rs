@@ -41,7 +41,8 @@ mod summary;
 mod writer;
 
 pub use codec::{
-    counters_line, hlog_header, hlog_lines, parse_counters_line, IntervalRecord, RecordedSample,
+    counters_line, hlog_header, hlog_lines, parse_counters_line, IntervalLines, IntervalRecord,
+    RecordedSample,
 };
 pub use judge::MAX_UNDELIVERED;
 pub use merge::{merge_records, MergeError};

@@ -135,7 +135,7 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                             bytes_received: o.service_us % 1100,
                             ..Default::default()
                         };
-                        ws.add_close(if o.error.is_some() { 1006 } else { 1000 }, 1);
+                        ws.add_ending(if o.error.is_some() { 1006 } else { 1000 }, 1);
                         r.record_ws(1, &ws, Some(o.service_us / 2 + 1));
                     } else {
                         // Step 0 is also a gRPC call (a server stream every third one).

@@ -5,10 +5,9 @@
 //! the error is kept for the caller to report, and no file is left that looks like a result
 //! (the JSON files are written to a temporary name and renamed).
 
-use super::codec::{counters_line, hlog_header, hlog_lines, IntervalRecord};
+use super::codec::{hlog_header, IntervalLines, IntervalRecord};
 use super::meta::{RecordEnd, RecordMeta};
 use super::{COUNTERS_FILE, END_FILE, HLOG_FILE, META_FILE};
-use crate::ErrorKind;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -25,8 +24,7 @@ pub struct RecordWriter {
     dir: PathBuf,
     hlog: Option<File>,
     counters: Option<File>,
-    /// Error kinds whose example message was already written.
-    examples_seen: Vec<ErrorKind>,
+    lines: IntervalLines,
     /// Flush to the device every interval (what survives a power cut); tests may skip it.
     sync: bool,
 }
@@ -38,7 +36,7 @@ impl RecordWriter {
             dir: dir.to_path_buf(),
             hlog: None,
             counters: None,
-            examples_seen: Vec::new(),
+            lines: IntervalLines::default(),
             sync: true,
         }
     }
@@ -95,20 +93,9 @@ impl RecordSink for RecordWriter {
     }
 
     fn interval(&mut self, interval: &IntervalRecord) -> std::io::Result<()> {
-        Self::append(&mut self.hlog, hlog_lines(interval).as_bytes(), self.sync)?;
-        let new: Vec<(ErrorKind, String)> = interval
-            .delta
-            .error_examples
-            .iter()
-            .filter(|(k, _)| !self.examples_seen.contains(k))
-            .cloned()
-            .collect();
-        Self::append(
-            &mut self.counters,
-            counters_line(interval, &new).as_bytes(),
-            self.sync,
-        )?;
-        self.examples_seen.extend(new.iter().map(|(k, _)| *k));
+        let (hlog, counters) = self.lines.of(interval);
+        Self::append(&mut self.hlog, hlog.as_bytes(), self.sync)?;
+        Self::append(&mut self.counters, counters.as_bytes(), self.sync)?;
         Ok(())
     }
 

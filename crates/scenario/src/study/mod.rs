@@ -173,22 +173,30 @@ fn located(
 pub fn parse_fraction(v: &Value) -> Result<f64, String> {
     let f = match v {
         Value::Number(n) => n.as_f64().ok_or("not a number")?,
-        Value::String(s) => {
-            let t = s.trim();
-            match t.strip_suffix('%') {
-                Some(p) => {
-                    p.trim()
-                        .parse::<f64>()
-                        .map_err(|_| format!("invalid percentage `{s}`"))?
-                        / 100.0
-                }
-                None => t
-                    .parse::<f64>()
-                    .map_err(|_| format!("invalid fraction `{s}`: write e.g. 5% or 0.05"))?,
-            }
-        }
+        Value::String(s) => return parse_fraction_text(s),
         _ => return Err("expected a percentage, e.g. 5%".into()),
     };
+    in_fraction_range(f)
+}
+
+/// `5%` or `0.05` → 0.05, as a flag gives it.
+pub fn parse_fraction_text(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let f = match t.strip_suffix('%') {
+        Some(p) => {
+            p.trim()
+                .parse::<f64>()
+                .map_err(|_| format!("invalid percentage `{s}`"))?
+                / 100.0
+        }
+        None => t
+            .parse::<f64>()
+            .map_err(|_| format!("invalid fraction `{s}`: write e.g. 5% or 0.05"))?,
+    };
+    in_fraction_range(f)
+}
+
+fn in_fraction_range(f: f64) -> Result<f64, String> {
     if !(0.0..=10.0).contains(&f) || !f.is_finite() {
         return Err(format!("{f} is out of range"));
     }

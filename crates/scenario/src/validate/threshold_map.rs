@@ -7,6 +7,7 @@ use crate::error::ScenarioError;
 use crate::suggest::closest;
 use crate::threshold::{Live, Threshold};
 use crate::units::parse_duration;
+use crate::units::yaml_scalar_text as scalar_text;
 use serde_yaml_ng::{Mapping, Value};
 
 pub const KEYS: &[&str] = &["metric", "below", "above", "over", "abort", "grace"];
@@ -113,14 +114,4 @@ pub(super) fn from_mapping(
     })?;
     let expr = format!("{metric} {op} {bound}{}", live.suffix());
     Threshold::parse(&expr).map_err(|m| ctx.err(field, m))
-}
-
-/// A YAML scalar as text (`500ms`, `0.05`, `30`); `None` for mappings and sequences.
-fn scalar_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
 }
