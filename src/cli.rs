@@ -98,9 +98,8 @@ pub struct ImportResultsArgs {
     /// Label the runs (repeatable): commit=SHA, branch=main… LOADLAB_LABELS adds more.
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label_flag)]
     pub labels: Vec<(String, String)>,
-    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
-    #[arg(long, value_name = "DIR")]
-    pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Print only the run ids (and errors).
     #[arg(long, short)]
     pub quiet: bool,
@@ -279,9 +278,8 @@ pub struct CompareArgs {
     /// Print nothing but errors (the exit code tells the outcome).
     #[arg(long, short)]
     pub quiet: bool,
-    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
-    #[arg(long, value_name = "DIR")]
-    pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 #[derive(Args, Clone)]
@@ -344,9 +342,8 @@ pub struct SeriesArgs {
     /// Use the scenario's single runs even when studies of that name exist.
     #[arg(long)]
     pub runs: bool,
-    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
-    #[arg(long, value_name = "DIR")]
-    pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 /// The change-point detector's settings (Apache Otava's defaults).
@@ -446,9 +443,8 @@ pub struct ReportArgs {
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
-    #[arg(long, value_name = "DIR")]
-    pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 #[derive(Args, Clone)]
@@ -526,4 +522,13 @@ pub struct K8sArgs {
     /// How long a pod waits at the start barrier for the others (default 300s).
     #[arg(long, value_name = "DURATION", default_value = "300s")]
     pub barrier_timeout: String,
+}
+
+/// The run store a command reads or adds to: one flag, one meaning, for every command that
+/// only needs a local store.
+#[derive(Args, Clone, Default)]
+pub struct StoreArgs {
+    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
 }

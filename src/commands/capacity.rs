@@ -3,7 +3,7 @@
 //! `loadlab_orchestrate::capacity`; this command resolves flags, supplies the runs and prints.
 
 use super::live::{Live, Steerable};
-use super::output::{duration_flag, percent_flag, print_report_paths, rate_flag, report_for, warn};
+use super::output::{duration_flag, percent_flag, rate_flag, report_for, warn, Stored};
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::capacity::CapacityResult;
@@ -119,21 +119,13 @@ fn print_end(result: &CapacityResult, path: &Path, file: &Path, report: Option<&
     for w in &result.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
-    let _ = writeln!(
-        out,
-        "capacity search {} stored: {}",
-        result.id,
-        path.display()
-    );
-    if result.interrupted {
-        let _ = writeln!(
-            out,
-            "resume it with: loadlab capacity {} --resume {}",
-            file.display(),
-            result.id
-        );
-    }
-    if let Some(r) = report {
-        print_report_paths(&mut out, r);
-    }
+    let stored = Stored {
+        what: "capacity search",
+        command: "capacity",
+        id: &result.id,
+        interrupted: result.interrupted,
+        path,
+        file,
+    };
+    stored.print(&mut out, report);
 }

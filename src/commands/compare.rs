@@ -5,7 +5,7 @@
 use super::output::{percent_flag, print_report_paths, report_for, warn};
 use crate::cli::CompareArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_analysis::compare::{CompareOptions, ALPHA, MIN_RUNS_FOR_COMPARISON};
+use loadlab_analysis::compare::CompareOptions;
 use loadlab_analysis::study::default_compare_metrics;
 use loadlab_metrics::RunResult;
 use loadlab_pipeline::compare::{
@@ -19,7 +19,7 @@ use std::path::Path;
 pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
     let bound = percent_flag("--fail-on-regression", args.fail_on_regression.as_deref())?;
     let band = percent_flag("--equivalence", args.equivalence.as_deref())?;
-    let results = args.results.as_deref();
+    let results = args.store.results.as_deref();
     let mut store = None;
     let a_sides = resolve(&args.baseline, &mut store, results, &mut warn)?;
     let b_sides = resolve(&args.candidate, &mut store, results, &mut warn)?;
@@ -33,11 +33,7 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
     let metrics = chosen_metrics(&args.metrics, &pairs)?;
     // Without --equivalence, the baseline study's band: the same runs get the same verdict
     // words here as in the study's own summary and report.
-    let options = CompareOptions {
-        alpha: ALPHA,
-        equivalence: band.unwrap_or(a_sides[0].equivalence),
-        min_runs: MIN_RUNS_FOR_COMPARISON,
-    };
+    let options = CompareOptions::with_equivalence(band.unwrap_or(a_sides[0].equivalence));
     let result = compare_pairs(&pairs, &metrics, &options, bound);
     let names = (args.baseline.as_str(), args.candidate.as_str());
     let outputs = CiOutputs {
@@ -78,10 +74,7 @@ pub fn run_against_study(
     quiet: bool,
 ) -> Result<bool, CliError> {
     let (base, run) = baseline_for_run(result, baseline, results, &mut warn)?;
-    let options = CompareOptions {
-        equivalence: base.equivalence,
-        ..CompareOptions::default()
-    };
+    let options = CompareOptions::with_equivalence(base.equivalence);
     let pairs = [(&base, &run)];
     let compared = compare_pairs(&pairs, &default_compare_metrics(), &options, bound);
     if !quiet {

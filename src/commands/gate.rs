@@ -8,7 +8,7 @@ use super::history::{detector_params, series};
 use super::output::{parse_percent, percent_flag};
 use crate::cli::GateArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_analysis::compare::{CompareOptions, ALPHA, MIN_RUNS_FOR_COMPARISON};
+use loadlab_analysis::compare::CompareOptions;
 use loadlab_pipeline::compare::{compare_pairs, write_pairs, write_verdict};
 use loadlab_pipeline::history::{chosen_metrics, gate_sides};
 use loadlab_report::gate_summary::{gate_markdown, GateContext};
@@ -35,11 +35,7 @@ pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
         &s.name,
         equivalence,
     )?;
-    let options = CompareOptions {
-        alpha: ALPHA,
-        equivalence,
-        min_runs: MIN_RUNS_FOR_COMPARISON,
-    };
+    let options = CompareOptions::with_equivalence(equivalence);
     let pairs = [(&sides.history, &sides.newest)];
     let result = compare_pairs(&pairs, &metrics, &options, Some(bound));
     let mut out = std::io::stdout().lock();

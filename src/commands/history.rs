@@ -41,7 +41,7 @@ pub fn series(args: &SeriesArgs) -> Result<(Option<Store>, Loaded), CliError> {
         runs_only: args.runs,
     };
     Ok(load_series(
-        args.results.as_deref(),
+        args.store.results.as_deref(),
         &query,
         &mut super::output::warn,
     )?)

@@ -46,7 +46,7 @@ pub fn execute(args: ImportResultsArgs) -> Result<Outcome, CliError> {
         .clone()
         .unwrap_or_else(|| default_name(&inputs[0].file));
     let labels = loadlab_store::labels_from_env(&args.labels).map_err(CliError::bad_input)?;
-    let store = loadlab_pipeline::store::open_for_runs(args.results.as_deref(), &mut warn)?;
+    let store = loadlab_pipeline::store::open_for_runs(args.store.results.as_deref(), &mut warn)?;
     let study = if args.study {
         Some(super::import_study::begin(&store, &name, &labels)?)
     } else {

@@ -9,7 +9,7 @@ use loadlab_pipeline::reports::{resolve_input, write_report, ReportFormat, Repor
 use std::path::{Path, PathBuf};
 
 pub fn execute(args: ReportArgs) -> Result<Outcome, CliError> {
-    let input = resolve_input(&args.input, args.results.as_deref(), &mut warn)?;
+    let input = resolve_input(&args.input, args.store.results.as_deref(), &mut warn)?;
     let format = args
         .format
         .as_deref()

@@ -4,7 +4,7 @@
 //! prints what happens.
 
 use super::live::{Live, Steerable};
-use super::output::{print_report_paths, report_for, warn};
+use super::output::{report_for, warn, Stored};
 use crate::cli::{MonitorArgs, OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
@@ -21,7 +21,6 @@ use loadlab_pipeline::PipelineError;
 use loadlab_report::study_terminal::print_study;
 use loadlab_scenario::study::StudyDocument;
 use loadlab_store::StudyKind;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
@@ -190,27 +189,13 @@ pub fn run_study_file(
 fn print_end(study: &StudyResult, stopped: bool, path: &Path, file: &Path, report: Option<&Path>) {
     let mut out = std::io::stdout().lock();
     let _ = print_study(&mut out, study);
-    let _ = writeln!(
-        out,
-        "\nstudy {} {}: {}",
-        study.id,
-        if stopped {
-            "interrupted, partial result stored"
-        } else {
-            "stored"
-        },
-        path.display()
-    );
-    if stopped {
-        let _ = writeln!(
-            out,
-            "resume it with: loadlab study {} --resume {}",
-            file.display(),
-            study.id
-        );
-    }
-    if let Some(r) = report {
-        print_report_paths(&mut out, r);
-    }
-    let _ = out.flush();
+    let stored = Stored {
+        what: "study",
+        command: "study",
+        id: &study.id,
+        interrupted: stopped,
+        path,
+        file,
+    };
+    stored.print(&mut out, report);
 }

@@ -119,6 +119,16 @@ impl Default for CompareOptions {
     }
 }
 
+impl CompareOptions {
+    /// The project's α and fewest runs, with this equivalence band (0: none).
+    pub fn with_equivalence(equivalence: f64) -> Self {
+        Self {
+            equivalence,
+            ..Self::default()
+        }
+    }
+}
+
 /// One side of a `loadlab compare`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CompareSide {

@@ -207,11 +207,7 @@ fn compare_variants(
     if pairs.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let options = CompareOptions {
-        alpha: ALPHA,
-        equivalence: plan.equivalence,
-        min_runs: MIN_RUNS_FOR_COMPARISON,
-    };
+    let options = CompareOptions::with_equivalence(plan.equivalence);
     // One Holm family over every pair; pairs with too few valid runs read `insufficient`.
     let comparisons = st::compare_study(stats, pairs, metrics, &options);
     let degradation = pairs
