@@ -195,3 +195,87 @@ fn run_variant_runs_one_variant_and_names_the_others_when_it_does_not_exist() {
         "{said}"
     );
 }
+
+/// Ctrl-C in a terminal (SIGINT to the whole foreground group) during a round: the segments
+/// stop once, keep their records, and the study stops with the round as an interrupted run
+/// (exit 3) that `--resume` would make again.
+#[test]
+fn ctrl_c_during_a_round_stops_every_segment_once_and_keeps_the_study() {
+    use std::os::unix::process::CommandExt;
+    let _serial = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let target = Target::start(&["--service-time", "1ms"]);
+    let file = dir.path().join("long.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "name: long\ntarget: {}\nload: {{ model: open, stages: [ {{ duration: 20s, rate: 50/s }} ] }}\n\
+             flows:\n  - name: api\n    steps: [ {{ name: ping, get: /api/ping }} ]\n\
+             study:\n  repeat: 2\n",
+            target.url
+        ),
+    )
+    .unwrap();
+    let json = dir.path().join("study.json");
+    let study = Command::new(BIN)
+        .args([
+            "study",
+            file.to_str().unwrap(),
+            "--segments",
+            "2",
+            "--no-progress",
+        ])
+        .args(["--json", json.to_str().unwrap()])
+        .env("LOADLAB_RESULTS", &results)
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The round's barrier is 1.5 s away; stop it a little after its load began.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let group = study.id() as i32;
+    // SAFETY: kill(2) on the process group this test started.
+    unsafe {
+        libc::kill(-group, libc::SIGINT);
+    }
+    let started = std::time::Instant::now();
+    let out = study.wait_with_output().unwrap();
+    assert!(
+        started.elapsed().as_secs() < 15,
+        "the study did not stop promptly"
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(saved["interrupted"], true, "{saved}");
+    let log = saved["run_log"].as_array().unwrap();
+    assert_eq!(log.len(), 1, "{saved}");
+    assert!(
+        log[0]["invalid"].to_string().contains("interrupted"),
+        "{saved}"
+    );
+    // Both segments wrote their summary (a second signal would have made them quit without).
+    let round = results
+        .join("studies")
+        .join(saved["id"].as_str().unwrap())
+        .join("segments/round-001");
+    for i in 0..2 {
+        let seg_log = std::fs::read_to_string(round.join(format!("segment-{i}.log"))).unwrap();
+        assert!(
+            !seg_log.contains("again: quitting now"),
+            "segment {i}: {seg_log}"
+        );
+    }
+    let run = results
+        .join("runs")
+        .join(log[0]["run"].as_str().unwrap())
+        .join("run.json");
+    let merged: Value = serde_json::from_str(&std::fs::read_to_string(run).unwrap()).unwrap();
+    let segments = merged["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 2, "{merged}");
+    for s in segments {
+        assert_eq!(s["interrupted"], true, "{s}");
+        assert!(s["requests"].as_u64().unwrap() > 20, "{s}");
+    }
+}

@@ -12,6 +12,7 @@ use loadlab_engine::Cancel;
 use loadlab_orchestrate::{ExecutedRun, Executor, RunRequest};
 use loadlab_store::{Labels, NewRun, Store};
 use std::path::{Path, PathBuf};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, SystemTime};
 
@@ -102,9 +103,12 @@ impl<'a> SegmentedExecutor<'a> {
             let stderr = std::fs::File::create(&log).map_err(|e| {
                 PipelineError::aborted(format!("{}: cannot create: {e}", log.display()))
             })?;
+            // A group of its own: a terminal's Ctrl-C reaches this process only, which passes
+            // one SIGINT on (a second one would make a segment quit without its summary).
             let child = self
                 .command
                 .command(variant, i, &start_at, &segment_dir(dir, i))
+                .process_group(0)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(stderr)
