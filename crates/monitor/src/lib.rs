@@ -67,6 +67,7 @@ mod procs;
 mod prometheus;
 mod sample;
 mod sampler;
+mod sockets;
 mod sys;
 
 pub use cgroup::{cgroup2_mount, own_cgroup};

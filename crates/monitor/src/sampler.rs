@@ -4,11 +4,11 @@
 
 use crate::cgroup::CgroupWatcher;
 use crate::collect::Collect;
-use crate::host::sockets::{SocketScan, SocketScanner, SocketTotals};
 use crate::host::HostSampler;
 use crate::procs::{table::ProcessTable, ProcessWatcher};
 use crate::prometheus::Scrapers;
 use crate::sample::{MetricKind, MonitorCost, MonitorReport, MonitorWarning, Sample};
+use crate::sockets::{SocketScan, SocketScanner, SocketTotals};
 use crate::sys::{thread_cpu_time, unix_ms};
 use crate::MonitorError;
 use loadlab_scenario::monitor::{MonitorConfig, MIN_MONITOR_INTERVAL};

@@ -11,8 +11,8 @@ use crate::PipelineError;
 use loadlab_engine::Cancel;
 use loadlab_orchestrate::{ExecutedRun, Executor, RunRequest};
 use loadlab_store::{Labels, NewRun, Store};
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, SystemTime};
 

@@ -4,13 +4,12 @@
 //! saturated by someone else" from "the generator was saturated" (seed 004).
 
 pub mod cpu;
-pub mod sockets;
 
 use crate::collect::Collect;
 use crate::procs::table::ProcessTable;
 use crate::sample::ProcessCpu;
+use crate::sockets::{SocketScan, SocketTotals, TCP_STATES};
 use procfs::Current;
-use sockets::{SocketScan, SocketTotals, TCP_STATES};
 use std::collections::HashMap;
 
 pub use loadlab_metrics::resources::TOP_PROCESSES;
@@ -281,7 +280,7 @@ mod tests {
         let mut host = HostSampler::new(28232);
         std::thread::sleep(std::time::Duration::from_millis(50));
         let mut out = Collect::default();
-        let mut scanner = sockets::SocketScanner::new();
+        let mut scanner = crate::sockets::SocketScanner::new();
         let scan = scanner.scan().unwrap();
         let totals = SocketTotals::read().unwrap();
         host.sample(0.05, Some(&totals), Some(&scan), &mut out);

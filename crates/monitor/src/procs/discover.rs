@@ -18,7 +18,7 @@ pub enum PortLookup {
 
 /// The processes listening on `port` (IPv4 or IPv6, any address).
 pub fn processes_listening_on(port: u16) -> std::io::Result<PortLookup> {
-    let inodes = super::super::host::sockets::listening_inodes(port)?;
+    let inodes = crate::sockets::listening_inodes(port)?;
     if inodes.is_empty() {
         return Ok(PortLookup::NotListening);
     }

@@ -256,7 +256,7 @@ fn lookup_port(
             .filter(|(p, _)| *p == port)
             .map(|(_, i)| *i)
             .collect(),
-        None => crate::host::sockets::listening_inodes(port)
+        None => crate::sockets::listening_inodes(port)
             .map_err(|e| format!("cannot read /proc/net/tcp: {e}"))?,
     };
     now.sort_unstable();
