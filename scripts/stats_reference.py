@@ -404,6 +404,102 @@ def usl():
     write("usl.json", {"cases": cases})
 
 
+# ---------------------------------------------------------------- rounds of segments
+
+def hdr_quantile(sorted_samples, q):
+    """HdrHistogram's value at quantile q for integer samples it holds exactly (below 2048 µs,
+    one bucket per µs): the first value whose cumulative count reaches ceil(q * N)."""
+    n = len(sorted_samples)
+    wanted = max(1, math.ceil(q * n))
+    return int(sorted_samples[wanted - 1])
+
+
+def rounds_bootstrap():
+    """loadlab study --segments: each variant's rounds of segments (integer latencies in µs),
+    the ratio of medians over rounds of each round's merged percentile, its two-level
+    bootstrap (rounds, then segments within each drawn round, samples merged and the
+    percentile computed again) with NumPy's own generator, and Kalibera & Jones's variance
+    components of the segments' percentile. An independent computation of what
+    crates/analysis/src/study/rounds.rs does."""
+    rng = np.random.default_rng(20261128)
+    rounds, segments, per_segment = 5, 3, 300
+    stats_q = {"p50": 0.5, "p95": 0.95, "p99": 0.99}
+
+    def variant(scale, round_spread, segment_spread):
+        out = []
+        for _ in range(rounds):
+            r_shift = rng.normal(0.0, round_spread)
+            segs = []
+            for _ in range(segments):
+                s_shift = rng.normal(0.0, segment_spread)
+                x = rng.lognormal(math.log(400.0 * scale) + r_shift + s_shift, 0.35, per_segment)
+                segs.append(sorted(int(v) for v in np.clip(np.round(x), 100, 2000)))
+            out.append(segs)
+        return out
+
+    a = variant(1.0, 0.05, 0.02)
+    b = variant(1.3, 0.05, 0.02)
+
+    def round_quantile(segs, q):
+        return hdr_quantile(sorted(v for s in segs for v in s), q) / 1000.0
+
+    def median_over_rounds(var, q):
+        return float(np.median([round_quantile(r, q) for r in var]))
+
+    ratios = {k: median_over_rounds(b, q) / median_over_rounds(a, q) for k, q in stats_q.items()}
+
+    resamples = 10000
+    boot = {k: [] for k in stats_q}
+    arrays = [[[np.array(s) for s in r] for r in var] for var in (a, b)]
+    for _ in range(resamples):
+        medians = []
+        for var in arrays:
+            per_stat = {k: [] for k in stats_q}
+            for ri in rng.integers(0, rounds, rounds):
+                picks = rng.integers(0, segments, segments)
+                merged = np.sort(np.concatenate([var[ri][si] for si in picks]))
+                for k, q in stats_q.items():
+                    per_stat[k].append(hdr_quantile(merged, q) / 1000.0)
+            medians.append({k: float(np.median(v)) for k, v in per_stat.items()})
+        for k in stats_q:
+            boot[k].append(medians[1][k] / medians[0][k])
+    bootstrap = {}
+    for k in stats_q:
+        d = np.array(boot[k])
+        bootstrap[k] = {"ci": [f(np.percentile(d, 2.5)), f(np.percentile(d, 97.5))],
+                        "sd": f(d.std(ddof=1))}
+
+    def levels(var):
+        # The percentile looked at: p99 when every segment has 10 requests beyond it, else
+        # p95, else p50 (300 a segment: p95).
+        n = min(len(s) for r in var for s in r)
+        name, q = next(((k, q) for k, q in (("p99", 0.99), ("p95", 0.95)) if n * (1 - q) >= 10),
+                       ("p50", 0.5))
+        y = np.array([[hdr_quantile(s, q) / 1000.0 for s in r] for r in var])
+        n1, n2 = y.shape
+        means = y.mean(axis=1)
+        within = float(((y - means[:, None]) ** 2).sum() / (n1 * (n2 - 1)))
+        s1 = float(means.var(ddof=1))
+        between = max(s1 - within / n2, 0.0)
+        var_now = between / n1 + within / (n1 * n2)
+        more_rounds = math.sqrt((between / (n1 + 1) + within / ((n1 + 1) * n2)) / var_now)
+        more_segments = math.sqrt((between / n1 + within / (n1 * (n2 + 1))) / var_now)
+        return {"metric": f"latency_ms.{name}", "within_rounds": f(within),
+                "between_rounds": f(between), "rounds_share": f(between / (between + within)),
+                "ci_factor_more_rounds": f(more_rounds),
+                "ci_factor_more_segments": f(more_segments)}
+
+    write("rounds_bootstrap.json", {
+        "about": "Two variants of 5 rounds x 3 segments x 300 integer latencies (µs); b/a ratio of "
+                 "the medians over rounds of each round's merged percentile (HdrHistogram's rule), "
+                 "a two-level bootstrap of it (10,000 resamples, NumPy PCG64) and K&J variance "
+                 "components of the segments' percentile.",
+        "a": a, "b": b, "ratios": {k: f(v) for k, v in ratios.items()},
+        "bootstrap": bootstrap, "resamples": resamples,
+        "levels": {"a": levels(a), "b": levels(b)},
+    })
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--out":
         os.environ["LOADLAB_FIXTURES_OUT"] = os.path.abspath(sys.argv[2])
@@ -420,6 +516,7 @@ def main():
     holm()
     kneedle()
     usl()
+    rounds_bootstrap()
     import stats_reference_verdicts as verdict_fixtures  # noqa: E402 (needs this module)
     verdict_fixtures.main()
 
