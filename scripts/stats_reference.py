@@ -450,6 +450,7 @@ def rounds_bootstrap():
 
     resamples = 10000
     boot = {k: [] for k in stats_q}
+    own = [{k: [] for k in stats_q}, {k: [] for k in stats_q}]
     arrays = [[[np.array(s) for s in r] for r in var] for var in (a, b)]
     for _ in range(resamples):
         medians = []
@@ -463,11 +464,22 @@ def rounds_bootstrap():
             medians.append({k: float(np.median(v)) for k, v in per_stat.items()})
         for k in stats_q:
             boot[k].append(medians[1][k] / medians[0][k])
+            own[0][k].append(medians[0][k])
+            own[1][k].append(medians[1][k])
     bootstrap = {}
     for k in stats_q:
         d = np.array(boot[k])
         bootstrap[k] = {"ci": [f(np.percentile(d, 2.5)), f(np.percentile(d, 97.5))],
                         "sd": f(d.std(ddof=1))}
+
+    percentiles = {}
+    for name, var, dist in (("a", a, own[0]), ("b", b, own[1])):
+        percentiles[name] = {}
+        for k, q in stats_q.items():
+            d = np.array(dist[k])
+            percentiles[name][k] = {"median_ms": f(median_over_rounds(var, q)),
+                                    "ci_ms": [f(np.percentile(d, 2.5)), f(np.percentile(d, 97.5))],
+                                    "sd": f(d.std(ddof=1))}
 
     def levels(var):
         # The percentile looked at: p99 when every segment has 10 requests beyond it, else
@@ -495,7 +507,7 @@ def rounds_bootstrap():
                  "a two-level bootstrap of it (10,000 resamples, NumPy PCG64) and K&J variance "
                  "components of the segments' percentile.",
         "a": a, "b": b, "ratios": {k: f(v) for k, v in ratios.items()},
-        "bootstrap": bootstrap, "resamples": resamples,
+        "bootstrap": bootstrap, "resamples": resamples, "percentiles": percentiles,
         "levels": {"a": levels(a), "b": levels(b)},
     })
 

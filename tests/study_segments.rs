@@ -90,6 +90,13 @@ fn a_study_of_rounds_of_segments_reports_rounds_segments_and_a_two_level_ci() {
             let (lo, hi) = (p99[0].min(p99[1]), p99[0].max(p99[1]));
             assert!(lo <= merged && merged <= hi, "{round}");
         }
+        // Its own p50/p95/p99 over the rounds, each with a two-level CI around it.
+        let percentiles = v["percentiles"].as_array().unwrap();
+        assert_eq!(percentiles.len(), 3, "{v}");
+        for p in percentiles {
+            let (m, ci) = (p["median_ms"].as_f64().unwrap(), &p["ci_ms"]);
+            assert!(ci[0].as_f64().unwrap() <= m && m <= ci[1].as_f64().unwrap(), "{p}");
+        }
         let levels = &v["levels"];
         assert_eq!(levels["rounds"], 2, "{v}");
         assert_eq!(levels["segments_per_round"], 2, "{v}");
@@ -156,6 +163,7 @@ fn a_study_of_rounds_of_segments_reports_rounds_segments_and_a_two_level_ci() {
     assert!(md.contains("Rounds of segments"), "{md}");
     assert!(md.contains("two-level bootstrap"), "{md}");
     assert!(md.contains("Where the variance is"), "{md}");
+    assert!(md.contains("median over rounds"), "{md}");
 }
 
 #[test]

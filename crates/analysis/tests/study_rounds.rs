@@ -103,6 +103,28 @@ fn rounds_of_segments_match_numpy() {
         );
     }
     for v in &study.variants {
+        // Each variant's own percentiles: the median over rounds exactly, the two-level CI
+        // within the Monte Carlo error.
+        for (p, key) in v.percentiles.iter().zip(["p50", "p95", "p99"]) {
+            let expected = &fx["percentiles"][&v.name][key];
+            let what = format!("{} {key}", v.name);
+            assert_fixture_close(
+                "rounds_bootstrap.json",
+                "median_ms",
+                p.median_ms,
+                num(&expected["median_ms"]),
+                &what,
+            );
+            let sd = num(&expected["sd"]);
+            for end in 0..2 {
+                let want = num(&expected["ci_ms"][end]);
+                assert!(
+                    (p.ci_ms[end] - want).abs() < 0.3 * sd,
+                    "{what}: CI {:?} vs NumPy {want} (sd {sd})",
+                    p.ci_ms
+                );
+            }
+        }
         let l = v.levels.as_ref().unwrap();
         let expected = &fx["levels"][&v.name];
         assert_eq!(l.metric.to_string(), expected["metric"].as_str().unwrap());

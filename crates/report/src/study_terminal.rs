@@ -3,6 +3,7 @@
 //! Spread is written `CV 4.1%` (never a bare `±`, which reads like a confidence margin);
 //! p-values are labelled raw and Holm-adjusted.
 
+use crate::format::format_ms;
 use crate::study_doc::{gate_verdicts, one_run_words, usl_skipped_words};
 use crate::verdict_words::{
     change_words, drift_sentence, format_value, p_cell, regression_sentence, usl_issue_sentence,
@@ -235,6 +236,24 @@ fn print_rounds(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
         "rounds of {} segments (each round merged exactly; CIs from a two-level bootstrap of rounds and their segments, {} resamples):",
         rounds.segments, rounds.resamples
     )?;
+    for v in &rounds.variants {
+        let figures: Vec<String> = v
+            .percentiles
+            .iter()
+            .map(|p| {
+                let name = p.metric.to_string();
+                format!(
+                    "{} {} [{}–{}]{}",
+                    name.rsplit('.').next().unwrap_or(&name),
+                    format_ms(p.median_ms),
+                    format_ms(p.ci_ms[0]),
+                    format_ms(p.ci_ms[1]),
+                    if p.thin { "†" } else { "" }
+                )
+            })
+            .collect();
+        writeln!(out, "  {}: {}", v.name, figures.join(" · "))?;
+    }
     for c in &rounds.comparisons {
         writeln!(
             out,

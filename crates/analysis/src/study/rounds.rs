@@ -31,13 +31,30 @@ pub struct RoundsStudy {
     pub comparisons: Vec<RoundsComparison>,
 }
 
-/// One variant's valid rounds and where their variance lies.
+/// One variant's valid rounds, its percentiles over them, and where their variance lies.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct VariantRounds {
     pub name: String,
     pub rounds: Vec<RoundRow>,
+    /// p50, p95, p99: the median over rounds of each round's merged percentile, with its
+    /// two-level bootstrap CI.
+    #[serde(default)]
+    pub percentiles: Vec<RoundPercentile>,
     /// `None` with fewer than 2 rounds or 2 segments per round.
     pub levels: Option<LevelVariance>,
+}
+
+/// A variant's percentile over its rounds.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RoundPercentile {
+    /// The run's latency percentile (`latency_ms.p99`).
+    pub metric: MetricId,
+    /// The median over rounds of each round's merged percentile (ms).
+    pub median_ms: f64,
+    /// Its 95% two-level bootstrap CI (ms).
+    pub ci_ms: [f64; 2],
+    /// A round holds fewer than 10 requests beyond it.
+    pub thin: bool,
 }
 
 /// A round: its merged percentiles (the run's own) and each segment's.
@@ -169,11 +186,12 @@ pub fn analyze_rounds(
         resamples: ROUND_BOOTSTRAP_RESAMPLES,
         variants: variants
             .iter()
-            .zip(&rounds)
-            .map(|(v, rs)| VariantRounds {
+            .enumerate()
+            .map(|(i, v)| VariantRounds {
                 name: v.name.to_string(),
-                rounds: rs.iter().map(Round::row).collect(),
-                levels: level_variance(rs),
+                rounds: rounds[i].iter().map(Round::row).collect(),
+                percentiles: own_percentiles(&grid, &dense[i], &rounds[i], i as u64),
+                levels: level_variance(&rounds[i]),
             })
             .collect(),
         comparisons,
@@ -373,6 +391,43 @@ fn two_level_ratios(
         }
     }
     ratios
+}
+
+/// A variant's own p50, p95 and p99 over its rounds, each with its two-level bootstrap CI.
+fn own_percentiles(
+    grid: &Grid,
+    dense: &[Vec<Vec<u64>>],
+    rounds: &[Round],
+    seed: u64,
+) -> Vec<RoundPercentile> {
+    if dense.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = SplitMix64(0x0A11_0F17_u64 ^ seed);
+    let mut buf = vec![0; grid.values.len()];
+    let mut boot = vec![Vec::with_capacity(ROUND_BOOTSTRAP_RESAMPLES); ROUND_STATS.len()];
+    for _ in 0..ROUND_BOOTSTRAP_RESAMPLES {
+        for (k, v) in resample(grid, dense, &mut rng, &mut buf)
+            .into_iter()
+            .enumerate()
+        {
+            boot[k].push(v);
+        }
+    }
+    let fewest = rounds.iter().map(Round::measured).min().unwrap_or(0);
+    ROUND_STATS
+        .into_iter()
+        .enumerate()
+        .map(|(k, stat)| {
+            let q = stat.quantile().expect("a percentile");
+            RoundPercentile {
+                metric: MetricId::latency(stat),
+                median_ms: median_of_rounds(grid, dense, q),
+                ci_ms: percentile_interval(&boot[k]),
+                thin: thin_percentile(fewest, q),
+            }
+        })
+        .collect()
 }
 
 /// The 2.5% and 97.5% points of a bootstrap distribution.

@@ -13,6 +13,7 @@ pub(super) fn segments_section(s: &StudyResult) -> Option<Section> {
         "Each repetition was a round of {} generator processes (`loadlab study --segments {}`), started together at a barrier and merged exactly (histograms added): the round is the unit of every statistic above, and a round is valid only when each of its segments is. Percentiles here are each round's or segment's own; none is averaged.",
         rounds.segments, rounds.segments
     )));
+    sec.push(Block::Table(percentile_table(rounds)));
     sec.push(Block::Table(round_table(rounds)));
     sec.push(Block::Table(segment_table(rounds)));
     if let Some(t) = bootstrap_table(rounds) {
@@ -24,6 +25,34 @@ pub(super) fn segments_section(s: &StudyResult) -> Option<Section> {
         sec.push(Block::List(levels));
     }
     Some(sec)
+}
+
+fn percentile_table(rounds: &RoundsStudy) -> Table {
+    let mut t = Table::new(&[
+        "variant",
+        "metric",
+        ">median over rounds",
+        ">95% CI (two-level)",
+    ]);
+    for v in &rounds.variants {
+        for p in &v.percentiles {
+            let ci = format!("{} – {}", format_ms(p.ci_ms[0]), format_ms(p.ci_ms[1]));
+            t.row(vec![
+                Cell::from(format!("`{}`", v.name)),
+                Cell::from(format!("`{}`", p.metric)),
+                Cell::from(format_ms(p.median_ms)),
+                if p.thin {
+                    Cell::level(format!("{ci} (too few requests beyond it)"), Level::Info)
+                } else {
+                    Cell::from(ci)
+                },
+            ]);
+        }
+    }
+    t.with_note(format!(
+        "Each round's percentile is that of its merged histogram; the median is over the valid rounds. The CI is a two-level bootstrap ({} resamples): rounds drawn with replacement, then the segments of each drawn round, merged, the percentile computed again.",
+        rounds.resamples
+    ))
 }
 
 fn round_table(rounds: &RoundsStudy) -> Table {
