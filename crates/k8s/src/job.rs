@@ -253,6 +253,11 @@ pub fn segment_job(
             // A pod lost before the start (a node drained, an OOM at start-up) is retried
             // once; after the start a retry cannot join and fails its index with exit 3.
             backoff_limit_per_index: Some(1),
+            // At most two attempts an index, so at most 2n failures in all. Said explicitly:
+            // a server without per-index backoff (Kubernetes before 1.29, or the feature off)
+            // drops the fields above without a word and would otherwise retry a failing
+            // segment until the deadline (seen on a v1.30 server, bench/k8s-apiserver.sh).
+            backoff_limit: Some(2 * n),
             // One failed index must not stop the others: the merge marks it missing.
             max_failed_indexes: Some(n),
             pod_failure_policy: Some(PodFailurePolicy {
