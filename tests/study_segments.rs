@@ -95,7 +95,10 @@ fn a_study_of_rounds_of_segments_reports_rounds_segments_and_a_two_level_ci() {
         assert_eq!(percentiles.len(), 3, "{v}");
         for p in percentiles {
             let (m, ci) = (p["median_ms"].as_f64().unwrap(), &p["ci_ms"]);
-            assert!(ci[0].as_f64().unwrap() <= m && m <= ci[1].as_f64().unwrap(), "{p}");
+            assert!(
+                ci[0].as_f64().unwrap() <= m && m <= ci[1].as_f64().unwrap(),
+                "{p}"
+            );
         }
         let levels = &v["levels"];
         assert_eq!(levels["rounds"], 2, "{v}");
