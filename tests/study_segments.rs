@@ -209,7 +209,7 @@ fn run_variant_runs_one_variant_and_names_the_others_when_it_does_not_exist() {
 
 /// Ctrl-C in a terminal (SIGINT to the whole foreground group) during a round: the segments
 /// stop once, keep their records, and the study stops with the round as an interrupted run
-/// (exit 3) that `--resume` would make again.
+/// (exit 3), which `--resume` makes again in a round directory of its own.
 #[test]
 fn ctrl_c_during_a_round_stops_every_segment_once_and_keeps_the_study() {
     use std::os::unix::process::CommandExt;
@@ -221,7 +221,7 @@ fn ctrl_c_during_a_round_stops_every_segment_once_and_keeps_the_study() {
     std::fs::write(
         &file,
         format!(
-            "name: long\ntarget: {}\nload: {{ model: open, stages: [ {{ duration: 20s, rate: 50/s }} ] }}\n\
+            "name: long\ntarget: {}\nload: {{ model: open, stages: [ {{ duration: 4s, rate: 50/s }} ] }}\n\
              flows:\n  - name: api\n    steps: [ {{ name: ping, get: /api/ping }} ]\n\
              study:\n  repeat: 2\n",
             target.url
@@ -237,7 +237,7 @@ fn ctrl_c_during_a_round_stops_every_segment_once_and_keeps_the_study() {
             "2",
             "--no-progress",
         ])
-        .args(["--json", json.to_str().unwrap()])
+        .args(["--retry-invalid", "4", "--json", json.to_str().unwrap()])
         .env("LOADLAB_RESULTS", &results)
         .process_group(0)
         .stdout(std::process::Stdio::piped())
@@ -245,7 +245,7 @@ fn ctrl_c_during_a_round_stops_every_segment_once_and_keeps_the_study() {
         .spawn()
         .unwrap();
     // The round's barrier is 1.5 s away; stop it a little after its load began.
-    std::thread::sleep(std::time::Duration::from_secs(4));
+    std::thread::sleep(std::time::Duration::from_secs(3));
     let group = study.id() as i32;
     // SAFETY: kill(2) on the process group this test started.
     unsafe {
@@ -287,6 +287,60 @@ fn ctrl_c_during_a_round_stops_every_segment_once_and_keeps_the_study() {
     assert_eq!(segments.len(), 2, "{merged}");
     for s in segments {
         assert_eq!(s["interrupted"], true, "{s}");
-        assert!(s["requests"].as_u64().unwrap() > 20, "{s}");
+        assert!(s["requests"].as_u64().unwrap() > 10, "{s}");
     }
+    // Resumed: the interrupted round is made again, then the second one.
+    let id = saved["id"].as_str().unwrap().to_string();
+    let out = Command::new(BIN)
+        .args([
+            "study",
+            file.to_str().unwrap(),
+            "--segments",
+            "2",
+            "--no-progress",
+        ])
+        .args([
+            "--retry-invalid",
+            "4",
+            "--resume",
+            &id,
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .env("LOADLAB_RESULTS", &results)
+        .output()
+        .unwrap();
+    let resumed: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(resumed["interrupted"], false, "{resumed}");
+    // Every planned round was made (again) after the interrupted one; a round the host held
+    // up is re-run as in any study, and only the host's reasons may leave one without a
+    // valid round (exit 3).
+    let log = resumed["run_log"].as_array().unwrap();
+    assert!(log.len() >= 3, "{resumed}");
+    let valid = resumed["variants"][0]["runs"].as_array().unwrap().len();
+    let host_only = log[1..].iter().filter(|e| e["used"] == false).all(|e| {
+        e["invalid"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|k| common::undisturbed::HOST_KINDS.contains(&k.as_str().unwrap()))
+    });
+    assert!(valid == 2 || host_only, "{resumed}");
+    assert_eq!(
+        out.status.code(),
+        Some(if valid > 0 { 0 } else { 3 }),
+        "{}",
+        text(&out)
+    );
+    if valid > 0 {
+        let rounds = resumed["rounds"]["variants"][0]["rounds"]
+            .as_array()
+            .unwrap();
+        assert_eq!(rounds.len(), valid, "{resumed}");
+    }
+    assert!(
+        round.is_dir() && round.with_file_name("round-003").is_dir(),
+        "{}",
+        round.display()
+    );
 }

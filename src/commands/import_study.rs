@@ -89,6 +89,7 @@ pub fn finish(
         compare_on: loadlab_metrics::LatencyBasis::Raw,
         compare: Vec::new(),
         sweep: None,
+        segments: None,
     };
     let ids = StudyIds {
         id: id.to_string(),

@@ -80,6 +80,7 @@ pub fn run_study_file(
     if let Some(n) = overrides.retry_invalid {
         plan.retry_invalid = n;
     }
+    plan.segments = overrides.segments;
     for variant in &mut plan.variants {
         monitor.apply(&mut variant.scenario);
     }

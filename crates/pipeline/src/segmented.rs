@@ -148,8 +148,14 @@ impl Executor for SegmentedExecutor<'_> {
         let variant = request.variant.ok_or_else(|| {
             PipelineError::bad_input("--segments runs the variants of a study, not capacity steps")
         })?;
-        self.rounds_made += 1;
-        let dir = self.scratch.join(format!("round-{:03}", self.rounds_made));
+        // A resumed study keeps the rounds it made: the next one gets a directory of its own.
+        let dir = loop {
+            self.rounds_made += 1;
+            let dir = self.scratch.join(format!("round-{:03}", self.rounds_made));
+            if !dir.exists() {
+                break dir;
+            }
+        };
         self.run_round(variant, &dir)?;
         let inputs: Vec<String> = (0..self.command.segments)
             .map(|i| segment_dir(&dir, i).to_string_lossy().into_owned())

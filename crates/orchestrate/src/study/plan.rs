@@ -35,6 +35,8 @@ pub struct StudyPlan {
     pub compare_on: LatencyBasis,
     pub compare: Vec<(String, String)>,
     pub sweep: Option<SweepSpec>,
+    /// Each repetition a round of this many segment processes (`study --segments N`).
+    pub segments: Option<u32>,
 }
 
 /// One planned run: repetition `rep` of variant `variant` (index into `variants`).
@@ -136,6 +138,7 @@ impl StudyPlan {
             compare_on: spec.compare_on,
             compare: spec.compare.clone(),
             sweep: spec.sweep.clone(),
+            segments: None,
         })
     }
 
@@ -162,7 +165,8 @@ impl StudyPlan {
     }
 
     /// Fingerprint of everything that decides what the study runs (each variant's resolved
-    /// scenario, repetitions, order, re-runs): a resumed study must have the same.
+    /// scenario, repetitions, order, re-runs, segments per round): a resumed study must have
+    /// the same.
     pub fn fingerprint(&self) -> String {
         let mut h = Sha256::new();
         for v in &self.variants {
@@ -181,6 +185,10 @@ impl StudyPlan {
             )
             .as_bytes(),
         );
+        // Only when given: the fingerprints of studies in one process stay what they were.
+        if let Some(n) = self.segments {
+            h.update(format!("|segments={n}").as_bytes());
+        }
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 }
