@@ -54,6 +54,57 @@ fn run_and_write(args: &StudyArgs, live: &Live) -> Result<Outcome, CliError> {
     Ok(outcome)
 }
 
+/// What a study's runs are stored under.
+struct StudyRuns<'a> {
+    store: &'a loadlab_store::Store,
+    cancel: &'a Cancel,
+    id: &'a str,
+    labels: loadlab_store::Labels,
+}
+
+impl<'a> StudyRuns<'a> {
+    /// The runs made in this process by the engine, or with `--segments N` each as a round of
+    /// N processes of this program.
+    fn executor(
+        self,
+        overrides: &PlanOverrides,
+        file: &Path,
+        output: &OutputArgs,
+        view: &'a mut TerminalView,
+        dir: &Path,
+    ) -> Result<Box<dyn Executor<Error = PipelineError> + 'a>, CliError> {
+        let Some(segments) = overrides.segments else {
+            let engine = EngineExecutor::new(
+                self.store,
+                self.cancel,
+                output.threads,
+                view,
+                StudyKind::Study,
+                self.id,
+            )
+            .with_labels(self.labels);
+            return Ok(Box::new(engine));
+        };
+        let command = SegmentCommand {
+            program: std::env::current_exe().map_err(|e| {
+                CliError::aborted(format!("cannot find this program to start segments: {e}"))
+            })?,
+            file: file.to_path_buf(),
+            target: overrides.target.map(str::to_string),
+            threads: output.threads,
+            segments,
+        };
+        Ok(Box::new(SegmentedExecutor::new(
+            self.store,
+            self.cancel,
+            command,
+            self.id,
+            dir,
+            self.labels,
+        )))
+    }
+}
+
 /// What the command line changes in a study file's plan.
 #[derive(Default)]
 pub struct PlanOverrides<'a> {
@@ -106,35 +157,13 @@ pub fn run_study_file(
     let mut taps = live.taps();
     taps.extend(outputs.taps());
     let mut view = TerminalView::new(quiet, output.no_progress).with_taps(taps);
-    let mut engine;
-    let mut segmented;
-    let exec: &mut dyn Executor<Error = PipelineError> = match overrides.segments {
-        Some(segments) => {
-            let command = SegmentCommand {
-                program: std::env::current_exe().map_err(|e| {
-                    CliError::aborted(format!("cannot find this program to start segments: {e}"))
-                })?,
-                file: file.to_path_buf(),
-                target: overrides.target.map(str::to_string),
-                threads: output.threads,
-                segments,
-            };
-            segmented = SegmentedExecutor::new(&store, &cancel, command, &id, stored.dir(), labels);
-            &mut segmented
-        }
-        None => {
-            engine = EngineExecutor::new(
-                &store,
-                &cancel,
-                output.threads,
-                &mut view,
-                StudyKind::Study,
-                &id,
-            )
-            .with_labels(labels);
-            &mut engine
-        }
+    let runs = StudyRuns {
+        store: &store,
+        cancel: &cancel,
+        id: &id,
+        labels,
     };
+    let mut exec = runs.executor(overrides, file, output, &mut view, stored.dir())?;
     let mut printer = StudyLines {
         out: super::output::progress_out(quiet),
         id: id.clone(),
@@ -154,7 +183,7 @@ pub fn run_study_file(
         stored,
         output.json.as_deref(),
         output.allow_saturated,
-        exec,
+        exec.as_mut(),
         progress,
     );
     let outcome = end.outcome();
