@@ -291,25 +291,20 @@ fn ctrl_c_during_a_round_stops_every_segment_once_and_keeps_the_study() {
     }
     // Resumed: the interrupted round is made again, then the second one.
     let id = saved["id"].as_str().unwrap().to_string();
-    let out = Command::new(BIN)
-        .args([
-            "study",
-            file.to_str().unwrap(),
-            "--segments",
-            "2",
-            "--no-progress",
-        ])
-        .args([
-            "--retry-invalid",
-            "4",
-            "--resume",
-            &id,
-            "--json",
-            json.to_str().unwrap(),
-        ])
-        .env("LOADLAB_RESULTS", &results)
-        .output()
-        .unwrap();
+    let resume = [
+        "study",
+        file.to_str().unwrap(),
+        "--segments",
+        "2",
+        "--no-progress",
+        "--retry-invalid",
+        "4",
+        "--resume",
+        &id,
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let out = loadlab(&results, &resume);
     let resumed: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(resumed["interrupted"], false, "{resumed}");
     // Every planned round was made (again) after the interrupted one; a round the host held
@@ -342,5 +337,20 @@ fn ctrl_c_during_a_round_stops_every_segment_once_and_keeps_the_study() {
         round.is_dir() && round.with_file_name("round-003").is_dir(),
         "{}",
         round.display()
+    );
+    // A study of rounds is not resumed as one of single runs: that is another plan.
+    let single = [
+        "study",
+        file.to_str().unwrap(),
+        "--no-progress",
+        "--resume",
+        &id,
+    ];
+    let out = loadlab(&results, &single);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("must run the same plan"),
+        "{}",
+        text(&out)
     );
 }

@@ -81,8 +81,8 @@ pub fn compare_pairs(pairs: &[PairSamples], options: &CompareOptions) -> Vec<Com
                 variant: pair.variant.clone(),
                 metric: m.metric.clone(),
                 n: [m.baseline.len(), m.variant.len()],
-                baseline_median: median(&m.baseline),
-                variant_median: median(&m.variant),
+                baseline_median: stats::median(&m.baseline),
+                variant_median: stats::median(&m.variant),
                 test: t.test,
                 p_value: t.p_value,
                 p_adjusted: p_adj,
@@ -149,7 +149,7 @@ fn test_one(a: &[f64], b: &[f64], min_runs: usize) -> Tested {
         .or_else(|| ratio_of_medians(a, b).map(|c| (c, None)));
     let difference = match stats::hodges_lehmann_shift(a, b) {
         Ok(r) => Some((r.change, Some([r.ci.0, r.ci.1]))),
-        Err(_) => Some((median(b) - median(a), None)),
+        Err(_) => Some((stats::median(b) - stats::median(a), None)),
     };
     Tested {
         test,
@@ -163,7 +163,7 @@ fn test_one(a: &[f64], b: &[f64], min_runs: usize) -> Tested {
 
 /// One run `run` against `baseline`'s runs.
 fn predict(baseline: &[f64], run: f64) -> Tested {
-    let difference = Some((run - median(baseline), None));
+    let difference = Some((run - stats::median(baseline), None));
     if let Ok(p) = stats::log_prediction(baseline, run) {
         return Tested {
             test: TestKind::PredictionLogT,
@@ -199,14 +199,8 @@ fn invert(t: Tested) -> Tested {
 }
 
 fn ratio_of_medians(a: &[f64], b: &[f64]) -> Option<f64> {
-    let (ma, mb) = (median(a), median(b));
+    let (ma, mb) = (stats::median(a), stats::median(b));
     (ma > 0.0 && mb.is_finite()).then(|| mb / ma - 1.0)
-}
-
-pub(crate) fn median(values: &[f64]) -> f64 {
-    stats::describe(values)
-        .map(|s| s.median)
-        .unwrap_or(f64::NAN)
 }
 
 impl OneRun {

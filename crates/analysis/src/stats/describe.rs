@@ -37,6 +37,12 @@ pub struct Summary {
 }
 
 /// Summarizes one value per run. Errors on empty input or non-finite values.
+/// The median of finite values (NaN when there are none): what `describe` reports, without
+/// the rest of the summary (a bootstrap takes thousands of them).
+pub fn median(values: &[f64]) -> f64 {
+    describe(values).map(|s| s.median).unwrap_or(f64::NAN)
+}
+
 pub fn describe(values: &[f64]) -> Result<Summary, StatsError> {
     validate::finite(values, 1)?;
     let sorted = validate::sorted(values);

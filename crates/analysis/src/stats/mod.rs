@@ -29,7 +29,7 @@ pub use ci::{
     MEDIAN_CI_MIN_N,
 };
 pub use degradation::degradation_factor;
-pub use describe::{describe, unstable, Summary, UNSTABLE_CV};
+pub use describe::{describe, median, unstable, Summary, UNSTABLE_CV};
 pub use error::StatsError;
 pub use hodges_lehmann::{
     hodges_lehmann_ratio, hodges_lehmann_ratio_with, hodges_lehmann_shift, moses_rank,

@@ -10,7 +10,7 @@
 //!   and so whether the next repetition does more as one more
 //!   round or as one more segment per round.
 
-use crate::stats::SplitMix64;
+use crate::stats::{median, SplitMix64};
 use loadlab_metrics::result::decode_histogram;
 use loadlab_metrics::{thin_percentile, LatencyHistogram, LatencyStat, MetricId, RunResult};
 use serde::{Deserialize, Serialize};
@@ -329,27 +329,17 @@ fn merged(picked: impl Iterator<Item = usize>, segments: &[Vec<u64>], into: &mut
     }
 }
 
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
-}
-
 /// The median over rounds of each round's merged `q` quantile: the study's own statistic.
 fn median_of_rounds(grid: &Grid, rounds: &[Vec<Vec<u64>>], q: f64) -> f64 {
     let mut buf = vec![0; grid.values.len()];
-    let mut per_round: Vec<f64> = rounds
+    let per_round: Vec<f64> = rounds
         .iter()
         .map(|segs| {
             merged(0..segs.len(), segs, &mut buf);
             grid.quantile(&buf, q)
         })
         .collect();
-    median(&mut per_round)
+    median(&per_round)
 }
 
 /// One resample of a variant: rounds drawn with replacement, each one's segments drawn with
@@ -369,7 +359,7 @@ fn resample(
             per_stat[k].push(grid.quantile(buf, stat.quantile().expect("a percentile")));
         }
     }
-    per_stat.iter_mut().map(|v| median(v)).collect()
+    per_stat.iter().map(|v| median(v)).collect()
 }
 
 /// The bootstrap distribution of b/a for each of [`ROUND_STATS`].

@@ -29,12 +29,6 @@ pub(super) struct Level<'a> {
     pub runs: &'a [f64],
 }
 
-fn median(values: &[f64]) -> f64 {
-    stats::describe(values)
-        .map(|s| s.median)
-        .unwrap_or(f64::NAN)
-}
-
 /// The issues of a fit (N* extrapolation is judged after the bootstrap).
 pub(super) fn fit_issues(fit: &UslFit, levels: &[Level<'_>]) -> Vec<UslIssue> {
     let mut issues = Vec::new();
@@ -42,7 +36,7 @@ pub(super) fn fit_issues(fit: &UslFit, levels: &[Level<'_>]) -> Vec<UslIssue> {
         issues.push(UslIssue::PoorFit { r2: fit.r2 });
     }
     if let Some(first) = levels.first() {
-        let measured = median(first.runs);
+        let measured = stats::median(first.runs);
         let predicted = fit.predict(first.value);
         if measured > 0.0 && (predicted / measured - 1.0).abs() > LAMBDA_TOLERANCE {
             issues.push(UslIssue::SmallestLevelMisfit {
@@ -77,7 +71,7 @@ pub(super) fn saturation(levels: &[Level<'_>]) -> Option<Saturation> {
     if !flat_top(levels) {
         return None;
     }
-    let medians: Vec<f64> = levels.iter().map(|l| median(l.runs)).collect();
+    let medians: Vec<f64> = levels.iter().map(|l| stats::median(l.runs)).collect();
     let peak = medians.iter().copied().fold(f64::MIN, f64::max);
     let clear = clear_change(levels);
     let first = medians.iter().position(|m| *m >= peak * (1.0 - clear))?;
@@ -111,7 +105,7 @@ fn clear_change(levels: &[Level<'_>]) -> f64 {
 /// runs, whichever is larger; [`FLAT_TOP_UNKNOWN_NOISE`] with one run per level). A peak then
 /// cannot be located: the target saturated.
 pub(super) fn flat_top(levels: &[Level<'_>]) -> bool {
-    let medians: Vec<f64> = levels.iter().map(|l| median(l.runs)).collect();
+    let medians: Vec<f64> = levels.iter().map(|l| stats::median(l.runs)).collect();
     let [.., prev, last] = medians.as_slice() else {
         return false;
     };
