@@ -17,6 +17,13 @@ pub fn record_us(h: &mut LatencyHistogram, us: u64) {
     h.saturating_record(us.clamp(1, MAX_TRACKABLE_US));
 }
 
+/// Histograms of at most this many values are added value by value. `Histogram::add` walks
+/// all ~23,000 buckets (25 µs) however few values the histogram holds, and the coordinator
+/// adds every step's histograms of each interval several times (sums, summary, windows):
+/// with 51 steps and 100 ms intervals that was a fifth of a generator's CPU. Measured on
+/// this VM: 50 values 3.5 µs by value, 1,000 values 14.5 µs; 20,000 values 47 µs (so `add`).
+const SPARSE: u64 = 1_000;
+
 /// A histogram that allocates on its first value: most scopes of most intervals record
 /// nothing in most series (lag, server latency), and a full histogram is ~190 KB.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -43,10 +50,16 @@ impl LazyHistogram {
         if h.is_empty() {
             return;
         }
-        self.0
-            .get_or_insert_with(new_histogram)
-            .add(h)
-            .expect("every latency histogram has the same bounds");
+        let into = self.0.get_or_insert_with(new_histogram);
+        if h.len() <= SPARSE {
+            // Value by value, each into its own bucket: exact, as `add` is.
+            for v in h.iter_recorded() {
+                into.saturating_record_n(v.value_iterated_to(), v.count_at_value());
+            }
+        } else {
+            into.add(h)
+                .expect("every latency histogram has the same bounds");
+        }
     }
 
     /// Takes away every value of `other` (exact), which must all be in it: a running window
@@ -93,5 +106,62 @@ impl LazyHistogram {
 impl From<LatencyHistogram> for LazyHistogram {
     fn from(h: LatencyHistogram) -> Self {
         Self(Some(h))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Adding value by value (sparse) and bucket by bucket (`Histogram::add`) give the same
+    /// histogram: counts, every percentile, min and max, for shapes either side of `SPARSE`.
+    #[test]
+    fn sparse_and_dense_additions_agree() {
+        let shapes: [(&str, Vec<u64>); 5] = [
+            ("one value", vec![417]),
+            (
+                "a few, one at the top of the range",
+                vec![3, 90, 2_047, MAX_TRACKABLE_US],
+            ),
+            ("repeats in one bucket", vec![1_000_001; 7]),
+            (
+                "just sparse",
+                (1..=SPARSE).map(|i| i * 37 % 9_000 + 50).collect(),
+            ),
+            (
+                "dense",
+                (1..=5 * SPARSE)
+                    .map(|i| i * 7_919 % 2_000_000 + 1)
+                    .collect(),
+            ),
+        ];
+        for (name, values) in shapes {
+            let mut from = new_histogram();
+            for v in &values {
+                record_us(&mut from, *v);
+            }
+            let mut before = LazyHistogram::new();
+            before.record(5);
+            before.record(250_000);
+            let mut exact = before.to_histogram();
+            exact.add(&from).unwrap();
+            before.add_histogram(&from);
+            let got = before.get().unwrap();
+            assert_eq!(got.len(), exact.len(), "{name}");
+            assert_eq!((got.min(), got.max()), (exact.min(), exact.max()), "{name}");
+            for q in [0.0, 0.1, 0.5, 0.9, 0.99, 0.999, 1.0] {
+                assert_eq!(
+                    got.value_at_quantile(q),
+                    exact.value_at_quantile(q),
+                    "{name} q{q}"
+                );
+            }
+            assert!(
+                got.iter_all()
+                    .zip(exact.iter_all())
+                    .all(|(a, b)| { a.count_at_value() == b.count_at_value() }),
+                "{name}: bucket counts differ"
+            );
+        }
     }
 }

@@ -44,8 +44,13 @@ pub(super) struct Session<'a, T: Transport> {
     pub(super) end: Instant,
     /// `close_after` from the upgrade: no expectation waits past it.
     pub(super) close_at: Option<Instant>,
-    /// The message the last `expect` matched (captures read it).
+    /// The message the last `expect` matched, kept only when captures follow it (they read
+    /// it): a message held keeps tungstenite's read buffer from being reused.
     pub(super) last: Option<Message>,
+    /// The one timer of the session's waits, moved from one deadline to the next: a timer
+    /// made for each wait was registered with, and removed from, the runtime's wheel for each
+    /// message, while moving one to a later deadline costs nothing.
+    pub(super) timer: std::pin::Pin<Box<tokio::time::Sleep>>,
     /// An expectation's outcome, recorded when the captures after it are done.
     pub(super) pending: Option<(Outcome, Option<String>)>,
     /// The session's close code once it is over.
@@ -60,7 +65,7 @@ impl<T: Transport> Session<'_, T> {
     /// The actions in order, the hold until `close_after`, then the close.
     pub(super) async fn run(&mut self, vu: &mut VuState) {
         let ws = self.ws;
-        for action in &ws.actions {
+        for (i, action) in ws.actions.iter().enumerate() {
             if self.failed_step || self.error.is_some() || self.close.is_some() {
                 break;
             }
@@ -73,7 +78,11 @@ impl<T: Transport> Session<'_, T> {
                     step,
                     matcher,
                     within,
-                } => self.expect(*step, matcher, *within).await,
+                } => {
+                    let captures_follow =
+                        matches!(ws.actions.get(i + 1), Some(PreparedWsAction::Capture(_)));
+                    self.expect(*step, matcher, *within, captures_follow).await
+                }
                 PreparedWsAction::Capture(list) => self.capture(list, vu),
                 PreparedWsAction::Think(t) => {
                     let d = if t.max > t.min {
@@ -118,7 +127,7 @@ impl<T: Transport> Session<'_, T> {
                 return Recv::Deadline;
             }
             let slice = deadline.min(now + STOP_POLL);
-            match tokio::time::timeout_at(slice, self.socket.next()).await {
+            match self.before(slice, |socket| socket.next()).await {
                 Err(_) => continue,
                 Ok(None) => {
                     return Recv::Failed(
@@ -173,11 +182,15 @@ impl<T: Transport> Session<'_, T> {
                 }
             }
         } else {
-            Message::text(String::from_utf8_lossy(&body).into_owned())
+            Message::text(
+                String::from_utf8(body)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            )
         };
         let len = payload(&message).map_or(0, <[u8]>::len) as u64;
         self.last_send = Instant::now();
-        match tokio::time::timeout_at(self.end, self.socket.send(message)).await {
+        let end = self.end;
+        match self.before(end, |socket| socket.send(message)).await {
             Ok(Ok(())) => {
                 self.counts.messages_sent += 1;
                 self.counts.bytes_sent += len;
@@ -190,7 +203,13 @@ impl<T: Transport> Session<'_, T> {
 
     /// Waits for a message that matches; its round trip (from the last send) is recorded on
     /// the expectation's step once the captures after it are done.
-    async fn expect(&mut self, step: u16, matcher: &loadlab_scenario::WsMatch, within: Duration) {
+    async fn expect(
+        &mut self,
+        step: u16,
+        matcher: &loadlab_scenario::WsMatch,
+        within: Duration,
+        captures_follow: bool,
+    ) {
         self.worker.begin(step);
         let started = Instant::now();
         let deadline = self
@@ -199,7 +218,7 @@ impl<T: Transport> Session<'_, T> {
         let failure = loop {
             match self.recv(deadline, false).await {
                 Recv::Message(m) if matches(&m, matcher) => {
-                    self.last = Some(m);
+                    self.last = captures_follow.then_some(m);
                     break None;
                 }
                 Recv::Message(_) => {}
@@ -277,6 +296,22 @@ impl<T: Transport> Session<'_, T> {
                     return;
                 }
             }
+        }
+    }
+
+    /// `io` on the session's socket, given up at `deadline` (`Err(())`), on the session's
+    /// one timer.
+    async fn before<'s, F: std::future::Future>(
+        &'s mut self,
+        deadline: Instant,
+        io: impl FnOnce(&'s mut Socket) -> F,
+    ) -> Result<F::Output, ()> {
+        self.timer.as_mut().reset(deadline);
+        let io = std::pin::pin!(io(&mut self.socket));
+        let timer = self.timer.as_mut();
+        match futures_util::future::select(io, timer).await {
+            futures_util::future::Either::Left((out, _)) => Ok(out),
+            futures_util::future::Either::Right(_) => Err(()),
         }
     }
 

@@ -110,6 +110,7 @@ impl<T: Transport> Worker<T> {
             end: close_at.map_or(self.end, |at| at.min(self.end)),
             close_at,
             last: None,
+            timer: Box::pin(tokio::time::sleep_until(upgraded_at)),
             pending: None,
             close: None,
             error: None,

@@ -16,6 +16,12 @@ use tokio_tungstenite::WebSocketStream;
 
 pub type Socket = WebSocketStream<Box<dyn ByteStream>>;
 
+/// tungstenite's read buffer. Its reads zero the buffer's spare capacity before each read
+/// (tungstenite#547), and a message still held keeps its buffer, so the next read allocates
+/// a fresh one of this size: at the default 128 KiB that memset was 39% of a session's CPU
+/// (perf, `bench/ws-roundtrip.sh`). A larger frame still grows the buffer to fit it.
+const READ_BUFFER: usize = 4096;
+
 /// An upgraded session: its socket, how its connection was opened, the upgrade's bytes.
 pub struct Upgraded {
     pub socket: Socket,
@@ -52,6 +58,7 @@ impl<T: Transport> Worker<T> {
             + request.uri().path().len() as u64
             + 16;
         let config = WebSocketConfig::default()
+            .read_buffer_size(READ_BUFFER)
             .max_message_size(Some(ws.max_message))
             .max_frame_size(Some(ws.max_message));
         let attempt = async {
