@@ -206,6 +206,7 @@ pub struct RunArgs {
     /// Run again, up to N times, when the run is invalid for a reason a re-run may not have
     /// (the host held the generator up, other processes took its CPU, a shortfall), as a
     /// study does (`study.retry_invalid`); every attempt is stored, the last is the result.
+    /// A run the host disturbed is made again after 1, 2, 4, at most 8 s.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub retry_invalid: usize,
     /// Write a JUnit XML report here (for CI test reporters): one test case per threshold, a failure carrying the actual value.

@@ -146,19 +146,32 @@ pub fn run_and_report(
         retries: retry_invalid,
         allow_saturated: output.allow_saturated,
     };
-    let measured = measure_retrying(spec, Some(&store), meta, &mut view, retry, &mut |run, n| {
-        // Said even when quiet: an attempt thrown away must not go unexplained.
-        let why: Vec<String> = run
-            .validity
-            .reasons
-            .iter()
-            .map(|r| r.kind.as_str().to_string())
-            .collect();
-        eprintln!(
-            "loadlab: the run was invalid ({}); running it again ({n} of {retry_invalid}, --retry-invalid)",
-            why.join(", ")
-        );
-    })?;
+    let measured = measure_retrying(
+        spec,
+        Some(&store),
+        meta,
+        &mut view,
+        retry,
+        &mut |run, n, settle| {
+            // Said even when quiet, with its figures: an attempt thrown away must not go
+            // unexplained.
+            let why: Vec<String> = run
+                .validity
+                .reasons
+                .iter()
+                .map(|r| format!("{}: {}", r.kind.as_str(), r.message))
+                .collect();
+            let when = if settle.is_zero() {
+                String::new()
+            } else {
+                format!(" in {} s, the host given time to settle", settle.as_secs())
+            };
+            eprintln!(
+                "loadlab: the run was invalid ({}); running it again{when} ({n} of {retry_invalid}, --retry-invalid)",
+                why.join("; ")
+            );
+        },
+    )?;
     let result = measured.result;
     let mut errors: Vec<String> = measured.storage_error.into_iter().collect();
     let json = output

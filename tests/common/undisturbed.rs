@@ -1,13 +1,14 @@
 //! Runs the host may spoil, made again: an end-to-end test is about what the binary does,
 //! and a run the binary honestly calls invalid because the host held it up (a vCPU
 //! descheduled for 30 ms on a shared VM) says nothing about that. Such a run is made again
-//! from scratch, at most [`ATTEMPTS`] times in all, as `loadlab run --retry-invalid 2` and a
-//! study do for a user; every attempt's reasons go to the test's stderr. A run invalid for
+//! from scratch, at most [`ATTEMPTS`] times in all, the host given a few seconds to settle
+//! first, as `loadlab run --retry-invalid 2` and a study do for a user; every attempt's reasons go to the test's stderr. A run invalid for
 //! any of the generator's own reasons is never made again.
 
 #![allow(dead_code)] // each test binary uses its own subset
 
 use serde_json::Value;
+use std::time::Duration;
 
 /// Attempts of one run while the host disturbs it: a shared VM (CI's) can hold the generator up
 /// for minutes at a time, so a test tries longer than a study's default of two retries.
@@ -49,7 +50,13 @@ pub fn until_undisturbed<T>(
         if reasons.is_empty() || n == ATTEMPTS {
             return made;
         }
-        eprintln!("{what}: attempt {n} invalid for the host's reasons, made again: {reasons:?}");
+        // As `--retry-invalid` does: a shared VM's disturbance lasts seconds, so the host is
+        // given 1, 2, 4, 8 s to settle before each attempt again.
+        let settle = Duration::from_secs(1 << (n - 1).min(3));
+        eprintln!(
+            "{what}: attempt {n} invalid for the host's reasons, made again in {settle:?}: {reasons:?}"
+        );
+        std::thread::sleep(settle);
     }
     unreachable!("the attempts end at ATTEMPTS")
 }

@@ -57,6 +57,15 @@ impl InvalidKind {
         }
     }
 
+    /// The machine under the generator disturbed it (other processes, the hypervisor's steal,
+    /// the kernel): not the generator's doing, and usually gone a few seconds later.
+    pub fn is_host_disturbance(self) -> bool {
+        matches!(
+            self,
+            InvalidKind::HostContended | InvalidKind::CpuStolen | InvalidKind::HostDisturbed
+        )
+    }
+
     /// The generator or the machine it runs on, not the target, limited the run (its CPU,
     /// its scheduler, other processes taking the host's CPU): `--allow-saturated` forgives
     /// these. Running out of files or ports is not forgiven: requests failed because of it.

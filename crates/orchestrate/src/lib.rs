@@ -14,4 +14,4 @@ pub mod study;
 mod usable;
 
 pub use executor::{ExecutedRun, Executor, RunRequest};
-pub use usable::{run_problems, RunUse};
+pub use usable::{run_problems, settle_before_retry, RunUse, SETTLE_FIRST, SETTLE_MAX};

@@ -2,6 +2,7 @@
 //! user chose to accept, and what to do with it otherwise.
 
 use loadlab_metrics::{InvalidKind, RunResult};
+use std::time::Duration;
 
 /// How an orchestrator treats a finished run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,5 +31,63 @@ pub fn run_problems(result: &RunResult, allow_saturated: bool) -> RunUse {
         RunUse::Retry
     } else {
         RunUse::Valid
+    }
+}
+
+/// The first wait before a run the host disturbed is made again; each later attempt waits
+/// twice as long, up to [`SETTLE_MAX`]. A shared VM's disturbance (a neighbour's burst, steal)
+/// lasts seconds: attempts made back to back meet the same one (measured on CI's VM: five 1 s
+/// attempts in a row, all `host_contended`).
+pub const SETTLE_FIRST: Duration = Duration::from_secs(1);
+/// The longest wait before an attempt again.
+pub const SETTLE_MAX: Duration = Duration::from_secs(8);
+
+/// How long to let the host settle before re-running `result` as attempt `retry` (1 for the
+/// first re-run): only when every reason is the host's; nothing for a run invalid for the
+/// generator's own reasons or a shortfall, which waiting does not change.
+pub fn settle_before_retry(result: &RunResult, retry: usize) -> Duration {
+    let reasons = &result.validity.reasons;
+    if reasons.is_empty() || !reasons.iter().all(|r| r.kind.is_host_disturbance()) {
+        return Duration::ZERO;
+    }
+    let doublings = retry.saturating_sub(1).min(8) as u32;
+    (SETTLE_FIRST * 2u32.pow(doublings)).min(SETTLE_MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loadlab_metrics::InvalidReason;
+
+    fn invalid(kinds: &[InvalidKind]) -> RunResult {
+        let mut result = RunResult::default();
+        for &kind in kinds {
+            result.validity.reasons.push(InvalidReason::new(kind, "x"));
+        }
+        result
+    }
+
+    #[test]
+    fn only_the_hosts_disturbance_is_waited_out_and_the_wait_doubles_to_a_cap() {
+        use InvalidKind::*;
+        let s = |secs: u64| Duration::from_secs(secs);
+        let table: [(&[InvalidKind], usize, Duration); 9] = [
+            (&[HostContended], 1, s(1)),
+            (&[CpuStolen], 2, s(2)),
+            (&[HostDisturbed, HostContended], 3, s(4)),
+            (&[HostDisturbed], 4, s(8)),
+            (&[HostDisturbed], 9, s(8)),
+            (&[HostContended, GeneratorSaturated], 1, s(0)),
+            (&[DeliveryShortfall], 1, s(0)),
+            (&[SchedulerLate], 2, s(0)),
+            (&[], 1, s(0)),
+        ];
+        for (kinds, retry, want) in table {
+            assert_eq!(
+                settle_before_retry(&invalid(kinds), retry),
+                want,
+                "{kinds:?} retry {retry}"
+            );
+        }
     }
 }

@@ -155,7 +155,8 @@ pub fn measure(
 /// [`measure`], made again up to `retries` times while the run is invalid for a reason a re-run
 /// may not have (its host, its generator, a shortfall — what a study does with
 /// `study.retry_invalid`); a run stopped by a signal is not made again. Each attempt is
-/// stored; `retrying` hears each invalid one (and its attempt number, from 1) before the
+/// stored; `retrying` hears each invalid one (its attempt number, from 1, and how long the
+/// host is given to settle first: [`loadlab_orchestrate::settle_before_retry`]) before the
 /// next begins. The last attempt is the result.
 pub fn measure_retrying(
     spec: RunSpec<'_>,
@@ -163,7 +164,7 @@ pub fn measure_retrying(
     meta: loadlab_store::NewRun,
     view: &mut dyn RunView,
     retry: Retry,
-    retrying: &mut dyn FnMut(&RunResult, usize),
+    retrying: &mut dyn FnMut(&RunResult, usize, Duration),
 ) -> Result<Measured, PipelineError> {
     let mut attempt = 0;
     loop {
@@ -176,7 +177,9 @@ pub fn measure_retrying(
             return Ok(measured);
         }
         attempt += 1;
-        retrying(&measured.result, attempt);
+        let settle = loadlab_orchestrate::settle_before_retry(&measured.result, attempt);
+        retrying(&measured.result, attempt, settle);
+        crate::executor::pause_unless_cancelled(spec.cancel, settle);
     }
 }
 

@@ -5,10 +5,11 @@
 use super::assemble::{assemble, MadeRun, StudyIds};
 use super::plan::StudyPlan;
 use crate::executor::{ExecutedRun, Executor, RunRequest};
-use crate::usable::{run_problems, RunUse};
+use crate::usable::{run_problems, settle_before_retry, RunUse};
 use loadlab_analysis::study::{RunEntry, StudyResult};
 use loadlab_metrics::InvalidKind;
 use loadlab_scenario::Scenario;
+use std::time::Duration;
 
 /// A time estimate; `upper_bound` when some run ends when its work is done (iterations, a
 /// burst) and only its time limit is known.
@@ -145,8 +146,14 @@ pub fn run_study<E: Executor + ?Sized, O: StudyObserver>(
                 break 'slots;
             }
             let more = retrying || k + 1 < total;
-            if more && !plan.cooldown.is_zero() {
-                exec.pause(plan.cooldown);
+            let settle = if retrying {
+                settle_before_retry(&runs[runs.len() - 1].result, attempt + 1)
+            } else {
+                Duration::ZERO
+            };
+            let pause = plan.cooldown.max(settle);
+            if more && !pause.is_zero() {
+                exec.pause(pause);
             }
             if !retrying {
                 break;

@@ -34,6 +34,7 @@ struct Fake {
     made: Vec<(String, usize)>,
     cancel_after: Option<usize>,
     next_id: usize,
+    paused: Vec<Duration>,
 }
 
 impl Fake {
@@ -94,7 +95,9 @@ impl Executor for Fake {
         self.cancel_after.is_some_and(|n| self.made.len() >= n)
     }
 
-    fn pause(&mut self, _: Duration) {}
+    fn pause(&mut self, duration: Duration) {
+        self.paused.push(duration);
+    }
 }
 
 #[derive(Default)]
@@ -279,6 +282,9 @@ fn an_invalid_run_is_run_again_so_the_variant_keeps_its_runs() {
         ]
     );
     assert_eq!(journal.retries, 2);
+    // The generator's own saturation is not waited out; the host's disturbance is, for
+    // twice the first wait at the second re-run.
+    assert_eq!(exec.paused, vec![2 * crate::SETTLE_FIRST]);
     assert_eq!(
         out.study.variants[1].runs.len(),
         5,
