@@ -194,11 +194,81 @@ pub fn minimise_timer_slack() {
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
     }
+    prefer_prompt_wakeups();
+}
+
+/// The time slice this thread asks the kernel's fair scheduler for (Linux ≥ 6.12, EEVDF).
+pub const SHORT_SLICE: Duration = Duration::from_micros(100);
+
+/// Asks for a short time slice ([`SHORT_SLICE`]) for this thread, so that when it wakes it
+/// takes the CPU from a thread that is running at once, instead of waiting for that thread's
+/// slice to end: EEVDF lets a running task finish up to its slice (3 ms by default) before
+/// a woken one of equal weight runs, unless the woken one asked for a shorter slice
+/// (`PREEMPT_SHORT`). Measured on a 2-core VM at 400 arrivals/s: the kernel's own DAMON thread
+/// (`kdamond`) ran 0.6–2.3 ms on the worker's core while the worker's timer had expired, and
+/// those sends went out that late. The thread's policy and nice value stay as they are; no
+/// privilege is needed. Older kernels ignore the request or refuse it, which changes nothing.
+pub fn prefer_prompt_wakeups() {
+    let mut attr = SchedAttr::default();
+    let size = std::mem::size_of::<SchedAttr>() as u32;
+    // SAFETY: sched_getattr writes at most `size` bytes into `attr`, a valid sched_attr
+    // (SCHED_ATTR_SIZE_VER1 layout); pid 0 is the calling thread.
+    let got = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, size, 0) };
+    if got != 0 || attr.sched_policy != libc::SCHED_OTHER as u32 {
+        return;
+    }
+    attr.size = size;
+    attr.sched_runtime = SHORT_SLICE.as_nanos() as u64;
+    // SAFETY: a fully initialised sched_attr of the size given; pid 0 is the calling thread.
+    unsafe {
+        libc::syscall(libc::SYS_sched_setattr, 0, &attr, 0);
+    }
+}
+
+/// `struct sched_attr` as the kernel defines it (SCHED_ATTR_SIZE_VER1, 56 bytes).
+#[repr(C)]
+#[derive(Debug, Default)]
+struct SchedAttr {
+    size: u32,
+    sched_policy: u32,
+    sched_flags: u64,
+    sched_nice: i32,
+    sched_priority: u32,
+    sched_runtime: u64,
+    sched_deadline: u64,
+    sched_period: u64,
+    sched_util_min: u32,
+    sched_util_max: u32,
+}
+
+/// This thread's time slice as the kernel reports it (`sched_runtime`), where it does.
+pub fn time_slice() -> Option<Duration> {
+    let mut attr = SchedAttr::default();
+    let size = std::mem::size_of::<SchedAttr>() as u32;
+    // SAFETY: as in `prefer_prompt_wakeups`.
+    let got = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, size, 0) };
+    (got == 0).then(|| Duration::from_nanos(attr.sched_runtime))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_thread_that_minimises_its_timer_slack_asks_for_a_short_time_slice() {
+        std::thread::spawn(|| {
+            let before = time_slice();
+            minimise_timer_slack();
+            let after = time_slice();
+            // Kernels before 6.12 report no slice (0) and keep none; those after report the
+            // default slice (0.7–3 ms) before, and must keep the one asked for.
+            if before.is_some_and(|s| !s.is_zero()) {
+                assert_eq!(after, Some(SHORT_SLICE), "before: {before:?}");
+            }
+        })
+        .join()
+        .unwrap();
+    }
 
     #[test]
     fn quantiles_by_nearest_rank() {
