@@ -26,7 +26,7 @@ fn text(o: &Output) -> String {
 /// A short open-model run against the in-process target (`loadlab run --url`) → run.json.
 fn make_run(dir: &Path) {
     let _load = common::exclusive();
-    let target = loadlab_target::spawn(loadlab_target::TargetConfig {
+    let target = loadlab_builtin_target::spawn(loadlab_builtin_target::TargetConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         ..Default::default()
     })

@@ -2,8 +2,8 @@
 
 use crate::cli::TargetArgs;
 use crate::exit::{CliError, Outcome};
+use loadlab_builtin_target::{Degrade, LlmConfig, ServiceDist, Stall, TargetConfig, TargetTls};
 use loadlab_scenario::units::parse_duration;
-use loadlab_target::{Degrade, LlmConfig, ServiceDist, Stall, TargetConfig, TargetTls};
 
 pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
     let listen = args.listen.parse().map_err(|_| {
@@ -75,6 +75,6 @@ pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
 
 pub fn execute(args: TargetArgs) -> Result<Outcome, CliError> {
     let config = config_from(&args)?;
-    loadlab_target::run_until_ctrl_c(config).map_err(CliError::bad_input)?;
+    loadlab_builtin_target::run_until_ctrl_c(config).map_err(CliError::bad_input)?;
     Ok(Outcome::Ok)
 }

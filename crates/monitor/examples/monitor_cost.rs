@@ -41,7 +41,7 @@ fn main() {
         }
     }
 
-    let target = loadlab_target::spawn(loadlab_target::TargetConfig {
+    let target = loadlab_builtin_target::spawn(loadlab_builtin_target::TargetConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         ..Default::default()
     })

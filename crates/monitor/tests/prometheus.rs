@@ -42,7 +42,7 @@ fn get(addr: SocketAddr, path: &str) -> u16 {
 
 #[test]
 fn the_built_in_targets_metrics() {
-    let target = loadlab_target::spawn(loadlab_target::TargetConfig {
+    let target = loadlab_builtin_target::spawn(loadlab_builtin_target::TargetConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         ..Default::default()
     })

@@ -6,7 +6,7 @@
 //! loadlab itself, generator included.
 
 use crate::PipelineError;
-use loadlab_target::{ServiceDist, TargetConfig, TargetHandle};
+use loadlab_builtin_target::{ServiceDist, TargetConfig, TargetHandle};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -58,7 +58,7 @@ study:
 ";
 
 fn start_target(workers: usize) -> Result<TargetHandle, PipelineError> {
-    loadlab_target::spawn(TargetConfig {
+    loadlab_builtin_target::spawn(TargetConfig {
         listen: "127.0.0.1:0".parse().expect("valid address"),
         workers: Some(workers),
         service_time: Duration::from_millis(2),

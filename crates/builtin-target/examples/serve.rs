@@ -1,7 +1,7 @@
 //! Runs the built-in target from the command line, for benchmarking it on its own:
 //!
 //! ```text
-//! cargo run --release -p loadlab-target --example serve -- [ADDR] [--threads N]
+//! cargo run --release -p loadlab-builtin-target --example serve -- [ADDR] [--threads N]
 //!     [--workers N] [--service-ms MS] [--dist fixed|exp] [--queue-limit N] [--error-rate P]
 //!     [--tls]
 //! ```
@@ -12,7 +12,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use loadlab_target::{run_until_ctrl_c, TargetConfig};
+use loadlab_builtin_target::{run_until_ctrl_c, TargetConfig};
 
 fn parse_args() -> Result<TargetConfig, String> {
     let mut config = TargetConfig::default();
@@ -31,7 +31,7 @@ fn parse_args() -> Result<TargetConfig, String> {
             "--queue-limit" => {
                 config.queue_limit = Some(value(&arg)?.parse().map_err(|e| bad(&arg, &e))?)
             }
-            "--tls" => config.tls = Some(loadlab_target::TargetTls::SelfSigned),
+            "--tls" => config.tls = Some(loadlab_builtin_target::TargetTls::SelfSigned),
             "--error-rate" => {
                 config.error_rate = value(&arg)?.parse().map_err(|e| bad(&arg, &e))?
             }

@@ -1,4 +1,4 @@
-//! `loadlab-target`: the built-in system under test, so that the demo, the examples and
+//! `loadlab-builtin-target`: the built-in system under test, so that the demo, the examples and
 //! the end-to-end tests of loadlab have a realistic service to load without any setup.
 //!
 //! It offers a health check, a ping, a sign-in that issues bearer tokens (new at each sign-in)
@@ -37,7 +37,7 @@
 //! serves tens of thousands of requests per second on loopback.
 //!
 //! ```no_run
-//! let target = loadlab_target::spawn(loadlab_target::TargetConfig {
+//! let target = loadlab_builtin_target::spawn(loadlab_builtin_target::TargetConfig {
 //!     listen: "127.0.0.1:0".parse().unwrap(),
 //!     workers: Some(4),
 //!     service_time: std::time::Duration::from_millis(20),
@@ -45,7 +45,7 @@
 //! })?;
 //! println!("serving on {}", target.url());
 //! target.shutdown();
-//! # Ok::<(), loadlab_target::TargetError>(())
+//! # Ok::<(), loadlab_builtin_target::TargetError>(())
 //! ```
 
 mod auth;
