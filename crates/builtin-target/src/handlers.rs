@@ -7,26 +7,24 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Either, LengthLimitError, Limited};
+use http_body_util::Either;
 use hyper::body::Incoming;
-use hyper::header::{AUTHORIZATION, CONTENT_LENGTH};
+use hyper::header::AUTHORIZATION;
 use hyper::{Request, Response, StatusCode};
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::auth::{self, TokenKey};
 use crate::capacity::{Capacity, Refusal};
 use crate::config::TargetConfig;
 use crate::error::TargetError;
-use crate::grpc::{Body, GrpcState};
+use crate::grpc::GrpcState;
 use crate::metrics::{self, TargetMetrics};
-use crate::response::{self, Resp};
+use crate::request_body::{json_object, read_body};
+use crate::response::{self, Body, Resp};
 use crate::routes::{self, Route, RouteError};
 use crate::signups::{Signup, Signups};
 use crate::store::{Access, Counter, Store};
-
-/// Largest request body accepted; larger ones get 413.
-pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 static PONG: &[u8] = br#"{"pong":true}"#;
 static HEALTH_OK: &[u8] = br#"{"status":"ok"}"#;
@@ -71,7 +69,12 @@ pub async fn handle(
     req: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
     if crate::grpc::is_grpc(&req) {
-        return Ok(crate::grpc::handle(&state, req).await);
+        let served = crate::grpc::Served {
+            grpc: &state.grpc,
+            capacity: &state.capacity,
+            metrics: &state.metrics,
+        };
+        return Ok(crate::grpc::handle(served, req).await);
     }
     if let Some(endpoint) = crate::llm::Endpoint::of(req.uri().path()) {
         return Ok(crate::llm::handle(&state.llm, endpoint, req).await);
@@ -221,80 +224,6 @@ fn not_owner() -> Resp {
         StatusCode::FORBIDDEN,
         "this application belongs to another user (use the id your own POST /api/applications returned)",
     )
-}
-
-/// A request the client got wrong; becomes a JSON error response.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-struct Reject {
-    status: StatusCode,
-    message: String,
-}
-
-impl Reject {
-    fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        Reject {
-            status,
-            message: message.into(),
-        }
-    }
-
-    fn into_response(self) -> Resp {
-        response::error(self.status, &self.message)
-    }
-}
-
-/// Reads a body that must be a JSON object (a streaming endpoint's request); an error
-/// answer otherwise.
-pub(crate) async fn read_json_body(req: Request<Incoming>) -> Result<Value, Resp> {
-    let body = read_body(req).await.map_err(Reject::into_response)?;
-    json_object(&body)
-        .map(Value::Object)
-        .map_err(Reject::into_response)
-}
-
-/// Reads the whole body, at most [`MAX_BODY_BYTES`].
-async fn read_body(req: Request<Incoming>) -> Result<Bytes, Reject> {
-    let too_large = || {
-        Reject::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "request body larger than 1 MiB",
-        )
-    };
-    let declared = req
-        .headers()
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
-        return Err(too_large());
-    }
-    match Limited::new(req.into_body(), MAX_BODY_BYTES)
-        .collect()
-        .await
-    {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
-        Err(_) => Err(Reject::new(
-            StatusCode::BAD_REQUEST,
-            "could not read the request body",
-        )),
-    }
-}
-
-/// Parses a body that must be a JSON object.
-fn json_object(body: &[u8]) -> Result<Map<String, Value>, Reject> {
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(Reject::new(
-            StatusCode::BAD_REQUEST,
-            "request body must be a JSON object",
-        )),
-        Err(e) => Err(Reject::new(
-            StatusCode::BAD_REQUEST,
-            format!("request body is not valid JSON: {e}"),
-        )),
-    }
 }
 
 #[derive(Deserialize)]

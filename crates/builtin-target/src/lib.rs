@@ -56,6 +56,7 @@ mod grpc;
 mod handlers;
 mod llm;
 mod metrics;
+mod request_body;
 mod response;
 mod routes;
 mod server;
@@ -70,8 +71,8 @@ pub use config::{
     DEFAULT_THREADS,
 };
 pub use error::TargetError;
-pub use handlers::MAX_BODY_BYTES;
 pub use llm::LlmConfig;
+pub use request_body::MAX_BODY_BYTES;
 pub use server::{run_until_ctrl_c, spawn, TargetHandle};
 pub use store::MAX_APPLICATIONS;
 pub use tls::TargetTls;

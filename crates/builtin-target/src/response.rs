@@ -1,14 +1,24 @@
 //! Building JSON responses in one place, so every endpoint answers with the same headers
 //! and error shape (`{"error": "..."}`).
 
+use std::convert::Infallible;
+
 use bytes::Bytes;
-use http_body_util::Full;
+use futures_util::stream::BoxStream;
+use http_body_util::{Either, Full, StreamBody};
+use hyper::body::Frame;
 use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE};
 use hyper::{Response, StatusCode};
 use serde::Serialize;
 
-/// The response type of every endpoint.
+/// The response type of every endpoint that answers with one buffer.
 pub type Resp = Response<Full<Bytes>>;
+
+/// A body sent as it is made: a gRPC call's messages then trailers, a stream of events.
+pub type StreamedBody = StreamBody<BoxStream<'static, Result<Frame<Bytes>, Infallible>>>;
+
+/// The body of any response the server sends: one buffer, or streamed.
+pub type Body = Either<Full<Bytes>, StreamedBody>;
 
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 

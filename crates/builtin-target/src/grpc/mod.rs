@@ -42,14 +42,21 @@ pub use counters::GrpcCounters;
 use counters::Method;
 use wire::{Code, Status};
 
+use crate::capacity::Capacity;
 use crate::error::TargetError;
-use crate::handlers::AppState;
+use crate::metrics::TargetMetrics;
 
-/// The body of a gRPC answer: its messages, then the trailers.
-pub type GrpcBody = StreamBody<BoxStream<'static, Result<Frame<Bytes>, Infallible>>>;
+/// What a gRPC call uses of the server it runs in: the service's own state, and the capacity
+/// model and counts every request shares (the HTTP handlers pass them; this module does not
+/// know the rest of the server's state).
+#[derive(Clone, Copy)]
+pub struct Served<'a> {
+    pub grpc: &'a GrpcState,
+    pub capacity: &'a Capacity,
+    pub metrics: &'a TargetMetrics,
+}
 
-/// The body of any answer of the target (HTTP endpoints answer `Full`).
-pub type Body = Either<Full<Bytes>, GrpcBody>;
+pub use crate::response::Body;
 
 const GRPC: HeaderValue = HeaderValue::from_static("application/grpc");
 const GRPC_STATUS: HeaderName = HeaderName::from_static("grpc-status");
@@ -82,7 +89,7 @@ pub fn is_grpc<B>(req: &Request<B>) -> bool {
 }
 
 /// Serves one gRPC call.
-pub async fn handle(state: &AppState, req: Request<Incoming>) -> Response<Body> {
+pub async fn handle(state: Served<'_>, req: Request<Incoming>) -> Response<Body> {
     let method = Method::of(req.uri().path());
     let deadline = req
         .headers()

@@ -13,9 +13,8 @@ use tokio::time::Instant;
 use super::counters::Method;
 use super::messages::{CreateRequest, GetRequest, Permit, PermitEvent, PermitStatus, WatchRequest};
 use super::wire::{self, Code, Status};
-use super::CallEnd;
+use super::{CallEnd, Served};
 use crate::capacity::Refusal;
-use crate::handlers::AppState;
 
 /// Largest `pad_bytes` a `Create` may ask for.
 pub const MAX_PAD: u32 = 1024 * 1024;
@@ -48,7 +47,7 @@ pub struct Watch {
 }
 
 /// Reads the request and does the work of `Create`, `Get`, or the checks of `Watch`.
-pub async fn call(state: &AppState, method: Method, body: Incoming) -> Result<Answer, Status> {
+pub async fn call(state: Served<'_>, method: Method, body: Incoming) -> Result<Answer, Status> {
     let message = super::read_one(&state.grpc.counters, method, body).await?;
     match method {
         Method::Create => {
@@ -79,7 +78,7 @@ fn decode<M: prost::Message + Default>(message: &[u8], name: &str) -> Result<M, 
 
 /// Runs `work` holding a worker of the capacity model, after the service time.
 async fn served<T>(
-    state: &AppState,
+    state: Served<'_>,
     work: impl FnOnce() -> Result<T, Status>,
 ) -> Result<T, Status> {
     let _in_flight = state.metrics.begin();
@@ -111,7 +110,7 @@ fn now_unix_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-fn create(state: &AppState, req: CreateRequest) -> Result<Permit, Status> {
+fn create(state: Served<'_>, req: CreateRequest) -> Result<Permit, Status> {
     if req.applicant.is_empty() {
         return Err(invalid("applicant is empty: set CreateRequest.applicant"));
     }

@@ -17,7 +17,7 @@ use hyper::{Request, Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::grpc::Body;
+use crate::response::Body;
 
 /// The streaming endpoints by path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,7 +128,7 @@ pub async fn handle(
     if req.method() != hyper::Method::POST {
         return plain(StatusCode::METHOD_NOT_ALLOWED, "use POST with a JSON body");
     }
-    let body = match crate::handlers::read_json_body(req).await {
+    let body = match crate::request_body::read_json_body(req).await {
         Ok(v) => v,
         Err(resp) => return resp.map(http_body_util::Either::Left),
     };

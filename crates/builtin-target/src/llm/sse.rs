@@ -17,7 +17,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::engine::Out;
-use crate::grpc::Body;
+use crate::response::Body;
 
 /// What every chunk of one answer repeats.
 #[derive(Debug, Clone)]
