@@ -1,6 +1,7 @@
 //! The resolved scenario: what the engine runs, after parsing, defaults and validation.
 
 use crate::credentials::Credentials;
+pub use crate::step_parts::{Capture, CaptureSource, ThinkTime};
 use crate::threshold::Threshold;
 use std::net::IpAddr;
 use std::time::Duration;
@@ -226,12 +227,6 @@ pub enum Step {
     Ws(Box<crate::ws::WsStep>),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ThinkTime {
-    pub min: Duration,
-    pub max: Duration,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
     Get,
@@ -305,31 +300,6 @@ pub enum Body {
     Text(String),
     /// `application/x-www-form-urlencoded` fields.
     Form(Vec<(String, String)>),
-}
-
-/// A value taken from a response into a per-VU variable.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Capture {
-    pub name: String,
-    pub source: CaptureSource,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum CaptureSource {
-    JsonPath(crate::jsonpath::JsonPath),
-    Header(String),
-    /// Checked at load time; compiled by the engine.
-    Regex {
-        pattern: String,
-        group: usize,
-    },
-}
-
-impl CaptureSource {
-    /// The capture reads the response body.
-    pub fn needs_body(&self) -> bool {
-        !matches!(self, CaptureSource::Header(_))
-    }
 }
 
 /// A condition on a response; a failed check fails the request (`check_failed`).

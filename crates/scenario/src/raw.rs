@@ -1,6 +1,7 @@
 //! The scenario file exactly as written: serde types that reject unknown keys with a position.
 
 use crate::model::ConnectionPolicy;
+pub use crate::raw_values::{ByteSize, RawCapture, Scalar, ThinkSpec};
 use crate::units::{de_opt_duration, de_opt_rate};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -119,13 +120,6 @@ pub struct RawDefaults {
 
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
-pub enum ByteSize {
-    Bytes(u64),
-    Text(String),
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
 pub enum OneOrMany {
     One(String),
     Many(Vec<String>),
@@ -234,42 +228,12 @@ pub struct RawStep {
     pub stream: Option<crate::raw_stream::RawStream>,
 }
 
-/// A YAML scalar written where text is expected (`page: 2`, `debug: true`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum Scalar {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Text(String),
-}
-
-impl Scalar {
-    pub fn into_text(self) -> String {
-        match self {
-            Scalar::Bool(b) => b.to_string(),
-            Scalar::Int(i) => i.to_string(),
-            Scalar::Float(f) => f.to_string(),
-            Scalar::Text(t) => t,
-        }
-    }
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawLoop {
     pub count: u64,
     #[serde(default)]
     pub steps: Steps,
-}
-
-/// `"$.token"`, `{header: X}` or `{regex: "...", group: 1}`.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-pub enum RawCapture {
-    JsonPath(String),
-    Header { header: String },
-    Regex { regex: String, group: Option<usize> },
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -320,13 +284,6 @@ pub struct RawData {
 #[serde(rename_all = "snake_case")]
 pub enum RawSplit {
     Segments,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-pub enum ThinkSpec {
-    Seconds(f64),
-    Text(String),
 }
 
 /// Every key the file format knows, per section, for "did you mean" suggestions.

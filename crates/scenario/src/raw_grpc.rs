@@ -1,6 +1,6 @@
 //! The `grpc:` step exactly as written: serde types that reject unknown keys with a position.
 
-use crate::raw::Scalar;
+use crate::raw_values::Scalar;
 use crate::units::de_opt_duration;
 use serde::Deserialize;
 use std::collections::BTreeMap;

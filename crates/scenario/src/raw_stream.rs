@@ -1,7 +1,7 @@
 //! A request step's `stream:` and `check: {stream: ...}` exactly as written: serde types that
 //! reject unknown keys with a position.
 
-use crate::raw::ByteSize;
+use crate::raw_values::ByteSize;
 use crate::units::de_opt_duration;
 use serde::Deserialize;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! The `ws:` step exactly as written: serde types that reject unknown keys with a position.
 
-use crate::raw::{ByteSize, RawCapture, Scalar, ThinkSpec};
+use crate::raw_values::{ByteSize, RawCapture, Scalar, ThinkSpec};
 use crate::units::de_opt_duration;
 use serde::Deserialize;
 use std::collections::BTreeMap;

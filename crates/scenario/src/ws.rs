@@ -1,7 +1,7 @@
 //! The `ws:` step: a WebSocket session (RFC 6455) as one step of a flow, with the messages it
 //! sends, the messages it waits for, what it captures from them and how long it stays open.
 
-use crate::model::{Capture, ThinkTime};
+use crate::step_parts::{Capture, ThinkTime};
 use std::time::Duration;
 
 /// Default bound on one received message (a larger one fails the session `ws_protocol`).
