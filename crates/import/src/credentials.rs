@@ -29,7 +29,12 @@ impl Shape {
     pub fn env_stem(self) -> String {
         match self {
             Shape::Jwt => "JWT".into(),
-            Shape::Vendor(what) => crate::names::env_name(&what.to_ascii_lowercase()),
+            // "GitHub token" → GITHUB_TOKEN.
+            Shape::Vendor(what) => what
+                .split_whitespace()
+                .map(str::to_ascii_uppercase)
+                .collect::<Vec<_>>()
+                .join("_"),
             Shape::Random => "SECRET".into(),
         }
     }
@@ -332,6 +337,19 @@ impl Namer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_credential_without_a_telling_field_name_is_named_after_its_shape() {
+        let cases = [
+            (Shape::Jwt, "JWT"),
+            (Shape::Vendor("GitHub token"), "GITHUB_TOKEN"),
+            (Shape::Vendor("AWS access key"), "AWS_ACCESS_KEY"),
+            (Shape::Random, "SECRET"),
+        ];
+        for (shape, want) in cases {
+            assert_eq!(shape.env_stem(), want, "{shape:?}");
+        }
+    }
 
     #[test]
     fn credential_names() {

@@ -7,7 +7,7 @@ use crate::PipelineError;
 use loadlab_engine::Cancel;
 use loadlab_orchestrate::{ExecutedRun, Executor, RunRequest};
 use loadlab_store::{Labels, Store, StudyKind};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Makes the orchestrator's runs with the engine and indexes each under its study.
 pub struct EngineExecutor<'a> {
@@ -85,14 +85,6 @@ impl Executor for EngineExecutor<'_> {
     }
 
     fn pause(&mut self, duration: Duration) {
-        pause_unless_cancelled(self.cancel, duration);
-    }
-}
-
-/// Waits `duration` (a study's cooldown), returning early when `cancel` is set.
-pub fn pause_unless_cancelled(cancel: &Cancel, duration: Duration) {
-    let until = Instant::now() + duration;
-    while Instant::now() < until && !cancel.is_cancelled() {
-        std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
+        crate::measure::pause_unless_cancelled(self.cancel, duration);
     }
 }

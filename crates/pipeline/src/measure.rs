@@ -13,7 +13,7 @@ use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Scenario, ScenarioError};
 use loadlab_store::Store;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// What a caller shows while a run goes: a live progress line and the engine's warnings.
 pub trait RunView {
@@ -179,7 +179,7 @@ pub fn measure_retrying(
         attempt += 1;
         let settle = loadlab_orchestrate::settle_before_retry(&measured.result, attempt);
         retrying(&measured.result, attempt, settle);
-        crate::executor::pause_unless_cancelled(spec.cancel, settle);
+        pause_unless_cancelled(spec.cancel, settle);
     }
 }
 
@@ -283,4 +283,12 @@ pub fn check_json_path(path: &Path) -> Result<(), PipelineError> {
             dir.display()
         ))
     })
+}
+
+/// Waits `duration` (a study's cooldown, or the host's time to settle before a run is made again), returning early when `cancel` is set.
+pub fn pause_unless_cancelled(cancel: &Cancel, duration: Duration) {
+    let until = Instant::now() + duration;
+    while Instant::now() < until && !cancel.is_cancelled() {
+        std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
+    }
 }

@@ -187,7 +187,7 @@ impl Executor for SegmentedExecutor<'_> {
     }
 
     fn pause(&mut self, duration: Duration) {
-        crate::executor::pause_unless_cancelled(self.cancel, duration);
+        crate::measure::pause_unless_cancelled(self.cancel, duration);
     }
 }
 
