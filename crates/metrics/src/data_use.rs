@@ -2,7 +2,6 @@
 //! so that a report can say how many rows a run used and whether two generators of one plan
 //! used the same row (sign-ups with one e-mail each, seats reserved once).
 
-use crate::record::{DataSetInfo, RecordEnd, RecordMeta};
 use serde::{Deserialize, Serialize};
 
 /// One data set's use by a run (a process, or the segments of a merge added up).
@@ -62,25 +61,6 @@ pub struct DataSetUse {
     pub split: bool,
     #[serde(flatten)]
     pub used: DataUse,
-}
-
-/// The run's data sets with what it used of each (nothing counted: a record from before
-/// data use was recorded, or a run that did not end).
-pub fn data_sets_used(meta: &RecordMeta, end: Option<&RecordEnd>) -> Vec<DataSetUse> {
-    meta.data_sets
-        .iter()
-        .enumerate()
-        .map(|(i, d): (usize, &DataSetInfo)| DataSetUse {
-            name: d.name.clone(),
-            rows: d.rows,
-            pick: d.pick.clone(),
-            split: d.split,
-            used: end
-                .and_then(|e| e.data_use.get(i))
-                .copied()
-                .unwrap_or_default(),
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -60,13 +60,14 @@ pub use outcome::{Outcome, Phases};
 pub use phases::{Phase, PhaseHistograms, PhaseSummary};
 pub use protocol::Protocol;
 pub use recorder::{Recorder, StepInfo};
+pub use result::LoadStretch;
 pub use result::{OriginResult, RunResult};
 pub use segment::Segment;
 pub use server_timing::{
     parse_duration_header, server_timing_duration, server_timing_entries, server_timing_micros,
     ServerTimingEntries,
 };
-pub use steering::{LoadStretch, SteerAction, SteerEvent, SteerSource, StretchLevel};
+pub use steering::{SteerAction, SteerEvent, SteerSource, StretchLevel};
 pub use stream::{StreamCounts, StreamResult, StreamSample, StreamSeries, StreamTime};
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};
 pub use verdict::Verdict;

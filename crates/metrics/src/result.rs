@@ -16,7 +16,7 @@ pub use crate::timestamp::{from_unix_seconds, parse_rfc3339, rfc3339, unix_secon
 use crate::validity::{InvalidKind, TargetVerdict, Validity};
 pub use histograms::{decode_histogram, encode_histogram, encode_nonempty, Histograms};
 use serde::{Deserialize, Serialize};
-pub use series::{IntervalLatency, IntervalStats, WindowStats, WINDOW_REQUESTS};
+pub use series::{IntervalLatency, IntervalStats, LoadStretch, WindowStats, WINDOW_REQUESTS};
 use std::collections::BTreeMap;
 
 pub const SCHEMA: &str = "loadlab.run.v2";
@@ -67,7 +67,7 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub steered: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stretches: Vec<crate::steering::LoadStretch>,
+    pub stretches: Vec<LoadStretch>,
     /// The data sets and what the run used of each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub data_sets: Vec<crate::data_use::DataSetUse>,

@@ -88,26 +88,6 @@ pub enum StretchLevel {
     Ramp { from: f64, to: f64 },
 }
 
-/// A stretch of a steered run between two changes of its load, and what was measured in it:
-/// the exploratory answer ("at 800/s p95 was 40 ms, at 1,200/s 900 ms").
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LoadStretch {
-    /// Seconds from the run's start.
-    pub from_s: f64,
-    pub to_s: f64,
-    pub level: StretchLevel,
-    /// The time the figures cover: the record's intervals wholly inside the stretch, after
-    /// the warm-up. An interval in which the load changed belongs to no stretch: its requests
-    /// were sent at two levels.
-    pub measured_s: f64,
-    pub requests: u64,
-    pub failed: u64,
-    /// Requests per second of `measured_s`.
-    pub rate: f64,
-    /// Percentiles of the stretch's requests, from its intervals' histograms merged.
-    pub latency_ms: crate::result::IntervalLatency,
-}
-
 /// The load as it was driven: the plan's points until the first command, then each
 /// command's level (at once, or along its ramp), held to `end_s` or the stop. Times in
 /// seconds from the run's start, levels in the plan's unit.

@@ -1,5 +1,6 @@
-//! The run's time series in `run.json`: per-slice figures (`intervals`) and the windows of
-//! at least [`WINDOW_REQUESTS`] requests the charts and windowed thresholds read.
+//! The run's time series in `run.json`: per-slice figures (`intervals`), the windows of at
+//! least [`WINDOW_REQUESTS`] requests the charts and windowed thresholds read, and a steered
+//! run's stretches of constant load.
 
 use crate::histogram::LatencyHistogram;
 use serde::{Deserialize, Serialize};
@@ -77,4 +78,24 @@ impl IntervalLatency {
             max: h.max() as f64 / 1000.0,
         }
     }
+}
+
+/// A stretch of a steered run between two changes of its load, and what was measured in it:
+/// the exploratory answer ("at 800/s p95 was 40 ms, at 1,200/s 900 ms").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadStretch {
+    /// Seconds from the run's start.
+    pub from_s: f64,
+    pub to_s: f64,
+    pub level: crate::steering::StretchLevel,
+    /// The time the figures cover: the record's intervals wholly inside the stretch, after
+    /// the warm-up. An interval in which the load changed belongs to no stretch: its requests
+    /// were sent at two levels.
+    pub measured_s: f64,
+    pub requests: u64,
+    pub failed: u64,
+    /// Requests per second of `measured_s`.
+    pub rate: f64,
+    /// Percentiles of the stretch's requests, from its intervals' histograms merged.
+    pub latency_ms: IntervalLatency,
 }

@@ -307,7 +307,7 @@ impl Summarizer {
             steering: end.map(|e| e.steering.clone()).unwrap_or_default(),
             steered: driven.is_some(),
             stretches: stretches.unwrap_or_default(),
-            data_sets: crate::data_use::data_sets_used(meta, end),
+            data_sets: data_sets_used(meta, end),
             duration_s: measured,
             warmup_s: meta.warmup_s,
             load: crate::result::LoadInfo {
@@ -502,5 +502,26 @@ fn error_hints(all: &Totals) -> BTreeMap<String, String> {
         .iter()
         .filter(|k| all.errors[k.index()] > 0)
         .map(|k| (k.as_str().to_string(), k.hint().to_string()))
+        .collect()
+}
+
+/// The run's data sets with what it used of each (nothing counted: a record from before
+/// data use was recorded, or a run that did not end).
+fn data_sets_used(meta: &RecordMeta, end: Option<&RecordEnd>) -> Vec<crate::data_use::DataSetUse> {
+    meta.data_sets
+        .iter()
+        .enumerate()
+        .map(
+            |(i, d): (usize, &crate::record::DataSetInfo)| crate::data_use::DataSetUse {
+                name: d.name.clone(),
+                rows: d.rows,
+                pick: d.pick.clone(),
+                split: d.split,
+                used: end
+                    .and_then(|e| e.data_use.get(i))
+                    .copied()
+                    .unwrap_or_default(),
+            },
+        )
         .collect()
 }

@@ -5,8 +5,9 @@
 use super::Summarizer;
 use crate::histogram::LazyHistogram;
 use crate::record::meta::{RecordEnd, RecordMeta};
+use crate::result::LoadStretch;
 use crate::result::{decode_histogram, encode_nonempty, IntervalLatency, PlannedLoad};
-use crate::steering::{driven_points, stretches_of, LoadStretch, StretchLevel};
+use crate::steering::{driven_points, stretches_of, StretchLevel};
 
 /// Interval bounds and stretch bounds are the same instants, computed apart.
 const EPS: f64 = 1e-6;
