@@ -10,7 +10,7 @@ use crate::render::RenderCx;
 use crate::request::RequestParts;
 use crate::transport::{Failure, Response, ResponseData, ResponseTiming, Transport};
 use crate::vu::VuState;
-use loadlab_metrics::{ErrorKind, Outcome, Phases, Recorder};
+use loadlab_metrics::{micros, ErrorKind, Outcome, Phases, Recorder};
 use loadlab_scenario::{ConnectionPolicy, Pick};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -305,7 +305,7 @@ impl<T: Transport> Worker<T> {
         };
         let mut rec = self.recorder.borrow_mut();
         rec.record(&outcome);
-        crate::stream::record(&mut rec, req, keep.as_ref(), measured_from, error);
+        record_stream(&mut rec, req, keep.as_ref(), measured_from, error);
         if let Some(call) = &req.grpc {
             let (counts, status) = crate::grpc::outcome::counts(&result, grpc_payload);
             let first = result
@@ -601,7 +601,21 @@ fn phases(t: &ResponseTiming, done: Instant) -> Phases {
     }
 }
 
-#[inline]
-pub fn micros(d: Duration) -> u64 {
-    d.as_micros().min(u64::MAX as u128) as u64
+/// Records a request's stream, when it streamed and did not fail (`error`).
+fn record_stream(
+    rec: &mut loadlab_metrics::Recorder,
+    req: &crate::prepare::PreparedRequest,
+    data: Option<&crate::transport::ResponseData>,
+    from: Instant,
+    error: Option<ErrorKind>,
+) {
+    let (Some(s), Some(reader), None) =
+        (&req.stream, data.and_then(|d| d.stream.as_deref()), error)
+    else {
+        return;
+    };
+    rec.record_stream(
+        req.step,
+        &crate::stream::measure(reader, from, false, &s.objectives),
+    );
 }

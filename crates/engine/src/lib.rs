@@ -31,6 +31,7 @@ mod executor;
 mod flow;
 mod flow_picker;
 pub mod grpc;
+mod grpc_reply;
 mod health;
 pub mod http;
 mod idle_pool;

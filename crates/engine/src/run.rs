@@ -84,7 +84,7 @@ pub enum EngineError {
     #[error("{0}")]
     LocalPorts(String),
     #[error(transparent)]
-    Reflection(#[from] crate::grpc::reflect::ReflectError),
+    Reflection(#[from] crate::prepare::reflect::ReflectError),
     #[error("data set `{set}` has {rows} row(s), fewer than the {segments} segments that split it (`split: segments`, or `pick: unique`): segment {index}/{segments} would get none\n  hint: add rows, run fewer segments, or take the split off the set")]
     NoRowsForSegment {
         set: String,
@@ -133,7 +133,7 @@ pub fn run(
     let process_segment = options.segment.unwrap_or(Segment::WHOLE);
     let host_timer = crate::record_meta::measure_host_timer();
     // `grpc:` steps with no .proto get their types from the server's reflection first.
-    let reflected = crate::grpc::reflect::fill_descriptors(scenario)?;
+    let reflected = crate::prepare::reflect::fill_descriptors(scenario)?;
     let scenario = reflected.as_ref().unwrap_or(scenario);
     let mut prepared = PreparedScenario::new(scenario)?;
     prepared.data.offset = u64::from(process_segment.index);

@@ -29,7 +29,7 @@ pub struct Response {
     /// When its phases happened, as far as the transport measured them.
     pub timing: ResponseTiming,
     /// A gRPC call's status and messages (`None` for any other request).
-    pub grpc: Option<crate::grpc::GrpcReply>,
+    pub grpc: Option<crate::grpc_reply::GrpcReply>,
 }
 
 /// The instants of a request's phases (k6's connecting, TLS handshaking, waiting,
@@ -135,7 +135,7 @@ impl ResponseData {
     /// Body bytes were appended at `at`: a stream reads its complete events out of them.
     pub fn body_arrived(&mut self, at: Instant) -> Result<(), Failure> {
         match &mut self.stream {
-            Some(s) => s.feed(&mut self.body, at).map_err(crate::stream::failure),
+            Some(s) => s.feed(&mut self.body, at).map_err(stream_failure),
             None => Ok(()),
         }
     }
@@ -143,7 +143,7 @@ impl ResponseData {
     /// The body is complete: a stream reads its last event and checks its end.
     pub fn body_ended(&mut self, at: Instant) -> Result<(), Failure> {
         match &mut self.stream {
-            Some(s) => s.finish(&mut self.body, at).map_err(crate::stream::failure),
+            Some(s) => s.finish(&mut self.body, at).map_err(stream_failure),
             None => Ok(()),
         }
     }
@@ -160,18 +160,18 @@ impl ResponseData {
             .as_ref()
             .map(|s| s.stall_timeout())
             .unwrap_or_default();
-        crate::stream::failure(crate::stream::StreamError::Stalled(waited))
+        stream_failure(crate::stream::StreamError::Stalled(waited))
     }
 
     /// The failure of a stream whose connection closed before the body was complete.
     pub fn cut_off(&self) -> Option<Failure> {
         let s = self.stream.as_ref()?;
-        Some(crate::stream::failure(
-            crate::stream::StreamError::Truncated(format!(
+        Some(stream_failure(crate::stream::StreamError::Truncated(
+            format!(
                 "the connection closed after {} events, before the response was complete",
                 s.events
-            )),
-        ))
+            ),
+        )))
     }
 
     /// Keeps a header field (the transport calls this only when `keep_headers` is set).
@@ -271,6 +271,11 @@ pub trait Transport: 'static {
             ))
         }
     }
+}
+
+/// The failure a stream error is counted as.
+fn stream_failure(e: crate::stream::StreamError) -> Failure {
+    Failure::new(e.kind(), e.to_string())
 }
 
 #[cfg(test)]

@@ -11,6 +11,12 @@ pub fn new_histogram() -> LatencyHistogram {
     Histogram::new_with_bounds(1, MAX_TRACKABLE_US, 3).expect("static histogram bounds are valid")
 }
 
+/// A duration in the µs every histogram holds (saturating: no duration is out of range).
+#[inline]
+pub fn micros(d: std::time::Duration) -> u64 {
+    d.as_micros().min(u128::from(u64::MAX)) as u64
+}
+
 /// Records a value in µs, clamping it into the tracked range so recording never fails.
 #[inline]
 pub fn record_us(h: &mut LatencyHistogram, us: u64) {

@@ -47,7 +47,9 @@ pub use environment::Environment;
 pub use error_kind::{ErrorCounts, ErrorKind};
 pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};
 pub use grpc::{GrpcCode, GrpcCounts, GrpcResult};
-pub use histogram::{new_histogram, record_us, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US};
+pub use histogram::{
+    micros, new_histogram, record_us, LatencyHistogram, LazyHistogram, MAX_TRACKABLE_US,
+};
 pub use host_timer::HostTimer;
 pub use imported::ImportedFrom;
 pub use live::{LiveControl, LiveObserver, ThresholdBreach};

@@ -5,8 +5,9 @@
 //! from a late scheduler, arrivals that cannot start counted) live here, in one place.
 
 use super::now;
-use crate::flow::{micros, Worker};
+use crate::flow::Worker;
 use crate::transport::Transport;
+use loadlab_metrics::micros;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use tokio::time::{Duration, Instant};

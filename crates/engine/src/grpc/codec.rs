@@ -4,8 +4,7 @@
 use prost::Message;
 use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor, SerializeOptions};
 
-/// Bytes of a frame's prefix: a compression flag and a 4-byte big-endian length.
-pub const PREFIX: usize = 5;
+use crate::grpc_reply::PREFIX;
 
 /// Encodes the JSON text `json` as a message of type `input` and appends it to `out` as one
 /// uncompressed gRPC frame; returns the payload's length.

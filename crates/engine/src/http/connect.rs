@@ -5,9 +5,9 @@
 use super::classify::classify_io;
 use super::deferred::DeferredIo;
 use super::stream::Stream;
-use crate::flow::micros;
 use crate::origin::Origin;
 use crate::transport::{ConnectTiming, Failure};
+use loadlab_metrics::micros;
 use loadlab_metrics::{ErrorKind, Protocol};
 use loadlab_scenario::HttpVersion;
 use rustls::pki_types::ServerName;

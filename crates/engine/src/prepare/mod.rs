@@ -7,6 +7,7 @@
 
 mod data;
 mod grpc;
+pub(crate) mod reflect;
 mod source_addresses;
 mod ws;
 

@@ -10,8 +10,7 @@ mod reader;
 pub use frame::{FrameError, Framer};
 pub use reader::{StreamError, StreamReader};
 
-use crate::transport::Failure;
-use loadlab_metrics::{ErrorKind, StreamSample, StreamTime};
+use loadlab_metrics::{StreamSample, StreamTime};
 use loadlab_scenario::jsonpath::JsonPath;
 use loadlab_scenario::stream::{StreamFormat, StreamSpec, TokenCounting};
 use loadlab_scenario::threshold::{Op, Quantity, Scope};
@@ -98,32 +97,6 @@ pub fn reader(prepared: Option<&Arc<PreparedStream>>) -> Option<Box<StreamReader
     prepared.map(|p| Box::new(StreamReader::new(p.clone())))
 }
 
-/// Records a request's stream, when it streamed and did not fail (`error`).
-pub(crate) fn record(
-    rec: &mut loadlab_metrics::Recorder,
-    req: &crate::prepare::PreparedRequest,
-    data: Option<&crate::transport::ResponseData>,
-    from: Instant,
-    error: Option<ErrorKind>,
-) {
-    let (Some(s), Some(reader), None) =
-        (&req.stream, data.and_then(|d| d.stream.as_deref()), error)
-    else {
-        return;
-    };
-    rec.record_stream(req.step, &measure(reader, from, false, &s.objectives));
-}
-
-/// The failure a stream error is counted as.
-pub fn failure(e: StreamError) -> Failure {
-    let kind = match e {
-        StreamError::Malformed(_) => ErrorKind::StreamMalformed,
-        StreamError::Stalled(_) => ErrorKind::StreamStalled,
-        StreamError::Truncated(_) => ErrorKind::StreamTruncated,
-    };
-    Failure::new(kind, e.to_string())
-}
-
 /// A finished stream's figures, from the request's start `from` (its intended start in the
 /// open model), by vLLM's definitions: TTFT = first token event − start; E2E = last event −
 /// start; ITL = each gap before a later token event; TPOT = (E2E − TTFT) / (output tokens
@@ -135,7 +108,7 @@ pub fn measure<'a>(
     failed: bool,
     objectives: &[Objective],
 ) -> StreamSample<'a> {
-    let since = |at: Instant| crate::flow::micros(at.saturating_duration_since(from));
+    let since = |at: Instant| loadlab_metrics::micros(at.saturating_duration_since(from));
     let ttft_us = r.first_token.map(since);
     let e2e_us = r.last_event.map(since);
     let output_tokens = r.output_tokens();

@@ -21,6 +21,18 @@ pub enum StreamError {
     Truncated(String),
 }
 
+impl StreamError {
+    /// The error kind a stream that failed so is counted as.
+    pub fn kind(&self) -> loadlab_metrics::ErrorKind {
+        use loadlab_metrics::ErrorKind;
+        match self {
+            StreamError::Malformed(_) => ErrorKind::StreamMalformed,
+            StreamError::Stalled(_) => ErrorKind::StreamStalled,
+            StreamError::Truncated(_) => ErrorKind::StreamTruncated,
+        }
+    }
+}
+
 impl From<FrameError> for StreamError {
     fn from(e: FrameError) -> Self {
         match e {
@@ -164,7 +176,7 @@ impl StreamReader {
                 (None, _) => self.first_token = Some(at),
                 (Some(_), Some(last)) if self.gaps_us.len() < MAX_GAPS => self
                     .gaps_us
-                    .push(crate::flow::micros(at.saturating_duration_since(last))),
+                    .push(loadlab_metrics::micros(at.saturating_duration_since(last))),
                 _ => {}
             }
             self.token_events += 1;

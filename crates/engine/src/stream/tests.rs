@@ -2,6 +2,7 @@
 //! goodput applied to known arrival times, and the reader's typed errors.
 
 use super::*;
+use loadlab_metrics::ErrorKind;
 use loadlab_scenario::stream::DEFAULT_MAX_EVENT;
 use tokio::time::Duration;
 
@@ -141,15 +142,11 @@ fn broken_streams_are_typed_errors() {
     let p = prepared(TokenCounting::OpenAi, Some("[DONE]"), vec![]);
     let e = read(p.clone(), &events, start).unwrap_err();
     assert!(matches!(e, StreamError::Truncated(_)), "{e}");
-    assert_eq!(failure(e).kind, ErrorKind::StreamTruncated);
+    assert_eq!(e.kind(), ErrorKind::StreamTruncated);
     let e = read(p.clone(), &[(1, b"data: not json\n\n".to_vec())], start).unwrap_err();
-    assert_eq!(failure(e).kind, ErrorKind::StreamMalformed);
+    assert_eq!(e.kind(), ErrorKind::StreamMalformed);
     let e = read(p, &[(1, b"data: {\"choices\":[]}\n".to_vec())], start).unwrap_err();
-    assert_eq!(
-        failure(e).kind,
-        ErrorKind::StreamTruncated,
-        "ended mid-event"
-    );
+    assert_eq!(e.kind(), ErrorKind::StreamTruncated, "ended mid-event");
 }
 
 #[test]

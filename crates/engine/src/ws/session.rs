@@ -3,13 +3,14 @@
 
 use super::classify::{matches, payload, session_error};
 use super::upgrade::Socket;
-use crate::flow::{micros, Worker};
+use crate::flow::Worker;
 use crate::inspect::capture;
 use crate::prepare::{PreparedWs, PreparedWsAction};
 use crate::render::RenderCx;
 use crate::transport::{ResponseData, Transport};
 use crate::vu::VuState;
 use futures_util::{SinkExt, StreamExt};
+use loadlab_metrics::micros;
 use loadlab_metrics::{ErrorKind, Outcome, Phases, WsCounts, CLOSE_ABNORMAL};
 use tokio::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;

@@ -3,10 +3,11 @@
 
 use super::session::Session;
 use super::upgrade::Upgraded;
-use crate::flow::{micros, Next, Span, Worker};
+use crate::flow::{Next, Span, Worker};
 use crate::prepare::{PreparedWs, PreparedWsAction};
 use crate::transport::Transport;
 use crate::vu::VuState;
+use loadlab_metrics::micros;
 use loadlab_metrics::{Outcome, Phases, WsCounts, CLOSE_ABNORMAL};
 use tokio::time::Instant;
 

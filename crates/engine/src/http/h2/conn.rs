@@ -149,11 +149,11 @@ impl H2Conn {
         }
         // A trailers-only answer (an error before any message) has its status in the head.
         let head_status = if req.grpc {
-            crate::grpc::grpc_status(response.headers())
+            crate::grpc_reply::grpc_status(response.headers())
         } else {
             None
         };
-        let mut frames = crate::grpc::FrameCounter::default();
+        let mut frames = crate::grpc_reply::FrameCounter::default();
         let mut body = response.into_body();
         let mut received = 0u64;
         if let Some(k) = keep.as_deref_mut() {
@@ -191,12 +191,12 @@ impl H2Conn {
                     .await
                     .map_err(|e| failure(&e))?
                     .as_ref()
-                    .and_then(crate::grpc::grpc_status),
+                    .and_then(crate::grpc_reply::grpc_status),
             };
             if let (Some(k), Some((_, message))) = (keep, &status) {
                 k.grpc_message.clone_from(message);
             }
-            Some(crate::grpc::GrpcReply::new(
+            Some(crate::grpc_reply::GrpcReply::new(
                 status.map(|(code, _)| code),
                 &frames,
             ))

@@ -4,7 +4,7 @@
 
 use tokio::time::Instant;
 
-use super::codec::PREFIX;
+use super::PREFIX;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct FrameCounter {

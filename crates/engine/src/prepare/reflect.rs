@@ -2,8 +2,7 @@
 //! `v1alpha`) before the run, for `grpc:` steps that name no `.proto`: the file holding the
 //! service and every file it imports, as grpcurl and ghz do.
 
-use super::codec::{frame_message, PREFIX};
-use super::status::grpc_status;
+use crate::grpc::{frame_message, grpc_status, PREFIX};
 use crate::http::connect::{open, TlsConnectors};
 use crate::http::resolve::lookup;
 use crate::origin::{host_header, split_url, Origin};
