@@ -4,16 +4,15 @@
 
 use super::live::{Live, Steerable};
 use super::output::{duration_flag, percent_flag, rate_flag, report_for, warn, Stored};
+use super::session::Session;
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::capacity::CapacityResult;
-use loadlab_engine::Cancel;
 use loadlab_orchestrate::capacity::CapacityObserver;
 use loadlab_pipeline::capacity;
 use loadlab_pipeline::executor::EngineExecutor;
 use loadlab_pipeline::live_progress::CapacityTee;
 use loadlab_pipeline::progress::{finding_line, starting_words, StepLines};
-use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_scenario::study::{CapacitySpec, StudyDocument};
 use loadlab_scenario::ScenarioError;
 use loadlab_store::StudyKind;
@@ -63,13 +62,12 @@ fn search(args: &CapacityArgs, live: &Live) -> Result<Outcome, CliError> {
         eprintln!("{}", starting_words(&plan, &stored.id, stored.prior.len()));
     }
     let id = stored.id.clone();
-    let cancel = Cancel::new();
-    crate::signals::watch(cancel.clone());
     // One line per step says more than a progress bar over a single step.
-    let outputs = output.open_outputs(&file_outputs)?;
-    let mut taps = live.taps();
-    taps.extend(outputs.taps());
-    let mut view = TerminalView::new(quiet, true).with_taps(taps);
+    let Session {
+        cancel,
+        outputs,
+        mut view,
+    } = Session::open(output, &file_outputs, live.taps(), false)?;
     let mut exec = EngineExecutor::new(
         &store,
         &cancel,

@@ -17,6 +17,7 @@ mod remote_run;
 mod report;
 mod run;
 mod runs;
+mod session;
 mod study;
 mod target;
 mod validate;

@@ -2,14 +2,13 @@
 //! (`loadlab_pipeline::remote::run_to_url`); this prints the summary and the uploads.
 
 use super::output::{duration_flag, print_errors, print_run, say_unless};
+use super::session::Session;
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_engine::Cancel;
 use loadlab_live::LiveTap;
 use loadlab_pipeline::measure::{check_json_path, write_json, RunSpec, Share};
 use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::remote::{run_to_url, RemoteRunOptions};
-use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_scenario::Scenario;
 use std::sync::Arc;
 use url::Url;
@@ -35,8 +34,11 @@ pub fn run(
     if let Some(json) = &output.json {
         check_json_path(json)?;
     }
-    let cancel = Cancel::new();
-    crate::signals::watch(cancel.clone());
+    let Session {
+        cancel,
+        outputs,
+        mut view,
+    } = Session::open(output, &scenario.outputs, taps, true)?;
     let spec = RunSpec {
         scenario,
         share,
@@ -44,10 +46,6 @@ pub fn run(
         cancel: &cancel,
         steering,
     };
-    let outputs = output.open_outputs(&scenario.outputs)?;
-    let mut taps = taps;
-    taps.extend(outputs.taps());
-    let mut view = TerminalView::new(output.quiet, output.no_progress).with_taps(taps);
     let quiet = output.quiet;
     let mut say_unless_quiet = say_unless(quiet);
     let labels = output.resolved_labels()?;

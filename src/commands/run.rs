@@ -2,9 +2,10 @@
 
 use super::live::{Live, Steerable};
 use super::output::{percent_flag, print_errors, print_run, warn};
+use super::session::Session;
 use crate::cli::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Outcome};
-use loadlab_engine::{Cancel, Steering};
+use loadlab_engine::Steering;
 use loadlab_live::LiveTap;
 use loadlab_metrics::RunResult;
 use loadlab_pipeline::measure::{
@@ -12,7 +13,6 @@ use loadlab_pipeline::measure::{
 };
 use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::resolve::{RunFlags, UrlRequest};
-use loadlab_pipeline::terminal_view::TerminalView;
 use loadlab_scenario::{LoadFlags, Scenario};
 use loadlab_store::NewRun;
 use std::sync::Arc;
@@ -125,8 +125,11 @@ pub fn run_and_report(
         check_json_path(json)?;
     }
     let store = loadlab_pipeline::store::open_for_runs(output.results.as_deref(), &mut warn)?;
-    let cancel = Cancel::new();
-    crate::signals::watch(cancel.clone());
+    let Session {
+        cancel,
+        outputs,
+        mut view,
+    } = Session::open(output, &scenario.outputs, taps, true)?;
     let spec = RunSpec {
         scenario,
         share,
@@ -134,10 +137,6 @@ pub fn run_and_report(
         cancel: &cancel,
         steering,
     };
-    let outputs = output.open_outputs(&scenario.outputs)?;
-    let mut taps = taps;
-    taps.extend(outputs.taps());
-    let mut view = TerminalView::new(output.quiet, output.no_progress).with_taps(taps);
     let meta = NewRun {
         labels: output.resolved_labels()?,
         ..NewRun::default()

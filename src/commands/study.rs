@@ -5,6 +5,7 @@
 
 use super::live::{Live, Steerable};
 use super::output::{report_for, warn, Stored};
+use super::session::Session;
 use crate::cli::{MonitorArgs, OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
@@ -146,17 +147,16 @@ pub fn run_study_file(
     let labels = output.resolved_labels()?;
     let stored = study::begin_or_resume(&store, &plan, resume, file, &labels)?;
     let id = stored.ids.id.clone();
-    let cancel = Cancel::new();
-    crate::signals::watch(cancel.clone());
     let file_outputs = plan
         .variants
         .first()
         .map(|v| v.scenario.outputs.clone())
         .unwrap_or_default();
-    let outputs = output.open_outputs(&file_outputs)?;
-    let mut taps = live.taps();
-    taps.extend(outputs.taps());
-    let mut view = TerminalView::new(quiet, output.no_progress).with_taps(taps);
+    let Session {
+        cancel,
+        outputs,
+        mut view,
+    } = Session::open(output, &file_outputs, live.taps(), true)?;
     let runs = StudyRuns {
         store: &store,
         cancel: &cancel,
