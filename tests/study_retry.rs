@@ -131,8 +131,14 @@ fn a_single_run_is_made_again_while_invalid_with_retry_invalid() {
         2,
         "two re-runs of a run that is invalid every time:\n{stderr}"
     );
+    // Each attempt's reason with its figures; no wait first, as the generator's data ran
+    // out, not the host's time.
     assert!(
-        stderr.contains("the run was invalid (data_exhausted); running it again (2 of 2"),
+        stderr.contains("the run was invalid (data_exhausted: data set `users`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("; running it again (2 of 2, --retry-invalid)"),
         "{stderr}"
     );
     // Quiet, the exit code still comes with its reason.
