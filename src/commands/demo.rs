@@ -1,11 +1,11 @@
 //! `loadlab demo`: the main job on the built-in target, with nothing to set up — a short
-//! study (2 variants × 6 runs, `loadlab_pipeline::demo`) against targets started in-process,
+//! study (2 variants × 6 runs, `demo_targets`) against targets started in-process,
 //! ending in an HTML and a Markdown report with the targets' resources and their server-side
 //! latency.
 
+use super::demo_targets::DemoTargets;
 use crate::cli::DemoArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_pipeline::demo::DemoTargets;
 use std::path::Path;
 
 pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {

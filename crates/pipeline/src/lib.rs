@@ -9,7 +9,6 @@
 
 pub mod capacity;
 pub mod compare;
-pub mod demo;
 pub mod describe;
 mod error;
 pub mod executor;

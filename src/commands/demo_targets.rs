@@ -1,11 +1,12 @@
 //! `loadlab demo`'s study: a short A/B study against two built-in targets started in this
-//! process, with nothing to set up.
+//! process, with nothing to set up. In the binary, not the pipeline library: only the demo
+//! needs the built-in target inside the generator's process.
 //!
 //! The targets run inside loadlab, so they are monitored through their `/metrics` (their
 //! own threads' CPU, in-flight requests, queue), not by port: the port would resolve to
 //! loadlab itself, generator included.
 
-use crate::PipelineError;
+use crate::exit::CliError;
 use loadlab_builtin_target::{ServiceDist, TargetConfig, TargetHandle};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -57,7 +58,7 @@ study:
             series: [loadlab_target_cpu_seconds_total, http_requests_in_flight, loadlab_target_queue_length]
 ";
 
-fn start_target(workers: usize) -> Result<TargetHandle, PipelineError> {
+fn start_target(workers: usize) -> Result<TargetHandle, CliError> {
     loadlab_builtin_target::spawn(TargetConfig {
         listen: "127.0.0.1:0".parse().expect("valid address"),
         workers: Some(workers),
@@ -65,7 +66,7 @@ fn start_target(workers: usize) -> Result<TargetHandle, PipelineError> {
         service_dist: ServiceDist::Exp,
         ..TargetConfig::default()
     })
-    .map_err(PipelineError::aborted)
+    .map_err(CliError::aborted)
 }
 
 /// The demo's two built-in targets, running in this process until shut down.
@@ -77,7 +78,7 @@ pub struct DemoTargets {
 }
 
 impl DemoTargets {
-    pub fn start() -> Result<DemoTargets, PipelineError> {
+    pub fn start() -> Result<DemoTargets, CliError> {
         Ok(DemoTargets {
             baseline: start_target(4)?,
             half: start_target(2)?,
@@ -85,11 +86,10 @@ impl DemoTargets {
     }
 
     /// Writes the demo's scenario file (its study) under `results/demo/`; returns its path.
-    pub fn write_scenario(&self, results: &Path) -> Result<PathBuf, PipelineError> {
+    pub fn write_scenario(&self, results: &Path) -> Result<PathBuf, CliError> {
         let dir = results.join("demo");
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            PipelineError::bad_input(format!("cannot create {}: {e}", dir.display()))
-        })?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| CliError::bad_input(format!("cannot create {}: {e}", dir.display())))?;
         let file = dir.join("demo.yaml");
         let (a, b) = (self.baseline.addr, self.half.addr);
         let text = DEMO
@@ -97,9 +97,8 @@ impl DemoTargets {
             .replace("{TARGET_B_ADDR}", &b.to_string())
             .replace("{TARGET_A}", &format!("http://{a}"))
             .replace("{TARGET_B}", &format!("http://{b}"));
-        std::fs::write(&file, &text).map_err(|e| {
-            PipelineError::bad_input(format!("cannot write {}: {e}", file.display()))
-        })?;
+        std::fs::write(&file, &text)
+            .map_err(|e| CliError::bad_input(format!("cannot write {}: {e}", file.display())))?;
         Ok(file)
     }
 
