@@ -164,7 +164,7 @@ pub fn run(
     let lead = lead_to_start(options.start_at)?;
     let start = Instant::now() + lead;
     let start_wall = SystemTime::now() + lead;
-    let slice = loadlab_metrics::record::slice_for(plan.duration());
+    let slice = loadlab_metrics::slice_for(plan.duration());
     let clock = IntervalClock::new(plan.warmup.min(plan.duration()), slice);
     let meta = record_meta(MetaInput {
         scenario,

@@ -34,6 +34,7 @@ pub mod resources;
 pub mod result;
 mod segment;
 mod server_timing;
+mod slice;
 pub mod steering;
 pub mod stream;
 mod timestamp;
@@ -69,6 +70,7 @@ pub use server_timing::{
     parse_duration_header, server_timing_duration, server_timing_entries, server_timing_micros,
     ServerTimingEntries,
 };
+pub use slice::{slice_for, SHORT_RUN, SHORT_RUN_SLICE};
 pub use steering::{SteerAction, SteerEvent, SteerSource, StretchLevel};
 pub use stream::{StreamCounts, StreamResult, StreamSample, StreamSeries, StreamTime};
 pub use validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind, Validity};

@@ -1,6 +1,6 @@
 //! Per-interval hand-over of a worker's measurements to the coordinator, which streams them to
 //! the run record and the progress line. Intervals are slices of the plan (whole seconds, or
-//! tenths for a short run: `loadlab_metrics::record::slice_for`), with one extra boundary
+//! tenths for a short run: `loadlab_metrics::slice_for`), with one extra boundary
 //! where the warm-up ends inside a slice, so no interval mixes the two.
 
 use crate::flow::Worker;

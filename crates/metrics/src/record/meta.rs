@@ -21,7 +21,7 @@ pub struct RecordMeta {
     pub start_unix_s: f64,
     pub warmup_s: f64,
     /// Length of the record's intervals (the slices of every chart over time); the last one
-    /// and the one the warm-up ends in may be shorter. See [`slice_for`].
+    /// and the one the warm-up ends in may be shorter. See [`crate::slice_for`].
     #[serde(default = "one_second")]
     pub slice_s: f64,
     /// The plan's load, with its planned shape over time.
@@ -167,21 +167,6 @@ pub struct RecordEnd {
 
 fn one_second() -> f64 {
     1.0
-}
-
-/// Runs planned shorter than this are cut into [`SHORT_RUN_SLICE`]s, longer ones into seconds.
-pub const SHORT_RUN: std::time::Duration = std::time::Duration::from_secs(10);
-/// The slice of a short run: a 3-second run still draws a curve of 30 points, not 3.
-pub const SHORT_RUN_SLICE: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// The length of the intervals a run of `planned` length is recorded in: whole seconds keep
-/// an hour's record small, tenths give a short run a curve.
-pub fn slice_for(planned: std::time::Duration) -> std::time::Duration {
-    if planned < SHORT_RUN {
-        SHORT_RUN_SLICE
-    } else {
-        std::time::Duration::from_secs(1)
-    }
 }
 
 impl RecordMeta {

@@ -46,10 +46,7 @@ pub use codec::{
 };
 pub use judge::MAX_UNDELIVERED;
 pub use merge::{merge_records, MergeError};
-pub use meta::{
-    slice_for, DataSetInfo, MergedSegment, OriginInfo, RecordEnd, RecordMeta, RECORD_SCHEMA,
-    SHORT_RUN, SHORT_RUN_SLICE,
-};
+pub use meta::{DataSetInfo, MergedSegment, OriginInfo, RecordEnd, RecordMeta, RECORD_SCHEMA};
 pub use reader::{is_record, Intervals, RecordError, StoredRecord};
 pub use summary::Summarizer;
 pub use writer::{write_atomic, Guarded, RecordSink, RecordWriter};

@@ -60,7 +60,7 @@ pub(super) fn thresholds(
 /// planned under 10 s, a second for longer ones).
 pub(super) fn windows(scenario: &crate::model::Scenario, ctx: &Ctx) -> Result<(), ScenarioError> {
     let planned = scenario.plan().duration();
-    let slice = loadlab_metrics::record::slice_for(planned);
+    let slice = loadlab_metrics::slice_for(planned);
     for (i, t) in scenario.thresholds.iter().enumerate() {
         let Some(window) = t.live.window else {
             continue;
