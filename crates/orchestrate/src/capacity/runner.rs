@@ -227,13 +227,20 @@ impl Capacity<'_> {
             });
             return Turn::Stop(stop);
         }
+        // A step the host disturbed is run again once the host has had time to settle.
+        let settle = if step.retried {
+            crate::usable::settle_before_retry(&run.result, progress.retries + 1)
+        } else {
+            std::time::Duration::ZERO
+        };
         progress.record(step);
         let partial = self.assemble(progress, None, true);
         if let Err(e) = observer.save(&partial) {
             return Turn::Stop(CapacityStop::Journal(e));
         }
-        if !self.plan.cooldown.is_zero() {
-            exec.pause(self.plan.cooldown);
+        let pause = self.plan.cooldown.max(settle);
+        if !pause.is_zero() {
+            exec.pause(pause);
         }
         Turn::Next
     }

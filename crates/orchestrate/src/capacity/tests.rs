@@ -18,6 +18,8 @@ struct FakeTarget {
     /// Beyond its capacity, a threshold marked `abort` stops the run (instead of the target
     /// being judged overloaded at the end).
     aborts: bool,
+    /// The pauses asked for between steps.
+    paused: Vec<Duration>,
 }
 
 impl FakeTarget {
@@ -29,6 +31,7 @@ impl FakeTarget {
             made: vec![],
             cancel_after: None,
             aborts: false,
+            paused: vec![],
         }
     }
 }
@@ -91,7 +94,9 @@ impl Executor for FakeTarget {
         self.cancel_after.is_some_and(|n| self.made.len() >= n)
     }
 
-    fn pause(&mut self, _: Duration) {}
+    fn pause(&mut self, duration: Duration) {
+        self.paused.push(duration);
+    }
 }
 
 #[derive(Default)]
@@ -173,6 +178,11 @@ fn a_step_the_host_spoiled_is_run_again_and_does_not_count() {
     );
     assert!(out.result.steps[1].retried);
     assert!(out.result.steps[1].reasons[0].contains("host_contended"));
+    assert!(
+        target.paused.contains(&crate::SETTLE_FIRST),
+        "the host is given time to settle first: {:?}",
+        target.paused
+    );
     let max = out.result.max_rate.unwrap();
     assert!((352.0..=370.0).contains(&max), "{max}");
 }
