@@ -394,6 +394,11 @@ fn history_and_gate_read_runs_kept_in_object_storage() {
         &name,
         "--metric",
         "latency_ms.p50",
+        // The step is tenfold; this test is about where the runs are kept. On a series this
+        // quiet a 0.2% shift is a real change too (CI's fresh clone: 15.54 -> 15.52 ms at #5,
+        // p 0), as in the test above.
+        "--min-magnitude",
+        "5%",
         "--json",
         json.to_str().unwrap(),
     ];
