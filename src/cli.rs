@@ -2,9 +2,11 @@
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
+use std::time::Duration;
 
 mod control_args;
 mod run_args;
+pub(crate) mod values;
 
 pub use control_args::ControlArgs;
 use run_args::parse_label_flag;
@@ -146,26 +148,26 @@ pub struct TargetArgs {
     #[arg(long, value_name = "N")]
     pub workers: Option<usize>,
     /// Artificial service time per /api/* request, e.g. 2ms.
-    #[arg(long, value_name = "DURATION", default_value = "0")]
-    pub service_time: String,
+    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = values::duration)]
+    pub service_time: Duration,
     /// Service time distribution: fixed or exp.
     #[arg(long, value_name = "DIST", default_value = "fixed")]
     pub service_dist: String,
     /// Degrade mid-run: this long after the first /api/* request, serve with
     /// --degraded-service-time instead (e.g. to try a threshold over a window that aborts).
-    #[arg(long, value_name = "DURATION", requires = "degraded_service_time")]
-    pub degrade_after: Option<String>,
+    #[arg(long, value_name = "DURATION", requires = "degraded_service_time", value_parser = values::duration)]
+    pub degrade_after: Option<Duration>,
     /// The service time once --degrade-after has passed, e.g. 300ms.
-    #[arg(long, value_name = "DURATION", requires = "degrade_after")]
-    pub degraded_service_time: Option<String>,
+    #[arg(long, value_name = "DURATION", requires = "degrade_after", value_parser = values::duration)]
+    pub degraded_service_time: Option<Duration>,
     /// Freeze now and then: counted from the first /api/* request, the last --stall-for of
     /// every --stall-every is a stall, and a request that comes during one waits for its end
     /// (e.g. --stall-every 5s --stall-for 1s: what a closed model's compensated latency shows).
-    #[arg(long, value_name = "DURATION", requires = "stall_for")]
-    pub stall_every: Option<String>,
+    #[arg(long, value_name = "DURATION", requires = "stall_for", value_parser = values::duration)]
+    pub stall_every: Option<Duration>,
     /// How long each stall of --stall-every lasts.
-    #[arg(long, value_name = "DURATION", requires = "stall_every")]
-    pub stall_for: Option<String>,
+    #[arg(long, value_name = "DURATION", requires = "stall_every", value_parser = values::duration)]
+    pub stall_for: Option<Duration>,
     /// Requests allowed to wait for a worker; beyond it: 503.
     #[arg(long, value_name = "N")]
     pub queue_limit: Option<usize>,
@@ -193,14 +195,14 @@ pub struct TargetArgs {
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub batch: usize,
     /// /v1/chat/completions: a decode step with one sequence, e.g. 8ms.
-    #[arg(long, value_name = "DURATION", default_value = "8ms")]
-    pub step_time: String,
+    #[arg(long, value_name = "DURATION", default_value = "8ms", value_parser = values::duration)]
+    pub step_time: Duration,
     /// /v1/chat/completions: added to a decode step per sequence in the batch.
-    #[arg(long, value_name = "DURATION", default_value = "500us")]
-    pub step_per_seq: String,
+    #[arg(long, value_name = "DURATION", default_value = "500us", value_parser = values::duration)]
+    pub step_per_seq: Duration,
     /// /v1/chat/completions: prefill time per prompt token (word).
-    #[arg(long, value_name = "DURATION", default_value = "100us")]
-    pub prefill_per_token: String,
+    #[arg(long, value_name = "DURATION", default_value = "100us", value_parser = values::duration)]
+    pub prefill_per_token: Duration,
 }
 
 #[derive(Args, Clone)]
@@ -256,12 +258,12 @@ pub struct CompareArgs {
     /// Candidate: same forms as the baseline.
     pub candidate: String,
     /// Exit 1 when a compared metric is significantly worse by more than this, e.g. 5%.
-    #[arg(long, value_name = "PERCENT")]
-    pub fail_on_regression: Option<String>,
+    #[arg(long, value_name = "PERCENT", value_parser = values::fraction)]
+    pub fail_on_regression: Option<f64>,
     /// Equivalence band, e.g. 2%: a change whose whole 95% CI lies within ±band reads
     /// `equivalent` (default: the band of the baseline study, none for a run).
-    #[arg(long, value_name = "PERCENT")]
-    pub equivalence: Option<String>,
+    #[arg(long, value_name = "PERCENT", value_parser = values::fraction)]
+    pub equivalence: Option<f64>,
     /// Metric to compare, repeatable (default: throughput, errors, p50, p95, p99).
     #[arg(long = "metric", value_name = "NAME")]
     pub metrics: Vec<String>,
@@ -290,29 +292,29 @@ pub struct CapacityArgs {
     #[arg(long, value_name = "URL")]
     pub target: Option<String>,
     /// First rate tried, e.g. 50/s.
-    #[arg(long, value_name = "RATE")]
-    pub start: Option<String>,
+    #[arg(long, value_name = "RATE", value_parser = values::rate)]
+    pub start: Option<f64>,
     /// Measured length of each step, e.g. 30s.
-    #[arg(long, value_name = "DURATION")]
-    pub hold: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    pub hold: Option<Duration>,
     /// Warm-up before each step's measurement, e.g. 5s.
-    #[arg(long, value_name = "DURATION")]
-    pub warmup: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    pub warmup: Option<Duration>,
     /// Bisection stops when the bracket is this narrow, e.g. 5%.
-    #[arg(long, value_name = "PERCENT")]
-    pub precision: Option<String>,
+    #[arg(long, value_name = "PERCENT", value_parser = values::fraction)]
+    pub precision: Option<f64>,
     /// Confirmation runs at the answer (all must pass).
     #[arg(long, value_name = "N")]
     pub confirm: Option<usize>,
     /// Highest rate tried, e.g. 100000/s.
-    #[arg(long, value_name = "RATE")]
-    pub max: Option<String>,
+    #[arg(long, value_name = "RATE", value_parser = values::rate)]
+    pub max: Option<f64>,
     /// Highest error rate a passing step may have (default 1%).
-    #[arg(long, value_name = "PERCENT")]
-    pub max_errors: Option<String>,
+    #[arg(long, value_name = "PERCENT", value_parser = values::fraction)]
+    pub max_errors: Option<f64>,
     /// Pause between steps, e.g. 2s.
-    #[arg(long, value_name = "DURATION")]
-    pub cooldown: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    pub cooldown: Option<Duration>,
     /// Continue an interrupted capacity search (its id from `loadlab runs studies`).
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
@@ -357,8 +359,8 @@ pub struct DetectorArgs {
     pub window: usize,
     /// Smallest relative change kept as a change point, e.g. 5% (default for `history` 0:
     /// every significant one; for `gate`, its --fail-on-regression bound).
-    #[arg(long = "min-magnitude", value_name = "PERCENT")]
-    pub min_magnitude: Option<String>,
+    #[arg(long = "min-magnitude", value_name = "PERCENT", value_parser = values::fraction)]
+    pub min_magnitude: Option<f64>,
 }
 
 #[derive(Args, Clone)]
@@ -384,12 +386,12 @@ pub struct GateArgs {
     pub detector: DetectorArgs,
     /// Fail (exit 1) when a metric is significantly worse with its whole 95% CI beyond this
     /// change (default 5%).
-    #[arg(long, value_name = "PERCENT", default_value = "5%")]
-    pub fail_on_regression: String,
+    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = values::fraction)]
+    pub fail_on_regression: f64,
     /// Practical-equivalence band: a change whose whole CI lies within ±band reads
     /// `equivalent` (default: none).
-    #[arg(long, value_name = "PERCENT")]
-    pub equivalence: Option<String>,
+    #[arg(long, value_name = "PERCENT", value_parser = values::fraction)]
+    pub equivalence: Option<f64>,
     /// Also write the comparison as JSON (schema loadlab.compare.v1) to this file.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
@@ -454,8 +456,8 @@ pub struct MergeArgs {
     #[arg(value_name = "DIR|ID|URL")]
     pub inputs: Vec<String>,
     /// With a URL: first wait up to this long for the segments to end, e.g. 30m.
-    #[arg(long, value_name = "DURATION")]
-    pub wait: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    pub wait: Option<Duration>,
     /// Also write the merged run result (JSON, schema loadlab.run.v2) to this file.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
@@ -520,8 +522,8 @@ pub struct K8sArgs {
     #[arg(long = "env", value_name = "NAME=VALUE")]
     pub env: Vec<String>,
     /// How long a pod waits at the start barrier for the others (default 300s).
-    #[arg(long, value_name = "DURATION", default_value = "300s")]
-    pub barrier_timeout: String,
+    #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = values::duration)]
+    pub barrier_timeout: Duration,
 }
 
 /// The run store a command reads or adds to: one flag, one meaning, for every command that

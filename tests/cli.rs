@@ -310,7 +310,7 @@ fn bad_input_exits_2_with_a_message() {
                 "--duration",
                 "10x",
             ],
-            "--duration: invalid duration `10x`".into(),
+            "invalid value '10x' for '--duration <DURATION>': invalid duration `10x`".into(),
         ),
         (
             vec!["run", "--url", "notaurl", "--vus", "1", "--duration", "1s"],

@@ -1,6 +1,8 @@
 //! `loadlab control`: the flags of a command sent to a running load.
 
+use super::values;
 use clap::Args;
+use std::time::Duration;
 
 #[derive(Args)]
 pub struct ControlArgs {
@@ -16,8 +18,8 @@ pub struct ControlArgs {
     #[arg(value_name = "VALUE")]
     pub value: Option<String>,
     /// Reach the new level linearly over this long (e.g. 10s) instead of at once.
-    #[arg(long, value_name = "DURATION")]
-    pub over: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    pub over: Option<Duration>,
     /// The run's control token (it printed one when its controls listen beyond loopback).
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,

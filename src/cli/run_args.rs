@@ -1,9 +1,11 @@
 //! The flags of `loadlab run` (and of the commands that make runs: study, capacity, the
 //! dashboard): the load, the monitor, the live dashboard and the live outputs.
 
+use super::values;
 use clap::Args;
 use loadlab_scenario::MonitorFlag;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Processes and cgroups sampled beside the run (added to the scenario's `monitor:`).
 #[derive(Args, Clone, Default)]
@@ -43,8 +45,8 @@ pub struct DashboardArgs {
     pub dashboard: Option<String>,
     /// Keep the dashboard up this long after the command ends, e.g. 30s (default: stop at
     /// once, after the page was told the command ended).
-    #[arg(long, value_name = "DURATION", requires = "dashboard")]
-    pub dashboard_linger: Option<String>,
+    #[arg(long, value_name = "DURATION", requires = "dashboard", value_parser = values::duration)]
+    pub dashboard_linger: Option<Duration>,
     /// Take commands while the run goes (pause, resume, stop, a new rate or VU count) on ADDR
     /// (default 127.0.0.1:5665), without the page: `loadlab control ADDR pause`. The
     /// dashboard (--dashboard) takes them too, from its page and the same API.
@@ -144,31 +146,31 @@ pub struct RunArgs {
     pub vus: Option<u32>,
     /// Open model: arrivals per second, e.g. 200/s or 12000/m. With a scenario file:
     /// replaces its load with this constant rate (for --duration, else as long).
-    #[arg(long, value_name = "RATE")]
-    pub rate: Option<String>,
+    #[arg(long, value_name = "RATE", value_parser = values::rate)]
+    pub rate: Option<f64>,
     /// How long to run, e.g. 30s, 1m30s. With a scenario file: the length of its one
     /// constant stage (a staged load needs --vus or --rate as well).
-    #[arg(long, short = 'd', value_name = "DURATION")]
-    pub duration: Option<String>,
+    #[arg(long, short = 'd', value_name = "DURATION", value_parser = values::duration)]
+    pub duration: Option<Duration>,
     /// Stop after this many requests (instead of, or as well as, --duration); with a
     /// scenario file, after this many iterations (closed) or arrivals (open).
     #[arg(long, short = 'n', value_name = "N")]
     pub requests: Option<u64>,
     /// Per-request timeout (default 30s; with a scenario file, overrides `defaults.timeout`).
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    pub timeout: Option<Duration>,
     /// Open model: most requests open at once (default 10000, or the file's).
     #[arg(long, value_name = "N")]
     pub max_in_flight: Option<u32>,
     /// Closed model: each VU starts an iteration at most once per this long, e.g. 100ms (its
     /// intended schedule, `load.pace`): latency is then also compensated for coordinated
     /// omission against it.
-    #[arg(long, value_name = "DURATION")]
-    pub pace: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    pub pace: Option<Duration>,
     /// The first part of the run, recorded but left out of statistics and thresholds, e.g. 5s
     /// (overrides `warmup:` in the file).
-    #[arg(long, value_name = "DURATION")]
-    pub warmup: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    pub warmup: Option<Duration>,
     /// Local source addresses to spread connections over, e.g. 127.0.0.1-127.0.0.16.
     #[arg(long, value_name = "ADDRS")]
     pub source_addrs: Option<String>,
@@ -192,17 +194,17 @@ pub struct RunArgs {
     pub start_at: Option<String>,
     /// With --segment and --results URL: how long to wait at the start barrier for the other
     /// segments (default 300s).
-    #[arg(long, value_name = "DURATION")]
-    pub barrier_timeout: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    pub barrier_timeout: Option<Duration>,
     /// With --results URL: how often the record is uploaded while the run goes (default 5s).
-    #[arg(long, value_name = "DURATION")]
-    pub upload_every: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    pub upload_every: Option<Duration>,
     /// Compare this run against a stored study: `last` or a study id (one run is weak evidence).
     #[arg(long, value_name = "last|ID")]
     pub baseline: Option<String>,
     /// With --baseline: exit 1 when a metric is worse than the study by more than this, e.g. 5%.
-    #[arg(long, value_name = "PERCENT", requires = "baseline")]
-    pub fail_on_regression: Option<String>,
+    #[arg(long, value_name = "PERCENT", requires = "baseline", value_parser = values::fraction)]
+    pub fail_on_regression: Option<f64>,
     /// Run again, up to N times, when the run is invalid for a reason a re-run may not have
     /// (the host held the generator up, other processes took its CPU, a shortfall), as a
     /// study does (`study.retry_invalid`); every attempt is stored, the last is the result.

@@ -3,7 +3,7 @@
 //! `loadlab_orchestrate::capacity`; this command resolves flags, supplies the runs and prints.
 
 use super::live::{Live, Steerable};
-use super::output::{duration_flag, percent_flag, rate_flag, report_for, warn, Stored};
+use super::output::{report_for, warn, Stored};
 use super::session::Session;
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
@@ -22,13 +22,13 @@ use std::path::Path;
 /// The flags, as the settings of a `capacity:` section that override the file's.
 fn overrides(args: &CapacityArgs) -> Result<CapacitySpec, CliError> {
     Ok(CapacitySpec {
-        start: rate_flag("--start", args.start.as_deref())?,
-        hold: duration_flag("--hold", args.hold.as_deref())?,
-        warmup: duration_flag("--warmup", args.warmup.as_deref())?,
-        precision: percent_flag("--precision", args.precision.as_deref())?,
+        start: args.start,
+        hold: args.hold,
+        warmup: args.warmup,
+        precision: args.precision,
         confirm: args.confirm,
-        max: rate_flag("--max", args.max.as_deref())?,
-        max_errors: percent_flag("--max-errors", args.max_errors.as_deref())?,
+        max: args.max,
+        max_errors: args.max_errors,
     })
 }
 
@@ -48,7 +48,7 @@ fn search(args: &CapacityArgs, live: &Live) -> Result<Outcome, CliError> {
         base.set_target(t)
             .map_err(|m| ScenarioError::flag("--target", m, None))?;
     }
-    let cooldown = duration_flag("--cooldown", args.cooldown.as_deref())?;
+    let cooldown = args.cooldown;
     let name = base.name.clone();
     let file_outputs = base.outputs.clone();
     let plan = capacity::plan(base, doc.file(), &spec, &overrides(args)?, cooldown)?;

@@ -2,7 +2,7 @@
 //! `loadlab run --baseline` (one new run against a stored study). What is compared and how
 //! is `loadlab_pipeline::compare`; this prints the tables and the gate.
 
-use super::output::{percent_flag, print_report_paths, report_for, warn};
+use super::output::{print_report_paths, report_for, warn};
 use crate::cli::CompareArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::compare::CompareOptions;
@@ -17,8 +17,8 @@ use std::io::Write;
 use std::path::Path;
 
 pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
-    let bound = percent_flag("--fail-on-regression", args.fail_on_regression.as_deref())?;
-    let band = percent_flag("--equivalence", args.equivalence.as_deref())?;
+    let bound = args.fail_on_regression;
+    let band = args.equivalence;
     let results = args.store.results.as_deref();
     let mut store = None;
     let a_sides = resolve(&args.baseline, &mut store, results, &mut warn)?;

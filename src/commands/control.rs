@@ -31,10 +31,6 @@ fn request(args: &ControlArgs) -> Result<(&'static str, Option<Value>), CliError
             "--over ramps to a new level: use it with `rate` or `vus`, not `{command}`"
         )));
     }
-    if let Some(over) = &args.over {
-        loadlab_scenario::units::parse_duration(over)
-            .map_err(|e| CliError::bad_input(format!("--over: {e}")))?;
-    }
     let plain = |path| match &args.value {
         None => Ok((path, Some(json!({})))),
         Some(v) => Err(CliError::bad_input(format!(
@@ -71,7 +67,7 @@ fn request(args: &ControlArgs) -> Result<(&'static str, Option<Value>), CliError
             };
             let mut body = json!({ command: level });
             if let Some(over) = &args.over {
-                body["over"] = json!(over);
+                body["over"] = json!(over.as_secs_f64());
             }
             Ok(("/api/load", Some(body)))
         }

@@ -5,7 +5,6 @@
 //! the comparison and writes a Markdown summary for the CI's step summary.
 
 use super::history::{detector_params, series};
-use super::output::{parse_percent, percent_flag};
 use crate::cli::GateArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::compare::CompareOptions;
@@ -17,13 +16,13 @@ use std::io::Write;
 
 pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
     let mut params = detector_params(&args.detector)?;
-    let bound = parse_percent("--fail-on-regression", &args.fail_on_regression)?;
+    let bound = args.fail_on_regression;
     // A shift smaller than the regression the gate fails on does not end the baseline: on
     // quiet runs a 2% step is significant, and would leave one point to compare with.
     if args.detector.min_magnitude.is_none() {
         params.min_magnitude = bound;
     }
-    let equivalence = percent_flag("--equivalence", args.equivalence.as_deref())?.unwrap_or(0.0);
+    let equivalence = args.equivalence.unwrap_or(0.0);
     let s = &args.series;
     let (store, loaded) = series(s)?;
     let metrics = chosen_metrics(&s.metrics, &loaded.points)?;

@@ -59,10 +59,7 @@ pub fn detector_params(args: &DetectorArgs) -> Result<ChangePointParams, CliErro
             "--window: give at least 2 points (Otava's default is 50)",
         ));
     }
-    let min_magnitude = match &args.min_magnitude {
-        Some(text) => super::output::parse_percent("--min-magnitude", text)?,
-        None => 0.0,
-    };
+    let min_magnitude = args.min_magnitude.unwrap_or(0.0);
     Ok(ChangePointParams {
         max_p_value: args.p_value,
         window: args.window,

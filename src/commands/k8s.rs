@@ -5,7 +5,6 @@
 use crate::cli::K8sArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_k8s::{default_name, render, EnvVarSpec, K8sOptions, SecretKeyRef, DEFAULT_IMAGE};
-use loadlab_scenario::units::parse_duration;
 use loadlab_scenario::{check_target, Scenario, ScenarioError};
 use std::io::Write;
 
@@ -26,8 +25,7 @@ pub fn execute(args: K8sArgs) -> Result<Outcome, CliError> {
         .map(|e| SecretKeyRef::parse(e))
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::bad_input)?;
-    let barrier_timeout = parse_duration(&args.barrier_timeout)
-        .map_err(|m| ScenarioError::flag("--barrier-timeout", m, None))?;
+    let barrier_timeout = args.barrier_timeout;
     let stamp = loadlab_metrics::result::rfc3339(std::time::SystemTime::now());
     let options = K8sOptions {
         scenario_path: args.file.clone(),

@@ -2,7 +2,7 @@
 //! alone) before any load (a busy port is bad input, exit 2), gives its tap to the runs and
 //! the run its steering, and tells the page how the command ended.
 
-use super::output::{duration_flag, warn};
+use super::output::warn;
 use crate::cli::DashboardArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_engine::Steering;
@@ -39,8 +39,7 @@ impl Live {
         quiet: bool,
         steerable: Steerable,
     ) -> Result<Live, CliError> {
-        let linger = duration_flag("--dashboard-linger", args.dashboard_linger.as_deref())?
-            .unwrap_or_default();
+        let linger = args.dashboard_linger.unwrap_or_default();
         if steerable == Steerable::No && (args.control.is_some() || args.control_token.is_some()) {
             return Err(CliError::bad_input(
                 "--control steers one `loadlab run`: a study's or capacity search's runs must follow their plan; drop --control (--dashboard watches them)",

@@ -3,7 +3,7 @@
 //! distributed run in object storage), stored and reported like any run, with a per-segment
 //! table.
 
-use super::output::{duration_flag, print_errors, print_run, say_unless, warn};
+use super::output::{print_errors, print_run, say_unless, warn};
 use crate::cli::MergeArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_pipeline::measure::{check_json_path, write_json};
@@ -18,7 +18,7 @@ pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
     let (url, local) = merge_locations(&args.inputs, args.results.as_deref())?;
     let store = loadlab_pipeline::store::open_for_runs(local.as_deref(), &mut warn)?;
     if let Some(url) = url {
-        let wait = duration_flag("--wait", args.wait.as_deref())?;
+        let wait = args.wait;
         let quiet = args.quiet;
         let mut say_unless_quiet = say_unless(quiet);
         let remote = merge_from_url(&url, wait, &store, &mut say_unless_quiet)?;

@@ -1,14 +1,10 @@
 //! What the commands print and share: warnings, report paths, a run's summary, values with
 //! their units, and the flag values several commands parse.
 
-use crate::exit::CliError;
 use loadlab_metrics::RunResult;
 use loadlab_report::Style;
-use loadlab_scenario::units::{parse_duration, parse_rate};
-use loadlab_scenario::ScenarioError;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Prints a warning from the library (the work went on).
 pub fn warn(message: &str) {
@@ -80,29 +76,6 @@ pub fn progress_out(quiet: bool) -> Box<dyn Write> {
     } else {
         Box::new(std::io::stderr())
     }
-}
-
-/// `5%` or `0.05` → 0.05.
-pub fn parse_percent(flag: &str, text: &str) -> Result<f64, CliError> {
-    loadlab_scenario::study::parse_fraction_text(text)
-        .map_err(|m| CliError::bad_input(format!("{flag}: {m} (write e.g. 5%)")))
-}
-
-/// An optional percentage flag.
-pub fn percent_flag(flag: &str, text: Option<&str>) -> Result<Option<f64>, CliError> {
-    text.map(|t| parse_percent(flag, t)).transpose()
-}
-
-/// An optional duration flag (`30s`, `1m`); the error names the flag.
-pub fn duration_flag(flag: &str, text: Option<&str>) -> Result<Option<Duration>, CliError> {
-    text.map(|t| parse_duration(t).map_err(|m| ScenarioError::flag(flag, m, None).into()))
-        .transpose()
-}
-
-/// An optional rate flag (`200/s`, `12000/m`); the error names the flag.
-pub fn rate_flag(flag: &str, text: Option<&str>) -> Result<Option<f64>, CliError> {
-    text.map(|t| parse_rate(t).map_err(|m| ScenarioError::flag(flag, m, None).into()))
-        .transpose()
 }
 
 /// Where a study or capacity search is stored, and how to resume it when it stopped.

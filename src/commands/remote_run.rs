@@ -1,7 +1,7 @@
 //! `loadlab run … --results URL`: the run's record goes to object storage while it runs
 //! (`loadlab_pipeline::remote::run_to_url`); this prints the summary and the uploads.
 
-use super::output::{duration_flag, print_errors, print_run, say_unless};
+use super::output::{print_errors, print_run, say_unless};
 use super::session::Session;
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Outcome};
@@ -25,10 +25,8 @@ pub fn run(
     let output = &args.output;
     let defaults = RemoteRunOptions::default();
     let options = RemoteRunOptions {
-        barrier_timeout: duration_flag("--barrier-timeout", args.barrier_timeout.as_deref())?
-            .unwrap_or(defaults.barrier_timeout),
-        upload_every: duration_flag("--upload-every", args.upload_every.as_deref())?
-            .unwrap_or(defaults.upload_every),
+        barrier_timeout: args.barrier_timeout.unwrap_or(defaults.barrier_timeout),
+        upload_every: args.upload_every.unwrap_or(defaults.upload_every),
     }
     .checked()?;
     if let Some(json) = &output.json {

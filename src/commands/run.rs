@@ -1,7 +1,7 @@
 //! `loadlab run`: one scenario (from a file or from flags), one run, one result.
 
 use super::live::{Live, Steerable};
-use super::output::{percent_flag, print_errors, print_run, warn};
+use super::output::{print_errors, print_run, warn};
 use super::session::Session;
 use crate::cli::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Outcome};
@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
     let scenario = resolve_scenario(&args)?;
-    let bound = percent_flag("--fail-on-regression", args.fail_on_regression.as_deref())?;
+    let bound = args.fail_on_regression;
     let share = Share::from_flags(args.segment.as_deref(), args.start_at.as_deref())?;
     let live = Live::start(&args.live, args.output.quiet, Steerable::Yes)?;
     let outcome = execute_with(&args, &scenario, bound, share, &live);
@@ -90,17 +90,17 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
         },
         load: LoadFlags {
             vus: args.vus,
-            rate: args.rate.clone(),
-            duration: args.duration.clone(),
+            rate: args.rate,
+            duration: args.duration,
             requests: args.requests,
             max_in_flight: args.max_in_flight,
-            pace: args.pace.clone(),
+            pace: args.pace,
         },
-        timeout: args.timeout.clone(),
+        timeout: args.timeout,
         target: args.target.clone(),
         source_addrs: args.source_addrs.clone(),
         connections: args.connections.clone(),
-        warmup: args.warmup.clone(),
+        warmup: args.warmup,
         insecure: args.insecure,
         http2: args.http2,
     };

@@ -3,7 +3,6 @@
 use crate::cli::TargetArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_builtin_target::{Degrade, LlmConfig, ServiceDist, Stall, TargetConfig, TargetTls};
-use loadlab_scenario::units::parse_duration;
 
 pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
     let listen = args.listen.parse().map_err(|_| {
@@ -12,8 +11,6 @@ pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
             args.listen
         ))
     })?;
-    let service_time = parse_duration(&args.service_time)
-        .map_err(|m| CliError::bad_input(format!("--service-time: {m}")))?;
     let service_dist: ServiceDist = args
         .service_dist
         .parse()
@@ -21,29 +18,21 @@ pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
     let mut config = TargetConfig {
         listen,
         workers: args.workers,
-        service_time,
+        service_time: args.service_time,
         service_dist,
         queue_limit: args.queue_limit,
         error_rate: args.error_rate,
         reuse_port: args.reuse_port,
         ..TargetConfig::default()
     };
-    if let (Some(after), Some(time)) = (&args.degrade_after, &args.degraded_service_time) {
+    if let (Some(after), Some(service_time)) = (args.degrade_after, args.degraded_service_time) {
         config.degrade = Some(Degrade {
-            after: parse_duration(after)
-                .map_err(|m| CliError::bad_input(format!("--degrade-after: {m}")))?,
-            service_time: parse_duration(time)
-                .map_err(|m| CliError::bad_input(format!("--degraded-service-time: {m}")))?,
+            after,
+            service_time,
         });
     }
-    let duration = |flag: &str, text: &str| {
-        parse_duration(text).map_err(|m| CliError::bad_input(format!("--{flag}: {m}")))
-    };
-    if let (Some(every), Some(length)) = (&args.stall_every, &args.stall_for) {
-        let stall = Stall {
-            every: duration("stall-every", every)?,
-            length: duration("stall-for", length)?,
-        };
+    if let (Some(every), Some(length)) = (args.stall_every, args.stall_for) {
+        let stall = Stall { every, length };
         if stall.length.is_zero() || stall.length >= stall.every {
             return Err(CliError::bad_input(
                 "--stall-for must be above zero and shorter than --stall-every (e.g. --stall-every 5s --stall-for 1s)",
@@ -53,9 +42,9 @@ pub fn config_from(args: &TargetArgs) -> Result<TargetConfig, CliError> {
     }
     config.llm = LlmConfig {
         batch: args.batch,
-        step_time: duration("step-time", &args.step_time)?,
-        step_per_seq: duration("step-per-seq", &args.step_per_seq)?,
-        prefill_per_token: duration("prefill-per-token", &args.prefill_per_token)?,
+        step_time: args.step_time,
+        step_per_seq: args.step_per_seq,
+        prefill_per_token: args.prefill_per_token,
         ..LlmConfig::default()
     };
     if let Some(t) = args.threads {

@@ -10,7 +10,7 @@ use loadlab_scenario::{
     parse_addresses, ConnectionPolicy, HttpVersion, LoadFlags, Scenario, ScenarioError, UrlTest,
 };
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// The request of a `--url` test.
 #[derive(Debug, Clone, Default)]
@@ -29,11 +29,11 @@ pub struct RunFlags {
     pub variant: Option<String>,
     pub request: UrlRequest,
     pub load: LoadFlags,
-    pub timeout: Option<String>,
+    pub timeout: Option<Duration>,
     pub target: Option<String>,
     pub source_addrs: Option<String>,
     pub connections: Option<String>,
-    pub warmup: Option<String>,
+    pub warmup: Option<Duration>,
     pub insecure: bool,
     pub http2: bool,
 }
@@ -78,13 +78,8 @@ impl RunFlags {
                 method: self.request.method.clone(),
                 headers: self.request.headers.clone(),
                 body: self.request.body.clone(),
-                vus: self.load.vus,
-                rate: self.load.rate.clone(),
-                duration: self.load.duration.clone(),
-                requests: self.load.requests,
-                timeout: self.timeout.clone(),
-                max_in_flight: self.load.max_in_flight,
-                pace: self.load.pace.clone(),
+                load: self.load.clone(),
+                timeout: self.timeout,
             }
             .into_scenario()?,
             (None, None) => {
@@ -118,8 +113,8 @@ impl RunFlags {
                 Some("edit the step in the file, or leave the flag out".into()),
             ));
         }
-        if let Some(t) = &self.timeout {
-            scenario.defaults.timeout = flag("--timeout", parse_duration(t))?;
+        if let Some(t) = self.timeout {
+            scenario.defaults.timeout = t;
         }
         self.load.apply_to(scenario)
     }
@@ -136,8 +131,8 @@ impl RunFlags {
         if let Some(c) = &self.connections {
             scenario.connections = connection_policy(c)?;
         }
-        if let Some(w) = &self.warmup {
-            scenario.warmup = flag("--warmup", parse_duration(w))?;
+        if let Some(w) = self.warmup {
+            scenario.warmup = w;
             if let Some(problem) = scenario.warmup_problem() {
                 return Err(ScenarioError::flag(
                     "--warmup",

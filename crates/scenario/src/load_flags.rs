@@ -9,16 +9,18 @@ use crate::model::{ClosedLoad, Load, OpenLoad, RateStage, Scenario, VuStage};
 use crate::validate;
 use std::time::Duration;
 
-/// What the load flags asked for (as typed; parsed when applied).
+/// What the load flags asked for, parsed where they were read (clap's value parsers); the
+/// checks here are those that need the other flags or the file's load.
 #[derive(Debug, Clone, Default)]
 pub struct LoadFlags {
     pub vus: Option<u32>,
-    pub rate: Option<String>,
-    pub duration: Option<String>,
+    /// Arrivals per second.
+    pub rate: Option<f64>,
+    pub duration: Option<Duration>,
     pub requests: Option<u64>,
     pub max_in_flight: Option<u32>,
     /// Closed model: each VU's intended schedule, an iteration per this long (`load.pace`).
-    pub pace: Option<String>,
+    pub pace: Option<Duration>,
 }
 
 impl LoadFlags {
@@ -31,18 +33,14 @@ impl LoadFlags {
             && self.pace.is_none()
     }
 
-    fn parsed_pace(&self) -> Result<Option<Duration>, ScenarioError> {
-        let Some(text) = self.pace.as_deref() else {
-            return Ok(None);
-        };
-        match crate::units::parse_duration(text) {
-            Ok(d) if d > Duration::ZERO => Ok(Some(d)),
-            Ok(_) => Err(ScenarioError::flag(
+    fn checked_pace(&self) -> Result<Option<Duration>, ScenarioError> {
+        match self.pace {
+            Some(d) if d.is_zero() => Err(ScenarioError::flag(
                 "--pace",
                 "the pace must be above zero",
                 Some("give how often each VU starts an iteration, e.g. --pace 1s".into()),
             )),
-            Err(m) => Err(ScenarioError::flag("--pace", m, None)),
+            pace => Ok(pace),
         }
     }
 
@@ -55,20 +53,10 @@ impl LoadFlags {
         )
     }
 
-    fn parsed_duration(&self) -> Result<Option<Duration>, ScenarioError> {
-        self.duration
-            .as_deref()
-            .map(|d| {
-                crate::units::parse_duration(d)
-                    .map_err(|m| ScenarioError::flag("--duration", m, None))
-            })
-            .transpose()
-    }
-
     /// A constant load: `--vus N` (closed) or `--rate R` (open), for `--duration` or
     /// `default_duration`, bounded by `--requests`.
     pub fn constant_load(&self, default_duration: Option<Duration>) -> Result<Load, ScenarioError> {
-        let duration = self.parsed_duration()?.or(default_duration);
+        let duration = self.duration.or(default_duration);
         if duration.is_none() && self.requests.is_none() {
             return Err(ScenarioError::flag(
                 "--duration",
@@ -76,7 +64,7 @@ impl LoadFlags {
                 None,
             ));
         }
-        match (self.vus, &self.rate) {
+        match (self.vus, self.rate) {
             (Some(_), Some(_)) => Err(ScenarioError::flag(
                 "--rate",
                 "give either --vus (closed model) or --rate (open model), not both",
@@ -99,13 +87,11 @@ impl LoadFlags {
                     iterations_per_vu: None,
                     shared_iterations: self.requests,
                     max_duration: bound,
-                    pace: self.parsed_pace()?,
+                    pace: self.checked_pace()?,
                 }))
             }
             (None, Some(_)) if self.pace.is_some() => Err(Self::pace_needs_vus()),
-            (None, Some(rate_text)) => {
-                let rate = crate::units::parse_rate(rate_text)
-                    .map_err(|m| ScenarioError::flag("--rate", m, None))?;
+            (None, Some(rate)) => {
                 if rate <= 0.0 {
                     return Err(ScenarioError::flag(
                         "--rate",
@@ -182,7 +168,7 @@ impl LoadFlags {
 
     /// `--duration`, `--requests` and `--max-in-flight` without `--vus`/`--rate`.
     fn adjust(&self, load: &mut Load) -> Result<(), ScenarioError> {
-        if let Some(d) = self.parsed_duration()? {
+        if let Some(d) = self.duration {
             let stages = match load {
                 Load::Closed(c) => c.stages.len(),
                 Load::Open(o) => o.stages.len(),
@@ -239,7 +225,7 @@ impl LoadFlags {
                 }
             }
         }
-        if let Some(pace) = self.parsed_pace()? {
+        if let Some(pace) = self.checked_pace()? {
             match load {
                 Load::Closed(c) => c.pace = Some(pace),
                 _ => return Err(Self::pace_needs_vus()),
@@ -293,8 +279,8 @@ flows:
     fn flags(vus: Option<u32>, rate: Option<&str>, duration: Option<&str>) -> LoadFlags {
         LoadFlags {
             vus,
-            rate: rate.map(str::to_string),
-            duration: duration.map(str::to_string),
+            rate: rate.map(|r| crate::units::parse_rate(r).unwrap()),
+            duration: duration.map(|d| crate::units::parse_duration(d).unwrap()),
             ..LoadFlags::default()
         }
     }
@@ -334,7 +320,7 @@ flows:
             (
                 CONSTANT_VUS,
                 LoadFlags {
-                    pace: Some("100ms".into()),
+                    pace: Some(Duration::from_millis(100)),
                     ..LoadFlags::default()
                 },
                 Ok(("closed", 10.0, 4.0)),
@@ -342,7 +328,7 @@ flows:
             (
                 STAGED,
                 LoadFlags {
-                    pace: Some("100ms".into()),
+                    pace: Some(Duration::from_millis(100)),
                     ..LoadFlags::default()
                 },
                 Err("--pace"),
@@ -350,7 +336,7 @@ flows:
             (
                 CONSTANT_VUS,
                 LoadFlags {
-                    pace: Some("0s".into()),
+                    pace: Some(Duration::ZERO),
                     ..LoadFlags::default()
                 },
                 Err("--pace"),
@@ -400,21 +386,21 @@ flows:
                 _ => None,
             })
         };
-        let pace = Some("250ms".to_string());
+        let pace = Some(Duration::from_millis(250));
         let ms250 = Some(Duration::from_millis(250));
         let alone = LoadFlags {
-            pace: pace.clone(),
+            pace,
             ..LoadFlags::default()
         };
         assert_eq!(paced(alone, CONSTANT_VUS).unwrap(), ms250);
         let with_vus = LoadFlags {
             vus: Some(2),
-            pace: pace.clone(),
+            pace,
             ..LoadFlags::default()
         };
         assert_eq!(paced(with_vus, STAGED).unwrap(), ms250);
         let with_rate = LoadFlags {
-            rate: Some("10/s".into()),
+            rate: Some(10.0),
             pace,
             ..LoadFlags::default()
         };

@@ -156,13 +156,9 @@ pub struct UrlTest {
     pub method: Option<String>,
     pub headers: Vec<String>,
     pub body: Option<String>,
-    pub vus: Option<u32>,
-    pub rate: Option<String>,
-    pub duration: Option<String>,
-    pub requests: Option<u64>,
-    pub timeout: Option<String>,
-    pub max_in_flight: Option<u32>,
-    pub pace: Option<String>,
+    /// The whole load of the test (`--vus`/`--rate`, `--duration`, …).
+    pub load: crate::load_flags::LoadFlags,
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl UrlTest {
@@ -192,20 +188,8 @@ impl UrlTest {
             })?;
             headers.push((k.trim().to_string(), v.trim().to_string()));
         }
-        let timeout = match &self.timeout {
-            Some(d) => crate::units::parse_duration(d)
-                .map_err(|m| ScenarioError::flag("--timeout", m, None))?,
-            None => DEFAULT_TIMEOUT,
-        };
-        let load = crate::load_flags::LoadFlags {
-            vus: self.vus,
-            rate: self.rate.clone(),
-            duration: self.duration.clone(),
-            requests: self.requests,
-            max_in_flight: self.max_in_flight,
-            pace: self.pace.clone(),
-        }
-        .constant_load(None)?;
+        let timeout = self.timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let load = self.load.constant_load(None)?;
         let path_start = target
             .find("://")
             .map(|i| i + 3)

@@ -2,7 +2,8 @@
 //! flags, in a study variant — with a message naming the limit; nothing panics or runs long.
 
 use loadlab_scenario::study::StudyDocument;
-use loadlab_scenario::{Scenario, UrlTest};
+use loadlab_scenario::units::parse_duration;
+use loadlab_scenario::{LoadFlags, Scenario, UrlTest};
 use std::time::{Duration, Instant};
 
 const TARGET: &str = "target: http://127.0.0.1:8080\n";
@@ -166,54 +167,52 @@ fn headers_must_be_one_line_with_a_token_name_and_a_bounded_size() {
 
 #[test]
 fn flag_mode_is_held_to_the_same_rules_as_a_file() {
+    let load = |vus: Option<u32>, rate: Option<f64>, duration: Option<&str>, requests| LoadFlags {
+        vus,
+        rate,
+        duration: duration.map(|d| parse_duration(d).unwrap()),
+        requests,
+        ..LoadFlags::default()
+    };
     let base = || UrlTest {
         url: "http://127.0.0.1:8080/a".into(),
-        vus: Some(1),
-        duration: Some("1s".into()),
+        load: load(Some(1), None, Some("1s"), None),
         ..UrlTest::default()
     };
     let err = |t: UrlTest| t.into_scenario().unwrap_err().to_string();
     assert_eq!(
         err(UrlTest {
-            timeout: Some("0s".into()),
+            timeout: Some(Duration::ZERO),
             ..base()
         }),
         "--timeout: the timeout must be above zero"
     );
     assert!(err(UrlTest {
-        duration: Some("0s".into()),
+        load: load(Some(1), None, Some("0s"), None),
         ..base()
     })
     .starts_with("--duration: the run would last 0s"));
     assert_eq!(
         err(UrlTest {
-            duration: None,
-            requests: Some(0),
+            load: load(Some(1), None, None, Some(0)),
             ..base()
         }),
         "--requests: must be at least 1"
     );
     assert_eq!(
         err(UrlTest {
-            vus: None,
-            rate: Some("5/s".into()),
-            duration: None,
-            requests: Some(0),
+            load: load(None, Some(5.0), None, Some(0)),
             ..base()
         }),
         "--requests: must be at least 1"
     );
     assert!(err(UrlTest {
-        vus: None,
-        rate: Some("1e12/s".into()),
+        load: load(None, Some(1e12), Some("1s"), None),
         ..base()
     })
     .starts_with("--rate: 1000000000000/s is above the limit"));
     assert!(err(UrlTest {
-        vus: None,
-        rate: Some("1e-12/s".into()),
-        duration: None,
-        requests: Some(1_000_000_000),
+        load: load(None, Some(1e-12), None, Some(1_000_000_000)),
         ..base()
     })
     .contains("limit of 720h"));
