@@ -2,30 +2,26 @@
 //! the plan (and of this process's segment), and hands their intervals to the coordinator,
 //! which streams the record and derives the summary from it.
 
+mod ready;
+mod workers;
+
 use crate::cancel::Cancel;
 use crate::coordinator::{Coordinator, ProgressCallback};
-use crate::executor::{defers_reads, run_worker, IntervalClock, Tick, WorkerPlan};
-use crate::flow::Worker;
-use crate::flow_picker::FlowPicker;
-use crate::health::{available_cores, max_rss_bytes};
-use crate::http::{probe, DeferredIo, HttpTransport, ProbeError, TlsConnectors};
-use crate::limits::{
-    check_files, check_ports, connections_needed, fit_default_in_flight, raise_open_files_limit,
-};
-use crate::prepare::{check_source_addresses, PrepareError, PreparedScenario};
-use crate::record_meta::{record_meta, MetaInput};
+use crate::executor::{IntervalClock, Tick};
+use crate::health::max_rss_bytes;
+use crate::prepare::{PrepareError, PreparedScenario};
 use crate::resources::{MonitorFeed, ResourceFeed};
 use crate::steering::Steering;
 use loadlab_metrics::record::{Guarded, RecordEnd, RecordSink};
-use loadlab_metrics::result::{unix_seconds, StopReason};
-use loadlab_metrics::{DeltaPool, LiveObserver, Protocol, Recorder, RunResult};
+use loadlab_metrics::result::StopReason;
+use loadlab_metrics::{DeltaPool, LiveObserver, RunResult};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Scenario};
 use loadlab_timer::resolution::WakeWatch;
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-use std::sync::{mpsc, Arc};
+use ready::Ready;
+use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
+use workers::Workers;
 
 pub struct RunOptions {
     /// Worker threads; default: enough for the load, at most the cores we may use.
@@ -135,28 +131,7 @@ pub fn run(
     // `grpc:` steps with no .proto get their types from the server's reflection first.
     let reflected = crate::prepare::reflect::fill_descriptors(scenario)?;
     let scenario = reflected.as_ref().unwrap_or(scenario);
-    let mut prepared = PreparedScenario::new(scenario)?;
-    prepared.data.offset = u64::from(process_segment.index);
-    prepared.data.stride = u64::from(process_segment.count);
-    if let Some(set) = prepared.data.set_without_rows() {
-        return Err(EngineError::NoRowsForSegment {
-            set: set.name.clone(),
-            rows: set.rows.len(),
-            index: process_segment.index,
-            segments: process_segment.count,
-        });
-    }
-    let mut plan = scenario.plan();
-    let mut warnings = Vec::new();
-    check_budgets(
-        scenario,
-        &mut plan.load,
-        &prepared,
-        process_segment,
-        &mut warnings,
-    )?;
-    let negotiated = preflight(&prepared, scenario)?;
-    let threads = thread_count(options.threads, scenario, &plan.load, process_segment);
+    let ready = Ready::check(scenario, process_segment, options.threads)?;
     // A common start a little ahead (or at --start-at), so every worker begins on the same
     // instant; its wall-clock time is t = 0 of the record.
     // Measured while the target was checked; before the start is set, so that it is not late.
@@ -164,22 +139,16 @@ pub fn run(
     let lead = lead_to_start(options.start_at)?;
     let start = Instant::now() + lead;
     let start_wall = SystemTime::now() + lead;
-    let slice = loadlab_metrics::slice_for(plan.duration());
-    let clock = IntervalClock::new(plan.warmup.min(plan.duration()), slice);
-    let meta = record_meta(MetaInput {
-        scenario,
-        prepared: &prepared,
-        plan: &plan,
-        segment: options.segment,
-        start_unix_s: unix_seconds(start_wall),
-        negotiated: &negotiated,
+    let slice = loadlab_metrics::slice_for(ready.plan.duration());
+    let clock = IntervalClock::new(ready.plan.warmup.min(ready.plan.duration()), slice);
+    let meta = ready.record_meta(scenario, &options, start_wall, host_timer, slice);
+    let Ready {
+        prepared,
+        plan,
+        mut warnings,
         threads,
-        max_cpu_percent: options.max_cpu_percent,
-        max_lag_ms: options.max_lag.as_secs_f64() * 1e3,
-        host_timer,
-        slice,
-        steerable: options.steering.is_some(),
-    });
+        ..
+    } = ready;
 
     if let Some(steering) = &options.steering {
         begin_steering(
@@ -194,34 +163,18 @@ pub fn run(
     let feed = start_monitor(scenario, start, slice, &mut warnings);
     let (tx, rx) = mpsc::channel::<Tick>();
     let pool = DeltaPool::new();
-    let mut handles = Vec::new();
-    for index in 0..threads {
-        let segment = process_segment.split(index as u32, threads as u32);
-        let setup = WorkerSetup {
-            prepared: prepared.clone(),
-            scenario: scenario.clone(),
-            plan: WorkerPlan {
-                load: plan.load.clone(),
-                segment,
-                seed: options.seed,
-                grace: scenario.defaults.timeout.min(Duration::from_secs(30))
-                    + Duration::from_millis(100),
-                clock,
-                steer: options.steering.as_ref().map(Steering::watch),
-            },
-            pool: pool.clone(),
-            start,
-            end: start + plan.duration(),
-            ticks: tx.clone(),
-            cancel: cancel.clone(),
-        };
-        let handle = std::thread::Builder::new()
-            .name(format!("loadlab-worker-{index}"))
-            .spawn(move || worker_thread(setup))
-            .map_err(EngineError::Thread)?;
-        handles.push(handle);
-    }
-    drop(tx);
+    let workers = Workers {
+        scenario,
+        prepared: &prepared,
+        plan: &plan,
+        process_segment,
+        threads,
+        seed: options.seed,
+        clock,
+        steering: options.steering.as_ref(),
+        start,
+    };
+    let handles = workers.spawn(&pool, tx, cancel)?;
     let host_timer_watch = crate::record_meta::watch_host_timer(&plan.load, threads);
 
     let mut coordinator = Coordinator::new(
@@ -251,67 +204,27 @@ pub fn run(
         (signals, cancel),
     );
     record_end.data_use = prepared.data.uses();
+    Ok(close_record(coordinator, &meta, &record_end, warnings))
+}
+
+/// The record's end written to the sink and told to the observers, and the run summarised
+/// from the record.
+fn close_record(
+    mut coordinator: Coordinator,
+    meta: &loadlab_metrics::record::RecordMeta,
+    record_end: &RecordEnd,
+    warnings: Vec<String>,
+) -> RunOutput {
     let mut sink = coordinator.sink.take();
     if let Some(s) = sink.as_mut() {
-        s.end(&record_end);
+        s.end(record_end);
     }
-    coordinator.end_observers(&record_end);
-    let result = coordinator.summary.finish(&meta, Some(&record_end));
-    Ok(RunOutput {
+    coordinator.end_observers(record_end);
+    let result = coordinator.summary.finish(meta, Some(record_end));
+    RunOutput {
         result,
         storage_error: sink.and_then(|mut s| s.take_error()),
         warnings,
-    })
-}
-
-/// Files and ports before anything is sent: running out mid-run fails requests and looks
-/// like the target's fault.
-fn check_budgets(
-    scenario: &Scenario,
-    load: &mut Load,
-    prepared: &PreparedScenario,
-    process_segment: Segment,
-    warnings: &mut Vec<String>,
-) -> Result<(), EngineError> {
-    let (soft, hard) = raise_open_files_limit();
-    if let Some(default) = fit_default_in_flight(load, prepared, process_segment, soft) {
-        if let Load::Open(o) = load {
-            warnings.push(format!(
-                "max_in_flight is {} instead of its default {}: an iteration in flight keeps a connection to each origin, and this process may open {} files; set `load.max_in_flight` (or --max-in-flight) to choose",
-                o.max_in_flight, default, soft
-            ));
-        }
-    }
-    let (connections, because) = connections_needed(load, prepared, process_segment);
-    if let Some(budget) = check_files(connections, because, soft, hard) {
-        return Err(EngineError::OpenFiles(budget));
-    }
-    let per_origin = match prepared.connections {
-        loadlab_scenario::ConnectionPolicy::PerVu => {
-            connections / prepared.origins.len().max(1) as u64
-        }
-        _ => connections,
-    };
-    if let Some(why) = check_ports(per_origin, scenario.source_addresses.len()) {
-        return Err(EngineError::LocalPorts(why));
-    }
-    Ok(())
-}
-
-/// Worker threads: as asked, or enough for the load; never more than the shared connections,
-/// since every worker needs at least one of them.
-fn thread_count(
-    asked: Option<usize>,
-    scenario: &Scenario,
-    load: &Load,
-    process_segment: Segment,
-) -> usize {
-    let threads = asked
-        .unwrap_or_else(|| default_threads(load, process_segment))
-        .max(1);
-    match scenario.http.connections {
-        Some(n) => threads.min(process_segment.share(u64::from(n)).max(1) as usize),
-        None => threads,
     }
 }
 
@@ -436,156 +349,4 @@ fn stop_reason(aborted: bool, signals: &Cancel, run: &Cancel) -> StopReason {
             None => StopReason::Completed,
         }
     }
-}
-
-/// What one worker thread is given: its share of the plan and what its worker is built from.
-struct WorkerSetup {
-    prepared: PreparedScenario,
-    scenario: Scenario,
-    plan: WorkerPlan,
-    pool: DeltaPool,
-    start: Instant,
-    /// No new iterations or requests after this instant.
-    end: Instant,
-    ticks: mpsc::Sender<Tick>,
-    cancel: Cancel,
-}
-
-/// A worker thread: its own single-threaded runtime running its share of the plan.
-fn worker_thread(setup: WorkerSetup) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a current-thread runtime builds");
-    let local = tokio::task::LocalSet::new();
-    // Its timers expire when due, not up to 50 µs later to be merged with others'.
-    loadlab_timer::resolution::minimise_timer_slack();
-    local.block_on(&runtime, async move {
-        let WorkerSetup {
-            prepared,
-            scenario,
-            plan,
-            pool,
-            start,
-            end,
-            ticks,
-            cancel,
-        } = setup;
-        // Built inside the runtime: its timer and deferred reads register with it.
-        let worker = new_worker(prepared, &scenario, &plan, pool, start, end);
-        run_worker(Rc::new(worker), plan, ticks, cancel).await;
-    });
-}
-
-/// The worker of one thread, with its transport over this thread's share of each origin's
-/// shared connections.
-fn new_worker(
-    prepared: PreparedScenario,
-    scenario: &Scenario,
-    plan: &WorkerPlan,
-    pool: DeltaPool,
-    start: Instant,
-    end: Instant,
-) -> Worker<HttpTransport> {
-    let segment = plan.segment;
-    let step_count = prepared.steps.len();
-    let origin_count = prepared.origins.len();
-    let mut origins = prepared.origins.clone();
-    for shared in origins.iter_mut().filter_map(|o| o.shared.as_mut()) {
-        shared.connections = segment.share(u64::from(shared.connections)).max(1) as u32;
-    }
-    let mut transport = HttpTransport::new(
-        origins,
-        step_count,
-        scenario.source_addresses.clone(),
-        scenario.insecure,
-        segment.index as usize,
-    );
-    let deferred = defers_reads(&plan.load, segment)
-        .then(|| DeferredIo::new().ok().map(Arc::new))
-        .flatten();
-    if let Some(io) = &deferred {
-        transport = transport.with_deferred_reads(io.clone());
-    }
-    Worker {
-        transport,
-        picker: RefCell::new(FlowPicker::new(&prepared.flows)),
-        scenario: Rc::new(prepared),
-        recorder: RefCell::new(Recorder::with_pool(step_count, pool)),
-        rng: RefCell::new(fastrand::Rng::with_seed(
-            plan.seed.wrapping_add(u64::from(segment.index)),
-        )),
-        start: tokio::time::Instant::from_std(start),
-        end: tokio::time::Instant::from_std(end),
-        stopping: Cell::new(false),
-        pool: crate::idle_pool::IdlePool::new(origin_count),
-        precise_timer: loadlab_timer::PreciseTimer::new().ok(),
-        deferred,
-        requests_begun: tokio::sync::Notify::new(),
-    }
-}
-
-/// Arrivals per second one open-model worker thread is given before another thread is added.
-const OPEN_RATE_PER_THREAD: f64 = 25_000.0;
-
-/// Enough threads for this process's share of the load, at most the cores it may use.
-fn default_threads(load: &Load, segment: Segment) -> usize {
-    let cores = available_cores();
-    let wanted = match load {
-        // Never more threads than this process has VUs: each thread gets at least one.
-        Load::Closed(c) => return (segment.share(u64::from(c.max_vus())) as usize).clamp(1, cores),
-        Load::Open(o) => {
-            // Splitting a low rate over threads only costs wake-ups (fewer arrivals per
-            // batch window, fewer reused connections), so another core is added for every
-            // OPEN_RATE_PER_THREAD arrivals/s, up to every core this process may use.
-            (o.peak_rate() / OPEN_RATE_PER_THREAD).ceil() as usize
-        }
-        Load::Burst(b) => (b.count / 2000 + 1) as usize,
-    };
-    wanted.div_ceil(segment.count as usize).clamp(1, cores)
-}
-
-/// Checks every origin before the load starts — resolves it, connects once, and asks what it
-/// speaks — so a wrong host, a target that is down or a server without HTTP/2 is one clear
-/// message instead of a wall of errors. Returns what each origin negotiated.
-fn preflight(
-    prepared: &PreparedScenario,
-    scenario: &Scenario,
-) -> Result<Vec<Option<Protocol>>, EngineError> {
-    // Addresses that are not this machine's fail whatever the targets are.
-    check_source_addresses(&scenario.source_addresses, &[])?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(EngineError::Thread)?;
-    let tls = prepared
-        .origins
-        .iter()
-        .any(|o| o.tls)
-        .then(|| TlsConnectors::new(scenario.insecure));
-    let mut addrs = Vec::new();
-    let mut negotiated = Vec::new();
-    for origin in &prepared.origins {
-        match runtime.block_on(probe(origin, tls.as_ref())) {
-            Ok(found) => {
-                addrs.push(found.addr);
-                negotiated.push(found.protocol);
-            }
-            Err(ProbeError::Dns(message)) => return Err(EngineError::Dns { message }),
-            Err(ProbeError::Unreachable(message)) => {
-                return Err(EngineError::Unreachable {
-                    url: origin.url(),
-                    message,
-                })
-            }
-            Err(ProbeError::NoHttp2(message)) => {
-                return Err(EngineError::NoHttp2 {
-                    url: origin.url(),
-                    message,
-                })
-            }
-        }
-    }
-    check_source_addresses(&scenario.source_addresses, &addrs)?;
-    Ok(negotiated)
 }
