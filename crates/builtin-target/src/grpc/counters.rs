@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use super::wire::{Code, CODE_NAMES};
+use super::wire::Code;
 
 /// A method the target knows, or `Other` (answered UNIMPLEMENTED).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl Method {
 /// Lock-free counters (relaxed atomic adds on fixed arrays).
 #[derive(Debug, Default)]
 pub struct GrpcCounters {
-    calls: [[AtomicU64; CODE_NAMES.len()]; METHODS.len()],
+    calls: [[AtomicU64; Code::ALL.len()]; METHODS.len()],
     received: [AtomicU64; METHODS.len()],
     sent: [AtomicU64; METHODS.len()],
 }
@@ -55,7 +55,7 @@ pub struct GrpcCounters {
 impl GrpcCounters {
     /// A call ended with `code`.
     pub fn call(&self, method: Method, code: Code) {
-        self.calls[method.index()][code.number()].fetch_add(1, Relaxed);
+        self.calls[method.index()][usize::from(code.as_u8())].fetch_add(1, Relaxed);
     }
 
     pub fn received(&self, method: Method, n: usize) {
@@ -70,8 +70,8 @@ impl GrpcCounters {
     pub fn render(&self, out: &mut String) {
         let _ = writeln!(out, "# HELP loadlab_target_grpc_calls_total gRPC calls ended, by method and status.\n# TYPE loadlab_target_grpc_calls_total counter");
         for (m, method) in METHODS.iter().enumerate() {
-            for (c, code) in CODE_NAMES.iter().enumerate() {
-                let n = self.calls[m][c].load(Relaxed);
+            for code in Code::ALL {
+                let n = self.calls[m][usize::from(code.as_u8())].load(Relaxed);
                 if n > 0 {
                     let _ = writeln!(
                         out,

@@ -174,7 +174,7 @@ fn trailers(status: &Status) -> HeaderMap {
 }
 
 fn put_status(map: &mut HeaderMap, status: &Status) {
-    map.insert(GRPC_STATUS, HeaderValue::from(status.code.number() as u16));
+    map.insert(GRPC_STATUS, HeaderValue::from(status.code.as_u8() as u16));
     if !status.message.is_empty() {
         if let Ok(v) = HeaderValue::from_str(&wire::percent_encode(&status.message)) {
             map.insert(GRPC_MESSAGE, v);

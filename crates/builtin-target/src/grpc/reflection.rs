@@ -113,7 +113,7 @@ impl Descriptor {
     fn answer(&self, req: ServerReflectionRequest) -> ServerReflectionResponse {
         let not_found = |what: String| {
             MessageResponse::ErrorResponse(ErrorResponse {
-                error_code: Code::NotFound.number() as i32,
+                error_code: Code::NotFound.as_u8() as i32,
                 error_message: what,
             })
         };
@@ -159,7 +159,7 @@ impl Descriptor {
                 e.extension_number, e.containing_type
             )),
             None => MessageResponse::ErrorResponse(ErrorResponse {
-                error_code: Code::InvalidArgument.number() as i32,
+                error_code: Code::InvalidArgument.as_u8() as i32,
                 error_message: "the request sets no message_request".into(),
             }),
         };

@@ -6,56 +6,9 @@ use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 
-/// A gRPC status code (the 17 of the protocol, in their numeric order; the target answers
-/// with some of them).
-#[allow(dead_code)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Code {
-    Ok = 0,
-    Cancelled = 1,
-    Unknown = 2,
-    InvalidArgument = 3,
-    DeadlineExceeded = 4,
-    NotFound = 5,
-    AlreadyExists = 6,
-    PermissionDenied = 7,
-    ResourceExhausted = 8,
-    FailedPrecondition = 9,
-    Aborted = 10,
-    OutOfRange = 11,
-    Unimplemented = 12,
-    Internal = 13,
-    Unavailable = 14,
-    DataLoss = 15,
-    Unauthenticated = 16,
-}
-
-/// The codes' names as gRPC spells them, indexed by number.
-pub const CODE_NAMES: [&str; 17] = [
-    "OK",
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-];
-
-impl Code {
-    pub fn number(self) -> usize {
-        self as usize
-    }
-}
+/// The status codes are the recorder's own (`loadlab_metrics::GrpcCode`): the codes the
+/// target answers with and those the generator counts are one enum, named as the spec names them.
+pub use loadlab_metrics::GrpcCode as Code;
 
 /// A call's end: its code and, unless OK, a message for the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,20 +140,6 @@ pub fn percent_encode(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn codes_and_names_line_up() {
-        assert_eq!(CODE_NAMES[Code::Ok.number()], "OK");
-        assert_eq!(
-            CODE_NAMES[Code::DeadlineExceeded.number()],
-            "DEADLINE_EXCEEDED"
-        );
-        assert_eq!(CODE_NAMES[Code::Unimplemented.number()], "UNIMPLEMENTED");
-        assert_eq!(
-            CODE_NAMES[Code::Unauthenticated.number()],
-            "UNAUTHENTICATED"
-        );
-    }
 
     #[test]
     fn timeouts() {
