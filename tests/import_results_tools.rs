@@ -65,11 +65,10 @@ fn new_run(results: &Path, before: &std::collections::BTreeSet<String>) -> (Stri
 
 /// The target's count of `/api/ping` answered 200.
 fn target_pings(url: &str) -> u64 {
-    let body = ureq::get(&format!("{url}/metrics"))
-        .call()
+    let client = loadlab_http_client::client(std::time::Duration::from_secs(5), "test").unwrap();
+    let body = loadlab_http_client::send(client.get(format!("{url}/metrics")))
         .unwrap()
-        .body_mut()
-        .read_to_string()
+        .text()
         .unwrap();
     body.lines()
         .find(|l| l.starts_with("http_requests_total{route=\"/api/ping\",code=\"200\"}"))

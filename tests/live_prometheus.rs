@@ -85,11 +85,8 @@ fn start_prometheus(bin: &str, extra: &[&str]) -> Prometheus {
 }
 
 fn get(url: &str) -> Option<String> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(5)))
-        .build()
-        .into();
-    agent.get(url).call().ok()?.body_mut().read_to_string().ok()
+    let client = loadlab_http_client::client(Duration::from_secs(5), "test").ok()?;
+    loadlab_http_client::send(client.get(url)).ok()?.text().ok()
 }
 
 /// `sum by (step, status) (loadlab_http_requests_total{testid="…"})`.

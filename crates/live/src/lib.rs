@@ -13,9 +13,10 @@
 //! off tokio. `libc` reads the coordinator thread's CPU clock, to measure the dashboard's cost.
 //! For the outputs: `prost` to encode the protobuf of Prometheus remote write and OTLP from message
 //! structs declared by hand (no protoc, no gRPC stack); `snap` for the snappy block format
-//! remote write requires; `ureq` (3) as the HTTP client of the outputs because it is blocking
-//! and needs no async runtime: each output sends from its own plain thread, and this crate
-//! must not depend on tokio. `loadlab-scenario` for the output specs (`--out`, `outputs:`).
+//! remote write requires; `loadlab-http-client` (reqwest's blocking client, the workspace's
+//! one HTTP client outside the load) for the outputs: each output sends from its own plain
+//! thread, and this crate's code stays synchronous (reqwest runs its runtime on a thread of
+//! its own). `loadlab-scenario` for the output specs (`--out`, `outputs:`).
 
 pub mod dashboard;
 pub mod frame;

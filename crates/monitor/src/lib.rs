@@ -55,8 +55,8 @@
 //! `prometheus-parse` (the widely used text-format parser) for expositions; only the lines
 //! of selected metrics are handed to it, which keeps a node_exporter page cheap, and its
 //! known limit — label values holding `,`, `=` or `}` are split wrongly — only affects such
-//! series. `ureq` (small, well-kept, blocking; rustls) for scraping: one GET per interval
-//! needs no async runtime, so the monitor runs on plain threads. `regex` for `match:`
+//! series. `loadlab-http-client` (reqwest's blocking client, the workspace's one HTTP client
+//! outside the load) for scraping: one GET per interval, so the monitor runs on plain threads. `regex` for `match:`
 //! patterns and label matchers. `libc` for a thread's CPU time and the affinity mask.
 
 mod cgroup;

@@ -242,38 +242,29 @@ pub fn send(
     body: Option<&Value>,
     token: Option<&str>,
 ) -> Result<Value, ClientError> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(5)))
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let url = format!("http://{addr}{path}");
-    let auth = token.map(|t| format!("Bearer {t}"));
-    let unreachable = |e: ureq::Error| ClientError::Unreachable {
+    let unreachable = |message: String| ClientError::Unreachable {
         addr: addr.to_string(),
-        message: e.to_string(),
+        message,
     };
-    let mut response = match body {
-        Some(body) => {
-            let mut req = agent
-                .post(&url)
-                .header("Content-Type", "application/json")
-                .header("X-Loadlab-Source", "cli");
-            if let Some(a) = &auth {
-                req = req.header("Authorization", a);
-            }
-            req.send(body.to_string()).map_err(unreachable)?
-        }
-        None => {
-            let mut req = agent.get(&url);
-            if let Some(a) = &auth {
-                req = req.header("Authorization", a);
-            }
-            req.call().map_err(unreachable)?
-        }
+    let client = loadlab_http_client::client(Duration::from_secs(5), "loadlab-control")
+        .map_err(unreachable)?;
+    let url = format!("http://{addr}{path}");
+    let mut request = match body {
+        Some(body) => client
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("X-Loadlab-Source", "cli")
+            .body(body.to_string()),
+        None => client.get(&url),
     };
+    if let Some(t) = token {
+        request = request.header("Authorization", format!("Bearer {t}"));
+    }
+    let response = loadlab_http_client::send(request).map_err(unreachable)?;
     let ok = response.status().is_success();
-    let text = response.body_mut().read_to_string().map_err(unreachable)?;
+    let text = response
+        .text()
+        .map_err(|e| unreachable(loadlab_http_client::error_chain(&e)))?;
     let value: Value = serde_json::from_str(&text)
         .map_err(|_| ClientError::Refused(format!("{addr} answered something else: {text}")))?;
     if ok {

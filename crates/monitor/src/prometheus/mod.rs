@@ -3,8 +3,8 @@
 //! host sampling; selected series are recorded as `prometheus.<name>.<selector>` — gauges as
 //! read, counters as their per-second rate.
 //!
-//! HTTP through `ureq` (a small, well-kept blocking client: one GET per interval needs no
-//! async runtime; rustls for https endpoints); parsing through `prometheus-parse`.
+//! HTTP through `loadlab-http-client` (the workspace's one blocking client; rustls for https
+//! endpoints); parsing through `prometheus-parse`.
 
 pub mod select;
 
@@ -38,7 +38,8 @@ type Counters = HashMap<String, f64>;
 pub struct Endpoint {
     name: String,
     url: String,
-    agent: ureq::Agent,
+    /// The client, or why none could be made (said by every scrape).
+    client: Result<loadlab_http_client::Client, String>,
     selections: Vec<Selection>,
     /// Time of the previous successful scrape and each selector's counters then.
     prev: Option<(Instant, Vec<Option<Counters>>)>,
@@ -49,16 +50,14 @@ pub struct Endpoint {
 
 impl Endpoint {
     pub fn new(watch: &PrometheusWatch, timeout: Duration) -> Self {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .http_status_as_error(false)
-            .user_agent(concat!("loadlab-monitor/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+        let client = loadlab_http_client::client(
+            timeout,
+            concat!("loadlab-monitor/", env!("CARGO_PKG_VERSION")),
+        );
         Endpoint {
             name: watch.name.clone(),
             url: watch.url.clone(),
-            agent,
+            client,
             selections: watch.series.iter().map(Selection::new).collect(),
             prev: None,
             in_process: served_by_this_process(&watch.url),
@@ -140,20 +139,17 @@ impl Endpoint {
     }
 
     fn fetch(&self) -> Result<String, String> {
-        let mut resp = self
-            .agent
+        let client = self.client.as_ref()?;
+        let request = client
             .get(&self.url)
-            .header("Accept", "text/plain;version=0.0.4")
-            .call()
+            .header("Accept", "text/plain;version=0.0.4");
+        let resp = loadlab_http_client::send(request)
             .map_err(|e| format!("cannot read {}: {e}", self.url))?;
         let status = resp.status();
         if !status.is_success() {
             return Err(format!("{} answered HTTP {}", self.url, status.as_u16()));
         }
-        resp.body_mut()
-            .with_config()
-            .limit(MAX_BODY)
-            .read_to_string()
+        loadlab_http_client::text_within(resp, MAX_BODY)
             .map_err(|e| format!("cannot read the body of {}: {e}", self.url))
     }
 }
