@@ -5,23 +5,15 @@
 use super::output::{print_report_paths, report_for, warn};
 use crate::cli::ImportResultsArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_metrics::record::{summarize, StoredRecord};
-use loadlab_metrics::RunResult;
-use loadlab_results_import::{import_file, Format, ImportError, Options};
-use loadlab_store::{Labels, NewRun, Store};
+use loadlab_pipeline::import_results::{begin_study, import_one, store_study, ImportedRun};
+use loadlab_report::study_terminal::print_study;
+use loadlab_results_import::{Format, Options};
 use std::path::{Path, PathBuf};
 
 /// One file to import, and the variant it belongs to.
 struct Input {
     file: PathBuf,
     variant: Option<String>,
-}
-
-/// An imported run: its id and summary.
-pub(super) struct ImportedRun {
-    pub id: String,
-    pub variant: Option<String>,
-    pub result: RunResult,
 }
 
 pub fn execute(args: ImportResultsArgs) -> Result<Outcome, CliError> {
@@ -48,7 +40,7 @@ pub fn execute(args: ImportResultsArgs) -> Result<Outcome, CliError> {
     let labels = loadlab_store::labels_from_env(&args.labels).map_err(CliError::bad_input)?;
     let store = loadlab_pipeline::store::open_for_runs(args.store.results.as_deref(), &mut warn)?;
     let study = if args.study {
-        Some(super::import_study::begin(&store, &name, &labels)?)
+        Some(begin_study(&store, &name, &labels)?)
     } else {
         None
     };
@@ -59,7 +51,11 @@ pub fn execute(args: ImportResultsArgs) -> Result<Outcome, CliError> {
     };
     let mut runs = Vec::new();
     for input in &inputs {
-        let run = import_one(&store, format, input, &options, &labels, study.as_deref())?;
+        let source = (input.file.as_path(), input.variant.as_deref());
+        let run = import_one(&store, format, source, &options, &labels, study.as_deref())?;
+        if let Some(text) = &run.malformed {
+            warn(text);
+        }
         if !args.quiet {
             print_imported(input, &run);
         } else {
@@ -71,7 +67,15 @@ pub fn execute(args: ImportResultsArgs) -> Result<Outcome, CliError> {
         .iter()
         .any(|r| r.result.thresholds.iter().any(|t| !t.ok));
     if let Some(id) = study {
-        let outcome = super::import_study::finish(&store, &id, &name, &runs, args.quiet)?;
+        let (study, path) = store_study(&store, &id, &name, &runs)?;
+        if !args.quiet {
+            let _ = print_study(&mut std::io::stdout().lock(), &study);
+            println!("\nstudy {id} stored: {}", path.display());
+            if let Some(html) = report_for(&path) {
+                print_report_paths(&mut std::io::stdout().lock(), &html);
+            }
+        }
+        let outcome = loadlab_pipeline::study::outcome_of_study(&study, false);
         if outcome != Outcome::Ok {
             return Ok(outcome);
         }
@@ -112,58 +116,6 @@ fn default_name(file: &Path) -> String {
         .unwrap_or_else(|| "imported".to_string())
 }
 
-/// Imports one file into a new run of the store.
-fn import_one(
-    store: &Store,
-    format: Format,
-    input: &Input,
-    options: &Options,
-    labels: &Labels,
-    study: Option<&str>,
-) -> Result<ImportedRun, CliError> {
-    let id = store
-        .begin_run(&NewRun {
-            scenario: options.name.clone(),
-            scenario_file: Some(input.file.display().to_string()),
-            variant: input.variant.clone(),
-            study: study.map(str::to_string),
-            load: Some(format!("imported ({})", format.tool())),
-            labels: labels.clone(),
-            ..NewRun::default()
-        })
-        .map_err(|e| CliError::aborted(e.to_string()))?;
-    let dir = store.run_dir(&id);
-    let imported = match import_file(format, &input.file, &dir, options) {
-        Ok(i) => i,
-        Err(e) => {
-            let _ = store.fail_run(&id);
-            let _ = std::fs::remove_dir_all(&dir);
-            return Err(match e {
-                ImportError::Write { .. } => CliError::aborted(e.to_string()),
-                _ => CliError::bad_input(e.to_string()),
-            });
-        }
-    };
-    if let Some(text) = imported
-        .malformed
-        .describe(&input.file.display().to_string())
-    {
-        warn(&text);
-    }
-    let record = StoredRecord::open(&dir).map_err(|e| CliError::aborted(e.to_string()))?;
-    let mut result = summarize(&record).map_err(|e| CliError::aborted(e.to_string()))?;
-    result.thresholds =
-        loadlab_analysis::thresholds::evaluate_exprs(&record.meta.thresholds, &result);
-    store
-        .finish_run(&id, &result)
-        .map_err(|e| CliError::aborted(e.to_string()))?;
-    Ok(ImportedRun {
-        id,
-        variant: input.variant.clone(),
-        result,
-    })
-}
-
 /// `imported run.json (k6, k6-json) as run r2026...: 1200 requests, p50 ... p99 ...`.
 fn print_imported(input: &Input, run: &ImportedRun) {
     let r = &run.result;
@@ -191,12 +143,5 @@ fn print_imported(input: &Input, run: &ImportedRun) {
             t.expr,
             if t.ok { "passed" } else { "FAILED" }
         );
-    }
-}
-
-/// Reports the study written beside its file.
-pub(super) fn print_study_report(path: &Path) {
-    if let Some(html) = report_for(path) {
-        print_report_paths(&mut std::io::stdout().lock(), &html);
     }
 }

@@ -9,7 +9,6 @@ mod gate;
 mod history;
 mod import;
 mod import_results;
-mod import_study;
 mod k8s;
 mod live;
 mod merge;

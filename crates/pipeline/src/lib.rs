@@ -13,6 +13,7 @@ pub mod describe;
 mod error;
 pub mod executor;
 pub mod history;
+pub mod import_results;
 pub mod listing;
 pub mod live_outputs;
 pub mod live_progress;
