@@ -29,9 +29,8 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
     let outcome = match super::study::run_study_file(
         &file,
         &output,
-        &super::study::PlanOverrides::default(),
+        &loadlab_pipeline::study::PlanOverrides::default(),
         None,
-        &crate::cli::MonitorArgs::default(),
         &super::live::Live::off(),
     ) {
         Ok((outcome, study_json)) => {

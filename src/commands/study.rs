@@ -6,22 +6,15 @@
 use super::live::{Live, Steerable};
 use super::output::{report_for, warn, Stored};
 use super::session::Session;
-use crate::cli::{MonitorArgs, OutputArgs, StudyArgs};
+use crate::cli::{OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
-use loadlab_engine::Cancel;
-use loadlab_orchestrate::study::{StudyObserver, StudyPlan};
-use loadlab_orchestrate::Executor;
-use loadlab_pipeline::executor::EngineExecutor;
+use loadlab_orchestrate::study::StudyObserver;
 use loadlab_pipeline::live_progress::StudyTee;
 use loadlab_pipeline::progress::StudyLines;
-use loadlab_pipeline::segmented::{SegmentCommand, SegmentedExecutor};
-use loadlab_pipeline::study;
-use loadlab_pipeline::terminal_view::TerminalView;
-use loadlab_pipeline::PipelineError;
+use loadlab_pipeline::segmented::SegmentCommand;
+use loadlab_pipeline::study::{self, PlanOverrides, StudyRuns};
 use loadlab_report::study_terminal::print_study;
-use loadlab_scenario::study::StudyDocument;
-use loadlab_store::StudyKind;
 use std::path::{Path, PathBuf};
 
 pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
@@ -33,87 +26,41 @@ pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
 
 fn run_and_write(args: &StudyArgs, live: &Live) -> Result<Outcome, CliError> {
     let overrides = PlanOverrides {
-        target: args.target.as_deref(),
+        target: args.target.clone(),
         repeat: args.repeat,
         retry_invalid: args.retry_invalid,
         segments: args.segments,
+        monitor: args.monitor.monitor.clone(),
     };
-    if args.segments.is_some() && !args.monitor.monitor.is_empty() {
-        return Err(CliError::bad_input(
-            "--monitor with --segments: each segment is a process of its own; put what to sample in the scenario file's `monitor:` section, which every segment reads",
-        ));
-    }
     let (outcome, study_json) = run_study_file(
         &args.file,
         &args.output,
         &overrides,
         args.resume.as_deref(),
-        &args.monitor,
         live,
     )?;
     study::write_ci_outputs(&study_json, args.summary.as_deref(), args.junit.as_deref())?;
     Ok(outcome)
 }
 
-/// What a study's runs are stored under.
-struct StudyRuns<'a> {
-    store: &'a loadlab_store::Store,
-    cancel: &'a Cancel,
-    id: &'a str,
-    labels: loadlab_store::Labels,
-}
-
-impl<'a> StudyRuns<'a> {
-    /// The runs made in this process by the engine, or with `--segments N` each as a round of
-    /// N processes of this program.
-    fn executor(
-        self,
-        overrides: &PlanOverrides,
-        file: &Path,
-        output: &OutputArgs,
-        view: &'a mut TerminalView,
-        dir: &Path,
-    ) -> Result<Box<dyn Executor<Error = PipelineError> + 'a>, CliError> {
-        let Some(segments) = overrides.segments else {
-            let engine = EngineExecutor::new(
-                self.store,
-                self.cancel,
-                output.threads,
-                view,
-                StudyKind::Study,
-                self.id,
-            )
-            .with_labels(self.labels);
-            return Ok(Box::new(engine));
-        };
-        let command = SegmentCommand {
-            program: std::env::current_exe().map_err(|e| {
-                CliError::aborted(format!("cannot find this program to start segments: {e}"))
-            })?,
-            file: file.to_path_buf(),
-            target: overrides.target.map(str::to_string),
-            threads: output.threads,
-            segments,
-        };
-        Ok(Box::new(SegmentedExecutor::new(
-            self.store,
-            self.cancel,
-            command,
-            self.id,
-            dir,
-            self.labels,
-        )))
-    }
-}
-
-/// What the command line changes in a study file's plan.
-#[derive(Default)]
-pub struct PlanOverrides<'a> {
-    pub target: Option<&'a str>,
-    pub repeat: Option<usize>,
-    pub retry_invalid: Option<usize>,
-    /// Each repetition as a round of this many segment processes.
-    pub segments: Option<u32>,
+/// With `--segments N`: each round as N processes of this program.
+fn segment_command(
+    file: &Path,
+    overrides: &PlanOverrides,
+    threads: Option<usize>,
+) -> Result<Option<SegmentCommand>, CliError> {
+    let Some(segments) = overrides.segments else {
+        return Ok(None);
+    };
+    Ok(Some(SegmentCommand {
+        program: std::env::current_exe().map_err(|e| {
+            CliError::aborted(format!("cannot find this program to start segments: {e}"))
+        })?,
+        file: file.to_path_buf(),
+        target: overrides.target.clone(),
+        threads,
+        segments,
+    }))
 }
 
 /// Runs (or resumes) the `study:` section of a scenario file; returns the outcome and the
@@ -123,19 +70,10 @@ pub fn run_study_file(
     output: &OutputArgs,
     overrides: &PlanOverrides,
     resume: Option<&str>,
-    monitor: &MonitorArgs,
     live: &Live,
 ) -> Result<(Outcome, PathBuf), CliError> {
-    let doc = StudyDocument::read(file)?;
-    let mut plan = StudyPlan::from_document(&doc, overrides.target, overrides.repeat)
-        .map_err(CliError::bad_input)?;
-    if let Some(n) = overrides.retry_invalid {
-        plan.retry_invalid = n;
-    }
-    plan.segments = overrides.segments;
-    for variant in &mut plan.variants {
-        monitor.apply(&mut variant.scenario);
-    }
+    let plan = study::plan_of_file(file, overrides)?;
+    let segments = segment_command(file, overrides, output.threads)?;
     let quiet = output.quiet;
     if !quiet && plan.variants.len() > 1 && plan.repeat < MIN_RUNS_FOR_COMPARISON {
         warn(&format!(
@@ -162,8 +100,9 @@ pub fn run_study_file(
         cancel: &cancel,
         id: &id,
         labels,
+        threads: output.threads,
     };
-    let mut exec = runs.executor(overrides, file, output, &mut view, stored.dir())?;
+    let mut exec = runs.executor(segments, &mut view, stored.dir());
     let mut printer = StudyLines {
         out: super::output::progress_out(quiet),
         id: id.clone(),

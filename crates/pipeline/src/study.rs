@@ -2,14 +2,97 @@
 //! run by `loadlab_orchestrate::study` with any executor, saved after every run (the index,
 //! `study.json` and a `--json` copy), and judged. Progress goes to the caller's observer.
 
+use crate::executor::EngineExecutor;
+use crate::measure::RunView;
+use crate::segmented::{SegmentCommand, SegmentedExecutor};
 use crate::{Outcome, PipelineError};
 use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
+use loadlab_engine::Cancel;
 use loadlab_orchestrate::study::{
     run_study, Estimate, MadeRun, StudyIds, StudyObserver, StudyPlan, StudyStop,
 };
 use loadlab_orchestrate::{ExecutedRun, Executor, RunRequest, RunUse};
+use loadlab_scenario::study::StudyDocument;
+use loadlab_scenario::MonitorFlag;
 use loadlab_store::{Labels, Store, StudyKind, StudyStatus};
 use std::path::{Path, PathBuf};
+
+/// What the command line changes in a study file's plan.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOverrides {
+    pub target: Option<String>,
+    pub repeat: Option<usize>,
+    pub retry_invalid: Option<usize>,
+    /// Each repetition as a round of this many segment processes.
+    pub segments: Option<u32>,
+    /// `--monitor` flags, added to every variant's `monitor:` (flags win over the file).
+    pub monitor: Vec<MonitorFlag>,
+}
+
+/// The plan of a file's `study:` section, with the command line's changes.
+pub fn plan_of_file(file: &Path, overrides: &PlanOverrides) -> Result<StudyPlan, PipelineError> {
+    if overrides.segments.is_some() && !overrides.monitor.is_empty() {
+        return Err(PipelineError::bad_input(
+            "--monitor with --segments: each segment is a process of its own; put what to sample in the scenario file's `monitor:` section, which every segment reads",
+        ));
+    }
+    let doc = StudyDocument::read(file)?;
+    let mut plan = StudyPlan::from_document(&doc, overrides.target.as_deref(), overrides.repeat)
+        .map_err(PipelineError::bad_input)?;
+    if let Some(n) = overrides.retry_invalid {
+        plan.retry_invalid = n;
+    }
+    plan.segments = overrides.segments;
+    for variant in &mut plan.variants {
+        for flag in &overrides.monitor {
+            variant.scenario.monitor.apply_flag(flag.clone());
+        }
+    }
+    Ok(plan)
+}
+
+/// Where a study's runs are made and stored.
+pub struct StudyRuns<'a> {
+    pub store: &'a Store,
+    pub cancel: &'a Cancel,
+    pub id: &'a str,
+    pub labels: Labels,
+    /// Worker threads per run (`--threads`).
+    pub threads: Option<usize>,
+}
+
+impl<'a> StudyRuns<'a> {
+    /// The runs made in this process by the engine, or with `segments` each as a round of
+    /// that command's segment processes, kept under the study's directory `dir`.
+    pub fn executor(
+        self,
+        segments: Option<SegmentCommand>,
+        view: &'a mut dyn RunView,
+        dir: &Path,
+    ) -> Box<dyn Executor<Error = PipelineError> + 'a> {
+        match segments {
+            None => Box::new(
+                EngineExecutor::new(
+                    self.store,
+                    self.cancel,
+                    self.threads,
+                    view,
+                    StudyKind::Study,
+                    self.id,
+                )
+                .with_labels(self.labels),
+            ),
+            Some(command) => Box::new(SegmentedExecutor::new(
+                self.store,
+                self.cancel,
+                command,
+                self.id,
+                dir,
+                self.labels,
+            )),
+        }
+    }
+}
 
 /// A study ready to run in the store: new, or resumed with the runs it already made.
 pub struct StoredStudy {
