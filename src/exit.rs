@@ -1,12 +1,9 @@
-//! Exit codes are a contract with CI scripts: one place defines them.
+//! A command's error as the user sees it: its message and its exit code (the codes are
+//! `loadlab_pipeline::exit_code`'s).
 
+pub use loadlab_pipeline::exit_code::{ABORTED, BAD_INPUT, FAILED, OK};
 pub use loadlab_pipeline::Outcome;
 use loadlab_pipeline::PipelineError;
-
-pub const OK: i32 = 0;
-pub const FAILED: i32 = 1;
-pub const BAD_INPUT: i32 = 2;
-pub const ABORTED: i32 = 3;
 
 /// A command that could not run: the message for the user and the exit code.
 #[derive(Debug)]

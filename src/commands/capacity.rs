@@ -2,7 +2,6 @@
 //! The search (bracket, bisection, confirmation, re-runs, resumption) is
 //! `loadlab_orchestrate::capacity`; this command resolves flags, supplies the runs and prints.
 
-use super::live::{Live, Steerable};
 use super::output::{report_for, warn, Stored};
 use super::session::Session;
 use crate::cli::CapacityArgs;
@@ -12,6 +11,7 @@ use loadlab_orchestrate::capacity::CapacityObserver;
 use loadlab_pipeline::capacity;
 use loadlab_pipeline::executor::EngineExecutor;
 use loadlab_pipeline::live_progress::CapacityTee;
+use loadlab_pipeline::live_session::{Live, Steerable};
 use loadlab_pipeline::progress::{finding_line, starting_words, StepLines};
 use loadlab_scenario::study::{CapacitySpec, StudyDocument};
 use loadlab_scenario::ScenarioError;
@@ -33,9 +33,9 @@ fn overrides(args: &CapacityArgs) -> Result<CapacitySpec, CliError> {
 }
 
 pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
-    let live = Live::start(&args.live, args.output.quiet, Steerable::No)?;
+    let live = super::live::start(&args.live, args.output.quiet, Steerable::No)?;
     let outcome = search(&args, &live);
-    live.finish(&outcome);
+    super::live::finish(&live, &outcome);
     outcome
 }
 

@@ -31,7 +31,7 @@ pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
         &output,
         &loadlab_pipeline::study::PlanOverrides::default(),
         None,
-        &super::live::Live::off(),
+        &loadlab_pipeline::live_session::Live::off(),
     ) {
         Ok((outcome, study_json)) => {
             let html = loadlab_pipeline::reports::html_beside(&study_json);

@@ -1,6 +1,5 @@
 //! `loadlab run`: one scenario (from a file or from flags), one run, one result.
 
-use super::live::{Live, Steerable};
 use super::output::{print_errors, print_run, warn};
 use super::session::Session;
 use crate::cli::{OutputArgs, RunArgs};
@@ -8,6 +7,7 @@ use crate::exit::{CliError, Outcome};
 use loadlab_engine::Steering;
 use loadlab_live::LiveTap;
 use loadlab_metrics::RunResult;
+use loadlab_pipeline::live_session::{Live, Steerable};
 use loadlab_pipeline::measure::{
     check_json_path, measure_retrying, write_json, Retry, RunSpec, Share,
 };
@@ -21,9 +21,9 @@ pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
     let scenario = resolve_scenario(&args)?;
     let bound = args.fail_on_regression;
     let share = Share::from_flags(args.segment.as_deref(), args.start_at.as_deref())?;
-    let live = Live::start(&args.live, args.output.quiet, Steerable::Yes)?;
+    let live = super::live::start(&args.live, args.output.quiet, Steerable::Yes)?;
     let outcome = execute_with(&args, &scenario, bound, share, &live);
-    live.finish(&outcome);
+    super::live::finish(&live, &outcome);
     outcome
 }
 

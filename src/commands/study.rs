@@ -3,7 +3,6 @@
 //! `loadlab_orchestrate::study`; this command supplies the runs (the engine, the store) and
 //! prints what happens.
 
-use super::live::{Live, Steerable};
 use super::output::{report_for, warn, Stored};
 use super::session::Session;
 use crate::cli::{OutputArgs, StudyArgs};
@@ -11,6 +10,7 @@ use crate::exit::{CliError, Outcome};
 use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
 use loadlab_orchestrate::study::StudyObserver;
 use loadlab_pipeline::live_progress::StudyTee;
+use loadlab_pipeline::live_session::{Live, Steerable};
 use loadlab_pipeline::progress::StudyLines;
 use loadlab_pipeline::segmented::SegmentCommand;
 use loadlab_pipeline::study::{self, PlanOverrides, StudyRuns};
@@ -18,9 +18,9 @@ use loadlab_report::study_terminal::print_study;
 use std::path::{Path, PathBuf};
 
 pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
-    let live = Live::start(&args.live, args.output.quiet, Steerable::No)?;
+    let live = super::live::start(&args.live, args.output.quiet, Steerable::No)?;
     let outcome = run_and_write(&args, &live);
-    live.finish(&outcome);
+    super::live::finish(&live, &outcome);
     outcome
 }
 

@@ -17,6 +17,7 @@ pub mod import_results;
 pub mod listing;
 pub mod live_outputs;
 pub mod live_progress;
+pub mod live_session;
 pub mod measure;
 pub mod merge;
 mod outcome;
@@ -30,4 +31,4 @@ pub mod study;
 pub mod terminal_view;
 
 pub use error::PipelineError;
-pub use outcome::{outcome_of, why_not_ok, Outcome};
+pub use outcome::{exit_code, outcome_of, why_not_ok, Outcome};

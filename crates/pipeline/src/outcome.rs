@@ -2,6 +2,17 @@
 
 use loadlab_metrics::RunResult;
 
+/// The exit codes, a contract with CI scripts (README): this is the one place that says them.
+pub mod exit_code {
+    pub const OK: i32 = 0;
+    /// A threshold, SLO or regression gate failed.
+    pub const FAILED: i32 = 1;
+    /// Bad input: a file, flag or location that cannot be used.
+    pub const BAD_INPUT: i32 = 2;
+    /// Aborted, interrupted or not a valid measurement.
+    pub const ABORTED: i32 = 3;
+}
+
 /// The end of a command that ran: exit 0, 1 or 3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -10,6 +21,16 @@ pub enum Outcome {
     ThresholdsFailed,
     /// Interrupted, or not a valid measurement (exit 3).
     Invalid,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Outcome::Ok => exit_code::OK,
+            Outcome::ThresholdsFailed => exit_code::FAILED,
+            Outcome::Invalid => exit_code::ABORTED,
+        }
+    }
 }
 
 /// A run's outcome. Only the generator's own limits are forgiven by `allow_saturated`.
