@@ -12,7 +12,7 @@ use loadlab_pipeline::capacity;
 use loadlab_pipeline::executor::EngineExecutor;
 use loadlab_pipeline::live_progress::CapacityTee;
 use loadlab_pipeline::live_session::{Live, Steerable};
-use loadlab_pipeline::progress::{finding_line, starting_words, StepLines};
+use loadlab_report::progress_terminal::{finding_line, starting_words, StepLines};
 use loadlab_scenario::study::{CapacitySpec, StudyDocument};
 use loadlab_scenario::ScenarioError;
 use loadlab_store::StudyKind;

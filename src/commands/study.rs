@@ -11,9 +11,9 @@ use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
 use loadlab_orchestrate::study::StudyObserver;
 use loadlab_pipeline::live_progress::StudyTee;
 use loadlab_pipeline::live_session::{Live, Steerable};
-use loadlab_pipeline::progress::StudyLines;
 use loadlab_pipeline::segmented::SegmentCommand;
 use loadlab_pipeline::study::{self, PlanOverrides, StudyRuns};
+use loadlab_report::progress_terminal::StudyLines;
 use loadlab_report::study_terminal::print_study;
 use std::path::{Path, PathBuf};
 

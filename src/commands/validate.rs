@@ -11,7 +11,7 @@ pub const SCENARIO_SCHEMA: &str = include_str!("../../docs/schema/scenario.json"
 
 pub fn execute(file: &Path) -> Result<Outcome, CliError> {
     let checked = StudyDocument::read(file)?.check()?;
-    loadlab_pipeline::describe::describe(file, &checked, &mut std::io::stdout().lock());
+    loadlab_report::scenario_terminal::describe(file, &checked, &mut std::io::stdout().lock());
     Ok(Outcome::Ok)
 }
 

@@ -53,16 +53,6 @@ pub fn plan(
     })
 }
 
-/// One step's wall time: warm-up, hold and the cooldown after it.
-pub fn step_time(plan: &CapacityPlan) -> Duration {
-    Duration::from_secs_f64(plan.settings.warmup_s + plan.settings.hold_s) + plan.cooldown
-}
-
-/// The bisections a search makes to reach its precision once a step has failed.
-pub fn bisections(settings: &CapacitySettings) -> usize {
-    (1.0 / settings.precision).log2().ceil().max(1.0) as usize
-}
-
 /// A search ready to run in the store: new, or resumed with the steps it already made.
 pub struct StoredSearch {
     pub id: String,

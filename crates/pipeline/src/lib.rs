@@ -9,7 +9,6 @@
 
 pub mod capacity;
 pub mod compare;
-pub mod describe;
 mod error;
 pub mod executor;
 pub mod history;
@@ -21,7 +20,6 @@ pub mod live_session;
 pub mod measure;
 pub mod merge;
 mod outcome;
-pub mod progress;
 pub mod remote;
 pub mod reports;
 pub mod resolve;

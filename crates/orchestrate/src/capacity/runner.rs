@@ -27,6 +27,16 @@ pub struct CapacityPlan {
 }
 
 impl CapacityPlan {
+    /// One step's wall time: warm-up, hold and the cooldown after it.
+    pub fn step_time(&self) -> Duration {
+        Duration::from_secs_f64(self.settings.warmup_s + self.settings.hold_s) + self.cooldown
+    }
+
+    /// The bisections the search makes to reach its precision once a step has failed.
+    pub fn bisections(&self) -> usize {
+        (1.0 / self.settings.precision).log2().ceil().max(1.0) as usize
+    }
+
     /// What every step must meet, in words.
     pub fn slo(&self) -> Vec<String> {
         let mut slo: Vec<String> = self

@@ -2,13 +2,13 @@
 //! capacity search that say what each run or step is and what it found, and the words for
 //! durations and estimates they use.
 
+use crate::verdict_words::format_value;
+use crate::words::plain_number as fmt_num;
 use loadlab_analysis::capacity::{CapacityFinding, CapacityResult, CapacityStep, Phase};
 use loadlab_metrics::MetricId;
 use loadlab_orchestrate::capacity::{CapacityObserver, CapacityPlan};
 use loadlab_orchestrate::study::{Estimate, StudyObserver, StudyPlan};
 use loadlab_orchestrate::{ExecutedRun, RunRequest, RunUse};
-use loadlab_report::verdict_words::format_value;
-use loadlab_report::words::plain_number as fmt_num;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -159,7 +159,7 @@ impl<W: Write> StepLines<W> {
     pub fn new(out: W, plan: &CapacityPlan) -> Self {
         Self {
             out,
-            step_time: crate::capacity::step_time(plan),
+            step_time: plan.step_time(),
             steps_left: None,
         }
     }
@@ -240,10 +240,10 @@ pub fn starting_words(plan: &CapacityPlan, id: &str, steps_done: usize) -> Strin
 /// steps depends on where the target fails, so the time left is counted once it has.
 pub fn duration_words(plan: &CapacityPlan) -> String {
     let s = &plan.settings;
-    let bisections = crate::capacity::bisections(s);
+    let bisections = plan.bisections();
     format!(
         "each step takes {}; how many depends on where the target fails (doubling from {}/s until a step fails, then about {bisections} bisections to {:.0}% and {} confirmations): the time left is shown once a step has failed",
-        fmt_duration(crate::capacity::step_time(plan)),
+        fmt_duration(plan.step_time()),
         fmt_num(s.start),
         s.precision * 100.0,
         s.confirm,
