@@ -30,78 +30,8 @@ pub fn load(name: &str, raw: RawData, base_dir: &Path) -> Result<DataSet, String
         (None, None) => {
             return Err("a data set needs `csv: path/to/file.csv` or `values: [ ... ]`".into())
         }
-        (Some(file), None) => {
-            let path = base_dir.join(&file);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                format!(
-                    "cannot read CSV file `{}`: {e} (the path is relative to the scenario file)",
-                    path.display()
-                )
-            })?;
-            let mut records = parse_csv(&text).map_err(|m| format!("{}: {m}", path.display()))?;
-            if records.is_empty() {
-                return Err(format!(
-                    "CSV file `{}` is empty: it needs a header row with column names",
-                    path.display()
-                ));
-            }
-            let header: Vec<String> = records
-                .remove(0)
-                .into_iter()
-                .map(|h| h.trim().to_string())
-                .collect();
-            for (i, r) in records.iter().enumerate() {
-                if r.len() != header.len() {
-                    return Err(format!(
-                        "{}: row {} has {} fields, the header has {}",
-                        path.display(),
-                        i + 2,
-                        r.len(),
-                        header.len()
-                    ));
-                }
-            }
-            let rows = records
-                .into_iter()
-                .map(|r| r.into_iter().map(Value::String).collect())
-                .collect();
-            (header, rows)
-        }
-        (None, Some(values)) => {
-            if let Some(Value::Object(first)) = values.first() {
-                let columns: Vec<String> = first.keys().cloned().collect();
-                let mut rows = Vec::new();
-                for (i, v) in values.iter().enumerate() {
-                    let Value::Object(m) = v else {
-                        return Err(format!(
-                            "values[{i}]: every item must be a mapping like the first"
-                        ));
-                    };
-                    let row = columns
-                        .iter()
-                        .map(|c| {
-                            m.get(c).cloned().ok_or_else(|| {
-                                format!("values[{i}] has no `{c}` (the first item has it)")
-                            })
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
-                    rows.push(row);
-                }
-                (columns, rows)
-            } else {
-                for (i, v) in values.iter().enumerate() {
-                    if v.is_array() || v.is_object() || v.is_null() {
-                        return Err(format!(
-                            "values[{i}]: expected a number, a string or a boolean"
-                        ));
-                    }
-                }
-                (
-                    vec!["value".to_string()],
-                    values.into_iter().map(|v| vec![v]).collect(),
-                )
-            }
-        }
+        (Some(file), None) => csv_table(&base_dir.join(&file))?,
+        (None, Some(values)) => values_table(values)?,
     };
     if rows.is_empty() {
         return Err(format!("data set `{name}` has no rows"));
@@ -114,6 +44,89 @@ pub fn load(name: &str, raw: RawData, base_dir: &Path) -> Result<DataSet, String
         split,
         csv,
     })
+}
+
+/// A table's column names and its rows.
+type Table = (Vec<String>, Vec<Vec<Value>>);
+
+/// A CSV file's header row as the columns, every other row as text values.
+fn csv_table(path: &Path) -> Result<Table, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "cannot read CSV file `{}`: {e} (the path is relative to the scenario file)",
+            path.display()
+        )
+    })?;
+    let mut records = parse_csv(&text).map_err(|m| format!("{}: {m}", path.display()))?;
+    if records.is_empty() {
+        return Err(format!(
+            "CSV file `{}` is empty: it needs a header row with column names",
+            path.display()
+        ));
+    }
+    let header: Vec<String> = records
+        .remove(0)
+        .into_iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    for (i, r) in records.iter().enumerate() {
+        if r.len() != header.len() {
+            return Err(format!(
+                "{}: row {} has {} fields, the header has {}",
+                path.display(),
+                i + 2,
+                r.len(),
+                header.len()
+            ));
+        }
+    }
+    let rows = records
+        .into_iter()
+        .map(|r| r.into_iter().map(Value::String).collect())
+        .collect();
+    Ok((header, rows))
+}
+
+/// Inline or JSON Lines values: mappings give their keys (the first one's) as columns,
+/// plain values make a single `value` column.
+fn values_table(values: Vec<Value>) -> Result<Table, String> {
+    let Some(Value::Object(first)) = values.first() else {
+        return scalar_table(values);
+    };
+    let columns: Vec<String> = first.keys().cloned().collect();
+    let mut rows = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        let Value::Object(m) = v else {
+            return Err(format!(
+                "values[{i}]: every item must be a mapping like the first"
+            ));
+        };
+        let row = columns
+            .iter()
+            .map(|c| {
+                m.get(c)
+                    .cloned()
+                    .ok_or_else(|| format!("values[{i}] has no `{c}` (the first item has it)"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        rows.push(row);
+    }
+    Ok((columns, rows))
+}
+
+/// Plain values, one per row in a column named `value`.
+fn scalar_table(values: Vec<Value>) -> Result<Table, String> {
+    for (i, v) in values.iter().enumerate() {
+        if v.is_array() || v.is_object() || v.is_null() {
+            return Err(format!(
+                "values[{i}]: expected a number, a string or a boolean"
+            ));
+        }
+    }
+    Ok((
+        vec!["value".to_string()],
+        values.into_iter().map(|v| vec![v]).collect(),
+    ))
 }
 
 /// The objects of a JSON Lines file (blank lines skipped), each line's mistake located.

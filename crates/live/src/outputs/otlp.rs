@@ -108,12 +108,19 @@ fn quantile_values(q: &Quantiles) -> Vec<ValueAtQuantile> {
 
 /// The export of one interval.
 pub fn encode(s: &Snapshot) -> ExportMetricsServiceRequest {
-    let f = &s.frame;
     let p = Points {
         s,
         start_ns: s.start_unix_ms * 1_000_000,
-        at_ns: f.unix_ms * 1_000_000,
+        at_ns: s.frame.unix_ms * 1_000_000,
     };
+    let mut metrics = step_metrics(&p);
+    metrics.extend(gauges(&p));
+    export(&s.testid, metrics)
+}
+
+/// The per-step metrics: requests by status, failures by kind, and latency.
+fn step_metrics(p: &Points) -> Vec<Metric> {
+    let (s, f) = (p.s, &p.s.frame);
     let (mut requests, mut failures, mut latency) = (Vec::new(), Vec::new(), Vec::new());
     for (step, t) in f.steps.iter().zip(&s.totals) {
         for (status, n) in &t.statuses {
@@ -131,16 +138,7 @@ pub fn encode(s: &Snapshot) -> ExportMetricsServiceRequest {
             attributes: p.attrs(&[("step", &step.name)]),
         });
     }
-    let lag = [
-        ("0.5", f.lag_ms.p50),
-        ("0.95", f.lag_ms.p95),
-        ("0.99", f.lag_ms.p99),
-    ]
-    .into_iter()
-    .filter(|_| f.lag_ms.count > 0)
-    .map(|(q, ms)| p.number(&[("quantile", q)], ms / 1000.0))
-    .collect();
-    let mut metrics = vec![
+    vec![
         sum(
             "loadlab.http.requests",
             "Requests ended, by step and status (none: no response).",
@@ -161,6 +159,22 @@ pub fn encode(s: &Snapshot) -> ExportMetricsServiceRequest {
                 "s",
             )
         },
+    ]
+}
+
+/// The whole run's gauges: VUs, in flight, send lag and (when known) the planned load.
+fn gauges(p: &Points) -> Vec<Metric> {
+    let f = &p.s.frame;
+    let lag = [
+        ("0.5", f.lag_ms.p50),
+        ("0.95", f.lag_ms.p95),
+        ("0.99", f.lag_ms.p99),
+    ]
+    .into_iter()
+    .filter(|_| f.lag_ms.count > 0)
+    .map(|(q, ms)| p.number(&[("quantile", q)], ms / 1000.0))
+    .collect();
+    let mut metrics = vec![
         gauge(
             "loadlab.vus",
             "VUs (closed model) or iterations in flight (open model).",
@@ -188,13 +202,18 @@ pub fn encode(s: &Snapshot) -> ExportMetricsServiceRequest {
             vec![p.number(&[("unit", unit)], v)],
         ));
     }
+    metrics
+}
+
+/// The metrics under this tool's resource (named with the run's test id) and scope.
+fn export(testid: &str, metrics: Vec<Metric>) -> ExportMetricsServiceRequest {
     ExportMetricsServiceRequest {
         resource_metrics: vec![ResourceMetrics {
             resource: Some(Resource {
                 attributes: vec![
                     kv("service.name", "loadlab"),
                     kv("service.version", env!("CARGO_PKG_VERSION")),
-                    kv("loadlab.testid", &s.testid),
+                    kv("loadlab.testid", testid),
                 ],
             }),
             scope_metrics: vec![ScopeMetrics {

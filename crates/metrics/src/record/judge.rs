@@ -40,6 +40,21 @@ pub(super) fn judge_resources(
     if samples.is_empty() {
         return out;
     }
+    let count = meta.merged_from.as_ref().map_or(1, |m| m.len().max(1)) as u32;
+    let parts = samples_by_segment(samples)
+        .iter()
+        .map(|(segment, all)| judge_segment(meta, *segment, all, count, rate, &mut out))
+        .collect();
+    let mut resources = combine_segments(parts);
+    resources.monitor_cpu_percent = monitor_cpu_percent;
+    out.resources = Some(resources);
+    out
+}
+
+/// The samples grouped by the segment that took them (`None` for a run that was not merged).
+fn samples_by_segment(
+    samples: &[(bool, RecordedSample)],
+) -> BTreeMap<Option<u32>, Vec<(bool, &Sample)>> {
     let mut by_segment: BTreeMap<Option<u32>, Vec<(bool, &Sample)>> = BTreeMap::new();
     for (warmup, s) in samples {
         by_segment
@@ -47,86 +62,121 @@ pub(super) fn judge_resources(
             .or_default()
             .push((*warmup, &s.sample));
     }
-    let count = meta.merged_from.as_ref().map_or(1, |m| m.len().max(1)) as u32;
-    let mut parts = Vec::new();
-    for (segment, all) in &by_segment {
-        let steady: Vec<Sample> = all
-            .iter()
-            .filter(|(w, _)| !w)
-            .map(|(_, s)| (*s).clone())
-            .collect();
-        let cores = segment
-            .and_then(|i| {
-                meta.merged_from
-                    .as_ref()?
-                    .iter()
-                    .find(|m| m.index == i)
-                    .map(|m| m.cores)
-                    .filter(|c| *c > 0)
-            })
-            .unwrap_or_else(|| (meta.cores / count).max(1));
-        let facts = GeneratorFacts {
-            cores_allowed: f64::from(cores),
-        };
-        let prefix = segment
-            .map(|i| {
-                let n = meta.segment.map_or(count, |s| s.count);
-                format!("segment {i}/{n}: ")
-            })
-            .unwrap_or_default();
-        let mut resources = Resources::of(&steady, all);
-        resources.segment = *segment;
-        resources.host_load = host_load(&steady, &meta.cpus_allowed);
-        if let Some(load) = &resources.host_load {
-            let busier = out
-                .host_load
-                .as_ref()
-                .is_none_or(|h| load.other_percent_of_host > h.other_percent_of_host);
-            if busier {
-                out.host_load = Some(load.clone());
-            }
-        }
-        for finding in classify(&steady, &facts, &Thresholds::default()) {
-            let sentence = format!("{prefix}{}", finding.sentence());
-            let kind = match &finding {
-                // A fact about the host, reported with the resources: the run is invalid only
-                // when the generator's own timing was disturbed (`disturbance`).
-                Finding::HostContended(_) => FindingKind::HostContended,
-                Finding::TargetCpuBound(_) => {
-                    out.verdicts.push(TargetVerdict {
-                        kind: TargetVerdictKind::TargetCpuBound,
-                        message: format!("{sentence} at {}", per_second(rate)),
-                    });
-                    FindingKind::TargetCpuBound
-                }
-                Finding::MemoryGrowth(_) => {
-                    out.verdicts.push(TargetVerdict {
-                        kind: TargetVerdictKind::MemoryGrowth,
-                        message: sentence.clone(),
-                    });
-                    FindingKind::MemoryGrowth
-                }
-                Finding::FdPressure(f) => {
-                    if f.exhausted && f.of_generator() {
-                        out.invalid
-                            .push(InvalidReason::new(InvalidKind::FdExhausted, &sentence));
-                    }
-                    FindingKind::FdPressure
-                }
-                // Host-wide: other processes' sockets count too, and the kernel reuses a
-                // local port for other destinations, so this is a warning; the run is
-                // invalid only when its own connections failed for want of a port
-                // (`addr_unavailable`, judged from the errors).
-                Finding::PortsPressure(_) => FindingKind::PortsPressure,
-            };
-            resources.findings.push(ResourceFinding {
-                kind,
-                message: sentence,
-            });
-        }
-        parts.push(resources);
+    by_segment
+}
+
+/// One segment's resources and findings; the verdicts, invalid reasons and busiest host load
+/// go into `out`, shared by all segments.
+fn judge_segment(
+    meta: &RecordMeta,
+    segment: Option<u32>,
+    all: &[(bool, &Sample)],
+    count: u32,
+    rate: f64,
+    out: &mut ResourceJudgement,
+) -> Resources {
+    let steady: Vec<Sample> = all
+        .iter()
+        .filter(|(w, _)| !w)
+        .map(|(_, s)| (*s).clone())
+        .collect();
+    let facts = GeneratorFacts {
+        cores_allowed: f64::from(segment_cores(meta, segment, count)),
+    };
+    let prefix = segment
+        .map(|i| {
+            let n = meta.segment.map_or(count, |s| s.count);
+            format!("segment {i}/{n}: ")
+        })
+        .unwrap_or_default();
+    let mut resources = Resources::of(&steady, all);
+    resources.segment = segment;
+    resources.host_load = host_load(&steady, &meta.cpus_allowed);
+    if let Some(load) = &resources.host_load {
+        keep_busiest_host_load(out, load);
     }
-    let mut resources = if parts.len() == 1 && parts[0].segment.is_none() {
+    for finding in classify(&steady, &facts, &Thresholds::default()) {
+        let sentence = format!("{prefix}{}", finding.sentence());
+        let kind = judge_finding(&finding, &sentence, rate, out);
+        resources.findings.push(ResourceFinding {
+            kind,
+            message: sentence,
+        });
+    }
+    resources
+}
+
+/// The cores a segment's generator was allowed: its own count when the merge recorded one,
+/// otherwise an even share of the whole.
+fn segment_cores(meta: &RecordMeta, segment: Option<u32>, count: u32) -> u32 {
+    segment
+        .and_then(|i| {
+            meta.merged_from
+                .as_ref()?
+                .iter()
+                .find(|m| m.index == i)
+                .map(|m| m.cores)
+                .filter(|c| *c > 0)
+        })
+        .unwrap_or_else(|| (meta.cores / count).max(1))
+}
+
+/// In a merge, the cause named for disturbed timing is the busiest segment's host.
+fn keep_busiest_host_load(out: &mut ResourceJudgement, load: &HostLoad) {
+    let busier = out
+        .host_load
+        .as_ref()
+        .is_none_or(|h| load.other_percent_of_host > h.other_percent_of_host);
+    if busier {
+        out.host_load = Some(load.clone());
+    }
+}
+
+/// The kind a finding is reported under; the findings that judge the target or make the run
+/// invalid are also added to `out`.
+fn judge_finding(
+    finding: &Finding,
+    sentence: &str,
+    rate: f64,
+    out: &mut ResourceJudgement,
+) -> FindingKind {
+    match finding {
+        // A fact about the host, reported with the resources: the run is invalid only
+        // when the generator's own timing was disturbed (`disturbance`).
+        Finding::HostContended(_) => FindingKind::HostContended,
+        Finding::TargetCpuBound(_) => {
+            out.verdicts.push(TargetVerdict {
+                kind: TargetVerdictKind::TargetCpuBound,
+                message: format!("{sentence} at {}", per_second(rate)),
+            });
+            FindingKind::TargetCpuBound
+        }
+        Finding::MemoryGrowth(_) => {
+            out.verdicts.push(TargetVerdict {
+                kind: TargetVerdictKind::MemoryGrowth,
+                message: sentence.to_string(),
+            });
+            FindingKind::MemoryGrowth
+        }
+        Finding::FdPressure(f) => {
+            if f.exhausted && f.of_generator() {
+                out.invalid
+                    .push(InvalidReason::new(InvalidKind::FdExhausted, sentence));
+            }
+            FindingKind::FdPressure
+        }
+        // Host-wide: other processes' sockets count too, and the kernel reuses a
+        // local port for other destinations, so this is a warning; the run is
+        // invalid only when its own connections failed for want of a port
+        // (`addr_unavailable`, judged from the errors).
+        Finding::PortsPressure(_) => FindingKind::PortsPressure,
+    }
+}
+
+/// A run's resources: a single unsegmented part as it is, otherwise the parts as segments
+/// under one total.
+fn combine_segments(mut parts: Vec<Resources>) -> Resources {
+    if parts.len() == 1 && parts[0].segment.is_none() {
         parts.pop().expect("one part")
     } else {
         Resources {
@@ -135,10 +185,7 @@ pub(super) fn judge_resources(
             segments: parts,
             ..Resources::default()
         }
-    };
-    resources.monitor_cpu_percent = monitor_cpu_percent;
-    out.resources = Some(resources);
-    out
+    }
 }
 
 /// The host of a URL when it is this machine (`127.0.0.0/8`, `::1`, `localhost`).

@@ -7,7 +7,7 @@ use super::plan::StudyPlan;
 use crate::executor::{ExecutedRun, Executor, RunRequest};
 use crate::usable::{run_problems, settle_before_retry, RunUse};
 use loadlab_analysis::study::{RunEntry, StudyResult};
-use loadlab_metrics::InvalidKind;
+use loadlab_metrics::{InvalidKind, RunResult};
 use loadlab_scenario::Scenario;
 use std::time::Duration;
 
@@ -119,24 +119,7 @@ pub fn run_study<E: Executor + ?Sized, O: StudyObserver>(
             let used = run_problems(&run.result, allow_saturated);
             let retrying = used == RunUse::Retry && attempt < plan.retry_invalid;
             observer.run_finished(&request, &run, used, retrying);
-            runs.push(MadeRun {
-                entry: RunEntry {
-                    variant: variant.name.clone(),
-                    rep: slot.rep,
-                    attempt,
-                    run: run.id.clone(),
-                    used: used == RunUse::Valid,
-                    invalid: run.result.validity.reasons.iter().map(|r| r.kind).collect(),
-                    reasons: run
-                        .result
-                        .validity
-                        .reasons
-                        .iter()
-                        .map(|r| r.message.clone())
-                        .collect(),
-                },
-                result: run.result,
-            });
+            runs.push(made_run(&variant.name, slot.rep, attempt, run, used));
             if let Err(e) = observer.save(&assemble(plan, ids, &runs, false)) {
                 stop = Some(StudyStop::Journal(e));
                 break 'slots;
@@ -146,15 +129,8 @@ pub fn run_study<E: Executor + ?Sized, O: StudyObserver>(
                 break 'slots;
             }
             let more = retrying || k + 1 < total;
-            let settle = if retrying {
-                settle_before_retry(&runs[runs.len() - 1].result, attempt + 1)
-            } else {
-                Duration::ZERO
-            };
-            let pause = plan.cooldown.max(settle);
-            if more && !pause.is_zero() {
-                exec.pause(pause);
-            }
+            let last = &runs[runs.len() - 1].result;
+            pause_between_runs(plan, exec, last, more, retrying.then_some(attempt + 1));
             if !retrying {
                 break;
             }
@@ -167,6 +143,45 @@ pub fn run_study<E: Executor + ?Sized, O: StudyObserver>(
         stop.get_or_insert(StudyStop::Journal(e));
     }
     StudyOutcome { study, stop }
+}
+
+/// A run as the study keeps it: whether it counts, and the reasons it does not, beside its
+/// result.
+fn made_run(variant: &str, rep: usize, attempt: usize, run: ExecutedRun, used: RunUse) -> MadeRun {
+    MadeRun {
+        entry: RunEntry {
+            variant: variant.to_string(),
+            rep,
+            attempt,
+            run: run.id.clone(),
+            used: used == RunUse::Valid,
+            invalid: run.result.validity.reasons.iter().map(|r| r.kind).collect(),
+            reasons: run
+                .result
+                .validity
+                .reasons
+                .iter()
+                .map(|r| r.message.clone())
+                .collect(),
+        },
+        result: run.result,
+    }
+}
+
+/// The cooldown after a run when another follows; before a retry (`retry`: its attempt) at
+/// least as long as the last run's host needs to settle.
+fn pause_between_runs<E: Executor + ?Sized>(
+    plan: &StudyPlan,
+    exec: &mut E,
+    last: &RunResult,
+    more: bool,
+    retry: Option<usize>,
+) {
+    let settle = retry.map_or(Duration::ZERO, |attempt| settle_before_retry(last, attempt));
+    let pause = plan.cooldown.max(settle);
+    if more && !pause.is_zero() {
+        exec.pause(pause);
+    }
 }
 
 /// `study.warmup_runs` rounds of every variant before the measured runs — again when a

@@ -45,105 +45,8 @@ pub(super) fn scenario(s: &Scenario, shorthand: bool, ctx: &Ctx) -> Result<(), S
 /// Stages, VUs, rates, arrivals and counts of the load; a load that would send nothing.
 fn load(load: &Load, ctx: &Ctx) -> Result<(), ScenarioError> {
     match load {
-        Load::Closed(c) => {
-            stage_count(c.stages.len(), ctx)?;
-            if c.start_vus > MAX_VUS {
-                return Err(ctx.err_at(
-                    &["load.start_vus", "load.vus"],
-                    too_many("VUs", c.start_vus, MAX_VUS),
-                ));
-            }
-            for (i, stage) in c.stages.iter().enumerate() {
-                if stage.vus > MAX_VUS {
-                    return Err(ctx.err_at(
-                        &[&format!("load.stages[{i}].vus"), "load.vus"],
-                        too_many("VUs", stage.vus, MAX_VUS),
-                    ));
-                }
-            }
-            if c.max_vus() == 0 {
-                return Err(ctx.err("load.stages", "no stage has a VU: nothing would be sent"));
-            }
-            let iterations = [
-                ("load.iterations", c.iterations_per_vu),
-                ("load.shared_iterations", c.shared_iterations),
-            ];
-            for (field, n) in iterations {
-                match n {
-                    Some(0) => return Err(ctx.err(field, "must be at least 1")),
-                    Some(n) if n > MAX_ITERATIONS => {
-                        return Err(ctx.err(field, too_many("iterations", n, MAX_ITERATIONS)))
-                    }
-                    _ => {}
-                }
-            }
-            if c.iterations_per_vu.is_some() || c.shared_iterations.is_some() {
-                positive(c.max_duration, &["load.max_duration", "load.duration"], ctx)?;
-            }
-            run_length(
-                c.stages.iter().map(|s| s.duration),
-                &["load.duration", "load.stages"],
-                ctx,
-            )
-        }
-        Load::Open(o) => {
-            stage_count(o.stages.len(), ctx)?;
-            for (i, stage) in o.stages.iter().enumerate() {
-                for (key, rate) in [("rate", Some(stage.rate)), ("ramp_to", stage.ramp_to)] {
-                    let Some(rate) = rate else { continue };
-                    if !rate.is_finite() || rate < 0.0 {
-                        return Err(ctx.err_at(
-                            &[&format!("load.stages[{i}].{key}"), "load.rate"],
-                            "a rate is a number of arrivals per second ≥ 0",
-                        ));
-                    }
-                    if rate > MAX_RATE {
-                        return Err(ctx.err_at(
-                            &[&format!("load.stages[{i}].{key}"), "load.rate"],
-                            format!(
-                                "{rate}/s is above the limit of {MAX_RATE}/s (10 ns between arrivals)"
-                            ),
-                        ));
-                    }
-                }
-            }
-            if o.max_in_flight == 0 || o.max_in_flight > MAX_IN_FLIGHT {
-                return Err(ctx.err(
-                    "load.max_in_flight",
-                    format!("must be between 1 and {MAX_IN_FLIGHT}"),
-                ));
-            }
-            match o.max_arrivals {
-                Some(0) => return Err(ctx.err("load.requests", "must be at least 1")),
-                Some(n) if n > MAX_ITERATIONS => {
-                    return Err(ctx.err("load.requests", too_many("requests", n, MAX_ITERATIONS)))
-                }
-                _ => {}
-            }
-            run_length(
-                o.stages.iter().map(|s| s.duration),
-                &["load.duration", "load.stages"],
-                ctx,
-            )?;
-            let planned = o.expected_arrivals();
-            if planned > MAX_ARRIVALS {
-                return Err(ctx
-                    .err_at(
-                        &["load.rate", "load.stages"],
-                        format!(
-                            "{planned:.0} arrivals planned (rate × duration) is above the limit of {MAX_ARRIVALS:.0} per run"
-                        ),
-                    )
-                    .with_hint("lower the rate or shorten the run"));
-            }
-            if planned <= 0.0 {
-                return Err(ctx.err_at(
-                    &["load.rate", "load.stages"],
-                    "every rate is 0: nothing would be sent",
-                ));
-            }
-            Ok(())
-        }
+        Load::Closed(c) => closed_load(c, ctx),
+        Load::Open(o) => open_load(o, ctx),
         Load::Burst(b) => {
             if b.count == 0 || b.count > MAX_BURST {
                 return Err(ctx.err("load.count", format!("must be between 1 and {MAX_BURST}")));
@@ -151,6 +54,118 @@ fn load(load: &Load, ctx: &Ctx) -> Result<(), ScenarioError> {
             positive(b.max_duration, &["load.max_duration", "load.duration"], ctx)
         }
     }
+}
+
+/// A closed model: its VUs, its iteration counts and how long it may run.
+fn closed_load(c: &ClosedLoad, ctx: &Ctx) -> Result<(), ScenarioError> {
+    stage_count(c.stages.len(), ctx)?;
+    if c.start_vus > MAX_VUS {
+        return Err(ctx.err_at(
+            &["load.start_vus", "load.vus"],
+            too_many("VUs", c.start_vus, MAX_VUS),
+        ));
+    }
+    for (i, stage) in c.stages.iter().enumerate() {
+        if stage.vus > MAX_VUS {
+            return Err(ctx.err_at(
+                &[&format!("load.stages[{i}].vus"), "load.vus"],
+                too_many("VUs", stage.vus, MAX_VUS),
+            ));
+        }
+    }
+    if c.max_vus() == 0 {
+        return Err(ctx.err("load.stages", "no stage has a VU: nothing would be sent"));
+    }
+    let iterations = [
+        ("load.iterations", c.iterations_per_vu),
+        ("load.shared_iterations", c.shared_iterations),
+    ];
+    for (field, n) in iterations {
+        match n {
+            Some(0) => return Err(ctx.err(field, "must be at least 1")),
+            Some(n) if n > MAX_ITERATIONS => {
+                return Err(ctx.err(field, too_many("iterations", n, MAX_ITERATIONS)))
+            }
+            _ => {}
+        }
+    }
+    if c.iterations_per_vu.is_some() || c.shared_iterations.is_some() {
+        positive(c.max_duration, &["load.max_duration", "load.duration"], ctx)?;
+    }
+    run_length(
+        c.stages.iter().map(|s| s.duration),
+        &["load.duration", "load.stages"],
+        ctx,
+    )
+}
+
+/// An open model: its rates, its limits, and the arrivals they plan.
+fn open_load(o: &OpenLoad, ctx: &Ctx) -> Result<(), ScenarioError> {
+    stage_count(o.stages.len(), ctx)?;
+    open_rates(o, ctx)?;
+    if o.max_in_flight == 0 || o.max_in_flight > MAX_IN_FLIGHT {
+        return Err(ctx.err(
+            "load.max_in_flight",
+            format!("must be between 1 and {MAX_IN_FLIGHT}"),
+        ));
+    }
+    match o.max_arrivals {
+        Some(0) => return Err(ctx.err("load.requests", "must be at least 1")),
+        Some(n) if n > MAX_ITERATIONS => {
+            return Err(ctx.err("load.requests", too_many("requests", n, MAX_ITERATIONS)))
+        }
+        _ => {}
+    }
+    run_length(
+        o.stages.iter().map(|s| s.duration),
+        &["load.duration", "load.stages"],
+        ctx,
+    )?;
+    planned_arrivals(o, ctx)
+}
+
+/// Every stage's rate and the rate it ramps to.
+fn open_rates(o: &OpenLoad, ctx: &Ctx) -> Result<(), ScenarioError> {
+    for (i, stage) in o.stages.iter().enumerate() {
+        for (key, rate) in [("rate", Some(stage.rate)), ("ramp_to", stage.ramp_to)] {
+            let Some(rate) = rate else { continue };
+            if !rate.is_finite() || rate < 0.0 {
+                return Err(ctx.err_at(
+                    &[&format!("load.stages[{i}].{key}"), "load.rate"],
+                    "a rate is a number of arrivals per second ≥ 0",
+                ));
+            }
+            if rate > MAX_RATE {
+                return Err(ctx.err_at(
+                    &[&format!("load.stages[{i}].{key}"), "load.rate"],
+                    format!("{rate}/s is above the limit of {MAX_RATE}/s (10 ns between arrivals)"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The arrivals the rates plan over the run: some, and not more than one run may hold.
+fn planned_arrivals(o: &OpenLoad, ctx: &Ctx) -> Result<(), ScenarioError> {
+    let planned = o.expected_arrivals();
+    if planned > MAX_ARRIVALS {
+        return Err(ctx
+            .err_at(
+                &["load.rate", "load.stages"],
+                format!(
+                    "{planned:.0} arrivals planned (rate × duration) is above the limit of {MAX_ARRIVALS:.0} per run"
+                ),
+            )
+            .with_hint("lower the rate or shorten the run"));
+    }
+    if planned <= 0.0 {
+        return Err(ctx.err_at(
+            &["load.rate", "load.stages"],
+            "every rate is 0: nothing would be sent",
+        ));
+    }
+    Ok(())
 }
 
 fn stage_count(n: usize, ctx: &Ctx) -> Result<(), ScenarioError> {

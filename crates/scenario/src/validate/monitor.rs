@@ -5,9 +5,9 @@ use super::Ctx;
 use crate::error::ScenarioError;
 use crate::monitor::{
     is_valid_source_name, parse_series_selector, CgroupLocation, CgroupWatch, MonitorConfig,
-    ProcessSelector, ProcessWatch, PrometheusWatch, MIN_MONITOR_INTERVAL,
+    ProcessSelector, ProcessWatch, PrometheusWatch, SeriesSelector, MIN_MONITOR_INTERVAL,
 };
-use crate::raw::RawMonitor;
+use crate::raw::{RawCgroupWatch, RawMonitor, RawProcessWatch, RawPrometheusWatch};
 use std::collections::HashSet;
 
 pub(crate) fn monitor(raw: Option<RawMonitor>, ctx: &Ctx) -> Result<MonitorConfig, ScenarioError> {
@@ -24,38 +24,62 @@ pub(crate) fn monitor(raw: Option<RawMonitor>, ctx: &Ctx) -> Result<MonitorConfi
         config.interval = interval;
     }
     config.host = raw.host.unwrap_or(true);
+    config.processes = processes(raw.processes, ctx)?;
+    config.cgroups = cgroups(raw.cgroups, ctx)?;
+    config.prometheus = prometheus(raw.prometheus, ctx)?;
+    Ok(config)
+}
 
+/// `monitor.processes`: each named once and found by exactly one of pid, port or pattern.
+fn processes(raw: Vec<RawProcessWatch>, ctx: &Ctx) -> Result<Vec<ProcessWatch>, ScenarioError> {
     let mut names = Names::default();
-    for (i, p) in raw.processes.into_iter().enumerate() {
+    let mut watches = Vec::new();
+    for (i, p) in raw.into_iter().enumerate() {
         let field = format!("monitor.processes[{i}]");
         let name = names.check(ctx, &field, p.name, "processes")?;
-        let given = [p.pid.is_some(), p.port.is_some(), p.pattern.is_some()];
-        if given.iter().filter(|g| **g).count() != 1 {
-            return Err(ctx
-                .err(&field, "give exactly one of `pid`, `port` or `match`")
-                .with_hint("e.g. `{ name: target, port: 8080 }`"));
-        }
-        let selector = if let Some(pid) = p.pid {
-            if pid == 0 {
-                return Err(ctx.err(&format!("{field}.pid"), "0 is not a process id"));
-            }
-            ProcessSelector::Pid(pid)
-        } else if let Some(port) = p.port {
-            if port == 0 {
-                return Err(ctx.err(&format!("{field}.port"), "0 is not a TCP port"));
-            }
-            ProcessSelector::Port(port)
-        } else {
-            let pattern = p.pattern.unwrap_or_default();
-            crate::monitor::flag::check_regex(&pattern)
-                .map_err(|m| ctx.err(&format!("{field}.match"), m))?;
-            ProcessSelector::Match(pattern)
-        };
-        config.processes.push(ProcessWatch { name, selector });
+        let selector = process_selector(&field, p.pid, p.port, p.pattern, ctx)?;
+        watches.push(ProcessWatch { name, selector });
     }
+    Ok(watches)
+}
 
+/// The one way given to find a process (`pid`, `port` or `match`).
+fn process_selector(
+    field: &str,
+    pid: Option<u32>,
+    port: Option<u16>,
+    pattern: Option<String>,
+    ctx: &Ctx,
+) -> Result<ProcessSelector, ScenarioError> {
+    let given = [pid.is_some(), port.is_some(), pattern.is_some()];
+    if given.iter().filter(|g| **g).count() != 1 {
+        return Err(ctx
+            .err(field, "give exactly one of `pid`, `port` or `match`")
+            .with_hint("e.g. `{ name: target, port: 8080 }`"));
+    }
+    Ok(if let Some(pid) = pid {
+        if pid == 0 {
+            return Err(ctx.err(&format!("{field}.pid"), "0 is not a process id"));
+        }
+        ProcessSelector::Pid(pid)
+    } else if let Some(port) = port {
+        if port == 0 {
+            return Err(ctx.err(&format!("{field}.port"), "0 is not a TCP port"));
+        }
+        ProcessSelector::Port(port)
+    } else {
+        let pattern = pattern.unwrap_or_default();
+        crate::monitor::flag::check_regex(&pattern)
+            .map_err(|m| ctx.err(&format!("{field}.match"), m))?;
+        ProcessSelector::Match(pattern)
+    })
+}
+
+/// `monitor.cgroups`: each named once and found by exactly one of path or container.
+fn cgroups(raw: Vec<RawCgroupWatch>, ctx: &Ctx) -> Result<Vec<CgroupWatch>, ScenarioError> {
     let mut names = Names::default();
-    for (i, c) in raw.cgroups.into_iter().enumerate() {
+    let mut watches = Vec::new();
+    for (i, c) in raw.into_iter().enumerate() {
         let field = format!("monitor.cgroups[{i}]");
         let name = names.check(ctx, &field, c.name, "cgroups")?;
         let location = match (c.path, c.container) {
@@ -76,11 +100,19 @@ pub(crate) fn monitor(raw: Option<RawMonitor>, ctx: &Ctx) -> Result<MonitorConfi
                     ))
             }
         };
-        config.cgroups.push(CgroupWatch { name, location });
+        watches.push(CgroupWatch { name, location });
     }
+    Ok(watches)
+}
 
+/// `monitor.prometheus`: each named once, with a URL and the series to record.
+fn prometheus(
+    raw: Vec<RawPrometheusWatch>,
+    ctx: &Ctx,
+) -> Result<Vec<PrometheusWatch>, ScenarioError> {
     let mut names = Names::default();
-    for (i, p) in raw.prometheus.into_iter().enumerate() {
+    let mut watches = Vec::new();
+    for (i, p) in raw.into_iter().enumerate() {
         let field = format!("monitor.prometheus[{i}]");
         let name = names.check(ctx, &field, p.name, "prometheus")?;
         let url = p.url.ok_or_else(|| {
@@ -94,26 +126,31 @@ pub(crate) fn monitor(raw: Option<RawMonitor>, ctx: &Ctx) -> Result<MonitorConfi
                 .err(&field, "list the `series` to record")
                 .with_hint("e.g. `series: [process_cpu_seconds_total, \"http_requests_total{code=\\\"500\\\"}\"]`"));
         }
-        let mut series = Vec::new();
-        for (j, text) in p.series.iter().enumerate() {
-            let selector = parse_series_selector(text)
-                .map_err(|m| ctx.err(&format!("{field}.series[{j}]"), m))?;
-            if series
-                .iter()
-                .any(|s: &crate::monitor::SeriesSelector| s.text == selector.text)
-            {
-                return Err(ctx.err(
-                    &format!("{field}.series[{j}]"),
-                    format!("`{text}` is listed twice"),
-                ));
-            }
-            series.push(selector);
-        }
-        config
-            .prometheus
-            .push(PrometheusWatch { name, url, series });
+        let series = series_selectors(&field, &p.series, ctx)?;
+        watches.push(PrometheusWatch { name, url, series });
     }
-    Ok(config)
+    Ok(watches)
+}
+
+/// The series one Prometheus source records, each parsed and listed once.
+fn series_selectors(
+    field: &str,
+    texts: &[String],
+    ctx: &Ctx,
+) -> Result<Vec<SeriesSelector>, ScenarioError> {
+    let mut series: Vec<SeriesSelector> = Vec::new();
+    for (j, text) in texts.iter().enumerate() {
+        let selector =
+            parse_series_selector(text).map_err(|m| ctx.err(&format!("{field}.series[{j}]"), m))?;
+        if series.iter().any(|s| s.text == selector.text) {
+            return Err(ctx.err(
+                &format!("{field}.series[{j}]"),
+                format!("`{text}` is listed twice"),
+            ));
+        }
+        series.push(selector);
+    }
+    Ok(series)
 }
 
 /// Names already used in one list.

@@ -21,12 +21,41 @@ pub(super) fn from_mapping(
     field: &str,
     ctx: &Ctx,
 ) -> Result<Threshold, ScenarioError> {
-    let at = |key: &str| format!("{field}.{key}");
+    known_keys(map, field, ctx)?;
+    let metric = metric(map, field, ctx)?;
+    let (op, bound_key) = bound_side(map, field, ctx)?;
+    let bound = get(map, bound_key)
+        .and_then(scalar_text)
+        .unwrap_or_default();
+    Threshold::parse_bound(&metric, &bound).map_err(|m| {
+        let key = if m.contains("metric") {
+            "metric"
+        } else {
+            bound_key
+        };
+        ctx.err(&at(field, key), m)
+    })?;
+    let live = live(map, field, ctx)?;
+    let expr = format!("{metric} {op} {bound}{}", live.suffix());
+    Threshold::parse(&expr).map_err(|m| ctx.err(field, m))
+}
+
+/// `field.key`, where an error about one key of the mapping points.
+fn at(field: &str, key: &str) -> String {
+    format!("{field}.{key}")
+}
+
+fn get<'a>(map: &'a Mapping, key: &str) -> Option<&'a Value> {
+    map.get(Value::String(key.to_string()))
+}
+
+/// Every key is one of [`KEYS`] (a misspelt one named with its likely spelling).
+fn known_keys(map: &Mapping, field: &str, ctx: &Ctx) -> Result<(), ScenarioError> {
     for key in map.keys() {
         let name = scalar_text(key).unwrap_or_default();
         if !KEYS.contains(&name.as_str()) {
             let mut err = ctx.err(
-                &at(&name),
+                &at(field, &name),
                 format!(
                     "unknown key `{name}` in a threshold: its keys are {}",
                     KEYS.join(", ")
@@ -38,66 +67,65 @@ pub(super) fn from_mapping(
             return Err(err);
         }
     }
-    let get = |key: &str| map.get(Value::String(key.to_string()));
-    let metric = match get("metric").map(scalar_text) {
-        Some(Some(m)) => m,
-        Some(None) => {
-            return Err(ctx.err(
-                &at("metric"),
-                format!("`metric` is a name such as latency.p95 or http.errors, {EXAMPLE}"),
-            ))
-        }
-        None => {
-            return Err(ctx.err(
-                field,
-                format!("a threshold mapping needs `metric`, {EXAMPLE}"),
-            ))
-        }
-    };
-    let (op, bound_key) = match (get("below"), get("above")) {
-        (Some(_), None) => ("<", "below"),
-        (None, Some(_)) => (">", "above"),
-        (Some(_), Some(_)) => {
-            return Err(ctx.err(
-                &at("above"),
-                "give `below` or `above`, not both (write two thresholds to bound both sides)",
-            ))
-        }
-        (None, None) => {
-            return Err(ctx.err(
-                field,
-                format!("a threshold mapping needs `below:` or `above:` (the bound), {EXAMPLE}"),
-            ))
-        }
-    };
-    let bound = get(bound_key).and_then(scalar_text).unwrap_or_default();
-    Threshold::parse_bound(&metric, &bound).map_err(|m| {
-        let key = if m.contains("metric") {
-            "metric"
-        } else {
-            bound_key
-        };
-        ctx.err(&at(key), m)
-    })?;
+    Ok(())
+}
+
+/// The `metric` the threshold bounds.
+fn metric(map: &Mapping, field: &str, ctx: &Ctx) -> Result<String, ScenarioError> {
+    match get(map, "metric").map(scalar_text) {
+        Some(Some(m)) => Ok(m),
+        Some(None) => Err(ctx.err(
+            &at(field, "metric"),
+            format!("`metric` is a name such as latency.p95 or http.errors, {EXAMPLE}"),
+        )),
+        None => Err(ctx.err(
+            field,
+            format!("a threshold mapping needs `metric`, {EXAMPLE}"),
+        )),
+    }
+}
+
+/// The comparison and the key holding the bound: exactly one of `below` and `above`.
+fn bound_side(
+    map: &Mapping,
+    field: &str,
+    ctx: &Ctx,
+) -> Result<(&'static str, &'static str), ScenarioError> {
+    match (get(map, "below"), get(map, "above")) {
+        (Some(_), None) => Ok(("<", "below")),
+        (None, Some(_)) => Ok((">", "above")),
+        (Some(_), Some(_)) => Err(ctx.err(
+            &at(field, "above"),
+            "give `below` or `above`, not both (write two thresholds to bound both sides)",
+        )),
+        (None, None) => Err(ctx.err(
+            field,
+            format!("a threshold mapping needs `below:` or `above:` (the bound), {EXAMPLE}"),
+        )),
+    }
+}
+
+/// What the threshold does while the run goes: `over`, `abort` and `grace`, checked together.
+fn live(map: &Mapping, field: &str, ctx: &Ctx) -> Result<Live, ScenarioError> {
     let duration = |key: &str| -> Result<Option<std::time::Duration>, ScenarioError> {
-        match get(key) {
+        match get(map, key) {
             None => Ok(None),
             Some(v) => {
                 let text = scalar_text(v).unwrap_or_default();
                 parse_duration(&text)
                     .map(Some)
-                    .map_err(|m| ctx.err(&at(key), format!("`{key}`: {m}")))
+                    .map_err(|m| ctx.err(&at(field, key), format!("`{key}`: {m}")))
             }
         }
     };
     let live = Live {
         window: duration("over")?,
-        abort: match get("abort") {
+        abort: match get(map, "abort") {
             None => false,
             Some(Value::Bool(b)) => *b,
             Some(_) => {
                 return Err(ctx.err(
-                    &at("abort"),
+                    &at(field, "abort"),
                     "`abort` is true (stop the run when this threshold fails) or false",
                 ))
             }
@@ -110,8 +138,7 @@ pub(super) fn from_mapping(
         } else {
             "grace"
         };
-        ctx.err(&at(key), m)
+        ctx.err(&at(field, key), m)
     })?;
-    let expr = format!("{metric} {op} {bound}{}", live.suffix());
-    Threshold::parse(&expr).map_err(|m| ctx.err(field, m))
+    Ok(live)
 }

@@ -159,11 +159,7 @@ impl Summarizer {
         end: Option<&RecordEnd>,
     ) -> (Generator, Vec<InvalidReason>) {
         let threads = meta.threads.max(1);
-        let cpu_percent = if self.wall_s > 0.0 {
-            100.0 * self.cpu_seconds / (self.wall_s * f64::from(threads))
-        } else {
-            0.0
-        };
+        let cpu_percent = self.worker_cpu_percent(threads);
         let lag_p99 = self
             .scheduler_lag
             .get()
@@ -175,15 +171,7 @@ impl Summarizer {
         // what a record made without it has.
         let host_timer = end.and_then(|e| e.host_timer).or(meta.host_timer);
         let floors = Floors::for_host(host_timer.as_ref());
-        let delay = evidence
-            .iter()
-            .filter_map(|e| match *e {
-                GeneratorEvidence::SendDelay { allowance_ms, .. } => {
-                    self.worst_step_send_delay(allowance_ms, floors)
-                }
-                e => latency.get().and_then(|l| generator_delay(e, l, floors)),
-            })
-            .max_by(|a, b| a.share().total_cmp(&b.share()));
+        let delay = self.worst_generator_delay(&evidence, latency, floors);
         // Its own CPU used up invalidates a run when its timing suffered for it (a run of a
         // few milliseconds spends most of its CPU starting up), or when that was not measured
         // (a record made before the probe existed).
@@ -208,38 +196,15 @@ impl Summarizer {
         let disturbed = delay
             .as_ref()
             .and_then(|d| attribute(d, load, judged.host_load.as_ref()));
-        let lag_late = lag_p99 > meta.max_lag_ms && lag_distorts(lag_p99, latency);
-        match disturbed {
-            Some(mut reason) => {
-                if lag_late {
-                    reason.message.push_str(&format!(
-                        "; the scheduler started arrivals late because of it (lag p99 {lag_p99:.1} ms)"
-                    ));
-                }
-                reasons.push(reason);
-            }
-            // Late though its timing was not seen disturbed.
-            None if lag_late => reasons.push(late_scheduler_reason(
-                lag_p99,
-                meta.max_lag_ms,
-                latency,
-                load,
-                judged,
-            )),
-            None => {}
-        }
+        reasons.extend(timing_reason(
+            disturbed, lag_p99, meta, latency, load, judged,
+        ));
         let generator = Generator {
             cpu_percent,
             cpu_seconds: self.cpu_seconds,
             cores: meta.cores,
             threads,
-            // Its own doing: its CPU, or a scheduler late while nothing else took the CPU.
-            saturated: reasons.iter().any(|r| {
-                matches!(
-                    r.kind,
-                    InvalidKind::GeneratorSaturated | InvalidKind::SchedulerLate
-                )
-            }),
+            saturated: own_doing(&reasons),
             scheduler_lag_ms_p99: lag_p99,
             batch_window_ms: meta.batch_window_ms,
             reads_at_wakeups: meta.reads_at_wakeups,
@@ -256,6 +221,33 @@ impl Summarizer {
                 .and_then(|h| h.steal_on_generator_cores),
         };
         (generator, reasons)
+    }
+
+    /// The workers' CPU, % of the cores `threads` workers may use.
+    fn worker_cpu_percent(&self, threads: u32) -> f64 {
+        if self.wall_s > 0.0 {
+            100.0 * self.cpu_seconds / (self.wall_s * f64::from(threads))
+        } else {
+            0.0
+        }
+    }
+
+    /// The largest delay any of the evidence shows the generator had.
+    fn worst_generator_delay(
+        &self,
+        evidence: &[GeneratorEvidence],
+        latency: &LazyHistogram,
+        floors: Floors,
+    ) -> Option<GeneratorDelay> {
+        evidence
+            .iter()
+            .filter_map(|e| match *e {
+                GeneratorEvidence::SendDelay { allowance_ms, .. } => {
+                    self.worst_step_send_delay(allowance_ms, floors)
+                }
+                e => latency.get().and_then(|l| generator_delay(e, l, floors)),
+            })
+            .max_by(|a, b| a.share().total_cmp(&b.share()))
     }
 
     /// How late requests were sent, judged step by step: each request's own send delay where
@@ -344,6 +336,50 @@ fn machine_limits(all: &Totals, validity: &mut Validity) {
             ),
         );
     }
+}
+
+/// Why the generator's timing makes the run invalid, if it does: disturbed by something
+/// else (naming the late scheduler as a consequence), or a scheduler late with no disturbance
+/// seen.
+fn timing_reason(
+    disturbed: Option<InvalidReason>,
+    lag_p99: f64,
+    meta: &RecordMeta,
+    latency: &LazyHistogram,
+    load: GeneratorLoad,
+    judged: &ResourceJudgement,
+) -> Option<InvalidReason> {
+    let lag_late = lag_p99 > meta.max_lag_ms && lag_distorts(lag_p99, latency);
+    match disturbed {
+        Some(mut reason) => {
+            if lag_late {
+                reason.message.push_str(&format!(
+                    "; the scheduler started arrivals late because of it (lag p99 {lag_p99:.1} ms)"
+                ));
+            }
+            Some(reason)
+        }
+        // Late though its timing was not seen disturbed.
+        None if lag_late => Some(late_scheduler_reason(
+            lag_p99,
+            meta.max_lag_ms,
+            latency,
+            load,
+            judged,
+        )),
+        None => None,
+    }
+}
+
+/// Whether the generator saturated by its own doing: its CPU, or a scheduler late while
+/// nothing else took the CPU.
+fn own_doing(reasons: &[InvalidReason]) -> bool {
+    reasons.iter().any(|r| {
+        matches!(
+            r.kind,
+            InvalidKind::GeneratorSaturated | InvalidKind::SchedulerLate
+        )
+    })
 }
 
 /// The generator used up its own CPU: how much, and what its timing suffered for it.

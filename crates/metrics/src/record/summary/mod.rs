@@ -262,27 +262,16 @@ impl Summarizer {
 
     /// The run's summary. Thresholds are left empty (they are evaluated on it).
     pub fn finish(&self, meta: &RecordMeta, end: Option<&RecordEnd>) -> RunResult {
-        let mut all = Totals::default();
-        for s in &self.steps {
-            all.add(s);
-        }
+        let all = self.totals();
         let (stop, interrupted) = stop_of(end);
         let measured = self.measured_s;
-        let rate = if measured > 0.0 {
-            all.requests as f64 / measured
-        } else {
-            0.0
-        };
+        let rate = request_rate(all.requests, measured);
         let Judgement {
             validity,
             verdicts,
             generator,
             resources,
-        } = match &meta.imported {
-            // Another tool's file holds none of the generator's timing: nothing to judge.
-            Some(_) => Judgement::default(),
-            None => self.judge(meta, end, stop, &all, rate),
-        };
+        } = self.judgement(meta, end, stop, &all, rate);
         // The run's corrected histogram, made once: its summary, its encoding, and the size of
         // the correction all read it.
         let (compensation, compensated) = self.compensation(meta, &all.latency).unzip();
@@ -322,8 +311,7 @@ impl Summarizer {
             compensation: compensation.clone(),
             service_time_ms: summary_of(&all.service),
             phases_ms: all.phases.summary(),
-            vus_max: (meta.load.model == crate::LoadModel::Closed && self.vus_max > 0)
-                .then_some(self.vus_max),
+            vus_max: self.closed_vus_max(meta),
             lag_ms: all.lag.get().map(LagSummary::of).unwrap_or_default(),
             server_latency_ms: all.server.get().map(LatencySummary::of),
             errors: error_map(&all.errors),
@@ -341,27 +329,74 @@ impl Summarizer {
             thresholds: Vec::new(),
             generator,
             intervals: self.intervals.clone(),
-            windows: self
-                .windows
-                .iter()
-                .cloned()
-                .chain(self.window.as_ref().map(OpenWindow::close))
-                .collect(),
+            windows: self.all_windows(),
             histograms,
             // Another tool's file says nothing of the machine it ran on.
             environment: meta.imported.is_none().then(|| meta.environment.clone()),
             resources,
             segments: Vec::new(),
             clock_skew: None,
-            notes: meta
-                .imported
-                .as_ref()
-                .map(|i| i.notes.clone())
-                .unwrap_or_default(),
+            notes: imported_notes(meta),
             stream: (!all.stream.is_empty())
                 .then(|| crate::StreamResult::of(&all.stream, &all.stream_series, measured)),
         }
     }
+
+    /// The measured totals over all steps.
+    fn totals(&self) -> Totals {
+        let mut all = Totals::default();
+        for s in &self.steps {
+            all.add(s);
+        }
+        all
+    }
+
+    /// What the run says about its own trustworthiness (see `judge`).
+    fn judgement(
+        &self,
+        meta: &RecordMeta,
+        end: Option<&RecordEnd>,
+        stop: StopReason,
+        all: &Totals,
+        rate: f64,
+    ) -> Judgement {
+        match &meta.imported {
+            // Another tool's file holds none of the generator's timing: nothing to judge.
+            Some(_) => Judgement::default(),
+            None => self.judge(meta, end, stop, all, rate),
+        }
+    }
+
+    /// The most VUs active at once, for a closed model that tracked it.
+    fn closed_vus_max(&self, meta: &RecordMeta) -> Option<u64> {
+        (meta.load.model == crate::LoadModel::Closed && self.vus_max > 0).then_some(self.vus_max)
+    }
+
+    /// The closed windows and the one still being filled.
+    fn all_windows(&self) -> Vec<WindowStats> {
+        self.windows
+            .iter()
+            .cloned()
+            .chain(self.window.as_ref().map(OpenWindow::close))
+            .collect()
+    }
+}
+
+/// Requests per second over the measured window (0 when nothing was measured).
+fn request_rate(requests: u64, measured_s: f64) -> f64 {
+    if measured_s > 0.0 {
+        requests as f64 / measured_s
+    } else {
+        0.0
+    }
+}
+
+/// The notes another tool's file came with (none for this tool's own runs).
+fn imported_notes(meta: &RecordMeta) -> Vec<String> {
+    meta.imported
+        .as_ref()
+        .map(|i| i.notes.clone())
+        .unwrap_or_default()
 }
 
 impl Summarizer {
