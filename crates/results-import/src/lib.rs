@@ -184,50 +184,7 @@ pub fn import_file(
     // Read once to learn what only the file says (Gatling's version, oha's runs), then build.
     let mut builder = RecordBuilder::new(dir, &options.name, source.clone());
     builder.set_thresholds(options.thresholds.clone());
-    let open = || {
-        File::open(file)
-            .map(|f| BufReader::with_capacity(1 << 20, f))
-            .map_err(|e| ImportError::Open {
-                path: path.clone(),
-                source: e,
-            })
-    };
-    let read = match format {
-        Format::K6Json => k6_json::read(open()?, &mut builder, &mut malformed).map(|_| None),
-        Format::K6Csv => k6_csv::read(open()?, &mut builder, &mut malformed).map(|_| None),
-        Format::VegetaJson => {
-            vegeta::read_json(open()?, &mut builder, &mut malformed).map(|_| None)
-        }
-        Format::VegetaCsv => vegeta::read_csv(open()?, &mut builder, &mut malformed).map(|_| None),
-        Format::JmeterCsv | Format::JmeterXml => {
-            let read: jmeter::Reader<_> = match format {
-                Format::JmeterCsv => jmeter::read_csv,
-                _ => jmeter_xml::read,
-            };
-            // Read twice: the first pass finds the test runs the file holds.
-            let reopen = || open().map_err(|e| ReadError::Bad(e.to_string()));
-            jmeter::import_newest_run(read, reopen, &mut builder, &mut malformed).map(|_| None)
-        }
-        Format::GatlingLog => gatling::read(open()?, &mut builder, &mut malformed),
-        Format::OhaSqlite => {
-            open()?;
-            oha::read(file, &mut builder, &mut malformed).map(|runs| {
-                (runs > 1)
-                    .then(|| format!("the file holds {runs} oha runs: the newest was imported"))
-            })
-        }
-        Format::LocustCsv | Format::K6Summary => unreachable!("refused above"),
-    };
-    let extra = match read {
-        Ok(extra) => extra,
-        Err(ReadError::Io(e)) => {
-            return Err(ImportError::Write {
-                dir: dir.display().to_string(),
-                source: e,
-            })
-        }
-        Err(ReadError::Bad(message)) => return Err(ImportError::Format { path, message }),
-    };
+    let extra = read(format, file, dir, &mut builder, &mut malformed)?;
     match (format, extra) {
         (Format::GatlingLog, Some(v)) if source.version.is_none() => {
             builder.set_version(v.clone());
@@ -236,18 +193,7 @@ pub fn import_file(
         (Format::OhaSqlite, Some(note)) => builder.note(note),
         _ => {}
     }
-    builder.set_malformed(&malformed);
-    let late = builder.late;
-    if late > 0 {
-        builder.note(format!(
-            "{late} request(s) came more than {} s out of time order in the file and were counted in a later interval (totals and percentiles are exact; the over-time curve is not, there)",
-            builder::REORDER_WINDOW
-        ));
-    }
-    let finished = builder.finish().map_err(|e| ImportError::Write {
-        dir: dir.display().to_string(),
-        source: e,
-    })?;
+    let finished = finish(builder, &malformed, dir)?;
     if finished.intervals == 0 {
         let detail = malformed
             .describe(&path)
@@ -266,5 +212,76 @@ pub fn import_file(
         intervals: finished.intervals,
         late: finished.late,
         malformed,
+    })
+}
+
+/// Feeds the requests of `file` to `builder` with the reader of `format`; what the file alone
+/// says comes back (Gatling's version, a note on oha's runs).
+fn read(
+    format: Format,
+    file: &Path,
+    dir: &Path,
+    builder: &mut RecordBuilder,
+    malformed: &mut Malformed,
+) -> Result<Option<String>, ImportError> {
+    let path = file.display().to_string();
+    let open = || {
+        File::open(file)
+            .map(|f| BufReader::with_capacity(1 << 20, f))
+            .map_err(|e| ImportError::Open {
+                path: path.clone(),
+                source: e,
+            })
+    };
+    let read = match format {
+        Format::K6Json => k6_json::read(open()?, builder, malformed).map(|_| None),
+        Format::K6Csv => k6_csv::read(open()?, builder, malformed).map(|_| None),
+        Format::VegetaJson => vegeta::read_json(open()?, builder, malformed).map(|_| None),
+        Format::VegetaCsv => vegeta::read_csv(open()?, builder, malformed).map(|_| None),
+        Format::JmeterCsv | Format::JmeterXml => {
+            let read: jmeter::Reader<_> = match format {
+                Format::JmeterCsv => jmeter::read_csv,
+                _ => jmeter_xml::read,
+            };
+            // Read twice: the first pass finds the test runs the file holds.
+            let reopen = || open().map_err(|e| ReadError::Bad(e.to_string()));
+            jmeter::import_newest_run(read, reopen, builder, malformed).map(|_| None)
+        }
+        Format::GatlingLog => gatling::read(open()?, builder, malformed),
+        Format::OhaSqlite => {
+            open()?;
+            oha::read(file, builder, malformed).map(|runs| {
+                (runs > 1)
+                    .then(|| format!("the file holds {runs} oha runs: the newest was imported"))
+            })
+        }
+        Format::LocustCsv | Format::K6Summary => unreachable!("refused above"),
+    };
+    read.map_err(|e| match e {
+        ReadError::Io(e) => ImportError::Write {
+            dir: dir.display().to_string(),
+            source: e,
+        },
+        ReadError::Bad(message) => ImportError::Format { path, message },
+    })
+}
+
+/// Writes the record's last intervals, noting the requests that came too late for theirs.
+fn finish(
+    mut builder: RecordBuilder,
+    malformed: &Malformed,
+    dir: &Path,
+) -> Result<builder::Finished, ImportError> {
+    builder.set_malformed(malformed);
+    let late = builder.late;
+    if late > 0 {
+        builder.note(format!(
+            "{late} request(s) came more than {} s out of time order in the file and were counted in a later interval (totals and percentiles are exact; the over-time curve is not, there)",
+            builder::REORDER_WINDOW
+        ));
+    }
+    builder.finish().map_err(|e| ImportError::Write {
+        dir: dir.display().to_string(),
+        source: e,
     })
 }

@@ -35,6 +35,38 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
     let config = config.unwrap_or(&empty);
     let mut entries = Vec::new();
     let mut fields = Vec::new();
+    report_unknown_keys(config, lines, report);
+    match config.get("target").and_then(Value::as_str) {
+        Some(t) => entries.push(Entry::new("target", Node::str(t))),
+        None => entries.push(
+            Entry::new("target", Node::str("http://127.0.0.1:8080"))
+                .commented("decide: the script names no config.target"),
+        ),
+    }
+    entries.extend(defaults(config, lines, report));
+    entries.extend(tls(config.get("tls"), lines, report));
+    let (load, warmup) = load(config.get("phases"), lines, report);
+    entries.push(load);
+    if let Some(w) = warmup {
+        entries.push(w);
+    }
+    let thresholds = thresholds(config.get("ensure"), lines, report);
+    if !thresholds.is_empty() {
+        entries.push(Entry::new(
+            "thresholds",
+            Node::seq(thresholds.into_iter().map(Node::str)),
+        ));
+    }
+    let mut data = Vec::new();
+    payloads(config.get("payload"), lines, report, &mut data, &mut fields);
+    variables(config.get("variables"), report, &mut data);
+    if !data.is_empty() {
+        entries.push(Entry::new("data", Node::Map(data)));
+    }
+    Config { entries, fields }
+}
+
+fn report_unknown_keys(config: &Value, lines: &Lines, report: &mut Report) {
     if let Some(map) = config.as_mapping() {
         for key in map.keys().filter_map(Value::as_str) {
             if !KNOWN.contains(&key) {
@@ -45,13 +77,11 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
             }
         }
     }
-    match config.get("target").and_then(Value::as_str) {
-        Some(t) => entries.push(Entry::new("target", Node::str(t))),
-        None => entries.push(
-            Entry::new("target", Node::str("http://127.0.0.1:8080"))
-                .commented("decide: the script names no config.target"),
-        ),
-    }
+}
+
+/// `defaults:` from `http.timeout` (or `timeout`) and `defaults.headers`; the other `http`
+/// settings are reported.
+fn defaults(config: &Value, lines: &Lines, report: &mut Report) -> Option<Entry> {
     let mut defaults = Vec::new();
     let timeout = config
         .get("http")
@@ -83,49 +113,35 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
             defaults.push(Entry::new("headers", Node::map(headers)));
         }
     }
-    if !defaults.is_empty() {
-        entries.push(Entry::new("defaults", Node::Map(defaults)));
-    }
-    entries.extend(tls(config.get("tls"), lines, report));
-    let (load, warmup) = load(config.get("phases"), lines, report);
-    entries.push(load);
-    if let Some(w) = warmup {
-        entries.push(w);
-    }
-    let thresholds = thresholds(config.get("ensure"), lines, report);
-    if !thresholds.is_empty() {
-        entries.push(Entry::new(
-            "thresholds",
-            Node::seq(thresholds.into_iter().map(Node::str)),
+    (!defaults.is_empty()).then(|| Entry::new("defaults", Node::Map(defaults)))
+}
+
+/// `config.variables`: each a data set of its values, picked at random.
+fn variables(vars: Option<&Value>, report: &mut Report, data: &mut Vec<Entry>) {
+    let Some(vars) = vars.and_then(Value::as_mapping) else {
+        return;
+    };
+    for (k, v) in vars {
+        let Some(name) = k.as_str() else { continue };
+        let values = match v {
+            Value::Sequence(s) => s.clone(),
+            other => vec![other.clone()],
+        };
+        let values: Vec<serde_json::Value> = values
+            .iter()
+            .filter_map(|x| serde_json::to_value(x).ok())
+            .collect();
+        data.push(Entry::new(
+            name,
+            Node::map([
+                ("values", Node::json(&serde_json::Value::Array(values))),
+                ("pick", Node::raw("random")),
+            ]),
+        ));
+        report.did(format!(
+            "config.variables.{name} became the data set `{name}` (a random value per iteration)"
         ));
     }
-    let mut data = Vec::new();
-    payloads(config.get("payload"), lines, report, &mut data, &mut fields);
-    if let Some(vars) = config.get("variables").and_then(Value::as_mapping) {
-        for (k, v) in vars {
-            let Some(name) = k.as_str() else { continue };
-            let values = match v {
-                Value::Sequence(s) => s.clone(),
-                other => vec![other.clone()],
-            };
-            let values: Vec<serde_json::Value> = values
-                .iter()
-                .filter_map(|x| serde_json::to_value(x).ok())
-                .collect();
-            data.push(Entry::new(
-                name,
-                Node::map([
-                    ("values", Node::json(&serde_json::Value::Array(values))),
-                    ("pick", Node::raw("random")),
-                ]),
-            ));
-            report.did(format!("config.variables.{name} became the data set `{name}` (a random value per iteration)"));
-        }
-    }
-    if !data.is_empty() {
-        entries.push(Entry::new("data", Node::Map(data)));
-    }
-    Config { entries, fields }
 }
 
 /// `tls.rejectUnauthorized: false` accepts any certificate: loadlab's `insecure: true`.

@@ -239,86 +239,128 @@ impl Walker<'_> {
                 .collect(),
             _ => return Vec::new(),
         };
-        let mut status: Vec<u64> = Vec::new();
-        let mut json: Vec<(String, Node)> = Vec::new();
-        let mut header: Vec<(String, Node)> = Vec::new();
-        let mut body_contains: Option<String> = None;
+        let mut expected = Expected::default();
         for e in &list {
             let Some((k, v)) = e.as_mapping().and_then(|m| m.iter().next()) else {
                 continue;
             };
-            let at = self.lines.find(k.as_str().unwrap_or(""), line.unwrap_or(1));
-            match k.as_str().unwrap_or("") {
-                "statusCode" => match v {
-                    Value::Sequence(s) => status.extend(s.iter().filter_map(Value::as_u64)),
-                    other => status.extend(other.as_u64()),
-                },
-                "contentType" => {
-                    let t = v.as_str().unwrap_or("");
-                    let full = if t.contains('/') {
-                        t.to_string()
-                    } else {
-                        format!("application/{t}")
-                    };
+            let key = k.as_str().unwrap_or("");
+            let at = self.lines.find(key, line.unwrap_or(1));
+            expected.add(key, v, at, captures, report, comments);
+        }
+        expected.entries()
+    }
+}
+
+/// What a request's `expect` list asks, gathered into the one check loadlab writes.
+#[derive(Default)]
+struct Expected {
+    status: Vec<u64>,
+    json: Vec<(String, Node)>,
+    header: Vec<(String, Node)>,
+    body_contains: Option<String>,
+}
+
+impl Expected {
+    /// One expectation, `key: v` at line `at`; one that does not convert is reported and noted
+    /// in `comments`.
+    fn add(
+        &mut self,
+        key: &str,
+        v: &Value,
+        at: Option<usize>,
+        captures: &[(String, Node)],
+        report: &mut Report,
+        comments: &mut Vec<String>,
+    ) {
+        match key {
+            "statusCode" => match v {
+                Value::Sequence(s) => self.status.extend(s.iter().filter_map(Value::as_u64)),
+                other => self.status.extend(other.as_u64()),
+            },
+            "contentType" => self.content_type(v, comments),
+            "hasProperty" => self.has_property(v, at, report, comments),
+            "equals" => match equals(v, captures) {
+                Some((path, expected)) => self.json.push((path, expected)),
+                None => {
+                    report.unsupported(
+                        at,
+                        "expect equals: converts only `[\"{{ captured }}\", value]` with a JSON capture of this request",
+                    );
                     comments.push(format!(
-                        "Artillery's contentType `{t}` matched any such type; this check wants exactly `{full}`"
-                    ));
-                    header.push(("Content-Type".into(), Node::str(full)));
-                }
-                "hasProperty" => {
-                    let p = v.as_str().unwrap_or("");
-                    let key = p.rsplit('.').next().unwrap_or(p);
-                    if body_contains.is_none() {
-                        body_contains = Some(format!("\"{key}\""));
-                        comments.push(format!(
-                            "hasProperty `{p}` approximated: the body contains the key \"{key}\""
-                        ));
-                    } else {
-                        report.unsupported(
-                            at,
-                            format!("expect hasProperty `{p}`: only one per request converts"),
-                        );
-                    }
-                }
-                "equals" => match equals(v, captures) {
-                    Some((path, expected)) => json.push((path, expected)),
-                    None => {
-                        report.unsupported(
-                            at,
-                            "expect equals: converts only `[\"{{ captured }}\", value]` with a JSON capture of this request",
-                        );
-                        comments.push(format!(
-                            "not converted (line {}): expect equals",
-                            at.unwrap_or(0)
-                        ));
-                    }
-                },
-                other => {
-                    report.unsupported(at, format!("expect {other}: no loadlab check"));
-                    comments.push(format!(
-                        "not converted (line {}): expect {other}",
+                        "not converted (line {}): expect equals",
                         at.unwrap_or(0)
                     ));
                 }
+            },
+            other => {
+                report.unsupported(at, format!("expect {other}: no loadlab check"));
+                comments.push(format!(
+                    "not converted (line {}): expect {other}",
+                    at.unwrap_or(0)
+                ));
             }
         }
+    }
+
+    /// Artillery's `contentType` matched loosely (`json`: any such type); loadlab's header
+    /// check wants one whole type, so a comment says the check became stricter.
+    fn content_type(&mut self, v: &Value, comments: &mut Vec<String>) {
+        let t = v.as_str().unwrap_or("");
+        let full = if t.contains('/') {
+            t.to_string()
+        } else {
+            format!("application/{t}")
+        };
+        comments.push(format!(
+            "Artillery's contentType `{t}` matched any such type; this check wants exactly `{full}`"
+        ));
+        self.header.push(("Content-Type".into(), Node::str(full)));
+    }
+
+    /// A property is approximated by its key appearing in the body, and loadlab's check has one
+    /// `body_contains`: the first property converts, the others are reported.
+    fn has_property(
+        &mut self,
+        v: &Value,
+        at: Option<usize>,
+        report: &mut Report,
+        comments: &mut Vec<String>,
+    ) {
+        let p = v.as_str().unwrap_or("");
+        let key = p.rsplit('.').next().unwrap_or(p);
+        if self.body_contains.is_none() {
+            self.body_contains = Some(format!("\"{key}\""));
+            comments.push(format!(
+                "hasProperty `{p}` approximated: the body contains the key \"{key}\""
+            ));
+        } else {
+            report.unsupported(
+                at,
+                format!("expect hasProperty `{p}`: only one per request converts"),
+            );
+        }
+    }
+
+    /// The check's entries, in the order loadlab writes them.
+    fn entries(self) -> Vec<Entry> {
         let mut out = Vec::new();
-        match status.len() {
+        match self.status.len() {
             0 => {}
-            1 => out.push(Entry::new("status", Node::raw(status[0].to_string()))),
+            1 => out.push(Entry::new("status", Node::raw(self.status[0].to_string()))),
             _ => out.push(Entry::new(
                 "status",
-                Node::seq(status.iter().map(|s| Node::raw(s.to_string()))),
+                Node::seq(self.status.iter().map(|s| Node::raw(s.to_string()))),
             )),
         }
-        if !json.is_empty() {
-            out.push(Entry::new("json", Node::map(json)));
+        if !self.json.is_empty() {
+            out.push(Entry::new("json", Node::map(self.json)));
         }
-        if let Some(b) = body_contains {
+        if let Some(b) = self.body_contains {
             out.push(Entry::new("body_contains", Node::str(b)));
         }
-        if !header.is_empty() {
-            out.push(Entry::new("header", Node::map(header)));
+        if !self.header.is_empty() {
+            out.push(Entry::new("header", Node::map(self.header)));
         }
         out
     }

@@ -37,6 +37,32 @@ struct Source {
 /// Linear in requests × candidate values × places of a request: a recording of a few hundred
 /// API calls with large JSON answers is imported in well under a second.
 pub fn correlate(exchanges: &mut [Exchange], taken: &mut Vec<String>) -> Vec<Correlation> {
+    let sources = candidate_sources(exchanges);
+    let mut slots: Vec<Vec<Slot>> = exchanges.iter().map(Exchange::slots).collect();
+    let client_sent = sent_by_client(&sources, &slots);
+    let offers = offers_by_value(&sources, &client_sent);
+    let offered: Vec<&[usize]> = sources
+        .iter()
+        .map(|s| offers.get(s.value.as_str()).map_or(&[][..], Vec::as_slice))
+        .collect();
+    let mut found = Found::default();
+    for (j, exchange_slots) in slots.iter_mut().enumerate() {
+        for (si, s) in sources.iter().enumerate() {
+            if s.entry >= j || client_sent[si] {
+                continue;
+            }
+            let latest = offered[si].iter().rev().find(|&&e| e < j).copied();
+            if latest != Some(s.entry) {
+                continue;
+            }
+            found.replace_uses(exchanges, j, exchange_slots, s, taken);
+        }
+    }
+    found.correlations
+}
+
+/// The values worth correlating, in the order they are to be replaced.
+fn candidate_sources(exchanges: &[Exchange]) -> Vec<Source> {
     let mut sources = collect_sources(exchanges);
     // Values that could never be used (plain words, small numbers that are no id) go first.
     sources.retain(|s| s.strong || s.id_like);
@@ -47,11 +73,15 @@ pub fn correlate(exchanges: &mut [Exchange], taken: &mut Vec<String>) -> Vec<Cor
             .cmp(&a.value.len())
             .then(b.entry.cmp(&a.entry))
     });
-    let mut slots: Vec<Vec<Slot>> = exchanges.iter().map(Exchange::slots).collect();
-    // A value the client sent at or before the response that holds it is the client's. The
-    // first request sending it is found once per kind of value.
+    sources
+}
+
+/// Per source, whether the client sent its value at or before the response that holds it: then
+/// the value is the client's.
+fn sent_by_client(sources: &[Source], slots: &[Vec<Slot>]) -> Vec<bool> {
+    // The first request sending it is found once per kind of value.
     let mut first_sent: HashMap<(&str, bool, bool), Option<usize>> = HashMap::new();
-    let client_sent: Vec<bool> = sources
+    sources
         .iter()
         .map(|s| {
             let first = *first_sent
@@ -63,11 +93,17 @@ pub fn correlate(exchanges: &mut [Exchange], taken: &mut Vec<String>) -> Vec<Cor
                 });
             first.is_some_and(|f| f <= s.entry)
         })
-        .collect();
-    // Per value, the responses that offer it (entries, ascending): the latest one before a
-    // use defines it.
+        .collect()
+}
+
+/// Per value, the responses that offer it (entries, ascending): the latest one before a use
+/// defines it.
+fn offers_by_value<'s>(
+    sources: &'s [Source],
+    client_sent: &[bool],
+) -> HashMap<&'s str, Vec<usize>> {
     let mut offers: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (s, sent) in sources.iter().zip(&client_sent) {
+    for (s, sent) in sources.iter().zip(client_sent) {
         if !sent {
             offers.entry(s.value.as_str()).or_default().push(s.entry);
         }
@@ -76,68 +112,82 @@ pub fn correlate(exchanges: &mut [Exchange], taken: &mut Vec<String>) -> Vec<Cor
         entries.sort_unstable();
         entries.dedup();
     }
-    let offered: Vec<&[usize]> = sources
-        .iter()
-        .map(|s| offers.get(s.value.as_str()).map_or(&[][..], Vec::as_slice))
-        .collect();
-    // Value text → (variable, index into the report).
-    let mut defined: Vec<(String, String, usize)> = Vec::new();
-    let mut found: Vec<Correlation> = Vec::new();
-    for j in 0..exchanges.len() {
-        for (si, s) in sources.iter().enumerate() {
-            if s.entry >= j || client_sent[si] {
+    offers
+}
+
+/// The correlations made so far.
+#[derive(Default)]
+struct Found {
+    /// Value text → (variable, index into `correlations`).
+    defined: Vec<(String, String, usize)>,
+    correlations: Vec<Correlation>,
+}
+
+impl Found {
+    /// Every place of exchange `j` that sends the value of `s` gets its variable instead.
+    fn replace_uses(
+        &mut self,
+        exchanges: &mut [Exchange],
+        j: usize,
+        slots: &mut Vec<Slot>,
+        s: &Source,
+        taken: &mut Vec<String>,
+    ) {
+        let mut k = 0;
+        while k < slots.len() {
+            let slot = &slots[k];
+            k += 1;
+            if matches(slot, s).is_none() {
                 continue;
             }
-            let latest = offered[si].iter().rev().find(|&&e| e < j).copied();
-            if latest != Some(s.entry) {
-                continue;
-            }
-            let mut k = 0;
-            while k < slots[j].len() {
-                let slot = &slots[j][k];
-                k += 1;
-                if matches(slot, s).is_none() {
-                    continue;
-                }
-                let slot = slot.clone();
-                let (var, report_index) = match defined.iter().find(|d| d.0 == s.value) {
-                    Some((_, var, i)) => (var.clone(), *i),
-                    None => {
-                        let var = names::unique(s.name.clone(), taken);
-                        let step = exchanges[s.entry].name.clone();
-                        if let Some(note) = &s.note {
-                            exchanges[s.entry].comments.push(note.clone());
-                        }
-                        exchanges[s.entry]
-                            .captures
-                            .push((var.clone(), s.capture.clone()));
-                        found.push(Correlation {
-                            variable: var.clone(),
-                            step,
-                            capture: s.how.clone(),
-                            uses: Vec::new(),
-                        });
-                        defined.push((s.value.clone(), var.clone(), found.len() - 1));
-                        (var, found.len() - 1)
-                    }
-                };
-                let template = format!("{{{{ {var} }}}}");
-                let replaced = if slot.text == s.value {
-                    template
-                } else {
-                    replace_bounded(&slot.text, &s.value, &template)
-                };
-                let place = exchanges[j].describe(&slot.place);
-                exchanges[j].set(&slot.place, replaced);
-                slots[j] = exchanges[j].slots();
-                let use_text = format!("`{}` {place}", exchanges[j].name);
-                if !found[report_index].uses.contains(&use_text) {
-                    found[report_index].uses.push(use_text);
-                }
+            let slot = slot.clone();
+            let (var, report_index) = self.variable(exchanges, s, taken);
+            let template = format!("{{{{ {var} }}}}");
+            let replaced = if slot.text == s.value {
+                template
+            } else {
+                replace_bounded(&slot.text, &s.value, &template)
+            };
+            let place = exchanges[j].describe(&slot.place);
+            exchanges[j].set(&slot.place, replaced);
+            *slots = exchanges[j].slots();
+            let use_text = format!("`{}` {place}", exchanges[j].name);
+            let uses = &mut self.correlations[report_index].uses;
+            if !uses.contains(&use_text) {
+                uses.push(use_text);
             }
         }
     }
-    found
+
+    /// The variable standing for the value of `s`, and its correlation: the one defined for
+    /// that value, else a new capture at the response of `s`.
+    fn variable(
+        &mut self,
+        exchanges: &mut [Exchange],
+        s: &Source,
+        taken: &mut Vec<String>,
+    ) -> (String, usize) {
+        if let Some((_, var, i)) = self.defined.iter().find(|d| d.0 == s.value) {
+            return (var.clone(), *i);
+        }
+        let var = names::unique(s.name.clone(), taken);
+        let step = exchanges[s.entry].name.clone();
+        if let Some(note) = &s.note {
+            exchanges[s.entry].comments.push(note.clone());
+        }
+        exchanges[s.entry]
+            .captures
+            .push((var.clone(), s.capture.clone()));
+        self.correlations.push(Correlation {
+            variable: var.clone(),
+            step,
+            capture: s.how.clone(),
+            uses: Vec::new(),
+        });
+        let index = self.correlations.len() - 1;
+        self.defined.push((s.value.clone(), var.clone(), index));
+        (var, index)
+    }
 }
 
 fn collect_sources(exchanges: &[Exchange]) -> Vec<Source> {

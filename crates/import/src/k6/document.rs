@@ -1,7 +1,7 @@
 //! Writes a lowered k6 script as the scenario document: `target:` (a base-URL constant, or
 //! the origin every request shares), `defaults:` (what every request sends alike), `data:`,
 //! `thresholds:` and the one flow's steps, and the report lines that describe them.
-//! The walk that produces the requests and steps is `flow.rs`; the options are `options.rs`.
+//! The walk that produces the requests and steps is `flow/`; the options are `options.rs`.
 
 use super::data::DataSet;
 use super::flow::Step;

@@ -1,7 +1,7 @@
 //! `loadlab import k6`: a k6 script (JavaScript) becomes a scenario. The script is parsed with
 //! a real JavaScript parser (`parse.rs`), lowered to a small tree (`js.rs`), and walked: its
 //! top level here, its `options` into the load and thresholds (`options.rs`), its default
-//! function into the flow (`flow.rs`); `document.rs` writes the result. Every construct
+//! function into the flow (`flow/`); `document.rs` writes the result. Every construct
 //! outside the common subset is a `not converted` comment in the output and a report entry
 //! with its line.
 
@@ -22,8 +22,10 @@ mod values;
 use crate::error::ImportError;
 use crate::report::Report;
 use crate::yaml::{Document, Entry, Node};
-use flow::Walker;
+use data::DataSet;
+use flow::{Step, Walker};
 use js::{Expr, Stmt};
+use request::Request;
 use values::{Binding, Scope};
 
 /// Modules whose imports the importer understands (their functions are converted or reported
@@ -59,9 +61,48 @@ fn import_checked(source: &str, file: &str, name: &str) -> Result<(Document, Rep
     refuse_without_k6(&program, file)?;
     let mut report = Report::default();
     let mut scope = Scope::default();
-    let http = k6_imports(&program, &mut scope);
-    let mut walker = Walker::new(&mut scope, &mut report, http);
-    let top = top_level(&program, &mut walker);
+    let mut walked = walk(&program, &mut scope, &mut report, file)?;
+    add_inline_captures(&mut scope, &mut walked.requests);
+    refuse_without_requests(&walked.requests, &report, file)?;
+    let root = scenario_root(walked, &scope, name, file, &mut report);
+    for v in &scope.env {
+        report.variable(v, format!("read by the script as __ENV.{v}"));
+    }
+    for (v, d) in &scope.env_defaults {
+        report.did(format!(
+            "__ENV.{v} has the default `{d}` in the script: the scenario uses the default"
+        ));
+    }
+    report.unsupported.sort_by_key(|u| u.line);
+    let header = vec![crate::scaffold::imported_from(file, "k6", "")];
+    Ok((Document { header, root }, report))
+}
+
+/// What the walk of the script gave, kept apart from the scope and report it borrowed.
+struct Walked {
+    /// The environment variable the base URL is read from, when it has no default.
+    base_env: Option<String>,
+    opts: options::Options,
+    /// The name of the function that became the flow.
+    fname: String,
+    steps: Vec<Step>,
+    /// The top level's comments, then those left after the flow's last step.
+    comments: Vec<String>,
+    requests: Vec<Request>,
+    data_sets: Vec<DataSet>,
+}
+
+/// Walks the top level, the options, then the function the chosen scenario runs (else the
+/// default one) into steps.
+fn walk(
+    program: &[Stmt],
+    scope: &mut Scope,
+    report: &mut Report,
+    file: &str,
+) -> Result<Walked, ImportError> {
+    let http = k6_imports(program, scope);
+    let mut walker = Walker::new(scope, report, http);
+    let top = top_level(program, &mut walker);
     let top_comments = walker.leftover();
     let opts = options::convert(
         top.options.as_ref().map(|(e, l)| (e, *l)),
@@ -79,10 +120,22 @@ fn import_checked(source: &str, file: &str, name: &str) -> Result<(Document, Rep
         ));
     };
     let steps = walker.steps(&body, None);
-    let leftover = walker.leftover();
-    let mut requests = std::mem::take(&mut walker.requests);
-    let mut data_sets = std::mem::take(&mut walker.data);
-    drop(walker);
+    let mut comments = top_comments;
+    comments.extend(walker.leftover());
+    Ok(Walked {
+        base_env: top.base_env,
+        opts,
+        fname,
+        steps,
+        comments,
+        requests: std::mem::take(&mut walker.requests),
+        data_sets: std::mem::take(&mut walker.data),
+    })
+}
+
+/// Response values used in place (not assigned to a name) are captured by the requests that
+/// gave them.
+fn add_inline_captures(scope: &mut Scope, requests: &mut [Request]) {
     for (step, var, path) in std::mem::take(&mut scope.captures) {
         if let Some(r) = requests.get_mut(step) {
             if !r.captures.iter().any(|(v, _)| *v == var) {
@@ -90,54 +143,65 @@ fn import_checked(source: &str, file: &str, name: &str) -> Result<(Document, Rep
             }
         }
     }
-    if requests.is_empty() {
-        return Err(ImportError::invalid(
-            file,
-            format!(
-                "no request of the script could be converted{}",
-                if report.unsupported.is_empty() {
-                    String::new()
-                } else {
-                    format!(":\n{report}")
-                }
-            ),
-        ));
-    }
+}
 
+/// A script none of whose requests converts is refused, with what was not converted.
+fn refuse_without_requests(
+    requests: &[Request],
+    report: &Report,
+    file: &str,
+) -> Result<(), ImportError> {
+    if !requests.is_empty() {
+        return Ok(());
+    }
+    Err(ImportError::invalid(
+        file,
+        format!(
+            "no request of the script could be converted{}",
+            if report.unsupported.is_empty() {
+                String::new()
+            } else {
+                format!(":\n{report}")
+            }
+        ),
+    ))
+}
+
+/// The scenario's entries, from the target to the one flow.
+fn scenario_root(
+    walked: Walked,
+    scope: &Scope,
+    name: &str,
+    file: &str,
+    report: &mut Report,
+) -> Vec<Entry> {
+    let Walked {
+        base_env,
+        opts,
+        fname,
+        steps,
+        comments,
+        mut requests,
+        mut data_sets,
+    } = walked;
     let mut root = vec![Entry::new("name", Node::str(name))];
-    root.extend(document::target(
-        &scope,
-        top.base_env.as_deref(),
-        &mut requests,
-    ));
+    root.extend(document::target(scope, base_env.as_deref(), &mut requests));
     let defaults = document::defaults(&mut requests, opts.user_agent.clone());
     if !defaults.is_empty() {
         root.push(Entry::new("defaults", Node::Map(defaults)));
     }
     root.push(opts.load);
     root.extend(opts.extra);
-    data::inline_json_files(&mut data_sets, file, &mut report);
-    root.extend(document::data(&data_sets, &scope, &mut report));
+    data::inline_json_files(&mut data_sets, file, report);
+    root.extend(document::data(&data_sets, scope, report));
     root.extend(document::thresholds(
         &opts.thresholds,
         &opts.threshold_comments,
     ));
-    document::correlations(&requests, &mut report);
-    // An anonymous default function is named after the scenario it ran in, else the file.
-    let flow_name = match (fname.as_str(), &opts.scenario) {
-        ("default", Some(s)) => s.clone(),
-        ("default", None) => name.to_string(),
-        (f, _) => words(f),
-    };
+    document::correlations(&requests, report);
+    let flow_name = flow_name(&fname, opts.scenario.as_deref(), name);
     let counts = document::count(&steps);
-    let mut flow_comments = leftover;
-    flow_comments.splice(0..0, top_comments);
-    root.push(document::flows(
-        &flow_name,
-        &steps,
-        &requests,
-        flow_comments,
-    ));
+    root.push(document::flows(&flow_name, &steps, &requests, comments));
     report.did(format!(
         "the {} function became the flow `{flow_name}`: {} request step(s), {} think step(s)",
         if fname == "default" {
@@ -148,17 +212,16 @@ fn import_checked(source: &str, file: &str, name: &str) -> Result<(Document, Rep
         counts.0,
         counts.1
     ));
-    for v in &scope.env {
-        report.variable(v, format!("read by the script as __ENV.{v}"));
+    root
+}
+
+/// An anonymous default function is named after the scenario it ran in, else the file.
+fn flow_name(fname: &str, scenario: Option<&str>, name: &str) -> String {
+    match (fname, scenario) {
+        ("default", Some(s)) => s.to_string(),
+        ("default", None) => name.to_string(),
+        (f, _) => words(f),
     }
-    for (v, d) in &scope.env_defaults {
-        report.did(format!(
-            "__ENV.{v} has the default `{d}` in the script: the scenario uses the default"
-        ));
-    }
-    report.unsupported.sort_by_key(|u| u.line);
-    let header = vec![crate::scaffold::imported_from(file, "k6", "")];
-    Ok((Document { header, root }, report))
 }
 
 /// A JSON file given as a k6 script: refused, naming the importer it is for.

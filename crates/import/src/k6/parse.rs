@@ -112,27 +112,7 @@ impl Lower<'_> {
         use ast::Statement as S;
         let line = self.line(s.span());
         match s {
-            S::ImportDeclaration(d) => {
-                let mut names = Vec::new();
-                for spec in d.specifiers.iter().flatten() {
-                    match spec {
-                        ast::ImportDeclarationSpecifier::ImportSpecifier(x) => {
-                            names.push((x.local.name.to_string(), x.imported.name().to_string()))
-                        }
-                        ast::ImportDeclarationSpecifier::ImportDefaultSpecifier(x) => {
-                            names.push((x.local.name.to_string(), "default".into()))
-                        }
-                        ast::ImportDeclarationSpecifier::ImportNamespaceSpecifier(x) => {
-                            names.push((x.local.name.to_string(), "*".into()))
-                        }
-                    }
-                }
-                vec![Stmt::Import {
-                    names,
-                    source: d.source.value.to_string(),
-                    line,
-                }]
-            }
+            S::ImportDeclaration(d) => vec![self.import(d, line)],
             S::ExportDeclaration(d) => match &d.declaration {
                 ast::Declaration::VariableDeclaration(v) => self.variables(v, true),
                 ast::Declaration::FunctionDeclaration(f) => {
@@ -140,42 +120,10 @@ impl Lower<'_> {
                 }
                 _ => self.other(s.span()),
             },
-            S::ExportDefaultDeclaration(d) => match &d.declaration {
-                ast::ExportDefaultDeclarationKind::FunctionDeclaration(f) => {
-                    vec![self.function_decl(f, true, true)]
-                }
-                other => match other.as_expression().map(|e| self.expr(e)) {
-                    Some(Expr::Function { params, body, line }) => vec![Stmt::Function {
-                        name: "default".into(),
-                        params,
-                        body,
-                        exported: true,
-                        default: true,
-                        line,
-                    }],
-                    _ => self.other(s.span()),
-                },
-            },
+            S::ExportDefaultDeclaration(d) => self.export_default(d),
             S::VariableDeclaration(v) => self.variables(v, false),
             S::FunctionDeclaration(f) => vec![self.function_decl(f, false, false)],
-            S::ExpressionStatement(e) => {
-                if let ast::Expression::AssignmentExpression(a) = &e.expression {
-                    if let (ast::AssignmentTarget::AssignmentTargetIdentifier(id), "=") =
-                        (&a.left, a.operator.as_str())
-                    {
-                        return vec![Stmt::Assign {
-                            name: id.name.to_string(),
-                            value: self.expr(&a.right),
-                            line,
-                        }];
-                    }
-                    return self.other(s.span());
-                }
-                vec![Stmt::Expr {
-                    expr: self.expr(&e.expression),
-                    line,
-                }]
-            }
+            S::ExpressionStatement(e) => self.expression_statement(e, line),
             S::IfStatement(i) => vec![Stmt::If {
                 test: self.expr(&i.test),
                 then: self.block(&i.consequent),
@@ -203,23 +151,90 @@ impl Lower<'_> {
                 }],
                 None => self.other(s.span()),
             },
-            S::ForOfStatement(f) => match self.for_of_name(&f.left) {
-                Some(var) => {
-                    let Stmt::Other { text, .. } = self.other(s.span()).remove(0) else {
-                        return self.other(s.span());
-                    };
-                    vec![Stmt::ForOf {
-                        var,
-                        iterable: self.expr(&f.right),
-                        body: self.block(&f.body),
-                        text,
-                        line,
-                    }]
-                }
-                None => self.other(s.span()),
-            },
+            S::ForOfStatement(f) => self.for_of(f, line),
             _ => self.other(s.span()),
         }
+    }
+
+    /// The local names an import binds, each with what it imports (`default`; `*` for a
+    /// namespace).
+    fn import(&self, d: &ast::ImportDeclaration, line: usize) -> Stmt {
+        let mut names = Vec::new();
+        for spec in d.specifiers.iter().flatten() {
+            match spec {
+                ast::ImportDeclarationSpecifier::ImportSpecifier(x) => {
+                    names.push((x.local.name.to_string(), x.imported.name().to_string()))
+                }
+                ast::ImportDeclarationSpecifier::ImportDefaultSpecifier(x) => {
+                    names.push((x.local.name.to_string(), "default".into()))
+                }
+                ast::ImportDeclarationSpecifier::ImportNamespaceSpecifier(x) => {
+                    names.push((x.local.name.to_string(), "*".into()))
+                }
+            }
+        }
+        Stmt::Import {
+            names,
+            source: d.source.value.to_string(),
+            line,
+        }
+    }
+
+    /// `export default function () {...}`, or a function expression given as the default.
+    fn export_default(&self, d: &ast::ExportDefaultDeclaration) -> Vec<Stmt> {
+        match &d.declaration {
+            ast::ExportDefaultDeclarationKind::FunctionDeclaration(f) => {
+                vec![self.function_decl(f, true, true)]
+            }
+            other => match other.as_expression().map(|e| self.expr(e)) {
+                Some(Expr::Function { params, body, line }) => vec![Stmt::Function {
+                    name: "default".into(),
+                    params,
+                    body,
+                    exported: true,
+                    default: true,
+                    line,
+                }],
+                _ => self.other(d.span),
+            },
+        }
+    }
+
+    /// An expression as a statement; of assignments, only `name = value` converts.
+    fn expression_statement(&self, e: &ast::ExpressionStatement, line: usize) -> Vec<Stmt> {
+        if let ast::Expression::AssignmentExpression(a) = &e.expression {
+            if let (ast::AssignmentTarget::AssignmentTargetIdentifier(id), "=") =
+                (&a.left, a.operator.as_str())
+            {
+                return vec![Stmt::Assign {
+                    name: id.name.to_string(),
+                    value: self.expr(&a.right),
+                    line,
+                }];
+            }
+            return self.other(e.span);
+        }
+        vec![Stmt::Expr {
+            expr: self.expr(&e.expression),
+            line,
+        }]
+    }
+
+    /// `for (const x of …)`, its source text kept for the report when it does not convert.
+    fn for_of(&self, f: &ast::ForOfStatement, line: usize) -> Vec<Stmt> {
+        let Some(var) = self.for_of_name(&f.left) else {
+            return self.other(f.span);
+        };
+        let Stmt::Other { text, .. } = self.other(f.span).remove(0) else {
+            return self.other(f.span);
+        };
+        vec![Stmt::ForOf {
+            var,
+            iterable: self.expr(&f.right),
+            body: self.block(&f.body),
+            text,
+            line,
+        }]
     }
 
     /// `const res` of `for (const res of …)`: its one simple name.

@@ -30,24 +30,10 @@ pub fn import(
     let lines = Lines::new(source);
     let mut report = Report::default();
     refuse_unresolved_refs(&spec, file, &lines)?;
-    let recursive = schema::recursive_schemas(&spec);
-    if !recursive.is_empty() {
-        report.did(format!(
-            "{} schema(s) refer to themselves ({}): their examples stop at the first repetition (an optional self-reference left out, a required one empty)",
-            recursive.len(),
-            recursive.join(", ")
-        ));
-    }
+    report_recursive_schemas(&spec, &mut report);
     let (target, base, target_comment) = server(&spec);
     let ops = operations(&spec);
-    if ops.is_empty() {
-        let why = if spec.get("webhooks").is_some() {
-            "the spec has no operations under `paths:`, only `webhooks:` (requests the API sends, not requests to it): there is nothing to call"
-        } else {
-            "the spec has no operations under `paths:`"
-        };
-        return Err(ImportError::invalid(file, why));
-    }
+    refuse_without_operations(&spec, &ops, file)?;
     let groups = flow_groups(&spec, &ops, options.per_operation);
 
     // A bearer token from the spec's sign-in, when it has one, else from `{{ env.TOKEN }}`.
@@ -60,50 +46,123 @@ pub fn import(
             op.path
         ));
     }
-    let mut data: Vec<(String, Value)> = Vec::new();
-    let mut flows = Vec::new();
-    let mut links_used = 0;
-    for (fname, members) in &groups {
-        let mut builder = flow::FlowBuilder::new(&spec, &base, &lines, &mut data, sign_in);
-        for &i in members {
-            builder.step(&ops[i], &mut report);
-        }
-        links_used += builder.links_used;
-        flows.push(Item::new(Node::map([
-            ("name", Node::str(fname.clone())),
-            ("steps", Node::Seq(builder.finish())),
-        ])));
-    }
-    report.did(format!(
-        "{} operation(s) became request steps in {} flow(s) ({})",
-        ops.len(),
-        flows.len(),
-        if options.per_operation {
-            "one per operation"
-        } else {
-            "one per tag"
-        }
-    ));
-    if links_used > 0 {
-        report.did(format!(
-            "{links_used} path parameter(s) captured from an earlier response (the spec's links)"
-        ));
-    }
-    if !data.is_empty() {
-        report.did(format!(
-            "{} path parameter(s) without a link became data variables: {}",
-            data.len(),
-            data.iter()
-                .map(|(n, _)| n.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
+    let flows = build_flows(&spec, &ops, &groups, &base, &lines, sign_in, &mut report);
+    report_flows(&flows, ops.len(), options.per_operation, &mut report);
 
     let title = spec
         .pointer("/info/title")
         .and_then(Value::as_str)
         .unwrap_or(name);
+    let root = scenario_root(title, target, target_comment, flows);
+    let header = vec![
+        imported_from(file, "openapi", &format!(" ({} operations)", ops.len())),
+        DECIDE_NOTE.to_string(),
+    ];
+    Ok((Document { header, root }, report))
+}
+
+/// The flows as built, with what they share.
+struct Flows {
+    items: Vec<Item>,
+    /// Data variables for path parameters no link gives.
+    data: Vec<(String, Value)>,
+    /// Path parameters captured from an earlier response.
+    links_used: usize,
+}
+
+fn report_recursive_schemas(spec: &Value, report: &mut Report) {
+    let recursive = schema::recursive_schemas(spec);
+    if !recursive.is_empty() {
+        report.did(format!(
+            "{} schema(s) refer to themselves ({}): their examples stop at the first repetition (an optional self-reference left out, a required one empty)",
+            recursive.len(),
+            recursive.join(", ")
+        ));
+    }
+}
+
+/// A spec with nothing to call is refused; one with only webhooks says why they do not count.
+fn refuse_without_operations(spec: &Value, ops: &[Op], file: &str) -> Result<(), ImportError> {
+    if !ops.is_empty() {
+        return Ok(());
+    }
+    let why = if spec.get("webhooks").is_some() {
+        "the spec has no operations under `paths:`, only `webhooks:` (requests the API sends, not requests to it): there is nothing to call"
+    } else {
+        "the spec has no operations under `paths:`"
+    };
+    Err(ImportError::invalid(file, why))
+}
+
+/// One flow per group, its operations as steps in the group's order.
+fn build_flows(
+    spec: &Value,
+    ops: &[Op],
+    groups: &[(String, Vec<usize>)],
+    base: &str,
+    lines: &Lines,
+    sign_in: Option<(&Op, &str)>,
+    report: &mut Report,
+) -> Flows {
+    let mut data: Vec<(String, Value)> = Vec::new();
+    let mut items = Vec::new();
+    let mut links_used = 0;
+    for (fname, members) in groups {
+        let mut builder = flow::FlowBuilder::new(spec, base, lines, &mut data, sign_in);
+        for &i in members {
+            builder.step(&ops[i], report);
+        }
+        links_used += builder.links_used;
+        items.push(Item::new(Node::map([
+            ("name", Node::str(fname.clone())),
+            ("steps", Node::Seq(builder.finish())),
+        ])));
+    }
+    Flows {
+        items,
+        data,
+        links_used,
+    }
+}
+
+fn report_flows(flows: &Flows, operations: usize, per_operation: bool, report: &mut Report) {
+    report.did(format!(
+        "{} operation(s) became request steps in {} flow(s) ({})",
+        operations,
+        flows.items.len(),
+        if per_operation {
+            "one per operation"
+        } else {
+            "one per tag"
+        }
+    ));
+    let links_used = flows.links_used;
+    if links_used > 0 {
+        report.did(format!(
+            "{links_used} path parameter(s) captured from an earlier response (the spec's links)"
+        ));
+    }
+    if !flows.data.is_empty() {
+        report.did(format!(
+            "{} path parameter(s) without a link became data variables: {}",
+            flows.data.len(),
+            flows
+                .data
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+}
+
+/// The scenario's entries: a spec says nothing of load, so the load is one user to decide on.
+fn scenario_root(
+    title: &str,
+    target: String,
+    target_comment: Option<String>,
+    flows: Flows,
+) -> Vec<Entry> {
     let mut root = vec![Entry::new("name", Node::str(title))];
     let mut target_entry = Entry::new("target", Node::str(target));
     if let Some(c) = target_comment {
@@ -113,11 +172,11 @@ pub fn import(
     root.push(one_user_once(
         "decide: a spec says nothing of load; choose it (docs/scenario.md, \"Load models\")",
     ));
-    if !data.is_empty() {
+    if !flows.data.is_empty() {
         root.push(
             Entry::new(
                 "data",
-                Node::map(data.iter().map(|(n, v)| {
+                Node::map(flows.data.iter().map(|(n, v)| {
                     (
                         n.clone(),
                         Node::map([("values", Node::json(&Value::Array(vec![v.clone()])))]),
@@ -127,12 +186,8 @@ pub fn import(
             .commented("decide: ids of existing records for the path parameters (one value each; add more)"),
         );
     }
-    root.push(Entry::new("flows", Node::Seq(flows)));
-    let header = vec![
-        imported_from(file, "openapi", &format!(" ({} operations)", ops.len())),
-        DECIDE_NOTE.to_string(),
-    ];
-    Ok((Document { header, root }, report))
+    root.push(Entry::new("flows", Node::Seq(flows.items)));
+    root
 }
 
 /// A `$ref` that names nothing in the spec (or another file, which is not read) is an error
