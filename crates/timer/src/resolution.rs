@@ -128,7 +128,7 @@ struct Sleeper {
 
 impl Sleeper {
     fn new() -> io::Result<Self> {
-        minimise_timer_slack();
+        wake_promptly();
         // SAFETY: plain syscall; the descriptor is owned by the OwnedFd below.
         let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
         if raw < 0 {
@@ -187,9 +187,10 @@ pub fn run_start_sleeps() -> Vec<Duration> {
         .collect()
 }
 
-/// Sets this thread's timer slack to 1 ns (Linux's default is 50 µs): a timer then expires
-/// when it is due, not up to 50 µs later to be merged with others.
-pub fn minimise_timer_slack() {
+/// Makes this thread's timers fire when due: its timer slack set to 1 ns (Linux's default is
+/// 50 µs, to merge a timer with others), and a short time slice asked for, so that it runs
+/// as soon as it wakes ([`prefer_prompt_wakeups`]).
+pub fn wake_promptly() {
     // SAFETY: PR_SET_TIMERSLACK takes an unsigned long and changes only this thread.
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
@@ -208,16 +209,13 @@ pub const SHORT_SLICE: Duration = Duration::from_micros(100);
 /// (`kdamond`) ran 0.6–2.3 ms on the worker's core while the worker's timer had expired, and
 /// those sends went out that late. The thread's policy and nice value stay as they are; no
 /// privilege is needed. Older kernels ignore the request or refuse it, which changes nothing.
-pub fn prefer_prompt_wakeups() {
-    let mut attr = SchedAttr::default();
-    let size = std::mem::size_of::<SchedAttr>() as u32;
-    // SAFETY: sched_getattr writes at most `size` bytes into `attr`, a valid sched_attr
-    // (SCHED_ATTR_SIZE_VER1 layout); pid 0 is the calling thread.
-    let got = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, size, 0) };
-    if got != 0 || attr.sched_policy != libc::SCHED_OTHER as u32 {
+fn prefer_prompt_wakeups() {
+    let Some(mut attr) = SchedAttr::of_this_thread() else {
+        return;
+    };
+    if attr.sched_policy != libc::SCHED_OTHER as u32 {
         return;
     }
-    attr.size = size;
     attr.sched_runtime = SHORT_SLICE.as_nanos() as u64;
     // SAFETY: a fully initialised sched_attr of the size given; pid 0 is the calling thread.
     unsafe {
@@ -241,13 +239,17 @@ struct SchedAttr {
     sched_util_max: u32,
 }
 
-/// This thread's time slice as the kernel reports it (`sched_runtime`), where it does.
-pub fn time_slice() -> Option<Duration> {
-    let mut attr = SchedAttr::default();
-    let size = std::mem::size_of::<SchedAttr>() as u32;
-    // SAFETY: as in `prefer_prompt_wakeups`.
-    let got = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, size, 0) };
-    (got == 0).then(|| Duration::from_nanos(attr.sched_runtime))
+impl SchedAttr {
+    /// The calling thread's scheduling attributes, where the kernel gives them.
+    fn of_this_thread() -> Option<SchedAttr> {
+        let mut attr = SchedAttr::default();
+        let size = std::mem::size_of::<SchedAttr>() as u32;
+        // SAFETY: sched_getattr writes at most `size` bytes into `attr`, a valid sched_attr
+        // (SCHED_ATTR_SIZE_VER1 layout); pid 0 is the calling thread.
+        let got = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, &mut attr, size, 0) };
+        attr.size = size;
+        (got == 0).then_some(attr)
+    }
 }
 
 #[cfg(test)]
@@ -255,10 +257,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_thread_that_minimises_its_timer_slack_asks_for_a_short_time_slice() {
-        std::thread::spawn(|| {
+    fn a_thread_that_wakes_promptly_asks_for_a_short_time_slice() {
+        let time_slice =
+            || SchedAttr::of_this_thread().map(|a| Duration::from_nanos(a.sched_runtime));
+        std::thread::spawn(move || {
             let before = time_slice();
-            minimise_timer_slack();
+            wake_promptly();
             let after = time_slice();
             // Kernels before 6.12 report no slice (0) and keep none; those after report the
             // default slice (0.7–3 ms) before, and must keep the one asked for.

@@ -91,7 +91,7 @@ fn worker_thread(setup: WorkerSetup) {
         .expect("a current-thread runtime builds");
     let local = tokio::task::LocalSet::new();
     // Its timers expire when due, not up to 50 µs later to be merged with others'.
-    loadlab_timer::resolution::minimise_timer_slack();
+    loadlab_timer::resolution::wake_promptly();
     local.block_on(&runtime, async move {
         let WorkerSetup {
             prepared,
