@@ -290,6 +290,17 @@ mod tests {
                 over: Duration::from_secs(10)
             }))
         );
+        // `loadlab control … --over 2.5s` sends the seconds as a number.
+        assert_eq!(
+            load(r#"{"vus": 40, "over": 2.5}"#),
+            Ok(SteerRequest::Command(SteerCommand::Level {
+                level: Level::Vus(40),
+                over: Duration::from_millis(2500)
+            }))
+        );
+        assert!(load(r#"{"vus": 40, "over": -1}"#)
+            .unwrap_err()
+            .starts_with("over: "));
         assert_eq!(
             load(r#"{"vus": 40}"#),
             Ok(SteerRequest::Command(SteerCommand::Level {
