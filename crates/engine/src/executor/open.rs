@@ -15,11 +15,12 @@ use crate::flow::Worker;
 use crate::prepare::FlowStep;
 use crate::steering::SteerWatch;
 use crate::transport::Transport;
-use loadlab_scenario::plan::Segment;
+use loadlab_scenario::plan::{ArrivalTimes, Segment};
 use loadlab_scenario::{Load, OpenLoad};
 use std::cell::Cell;
+use std::future::Future;
 use std::rc::Rc;
-use tokio::time::Duration;
+use tokio::time::{Duration, Instant};
 
 /// Dense arrivals are woken for in batches: the scheduler sleeps until the first pending
 /// arrival is this late and then starts every arrival that is due. Each wake-up costs far
@@ -76,16 +77,7 @@ pub async fn run<T: Transport>(
             planned_all = false;
         }
         if !planned_all {
-            let horizon = now() + BUFFER_AHEAD;
-            while queue.buffered() < BUFFER_MAX && queue.last().is_none_or(|t| t < horizon) {
-                match plan.next().map(|offset| worker.start + offset) {
-                    Some(intended) if intended < worker.end => queue.push(intended),
-                    _ => {
-                        planned_all = true;
-                        break;
-                    }
-                }
-            }
+            planned_all = buffer_plan(&worker, &queue, &mut plan);
         }
         match queue.take_due(&worker) {
             Next::Start(arrival) => {
@@ -95,18 +87,10 @@ pub async fn run<T: Transport>(
                 tokio::task::coop::consume_budget().await;
             }
             Next::At(first) => {
-                let mut wake = match queue.second() {
-                    Some(second) if second <= first + BATCH_WINDOW => first + BATCH_WINDOW,
-                    _ => first,
-                };
-                // Deferred reads ride the arrivals' wake-ups; they get their own only when
-                // no arrival comes soon after they are due.
-                if let Some(due) = worker.reads_due() {
-                    if due + BATCH_WINDOW < wake {
-                        wake = due;
-                    }
-                }
-                if steered.sleep(&worker, wake).await {
+                if steered
+                    .sleep(&worker, wake_at(&worker, &queue, first))
+                    .await
+                {
                     // Responses that came since the last wake-up are read first: their
                     // connections come back for the arrivals this one starts.
                     worker.poll_reads().await;
@@ -115,26 +99,12 @@ pub async fn run<T: Transport>(
             Next::Full => {
                 // Every slot is taken (the target is slow): the next arrival waits for one,
                 // until the run is over for it.
-                worker
-                    .reading_as_they_come(async {
-                        tokio::select! {
-                            _ = runners.freed.notified() => {}
-                            _ = tokio::time::sleep_until(worker.end + LATE_START_TOLERANCE) => {}
-                        }
-                    })
-                    .await;
+                wait_within_run(&worker, || runners.freed.notified()).await;
             }
             Next::NoConnection(origin) => {
                 // A runner that gives a connection back starts the next arrival with it
                 // itself; this wakes for connections that open (or fail) meanwhile.
-                worker
-                    .reading_as_they_come(async {
-                        tokio::select! {
-                            _ = worker.pool.changed(origin) => {}
-                            _ = tokio::time::sleep_until(worker.end + LATE_START_TOLERANCE) => {}
-                        }
-                    })
-                    .await;
+                wait_within_run(&worker, || worker.pool.changed(origin)).await;
             }
             Next::Empty if planned_all => {
                 if !steered.wait_while_dry(&worker).await {
@@ -144,16 +114,80 @@ pub async fn run<T: Transport>(
             Next::Empty => {}
             Next::Over => {
                 if !worker.stopping.get() {
-                    // This arrival and every later one could not start within the run: the
-                    // plan knows how many there are, so they are counted at once.
-                    let rest = if planned_all { 0 } else { plan.remaining() };
-                    let dropped = queue.drain() + rest;
-                    worker.recorder.borrow_mut().iterations_dropped(dropped);
+                    count_dropped(&worker, &queue, &plan, planned_all);
                 }
                 break;
             }
         }
     }
+    finish(&worker, &runners, &active).await;
+}
+
+/// Puts the plan in the queue up to [`BUFFER_AHEAD`] from now (at most [`BUFFER_MAX`]
+/// arrivals); true once all of it is in, up to its end or the run's.
+#[inline]
+fn buffer_plan<T: Transport>(
+    worker: &Worker<T>,
+    queue: &ArrivalQueue,
+    plan: &mut ArrivalTimes<'_>,
+) -> bool {
+    let horizon = now() + BUFFER_AHEAD;
+    while queue.buffered() < BUFFER_MAX && queue.last().is_none_or(|t| t < horizon) {
+        match plan.next().map(|offset| worker.start + offset) {
+            Some(intended) if intended < worker.end => queue.push(intended),
+            _ => return true,
+        }
+    }
+    false
+}
+
+/// When the scheduler wakes for the arrival due at `first`: a batch window later when
+/// another follows within it, or earlier for deferred reads, which ride the arrivals'
+/// wake-ups and get their own only when no arrival comes soon after they are due.
+#[inline]
+fn wake_at<T: Transport>(worker: &Worker<T>, queue: &ArrivalQueue, first: Instant) -> Instant {
+    let mut wake = match queue.second() {
+        Some(second) if second <= first + BATCH_WINDOW => first + BATCH_WINDOW,
+        _ => first,
+    };
+    if let Some(due) = worker.reads_due() {
+        if due + BATCH_WINDOW < wake {
+            wake = due;
+        }
+    }
+    wake
+}
+
+/// Waits for the future `wake` makes, or until the run is over for the next arrival, reading
+/// responses as they come. `wake` is called inside the wait, so that what it waits on
+/// (a `Notified`) is made only once the wait begins.
+async fn wait_within_run<T: Transport, F: Future>(worker: &Worker<T>, wake: impl FnOnce() -> F) {
+    worker
+        .reading_as_they_come(async {
+            tokio::select! {
+                _ = wake() => {}
+                _ = tokio::time::sleep_until(worker.end + LATE_START_TOLERANCE) => {}
+            }
+        })
+        .await;
+}
+
+/// Counts as dropped the arrival that could not start within the run and every later one:
+/// the plan knows how many there are, so they are counted at once.
+fn count_dropped<T: Transport>(
+    worker: &Worker<T>,
+    queue: &ArrivalQueue,
+    plan: &ArrivalTimes<'_>,
+    planned_all: bool,
+) {
+    let rest = if planned_all { 0 } else { plan.remaining() };
+    let dropped = queue.drain() + rest;
+    worker.recorder.borrow_mut().iterations_dropped(dropped);
+}
+
+/// Ends the open model's run: idles (reading) until its end, lets every started arrival
+/// begin its request, then stops and waits for the runners still in flight.
+async fn finish<T: Transport>(worker: &Worker<T>, runners: &Runners<T>, active: &Rc<Cell<u64>>) {
     if now() < worker.end && !worker.stopping.get() {
         worker
             .while_reading(tokio::time::sleep_until(worker.end))
@@ -163,7 +197,7 @@ pub async fn run<T: Transport>(
     worker.stopping.set(true);
     runners.close();
     worker
-        .reading_as_they_come(wait_all(&active, &runners.freed))
+        .reading_as_they_come(wait_all(active, &runners.freed))
         .await;
 }
 

@@ -9,7 +9,7 @@ use crate::prepare::{FlowStep, PreparedScenario};
 use crate::transport::Transport;
 use crate::vu::VuState;
 use loadlab_metrics::{micros, Recorder};
-use loadlab_scenario::{ConnectionPolicy, Pick};
+use loadlab_scenario::{ConnectionPolicy, Pick, ThinkTime};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -70,12 +70,7 @@ impl<T: Transport> Worker<T> {
         let flow_index = self.picker.borrow_mut().next();
         let scenario = self.scenario.clone();
         let flow = &scenario.flows[flow_index];
-        // The iteration's span: a flow that starts with a request starts when it is wanted,
-        // one that ends with a request ends when it is done (no clock read of its own).
-        let mut timing = Span {
-            start: (!matches!(flow.steps.first(), Some(FlowStep::Request(_)))).then(Instant::now),
-            end: None,
-        };
+        let mut timing = Span::starting(&flow.steps);
         let keep_alive = scenario.connections != ConnectionPolicy::None;
         let mut first = true;
         let mut loops: Vec<u64> = Vec::new();
@@ -89,12 +84,7 @@ impl<T: Transport> Worker<T> {
                 match &ops[pc] {
                     FlowStep::Think(t) => {
                         timing.end = None;
-                        let d = if t.max > t.min {
-                            let span = (t.max - t.min).as_nanos() as u64;
-                            t.min + Duration::from_nanos(self.rng.borrow_mut().u64(0..=span))
-                        } else {
-                            t.min
-                        };
+                        let d = self.think_time(t);
                         if Instant::now() + d >= self.end {
                             // Thinking past the end: the VU idles until the run stops
                             // (returning at once would start a new iteration at once).
@@ -103,24 +93,6 @@ impl<T: Transport> Worker<T> {
                         }
                         tokio::time::sleep(d).await;
                     }
-                    FlowStep::Loop { count } => loops.push(*count),
-                    FlowStep::LoopEnd { start } => {
-                        if let Some(left) = loops.last_mut() {
-                            *left -= 1;
-                            if *left > 0 {
-                                pc = *start as usize + 1;
-                                continue;
-                            }
-                        }
-                        loops.pop();
-                    }
-                    FlowStep::Once { id, end } => {
-                        if vu.once_done & (1u64 << id) != 0 {
-                            pc = *end as usize + 1;
-                            continue;
-                        }
-                    }
-                    FlowStep::OnceEnd { id } => vu.once_done |= 1u64 << id,
                     FlowStep::Ws(index) => {
                         let ws = &scenario.sessions[*index as usize];
                         match self.ws_session(ws, vu, intended, first, &mut timing).await {
@@ -132,24 +104,28 @@ impl<T: Transport> Worker<T> {
                     }
                     FlowStep::Request(index) => {
                         let req = &scenario.requests[*index as usize];
-                        match self
-                            .request(
-                                req,
-                                conns,
-                                vu,
-                                intended,
-                                first,
-                                keep_alive,
-                                pooled,
-                                &mut timing,
-                            )
-                            .await
-                        {
+                        let request = self.request(
+                            req,
+                            conns,
+                            vu,
+                            intended,
+                            first,
+                            keep_alive,
+                            pooled,
+                            &mut timing,
+                        );
+                        match request.await {
                             Next::Continue => {}
                             Next::StopIteration => break 'run false,
                             Next::StopVu => return false,
                         }
                         first = false;
+                    }
+                    control => {
+                        if let Some(to) = jump(control, &mut loops, vu) {
+                            pc = to;
+                            continue;
+                        }
                     }
                 }
                 pc += 1;
@@ -157,14 +133,32 @@ impl<T: Transport> Worker<T> {
             true
         };
         if finished {
-            let end = timing.end.unwrap_or_else(Instant::now);
-            let took = timing
-                .start
-                .map_or(0, |start| micros(end.saturating_duration_since(start)));
-            self.recorder.borrow_mut().iteration_completed(took);
+            self.record_completed(&timing);
         }
         vu.iteration += 1;
         true
+    }
+
+    /// How long a think step waits: its fixed time, or a uniform draw between its bounds.
+    #[inline]
+    fn think_time(&self, t: &ThinkTime) -> Duration {
+        if t.max > t.min {
+            let span = (t.max - t.min).as_nanos() as u64;
+            t.min + Duration::from_nanos(self.rng.borrow_mut().u64(0..=span))
+        } else {
+            t.min
+        }
+    }
+
+    /// Counts an iteration that ran to its end, with how long its span took (read off the
+    /// clock only when its last step was not a request that ended it).
+    #[inline]
+    fn record_completed(&self, timing: &Span) {
+        let end = timing.end.unwrap_or_else(Instant::now);
+        let took = timing
+            .start
+            .map_or(0, |start| micros(end.saturating_duration_since(start)));
+        self.recorder.borrow_mut().iteration_completed(took);
     }
 
     /// Takes this iteration's row of every data set in `sets`; false if a set ran out.
@@ -198,6 +192,45 @@ impl<T: Transport> Worker<T> {
 pub(crate) struct Span {
     pub start: Option<Instant>,
     pub end: Option<Instant>,
+}
+
+impl Span {
+    /// The span of an iteration of `steps`: a flow that starts with a request starts when
+    /// it is wanted, one that ends with a request ends when it is done (no clock read of
+    /// its own).
+    #[inline]
+    fn starting(steps: &[FlowStep]) -> Self {
+        Span {
+            start: (!matches!(steps.first(), Some(FlowStep::Request(_)))).then(Instant::now),
+            end: None,
+        }
+    }
+}
+
+/// Follows a loop or once step: where the flow jumps to (back to a loop's body while it
+/// has rounds left, past a block this VU already ran once), `None` to go on to the next step.
+#[inline]
+fn jump(step: &FlowStep, loops: &mut Vec<u64>, vu: &mut VuState) -> Option<usize> {
+    match step {
+        FlowStep::Loop { count } => loops.push(*count),
+        FlowStep::LoopEnd { start } => {
+            if let Some(left) = loops.last_mut() {
+                *left -= 1;
+                if *left > 0 {
+                    return Some(*start as usize + 1);
+                }
+            }
+            loops.pop();
+        }
+        FlowStep::Once { id, end } => {
+            if vu.once_done & (1u64 << id) != 0 {
+                return Some(*end as usize + 1);
+            }
+        }
+        FlowStep::OnceEnd { id } => vu.once_done |= 1u64 << id,
+        FlowStep::Think(_) | FlowStep::Ws(_) | FlowStep::Request(_) => {}
+    }
+    None
 }
 
 /// What the flow does after a request.

@@ -10,7 +10,7 @@ use crate::render::RenderCx;
 use crate::request::RequestParts;
 use crate::transport::{Failure, Response, ResponseData, ResponseTiming, Transport};
 use crate::vu::VuState;
-use loadlab_metrics::{micros, ErrorKind, Outcome, Phases};
+use loadlab_metrics::{micros, ErrorKind, Outcome, Phases, Recorder};
 use tokio::time::Instant;
 
 impl<T: Transport> Worker<T> {
@@ -32,19 +32,10 @@ impl<T: Transport> Worker<T> {
         if !req.data_sets.is_empty() && !self.take_rows(&req.data_sets, vu) {
             return Next::StopVu;
         }
-        // A new W3C trace per request (`defaults.trace`): ids never zero, as the spec asks.
-        let traced = req.trace.then(|| {
-            let mut rng = self.rng.borrow_mut();
-            (rng.u128(1..), rng.u64(1..))
-        });
+        let traced = self.trace_ids(req);
         let mut parts = std::mem::take(&mut vu.parts);
         let rendered = self.render(req, vu, traced, &mut parts);
-        // A gRPC call keeps its `grpc-message`, to say why it failed.
-        let mut keep = (req.keep_headers || req.keep_body || req.grpc.is_some())
-            .then(|| ResponseData::new(req.keep_headers, req.keep_body));
-        if let Some(k) = keep.as_mut() {
-            k.stream = crate::stream::reader(req.stream.as_ref());
-        }
+        let mut keep = response_kept(req);
         self.begin(req.step);
         // A request that could not be rendered is counted but never written.
         let bytes_sent = rendered.as_ref().map_or(0, |r| r.size);
@@ -64,27 +55,15 @@ impl<T: Transport> Worker<T> {
             .await;
         timing.end = Some(done);
         vu.parts = parts;
-        let result = match (result, &req.grpc) {
-            (Err(f), Some(_)) => Err(crate::grpc::outcome::failed(f)),
-            (result, _) => result,
-        };
-        let measured_from = match intended {
-            Some(at) if first => at.min(wanted),
-            _ => wanted,
-        };
-        let latency_us = micros(done - measured_from);
-        let (status, status_error) = match &result {
-            Ok(r) if req.grpc.is_some() => (r.status, self.judge_grpc(req, r, keep.as_ref())),
-            Ok(r) if req.status_checked => (r.status, None),
-            Ok(r) => (r.status, ErrorKind::from_status(r.status)),
-            Err(f) => (0, Some(f.kind)),
-        };
+        let result = as_grpc_failure(req, result);
+        let times = Times::new(intended.filter(|_| first), wanted, sent, done);
+        let (status, status_error) = self.status_verdict(req, &result, keep.as_ref());
         let found = match &result {
             Ok(resp) => self.inspect(
                 req,
                 resp,
                 keep.as_ref(),
-                latency_us,
+                times.latency_us,
                 vu,
                 status_error.is_some(),
             ),
@@ -97,50 +76,40 @@ impl<T: Transport> Worker<T> {
         } else {
             Next::Continue
         };
-        let outcome = Outcome {
-            step: req.step,
-            latency_us,
-            service_us: micros(done - sent),
-            lag_us: if first {
-                intended.map(|at| micros(wanted.saturating_duration_since(at)))
-            } else {
-                None
-            },
-            server_us: result.as_ref().ok().and_then(|r| r.server_us),
-            trace_id: traced.map(|(trace, _)| trace),
-            status,
-            error,
-            bytes_sent: match &result {
-                Ok(r) => r.bytes_sent.unwrap_or(bytes_sent),
-                Err(f) => f.wire.map_or(bytes_sent, |w| w.sent),
-            },
-            bytes_received: match &result {
-                Ok(r) => r.bytes_received,
-                Err(f) => f.wire.map_or(0, |w| w.received),
-            },
-            phases: result
-                .as_ref()
-                .map_or_else(|_| Phases::default(), |r| phases(&r.timing, done)),
-        };
+        let trace_id = traced.map(|(trace, _)| trace);
+        let outcome = outcome(req, &times, &result, status, error, trace_id, bytes_sent);
         let mut rec = self.recorder.borrow_mut();
         rec.record(&outcome);
-        record_stream(&mut rec, req, keep.as_ref(), measured_from, error);
-        if let Some(call) = &req.grpc {
-            let (counts, status) = crate::grpc::outcome::counts(&result, grpc_payload);
-            let first = result
-                .as_ref()
-                .ok()
-                .and_then(|r| r.grpc?.first_message)
-                .filter(|_| call.server_streaming)
-                .map(|at| micros(at.saturating_duration_since(measured_from)));
-            rec.record_grpc(req.step, &counts, status, first);
-        }
-        match (result, found) {
-            (Err(f), _) => rec.note_error(f.kind, || f.message.clone()),
-            (Ok(_), Some((kind, message))) => rec.note_error(kind, || message),
-            _ => {}
-        }
+        record_stream(&mut rec, req, keep.as_ref(), times.measured_from, error);
+        record_grpc(&mut rec, req, &result, grpc_payload, times.measured_from);
+        note_failure(&mut rec, result, found);
         next
+    }
+
+    /// A new W3C trace per request (`defaults.trace`): ids never zero, as the spec asks.
+    #[inline]
+    fn trace_ids(&self, req: &PreparedRequest) -> Option<(u128, u64)> {
+        req.trace.then(|| {
+            let mut rng = self.rng.borrow_mut();
+            (rng.u128(1..), rng.u64(1..))
+        })
+    }
+
+    /// The response's status and the error it makes by itself, before any check: a gRPC
+    /// call is judged by its own status, a step whose checks look at the status by those.
+    #[inline]
+    fn status_verdict(
+        &self,
+        req: &PreparedRequest,
+        result: &Result<Response, Failure>,
+        keep: Option<&ResponseData>,
+    ) -> (u16, Option<ErrorKind>) {
+        match result {
+            Ok(r) if req.grpc.is_some() => (r.status, self.judge_grpc(req, r, keep)),
+            Ok(r) if req.status_checked => (r.status, None),
+            Ok(r) => (r.status, ErrorKind::from_status(r.status)),
+            Err(f) => (0, Some(f.kind)),
+        }
     }
 
     /// The request `req` sends for `vu`: the fixed one prepared before the run, or this VU's
@@ -389,6 +358,133 @@ struct Sent {
     sent: Instant,
     done: Instant,
     result: Result<Response, Failure>,
+}
+
+/// What of the response the step needs kept. A gRPC call keeps its `grpc-message`, to say
+/// why it failed.
+#[inline]
+fn response_kept(req: &PreparedRequest) -> Option<ResponseData> {
+    let mut keep = (req.keep_headers || req.keep_body || req.grpc.is_some())
+        .then(|| ResponseData::new(req.keep_headers, req.keep_body));
+    if let Some(k) = keep.as_mut() {
+        k.stream = crate::stream::reader(req.stream.as_ref());
+    }
+    keep
+}
+
+/// A gRPC call's transport failure, told in gRPC's terms.
+#[inline]
+fn as_grpc_failure(
+    req: &PreparedRequest,
+    result: Result<Response, Failure>,
+) -> Result<Response, Failure> {
+    match (result, &req.grpc) {
+        (Err(f), Some(_)) => Err(crate::grpc::outcome::failed(f)),
+        (result, _) => result,
+    }
+}
+
+/// The time points a request's outcome is measured between (see docs/results.md), worked
+/// out once from the clock reads the request made.
+struct Times {
+    /// When its service time starts: its connection or stream was ours.
+    sent: Instant,
+    /// When its response was in (or it failed).
+    done: Instant,
+    /// Where its latency runs from: the intended start for an iteration's first request
+    /// (so a late start is not hidden), else when it was wanted.
+    measured_from: Instant,
+    latency_us: u64,
+    /// How late an iteration's first request was wanted after its intended start.
+    lag_us: Option<u64>,
+}
+
+impl Times {
+    /// `intended`: the iteration's planned start, given for its first request only.
+    #[inline]
+    fn new(intended: Option<Instant>, wanted: Instant, sent: Instant, done: Instant) -> Self {
+        let measured_from = intended.map_or(wanted, |at| at.min(wanted));
+        Times {
+            sent,
+            done,
+            measured_from,
+            latency_us: micros(done - measured_from),
+            lag_us: intended.map(|at| micros(wanted.saturating_duration_since(at))),
+        }
+    }
+}
+
+/// The outcome recorded for a request: its times, status, error and bytes (the wire's
+/// count when the transport knows it, else the rendered size).
+#[inline]
+fn outcome(
+    req: &PreparedRequest,
+    times: &Times,
+    result: &Result<Response, Failure>,
+    status: u16,
+    error: Option<ErrorKind>,
+    trace_id: Option<u128>,
+    bytes_sent: u64,
+) -> Outcome {
+    Outcome {
+        step: req.step,
+        latency_us: times.latency_us,
+        service_us: micros(times.done - times.sent),
+        lag_us: times.lag_us,
+        server_us: result.as_ref().ok().and_then(|r| r.server_us),
+        trace_id,
+        status,
+        error,
+        bytes_sent: match result {
+            Ok(r) => r.bytes_sent.unwrap_or(bytes_sent),
+            Err(f) => f.wire.map_or(bytes_sent, |w| w.sent),
+        },
+        bytes_received: match result {
+            Ok(r) => r.bytes_received,
+            Err(f) => f.wire.map_or(0, |w| w.received),
+        },
+        phases: result
+            .as_ref()
+            .map_or_else(|_| Phases::default(), |r| phases(&r.timing, times.done)),
+    }
+}
+
+/// Records a gRPC call's message counts and status, and when a server-streaming call's
+/// first message came (measured like its latency, from `from`).
+#[inline]
+fn record_grpc(
+    rec: &mut Recorder,
+    req: &PreparedRequest,
+    result: &Result<Response, Failure>,
+    grpc_payload: Option<u64>,
+    from: Instant,
+) {
+    let Some(call) = &req.grpc else {
+        return;
+    };
+    let (counts, status) = crate::grpc::outcome::counts(result, grpc_payload);
+    let first = result
+        .as_ref()
+        .ok()
+        .and_then(|r| r.grpc?.first_message)
+        .filter(|_| call.server_streaming)
+        .map(|at| micros(at.saturating_duration_since(from)));
+    rec.record_grpc(req.step, &counts, status, first);
+}
+
+/// Keeps the message of a request's failure, or of its first failed check or capture
+/// (`found`), for the run's errors.
+#[inline]
+fn note_failure(
+    rec: &mut Recorder,
+    result: Result<Response, Failure>,
+    found: Option<(ErrorKind, String)>,
+) {
+    match (result, found) {
+        (Err(f), _) => rec.note_error(f.kind, || f.message.clone()),
+        (Ok(_), Some((kind, message))) => rec.note_error(kind, || message),
+        _ => {}
+    }
 }
 
 /// The phases of a request that completed at `done`: waiting and receiving add up to

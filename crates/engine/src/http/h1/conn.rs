@@ -35,6 +35,17 @@ pub struct HttpConn<S = Stream> {
     read_total: u64,
 }
 
+/// How far reading a response has come, from its request's write on.
+struct Reading {
+    written: Instant,
+    /// Any byte of the response came (a failure before one is "stale" on a reused
+    /// connection).
+    got_bytes: bool,
+    first_byte: Option<Instant>,
+    /// The connection's read count before the response (the response's bytes follow it).
+    read_before: u64,
+}
+
 enum Framing {
     None,
     Length(u64),
@@ -101,106 +112,171 @@ impl<S: AsyncRead + AsyncWrite + ReadStamp + Unpin> HttpConn<S> {
         if let Err(e) = self.stream.write_all(request).await {
             return Err(self.io_failure(&e, false));
         }
-        let written = Instant::now();
-        // Bytes already buffered (never, as requests are not pipelined) arrived before.
-        let mut got_bytes = self.start != self.end;
-        let mut first_byte = got_bytes.then_some(written);
-        let read_before = self.read_total - (self.end - self.start) as u64;
+        let mut reading = self.reading_from(Instant::now());
         let mut interim = 0;
         let mut gate = HeadGate::default();
         loop {
-            // Parse the head from what is buffered; read more while it is partial.
-            let parsed = if gate.worth_parsing(&self.buf[self.start..self.end]) {
-                let keep = keep.as_deref_mut();
-                parse_head(&self.buf[self.start..self.end], |resp, len| {
-                    let facts = head_facts(resp, len, head_request, server);
-                    if let (Ok((_, status, _, _, _)), Some(k)) = (&facts, keep) {
-                        if k.keep_headers && *status >= 200 {
-                            for h in resp.headers.iter() {
-                                k.add_header(h.name.as_bytes(), h.value);
-                            }
-                        }
-                    }
-                    facts
-                })
-                .map_err(|e| {
-                    Failure::new(ErrorKind::Protocol, format!("invalid HTTP response: {e}"))
-                })?
-            } else {
-                None
+            let parsed =
+                self.parse_buffered_head(&mut gate, head_request, server, keep.as_deref_mut())?;
+            let Some(facts) = parsed else {
+                self.head_fits()?;
+                let read = self.fill().await;
+                self.head_read(read, &mut reading)?;
+                continue;
             };
-            match parsed {
-                Some(Err(msg)) => return Err(Failure::new(ErrorKind::Protocol, msg)),
-                Some(Ok((len, status, framing, close, server_us))) => {
-                    if status == 101 {
-                        return Err(Failure::new(
-                            ErrorKind::Protocol,
-                            "101 Switching Protocols, but no upgrade was asked for",
-                        ));
-                    }
-                    if (100..200).contains(&status) {
-                        // Interim response (100 Continue, 103 Early Hints): the real one follows.
-                        interim += 1;
-                        if interim > MAX_INTERIM {
-                            return Err(Failure::new(
-                                ErrorKind::Protocol,
-                                format!("more than {MAX_INTERIM} interim (1xx) responses"),
-                            ));
-                        }
-                        self.start += len;
-                        gate = HeadGate::default();
-                        continue;
-                    }
-                    if let Some(k) = keep.as_deref_mut() {
-                        k.status_known(status);
-                    }
-                    let sink = keep.as_deref_mut().filter(|k| k.keep_body);
-                    self.start += len;
-                    let close = self.skip_body(framing, max_body, sink).await? || close;
-                    // Bytes nobody asked for (we never pipeline) would be read as the next
-                    // response: this connection cannot be trusted again.
-                    let unsolicited = self.start != self.end;
-                    self.reused = true;
-                    return Ok(Response {
-                        status,
-                        close: close || unsolicited,
-                        server_us,
-                        bytes_received: self.read_total - read_before,
-                        bytes_sent: Some(request.len() as u64),
-                        timing: ResponseTiming {
-                            opened: self.opened.take(),
-                            written: Some(written),
-                            first_byte,
-                            received: self.stream.received_at().map(|at| at.max(written)),
-                        },
-                        grpc: None,
-                    });
-                }
-                None => {
-                    if self.end - self.start >= MAX_HEAD {
-                        return Err(Failure::new(
-                            ErrorKind::Protocol,
-                            "response head larger than 64 KiB",
-                        ));
-                    }
-                    match self.fill().await {
-                        Ok(0) => {
-                            let e = std::io::Error::new(
-                                std::io::ErrorKind::UnexpectedEof,
-                                "connection closed before a complete response",
-                            );
-                            return Err(self.io_failure(&e, got_bytes));
-                        }
-                        Ok(_) => {
-                            got_bytes = true;
-                            first_byte.get_or_insert_with(|| {
-                                self.stream.received_at().unwrap_or_else(Instant::now)
-                            });
-                        }
-                        Err(e) => return Err(self.io_failure(&e, got_bytes)),
+            let (len, status, framing, close, server_us) =
+                facts.map_err(|msg| Failure::new(ErrorKind::Protocol, msg))?;
+            if self.skip_interim(status, len, &mut interim)? {
+                gate = HeadGate::default();
+                continue;
+            }
+            if let Some(k) = keep.as_deref_mut() {
+                k.status_known(status);
+            }
+            let sink = keep.as_deref_mut().filter(|k| k.keep_body);
+            self.start += len;
+            let close = self.skip_body(framing, max_body, sink).await? || close;
+            return Ok(self.response(status, close, server_us, request.len(), &reading));
+        }
+    }
+
+    /// Where reading a response starts, its request written at `written`. Bytes already
+    /// buffered (never, as requests are not pipelined) arrived before.
+    #[inline]
+    fn reading_from(&self, written: Instant) -> Reading {
+        let got_bytes = self.start != self.end;
+        Reading {
+            written,
+            got_bytes,
+            first_byte: got_bytes.then_some(written),
+            read_before: self.read_total - (self.end - self.start) as u64,
+        }
+    }
+
+    /// Parses the response head from what is buffered, once enough has come to be worth it
+    /// (`gate`); `None` while it is partial. The headers of a final response go to `keep`
+    /// when it keeps them.
+    #[inline]
+    fn parse_buffered_head(
+        &self,
+        gate: &mut HeadGate,
+        head_request: bool,
+        server: &ServerHeader,
+        keep: Option<&mut ResponseData>,
+    ) -> Result<Option<Result<HeadFacts, String>>, Failure> {
+        if !gate.worth_parsing(&self.buf[self.start..self.end]) {
+            return Ok(None);
+        }
+        parse_head(&self.buf[self.start..self.end], |resp, len| {
+            let facts = head_facts(resp, len, head_request, server);
+            if let (Ok((_, status, _, _, _)), Some(k)) = (&facts, keep) {
+                if k.keep_headers && *status >= 200 {
+                    for h in resp.headers.iter() {
+                        k.add_header(h.name.as_bytes(), h.value);
                     }
                 }
             }
+            facts
+        })
+        .map_err(|e| Failure::new(ErrorKind::Protocol, format!("invalid HTTP response: {e}")))
+    }
+
+    /// A partial head may grow to [`MAX_HEAD`] before it is given up on.
+    #[inline]
+    fn head_fits(&self) -> Result<(), Failure> {
+        if self.end - self.start >= MAX_HEAD {
+            return Err(Failure::new(
+                ErrorKind::Protocol,
+                "response head larger than 64 KiB",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Takes in a read of more of the head: the first bytes of the response are stamped
+    /// with when they arrived; the stream ending before the head is complete fails it.
+    #[inline]
+    fn head_read(
+        &self,
+        read: std::io::Result<usize>,
+        reading: &mut Reading,
+    ) -> Result<(), Failure> {
+        match read {
+            Ok(0) => {
+                let e = std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "connection closed before a complete response",
+                );
+                Err(self.io_failure(&e, reading.got_bytes))
+            }
+            Ok(_) => {
+                reading.got_bytes = true;
+                reading
+                    .first_byte
+                    .get_or_insert_with(|| self.stream.received_at().unwrap_or_else(Instant::now));
+                Ok(())
+            }
+            Err(e) => Err(self.io_failure(&e, reading.got_bytes)),
+        }
+    }
+
+    /// Skips an interim response (100 Continue, 103 Early Hints) of `len` bytes, the real
+    /// one following it: true if `status` is one. An upgrade nobody asked for, or more
+    /// interim responses than [`MAX_INTERIM`], fail the exchange.
+    #[inline]
+    fn skip_interim(
+        &mut self,
+        status: u16,
+        len: usize,
+        interim: &mut usize,
+    ) -> Result<bool, Failure> {
+        if status == 101 {
+            return Err(Failure::new(
+                ErrorKind::Protocol,
+                "101 Switching Protocols, but no upgrade was asked for",
+            ));
+        }
+        if !(100..200).contains(&status) {
+            return Ok(false);
+        }
+        *interim += 1;
+        if *interim > MAX_INTERIM {
+            return Err(Failure::new(
+                ErrorKind::Protocol,
+                format!("more than {MAX_INTERIM} interim (1xx) responses"),
+            ));
+        }
+        self.start += len;
+        Ok(true)
+    }
+
+    /// The response whose body has just been read, `sent` bytes of request before it.
+    #[inline]
+    fn response(
+        &mut self,
+        status: u16,
+        close: bool,
+        server_us: Option<u64>,
+        sent: usize,
+        reading: &Reading,
+    ) -> Response {
+        // Bytes nobody asked for (we never pipeline) would be read as the next response:
+        // this connection cannot be trusted again.
+        let unsolicited = self.start != self.end;
+        self.reused = true;
+        Response {
+            status,
+            close: close || unsolicited,
+            server_us,
+            bytes_received: self.read_total - reading.read_before,
+            bytes_sent: Some(sent as u64),
+            timing: ResponseTiming {
+                opened: self.opened.take(),
+                written: Some(reading.written),
+                first_byte: reading.first_byte,
+                received: self.stream.received_at().map(|at| at.max(reading.written)),
+            },
+            grpc: None,
         }
     }
 

@@ -6,11 +6,12 @@
 use super::counted::{Counted, WireCount};
 use super::errors::failure;
 use super::request::Head;
+use crate::grpc_reply::{FrameCounter, GrpcReply};
 use crate::request::RenderedRequest;
 use crate::transport::{ConnectTiming, Failure, Response, ResponseData, ResponseTiming, WireBytes};
 use bytes::Bytes;
 use h2::client::SendRequest;
-use loadlab_metrics::{ErrorKind, Protocol};
+use loadlab_metrics::{ErrorKind, GrpcCode, Protocol};
 use std::future::poll_fn;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -21,6 +22,9 @@ use tokio::time::Instant;
 /// round trips (the data is read and discarded as it comes; nothing is buffered for long).
 const STREAM_WINDOW: u32 = 4 << 20;
 const CONNECTION_WINDOW: u32 = 16 << 20;
+
+/// A gRPC call's status and message, as `grpc-status` and `grpc-message` give them.
+type GrpcStatus = (GrpcCode, String);
 
 /// A handle on an HTTP/2 connection; clones share it (one per concurrent stream).
 #[derive(Clone)]
@@ -107,22 +111,16 @@ impl H2Conn {
         }
     }
 
+    /// Sends the request on a new stream and reads its response: the head, then the body
+    /// (kept, or only counted), then for a gRPC call its status.
     async fn stream(
         &mut self,
         req: &RenderedRequest<'_>,
         head: http::Request<()>,
         body: Option<Bytes>,
-        keep: Option<&mut ResponseData>,
+        mut keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
-        if self.is_closed() {
-            // Never reached the server: a connection that closed while idle.
-            return Err(Failure {
-                kind: ErrorKind::Reset,
-                message: "the HTTP/2 connection was closed while idle".into(),
-                stale: true,
-                wire: None,
-            });
-        }
+        self.still_open()?;
         poll_fn(|cx| self.send.poll_ready(cx))
             .await
             .map_err(|e| failure(&e))?;
@@ -137,23 +135,8 @@ impl H2Conn {
         let response = response.await.map_err(|e| failure(&e))?;
         let head = Instant::now();
         let status = response.status().as_u16();
-        let server_us = response
-            .headers()
-            .iter()
-            .find_map(|(name, value)| req.server.read(name.as_str(), value.as_bytes()));
-        let mut keep = keep;
-        if let Some(k) = keep.as_deref_mut().filter(|k| k.keep_headers) {
-            for (name, value) in response.headers() {
-                k.add_header(name.as_str().as_bytes(), value.as_bytes());
-            }
-        }
-        // A trailers-only answer (an error before any message) has its status in the head.
-        let head_status = if req.grpc {
-            crate::grpc_reply::grpc_status(response.headers())
-        } else {
-            None
-        };
-        let mut frames = crate::grpc_reply::FrameCounter::default();
+        let (server_us, head_status) = read_head(req, response.headers(), keep.as_deref_mut());
+        let mut frames = FrameCounter::default();
         let mut body = response.into_body();
         let mut received = 0u64;
         if let Some(k) = keep.as_deref_mut() {
@@ -163,22 +146,7 @@ impl H2Conn {
             let chunk = chunk.map_err(|e| failure(&e))?;
             let _ = body.flow_control().release_capacity(chunk.len());
             received += chunk.len() as u64;
-            if req.grpc {
-                frames.feed(&chunk, Instant::now());
-            }
-            if received > req.max_body {
-                // Dropping the stream resets it (CANCEL): the rest is not read.
-                return Err(Failure::new(
-                    ErrorKind::BodyTooLarge,
-                    format!("response body larger than {} bytes", req.max_body),
-                ));
-            }
-            if let Some(k) = keep.as_deref_mut().filter(|k| k.keep_body) {
-                k.body.extend_from_slice(&chunk);
-                if k.stream.is_some() {
-                    k.body_arrived(Instant::now())?;
-                }
-            }
+            take_data(req, &chunk, received, &mut frames, keep.as_deref_mut())?;
         }
         if let Some(k) = keep.as_deref_mut().filter(|k| k.stream.is_some()) {
             k.body_ended(Instant::now())?;
@@ -193,21 +161,42 @@ impl H2Conn {
                     .as_ref()
                     .and_then(crate::grpc_reply::grpc_status),
             };
-            if let (Some(k), Some((_, message))) = (keep, &status) {
-                k.grpc_message.clone_from(message);
-            }
-            Some(crate::grpc_reply::GrpcReply::new(
-                status.map(|(code, _)| code),
-                &frames,
-            ))
+            Some(grpc_reply(status, &frames, keep))
         } else {
             None
         };
-        Ok(Response {
+        Ok(self.response(status, server_us, written, head, grpc))
+    }
+
+    /// A connection that closed while idle: the request would never reach the server.
+    #[inline]
+    fn still_open(&self) -> Result<(), Failure> {
+        if self.is_closed() {
+            return Err(Failure {
+                kind: ErrorKind::Reset,
+                message: "the HTTP/2 connection was closed while idle".into(),
+                stale: true,
+                wire: None,
+            });
+        }
+        Ok(())
+    }
+
+    /// The response, its head in at `head` for a request written at `written`. Its byte
+    /// counts are the connection's, set by `exchange`.
+    #[inline]
+    fn response(
+        &mut self,
+        status: u16,
+        server_us: Option<u64>,
+        written: Instant,
+        head: Instant,
+        grpc: Option<GrpcReply>,
+    ) -> Response {
+        Response {
             status,
             close: self.is_closed(),
             server_us,
-            // Set from the connection's count by `exchange`.
             bytes_received: 0,
             bytes_sent: None,
             timing: ResponseTiming {
@@ -217,8 +206,76 @@ impl H2Conn {
                 received: None,
             },
             grpc,
-        })
+        }
     }
+}
+
+/// Reads a response head: the server's own timing header, and the headers into `keep` when
+/// it keeps them. For a gRPC call, also its status when the head has one (a trailers-only
+/// answer, an error before any message).
+#[inline]
+fn read_head(
+    req: &RenderedRequest<'_>,
+    headers: &http::HeaderMap,
+    keep: Option<&mut ResponseData>,
+) -> (Option<u64>, Option<GrpcStatus>) {
+    let server_us = headers
+        .iter()
+        .find_map(|(name, value)| req.server.read(name.as_str(), value.as_bytes()));
+    if let Some(k) = keep.filter(|k| k.keep_headers) {
+        for (name, value) in headers {
+            k.add_header(name.as_str().as_bytes(), value.as_bytes());
+        }
+    }
+    let head_status = if req.grpc {
+        crate::grpc_reply::grpc_status(headers)
+    } else {
+        None
+    };
+    (server_us, head_status)
+}
+
+/// Takes in a DATA frame's `chunk`, `received` bytes of body in all: a gRPC call's frames
+/// are counted as they arrive, a body past `max_body` fails the response (dropping the
+/// stream resets it, CANCEL: the rest is not read), and a kept body grows.
+#[inline]
+fn take_data(
+    req: &RenderedRequest<'_>,
+    chunk: &[u8],
+    received: u64,
+    frames: &mut FrameCounter,
+    keep: Option<&mut ResponseData>,
+) -> Result<(), Failure> {
+    if req.grpc {
+        frames.feed(chunk, Instant::now());
+    }
+    if received > req.max_body {
+        return Err(Failure::new(
+            ErrorKind::BodyTooLarge,
+            format!("response body larger than {} bytes", req.max_body),
+        ));
+    }
+    if let Some(k) = keep.filter(|k| k.keep_body) {
+        k.body.extend_from_slice(chunk);
+        if k.stream.is_some() {
+            k.body_arrived(Instant::now())?;
+        }
+    }
+    Ok(())
+}
+
+/// A gRPC call's reply from its `status` (with its message, kept in `keep` to say why a
+/// call failed) and the messages counted in its body.
+#[inline]
+fn grpc_reply(
+    status: Option<GrpcStatus>,
+    frames: &FrameCounter,
+    keep: Option<&mut ResponseData>,
+) -> GrpcReply {
+    if let (Some(k), Some((_, message))) = (keep, &status) {
+        k.grpc_message.clone_from(message);
+    }
+    GrpcReply::new(status.map(|(code, _)| code), frames)
 }
 
 /// The next DATA of a response body, within a stream's stall timeout (`stream.stall`).
