@@ -107,9 +107,10 @@ fn a_cpu_hog_on_the_generators_core_is_host_contention_not_saturation() {
     let _hogs = Hogs::on(&cpus);
     std::thread::sleep(std::time::Duration::from_millis(300));
     // Closed VUs keep requests in flight all the time, so the hog's time slices fall on
-    // them: their pause probe reads the hog's slices (3-4 ms against a 1.5 ms floor, 10 of
-    // 10 runs in bench/validity.sh). An open model at a low rate is not disturbed every
-    // time: its worker sleeps between sends and the kernel wakes it ahead of the hog.
+    // them. Since the workers ask for a short time slice (EEVDF), a worker that wakes takes
+    // the CPU from the hog at once, and the hog may no longer disturb its timing: 1 run in 5
+    // here had a pause probe p99 of 1.35 ms, under its floor. Either outcome is honest; what
+    // must never happen is the generator blamed for the busy host, or the hog left unnamed.
     let mut cmd = Command::new(BIN);
     cmd.args(["run", "--url", &format!("{}/api/ping", target.url)])
         .args(["--vus", "10", "--duration", "2s", "--no-progress", "--json"])
@@ -117,36 +118,59 @@ fn a_cpu_hog_on_the_generators_core_is_host_contention_not_saturation() {
         .env("LOADLAB_RESULTS", dir.path().join("results"));
     pin_to(&mut cmd, cpus[0]);
     let out = cmd.output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "a contended host is no measurement: {}",
-        said(&out)
-    );
     let run = read_json(&json);
     let kinds = kinds(&run);
-    assert!(
-        kinds.contains(&"host_contended".to_string()),
-        "{kinds:?}\n{}",
-        said(&out)
-    );
     assert!(
         !kinds.contains(&"generator_saturated".to_string())
             && !kinds.contains(&"scheduler_late".to_string()),
         "the generator is not blamed for a busy host: {kinds:?}"
     );
-    let message = run["validity"]["reasons"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["kind"] == "host_contended")
-        .unwrap()["message"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let others = message.split("busiest others:").nth(1).unwrap_or("");
-    assert!(others.contains("sh "), "the hog is named: {message}");
     assert_eq!(run["generator"]["saturated"], false, "{}", said(&out));
+    let named = match out.status.code() {
+        // Its timing disturbed: no measurement, and the reason names the hog.
+        Some(3) => {
+            assert!(
+                kinds.contains(&"host_contended".to_string()),
+                "{kinds:?}\n{}",
+                said(&out)
+            );
+            let message = run["validity"]["reasons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["kind"] == "host_contended")
+                .unwrap()["message"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            message
+                .split("busiest others:")
+                .nth(1)
+                .unwrap_or("")
+                .to_string()
+        }
+        // Its timing undisturbed: the numbers stand, and the warning about the shared host
+        // still names the hog beside the target.
+        Some(0) => {
+            assert!(kinds.is_empty(), "{kinds:?}");
+            let shared = run["verdicts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|v| v["kind"] == "shares_host_with_target")
+                .unwrap_or_else(|| panic!("the shared host is said: {}", said(&out)))["message"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            assert!(
+                shared.contains("the generator's own timing was not disturbed"),
+                "{shared}"
+            );
+            shared.split("(busiest:").nth(1).unwrap_or("").to_string()
+        }
+        other => panic!("exit {other:?}: {}", said(&out)),
+    };
+    assert!(named.contains("sh "), "the hog is named: {named}");
     // `--allow-saturated` keeps such a run (exit 0), still marked invalid.
     let kept = dir.path().join("kept.json");
     let mut cmd = Command::new(BIN);
