@@ -1,7 +1,9 @@
 //! Parsing a response head: `httparse` with a small header array on the stack (the hot path),
 //! retried with a heap array as large as the head can need when a valid response has more
-//! header fields; and a gate that decides when a partial head is worth parsing again.
+//! header fields; a gate that decides when a partial head is worth parsing again; and the
+//! facts a parsed head gives the exchange (status, how the body is framed, keep-alive).
 
+use crate::server_header::ServerHeader;
 use httparse::{Response, Status, EMPTY_HEADER};
 
 /// Header slots on the stack: enough for nearly every real response.
@@ -82,6 +84,99 @@ impl HeadGate {
 /// The line feed at `i` ends an empty line (`\n\n` or `\n\r\n`).
 fn ends_blank_line(head: &[u8], i: usize) -> bool {
     (i >= 1 && head[i - 1] == b'\n') || (i >= 2 && head[i - 1] == b'\r' && head[i - 2] == b'\n')
+}
+
+/// How a response's body is delimited.
+pub(super) enum Framing {
+    None,
+    Length(u64),
+    Chunked,
+    UntilClose,
+}
+
+pub(super) type HeadFacts = (usize, u16, Framing, bool, Option<u64>);
+
+pub(super) fn head_facts(
+    resp: &httparse::Response,
+    len: usize,
+    head_request: bool,
+    server: &ServerHeader,
+) -> Result<HeadFacts, String> {
+    let status = resp.code.ok_or("response without status")?;
+    if !(100..=599).contains(&status) {
+        return Err(format!(
+            "invalid status code {status:03} (valid codes are 100 to 599)"
+        ));
+    }
+    let mut close = resp.version == Some(0);
+    let mut length: Option<u64> = None;
+    let mut transfer_encoding: Option<bool> = None;
+    let mut server_us = None;
+    for h in resp.headers.iter() {
+        if let Some(us) = server.read(h.name, h.value) {
+            server_us = Some(us);
+            continue;
+        }
+        if h.name.eq_ignore_ascii_case("content-length") {
+            let n = parse_length(h.value)?;
+            if length.is_some_and(|l| l != n) {
+                return Err("conflicting Content-Length headers".into());
+            }
+            length = Some(n);
+        } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
+            // Only a final `chunked` frames the body; any other coding runs until close.
+            let last = h.value.rsplit(|&b| b == b',').next().unwrap_or(b"");
+            transfer_encoding = Some(last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+        } else if h.name.eq_ignore_ascii_case("connection") {
+            for token in h.value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
+                if token.eq_ignore_ascii_case(b"close") {
+                    close = true;
+                } else if token.eq_ignore_ascii_case(b"keep-alive") && resp.version == Some(0) {
+                    close = false;
+                }
+            }
+        }
+    }
+    let framing = if head_request || status == 204 || status == 304 || (100..200).contains(&status)
+    {
+        Framing::None
+    } else if let Some(chunked) = transfer_encoding {
+        // With both headers, Transfer-Encoding wins and the connection is not reused
+        // (RFC 9112 §6.3: the message may be an attempt at request smuggling).
+        if length.is_some() {
+            close = true;
+        }
+        if chunked {
+            Framing::Chunked
+        } else {
+            close = true;
+            Framing::UntilClose
+        }
+    } else if let Some(n) = length {
+        Framing::Length(n)
+    } else {
+        close = true;
+        Framing::UntilClose
+    };
+    Ok((len, status, framing, close, server_us))
+}
+
+/// A Content-Length value: digits only (`+5`, `-1`, `0x10` and overflow are invalid).
+pub(super) fn parse_length(value: &[u8]) -> Result<u64, String> {
+    let text = value.trim_ascii();
+    let invalid = || {
+        format!(
+            "invalid Content-Length `{}`",
+            String::from_utf8_lossy(&text[..text.len().min(40)])
+        )
+    };
+    if text.is_empty() || !text.iter().all(u8::is_ascii_digit) {
+        return Err(invalid());
+    }
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| t.parse::<u64>().ok())
+        .ok_or_else(invalid)
 }
 
 #[cfg(test)]
