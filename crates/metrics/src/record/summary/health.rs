@@ -30,9 +30,9 @@ pub(super) struct Judgement {
 
 impl Summarizer {
     /// Judges the run (which stopped for `stop`) from its totals (`all`, served at `rate` per
-    /// second): why it is invalid
-    /// and what its target went through, with the generator's health and resources the
-    /// judgement rests on.
+    /// second): why it is invalid and what its target went through, with the generator's
+    /// health and resources the judgement rests on. An imported run is not judged: another
+    /// tool's file holds none of the generator's timing.
     pub(super) fn judge(
         &self,
         meta: &RecordMeta,
@@ -41,6 +41,9 @@ impl Summarizer {
         all: &Totals,
         rate: f64,
     ) -> Judgement {
+        if meta.imported.is_some() {
+            return Judgement::default();
+        }
         let mut validity = self.stop_reasons(meta, stop, end);
         let mut verdicts = Vec::new();
         let judged = judge_resources(

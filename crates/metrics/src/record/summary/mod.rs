@@ -271,7 +271,7 @@ impl Summarizer {
             verdicts,
             generator,
             resources,
-        } = self.judgement(meta, end, stop, &all, rate);
+        } = self.judge(meta, end, stop, &all, rate);
         // The run's corrected histogram, made once: its summary, its encoding, and the size of
         // the correction all read it.
         let (compensation, compensated) = self.compensation(meta, &all.latency).unzip();
@@ -349,22 +349,6 @@ impl Summarizer {
             all.add(s);
         }
         all
-    }
-
-    /// What the run says about its own trustworthiness (see `judge`).
-    fn judgement(
-        &self,
-        meta: &RecordMeta,
-        end: Option<&RecordEnd>,
-        stop: StopReason,
-        all: &Totals,
-        rate: f64,
-    ) -> Judgement {
-        match &meta.imported {
-            // Another tool's file holds none of the generator's timing: nothing to judge.
-            Some(_) => Judgement::default(),
-            None => self.judge(meta, end, stop, all, rate),
-        }
     }
 
     /// The most VUs active at once, for a closed model that tracked it.
