@@ -371,9 +371,20 @@ fn records_upload_while_running_and_a_killed_segment_leaves_its_part() {
         libc::kill(pid, libc::SIGKILL);
     }
     let _ = killed.wait_with_output();
+    // The survivors end valid, or invalid for the host's reasons only (checked in the merged
+    // record below): this test is about what a killed segment leaves, not about this host.
+    // Quiet, an invalid one still says why.
     for c in children {
         let o = c.wait_with_output().unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        match o.status.code() {
+            Some(0) => {}
+            Some(3) => assert!(
+                String::from_utf8_lossy(&o.stderr).contains("loadlab: "),
+                "an exit 3 without its reason: {}",
+                text(&o)
+            ),
+            _ => panic!("a surviving segment: {}", text(&o)),
+        }
     }
     let l = listing(url, &env);
     assert!(l.contains("segment 2: no end yet"), "{l}");
@@ -405,6 +416,49 @@ fn records_upload_while_running_and_a_killed_segment_leaves_its_part() {
     assert!(
         killed_row["requests"].as_u64().unwrap() >= 20,
         "{killed_row}"
+    );
+    for seg in &merged["segments"].as_array().unwrap()[..2] {
+        for kind in seg["invalid"].as_array().unwrap() {
+            let kind = kind.as_str().unwrap();
+            assert!(
+                common::undisturbed::HOST_KINDS.contains(&kind),
+                "surviving segment {}: {kind}",
+                seg["index"]
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run whose record goes to object storage, `--quiet`, that ends invalid: the exit code 3
+/// comes with its reason on stderr, as a local run's does.
+#[test]
+fn a_quiet_remote_run_that_is_invalid_says_why() {
+    let _serial = exclusive();
+    let target = Target::start(&[]);
+    let dir = scratch("quiet-invalid");
+    let file = dir.join("s.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "name: quiet\ntarget: {}\nload: {{ model: closed, vus: 1, iterations: 3 }}\ndata:\n  users: {{ values: [{{ id: 1 }}], pick: unique }}\nsteps:\n  - {{ name: ping, get: '/api/ping?u={{{{ users.id }}}}' }}\n",
+            target.url.trim_end_matches("/api")
+        ),
+    )
+    .unwrap();
+    let url = format!("file://{}/store/quiet", dir.display());
+    let o = loadlab(&[])
+        .args(["run", file.to_str().unwrap(), "--quiet", "--no-progress"])
+        .args(["--results", &url])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    assert!(o.stdout.is_empty(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("loadlab: invalid run (data_exhausted): data set `users`"),
+        "{}",
+        text(&o)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

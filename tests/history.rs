@@ -106,10 +106,11 @@ fn a_slower_target_is_one_change_point_with_its_commit() {
             &name,
             "--metric",
             "latency_ms.p50",
-            // The step is tenfold. On a very quiet series a drift of 1% is a real change too
-            // (CI's fresh clone: +1.3% at #7, p 4e-4); this test is about the step.
+            // The step is tenfold; this test is about the step. Smaller drifts in a series are
+            // real changes too and the history reports them: on CI's fresh clones, +1.3% at #7
+            // (p 4e-4), and -7.3% at #2 when the just-started target warmed up (p 9.6e-4).
             "--min-magnitude",
-            "5%",
+            "50%",
             "--json",
             json.to_str().unwrap(),
             "--report",
@@ -398,7 +399,7 @@ fn history_and_gate_read_runs_kept_in_object_storage() {
         // quiet a 0.2% shift is a real change too (CI's fresh clone: 15.54 -> 15.52 ms at #5,
         // p 0), as in the test above.
         "--min-magnitude",
-        "5%",
+        "50%",
         "--json",
         json.to_str().unwrap(),
     ];

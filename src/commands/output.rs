@@ -2,6 +2,7 @@
 //! their units, and the flag values several commands parse.
 
 use loadlab_metrics::RunResult;
+use loadlab_pipeline::Outcome;
 use loadlab_report::Style;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -67,6 +68,17 @@ pub fn print_errors(errors: &[String]) -> bool {
         eprintln!("error: {e}");
     }
     !errors.is_empty()
+}
+
+/// The run's outcome, saying on standard error why it is not ok when `--quiet` kept the
+/// summary (which says why) off the terminal: the exit code must not come without a reason.
+pub fn outcome_saying_why(result: &RunResult, output: &crate::cli::OutputArgs) -> Outcome {
+    if output.quiet {
+        for why in loadlab_pipeline::why_not_ok(result, output.allow_saturated) {
+            eprintln!("loadlab: {why}");
+        }
+    }
+    loadlab_pipeline::outcome_of(result, output.allow_saturated)
 }
 
 /// Where progress lines go: standard error, or nowhere with `--quiet`.

@@ -7,7 +7,6 @@ use crate::cli::RunArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_live::LiveTap;
 use loadlab_pipeline::measure::{check_json_path, write_json, RunSpec, Share};
-use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::remote::{run_to_url, RemoteRunOptions};
 use loadlab_scenario::Scenario;
 use std::sync::Arc;
@@ -68,5 +67,5 @@ pub fn run(
     if print_errors(&run.errors) {
         return Ok(Outcome::Invalid);
     }
-    Ok(outcome_of(&run.result, output.allow_saturated))
+    Ok(super::output::outcome_saying_why(&run.result, output))
 }

@@ -11,7 +11,6 @@ use loadlab_pipeline::live_session::{Live, Steerable};
 use loadlab_pipeline::measure::{
     check_json_path, measure_retrying, write_json, Retry, RunSpec, Share,
 };
-use loadlab_pipeline::outcome_of;
 use loadlab_pipeline::resolve::{RunFlags, UrlRequest};
 use loadlab_scenario::{LoadFlags, Scenario};
 use loadlab_store::NewRun;
@@ -201,11 +200,5 @@ pub fn run_and_report(
     if print_errors(&errors) {
         return Ok((Outcome::Invalid, result));
     }
-    if output.quiet {
-        // The terminal summary says why; quiet, the exit code must not come without it.
-        for why in loadlab_pipeline::why_not_ok(&result, output.allow_saturated) {
-            eprintln!("loadlab: {why}");
-        }
-    }
-    Ok((outcome_of(&result, output.allow_saturated), result))
+    Ok((super::output::outcome_saying_why(&result, output), result))
 }
