@@ -5,14 +5,12 @@
 mod cli;
 mod commands;
 mod exit;
-mod signals;
 
 use clap::Parser;
 use exit::Outcome;
 
 fn main() {
-    signals::ignore_file_size_signal();
-    signals::quiet_exit_on_closed_stdout();
+    loadlab_pipeline::signals::prepare_process();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

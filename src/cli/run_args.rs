@@ -105,16 +105,6 @@ impl OutputArgs {
     pub fn resolved_labels(&self) -> Result<loadlab_store::Labels, crate::exit::CliError> {
         loadlab_store::labels_from_env(&self.labels).map_err(crate::exit::CliError::bad_input)
     }
-
-    /// The live outputs: the scenario's `outputs:` (`file`), then the `--out` flags.
-    pub fn open_outputs(
-        &self,
-        file: &[loadlab_scenario::OutputSpec],
-    ) -> Result<loadlab_pipeline::live_outputs::LiveOutputs, crate::exit::CliError> {
-        let labels = self.resolved_labels()?;
-        loadlab_pipeline::live_outputs::LiveOutputs::open(file, &self.outputs, &labels)
-            .map_err(crate::exit::CliError::bad_input)
-    }
 }
 
 #[derive(Args, Clone)]

@@ -2,35 +2,16 @@
 //! The search (bracket, bisection, confirmation, re-runs, resumption) is
 //! `loadlab_orchestrate::capacity`; this command resolves flags, supplies the runs and prints.
 
-use super::output::{report_for, warn, Stored};
-use super::session::Session;
+use super::output::{warn, Stored};
 use crate::cli::CapacityArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::capacity::CapacityResult;
-use loadlab_orchestrate::capacity::CapacityObserver;
-use loadlab_pipeline::capacity;
-use loadlab_pipeline::executor::EngineExecutor;
-use loadlab_pipeline::live_progress::CapacityTee;
+use loadlab_pipeline::capacity_command::{run_capacity_file, CapacityFile};
 use loadlab_pipeline::live_session::{Live, Steerable};
-use loadlab_report::progress_terminal::{finding_line, starting_words, StepLines};
-use loadlab_scenario::study::{CapacitySpec, StudyDocument};
-use loadlab_scenario::ScenarioError;
-use loadlab_store::StudyKind;
+use loadlab_report::progress_terminal::finding_line;
+use loadlab_scenario::study::CapacitySpec;
 use std::io::Write;
 use std::path::Path;
-
-/// The flags, as the settings of a `capacity:` section that override the file's.
-fn overrides(args: &CapacityArgs) -> Result<CapacitySpec, CliError> {
-    Ok(CapacitySpec {
-        start: args.start,
-        hold: args.hold,
-        warmup: args.warmup,
-        precision: args.precision,
-        confirm: args.confirm,
-        max: args.max,
-        max_errors: args.max_errors,
-    })
-}
 
 pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
     let live = super::live::start(&args.live, args.output.quiet, Steerable::No)?;
@@ -40,74 +21,35 @@ pub fn execute(args: CapacityArgs) -> Result<Outcome, CliError> {
 }
 
 fn search(args: &CapacityArgs, live: &Live) -> Result<Outcome, CliError> {
-    let doc = StudyDocument::read(&args.file)?;
-    let spec = doc.capacity()?;
-    let mut base = doc.scenario()?;
-    args.monitor.apply(&mut base);
-    if let Some(t) = &args.target {
-        base.set_target(t)
-            .map_err(|m| ScenarioError::flag("--target", m, None))?;
-    }
-    let cooldown = args.cooldown;
-    let name = base.name.clone();
-    let file_outputs = base.outputs.clone();
-    let plan = capacity::plan(base, doc.file(), &spec, &overrides(args)?, cooldown)?;
-    let output = &args.output;
-    let quiet = output.quiet;
-    let store = loadlab_pipeline::store::open_for_runs(output.results.as_deref(), &mut warn)?;
-    let labels = output.resolved_labels()?;
-    let stored =
-        capacity::begin_or_resume(&store, &plan, args.resume.as_deref(), &args.file, &labels)?;
-    if !quiet {
-        eprintln!("{}", starting_words(&plan, &stored.id, stored.prior.len()));
-    }
-    let id = stored.id.clone();
-    // One line per step says more than a progress bar over a single step.
-    let Session {
-        cancel,
-        outputs,
-        mut view,
-    } = Session::open(output, &file_outputs, live.taps(), false)?;
-    let mut exec = EngineExecutor::new(
-        &store,
-        &cancel,
-        output.threads,
-        &mut view,
-        StudyKind::Capacity,
-        &id,
-    )
-    .with_labels(labels);
-    let mut printer = StepLines::new(super::output::progress_out(quiet), &plan);
-    let mut tee;
-    let progress: &mut dyn CapacityObserver = match live.dashboard() {
-        Some(d) => {
-            tee = CapacityTee::new(&mut printer, d, &id, &name);
-            &mut tee
-        }
-        None => &mut printer,
+    let settings = super::session::settings(&args.output)?;
+    let search = CapacityFile {
+        file: &args.file,
+        overrides: CapacitySpec {
+            start: args.start,
+            hold: args.hold,
+            warmup: args.warmup,
+            precision: args.precision,
+            confirm: args.confirm,
+            max: args.max,
+            max_errors: args.max_errors,
+        },
+        target: args.target.as_deref(),
+        monitor: &args.monitor.monitor,
+        cooldown: args.cooldown,
+        resume: args.resume.as_deref(),
     };
-    let end = capacity::run_stored(
-        &store,
-        &plan,
-        stored,
-        &args.file,
-        output.json.as_deref(),
-        output.allow_saturated,
-        &mut exec,
-        progress,
-    );
+    let progress = super::output::progress_out(settings.quiet);
+    let done = run_capacity_file(search, &settings, live, progress, &mut warn)?;
+    let end = done.end;
+    let outcome = end.outcome();
     if let Some(e) = end.failure {
         return Err(e.into());
     }
-    let report = report_for(&end.file);
-    if let Some(r) = &report {
-        live.report_written(r);
+    if !settings.quiet {
+        print_end(&end.result, &end.file, &args.file, done.report.as_deref());
+        super::output::print_outputs(&done.outputs);
     }
-    if !quiet {
-        print_end(&end.result, &end.file, &args.file, report.as_deref());
-        super::output::print_outputs(&outputs);
-    }
-    Ok(end.outcome())
+    Ok(outcome)
 }
 
 /// The finding, warnings, where it is stored, how to resume it, and its report.

@@ -13,7 +13,6 @@ mod k8s;
 mod live;
 mod merge;
 mod output;
-mod remote_run;
 mod report;
 mod run;
 mod runs;

@@ -2,7 +2,6 @@
 //! their units, and the flag values several commands parse.
 
 use loadlab_metrics::RunResult;
-use loadlab_pipeline::Outcome;
 use loadlab_report::Style;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -21,16 +20,9 @@ pub fn say_unless(quiet: bool) -> impl FnMut(&str) {
     }
 }
 
-/// Writes the HTML/Markdown report beside a result file; a failure is a warning (the
-/// result itself is already stored).
+/// Writes the HTML/Markdown report beside a result file; a failure is a warning.
 pub fn report_for(result: &Path) -> Option<PathBuf> {
-    match loadlab_pipeline::reports::write_report_beside(result) {
-        Ok((html, _)) => Some(html),
-        Err(e) => {
-            warn(&format!("no report written: {e}"));
-            None
-        }
-    }
+    loadlab_pipeline::reports::report_beside(result, &mut warn)
 }
 
 /// `report: …/report.html` and the Markdown beside it.
@@ -68,17 +60,6 @@ pub fn print_errors(errors: &[String]) -> bool {
         eprintln!("error: {e}");
     }
     !errors.is_empty()
-}
-
-/// The run's outcome, saying on standard error why it is not ok when `--quiet` kept the
-/// summary (which says why) off the terminal: the exit code must not come without a reason.
-pub fn outcome_saying_why(result: &RunResult, output: &crate::cli::OutputArgs) -> Outcome {
-    if output.quiet {
-        for why in loadlab_pipeline::why_not_ok(result, output.allow_saturated) {
-            eprintln!("loadlab: {why}");
-        }
-    }
-    loadlab_pipeline::outcome_of(result, output.allow_saturated)
 }
 
 /// Where progress lines go: standard error, or nowhere with `--quiet`.

@@ -1,20 +1,18 @@
 //! `loadlab run`: one scenario (from a file or from flags), one run, one result.
 
-use super::output::{print_errors, print_run, warn};
-use super::session::Session;
-use crate::cli::{OutputArgs, RunArgs};
+use super::output::{print_errors, print_outputs, print_run, say_unless, warn};
+use crate::cli::RunArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_engine::Steering;
-use loadlab_live::LiveTap;
 use loadlab_metrics::RunResult;
 use loadlab_pipeline::live_session::{Live, Steerable};
-use loadlab_pipeline::measure::{
-    check_json_path, measure_retrying, write_json, Retry, RunSpec, Share,
-};
+use loadlab_pipeline::measure::Share;
 use loadlab_pipeline::resolve::{RunFlags, UrlRequest};
+use loadlab_pipeline::session::Settings;
+use loadlab_pipeline::single_run::{
+    run_local, run_remote, Destination, RemoteRunFlags, RunContext,
+};
+use loadlab_report::progress_terminal::retry_line;
 use loadlab_scenario::{LoadFlags, Scenario};
-use loadlab_store::NewRun;
-use std::sync::Arc;
 
 pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
     let scenario = resolve_scenario(&args)?;
@@ -33,29 +31,29 @@ fn execute_with(
     share: Share,
     live: &Live,
 ) -> Result<Outcome, CliError> {
-    let results = loadlab_store::resolve_dir(args.output.results.as_deref());
-    if let Some(url) = loadlab_pipeline::remote::url_of(&results)? {
-        if args.baseline.is_some() {
-            return Err(CliError::bad_input(
-                "--baseline compares against a study in a local run store; it cannot be used with --results URL",
-            ));
-        }
-        return super::remote_run::run(scenario, args, share, &url, live.taps(), live.steering());
-    }
-    if args.barrier_timeout.is_some() || args.upload_every.is_some() {
-        return Err(CliError::bad_input(
-            "--barrier-timeout and --upload-every apply to records in object storage: give --results s3://bucket/prefix (or gs://, az://, file://)",
-        ));
-    }
-    let (outcome, result) = run_and_report(
-        scenario,
-        &args.output,
+    let settings = super::session::settings(&args.output)?;
+    let remote = RemoteRunFlags {
+        barrier_timeout: args.barrier_timeout,
+        upload_every: args.upload_every,
+    };
+    let context = RunContext {
         share,
-        live.taps(),
-        args.retry_invalid,
-        live.steering(),
-    )?;
-    live.run_judged(&result, args.output.allow_saturated);
+        taps: live.taps(),
+        steering: live.steering(),
+        retry_invalid: args.retry_invalid,
+    };
+    let destination = Destination::of(&settings, remote, args.baseline.is_some())?;
+    if let Destination::Remote(url, options) = destination {
+        let mut say = say_unless(settings.quiet);
+        let (run, outputs) = run_remote(scenario, &settings, context, (&url, options), &mut say)?;
+        if !settings.quiet {
+            print_run(&run.result, Some(run.stored_line()));
+            print_outputs(&outputs);
+        }
+        return Ok(outcome(&run.result, &run.errors, &settings));
+    }
+    let (outcome, result) = run_and_report(scenario, &settings, context)?;
+    live.run_judged(&result, settings.allow_saturated);
     loadlab_pipeline::reports::write_run_ci_outputs(
         &result,
         args.junit.as_deref(),
@@ -65,9 +63,9 @@ fn execute_with(
         let regressed = super::compare::run_against_study(
             &result,
             baseline,
-            args.output.results.as_deref(),
+            settings.results.as_deref(),
             bound,
-            args.output.quiet,
+            settings.quiet,
         )?;
         if regressed && outcome == Outcome::Ok {
             return Ok(Outcome::ThresholdsFailed);
@@ -108,97 +106,43 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
     Ok(scenario)
 }
 
-/// Runs a resolved scenario as `loadlab run` does: checks that its results can be kept
-/// (exit 2 before any load), runs it (again, up to `retry_invalid` times, while it is
-/// invalid), prints the summary, stores the result and `--json`, and says what could not be
-/// stored (exit 3).
+/// Runs a resolved scenario as `loadlab run` does (`loadlab_pipeline::single_run::run_local`)
+/// and prints its summary, where it was stored, and what could not be (exit 3).
 pub fn run_and_report(
     scenario: &Scenario,
-    output: &OutputArgs,
-    share: Share,
-    taps: Vec<Arc<dyn LiveTap>>,
-    retry_invalid: usize,
-    steering: Option<&Steering>,
+    settings: &Settings,
+    context: RunContext<'_>,
 ) -> Result<(Outcome, RunResult), CliError> {
-    if let Some(json) = &output.json {
-        check_json_path(json)?;
-    }
-    let store = loadlab_pipeline::store::open_for_runs(output.results.as_deref(), &mut warn)?;
-    let Session {
-        cancel,
-        outputs,
-        mut view,
-    } = Session::open(output, &scenario.outputs, taps, true)?;
-    let spec = RunSpec {
+    let retries = context.retry_invalid;
+    let run = run_local(
         scenario,
-        share,
-        threads: output.threads,
-        cancel: &cancel,
-        steering,
-    };
-    let meta = NewRun {
-        labels: output.resolved_labels()?,
-        ..NewRun::default()
-    };
-    let retry = Retry {
-        retries: retry_invalid,
-        allow_saturated: output.allow_saturated,
-    };
-    let measured = measure_retrying(
-        spec,
-        Some(&store),
-        meta,
-        &mut view,
-        retry,
+        settings,
+        context,
+        &mut warn,
         &mut |run, n, settle| {
-            // Said even when quiet, with its figures: an attempt thrown away must not go
-            // unexplained.
-            let why: Vec<String> = run
-                .validity
-                .reasons
-                .iter()
-                .map(|r| format!("{}: {}", r.kind.as_str(), r.message))
-                .collect();
-            let when = if settle.is_zero() {
-                String::new()
-            } else {
-                format!(" in {} s, the host given time to settle", settle.as_secs())
-            };
-            eprintln!(
-                "loadlab: the run was invalid ({}); running it again{when} ({n} of {retry_invalid}, --retry-invalid)",
-                why.join("; ")
-            );
+            eprintln!("{}", retry_line(run, n, retries, settle));
         },
     )?;
-    let result = measured.result;
-    let mut errors: Vec<String> = measured.storage_error.into_iter().collect();
-    let json = output
-        .json
-        .as_deref()
-        .filter(|path| match write_json(&result, path) {
-            Ok(()) => true,
-            Err(e) => {
-                errors.push(e);
-                false
-            }
-        });
-    if !output.quiet {
-        let stored = measured.id.zip(measured.path).map(|(id, path)| {
-            let what = if result.interrupted {
-                "partial result stored"
-            } else {
-                "stored"
-            };
-            format!("{what} as run {id} ({})", path.display())
-        });
-        print_run(&result, stored);
-        super::output::print_outputs(&outputs);
-        if let Some(path) = json {
+    if !settings.quiet {
+        print_run(&run.result, run.stored_line());
+        print_outputs(&run.outputs);
+        if let Some(path) = &run.json {
             println!("result written to {}", path.display());
         }
     }
-    if print_errors(&errors) {
-        return Ok((Outcome::Invalid, result));
+    Ok((outcome(&run.result, &run.errors, settings), run.result))
+}
+
+/// Invalid when anything could not be kept (said on stderr), else the run's own outcome, said
+/// why when `--quiet` kept the summary (which says why) off the terminal.
+fn outcome(result: &RunResult, errors: &[String], settings: &Settings) -> Outcome {
+    if print_errors(errors) {
+        return Outcome::Invalid;
     }
-    Ok((super::output::outcome_saying_why(&result, output), result))
+    if settings.quiet {
+        for why in loadlab_pipeline::why_not_ok(result, settings.allow_saturated) {
+            eprintln!("loadlab: {why}");
+        }
+    }
+    loadlab_pipeline::outcome_of(result, settings.allow_saturated)
 }

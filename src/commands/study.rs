@@ -3,17 +3,13 @@
 //! `loadlab_orchestrate::study`; this command supplies the runs (the engine, the store) and
 //! prints what happens.
 
-use super::output::{report_for, warn, Stored};
-use super::session::Session;
+use super::output::{warn, Stored};
 use crate::cli::{OutputArgs, StudyArgs};
 use crate::exit::{CliError, Outcome};
-use loadlab_analysis::study::{StudyResult, MIN_RUNS_FOR_COMPARISON};
-use loadlab_orchestrate::study::StudyObserver;
-use loadlab_pipeline::live_progress::StudyTee;
+use loadlab_analysis::study::StudyResult;
 use loadlab_pipeline::live_session::{Live, Steerable};
-use loadlab_pipeline::segmented::SegmentCommand;
-use loadlab_pipeline::study::{self, PlanOverrides, StudyRuns};
-use loadlab_report::progress_terminal::StudyLines;
+use loadlab_pipeline::study::{self, PlanOverrides};
+use loadlab_pipeline::study_command::{self, StudyFile};
 use loadlab_report::study_terminal::print_study;
 use std::path::{Path, PathBuf};
 
@@ -43,28 +39,8 @@ fn run_and_write(args: &StudyArgs, live: &Live) -> Result<Outcome, CliError> {
     Ok(outcome)
 }
 
-/// With `--segments N`: each round as N processes of this program.
-fn segment_command(
-    file: &Path,
-    overrides: &PlanOverrides,
-    threads: Option<usize>,
-) -> Result<Option<SegmentCommand>, CliError> {
-    let Some(segments) = overrides.segments else {
-        return Ok(None);
-    };
-    Ok(Some(SegmentCommand {
-        program: std::env::current_exe().map_err(|e| {
-            CliError::aborted(format!("cannot find this program to start segments: {e}"))
-        })?,
-        file: file.to_path_buf(),
-        target: overrides.target.clone(),
-        threads,
-        segments,
-    }))
-}
-
-/// Runs (or resumes) the `study:` section of a scenario file; returns the outcome and the
-/// path of its `study.json`. Used by `loadlab study` and by `loadlab demo`.
+/// Runs (or resumes) the `study:` section of a scenario file and prints its end; returns the
+/// outcome and the path of its `study.json`. Used by `loadlab study` and by `loadlab demo`.
 pub fn run_study_file(
     file: &Path,
     output: &OutputArgs,
@@ -72,86 +48,38 @@ pub fn run_study_file(
     resume: Option<&str>,
     live: &Live,
 ) -> Result<(Outcome, PathBuf), CliError> {
-    let plan = study::plan_of_file(file, overrides)?;
-    let segments = segment_command(file, overrides, output.threads)?;
-    let quiet = output.quiet;
-    if !quiet && plan.variants.len() > 1 && plan.repeat < MIN_RUNS_FOR_COMPARISON {
-        warn(&format!(
-            "{} runs per variant: comparisons need at least {MIN_RUNS_FOR_COMPARISON} (10 recommended), so none is made",
-            plan.repeat
-        ));
-    }
-    let store = loadlab_pipeline::store::open_for_runs(output.results.as_deref(), &mut warn)?;
-    let labels = output.resolved_labels()?;
-    let stored = study::begin_or_resume(&store, &plan, resume, file, &labels)?;
-    let id = stored.ids.id.clone();
-    let file_outputs = plan
-        .variants
-        .first()
-        .map(|v| v.scenario.outputs.clone())
-        .unwrap_or_default();
-    let Session {
-        cancel,
-        outputs,
-        mut view,
-    } = Session::open(output, &file_outputs, live.taps(), true)?;
-    let runs = StudyRuns {
-        store: &store,
-        cancel: &cancel,
-        id: &id,
-        labels,
-        threads: output.threads,
+    let settings = super::session::settings(output)?;
+    let study = StudyFile {
+        file,
+        overrides,
+        resume,
     };
-    let mut exec = runs.executor(segments, &mut view, stored.dir());
-    let mut printer = StudyLines {
-        out: super::output::progress_out(quiet),
-        id: id.clone(),
-        dir: stored.dir().to_path_buf(),
-    };
-    let mut tee;
-    let progress: &mut dyn StudyObserver = match live.dashboard() {
-        Some(d) => {
-            tee = StudyTee::new(&mut printer, d, &id);
-            &mut tee
-        }
-        None => &mut printer,
-    };
-    let end = study::run_stored(
-        &store,
-        &plan,
-        stored,
-        output.json.as_deref(),
-        output.allow_saturated,
-        exec.as_mut(),
-        progress,
-    );
+    let progress = super::output::progress_out(settings.quiet);
+    let done = study_command::run_study_file(study, &settings, live, progress, &mut warn)?;
+    let end = done.end;
     let outcome = end.outcome();
-    let study_json = end.file;
+    let id = &end.study.id;
     if let Some(e) = end.failure {
-        if !quiet {
+        if !settings.quiet {
             eprintln!(
                 "study stopped; the runs made so far are in {} (resume with `loadlab study {} --resume {id}`)",
-                study_json.display(),
+                end.file.display(),
                 file.display(),
             );
         }
         return Err(e.into());
     }
-    let report = report_for(&study_json);
-    if let Some(r) = &report {
-        live.report_written(r);
-    }
-    if !quiet {
+    if !settings.quiet {
         print_end(
             &end.study,
             end.stopped,
-            &study_json,
+            &end.file,
             file,
-            report.as_deref(),
+            done.report.as_deref(),
         );
-        super::output::print_outputs(&outputs);
+        super::output::print_outputs(&done.outputs);
     }
-    Ok((outcome, study_json))
+    Ok((outcome, end.file))
 }
 
 /// The study's table, where it is stored, how to resume it, and its report.

@@ -8,6 +8,7 @@
 //! Crates chosen: none beyond the workspace's own; `thiserror` for [`PipelineError`].
 
 pub mod capacity;
+pub mod capacity_command;
 pub mod compare;
 mod error;
 pub mod executor;
@@ -24,8 +25,12 @@ pub mod remote;
 pub mod reports;
 pub mod resolve;
 pub mod segmented;
+pub mod session;
+pub mod signals;
+pub mod single_run;
 pub mod store;
 pub mod study;
+pub mod study_command;
 pub mod terminal_view;
 
 pub use error::PipelineError;

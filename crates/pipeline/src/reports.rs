@@ -296,6 +296,18 @@ pub fn write_both(
     Ok((html, md))
 }
 
+/// Writes the report beside a result file, as [`write_report_beside`]; a failure is a warning
+/// handed to `warn` (the result itself is already stored). The HTML's path when written.
+pub fn report_beside(result: &Path, warn: &mut dyn FnMut(&str)) -> Option<PathBuf> {
+    match write_report_beside(result) {
+        Ok((html, _)) => Some(html),
+        Err(e) => {
+            warn(&format!("no report written: {e}"));
+            None
+        }
+    }
+}
+
 /// Writes `report.html` and `report.md` beside a result file (a run JSON, `study.json`,
 /// `capacity.json` or comparison JSON); returns both paths. `study`, `capacity` and
 /// `compare` call it when they finish.

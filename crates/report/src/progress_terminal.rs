@@ -273,3 +273,28 @@ pub fn finding_line(result: &CapacityResult) -> String {
         CapacityFinding::NoneMet => "capacity: no rate met the SLO".into(),
     }
 }
+
+/// Said when an invalid run is made again (even when quiet: an attempt thrown away must not go
+/// unexplained): its reasons with their figures, the pause first, and which re-run of how many.
+pub fn retry_line(
+    run: &loadlab_metrics::RunResult,
+    attempt: usize,
+    retries: usize,
+    settle: Duration,
+) -> String {
+    let why: Vec<String> = run
+        .validity
+        .reasons
+        .iter()
+        .map(|r| format!("{}: {}", r.kind.as_str(), r.message))
+        .collect();
+    let when = if settle.is_zero() {
+        String::new()
+    } else {
+        format!(" in {} s, the host given time to settle", settle.as_secs())
+    };
+    format!(
+        "loadlab: the run was invalid ({}); running it again{when} ({attempt} of {retries}, --retry-invalid)",
+        why.join("; ")
+    )
+}

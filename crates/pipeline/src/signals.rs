@@ -7,9 +7,16 @@
 use loadlab_engine::Cancel;
 use tokio::signal::unix::{signal, SignalKind};
 
+/// What a `loadlab` process sets up before anything else: SIGXFSZ ignored, and a closed
+/// standard output ending the process quietly.
+pub fn prepare_process() {
+    ignore_file_size_signal();
+    quiet_exit_on_closed_stdout();
+}
+
 /// Ignores SIGXFSZ: writing past a file-size limit then fails with EFBIG instead of killing
 /// the process, and the run reports that its results could not be stored.
-pub fn ignore_file_size_signal() {
+fn ignore_file_size_signal() {
     // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
@@ -17,7 +24,8 @@ pub fn ignore_file_size_signal() {
 }
 
 /// Watches for SIGINT, SIGTERM and SIGHUP on a thread of its own: the first cancels `cancel`
-/// (with the signal's name as the reason), the second exits with code 3 at once.
+/// (with the signal's name as the reason), the second exits with code 3 at once: a
+/// process-wide act, as a second Ctrl-C means "quit now" to every tool.
 pub fn watch(cancel: Cancel) {
     let _ = std::thread::Builder::new()
         .name("loadlab-signals".into())
@@ -53,7 +61,7 @@ pub fn watch(cancel: Cancel) {
                         eprintln!(
                             "\n{name} again: quitting now; every completed interval is already on disk (`loadlab runs` shows the run as interrupted)"
                         );
-                        std::process::exit(crate::exit::ABORTED);
+                        std::process::exit(crate::exit_code::ABORTED);
                     }
                 }
             });
@@ -64,11 +72,11 @@ pub fn watch(cancel: Cancel) {
 /// generator keeps SIGPIPE ignored (its sockets must see EPIPE, not die), so a reader that went
 /// away is noticed here instead: the panic ends the process quietly, like any Unix tool whose
 /// reader left — everything it had to store was stored before it printed.
-pub fn quiet_exit_on_closed_stdout() {
+fn quiet_exit_on_closed_stdout() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if stdout_reader_gone() {
-            std::process::exit(crate::exit::OK);
+            std::process::exit(crate::exit_code::OK);
         }
         default(info);
     }));
