@@ -8,52 +8,42 @@ use crate::exit::{CliError, Outcome};
 use loadlab_analysis::compare::CompareOptions;
 use loadlab_analysis::study::default_compare_metrics;
 use loadlab_metrics::RunResult;
-use loadlab_pipeline::compare::{
-    baseline_for_run, chosen_metrics, compare_pairs, pair_sides, resolve, store_comparison,
-    write_comparison_outputs, write_pairs, write_verdict,
-};
+use loadlab_pipeline::compare::{baseline_for_run, compare_pairs, write_pairs, write_verdict};
+use loadlab_pipeline::compare_command::{compare, CompareRequest};
 use loadlab_pipeline::reports::CiOutputs;
 use std::io::Write;
 use std::path::Path;
 
 pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
-    let bound = args.fail_on_regression;
-    let band = args.equivalence;
-    let results = args.store.results.as_deref();
-    let mut store = None;
-    let a_sides = resolve(&args.baseline, &mut store, results, &mut warn)?;
-    let b_sides = resolve(&args.candidate, &mut store, results, &mut warn)?;
-    let (pairs, took_first) = pair_sides(&a_sides, &b_sides);
-    if took_first {
+    let request = CompareRequest {
+        baseline: &args.baseline,
+        candidate: &args.candidate,
+        metrics: &args.metrics,
+        equivalence: args.equivalence,
+        bound: args.fail_on_regression,
+        results: args.store.results.as_deref(),
+        outputs: CiOutputs {
+            json: args.json.as_deref(),
+            junit: args.junit.as_deref(),
+            summary: args.summary.as_deref(),
+        },
+    };
+    let compared = compare(&request, &mut warn)?;
+    if compared.took_first {
         eprintln!(
             "note: comparing variant `{}` with `{}`; choose others with ID:variant",
-            a_sides[0].stats.name, b_sides[0].stats.name
+            compared.baseline[0].stats.name, compared.candidate[0].stats.name
         );
     }
-    let metrics = chosen_metrics(&args.metrics, &pairs)?;
-    // Without --equivalence, the baseline study's band: the same runs get the same verdict
-    // words here as in the study's own summary and report.
-    let options = CompareOptions::with_equivalence(band.unwrap_or(a_sides[0].equivalence));
-    let result = compare_pairs(&pairs, &metrics, &options, bound);
-    let names = (args.baseline.as_str(), args.candidate.as_str());
-    let outputs = CiOutputs {
-        json: args.json.as_deref(),
-        junit: args.junit.as_deref(),
-        summary: args.summary.as_deref(),
-    };
-    write_comparison_outputs(&result, names, &outputs)?;
-    // The comparison and its report are kept in the store, like a study's.
-    let stored = store_comparison(results, &result)
-        .map_err(|e| warn(&e))
-        .ok();
+    let result = &compared.result;
     if !args.quiet {
         let mut out = std::io::stdout().lock();
-        write_pairs(&mut out, &pairs, &result, &options);
-        write_verdict(&mut out, &result);
+        write_pairs(&mut out, &compared.pairs(), result, &compared.options);
+        write_verdict(&mut out, result);
         if let Some(path) = &args.json {
             let _ = writeln!(out, "comparison written to {}", path.display());
         }
-        if let Some(report) = stored.as_deref().and_then(report_for) {
+        if let Some(report) = compared.stored.as_deref().and_then(report_for) {
             print_report_paths(&mut out, &report);
         }
     }

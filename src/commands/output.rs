@@ -2,6 +2,7 @@
 //! their units, and the flag values several commands parse.
 
 use loadlab_metrics::RunResult;
+pub use loadlab_report::stored_terminal::{print_report_paths, Stored};
 use loadlab_report::Style;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -23,15 +24,6 @@ pub fn say_unless(quiet: bool) -> impl FnMut(&str) {
 /// Writes the HTML/Markdown report beside a result file; a failure is a warning.
 pub fn report_for(result: &Path) -> Option<PathBuf> {
     loadlab_pipeline::reports::report_beside(result, &mut warn)
-}
-
-/// `report: …/report.html` and the Markdown beside it.
-pub fn print_report_paths(out: &mut (impl Write + ?Sized), html: &Path) {
-    let _ = writeln!(out, "report: {}", html.display());
-    let md = html.with_extension("md");
-    if md.exists() {
-        let _ = writeln!(out, "        {}", md.display());
-    }
 }
 
 /// One line per live output: what it sent, dropped, and its last error.
@@ -68,49 +60,5 @@ pub fn progress_out(quiet: bool) -> Box<dyn Write> {
         Box::new(std::io::sink())
     } else {
         Box::new(std::io::stderr())
-    }
-}
-
-/// Where a study or capacity search is stored, and how to resume it when it stopped.
-pub struct Stored<'a> {
-    /// `study`, `capacity search`.
-    pub what: &'a str,
-    /// The command that resumes it: `study`, `capacity`.
-    pub command: &'a str,
-    pub id: &'a str,
-    pub interrupted: bool,
-    pub path: &'a Path,
-    /// Its scenario file.
-    pub file: &'a Path,
-}
-
-impl Stored<'_> {
-    /// Prints where it is stored, how to resume it, and its report's paths.
-    pub fn print(&self, out: &mut dyn Write, report: Option<&Path>) {
-        let state = if self.interrupted {
-            "interrupted, partial result stored"
-        } else {
-            "stored"
-        };
-        let _ = writeln!(
-            out,
-            "\n{} {} {state}: {}",
-            self.what,
-            self.id,
-            self.path.display()
-        );
-        if self.interrupted {
-            let _ = writeln!(
-                out,
-                "resume it with: loadlab {} {} --resume {}",
-                self.command,
-                self.file.display(),
-                self.id
-            );
-        }
-        if let Some(r) = report {
-            print_report_paths(out, r);
-        }
-        let _ = out.flush();
     }
 }

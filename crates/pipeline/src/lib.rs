@@ -10,6 +10,7 @@
 pub mod capacity;
 pub mod capacity_command;
 pub mod compare;
+pub mod compare_command;
 mod error;
 pub mod executor;
 pub mod history;

@@ -24,6 +24,7 @@ mod protocol_values;
 mod run_doc;
 mod run_values;
 pub mod scenario_terminal;
+pub mod stored_terminal;
 mod stretch_values;
 mod study_doc;
 pub mod study_terminal;
