@@ -5,10 +5,9 @@
 
 use crate::capacity::{self, SearchEnd};
 use crate::executor::EngineExecutor;
-use crate::live_outputs::LiveOutputs;
 use crate::live_progress::CapacityTee;
 use crate::live_session::Live;
-use crate::session::{Session, Settings};
+use crate::session::{Done, Session, Settings};
 use crate::PipelineError;
 use loadlab_orchestrate::capacity::CapacityObserver;
 use loadlab_report::progress_terminal::{starting_words, StepLines};
@@ -16,7 +15,7 @@ use loadlab_scenario::study::{CapacitySpec, StudyDocument};
 use loadlab_scenario::{MonitorFlag, ScenarioError};
 use loadlab_store::StudyKind;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// Which search: its file and the flags over the file's `capacity:` section.
@@ -34,13 +33,8 @@ pub struct CapacityFile<'a> {
     pub resume: Option<&'a str>,
 }
 
-/// A search that ran (or stopped): how it ended, the outputs it fed, and its report.
-pub struct CapacityDone {
-    pub end: SearchEnd,
-    pub outputs: LiveOutputs,
-    /// The HTML report written beside `capacity.json`, when it could be.
-    pub report: Option<PathBuf>,
-}
+/// A search that ran (or stopped), with its outputs and report.
+pub type CapacityDone = Done<SearchEnd>;
 
 /// Runs (or resumes) the capacity search of a scenario file. `progress` receives the first
 /// words and a line per step (a sink when quiet); `warn` hears of a report not written. A
@@ -108,17 +102,7 @@ pub fn run_capacity_file(
         &mut exec,
         observer,
     );
-    let report = if end.failure.is_none() {
-        crate::reports::report_beside(&end.file, warn)
-    } else {
-        None
-    };
-    if let Some(r) = &report {
-        live.report_written(r);
-    }
-    Ok(CapacityDone {
-        end,
-        outputs,
-        report,
-    })
+    let failed = end.failure.is_some();
+    let file = end.file.clone();
+    Ok(Done::reported(end, outputs, (&file, failed), live, warn))
 }

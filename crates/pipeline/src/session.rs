@@ -4,13 +4,14 @@
 //! and `capacity` open one each, so none of them wires these by hand.
 
 use crate::live_outputs::LiveOutputs;
+use crate::live_session::Live;
 use crate::terminal_view::TerminalView;
 use crate::PipelineError;
 use loadlab_engine::Cancel;
 use loadlab_live::LiveTap;
 use loadlab_scenario::OutputSpec;
 use loadlab_store::Labels;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// How a command keeps and shows its runs: the output flags every load command shares,
@@ -65,5 +66,40 @@ impl Session {
             outputs,
             view,
         })
+    }
+}
+
+/// A study or capacity search that ran (or stopped): how it ended (`End`), the outputs it fed,
+/// and its report.
+pub struct Done<End> {
+    pub end: End,
+    pub outputs: LiveOutputs,
+    /// The HTML report written beside the result file, when it could be.
+    pub report: Option<PathBuf>,
+}
+
+impl<End> Done<End> {
+    /// Writes the report beside `file` unless the work `failed` (what it saved stays as it
+    /// is), and tells the dashboard where it is; `warn` hears of a report not written.
+    pub fn reported(
+        end: End,
+        outputs: LiveOutputs,
+        (file, failed): (&Path, bool),
+        live: &Live,
+        warn: &mut dyn FnMut(&str),
+    ) -> Self {
+        let report = if failed {
+            None
+        } else {
+            crate::reports::report_beside(file, warn)
+        };
+        if let Some(r) = &report {
+            live.report_written(r);
+        }
+        Self {
+            end,
+            outputs,
+            report,
+        }
     }
 }

@@ -8,7 +8,7 @@ use crate::measure::{check_json_path, measure_retrying, write_json, Retry, RunSp
 use crate::remote::{run_to_url, RemoteRun, RemoteRunOptions};
 use crate::session::{Session, Settings};
 use crate::PipelineError;
-use loadlab_engine::Steering;
+use loadlab_engine::{Cancel, Steering};
 use loadlab_live::LiveTap;
 use loadlab_metrics::RunResult;
 use loadlab_scenario::Scenario;
@@ -76,6 +76,19 @@ pub struct RunContext<'a> {
     pub retry_invalid: usize,
 }
 
+impl<'a> RunContext<'a> {
+    /// The run of `scenario` in this context, cancelled by `cancel`.
+    fn spec(&self, scenario: &'a Scenario, settings: &Settings, cancel: &'a Cancel) -> RunSpec<'a> {
+        RunSpec {
+            scenario,
+            share: self.share,
+            threads: settings.threads,
+            cancel,
+            steering: self.steering,
+        }
+    }
+}
+
 /// A run kept in the local store.
 pub struct LocalRun {
     pub result: RunResult,
@@ -120,14 +133,8 @@ pub fn run_local(
         cancel,
         outputs,
         mut view,
-    } = Session::open(settings, &scenario.outputs, context.taps, true)?;
-    let spec = RunSpec {
-        scenario,
-        share: context.share,
-        threads: settings.threads,
-        cancel: &cancel,
-        steering: context.steering,
-    };
+    } = Session::open(settings, &scenario.outputs, context.taps.clone(), true)?;
+    let spec = context.spec(scenario, settings, &cancel);
     let meta = NewRun {
         labels: settings.labels.clone(),
         ..NewRun::default()
@@ -165,14 +172,8 @@ pub fn run_remote(
         cancel,
         outputs,
         mut view,
-    } = Session::open(settings, &scenario.outputs, context.taps, true)?;
-    let spec = RunSpec {
-        scenario,
-        share: context.share,
-        threads: settings.threads,
-        cancel: &cancel,
-        steering: context.steering,
-    };
+    } = Session::open(settings, &scenario.outputs, context.taps.clone(), true)?;
+    let spec = context.spec(scenario, settings, &cancel);
     let mut run = run_to_url(spec, url, options, &settings.labels, &mut view, say)?;
     written_json(&run.result, settings, &mut run.errors);
     Ok((run, outputs))

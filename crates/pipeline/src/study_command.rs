@@ -3,18 +3,17 @@
 //! round as segment processes), its progress as lines and on the dashboard, and its report
 //! written beside `study.json`. The caller prints the end.
 
-use crate::live_outputs::LiveOutputs;
 use crate::live_progress::StudyTee;
 use crate::live_session::Live;
 use crate::segmented::SegmentCommand;
-use crate::session::{Session, Settings};
+use crate::session::{Done, Session, Settings};
 use crate::study::{self, PlanOverrides, StudyEnd, StudyRuns};
 use crate::PipelineError;
 use loadlab_analysis::study::MIN_RUNS_FOR_COMPARISON;
 use loadlab_orchestrate::study::StudyObserver;
 use loadlab_report::progress_terminal::StudyLines;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Which study: its file, the flags over it, and the stored study to take up.
 pub struct StudyFile<'a> {
@@ -24,13 +23,8 @@ pub struct StudyFile<'a> {
     pub resume: Option<&'a str>,
 }
 
-/// A study that ran (or stopped): how it ended, the outputs it fed, and its report.
-pub struct StudyDone {
-    pub end: StudyEnd,
-    pub outputs: LiveOutputs,
-    /// The HTML report written beside `study.json`, when it could be.
-    pub report: Option<PathBuf>,
-}
+/// A study that ran (or stopped), with its outputs and report.
+pub type StudyDone = Done<StudyEnd>;
 
 /// Runs (or resumes) the `study:` section of a scenario file. `progress` receives a line per
 /// run (a sink when quiet); `warn` hears what the study cannot do as asked (too few runs to
@@ -94,19 +88,9 @@ pub fn run_study_file(
         exec.as_mut(),
         observer,
     );
-    let report = if end.failure.is_none() {
-        crate::reports::report_beside(&end.file, warn)
-    } else {
-        None
-    };
-    if let Some(r) = &report {
-        live.report_written(r);
-    }
-    Ok(StudyDone {
-        end,
-        outputs,
-        report,
-    })
+    let failed = end.failure.is_some();
+    let file = end.file.clone();
+    Ok(Done::reported(end, outputs, (&file, failed), live, warn))
 }
 
 /// With `--segments N`: each round as N processes of this program.
