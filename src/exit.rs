@@ -49,3 +49,13 @@ impl From<loadlab_remote::RemoteError> for CliError {
         PipelineError::from(e).into()
     }
 }
+
+impl From<loadlab_demo::DemoError> for CliError {
+    fn from(e: loadlab_demo::DemoError) -> Self {
+        if e.is_bad_input() {
+            CliError::bad_input(e)
+        } else {
+            CliError::aborted(e)
+        }
+    }
+}

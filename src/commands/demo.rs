@@ -1,56 +1,41 @@
-//! `loadlab demo`: the main job on the built-in target, with nothing to set up — a short
-//! study (2 variants × 6 runs, `demo_targets`) against targets started in-process,
-//! ending in an HTML and a Markdown report with the targets' resources and their server-side
-//! latency.
+//! `loadlab demo`: the main job on the built-in target, with nothing to set up
+//! (`loadlab_demo`: its targets, its study, its report); this command runs the study as
+//! `loadlab study` does and prints what happens.
 
-use super::demo_targets::DemoTargets;
+use super::output::warn;
 use crate::cli::DemoArgs;
 use crate::exit::{CliError, Outcome};
-use std::path::Path;
+use loadlab_pipeline::live_session::Live;
+use loadlab_pipeline::study::PlanOverrides;
 
 pub fn execute(args: DemoArgs) -> Result<Outcome, CliError> {
-    let targets = DemoTargets::start()?;
     let quiet = args.output.quiet;
-    if !quiet {
-        println!(
-            "loadlab demo: two built-in targets, ~2 ms exponential service time — baseline with 4 workers on http://{}, half-workers with 2 on http://{}\n\
-             a study: 800 arrivals/s, 2 variants × 6 runs of 3 s, interleaved — about a minute\n",
-            targets.baseline.addr, targets.half.addr
-        );
-    }
-    let results = loadlab_store::resolve_dir(args.output.results.as_deref());
-    let file = targets.write_scenario(&results)?;
-    // A demo shows what it finds: on a busy laptop its runs are kept, and the report says
-    // which were contended and by whom, instead of failing the first command a user runs.
     let output = crate::cli::OutputArgs {
-        allow_saturated: true,
+        allow_saturated: loadlab_demo::ALLOW_SATURATED,
         ..args.output.clone()
     };
-    let outcome = match super::study::run_study_file(
-        &file,
-        &output,
-        &loadlab_pipeline::study::PlanOverrides::default(),
-        None,
-        &loadlab_pipeline::live_session::Live::off(),
-    ) {
-        Ok((outcome, study_json)) => {
-            let html = loadlab_pipeline::reports::html_beside(&study_json);
-            let html = if html.exists() {
-                Some(html)
-            } else {
-                super::output::report_for(&study_json)
-            };
-            announce(html.as_deref(), quiet);
+    loadlab_demo::run(
+        args.output.results.as_deref(),
+        |targets| {
+            if !quiet {
+                println!("{}", targets.intro());
+            }
+        },
+        |file| {
+            let (outcome, study_json) = super::study::run_study_file(
+                file,
+                &output,
+                &PlanOverrides::default(),
+                None,
+                &Live::off(),
+            )?;
+            let html = loadlab_demo::report(&study_json)
+                .map_err(|e| warn(&format!("no report written: {e}")))
+                .ok();
+            if let (Some(html), false) = (html, quiet) {
+                println!("\nOpen the report: {}", html.display());
+            }
             Ok(outcome)
-        }
-        Err(e) => Err(e),
-    };
-    targets.shutdown();
-    outcome
-}
-
-fn announce(html: Option<&Path>, quiet: bool) {
-    if let (Some(html), false) = (html, quiet) {
-        println!("\nOpen the report: {}", html.display());
-    }
+        },
+    )
 }

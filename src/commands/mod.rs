@@ -4,7 +4,6 @@ mod capacity;
 mod compare;
 mod control;
 mod demo;
-mod demo_targets;
 mod gate;
 mod history;
 mod import;

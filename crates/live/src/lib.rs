@@ -14,10 +14,11 @@
 //! For the outputs: `prost` to encode the protobuf of Prometheus remote write and OTLP from message
 //! structs declared by hand (no protoc, no gRPC stack); `snap` for the snappy block format
 //! remote write requires; `loadlab-http-client` (reqwest's blocking client, the workspace's
-//! one HTTP client outside the load) for the outputs: each output sends from its own plain
+//! one HTTP client outside the load) for the outputs and the control API's client: each output sends from its own plain
 //! thread, and this crate's code stays synchronous (reqwest runs its runtime on a thread of
 //! its own). `loadlab-scenario` for the output specs (`--out`, `outputs:`).
 
+pub mod control_client;
 pub mod dashboard;
 pub mod frame;
 pub mod outputs;

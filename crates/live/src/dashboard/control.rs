@@ -1,6 +1,6 @@
 //! The control API of a running load (`--control`, and the dashboard's own controls):
-//! `POST /api/pause|resume|stop|load` and `GET /api/control`, what each request may do, and
-//! the client `loadlab control` calls it with.
+//! `POST /api/pause|resume|stop|load` and `GET /api/control`, and what each request may do.
+//! The client `loadlab control` calls it with is [`crate::control_client`].
 //!
 //! On loopback, any local process may steer (as it may send the load itself). Anywhere else a
 //! token is required (`Authorization: Bearer …`, else 401). A command must come as
@@ -224,56 +224,6 @@ pub fn new_token() -> std::io::Result<String> {
     let mut bytes = [0u8; 16];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// What `loadlab control` sends and how it went.
-#[derive(Debug, thiserror::Error)]
-pub enum ClientError {
-    #[error("cannot reach the run at {addr}: {message} (is it running with --control or --dashboard there?)")]
-    Unreachable { addr: String, message: String },
-    #[error("{0}")]
-    Refused(String),
-}
-
-/// Sends one command (`path`, JSON `body`) to the run at `addr`; its JSON answer.
-pub fn send(
-    addr: SocketAddr,
-    path: &str,
-    body: Option<&Value>,
-    token: Option<&str>,
-) -> Result<Value, ClientError> {
-    let unreachable = |message: String| ClientError::Unreachable {
-        addr: addr.to_string(),
-        message,
-    };
-    let client = loadlab_http_client::client(Duration::from_secs(5), "loadlab-control")
-        .map_err(unreachable)?;
-    let url = format!("http://{addr}{path}");
-    let mut request = match body {
-        Some(body) => client
-            .post(&url)
-            .header("Content-Type", "application/json")
-            .header("X-Loadlab-Source", "cli")
-            .body(body.to_string()),
-        None => client.get(&url),
-    };
-    if let Some(t) = token {
-        request = request.header("Authorization", format!("Bearer {t}"));
-    }
-    let response = loadlab_http_client::send(request).map_err(unreachable)?;
-    let ok = response.status().is_success();
-    let text = response
-        .text()
-        .map_err(|e| unreachable(loadlab_http_client::error_chain(&e)))?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|_| ClientError::Refused(format!("{addr} answered something else: {text}")))?;
-    if ok {
-        Ok(value)
-    } else {
-        Err(ClientError::Refused(
-            value["error"].as_str().unwrap_or(&text).to_string(),
-        ))
-    }
 }
 
 #[cfg(test)]
