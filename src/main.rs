@@ -2,13 +2,13 @@
 //! and maps every outcome to the documented exit codes (0 ok, 1 thresholds failed,
 //! 2 bad input, 3 aborted or invalid run).
 
-mod cli;
 mod commands;
 mod exit;
 mod signals;
 
 use clap::Parser;
 use exit::Outcome;
+use loadlab_cli as cli;
 
 fn main() {
     signals::ignore_file_size_signal();

@@ -32,7 +32,7 @@ impl Session {
     ) -> Result<Self, CliError> {
         let cancel = Cancel::new();
         crate::signals::watch(cancel.clone());
-        let outputs = output.open_outputs(file_outputs)?;
+        let outputs = open_outputs(output, file_outputs)?;
         taps.extend(outputs.taps());
         let no_progress = output.no_progress || !progress_bar;
         let view = TerminalView::new(output.quiet, no_progress).with_taps(taps);
@@ -42,4 +42,11 @@ impl Session {
             view,
         })
     }
+}
+
+/// The live outputs: the scenario's `outputs:` (`file`), then the `--out` flags, labelled
+/// with `LOADLAB_LABELS` and the `--label` flags.
+pub fn open_outputs(output: &OutputArgs, file: &[OutputSpec]) -> Result<LiveOutputs, CliError> {
+    let labels = output.resolved_labels()?;
+    LiveOutputs::open(file, &output.outputs, &labels).map_err(CliError::bad_input)
 }
