@@ -38,6 +38,12 @@ impl From<PipelineError> for CliError {
     }
 }
 
+impl From<loadlab_cli::LabelsEnvError> for CliError {
+    fn from(e: loadlab_cli::LabelsEnvError) -> Self {
+        CliError::bad_input(e)
+    }
+}
+
 impl From<loadlab_scenario::ScenarioError> for CliError {
     fn from(e: loadlab_scenario::ScenarioError) -> Self {
         CliError::bad_input(e)

@@ -2,12 +2,12 @@
 //! and maps every outcome to the documented exit codes (0 ok, 1 thresholds failed,
 //! 2 bad input, 3 aborted or invalid run).
 
-mod cli;
 mod commands;
 mod exit;
 
 use clap::Parser;
 use exit::Outcome;
+use loadlab_cli as cli;
 
 fn main() {
     loadlab_pipeline::signals::prepare_process();

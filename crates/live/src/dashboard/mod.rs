@@ -25,8 +25,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Where the dashboard listens when `--dashboard` has no address.
-pub const DEFAULT_ADDR: &str = "127.0.0.1:5665";
 /// How long the end waits for the browsers to receive the last events.
 const DRAIN: Duration = Duration::from_secs(2);
 

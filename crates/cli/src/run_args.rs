@@ -36,12 +36,16 @@ impl MonitorArgs {
     }
 }
 
+/// Where the dashboard (`--dashboard`) and the controls (`--control`) listen when given no
+/// address.
+pub const DEFAULT_LIVE_ADDR: &str = "127.0.0.1:5665";
+
 /// The live web dashboard (`--dashboard [ADDR]`).
 #[derive(Args, Clone, Default)]
 pub struct DashboardArgs {
     /// Watch the run in a browser: serve a live dashboard on ADDR (default 127.0.0.1:5665;
     /// a port alone means loopback). Give it after the scenario file, or as --dashboard=ADDR.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = loadlab_live::dashboard::DEFAULT_ADDR)]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_LIVE_ADDR)]
     pub dashboard: Option<String>,
     /// Keep the dashboard up this long after the command ends, e.g. 30s (default: stop at
     /// once, after the page was told the command ended).
@@ -50,7 +54,7 @@ pub struct DashboardArgs {
     /// Take commands while the run goes (pause, resume, stop, a new rate or VU count) on ADDR
     /// (default 127.0.0.1:5665), without the page: `loadlab control ADDR pause`. The
     /// dashboard (--dashboard) takes them too, from its page and the same API.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = loadlab_live::dashboard::DEFAULT_ADDR, conflicts_with = "dashboard")]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_LIVE_ADDR, conflicts_with = "dashboard")]
     pub control: Option<String>,
     /// The token every command must carry (`Authorization: Bearer TOKEN`). Required, and made
     /// up and printed when not given, when the controls listen beyond loopback.
@@ -100,10 +104,15 @@ pub(crate) fn parse_label_flag(text: &str) -> Result<(String, String), String> {
     loadlab_store::parse_label(text).map_err(|e| e.to_string())
 }
 
+/// `LOADLAB_LABELS` is not a list of labels (the message names the variable).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LabelsEnvError(String);
+
 impl OutputArgs {
     /// The labels to store: `LOADLAB_LABELS`, then the `--label` flags over it.
-    pub fn resolved_labels(&self) -> Result<loadlab_store::Labels, crate::exit::CliError> {
-        loadlab_store::labels_from_env(&self.labels).map_err(crate::exit::CliError::bad_input)
+    pub fn resolved_labels(&self) -> Result<loadlab_store::Labels, LabelsEnvError> {
+        loadlab_store::labels_from_env(&self.labels).map_err(LabelsEnvError)
     }
 }
 

@@ -1,4 +1,11 @@
-//! Command-line flags, declared with clap's derive API.
+//! The command line's shape: every `loadlab` subcommand's flags, declared with clap's derive
+//! API and parsed into typed values (a `Duration`, a rate, a fraction, never the text); the
+//! one source of the help text.
+//!
+//! A crate of its own, apart from the binary that acts on the flags, so that the parsing
+//! tables are tested without spawning the binary, and help or man text can be generated from
+//! this one place. It depends on plain libraries only (the scenario's value syntax, the
+//! store's labels): no engine, pipeline or async runtime.
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -6,11 +13,13 @@ use std::time::Duration;
 
 mod control_args;
 mod run_args;
-pub(crate) mod values;
+mod values;
 
 pub use control_args::ControlArgs;
 use run_args::parse_label_flag;
-pub use run_args::{DashboardArgs, MonitorArgs, OutputArgs, RunArgs};
+pub use run_args::{
+    DashboardArgs, LabelsEnvError, MonitorArgs, OutputArgs, RunArgs, DEFAULT_LIVE_ADDR,
+};
 
 #[derive(Parser)]
 #[command(
