@@ -3,9 +3,9 @@
 //! 1–500 ms, 2 failed per interval. Shared by bench/window_judge_cost.rs and the analysis
 //! crate's cost test, so the figure quoted and the figure tested are of the same work.
 
-use loadlab_metrics::record::{IntervalRecord, RecordMeta, Summarizer, RECORD_SCHEMA};
 use loadlab_metrics::result::LoadInfo;
 use loadlab_metrics::{Environment, ErrorKind, LoadModel, Outcome, Recorder, StepInfo};
+use loadlab_record::{IntervalRecord, RecordMeta, Summarizer, RECORD_SCHEMA};
 
 pub fn meta(steps: usize) -> RecordMeta {
     RecordMeta {

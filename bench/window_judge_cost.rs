@@ -8,7 +8,7 @@
 mod window_fixture;
 
 use loadlab_analysis::thresholds::ThresholdWatch;
-use loadlab_metrics::record::Summarizer;
+use loadlab_record::Summarizer;
 use loadlab_scenario::Threshold;
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@
 mod window_fixture;
 
 use loadlab_analysis::thresholds::{evaluate, ThresholdWatch};
-use loadlab_metrics::record::Summarizer;
+use loadlab_record::Summarizer;
 use loadlab_scenario::Threshold;
 use std::time::{Duration, Instant};
 

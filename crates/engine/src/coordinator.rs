@@ -5,8 +5,10 @@
 use crate::cancel::Cancel;
 use crate::executor::{IntervalClock, Tick};
 use crate::resources::ResourceFeed;
-use loadlab_metrics::record::{Guarded, IntervalRecord, RecordEnd, RecordMeta, Summarizer};
-use loadlab_metrics::{DeltaPool, IntervalDelta, LiveControl, LiveObserver, ThresholdBreach};
+use loadlab_metrics::{DeltaPool, IntervalDelta, ThresholdBreach};
+use loadlab_record::{
+    Guarded, IntervalRecord, LiveControl, LiveObserver, RecordEnd, RecordMeta, Summarizer,
+};
 use std::collections::BTreeMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;

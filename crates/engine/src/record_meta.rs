@@ -3,10 +3,10 @@
 
 use crate::health::available_cores;
 use crate::prepare::PreparedScenario;
-use loadlab_metrics::record::{DataSetInfo, OriginInfo, RecordMeta, RECORD_SCHEMA};
 use loadlab_metrics::result::{LoadInfo, PlannedLoad};
 use loadlab_metrics::Segment;
 use loadlab_metrics::{Environment, Protocol};
+use loadlab_record::{DataSetInfo, OriginInfo, RecordMeta, RECORD_SCHEMA};
 use loadlab_scenario::{Load, Plan, Scenario};
 use loadlab_timer::resolution::{WakeLatency, WakeWatch};
 

@@ -3,8 +3,8 @@
 //! axis, stopped with the last interval. A monitor that cannot start is a warning, never a
 //! reason not to run.
 
-use loadlab_metrics::record::RecordedSample;
 use loadlab_monitor::{Monitor, MonitorHandle, Sample};
+use loadlab_record::RecordedSample;
 use loadlab_scenario::monitor::MonitorConfig;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};

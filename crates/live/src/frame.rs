@@ -2,9 +2,9 @@
 //! output publish it (its JSON form is documented in docs/live.md), built from the record's
 //! interval with exact histogram percentiles.
 
-use loadlab_metrics::record::{IntervalRecord, RecordMeta};
 use loadlab_metrics::result::PlannedLoad;
 use loadlab_metrics::{ErrorKind, LatencyHistogram, LazyHistogram};
+use loadlab_record::{IntervalRecord, RecordMeta};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

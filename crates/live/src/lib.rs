@@ -3,7 +3,7 @@
 //! the dashboard and the live outputs.
 //!
 //! No tokio and no engine here: observers run on the engine coordinator's thread through
-//! [`loadlab_metrics::LiveObserver`], and hand frames to their own threads.
+//! [`loadlab_record::LiveObserver`], and hand frames to their own threads.
 //!
 //! Crates chosen: `serde`/`serde_json` for the frame's documented JSON form and the `json`
 //! output;

@@ -2,7 +2,7 @@
 //! output's sender lives as long as the command and gives each run its own observer.
 
 use loadlab_analysis::thresholds::ThresholdWatch;
-use loadlab_metrics::LiveObserver;
+use loadlab_record::LiveObserver;
 
 /// Lives for the whole command; one observer per run.
 pub trait LiveTap: Send + Sync {

@@ -121,7 +121,7 @@ pub type GrpcCounts = MessageCounts<u8>;
 
 /// The counters as a counters line holds them (short keys: one per step and interval).
 #[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
-pub(crate) struct GrpcLine {
+pub struct GrpcLine {
     #[serde(default)]
     pub ms: u64,
     #[serde(default)]

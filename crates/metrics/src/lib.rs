@@ -1,15 +1,17 @@
 //! Measurements of a run: outcomes recorded into per-worker interval deltas (HDR histograms
-//! and counters, per request step), streamed as the run record and summarised from it.
+//! and counters, per request step), and the types of the run's result they add up to.
 //!
 //! Each engine worker owns a [`Recorder`] (no locks on the hot path) and hands over an
 //! [`IntervalDelta`] every second; deltas add exactly, across workers, runs and machines. The
-//! [`record`] module streams them to disk and derives the [`RunResult`] (`run.json`) from them.
+//! run record (`loadlab_record`) streams them to disk and derives the [`RunResult`]
+//! (`run.json`) from them; the recorder knows nothing of files.
 //! Memory is flat: histograms and counters only, never a list of requests.
 //!
 //! Crates chosen: `hdrhistogram` (the Rust port of Gil Tene's HdrHistogram: exact merges,
 //! 3 significant digits over 1 µs – 1 h, the standard interval-log format), `serde` for the
 //! result and the record's JSON parts, `base64` for encoded histograms.
 
+mod breach;
 pub mod clock;
 pub mod compensation;
 pub mod data_use;
@@ -21,14 +23,12 @@ pub mod grpc;
 mod histogram;
 pub mod host_timer;
 mod imported;
-pub mod live;
 mod load_model;
 pub mod message_counts;
 pub mod metric_id;
 mod outcome;
 mod phases;
 mod protocol;
-pub mod record;
 mod recorder;
 pub mod resources;
 pub mod result;
@@ -42,6 +42,7 @@ pub mod validity;
 pub mod verdict;
 pub mod ws;
 
+pub use breach::ThresholdBreach;
 pub use compensation::{Compensation, LatencyBasis, ScheduleSource};
 pub use delta::{DeltaPool, IntervalDelta, StepDelta};
 pub use environment::Environment;
@@ -53,7 +54,6 @@ pub use histogram::{
 };
 pub use host_timer::HostTimer;
 pub use imported::ImportedFrom;
-pub use live::{LiveControl, LiveObserver, ThresholdBreach};
 pub use load_model::LoadModel;
 pub use metric_id::{
     series_unit, thin_percentile, GoodDirection, LatencyStat, MetricId, MetricNameError,

@@ -172,7 +172,7 @@ impl StreamCounts {
 
 /// The counters as a counters line holds them (short keys: one per step and interval).
 #[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
-pub(crate) struct StreamLine {
+pub struct StreamLine {
     #[serde(default)]
     pub n: u64,
     #[serde(default)]

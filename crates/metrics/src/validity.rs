@@ -14,7 +14,7 @@ pub enum InvalidKind {
     /// The scheduler started arrivals late (lag p99 above its bound) for reasons of its own.
     SchedulerLate,
     /// Other processes took the CPU the generator needed: its own timing was disturbed enough
-    /// to change the latencies it reports (`record::disturbance`).
+    /// to change the latencies it reports (`loadlab_record::disturbance`).
     HostContended,
     /// The hypervisor stole the time of the generator's cores, enough to disturb its timing.
     CpuStolen,

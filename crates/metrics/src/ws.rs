@@ -17,7 +17,7 @@ pub type WsCounts = MessageCounts<u16>;
 
 /// The counters as a counters line holds them (short keys: one per step and interval).
 #[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
-pub(crate) struct WsLine {
+pub struct WsLine {
     #[serde(default)]
     pub ms: u64,
     #[serde(default)]

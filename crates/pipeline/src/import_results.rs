@@ -6,9 +6,9 @@
 
 use crate::{Outcome, PipelineError};
 use loadlab_analysis::study::{RunEntry, StudyResult};
-use loadlab_metrics::record::{summarize, StoredRecord};
 use loadlab_metrics::RunResult;
 use loadlab_orchestrate::study::{assemble, MadeRun, PlannedVariant, StudyIds, StudyPlan};
+use loadlab_record::{summarize, StoredRecord};
 use loadlab_results_import::{import_file, Format, ImportError, Options};
 use loadlab_scenario::study::Order;
 use loadlab_scenario::Scenario;

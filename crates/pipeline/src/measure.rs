@@ -7,8 +7,8 @@
 use crate::PipelineError;
 use loadlab_analysis::thresholds::ThresholdWatch;
 use loadlab_engine::{Cancel, ProgressCallback, RunOptions};
-use loadlab_metrics::record::{RecordSink, RecordWriter};
-use loadlab_metrics::{LiveObserver, RunResult};
+use loadlab_metrics::RunResult;
+use loadlab_record::{LiveObserver, RecordSink, RecordWriter};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Scenario, ScenarioError};
 use loadlab_store::Store;

@@ -3,8 +3,8 @@
 //! run. The inputs are run directories, results directories holding one run, or run ids.
 
 use crate::PipelineError;
-use loadlab_metrics::record::{merge_records, Guarded, RecordWriter, StoredRecord};
 use loadlab_metrics::RunResult;
+use loadlab_record::{merge_records, Guarded, RecordWriter, StoredRecord};
 use loadlab_remote::{parse_location, ResultsLocation};
 use loadlab_store::{NewRun, ResultFile, Store};
 use std::path::{Path, PathBuf};
@@ -91,7 +91,7 @@ pub fn merge_into_run(
 /// segment), or the directory of a run id in the store.
 fn record_dir(input: &str, store: &Store) -> Result<PathBuf, PipelineError> {
     let path = PathBuf::from(input);
-    if path.is_dir() && !loadlab_metrics::record::is_record(&path) {
+    if path.is_dir() && !loadlab_record::is_record(&path) {
         return match loadlab_store::run_dirs_in(&path).as_slice() {
             [one] => Ok(one.clone()),
             [] => Err(PipelineError::bad_input(format!(
@@ -111,9 +111,9 @@ fn record_dir(input: &str, store: &Store) -> Result<PathBuf, PipelineError> {
     if path.is_dir() {
         return Ok(path);
     }
-    let record_file = path.file_name().is_some_and(|n| {
-        n == loadlab_metrics::record::META_FILE || n == ResultFile::Run.file_name()
-    });
+    let record_file = path
+        .file_name()
+        .is_some_and(|n| n == loadlab_record::META_FILE || n == ResultFile::Run.file_name());
     if path.is_file() && record_file {
         return Ok(path.parent().map(PathBuf::from).unwrap_or_default());
     }

@@ -6,8 +6,8 @@
 use crate::measure::{execute, RunSpec, RunView};
 use crate::merge::{merge_and_store, Merged};
 use crate::PipelineError;
-use loadlab_metrics::record::RecordSink;
 use loadlab_metrics::RunResult;
+use loadlab_record::RecordSink;
 use loadlab_remote::{
     download_run, parse_location, wait_for_segments, Barrier, BarrierOptions, Remote,
     ResultsLocation, RunLayout, UploadSink, UploadStats, WaitOptions, WaitOutcome, MERGED,
@@ -91,7 +91,7 @@ pub fn run_to_url(
             clock = met.clock;
         }
         _ => {
-            if record.head(loadlab_metrics::record::META_FILE)?.is_some() {
+            if record.head(loadlab_record::META_FILE)?.is_some() {
                 return Err(PipelineError::bad_input(format!(
                     "{} already holds a run record: give each run its own --results prefix",
                     record.url()

@@ -3,7 +3,7 @@
 //! uses, thresholds included — so `runs`, `report` and `compare` see them, marked partial.
 
 use crate::PipelineError;
-use loadlab_metrics::record::{summarize, StoredRecord};
+use loadlab_record::{summarize, StoredRecord};
 use loadlab_remote::{parse_location, ResultsLocation};
 use loadlab_store::Store;
 use std::path::Path;

@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use loadlab_analysis::thresholds::ThresholdWatch;
 use loadlab_engine::{Progress, ProgressCallback};
 use loadlab_live::LiveTap;
-use loadlab_metrics::LiveObserver;
+use loadlab_record::LiveObserver;
 use loadlab_scenario::units::format_duration;
 use std::io::IsTerminal;
 use std::sync::Arc;

@@ -47,7 +47,7 @@ pub enum RemoteError {
     #[error("{0}")]
     Io(#[from] std::io::Error),
     #[error(transparent)]
-    Record(#[from] loadlab_metrics::record::RecordError),
+    Record(#[from] loadlab_record::RecordError),
 }
 
 impl RemoteError {

@@ -1,6 +1,6 @@
 //! Reading remote runs back: what runs a prefix holds (`loadlab runs --results URL`), and a
 //! run's segment records downloaded into a temporary directory as the record files
-//! `loadlab_metrics::record` reads, so a remote run merges exactly as local segments do.
+//! `loadlab_record` reads, so a remote run merges exactly as local segments do.
 //! Batches are taken in order up to the first gap or uncommitted batch (a `.hlog` without its
 //! `.jsonl`): what a dead pod left is read as far as it is whole.
 
@@ -9,7 +9,7 @@ use crate::layout::{
     parse_batch_key, segment_dir, ANNOUNCE, FAILED, MERGED, SEGMENTS, START, SUMMARY, WHOLE_RUN,
 };
 use crate::store::{Entry, Remote};
-use loadlab_metrics::record::{
+use loadlab_record::{
     hlog_header, RecordMeta, StoredRecord, COUNTERS_FILE, END_FILE, HLOG_FILE, META_FILE,
 };
 use std::collections::BTreeMap;

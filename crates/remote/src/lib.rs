@@ -24,7 +24,7 @@
 //! Object stores do not append, so the record goes up as immutable batches (one `.hlog` and
 //! one `.jsonl` object every few seconds) rather than re-uploading growing files: a batch costs
 //! two PUTs whatever the run's length, and a pod that dies leaves every batch it finished.
-//! Downloading concatenates the batches back into the record files `loadlab_metrics::record`
+//! Downloading concatenates the batches back into the record files `loadlab_record`
 //! reads, so merging a remote run is the local merge.
 //!
 //! Crates chosen: `object_store` (Apache Arrow's; one API over S3, GCS, Azure and local files,

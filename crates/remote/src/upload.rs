@@ -8,7 +8,7 @@ use crate::error::RemoteError;
 use crate::layout::batch_keys;
 use crate::store::Remote;
 use loadlab_metrics::clock::ClockEstimate;
-use loadlab_metrics::record::{
+use loadlab_record::{
     IntervalLines, IntervalRecord, RecordEnd, RecordMeta, RecordSink, END_FILE, META_FILE,
 };
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

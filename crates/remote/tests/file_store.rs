@@ -3,13 +3,13 @@
 //! batches downloads into the same summary as the record written locally, an unended upload
 //! reads as far as its committed batches, and segments racing at the barrier agree on one start.
 
-use loadlab_metrics::record::{
-    summarize, IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, StoredRecord,
-    RECORD_SCHEMA,
-};
 use loadlab_metrics::result::{LoadInfo, StopReason};
 use loadlab_metrics::Segment;
 use loadlab_metrics::{Environment, Outcome, Recorder, StepInfo};
+use loadlab_record::{
+    summarize, IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, StoredRecord,
+    RECORD_SCHEMA,
+};
 use loadlab_remote::{download_run, Barrier, BarrierOptions, Remote, UploadSink};
 use std::time::Duration;
 use url::Url;

@@ -279,10 +279,10 @@ fn recorded_traffic() -> loadlab_metrics::Recorder {
 }
 
 /// The run's metadata as the engine writes it: an open model over two origins and two steps.
-fn built_meta() -> loadlab_metrics::record::RecordMeta {
-    use loadlab_metrics::record::{RecordMeta, RECORD_SCHEMA};
+fn built_meta() -> loadlab_record::RecordMeta {
     use loadlab_metrics::result::LoadInfo;
     use loadlab_metrics::StepInfo;
+    use loadlab_record::{RecordMeta, RECORD_SCHEMA};
 
     RecordMeta {
         schema: RECORD_SCHEMA.into(),
@@ -310,13 +310,13 @@ fn built_meta() -> loadlab_metrics::record::RecordMeta {
         segment: None,
         steerable: false,
         origins: vec![
-            loadlab_metrics::record::OriginInfo {
+            loadlab_record::OriginInfo {
                 url: "http://127.0.0.1:8080".into(),
                 version: "2".into(),
                 shared_connections: Some(4),
                 negotiated: Some(loadlab_metrics::Protocol::H2c),
             },
-            loadlab_metrics::record::OriginInfo {
+            loadlab_record::OriginInfo {
                 url: "https://127.0.0.1:8443".into(),
                 version: "auto".into(),
                 shared_connections: None,
@@ -354,8 +354,8 @@ fn built_meta() -> loadlab_metrics::record::RecordMeta {
 }
 
 /// Resource samples as the monitor takes them: a busy host, a CPU-bound target, warnings.
-fn resource_sample(end_ms: u64) -> loadlab_metrics::record::RecordedSample {
-    loadlab_metrics::record::RecordedSample {
+fn resource_sample(end_ms: u64) -> loadlab_record::RecordedSample {
+    loadlab_record::RecordedSample {
         segment: None,
         sample: loadlab_metrics::resources::Sample {
             elapsed_ms: end_ms,
@@ -391,10 +391,10 @@ fn resource_sample(end_ms: u64) -> loadlab_metrics::record::RecordedSample {
 /// The recorder's one interval summarised, as the engine does at the end of a run.
 fn built_result(
     mut rec: loadlab_metrics::Recorder,
-    meta: &loadlab_metrics::record::RecordMeta,
+    meta: &loadlab_record::RecordMeta,
 ) -> loadlab_metrics::RunResult {
-    use loadlab_metrics::record::{IntervalRecord, RecordEnd, Summarizer};
     use loadlab_metrics::result::StopReason;
+    use loadlab_record::{IntervalRecord, RecordEnd, Summarizer};
 
     let mut summary = Summarizer::new(2);
     summary.add(&IntervalRecord {

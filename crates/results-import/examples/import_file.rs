@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p loadlab-results-import --example import_file -- k6-json FILE DIR`
 
-use loadlab_metrics::record::{summarize, StoredRecord};
+use loadlab_record::{summarize, StoredRecord};
 use loadlab_results_import::{import_file, Format, Options};
 use std::path::PathBuf;
 

@@ -6,13 +6,13 @@
 //! written is counted in the oldest interval still open, and the run says how many did.
 
 use crate::sample::{Request, StepKey};
-use loadlab_metrics::record::{
-    write_atomic, IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, META_FILE,
-    RECORD_SCHEMA,
-};
 use loadlab_metrics::result::{LoadInfo, PlannedLoad, StopReason};
 use loadlab_metrics::{
     Environment, ErrorKind, ImportedFrom, IntervalDelta, LoadModel, Phase, StepInfo,
+};
+use loadlab_record::{
+    write_atomic, IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, META_FILE,
+    RECORD_SCHEMA,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;

@@ -2,8 +2,8 @@
 //! another are its requests (grouped under it), a failing assertion says why, entities are
 //! decoded, and a file cut short keeps what came before the cut.
 
-use loadlab_metrics::record::{summarize, StoredRecord};
 use loadlab_metrics::RunResult;
+use loadlab_record::{summarize, StoredRecord};
 use loadlab_results_import::{import_file, Format, ImportError, Imported, Options};
 use std::path::Path;
 

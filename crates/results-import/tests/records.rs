@@ -2,7 +2,7 @@
 //! by the one summary function, with its requests in the seconds they ended, empty seconds
 //! kept as measured time, and requests out of time order still counted.
 
-use loadlab_metrics::record::{summarize, StoredRecord};
+use loadlab_record::{summarize, StoredRecord};
 use loadlab_results_import::{import_file, Format, Options};
 use std::fmt::Write;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! loadlab-results/
 //!   loadlab.db                 SQLite index of runs and studies (crate rusqlite, bundled SQLite)
 //!   runs/<id>/                 the run record (record.json, intervals.hlog, counters.jsonl,
-//!                              end.json; see loadlab_metrics::record) streamed as the run goes
+//!                              end.json; see loadlab_record) streamed as the run goes
 //!   runs/<id>/run.json         its summary (schema loadlab.run.v2), derived from the record
 //!   studies/<id>/study.json    a study (schema loadlab.study.v1), rewritten after every run
 //!   capacity/<id>/capacity.json
@@ -109,7 +109,7 @@ pub(crate) fn insert_with_new_id(
     }
 }
 
-pub use loadlab_metrics::record::write_atomic;
+pub use loadlab_record::write_atomic;
 
 /// Checks that `dir` can hold results (creating it), before any load is sent: a run must
 /// never be made only to find that it cannot be kept.

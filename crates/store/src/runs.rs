@@ -74,7 +74,7 @@ pub fn run_dirs_in(results: &Path) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| loadlab_metrics::record::is_record(p))
+        .filter(|p| loadlab_record::is_record(p))
         .collect();
     dirs.sort();
     dirs
@@ -255,7 +255,7 @@ impl Store {
         let rows: Vec<RunRecord> = stmt.query_map([], run_row)?.collect::<Result<_, _>>()?;
         Ok(rows
             .into_iter()
-            .filter(|r| loadlab_metrics::record::is_record(&self.run_dir(&r.id)))
+            .filter(|r| loadlab_record::is_record(&self.run_dir(&r.id)))
             .collect())
     }
 

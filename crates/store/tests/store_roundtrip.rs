@@ -1,11 +1,11 @@
 //! The store keeps what it is given: runs and studies survive a reopen, a run whose process
 //! died is marked interrupted and offered for recovery from its record.
 
-use loadlab_metrics::record::{
-    IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, Summarizer, RECORD_SCHEMA,
-};
 use loadlab_metrics::result::{LoadInfo, StopReason};
 use loadlab_metrics::{Outcome, Recorder, RunResult, StepInfo};
+use loadlab_record::{
+    IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, Summarizer, RECORD_SCHEMA,
+};
 use loadlab_store::{NewRun, RunStatus, Store};
 
 fn meta() -> RecordMeta {
@@ -178,8 +178,8 @@ fn a_run_whose_process_died_is_interrupted_and_recoverable() {
     assert!(runs[0].path.is_none());
     let todo = store.unrecovered().unwrap();
     assert_eq!(todo.len(), 1);
-    let record = loadlab_metrics::record::StoredRecord::open(&store.run_dir(&id)).unwrap();
-    let result = loadlab_metrics::record::summarize(&record).unwrap();
+    let record = loadlab_record::StoredRecord::open(&store.run_dir(&id)).unwrap();
+    let result = loadlab_record::summarize(&record).unwrap();
     assert!(result.interrupted);
     assert_eq!(result.requests.total, 1000);
     store.finish_run(&id, &result).unwrap();

@@ -5,10 +5,10 @@
 //! finishing it (every step, group, percentile and encoding) cost tens of milliseconds.
 
 use super::histogram_stat;
-use loadlab_metrics::record::{IntervalRecord, RecordMeta};
 use loadlab_metrics::{
     LazyHistogram, Phase, StepDelta, StreamCounts, StreamResult, StreamSeries, StreamTime,
 };
+use loadlab_record::{IntervalRecord, RecordMeta};
 use loadlab_scenario::threshold::{Quantity, Scope};
 use loadlab_scenario::Threshold;
 use std::collections::VecDeque;

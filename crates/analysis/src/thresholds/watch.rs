@@ -1,11 +1,11 @@
-//! The live observer that judges a run's thresholds (`metrics::LiveObserver`), and the handle
+//! The live observer that judges a run's thresholds (`record::LiveObserver`), and the handle
 //! its owner keeps: the dashboard reads every threshold's current value from it while the run
 //! goes, and the pipeline takes the end-of-run results from it when the run is over.
 
 use super::window::{ThresholdState, WindowJudge};
-use loadlab_metrics::record::{IntervalRecord, RecordMeta, Summarizer};
 use loadlab_metrics::result::ThresholdResult;
-use loadlab_metrics::{LiveControl, LiveObserver, RunResult};
+use loadlab_metrics::RunResult;
+use loadlab_record::{IntervalRecord, LiveControl, LiveObserver, RecordMeta, Summarizer};
 use loadlab_scenario::Threshold;
 use std::sync::{Arc, Mutex, PoisonError};
 

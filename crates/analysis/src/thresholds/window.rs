@@ -11,9 +11,9 @@
 
 use super::actual_value;
 use super::running::RunningWindow;
-use loadlab_metrics::record::{IntervalRecord, RecordMeta};
 use loadlab_metrics::result::ThresholdResult;
 use loadlab_metrics::{RunResult, ThresholdBreach};
+use loadlab_record::{IntervalRecord, RecordMeta};
 use loadlab_scenario::threshold::Op;
 use loadlab_scenario::Threshold;
 

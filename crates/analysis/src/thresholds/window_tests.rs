@@ -3,9 +3,9 @@
 //! end-of-run result (the worst window).
 
 use super::*;
-use loadlab_metrics::record::{RecordMeta, Summarizer, RECORD_SCHEMA};
 use loadlab_metrics::result::LoadInfo;
 use loadlab_metrics::{Environment, ErrorKind, Outcome, Recorder, StepInfo};
+use loadlab_record::{RecordMeta, Summarizer, RECORD_SCHEMA};
 
 pub(crate) fn meta(steps: usize, slice_s: f64, warmup_s: f64) -> RecordMeta {
     RecordMeta {

@@ -6,7 +6,7 @@
 //! wake-ups), the hypervisor's steal, the worker's own busy batches. A separate sleeping
 //! thread does not: the kernel's scheduler wakes a thread that barely runs at once, and one
 //! beside a CPU hog on the generator's core read a p99 of 0.1 ms while the workers' latency
-//! p99 grew by 2 ms. `record::disturbance` judges the probe against the latencies reported.
+//! p99 grew by 2 ms. `loadlab_record::disturbance` judges the probe against the latencies reported.
 //!
 //! Closed-model workers run it. The open model's scheduler already measures the same thing at
 //! every batch of arrivals (its scheduler lag, and how late requests were written), without

@@ -12,9 +12,9 @@ use crate::health::max_rss_bytes;
 use crate::prepare::{PrepareError, PreparedScenario};
 use crate::resources::{MonitorFeed, ResourceFeed};
 use crate::steering::Steering;
-use loadlab_metrics::record::{Guarded, RecordEnd, RecordSink};
 use loadlab_metrics::result::StopReason;
-use loadlab_metrics::{DeltaPool, LiveObserver, RunResult};
+use loadlab_metrics::{DeltaPool, RunResult};
+use loadlab_record::{Guarded, LiveObserver, RecordEnd, RecordSink};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Scenario};
 use loadlab_timer::resolution::WakeWatch;
@@ -211,7 +211,7 @@ pub fn run(
 /// from the record.
 fn close_record(
     mut coordinator: Coordinator,
-    meta: &loadlab_metrics::record::RecordMeta,
+    meta: &loadlab_record::RecordMeta,
     record_end: &RecordEnd,
     warnings: Vec<String>,
 ) -> RunOutput {

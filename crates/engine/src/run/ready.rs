@@ -10,9 +10,9 @@ use crate::limits::{
 };
 use crate::prepare::{check_source_addresses, PreparedScenario};
 use crate::record_meta::{record_meta, MetaInput};
-use loadlab_metrics::record::RecordMeta;
 use loadlab_metrics::result::unix_seconds;
 use loadlab_metrics::Protocol;
+use loadlab_record::RecordMeta;
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::{Load, Scenario};
 use std::time::{Duration, SystemTime};

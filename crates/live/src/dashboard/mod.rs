@@ -17,7 +17,7 @@ pub use server::Cost;
 
 use crate::LiveTap;
 use loadlab_analysis::thresholds::ThresholdWatch;
-use loadlab_metrics::LiveObserver;
+use loadlab_record::LiveObserver;
 use server::Shared;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;

@@ -9,8 +9,9 @@ use super::hub::Kind;
 use super::Inner;
 use crate::frame::FrameBuilder;
 use loadlab_analysis::thresholds::ThresholdWatch;
-use loadlab_metrics::record::{IntervalRecord, RecordEnd, RecordMeta, Summarizer};
-use loadlab_metrics::{LiveControl, LiveObserver};
+use loadlab_record::{
+    IntervalRecord, LiveControl, LiveObserver, RecordEnd, RecordMeta, Summarizer,
+};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;

@@ -17,8 +17,9 @@ pub mod worker;
 
 use crate::tap::LiveTap;
 use loadlab_analysis::thresholds::ThresholdWatch;
-use loadlab_metrics::record::{IntervalRecord, RecordEnd, RecordMeta, Summarizer};
-use loadlab_metrics::{LiveControl, LiveObserver};
+use loadlab_record::{
+    IntervalRecord, LiveControl, LiveObserver, RecordEnd, RecordMeta, Summarizer,
+};
 use loadlab_scenario::{OutputKind, OutputSpec};
 use serde::{Deserialize, Serialize};
 use snapshot::{Snapshot, SnapshotBuilder};

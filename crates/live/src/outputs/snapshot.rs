@@ -3,7 +3,7 @@
 //! thread so that the sender threads only encode.
 
 use crate::frame::{FrameBuilder, LiveFrame};
-use loadlab_metrics::record::{IntervalRecord, RecordMeta};
+use loadlab_record::{IntervalRecord, RecordMeta};
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 

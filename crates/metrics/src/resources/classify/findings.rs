@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 pub enum Finding {
     /// The host's CPU was saturated (or stolen, or contended) while the generator was not.
     /// A fact about the environment: the run is invalid only when the generator's own timing
-    /// was disturbed (`record::disturbance`).
+    /// was disturbed (`loadlab_record::disturbance`).
     HostContended(HostContention),
     /// A monitored process or cgroup used (nearly) all the CPU it can. Maps to the target
     /// verdict `target_cpu_bound`.

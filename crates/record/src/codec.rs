@@ -3,11 +3,11 @@
 //! (`counters.jsonl`). One interval is its histogram lines followed by its counters line; a
 //! counters line is written last, so a complete counters line means a complete interval.
 
-use crate::delta::{IntervalDelta, StepDelta};
-use crate::histogram::{LatencyHistogram, LazyHistogram};
-use crate::resources::Sample;
-use crate::result::{decode_histogram, encode_histogram};
-use crate::{ErrorKind, Phase, Protocol};
+use loadlab_metrics::resources::Sample;
+use loadlab_metrics::result::{decode_histogram, encode_histogram};
+use loadlab_metrics::{ErrorKind, Phase, Protocol};
+use loadlab_metrics::{IntervalDelta, StepDelta};
+use loadlab_metrics::{LatencyHistogram, LazyHistogram};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -48,7 +48,7 @@ enum Series {
     Phase(Phase),
     Session,
     FirstMessage,
-    Stream(crate::StreamTime),
+    Stream(loadlab_metrics::StreamTime),
     StreamEvents,
 }
 
@@ -63,10 +63,13 @@ const SERIES: [(Series, &str); 15] = [
     (Series::Phase(Phase::Receiving), "receiving"),
     (Series::Session, "session"),
     (Series::FirstMessage, "first_message"),
-    (Series::Stream(crate::StreamTime::Ttft), "ttft"),
-    (Series::Stream(crate::StreamTime::Itl), "itl"),
-    (Series::Stream(crate::StreamTime::Tpot), "tpot"),
-    (Series::Stream(crate::StreamTime::E2e), "stream_e2e"),
+    (Series::Stream(loadlab_metrics::StreamTime::Ttft), "ttft"),
+    (Series::Stream(loadlab_metrics::StreamTime::Itl), "itl"),
+    (Series::Stream(loadlab_metrics::StreamTime::Tpot), "tpot"),
+    (
+        Series::Stream(loadlab_metrics::StreamTime::E2e),
+        "stream_e2e",
+    ),
     (Series::StreamEvents, "stream_events"),
 ];
 
@@ -97,10 +100,10 @@ fn series_of_mut(step: &mut StepDelta, s: Series) -> &mut LazyHistogram {
         Series::Phase(p) => step.phases.get_mut(p),
         Series::Session => &mut step.session,
         Series::FirstMessage => &mut step.first_message,
-        Series::Stream(crate::StreamTime::Ttft) => &mut step.stream_series.ttft,
-        Series::Stream(crate::StreamTime::Itl) => &mut step.stream_series.itl,
-        Series::Stream(crate::StreamTime::Tpot) => &mut step.stream_series.tpot,
-        Series::Stream(crate::StreamTime::E2e) => &mut step.stream_series.e2e,
+        Series::Stream(loadlab_metrics::StreamTime::Ttft) => &mut step.stream_series.ttft,
+        Series::Stream(loadlab_metrics::StreamTime::Itl) => &mut step.stream_series.itl,
+        Series::Stream(loadlab_metrics::StreamTime::Tpot) => &mut step.stream_series.tpot,
+        Series::Stream(loadlab_metrics::StreamTime::E2e) => &mut step.stream_series.e2e,
         Series::StreamEvents => &mut step.stream_series.events,
     }
 }
@@ -271,16 +274,16 @@ struct StepCounters {
     rx: u64,
     /// The slowest traced requests.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    ex: Vec<crate::SlowRequest>,
+    ex: Vec<loadlab_metrics::SlowRequest>,
     /// WebSocket messages, their bytes and close codes (WebSocket steps only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    ws: Option<crate::ws::WsLine>,
+    ws: Option<loadlab_metrics::ws::WsLine>,
     /// gRPC calls by status, messages and their bytes (gRPC steps only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    grpc: Option<crate::grpc::GrpcLine>,
+    grpc: Option<loadlab_metrics::grpc::GrpcLine>,
     /// Streams, events, tokens and good streams (steps with `stream:` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    stream: Option<crate::stream::StreamLine>,
+    stream: Option<loadlab_metrics::stream::StreamLine>,
 }
 
 /// `counters.jsonl`: one line per interval.
@@ -381,12 +384,13 @@ pub fn counters_line(r: &IntervalRecord, examples: &[(ErrorKind, String)]) -> St
                 .map(|e| {
                     let mut e = *e;
                     e.at_ms.get_or_insert((r.start_s * 1000.0).round() as u64);
-                    crate::SlowRequest::from(&e)
+                    loadlab_metrics::SlowRequest::from(&e)
                 })
                 .collect(),
-            ws: (!s.ws.is_empty()).then(|| crate::ws::WsLine::from(&s.ws)),
-            grpc: (!s.grpc.is_empty()).then(|| crate::grpc::GrpcLine::from(&s.grpc)),
-            stream: (!s.stream.is_empty()).then(|| crate::stream::StreamLine::from(&s.stream)),
+            ws: (!s.ws.is_empty()).then(|| loadlab_metrics::ws::WsLine::from(&s.ws)),
+            grpc: (!s.grpc.is_empty()).then(|| loadlab_metrics::grpc::GrpcLine::from(&s.grpc)),
+            stream: (!s.stream.is_empty())
+                .then(|| loadlab_metrics::stream::StreamLine::from(&s.stream)),
         })
         .collect();
     let line = CountersLine {
@@ -458,7 +462,10 @@ pub fn parse_counters_line(line: &str) -> Option<IntervalRecord> {
                 }
             }
             step.statuses = s.status.into_iter().collect();
-            for e in s.ex.iter().filter_map(crate::SlowRequest::to_exemplar) {
+            for e in
+                s.ex.iter()
+                    .filter_map(loadlab_metrics::SlowRequest::to_exemplar)
+            {
                 step.exemplars.offer(e);
             }
             step

@@ -2,13 +2,13 @@
 //! from the steps' measured totals.
 
 use super::Summarizer;
-use crate::delta::StepDelta;
-use crate::histogram::LazyHistogram;
-use crate::record::meta::RecordMeta;
-use crate::result::{
+use crate::meta::RecordMeta;
+use loadlab_metrics::result::{
     encode_nonempty, Bytes, CheckResult, GroupResult, Histograms, LatencySummary, StepResult,
 };
-use crate::{Compensation, ErrorKind, Phase, PhaseHistograms};
+use loadlab_metrics::LazyHistogram;
+use loadlab_metrics::StepDelta;
+use loadlab_metrics::{Compensation, ErrorKind, Phase, PhaseHistograms};
 use std::collections::BTreeMap;
 
 impl Summarizer {
@@ -61,13 +61,19 @@ impl Summarizer {
                     first_message: encode(&s.first_message),
                     ..stream_histograms(&s.stream_series, &s.latency, &s.service, &s.lag, &s.server)
                 },
-                slowest: s.exemplars.iter().map(crate::SlowRequest::from).collect(),
+                slowest: s
+                    .exemplars
+                    .iter()
+                    .map(loadlab_metrics::SlowRequest::from)
+                    .collect(),
                 ws: (!s.ws.is_empty() || s.session.get().is_some())
-                    .then(|| crate::WsResult::of(&s.ws, summary_of(&s.session))),
-                grpc: (!s.grpc.is_empty() || s.first_message.get().is_some())
-                    .then(|| crate::GrpcResult::of(&s.grpc, summary_of(&s.first_message))),
-                stream: (!s.stream.is_empty())
-                    .then(|| crate::StreamResult::of(&s.stream, &s.stream_series, self.measured_s)),
+                    .then(|| loadlab_metrics::WsResult::of(&s.ws, summary_of(&s.session))),
+                grpc: (!s.grpc.is_empty() || s.first_message.get().is_some()).then(|| {
+                    loadlab_metrics::GrpcResult::of(&s.grpc, summary_of(&s.first_message))
+                }),
+                stream: (!s.stream.is_empty()).then(|| {
+                    loadlab_metrics::StreamResult::of(&s.stream, &s.stream_series, self.measured_s)
+                }),
             })
             .collect()
     }
@@ -79,7 +85,7 @@ pub(super) struct Totals {
     pub requests: u64,
     pub failed: u64,
     pub interrupted: u64,
-    pub errors: crate::ErrorCounts,
+    pub errors: loadlab_metrics::ErrorCounts,
     pub statuses: BTreeMap<String, u64>,
     pub bytes: Bytes,
     pub latency: LazyHistogram,
@@ -87,8 +93,8 @@ pub(super) struct Totals {
     pub lag: LazyHistogram,
     pub server: LazyHistogram,
     pub phases: PhaseHistograms,
-    pub stream: crate::StreamCounts,
-    pub stream_series: crate::StreamSeries,
+    pub stream: loadlab_metrics::StreamCounts,
+    pub stream_series: loadlab_metrics::StreamSeries,
 }
 
 impl Totals {
@@ -119,7 +125,7 @@ pub(super) fn scopes(
     meta: &RecordMeta,
     steps: &[StepDelta],
     compensation: Option<&Compensation>,
-    names_of: impl Fn(&crate::StepInfo) -> Vec<String>,
+    names_of: impl Fn(&loadlab_metrics::StepInfo) -> Vec<String>,
 ) -> Vec<GroupResult> {
     let mut order: Vec<(String, Totals)> = Vec::new();
     for (info, s) in meta.steps.iter().zip(steps) {
@@ -155,8 +161,12 @@ fn compensated_summary(
     compensation: Option<&Compensation>,
 ) -> Option<LatencySummary> {
     let c = compensation?;
-    h.get()
-        .map(|raw| LatencySummary::of(&crate::compensation::compensate(raw, c.interval_us())))
+    h.get().map(|raw| {
+        LatencySummary::of(&loadlab_metrics::compensation::compensate(
+            raw,
+            c.interval_us(),
+        ))
+    })
 }
 
 pub(super) fn summary_of(h: &LazyHistogram) -> LatencySummary {
@@ -184,7 +194,7 @@ pub(super) fn histograms_of(
 
 /// [`histograms_of`] with a scope's stream series.
 pub(super) fn stream_histograms(
-    stream: &crate::StreamSeries,
+    stream: &loadlab_metrics::StreamSeries,
     latency: &LazyHistogram,
     service: &LazyHistogram,
     lag: &LazyHistogram,

@@ -1,4 +1,7 @@
-//! The run record, the source of truth of a run: per interval (1 s), per request step, HDR
+//! The run record: the interval files a run writes, read back, merged across segments,
+//! summarised and judged into the run's result; the recorder (metrics) knows nothing of files.
+//!
+//! It is the source of truth of a run: per interval (1 s), per request step, HDR
 //! histograms (latency, service time, send lag, server latency, and the request phases:
 //! connect, TLS handshake, waiting, receiving), the iteration durations, and counters
 //! (requests, statuses, error kinds, checks, bytes, iterations, dropped, active and the most
@@ -34,6 +37,7 @@
 mod codec;
 pub mod disturbance;
 mod judge;
+pub mod live;
 mod merge;
 mod meta;
 mod reader;
@@ -45,6 +49,7 @@ pub use codec::{
     RecordedSample,
 };
 pub use judge::MAX_UNDELIVERED;
+pub use live::{LiveControl, LiveObserver};
 pub use merge::{merge_records, MergeError};
 pub use meta::{DataSetInfo, MergedSegment, OriginInfo, RecordEnd, RecordMeta, RECORD_SCHEMA};
 pub use reader::{is_record, Intervals, RecordError, StoredRecord};
@@ -57,7 +62,7 @@ pub const COUNTERS_FILE: &str = "counters.jsonl";
 pub const END_FILE: &str = "end.json";
 
 /// Reads a whole record and derives its summary (a dead run's record, or any record again).
-pub fn summarize(record: &StoredRecord) -> Result<crate::RunResult, RecordError> {
+pub fn summarize(record: &StoredRecord) -> Result<loadlab_metrics::RunResult, RecordError> {
     let mut s = Summarizer::for_record(&record.meta);
     for interval in record.intervals()? {
         s.add(&interval);

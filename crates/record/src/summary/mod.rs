@@ -8,16 +8,16 @@ mod stretches;
 
 use super::codec::{IntervalRecord, RecordedSample};
 use super::meta::{RecordEnd, RecordMeta};
-use crate::delta::StepDelta;
-use crate::histogram::{LatencyHistogram, LazyHistogram};
-use crate::result::encode_nonempty;
-use crate::result::{
+use health::Judgement;
+use loadlab_metrics::result::encode_nonempty;
+use loadlab_metrics::result::{
     from_unix_seconds, rfc3339, Bytes, Histograms, IntervalLatency, IntervalStats, Iterations,
     LagSummary, LatencySummary, OriginResult, Requests, RunResult, StopReason, WindowStats, SCHEMA,
     WINDOW_REQUESTS,
 };
-use crate::{Compensation, ErrorKind, Phase, Protocol, ScheduleSource};
-use health::Judgement;
+use loadlab_metrics::StepDelta;
+use loadlab_metrics::{Compensation, ErrorKind, Phase, Protocol, ScheduleSource};
+use loadlab_metrics::{LatencyHistogram, LazyHistogram};
 use scopes::{encode, error_map, scopes, stream_histograms, summary_of, Totals};
 use std::collections::BTreeMap;
 
@@ -169,7 +169,7 @@ impl Summarizer {
         if self.unloaded_iterations.is_none() && !self.without_histograms {
             self.early_iterations.add(&d.iteration_duration);
             let n = self.early_iterations.len();
-            if n >= crate::compensation::MIN_INFERRED_ITERATIONS {
+            if n >= loadlab_metrics::compensation::MIN_INFERRED_ITERATIONS {
                 self.unloaded_iterations = self
                     .early_iterations
                     .get()
@@ -299,7 +299,7 @@ impl Summarizer {
             data_sets: data_sets_used(meta, end),
             duration_s: measured,
             warmup_s: meta.warmup_s,
-            load: crate::result::LoadInfo {
+            load: loadlab_metrics::result::LoadInfo {
                 driven,
                 ..meta.load.clone()
             },
@@ -337,8 +337,9 @@ impl Summarizer {
             segments: Vec::new(),
             clock_skew: None,
             notes: imported_notes(meta),
-            stream: (!all.stream.is_empty())
-                .then(|| crate::StreamResult::of(&all.stream, &all.stream_series, measured)),
+            stream: (!all.stream.is_empty()).then(|| {
+                loadlab_metrics::StreamResult::of(&all.stream, &all.stream_series, measured)
+            }),
         }
     }
 
@@ -353,7 +354,8 @@ impl Summarizer {
 
     /// The most VUs active at once, for a closed model that tracked it.
     fn closed_vus_max(&self, meta: &RecordMeta) -> Option<u64> {
-        (meta.load.model == crate::LoadModel::Closed && self.vus_max > 0).then_some(self.vus_max)
+        (meta.load.model == loadlab_metrics::LoadModel::Closed && self.vus_max > 0)
+            .then_some(self.vus_max)
     }
 
     /// The closed windows and the one still being filled.
@@ -392,7 +394,7 @@ impl Summarizer {
         meta: &RecordMeta,
         latency: &LazyHistogram,
     ) -> Option<(Compensation, LatencyHistogram)> {
-        if meta.load.model != crate::LoadModel::Closed || self.without_histograms {
+        if meta.load.model != loadlab_metrics::LoadModel::Closed || self.without_histograms {
             return None;
         }
         let raw = latency.get()?;
@@ -418,8 +420,8 @@ impl Summarizer {
             ratio: 1.0,
             multi_step: meta.steps.len() > 1,
         };
-        let corrected = crate::compensation::compensate(raw, c.interval_us());
-        (c.most_at, c.ratio) = crate::compensation::largest_correction(raw, &corrected);
+        let corrected = loadlab_metrics::compensation::compensate(raw, c.interval_us());
+        (c.most_at, c.ratio) = loadlab_metrics::compensation::largest_correction(raw, &corrected);
         Some((c, corrected))
     }
 
@@ -526,12 +528,15 @@ fn error_hints(all: &Totals) -> BTreeMap<String, String> {
 
 /// The run's data sets with what it used of each (nothing counted: a record from before
 /// data use was recorded, or a run that did not end).
-fn data_sets_used(meta: &RecordMeta, end: Option<&RecordEnd>) -> Vec<crate::data_use::DataSetUse> {
+fn data_sets_used(
+    meta: &RecordMeta,
+    end: Option<&RecordEnd>,
+) -> Vec<loadlab_metrics::data_use::DataSetUse> {
     meta.data_sets
         .iter()
         .enumerate()
         .map(
-            |(i, d): (usize, &crate::record::DataSetInfo)| crate::data_use::DataSetUse {
+            |(i, d): (usize, &crate::DataSetInfo)| loadlab_metrics::data_use::DataSetUse {
                 name: d.name.clone(),
                 rows: d.rows,
                 pick: d.pick.clone(),

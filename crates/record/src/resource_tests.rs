@@ -3,8 +3,8 @@
 //! (host contention instead of generator blame, target overload with its numbers, EMFILE).
 
 use super::*;
-use crate::resources::Sample;
-use crate::InvalidKind;
+use loadlab_metrics::resources::Sample;
+use loadlab_metrics::InvalidKind;
 
 fn sample(end_ms: u64, values: &[(&str, f64)]) -> RecordedSample {
     RecordedSample {
@@ -14,7 +14,7 @@ fn sample(end_ms: u64, values: &[(&str, f64)]) -> RecordedSample {
             unix_ms: 1_800_000_000_000 + end_ms,
             interval_ms: 1000,
             values: values.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-            top_processes: vec![crate::resources::ProcessCpu {
+            top_processes: vec![loadlab_metrics::resources::ProcessCpu {
                 name: "stress-ng".into(),
                 processes: 2,
                 cpu_percent: 190.0,
@@ -109,7 +109,7 @@ fn samples_round_trip_and_merges_keep_segments_apart() {
     let busy = resources.segments[1]
         .findings
         .iter()
-        .find(|f| f.kind == crate::resources::FindingKind::HostContended)
+        .find(|f| f.kind == loadlab_metrics::resources::FindingKind::HostContended)
         .expect("the busy host is a finding");
     assert!(
         busy.message.starts_with("segment 1/2: "),
@@ -145,7 +145,7 @@ fn end() -> RecordEnd {
 
 /// Four intervals whose scheduler woke 50 ms late (so requests were sent 50 ms late), with
 /// the given resource samples.
-fn late_scheduler(values: Option<&[(&str, f64)]>) -> crate::RunResult {
+fn late_scheduler(values: Option<&[(&str, f64)]>) -> loadlab_metrics::RunResult {
     let mut s = Summarizer::new(1);
     for k in 0..4 {
         let mut d = IntervalDelta::new(1);
@@ -295,13 +295,13 @@ fn open_run(
     done: impl Fn(u32) -> u64,
     in_flight: impl Fn(u32) -> u64,
     p50: impl Fn(u32) -> u64,
-) -> crate::RunResult {
+) -> loadlab_metrics::RunResult {
     let mut m = meta(1, None, 1e9);
     m.warmup_s = 0.0;
     m.load.planned_duration_s = 8.0;
     m.load.planned_arrivals = Some(800.0);
     m.load.max_in_flight = Some(5000);
-    m.load.planned = Some(crate::result::PlannedLoad {
+    m.load.planned = Some(loadlab_metrics::result::PlannedLoad {
         vus: false,
         points: vec![(0.0, 100.0), (8.0, 100.0)],
     });
@@ -335,7 +335,7 @@ fn overload_is_found_with_its_numbers() {
     );
     assert_eq!(overloaded.verdicts.len(), 1);
     let v = &overloaded.verdicts[0];
-    assert_eq!(v.kind, crate::TargetVerdictKind::TargetOverloaded);
+    assert_eq!(v.kind, loadlab_metrics::TargetVerdictKind::TargetOverloaded);
     assert!(
         v.message.contains("80.0/s achieved of 100/s offered"),
         "{}",
@@ -373,7 +373,7 @@ fn a_target_on_this_machine_is_a_warning_not_an_invalid_run() {
     let shared = r
         .verdicts
         .iter()
-        .find(|v| v.kind == crate::TargetVerdictKind::SharesHostWithTarget)
+        .find(|v| v.kind == loadlab_metrics::TargetVerdictKind::SharesHostWithTarget)
         .expect("shares_host_with_target");
     assert!(
         shared.message.contains("127.0.0.1:8080"),

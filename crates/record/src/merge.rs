@@ -9,12 +9,12 @@ use super::meta::{MergedSegment, RecordEnd, RecordMeta};
 use super::reader::{Intervals, RecordError, StoredRecord};
 use super::summary::Summarizer;
 use super::writer::Guarded;
-use crate::clock::ClockSkew;
-use crate::result::{
+use loadlab_metrics::clock::ClockSkew;
+use loadlab_metrics::result::{
     encode_nonempty, from_unix_seconds, rfc3339, PlannedLoad, RunResult, SegmentSummary, StopReason,
 };
-use crate::steering::{driven_points, summed_points};
-use crate::validity::{InvalidKind, Validity};
+use loadlab_metrics::steering::{driven_points, summed_points};
+use loadlab_metrics::validity::{InvalidKind, Validity};
 use std::iter::Peekable;
 
 #[derive(Debug, thiserror::Error)]
@@ -283,7 +283,7 @@ fn merged_end(records: &[&StoredRecord], intervals: u32) -> RecordEnd {
 }
 
 /// Each data set's use, added up over the segments that counted it.
-fn merged_data_use(records: &[&StoredRecord]) -> Vec<crate::data_use::DataUse> {
+fn merged_data_use(records: &[&StoredRecord]) -> Vec<loadlab_metrics::data_use::DataUse> {
     records[0]
         .meta
         .data_sets
@@ -294,7 +294,7 @@ fn merged_data_use(records: &[&StoredRecord]) -> Vec<crate::data_use::DataUse> {
                 .iter()
                 .filter_map(|r| r.end.as_ref()?.data_use.get(i).copied())
                 .collect();
-            crate::data_use::DataUse::merged(&uses, set.split)
+            loadlab_metrics::data_use::DataUse::merged(&uses, set.split)
         })
         .collect()
 }
@@ -325,7 +325,7 @@ fn merged_driven(records: &[&StoredRecord]) -> Option<PlannedLoad> {
         })
         .collect();
     Some(PlannedLoad {
-        vus: records[0].meta.load.model == crate::LoadModel::Closed,
+        vus: records[0].meta.load.model == loadlab_metrics::LoadModel::Closed,
         points: summed_points(&curves),
     })
 }
@@ -333,8 +333,8 @@ fn merged_driven(records: &[&StoredRecord]) -> Option<PlannedLoad> {
 /// Every segment's commands in time order: each process of a distributed run is steered on
 /// its own, and the merged record says what each was told (the same command sent to all is
 /// kept once).
-fn merged_steering(ends: &[Option<&RecordEnd>]) -> Vec<crate::SteerEvent> {
-    let mut all: Vec<crate::SteerEvent> = ends
+fn merged_steering(ends: &[Option<&RecordEnd>]) -> Vec<loadlab_metrics::SteerEvent> {
+    let mut all: Vec<loadlab_metrics::SteerEvent> = ends
         .iter()
         .flatten()
         .flat_map(|e| e.steering.iter().cloned())

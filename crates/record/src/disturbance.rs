@@ -18,7 +18,7 @@
 //!   held back by `max_in_flight`, the connection limit or a stream slot (the target's doing),
 //!   only the scheduler's lag is the generator's.
 //!
-//! A percentile is judged only when at least [`crate::MIN_SAMPLES_BEYOND`] samples lie beyond
+//! A percentile is judged only when at least [`loadlab_metrics::MIN_SAMPLES_BEYOND`] samples lie beyond
 //! it. The run
 //! is disturbed when, at p50, p95 or p99, the generator's delay is both more than
 //! [`DISTORTION_SHARE`] of the latency reported there and above this host's timing resolution
@@ -30,10 +30,10 @@
 //! never make a run invalid. docs/results.md explains the rule with its measured error rates
 //! (bench/validity.sh).
 
-use crate::histogram::LatencyHistogram;
-use crate::host_timer::{HostTimer, PROBE_TIMER_MARGIN, TIMER_MARGIN};
-use crate::resources::HostLoad;
-use crate::validity::{InvalidKind, InvalidReason};
+use loadlab_metrics::host_timer::{HostTimer, PROBE_TIMER_MARGIN, TIMER_MARGIN};
+use loadlab_metrics::resources::HostLoad;
+use loadlab_metrics::validity::{InvalidKind, InvalidReason};
+use loadlab_metrics::LatencyHistogram;
 
 /// The generator's delay may add at most this share to a reported latency percentile.
 pub const DISTORTION_SHARE: f64 = 0.10;
@@ -217,7 +217,7 @@ pub fn generator_delay(
     };
     // A percentile resting on fewer than 10 samples beyond it is too fragile to call
     // distorted, as the reports say of it.
-    let enough = |h: &LatencyHistogram, q: f64| !crate::thin_percentile(h.len(), q);
+    let enough = |h: &LatencyHistogram, q: f64| !loadlab_metrics::thin_percentile(h.len(), q);
     let measure_len_ok = |q: f64| match evidence {
         GeneratorEvidence::Probe(p) => enough(p, q),
         GeneratorEvidence::SendDelay { service, .. } => enough(service, q),
@@ -344,7 +344,7 @@ fn ms(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::histogram::{new_histogram, record_us};
+    use loadlab_metrics::{new_histogram, record_us};
 
     fn histogram(values_us: &[(u64, u64)]) -> LatencyHistogram {
         let mut h = new_histogram();
@@ -422,7 +422,7 @@ mod tests {
             generator_percent_of_host: 10.0,
             other_percent_of_host: others,
             steal_on_generator_cores: Some(steal),
-            top_others: vec![crate::resources::ProcessCpu {
+            top_others: vec![loadlab_metrics::resources::ProcessCpu {
                 name: "stress-ng".into(),
                 processes: 1,
                 cpu_percent: 98.0,

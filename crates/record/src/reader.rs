@@ -154,7 +154,7 @@ impl Iterator for Intervals {
             record
                 .delta
                 .steps
-                .resize(self.steps, crate::delta::StepDelta::default());
+                .resize(self.steps, loadlab_metrics::StepDelta::default());
         }
         let at = start_ms(&record);
         while let Some(entry) = self.next_hlog_entry() {

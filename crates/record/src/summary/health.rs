@@ -5,19 +5,17 @@
 
 use super::scopes::{summary_of, Totals};
 use super::Summarizer;
-use crate::histogram::LazyHistogram;
-use crate::record::disturbance::{
+use crate::disturbance::{
     attribute, generator_delay, DelayMeasure, Floors, GeneratorDelay, GeneratorEvidence,
     GeneratorLoad, DISTORTION_SHARE,
 };
-use crate::record::judge::{
-    judge_resources, overload, shares_host, LoadEvidence, ResourceJudgement,
-};
-use crate::record::meta::{RecordEnd, RecordMeta};
-use crate::resources::Resources;
-use crate::result::{Generator, LatencySummary, PauseSummary, StopReason};
-use crate::validity::{InvalidKind, InvalidReason, TargetVerdict, Validity};
-use crate::ErrorKind;
+use crate::judge::{judge_resources, overload, shares_host, LoadEvidence, ResourceJudgement};
+use crate::meta::{RecordEnd, RecordMeta};
+use loadlab_metrics::resources::Resources;
+use loadlab_metrics::result::{Generator, LatencySummary, PauseSummary, StopReason};
+use loadlab_metrics::validity::{InvalidKind, InvalidReason, TargetVerdict, Validity};
+use loadlab_metrics::ErrorKind;
+use loadlab_metrics::LazyHistogram;
 
 /// What a run's summary says about whether it can be trusted.
 #[derive(Default)]
@@ -282,7 +280,7 @@ impl Summarizer {
         meta: &RecordMeta,
         service: &'a LazyHistogram,
     ) -> Vec<GeneratorEvidence<'a>> {
-        if meta.load.model != crate::LoadModel::Open {
+        if meta.load.model != loadlab_metrics::LoadModel::Open {
             return self
                 .pauses
                 .get()

@@ -1,9 +1,9 @@
 //! What a record says about itself: written once when the run starts (`record.json`) and once
 //! when it ends (`end.json`). A record without an end is a run whose process died.
 
-use crate::result::{LoadInfo, StopReason};
-use crate::Segment;
-use crate::{Environment, Protocol, StepInfo};
+use loadlab_metrics::result::{LoadInfo, StopReason};
+use loadlab_metrics::Segment;
+use loadlab_metrics::{Environment, Protocol, StepInfo};
 use serde::{Deserialize, Serialize};
 
 pub const RECORD_SCHEMA: &str = "loadlab.record.v1";
@@ -21,7 +21,7 @@ pub struct RecordMeta {
     pub start_unix_s: f64,
     pub warmup_s: f64,
     /// Length of the record's intervals (the slices of every chart over time); the last one
-    /// and the one the warm-up ends in may be shorter. See [`crate::slice_for`].
+    /// and the one the warm-up ends in may be shorter. See [`loadlab_metrics::slice_for`].
     #[serde(default = "one_second")]
     pub slice_s: f64,
     /// The plan's load, with its planned shape over time.
@@ -63,7 +63,7 @@ pub struct RecordMeta {
     /// How late this host woke a timer before the run (absent: not measured, an older record):
     /// the generator's delays are judged above this host's own timing resolution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host_timer: Option<crate::HostTimer>,
+    pub host_timer: Option<loadlab_metrics::HostTimer>,
     /// The open model's batch window: dense arrivals are started up to this late, so that one
     /// wake-up starts several (the trade between wake-ups and precision).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,11 +79,11 @@ pub struct RecordMeta {
     pub merged_from: Option<Vec<MergedSegment>>,
     /// A segment that met the others at a start barrier: its clock against the barrier's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clock: Option<crate::clock::ClockEstimate>,
+    pub clock: Option<loadlab_metrics::clock::ClockEstimate>,
     /// A run rebuilt from another tool's result file (`loadlab import-results`): which tool
     /// and file. Its validity is not judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub imported: Option<crate::ImportedFrom>,
+    pub imported: Option<loadlab_metrics::ImportedFrom>,
 }
 
 /// One origin (scheme, host, port and HTTP version) of a run.
@@ -140,7 +140,7 @@ pub struct RecordEnd {
     pub signal: Option<String>,
     /// The threshold that stopped the run (`stop: threshold`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aborted_by_threshold: Option<crate::ThresholdBreach>,
+    pub aborted_by_threshold: Option<loadlab_metrics::ThresholdBreach>,
     /// Wall time from the plan's start to the end of the last interval.
     pub wall_s: f64,
     pub max_rss_bytes: u64,
@@ -152,17 +152,17 @@ pub struct RecordEnd {
     /// How late this host woke an idle thread of the generator's while the run went on (the
     /// measurement before it is `RecordMeta::host_timer`): the floor its delays are judged above.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host_timer: Option<crate::HostTimer>,
+    pub host_timer: Option<loadlab_metrics::HostTimer>,
     /// The commands that steered the run while it went, in order (none: it followed its plan).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steering: Vec<crate::SteerEvent>,
+    pub steering: Vec<loadlab_metrics::SteerEvent>,
     /// The load as driven, where the commands alone do not say it: a merge of steered
     /// segments, whose loads add up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub driven: Option<crate::result::PlannedLoad>,
+    pub driven: Option<loadlab_metrics::result::PlannedLoad>,
     /// What each data set handed out, in the order of `RecordMeta::data_sets`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub data_use: Vec<crate::data_use::DataUse>,
+    pub data_use: Vec<loadlab_metrics::data_use::DataUse>,
 }
 
 fn one_second() -> f64 {

@@ -3,11 +3,11 @@
 //! interval's latency histogram (compressed, a few hundred bytes) until then.
 
 use super::Summarizer;
-use crate::histogram::LazyHistogram;
-use crate::record::meta::{RecordEnd, RecordMeta};
-use crate::result::LoadStretch;
-use crate::result::{decode_histogram, encode_nonempty, IntervalLatency, PlannedLoad};
-use crate::steering::{driven_points, stretches_of, StretchLevel};
+use crate::meta::{RecordEnd, RecordMeta};
+use loadlab_metrics::result::LoadStretch;
+use loadlab_metrics::result::{decode_histogram, encode_nonempty, IntervalLatency, PlannedLoad};
+use loadlab_metrics::steering::{driven_points, stretches_of, StretchLevel};
+use loadlab_metrics::LazyHistogram;
 
 /// Interval bounds and stretch bounds are the same instants, computed apart.
 const EPS: f64 = 1e-6;
@@ -44,7 +44,9 @@ impl Summarizer {
             .into_iter()
             .map(|(from_s, to_s, level)| self.measure(from_s, to_s, level))
             .collect();
-        let vus = planned.map_or(meta.load.model == crate::LoadModel::Closed, |p| p.vus);
+        let vus = planned.map_or(meta.load.model == loadlab_metrics::LoadModel::Closed, |p| {
+            p.vus
+        });
         Some((PlannedLoad { vus, points }, stretches))
     }
 

@@ -3,10 +3,10 @@
 //! requests pushed it onto the run's p50, and requests all sent late still must.
 
 use super::*;
-use crate::IntervalDelta;
+use loadlab_metrics::IntervalDelta;
 
 /// One slice of `steps` steps: (latency, service time) in µs per request.
-fn run(steps: &[Vec<(u64, u64)>]) -> crate::RunResult {
+fn run(steps: &[Vec<(u64, u64)>]) -> loadlab_metrics::RunResult {
     let mut s = Summarizer::new(steps.len());
     for k in 0..4 {
         let mut d = IntervalDelta::new(steps.len());
@@ -26,8 +26,8 @@ fn run(steps: &[Vec<(u64, u64)>]) -> crate::RunResult {
     s.finish(&meta(steps.len(), None, 1e9), None)
 }
 
-fn disturbed(r: &crate::RunResult) -> bool {
-    use crate::InvalidKind::*;
+fn disturbed(r: &loadlab_metrics::RunResult) -> bool {
+    use loadlab_metrics::InvalidKind::*;
     [HostContended, GeneratorSaturated, CpuStolen]
         .iter()
         .any(|k| r.validity.has(*k))

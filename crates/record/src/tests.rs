@@ -1,9 +1,11 @@
 //! Round trips through the files, cut-off records, and exact merges of segments.
 
 use super::*;
-use crate::result::{LoadInfo, StopReason};
-use crate::Segment;
-use crate::{Environment, ErrorKind, IntervalDelta, Outcome, Recorder, StepDelta, StepInfo};
+use loadlab_metrics::result::{LoadInfo, StopReason};
+use loadlab_metrics::Segment;
+use loadlab_metrics::{
+    Environment, ErrorKind, IntervalDelta, Outcome, Recorder, StepDelta, StepInfo,
+};
 
 fn meta(steps: usize, segment: Option<Segment>, start: f64) -> RecordMeta {
     RecordMeta {
@@ -17,7 +19,7 @@ fn meta(steps: usize, segment: Option<Segment>, start: f64) -> RecordMeta {
         warmup_s: 1.0,
         slice_s: 1.0,
         load: LoadInfo {
-            model: crate::LoadModel::Open,
+            model: loadlab_metrics::LoadModel::Open,
             planned_duration_s: 4.0,
             planned_arrivals: Some(1000.0),
             ..LoadInfo::default()
@@ -30,7 +32,7 @@ fn meta(steps: usize, segment: Option<Segment>, start: f64) -> RecordMeta {
             url: "http://127.0.0.1:1".into(),
             version: "2".into(),
             shared_connections: Some(2),
-            negotiated: Some(crate::Protocol::H2c),
+            negotiated: Some(loadlab_metrics::Protocol::H2c),
         }],
         steps: (0..steps)
             .map(|i| StepInfo {
@@ -78,7 +80,7 @@ fn outcomes(seed: u64, intervals: u32, n: u64) -> Vec<Vec<Outcome>> {
                         bytes_sent: 80,
                         bytes_received: rng.u64(100..300),
                         trace_id: rng.bool().then(|| rng.u128(1..)),
-                        phases: crate::Phases {
+                        phases: loadlab_metrics::Phases {
                             connect_us: (rng.u8(..) < 10).then(|| rng.u64(30..400)),
                             tls_us: (rng.u8(..) < 5).then(|| rng.u64(300..3000)),
                             waiting_us: Some(rng.u64(40..90_000)),
@@ -123,12 +125,12 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                         r.note_error(ErrorKind::Http5xx, || "503 from the test".into());
                         // Connections and stream waits add like every other counter.
                         r.delayed_by_stream_limit();
-                        let protocol = crate::Protocol::ALL[o.step as usize];
+                        let protocol = loadlab_metrics::Protocol::ALL[o.step as usize];
                         r.connections_opened(o.step, protocol, 1);
                     }
                     if o.step == 1 {
                         // Step 1 is also a WebSocket session: its counters and durations.
-                        let mut ws = crate::WsCounts {
+                        let mut ws = loadlab_metrics::WsCounts {
                             messages_sent: o.service_us % 7,
                             messages_received: o.service_us % 11,
                             bytes_sent: o.service_us % 700,
@@ -139,7 +141,7 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                         r.record_ws(1, &ws, Some(o.service_us / 2 + 1));
                     } else {
                         // Step 0 is also a gRPC call (a server stream every third one).
-                        let grpc = crate::GrpcCounts {
+                        let grpc = loadlab_metrics::GrpcCounts {
                             messages_sent: 1,
                             messages_received: o.service_us % 5,
                             bytes_sent: o.service_us % 300,
@@ -147,9 +149,9 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                             ..Default::default()
                         };
                         let code = if o.error.is_some() {
-                            crate::GrpcCode::Unavailable
+                            loadlab_metrics::GrpcCode::Unavailable
                         } else {
-                            crate::GrpcCode::Ok
+                            loadlab_metrics::GrpcCode::Ok
                         };
                         let first = (o.service_us % 3 == 0).then_some(o.service_us / 3 + 1);
                         r.record_grpc(0, &grpc, Some(code), first);
@@ -158,7 +160,7 @@ fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<Interval
                         let gaps: Vec<u64> = (1..tokens).map(|i| 5_000 + i).collect();
                         r.record_stream(
                             0,
-                            &crate::StreamSample {
+                            &loadlab_metrics::StreamSample {
                                 ttft_us: (tokens > 0).then_some(o.service_us / 4 + 1),
                                 itl_us: &gaps,
                                 tpot_us: (tokens > 1).then_some(5_000),
@@ -207,9 +209,9 @@ fn write(dir: &std::path::Path, meta: &RecordMeta, intervals: &[IntervalRecord],
 /// A delta with its histograms as their encodings (a decoded histogram keeps its values
 /// exactly, but not the raw max it was recorded with).
 fn comparable(d: &IntervalDelta) -> String {
-    let enc = |h: &crate::LazyHistogram| {
+    let enc = |h: &loadlab_metrics::LazyHistogram| {
         h.get()
-            .map(crate::result::encode_histogram)
+            .map(loadlab_metrics::result::encode_histogram)
             .unwrap_or_default()
     };
     let mut out = format!(
@@ -250,11 +252,11 @@ fn comparable(d: &IntervalDelta) -> String {
             enc(&s.session),
             enc(&s.first_message)
         );
-        for t in crate::StreamTime::ALL {
+        for t in loadlab_metrics::StreamTime::ALL {
             out += &format!("{} {}\n", t.as_str(), enc(s.stream_series.get(t)));
         }
         out += &format!("events {}\n", enc(&s.stream_series.events));
-        for phase in crate::Phase::ALL {
+        for phase in loadlab_metrics::Phase::ALL {
             out += &format!("{} {}\n", phase.as_str(), enc(s.phases.get(phase)));
         }
     }
@@ -310,7 +312,7 @@ fn the_interval_log_is_readable_by_hdrhistogram() {
                 if let Some(t) = h.tag() {
                     tags.insert(t.as_str().to_string());
                 }
-                assert!(crate::result::decode_histogram(h.encoded_histogram()).is_some());
+                assert!(loadlab_metrics::result::decode_histogram(h.encoded_histogram()).is_some());
             }
             LogEntry::StartTime(t) | LogEntry::BaseTime(t) => {
                 assert_eq!(t.as_secs(), 1_800_000_000)
@@ -362,7 +364,9 @@ fn a_record_cut_off_mid_line_keeps_every_complete_interval() {
     let result = summarize(&record).unwrap();
     assert!(result.interrupted);
     assert_eq!(result.stop, StopReason::Crashed);
-    assert!(result.validity.has(crate::InvalidKind::Interrupted));
+    assert!(result
+        .validity
+        .has(loadlab_metrics::InvalidKind::Interrupted));
     let expected: u64 = written[1..3].iter().map(|i| i.delta.requests()).sum();
     assert_eq!(
         result.requests.total, expected,
@@ -413,7 +417,7 @@ fn merged_segments_equal_the_whole() {
             a.slowest, b.slowest,
             "the slowest traced requests merge exactly"
         );
-        assert_eq!(a.slowest.len(), crate::EXEMPLARS);
+        assert_eq!(a.slowest.len(), loadlab_metrics::EXEMPLARS);
         assert_eq!(a.checks, b.checks);
         assert_eq!(a.bytes, b.bytes);
         assert_eq!(
@@ -525,7 +529,7 @@ fn records_written_before_the_phases_still_read() {
 #[test]
 fn vus_max_is_the_peak_of_the_closed_model() {
     let mut m = meta(1, None, 1e9);
-    m.load.model = crate::LoadModel::Closed;
+    m.load.model = loadlab_metrics::LoadModel::Closed;
     let mut s = Summarizer::new(1);
     for (k, (active, peak)) in [(2, 2), (5, 9), (4, 5), (0, 4)].into_iter().enumerate() {
         let mut d = IntervalDelta::new(1);
@@ -534,7 +538,7 @@ fn vus_max_is_the_peak_of_the_closed_model() {
         s.add(&interval(k as u32, d));
     }
     assert_eq!(s.finish(&m, None).vus_max, Some(9));
-    m.load.model = crate::LoadModel::Open;
+    m.load.model = loadlab_metrics::LoadModel::Open;
     assert_eq!(s.finish(&m, None).vus_max, None, "closed model only");
 }
 
@@ -554,7 +558,7 @@ fn a_missing_segment_makes_the_merge_invalid() {
         .validity
         .reasons
         .iter()
-        .find(|r| r.kind == crate::InvalidKind::SegmentMissing)
+        .find(|r| r.kind == loadlab_metrics::InvalidKind::SegmentMissing)
         .unwrap();
     assert!(
         missing.message.starts_with("segment 0/2 missing"),
@@ -621,7 +625,9 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         data_use: Vec::new(),
     };
     let r = s.finish(&meta(1, None, 1e9), Some(&end));
-    assert!(r.validity.has(crate::InvalidKind::GeneratorSaturated));
+    assert!(r
+        .validity
+        .has(loadlab_metrics::InvalidKind::GeneratorSaturated));
     assert!(!r.interrupted);
     assert_eq!(
         r.verdicts.len(),
@@ -630,7 +636,7 @@ fn generator_health_and_delivery_come_from_the_intervals() {
     );
     assert_eq!(
         r.verdicts[0].kind,
-        crate::TargetVerdictKind::TargetOverloaded
+        loadlab_metrics::TargetVerdictKind::TargetOverloaded
     );
 }
 
@@ -659,7 +665,7 @@ fn slice_of(index: u32, start_s: f64, length_s: f64, warmup: bool, n: u64) -> In
             bytes_sent: 10,
             bytes_received: 10,
             trace_id: None,
-            phases: crate::Phases::default(),
+            phases: loadlab_metrics::Phases::default(),
         });
     }
     IntervalRecord {

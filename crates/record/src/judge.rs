@@ -7,12 +7,12 @@
 
 use super::codec::RecordedSample;
 use super::meta::RecordMeta;
-use crate::resources::{
+use loadlab_metrics::resources::{
     classify, host_load, thousands, Finding, FindingKind, GeneratorFacts, HostLoad,
     ResourceFinding, Resources, Sample, Thresholds,
 };
-use crate::result::{IntervalStats, LatencySummary};
-use crate::validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind};
+use loadlab_metrics::result::{IntervalStats, LatencySummary};
+use loadlab_metrics::validity::{InvalidKind, InvalidReason, TargetVerdict, TargetVerdictKind};
 use std::collections::BTreeMap;
 
 /// Share of the planned arrivals that may go missing before a run says so.
@@ -300,7 +300,7 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
 /// against offered, arrivals delayed or dropped at `max_in_flight`, in-flight and latency
 /// growth through the steady window, and whether the latency is queueing or service.
 pub(super) fn overload(meta: &RecordMeta, e: &LoadEvidence<'_>) -> Option<TargetVerdict> {
-    if meta.load.model != crate::LoadModel::Open {
+    if meta.load.model != loadlab_metrics::LoadModel::Open {
         return None;
     }
     let plan_end = meta.load.planned_duration_s;

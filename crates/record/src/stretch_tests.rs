@@ -3,9 +3,9 @@
 //! steered segments whose loads and counts add up exactly.
 
 use super::*;
-use crate::result::PlannedLoad;
-use crate::steering::{driven_points, stretches_of, summed_points, StretchLevel};
-use crate::{SteerAction, SteerEvent, SteerSource};
+use loadlab_metrics::result::PlannedLoad;
+use loadlab_metrics::steering::{driven_points, stretches_of, summed_points, StretchLevel};
+use loadlab_metrics::{SteerAction, SteerEvent, SteerSource};
 
 fn event(
     at_s: f64,
