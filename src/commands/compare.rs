@@ -8,9 +8,10 @@ use crate::exit::{CliError, Outcome};
 use loadlab_analysis::compare::CompareOptions;
 use loadlab_analysis::study::default_compare_metrics;
 use loadlab_metrics::RunResult;
-use loadlab_pipeline::compare::{baseline_for_run, compare_pairs, write_pairs, write_verdict};
+use loadlab_pipeline::compare::{baseline_for_run, compare_pairs, terminal_pairs};
 use loadlab_pipeline::compare_command::{compare, CompareRequest};
 use loadlab_pipeline::reports::CiOutputs;
+use loadlab_report::study_terminal::{print_pairs, print_verdict};
 use std::io::Write;
 use std::path::Path;
 
@@ -38,8 +39,9 @@ pub fn execute(args: CompareArgs) -> Result<Outcome, CliError> {
     let result = &compared.result;
     if !args.quiet {
         let mut out = std::io::stdout().lock();
-        write_pairs(&mut out, &compared.pairs(), result, &compared.options);
-        write_verdict(&mut out, result);
+        let pairs = terminal_pairs(&compared.pairs());
+        print_pairs(&mut out, &pairs, result, &compared.options);
+        print_verdict(&mut out, result);
         if let Some(path) = &args.json {
             let _ = writeln!(out, "comparison written to {}", path.display());
         }
@@ -76,8 +78,8 @@ pub fn run_against_study(
             base.stats.name,
             base.stats.runs.len()
         );
-        write_pairs(&mut out, &pairs, &compared, &options);
-        write_verdict(&mut out, &compared);
+        print_pairs(&mut out, &terminal_pairs(&pairs), &compared, &options);
+        print_verdict(&mut out, &compared);
     }
     Ok(!compared.regressions.is_empty())
 }

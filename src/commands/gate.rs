@@ -8,10 +8,11 @@ use super::history::{detector_params, series};
 use crate::cli::GateArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::compare::CompareOptions;
-use loadlab_pipeline::compare::{compare_pairs, write_pairs, write_verdict};
+use loadlab_pipeline::compare::{compare_pairs, terminal_pairs};
 use loadlab_pipeline::history::{chosen_metrics, gate_sides};
 use loadlab_report::gate_summary::{gate_markdown, GateContext};
 use loadlab_report::junit::{comparison_cases, junit_xml};
+use loadlab_report::study_terminal::{print_pairs, print_verdict};
 use std::io::Write;
 
 pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
@@ -43,8 +44,8 @@ pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
         "gate {}: {} against {}",
         s.name, sides.newest_words, sides.baseline_words
     );
-    write_pairs(&mut out, &pairs, &result, &options);
-    write_verdict(&mut out, &result);
+    print_pairs(&mut out, &terminal_pairs(&pairs), &result, &options);
+    print_verdict(&mut out, &result);
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&result).expect("serializes") + "\n";
         loadlab_pipeline::reports::write_json_file(path, &text)?;

@@ -7,9 +7,9 @@ use crate::exit::{CliError, Outcome};
 use loadlab_analysis::change_points::ChangePointParams;
 use loadlab_analysis::history::build_history;
 use loadlab_pipeline::history::{
-    check_since, chosen_metrics, load_series, write_history, write_trend_report, Loaded,
-    SeriesQuery,
+    check_since, chosen_metrics, load_series, write_trend_report, Loaded, SeriesQuery,
 };
+use loadlab_report::history_terminal::write_history;
 use loadlab_store::Store;
 
 pub fn execute(history_args: HistoryArgs) -> Result<Outcome, CliError> {

@@ -12,9 +12,8 @@ use loadlab_analysis::study::{
     StudyResult, UnknownMetric, VariantStats,
 };
 use loadlab_metrics::{MetricId, RunResult, Scope};
-use loadlab_report::study_terminal::{print_comparisons, print_gate, print_legend};
+use loadlab_report::study_terminal::PairSide;
 use loadlab_store::{ResultFile, Store, StudyKind};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What one side of a comparison is.
@@ -58,22 +57,14 @@ pub fn made_by(result: &RunResult) -> String {
 }
 
 impl Side {
-    /// `b (study s2026...)`, `this run (run)`.
-    pub fn describe(&self) -> String {
-        let by = self
-            .made_by
-            .as_deref()
-            .map(|m| format!(", by {m}"))
-            .unwrap_or_default();
-        if self.id == self.stats.name {
-            format!("{} ({}{by})", self.stats.name, self.kind.as_str())
-        } else {
-            format!(
-                "{} ({} {}{by})",
-                self.stats.name,
-                self.kind.as_str(),
-                self.id
-            )
+    /// This side as the terminal's tables name it
+    /// (`loadlab_report::study_terminal::print_pairs`).
+    pub fn terminal(&self) -> PairSide<'_> {
+        PairSide {
+            kind: self.kind.as_str(),
+            id: &self.id,
+            made_by: self.made_by.as_deref(),
+            stats: &self.stats,
         }
     }
 
@@ -245,6 +236,14 @@ pub fn pair_sides<'a>(a: &'a [Side], b: &'a [Side]) -> (Vec<(&'a Side, &'a Side)
     (pairs, false)
 }
 
+/// The pairs as the terminal's tables name them.
+pub fn terminal_pairs<'a>(pairs: &[(&'a Side, &'a Side)]) -> Vec<(PairSide<'a>, PairSide<'a>)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.terminal(), b.terminal()))
+        .collect()
+}
+
 /// The metrics to compare: `--metric` names (checked against what the runs measured) or the
 /// default set.
 pub fn chosen_metrics(
@@ -345,47 +344,6 @@ pub fn baseline_for_run(
         .unwrap_or(0);
     let base = sides.swap_remove(at);
     Ok((base, Side::of_run("this run", "this run", result)))
-}
-
-/// Each pair's table (`a → b`) as the terminal shows it, then the legend.
-pub fn write_pairs(
-    out: &mut dyn Write,
-    pairs: &[(&Side, &Side)],
-    result: &CompareResult,
-    options: &CompareOptions,
-) {
-    let comps = &result.comparisons;
-    for (a, b) in pairs {
-        let _ = writeln!(out, "{} → {}", a.describe(), b.describe());
-        let these: Vec<_> = comps
-            .iter()
-            .filter(|c| c.baseline == a.stats.name && c.variant == b.stats.name)
-            .cloned()
-            .collect();
-        let _ = print_comparisons(
-            out,
-            &these,
-            Some(&a.stats),
-            Some(&b.stats),
-            options.equivalence,
-            options.min_runs,
-        );
-    }
-    let _ = print_legend(
-        out,
-        comps,
-        options.alpha,
-        options.equivalence,
-        options.min_runs,
-    );
-}
-
-/// The warnings and the gate's line.
-pub fn write_verdict(out: &mut dyn Write, result: &CompareResult) {
-    for w in &result.warnings {
-        let _ = writeln!(out, "warning: {}", w.replace('`', ""));
-    }
-    let _ = print_gate(out, result);
 }
 
 /// A comparison's files for CI: its JSON, JUnit (a case per metric) and Markdown summary.

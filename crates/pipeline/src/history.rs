@@ -1,11 +1,7 @@
 //! Performance over time: a scenario's stored runs (or a study's medians) as a history
 //! with change points (`loadlab_analysis::history`), its trend report, and the sides
 //! `loadlab gate` compares — the newest point against the last stable segment before it.
-//! The table printed in the terminal is `text`'s.
-
-mod text;
-
-pub use text::write_history;
+//! The table printed in the terminal is `loadlab_report::history_terminal`'s.
 
 use crate::compare::{Side, SideKind};
 use crate::PipelineError;

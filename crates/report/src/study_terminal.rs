@@ -1,7 +1,8 @@
 //! Terminal rendering of studies and comparisons (`loadlab study`, `compare`, `run
 //! --baseline`): the same words as the reports (`verdict_words`), in plain aligned text.
 //! Spread is written `CV 4.1%` (never a bare `±`, which reads like a confidence margin);
-//! p-values are labelled raw and Holm-adjusted.
+//! p-values are labelled raw and Holm-adjusted. The pipeline hands over typed values (the
+//! sides' names and per-run values, the comparison record); the words are made here.
 
 use crate::format::format_ms;
 use crate::study_doc::{gate_verdicts, one_run_words, usl_skipped_words};
@@ -10,7 +11,7 @@ use crate::verdict_words::{
     verdict_legend_clauses, verdict_sentence,
 };
 use crate::words::capitalize;
-use loadlab_analysis::compare::{family_size, pairs_of, CompareResult, Comparison};
+use loadlab_analysis::compare::{family_size, pairs_of, CompareOptions, CompareResult, Comparison};
 use loadlab_analysis::stats::{OutlierKind, OutlierSide};
 use loadlab_analysis::study::{
     default_compare_metrics, LoadKind, StudyResult, UslIssue, VariantStats,
@@ -173,6 +174,75 @@ pub fn print_gate(out: &mut dyn Write, result: &CompareResult) -> io::Result<()>
         }
     }
     Ok(())
+}
+
+/// One side of a compared pair as the tables name it.
+#[derive(Debug, Clone, Copy)]
+pub struct PairSide<'a> {
+    /// `run`, `study` or `history`.
+    pub kind: &'a str,
+    /// The run's or study's id (the file name as given for a result file).
+    pub id: &'a str,
+    /// The tool that measured a run side (`loadlab 0.1.0`, `vegeta 12.13.0 (imported)`).
+    pub made_by: Option<&'a str>,
+    /// Its per-run values; `stats.name` is the variant (or the run's label).
+    pub stats: &'a VariantStats,
+}
+
+impl PairSide<'_> {
+    /// `b (study s2026...)`, `this run (run)`.
+    pub fn words(&self) -> String {
+        let by = self
+            .made_by
+            .map(|m| format!(", by {m}"))
+            .unwrap_or_default();
+        if self.id == self.stats.name {
+            format!("{} ({}{by})", self.stats.name, self.kind)
+        } else {
+            format!("{} ({} {}{by})", self.stats.name, self.kind, self.id)
+        }
+    }
+}
+
+/// Each pair's table (`a → b`) as the terminal shows it, then the legend.
+pub fn print_pairs(
+    out: &mut dyn Write,
+    pairs: &[(PairSide<'_>, PairSide<'_>)],
+    result: &CompareResult,
+    options: &CompareOptions,
+) {
+    let comps = &result.comparisons;
+    for (a, b) in pairs {
+        let _ = writeln!(out, "{} → {}", a.words(), b.words());
+        let these: Vec<_> = comps
+            .iter()
+            .filter(|c| c.baseline == a.stats.name && c.variant == b.stats.name)
+            .cloned()
+            .collect();
+        let _ = print_comparisons(
+            out,
+            &these,
+            Some(a.stats),
+            Some(b.stats),
+            options.equivalence,
+            options.min_runs,
+        );
+    }
+    let _ = print_legend(
+        out,
+        comps,
+        options.alpha,
+        options.equivalence,
+        options.min_runs,
+    );
+}
+
+/// The warnings and the gate's line.
+pub fn print_verdict(out: &mut dyn Write, result: &CompareResult) {
+    for w in &result.warnings {
+        let _ = writeln!(out, "warning: {}", w.replace('`', ""));
+    }
+    let _ = print_gate(out, result);
 }
 
 fn table_metrics() -> [(MetricId, &'static str); 5] {

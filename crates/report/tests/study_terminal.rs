@@ -139,3 +139,24 @@ fn the_first_lines_say_how_many_valid_runs_each_variant_has_and_why_not_more() {
         "{out}"
     );
 }
+
+#[test]
+fn a_pair_side_is_named_by_its_variant_kind_id_and_tool() {
+    use loadlab_report::study_terminal::PairSide;
+    let (s, _) = samples::study();
+    let stats = &s.variants[0];
+    let side = |kind, id, made_by| PairSide {
+        kind,
+        id,
+        made_by,
+        stats,
+    };
+    assert_eq!(
+        side("study", "s1", None).words(),
+        format!("{} (study s1)", stats.name)
+    );
+    assert_eq!(
+        side("run", &stats.name, Some("loadlab 0.1.0")).words(),
+        format!("{} (run, by loadlab 0.1.0)", stats.name)
+    );
+}

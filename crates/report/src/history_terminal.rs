@@ -1,8 +1,9 @@
-//! The history as terminal text (its tables and change points), kept apart from loading
-//! the points and choosing the gate's sides so each file has one purpose.
+//! `loadlab history` as terminal text: a table per plan and the change points, so the words
+//! the terminal shows live with the rest of the report's text and the pipeline only loads
+//! the points.
 
+use crate::verdict_words::format_value;
 use loadlab_analysis::history::{History, HistoryPoint, PointKind};
-use loadlab_report::verdict_words::format_value;
 use std::collections::BTreeMap;
 use std::io::Write;
 
