@@ -4,25 +4,21 @@
 //! the equivalence band); exit 1 only on a significant regression beyond the margin. Prints
 //! the comparison and writes a Markdown summary for the CI's step summary.
 
-use super::history::{detector_params, series};
+use super::history::series;
 use crate::cli::GateArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_analysis::compare::CompareOptions;
 use loadlab_pipeline::compare::{compare_pairs, terminal_pairs};
-use loadlab_pipeline::history::{chosen_metrics, gate_sides};
+use loadlab_pipeline::history::{chosen_metrics, gate_detector_params, gate_sides};
 use loadlab_report::gate_summary::{gate_markdown, GateContext};
 use loadlab_report::junit::{comparison_cases, junit_xml};
 use loadlab_report::study_terminal::{print_pairs, print_verdict};
 use std::io::Write;
 
 pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
-    let mut params = detector_params(&args.detector)?;
     let bound = args.fail_on_regression;
-    // A shift smaller than the regression the gate fails on does not end the baseline: on
-    // quiet runs a 2% step is significant, and would leave one point to compare with.
-    if args.detector.min_magnitude.is_none() {
-        params.min_magnitude = bound;
-    }
+    let d = &args.detector;
+    let params = gate_detector_params(d.p_value, d.window, d.min_magnitude, bound)?;
     let equivalence = args.equivalence.unwrap_or(0.0);
     let s = &args.series;
     let (store, loaded) = series(s)?;

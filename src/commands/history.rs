@@ -48,21 +48,9 @@ pub fn series(args: &SeriesArgs) -> Result<(Option<Store>, Loaded), CliError> {
 }
 
 pub fn detector_params(args: &DetectorArgs) -> Result<ChangePointParams, CliError> {
-    if !(args.p_value > 0.0 && args.p_value <= 1.0) {
-        return Err(CliError::bad_input(format!(
-            "--p-value {}: give a probability in (0, 1], e.g. 0.001",
-            args.p_value
-        )));
-    }
-    if args.window < 2 {
-        return Err(CliError::bad_input(
-            "--window: give at least 2 points (Otava's default is 50)",
-        ));
-    }
-    let min_magnitude = args.min_magnitude.unwrap_or(0.0);
-    Ok(ChangePointParams {
-        max_p_value: args.p_value,
-        window: args.window,
-        min_magnitude,
-    })
+    Ok(loadlab_pipeline::history::detector_params(
+        args.p_value,
+        args.window,
+        args.min_magnitude,
+    )?)
 }

@@ -6,27 +6,27 @@
 
 use crate::cli::{RunsArgs, RunsCommand};
 use crate::exit::{CliError, Outcome};
-use loadlab_pipeline::listing::{self, Shown};
+use loadlab_pipeline::listing::{self, RunsPlace, Shown};
 use loadlab_report::runs_terminal;
 use loadlab_report::Style;
 use std::io::{IsTerminal, Write};
 
 pub fn execute(args: RunsArgs) -> Result<Outcome, CliError> {
-    let dir = loadlab_store::resolve_dir(args.results.as_deref());
     let mut out = std::io::stdout().lock();
-    if let Some(url) = loadlab_pipeline::remote::url_of(&dir)? {
-        if args.command.is_some() {
-            return Err(CliError::bad_input(
-                "`runs show` and `runs studies` read the local run store: merge a distributed run first (`loadlab merge URL`), then show it by its id",
-            ));
+    let place = RunsPlace::open(
+        args.results.as_deref(),
+        args.command.is_some(),
+        &mut super::output::warn,
+    )?;
+    let store = match place {
+        RunsPlace::Local(store) => store,
+        RunsPlace::Remote(remote) => {
+            let (found, newest) = listing::remote_runs(&remote, args.limit)?;
+            runs_terminal::print_remote_runs(&mut out, remote.url(), found, &newest);
+            let _ = out.flush();
+            return Ok(Outcome::Ok);
         }
-        let remote = loadlab_remote::Remote::open(&url)?;
-        let (found, newest) = listing::remote_runs(&remote, args.limit)?;
-        runs_terminal::print_remote_runs(&mut out, remote.url(), found, &newest);
-        let _ = out.flush();
-        return Ok(Outcome::Ok);
-    }
-    let store = loadlab_pipeline::store::open(&dir, &mut super::output::warn)?;
+    };
     let style = Style {
         color: std::io::stdout().is_terminal(),
     };

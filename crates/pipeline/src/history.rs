@@ -557,3 +557,66 @@ pub fn gate_sides(
         baseline_words,
     })
 }
+
+/// The change-point detector's settings from `--p-value`, `--window` and `--min-magnitude`
+/// (default 0 for `history`: every significant change), checked.
+pub fn detector_params(
+    p_value: f64,
+    window: usize,
+    min_magnitude: Option<f64>,
+) -> Result<ChangePointParams, PipelineError> {
+    if !(p_value > 0.0 && p_value <= 1.0) {
+        return Err(PipelineError::bad_input(format!(
+            "--p-value {p_value}: give a probability in (0, 1], e.g. 0.001"
+        )));
+    }
+    if window < 2 {
+        return Err(PipelineError::bad_input(
+            "--window: give at least 2 points (Otava's default is 50)",
+        ));
+    }
+    Ok(ChangePointParams {
+        max_p_value: p_value,
+        window,
+        min_magnitude: min_magnitude.unwrap_or(0.0),
+    })
+}
+
+/// The gate's detector: as [`detector_params`], but without `--min-magnitude` a shift smaller
+/// than the regression the gate fails on (`bound`) does not end the baseline; on quiet runs
+/// a 2% step is significant, and would leave one point to compare with.
+pub fn gate_detector_params(
+    p_value: f64,
+    window: usize,
+    min_magnitude: Option<f64>,
+    bound: f64,
+) -> Result<ChangePointParams, PipelineError> {
+    detector_params(p_value, window, min_magnitude.or(Some(bound)))
+}
+
+#[cfg(test)]
+mod detector_tests {
+    use super::*;
+
+    #[test]
+    fn detector_flags_are_checked_and_the_gate_defaults_to_its_bound() {
+        let p = detector_params(0.001, 50, None).unwrap();
+        assert_eq!((p.max_p_value, p.window, p.min_magnitude), (0.001, 50, 0.0));
+        for (p_value, window) in [(0.0, 50), (1.5, 50), (f64::NAN, 50), (0.01, 1)] {
+            let e = detector_params(p_value, window, None).unwrap_err();
+            assert!(e.is_bad_input(), "{p_value} {window}: {e}");
+        }
+        assert_eq!(
+            gate_detector_params(0.001, 50, None, 0.05)
+                .unwrap()
+                .min_magnitude,
+            0.05
+        );
+        assert_eq!(
+            gate_detector_params(0.001, 50, Some(0.2), 0.05)
+                .unwrap()
+                .min_magnitude,
+            0.2
+        );
+    }
+}

@@ -9,7 +9,35 @@ use loadlab_metrics::RunResult;
 use loadlab_remote::{find_runs, Remote, RunListing, SegmentState};
 use loadlab_report::runs_terminal::{RemoteRun, RemoteSegment};
 use loadlab_store::{RunRecord, Store, StudyKind, StudyRecord};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// What `loadlab runs --results` names: a local run store (dead runs recovered as it opens)
+/// or an object-storage prefix of distributed runs.
+pub enum RunsPlace {
+    Local(Store),
+    Remote(Remote),
+}
+
+impl RunsPlace {
+    /// Opens what `results` names; `local_only` (`runs show`, `runs studies`) refuses a prefix.
+    /// `warn` hears of stored runs that could not be recovered.
+    pub fn open(
+        results: Option<&Path>,
+        local_only: bool,
+        warn: &mut dyn FnMut(&str),
+    ) -> Result<Self, PipelineError> {
+        let dir = loadlab_store::resolve_dir(results);
+        let Some(url) = crate::remote::url_of(&dir)? else {
+            return Ok(RunsPlace::Local(crate::store::open(&dir, warn)?));
+        };
+        if local_only {
+            return Err(PipelineError::bad_input(
+                "`runs show` and `runs studies` read the local run store: merge a distributed run first (`loadlab merge URL`), then show it by its id",
+            ));
+        }
+        Ok(RunsPlace::Remote(Remote::open(&url)?))
+    }
+}
 
 /// The most recent runs (`limit` of them), newest first, and how many the store holds.
 pub fn runs(store: &Store, limit: usize) -> Result<(Vec<RunRecord>, usize), PipelineError> {
