@@ -6,7 +6,7 @@
 use super::output::{print_errors, print_run, say_unless, warn};
 use crate::cli::MergeArgs;
 use crate::exit::{CliError, Outcome};
-use loadlab_pipeline::merge::{merge_command, MergeRequest};
+use loadlab_pipeline::merge_command::{merge_command, MergeRequest};
 use loadlab_pipeline::outcome_of;
 
 pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {

@@ -21,6 +21,7 @@ pub mod live_progress;
 pub mod live_session;
 pub mod measure;
 pub mod merge;
+pub mod merge_command;
 mod outcome;
 pub mod remote;
 pub mod reports;

@@ -8,6 +8,7 @@
 //! JSON record it was drawn from. Charts are hand-written SVG ([`svg`]).
 
 pub mod chart;
+pub mod compare_terminal;
 #[macro_use]
 pub mod doc;
 mod data_words;
