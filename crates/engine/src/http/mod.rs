@@ -7,6 +7,7 @@ pub(crate) mod connect;
 pub mod deferred;
 pub mod h1;
 pub mod h2;
+pub mod h2wire;
 mod pool;
 mod probe;
 mod receive_stamp;

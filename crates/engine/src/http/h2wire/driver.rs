@@ -1,0 +1,257 @@
+//! The one task that owns a connection's socket: per wake-up it encodes everything tasks
+//! submitted into one buffer and writes it with one call, then reads all that is available,
+//! applies every complete frame under one lock and wakes only the tasks whose streams ended.
+
+use super::error::H2Error;
+use super::frame::{self, code};
+use super::state::{ConnError, Phase, State};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+use std::time::Instant;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// What the handles and the driver share.
+pub struct Shared {
+    state: Mutex<State>,
+}
+
+impl Shared {
+    pub fn new(state: State) -> Self {
+        Shared {
+            state: Mutex::new(state),
+        }
+    }
+
+    /// The state; a panic while it was held leaves it usable (every change is whole).
+    pub fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+const READ_CHUNK: usize = 64 << 10;
+
+/// Drives one connection until it closes; spawn it (`tokio::spawn` or `spawn_local`).
+pub struct Driver<IO> {
+    io: IO,
+    shared: Arc<Shared>,
+    rbuf: Vec<u8>,
+    rstart: usize,
+    rend: usize,
+    wbuf: Vec<u8>,
+    wpos: usize,
+    /// Slots whose HEADERS are in `wbuf`.
+    in_wbuf: Vec<usize>,
+    /// Written, to be stamped at the next lock.
+    written: Vec<usize>,
+    written_at: Option<Instant>,
+    wakers: Vec<Waker>,
+    /// This wake-up was put off once already (see `poll`).
+    deferred: bool,
+}
+
+impl<IO> Driver<IO> {
+    pub(crate) fn new(io: IO, shared: Arc<Shared>) -> Self {
+        Driver {
+            io,
+            shared,
+            rbuf: vec![0; READ_CHUNK],
+            rstart: 0,
+            rend: 0,
+            wbuf: Vec::with_capacity(16 << 10),
+            wpos: 0,
+            in_wbuf: Vec::new(),
+            written: Vec::new(),
+            written_at: None,
+            wakers: Vec::new(),
+            deferred: false,
+        }
+    }
+
+    fn stamp(&mut self, st: &mut State) {
+        if let Some(at) = self.written_at.take() {
+            for &i in &self.written {
+                let s = &mut st.slots[i];
+                if s.phase == Phase::Open {
+                    s.written_at = at;
+                }
+            }
+            self.written.clear();
+        }
+    }
+
+    /// Takes the tasks to wake out of the state, to wake them after the lock is released.
+    fn collect_wakers(&mut self, st: &mut State) {
+        std::mem::swap(&mut self.wakers, &mut st.to_wake);
+    }
+
+    fn wake_all(&mut self) {
+        for w in self.wakers.drain(..) {
+            w.wake();
+        }
+    }
+
+    /// The socket failed or ended: every exchange fails with `error`.
+    fn end(&mut self, error: H2Error) -> Poll<()> {
+        let shared = self.shared.clone();
+        let mut st = shared.lock();
+        st.fail_all(error);
+        self.collect_wakers(&mut st);
+        drop(st);
+        self.wake_all();
+        Poll::Ready(())
+    }
+}
+
+fn io_error(e: &std::io::Error) -> H2Error {
+    H2Error::Io(e.kind(), e.to_string())
+}
+
+impl<IO: AsyncRead + AsyncWrite + Unpin> Future for Driver<IO> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        loop {
+            // Encode what was submitted since the last pass.
+            let finished = {
+                let shared = this.shared.clone();
+                let mut st = shared.lock();
+                if !st.driver.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    st.driver = Some(cx.waker().clone());
+                }
+                this.stamp(&mut st);
+                if !this.deferred && !st.queued.is_empty() && this.wbuf.is_empty() {
+                    // Woken by a submission: go to the back of the run queue once, so the
+                    // other tasks woken by the same read submit too and one write carries
+                    // them all (on a multi-thread runtime the submitter's wake puts us in
+                    // its worker's LIFO slot, ahead of them).
+                    this.deferred = true;
+                    drop(st);
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                this.deferred = false;
+                st.encode();
+                let finished = st.finished();
+                if finished && !st.sent_goaway {
+                    // A graceful close: nothing open, nothing may start.
+                    frame::put_goaway(&mut st.out, 0, code::NO_ERROR, b"");
+                    st.sent_goaway = true;
+                }
+                if this.wbuf.is_empty() && !st.out.is_empty() {
+                    std::mem::swap(&mut this.wbuf, &mut st.out);
+                    std::mem::swap(&mut this.in_wbuf, &mut st.unwritten);
+                }
+                this.collect_wakers(&mut st);
+                finished
+            };
+            this.wake_all();
+
+            // Write it: one call per pass unless the socket takes less.
+            while this.wpos < this.wbuf.len() {
+                match Pin::new(&mut this.io).poll_write(cx, &this.wbuf[this.wpos..]) {
+                    Poll::Ready(Ok(0)) => {
+                        return this.end(H2Error::Io(
+                            std::io::ErrorKind::WriteZero,
+                            "the socket took no bytes".into(),
+                        ));
+                    }
+                    Poll::Ready(Ok(n)) => this.wpos += n,
+                    Poll::Ready(Err(e)) => return this.end(io_error(&e)),
+                    Poll::Pending => break,
+                }
+            }
+            if this.wpos == this.wbuf.len() && !this.wbuf.is_empty() {
+                this.wbuf.clear();
+                this.wpos = 0;
+                // A buffering stream (TLS) must pass the bytes on now.
+                if let Poll::Ready(Err(e)) = Pin::new(&mut this.io).poll_flush(cx) {
+                    return this.end(io_error(&e));
+                }
+                if !this.in_wbuf.is_empty() {
+                    this.written_at = Some(Instant::now());
+                    this.written.append(&mut this.in_wbuf);
+                }
+            }
+            if finished && this.wbuf.is_empty() {
+                let _ = Pin::new(&mut this.io).poll_shutdown(cx);
+                let error = this.shared.lock().eof_error();
+                return this.end(error);
+            }
+
+            // Read all that is available.
+            let mut got = false;
+            loop {
+                if this.rbuf.len() - this.rend < READ_CHUNK / 4 {
+                    this.rbuf.copy_within(this.rstart..this.rend, 0);
+                    this.rend -= this.rstart;
+                    this.rstart = 0;
+                    if this.rbuf.len() - this.rend < READ_CHUNK / 4 {
+                        this.rbuf.resize(this.rbuf.len() + READ_CHUNK, 0);
+                    }
+                }
+                let mut rb = ReadBuf::new(&mut this.rbuf[this.rend..]);
+                match Pin::new(&mut this.io).poll_read(cx, &mut rb) {
+                    Poll::Ready(Ok(())) => {
+                        let n = rb.filled().len();
+                        if n == 0 {
+                            let error = this.shared.lock().eof_error();
+                            return this.end(error);
+                        }
+                        this.rend += n;
+                        got = true;
+                        if this.rend < this.rbuf.len() {
+                            // The socket had less than we asked for: it is drained.
+                            break;
+                        }
+                    }
+                    Poll::Ready(Err(e)) => return this.end(io_error(&e)),
+                    Poll::Pending => break,
+                }
+            }
+            if !got {
+                return Poll::Pending;
+            }
+
+            // Apply every complete frame under one lock.
+            let now = Instant::now();
+            let shared = this.shared.clone();
+            let mut st = shared.lock();
+            this.stamp(&mut st);
+            loop {
+                match frame::parse(
+                    &this.rbuf[this.rstart..this.rend],
+                    frame::DEFAULT_MAX_FRAME_SIZE,
+                ) {
+                    Ok(Some((f, used))) => {
+                        this.rstart += used;
+                        if let Err(e) = st.on_frame(f, now) {
+                            st.fail_connection(e);
+                            break;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(fe) => {
+                        st.fail_connection(ConnError {
+                            code: fe.code,
+                            error: H2Error::Protocol(fe.to_string()),
+                        });
+                        break;
+                    }
+                }
+                if st.closed.is_some() {
+                    break;
+                }
+            }
+            if this.rstart == this.rend {
+                this.rstart = 0;
+                this.rend = 0;
+            }
+            this.collect_wakers(&mut st);
+            drop(st);
+            this.wake_all();
+        }
+    }
+}

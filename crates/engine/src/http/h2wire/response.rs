@@ -1,0 +1,84 @@
+//! What an exchange returns: the status, the instants that time it, the body counted (kept
+//! only when asked) and header lists kept in one flat buffer each instead of a `HeaderMap`,
+//! so a response that keeps nothing allocates nothing.
+
+use std::time::Instant;
+
+/// What to keep of a response beyond its status, length and trailers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Keep {
+    /// The response head's regular (non-pseudo) headers.
+    pub headers: bool,
+    /// The body bytes (otherwise only counted).
+    pub body: bool,
+}
+
+/// Header fields as name/value pairs in one buffer: `[name len u32][value len u32][name][value]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeaderList {
+    buf: Vec<u8>,
+}
+
+impl HeaderList {
+    pub(crate) fn push(&mut self, name: &[u8], value: &[u8]) {
+        self.buf
+            .extend_from_slice(&(name.len() as u32).to_ne_bytes());
+        self.buf
+            .extend_from_slice(&(value.len() as u32).to_ne_bytes());
+        self.buf.extend_from_slice(name);
+        self.buf.extend_from_slice(value);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// The fields in the order the server sent them.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> + '_ {
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            let b = self.buf.get(at..at + 8)?;
+            let n = u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as usize;
+            let v = u32::from_ne_bytes([b[4], b[5], b[6], b[7]]) as usize;
+            let name = &self.buf[at + 8..at + 8 + n];
+            let value = &self.buf[at + 8 + n..at + 8 + n + v];
+            at += 8 + n + v;
+            Some((name, value))
+        })
+    }
+
+    /// The first value of `name` (lowercase, as HTTP/2 sends names).
+    pub fn get(&self, name: &[u8]) -> Option<&[u8]> {
+        self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+}
+
+/// One response, complete.
+#[derive(Debug, Clone)]
+pub struct H2Response {
+    pub status: u16,
+    /// Empty unless [`Keep::headers`].
+    pub headers: HeaderList,
+    /// The trailing HEADERS (gRPC's `grpc-status`), when the server sent them.
+    pub trailers: Option<HeaderList>,
+    /// DATA payload bytes received (padding excluded).
+    pub body_len: u64,
+    /// Present when [`Keep::body`].
+    pub body: Option<Vec<u8>>,
+    /// When the write that carried the request's HEADERS returned.
+    pub written_at: Instant,
+    /// When the read that carried the final (non-1xx) response head returned.
+    pub head_at: Instant,
+}
+
+impl H2Response {
+    /// `grpc-status` from the trailers (or a trailers-only response's head, when kept).
+    pub fn grpc_status(&self) -> Option<u32> {
+        let v = self
+            .trailers
+            .as_ref()
+            .and_then(|t| t.get(b"grpc-status"))
+            .or_else(|| self.headers.get(b"grpc-status"))?;
+        std::str::from_utf8(v).ok()?.parse().ok()
+    }
+}
