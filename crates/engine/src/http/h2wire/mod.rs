@@ -15,6 +15,7 @@ mod error;
 pub mod frame;
 mod hdecode;
 mod hpack;
+mod huffman;
 mod recv;
 mod response;
 mod state;
