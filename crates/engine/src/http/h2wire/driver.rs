@@ -6,6 +6,7 @@ use super::error::H2Error;
 use super::frame::{self, code};
 use super::state::{ConnError, Phase, State};
 use std::future::Future;
+use std::ops::ControlFlow;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
@@ -111,147 +112,173 @@ fn io_error(e: &std::io::Error) -> H2Error {
 impl<IO: AsyncRead + AsyncWrite + Unpin> Future for Driver<IO> {
     type Output = ();
 
+    /// One pass: encode what was submitted, write it, read what arrived, apply its frames;
+    /// again until the socket has nothing to read.
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = &mut *self;
         loop {
-            // Encode what was submitted since the last pass.
-            let finished = {
-                let shared = this.shared.clone();
-                let mut st = shared.lock();
-                if !st.driver.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                    st.driver = Some(cx.waker().clone());
-                }
-                this.stamp(&mut st);
-                if !this.deferred && !st.queued.is_empty() && this.wbuf.is_empty() {
-                    // Woken by a submission: go to the back of the run queue once, so the
-                    // other tasks woken by the same read submit too and one write carries
-                    // them all (on a multi-thread runtime the submitter's wake puts us in
-                    // its worker's LIFO slot, ahead of them).
-                    this.deferred = true;
-                    drop(st);
-                    cx.waker().wake_by_ref();
-                    return Poll::Pending;
-                }
-                this.deferred = false;
-                st.encode();
-                let finished = st.finished();
-                if finished && !st.sent_goaway {
-                    // A graceful close: nothing open, nothing may start.
-                    frame::put_goaway(&mut st.out, 0, code::NO_ERROR, b"");
-                    st.sent_goaway = true;
-                }
-                if this.wbuf.is_empty() && !st.out.is_empty() {
-                    std::mem::swap(&mut this.wbuf, &mut st.out);
-                    std::mem::swap(&mut this.in_wbuf, &mut st.unwritten);
-                }
-                this.collect_wakers(&mut st);
-                finished
+            let finished = match this.take_submissions(cx) {
+                Some(finished) => finished,
+                None => return Poll::Pending,
             };
             this.wake_all();
+            if let ControlFlow::Break(done) = this.write_batch(cx, finished) {
+                return done;
+            }
+            match this.read_available(cx) {
+                ControlFlow::Break(done) => return done,
+                ControlFlow::Continue(false) => return Poll::Pending,
+                ControlFlow::Continue(true) => this.apply_frames(),
+            }
+        }
+    }
+}
 
-            // Write it: one call per pass unless the socket takes less.
-            while this.wpos < this.wbuf.len() {
-                match Pin::new(&mut this.io).poll_write(cx, &this.wbuf[this.wpos..]) {
-                    Poll::Ready(Ok(0)) => {
-                        return this.end(H2Error::Io(
-                            std::io::ErrorKind::WriteZero,
-                            "the socket took no bytes".into(),
-                        ));
-                    }
-                    Poll::Ready(Ok(n)) => this.wpos += n,
-                    Poll::Ready(Err(e)) => return this.end(io_error(&e)),
-                    Poll::Pending => break,
-                }
-            }
-            if this.wpos == this.wbuf.len() && !this.wbuf.is_empty() {
-                this.wbuf.clear();
-                this.wpos = 0;
-                // A buffering stream (TLS) must pass the bytes on now.
-                if let Poll::Ready(Err(e)) = Pin::new(&mut this.io).poll_flush(cx) {
-                    return this.end(io_error(&e));
-                }
-                if !this.in_wbuf.is_empty() {
-                    this.written_at = Some(Instant::now());
-                    this.written.append(&mut this.in_wbuf);
-                }
-            }
-            if finished && this.wbuf.is_empty() {
-                let _ = Pin::new(&mut this.io).poll_shutdown(cx);
-                let error = this.shared.lock().eof_error();
-                return this.end(error);
-            }
+impl<IO: AsyncRead + AsyncWrite + Unpin> Driver<IO> {
+    /// Encodes what was submitted since the last pass into the write buffer; whether the
+    /// connection is finished (nothing open, nothing may start). `None`: put off once.
+    fn take_submissions(&mut self, cx: &mut Context<'_>) -> Option<bool> {
+        let shared = self.shared.clone();
+        let mut st = shared.lock();
+        if !st.driver.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            st.driver = Some(cx.waker().clone());
+        }
+        self.stamp(&mut st);
+        if !self.deferred && !st.queued.is_empty() && self.wbuf.is_empty() {
+            // Woken by a submission: go to the back of the run queue once, so the
+            // other tasks woken by the same read submit too and one write carries
+            // them all (on a multi-thread runtime the submitter's wake puts us in
+            // its worker's LIFO slot, ahead of them).
+            self.deferred = true;
+            drop(st);
+            cx.waker().wake_by_ref();
+            return None;
+        }
+        self.deferred = false;
+        st.encode();
+        let finished = st.finished();
+        if finished && !st.sent_goaway {
+            // A graceful close: nothing open, nothing may start.
+            frame::put_goaway(&mut st.out, 0, code::NO_ERROR, b"");
+            st.sent_goaway = true;
+        }
+        if self.wbuf.is_empty() && !st.out.is_empty() {
+            std::mem::swap(&mut self.wbuf, &mut st.out);
+            std::mem::swap(&mut self.in_wbuf, &mut st.unwritten);
+        }
+        self.collect_wakers(&mut st);
+        Some(finished)
+    }
 
-            // Read all that is available.
-            let mut got = false;
-            loop {
-                if this.rbuf.len() - this.rend < READ_CHUNK / 4 {
-                    this.rbuf.copy_within(this.rstart..this.rend, 0);
-                    this.rend -= this.rstart;
-                    this.rstart = 0;
-                    if this.rbuf.len() - this.rend < READ_CHUNK / 4 {
-                        this.rbuf.resize(this.rbuf.len() + READ_CHUNK, 0);
-                    }
+    /// Writes the batch: one call per pass unless the socket takes less. Ends the
+    /// connection on an error, or once `finished` and everything is written.
+    fn write_batch(&mut self, cx: &mut Context<'_>, finished: bool) -> ControlFlow<Poll<()>> {
+        while self.wpos < self.wbuf.len() {
+            match Pin::new(&mut self.io).poll_write(cx, &self.wbuf[self.wpos..]) {
+                Poll::Ready(Ok(0)) => {
+                    return ControlFlow::Break(self.end(H2Error::Io(
+                        std::io::ErrorKind::WriteZero,
+                        "the socket took no bytes".into(),
+                    )));
                 }
-                let mut rb = ReadBuf::new(&mut this.rbuf[this.rend..]);
-                match Pin::new(&mut this.io).poll_read(cx, &mut rb) {
-                    Poll::Ready(Ok(())) => {
-                        let n = rb.filled().len();
-                        if n == 0 {
-                            let error = this.shared.lock().eof_error();
-                            return this.end(error);
-                        }
-                        this.rend += n;
-                        got = true;
-                        if this.rend < this.rbuf.len() {
-                            // The socket had less than we asked for: it is drained.
-                            break;
-                        }
-                    }
-                    Poll::Ready(Err(e)) => return this.end(io_error(&e)),
-                    Poll::Pending => break,
-                }
+                Poll::Ready(Ok(n)) => self.wpos += n,
+                Poll::Ready(Err(e)) => return ControlFlow::Break(self.end(io_error(&e))),
+                Poll::Pending => break,
             }
-            if !got {
-                return Poll::Pending;
+        }
+        if self.wpos == self.wbuf.len() && !self.wbuf.is_empty() {
+            self.wbuf.clear();
+            self.wpos = 0;
+            // A buffering stream (TLS) must pass the bytes on now.
+            if let Poll::Ready(Err(e)) = Pin::new(&mut self.io).poll_flush(cx) {
+                return ControlFlow::Break(self.end(io_error(&e)));
             }
+            if !self.in_wbuf.is_empty() {
+                self.written_at = Some(Instant::now());
+                self.written.append(&mut self.in_wbuf);
+            }
+        }
+        if finished && self.wbuf.is_empty() {
+            let _ = Pin::new(&mut self.io).poll_shutdown(cx);
+            let error = self.shared.lock().eof_error();
+            return ControlFlow::Break(self.end(error));
+        }
+        ControlFlow::Continue(())
+    }
 
-            // Apply every complete frame under one lock.
-            let now = Instant::now();
-            let shared = this.shared.clone();
-            let mut st = shared.lock();
-            this.stamp(&mut st);
-            loop {
-                match frame::parse(
-                    &this.rbuf[this.rstart..this.rend],
-                    frame::DEFAULT_MAX_FRAME_SIZE,
-                ) {
-                    Ok(Some((f, used))) => {
-                        this.rstart += used;
-                        if let Err(e) = st.on_frame(f, now) {
-                            st.fail_connection(e);
-                            break;
-                        }
+    /// Reads all that is available; whether anything came. Ends the connection at its end
+    /// or on an error.
+    fn read_available(&mut self, cx: &mut Context<'_>) -> ControlFlow<Poll<()>, bool> {
+        let mut got = false;
+        loop {
+            if self.rbuf.len() - self.rend < READ_CHUNK / 4 {
+                self.rbuf.copy_within(self.rstart..self.rend, 0);
+                self.rend -= self.rstart;
+                self.rstart = 0;
+                if self.rbuf.len() - self.rend < READ_CHUNK / 4 {
+                    self.rbuf.resize(self.rbuf.len() + READ_CHUNK, 0);
+                }
+            }
+            let mut rb = ReadBuf::new(&mut self.rbuf[self.rend..]);
+            match Pin::new(&mut self.io).poll_read(cx, &mut rb) {
+                Poll::Ready(Ok(())) => {
+                    let n = rb.filled().len();
+                    if n == 0 {
+                        let error = self.shared.lock().eof_error();
+                        return ControlFlow::Break(self.end(error));
                     }
-                    Ok(None) => break,
-                    Err(fe) => {
-                        st.fail_connection(ConnError {
-                            code: fe.code,
-                            error: H2Error::Protocol(fe.to_string()),
-                        });
+                    self.rend += n;
+                    got = true;
+                    if self.rend < self.rbuf.len() {
+                        // The socket had less than we asked for: it is drained.
                         break;
                     }
                 }
-                if st.closed.is_some() {
+                Poll::Ready(Err(e)) => return ControlFlow::Break(self.end(io_error(&e))),
+                Poll::Pending => break,
+            }
+        }
+        ControlFlow::Continue(got)
+    }
+
+    /// Applies every complete frame read so far under one lock, and wakes the tasks whose
+    /// streams ended.
+    fn apply_frames(&mut self) {
+        let now = Instant::now();
+        let shared = self.shared.clone();
+        let mut st = shared.lock();
+        self.stamp(&mut st);
+        loop {
+            match frame::parse(
+                &self.rbuf[self.rstart..self.rend],
+                frame::DEFAULT_MAX_FRAME_SIZE,
+            ) {
+                Ok(Some((f, used))) => {
+                    self.rstart += used;
+                    if let Err(e) = st.on_frame(f, now) {
+                        st.fail_connection(e);
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(fe) => {
+                    st.fail_connection(ConnError {
+                        code: fe.code,
+                        error: H2Error::Protocol(fe.to_string()),
+                    });
                     break;
                 }
             }
-            if this.rstart == this.rend {
-                this.rstart = 0;
-                this.rend = 0;
+            if st.closed.is_some() {
+                break;
             }
-            this.collect_wakers(&mut st);
-            drop(st);
-            this.wake_all();
         }
+        if self.rstart == self.rend {
+            self.rstart = 0;
+            self.rend = 0;
+        }
+        self.collect_wakers(&mut st);
+        drop(st);
+        self.wake_all();
     }
 }
