@@ -164,23 +164,49 @@ pub fn parse(buf: &[u8], max_frame_size: u32) -> Result<Option<(Frame<'_>, usize
     let (kind, flags) = (buf[3], buf[4]);
     let stream = u32_at(&buf[5..9]) & 0x7fff_ffff;
     let p = &buf[HEADER_LEN..HEADER_LEN + len];
-    let need_stream = |what| {
-        if stream == 0 {
-            Err(err(code::PROTOCOL_ERROR, what))
-        } else {
-            Ok(())
-        }
-    };
-    let no_stream = |what| {
-        if stream != 0 {
-            Err(err(code::PROTOCOL_ERROR, what))
-        } else {
-            Ok(())
-        }
-    };
     let frame = match kind {
+        kind::DATA
+        | kind::HEADERS
+        | kind::CONTINUATION
+        | kind::PRIORITY
+        | kind::RST_STREAM
+        | kind::PUSH_PROMISE => stream_frame(kind, flags, stream, p)?,
+        kind::SETTINGS | kind::PING | kind::GOAWAY => connection_frame(kind, flags, stream, p)?,
+        kind::WINDOW_UPDATE => {
+            if len != 4 {
+                return Err(err(code::FRAME_SIZE_ERROR, "WINDOW_UPDATE is not 4 bytes"));
+            }
+            Frame::WindowUpdate {
+                stream,
+                increment: u32_at(p) & 0x7fff_ffff,
+            }
+        }
+        kind => Frame::Unknown { kind, stream },
+    };
+    Ok(Some((frame, HEADER_LEN + len)))
+}
+
+fn need_stream(stream: u32, what: &'static str) -> Result<(), FrameError> {
+    if stream == 0 {
+        return Err(err(code::PROTOCOL_ERROR, what));
+    }
+    Ok(())
+}
+
+fn no_stream(stream: u32, what: &'static str) -> Result<(), FrameError> {
+    if stream != 0 {
+        return Err(err(code::PROTOCOL_ERROR, what));
+    }
+    Ok(())
+}
+
+/// A frame of one stream (its id is never 0): DATA, HEADERS, CONTINUATION, PRIORITY,
+/// RST_STREAM, PUSH_PROMISE.
+fn stream_frame(kind: u8, flags: u8, stream: u32, p: &[u8]) -> Result<Frame<'_>, FrameError> {
+    let len = p.len();
+    Ok(match kind {
         kind::DATA => {
-            need_stream("DATA on stream 0")?;
+            need_stream(stream, "DATA on stream 0")?;
             let (data, _) = unpad(p, flags)?;
             Frame::Data {
                 stream,
@@ -190,7 +216,7 @@ pub fn parse(buf: &[u8], max_frame_size: u32) -> Result<Option<(Frame<'_>, usize
             }
         }
         kind::HEADERS => {
-            need_stream("HEADERS on stream 0")?;
+            need_stream(stream, "HEADERS on stream 0")?;
             let (mut fragment, _) = unpad(p, flags)?;
             if flags & flag::PRIORITY != 0 {
                 if fragment.len() < 5 {
@@ -209,7 +235,7 @@ pub fn parse(buf: &[u8], max_frame_size: u32) -> Result<Option<(Frame<'_>, usize
             }
         }
         kind::CONTINUATION => {
-            need_stream("CONTINUATION on stream 0")?;
+            need_stream(stream, "CONTINUATION on stream 0")?;
             Frame::Continuation {
                 stream,
                 fragment: p,
@@ -217,14 +243,14 @@ pub fn parse(buf: &[u8], max_frame_size: u32) -> Result<Option<(Frame<'_>, usize
             }
         }
         kind::PRIORITY => {
-            need_stream("PRIORITY on stream 0")?;
+            need_stream(stream, "PRIORITY on stream 0")?;
             if len != 5 {
                 return Err(err(code::FRAME_SIZE_ERROR, "PRIORITY is not 5 bytes"));
             }
             Frame::Priority { stream }
         }
         kind::RST_STREAM => {
-            need_stream("RST_STREAM on stream 0")?;
+            need_stream(stream, "RST_STREAM on stream 0")?;
             if len != 4 {
                 return Err(err(code::FRAME_SIZE_ERROR, "RST_STREAM is not 4 bytes"));
             }
@@ -233,8 +259,21 @@ pub fn parse(buf: &[u8], max_frame_size: u32) -> Result<Option<(Frame<'_>, usize
                 code: u32_at(p),
             }
         }
+        kind::PUSH_PROMISE => {
+            need_stream(stream, "PUSH_PROMISE on stream 0")?;
+            Frame::PushPromise { stream }
+        }
+        // `parse` sends only the kinds above here.
+        kind => Frame::Unknown { kind, stream },
+    })
+}
+
+/// A frame of the connection (stream 0): SETTINGS, PING, GOAWAY.
+fn connection_frame(kind: u8, flags: u8, stream: u32, p: &[u8]) -> Result<Frame<'_>, FrameError> {
+    let len = p.len();
+    Ok(match kind {
         kind::SETTINGS => {
-            no_stream("SETTINGS on a stream")?;
+            no_stream(stream, "SETTINGS on a stream")?;
             let ack = flags & flag::ACK != 0;
             if ack && len != 0 {
                 return Err(err(code::FRAME_SIZE_ERROR, "a SETTINGS ACK with a payload"));
@@ -247,12 +286,8 @@ pub fn parse(buf: &[u8], max_frame_size: u32) -> Result<Option<(Frame<'_>, usize
             }
             Frame::Settings { ack, params: p }
         }
-        kind::PUSH_PROMISE => {
-            need_stream("PUSH_PROMISE on stream 0")?;
-            Frame::PushPromise { stream }
-        }
         kind::PING => {
-            no_stream("PING on a stream")?;
+            no_stream(stream, "PING on a stream")?;
             if len != 8 {
                 return Err(err(code::FRAME_SIZE_ERROR, "PING is not 8 bytes"));
             }
@@ -264,7 +299,7 @@ pub fn parse(buf: &[u8], max_frame_size: u32) -> Result<Option<(Frame<'_>, usize
             }
         }
         kind::GOAWAY => {
-            no_stream("GOAWAY on a stream")?;
+            no_stream(stream, "GOAWAY on a stream")?;
             if len < 8 {
                 return Err(err(code::FRAME_SIZE_ERROR, "GOAWAY shorter than 8 bytes"));
             }
@@ -274,18 +309,9 @@ pub fn parse(buf: &[u8], max_frame_size: u32) -> Result<Option<(Frame<'_>, usize
                 debug: &p[8..],
             }
         }
-        kind::WINDOW_UPDATE => {
-            if len != 4 {
-                return Err(err(code::FRAME_SIZE_ERROR, "WINDOW_UPDATE is not 4 bytes"));
-            }
-            Frame::WindowUpdate {
-                stream,
-                increment: u32_at(p) & 0x7fff_ffff,
-            }
-        }
+        // `parse` sends only the kinds above here.
         kind => Frame::Unknown { kind, stream },
-    };
-    Ok(Some((frame, HEADER_LEN + len)))
+    })
 }
 
 /// The (identifier, value) pairs of a SETTINGS payload.
