@@ -24,6 +24,8 @@ pub struct VuState {
     rows: Vec<(u64, u32)>,
     /// Reused for rendering templated requests.
     pub parts: crate::request::RequestParts,
+    /// Times its requests out.
+    pub request_timer: crate::exchange::RequestTimer,
 }
 
 impl VuState {
@@ -35,11 +37,13 @@ impl VuState {
     }
 
     /// Becomes a new user `vu` (the open model reuses one state per runner), keeping only
-    /// the render buffers' allocations.
+    /// the render buffers' allocations and the request timer.
     pub fn start_over(&mut self, vu: u64) {
         let parts = std::mem::take(&mut self.parts);
+        let request_timer = std::mem::take(&mut self.request_timer);
         *self = Self {
             parts,
+            request_timer,
             ..Self::new(vu)
         };
     }

@@ -3,7 +3,7 @@
 //! its latency is measured between (see docs/results.md).
 
 use super::{ConnSet, Next, Span, Worker};
-use crate::exchange::exchange;
+use crate::exchange::{exchange, RequestTimer};
 use crate::inspect::{capture_at, check_passes};
 use crate::prepare::PreparedRequest;
 use crate::render::RenderCx;
@@ -46,7 +46,7 @@ impl<T: Transport> Worker<T> {
             .send(
                 req,
                 rendered.map(|r| r.parts),
-                conns,
+                (conns, &mut vu.request_timer),
                 pooled,
                 keep_alive,
                 wanted,
@@ -186,7 +186,7 @@ impl<T: Transport> Worker<T> {
         &self,
         req: &PreparedRequest,
         rendered: Result<&RequestParts, Failure>,
-        conns: &mut ConnSet<T::Conn>,
+        (conns, timer): (&mut ConnSet<T::Conn>, &mut RequestTimer),
         pooled: bool,
         keep_alive: bool,
         wanted: Instant,
@@ -232,8 +232,8 @@ impl<T: Transport> Worker<T> {
                             &self.transport,
                             slot,
                             &req.rendered(parts, deadline),
+                            (req.timeout, timer),
                             keep_alive,
-                            req.timeout,
                             keep,
                         )
                         .await
