@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A gRPC server written with Python `grpcio` (another implementation than loadlab's target),
 for the gRPC tests: it serves permits.v1.Permits from examples/proto/permits.proto, compiled
-at start with grpc_tools.protoc into a temporary directory, with server reflection on, counts
+at start with grpc_tools.protoc into a temporary directory (removed once the generated modules
+are imported), with server reflection on, counts
 what it did, and has the fault flags the tests need.
 
     python3 scripts/grpc_server.py PORT [--counts-port P] [--unavailable-every N]
@@ -41,15 +42,20 @@ CYCLE = ["RECEIVED", "IN_REVIEW", "APPROVED"]
 
 
 def compile_proto():
-    out = tempfile.mkdtemp(prefix="loadlab-grpc-")
-    include = os.path.join(os.path.dirname(protoc.__file__), "_proto")
-    rc = protoc.main(["protoc", f"-I{PROTO_DIR}", f"-I{include}", f"--python_out={out}",
-                      f"--grpc_python_out={out}", "permits.proto"])
-    if rc != 0:
-        sys.exit(f"grpc_server: protoc failed on {PROTO_DIR}/permits.proto ({rc})")
-    sys.path.insert(0, out)
-    import permits_pb2
-    import permits_pb2_grpc
+    # The generated modules are needed only until they are imported: the directory is removed
+    # at once, so nothing is left behind however the server ends (the tests SIGKILL it).
+    with tempfile.TemporaryDirectory(prefix="loadlab-grpc-") as out:
+        include = os.path.join(os.path.dirname(protoc.__file__), "_proto")
+        rc = protoc.main(["protoc", f"-I{PROTO_DIR}", f"-I{include}", f"--python_out={out}",
+                          f"--grpc_python_out={out}", "permits.proto"])
+        if rc != 0:
+            sys.exit(f"grpc_server: protoc failed on {PROTO_DIR}/permits.proto ({rc})")
+        sys.path.insert(0, out)
+        try:
+            import permits_pb2
+            import permits_pb2_grpc
+        finally:
+            sys.path.remove(out)
     return permits_pb2, permits_pb2_grpc
 
 

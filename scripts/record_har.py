@@ -23,6 +23,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -150,6 +151,9 @@ class Browser:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            # Chromium's own temporary files (its org.chromium.Chromium.* singleton socket
+            # directory) go in the profile too, removed with it even if Chromium is killed.
+            env=dict(os.environ, TMPDIR=profile),
             close_fds=False,
             preexec_fn=fds,
         )
@@ -337,7 +341,14 @@ def record(chromium, api, timeout):
     }, title
 
 
+def stop_on_sigterm(signum, _frame):
+    """SIGTERM (a caller giving up) unwinds like an error: the browser is closed and its
+    temporary profile removed, which the default action would leave behind."""
+    sys.exit(128 + signum)
+
+
 def main():
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--api", required=True, help="the target's URL, e.g. http://127.0.0.1:8080")
     ap.add_argument("--out", required=True, help="the HAR file to write")

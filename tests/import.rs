@@ -566,7 +566,17 @@ fn har_recorded_by_headless_chromium_imports_and_runs() {
     let started = std::time::Instant::now();
     while recorder.try_wait().unwrap().is_none() {
         if started.elapsed() > std::time::Duration::from_secs(90) {
+            // SIGTERM first: the recorder then closes Chromium and removes its profile.
+            // SAFETY: signalling our own child process.
+            unsafe { libc::kill(recorder.id() as libc::pid_t, libc::SIGTERM) };
+            let asked = std::time::Instant::now();
+            while recorder.try_wait().unwrap().is_none()
+                && asked.elapsed() < std::time::Duration::from_secs(5)
+            {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
             let _ = recorder.kill();
+            let _ = recorder.wait();
             panic!("the recorder did not finish in 90 s");
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
