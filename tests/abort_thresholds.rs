@@ -10,7 +10,7 @@ mod common;
 use common::undisturbed::until_undisturbed;
 use common::{exclusive, text, Target, BIN};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// 4 s planned at 50/s (intervals of 0.1 s): p95 below 200 ms over every 1 s window (the
@@ -24,11 +24,10 @@ steps:\n\
 
 const EXPR: &str = "latency.p95 < 200ms over 1s, abort";
 
-fn workdir_with(name: &str, scenario: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("loadlab-abort-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("s.yaml"), scenario).unwrap();
+/// A scratch directory holding `s.yaml`, removed when the returned guard is dropped.
+fn workdir_with(name: &str, scenario: &str) -> tempfile::TempDir {
+    let dir = common::scratch_dir(&format!("loadlab-abort-{name}-"));
+    std::fs::write(dir.path().join("s.yaml"), scenario).unwrap();
     dir
 }
 
@@ -68,12 +67,12 @@ fn run_undisturbed(
     name: &str,
     scenario: &str,
     target: impl Fn() -> Target,
-) -> (Output, PathBuf, String, Value) {
+) -> (Output, tempfile::TempDir, String, Value) {
     let (_, run_json, (out, dir, listing)) = until_undisturbed(name, || {
         let target = target();
         let dir = workdir_with(name, scenario);
-        let out = run(&dir, &target.url);
-        let (listing, r) = only_run(&dir);
+        let out = run(dir.path(), &target.url);
+        let (listing, r) = only_run(dir.path());
         (out.status.code(), r, (out, dir, listing))
     });
     (out, dir, listing, run_json)
@@ -155,18 +154,17 @@ fn a_window_that_fails_stops_a_degrading_run_within_the_window_plus_one_interval
         t[1]
     );
     // The Markdown summary says which threshold stopped the run.
-    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
     assert!(md.contains("stopped at") && md.contains(EXPR), "{md}");
     // The published run schema describes an aborted run (`stop: threshold`, its breach).
     common::assert_matches_run_schema(&r);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_same_thresholds_let_a_steady_run_complete() {
     let _serial = exclusive();
     // 50 ms: well under the bound, and long beside the lag a busy host adds to each send.
-    let (out, dir, _, r) = run_undisturbed("steady", SCENARIO, || {
+    let (out, _dir, _, r) = run_undisturbed("steady", SCENARIO, || {
         Target::start(&["--service-time", "50ms"])
     });
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -178,7 +176,6 @@ fn the_same_thresholds_let_a_steady_run_complete() {
     let t = &r["thresholds"][0];
     assert_eq!(t["ok"], true, "{t}");
     assert!(t["actual"].as_f64().unwrap() < 200.0, "{t}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -186,7 +183,7 @@ fn requests_in_flight_at_an_abort_finish_and_do_not_fail_an_error_rate_threshold
     let _serial = exclusive();
     // At the abort about 15 requests are in flight (50/s, 300 ms each): cut off, they were
     // `interrupted` failures, and `http.errors < 1%` failed because of the abort itself.
-    let (out, dir, listing, r) = run_undisturbed(
+    let (out, _dir, listing, r) = run_undisturbed(
         "drain",
         "load: { model: open, rate: 50/s, duration: 4s }\n\
 thresholds:\n\
@@ -214,7 +211,6 @@ steps:\n\
     assert_eq!(t[1]["expr"], "http.errors < 1%");
     assert_eq!(t[1]["ok"], true, "the abort failed no request: {}", t[1]);
     assert_eq!(t[1]["actual"], 0.0, "{}", t[1]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -222,7 +218,7 @@ fn a_threshold_abort_ends_one_run_of_a_study_and_the_next_runs_still() {
     let _serial = exclusive();
     // Slow from the start: every run of the study breaches its window and is aborted.
     let target = Target::start(&["--service-time", "300ms"]);
-    let dir = workdir_with(
+    let tmp = workdir_with(
         "study",
         "load: { model: open, rate: 50/s, duration: 4s }\n\
 thresholds:\n\
@@ -232,6 +228,7 @@ steps:\n\
 study:\n\
 \x20 repeat: 2\n",
     );
+    let dir = tmp.path();
     let out = common::study_command(&dir.join("s.yaml"), &target.url, &dir.join("results"))
         .output()
         .unwrap();
@@ -256,5 +253,4 @@ study:\n\
         );
     }
     assert_ne!(out.status.code(), Some(2), "{}", text(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,22 +6,15 @@ use common::{exclusive, Target, BIN};
 
 use serde_json::Value;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn temp_path(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("loadlab-cli-{}-{name}", std::process::id()))
-}
-
 fn loadlab(args: &[&str]) -> Output {
-    // Stored runs go to a scratch directory, not the working tree.
+    // Stored runs go to a scratch directory, not the working tree, removed once loadlab exits.
+    let results = common::scratch_dir("loadlab-cli-results-");
     Command::new(BIN)
         .args(args)
-        .env(
-            "LOADLAB_RESULTS",
-            std::env::temp_dir().join(format!("loadlab-cli-results-{}", std::process::id())),
-        )
+        .env("LOADLAB_RESULTS", results.path())
         .output()
         .expect("run loadlab")
 }
@@ -31,7 +24,8 @@ fn loadlab(args: &[&str]) -> Output {
 /// (`--retry-invalid 2`, every attempt's reason printed on stderr).
 fn run_json(args: &[&str], name: &str) -> (Output, Value) {
     assert_eq!(args.first(), Some(&"run"));
-    let json = temp_path(&format!("{name}.json"));
+    let dir = common::scratch_dir("loadlab-cli-");
+    let json = dir.path().join(format!("{name}.json"));
     let mut all: Vec<&str> = args.to_vec();
     let json_text = json.to_string_lossy().to_string();
     all.extend([
@@ -54,13 +48,16 @@ fn run_json(args: &[&str], name: &str) -> (Output, Value) {
     (out, serde_json::from_str(&text).expect("valid JSON"))
 }
 
-fn write_scenario(name: &str, text: &str) -> PathBuf {
-    let path = temp_path(name);
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
+/// A file `loadlab-cli-XXXXXX-<name>` in the system's temporary directory, removed when the
+/// returned path is dropped.
+fn write_scenario(name: &str, text: &str) -> tempfile::TempPath {
+    let mut file = tempfile::Builder::new()
+        .prefix("loadlab-cli-")
+        .suffix(&format!("-{name}"))
+        .tempfile()
         .unwrap();
-    path
+    file.write_all(text.as_bytes()).unwrap();
+    file.into_temp_path()
 }
 
 fn stderr(out: &Output) -> String {
@@ -473,8 +470,9 @@ fn ctrl_c_stops_gracefully_and_keeps_the_partial_result() {
     let _serial = exclusive();
     let target = Target::start(&[]);
     let url = format!("{}/api/ping", target.url);
-    let json = temp_path("interrupted.json");
-    let results = temp_path("interrupted-results");
+    let dir = common::scratch_dir("loadlab-cli-");
+    let json = dir.path().join("interrupted.json");
+    let results = dir.path().join("interrupted-results");
     let child = Command::new(BIN)
         .args([
             "run",

@@ -14,14 +14,9 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
 
-fn workdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "loadlab-compensation-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory removed when the returned guard is dropped.
+fn workdir(name: &str) -> tempfile::TempDir {
+    common::scratch_dir(&format!("loadlab-compensation-{name}-"))
 }
 
 /// Runs `scenario` against `target`; returns the exit code and run.json.
@@ -104,9 +99,10 @@ fn a_stall_hidden_by_the_closed_model_shows_in_the_compensated_latency() {
     let _load = exclusive();
     // Stalls from 1.5 s to 2 s after the first request (the next one would be after the run).
     let target = Target::start(&["--stall-every", "2s", "--stall-for", "500ms"]);
-    let dir = workdir("paced");
+    let tmp = workdir("paced");
+    let dir = tmp.path();
     let (code, r) = run(
-        &dir,
+        dir,
         &target,
         "load: { model: closed, vus: 10, duration: 3s, pace: 100ms }\n\
          steps: [ { name: ping, get: /api/ping } ]\n\
@@ -153,9 +149,10 @@ fn a_stall_hidden_by_the_closed_model_shows_in_the_compensated_latency() {
 fn without_a_pace_the_schedule_is_inferred_from_the_first_iterations() {
     let _load = exclusive();
     let target = Target::start(&["--service-time", "20ms"]);
-    let dir = workdir("inferred");
+    let tmp = workdir("inferred");
+    let dir = tmp.path();
     let (code, r) = run(
-        &dir,
+        dir,
         &target,
         "load: { model: closed, vus: 2, duration: 1500ms }\n\
          steps: [ { get: /api/ping }, { think: 30ms } ]\n",
@@ -175,7 +172,7 @@ fn without_a_pace_the_schedule_is_inferred_from_the_first_iterations() {
     );
     // The open model has no schedule to compensate for.
     let (_, open) = run(
-        &dir,
+        dir,
         &target,
         "load: { model: open, rate: 20/s, duration: 1s }\nsteps: [ { get: /api/ping } ]\n",
     );
@@ -191,7 +188,8 @@ fn without_a_pace_the_schedule_is_inferred_from_the_first_iterations() {
 fn segments_merged_are_compensated_like_one_run() {
     let _load = exclusive();
     let target = Target::start(&["--stall-every", "2s", "--stall-for", "500ms"]);
-    let dir = workdir("segments");
+    let tmp = workdir("segments");
+    let dir = tmp.path();
     std::fs::write(
         dir.join("s.yaml"),
         format!(
@@ -256,7 +254,8 @@ steps: [ {{ get: /api/ping }} ]
 
 #[test]
 fn a_pace_is_checked_like_any_field() {
-    let dir = workdir("bad-pace");
+    let tmp = workdir("bad-pace");
+    let dir = tmp.path();
     for (yaml, want) in [
         (
             "load: { model: closed, vus: 1, duration: 1s, pace: 0s }\n",
@@ -292,7 +291,8 @@ fn a_pace_is_checked_like_any_field() {
 fn the_pace_flag_paces_virtual_users_from_the_command_line() {
     let _load = exclusive();
     let target = Target::start(&[]);
-    let dir = workdir("pace-flag");
+    let tmp = workdir("pace-flag");
+    let dir = tmp.path();
     let url = format!("{}/api/ping", target.url);
     let json = dir.join("run.json");
     let out = Command::new(BIN)

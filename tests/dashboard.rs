@@ -13,16 +13,14 @@ use common::{exclusive, spawn_announcing, text, Target, BIN};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("loadlab-dash-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory removed when the returned guard is dropped.
+fn scratch(name: &str) -> tempfile::TempDir {
+    common::scratch_dir(&format!("loadlab-dash-{name}-"))
 }
 
 /// The steps of the page tests' scenario: one that always answers, and one the built-in
@@ -102,8 +100,9 @@ fn read_events(port: u16) -> (Vec<Value>, bool) {
 fn events_stream_frames_whose_counts_grow_to_the_run_totals() {
     let _serial = exclusive();
     let target = Target::start(&["--service-time", "2ms"]);
-    let dir = scratch("events");
-    let (child, url, _stderr) = run_with_dashboard(&dir, &target.url, "2s", PING_AND_MISSING);
+    let tmp = scratch("events");
+    let dir = tmp.path();
+    let (child, url, _stderr) = run_with_dashboard(dir, &target.url, "2s", PING_AND_MISSING);
     let (events, retry) = read_events(port_of(&url));
     let out = child.wait_with_output().unwrap();
     assert!(retry, "the stream starts with `retry:`");
@@ -165,7 +164,8 @@ fn events_stream_frames_whose_counts_grow_to_the_run_totals() {
 fn a_study_streams_each_run_its_progress_and_links_its_report() {
     let _serial = exclusive();
     let target = Target::start(&[]);
-    let dir = scratch("study");
+    let tmp = scratch("study");
+    let dir = tmp.path();
     let file = dir.join("st.yaml");
     std::fs::write(
         &file,
@@ -253,8 +253,9 @@ fn the_page_in_headless_chromium_shows_numbers_that_change_while_the_run_goes() 
     // Requests still in flight when the plan ends: the record's last interval is their drain,
     // a few milliseconds long.
     let target = Target::start(&["--service-time", "15ms"]);
-    let dir = scratch("browser");
-    let (child, url, _stderr) = run_with_dashboard(&dir, &target.url, "3s", PING_AND_MISSING);
+    let tmp = scratch("browser");
+    let dir = tmp.path();
+    let (child, url, _stderr) = run_with_dashboard(dir, &target.url, "3s", PING_AND_MISSING);
     browser.call("Page.navigate", json!({ "url": url }));
     let first = browser.count_above(0);
     std::thread::sleep(Duration::from_millis(1000));
@@ -381,8 +382,9 @@ fn the_page_says_why_a_run_is_not_a_result() {
     let _serial = exclusive();
     let mut browser = Browser::launch(scratch("chromium-end"));
     let target = Target::start(&[]);
-    let dir = scratch("interrupted");
-    let (child, url, _stderr) = run_with_dashboard(&dir, &target.url, "20s", PING_AND_MISSING);
+    let tmp = scratch("interrupted");
+    let dir = tmp.path();
+    let (child, url, _stderr) = run_with_dashboard(dir, &target.url, "20s", PING_AND_MISSING);
     browser.call("Page.navigate", json!({ "url": url }));
     assert!(browser.count_above(0) > 0, "the page shows the run going");
     // SAFETY: kill(2) on our own child.
@@ -402,9 +404,10 @@ fn the_page_pauses_resumes_and_stops_the_run_and_its_record_keeps_each_click() {
     let _serial = exclusive();
     let mut browser = Browser::launch(scratch("chromium-steer"));
     let target = Target::start(&["--service-time", "2ms"]);
-    let dir = scratch("steer");
+    let tmp = scratch("steer");
+    let dir = tmp.path();
     let (child, url, _stderr) = run_with_dashboard(
-        &dir,
+        dir,
         &target.url,
         "20s",
         "  - { name: ping, get: /api/ping }\n",

@@ -14,15 +14,13 @@ use common::undisturbed::until_undisturbed;
 use common::{exclusive, Target, BIN};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("loadlab-dist-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory removed when the returned guard is dropped.
+fn scratch(name: &str) -> tempfile::TempDir {
+    common::scratch_dir(&format!("loadlab-dist-{name}-"))
 }
 
 fn text(o: &Output) -> String {
@@ -197,7 +195,8 @@ fn the_rendered_job_run_as_pods_merges_into_the_whole_plan() {
     let moto = s3::Moto::start();
     moto.create_bucket("loadlab-k8s");
     let target = Target::start(&[]);
-    let dir = scratch("k8s");
+    let tmp = scratch("k8s");
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("scenario/data")).unwrap();
     let ids: String = (0..90).map(|i| format!("{i}\n")).collect();
     std::fs::write(dir.join("scenario/data/ids.csv"), format!("id\n{ids}")).unwrap();
@@ -292,7 +291,7 @@ fn the_rendered_job_run_as_pods_merges_into_the_whole_plan() {
         listing.contains(&name) && listing.contains("merged"),
         "{listing}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Spawns segment `i` of `n` of `file` with its record going to `url`.
@@ -329,7 +328,8 @@ fn records_upload_while_running_and_a_killed_segment_leaves_its_part() {
     moto.create_bucket("loadlab-kill");
     let env = moto.env();
     let target = Target::start(&[]);
-    let dir = scratch("kill");
+    let tmp = scratch("kill");
+    let dir = tmp.path();
     let file = dir.join("s.yaml");
     std::fs::write(
         &file,
@@ -427,7 +427,7 @@ fn records_upload_while_running_and_a_killed_segment_leaves_its_part() {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// A run whose record goes to object storage, `--quiet`, that ends invalid: the exit code 3
@@ -436,7 +436,8 @@ fn records_upload_while_running_and_a_killed_segment_leaves_its_part() {
 fn a_quiet_remote_run_that_is_invalid_says_why() {
     let _serial = exclusive();
     let target = Target::start(&[]);
-    let dir = scratch("quiet-invalid");
+    let tmp = scratch("quiet-invalid");
+    let dir = tmp.path();
     let file = dir.join("s.yaml");
     std::fs::write(
         &file,
@@ -460,14 +461,15 @@ fn a_quiet_remote_run_that_is_invalid_says_why() {
         "{}",
         text(&o)
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn a_segment_that_never_arrives_fails_the_barrier_and_a_missing_one_the_merge() {
     let _serial = exclusive();
     let target = Target::start(&[]);
-    let dir = scratch("barrier");
+    let tmp = scratch("barrier");
+    let dir = tmp.path();
     let file = dir.join("s.yaml");
     std::fs::write(
         &file,
@@ -547,7 +549,7 @@ fn a_segment_that_never_arrives_fails_the_barrier_and_a_missing_one_the_merge() 
         40,
         "two thirds of 60, not extrapolated"
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -555,7 +557,8 @@ fn a_burst_split_over_four_segments_adds_up_to_the_whole_burst() {
     let _serial = exclusive();
     // 4 × 2,500 here; bench/distributed_burst.sh runs seed 003's 4 × 16,667 = 66,668.
     let target = Target::start(&[]);
-    let dir = scratch("burst");
+    let tmp = scratch("burst");
+    let dir = tmp.path();
     let file = dir.join("burst.yaml");
     std::fs::write(
         &file,
@@ -589,5 +592,5 @@ fn a_burst_split_over_four_segments_adds_up_to_the_whole_burst() {
         .map(|s| s["requests"].as_u64().unwrap())
         .collect();
     assert_eq!(per_segment, [2500, 2500, 2500, 2500]);
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }

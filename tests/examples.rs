@@ -28,12 +28,11 @@ fn examples_in(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn loadlab(args: &[&str]) -> Output {
+    // Stored runs go to a scratch directory, removed once loadlab exits.
+    let results = common::scratch_dir("loadlab-examples-results-");
     Command::new(BIN)
         .args(args)
-        .env(
-            "LOADLAB_RESULTS",
-            std::env::temp_dir().join("loadlab-examples-results"),
-        )
+        .env("LOADLAB_RESULTS", results.path())
         .output()
         .expect("run loadlab")
 }
@@ -132,11 +131,11 @@ fn every_example_runs_against_the_target_without_errors() {
     let _serial = exclusive();
     // The target the examples are written for (README: 8 workers of 5 ms).
     let target = Target::start(&["--workers", "8", "--service-time", "5ms"]);
+    let dir = common::scratch_dir("loadlab-example-");
     for path in examples() {
         let short = shortened(&path);
-        let json = std::env::temp_dir().join(format!(
-            "loadlab-example-{}-{}.json",
-            std::process::id(),
+        let json = dir.path().join(format!(
+            "loadlab-example-{}.json",
             path.file_stem().unwrap().to_string_lossy()
         ));
         let out = loadlab(&[

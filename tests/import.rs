@@ -23,10 +23,32 @@ fn fixture(name: &str) -> String {
     )
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("loadlab-import-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// The path `name` in a scratch directory of its own, removed with whatever was written there
+/// when this is dropped (the test passed or failed).
+struct Scratch {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
+    let dir = common::scratch_dir("loadlab-import-");
+    Scratch {
+        path: dir.path().join(name),
+        _dir: dir,
+    }
 }
 
 fn loadlab(args: &[&str]) -> Output {
@@ -316,14 +338,12 @@ fn sign_in(target_url: &str, user: &str) -> String {
 fn run_against(file: &Path, target: &Target, env: &[(&str, &str)]) -> (Option<i32>, Value) {
     let json = file.with_extension("result.json");
     let _ = std::fs::remove_file(&json);
+    let results = common::scratch_dir("loadlab-import-results-");
     let out = Command::new(BIN)
         .args(["run", file.to_str().unwrap(), "--target", &target.url])
         .args(["--json", json.to_str().unwrap(), "--no-progress", "-q"])
         .args(["--retry-invalid", "2"])
-        .env(
-            "LOADLAB_RESULTS",
-            std::env::temp_dir().join("loadlab-import-results"),
-        )
+        .env("LOADLAB_RESULTS", results.path())
         .envs(env.iter().copied())
         .output()
         .expect("run loadlab");

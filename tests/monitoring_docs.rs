@@ -40,11 +40,8 @@ fn as_json(yaml: &str) -> Value {
     serde_json::to_value(v).unwrap()
 }
 
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!(
-        "loadlab-monitor-doc-{}-{name}.yaml",
-        std::process::id()
-    ));
+fn temp_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(format!("loadlab-monitor-doc-{name}.yaml"));
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -55,6 +52,7 @@ fn documented_sections_validate() {
     assert!(blocks.len() >= 3, "found {}", blocks.len());
     blocks.extend(monitor_blocks("docs/scenario.md"));
     let validator = schema();
+    let dir = common::scratch_dir("loadlab-monitor-doc-");
     for (i, block) in blocks.iter().enumerate() {
         let text = format!("{BASE}{block}");
         let errors: Vec<String> = validator
@@ -62,7 +60,7 @@ fn documented_sections_validate() {
             .map(|e| format!("{e} at {}", e.instance_path))
             .collect();
         assert!(errors.is_empty(), "{block}\n{errors:#?}");
-        let path = temp_file(&format!("ok{i}"), &text);
+        let path = temp_file(dir.path(), &format!("ok{i}"), &text);
         let out = Command::new(BIN)
             .args(["validate", path.to_str().unwrap()])
             .output()
@@ -91,9 +89,10 @@ fn mistakes_are_reported_and_rejected() {
         ),
         ("monitor:\n  hots: false\n", "monitor: unknown field `hots`"),
     ];
+    let dir = common::scratch_dir("loadlab-monitor-doc-");
     for (i, (block, says)) in cases.iter().enumerate() {
         let text = format!("{BASE}{block}");
-        let path = temp_file(&format!("bad{i}"), &text);
+        let path = temp_file(dir.path(), &format!("bad{i}"), &text);
         let out = Command::new(BIN)
             .args(["validate", path.to_str().unwrap()])
             .output()

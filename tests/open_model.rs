@@ -12,22 +12,14 @@ const RATE: f64 = 8_000.0;
 
 /// Runs loadlab with `args` (plus `--json`); returns the summary and the run's JSON.
 fn run_json(args: &[&str]) -> (String, Value) {
-    let started = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let dir = std::env::temp_dir().join(format!(
-        "loadlab-open-model-{}-{started}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let json = dir.join("run.json");
+    let dir = common::scratch_dir("loadlab-open-model-");
+    let json = dir.path().join("run.json");
     let out = Command::new(BIN)
         .arg("run")
         .args(args)
         .args(["--no-progress", "--retry-invalid", "2", "--json"])
         .arg(&json)
-        .env("LOADLAB_RESULTS", dir.join("results"))
+        .env("LOADLAB_RESULTS", dir.path().join("results"))
         .output()
         .expect("run loadlab");
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {
@@ -36,7 +28,6 @@ fn run_json(args: &[&str]) -> (String, Value) {
             String::from_utf8_lossy(&out.stderr)
         )
     });
-    let _ = std::fs::remove_dir_all(&dir);
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         serde_json::from_str(&text).unwrap(),

@@ -33,11 +33,9 @@ fn hang_handler(c: &mut Conn) {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("loadlab-record-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory removed when the returned guard is dropped.
+fn scratch(name: &str) -> tempfile::TempDir {
+    common::scratch_dir(&format!("loadlab-record-{name}-"))
 }
 
 fn spawn(args: &[&str], results: &Path) -> Child {
@@ -97,13 +95,17 @@ fn wait_for_requests(server: &Server, n: u64) {
 
 /// A 30 s run at 50/s against an answering server, sent `signals` once the server has seen
 /// `seen` requests: the server, the run's results directory and what the run printed.
-fn signalled_run(name: &str, seen: u64, signals: &[libc::c_int]) -> (Server, PathBuf, Output) {
+fn signalled_run(
+    name: &str,
+    seen: u64,
+    signals: &[libc::c_int],
+) -> (Server, tempfile::TempDir, Output) {
     let server = Server::start(ok_handler);
     let results = scratch(name);
     let url = server.url("/");
     let child = spawn(
         &["run", "--url", &url, "--rate", "50/s", "--duration", "30s"],
-        &results,
+        results.path(),
     );
     wait_for_requests(&server, seen);
     for &sig in signals {
@@ -131,11 +133,12 @@ fn sigterm_sighup_and_sigint_stop_a_run_and_keep_its_result() {
         (libc::SIGINT, "SIGINT"),
     ] {
         let server = Server::start(ok_handler);
-        let results = scratch(&name.to_lowercase());
+        let tmp = scratch(&name.to_lowercase());
+        let results = tmp.path();
         let url = server.url("/");
         let child = spawn(
             &["run", "--url", &url, "--rate", "50/s", "--duration", "30s"],
-            &results,
+            results,
         );
         wait_for_requests(&server, 40);
         let sent = Instant::now();
@@ -151,7 +154,7 @@ fn sigterm_sighup_and_sigint_stop_a_run_and_keep_its_result() {
             stdout.contains("partial result stored as run"),
             "{name}: the summary is printed\n{stdout}"
         );
-        let (id, run) = only_run(&results);
+        let (id, run) = only_run(results);
         assert_eq!(run["stop"], "signal", "{name}");
         assert_eq!(run["validity"]["reasons"][0]["kind"], "interrupted");
         assert!(run["validity"]["reasons"][0]["message"]
@@ -165,8 +168,8 @@ fn sigterm_sighup_and_sigint_stop_a_run_and_keep_its_result() {
             ours.abs_diff(theirs) <= 2,
             "{name}: we count {ours}, the server {theirs}"
         );
-        report_works(&id, &results);
-        let _ = std::fs::remove_dir_all(&results);
+        report_works(&id, results);
+        let _ = std::fs::remove_dir_all(results);
     }
 }
 
@@ -174,7 +177,8 @@ fn sigterm_sighup_and_sigint_stop_a_run_and_keep_its_result() {
 fn requests_hanging_at_a_signal_are_counted_as_interrupted() {
     let _serial = exclusive();
     let server = Server::start(hang_handler);
-    let results = scratch("hang");
+    let tmp = scratch("hang");
+    let results = tmp.path();
     let url = server.url("/");
     let child = spawn(
         &[
@@ -188,14 +192,14 @@ fn requests_hanging_at_a_signal_are_counted_as_interrupted() {
             "--timeout",
             "60s",
         ],
-        &results,
+        results,
     );
     wait_for_requests(&server, 20);
     std::thread::sleep(Duration::from_millis(200));
     signal(&child, libc::SIGINT);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-    let (_, run) = only_run(&results);
+    let (_, run) = only_run(results);
     assert_eq!(server.requests(), 20, "each VU sent one request");
     assert_eq!(all_requests(&run), 20, "{run}");
     assert_eq!(run["requests"]["interrupted"], 20);
@@ -204,7 +208,7 @@ fn requests_hanging_at_a_signal_are_counted_as_interrupted() {
         run["latency_ms"]["count"], 0,
         "no latency for requests never answered"
     );
-    let _ = std::fs::remove_dir_all(&results);
+    let _ = std::fs::remove_dir_all(results);
 }
 
 #[test]
@@ -217,7 +221,8 @@ fn open_model_requests_hanging_at_a_signal_are_counted_every_time() {
     let _serial = exclusive();
     let server = Server::start(hang_handler);
     for (attempt, signal_at_ms) in [955u64, 965, 975, 985, 995].into_iter().enumerate() {
-        let results = scratch(&format!("hang-open-{attempt}"));
+        let tmp = scratch(&format!("hang-open-{attempt}"));
+        let results = tmp.path();
         let before = server.requests();
         let child = spawn(
             &[
@@ -231,7 +236,7 @@ fn open_model_requests_hanging_at_a_signal_are_counted_every_time() {
                 "--timeout",
                 "60s",
             ],
-            &results,
+            results,
         );
         // The first arrival is sent at the run's start: signal just before its first second ends.
         wait_for_requests(&server, before + 1);
@@ -240,7 +245,7 @@ fn open_model_requests_hanging_at_a_signal_are_counted_every_time() {
         signal(&child, libc::SIGINT);
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-        let (_, run) = only_run(&results);
+        let (_, run) = only_run(results);
         let sent = server.requests() - before;
         let counted = all_requests(&run);
         // The server counts a request once it has read it; one sent in the last instant may
@@ -262,16 +267,17 @@ fn open_model_requests_hanging_at_a_signal_are_counted_every_time() {
             "{}",
             run["errors"]
         );
-        let _ = std::fs::remove_dir_all(&results);
+        let _ = std::fs::remove_dir_all(results);
     }
 }
 
 #[test]
 fn a_second_signal_quits_at_once_and_the_record_still_holds_the_run() {
     let _serial = exclusive();
-    let (server, results, out) = signalled_run("twice", 130, &[libc::SIGINT, libc::SIGINT]);
+    let (server, tmp, out) = signalled_run("twice", 130, &[libc::SIGINT, libc::SIGINT]);
+    let results = tmp.path();
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-    let (id, run) = only_run(&results);
+    let (id, run) = only_run(results);
     let ours = all_requests(&run);
     let theirs = server.requests();
     assert!(
@@ -283,16 +289,17 @@ fn a_second_signal_quits_at_once_and_the_record_still_holds_the_run() {
         "at most the last second is lost: {ours} vs {theirs}"
     );
     assert!(ours >= 70, "at least the flushed seconds: {ours}");
-    report_works(&id, &results);
-    let _ = std::fs::remove_dir_all(&results);
+    report_works(&id, results);
+    let _ = std::fs::remove_dir_all(results);
 }
 
 #[test]
 fn a_killed_run_is_listed_as_interrupted_with_what_its_record_held() {
     let _serial = exclusive();
-    let (server, results, out) = signalled_run("kill", 180, &[libc::SIGKILL]);
+    let (server, tmp, out) = signalled_run("kill", 180, &[libc::SIGKILL]);
+    let results = tmp.path();
     assert_eq!(out.status.code(), None, "killed");
-    let (id, run) = only_run(&results);
+    let (id, run) = only_run(results);
     assert_eq!(run["stop"], "crashed");
     assert_eq!(run["interrupted"], true);
     let ours = all_requests(&run);
@@ -301,11 +308,11 @@ fn a_killed_run_is_listed_as_interrupted_with_what_its_record_held() {
         (theirs.saturating_sub(60)..=theirs + 2).contains(&ours),
         "all but the last second of {theirs}: {ours}"
     );
-    let o = loadlab(&["runs", "show", &id], &results);
+    let o = loadlab(&["runs", "show", &id], results);
     assert!(o.status.success(), "{}", text(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("partial result"));
-    report_works(&id, &results);
-    let _ = std::fs::remove_dir_all(&results);
+    report_works(&id, results);
+    let _ = std::fs::remove_dir_all(results);
 }
 
 const STUDY: &str = "
@@ -323,10 +330,11 @@ study:
 fn a_killed_study_can_be_reported_and_resumed() {
     let _serial = exclusive();
     let target = common::Target::start(&[]);
-    let results = scratch("study");
+    let tmp = scratch("study");
+    let results = tmp.path();
     let file = results.join("study.yaml");
     std::fs::write(&file, STUDY).unwrap();
-    let mut child = common::study_command(&file, &target.url, &results)
+    let mut child = common::study_command(&file, &target.url, results)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -351,14 +359,14 @@ fn a_killed_study_can_be_reported_and_resumed() {
         .and_then(|l| l.split(['(', ')']).nth(1))
         .unwrap_or_else(|| panic!("no study id in:\n{seen}"))
         .to_string();
-    let o = loadlab(&["runs", "studies"], &results);
+    let o = loadlab(&["runs", "studies"], results);
     let listing = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(listing.contains("interrupted (resumable)"), "{listing}");
     assert!(listing.contains("3/6 runs"), "{listing}");
     // The partial study is reported and compared as it is.
-    report_works(&id, &results);
+    report_works(&id, results);
     // The run that was killed is in the store, interrupted.
-    let o = loadlab(&["runs"], &results);
+    let o = loadlab(&["runs"], results);
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("interrupted"),
         "{}",
@@ -375,7 +383,7 @@ fn a_killed_study_can_be_reported_and_resumed() {
             "--resume",
             &id,
         ],
-        &results,
+        results,
     );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(String::from_utf8_lossy(&o.stderr).contains("changed since study"));
@@ -390,7 +398,7 @@ fn a_killed_study_can_be_reported_and_resumed() {
             &id,
             "--no-progress",
         ],
-        &results,
+        results,
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -414,7 +422,7 @@ fn a_killed_study_can_be_reported_and_resumed() {
     for v in study["variants"].as_array().unwrap() {
         assert_eq!(v["runs"].as_array().unwrap().len(), 3, "{v}");
     }
-    let _ = std::fs::remove_dir_all(&results);
+    let _ = std::fs::remove_dir_all(results);
 }
 
 /// `setrlimit(RLIMIT_FSIZE)` in the child: writes past `bytes` fail as a full disk would.
@@ -450,12 +458,15 @@ fn small_disk(dir: &Path) -> bool {
 fn a_full_disk_never_loses_the_run() {
     let _serial = exclusive();
     let server = Server::start(ok_handler);
-    let results = scratch("disk");
+    let tmp = scratch("disk");
+    let results = tmp.path();
     // Twenty steps: the record grows by ~25 KB a second and fills the disk within seconds.
     let steps: String = (0..20)
         .map(|i| format!("  - {{ name: step{i}, get: /s{i} }}\n"))
         .collect();
-    let file = std::env::temp_dir().join(format!("loadlab-disk-{}.yaml", std::process::id()));
+    // Not in `results`: a small disk is mounted over it.
+    let scenario_dir = scratch("disk-scenario");
+    let file = scenario_dir.path().join("loadlab-disk.yaml");
     std::fs::write(
         &file,
         format!(
@@ -464,20 +475,20 @@ fn a_full_disk_never_loses_the_run() {
         ),
     )
     .unwrap();
-    let mounted = small_disk(&results);
+    let mounted = small_disk(results);
     let mut cmd = Command::new(BIN);
     cmd.args(["run", file.to_str().unwrap(), "--no-progress"])
         .arg("--results")
-        .arg(&results);
+        .arg(results);
     if !mounted {
         eprintln!("no tmpfs here (not root?): a file-size limit stands in for a full disk");
         with_file_limit(&mut cmd, 96 * 1024);
     }
     let out = cmd.output().unwrap();
     let files = walk(&results.join("runs"));
-    let listing = loadlab(&["runs"], &results);
+    let listing = loadlab(&["runs"], results);
     if mounted {
-        let _ = Command::new("umount").arg(&results).status();
+        let _ = Command::new("umount").arg(results).status();
     }
     let _ = std::fs::remove_file(&file);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
@@ -512,7 +523,7 @@ fn a_full_disk_never_loses_the_run() {
     let listed = String::from_utf8_lossy(&listing.stdout).to_string();
     assert!(listed.contains("completed, not stored"), "{listed}");
     assert!(!listed.contains("interrupted"), "{listed}");
-    let _ = std::fs::remove_dir_all(&results);
+    let _ = std::fs::remove_dir_all(results);
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -534,7 +545,8 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 fn unwritable_result_paths_are_refused_before_any_load() {
     let _serial = exclusive();
     let server = Server::start(ok_handler);
-    let results = scratch("unwritable");
+    let tmp = scratch("unwritable");
+    let results = tmp.path();
     let url = server.url("/");
     let missing = results.join("no/such/dir/out.json");
     let o = loadlab(
@@ -549,7 +561,7 @@ fn unwritable_result_paths_are_refused_before_any_load() {
             "--json",
             missing.to_str().unwrap(),
         ],
-        &results,
+        results,
     );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
@@ -580,5 +592,5 @@ fn unwritable_result_paths_are_refused_before_any_load() {
         text(&o)
     );
     assert_eq!(server.requests(), 0, "nothing was sent");
-    let _ = std::fs::remove_dir_all(&results);
+    let _ = std::fs::remove_dir_all(results);
 }

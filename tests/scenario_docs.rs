@@ -11,12 +11,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn loadlab(args: &[&str]) -> Output {
+    // Stored runs go to a scratch directory, removed once loadlab exits.
+    let results = common::scratch_dir("loadlab-docs-results-");
     Command::new(BIN)
         .args(args)
-        .env(
-            "LOADLAB_RESULTS",
-            std::env::temp_dir().join("loadlab-docs-results"),
-        )
+        .env("LOADLAB_RESULTS", results.path())
         .output()
         .expect("run loadlab")
 }
@@ -56,10 +55,10 @@ fn docs_examples_run_without_errors() {
     assert!(examples.len() >= 5, "found {}", examples.len());
     let _serial = exclusive();
     let target = Target::start(&[]);
+    let dir = common::scratch_dir("loadlab-doc-");
     for (i, text) in examples.iter().enumerate() {
         let path = temp_scenario(&format!("doc{i}"), text);
-        let json =
-            std::env::temp_dir().join(format!("loadlab-doc-{}-{i}.json", std::process::id()));
+        let json = dir.path().join(format!("loadlab-doc-{i}.json"));
         let out = loadlab(&[
             "run",
             path.to_str().unwrap(),
@@ -130,7 +129,8 @@ fn unique_data_running_out_invalidates_the_run() {
         "unique",
         "load: {model: closed, vus: 3, iterations: 2}\ndata:\n  users: { values: [{u: user1}, {u: user2}], pick: unique }\nsteps:\n  - post: /api/auth/signin\n    json: { username: '{{ users.u }}', password: password }\n",
     );
-    let json = std::env::temp_dir().join(format!("loadlab-unique-{}.json", std::process::id()));
+    let dir = common::scratch_dir("loadlab-unique-");
+    let json = dir.path().join("loadlab-unique.json");
     let out = loadlab(&[
         "run",
         path.to_str().unwrap(),

@@ -34,11 +34,9 @@ fn recording_handler(c: &mut Conn) {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("loadlab-seg-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory removed when the returned guard is dropped.
+fn scratch(name: &str) -> tempfile::TempDir {
+    common::scratch_dir(&format!("loadlab-seg-{name}-"))
 }
 
 /// A whole second at least two seconds ahead, as `--start-at` takes it.
@@ -59,9 +57,8 @@ fn segment_processes(
     results: impl Fn(u32) -> PathBuf,
 ) -> Vec<(Output, Value)> {
     let at = start_time();
-    let json = |i: u32| {
-        std::env::temp_dir().join(format!("loadlab-seg-{}-{i}of{n}.json", std::process::id()))
-    };
+    let json_dir = common::scratch_dir("loadlab-seg-json-");
+    let json = |i: u32| json_dir.path().join(format!("loadlab-seg-{i}of{n}.json"));
     let children: Vec<_> = which
         .iter()
         .map(|i| {
@@ -173,8 +170,15 @@ fn all_requests(run: &Value) -> u64 {
     run["requests"]["total"].as_u64().unwrap() + run["requests"]["warmup"].as_u64().unwrap()
 }
 
-fn scenario(name: &str, url: &str, load: &str, extra: &str) -> PathBuf {
-    let file = std::env::temp_dir().join(format!("loadlab-seg-{name}-{}.yaml", std::process::id()));
+/// The scenario file `loadlab-seg-<name>-XXXXXX.yaml` in the system's temporary directory,
+/// removed when the returned path is dropped.
+fn scenario(name: &str, url: &str, load: &str, extra: &str) -> tempfile::TempPath {
+    let file = tempfile::Builder::new()
+        .prefix(&format!("loadlab-seg-{name}-"))
+        .suffix(".yaml")
+        .tempfile()
+        .unwrap()
+        .into_temp_path();
     std::fs::write(
         &file,
         format!("name: {name}\ntarget: {url}\nload: {load}\n{extra}steps:\n  - {{ name: a, get: /a }}\n  - {{ name: b, get: /b }}\n"),
@@ -194,8 +198,9 @@ fn segments_of_an_arrival_plan_merge_into_the_whole_plan() {
         "",
     );
     for n in 1..=4u32 {
-        let results = scratch(&format!("open{n}"));
-        let (merged, out) = run_segments(&file, n, &results);
+        let tmp = scratch(&format!("open{n}"));
+        let results = tmp.path();
+        let (merged, out) = run_segments(&file, n, results);
         assert_eq!(out.status.code(), Some(0), "n={n}: {}", text(&out));
         assert_eq!(
             merged["iterations"]["completed"], 120,
@@ -221,7 +226,7 @@ fn segments_of_an_arrival_plan_merge_into_the_whole_plan() {
             stdout.contains(&format!("segments ({n} merged)")),
             "{stdout}"
         );
-        let _ = std::fs::remove_dir_all(&results);
+        let _ = std::fs::remove_dir_all(results);
     }
     let _ = std::fs::remove_file(&file);
 }
@@ -239,12 +244,13 @@ fn closed_and_burst_plans_split_exactly_and_unique_rows_are_shared_out() {
         "{ model: closed, vus: 4, iterations: 5 }",
         "",
     );
-    let results = scratch("closed");
-    let (merged, out) = run_segments(&closed, 3, &results);
+    let tmp = scratch("closed");
+    let results = tmp.path();
+    let (merged, out) = run_segments(&closed, 3, results);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(merged["iterations"]["completed"], 20);
     assert_eq!(all_requests(&merged), 40);
-    let _ = std::fs::remove_dir_all(&results);
+    let _ = std::fs::remove_dir_all(results);
 
     // Burst of 24 arrivals over 24 `unique` rows, 4 segments: every row once.
     SEEN.lock().unwrap().clear();
@@ -253,14 +259,16 @@ fn closed_and_burst_plans_split_exactly_and_unique_rows_are_shared_out() {
         "data:\n  users: {{ values: [{}], pick: unique }}\n",
         rows.join(", ")
     );
-    let burst = std::env::temp_dir().join(format!("loadlab-seg-burst-{}.yaml", std::process::id()));
+    let burst_dir = scratch("burst-scenario");
+    let burst = burst_dir.path().join("loadlab-seg-burst.yaml");
     std::fs::write(
         &burst,
         format!("target: {url}\nload: {{ model: burst, count: 24 }}\n{data}steps:\n  - {{ name: u, get: '/u/{{{{ users.id }}}}' }}\n"),
     )
     .unwrap();
-    let results = scratch("burst");
-    let (merged, out) = run_segments(&burst, 4, &results);
+    let tmp = scratch("burst");
+    let results = tmp.path();
+    let (merged, out) = run_segments(&burst, 4, results);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(all_requests(&merged), 24);
     let mut seen: Vec<String> = SEEN.lock().unwrap().clone();
@@ -272,7 +280,7 @@ fn closed_and_burst_plans_split_exactly_and_unique_rows_are_shared_out() {
         (24, 24),
         "each row exactly once: {seen:?}"
     );
-    let _ = std::fs::remove_dir_all(&results);
+    let _ = std::fs::remove_dir_all(results);
     let _ = std::fs::remove_file(&burst);
     let _ = std::fs::remove_file(&closed);
 }
@@ -287,11 +295,12 @@ fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
         "{ model: open, rate: 60/s, duration: 1s }",
         "",
     );
-    let results = scratch("missing");
-    run_segment_processes(&file, &[0, 2], 3, |_| results.clone());
-    let dirs = stored_runs(&results);
-    let a = the_merge_says_a_segment_is_missing(&dirs, &results);
-    let o = merge(&dirs, Some(&results.join("b.json")), &results);
+    let tmp = scratch("missing");
+    let results = tmp.path();
+    run_segment_processes(&file, &[0, 2], 3, |_| results.to_path_buf());
+    let dirs = stored_runs(results);
+    let a = the_merge_says_a_segment_is_missing(&dirs, results);
+    let o = merge(&dirs, Some(&results.join("b.json")), results);
     assert_eq!(o.status.code(), Some(3));
     assert_eq!(
         a,
@@ -304,8 +313,8 @@ fn a_missing_segment_makes_the_merge_invalid_and_merges_are_deterministic() {
         "{ model: open, rate: 61/s, duration: 1s }",
         "",
     );
-    records_of_another_plan_are_refused(&other, &results);
-    let _ = std::fs::remove_dir_all(&results);
+    records_of_another_plan_are_refused(&other, results);
+    let _ = std::fs::remove_dir_all(results);
     let _ = std::fs::remove_file(&file);
     let _ = std::fs::remove_file(&other);
 }
@@ -329,7 +338,8 @@ fn the_merge_says_a_segment_is_missing(dirs: &[PathBuf], results: &Path) -> Vec<
 /// Segment 1 of the `other` plan stored beside the segments in `results`: merging the
 /// segments of both plans is refused (exit 2).
 fn records_of_another_plan_are_refused(other: &Path, results: &Path) {
-    let json = std::env::temp_dir().join(format!("loadlab-seg-other-{}.json", std::process::id()));
+    let json_dir = common::scratch_dir("loadlab-seg-other-");
+    let json = json_dir.path().join("loadlab-seg-other.json");
     let o = Command::new(BIN)
         .args([
             "run",
@@ -385,7 +395,8 @@ fn merge_takes_each_segments_results_directory() {
         "{ model: open, rate: 40/s, duration: 1s }",
         "",
     );
-    let root = scratch("dirs");
+    let tmp = scratch("dirs");
+    let root = tmp.path();
     run_segment_processes(&file, &[0, 1], 2, |i| root.join(format!("seg{i}")));
     let segments = [root.join("seg0"), root.join("seg1")];
     let merged = root.join("merged.json");
@@ -416,7 +427,7 @@ fn merge_takes_each_segments_results_directory() {
         2,
         "{stderr}"
     );
-    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(root);
     let _ = std::fs::remove_file(&file);
 }
 
@@ -424,7 +435,8 @@ fn merge_takes_each_segments_results_directory() {
 /// against the built-in target's `POST /api/signups` (409 for an e-mail that signed up
 /// before). Returns the merged result and the target's own count of (created, refused).
 fn sign_up_in_four_segments(data: &str) -> (Value, (u64, u64)) {
-    let dir = scratch("signups");
+    let tmp = scratch("signups");
+    let dir = tmp.path();
     let csv: String = (0..40).fold("email\n".to_string(), |mut s, i| {
         s.push_str(&format!("user{i}@example.test\n"));
         s
@@ -457,7 +469,7 @@ fn sign_up_in_four_segments(data: &str) -> (Value, (u64, u64)) {
     let o = merge(&stored_runs(&results), Some(&merged), &results);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
     (value, counts)
 }
 
@@ -507,7 +519,8 @@ fn split_data_gives_each_segment_rows_of_its_own() {
 
 #[test]
 fn a_segment_left_without_rows_is_told_before_any_load() {
-    let dir = scratch("no-rows");
+    let tmp = scratch("no-rows");
+    let dir = tmp.path();
     let file = dir.join("few.yaml");
     std::fs::write(
         &file,
@@ -535,5 +548,5 @@ fn a_segment_left_without_rows_is_told_before_any_load() {
             && err.contains("segment 3/4 would get none"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }

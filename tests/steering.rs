@@ -129,8 +129,9 @@ fn steered_run(dir: &Path) -> (Option<i32>, Value, (Output, u64, Vec<String>)) {
 #[test]
 fn a_run_is_raised_paused_resumed_and_stopped_from_the_command_line() {
     let _serial = exclusive();
-    let dir = std::env::temp_dir().join(format!("loadlab-steer-{}", std::process::id()));
-    let (code, run, (out, answered, said)) = until_undisturbed("steered run", || steered_run(&dir));
+    let tmp = common::scratch_dir("loadlab-steer-");
+    let dir = tmp.path();
+    let (code, run, (out, answered, said)) = until_undisturbed("steered run", || steered_run(dir));
     assert_eq!(code, Some(0), "{}\n{said:?}", text(&out));
     assert!(said[0].starts_with("rate 20/s → 60/s at "), "{said:?}");
     assert!(said[1].starts_with("paused at "), "{said:?}");
@@ -202,7 +203,7 @@ fn a_run_is_raised_paused_resumed_and_stopped_from_the_command_line() {
         "{summary}"
     );
     assert!(summary.contains("load as steered"), "{summary}");
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The run's stretches of constant load: 20/s, 60/s, paused, 60/s, each sent at about its

@@ -434,7 +434,8 @@ type SeedTables = fn(&str);
 fn short_seed_studies_write_the_seeds_tables() {
     let _serial = exclusive();
     let dir = examples_dir().join("short");
-    let results = std::env::temp_dir().join(format!("loadlab-seed-reports-{}", std::process::id()));
+    let tmp = common::scratch_dir("loadlab-seed-reports-");
+    let results = tmp.path();
     let seeds: [(&str, SeedTables); 6] = [
         ("seed-000-permit-k6-stages.yaml", seed_000_per_domain_tables),
         (
@@ -455,7 +456,7 @@ fn short_seed_studies_write_the_seeds_tables() {
     for (file, tables) in seeds {
         tables(&run_short_study(&dir.join(file), &results.join(file)));
     }
-    let _ = std::fs::remove_dir_all(&results);
+    let _ = std::fs::remove_dir_all(results);
 }
 
 /// 000: per domain (group) tables over all runs, baseline vs stress with % change and

@@ -11,9 +11,8 @@ use serde_json::Value;
 fn an_invalid_run_is_run_again_and_every_attempt_is_listed() {
     let _serial = exclusive();
     let target = Target::start(&[]);
-    let dir = std::env::temp_dir().join(format!("loadlab-study-retry-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = common::scratch_dir("loadlab-study-retry-");
+    let dir = tmp.path();
     let file = dir.join("retry.yaml");
     std::fs::write(
         &file,
@@ -94,7 +93,7 @@ fn an_invalid_run_is_run_again_and_every_attempt_is_listed() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert_eq!(stderr.matches("running it again").count(), 0, "{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// `loadlab run --retry-invalid N` does what a study does for one run: an invalid attempt is

@@ -12,9 +12,8 @@ use std::process::Command;
 fn unusual_percentiles_of_steps_and_groups_pass_and_fail_on_real_histograms() {
     let _serial = exclusive();
     let target = Target::start(&["--service-time", "5ms"]);
-    let dir = std::env::temp_dir().join(format!("loadlab-thresholds-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = common::scratch_dir("loadlab-thresholds-");
+    let dir = tmp.path();
     let file = dir.join("t.yaml");
     std::fs::write(
         &file,
@@ -95,5 +94,5 @@ fn unusual_percentiles_of_steps_and_groups_pass_and_fail_on_real_histograms() {
     assert!(actual(1) >= actual(0), "p99.9 ≥ p97");
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("step.ping.latency.p97 < 2ms"), "{summary}");
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -64,7 +64,12 @@ impl TlsServer {
 }
 
 fn run(url: &str, extra: &[&str], name: &str) -> (i32, Value) {
-    let json = std::env::temp_dir().join(format!("loadlab-tls-{}-{name}.json", std::process::id()));
+    // The JSON result and the stored runs, removed when this function returns.
+    let dir = tempfile::Builder::new()
+        .prefix("loadlab-tls-")
+        .tempdir()
+        .unwrap();
+    let json = dir.path().join(format!("{name}.json"));
     let out = Command::new(env!("CARGO_BIN_EXE_loadlab"))
         .args([
             "run",
@@ -83,10 +88,7 @@ fn run(url: &str, extra: &[&str], name: &str) -> (i32, Value) {
         .args(extra)
         .arg("--json")
         .arg(&json)
-        .env(
-            "LOADLAB_RESULTS",
-            std::env::temp_dir().join(format!("loadlab-tls-results-{}", std::process::id())),
-        )
+        .env("LOADLAB_RESULTS", dir.path().join("results"))
         .output()
         .unwrap();
     let text = std::fs::read_to_string(&json)

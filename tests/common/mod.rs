@@ -14,6 +14,16 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
 
 static LOAD: Mutex<()> = Mutex::new(());
 
+/// A scratch directory `<prefix>XXXXXX` in the system's temporary directory, removed with
+/// everything in it when the returned guard is dropped, the test passed or failed: bind it to
+/// a named variable (not `_`) that lives as long as its files are used.
+pub fn scratch_dir(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .expect("create a scratch directory")
+}
+
 /// The scenario files (`*.yaml`, not the tests' hidden `.test-*` copies) directly in `dir`,
 /// sorted.
 pub fn yaml_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

@@ -54,7 +54,9 @@ pub fn http_get(port: u16, path: &str) -> Option<String> {
 
 pub struct Browser {
     child: Child,
-    profile: PathBuf,
+    /// Removed when the browser is dropped, after the browser is killed (fields drop after
+    /// `drop` runs).
+    _profile: tempfile::TempDir,
     ws: tungstenite::WebSocket<TcpStream>,
     next_id: u64,
     events: Vec<Value>,
@@ -64,12 +66,11 @@ impl Drop for Browser {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.profile);
     }
 }
 
 impl Browser {
-    pub fn launch(profile: PathBuf) -> Browser {
+    pub fn launch(profile: tempfile::TempDir) -> Browser {
         let mut child = Command::new(chromium())
             .args([
                 "--headless",
@@ -83,8 +84,11 @@ impl Browser {
                 "--remote-debugging-port=0",
                 "--window-size=1280,900",
             ])
-            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg("about:blank")
+            // Chromium's own temporary files (its `org.chromium.Chromium.*` singleton socket
+            // directory) go in the profile too: killed, it would leave them in /tmp.
+            .env("TMPDIR", profile.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -131,7 +135,7 @@ impl Browser {
         let (ws, _) = tungstenite::client::client(page_url.as_str(), stream).expect("CDP connects");
         let mut b = Browser {
             child,
-            profile,
+            _profile: profile,
             ws,
             next_id: 0,
             events: Vec::new(),

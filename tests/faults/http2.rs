@@ -12,13 +12,13 @@ use std::time::Duration;
 
 /// Runs a scenario file written from `yaml` (target `url`).
 fn run_scenario(test: &str, url: &str, yaml: &str) -> Run {
-    let path =
-        std::env::temp_dir().join(format!("loadlab-faults-{}-{test}.yaml", std::process::id()));
+    let tmp = scratch_dir("http2-");
+    let path = tmp.path().join(format!("{test}.yaml"));
     std::fs::write(&path, format!("target: {url}\ninsecure: true\n{yaml}")).unwrap();
     let run = run_args(
         test,
         vec!["run".into(), path.to_string_lossy().into_owned()],
-        &shared_results(),
+        results_dir().path(),
         &[],
     );
     let _ = std::fs::remove_file(&path);

@@ -8,14 +8,9 @@ use super::server::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "loadlab-faults-inputs-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory removed when the returned guard is dropped.
+fn scratch(name: &str) -> tempfile::TempDir {
+    scratch_dir(&format!("inputs-{name}-"))
 }
 
 fn args(list: &[&str]) -> Vec<String> {
@@ -84,12 +79,13 @@ fn contains(hay: &[u8], needle: &str) -> bool {
 #[test]
 fn credentials_in_the_url_are_sent_as_basic_auth_and_never_shown_or_stored() {
     let server = Server::start(ok_handler);
-    let results = scratch("secrets");
+    let tmp = scratch("secrets");
+    let results = tmp.path();
     let url = format!("http://admin:s3cr%40t@{}/private", server.addr);
     let run = run_args(
         "credentials",
         args(&["run", "--url", &url, "--vus", "1", "--duration", "300ms"]),
-        &results,
+        results,
         &[],
     );
     assert_eq!(run.code(), 0, "{}", run.describe());
@@ -106,7 +102,7 @@ fn credentials_in_the_url_are_sent_as_basic_auth_and_never_shown_or_stored() {
         assert!(!run.stdout.contains(secret), "{}", run.describe());
         assert!(!run.stderr.contains(secret), "{}", run.describe());
         assert!(!run.json().to_string().contains(secret));
-        let stored = files_under(&results);
+        let stored = files_under(results);
         assert!(stored.len() >= 3, "{stored:?}");
         for (path, bytes) in stored {
             assert!(
@@ -127,7 +123,8 @@ fn credentials_in_the_url_are_sent_as_basic_auth_and_never_shown_or_stored() {
 fn target_credentials_go_to_the_target_only() {
     let target = Server::start(ok_handler);
     let other = Server::start(ok_handler);
-    let dir = scratch("target_creds");
+    let tmp = scratch("target_creds");
+    let dir = tmp.path();
     let file = dir.join("creds.yaml");
     std::fs::write(
         &file,
@@ -140,7 +137,7 @@ fn target_credentials_go_to_the_target_only() {
     let run = run_args(
         "target_creds",
         args(&["run", file.to_str().unwrap()]),
-        &dir,
+        dir,
         &[],
     );
     assert_eq!(run.code(), 0, "{}", run.describe());
@@ -155,7 +152,8 @@ fn target_credentials_go_to_the_target_only() {
 #[test]
 fn env_values_are_escaped_in_paths_and_refused_in_headers() {
     let server = Server::start(ok_handler);
-    let dir = scratch("env_escape");
+    let tmp = scratch("env_escape");
+    let dir = tmp.path();
     let file = dir.join("env.yaml");
     std::fs::write(
         &file,
@@ -167,7 +165,7 @@ fn env_values_are_escaped_in_paths_and_refused_in_headers() {
     let run = run_args(
         "env_path",
         args(&["run", file.to_str().unwrap(), "--target", &target]),
-        &dir,
+        dir,
         &[("LOADLAB_FAULTS_PATH", path_value)],
     );
     assert_eq!(run.code(), 0, "{}", run.describe());
@@ -189,7 +187,7 @@ fn env_values_are_escaped_in_paths_and_refused_in_headers() {
     let run = run_args(
         "env_header",
         args(&["run", file.to_str().unwrap(), "--target", &target]),
-        &dir,
+        dir,
         &[("LOADLAB_FAULTS_HEADER", "x\r\nX-Injected: 1")],
     );
     assert_eq!(run.code(), 2, "{}", run.describe());
@@ -239,7 +237,8 @@ fn crlf_value_handler(c: &mut Conn) {
 #[test]
 fn a_captured_line_break_bound_for_a_header_is_counted_and_never_sent() {
     let server = Server::start(crlf_value_handler);
-    let dir = scratch("capture_crlf");
+    let tmp = scratch("capture_crlf");
+    let dir = tmp.path();
     let file = dir.join("capture.yaml");
     std::fs::write(
         &file,
@@ -249,7 +248,7 @@ fn a_captured_line_break_bound_for_a_header_is_counted_and_never_sent() {
     let run = run_args(
         "capture_crlf",
         args(&["run", file.to_str().unwrap(), "--target", &server.url("")]),
-        &dir,
+        dir,
         &[],
     );
     assert_eq!(run.code(), 0, "{}", run.describe());
@@ -304,7 +303,7 @@ fn flags_that_would_send_nothing_are_bad_input() {
         if !extra.contains(&"--duration") && !extra.contains(&"--requests") {
             list.extend(args(&["--duration", "1s"]));
         }
-        let run = run_args(name, list, &shared_results(), &[]);
+        let run = run_args(name, list, results_dir().path(), &[]);
         assert_refused(&run, &server, &[needle]);
     }
 }
@@ -312,7 +311,8 @@ fn flags_that_would_send_nothing_are_bad_input() {
 #[test]
 fn a_byte_order_mark_before_a_valid_file_is_ignored() {
     let server = Server::start(ok_handler);
-    let dir = scratch("bom");
+    let tmp = scratch("bom");
+    let dir = tmp.path();
     let file = dir.join("bom.yaml");
     std::fs::write(
         &file,
@@ -322,7 +322,7 @@ fn a_byte_order_mark_before_a_valid_file_is_ignored() {
         ),
     )
     .unwrap();
-    let run = run_args("bom", args(&["run", file.to_str().unwrap()]), &dir, &[]);
+    let run = run_args("bom", args(&["run", file.to_str().unwrap()]), dir, &[]);
     assert_eq!(run.code(), 0, "{}", run.describe());
     assert_eq!(run.ok(), 2, "{}", run.describe());
 }

@@ -108,13 +108,24 @@ impl Run {
     }
 }
 
-pub fn json_path(test: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("loadlab-faults-{}-{test}.json", std::process::id()))
+/// A scratch directory `loadlab-faults-<prefix>XXXXXX` in the system's temporary directory,
+/// removed with everything in it when the returned guard is dropped (pass or fail): keep it
+/// bound to a named variable for as long as its files are used.
+pub fn scratch_dir(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("loadlab-faults-{prefix}"))
+        .tempdir()
+        .expect("create a scratch directory")
 }
 
-/// The results directory runs are stored in, unless a test asks for its own.
-pub fn shared_results() -> PathBuf {
-    std::env::temp_dir().join(format!("loadlab-faults-results-{}", std::process::id()))
+fn json_path(dir: &Path, test: &str) -> PathBuf {
+    dir.join(format!("{test}.json"))
+}
+
+/// A results directory of the run's own, unless a test asks for its own: removed when the
+/// returned guard is dropped.
+pub fn results_dir() -> tempfile::TempDir {
+    scratch_dir("results-")
 }
 
 /// Runs `loadlab run --url URL <load> --duration 1s ... --json <unique file>`.
@@ -122,7 +133,7 @@ pub fn run_loadlab(test: &str, url: &str, load: &[&str], timeout: &str) -> Run {
     let mut args: Vec<String> = vec!["run".into(), "--url".into(), url.into()];
     args.extend(load.iter().map(|s| s.to_string()));
     args.extend(["--duration", "1s", "--timeout", timeout].map(String::from));
-    run_args(test, args, &shared_results(), &[])
+    run_args(test, args, results_dir().path(), &[])
 }
 
 /// Runs `loadlab <args> --no-progress --json <unique file>` with runs stored in `results` and
@@ -132,11 +143,14 @@ pub fn run_args(test: &str, mut args: Vec<String>, results: &Path, env: &[(&str,
     let _one_run_at_a_time = ONE_RUN_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // The JSON result's directory, removed when the run returns (or panics).
+    let json_dir = scratch_dir("json-");
+    let json = json_path(json_dir.path(), test);
     args.extend(["--no-progress", "--json"].map(String::from));
-    args.push(json_path(test).to_string_lossy().into_owned());
+    args.push(json.to_string_lossy().into_owned());
     let mut attempt = 1;
     loop {
-        let run = run_once(test, &args, results, env);
+        let run = run_once(&json, &args, results, env);
         let host_reasons = run.host_disturbance();
         if host_reasons.is_empty() || attempt == crate::undisturbed::ATTEMPTS {
             return run;
@@ -150,9 +164,8 @@ pub fn run_args(test: &str, mut args: Vec<String>, results: &Path, env: &[(&str,
     }
 }
 
-fn run_once(test: &str, args: &[String], results: &Path, env: &[(&str, &str)]) -> Run {
-    let json = json_path(test);
-    let _ = std::fs::remove_file(&json);
+fn run_once(json: &Path, args: &[String], results: &Path, env: &[(&str, &str)]) -> Run {
+    let _ = std::fs::remove_file(json);
     let started = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_loadlab"))
         .args(args)
@@ -193,11 +206,11 @@ fn run_once(test: &str, args: &[String], results: &Path, env: &[(&str, &str)]) -
     let elapsed = started.elapsed();
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
-    let json_value = std::fs::read_to_string(&json).ok().map(|text| {
+    let json_value = std::fs::read_to_string(json).ok().map(|text| {
         serde_json::from_str::<Value>(&text)
             .unwrap_or_else(|e| panic!("result JSON does not parse: {e}\n{text}"))
     });
-    let _ = std::fs::remove_file(&json);
+    let _ = std::fs::remove_file(json);
     let run = Run {
         status,
         stderr,
