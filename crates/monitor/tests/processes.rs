@@ -118,7 +118,11 @@ fn finds_the_process_listening_on_a_port() {
     );
 
     // Another process, and the monitor following it by port.
-    let file = std::env::temp_dir().join(format!("loadlab-port-{}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("loadlab-port-")
+        .tempdir()
+        .unwrap();
+    let file = dir.path().join("port");
     let child = Reaped(spawn_role(&format!("listen:{}:6", file.display())));
     let port = wait_for_port(&file);
     assert_eq!(
@@ -192,11 +196,12 @@ fn a_busy_host_is_contended_and_the_hogs_are_named() {
     let cpus = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(8);
+    let report = report_path("hog");
     let hogs: Vec<Reaped> = (0..cpus)
         .map(|i| {
             Reaped(spawn_role(&format!(
                 "burn:1.0:2.5:{}.{i}",
-                report_path("hog").display()
+                report.display()
             )))
         })
         .collect();

@@ -3,7 +3,7 @@
 
 use loadlab_metrics::GrpcCode;
 use loadlab_scenario::{Body, Check, HttpVersion, Method, Scenario, Step};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// A scenario file name in examples/, so that `proto: proto/permits.proto` resolves.
@@ -143,7 +143,8 @@ fn reflection_and_an_empty_message() {
 /// imports from its own directory and the scenario's.
 #[test]
 fn proto_relative_to_the_scenario_file_with_imports() {
-    let dir = temp_dir("relative");
+    let tmp = temp_dir("relative");
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("protos/common")).unwrap();
     std::fs::write(
         dir.join("protos/common/money.proto"),
@@ -219,11 +220,15 @@ fn proto_relative_to_the_scenario_file_with_imports() {
         e.contains("does not compile: pay.proto:3:1: import 'nowhere/x.proto' not found"),
         "{e}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("loadlab-grpc-steps-{}-{name}", std::process::id()))
+/// A scratch directory removed when the returned guard is dropped (the test passed or failed).
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("loadlab-grpc-steps-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn error_of(src: &str) -> String {
@@ -310,8 +315,9 @@ fn bad_grpc_steps_table() {
 /// Client and bidirectional streaming are refused, naming what is supported.
 #[test]
 fn streaming_kinds_beyond_server_streaming_are_refused() {
-    let dir = temp_dir("streams");
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = temp_dir("streams");
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir).unwrap();
     std::fs::write(
         dir.join("chat.proto"),
         "syntax = \"proto3\";\npackage chat;\nmessage M { string t = 1; }\nservice Chat {\n  rpc Upload(stream M) returns (M);\n  rpc Talk(stream M) returns (stream M);\n}\n",
@@ -329,7 +335,7 @@ fn streaming_kinds_beyond_server_streaming_are_refused() {
             "{e}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The example file parses, with the three calls of the permits service.

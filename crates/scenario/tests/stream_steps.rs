@@ -149,8 +149,11 @@ fn bad_stream_steps_are_located_with_a_fix() {
 
 #[test]
 fn prompts_come_from_json_lines() {
-    let dir = std::env::temp_dir().join(format!("loadlab-stream-steps-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new()
+        .prefix("loadlab-stream-steps-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     std::fs::write(
         dir.join("p.jsonl"),
         "{\"prompt\": \"a\", \"n\": 1}\n\n{\"prompt\": \"b\", \"n\": 2}\n",
@@ -172,5 +175,5 @@ fn prompts_come_from_json_lines() {
     std::fs::write(dir.join("p.jsonl"), "{\"prompt\": \"a\"}\n{oops\n").unwrap();
     let e = Scenario::parse(src, &file).unwrap_err().to_string();
     assert!(e.contains("p.jsonl line 2"), "{e}");
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -40,17 +40,20 @@ pub fn validate(yaml: &str, file: &str) -> Scenario {
     Scenario::parse(yaml, file).unwrap_or_else(|e| panic!("{e}\n{yaml}"))
 }
 
-/// The written YAML loaded as `file` from a directory of its own (`dir`, under the temporary
-/// directory and named after this process) that also holds `data_files` (`(path, text)`):
-/// data sets are read from beside the scenario.
+/// The written YAML loaded as `file` from a directory of its own (`dir-XXXXXX` under the
+/// temporary directory, removed once the scenario is loaded) that also holds `data_files`
+/// (`(path, text)`): data sets are read from beside the scenario.
 pub fn validate_in_dir(yaml: &str, dir: &str, file: &str, data_files: &[(&str, &str)]) -> Scenario {
-    let dir = std::env::temp_dir().join(format!("{dir}-{}", std::process::id()));
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!("{dir}-"))
+        .tempdir()
+        .unwrap();
+    let dir = scratch.path();
     for (path, text) in data_files {
         let path = dir.join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
-    std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(file);
     std::fs::write(&file, yaml).unwrap();
     Scenario::from_file(&file).unwrap_or_else(|e| panic!("{e}\n{yaml}"))

@@ -64,7 +64,11 @@ fn serves_the_page_the_state_the_stream_and_refuses_a_busy_port() {
     let mut r = BufReader::new(s);
     let mut datas = Vec::new();
     let mut retry = false;
-    let report = std::env::temp_dir().join(format!("dash-report-{}.html", std::process::id()));
+    let report_dir = tempfile::Builder::new()
+        .prefix("loadlab-dash-report-")
+        .tempdir()
+        .unwrap();
+    let report = report_dir.path().join("dash-report.html");
     std::fs::write(&report, "<p>report</p>").unwrap();
     // A run was made (it lingers only then).
     let _observer = dash.observer(&loadlab_analysis::thresholds::ThresholdWatch::new(&[]));

@@ -4,16 +4,22 @@
 use super::*;
 use std::time::Duration;
 
+/// A fake cgroup hierarchy in a scratch directory, removed when this is dropped.
 struct FakeCgroups {
     root: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
 impl FakeCgroups {
     fn new(tag: &str) -> Self {
-        let root = std::env::temp_dir().join(format!("loadlab-cg-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(&root).unwrap();
-        FakeCgroups { root }
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("loadlab-cg-{tag}-"))
+            .tempdir()
+            .unwrap();
+        FakeCgroups {
+            root: dir.path().to_path_buf(),
+            _dir: dir,
+        }
     }
 
     fn group(&self, rel: &str, files: &[(&str, &str)]) -> PathBuf {
@@ -24,12 +30,6 @@ impl FakeCgroups {
             std::fs::write(dir.join(name), text).unwrap();
         }
         dir
-    }
-}
-
-impl Drop for FakeCgroups {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 

@@ -208,11 +208,31 @@ pub fn mean_within(samples: &[Sample], series: &str, start_ms: u64, end_ms: u64)
     values.iter().sum::<f64>() / values.len() as f64
 }
 
-/// A fresh path for a child's report.
-pub fn report_path(tag: &str) -> std::path::PathBuf {
-    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    std::env::temp_dir().join(format!("loadlab-monitor-{tag}-{}-{n}", std::process::id()))
+/// A fresh path for a child's report, in a scratch directory of its own: removed with the
+/// report (and its `.N` siblings) when this is dropped, the test passed or failed.
+pub struct ReportPath {
+    path: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for ReportPath {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+/// A fresh path for a child's report (see [`ReportPath`]): keep it alive while the child
+/// writes.
+pub fn report_path(tag: &str) -> ReportPath {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("loadlab-monitor-{tag}-"))
+        .tempdir()
+        .unwrap();
+    ReportPath {
+        path: dir.path().join("report"),
+        _dir: dir,
+    }
 }
 
 /// Starts this test binary again in `role`. The role is also the last argument (an extra
