@@ -12,7 +12,7 @@ mod run_json;
 
 use common::{exclusive, Target};
 use py_servers::{PyGrpc, PyServer};
-use run_json::{first_then, http_get, metric, n, report_md, run, run_fresh, step};
+use run_json::{first_then, http_get, metric, n, report_md, run, run_fresh, run_fresh_with, step};
 use serde_json::Value;
 
 const PROTO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/proto/permits.proto");
@@ -58,10 +58,24 @@ fn ok_calls(step: &Value) -> u64 {
 
 #[test]
 fn calls_against_the_built_in_target_count_what_the_target_counts() {
+    built_in_target_calls("h2");
+}
+
+#[test]
+fn calls_against_the_built_in_target_count_what_the_target_counts_with_the_wire_client() {
+    built_in_target_calls("wire");
+}
+
+/// Unary calls chained by a capture and a server stream, with HTTP/2 client `client`.
+fn built_in_target_calls(client: &str) {
     let _load = exclusive();
     let dir = tempfile::tempdir().unwrap();
-    let (code, result, text, target) =
-        run_fresh(dir.path(), || Target::start(&[]), |t| flow(&t.url, true));
+    let (code, result, text, target) = run_fresh_with(
+        dir.path(),
+        &["--http2-client", client],
+        || Target::start(&[]),
+        |t| flow(&t.url, true),
+    );
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     common::assert_valid(&result, "grpc run");
     common::assert_matches_run_schema(&result);
@@ -214,6 +228,17 @@ fn counts_agree_with_a_python_grpcio_server_over_reflection_and_proto() {
 /// the run's), or None without grpcio. Failures without a threshold leave the run itself
 /// fine (exit 0).
 fn one_call(flags: &[&str], rate: u32, name: &str, grpc: &str) -> Option<(Value, Value, PyGrpc)> {
+    one_call_with("h2", flags, rate, name, grpc)
+}
+
+/// [`one_call`] with HTTP/2 client `client`.
+fn one_call_with(
+    client: &str,
+    flags: &[&str],
+    rate: u32,
+    name: &str,
+    grpc: &str,
+) -> Option<(Value, Value, PyGrpc)> {
     let server = PyGrpc::start(flags)?;
     let _load = exclusive();
     let dir = tempfile::tempdir().unwrap();
@@ -224,7 +249,8 @@ fn one_call(flags: &[&str], rate: u32, name: &str, grpc: &str) -> Option<(Value,
         )
     };
     let fresh = first_then(server, || PyGrpc::start(flags));
-    let (code, result, text, server) = run_fresh(dir.path(), fresh, scenario);
+    let (code, result, text, server) =
+        run_fresh_with(dir.path(), &["--http2-client", client], fresh, scenario);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     let step = step(&result, name).clone();
     Some((result, step, server))
@@ -232,11 +258,21 @@ fn one_call(flags: &[&str], rate: u32, name: &str, grpc: &str) -> Option<(Value,
 
 #[test]
 fn unavailable_calls_are_their_error_kind_and_match_the_servers_count() {
+    unavailable_calls("h2");
+}
+
+#[test]
+fn unavailable_calls_are_their_error_kind_with_the_wire_client() {
+    unavailable_calls("wire");
+}
+
+/// Every second call answered UNAVAILABLE, with HTTP/2 client `client`.
+fn unavailable_calls(client: &str) {
     let grpc = format!(
         "{{ proto: {PROTO}, call: permits.v1.Permits/Create, message: {{ applicant: ann }} }}"
     );
-    let Some((result, s, server)) = one_call(&["--unavailable-every", "2"], 20, "create", &grpc)
-    else {
+    let unavailable = ["--unavailable-every", "2"];
+    let Some((result, s, server)) = one_call_with(client, &unavailable, 20, "create", &grpc) else {
         return;
     };
     let s = &s;
