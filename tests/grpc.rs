@@ -226,12 +226,7 @@ fn counts_agree_with_a_python_grpcio_server_over_reflection_and_proto() {
 /// One `grpc:` step named `name` (its keys as a flow mapping) against the Python server started
 /// with `flags`, at `rate`/s for 1 s: run.json, the step and the server (whose counts are
 /// the run's), or None without grpcio. Failures without a threshold leave the run itself
-/// fine (exit 0).
-fn one_call(flags: &[&str], rate: u32, name: &str, grpc: &str) -> Option<(Value, Value, PyGrpc)> {
-    one_call_with("h2", flags, rate, name, grpc)
-}
-
-/// [`one_call`] with HTTP/2 client `client`.
+/// fine (exit 0). HTTP/2 speaks through `client` (`--http2-client`).
 fn one_call_with(
     client: &str,
     flags: &[&str],
@@ -298,9 +293,19 @@ fn unavailable_calls(client: &str) {
 
 #[test]
 fn a_deadline_shorter_than_the_server_is_deadline_exceeded_not_a_hang() {
+    deadline_exceeded("h2");
+}
+
+#[test]
+fn a_deadline_shorter_than_the_server_is_deadline_exceeded_with_the_wire_client() {
+    deadline_exceeded("wire");
+}
+
+/// Calls whose deadline is shorter than the server takes, with HTTP/2 client `client`.
+fn deadline_exceeded(client: &str) {
     let started = std::time::Instant::now();
     let grpc = "{ call: permits.v1.Permits/Get, message: { id: p-1 }, timeout: 100ms }";
-    let Some((_, s, _)) = one_call(&["--delay-ms", "400"], 10, "get", grpc) else {
+    let Some((_, s, _)) = one_call_with(client, &["--delay-ms", "400"], 10, "get", grpc) else {
         return;
     };
     assert!(started.elapsed() < std::time::Duration::from_secs(15));
@@ -320,9 +325,19 @@ fn a_deadline_shorter_than_the_server_is_deadline_exceeded_not_a_hang() {
 
 #[test]
 fn a_stream_that_stops_halfway_counts_the_messages_it_got_and_fails() {
+    stream_stops_halfway("h2");
+}
+
+#[test]
+fn a_stream_that_stops_halfway_counts_the_messages_it_got_with_the_wire_client() {
+    stream_stops_halfway("wire");
+}
+
+/// A server stream cut after two messages, with HTTP/2 client `client`.
+fn stream_stops_halfway(client: &str) {
     let grpc = format!("{{ proto: {PROTO}, call: permits.v1.Permits/Watch, message: {{ id: p-1, events: 5, every_ms: 5 }} }}");
-    let Some((result, s, server)) = one_call(&["--stream-stop-after", "2"], 20, "watch", &grpc)
-    else {
+    let stop = ["--stream-stop-after", "2"];
+    let Some((result, s, server)) = one_call_with(client, &stop, 20, "watch", &grpc) else {
         return;
     };
     let s = &s;
@@ -340,11 +355,22 @@ fn a_stream_that_stops_halfway_counts_the_messages_it_got_and_fails() {
 
 #[test]
 fn calls_run_over_tls_with_alpn_h2() {
+    calls_over_tls("h2");
+}
+
+#[test]
+fn calls_run_over_tls_with_alpn_h2_with_the_wire_client() {
+    calls_over_tls("wire");
+}
+
+/// The flow over TLS (ALPN h2) with HTTP/2 client `client`.
+fn calls_over_tls(client: &str) {
     let _load = exclusive();
-    let target = Target::start(&["--tls"]);
     let dir = tempfile::tempdir().unwrap();
-    let yaml = flow(&target.url, true).replacen("load:", "insecure: true\nload:", 1);
-    let (code, result, text) = run(dir.path(), &yaml);
+    let yaml = |t: &Target| flow(&t.url, true).replacen("load:", "insecure: true\nload:", 1);
+    let flags = ["--http2-client", client];
+    let (code, result, text, _target) =
+        run_fresh_with(dir.path(), &flags, || Target::start(&["--tls"]), yaml);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     let create = step(&result, "create");
     assert_eq!(n(&create["failed"]), 0, "{create}");
