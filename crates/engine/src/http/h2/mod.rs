@@ -8,4 +8,6 @@ mod request;
 
 pub use conn::{exchange_head, grpc_reply, window_stalled, H2Conn};
 pub use errors::failure;
+#[cfg(test)]
+pub(crate) use request::tests::{parts, rendered};
 pub use request::{build, content_length, fields, target, Head};

@@ -142,11 +142,16 @@ fn method(m: Method) -> http::Method {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::request::RequestParts;
 
-    fn parts(target: &str, headers: &[(&str, &str)], body: Option<&str>) -> RequestParts {
+    /// Request parts of `target`, `headers` and `body`, as a scenario renders them.
+    pub(crate) fn parts(
+        target: &str,
+        headers: &[(&str, &str)],
+        body: Option<&str>,
+    ) -> RequestParts {
         let mut p = RequestParts::default();
         let ok = Ok::<(), ()>(());
         p.write_target(|b| {
@@ -171,7 +176,7 @@ mod tests {
         p
     }
 
-    fn rendered(p: &RequestParts, method: Method) -> RenderedRequest<'_> {
+    pub(crate) fn rendered(p: &RequestParts, method: Method) -> RenderedRequest<'_> {
         RenderedRequest {
             step: 0,
             origin: 0,
