@@ -6,7 +6,8 @@
 # concurrency on one HTTP/2 connection, interleaved. Prints calls/s, CPU µs per call and
 # loadlab's ratio to each peer (median of REPS). With BASELINE=1 also plain HTTP/2 GETs of
 # /api/ping by loadlab and h2load in the same setting, to separate what gRPC adds from HTTP/2.
-# Usage: bash bench/grpc-unary.sh      (REPS=5 DURATION=10 CONCURRENCY=50 BASELINE=1)
+# Usage: bash bench/grpc-unary.sh      (REPS=5 DURATION=10 CONCURRENCY=50 BASELINE=1 WIRE=1;
+# WIRE=1 adds loadlab with its purpose-built HTTP/2 client, `--http2-client wire`)
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -74,15 +75,19 @@ timed() { # TAG CMD... : runs CMD pinned to the generator CPU, its CPU time in $
         timeout -k 5 "$((DURATION + 30))" "$@" >"$OUT/$tag.out" 2>"$OUT/$tag.err" || true
 }
 
-run_loadlab() {
-    timed "loadlab-$1" "$LOADLAB" run "$OUT/grpc.yaml" --threads 1 --quiet --no-progress --allow-saturated --json "$OUT/loadlab-$1.json"
-    python3 - "$OUT/loadlab-$1.json" <<'PY'
+run_loadlab() { # REP [GEN [FLAGS...]]
+    local rep="$1" gen="${2:-loadlab}"
+    shift $(($# < 2 ? $# : 2))
+    timed "$gen-$rep" "$LOADLAB" run "$OUT/grpc.yaml" --threads 1 --quiet --no-progress --allow-saturated --json "$OUT/$gen-$rep.json" "$@"
+    python3 - "$OUT/$gen-$rep.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 s = r["steps"][0]
 print(s["grpc"]["status_codes"].get("OK", 0), s["requests"])
 PY
 }
+# loadlab with its purpose-built HTTP/2 client (WIRE=1 adds it).
+run_loadlab_wire() { run_loadlab "$1" loadlab_wire --http2-client wire; }
 run_ghz() {
     timed "ghz-$1" "$GHZ" --insecure --proto "$ROOT/examples/proto/permits.proto" \
         --call permits.v1.Permits/Create -d "$MESSAGE" -c "$CONCURRENCY" --connections 1 \
@@ -112,6 +117,7 @@ run_h2load_get() {
 printf 'rep gen ok calls elapsed_s cpu_s\n' >"$OUT/runs.txt"
 for ((rep = 1; rep <= REPS; rep++)); do
     gens=(loadlab ghz h2load)
+    [[ "${WIRE:-0}" == 1 ]] && gens+=(loadlab_wire)
     [[ "${BASELINE:-0}" == 1 ]] && gens+=(loadlab_get h2load_get)
     ((rep % 2)) || gens=($(printf '%s\n' "${gens[@]}" | tac))
     for gen in "${gens[@]}"; do
@@ -138,8 +144,9 @@ for gen, runs in by.items():
     med[gen] = per
     print(f"| {gen} | {rate:.0f} | {ok:.1%} | {per:.1f} |")
 for peer in ("ghz", "h2load"):
-    if peer in med and "loadlab" in med:
-        print(f"\nloadlab CPU per call / {peer}: {med['loadlab'] / med[peer]:.2f}")
+    for mine in ("loadlab", "loadlab_wire"):
+        if peer in med and mine in med:
+            print(f"\n{mine} CPU per call / {peer}: {med[mine] / med[peer]:.2f}")
 if "loadlab_get" in med and "h2load_get" in med:
     print(f"\nplain HTTP/2 GET, loadlab CPU per request / h2load: {med['loadlab_get'] / med['h2load_get']:.2f}")
     print(f"what gRPC adds to loadlab's CPU per call: {med['loadlab'] - med['loadlab_get']:.1f} µs")

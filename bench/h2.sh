@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # loadlab HTTP/2 efficiency benchmark: CPU per request of loadlab over h2c vs h2load (nghttp2)
 # against a pinned local nginx (`listen ... http2`, one worker), for each connections × streams
-# setting, interleaved. See bench/README.md. Usage: bash bench/h2.sh   (REPS=5 SETTINGS="1x100 10x10")
+# setting, interleaved. See bench/README.md. Usage: bash bench/h2.sh   (REPS=5 SETTINGS="1x100 10x10";
+# GENS="h2load loadlab loadlab-wire" adds loadlab with its purpose-built HTTP/2 client)
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -14,6 +15,7 @@ DURATION="${DURATION:-10}"             # seconds per run
 PAUSE="${PAUSE:-1}"                    # seconds of quiet between runs
 NGINX_CPU="${NGINX_CPU:-0}"            # CPU nginx is pinned to
 GEN_CPU="${GEN_CPU:-1}"                # CPU the generator (and its wrappers) is pinned to
+GENS="${GENS:-h2load loadlab}"         # generators; loadlab-wire: loadlab --http2-client wire
 PORT="${PORT:-18082}"
 STATUS_PORT="${STATUS_PORT:-18083}"
 GRACE="${GRACE:-30}"                   # hard bound: duration + this, then SIGTERM/SIGKILL
@@ -65,9 +67,10 @@ run_one() {
     tag="$setting-$gen-$rep"
     case "$gen" in
         h2load) cmd=(h2load -c "$c" -m "$m" -t 1 -D "$DURATION" "$URL") ;;
-        loadlab)
+        loadlab | loadlab-wire)
             json="$OUT/$tag.json"
-            cmd=("$LOADLAB" run "$(scenario "$c" "$m")" --threads 1 --quiet --allow-saturated --json "$json") ;;
+            cmd=("$LOADLAB" run "$(scenario "$c" "$m")" --threads 1 --quiet --allow-saturated --json "$json")
+            [[ "$gen" == loadlab-wire ]] && cmd+=(--http2-client wire) ;;
     esac
     echo "${cmd[*]}" >"$OUT/$tag.cmd"
     before="$("${MEASURE[@]}" status "$STATUS_URL")"
@@ -100,13 +103,14 @@ start_fresh_nginx
     echo "pinning: nginx on CPU $NGINX_CPU (1 worker), generator on CPU $GEN_CPU"
     echo "nginx: $("$NGINX_BIN" -v 2>&1 | sed 's/.*: //'); $(h2load --version 2>&1 | head -n1)"
     echo "loadlab: $("$LOADLAB" --version | head -n1), git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (dirty)')"
-    echo "repetitions: $REPS × ${DURATION} s, settings (connections x streams): $SETTINGS; h2load and loadlab alternate which goes first"
+    echo "repetitions: $REPS × ${DURATION} s, settings (connections x streams): $SETTINGS; generators ($GENS) alternate which goes first"
     echo "h2load: \`h2load -c C -m M -t 1 -D $DURATION $URL\`; loadlab: \`loadlab run h2-CxM.yaml --threads 1\` with \`http: {version: \"2\", connections: C, max_streams: M}\` and C×M closed-model VUs"
 } >"$OUT/meta.txt"
 
 for ((rep = 1; rep <= REPS; rep++)); do
     for setting in $SETTINGS; do
-        if ((rep % 2)); then order=(h2load loadlab); else order=(loadlab h2load); fi
+        read -r -a order <<<"$GENS"
+        ((rep % 2)) || mapfile -t order < <(printf '%s\n' "${order[@]}" | tac)
         for gen in "${order[@]}"; do
             run_one "$setting" "$gen" "$rep"
         done

@@ -391,20 +391,24 @@ def cmd_report_h2(a):
     for r in runs:
         if r["mode"] not in modes:
             modes.append(r["mode"])
+    # h2load, then each loadlab generator (`loadlab`, `loadlab-wire`: GENS in h2.sh).
+    gens = ["h2load"] + sorted({r["generator"] for r in runs if r["generator"] != "h2load"})
+    mine = [g for g in gens if g.startswith("loadlab")]
     for mode in modes:
-        for g in ("h2load", "loadlab"):
+        for g in gens:
             rs = [r for r in runs if r["mode"] == mode and r["generator"] == g]
             ok = [r for r in rs if r["ok"]]
             w(f"| {mode} | {g} | {len(ok)}/{len(rs)} | {f(med([r.get('req_per_s') for r in ok]), '.0f')} "
               f"| {f(med([r.get('cpu_us_per_req') for r in ok]), '.2f')} "
               f"| {f(med([(r.get('maxrss_kib') or 0) / 1024 for r in ok if r.get('maxrss_kib')]), '.1f')} |")
     w("")
-    w("| connections × streams | ratio loadlab / h2load (median) | spread (min–max) | per repetition |")
-    w("|---|---|---|---|")
+    w("| connections × streams | generator | ratio to h2load (median) | spread (min–max) | per repetition |")
+    w("|---|---|---|---|---|")
     for mode in modes:
-        ratios = pair_ratios([r for r in runs if r["mode"] == mode], "loadlab", "h2load")
-        w(f"| {mode} | **{f(med(ratios), '.2f')}×** | {f(min(ratios) if ratios else None, '.2f')}–"
-          f"{f(max(ratios) if ratios else None, '.2f')} | {', '.join(f(x, '.2f') for x in ratios) or '-'} |")
+        for g in mine:
+            ratios = pair_ratios([r for r in runs if r["mode"] == mode], g, "h2load")
+            w(f"| {mode} | {g} | **{f(med(ratios), '.2f')}×** | {f(min(ratios) if ratios else None, '.2f')}–"
+              f"{f(max(ratios) if ratios else None, '.2f')} | {', '.join(f(x, '.2f') for x in ratios) or '-'} |")
     w("")
     w("Target ≤ 1.0× h2load (stretch 0.8×).")
     w("")

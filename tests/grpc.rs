@@ -12,7 +12,7 @@ mod run_json;
 
 use common::{exclusive, Target};
 use py_servers::{PyGrpc, PyServer};
-use run_json::{first_then, http_get, metric, n, report_md, run, run_fresh, step};
+use run_json::{first_then, http_get, metric, n, report_md, run, run_fresh, run_fresh_with, step};
 use serde_json::Value;
 
 const PROTO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/proto/permits.proto");
@@ -58,10 +58,24 @@ fn ok_calls(step: &Value) -> u64 {
 
 #[test]
 fn calls_against_the_built_in_target_count_what_the_target_counts() {
+    built_in_target_calls("h2");
+}
+
+#[test]
+fn calls_against_the_built_in_target_count_what_the_target_counts_with_the_wire_client() {
+    built_in_target_calls("wire");
+}
+
+/// Unary calls chained by a capture and a server stream, with HTTP/2 client `client`.
+fn built_in_target_calls(client: &str) {
     let _load = exclusive();
     let dir = tempfile::tempdir().unwrap();
-    let (code, result, text, target) =
-        run_fresh(dir.path(), || Target::start(&[]), |t| flow(&t.url, true));
+    let (code, result, text, target) = run_fresh_with(
+        dir.path(),
+        &["--http2-client", client],
+        || Target::start(&[]),
+        |t| flow(&t.url, true),
+    );
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     common::assert_valid(&result, "grpc run");
     common::assert_matches_run_schema(&result);
@@ -212,8 +226,14 @@ fn counts_agree_with_a_python_grpcio_server_over_reflection_and_proto() {
 /// One `grpc:` step named `name` (its keys as a flow mapping) against the Python server started
 /// with `flags`, at `rate`/s for 1 s: run.json, the step and the server (whose counts are
 /// the run's), or None without grpcio. Failures without a threshold leave the run itself
-/// fine (exit 0).
-fn one_call(flags: &[&str], rate: u32, name: &str, grpc: &str) -> Option<(Value, Value, PyGrpc)> {
+/// fine (exit 0). HTTP/2 speaks through `client` (`--http2-client`).
+fn one_call_with(
+    client: &str,
+    flags: &[&str],
+    rate: u32,
+    name: &str,
+    grpc: &str,
+) -> Option<(Value, Value, PyGrpc)> {
     let server = PyGrpc::start(flags)?;
     let _load = exclusive();
     let dir = tempfile::tempdir().unwrap();
@@ -224,7 +244,8 @@ fn one_call(flags: &[&str], rate: u32, name: &str, grpc: &str) -> Option<(Value,
         )
     };
     let fresh = first_then(server, || PyGrpc::start(flags));
-    let (code, result, text, server) = run_fresh(dir.path(), fresh, scenario);
+    let (code, result, text, server) =
+        run_fresh_with(dir.path(), &["--http2-client", client], fresh, scenario);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     let step = step(&result, name).clone();
     Some((result, step, server))
@@ -232,11 +253,21 @@ fn one_call(flags: &[&str], rate: u32, name: &str, grpc: &str) -> Option<(Value,
 
 #[test]
 fn unavailable_calls_are_their_error_kind_and_match_the_servers_count() {
+    unavailable_calls("h2");
+}
+
+#[test]
+fn unavailable_calls_are_their_error_kind_with_the_wire_client() {
+    unavailable_calls("wire");
+}
+
+/// Every second call answered UNAVAILABLE, with HTTP/2 client `client`.
+fn unavailable_calls(client: &str) {
     let grpc = format!(
         "{{ proto: {PROTO}, call: permits.v1.Permits/Create, message: {{ applicant: ann }} }}"
     );
-    let Some((result, s, server)) = one_call(&["--unavailable-every", "2"], 20, "create", &grpc)
-    else {
+    let unavailable = ["--unavailable-every", "2"];
+    let Some((result, s, server)) = one_call_with(client, &unavailable, 20, "create", &grpc) else {
         return;
     };
     let s = &s;
@@ -262,9 +293,19 @@ fn unavailable_calls_are_their_error_kind_and_match_the_servers_count() {
 
 #[test]
 fn a_deadline_shorter_than_the_server_is_deadline_exceeded_not_a_hang() {
+    deadline_exceeded("h2");
+}
+
+#[test]
+fn a_deadline_shorter_than_the_server_is_deadline_exceeded_with_the_wire_client() {
+    deadline_exceeded("wire");
+}
+
+/// Calls whose deadline is shorter than the server takes, with HTTP/2 client `client`.
+fn deadline_exceeded(client: &str) {
     let started = std::time::Instant::now();
     let grpc = "{ call: permits.v1.Permits/Get, message: { id: p-1 }, timeout: 100ms }";
-    let Some((_, s, _)) = one_call(&["--delay-ms", "400"], 10, "get", grpc) else {
+    let Some((_, s, _)) = one_call_with(client, &["--delay-ms", "400"], 10, "get", grpc) else {
         return;
     };
     assert!(started.elapsed() < std::time::Duration::from_secs(15));
@@ -284,9 +325,19 @@ fn a_deadline_shorter_than_the_server_is_deadline_exceeded_not_a_hang() {
 
 #[test]
 fn a_stream_that_stops_halfway_counts_the_messages_it_got_and_fails() {
+    stream_stops_halfway("h2");
+}
+
+#[test]
+fn a_stream_that_stops_halfway_counts_the_messages_it_got_with_the_wire_client() {
+    stream_stops_halfway("wire");
+}
+
+/// A server stream cut after two messages, with HTTP/2 client `client`.
+fn stream_stops_halfway(client: &str) {
     let grpc = format!("{{ proto: {PROTO}, call: permits.v1.Permits/Watch, message: {{ id: p-1, events: 5, every_ms: 5 }} }}");
-    let Some((result, s, server)) = one_call(&["--stream-stop-after", "2"], 20, "watch", &grpc)
-    else {
+    let stop = ["--stream-stop-after", "2"];
+    let Some((result, s, server)) = one_call_with(client, &stop, 20, "watch", &grpc) else {
         return;
     };
     let s = &s;
@@ -304,11 +355,22 @@ fn a_stream_that_stops_halfway_counts_the_messages_it_got_and_fails() {
 
 #[test]
 fn calls_run_over_tls_with_alpn_h2() {
+    calls_over_tls("h2");
+}
+
+#[test]
+fn calls_run_over_tls_with_alpn_h2_with_the_wire_client() {
+    calls_over_tls("wire");
+}
+
+/// The flow over TLS (ALPN h2) with HTTP/2 client `client`.
+fn calls_over_tls(client: &str) {
     let _load = exclusive();
-    let target = Target::start(&["--tls"]);
     let dir = tempfile::tempdir().unwrap();
-    let yaml = flow(&target.url, true).replacen("load:", "insecure: true\nload:", 1);
-    let (code, result, text) = run(dir.path(), &yaml);
+    let yaml = |t: &Target| flow(&t.url, true).replacen("load:", "insecure: true\nload:", 1);
+    let flags = ["--http2-client", client];
+    let (code, result, text, _target) =
+        run_fresh_with(dir.path(), &flags, || Target::start(&["--tls"]), yaml);
     assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
     let create = step(&result, "create");
     assert_eq!(n(&create["failed"]), 0, "{create}");

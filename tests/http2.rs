@@ -172,6 +172,17 @@ fn assert_clean(r: &Value, protocol: &str) {
 
 #[test]
 fn h2c_and_tls_alpn_against_nginx_agree_with_its_count() {
+    nginx_counts("h2");
+}
+
+#[test]
+fn h2c_and_tls_alpn_against_nginx_agree_with_its_count_with_the_wire_client() {
+    nginx_counts("wire");
+}
+
+/// Per-VU h2c and TLS connections, and shared ones over TLS, with HTTP/2 client `client`:
+/// nginx served every request the run counted.
+fn nginx_counts(client: &str) {
     let _serial = exclusive();
     let Some(nginx) = Nginx::start() else { return };
     let h2c = format!("http://127.0.0.1:{}/", nginx.h2c);
@@ -197,7 +208,14 @@ fn h2c_and_tls_alpn_against_nginx_agree_with_its_count() {
         ),
     ];
     for (args, protocol) in cases {
-        let mut full = vec!["--url", &args[0], "--duration", "1s"];
+        let mut full = vec![
+            "--url",
+            &args[0],
+            "--duration",
+            "1s",
+            "--http2-client",
+            client,
+        ];
         full.extend(args[1..].iter().map(String::as_str));
         let (r, served) = run_counting(&full, || nginx.requests());
         assert_clean(&r, protocol);
@@ -215,7 +233,7 @@ fn h2c_and_tls_alpn_against_nginx_agree_with_its_count() {
         dir.path(),
         &format!("target: {tls}\ninsecure: true\nhttp: {{ version: \"2\", connections: 2, max_streams: 16 }}\nload: {{ model: open, rate: 400/s, duration: 1s }}\nsteps: [ {{ get: / }} ]\n"),
     );
-    let (r, served) = run_counting(&[&file], || nginx.requests());
+    let (r, served) = run_counting(&[&file, "--http2-client", client], || nginx.requests());
     assert_clean(&r, "h2");
     assert_eq!(n(&r, "/requests/total"), served);
     // The pool takes the least busy connection, and equally busy ones in turn: both open,

@@ -11,7 +11,7 @@ mod common;
 mod run_json;
 
 use common::{exclusive, Target};
-use run_json::{http_get, metric, n, report_md, run, run_fresh, step};
+use run_json::{http_get, metric, n, report_md, run, run_fresh, run_fresh_with, step};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -118,6 +118,31 @@ fn the_built_in_target_streams_tokens_measured_one_by_one() {
     assert!(f(&t["actual"]) >= 4.5, "{t}");
     // As an objective, the same bound makes no stream good.
     assert_eq!(n(&result["stream"]["good"]), 0, "{}", result["stream"]);
+}
+
+#[test]
+fn streams_over_http2_are_read_by_the_h2_client_when_wire_is_asked() {
+    // The purpose-built HTTP/2 client reads no streams: a scenario with one keeps the `h2`
+    // crate for its connections, and its streams are measured as ever (h2c here).
+    let _load = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let start = || Target::start(&["--batch", "8", "--step-time", "5ms", "--step-per-seq", "0s"]);
+    let scenario = |t: &Target| {
+        chat(&t.url, "10/s", "[]", 6).replace("steps:", "http: { version: \"2\" }\nsteps:")
+    };
+    let flags = ["--http2-client", "wire"];
+    let (code, result, text, _target) = run_fresh_with(dir.path(), &flags, start, scenario);
+    assert_eq!(code, Some(0), "{text}\nvalidity: {}", result["validity"]);
+    assert_eq!(
+        result["origins"][0]["protocol"], "h2c",
+        "{}",
+        result["origins"]
+    );
+    let s = step(&result, "chat");
+    let streams = n(&s["requests"]);
+    assert!(streams >= 5, "{s}");
+    assert_eq!(n(&s["failed"]), 0, "{s}");
+    assert_eq!(n(&s["stream"]["events"]), 8 * streams, "{}", s["stream"]);
 }
 
 #[test]

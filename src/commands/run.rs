@@ -100,6 +100,7 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
         warmup: args.warmup,
         insecure: args.insecure,
         http2: args.http2,
+        http2_client: args.http2_client,
     };
     let mut scenario = flags.resolve()?;
     args.monitor.apply(&mut scenario);

@@ -16,7 +16,7 @@ use std::time::Duration;
 /// `loadlab run <yaml> --json`, made again while the host disturbs it: the last attempt's exit
 /// code, run.json and the command's output.
 pub fn run(dir: &Path, yaml: &str) -> (Option<i32>, Value, String) {
-    until_undisturbed("loadlab run", || run_once(dir, yaml))
+    until_undisturbed("loadlab run", || run_once(dir, yaml, &[]))
 }
 
 /// [`run`] of `scenario(&servers)` against servers `start` makes afresh for each attempt: the
@@ -24,12 +24,22 @@ pub fn run(dir: &Path, yaml: &str) -> (Option<i32>, Value, String) {
 /// attempt's alone.
 pub fn run_fresh<S>(
     dir: &Path,
+    start: impl FnMut() -> S,
+    scenario: impl Fn(&S) -> String,
+) -> (Option<i32>, Value, String, S) {
+    run_fresh_with(dir, &[], start, scenario)
+}
+
+/// [`run_fresh`] with `flags` after the scenario (e.g. `--http2-client wire`).
+pub fn run_fresh_with<S>(
+    dir: &Path,
+    flags: &[&str],
     mut start: impl FnMut() -> S,
     scenario: impl Fn(&S) -> String,
 ) -> (Option<i32>, Value, String, S) {
     let (code, result, (text, servers)) = until_undisturbed("loadlab run", || {
         let servers = start();
-        let (code, result, text) = run_once(dir, &scenario(&servers));
+        let (code, result, text) = run_once(dir, &scenario(&servers), flags);
         (code, result, (text, servers))
     });
     (code, result, text, servers)
@@ -46,7 +56,7 @@ pub fn first_then<S>(first: S, again: impl Fn() -> Option<S>) -> impl FnMut() ->
     }
 }
 
-fn run_once(dir: &Path, yaml: &str) -> (Option<i32>, Value, String) {
+fn run_once(dir: &Path, yaml: &str, flags: &[&str]) -> (Option<i32>, Value, String) {
     let path = dir.join("s.yaml");
     std::fs::write(&path, yaml).unwrap();
     let json = dir.join("run.json");
@@ -54,6 +64,7 @@ fn run_once(dir: &Path, yaml: &str) -> (Option<i32>, Value, String) {
     let out = Command::new(crate::common::BIN)
         .arg("run")
         .arg(&path)
+        .args(flags)
         .args(["--no-progress", "--quiet", "--json"])
         .arg(&json)
         .env("LOADLAB_RESULTS", dir.join("results"))

@@ -10,19 +10,32 @@ use h2::Reason;
 use serde_json::Value;
 use std::time::Duration;
 
-/// Runs a scenario file written from `yaml` (target `url`).
-fn run_scenario(test: &str, url: &str, yaml: &str) -> Run {
+/// Runs a scenario file written from `yaml` (target `url`) with HTTP/2 client `client`.
+fn run_scenario(test: &str, url: &str, yaml: &str, client: &str) -> Run {
+    let test = &format!("{test}_{client}");
     let tmp = scratch_dir("http2-");
     let path = tmp.path().join(format!("{test}.yaml"));
     std::fs::write(&path, format!("target: {url}\ninsecure: true\n{yaml}")).unwrap();
     let run = run_args(
         test,
-        vec!["run".into(), path.to_string_lossy().into_owned()],
+        vec![
+            "run".into(),
+            path.to_string_lossy().into_owned(),
+            "--http2-client".into(),
+            client.into(),
+        ],
         results_dir().path(),
         &[],
     );
     let _ = std::fs::remove_file(&path);
     run
+}
+
+/// `loadlab run --url` (see `run_loadlab`) with HTTP/2 client `client`.
+fn run_url(test: &str, url: &str, load: &[&str], timeout: &str, client: &str) -> Run {
+    let mut args = load.to_vec();
+    args.extend(["--http2-client", client]);
+    run_loadlab(&format!("{test}_{client}"), url, &args, timeout)
 }
 
 fn origin<'a>(run: &'a Run, key: &str) -> &'a serde_json::Value {
@@ -47,14 +60,14 @@ fn assert_all_answered(run: &Run, server: &H2Server) {
     assert_eq!(run.u("/steps/0/latency_ms/count"), run.total());
 }
 
-#[test]
-fn h2c_and_tls_alpn_counts_agree_with_the_server() {
+fn h2c_and_tls_alpn_counts_agree_with_the_server(client: &str) {
     let plain = H2Server::start(Behaviour::default());
-    let run = run_loadlab(
+    let run = run_url(
         "h2c",
         &plain.url("/"),
         &["--http2", "--rate", "200/s"],
         "2s",
+        client,
     );
     assert_all_answered(&run, &plain);
     assert_eq!(origin(&run, "protocol"), "h2c");
@@ -65,11 +78,12 @@ fn h2c_and_tls_alpn_counts_agree_with_the_server() {
     });
     // `auto` (the default) over TLS: ALPN picks h2. Paced: three VUs flat out with this
     // process serving TLS take both cores of a 2-core host, and the run is rightly invalid.
-    let run = run_loadlab(
+    let run = run_url(
         "h2_alpn",
         &tls.url("/"),
         &["--insecure", "--vus", "3", "--pace", "10ms"],
         "2s",
+        client,
     );
     assert_all_answered(&run, &tls);
     assert_eq!(origin(&run, "protocol"), "h2");
@@ -84,7 +98,7 @@ fn h2c_and_tls_alpn_counts_agree_with_the_server() {
     let run = run_scenario(
         "h2_shared",
         &shared.url(""),
-        "http: { version: \"2\", connections: 2, max_streams: 50 }\nload: { model: open, rate: 300/s, duration: 1s }\nsteps: [ { get: / } ]\n",
+        "http: { version: \"2\", connections: 2, max_streams: 50 }\nload: { model: open, rate: 300/s, duration: 1s }\nsteps: [ { get: / } ]\n", client,
     );
     assert_all_answered(&run, &shared);
     // The check before the load only shakes hands over TLS: it opens no HTTP/2 connection.
@@ -92,8 +106,7 @@ fn h2c_and_tls_alpn_counts_agree_with_the_server() {
     assert_eq!(origin(&run, "shared_connections"), 2);
 }
 
-#[test]
-fn data_sent_and_received_are_what_the_connections_moved() {
+fn data_sent_and_received_are_what_the_connections_moved(client: &str) {
     // Per VU and shared: every frame (the preface, SETTINGS, HPACK-compressed header blocks,
     // DATA) counted as it went over the connection, as the server read and wrote it.
     // Paced: three VUs flat out against this process's server take a third of a core from
@@ -113,8 +126,8 @@ fn data_sent_and_received_are_what_the_connections_moved() {
         let run = run_scenario(
             name,
             &server.url(""),
-            &format!("{yaml}steps: [ {{ post: /, body: 'twelve bytes' }} ]\n"),
-        );
+            &format!("{yaml}steps: [ {{ post: /, body: 'twelve bytes' }} ]\n"), client,
+    );
         assert_all_answered(&run, &server);
         let (sent, received) = (run.u("/bytes/sent"), run.u("/bytes/received"));
         // Let the server read what the client wrote last.
@@ -141,8 +154,7 @@ fn data_sent_and_received_are_what_the_connections_moved() {
     }
 }
 
-#[test]
-fn a_server_allowing_one_stream_gets_one_at_a_time() {
+fn a_server_allowing_one_stream_gets_one_at_a_time(client: &str) {
     let server = H2Server::start(Behaviour {
         max_streams: Some(1),
         delay: Duration::from_millis(2),
@@ -151,7 +163,7 @@ fn a_server_allowing_one_stream_gets_one_at_a_time() {
     let run = run_scenario(
         "h2_one_stream",
         &server.url(""),
-        "http: { version: \"2\", connections: 1, max_streams: 100 }\nload: { model: open, rate: 200/s, duration: 1s }\ndefaults: { timeout: 3s }\nsteps: [ { get: / } ]\n",
+        "http: { version: \"2\", connections: 1, max_streams: 100 }\nload: { model: open, rate: 200/s, duration: 1s }\ndefaults: { timeout: 3s }\nsteps: [ { get: / } ]\n", client,
     );
     assert_all_answered(&run, &server);
     assert_eq!(
@@ -162,8 +174,7 @@ fn a_server_allowing_one_stream_gets_one_at_a_time() {
     assert_eq!(run.err("stream_refused"), 0);
 }
 
-#[test]
-fn reset_and_refused_streams_are_classified() {
+fn reset_and_refused_streams_are_classified(client: &str) {
     for (reason, kind) in [
         (Reason::INTERNAL_ERROR, "stream_reset"),
         (Reason::REFUSED_STREAM, "stream_refused"),
@@ -172,7 +183,13 @@ fn reset_and_refused_streams_are_classified() {
             mode: Mode::Reset(reason),
             ..Behaviour::default()
         });
-        let run = run_loadlab(kind, &server.url("/"), &["--http2", "--rate", "50/s"], "2s");
+        let run = run_url(
+            kind,
+            &server.url("/"),
+            &["--http2", "--rate", "50/s"],
+            "2s",
+            client,
+        );
         assert_every_request_failed_as(&run, kind);
         assert!(run.elapsed < Duration::from_secs(5), "{}", run.describe());
         let example = run.json()["error_examples"][kind].as_str().unwrap_or("");
@@ -181,8 +198,7 @@ fn reset_and_refused_streams_are_classified() {
     }
 }
 
-#[test]
-fn goaway_mid_run_drains_and_reconnects() {
+fn goaway_mid_run_drains_and_reconnects(client: &str) {
     // Graceful GOAWAY after every 50 streams: the run reconnects without a single error,
     // on shared connections and on each VU's own. An arrival that comes while the worker opens
     // the next connection is sent late by that work (the generator's own, rightly counted);
@@ -195,7 +211,7 @@ fn goaway_mid_run_drains_and_reconnects() {
     let run = run_scenario(
         "h2_goaway_shared",
         &server.url(""),
-        "http: { version: \"2\", connections: 1 }\nload: { model: open, rate: 200/s, duration: 1s }\ndefaults: { timeout: 3s }\nsteps: [ { get: / } ]\n",
+        "http: { version: \"2\", connections: 1 }\nload: { model: open, rate: 200/s, duration: 1s }\ndefaults: { timeout: 3s }\nsteps: [ { get: / } ]\n", client,
     );
     assert_all_answered(&run, &server);
     let opened = origin(&run, "connections")["h2c"].as_u64().unwrap();
@@ -207,11 +223,12 @@ fn goaway_mid_run_drains_and_reconnects() {
         mode: Mode::GoAwayAfter(10),
         ..Behaviour::default()
     });
-    let run = run_loadlab(
+    let run = run_url(
         "h2_goaway_vus",
         &server.url("/"),
         &["--http2", "--vus", "2"],
         "2s",
+        client,
     );
     assert_eq!(run.failed(), 0, "{}", run.describe());
     assert!(run.total() > 20, "{}", run.describe());
@@ -222,11 +239,12 @@ fn goaway_mid_run_drains_and_reconnects() {
         delay: Duration::from_millis(20),
         ..Behaviour::default()
     });
-    let run = run_loadlab(
+    let run = run_url(
         "h2_goaway_error",
         &server.url("/"),
         &["--http2", "--vus", "4"],
         "2s",
+        client,
     );
     assert_eq!(run.code(), 0, "{}", run.describe());
     assert_consistent(&run);
@@ -247,17 +265,17 @@ fn goaway_mid_run_drains_and_reconnects() {
     }
 }
 
-#[test]
-fn a_stalled_flow_control_window_is_a_bounded_flow_control_error() {
+fn a_stalled_flow_control_window_is_a_bounded_flow_control_error(client: &str) {
     let server = H2Server::start(Behaviour {
         window: Some(0),
         ..Behaviour::default()
     });
-    let run = run_loadlab(
+    let run = run_url(
         "h2_stalled_window",
         &server.url("/"),
         &["--http2", "-X", "POST", "--body", "hello", "--vus", "2"],
         "300ms",
+        client,
     );
     // The client does not wait for the server's SETTINGS before its first stream (nor do
     // browsers or h2load): a first request sent before they arrive may use the default
@@ -290,8 +308,7 @@ fn a_stalled_flow_control_window_is_a_bounded_flow_control_error() {
     assert!(example.contains("WINDOW_UPDATE"), "{example}");
 }
 
-#[test]
-fn open_model_over_one_multiplexed_connection_keeps_the_queue_in_latency() {
+fn open_model_over_one_multiplexed_connection_keeps_the_queue_in_latency(client: &str) {
     // 40 arrivals/s, but the server takes 100 ms per request and allows 2 streams: capacity
     // 20/s. Arrivals wait for a stream slot; that wait is latency, not service time.
     let server = H2Server::start(Behaviour {
@@ -302,7 +319,7 @@ fn open_model_over_one_multiplexed_connection_keeps_the_queue_in_latency() {
     let run = run_scenario(
         "h2_open_queue",
         &server.url(""),
-        "http: { version: \"2\", connections: 1 }\nload: { model: open, rate: 40/s, duration: 1s }\ndefaults: { timeout: 5s }\nsteps: [ { get: / } ]\n",
+        "http: { version: \"2\", connections: 1 }\nload: { model: open, rate: 40/s, duration: 1s }\ndefaults: { timeout: 5s }\nsteps: [ { get: / } ]\n", client,
     );
     assert_all_answered(&run, &server);
     assert_eq!(server.most_active(), 2);
@@ -321,4 +338,103 @@ fn open_model_over_one_multiplexed_connection_keeps_the_queue_in_latency() {
         latency_max >= 500.0,
         "latency {latency_max} ms should include the wait for a stream"
     );
+}
+
+fn a_body_past_max_body_is_body_too_large(client: &str) {
+    // The server answers "ok": two bytes, one past the bound. The stream is reset; no
+    // request fails as anything else (a reset, a broken connection).
+    let server = H2Server::start(Behaviour::default());
+    let run = run_scenario(
+        "h2_max_body",
+        &server.url(""),
+        "http: { version: \"2\" }\nload: { model: closed, vus: 2, pace: 10ms, duration: 1s }\ndefaults: { max_body: 1B }\nsteps: [ { get: / } ]\n",
+        client,
+    );
+    assert_every_request_failed_as(&run, "body_too_large");
+    let example = run.json()["error_examples"]["body_too_large"].as_str();
+    assert_eq!(example, Some("response body larger than 1 bytes"));
+}
+
+/// Each test with the `h2` crate and with the purpose-built client (`--http2-client wire`):
+/// the same counts, bytes, errors and limits.
+mod clients {
+    #[test]
+    fn a_body_past_max_body_is_body_too_large_h2() {
+        super::a_body_past_max_body_is_body_too_large("h2");
+    }
+
+    #[test]
+    fn a_body_past_max_body_is_body_too_large_wire() {
+        super::a_body_past_max_body_is_body_too_large("wire");
+    }
+
+    #[test]
+    fn h2c_and_tls_alpn_counts_agree_with_the_server_h2() {
+        super::h2c_and_tls_alpn_counts_agree_with_the_server("h2");
+    }
+
+    #[test]
+    fn h2c_and_tls_alpn_counts_agree_with_the_server_wire() {
+        super::h2c_and_tls_alpn_counts_agree_with_the_server("wire");
+    }
+
+    #[test]
+    fn data_sent_and_received_are_what_the_connections_moved_h2() {
+        super::data_sent_and_received_are_what_the_connections_moved("h2");
+    }
+
+    #[test]
+    fn data_sent_and_received_are_what_the_connections_moved_wire() {
+        super::data_sent_and_received_are_what_the_connections_moved("wire");
+    }
+
+    #[test]
+    fn a_server_allowing_one_stream_gets_one_at_a_time_h2() {
+        super::a_server_allowing_one_stream_gets_one_at_a_time("h2");
+    }
+
+    #[test]
+    fn a_server_allowing_one_stream_gets_one_at_a_time_wire() {
+        super::a_server_allowing_one_stream_gets_one_at_a_time("wire");
+    }
+
+    #[test]
+    fn reset_and_refused_streams_are_classified_h2() {
+        super::reset_and_refused_streams_are_classified("h2");
+    }
+
+    #[test]
+    fn reset_and_refused_streams_are_classified_wire() {
+        super::reset_and_refused_streams_are_classified("wire");
+    }
+
+    #[test]
+    fn goaway_mid_run_drains_and_reconnects_h2() {
+        super::goaway_mid_run_drains_and_reconnects("h2");
+    }
+
+    #[test]
+    fn goaway_mid_run_drains_and_reconnects_wire() {
+        super::goaway_mid_run_drains_and_reconnects("wire");
+    }
+
+    #[test]
+    fn a_stalled_flow_control_window_is_a_bounded_flow_control_error_h2() {
+        super::a_stalled_flow_control_window_is_a_bounded_flow_control_error("h2");
+    }
+
+    #[test]
+    fn a_stalled_flow_control_window_is_a_bounded_flow_control_error_wire() {
+        super::a_stalled_flow_control_window_is_a_bounded_flow_control_error("wire");
+    }
+
+    #[test]
+    fn open_model_over_one_multiplexed_connection_keeps_the_queue_in_latency_h2() {
+        super::open_model_over_one_multiplexed_connection_keeps_the_queue_in_latency("h2");
+    }
+
+    #[test]
+    fn open_model_over_one_multiplexed_connection_keeps_the_queue_in_latency_wire() {
+        super::open_model_over_one_multiplexed_connection_keeps_the_queue_in_latency("wire");
+    }
 }

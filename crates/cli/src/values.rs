@@ -18,3 +18,9 @@ pub(crate) fn rate(text: &str) -> Result<f64, String> {
 pub(crate) fn fraction(text: &str) -> Result<f64, String> {
     loadlab_scenario::study::parse_fraction_text(text)
 }
+
+/// `h2` or `wire`: the engine's HTTP/2 client.
+pub(crate) fn http2_client(text: &str) -> Result<loadlab_scenario::Http2Client, String> {
+    loadlab_scenario::Http2Client::parse(text)
+        .ok_or_else(|| format!("`{text}` is not an HTTP/2 client: use h2 or wire"))
+}

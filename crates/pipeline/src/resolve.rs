@@ -7,7 +7,8 @@ use loadlab_orchestrate::study::StudyPlan;
 use loadlab_scenario::study::StudyDocument;
 use loadlab_scenario::units::parse_duration;
 use loadlab_scenario::{
-    parse_addresses, ConnectionPolicy, HttpVersion, LoadFlags, Scenario, ScenarioError, UrlTest,
+    parse_addresses, ConnectionPolicy, Http2Client, HttpVersion, LoadFlags, Scenario,
+    ScenarioError, UrlTest,
 };
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -36,6 +37,8 @@ pub struct RunFlags {
     pub warmup: Option<Duration>,
     pub insecure: bool,
     pub http2: bool,
+    /// `--http2-client`: which HTTP/2 client the engine uses.
+    pub http2_client: Option<Http2Client>,
 }
 
 /// The scenario of one variant (or sweep point, e.g. `vus=50`) of a file's `study:` section:
@@ -144,6 +147,9 @@ impl RunFlags {
         scenario.insecure |= self.insecure;
         if self.http2 {
             scenario.http.version = HttpVersion::Http2;
+        }
+        if let Some(client) = self.http2_client {
+            scenario.http.client = client;
         }
         Ok(())
     }

@@ -65,9 +65,9 @@ pub use error::{ErrorLocation, ScenarioError};
 pub use load_flags::LoadFlags;
 pub use model::{
     collect_requests, collect_ws, step_captures, Body, BurstLoad, Capture, CaptureSource, Check,
-    ClosedLoad, ConnectionPolicy, DataSet, Defaults, Flow, HttpConfig, HttpVersion, Load, Method,
-    OpenLoad, Pick, RateStage, RequestStep, Scenario, ServerLatency, Step, ThinkTime, VuStage,
-    DEFAULT_MAX_BODY, DEFAULT_MAX_STREAMS, DEFAULT_TIMEOUT,
+    ClosedLoad, ConnectionPolicy, DataSet, Defaults, Flow, Http2Client, HttpConfig, HttpVersion,
+    Load, Method, OpenLoad, Pick, RateStage, RequestStep, Scenario, ServerLatency, Step, ThinkTime,
+    VuStage, DEFAULT_MAX_BODY, DEFAULT_MAX_STREAMS, DEFAULT_TIMEOUT,
 };
 pub use monitor::{parse_monitor_flag, MonitorConfig, MonitorFlag};
 pub use output::{OutputKind, OutputSpec};

@@ -192,6 +192,27 @@ pub struct HttpConfig {
     /// Streams at once on one shared connection, capped by the server's
     /// `SETTINGS_MAX_CONCURRENT_STREAMS` (HTTP/1.1 connections carry one request at a time).
     pub max_streams: u32,
+    /// Which HTTP/2 client the engine uses (`--http2-client`; not in scenario files).
+    pub client: Http2Client,
+}
+
+/// The engine's HTTP/2 client: the `h2` crate, or the purpose-built one (issue 42). Both give
+/// the same results; `Wire` is being measured before it becomes the default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Http2Client {
+    #[default]
+    H2,
+    Wire,
+}
+
+impl Http2Client {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "h2" => Some(Http2Client::H2),
+            "wire" => Some(Http2Client::Wire),
+            _ => None,
+        }
+    }
 }
 
 impl Default for HttpConfig {
@@ -200,6 +221,7 @@ impl Default for HttpConfig {
             version: HttpVersion::Auto,
             connections: None,
             max_streams: DEFAULT_MAX_STREAMS,
+            client: Http2Client::H2,
         }
     }
 }

@@ -8,7 +8,7 @@ mod frames;
 mod status;
 
 pub use frames::FrameCounter;
-pub use status::{grpc_status, GrpcReply};
+pub use status::{grpc_status, grpc_status_of, GrpcReply};
 
 /// The length of a gRPC message's prefix: a compressed flag and a 4-byte length.
 pub const PREFIX: usize = 5;

@@ -30,17 +30,21 @@ impl GrpcReply {
 
 /// `grpc-status` and the percent-decoded `grpc-message` of a header block, if it has a status.
 pub fn grpc_status(headers: &http::HeaderMap) -> Option<(GrpcCode, String)> {
-    let code = headers
-        .get("grpc-status")?
-        .to_str()
+    grpc_status_of(
+        headers.get("grpc-status")?.as_bytes(),
+        headers.get("grpc-message").map(|v| v.as_bytes()),
+    )
+}
+
+/// `grpc-status` and the percent-decoded `grpc-message` from their raw values (a client that
+/// keeps header fields as bytes, not in a `HeaderMap`).
+pub fn grpc_status_of(status: &[u8], message: Option<&[u8]>) -> Option<(GrpcCode, String)> {
+    let code = std::str::from_utf8(status)
         .ok()?
         .trim()
         .parse::<u32>()
         .ok()?;
-    let message = headers
-        .get("grpc-message")
-        .map(|v| percent_decode(v.as_bytes()))
-        .unwrap_or_default();
+    let message = message.map(percent_decode).unwrap_or_default();
     Some((GrpcCode::from_u32(code), message))
 }
 

@@ -11,7 +11,7 @@
 //! streams still open finish on the old one, and count until they do.
 
 use super::h1::HttpConn;
-use super::h2::H2Conn;
+use super::http2::Http2Conn;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use tokio::sync::Notify;
@@ -19,7 +19,7 @@ use tokio::sync::Notify;
 /// A connection as opened for a slot.
 pub enum Established {
     Http1(HttpConn),
-    Http2(H2Conn),
+    Http2(Http2Conn),
 }
 
 impl Established {
@@ -27,7 +27,7 @@ impl Established {
     pub fn take_opened(&mut self) -> Option<crate::transport::ConnectTiming> {
         match self {
             Established::Http1(c) => c.opened.take(),
-            Established::Http2(c) => c.opened.take(),
+            Established::Http2(c) => c.opened().take(),
         }
     }
 }
@@ -37,7 +37,7 @@ enum State {
     Connecting,
     /// `None` while a request has it.
     Http1(Option<HttpConn>),
-    Http2(H2Conn),
+    Http2(Http2Conn),
 }
 
 struct Slot {
@@ -74,7 +74,7 @@ pub struct Lease {
 /// What a lease sends on.
 pub enum Ready {
     Http1(HttpConn),
-    Http2(H2Conn),
+    Http2(Http2Conn),
     /// The slot has no connection: open one and hand it to [`Lease::connected`].
     Connect,
 }

@@ -4,14 +4,17 @@
 use super::connect::{open, TlsConnectors};
 use super::deferred::DeferredIo;
 use super::h1::{self, HttpConn};
-use super::h2::{self as http2, H2Conn};
+use super::h2 as http2;
+use super::http2::Http2Conn;
 use super::pool::{Established, Lease, Pool, Ready};
 use super::resolve::Resolver;
+use super::wire::{self, WireHead};
 use crate::origin::Origin;
 use crate::request::RenderedRequest;
 use crate::transport::{ConnectTiming, Failure, Response, ResponseData, Transport};
 use bytes::Bytes;
 use loadlab_metrics::{ErrorKind, Protocol};
+use loadlab_scenario::Http2Client;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::net::IpAddr;
 use std::rc::Rc;
@@ -20,7 +23,7 @@ use std::sync::Arc;
 /// A connection a VU holds, or a stream slot lent from a shared one.
 pub enum Conn {
     Http1(HttpConn),
-    Http2(H2Conn),
+    Http2(Http2Conn),
     Lent(Lease),
 }
 
@@ -36,6 +39,10 @@ pub struct HttpTransport {
     http1_wire: Vec<OnceCell<Box<[u8]>>>,
     /// Per step: the HTTP/2 head of a request without templates.
     http2_heads: RefCell<Vec<Option<http2::Head>>>,
+    /// The same, encoded for the purpose-built client.
+    wire_heads: RefCell<Vec<Option<WireHead>>>,
+    /// The HTTP/2 client its connections use.
+    http2_client: Http2Client,
     /// Per origin: its shared connections (`http.connections`), if any.
     pools: Vec<Option<Rc<Pool>>>,
     /// Connections opened per origin and protocol since the last `take_opened`.
@@ -46,7 +53,8 @@ pub struct HttpTransport {
 
 impl HttpTransport {
     /// `origins[i].shared` holds this worker's share of the shared connections; `steps`: how
-    /// many request steps the scenario has (their fixed encodings are kept).
+    /// many request steps the scenario has (their fixed encodings are kept). HTTP/2 speaks
+    /// through the `h2` crate; see [`HttpTransport::with_http2_client`].
     pub fn new(
         origins: Vec<Origin>,
         steps: usize,
@@ -78,8 +86,17 @@ impl HttpTransport {
             resolver: Resolver::default(),
             http1_wire: (0..steps).map(|_| OnceCell::new()).collect(),
             http2_heads: RefCell::default(),
+            wire_heads: RefCell::default(),
+            http2_client: Http2Client::H2,
             deferred: None,
         }
+    }
+
+    /// HTTP/2 connections opened from now on use `client` (`--http2-client`; the worker
+    /// chooses `h2` for a scenario that streams responses: `http2::client_for`).
+    pub fn with_http2_client(mut self, client: Http2Client) -> Self {
+        self.http2_client = client;
+        self
     }
 
     /// Plain HTTP/1.1 connections opened from now on are read at the worker's wake-ups.
@@ -114,8 +131,9 @@ impl HttpTransport {
         )
         .await?;
         let conn = if protocol.is_http2() {
-            let mut conn = H2Conn::handshake(stream, protocol, settle).await?;
-            conn.opened = Some(timing);
+            let mut conn =
+                Http2Conn::handshake(stream, protocol, settle, self.http2_client).await?;
+            *conn.opened() = Some(timing);
             Established::Http2(conn)
         } else {
             let mut conn = HttpConn::new(stream);
@@ -156,12 +174,51 @@ impl HttpTransport {
 
     async fn send_http2(
         &self,
-        conn: &mut H2Conn,
+        conn: &mut Http2Conn,
         req: &RenderedRequest<'_>,
         keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
-        let (head, body) = self.http2_head(req)?;
-        conn.exchange(req, head, body, keep).await
+        match conn {
+            Http2Conn::Crate(conn) => {
+                let (head, body) = self.http2_head(req)?;
+                conn.exchange(req, head, body, keep).await
+            }
+            Http2Conn::Wire(conn) => {
+                let head = self.wire_head(req)?;
+                conn.exchange(req, &head, keep).await
+            }
+        }
+    }
+
+    /// The origin's `:authority` for HTTP/2 heads.
+    fn http2_authority(&self, req: &RenderedRequest<'_>) -> Result<&http::uri::Authority, Failure> {
+        self.authorities[req.origin as usize]
+            .as_ref()
+            .ok_or_else(|| {
+                Failure::new(
+                    ErrorKind::InvalidRequest,
+                    format!(
+                        "`{}` cannot be an HTTP/2 :authority",
+                        self.origins[req.origin as usize].host_header
+                    ),
+                )
+            })
+    }
+
+    /// The request's head for the purpose-built client: built once for a request without
+    /// templates, by the `h2` heads' rules.
+    fn wire_head(&self, req: &RenderedRequest<'_>) -> Result<WireHead, Failure> {
+        let tls = self.origins[req.origin as usize].tls;
+        let authority = self.http2_authority(req)?;
+        if !req.fixed {
+            return wire::build(req, tls, authority);
+        }
+        cached(
+            &self.wire_heads,
+            req.step as usize,
+            || wire::build(req, tls, authority),
+            WireHead::clone,
+        )
     }
 
     /// The request's HTTP/2 head and body: built once for a request without templates.
@@ -169,29 +226,18 @@ impl HttpTransport {
         &self,
         req: &RenderedRequest<'_>,
     ) -> Result<(http::Request<()>, Option<Bytes>), Failure> {
-        let origin = &self.origins[req.origin as usize];
-        let authority = self.authorities[req.origin as usize]
-            .as_ref()
-            .ok_or_else(|| {
-                Failure::new(
-                    ErrorKind::InvalidRequest,
-                    format!("`{}` cannot be an HTTP/2 :authority", origin.host_header),
-                )
-            })?;
+        let tls = self.origins[req.origin as usize].tls;
+        let authority = self.http2_authority(req)?;
         if !req.fixed {
-            let head = http2::build(req, origin.tls, authority)?;
+            let head = http2::build(req, tls, authority)?;
             return Ok((head.request(), head.body()));
         }
-        let mut cache = self.http2_heads.borrow_mut();
-        let step = req.step as usize;
-        if cache.len() <= step {
-            cache.resize(step + 1, None);
-        }
-        let head = match &mut cache[step] {
-            Some(head) => head,
-            empty => empty.insert(http2::build(req, origin.tls, authority)?),
-        };
-        Ok((head.request(), head.body()))
+        cached(
+            &self.http2_heads,
+            req.step as usize,
+            || http2::build(req, tls, authority),
+            |head| (head.request(), head.body()),
+        )
     }
 
     /// A request on a lent stream slot: opens the slot's connection if it has none (and
@@ -270,7 +316,8 @@ impl Transport for HttpTransport {
     fn connect_time(&self, conn: &Conn) -> Option<std::time::Duration> {
         let opened = match conn {
             Conn::Http1(c) => c.opened,
-            Conn::Http2(c) => c.opened,
+            Conn::Http2(Http2Conn::Crate(c)) => c.opened,
+            Conn::Http2(Http2Conn::Wire(c)) => c.opened,
             Conn::Lent(_) => None,
         };
         opened.map(|t| std::time::Duration::from_micros(t.connect_us))
@@ -329,4 +376,22 @@ impl Transport for HttpTransport {
         }
         out
     }
+}
+
+/// A step's head from `cache`, built at its first use; `view` makes what a request sends.
+fn cached<T, R>(
+    cache: &RefCell<Vec<Option<T>>>,
+    step: usize,
+    build: impl FnOnce() -> Result<T, Failure>,
+    view: impl FnOnce(&T) -> R,
+) -> Result<R, Failure> {
+    let mut cache = cache.borrow_mut();
+    if cache.len() <= step {
+        cache.resize_with(step + 1, || None);
+    }
+    let head = match &mut cache[step] {
+        Some(head) => head,
+        empty => empty.insert(build()?),
+    };
+    Ok(view(head))
 }

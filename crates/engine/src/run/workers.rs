@@ -6,7 +6,7 @@ use crate::cancel::Cancel;
 use crate::executor::{defers_reads, run_worker, IntervalClock, Tick, WorkerPlan};
 use crate::flow::Worker;
 use crate::flow_picker::FlowPicker;
-use crate::http::{DeferredIo, HttpTransport};
+use crate::http::{client_for, DeferredIo, HttpTransport};
 use crate::prepare::PreparedScenario;
 use crate::steering::Steering;
 use loadlab_metrics::{DeltaPool, Recorder};
@@ -126,13 +126,15 @@ fn new_worker(
     for shared in origins.iter_mut().filter_map(|o| o.shared.as_mut()) {
         shared.connections = segment.share(u64::from(shared.connections)).max(1) as u32;
     }
+    let streams = prepared.requests.iter().any(|r| r.stream.is_some());
     let mut transport = HttpTransport::new(
         origins,
         step_count,
         scenario.source_addresses.clone(),
         scenario.insecure,
         segment.index as usize,
-    );
+    )
+    .with_http2_client(client_for(scenario.http.client, streams));
     let deferred = defers_reads(&plan.load, segment)
         .then(|| DeferredIo::new().ok().map(Arc::new))
         .flatten();

@@ -61,6 +61,7 @@ pub(super) fn http(
         version,
         connections: raw.connections,
         max_streams,
+        client: Default::default(),
     })
 }
 

@@ -8,7 +8,7 @@ use super::errors::failure;
 use super::request::Head;
 use crate::grpc_reply::{FrameCounter, GrpcReply};
 use crate::request::RenderedRequest;
-use crate::transport::{ConnectTiming, Failure, Response, ResponseData, ResponseTiming, WireBytes};
+use crate::transport::{ConnectTiming, Failure, Response, ResponseData, ResponseTiming};
 use bytes::Bytes;
 use h2::client::SendRequest;
 use loadlab_metrics::{ErrorKind, GrpcCode, Protocol};
@@ -24,7 +24,7 @@ const STREAM_WINDOW: u32 = 4 << 20;
 const CONNECTION_WINDOW: u32 = 16 << 20;
 
 /// A gRPC call's status and message, as `grpc-status` and `grpc-message` give them.
-type GrpcStatus = (GrpcCode, String);
+pub type GrpcStatus = (GrpcCode, String);
 
 /// A handle on an HTTP/2 connection; clones share it (one per concurrent stream).
 #[derive(Clone)]
@@ -97,18 +97,7 @@ impl H2Conn {
         keep: Option<&mut ResponseData>,
     ) -> Result<Response, Failure> {
         let result = self.stream(req, head, body, keep).await;
-        let (sent, received) = self.wire.take();
-        match result {
-            Ok(mut response) => {
-                response.bytes_sent = Some(sent);
-                response.bytes_received = received;
-                Ok(response)
-            }
-            Err(mut failure) => {
-                failure.wire = Some(WireBytes { sent, received });
-                Err(failure)
-            }
-        }
+        self.wire.attach(result)
     }
 
     /// Sends the request on a new stream and reads its response: the head, then the body
@@ -267,7 +256,7 @@ fn take_data(
 /// A gRPC call's reply from its `status` (with its message, kept in `keep` to say why a
 /// call failed) and the messages counted in its body.
 #[inline]
-fn grpc_reply(
+pub fn grpc_reply(
     status: Option<GrpcStatus>,
     frames: &FrameCounter,
     keep: Option<&mut ResponseData>,
@@ -315,15 +304,7 @@ async fn send_body(
                     "the stream was closed while the request body was being sent",
                 ))
             }
-            Err(_) => {
-                return Err(Failure::new(
-                    ErrorKind::FlowControl,
-                    format!(
-                        "the server's flow-control window stayed closed (no WINDOW_UPDATE): {} of {total} bytes of the request body could be sent before the timeout",
-                        total - body.len()
-                    ),
-                ))
-            }
+            Err(_) => return Err(window_stalled(total - body.len(), total)),
         };
         if granted == 0 {
             continue;
@@ -334,6 +315,17 @@ async fn send_body(
             .map_err(|e| failure(&e))?;
     }
     Ok(())
+}
+
+/// A request body the server's flow-control window held back until the request timed out:
+/// the server's doing, and said so.
+pub fn window_stalled(sent: usize, total: usize) -> Failure {
+    Failure::new(
+        ErrorKind::FlowControl,
+        format!(
+            "the server's flow-control window stayed closed (no WINDOW_UPDATE): {sent} of {total} bytes of the request body could be sent before the timeout"
+        ),
+    )
 }
 
 /// A handshake that fails is a server that does not speak HTTP/2 here, or a broken one.

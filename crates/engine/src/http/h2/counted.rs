@@ -7,6 +7,7 @@
 //! exchange takes what the connection moved since the previous one took. Totals are exact;
 //! one request's share is only as fine as the interleaving of its streams allows.
 
+use crate::transport::{Failure, Response, WireBytes};
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +29,23 @@ impl WireCount {
             self.sent.swap(0, Ordering::Relaxed),
             self.received.swap(0, Ordering::Relaxed),
         )
+    }
+
+    /// An exchange's result with what the connection moved since the previous exchange took
+    /// its share: on the response, or on the failure.
+    pub fn attach(&self, result: Result<Response, Failure>) -> Result<Response, Failure> {
+        let (sent, received) = self.take();
+        match result {
+            Ok(mut response) => {
+                response.bytes_sent = Some(sent);
+                response.bytes_received = received;
+                Ok(response)
+            }
+            Err(mut failure) => {
+                failure.wire = Some(WireBytes { sent, received });
+                Err(failure)
+            }
+        }
     }
 }
 

@@ -2,10 +2,12 @@
 //! errors as error kinds.
 
 mod conn;
-mod counted;
+pub(crate) mod counted;
 mod errors;
 mod request;
 
-pub use conn::{exchange_head, H2Conn};
+pub use conn::{exchange_head, grpc_reply, window_stalled, H2Conn};
 pub use errors::failure;
-pub use request::{build, Head};
+#[cfg(test)]
+pub(crate) use request::tests::{parts, rendered};
+pub use request::{build, content_length, fields, target, Head};

@@ -37,18 +37,30 @@ impl Head {
 
 /// Header fields that describe an HTTP/1.1 connection, not a request: HTTP/2 forbids them
 /// (RFC 9113 §8.2.2). `Host` becomes `:authority`.
-fn connection_specific(name: &HeaderName, value: &[u8]) -> bool {
-    match name.as_str() {
-        "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade"
-        | "host" => true,
-        "te" => !value.trim_ascii().eq_ignore_ascii_case(b"trailers"),
-        _ => false,
+fn connection_specific(name: &[u8], value: &[u8]) -> bool {
+    const DROPPED: [&[u8]; 6] = [
+        b"connection",
+        b"keep-alive",
+        b"proxy-connection",
+        b"transfer-encoding",
+        b"upgrade",
+        b"host",
+    ];
+    if name.eq_ignore_ascii_case(b"te") {
+        return !value.trim_ascii().eq_ignore_ascii_case(b"trailers");
     }
+    DROPPED.iter().any(|d| name.eq_ignore_ascii_case(d))
 }
 
-/// Builds the head of `req`; `tls` chooses the `:scheme`, `authority` is the origin's.
-pub fn build(req: &RenderedRequest<'_>, tls: bool, authority: &Authority) -> Result<Head, Failure> {
-    let invalid = |what: String| Failure::new(ErrorKind::InvalidRequest, what);
+fn invalid(what: String) -> Failure {
+    Failure::new(ErrorKind::InvalidRequest, what)
+}
+
+/// The `:authority` (the scenario's `Host`, or the origin's `authority`) and `:path` of `req`.
+pub fn target(
+    req: &RenderedRequest<'_>,
+    authority: &Authority,
+) -> Result<(Authority, PathAndQuery), Failure> {
     let authority = match req.host() {
         Some(host) => Authority::try_from(host.trim_ascii()).map_err(|e| {
             invalid(format!(
@@ -64,36 +76,50 @@ pub fn build(req: &RenderedRequest<'_>, tls: bool, authority: &Authority) -> Res
             String::from_utf8_lossy(req.parts.target())
         ))
     })?;
+    Ok((authority, path))
+}
+
+/// The scenario's header fields HTTP/2 sends: connection-specific ones left out, and any
+/// `content-length` (the transport frames the body: see [`content_length`]).
+pub fn fields<'r>(req: &'r RenderedRequest<'_>) -> impl Iterator<Item = (&'r [u8], &'r [u8])> {
+    req.parts.headers().filter(|(name, value)| {
+        !connection_specific(name, value) && !name.eq_ignore_ascii_case(b"content-length")
+    })
+}
+
+/// The `content-length` to send with `body`: its length, or 0 for an empty body of a method
+/// that expects one.
+pub fn content_length(req: &RenderedRequest<'_>, body: Option<&[u8]>) -> Option<usize> {
+    match body {
+        Some(b) => Some(b.len()),
+        None if req.expects_body() => Some(0),
+        None => None,
+    }
+}
+
+/// Builds the head of `req`; `tls` chooses the `:scheme`, `authority` is the origin's.
+pub fn build(req: &RenderedRequest<'_>, tls: bool, authority: &Authority) -> Result<Head, Failure> {
+    let (authority, path) = target(req, authority)?;
     let mut uri = http::uri::Parts::default();
     uri.scheme = Some(if tls { Scheme::HTTPS } else { Scheme::HTTP });
     uri.authority = Some(authority);
     uri.path_and_query = Some(path);
     let uri = Uri::from_parts(uri).map_err(|e| invalid(format!("invalid request URI: {e}")))?;
     let mut headers = http::HeaderMap::with_capacity(req.parts.headers().len() + 1);
-    for (name, value) in req.parts.headers() {
+    for (name, value) in fields(req) {
         let name = HeaderName::from_bytes(name).map_err(|e| {
             invalid(format!(
                 "`{}` is not a valid header name: {e}",
                 String::from_utf8_lossy(name)
             ))
         })?;
-        // The transport frames the body: a length written in the scenario is replaced.
-        if connection_specific(&name, value) || name == CONTENT_LENGTH {
-            continue;
-        }
         let value = HeaderValue::from_bytes(value)
             .map_err(|e| invalid(format!("the value of header `{name}` is not valid: {e}")))?;
         headers.append(name, value);
     }
     let body = req.parts.body().map(Bytes::copy_from_slice);
-    match &body {
-        Some(b) => {
-            headers.insert(CONTENT_LENGTH, HeaderValue::from(b.len()));
-        }
-        None if req.expects_body() => {
-            headers.insert(CONTENT_LENGTH, HeaderValue::from_static("0"));
-        }
-        None => {}
+    if let Some(n) = content_length(req, body.as_deref()) {
+        headers.insert(CONTENT_LENGTH, HeaderValue::from(n));
     }
     Ok(Head {
         method: method(req.method),
@@ -116,11 +142,16 @@ fn method(m: Method) -> http::Method {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::request::RequestParts;
 
-    fn parts(target: &str, headers: &[(&str, &str)], body: Option<&str>) -> RequestParts {
+    /// Request parts of `target`, `headers` and `body`, as a scenario renders them.
+    pub(crate) fn parts(
+        target: &str,
+        headers: &[(&str, &str)],
+        body: Option<&str>,
+    ) -> RequestParts {
         let mut p = RequestParts::default();
         let ok = Ok::<(), ()>(());
         p.write_target(|b| {
@@ -145,7 +176,7 @@ mod tests {
         p
     }
 
-    fn rendered(p: &RequestParts, method: Method) -> RenderedRequest<'_> {
+    pub(crate) fn rendered(p: &RequestParts, method: Method) -> RenderedRequest<'_> {
         RenderedRequest {
             step: 0,
             origin: 0,

@@ -86,10 +86,48 @@ impl H2Wire {
         }
     }
 
+    /// Streams the server allows at once: its SETTINGS_MAX_CONCURRENT_STREAMS once known
+    /// (see [`H2Wire::settled`]), unlimited before. Exchanges beyond it wait for a stream.
+    pub fn max_streams(&self) -> u32 {
+        self.guard.shared.lock().peer_max_streams
+    }
+
+    /// Waits for the server's first SETTINGS (or the end of the connection), so that
+    /// [`H2Wire::max_streams`] is the server's before many exchanges start. The driver must
+    /// be running.
+    pub fn settled(&self) -> Settled<'_> {
+        Settled {
+            shared: &self.guard.shared,
+        }
+    }
+
     /// False once the connection takes no new streams (GOAWAY, ids exhausted, closed).
     pub fn is_open(&self) -> bool {
         let st = self.guard.shared.lock();
         st.closed.is_none() && st.draining.is_none()
+    }
+}
+
+/// The future of [`H2Wire::settled`]: the connection's error if it ended first.
+pub struct Settled<'a> {
+    shared: &'a Shared,
+}
+
+impl Future for Settled<'_> {
+    type Output = Result<(), H2Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut st = self.shared.lock();
+        if let Some(e) = &st.closed {
+            return Poll::Ready(Err(e.clone()));
+        }
+        if st.got_settings {
+            return Poll::Ready(Ok(()));
+        }
+        if !st.settle_waiters.iter().any(|w| w.will_wake(cx.waker())) {
+            st.settle_waiters.push(cx.waker().clone());
+        }
+        Poll::Pending
     }
 }
 
@@ -140,12 +178,26 @@ impl Future for Exchange<'_> {
             trailers: s.trailers.take(),
             body_len: s.body_len,
             body: s.body_buf.take(),
+            frames: s.frames.take(),
             written_at: s.written_at,
             head_at: s.head_at,
         });
         st.free_slot(i);
         this.slot = None;
         Poll::Ready(response)
+    }
+}
+
+impl Exchange<'_> {
+    /// (bytes sent, total) of a request body the stream has not finished sending (the
+    /// server's flow-control window is closed, or has not opened far enough); `None` when
+    /// there is no body, it is all sent, or the stream is not open.
+    pub fn body_pending(&self) -> Option<(usize, usize)> {
+        let i = self.slot?;
+        let st = self.shared.lock();
+        let s = &st.slots[i];
+        let total = s.body.as_ref()?.len();
+        (s.phase == Phase::Open && s.body_sent < total).then_some((s.body_sent, total))
     }
 }
 

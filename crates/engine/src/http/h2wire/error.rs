@@ -31,6 +31,10 @@ pub enum H2Error {
     /// The socket failed. Engine: `classify_io` on the kind (`Reset`, `Timeout`, `Io`...).
     #[error("HTTP/2 connection: {1}")]
     Io(std::io::ErrorKind, String),
+    /// The body grew past [`super::Keep::max_body`] (this many bytes); the stream was reset
+    /// (CANCEL). Engine: `BodyTooLarge`.
+    #[error("response body larger than {0} bytes")]
+    BodyTooLarge(u64),
     /// The connection ended (EOF, or all handles dropped) with the stream open. Engine:
     /// `Reset` (the server closed the connection), a stale failure when nothing was sent.
     #[error("the HTTP/2 connection closed")]

@@ -4,7 +4,7 @@
 
 use super::error::H2Error;
 use super::frame::{self, code, setting, Frame};
-use super::response::HeaderList;
+use super::response::{HeaderList, Keep};
 use super::state::{conn_err, ConnError, Phase, State, CONN_WINDOW, STREAM_WINDOW};
 use std::time::Instant;
 
@@ -45,7 +45,7 @@ impl State {
                 data,
                 end_stream,
                 flow_len,
-            } => self.data(stream, data, end_stream, flow_len)?,
+            } => self.data(stream, data, end_stream, flow_len, now)?,
             Frame::Headers {
                 stream,
                 fragment,
@@ -213,6 +213,7 @@ impl State {
         }
         frame::put_settings_ack(&mut self.out);
         self.got_settings = true;
+        self.to_wake.append(&mut self.settle_waiters);
         Ok(())
     }
 
@@ -254,11 +255,12 @@ impl State {
         let slot = self.streams.get(&stream).copied();
         let (mut status, mut bad_status) = (None, false);
         let mut list: Option<HeaderList> = None;
-        let (keep_headers, is_trailers) = match slot {
-            Some(i) => (self.slots[i].keep.headers, self.slots[i].got_head),
-            None => (false, false),
+        let (keep, is_trailers) = match slot {
+            Some(i) => (self.slots[i].keep, self.slots[i].got_head),
+            None => (Keep::default(), false),
         };
-        let collect = slot.is_some() && (keep_headers || is_trailers);
+        // A gRPC trailers-only answer carries its `grpc-status` in the head.
+        let collect = slot.is_some() && (keep.headers || is_trailers || (keep.grpc && end_stream));
         let decoded = self.decoder.decode_some(block, collect, |name, value| {
             if name == b":status" {
                 match value {
@@ -336,6 +338,7 @@ impl State {
         data: &[u8],
         end_stream: bool,
         flow_len: u32,
+        now: Instant,
     ) -> Result<(), ConnError> {
         if stream >= self.next_stream || stream.is_multiple_of(2) {
             return Err(conn_err(
@@ -360,8 +363,16 @@ impl State {
             return Ok(());
         }
         s.body_len += data.len() as u64;
+        if s.body_len > s.keep.max_body {
+            let limit = s.keep.max_body;
+            self.stream_error(i, code::CANCEL, H2Error::BodyTooLarge(limit));
+            return Ok(());
+        }
         if let Some(buf) = &mut s.body_buf {
             buf.extend_from_slice(data);
+        }
+        if let Some(frames) = &mut s.frames {
+            frames.feed(data, tokio::time::Instant::from_std(now));
         }
         if end_stream {
             self.complete(i, Ok(()));

@@ -2,15 +2,34 @@
 //! only when asked) and header lists kept in one flat buffer each instead of a `HeaderMap`,
 //! so a response that keeps nothing allocates nothing.
 
+use crate::grpc_reply::FrameCounter;
 use std::time::Instant;
 
-/// What to keep of a response beyond its status, length and trailers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What to keep of a response beyond its status, length and trailers, and how much of it
+/// to read at most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Keep {
     /// The response head's regular (non-pseudo) headers.
     pub headers: bool,
     /// The body bytes (otherwise only counted).
     pub body: bool,
+    /// A gRPC call: its messages are counted as DATA arrives (nothing is kept for it), and a
+    /// trailers-only answer's head is kept, for its `grpc-status`.
+    pub grpc: bool,
+    /// A body past this many bytes fails the exchange (`H2Error::BodyTooLarge`) and resets
+    /// its stream, so the rest is not read.
+    pub max_body: u64,
+}
+
+impl Default for Keep {
+    fn default() -> Self {
+        Keep {
+            headers: false,
+            body: false,
+            grpc: false,
+            max_body: u64::MAX,
+        }
+    }
 }
 
 /// Header fields as name/value pairs in one buffer: `[name len u32][value len u32][name][value]`.
@@ -65,6 +84,8 @@ pub struct H2Response {
     pub body_len: u64,
     /// Present when [`Keep::body`].
     pub body: Option<Vec<u8>>,
+    /// The gRPC messages of the body, when [`Keep::grpc`].
+    pub frames: Option<FrameCounter>,
     /// When the write that carried the request's HEADERS returned.
     pub written_at: Instant,
     /// When the read that carried the final (non-1xx) response head returned.
@@ -72,7 +93,8 @@ pub struct H2Response {
 }
 
 impl H2Response {
-    /// `grpc-status` from the trailers (or a trailers-only response's head, when kept).
+    /// `grpc-status` from the trailers (or a trailers-only response's head, kept for
+    /// [`Keep::grpc`]).
     pub fn grpc_status(&self) -> Option<u32> {
         let v = self
             .trailers

@@ -7,6 +7,7 @@ use super::error::H2Error;
 use super::frame::{self, code, setting};
 use super::hdecode::HpackDecoder;
 use super::response::{HeaderList, Keep};
+use crate::grpc_reply::FrameCounter;
 use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -47,6 +48,7 @@ pub struct Slot {
     pub trailers: Option<HeaderList>,
     pub body_len: u64,
     pub body_buf: Option<Vec<u8>>,
+    pub frames: Option<FrameCounter>,
     pub written_at: Instant,
     pub head_at: Instant,
     pub result: Result<(), H2Error>,
@@ -71,6 +73,7 @@ impl Slot {
             trailers: None,
             body_len: 0,
             body_buf: None,
+            frames: None,
             written_at: now,
             head_at: now,
             result: Ok(()),
@@ -137,6 +140,8 @@ pub struct State {
     pub conn_send_window: i64,
     pub conn_recv_window: i64,
     pub got_settings: bool,
+    /// Tasks waiting for the server's first SETTINGS (`H2Wire::settled`).
+    pub settle_waiters: Vec<Waker>,
     /// The server's GOAWAY: (last stream id, code).
     pub goaway: Option<(u32, u32)>,
     /// No new streams on this connection (GOAWAY, ids exhausted, handles dropped): the
@@ -185,6 +190,7 @@ impl State {
             conn_send_window: 65_535,
             conn_recv_window: CONN_WINDOW as i64,
             got_settings: false,
+            settle_waiters: Vec::new(),
             goaway: None,
             draining: None,
             closed: None,
@@ -239,6 +245,7 @@ impl State {
         s.headers = HeaderList::default();
         s.body_len = 0;
         s.body_buf = keep.body.then(Vec::new);
+        s.frames = keep.grpc.then(FrameCounter::default);
         s.result = Ok(());
     }
 
@@ -291,6 +298,7 @@ impl State {
             self.complete(i, Err(error.clone()));
         }
         self.sending.clear();
+        self.to_wake.append(&mut self.settle_waiters);
         self.closed.get_or_insert(error);
     }
 

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
-const LIMIT: Duration = Duration::from_secs(10);
+pub(super) const LIMIT: Duration = Duration::from_secs(10);
 
-fn get(path: &str) -> HeaderBlock {
+pub(super) fn get(path: &str) -> HeaderBlock {
     HeaderBlock::new(
         "GET",
         "http",
@@ -26,7 +26,7 @@ fn get(path: &str) -> HeaderBlock {
 }
 
 /// A client connected to an `h2` server that runs `handler` for each request.
-fn h2_server<F, Fut>(builder: h2::server::Builder, config: Config, handler: F) -> H2Wire
+pub(super) fn h2_server<F, Fut>(builder: h2::server::Builder, config: Config, handler: F) -> H2Wire
 where
     F: Fn(http::Request<h2::RecvStream>, h2::server::SendResponse<Bytes>) -> Fut
         + Send
@@ -84,6 +84,7 @@ async fn get_200_with_body() {
     let keep = Keep {
         headers: true,
         body: true,
+        ..Keep::default()
     };
     let r = tokio::time::timeout(LIMIT, wire.exchange_keep(&get("/"), None, keep))
         .await
@@ -116,6 +117,7 @@ async fn post_body_larger_than_the_server_window_arrives_whole() {
     let keep = Keep {
         headers: true,
         body: false,
+        ..Keep::default()
     };
     let r = tokio::time::timeout(LIMIT, wire.exchange_keep(&post, Some(body), keep))
         .await
@@ -239,6 +241,7 @@ async fn response_headers_through_the_dynamic_table_and_continuation() {
     let keep = Keep {
         headers: true,
         body: false,
+        ..Keep::default()
     };
     for path in ["/a", "/b", "/big", "/c", "/d"] {
         let r = tokio::time::timeout(LIMIT, wire.exchange_keep(&get(path), None, keep))
@@ -276,6 +279,7 @@ async fn a_1_mb_body_arrives_whole() {
     let keep = Keep {
         headers: false,
         body: true,
+        ..Keep::default()
     };
     for _ in 0..5 {
         // Five in a row: 5 MB past the 4 MiB stream window and the 16 MiB connection one
