@@ -183,8 +183,8 @@ pub struct RunArgs {
     /// `http.version`; steps that set their own version keep it).
     #[arg(long)]
     pub http2: bool,
-    /// The HTTP/2 client: h2 (the `h2` crate, default) or wire (purpose-built, being
-    /// measured: issue 42). Streamed responses always use h2.
+    /// The HTTP/2 client: wire (loadlab's own, the default) or h2 (the `h2` crate: the way
+    /// out if a server does not get on with the default). Streamed responses always use h2.
     #[arg(long, value_name = "h2|wire", value_parser = values::http2_client, hide_short_help = true)]
     pub http2_client: Option<loadlab_scenario::Http2Client>,
     /// Run only this share of the plan: segment i of N (0-based), e.g. 0/4. Segments of one

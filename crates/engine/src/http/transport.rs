@@ -54,7 +54,8 @@ pub struct HttpTransport {
 impl HttpTransport {
     /// `origins[i].shared` holds this worker's share of the shared connections; `steps`: how
     /// many request steps the scenario has (their fixed encodings are kept). HTTP/2 speaks
-    /// through the `h2` crate; see [`HttpTransport::with_http2_client`].
+    /// through the default client (`Http2Client::default()`); see
+    /// [`HttpTransport::with_http2_client`].
     pub fn new(
         origins: Vec<Origin>,
         steps: usize,
@@ -87,7 +88,7 @@ impl HttpTransport {
             http1_wire: (0..steps).map(|_| OnceCell::new()).collect(),
             http2_heads: RefCell::default(),
             wire_heads: RefCell::default(),
-            http2_client: Http2Client::H2,
+            http2_client: Http2Client::default(),
             deferred: None,
         }
     }
