@@ -6,8 +6,9 @@
 # concurrency on one HTTP/2 connection, interleaved. Prints calls/s, CPU µs per call and
 # loadlab's ratio to each peer (median of REPS). With BASELINE=1 also plain HTTP/2 GETs of
 # /api/ping by loadlab and h2load in the same setting, to separate what gRPC adds from HTTP/2.
-# Usage: bash bench/grpc-unary.sh      (REPS=5 DURATION=10 CONCURRENCY=50 BASELINE=1 WIRE=1;
-# WIRE=1 adds loadlab with its purpose-built HTTP/2 client, `--http2-client wire`)
+# Usage: bash bench/grpc-unary.sh      (REPS=5 DURATION=10 CONCURRENCY=50 BASELINE=1 H2CRATE=1;
+# `loadlab` is its default HTTP/2 client; H2CRATE=1 adds loadlab through the `h2` crate,
+# `--http2-client h2`)
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -86,8 +87,8 @@ s = r["steps"][0]
 print(s["grpc"]["status_codes"].get("OK", 0), s["requests"])
 PY
 }
-# loadlab with its purpose-built HTTP/2 client (WIRE=1 adds it).
-run_loadlab_wire() { run_loadlab "$1" loadlab_wire --http2-client wire; }
+# loadlab through the `h2` crate (H2CRATE=1 adds it).
+run_loadlab_h2() { run_loadlab "$1" loadlab_h2 --http2-client h2; }
 run_ghz() {
     timed "ghz-$1" "$GHZ" --insecure --proto "$ROOT/examples/proto/permits.proto" \
         --call permits.v1.Permits/Create -d "$MESSAGE" -c "$CONCURRENCY" --connections 1 \
@@ -117,7 +118,7 @@ run_h2load_get() {
 printf 'rep gen ok calls elapsed_s cpu_s\n' >"$OUT/runs.txt"
 for ((rep = 1; rep <= REPS; rep++)); do
     gens=(loadlab ghz h2load)
-    [[ "${WIRE:-0}" == 1 ]] && gens+=(loadlab_wire)
+    [[ "${H2CRATE:-0}" == 1 ]] && gens+=(loadlab_h2)
     [[ "${BASELINE:-0}" == 1 ]] && gens+=(loadlab_get h2load_get)
     ((rep % 2)) || gens=($(printf '%s\n' "${gens[@]}" | tac))
     for gen in "${gens[@]}"; do
@@ -144,7 +145,7 @@ for gen, runs in by.items():
     med[gen] = per
     print(f"| {gen} | {rate:.0f} | {ok:.1%} | {per:.1f} |")
 for peer in ("ghz", "h2load"):
-    for mine in ("loadlab", "loadlab_wire"):
+    for mine in ("loadlab", "loadlab_h2"):
         if peer in med and mine in med:
             print(f"\n{mine} CPU per call / {peer}: {med[mine] / med[peer]:.2f}")
 if "loadlab_get" in med and "h2load_get" in med:

@@ -2,7 +2,8 @@
 # loadlab HTTP/2 efficiency benchmark: CPU per request of loadlab over h2c vs h2load (nghttp2)
 # against a pinned local nginx (`listen ... http2`, one worker), for each connections × streams
 # setting, interleaved. See bench/README.md. Usage: bash bench/h2.sh   (REPS=5 SETTINGS="1x100 10x10";
-# GENS="h2load loadlab loadlab-wire" adds loadlab with its purpose-built HTTP/2 client)
+# GENS="h2load loadlab loadlab-h2" adds loadlab through the `h2` crate, `--http2-client h2`;
+# `loadlab` is its default client, and `loadlab-wire` names that one explicitly)
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,7 +16,7 @@ DURATION="${DURATION:-10}"             # seconds per run
 PAUSE="${PAUSE:-1}"                    # seconds of quiet between runs
 NGINX_CPU="${NGINX_CPU:-0}"            # CPU nginx is pinned to
 GEN_CPU="${GEN_CPU:-1}"                # CPU the generator (and its wrappers) is pinned to
-GENS="${GENS:-h2load loadlab}"         # generators; loadlab-wire: loadlab --http2-client wire
+GENS="${GENS:-h2load loadlab}"         # generators; loadlab-h2 / loadlab-wire: --http2-client h2 / wire
 PORT="${PORT:-18082}"
 STATUS_PORT="${STATUS_PORT:-18083}"
 GRACE="${GRACE:-30}"                   # hard bound: duration + this, then SIGTERM/SIGKILL
@@ -67,10 +68,10 @@ run_one() {
     tag="$setting-$gen-$rep"
     case "$gen" in
         h2load) cmd=(h2load -c "$c" -m "$m" -t 1 -D "$DURATION" "$URL") ;;
-        loadlab | loadlab-wire)
+        loadlab | loadlab-wire | loadlab-h2)
             json="$OUT/$tag.json"
             cmd=("$LOADLAB" run "$(scenario "$c" "$m")" --threads 1 --quiet --allow-saturated --json "$json")
-            [[ "$gen" == loadlab-wire ]] && cmd+=(--http2-client wire) ;;
+            [[ "$gen" == loadlab ]] || cmd+=(--http2-client "${gen#loadlab-}") ;;
     esac
     echo "${cmd[*]}" >"$OUT/$tag.cmd"
     before="$("${MEASURE[@]}" status "$STATUS_URL")"
