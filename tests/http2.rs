@@ -242,6 +242,16 @@ fn nginx_counts(client: &str) {
     assert_eq!(opened, 2, "{opened} h2 connections opened");
 }
 
+/// Every `/api/ping` answer's `Server-Timing` was read: the HTTP/2 client keeps that one
+/// header of each response.
+fn assert_server_time_read(r: &Value) {
+    let step = &r["steps"][0];
+    assert_eq!(
+        step["server_latency_ms"]["count"], step["requests"],
+        "every answer's server time was read: {step}"
+    );
+}
+
 #[test]
 fn the_built_in_target_speaks_h2c_and_alpn() {
     let _serial = exclusive();
@@ -256,6 +266,7 @@ fn the_built_in_target_speaks_h2c_and_alpn() {
         "1s",
     ]);
     assert_clean(&r, "h2c");
+    assert_server_time_read(&r);
     // HTTP/1.1 still answers on the same port.
     let r = run(&[
         "--url",
@@ -278,6 +289,7 @@ fn the_built_in_target_speaks_h2c_and_alpn() {
         "1s",
     ]);
     assert_clean(&r, "h2");
+    assert_server_time_read(&r);
     // Paced: two closed VUs against an answer in microseconds keep both cores busy (generator
     // and target), and the generator honestly waits for a CPU: such a run is invalid
     // (docs/http2.md, "Why the mixed-version test is paced").

@@ -6,6 +6,7 @@
 //! and drains its input buffer. `loona-hpack` stays the oracle of the tests.
 
 use super::huffman::Huffman;
+use super::recent::RecentStrings;
 use std::collections::VecDeque;
 
 /// RFC 7541 Appendix A.
@@ -84,6 +85,7 @@ pub struct HpackError(pub &'static str);
 /// The decoding state of one connection's responses.
 pub struct HpackDecoder {
     huffman: Huffman,
+    recent: RecentStrings,
     /// Newest first: (name and value in one buffer, name length).
     dynamic: VecDeque<(Vec<u8>, usize)>,
     size: usize,
@@ -98,6 +100,7 @@ impl Default for HpackDecoder {
     fn default() -> Self {
         HpackDecoder {
             huffman: Huffman::new(),
+            recent: RecentStrings::default(),
             dynamic: VecDeque::new(),
             size: 0,
             max_size: MAX_TABLE_SIZE,
@@ -128,7 +131,7 @@ fn integer(block: &[u8], pos: &mut usize, prefix: u8) -> Result<usize, HpackErro
 }
 
 fn string<'b>(
-    huffman: &Huffman,
+    (huffman, recent): (&Huffman, &mut RecentStrings),
     block: &'b [u8],
     pos: &mut usize,
     scratch: &'b mut Vec<u8>,
@@ -143,7 +146,7 @@ fn string<'b>(
         return Ok(raw);
     }
     scratch.clear();
-    huffman.decode(raw, scratch).map_err(HpackError)?;
+    recent.decode(huffman, raw, scratch).map_err(HpackError)?;
     Ok(scratch)
 }
 
@@ -196,13 +199,13 @@ impl HpackDecoder {
         pos: &mut usize,
         index: usize,
         indexing: bool,
-        all: bool,
+        wanted: &impl Fn(&[u8]) -> bool,
         ns: &mut Vec<u8>,
         vs: &mut Vec<u8>,
         field: &mut impl FnMut(&[u8], &[u8]),
     ) -> Result<(), HpackError> {
         let name: &[u8] = if index == 0 {
-            string(&self.huffman, block, pos, ns)?
+            string((&self.huffman, &mut self.recent), block, pos, ns)?
         } else {
             let (n, _) = self.entry(index)?;
             ns.clear();
@@ -212,7 +215,7 @@ impl HpackDecoder {
         // A table sized 0 (nginx sends that update first, then indexes nothing) keeps
         // nothing and is already empty.
         let stored = indexing && self.max_size > 0;
-        if !stored && !all && !name.starts_with(b":") {
+        if !stored && !name.starts_with(b":") && !wanted(name) {
             // Nobody reads this value and the table does not keep it: step over it
             // without decoding its Huffman string (a `date` on every response).
             let len = integer(block, pos, 7)?;
@@ -222,7 +225,7 @@ impl HpackDecoder {
             *pos += len;
             return Ok(());
         }
-        let value = string(&self.huffman, block, pos, vs)?;
+        let value = string((&self.huffman, &mut self.recent), block, pos, vs)?;
         field(name, value);
         if stored {
             self.insert(name, value);
@@ -237,15 +240,16 @@ impl HpackDecoder {
         block: &[u8],
         field: impl FnMut(&[u8], &[u8]),
     ) -> Result<(), HpackError> {
-        self.decode_some(block, true, field)
+        self.decode_some(block, |_| true, field)
     }
 
-    /// As [`HpackDecoder::decode`]; unless `all`, only pseudo-headers and fields that come
-    /// from or go into the table are handed over (the rest are checked and skipped).
+    /// As [`HpackDecoder::decode`], but only pseudo-headers, fields that come from or go into
+    /// the table and fields whose name is `wanted` are handed over (the rest are checked and
+    /// skipped, their values never decoded).
     pub fn decode_some(
         &mut self,
         block: &[u8],
-        all: bool,
+        wanted: impl Fn(&[u8]) -> bool,
         mut field: impl FnMut(&[u8], &[u8]),
     ) -> Result<(), HpackError> {
         let mut pos = 0;
@@ -273,7 +277,7 @@ impl HpackDecoder {
                 let mut ns = std::mem::take(&mut self.name);
                 let mut vs = std::mem::take(&mut self.value);
                 let r = self.literal(
-                    block, &mut pos, index, indexing, all, &mut ns, &mut vs, &mut field,
+                    block, &mut pos, index, indexing, &wanted, &mut ns, &mut vs, &mut field,
                 );
                 self.name = ns;
                 self.value = vs;
@@ -357,24 +361,44 @@ mod tests {
         for b in &blocks {
             let want = fields(&mut all, b);
             let mut got = Vec::new();
-            some.decode_some(b, false, |n, v| got.push((n.to_vec(), v.to_vec())))
+            some.decode_some(b, |_| false, |n, v| got.push((n.to_vec(), v.to_vec())))
                 .unwrap();
             assert_eq!(got, want, "every field here is indexed or pseudo");
         }
         // A literal without indexing is skipped, the next field still decodes.
         let mut got = Vec::new();
-        some.decode_some(b"\x0f\x12\x83abc\x88", false, |n, v| {
-            got.push((n.to_vec(), v.to_vec()))
-        })
+        some.decode_some(
+            b"\x0f\x12\x83abc\x88",
+            |_| false,
+            |n, v| got.push((n.to_vec(), v.to_vec())),
+        )
         .unwrap();
         assert_eq!(got, [(b":status".to_vec(), b"200".to_vec())]);
+        // Only the wanted name's literal is handed over: `server-timing` (no index, a new
+        // name), not `age` (index 21) before it.
+        let mut got = Vec::new();
+        some.decode_some(
+            b"\x0f\x06\x03abc\x00\x0dserver-timing\x09app;dur=1\x88",
+            |n| n == b"server-timing",
+            |n, v| got.push((n.to_vec(), v.to_vec())),
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            [
+                (b"server-timing".to_vec(), b"app;dur=1".to_vec()),
+                (b":status".to_vec(), b"200".to_vec())
+            ]
+        );
         // nginx: a size update to 0, then literals "with indexing" that nothing keeps.
         let mut nginx = HpackDecoder::default();
         let mut got = Vec::new();
         nginx
-            .decode_some(b"\x20\x88\x76\x83abc", false, |n, v| {
-                got.push((n.to_vec(), v.to_vec()))
-            })
+            .decode_some(
+                b"\x20\x88\x76\x83abc",
+                |_| false,
+                |n, v| got.push((n.to_vec(), v.to_vec())),
+            )
             .unwrap();
         assert_eq!(got, [(b":status".to_vec(), b"200".to_vec())]);
         assert!(nginx.dynamic.is_empty());

@@ -354,6 +354,25 @@ impl Huffman {
     }
 }
 
+/// Encodes `input` with the code (tests only: the client sends its strings raw).
+#[cfg(test)]
+pub(crate) fn encode(input: &[u8]) -> Vec<u8> {
+    let (mut acc, mut bits, mut out) = (0u64, 0u32, Vec::new());
+    for &b in input {
+        let (code, len) = CODES[b as usize];
+        acc = acc << len | code as u64;
+        bits += len as u32;
+        while bits >= 8 {
+            out.push((acc >> (bits - 8)) as u8);
+            bits -= 8;
+        }
+    }
+    if bits > 0 {
+        out.push(((acc << (8 - bits)) as u8) | ((1u8 << (8 - bits)) - 1));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,19 +383,7 @@ mod tests {
         let input: Vec<u8> = (0..=255u8)
             .chain(b"date: Sun, 06 Dec 2026".iter().copied())
             .collect();
-        let (mut acc, mut bits, mut out) = (0u64, 0u32, Vec::new());
-        for &b in &input {
-            let (code, len) = CODES[b as usize];
-            acc = acc << len | code as u64;
-            bits += len as u32;
-            while bits >= 8 {
-                out.push((acc >> (bits - 8)) as u8);
-                bits -= 8;
-            }
-        }
-        if bits > 0 {
-            out.push(((acc << (8 - bits)) as u8) | ((1u8 << (8 - bits)) - 1));
-        }
+        let out = encode(&input);
         let mut decoded = Vec::new();
         Huffman::new().decode(&out, &mut decoded).unwrap();
         assert_eq!(decoded, input);

@@ -4,7 +4,7 @@
 
 use super::error::H2Error;
 use super::frame::{self, code, setting, Frame};
-use super::response::{HeaderList, Keep};
+use super::response::{HeaderList, Keep, KeepHeaders};
 use super::state::{conn_err, ConnError, Phase, State, CONN_WINDOW, STREAM_WINDOW};
 use std::time::Instant;
 
@@ -260,22 +260,35 @@ impl State {
             None => (Keep::default(), false),
         };
         // A gRPC trailers-only answer carries its `grpc-status` in the head.
-        let collect = slot.is_some() && (keep.headers || is_trailers || (keep.grpc && end_stream));
-        let decoded = self.decoder.decode_some(block, collect, |name, value| {
-            if name == b":status" {
-                match value {
-                    [a @ b'1'..=b'9', b @ b'0'..=b'9', c @ b'0'..=b'9'] => {
-                        status = Some(
-                            (*a - b'0') as u16 * 100 + (*b - b'0') as u16 * 10 + (*c - b'0') as u16,
-                        )
+        let every = slot.is_some() && (is_trailers || (keep.grpc && end_stream));
+        let headers = if slot.is_none() {
+            KeepHeaders::None
+        } else if every {
+            KeepHeaders::All
+        } else {
+            keep.headers
+        };
+        let decoded = self.decoder.decode_some(
+            block,
+            |name| headers.wants(name),
+            |name, value| {
+                if name == b":status" {
+                    match value {
+                        [a @ b'1'..=b'9', b @ b'0'..=b'9', c @ b'0'..=b'9'] => {
+                            status = Some(
+                                (*a - b'0') as u16 * 100
+                                    + (*b - b'0') as u16 * 10
+                                    + (*c - b'0') as u16,
+                            )
+                        }
+                        _ => bad_status = true,
                     }
-                    _ => bad_status = true,
+                } else if headers.wants(name) {
+                    list.get_or_insert_with(HeaderList::default)
+                        .push(name, value);
                 }
-            } else if collect && !name.starts_with(b":") {
-                list.get_or_insert_with(HeaderList::default)
-                    .push(name, value);
-            }
-        });
+            },
+        );
         if let Err(e) = decoded {
             return Err(ConnError {
                 code: code::COMPRESSION_ERROR,

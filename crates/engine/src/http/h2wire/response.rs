@@ -9,8 +9,8 @@ use std::time::Instant;
 /// to read at most.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Keep {
-    /// The response head's regular (non-pseudo) headers.
-    pub headers: bool,
+    /// The response head's regular (non-pseudo) headers to keep.
+    pub headers: KeepHeaders,
     /// The body bytes (otherwise only counted).
     pub body: bool,
     /// A gRPC call: its messages are counted as DATA arrives (nothing is kept for it), and a
@@ -24,11 +24,76 @@ pub struct Keep {
 impl Default for Keep {
     fn default() -> Self {
         Keep {
-            headers: false,
+            headers: KeepHeaders::None,
             body: false,
             grpc: false,
             max_body: u64::MAX,
         }
+    }
+}
+
+/// Which regular fields of a response head are kept. Reading the server's own time needs one
+/// header; keeping only it spares every other value's Huffman decoding and the list's
+/// allocation on each response (issue 42).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum KeepHeaders {
+    #[default]
+    None,
+    All,
+    /// The fields of one name only.
+    Named(FieldName),
+}
+
+impl KeepHeaders {
+    /// Only the fields named `name` (any case); every field when the name is too long to be
+    /// carried inline.
+    pub fn named(name: &str) -> Self {
+        FieldName::new(name).map_or(KeepHeaders::All, KeepHeaders::Named)
+    }
+
+    /// Whether any field may be kept.
+    pub fn any(&self) -> bool {
+        !matches!(self, KeepHeaders::None)
+    }
+
+    /// Whether a field of this (lowercase, as HTTP/2 sends it) name is kept.
+    pub fn wants(&self, name: &[u8]) -> bool {
+        match self {
+            KeepHeaders::None => false,
+            KeepHeaders::All => true,
+            KeepHeaders::Named(n) => n.as_bytes() == name,
+        }
+    }
+}
+
+/// A lowercase header name held inline, so [`Keep`] stays `Copy` and costs no allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldName {
+    len: u8,
+    bytes: [u8; FieldName::MAX],
+}
+
+impl FieldName {
+    const MAX: usize = 46;
+
+    /// `name` lowercased; `None` when it is longer than [`FieldName::MAX`] bytes.
+    pub fn new(name: &str) -> Option<Self> {
+        let src = name.as_bytes();
+        if src.len() > Self::MAX {
+            return None;
+        }
+        let mut bytes = [0; Self::MAX];
+        for (d, s) in bytes.iter_mut().zip(src) {
+            *d = s.to_ascii_lowercase();
+        }
+        Some(FieldName {
+            len: src.len() as u8,
+            bytes,
+        })
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
     }
 }
 

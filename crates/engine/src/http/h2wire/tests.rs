@@ -82,7 +82,7 @@ async fn read_body(mut body: h2::RecvStream) -> usize {
 async fn get_200_with_body() {
     let wire = h2_server(h2::server::Builder::new(), Config::default(), ok(b"hello"));
     let keep = Keep {
-        headers: true,
+        headers: KeepHeaders::All,
         body: true,
         ..Keep::default()
     };
@@ -115,7 +115,7 @@ async fn post_body_larger_than_the_server_window_arrives_whole() {
     let body = Bytes::from(vec![7u8; 200_000]);
     let post = HeaderBlock::new("POST", "http", "test", "/up", []).unwrap();
     let keep = Keep {
-        headers: true,
+        headers: KeepHeaders::All,
         body: false,
         ..Keep::default()
     };
@@ -239,7 +239,7 @@ async fn response_headers_through_the_dynamic_table_and_continuation() {
         },
     );
     let keep = Keep {
-        headers: true,
+        headers: KeepHeaders::All,
         body: false,
         ..Keep::default()
     };
@@ -277,7 +277,7 @@ async fn a_1_mb_body_arrives_whole() {
         },
     );
     let keep = Keep {
-        headers: false,
+        headers: KeepHeaders::None,
         body: true,
         ..Keep::default()
     };

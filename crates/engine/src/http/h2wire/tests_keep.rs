@@ -1,6 +1,7 @@
 //! What the engine asks of each exchange beyond the bare client's tests: a gRPC call's
 //! messages counted and a trailers-only status seen without keeping headers, a body bound,
-//! and the server's stream limit known before streams open (`settled`).
+//! the server's stream limit known before streams open (`settled`), and only the header
+//! the server's time is read from kept.
 
 use super::tests::{get, h2_server, LIMIT};
 use super::*;
@@ -103,4 +104,40 @@ async fn settled_knows_the_servers_stream_limit() {
         .unwrap()
         .unwrap();
     assert_eq!(wire.max_streams(), 7);
+}
+
+#[tokio::test]
+async fn a_named_header_is_kept_alone_and_nothing_when_it_is_absent() {
+    let fields = &[
+        ("date", "Sun, 06 Dec 2026 21:52:12 GMT"),
+        ("server-timing", "app;dur=12.5"),
+        ("x-other", "1"),
+    ];
+    let wire = grpc_like(fields, b"ok", &[]);
+    let timing = Keep {
+        headers: KeepHeaders::named("Server-Timing"),
+        ..Keep::default()
+    };
+    let r = tokio::time::timeout(LIMIT, wire.exchange_keep(&get("/"), None, timing))
+        .await
+        .unwrap()
+        .unwrap();
+    let kept: Vec<_> = r.headers.iter().collect();
+    assert_eq!(kept, [(&b"server-timing"[..], &b"app;dur=12.5"[..])]);
+    assert_eq!(r.body_len, 2);
+    let absent = Keep {
+        headers: KeepHeaders::named("x-response-time"),
+        ..Keep::default()
+    };
+    let r = wire.exchange_keep(&get("/"), None, absent).await.unwrap();
+    assert!(r.headers.is_empty());
+    // A name too long to carry inline keeps every field rather than none.
+    let long = "x-".repeat(40);
+    assert_eq!(KeepHeaders::named(&long), KeepHeaders::All);
+    let all = Keep {
+        headers: KeepHeaders::All,
+        ..Keep::default()
+    };
+    let r = wire.exchange_keep(&get("/"), None, all).await.unwrap();
+    assert_eq!(r.headers.iter().count(), 3);
 }

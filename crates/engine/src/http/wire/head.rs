@@ -2,8 +2,9 @@
 //! the `h2` crate's heads (`http/h2/request.rs`: its `target`, `fields` and `content_length`).
 
 use crate::http::h2 as http2;
-use crate::http::h2wire::HeaderBlock;
+use crate::http::h2wire::{HeaderBlock, KeepHeaders};
 use crate::request::RenderedRequest;
+use crate::server_header::ServerHeader;
 use crate::transport::Failure;
 use bytes::Bytes;
 use http::uri::Authority;
@@ -14,6 +15,9 @@ use loadlab_metrics::ErrorKind;
 pub struct WireHead {
     pub block: HeaderBlock,
     pub body: Option<Bytes>,
+    /// The response header the server's own time is read from, the only one kept unless
+    /// the step keeps them all.
+    pub server_header: KeepHeaders,
 }
 
 /// Builds the head of `req`; `tls` chooses the `:scheme`, `authority` is the origin's.
@@ -48,7 +52,16 @@ pub fn build(
         fields,
     )
     .map_err(|e| invalid(format!("the request cannot be sent as HTTP/2: {e}")))?;
-    Ok(WireHead { block, body })
+    let server_header = match &req.server {
+        ServerHeader::Off => KeepHeaders::None,
+        ServerHeader::ServerTiming => KeepHeaders::named("server-timing"),
+        ServerHeader::Named(name) => KeepHeaders::named(name),
+    };
+    Ok(WireHead {
+        block,
+        body,
+        server_header,
+    })
 }
 
 #[cfg(test)]

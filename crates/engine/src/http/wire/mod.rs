@@ -11,10 +11,9 @@ pub use errors::failure;
 pub use head::{build, WireHead};
 
 use super::h2::counted::{Counted, WireCount};
-use super::h2wire::{H2Response, H2Wire, Keep};
+use super::h2wire::{H2Response, H2Wire, Keep, KeepHeaders};
 use crate::grpc_reply::{grpc_status_of, GrpcReply};
 use crate::request::RenderedRequest;
-use crate::server_header::ServerHeader;
 use crate::transport::{ConnectTiming, Failure, Response, ResponseData, ResponseTiming};
 use loadlab_metrics::{ErrorKind, Protocol};
 use std::sync::Arc;
@@ -103,8 +102,11 @@ impl WireConn {
             });
         }
         let asked = Keep {
-            headers: keep.as_ref().is_some_and(|k| k.keep_headers)
-                || !matches!(req.server, ServerHeader::Off),
+            headers: if keep.as_ref().is_some_and(|k| k.keep_headers) {
+                KeepHeaders::All
+            } else {
+                head.server_header
+            },
             body: keep.as_ref().is_some_and(|k| k.keep_body),
             grpc: req.grpc,
             max_body: req.max_body,
