@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -63,7 +64,14 @@ pub struct Browser {
 }
 
 impl Drop for Browser {
+    /// Kills Chromium's whole process group: killed alone, its renderer and GPU processes
+    /// went on writing into the profile for a moment after the profile was removed, and left
+    /// it behind in /tmp.
     fn drop(&mut self) {
+        // SAFETY: a plain signal to the group this Chromium leads (`process_group(0)`).
+        unsafe {
+            libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL);
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -89,6 +97,8 @@ impl Browser {
             // Chromium's own temporary files (its `org.chromium.Chromium.*` singleton socket
             // directory) go in the profile too: killed, it would leave them in /tmp.
             .env("TMPDIR", profile.path())
+            // Its own process group, so that all of its processes are killed with it.
+            .process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -76,7 +76,7 @@ impl State {
             Frame::RstStream { stream, code } => {
                 if let Some(&i) = self.streams.get(&stream) {
                     self.complete(i, Err(H2Error::Reset(code)));
-                } else if stream >= self.next_stream_id() {
+                } else if self.is_idle(stream) {
                     return Err(conn_err(
                         code::PROTOCOL_ERROR,
                         "RST_STREAM on an idle stream",
@@ -161,8 +161,21 @@ impl State {
             if s.send_window > frame::MAX_WINDOW {
                 self.stream_error(i, code::FLOW_CONTROL_ERROR, H2Error::FlowControl);
             }
+        } else if self.is_idle(stream) {
+            // A closed stream's window may still move (the frame crossed our RST_STREAM);
+            // one we never opened may not (RFC 9113 §5.1; h2spec's client suite, 5.1/3).
+            return Err(conn_err(
+                code::PROTOCOL_ERROR,
+                "WINDOW_UPDATE on an idle stream",
+            ));
         }
         Ok(())
+    }
+
+    /// A stream this client never opened: past the last it opened, or server-initiated
+    /// (even), which it never allows (SETTINGS_ENABLE_PUSH=0).
+    fn is_idle(&self, stream: u32) -> bool {
+        stream >= self.next_stream || stream.is_multiple_of(2)
     }
 
     /// The server's SETTINGS, applied and acknowledged.
@@ -246,7 +259,7 @@ impl State {
         block: &[u8],
         now: Instant,
     ) -> Result<(), ConnError> {
-        if stream >= self.next_stream || stream.is_multiple_of(2) {
+        if self.is_idle(stream) {
             return Err(conn_err(
                 code::PROTOCOL_ERROR,
                 "HEADERS on a stream we did not open",
@@ -353,7 +366,7 @@ impl State {
         flow_len: u32,
         now: Instant,
     ) -> Result<(), ConnError> {
-        if stream >= self.next_stream || stream.is_multiple_of(2) {
+        if self.is_idle(stream) {
             return Err(conn_err(
                 code::PROTOCOL_ERROR,
                 "DATA on a stream we did not open",

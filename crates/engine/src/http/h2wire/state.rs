@@ -202,11 +202,6 @@ impl State {
         }
     }
 
-    /// The id the next stream will get: ids at or above it are idle.
-    pub fn next_stream_id(&self) -> u32 {
-        self.next_stream
-    }
-
     /// A slot for a new exchange, reused when one is free.
     pub fn alloc(&mut self) -> usize {
         match self.free.pop() {
