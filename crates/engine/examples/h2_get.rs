@@ -83,9 +83,13 @@ fn main() {
                         grpc: false,
                     };
                     let head = http2::build(&req, false, &authority).map_err(|f| f.message)?;
-                    let r = http2::exchange_head(&mut conn, &req, &head, None)
-                        .await
-                        .map_err(|f| f.message)?;
+                    let r = http2::exchange_head(&mut conn, &req, &head, None).await;
+                    // As for `wire`; the crate's connection task closes once the handle is
+                    // gone.
+                    tokio::time::sleep(LINGER).await;
+                    drop(conn);
+                    tokio::time::sleep(LINGER).await;
+                    let r = r.map_err(|f| f.message)?;
                     Ok(format!("{}", r.status))
                 }
                 other => Err(format!("no client `{other}`: wire or h2")),
