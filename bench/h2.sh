@@ -3,7 +3,10 @@
 # against a pinned local nginx (`listen ... http2`, one worker), for each connections × streams
 # setting, interleaved. See bench/README.md. Usage: bash bench/h2.sh   (REPS=5 SETTINGS="1x100 10x10";
 # GENS="h2load loadlab loadlab-h2" adds loadlab through the `h2` crate, `--http2-client h2`;
-# `loadlab` is its default client, and `loadlab-wire` names that one explicitly)
+# `loadlab` is its default client, and `loadlab-wire` names that one explicitly).
+# RATE=50000 holds both generators at that many requests/s (h2load --rps per connection,
+# loadlab's open model with C×M in flight at most) instead of as fast as they go: below both
+# ceilings, CPU per request is each generator's own cost, not the pair's ping-pong with nginx.
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -17,6 +20,7 @@ PAUSE="${PAUSE:-1}"                    # seconds of quiet between runs
 NGINX_CPU="${NGINX_CPU:-0}"            # CPU nginx is pinned to
 GEN_CPU="${GEN_CPU:-1}"                # CPU the generator (and its wrappers) is pinned to
 GENS="${GENS:-h2load loadlab}"         # generators; loadlab-h2 / loadlab-wire: --http2-client h2 / wire
+RATE="${RATE:-}"                       # requests/s for both (empty: as fast as each goes)
 PORT="${PORT:-18082}"
 STATUS_PORT="${STATUS_PORT:-18083}"
 GRACE="${GRACE:-30}"                   # hard bound: duration + this, then SIGTERM/SIGKILL
@@ -54,10 +58,19 @@ scenario() {
 name: h2c ${c}x${m}
 target: $URL
 http: { version: "2", connections: $c, max_streams: $m }
-load: { model: closed, vus: $((c * m)), duration: ${DURATION}s }
+$(load_line "$c" "$m")
 steps: [ { get: / } ]
 EOF
     echo "$file"
+}
+
+# load_line C M : closed C×M VUs, or RATE/s open with C×M in flight at most.
+load_line() {
+    if [[ -n "$RATE" ]]; then
+        echo "load: { model: open, stages: [ { duration: ${DURATION}s, rate: ${RATE}/s } ], max_in_flight: $(($1 * $2)) }"
+    else
+        echo "load: { model: closed, vus: $(($1 * $2)), duration: ${DURATION}s }"
+    fi
 }
 
 # run_one SETTING GEN REP
@@ -67,7 +80,10 @@ run_one() {
     m="${setting#*x}"
     tag="$setting-$gen-$rep"
     case "$gen" in
-        h2load) cmd=(h2load -c "$c" -m "$m" -t 1 -D "$DURATION" "$URL") ;;
+        h2load)
+            cmd=(h2load -c "$c" -m "$m" -t 1 -D "$DURATION")
+            [[ -z "$RATE" ]] || cmd+=("--rps=$((RATE / c))")
+            cmd+=("$URL") ;;
         loadlab | loadlab-wire | loadlab-h2)
             json="$OUT/$tag.json"
             cmd=("$LOADLAB" run "$(scenario "$c" "$m")" --threads 1 --quiet --allow-saturated --json "$json")
@@ -105,6 +121,7 @@ start_fresh_nginx
     echo "nginx: $("$NGINX_BIN" -v 2>&1 | sed 's/.*: //'); $(h2load --version 2>&1 | head -n1)"
     echo "loadlab: $("$LOADLAB" --version | head -n1), git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (dirty)')"
     echo "repetitions: $REPS × ${DURATION} s, settings (connections x streams): $SETTINGS; generators ($GENS) alternate which goes first"
+    [[ -z "$RATE" ]] || echo "fixed rate: $RATE requests/s (h2load --rps=RATE/C; loadlab open model, max_in_flight C×M)"
     echo "h2load: \`h2load -c C -m M -t 1 -D $DURATION $URL\`; loadlab: \`loadlab run h2-CxM.yaml --threads 1\` with \`http: {version: \"2\", connections: C, max_streams: M}\` and C×M closed-model VUs"
 } >"$OUT/meta.txt"
 
