@@ -266,48 +266,17 @@ impl State {
             ));
         }
         let slot = self.streams.get(&stream).copied();
-        let (mut status, mut bad_status) = (None, false);
-        let mut list: Option<HeaderList> = None;
         let (keep, is_trailers) = match slot {
             Some(i) => (self.slots[i].keep, self.slots[i].got_head),
             None => (Keep::default(), false),
         };
-        // A gRPC trailers-only answer carries its `grpc-status` in the head.
-        let every = slot.is_some() && (is_trailers || (keep.grpc && end_stream));
-        let headers = if slot.is_none() {
-            KeepHeaders::None
-        } else if every {
-            KeepHeaders::All
-        } else {
-            keep.headers
+        // Trailers are kept whole, and so is a gRPC trailers-only head (its `grpc-status`).
+        let wanted = match slot {
+            None => KeepHeaders::None,
+            Some(_) if is_trailers || (keep.grpc && end_stream) => KeepHeaders::All,
+            Some(_) => keep.headers,
         };
-        let decoded = self.decoder.decode_some(
-            block,
-            |name| headers.wants(name),
-            |name, value| {
-                if name == b":status" {
-                    match value {
-                        [a @ b'1'..=b'9', b @ b'0'..=b'9', c @ b'0'..=b'9'] => {
-                            status = Some(
-                                (*a - b'0') as u16 * 100
-                                    + (*b - b'0') as u16 * 10
-                                    + (*c - b'0') as u16,
-                            )
-                        }
-                        _ => bad_status = true,
-                    }
-                } else if headers.wants(name) {
-                    list.get_or_insert_with(HeaderList::default)
-                        .push(name, value);
-                }
-            },
-        );
-        if let Err(e) = decoded {
-            return Err(ConnError {
-                code: code::COMPRESSION_ERROR,
-                error: H2Error::Protocol(e.to_string()),
-            });
-        }
+        let (status, list) = self.decode_head(block, wanted)?;
         let Some(i) = slot else { return Ok(()) };
         if is_trailers {
             if !end_stream {
@@ -323,8 +292,8 @@ impl State {
             return Ok(());
         }
         let status = match status {
-            Some(s) if !bad_status => s,
-            _ => {
+            Some(s) => s,
+            None => {
                 self.stream_error(
                     i,
                     code::PROTOCOL_ERROR,
@@ -355,6 +324,43 @@ impl State {
             self.complete(i, Ok(()));
         }
         Ok(())
+    }
+
+    /// Decodes a header block through the connection's HPACK state: its `:status` (`None`
+    /// when absent or malformed) and the regular fields `wanted` keeps.
+    fn decode_head(
+        &mut self,
+        block: &[u8],
+        wanted: KeepHeaders,
+    ) -> Result<(Option<u16>, Option<HeaderList>), ConnError> {
+        let (mut status, mut bad_status) = (None, false);
+        let mut list: Option<HeaderList> = None;
+        let decoded = self.decoder.decode_some(
+            block,
+            |name| wanted.wants(name),
+            |name, value| {
+                if name == b":status" {
+                    match value {
+                        [a @ b'1'..=b'9', b @ b'0'..=b'9', c @ b'0'..=b'9'] => {
+                            status = Some(
+                                (*a - b'0') as u16 * 100
+                                    + (*b - b'0') as u16 * 10
+                                    + (*c - b'0') as u16,
+                            )
+                        }
+                        _ => bad_status = true,
+                    }
+                } else if wanted.wants(name) {
+                    list.get_or_insert_with(HeaderList::default)
+                        .push(name, value);
+                }
+            },
+        );
+        decoded.map_err(|e| ConnError {
+            code: code::COMPRESSION_ERROR,
+            error: H2Error::Protocol(e.to_string()),
+        })?;
+        Ok((status.filter(|_| !bad_status), list))
     }
 
     /// DATA for `stream`.
