@@ -433,6 +433,13 @@ fn the_page_pauses_resumes_and_stops_the_run_and_its_record_keeps_each_click() {
         "!!document.getElementById('control-box') && !document.getElementById('control-box').hidden && (document.getElementById('control-state').textContent || '').startsWith('running')",
         "the controls show while the run goes",
     );
+    // The errors chart has had an interval to show before the clicks: a run stopped before
+    // its first interval reached the page would rightly leave it at "no data yet".
+    wait_for(
+        &mut browser,
+        "document.getElementById('chart-errors').textContent === 'none: no request failed'",
+        "the errors chart shows the first interval",
+    );
     browser.eval("document.getElementById('pause').click(); true");
     wait_for(
         &mut browser,
