@@ -309,13 +309,22 @@ impl IntervalDelta {
         self.steps.iter().map(|s| s.failed).sum()
     }
 
-    /// The latency of every step together.
-    pub fn latency(&self) -> LazyHistogram {
-        let mut all = LazyHistogram::new();
-        for s in &self.steps {
-            all.add(&s.latency);
+    /// The latency of every step together: the one step's own histogram when only one step
+    /// holds values (most scenarios have one step), so that the summary and the interval log
+    /// do not each allocate and fill a ~190 KB histogram per interval to read it.
+    pub fn latency(&self) -> std::borrow::Cow<'_, LazyHistogram> {
+        let mut holding = self.steps.iter().filter(|s| !s.latency.is_empty());
+        match (holding.next(), holding.next()) {
+            (None, _) => std::borrow::Cow::Owned(LazyHistogram::new()),
+            (Some(one), None) => std::borrow::Cow::Borrowed(&one.latency),
+            (Some(_), Some(_)) => {
+                let mut all = LazyHistogram::new();
+                for s in &self.steps {
+                    all.add(&s.latency);
+                }
+                std::borrow::Cow::Owned(all)
+            }
         }
-        all
     }
 }
 

@@ -98,7 +98,8 @@ impl LazyHistogram {
 
     /// Empties it, keeping its memory for the next interval.
     pub fn clear(&mut self) {
-        if let Some(h) = self.0.as_mut() {
+        // Zeroing is a ~190 KB memset: skipped when nothing was recorded since the last one.
+        if let Some(h) = self.0.as_mut().filter(|h| !h.is_empty()) {
             h.reset();
         }
     }

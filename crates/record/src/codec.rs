@@ -126,6 +126,17 @@ pub fn hlog_header(start_unix_s: f64, legend: &[String]) -> String {
 }
 
 fn hlog_line(out: &mut String, tag: Option<&str>, r: &IntervalRecord, h: &LatencyHistogram) {
+    let encoded = encode_histogram(h);
+    hlog_line_encoded(out, tag, r, h.max(), &encoded);
+}
+
+fn hlog_line_encoded(
+    out: &mut String,
+    tag: Option<&str>,
+    r: &IntervalRecord,
+    max: u64,
+    encoded: &str,
+) {
     use std::fmt::Write;
     if let Some(tag) = tag {
         out.push_str("Tag=");
@@ -137,21 +148,35 @@ fn hlog_line(out: &mut String, tag: Option<&str>, r: &IntervalRecord, h: &Latenc
         "{:.3},{:.3},{:.3},{}",
         r.start_s,
         r.length_s,
-        h.max() as f64 / 1000.0,
-        encode_histogram(h)
+        max as f64 / 1000.0,
+        encoded
     );
 }
 
 /// The interval's histogram lines (empty series are left out).
 pub fn hlog_lines(r: &IntervalRecord) -> String {
     let mut out = String::new();
-    if let Some(all) = r.delta.latency().get() {
-        hlog_line(&mut out, None, r, all);
+    let all = r.delta.latency();
+    // With one step holding values, the untagged line and that step's latency line are the
+    // same histogram: it is encoded (deflated) once.
+    let mut shared: Option<(&LatencyHistogram, String)> = None;
+    if let Some(h) = all.get() {
+        let encoded = encode_histogram(h);
+        hlog_line_encoded(&mut out, None, r, h.max(), &encoded);
+        if matches!(all, std::borrow::Cow::Borrowed(_)) {
+            shared = Some((h, encoded));
+        }
     }
     for (i, step) in r.delta.steps.iter().enumerate() {
         for (series, name) in SERIES {
             if let Some(h) = series_of(step, series).get() {
-                hlog_line(&mut out, Some(&format!("{name}.s{i}")), r, h);
+                let tag = format!("{name}.s{i}");
+                match &shared {
+                    Some((same, encoded)) if std::ptr::eq(*same, h) => {
+                        hlog_line_encoded(&mut out, Some(&tag), r, h.max(), encoded)
+                    }
+                    _ => hlog_line(&mut out, Some(&tag), r, h),
+                }
             }
         }
     }

@@ -72,3 +72,5 @@ pub fn summarize(record: &StoredRecord) -> Result<loadlab_metrics::RunResult, Re
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod writer_tests;

@@ -7,7 +7,7 @@ use loadlab_metrics::{
     Environment, ErrorKind, IntervalDelta, Outcome, Recorder, StepDelta, StepInfo,
 };
 
-fn meta(steps: usize, segment: Option<Segment>, start: f64) -> RecordMeta {
+pub(crate) fn meta(steps: usize, segment: Option<Segment>, start: f64) -> RecordMeta {
     RecordMeta {
         schema: RECORD_SCHEMA.into(),
         tool_version: "test".into(),
@@ -61,7 +61,7 @@ fn meta(steps: usize, segment: Option<Segment>, start: f64) -> RecordMeta {
 }
 
 /// A deterministic stream of outcomes: interval `k` of `intervals`, `n` per interval.
-fn outcomes(seed: u64, intervals: u32, n: u64) -> Vec<Vec<Outcome>> {
+pub(crate) fn outcomes(seed: u64, intervals: u32, n: u64) -> Vec<Vec<Outcome>> {
     let mut rng = fastrand::Rng::with_seed(seed);
     (0..intervals)
         .map(|_| {
@@ -109,7 +109,7 @@ fn interval(index: u32, delta: IntervalDelta) -> IntervalRecord {
 }
 
 /// Records `stream` into intervals; outcome `j` goes to this writer when `owns(j)`.
-fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<IntervalRecord> {
+pub(crate) fn deltas(stream: &[Vec<Outcome>], owns: impl Fn(usize) -> bool) -> Vec<IntervalRecord> {
     let mut r = Recorder::new(2);
     let mut j = 0;
     stream
@@ -189,20 +189,24 @@ fn write(dir: &std::path::Path, meta: &RecordMeta, intervals: &[IntervalRecord],
         w.interval(i).unwrap();
     }
     if end {
-        w.end(&RecordEnd {
-            stop: StopReason::Completed,
-            aborted_by_threshold: None,
-            signal: None,
-            wall_s: intervals.len() as f64,
-            max_rss_bytes: 1,
-            intervals: intervals.len() as u32,
-            monitor_cpu_percent: None,
-            host_timer: None,
-            steering: Vec::new(),
-            driven: None,
-            data_use: Vec::new(),
-        })
-        .unwrap();
+        w.end(&completed(intervals.len() as u32)).unwrap();
+    }
+}
+
+/// The end of a run of `intervals` one-second intervals that completed.
+pub(crate) fn completed(intervals: u32) -> RecordEnd {
+    RecordEnd {
+        stop: StopReason::Completed,
+        aborted_by_threshold: None,
+        signal: None,
+        wall_s: f64::from(intervals),
+        max_rss_bytes: 1,
+        intervals,
+        monitor_cpu_percent: None,
+        host_timer: None,
+        steering: Vec::new(),
+        driven: None,
+        data_use: Vec::new(),
     }
 }
 

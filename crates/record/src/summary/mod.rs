@@ -208,7 +208,7 @@ impl Summarizer {
             }
         }
         let latency = if self.without_histograms {
-            LazyHistogram::new()
+            std::borrow::Cow::Owned(LazyHistogram::new())
         } else {
             d.latency()
         };
