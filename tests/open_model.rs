@@ -95,10 +95,23 @@ fn a_high_rate_is_delivered_within_one_percent_and_its_lag_recorded() {
 /// read would add a millisecond or more.
 #[test]
 fn responses_read_at_a_later_wake_up_are_timed_when_they_arrived() {
+    responses_timed_when_they_arrived(&[]);
+}
+
+/// The same over h2c with the own HTTP/2 client: its connection is read at the wake-ups too,
+/// and each response's head and end are the kernel's receive stamps of their frames.
+#[test]
+fn h2c_responses_read_at_a_later_wake_up_are_timed_when_they_arrived() {
+    responses_timed_when_they_arrived(&["--http2"]);
+}
+
+fn responses_timed_when_they_arrived(extra: &[&str]) {
     let _serial = exclusive();
     let target = Target::start(&["--service-time", "5ms", "--service-dist", "fixed"]);
     let url = format!("{}/api/ping", target.url);
-    let (summary, run) = run_json(&["--url", &url, "--rate", "100/s", "--duration", "1s"]);
+    let mut args = vec!["--url", &url, "--rate", "100/s", "--duration", "1s"];
+    args.extend_from_slice(extra);
+    let (summary, run) = run_json(&args);
     assert_eq!(run["generator"]["reads_at_wakeups"], true, "{summary}");
     assert_eq!(run["requests"]["failed"], 0, "{summary}");
     let client = run["service_time_ms"]["p50"].as_f64().unwrap();

@@ -33,6 +33,14 @@ impl Origin {
         !self.tls && self.version != HttpVersion::Http2
     }
 
+    /// Whether its connections can be read at the open model's wake-ups: plain HTTP/1.1, and
+    /// h2c with the own HTTP/2 client, whose driver times each response from the kernel's
+    /// receive stamps (the `h2` crate sees a response only when it reads it, up to a wake-up
+    /// late; TLS records are read through rustls).
+    pub fn reads_at_wakeups(&self, client: loadlab_scenario::Http2Client) -> bool {
+        self.plain_http1() || (!self.tls && client == loadlab_scenario::Http2Client::Wire)
+    }
+
     pub fn key(&self) -> (bool, &str, u16, HttpVersion) {
         (self.tls, &self.host, self.port, self.version)
     }

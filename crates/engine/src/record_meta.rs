@@ -86,7 +86,13 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         reads_at_wakeups: crate::executor::defers_reads(
             &m.plan.load,
             segment.split(0, m.threads as u32),
-        ) && m.prepared.origins.iter().any(|o| o.plain_http1()),
+        ) && {
+            let client = crate::http::client_for(m.scenario.http.client, m.prepared.streams());
+            m.prepared
+                .origins
+                .iter()
+                .any(|o| o.reads_at_wakeups(client))
+        },
         pid: std::process::id(),
         merged_from: None,
         clock: None,

@@ -47,8 +47,8 @@ impl TlsConnectors {
 }
 
 /// Connects to `addr` (the origin's address), says which protocol to speak on it and how
-/// long the TCP connect and the TLS handshake took. A plain HTTP/1.1 connection joins
-/// `deferred` when there is one.
+/// long the TCP connect and the TLS handshake took. A plain (not TLS) connection joins
+/// `deferred` when there is one: the caller passes it only for clients that read stamps.
 pub async fn open(
     origin: &Origin,
     addr: SocketAddr,
@@ -83,14 +83,13 @@ pub async fn open(
         } else {
             Protocol::Http1
         };
-        let stream = match deferred {
-            Some(io) if origin.plain_http1() => {
-                Stream::Deferred(io.adopt(tcp).map_err(|e| {
+        let stream =
+            match deferred {
+                Some(io) => Stream::Deferred(io.adopt(tcp).map_err(|e| {
                     Failure::new(ErrorKind::Io, format!("connection to {addr}: {e}"))
-                })?)
-            }
-            _ => Stream::Plain(tcp),
-        };
+                })?),
+                _ => Stream::Plain(tcp),
+            };
         return Ok((stream, protocol, timing));
     }
     let connector = tls

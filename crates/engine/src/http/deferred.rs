@@ -1,4 +1,6 @@
-//! Plain TCP connections whose reads wait for the worker's next wake-up instead of waking it.
+//! Plain TCP connections whose reads wait for the worker's next wake-up instead of waking it
+//! (HTTP/1.1, and h2c with the own HTTP/2 client, whose driver applies each read's frames at
+//! its receive timestamp).
 //!
 //! At a few thousand arrivals a second the open model's worker sleeps between batches, and
 //! every batch's responses woke it again, once or twice, about 50 µs after the batch: on a
@@ -44,6 +46,9 @@ struct Parked {
     /// The peer closed or reset the connection. Sticky: the end of stream (or the error) may
     /// have come in the same event as the last bytes, and a short read does not consume it.
     hung_up: bool,
+    /// The parked reader waits for nothing in particular (an idle HTTP/2 connection's driver,
+    /// which always reads): it rides the next wake-up, with no deadline of its own.
+    idle_reader: bool,
 }
 
 impl Default for Parked {
@@ -53,6 +58,7 @@ impl Default for Parked {
             writer: None,
             readable: true,
             hung_up: false,
+            idle_reader: false,
         }
     }
 }
@@ -73,8 +79,10 @@ pub struct DeferredIo {
 #[derive(Default)]
 struct State {
     slots: Slab<Parked>,
-    /// Readers and writers parked.
+    /// Readers and writers parked, with a deadline.
     parked: usize,
+    /// Idle readers parked (no deadline: looked at when the worker wakes anyway).
+    idle: usize,
     /// When the oldest parked operation must be looked at.
     due: Option<Instant>,
 }
@@ -123,15 +131,18 @@ impl DeferredIo {
             tcp,
             key,
             received: None,
+            idle: false,
         })
     }
 
     /// Wakes every parked task whose socket became ready; returns how many it woke. Costs
     /// nothing when no task is parked.
     pub fn poll(&self) -> usize {
-        if self.state().parked == 0 {
+        let state = self.state();
+        if state.parked == 0 && state.idle == 0 {
             return 0;
         }
+        drop(state);
         self.take_events()
     }
 
@@ -140,6 +151,7 @@ impl DeferredIo {
     fn take_events(&self) -> usize {
         let mut state = self.state();
         let mut ready = Vec::new();
+        let mut idle_woken = 0;
         let mut events = [libc::epoll_event { events: 0, u64: 0 }; EVENTS];
         loop {
             // SAFETY: `events` holds EVENTS entries; a zero timeout never blocks.
@@ -165,7 +177,10 @@ impl DeferredIo {
                 }
                 if failed || flags & (libc::EPOLLIN | libc::EPOLLRDHUP) != 0 {
                     parked.readable = true;
-                    ready.extend(parked.reader.take());
+                    if let Some(reader) = parked.reader.take() {
+                        idle_woken += usize::from(parked.idle_reader);
+                        ready.push(reader);
+                    }
                 }
                 if failed || flags & libc::EPOLLOUT != 0 {
                     ready.extend(parked.writer.take());
@@ -175,7 +190,8 @@ impl DeferredIo {
                 break;
             }
         }
-        state.parked -= ready.len();
+        state.idle -= idle_woken;
+        state.parked -= ready.len() - idle_woken;
         state.due = (state.parked > 0).then(|| Instant::now() + READ_WINDOW);
         drop(state);
         let woken = ready.len();
@@ -229,15 +245,27 @@ impl DeferredIo {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn park(&self, key: usize, write: bool, waker: &Waker) {
+    /// Parks a reader or a writer; an `idle` reader gets no deadline.
+    fn park(&self, key: usize, write: bool, idle: bool, waker: &Waker) {
         let mut state = self.state();
-        let parked = &mut state.slots[key];
-        let place = if write {
-            &mut parked.writer
+        let slot = &mut state.slots[key];
+        if write {
+            if slot.writer.replace(waker.clone()).is_none() {
+                state.parked += 1;
+            }
         } else {
-            &mut parked.reader
-        };
-        if place.replace(waker.clone()).is_none() {
+            // Whether a reader was parked already, and how it was counted.
+            let before = slot.reader.replace(waker.clone()).map(|_| slot.idle_reader);
+            slot.idle_reader = idle;
+            match before {
+                Some(true) => state.idle -= 1,
+                Some(false) => state.parked -= 1,
+                None => {}
+            }
+            if idle {
+                state.idle += 1;
+                return;
+            }
             state.parked += 1;
         }
         if state.due.is_none() {
@@ -262,7 +290,10 @@ impl DeferredIo {
     fn release(&self, key: usize) {
         let mut state = self.state();
         let parked = state.slots.remove(key);
-        state.parked -= usize::from(parked.reader.is_some()) + usize::from(parked.writer.is_some());
+        let reader = parked.reader.is_some();
+        state.idle -= usize::from(reader && parked.idle_reader);
+        state.parked -=
+            usize::from(reader && !parked.idle_reader) + usize::from(parked.writer.is_some());
         if state.parked == 0 {
             state.due = None;
         }
@@ -276,11 +307,21 @@ pub struct DeferredStream {
     key: usize,
     /// When the bytes of the last read reached the socket (the kernel's timestamp).
     received: Option<Instant>,
+    /// No response is awaited on it: a parked read has no deadline (see [`Self::set_idle`]).
+    idle: bool,
 }
 
 impl DeferredStream {
     pub fn received_at(&self) -> Option<Instant> {
         self.received
+    }
+
+    /// Says whether a response is awaited on this connection. An HTTP/2 connection's driver
+    /// always has a read parked, for the server's frames; while no stream is open that read
+    /// waits for nothing in particular and is looked at when the worker next wakes, instead
+    /// of making it wake within [`READ_WINDOW`] (every 2 ms, at 10 arrivals a second).
+    pub fn set_idle(&mut self, idle: bool) {
+        self.idle = idle;
     }
 
     /// One non-blocking read into `dst`, keeping the receive timestamp.
@@ -308,7 +349,7 @@ impl AsyncRead for DeferredStream {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         if !this.io.readable(this.key) {
-            this.io.park(this.key, false, cx.waker());
+            this.io.park(this.key, false, this.idle, cx.waker());
             return Poll::Pending;
         }
         loop {
@@ -324,7 +365,7 @@ impl AsyncRead for DeferredStream {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     this.io.drained(this.key);
-                    this.io.park(this.key, false, cx.waker());
+                    this.io.park(this.key, false, this.idle, cx.waker());
                     return Poll::Pending;
                 }
                 Err(e) => return Poll::Ready(Err(e)),
@@ -357,7 +398,7 @@ impl AsyncWrite for DeferredStream {
             match e.kind() {
                 io::ErrorKind::Interrupted => continue,
                 io::ErrorKind::WouldBlock => {
-                    this.io.park(this.key, true, cx.waker());
+                    this.io.park(this.key, true, false, cx.waker());
                     return Poll::Pending;
                 }
                 _ => return Poll::Ready(Err(e)),

@@ -97,6 +97,41 @@ fn a_wait_on_the_whole_set_ends_when_bytes_come() {
     });
 }
 
+/// An idle connection's read (an HTTP/2 driver with no stream open) parks with no deadline,
+/// so a worker with nothing else to do sleeps on; it is still read at the next poll, and once
+/// a response is awaited again its read gets the deadline back.
+#[test]
+fn an_idle_read_has_no_deadline_and_is_read_at_the_next_poll() {
+    on_one_thread(async {
+        let io = Arc::new(DeferredIo::new().unwrap());
+        let (mut stream, mut server) = pair(&io).await;
+        stream.set_idle(true);
+        let reading = tokio::task::spawn_local(async move {
+            let mut buf = [0u8; 16];
+            let n = stream.read(&mut buf).await.unwrap();
+            stream.set_idle(false);
+            let again = stream.read(&mut buf).await.unwrap();
+            (n, again)
+        });
+        tokio::task::yield_now().await;
+        assert_eq!(io.due(), None, "an idle read has no deadline");
+        let parked = tokio::time::timeout(Duration::from_millis(20), io.parked()).await;
+        assert!(parked.is_err(), "nor does it tell the scheduler to wake");
+        server.write_all(b"GOAWAY").unwrap();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        assert!(!reading.is_finished(), "read at the next poll only");
+        assert_eq!(io.poll(), 1);
+        tokio::task::yield_now().await;
+        // The second read, awaiting a response, parked with a deadline.
+        assert!(io.due().is_some());
+        server.write_all(b"ok").unwrap();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        assert_eq!(io.poll(), 1);
+        assert_eq!(reading.await.unwrap(), (6, 2));
+        assert_eq!(io.due(), None);
+    });
+}
+
 /// A server that answers and closes at once: one event brings the bytes and the end of
 /// stream. The read that takes the bytes comes back short, yet the next one must not wait
 /// for an event that will never come.

@@ -26,7 +26,7 @@ impl Http2Conn {
         client: Http2Client,
     ) -> Result<Http2Conn, Failure>
     where
-        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        S: AsyncRead + AsyncWrite + crate::http::ReadStamp + Unpin + Send + 'static,
     {
         Ok(match client {
             Http2Client::H2 => Http2Conn::Crate(H2Conn::handshake(io, protocol, settle).await?),

@@ -21,6 +21,10 @@ pub trait ReadStamp {
     fn received_at(&self) -> Option<tokio::time::Instant> {
         None
     }
+
+    /// Says whether a response is awaited: a stream read at the worker's wake-ups puts off
+    /// the reads of an idle connection until the worker wakes anyway.
+    fn set_idle(&mut self, _idle: bool) {}
 }
 
 impl ReadStamp for Stream {
@@ -30,9 +34,16 @@ impl ReadStamp for Stream {
             _ => None,
         }
     }
+
+    fn set_idle(&mut self, idle: bool) {
+        if let Stream::Deferred(s) = self {
+            s.set_idle(idle);
+        }
+    }
 }
 
 impl ReadStamp for tokio::io::DuplexStream {}
+impl ReadStamp for TcpStream {}
 
 impl AsyncRead for Stream {
     fn poll_read(

@@ -123,14 +123,12 @@ impl HttpTransport {
         let origin = &self.origins[i];
         let addr = self.resolver.addr(i, origin).await?;
         let source = self.next_source();
-        let (stream, protocol, timing) = open(
-            origin,
-            addr,
-            source,
-            self.tls.as_ref(),
-            self.deferred.as_ref(),
-        )
-        .await?;
+        let deferred = self
+            .deferred
+            .as_ref()
+            .filter(|_| origin.reads_at_wakeups(self.http2_client));
+        let (stream, protocol, timing) =
+            open(origin, addr, source, self.tls.as_ref(), deferred).await?;
         let conn = if protocol.is_http2() {
             let mut conn =
                 Http2Conn::handshake(stream, protocol, settle, self.http2_client).await?;

@@ -185,6 +185,11 @@ struct Builder<'a> {
 }
 
 impl PreparedScenario {
+    /// Some step reads its response as a stream (SSE and the like).
+    pub fn streams(&self) -> bool {
+        self.requests.iter().any(|r| r.stream.is_some())
+    }
+
     pub fn new(scenario: &Scenario) -> Result<Self, PrepareError> {
         let capture_names = scenario.capture_names();
         let mut b = Builder {

@@ -126,7 +126,6 @@ fn new_worker(
     for shared in origins.iter_mut().filter_map(|o| o.shared.as_mut()) {
         shared.connections = segment.share(u64::from(shared.connections)).max(1) as u32;
     }
-    let streams = prepared.requests.iter().any(|r| r.stream.is_some());
     let mut transport = HttpTransport::new(
         origins,
         step_count,
@@ -134,7 +133,7 @@ fn new_worker(
         scenario.insecure,
         segment.index as usize,
     )
-    .with_http2_client(client_for(scenario.http.client, streams));
+    .with_http2_client(client_for(scenario.http.client, prepared.streams()));
     let deferred = defers_reads(&plan.load, segment)
         .then(|| DeferredIo::new().ok().map(Arc::new))
         .flatten();

@@ -61,6 +61,16 @@ impl<S> Counted<S> {
     }
 }
 
+impl<S: crate::http::stream::ReadStamp> crate::http::stream::ReadStamp for Counted<S> {
+    fn received_at(&self) -> Option<tokio::time::Instant> {
+        self.inner.received_at()
+    }
+
+    fn set_idle(&mut self, idle: bool) {
+        self.inner.set_idle(idle);
+    }
+}
+
 impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
     fn poll_read(
         mut self: Pin<&mut Self>,

@@ -181,6 +181,7 @@ impl Future for Exchange<'_> {
             frames: s.frames.take(),
             written_at: s.written_at,
             head_at: s.head_at,
+            done_at: s.done_at,
         });
         st.free_slot(i);
         this.slot = None;

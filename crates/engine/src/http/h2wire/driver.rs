@@ -5,6 +5,7 @@
 use super::error::H2Error;
 use super::frame::{self, code};
 use super::state::{ConnError, Phase, State};
+use crate::http::stream::ReadStamp;
 use std::future::Future;
 use std::ops::ControlFlow;
 use std::pin::Pin;
@@ -109,7 +110,7 @@ fn io_error(e: &std::io::Error) -> H2Error {
     H2Error::Io(e.kind(), e.to_string())
 }
 
-impl<IO: AsyncRead + AsyncWrite + Unpin> Future for Driver<IO> {
+impl<IO: AsyncRead + AsyncWrite + ReadStamp + Unpin> Future for Driver<IO> {
     type Output = ();
 
     /// One pass: encode what was submitted, write it, read what arrived, apply its frames;
@@ -134,7 +135,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Future for Driver<IO> {
     }
 }
 
-impl<IO: AsyncRead + AsyncWrite + Unpin> Driver<IO> {
+impl<IO: AsyncRead + AsyncWrite + ReadStamp + Unpin> Driver<IO> {
     /// Encodes what was submitted since the last pass into the write buffer; whether the
     /// connection is finished (nothing open, nothing may start). `None`: put off once.
     fn take_submissions(&mut self, cx: &mut Context<'_>) -> Option<bool> {
@@ -156,6 +157,9 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Driver<IO> {
         }
         self.deferred = false;
         st.encode();
+        // Read at the worker's wake-ups, an idle connection's reads wait for the next one.
+        self.io
+            .set_idle(st.got_settings && st.open == 0 && st.queued.is_empty());
         let finished = st.finished();
         if finished && !st.sent_goaway {
             // A graceful close: nothing open, nothing may start.
@@ -244,9 +248,13 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Driver<IO> {
     /// Applies every complete frame read so far under one lock, and wakes the tasks whose
     /// streams ended.
     fn apply_frames(&mut self) {
-        let now = Instant::now();
+        // A stream read at the worker's wake-ups knows when the bytes arrived: the frames
+        // happened then, not when they were read (up to a wake-up later).
+        let stamped = self.io.received_at();
+        let now = stamped.map_or_else(Instant::now, |at| at.into_std());
         let shared = self.shared.clone();
         let mut st = shared.lock();
+        st.reads_stamped = stamped.is_some();
         self.stamp(&mut st);
         loop {
             match frame::parse(

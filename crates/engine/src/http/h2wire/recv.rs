@@ -288,7 +288,7 @@ impl State {
                 return Ok(());
             }
             self.slots[i].trailers = Some(list.unwrap_or_default());
-            self.complete(i, Ok(()));
+            self.answered(i, now);
             return Ok(());
         }
         let status = match status {
@@ -316,12 +316,12 @@ impl State {
         let s = &mut self.slots[i];
         s.got_head = true;
         s.status = status;
-        s.head_at = now;
+        s.head_at = now.max(s.written_at);
         if let Some(list) = list {
             s.headers = list;
         }
         if end_stream {
-            self.complete(i, Ok(()));
+            self.answered(i, now);
         }
         Ok(())
     }
@@ -407,7 +407,7 @@ impl State {
             frames.feed(data, tokio::time::Instant::from_std(now));
         }
         if end_stream {
-            self.complete(i, Ok(()));
+            self.answered(i, now);
         }
         Ok(())
     }

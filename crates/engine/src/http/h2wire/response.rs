@@ -153,8 +153,12 @@ pub struct H2Response {
     pub frames: Option<FrameCounter>,
     /// When the write that carried the request's HEADERS returned.
     pub written_at: Instant,
-    /// When the read that carried the final (non-1xx) response head returned.
+    /// When the read that carried the final (non-1xx) response head returned, or when its
+    /// bytes reached the socket for a stream that knows it (read at the worker's wake-ups).
     pub head_at: Instant,
+    /// When the bytes that ended the response reached the socket, for a stream read at the
+    /// worker's wake-ups (the kernel's receive timestamp); `None`: when the task sees it.
+    pub done_at: Option<Instant>,
 }
 
 impl H2Response {

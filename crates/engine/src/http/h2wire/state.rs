@@ -51,6 +51,8 @@ pub struct Slot {
     pub frames: Option<FrameCounter>,
     pub written_at: Instant,
     pub head_at: Instant,
+    /// When the response ended, from the kernel's receive timestamp (stamped reads only).
+    pub done_at: Option<Instant>,
     pub result: Result<(), H2Error>,
 }
 
@@ -76,6 +78,7 @@ impl Slot {
             frames: None,
             written_at: now,
             head_at: now,
+            done_at: None,
             result: Ok(()),
         }
     }
@@ -140,6 +143,10 @@ pub struct State {
     pub conn_send_window: i64,
     pub conn_recv_window: i64,
     pub got_settings: bool,
+    /// The time frames are applied with is the kernel's receive timestamp of their read (the
+    /// connection is read at the worker's wake-ups), not the moment they were read: a
+    /// response's end is then that time too.
+    pub reads_stamped: bool,
     /// Tasks waiting for the server's first SETTINGS (`H2Wire::settled`).
     pub settle_waiters: Vec<Waker>,
     /// The server's GOAWAY: (last stream id, code).
@@ -190,6 +197,7 @@ impl State {
             conn_send_window: 65_535,
             conn_recv_window: CONN_WINDOW as i64,
             got_settings: false,
+            reads_stamped: false,
             settle_waiters: Vec::new(),
             goaway: None,
             draining: None,
@@ -236,12 +244,23 @@ impl State {
         s.keep = keep;
         s.waker = Some(waker);
         s.got_head = false;
+        s.done_at = None;
         s.status = 0;
         s.headers = HeaderList::default();
         s.body_len = 0;
         s.body_buf = keep.body.then(Vec::new);
         s.frames = keep.grpc.then(FrameCounter::default);
         s.result = Ok(());
+    }
+
+    /// Ends an exchange with its response, which arrived `at` (never before its request was
+    /// written: a kernel stamp may precede the moment the write was seen to return).
+    pub fn answered(&mut self, i: usize, at: Instant) {
+        if self.reads_stamped {
+            let s = &mut self.slots[i];
+            s.done_at = Some(at.max(s.written_at));
+        }
+        self.complete(i, Ok(()));
     }
 
     /// Ends an exchange: its task is woken, or a cancelled slot is freed.

@@ -37,7 +37,7 @@ impl WireConn {
     /// concurrent-stream limit is known before the first streams (shared connections).
     pub async fn handshake<S>(io: S, protocol: Protocol, settle: bool) -> Result<WireConn, Failure>
     where
-        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        S: AsyncRead + AsyncWrite + crate::http::ReadStamp + Unpin + Send + 'static,
     {
         let count = Arc::new(WireCount::default());
         let (wire, driver) = H2Wire::new(Counted::new(io, count.clone()));
@@ -146,7 +146,7 @@ impl WireConn {
                 opened: self.opened.take(),
                 written: Some(Instant::from_std(r.written_at)),
                 first_byte: Some(Instant::from_std(r.head_at)),
-                received: None,
+                received: r.done_at.map(Instant::from_std),
             },
             grpc,
         };
