@@ -2,7 +2,8 @@
 //! programs (templates rendered per session), its expectations as steps of their own in the
 //! record, and its captures bound to the VU's variables.
 
-use super::{data_sets_read, split_templated_url, Builder, PrepareError, PreparedCapture};
+use super::build::{data_sets_read, split_templated_url, Builder};
+use super::{PrepareError, PreparedCapture};
 use crate::origin::{host_header, Origin};
 use crate::render::{json_body, template, Esc, Piece, Pieces, Program};
 use loadlab_metrics::StepInfo;
