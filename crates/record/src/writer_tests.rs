@@ -3,15 +3,26 @@
 //! interval's untagged line is the latency of all its steps.
 
 use crate::tests::{completed as end, deltas, meta, outcomes};
-use crate::{RecordSink, RecordWriter, StoredRecord};
+use crate::{IntervalRecord, RecordSink, RecordWriter, StoredRecord};
+
+/// A writer begun in `dir` with `intervals` one-second intervals of two steps to write; the
+/// first is written.
+fn begun_with(
+    dir: &std::path::Path,
+    seed: u64,
+    intervals: u32,
+) -> (RecordWriter, Vec<IntervalRecord>) {
+    let written = deltas(&outcomes(seed, intervals, 40), |_| true);
+    let mut w = RecordWriter::new(dir);
+    w.begin(&meta(2, None, 1_800_000_000.0)).unwrap();
+    w.interval(&written[0]).unwrap();
+    (w, written)
+}
 
 #[test]
 fn intervals_written_within_a_second_share_one_sync_and_the_end_syncs_the_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let written = deltas(&outcomes(3, 30, 40), |_| true);
-    let mut w = RecordWriter::new(dir.path());
-    w.begin(&meta(2, None, 1_800_000_000.0)).unwrap();
-    w.interval(&written[0]).unwrap();
+    let (mut w, written) = begun_with(dir.path(), 3, 30);
     assert_eq!(
         w.device_syncs(),
         1,
@@ -45,10 +56,7 @@ fn intervals_written_within_a_second_share_one_sync_and_the_end_syncs_the_rest()
 #[test]
 fn an_end_with_nothing_appended_since_the_last_sync_does_not_sync_again() {
     let dir = tempfile::tempdir().unwrap();
-    let written = deltas(&outcomes(4, 1, 10), |_| true);
-    let mut w = RecordWriter::new(dir.path());
-    w.begin(&meta(2, None, 1_800_000_000.0)).unwrap();
-    w.interval(&written[0]).unwrap();
+    let (mut w, _) = begun_with(dir.path(), 4, 1);
     w.end(&end(1)).unwrap();
     assert_eq!(w.device_syncs(), 1);
 }
