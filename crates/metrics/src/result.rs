@@ -8,12 +8,14 @@
 
 use crate::histogram::LatencyHistogram;
 
+mod encoder;
 mod histograms;
 mod series;
 
 use crate::segment::Segment;
 pub use crate::timestamp::{from_unix_seconds, parse_rfc3339, rfc3339, unix_seconds};
 use crate::validity::{InvalidKind, TargetVerdict, Validity};
+pub use encoder::HistogramEncoder;
 pub use histograms::{decode_histogram, encode_histogram, encode_nonempty, Histograms};
 use serde::{Deserialize, Serialize};
 pub use series::{IntervalLatency, IntervalStats, LoadStretch, WindowStats, WINDOW_REQUESTS};

@@ -4,7 +4,7 @@
 //! counters line is written last, so a complete counters line means a complete interval.
 
 use loadlab_metrics::resources::Sample;
-use loadlab_metrics::result::{decode_histogram, encode_histogram};
+use loadlab_metrics::result::{decode_histogram, HistogramEncoder};
 use loadlab_metrics::{ErrorKind, Phase, Protocol};
 use loadlab_metrics::{IntervalDelta, StepDelta};
 use loadlab_metrics::{LatencyHistogram, LazyHistogram};
@@ -125,8 +125,14 @@ pub fn hlog_header(start_unix_s: f64, legend: &[String]) -> String {
     out
 }
 
-fn hlog_line(out: &mut String, tag: Option<&str>, r: &IntervalRecord, h: &LatencyHistogram) {
-    let encoded = encode_histogram(h);
+fn hlog_line(
+    encoder: &mut HistogramEncoder,
+    out: &mut String,
+    tag: Option<&str>,
+    r: &IntervalRecord,
+    h: &LatencyHistogram,
+) {
+    let encoded = encoder.encode(h);
     hlog_line_encoded(out, tag, r, h.max(), &encoded);
 }
 
@@ -155,13 +161,17 @@ fn hlog_line_encoded(
 
 /// The interval's histogram lines (empty series are left out).
 pub fn hlog_lines(r: &IntervalRecord) -> String {
+    hlog_lines_with(&mut HistogramEncoder::new(), r)
+}
+
+fn hlog_lines_with(encoder: &mut HistogramEncoder, r: &IntervalRecord) -> String {
     let mut out = String::new();
     let all = r.delta.latency();
     // With one step holding values, the untagged line and that step's latency line are the
     // same histogram: it is encoded (deflated) once.
     let mut shared: Option<(&LatencyHistogram, String)> = None;
     if let Some(h) = all.get() {
-        let encoded = encode_histogram(h);
+        let encoded = encoder.encode(h);
         hlog_line_encoded(&mut out, None, r, h.max(), &encoded);
         if matches!(all, std::borrow::Cow::Borrowed(_)) {
             shared = Some((h, encoded));
@@ -175,19 +185,19 @@ pub fn hlog_lines(r: &IntervalRecord) -> String {
                     Some((same, encoded)) if std::ptr::eq(*same, h) => {
                         hlog_line_encoded(&mut out, Some(&tag), r, h.max(), encoded)
                     }
-                    _ => hlog_line(&mut out, Some(&tag), r, h),
+                    _ => hlog_line(encoder, &mut out, Some(&tag), r, h),
                 }
             }
         }
     }
     if let Some(h) = r.delta.iteration_duration.get() {
-        hlog_line(&mut out, Some(ITERATION_TAG), r, h);
+        hlog_line(encoder, &mut out, Some(ITERATION_TAG), r, h);
     }
     if let Some(h) = r.delta.scheduler_lag.get() {
-        hlog_line(&mut out, Some(SCHEDULER_LAG_TAG), r, h);
+        hlog_line(encoder, &mut out, Some(SCHEDULER_LAG_TAG), r, h);
     }
     if let Some(h) = r.delta.pauses.get() {
-        hlog_line(&mut out, Some(PAUSE_TAG), r, h);
+        hlog_line(encoder, &mut out, Some(PAUSE_TAG), r, h);
     }
     out
 }
@@ -363,6 +373,8 @@ struct CountersLine {
 #[derive(Debug, Default)]
 pub struct IntervalLines {
     examples_seen: Vec<ErrorKind>,
+    /// Kept from interval to interval: a fresh encoder costs more than the encoding.
+    encoder: HistogramEncoder,
 }
 
 impl IntervalLines {
@@ -376,7 +388,10 @@ impl IntervalLines {
             .cloned()
             .collect();
         self.examples_seen.extend(new.iter().map(|(k, _)| *k));
-        (hlog_lines(interval), counters_line(interval, &new))
+        (
+            hlog_lines_with(&mut self.encoder, interval),
+            counters_line(interval, &new),
+        )
     }
 }
 

@@ -74,15 +74,10 @@ impl Histograms {
     }
 }
 
-/// Base64 of the compressed V2 encoding (what HdrHistogram logs and tools read).
+/// Base64 of the compressed V2 encoding (what HdrHistogram logs and tools read). Code that
+/// encodes many histograms keeps a [`HistogramEncoder`](super::HistogramEncoder) instead.
 pub fn encode_histogram(h: &LatencyHistogram) -> String {
-    use base64::Engine;
-    use hdrhistogram::serialization::Serializer;
-    let mut bytes = Vec::new();
-    hdrhistogram::serialization::V2DeflateSerializer::new()
-        .serialize(h, &mut bytes)
-        .expect("serializing to memory cannot fail");
-    base64::engine::general_purpose::STANDARD.encode(bytes)
+    super::HistogramEncoder::new().encode(h)
 }
 
 /// Empty for an empty histogram (a scope with no data), else [`encode_histogram`].
