@@ -91,11 +91,13 @@ pub fn is_grpc<B>(req: &Request<B>) -> bool {
 /// Serves one gRPC call.
 pub async fn handle(state: Served<'_>, req: Request<Incoming>) -> Response<Body> {
     let method = Method::of(req.uri().path());
+    // The call's deadline and a watch's events both count from here.
+    let received = Instant::now();
     let deadline = req
         .headers()
         .get("grpc-timeout")
         .and_then(|v| wire::parse_timeout(v.as_bytes()))
-        .map(|d| Instant::now() + d);
+        .map(|d| received + d);
     // Counted once however the call ends, also when the client resets it mid-way.
     let mut end = CallEnd::new(state.grpc.counters.clone(), method, deadline);
     match method {
@@ -130,7 +132,7 @@ pub async fn handle(state: Served<'_>, req: Request<Incoming>) -> Response<Body>
                     streaming(stream::iter(frames.map(Ok)).boxed())
                 }
                 Ok(permits::Answer::Watch(watch)) => {
-                    streaming(permits::watch_stream(end, watch, deadline))
+                    streaming(permits::watch_stream(end, watch, received, deadline))
                 }
                 Err(status) => trailers_only(&mut end, &status),
             }
