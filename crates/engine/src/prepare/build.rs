@@ -196,15 +196,20 @@ impl Builder<'_> {
         if !r.url.starts_with('/') {
             return Ok(r.url.clone());
         }
+        self.joined_to_target(&r.name, &r.url)
+    }
+
+    /// `path` joined to the scenario's target; step `step` names it when there is none.
+    pub(super) fn joined_to_target(&self, step: &str, path: &str) -> Result<String, PrepareError> {
         let base = self
             .scenario
             .target
             .as_ref()
             .ok_or_else(|| PrepareError::NoTarget {
-                step: r.name.clone(),
-                path: r.url.clone(),
+                step: step.to_string(),
+                path: path.to_string(),
             })?;
-        Ok(format!("{}{}", base.trim_end_matches('/'), r.url))
+        Ok(format!("{}{}", base.trim_end_matches('/'), path))
     }
 
     /// The index of the origin (scheme, host, port, HTTP version), added when it is new.
@@ -370,4 +375,39 @@ fn build_program(
         headers: fields,
         body,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A relative path, of a request or of a WebSocket session, needs the target: without one
+    /// the error names the step and the path.
+    #[test]
+    fn a_relative_path_without_a_target_names_its_step() {
+        let cases = [
+            ("{ name: page, get: /a }", "page", "/a"),
+            (
+                "{ name: chat, ws: { url: /ws/echo, steps: [ { send: hi } ] } }",
+                "chat",
+                "/ws/echo",
+            ),
+        ];
+        for (step, name, path) in cases {
+            let yaml = |target: &str| {
+                format!(
+                    "{target}load: {{ model: closed, vus: 1, duration: 1s }}\nflows:\n  - name: f\n    steps:\n      - {step}\n"
+                )
+            };
+            let with = Scenario::parse(&yaml("target: http://127.0.0.1:9/\n"), "t.yaml").unwrap();
+            assert!(PreparedScenario::new(&with).is_ok(), "{step}");
+            let without = Scenario::parse(&yaml(""), "t.yaml").unwrap();
+            match PreparedScenario::new(&without) {
+                Err(PrepareError::NoTarget { step, path: p }) => {
+                    assert_eq!((step.as_str(), p.as_str()), (name, path))
+                }
+                other => panic!("{step}: {:?}", other.err()),
+            }
+        }
+    }
 }

@@ -126,15 +126,7 @@ impl Builder<'_> {
         if let Some(rest) = w.url.strip_prefix("wss://") {
             return Ok(format!("https://{rest}"));
         }
-        let base = self
-            .scenario
-            .target
-            .as_ref()
-            .ok_or_else(|| PrepareError::NoTarget {
-                step: w.name.clone(),
-                path: w.url.clone(),
-            })?;
-        Ok(format!("{}{}", base.trim_end_matches('/'), w.url))
+        self.joined_to_target(&w.name, &w.url)
     }
 
     /// An HTTP/1.1 origin (the upgrade is HTTP/1.1; over TLS, ALPN offers `http/1.1` only),
