@@ -89,6 +89,78 @@ fn a_high_rate_is_delivered_within_one_percent_and_its_lag_recorded() {
     );
 }
 
+/// `load.batch_window` sets how late dense arrivals may start together, and
+/// `--batch-window` overrides it: a 5 ms window puts the median arrival milliseconds late
+/// (not late for validity: the window is the allowance), a window of 0 starts each at its own
+/// time. The
+/// record and the summary say which window the run used.
+#[test]
+fn the_batch_window_is_the_files_or_the_flags_and_the_lag_follows_it() {
+    let _serial = exclusive();
+    let target = Target::start(&[]);
+    let dir = common::scratch_dir("loadlab-batch-window-");
+    let file = dir.path().join("windowed.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "target: {}\nload: {{ model: open, rate: 1000/s, duration: 1s, batch_window: 5ms }}\n\
+             flows:\n  - name: ping\n    steps:\n      - get: /api/ping\n",
+            target.url
+        ),
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let (wide_summary, wide) = run_json(&[file]);
+    let (exact_summary, exact) = run_json(&[file, "--batch-window", "0"]);
+    assert_eq!(wide["generator"]["batch_window_ms"].as_f64(), Some(5.0));
+    assert!(
+        wide_summary.contains("batch window 5.00ms"),
+        "{wide_summary}"
+    );
+    assert_eq!(exact["generator"]["batch_window_ms"].as_f64(), Some(0.0));
+    for (summary, run) in [(&wide_summary, &wide), (&exact_summary, &exact)] {
+        assert_eq!(run["iterations"]["dropped"], 0, "{summary}");
+        assert_eq!(run["requests"]["failed"], 0, "{summary}");
+        // The window is the allowance for send lag: batching alone never makes a run late.
+        // (Other reasons, a busy CI machine's, are the retries' business.)
+        let reasons = run["validity"]["reasons"].as_array().unwrap();
+        assert!(
+            !reasons.iter().any(|r| r["kind"] == "scheduler_late"),
+            "{summary}"
+        );
+    }
+    let lag_p50 = |run: &Value| run["lag_ms"]["p50"].as_f64().unwrap();
+    // Arrivals 1 ms apart, started 5 ms after the first of each batch: 2–3 ms late at the
+    // median; the same machine starting each on its own is late by its wake-up only.
+    assert!(lag_p50(&wide) >= 1.5, "{wide_summary}");
+    assert!(
+        lag_p50(&exact) + 1.0 < lag_p50(&wide),
+        "window 0: lag p50 {} ms, window 5ms: {} ms",
+        lag_p50(&exact),
+        lag_p50(&wide)
+    );
+    // A closed load has no arrivals to group: the flag is refused, naming it.
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "--url",
+            &target.url,
+            "--vus",
+            "1",
+            "--duration",
+            "1s",
+        ])
+        .args(["--batch-window", "0", "--no-progress"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--batch-window") && err.contains("--rate"),
+        "{err}"
+    );
+}
+
 /// Responses read at the scheduler's next wake-up (sparse arrivals: up to 2 ms after they
 /// came) still end when their bytes arrived: the client's service time stays within a
 /// fraction of a millisecond of the time the server says it took, where the moment of the

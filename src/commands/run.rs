@@ -92,6 +92,7 @@ fn resolve_scenario(args: &RunArgs) -> Result<Scenario, CliError> {
             requests: args.requests,
             max_in_flight: args.max_in_flight,
             pace: args.pace,
+            batch_window: args.batch_window,
         },
         timeout: args.timeout,
         target: args.target.clone(),

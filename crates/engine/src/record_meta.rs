@@ -81,8 +81,10 @@ pub fn record_meta(m: MetaInput<'_>) -> RecordMeta {
         max_cpu_percent: m.max_cpu_percent,
         max_lag_ms: m.max_lag_ms,
         host_timer: m.host_timer,
-        batch_window_ms: matches!(m.plan.load, Load::Open(_))
-            .then(|| crate::executor::BATCH_WINDOW.as_secs_f64() * 1e3),
+        batch_window_ms: match &m.plan.load {
+            Load::Open(o) => Some(o.batch_window.as_secs_f64() * 1e3),
+            _ => None,
+        },
         reads_at_wakeups: crate::executor::defers_reads(
             &m.plan.load,
             segment.split(0, m.threads as u32),

@@ -2,7 +2,8 @@
 //! loaded and sent as HTTP Basic authentication (as curl does), bound to the origin they were
 //! written for. Every URL a [`Scenario`](crate::Scenario) keeps is the redacted form
 //! (`admin:***@`), so nothing derived from it — the terminal, run.json, the HDR log, the
-//! SQLite index — can show the password.
+//! SQLite index — can show the password. The user and password may be read from the
+//! environment (`https://admin:{{ env.ADMIN_PASSWORD }}@host/`), so a file need not hold them.
 //!
 //! Crates chosen: `base64` for the `Authorization` value and `percent-encoding` (the `url`
 //! crate's own) to decode `%40`-style escapes in the user and password, as curl does.
@@ -86,6 +87,50 @@ pub fn split_credentials(text: &str) -> (String, Option<Credentials>) {
     (redacted, credentials)
 }
 
+/// `url` with the `{{ env.NAME }}` values of its user and password filled in, read when the
+/// file is loaded and percent-encoded into it (so that `@`, `:` or `/` in a password cannot
+/// move the host); the URL unchanged when its user and password hold no template. Other
+/// variables are refused there: the credentials are fixed before the run.
+pub fn with_userinfo_env(url: &str) -> Result<String, String> {
+    let Some((start, end)) = userinfo_span(url, 0) else {
+        return Ok(url.to_string());
+    };
+    let mut rest = &url[start..end];
+    if !rest.contains("{{") {
+        return Ok(url.to_string());
+    }
+    // Read here rather than by the template compiler, which knows the whole scenario; the
+    // words are the compiler's.
+    let mut filled = String::with_capacity(rest.len());
+    while let Some(open) = rest.find("{{") {
+        filled.push_str(&rest[..open]);
+        let after = &rest[open + 2..];
+        let close = after.find("}}").ok_or_else(|| {
+            format!(
+                "unclosed `{{{{` in the user or password of `{}`",
+                redact(url)
+            )
+        })?;
+        let expr = after[..close].trim();
+        let Some(var) = expr.strip_prefix("env.") else {
+            return Err(format!(
+                "the user and password of `{}` may use only `{{{{ env.NAME }}}}`: they are sent from the first request on",
+                redact(url)
+            ));
+        };
+        let value = std::env::var(var).map_err(|_| {
+            format!("environment variable `{var}` is not set (used as `{{{{ env.{var} }}}}`)")
+        })?;
+        filled.extend(percent_encoding::utf8_percent_encode(
+            &value,
+            percent_encoding::NON_ALPHANUMERIC,
+        ));
+        rest = &after[close + 2..];
+    }
+    filled.push_str(rest);
+    Ok(format!("{}{filled}{}", &url[..start], &url[end..]))
+}
+
 /// Length of a URL's authority (after `scheme://`): up to the first `/`, `\`, `?` or `#`, as
 /// the URL parser reads http(s) URLs — whatever else it holds (spaces, quotes) included, so
 /// that no password escapes redaction.
@@ -151,6 +196,36 @@ mod tests {
         for (text, want) in table {
             assert_eq!(redact(text), want, "{text}");
         }
+    }
+
+    #[test]
+    fn the_user_and_password_may_come_from_the_environment() {
+        std::env::set_var("LOADLAB_TEST_URL_PASSWORD", "p@ss:w/rd");
+        let filled =
+            with_userinfo_env("http://admin:{{ env.LOADLAB_TEST_URL_PASSWORD }}@127.0.0.1:8/a")
+                .unwrap();
+        assert_eq!(filled, "http://admin:p%40ss%3Aw%2Frd@127.0.0.1:8/a");
+        let (url, c) = split_credentials(&filled);
+        assert_eq!(url, "http://admin:***@127.0.0.1:8/a");
+        let c = c.unwrap();
+        assert_eq!(c.origin(), "http://127.0.0.1:8");
+        // base64("admin:p@ss:w/rd")
+        assert_eq!(c.authorization(), "Basic YWRtaW46cEBzczp3L3Jk");
+        for (url, refused) in [
+            (
+                "http://u:{{ env.LOADLAB_TEST_UNSET_VARIABLE }}@h/",
+                "is not set",
+            ),
+            ("http://u:{{ vu }}@h/", "only `{{ env.NAME }}`"),
+        ] {
+            let e = with_userinfo_env(url).unwrap_err();
+            assert!(e.contains(refused), "{url}: {e}");
+        }
+        // Templates elsewhere are left to the rest of the URL's checks.
+        assert_eq!(
+            with_userinfo_env("http://h/{{ vu }}@x").unwrap(),
+            "http://h/{{ vu }}@x"
+        );
     }
 
     #[test]

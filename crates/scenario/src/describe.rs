@@ -135,6 +135,7 @@ fn load(load: &Load) -> Value {
             "poisson": o.poisson,
             "max_in_flight": o.max_in_flight,
             "max_arrivals": o.max_arrivals,
+            "batch_window": format_duration(o.batch_window),
         }),
         Load::Burst(b) => json!({
             "model": "burst",

@@ -1,5 +1,5 @@
 //! The load flags of `loadlab run` (`--vus`, `--rate`, `--duration`, `--requests`,
-//! `--max-in-flight`, `--pace`): the whole load of a `--url` test, or an override of a scenario file's
+//! `--max-in-flight`, `--batch-window`, `--pace`): the whole load of a `--url` test, or an override of a scenario file's
 //! load, as k6's `--vus`/`--duration` override a script's options. Given with a file they
 //! replace its load, never ignored: what cannot apply to it is refused, naming the flag.
 
@@ -21,6 +21,8 @@ pub struct LoadFlags {
     pub max_in_flight: Option<u32>,
     /// Closed model: each VU's intended schedule, an iteration per this long (`load.pace`).
     pub pace: Option<Duration>,
+    /// Open model: arrivals this close together start together (`load.batch_window`).
+    pub batch_window: Option<Duration>,
 }
 
 impl LoadFlags {
@@ -31,6 +33,7 @@ impl LoadFlags {
             && self.requests.is_none()
             && self.max_in_flight.is_none()
             && self.pace.is_none()
+            && self.batch_window.is_none()
     }
 
     fn checked_pace(&self) -> Result<Option<Duration>, ScenarioError> {
@@ -42,6 +45,15 @@ impl LoadFlags {
             )),
             pace => Ok(pace),
         }
+    }
+
+    /// `--batch-window` where the load is not an open model's.
+    fn batch_window_needs_rate() -> ScenarioError {
+        ScenarioError::flag(
+            "--batch-window",
+            "groups an open model's arrivals; this load has no arrival schedule to group",
+            Some("give --rate R/s with it, or leave --batch-window out".into()),
+        )
     }
 
     /// `--pace` where the load is not a closed model's.
@@ -76,6 +88,7 @@ impl LoadFlags {
                 None,
             )),
             (Some(0), None) => Err(ScenarioError::flag("--vus", "need at least 1 VU", None)),
+            (Some(_), None) if self.batch_window.is_some() => Err(Self::batch_window_needs_rate()),
             (Some(vus), None) => {
                 let bound = duration.unwrap_or(validate::DEFAULT_MAX_DURATION);
                 Ok(Load::Closed(ClosedLoad {
@@ -131,6 +144,7 @@ impl LoadFlags {
                         .unwrap_or(validate::DEFAULT_MAX_IN_FLIGHT),
                     max_in_flight_given: self.max_in_flight.is_some(),
                     max_arrivals: self.requests,
+                    batch_window: self.batch_window.unwrap_or(OpenLoad::DEFAULT_BATCH_WINDOW),
                 }))
             }
         }
@@ -146,10 +160,13 @@ impl LoadFlags {
         }
         if self.vus.is_some() || self.rate.is_some() {
             let mut flags = self.clone();
-            if flags.max_in_flight.is_none() {
-                if let Load::Open(o) = &scenario.load {
+            if let Load::Open(o) = &scenario.load {
+                if flags.max_in_flight.is_none() {
                     // A default stays a default (the engine may fit it to the open-files limit).
                     flags.max_in_flight = o.max_in_flight_given.then_some(o.max_in_flight);
+                }
+                if flags.rate.is_some() {
+                    flags.batch_window = flags.batch_window.or(Some(o.batch_window));
                 }
             }
             scenario.load = flags.constant_load(Some(scenario.plan().duration()))?;
@@ -229,6 +246,12 @@ impl LoadFlags {
             match load {
                 Load::Closed(c) => c.pace = Some(pace),
                 _ => return Err(Self::pace_needs_vus()),
+            }
+        }
+        if let Some(window) = self.batch_window {
+            match load {
+                Load::Open(o) => o.batch_window = window,
+                _ => return Err(Self::batch_window_needs_rate()),
             }
         }
         if let Some(m) = self.max_in_flight {
@@ -406,5 +429,64 @@ flows:
         };
         let e = paced(with_rate, CONSTANT_VUS).unwrap_err().to_string();
         assert!(e.contains("--pace") && e.contains("--vus"), "{e}");
+    }
+
+    /// `--batch-window` sets an open load's window, whether the file's load or the one
+    /// `--rate` makes; `--rate` alone keeps the file's; a closed load refuses it, and a window
+    /// wider than the bound is refused naming the flag.
+    #[test]
+    fn the_batch_window_flag_sets_an_open_loads_window() {
+        const WINDOWED: &str = "
+target: http://127.0.0.1:1
+load: { model: open, rate: 10/s, duration: 2s, batch_window: 200us }
+flows:
+  - name: f
+    steps:
+      - get: /
+";
+        let window = |f: LoadFlags, yaml: &str| {
+            let mut s = Scenario::parse(yaml, "t.yaml").unwrap();
+            f.apply_to(&mut s).map(|()| match &s.load {
+                Load::Open(o) => Some(o.batch_window),
+                _ => None,
+            })
+        };
+        let given = |w: Duration, rate: Option<f64>, vus: Option<u32>| LoadFlags {
+            batch_window: Some(w),
+            rate,
+            vus,
+            ..LoadFlags::default()
+        };
+        let zero = Duration::ZERO;
+        let us200 = Duration::from_micros(200);
+        type Window = Result<Option<Duration>, &'static str>;
+        let cases: [(&str, LoadFlags, Window); 7] = [
+            (STAGED, given(zero, None, None), Ok(Some(zero))),
+            (
+                STAGED,
+                LoadFlags::default(),
+                Ok(Some(OpenLoad::DEFAULT_BATCH_WINDOW)),
+            ),
+            (WINDOWED, LoadFlags::default(), Ok(Some(us200))),
+            (WINDOWED, flags(None, Some("50/s"), None), Ok(Some(us200))),
+            (CONSTANT_VUS, given(zero, Some(20.0), None), Ok(Some(zero))),
+            (CONSTANT_VUS, given(zero, None, None), Err("--batch-window")),
+            (
+                STAGED,
+                given(Duration::from_millis(11), None, None),
+                Err("--batch-window"),
+            ),
+        ];
+        for (yaml, f, want) in cases {
+            match (window(f.clone(), yaml), want) {
+                (Ok(g), Ok(w)) => assert_eq!(g, w, "{f:?}"),
+                (Err(e), Err(flag)) => assert!(e.to_string().contains(flag), "{f:?}: {e}"),
+                (g, w) => panic!("{f:?}: got {g:?}, want {w:?}"),
+            }
+        }
+        let e = window(given(zero, None, Some(3)), STAGED)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--batch-window") && e.contains("--rate"), "{e}");
     }
 }

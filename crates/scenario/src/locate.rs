@@ -212,6 +212,7 @@ fn flag_of(field: &str) -> &'static str {
             "rate" | "ramp_to" => "--rate",
             "requests" | "shared_iterations" | "iterations" => "--requests",
             "max_in_flight" => "--max-in-flight",
+            "batch_window" => "--batch-window",
             _ => "--duration",
         }
     } else {

@@ -155,6 +155,8 @@ pub struct RawLoad {
     pub rate: Option<f64>,
     pub max_in_flight: Option<u32>,
     pub arrivals: Option<Arrivals>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub batch_window: Option<Duration>,
     pub count: Option<u64>,
     #[serde(default, deserialize_with = "de_opt_duration")]
     pub max_duration: Option<Duration>,

@@ -374,6 +374,7 @@ mod tests {
             max_in_flight: 100,
             max_in_flight_given: false,
             max_arrivals: None,
+            batch_window: OpenLoad::DEFAULT_BATCH_WINDOW,
         })
     }
 

@@ -126,6 +126,7 @@ fn rates_arrivals_vus_and_counts_beyond_their_limits_are_errors() {
         (format!("{TARGET}load: {{model: open, stages: [{{duration: 1s, rate: 1/s, ramp_to: 1e9/s}}]}}\n{STEPS}"), "load.stages[0].ramp_to"),
         (format!("{TARGET}load: {{model: open, stages: [{{duration: 1s, rate: 0/s}}]}}\n{STEPS}"), "every rate is 0"),
         (format!("{TARGET}load: {{model: open, rate: 5/s, duration: 1s, max_in_flight: 0}}\n{STEPS}"), "load.max_in_flight: must be between 1 and 1000000"),
+        (format!("{TARGET}load: {{model: open, rate: 5/s, duration: 1s, batch_window: 20ms}}\n{STEPS}"), "load.batch_window: 20ms is wider than the widest batch window, 10ms"),
         (format!("{TARGET}load: {{model: closed, vus: 2000000, duration: 1s}}\n{STEPS}"), "load.vus: 2000000 VUs is above the limit of 1000000"),
         (format!("{TARGET}load: {{model: closed, stages: [{{duration: 1s, vus: 0}}]}}\n{STEPS}"), "no stage has a VU"),
         (format!("{TARGET}load: {{model: closed, vus: 1, iterations: 0}}\n{STEPS}"), "load.iterations: must be at least 1"),
@@ -373,4 +374,34 @@ fn credentials_live_only_in_the_steps_and_follow_the_target() {
     assert!(auth(&s, 1).is_some());
     let err = s.set_target("http://x:secret@h:99999/").unwrap_err();
     assert!(!err.contains("secret") && err.contains("x:***@"), "{err}");
+}
+
+/// A URL's password may be read from the environment when the file is loaded (what
+/// `loadlab import` writes for a password it found in a URL); it is sent as the literal one
+/// would be, and an unset variable is the usual load-time error naming the field.
+#[test]
+fn a_urls_password_may_come_from_the_environment() {
+    std::env::set_var("LOADLAB_LIMITS_TEST_PASSWORD", "s3cret");
+    let src = format!(
+        "target: \"http://admin:{{{{ env.LOADLAB_LIMITS_TEST_PASSWORD }}}}@127.0.0.1:8080\"\n{LOAD}steps: [ {{get: /a}}, {{get: \"http://u:{{{{ env.LOADLAB_LIMITS_TEST_PASSWORD }}}}@127.0.0.2:9/b\"}} ]\n"
+    );
+    let s = Scenario::parse(&src, "creds.yaml").unwrap();
+    assert_eq!(s.target.as_deref(), Some("http://admin:***@127.0.0.1:8080"));
+    let auth: Vec<String> = s
+        .request_steps()
+        .map(|step| step.auth.as_ref().unwrap().authorization())
+        .collect();
+    // base64("admin:s3cret"), base64("u:s3cret")
+    assert_eq!(auth, ["Basic YWRtaW46czNjcmV0", "Basic dTpzM2NyZXQ="]);
+    let unset = src.replace(
+        "LOADLAB_LIMITS_TEST_PASSWORD }}@127.0.0.2",
+        "LOADLAB_LIMITS_TEST_UNSET }}@127.0.0.2",
+    );
+    let err = Scenario::parse(&unset, "creds.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("steps[1]") && err.contains("`LOADLAB_LIMITS_TEST_UNSET` is not set"),
+        "{err}"
+    );
 }

@@ -85,6 +85,12 @@ fn bad_files_table() {
          "load.shared_iterations: `shared_iterations` does not apply to the open model"),
         ("load: {model: closed, vus: 2, shared_iterations: 0}\nsteps: [ { get: /a } ]\n".into(),
          "load.shared_iterations: must be at least 1"),
+        ("load: {model: closed, vus: 2, duration: 1s, batch_window: 0}\nsteps: [ { get: /a } ]\n".into(),
+         "bad.yaml:1:59: load.batch_window: `batch_window` does not apply to the closed model"),
+        ("load: {model: burst, count: 5, batch_window: 1ms}\nsteps: [ { get: /a } ]\n".into(),
+         "load.batch_window: `batch_window` does not apply to the burst model"),
+        ("load: {model: open, rate: 5, duration: 1s, batch_window: 1x}\nsteps: [ { get: /a } ]\n".into(),
+         "load.batch_window: invalid duration `1x`"),
     ];
     let mut bad = 0;
     for (src, want) in cases {

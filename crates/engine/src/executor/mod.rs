@@ -23,7 +23,6 @@ mod tests;
 mod ticker;
 
 pub use open::defers_reads;
-pub use open::BATCH_WINDOW;
 pub use ticker::{IntervalClock, Tick};
 
 use crate::cancel::Cancel;

@@ -22,16 +22,6 @@ use std::future::Future;
 use std::rc::Rc;
 use tokio::time::{Duration, Instant};
 
-/// Dense arrivals are woken for in batches: the scheduler sleeps until the first pending
-/// arrival is this late and then starts every arrival that is due. Each wake-up costs far
-/// more than a request on a virtual machine, so one wake per arrival would triple the CPU
-/// per request; one per millisecond tick (tokio's timer) leaves up to 2 ms of lag. Sparse
-/// arrivals (further apart than this) are woken for exactly. 0.8 ms keeps lag p99 under 1 ms
-/// on an idle core while a wake-up at 5,000/s starts four arrivals instead of two and a half
-/// (measured: 24 µs of CPU per request against 33–38 µs with 0.5 ms, and 22 µs with 1 ms but
-/// lag p99 1.08 ms). The summary shows it next to the measured lag (see docs/open-model.md).
-pub const BATCH_WINDOW: Duration = Duration::from_micros(800);
-
 /// Up to this many arrivals a second per worker, plain HTTP/1.1 responses are read when the
 /// scheduler wakes for arrivals instead of waking the worker themselves (see
 /// http/deferred.rs). Measured against nginx (`bench/openmodel-ab.sh`, docs/open-model.md):
@@ -70,6 +60,7 @@ pub async fn run<T: Transport>(
     // The plan is in the queue up to its end (or the run's).
     let mut planned_all = false;
     let mut steered = Steered::new(steer);
+    let window = load.batch_window;
     loop {
         // Steered: the arrivals not yet started follow the load as driven from its change on.
         if let Some(replanned) = steered.replan(&worker, &queue, segment, seed) {
@@ -88,7 +79,7 @@ pub async fn run<T: Transport>(
             }
             Next::At(first) => {
                 if steered
-                    .sleep(&worker, wake_at(&worker, &queue, first))
+                    .sleep(&worker, wake_at(&worker, &queue, first, window))
                     .await
                 {
                     // Responses that came since the last wake-up are read first: their
@@ -141,17 +132,23 @@ fn buffer_plan<T: Transport>(
     false
 }
 
-/// When the scheduler wakes for the arrival due at `first`: a batch window later when
-/// another follows within it, or earlier for deferred reads, which ride the arrivals'
-/// wake-ups and get their own only when no arrival comes soon after they are due.
+/// When the scheduler wakes for the arrival due at `first`: a batch `window` later when
+/// another follows within it (see [`OpenLoad::DEFAULT_BATCH_WINDOW`] for why), or earlier for
+/// deferred reads, which ride the arrivals' wake-ups and get their own only when no arrival
+/// comes soon after they are due.
 #[inline]
-fn wake_at<T: Transport>(worker: &Worker<T>, queue: &ArrivalQueue, first: Instant) -> Instant {
+fn wake_at<T: Transport>(
+    worker: &Worker<T>,
+    queue: &ArrivalQueue,
+    first: Instant,
+    window: Duration,
+) -> Instant {
     let mut wake = match queue.second() {
-        Some(second) if second <= first + BATCH_WINDOW => first + BATCH_WINDOW,
+        Some(second) if second <= first + window => first + window,
         _ => first,
     };
     if let Some(due) = worker.reads_due() {
-        if due + BATCH_WINDOW < wake {
+        if due + window < wake {
             wake = due;
         }
     }

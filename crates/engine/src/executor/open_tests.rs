@@ -2,7 +2,6 @@
 //! runners chain arrivals themselves, it starts exactly the planned arrivals, each from its
 //! planned intended time, never early, and at most a batch window (plus the timer's tick) late.
 
-use super::open::BATCH_WINDOW;
 use super::test_support::{open, run_with};
 use super::test_totals::Totals;
 use crate::cancel::Cancel;
@@ -98,21 +97,7 @@ async fn dense_schedules_start_exactly_the_planned_arrivals_at_their_intended_ti
         let run_for = Duration::from_secs_f64((10_000.0 / rate).min(0.2));
         let load = constant_rate(rate, run_for);
         let plan: Vec<Duration> = load.arrivals(Segment::WHOLE, 1).collect();
-        let sent = Rc::new(RefCell::new(Vec::new()));
-        let start = Instant::now();
-        let totals = run_with(
-            Stamps {
-                service,
-                sent: sent.clone(),
-                ..Stamps::default()
-            },
-            Load::Open(load),
-            run_for,
-            Cancel::new(),
-            Segment::WHOLE,
-        )
-        .await;
-        let sent = sent.borrow();
+        let (start, sent, totals) = sends_of(load, run_for, service).await;
         let case = format!("{rate}/s, service {service:?}");
         assert_eq!(sent.len(), plan.len(), "{case}: every planned arrival sent");
         assert_eq!(totals.iterations_dropped, 0, "{case}");
@@ -126,7 +111,7 @@ async fn dense_schedules_start_exactly_the_planned_arrivals_at_their_intended_ti
             worst = worst.max(*at - intended);
         }
         assert!(
-            worst <= BATCH_WINDOW + TIMER_TICK,
+            worst <= OpenLoad::DEFAULT_BATCH_WINDOW + TIMER_TICK,
             "{case}: an arrival started {worst:?} late"
         );
         // Each request's lag is measured from its own intended time: the worst recorded lag
@@ -191,6 +176,73 @@ async fn a_full_set_of_slots_delays_arrivals_without_blaming_the_scheduler_and_d
 }
 
 /// A constant rate for `run_for` (at most 100,000 in flight).
+/// The load's batch window is the scheduler's: a wide one starts dense arrivals that much
+/// late, together; a window of 0 starts each at its own time (within the paused timer's
+/// tick). Lag is measured from each arrival's intended time either way.
+#[tokio::test(start_paused = true)]
+async fn the_loads_batch_window_bounds_how_late_dense_arrivals_start() {
+    let run_for = Duration::from_millis(200);
+    for (window, least, most) in [
+        (Duration::ZERO, Duration::ZERO, TIMER_TICK),
+        (
+            Duration::from_millis(5),
+            Duration::from_millis(4),
+            Duration::from_millis(5) + TIMER_TICK,
+        ),
+    ] {
+        let mut load = constant_rate(1_000.0, run_for);
+        load.batch_window = window;
+        let plan: Vec<Duration> = load.arrivals(Segment::WHOLE, 1).collect();
+        // Answered at once: a runner finishing later would start a due arrival itself.
+        let (start, sent, totals) = sends_of(load, run_for, Duration::ZERO).await;
+        assert_eq!(
+            sent.len(),
+            plan.len(),
+            "window {window:?}: every arrival sent"
+        );
+        let worst = sent
+            .iter()
+            .zip(&plan)
+            .map(|(at, offset)| *at - (start + *offset))
+            .max()
+            .unwrap();
+        assert!(
+            (least..=most).contains(&worst),
+            "window {window:?}: the latest arrival started {worst:?} late"
+        );
+        let recorded = Duration::from_micros(totals.lag.max());
+        assert!(
+            recorded.abs_diff(worst) <= Duration::from_micros(20),
+            "window {window:?}: recorded lag max {recorded:?}, sends show {worst:?}"
+        );
+    }
+}
+
+/// Runs `load` for `run_for` against requests taking `service`: when it began, when each
+/// request was sent, and the totals.
+async fn sends_of(
+    load: OpenLoad,
+    run_for: Duration,
+    service: Duration,
+) -> (Instant, Vec<Instant>, Totals) {
+    let sent = Rc::new(RefCell::new(Vec::new()));
+    let start = Instant::now();
+    let totals = run_with(
+        Stamps {
+            service,
+            sent: sent.clone(),
+            ..Stamps::default()
+        },
+        Load::Open(load),
+        run_for,
+        Cancel::new(),
+        Segment::WHOLE,
+    )
+    .await;
+    let sent = sent.take();
+    (start, sent, totals)
+}
+
 fn constant_rate(rate: f64, run_for: Duration) -> OpenLoad {
     match open(rate, 1, 100_000) {
         Load::Open(mut o) => {
@@ -268,7 +320,8 @@ async fn fast_connects_are_opened_a_few_at_once() {
     assert!(totals.delayed_by_connect_limit > 0);
     // Held for a connection is not the scheduler's lateness.
     assert!(
-        totals.scheduler_lag.max() <= (BATCH_WINDOW + TIMER_TICK).as_micros() as u64,
+        totals.scheduler_lag.max()
+            <= (OpenLoad::DEFAULT_BATCH_WINDOW + TIMER_TICK).as_micros() as u64,
         "scheduler lag {} µs",
         totals.scheduler_lag.max()
     );
@@ -429,6 +482,7 @@ fn responses_are_read_at_wake_ups_only_for_open_loads_up_to_the_bound_per_worker
             max_in_flight: 1000,
             max_in_flight_given: true,
             max_arrivals: None,
+            batch_window: OpenLoad::DEFAULT_BATCH_WINDOW,
         })
     };
     let whole = Segment::WHOLE;

@@ -2,11 +2,11 @@
 //! arrivals from the moment of each command, with no catch-up burst and no lag from the
 //! pause; a closed model's VU count follows, VUs retiring at their iteration's end.
 
-use super::open::BATCH_WINDOW;
 use super::test_support::{closed, open, run_steered, FakeTransport};
 use crate::steering::Steering;
 use loadlab_metrics::SteerSource;
 use loadlab_scenario::steer::{Level, SteerCommand, SteerRequest};
+use loadlab_scenario::OpenLoad;
 use std::cell::RefCell;
 use std::rc::Rc;
 use tokio::time::{Duration, Instant};
@@ -88,7 +88,7 @@ async fn a_raised_rate_a_pause_and_a_resume_re_plan_the_arrivals_from_each_comma
     // of the paused second's arrivals at the resume.
     let worst = Duration::from_micros(totals.lag.max());
     assert!(
-        worst <= BATCH_WINDOW + Duration::from_millis(1),
+        worst <= OpenLoad::DEFAULT_BATCH_WINDOW + Duration::from_millis(1),
         "lag max {worst:?}"
     );
     let events = steering.finish();

@@ -207,5 +207,6 @@ pub(super) fn open(rate: f64, secs: u64, max_in_flight: u32) -> Load {
         max_in_flight,
         max_in_flight_given: true,
         max_arrivals: None,
+        batch_window: OpenLoad::DEFAULT_BATCH_WINDOW,
     })
 }

@@ -98,6 +98,7 @@ fn open(stages: &[(f64, f64, Option<f64>)]) -> OpenLoad {
         max_in_flight: 100,
         max_in_flight_given: true,
         max_arrivals: None,
+        batch_window: OpenLoad::DEFAULT_BATCH_WINDOW,
     }
 }
 

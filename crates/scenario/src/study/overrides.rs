@@ -114,9 +114,9 @@ pub fn constant_rate(scenario: &mut Scenario, rate: f64, duration: Duration) {
         Load::Open(o) => (o.max_in_flight, o.max_in_flight_given),
         _ => (crate::validate::DEFAULT_MAX_IN_FLIGHT, false),
     };
-    let poisson = match &scenario.load {
-        Load::Open(o) => o.poisson,
-        _ => false,
+    let (poisson, batch_window) = match &scenario.load {
+        Load::Open(o) => (o.poisson, o.batch_window),
+        _ => (false, crate::model::OpenLoad::DEFAULT_BATCH_WINDOW),
     };
     scenario.load = Load::Open(crate::model::OpenLoad {
         stages: vec![crate::model::RateStage {
@@ -128,5 +128,6 @@ pub fn constant_rate(scenario: &mut Scenario, rate: f64, duration: Duration) {
         max_in_flight,
         max_in_flight_given,
         max_arrivals: None,
+        batch_window,
     });
 }

@@ -5,6 +5,7 @@ use super::Ctx;
 use crate::error::ScenarioError;
 use crate::limits::*;
 use crate::model::*;
+use crate::units::format_duration;
 use std::time::Duration;
 
 pub(super) fn scenario(s: &Scenario, shorthand: bool, ctx: &Ctx) -> Result<(), ScenarioError> {
@@ -108,6 +109,18 @@ fn open_load(o: &OpenLoad, ctx: &Ctx) -> Result<(), ScenarioError> {
             "load.max_in_flight",
             format!("must be between 1 and {MAX_IN_FLIGHT}"),
         ));
+    }
+    if o.batch_window > OpenLoad::MAX_BATCH_WINDOW {
+        return Err(ctx
+            .err(
+                "load.batch_window",
+                format!(
+                    "{} is wider than the widest batch window, {}",
+                    format_duration(o.batch_window),
+                    format_duration(OpenLoad::MAX_BATCH_WINDOW)
+                ),
+            )
+            .with_hint("give 0 to start each arrival at its own time, or a window of at most 10ms (the default is 800us)"));
     }
     match o.max_arrivals {
         Some(0) => return Err(ctx.err("load.requests", "must be at least 1")),

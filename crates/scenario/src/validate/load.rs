@@ -28,6 +28,7 @@ fn closed(mut raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
         ("rate", raw.rate.is_some()),
         ("max_in_flight", raw.max_in_flight.is_some()),
         ("arrivals", raw.arrivals.is_some()),
+        ("batch_window", raw.batch_window.is_some()),
         ("count", raw.count.is_some()),
     ] {
         if set {
@@ -179,6 +180,7 @@ fn open(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
         max_in_flight,
         max_in_flight_given: raw.max_in_flight.is_some(),
         max_arrivals: None,
+        batch_window: raw.batch_window.unwrap_or(OpenLoad::DEFAULT_BATCH_WINDOW),
     }))
 }
 
@@ -219,6 +221,7 @@ fn burst(raw: RawLoad, ctx: &Ctx) -> Result<Load, ScenarioError> {
         ("iterations", raw.iterations.is_some()),
         ("shared_iterations", raw.shared_iterations.is_some()),
         ("pace", raw.pace.is_some()),
+        ("batch_window", raw.batch_window.is_some()),
     ] {
         if set {
             return Err(misplaced(ctx, f, "burst")

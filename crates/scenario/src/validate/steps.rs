@@ -296,10 +296,13 @@ pub(super) fn request_url(
     ctx: &Ctx,
 ) -> Result<(String, Option<Credentials>), ScenarioError> {
     if url.starts_with("http://") || url.starts_with("https://") {
-        let authority = url
+        let url = crate::credentials::with_userinfo_env(&url).map_err(|m| ctx.err(url_field, m))?;
+        // The host, after any `user:password@`.
+        let host = url
             .split_once("://")
             .map_or("", |(_, r)| r.split(['/', '?']).next().unwrap_or(""));
-        if crate::template::has_template(authority) {
+        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+        if crate::template::has_template(host) {
             return Err(ctx
                 .err(url_field, "templates are not allowed in the host of a URL")
                 .with_hint(
