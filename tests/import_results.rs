@@ -310,6 +310,29 @@ fn a_gatling_log_gives_its_requests_and_version() {
     assert_eq!(run["vus_max"], 2);
 }
 
+/// Gatling 3.0-3.3 wrote a user id in every REQUEST and USER record. Gatling's own report
+/// of this run (its `js/global_stats.json`) says 388 requests, 1 KO, min 27 ms, max 31,323 ms,
+/// mean 3,785 ms; the import must give the same.
+#[test]
+fn a_gatling_3_1_log_with_user_ids_gives_gatlings_own_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = import(
+        dir.path(),
+        &["gatling-log", &fixture("gatling-3.1.2-simulation.log")],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let run = only_run(dir.path());
+    assert_matches_run_schema(&run);
+    assert_eq!(run["imported"]["version"], "3.1.2");
+    assert_eq!(run["requests"]["total"], 388, "{}", text(&out));
+    assert_eq!(run["requests"]["failed"], 1);
+    let latency = &run["latency_ms"];
+    assert_close(latency["min"].as_f64().unwrap(), 27.0, "Gatling's min");
+    assert_close(latency["max"].as_f64().unwrap(), 31_323.0, "Gatling's max");
+    assert_close(latency["mean"].as_f64().unwrap(), 3_785.1, "Gatling's mean");
+    assert!(run["vus_max"].as_u64().unwrap() >= 1, "{}", run["vus_max"]);
+}
+
 #[test]
 fn aggregates_only_formats_are_refused_with_why() {
     let dir = tempfile::tempdir().unwrap();

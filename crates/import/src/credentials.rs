@@ -264,6 +264,30 @@ fn entropy(v: &str) -> f64 {
         .sum()
 }
 
+/// The passwords written in URLs inside `text` (`http://user:password@host/`):
+/// `(start, end, user)` of each literal one; a password that is a template already is none.
+pub fn url_passwords(text: &str) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(found) = text[at..].find("://") {
+        let authority_start = at + found + 3;
+        let authority_len = text[authority_start..]
+            .find(|c: char| "/\\?#\"'`<> \t\r\n".contains(c))
+            .unwrap_or(text.len() - authority_start);
+        let authority = &text[authority_start..authority_start + authority_len];
+        if let Some((userinfo, _host)) = authority.rsplit_once('@') {
+            if let Some((user, password)) = userinfo.split_once(':') {
+                if !password.is_empty() && !password.contains("{{") {
+                    let start = authority_start + user.len() + 1;
+                    out.push((start, start + password.len(), user.to_string()));
+                }
+            }
+        }
+        at = authority_start;
+    }
+    out
+}
+
 /// The credentials inside a longer text (a URL, a text body, a header): `(start, end, shape)`
 /// of each token that is one by shape. Tokens are split at characters no key holds.
 pub fn find_in_text(text: &str) -> Vec<(usize, usize, Shape)> {

@@ -77,12 +77,18 @@ pub(crate) fn parse_yaml(
     file: &str,
     fix: &'static str,
 ) -> Result<serde_yaml_ng::Value, ImportError> {
-    serde_yaml_ng::from_str(source.trim_start_matches('\u{feff}')).map_err(|e| {
-        ImportError::NotYaml {
-            file: file.to_string(),
-            message: e.to_string(),
-            fix,
+    let source = source.trim_start_matches('\u{feff}');
+    // A JSON file is read as JSON first: the YAML parser refuses some valid JSON (an escaped
+    // emoji, `"\ud83d\udc4d`, is two escapes YAML does not pair).
+    if source.trim_start().starts_with(['{', '[']) {
+        if let Ok(value) = serde_json::from_str::<serde_yaml_ng::Value>(source) {
+            return Ok(value);
         }
+    }
+    serde_yaml_ng::from_str(source).map_err(|e| ImportError::NotYaml {
+        file: file.to_string(),
+        message: e.to_string(),
+        fix,
     })
 }
 

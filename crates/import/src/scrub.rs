@@ -87,7 +87,28 @@ fn split_scheme(s: &str) -> (String, String) {
     }
 }
 
+/// A password written in a URL (`http://user:pw@host`) becomes `{{ env.USER_PASSWORD }}`,
+/// which a scenario reads when it is loaded (docs/scenario.md, "Credentials in a URL").
+fn url_passwords(s: &mut String, key: &str, namer: &mut Namer, report: &mut Report) {
+    let text = s.clone();
+    for (start, end, user) in credentials::url_passwords(&text).into_iter().rev() {
+        let wanted = if user.is_empty() || user.contains("{{") {
+            "URL_PASSWORD".to_string()
+        } else {
+            names::env_name(&format!("{user} password"))
+        };
+        let var = namer.name(
+            &text[start..end],
+            wanted,
+            report,
+            &format!("the password of a URL under `{key}` in the source"),
+        );
+        s.replace_range(start..end, &format!("{{{{ env.{var} }}}}"));
+    }
+}
+
 fn shaped(s: &mut String, key: &str, namer: &mut Namer, report: &mut Report) {
+    url_passwords(s, key, namer, report);
     let found = credentials::find_in_text(s);
     if found.is_empty() {
         return;
@@ -147,5 +168,54 @@ mod tests {
         assert!(text.contains("application/json"));
         let names: Vec<&str> = report.variables.iter().map(|v| v.name.as_str()).collect();
         assert_eq!(names, ["X_ACCESS_TOKEN", "JWT", "TOKEN"]);
+    }
+
+    /// A URL's password, wherever the URL is (the target, a step, a body), is read from the
+    /// environment; the user stays, and a URL without a password is left as it is.
+    #[test]
+    fn a_password_written_in_a_url_leaves_any_import() {
+        let mut doc = Document {
+            header: vec![],
+            root: vec![
+                Entry::new("target", Node::str("http://user:passwd@httpbin.org")),
+                Entry::new(
+                    "steps",
+                    Node::seq([Node::map([
+                        (
+                            "get",
+                            Node::str("https://deploy:p%40ss@api.example.com:8443/x?y=1"),
+                        ),
+                        (
+                            "body",
+                            Node::str(
+                                "see ftp://anon@files.example.com/ and http://user:passwd@h/",
+                            ),
+                        ),
+                    ])]),
+                ),
+            ],
+        };
+        let mut report = Report::default();
+        scrub(&mut doc, &mut report);
+        let text = crate::yaml::write_document(&doc);
+        assert!(
+            !text.contains("passwd") && !text.contains("p%40ss"),
+            "{text}"
+        );
+        assert!(
+            text.contains("http://user:{{ env.USER_PASSWORD }}@httpbin.org"),
+            "{text}"
+        );
+        assert!(
+            text.contains("https://deploy:{{ env.DEPLOY_PASSWORD }}@api.example.com:8443/x?y=1"),
+            "{text}"
+        );
+        assert!(text.contains("ftp://anon@files.example.com/"), "{text}");
+        assert!(
+            text.contains("http://user:{{ env.USER_PASSWORD }}@h/"),
+            "the same password, the same variable: {text}"
+        );
+        let names: Vec<&str> = report.variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["USER_PASSWORD", "DEPLOY_PASSWORD"]);
     }
 }

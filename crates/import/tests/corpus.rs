@@ -5,7 +5,7 @@
 //! error holding TEXT. No file may panic, take over 5 s or allocate over 500 MB at once.
 
 use loadlab_import::{import_file, Kind, Options};
-use loadlab_scenario::Scenario;
+use loadlab_scenario::study::StudyDocument;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -140,7 +140,10 @@ fn run(file: &str) -> (Outcome, Duration, usize) {
                 .collect();
             set_variables(&names);
             let beside = path.with_file_name("imported.yaml");
-            match Scenario::parse(&out.yaml, &beside.to_string_lossy()) {
+            // As `loadlab validate` and `run` read it (a duplicate key is refused there).
+            match StudyDocument::parse(&out.yaml, &beside.to_string_lossy())
+                .and_then(|doc| doc.check())
+            {
                 Ok(_) => Outcome::Validated,
                 Err(e) => Outcome::Invalid(format!("{e}\n{}", out.yaml)),
             }

@@ -304,3 +304,90 @@ fn a_session_cookie_is_correlated() {
         )]
     );
 }
+
+/// Validates what `out` wrote, with the variables it asks for set (to dummy values).
+fn validate_imported(out: &loadlab_import::Imported, file: &str) -> Scenario {
+    for v in &out.report.variables {
+        std::env::set_var(&v.name, "dummy");
+    }
+    validate(&out.yaml, file)
+}
+
+/// A file of the real-world corpus (tests/corpus/MANIFEST names its source).
+fn corpus(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/corpus/har")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// Recordings made with a warm cache hold 304 answers to the browser's `If-None-Match`; the
+/// conditional headers are left out, so the scenario checks what the server sends without
+/// them (200), and says why. (Checking 304 would fail every run.)
+#[test]
+fn a_browsers_cache_check_is_imported_as_a_plain_request() {
+    for file in [
+        "mitmproxy-chrome.har",
+        "browsertime-chrome-diskcache.har",
+        "browsertime-firefox-diskcache.har",
+    ] {
+        let out = import_ok(Kind::Har, &corpus(file), file, &Options::default());
+        assert!(!out.yaml.contains("status: 304"), "{file}:\n{}", out.yaml);
+        assert!(
+            out.yaml.contains("recorded 304 Not Modified") && !out.yaml.contains("If-None-Match:"),
+            "{file}:\n{}",
+            out.yaml
+        );
+        validate_imported(&out, "cached.yaml");
+    }
+}
+
+/// A form field sent twice (`link=a&link=b`) cannot be a key of `form:` twice: the body goes
+/// as it was encoded, every field kept, in order.
+#[test]
+fn repeated_form_fields_are_sent_as_the_encoded_body() {
+    let out = import_ok(
+        Kind::Har,
+        &corpus("har-to-k6-url-full.har"),
+        "url-full.har",
+        &Options::default(),
+    );
+    let s = validate_imported(&out, "url-full.yaml");
+    let bodies: Vec<String> = s
+        .request_steps()
+        .filter_map(|step| match &step.body {
+            Some(Body::Text(t)) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        bodies.iter().any(|b| b.contains("link=http%3A%2F%2Fexample.com%2Fimage%2F%24%7Bfoo%7D&link=http%3A%2F%2Fexample.com%2Fimage%2F%24%7Bbar%7D")),
+        "{bodies:?}\n{}",
+        out.yaml
+    );
+}
+
+/// Header names no client could send (`Accept;charset=UTF-8`, recorded by some tools) are left
+/// out, each named in a comment; the rest of the request stays.
+#[test]
+fn invalid_header_names_are_left_out_and_named() {
+    for (file, name) in [
+        ("har-to-k6-pseudo-headers.har", "Accept;charset=UTF-8"),
+        (
+            "har-to-k6-blacklisted-headers.har",
+            "Content-Length;something",
+        ),
+    ] {
+        let out = import_ok(Kind::Har, &corpus(file), file, &Options::default());
+        assert!(
+            out.yaml
+                .contains(&format!("# the recorded header `{name}` is left out")),
+            "{file}:\n{}",
+            out.yaml
+        );
+        assert!(!out.yaml.contains(&format!("{name}:")), "{}", out.yaml);
+        validate_imported(&out, "headers.yaml");
+    }
+}

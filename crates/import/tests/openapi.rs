@@ -242,6 +242,28 @@ paths:
     assert!(out.yaml.find("quantity: 2").unwrap() < pick, "{}", out.yaml);
 }
 
+/// A JSON spec is read as JSON: an escaped emoji (`\ud83d\udc4d`, a surrogate pair, as in
+/// Twilio's published specs) is valid JSON that the YAML parser refuses.
+#[test]
+fn a_json_spec_with_an_escaped_emoji_is_read() {
+    let spec = r#"{"openapi": "3.0.3", "info": {"title": "sms", "version": "1"},
+ "servers": [{"url": "https://api.example.com"}],
+ "paths": {"/messages": {"post": {
+   "requestBody": {"content": {"application/json": {"example": {"body": "Hello! \ud83d\udc4d", "to": "+15005550006"}}}},
+   "responses": {"201": {"description": "sent"}}}}}}"#;
+    let out = import_ok(Kind::OpenApi, spec, "sms.json", &Options::default());
+    let s = parse(&out.yaml);
+    let send = s.request_steps().next().unwrap();
+    assert_eq!(
+        send.body,
+        Some(Body::Json(
+            json!({"body": "Hello! \u{1f44d}", "to": "+15005550006"})
+        )),
+        "{}",
+        out.yaml
+    );
+}
+
 #[test]
 fn swagger_2_is_refused_with_the_fix() {
     let err = import(

@@ -3,6 +3,9 @@
 //! start end OK|KO message` (ms since the epoch) is one request, its step the name, its group
 //! the group path; `USER scenario START|END time` gives the users active over time. Gatling
 //! logs no status code: a KO's message says what failed (`... but actually found 500`).
+//! Gatling 3.0 to 3.3 wrote a user id after the record's kind (`REQUEST user groups name start
+//! end OK|KO message`, `USER scenario user START|END start end`): both layouts are read, told
+//! apart record by record by where `OK|KO` and `START|END` stand.
 
 use crate::builder::RecordBuilder;
 use crate::lines::Lines;
@@ -30,6 +33,22 @@ fn failure(message: &str) -> (ErrorKind, u16) {
     }
 }
 
+fn is_outcome(field: &str) -> bool {
+    matches!(field.trim(), "OK" | "KO")
+}
+
+/// A USER record's `START`/`END` and when (ms): `USER scenario START|END time` (3.4-3.11), or
+/// `USER scenario user START|END start end` (3.0-3.3, the end time for an `END`).
+fn user_event<'a>(f: &[&'a str]) -> Option<(&'a str, i64)> {
+    let ms = |i: usize| f.get(i)?.trim().parse::<i64>().ok();
+    match (f[2].trim(), f[3].trim()) {
+        (event @ ("START" | "END"), _) => Some((event, ms(3)?)),
+        (_, "START") => Some(("START", ms(4)?)),
+        (_, "END") => Some(("END", ms(5).or_else(|| ms(4))?)),
+        _ => None,
+    }
+}
+
 /// Reads a simulation.log; returns Gatling's version from its `RUN` record.
 pub fn read(
     input: impl BufRead,
@@ -54,11 +73,11 @@ pub fn read(
                     .filter(|v| !v.is_empty())
             }
             "USER" if f.len() >= 4 => {
-                let Ok(at_ms) = f[3].trim().parse::<i64>() else {
+                let Some((event, at_ms)) = user_event(&f) else {
                     malformed.add(n, || "a USER record without a time in ms".to_string());
                     continue;
                 };
-                match f[2] {
+                match event {
                     "START" => users += 1,
                     "END" => users = users.saturating_sub(1),
                     _ => {}
@@ -66,10 +85,16 @@ pub fn read(
                 builder.active(at_ms * 1000, users)?;
             }
             "REQUEST" if f.len() >= 6 => {
+                // 3.0-3.3: a user id first; the fields after it as 3.4 wrote them.
+                let f = if !is_outcome(f[5]) && f.get(6).is_some_and(|o| is_outcome(o)) {
+                    &f[1..]
+                } else {
+                    &f[..]
+                };
                 let (Ok(start), Ok(end)) = (f[3].trim().parse::<i64>(), f[4].trim().parse::<i64>())
                 else {
                     malformed.add(n, || {
-                        "a REQUEST record without start and end in ms (Gatling 3.0-3.11 layout)"
+                        "a REQUEST record without start and end in ms (Gatling 3.0-3.11 layouts)"
                             .to_string()
                     });
                     continue;

@@ -36,6 +36,23 @@ fn dropped_request_header(name: &str) -> bool {
         )
 }
 
+/// A header name as HTTP allows it (a token: RFC 9110 §5.1); recordings hold others
+/// (`Accept;charset=UTF-8`), which no client could send.
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Whether the browser asked only for a newer copy than its cache (the headers dropped above).
+fn sent_conditional(entry: &model::Entry) -> bool {
+    entry.request.headers.iter().any(|h| {
+        h.name.eq_ignore_ascii_case("if-none-match")
+            || h.name.eq_ignore_ascii_case("if-modified-since")
+    })
+}
+
 pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String> {
     let method = entry.request.method.to_ascii_uppercase();
     // Without `user:password@`: a browser sends those as an Authorization header, which is
@@ -61,11 +78,20 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
         query.clear();
     }
     let body = entry.request.post_data.as_ref().and_then(request_body);
+    let mut comments = Vec::new();
+    for h in &entry.request.headers {
+        if !is_header_name(&h.name) && !h.name.starts_with(':') {
+            comments.push(format!(
+                "the recorded header `{}` is left out: it is no valid header name",
+                h.name.escape_debug()
+            ));
+        }
+    }
     let mut headers: Vec<(String, String)> = entry
         .request
         .headers
         .iter()
-        .filter(|h| !dropped_request_header(&h.name))
+        .filter(|h| !dropped_request_header(&h.name) && is_header_name(&h.name))
         .filter(|h| {
             // The body kind sets its own Content-Type.
             !(h.name.eq_ignore_ascii_case("content-type")
@@ -101,6 +127,19 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
             url.path()
         ));
     }
+    let recorded_status = entry
+        .response
+        .status
+        .and_then(|s| u16::try_from(s).ok())
+        .unwrap_or(0);
+    let status = if recorded_status == 304 && sent_conditional(entry) {
+        comments.push(
+            "recorded 304 Not Modified, an answer to the browser's cache check (If-None-Match / If-Modified-Since, left out): checks 200".into(),
+        );
+        200
+    } else {
+        recorded_status
+    };
     Ok(Exchange {
         name: names::step_name(&method, url.path()),
         method,
@@ -112,11 +151,7 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
         body,
         started_ms: started,
         ended_ms: started.map(|s| s + entry.time.max(0.0)),
-        status: entry
-            .response
-            .status
-            .and_then(|s| u16::try_from(s).ok())
-            .unwrap_or(0),
+        status,
         response_json,
         response_headers: entry
             .response
@@ -125,7 +160,7 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
             .map(|h| (h.name.clone(), h.value.clone()))
             .collect(),
         set_cookies,
-        comments: Vec::new(),
+        comments,
         captures: Vec::new(),
     })
 }
@@ -186,7 +221,8 @@ fn request_body(post: &model::PostData) -> Option<ReqBody> {
         }
     }
     if mime.starts_with("application/x-www-form-urlencoded") {
-        let fields: Vec<(String, String)> = if !post.params.is_empty() {
+        // The text is what was sent; browsers record `params` still percent-encoded.
+        let fields: Vec<(String, String)> = if text.is_empty() {
             post.params
                 .iter()
                 .map(|p| (p.name.clone(), p.value.clone()))
@@ -196,7 +232,19 @@ fn request_body(post: &model::PostData) -> Option<ReqBody> {
                 .map(|(k, v)| (k.into_owned(), v.into_owned()))
                 .collect()
         };
-        return Some(ReqBody::Form(fields));
+        let repeated = fields
+            .iter()
+            .enumerate()
+            .any(|(i, (k, _))| fields[..i].iter().any(|(seen, _)| seen == k));
+        if !repeated {
+            return Some(ReqBody::Form(fields));
+        }
+        // A field sent more than once (`tag=a&tag=b`) has no place in `form:`, a mapping:
+        // the body goes as it was encoded.
+        let encoded = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(&fields)
+            .finish();
+        return Some(ReqBody::Text(encoded, post.mime_type.clone()));
     }
     if text.is_empty() {
         return None;

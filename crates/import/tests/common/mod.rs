@@ -37,6 +37,10 @@ pub fn import_ok(kind: Kind, source: &str, file: &str, options: &Options) -> Imp
 
 /// The written YAML parsed and validated as the file `file`.
 pub fn validate(yaml: &str, file: &str) -> Scenario {
+    // As `loadlab validate` reads it first (a duplicate key is refused there).
+    loadlab_scenario::study::StudyDocument::parse(yaml, file)
+        .and_then(|doc| doc.check())
+        .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
     Scenario::parse(yaml, file).unwrap_or_else(|e| panic!("{e}\n{yaml}"))
 }
 
