@@ -255,6 +255,15 @@ fn jmeter_files_from_public_repositories_import_their_requests() {
             2,
             "10 Transaction Controller sample(s) are not requests",
         ),
+        // The CSV twin of the XML above: each page's redirect hops (`-0` 307, `-1` 200) are
+        // rows after it; the same rule, the same 200 requests as its XML run.
+        (
+            "jmeter-csv",
+            "jmeter-tailspin-subresults.csv",
+            200,
+            0,
+            "100 sample(s) held samples of their own",
+        ),
     ];
     for (format, file, total, failed, note) in cases {
         let dir = tempfile::tempdir().unwrap();

@@ -1,70 +1,16 @@
-//! JMeter's CSV results (`.jtl`, `jmeter -n -t plan.jmx -l results.jtl`): one sample a line,
-//! with a header naming the columns (JMeter's default order is assumed without one):
-//! `timeStamp` (ms since the epoch, the sample's start), `elapsed` (ms), `label`,
-//! `responseCode`, `success`, `threadName`, `bytes`, `sentBytes`, `allThreads`, `Latency`
-//! (ms to the first byte), `Connect` (ms). A sample's step is its label; its group the
-//! thread group (`threadName` without the thread's numbers); `allThreads` gives the active
-//! threads over time. A date without a zone in `timeStamp` is read as UTC, and said.
-//!
-//! Also what both of JMeter's formats share (the XML reader is `jmeter_xml`): a sample to a
-//! request, a Transaction Controller's own sample left out, and the file read twice, since
-//! JMeter appends each test run to an existing results file: the first pass finds the runs
-//! (a pause of 10 minutes without a sample), the second imports the newest.
+//! What JMeter's two result formats share (the readers are `jmeter_csv` and `jmeter_xml`): a
+//! sample to a request, its step the label, its group the thread group (`threadName` without
+//! the thread's numbers); a Transaction Controller's own sample left out; and the file read
+//! twice, since JMeter appends each test run to an existing results file: the first pass
+//! finds the runs (a pause of 10 minutes without a sample), the second imports the newest.
 
 use crate::builder::RecordBuilder;
-use crate::csv::split;
-use crate::lines::Lines;
 use crate::problems::Malformed;
 use crate::sample::{status_error, Request, StepKey};
 use crate::ReadError;
 use loadlab_metrics::{ErrorKind, LoadModel, Phases};
 use std::collections::HashMap;
 use std::io::BufRead;
-
-const DEFAULT_COLUMNS: &[&str] = &[
-    "timeStamp",
-    "elapsed",
-    "label",
-    "responseCode",
-    "responseMessage",
-    "threadName",
-    "dataType",
-    "success",
-    "failureMessage",
-    "bytes",
-    "sentBytes",
-    "grpThreads",
-    "allThreads",
-    "URL",
-    "Latency",
-    "IdleTime",
-    "Connect",
-];
-
-/// Column positions by name.
-struct Columns(HashMap<String, usize>);
-
-impl Columns {
-    fn get<'a>(&self, fields: &'a [String], name: &str) -> Option<&'a str> {
-        self.0
-            .get(name)
-            .and_then(|&i| fields.get(i))
-            .map(String::as_str)
-    }
-
-    fn num(&self, fields: &[String], name: &str) -> Option<i64> {
-        self.get(fields, name)?.trim().parse().ok()
-    }
-
-    /// `timeStamp` in ms since the epoch, or a date without a zone (read as UTC, and counted).
-    fn start_ms(&self, fields: &[String], readings: &mut Readings) -> Option<i64> {
-        self.num(fields, "timeStamp").or_else(|| {
-            let ms = crate::time::zoneless_ms(self.get(fields, "timeStamp")?)?;
-            readings.zoneless_dates += 1;
-            Some(ms)
-        })
-    }
-}
 
 /// `Thread Group 1-3` → `Thread Group`.
 pub(crate) fn thread_group(thread: &str) -> &str {
@@ -96,73 +42,6 @@ fn error_kind(code: u16, code_text: &str, message: &str) -> ErrorKind {
     } else {
         ErrorKind::Io
     }
-}
-
-/// Reads JMeter's CSV results, giving each sample to `sink`.
-pub fn read_csv<R: BufRead>(
-    input: R,
-    malformed: &mut Malformed,
-    sink: &mut dyn Sink,
-) -> Result<Readings, ReadError> {
-    let mut lines = Lines::new(input);
-    let mut fields = Vec::new();
-    let mut columns: Option<Columns> = None;
-    let mut readings = Readings::default();
-    while let Some((n, line)) = lines.next_line()? {
-        if line.trim().is_empty() {
-            continue;
-        }
-        if columns.is_none() && line.trim_start().starts_with('<') {
-            return Err(ReadError::Bad(
-                "this is JMeter's XML format (jmeter.save.saveservice.output_format=xml): import it as jmeter-xml".into(),
-            ));
-        }
-        split(line, ',', &mut fields);
-        if columns.is_none() {
-            let header = fields.iter().any(|f| f == "timeStamp");
-            let names: Vec<String> = if header {
-                fields.clone()
-            } else {
-                DEFAULT_COLUMNS.iter().map(|s| s.to_string()).collect()
-            };
-            columns = Some(Columns(
-                names.into_iter().enumerate().map(|(i, n)| (n, i)).collect(),
-            ));
-            if header {
-                continue;
-            }
-        }
-        let cols = columns.as_ref().expect("set above");
-        let (Some(start_ms), Some(elapsed_ms)) = (
-            cols.start_ms(&fields, &mut readings),
-            cols.num(&fields, "elapsed"),
-        ) else {
-            malformed.add(n, || {
-                "no timeStamp (ms since the epoch, or a date like 2019/12/05 12:37:24.250) and numeric elapsed (ms)".to_string()
-            });
-            continue;
-        };
-        let sample = Sample {
-            start_ms,
-            elapsed_ms,
-            label: cols.get(&fields, "label").unwrap_or(""),
-            group: thread_group(cols.get(&fields, "threadName").unwrap_or("")),
-            code: cols.get(&fields, "responseCode").unwrap_or(""),
-            success: cols.get(&fields, "success") != Some("false"),
-            message: cols
-                .get(&fields, "failureMessage")
-                .filter(|m| !m.is_empty())
-                .or(cols.get(&fields, "responseMessage"))
-                .unwrap_or(""),
-            latency_ms: cols.num(&fields, "Latency"),
-            connect_ms: cols.num(&fields, "Connect"),
-            bytes: cols.num(&fields, "bytes"),
-            sent_bytes: cols.num(&fields, "sentBytes"),
-            all_threads: cols.num(&fields, "allThreads"),
-        };
-        sink.sample(&sample)?;
-    }
-    Ok(readings)
 }
 
 /// One JMeter sample, from a CSV row or an XML element's attributes.

@@ -15,6 +15,7 @@ mod builder;
 mod csv;
 mod gatling;
 mod jmeter;
+mod jmeter_csv;
 mod jmeter_xml;
 mod k6_csv;
 mod k6_json;
@@ -240,7 +241,7 @@ fn read(
         Format::VegetaCsv => vegeta::read_csv(open()?, builder, malformed).map(|_| None),
         Format::JmeterCsv | Format::JmeterXml => {
             let read: jmeter::Reader<_> = match format {
-                Format::JmeterCsv => jmeter::read_csv,
+                Format::JmeterCsv => jmeter_csv::read_csv,
                 _ => jmeter_xml::read,
             };
             // Read twice: the first pass finds the test runs the file holds.
