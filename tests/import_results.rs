@@ -340,6 +340,37 @@ fn a_gatling_3_1_log_with_user_ids_gives_gatlings_own_figures() {
     assert_close(latency["max"].as_f64().unwrap(), 31_323.0, "Gatling's max");
     assert_close(latency["mean"].as_f64().unwrap(), 3_785.1, "Gatling's mean");
     assert!(run["vus_max"].as_u64().unwrap() >= 1, "{}", run["vus_max"]);
+
+    // The written report says Gatling measured it, and claims nothing of a loadlab generator
+    // or plan the file does not hold.
+    let md = dir.path().join("report.md");
+    let report = Command::new(BIN)
+        .args(["report", "--format", "md", "-o"])
+        .arg(&md)
+        .arg(runs_ids(dir.path())[0].clone())
+        .arg("--results")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(report.status.success(), "{}", text(&report));
+    let md = std::fs::read_to_string(md).unwrap();
+    for said in [
+        "| **Tool** | gatling 3.1.2 (imported by loadlab",
+        "| **Load** | up to 10 virtual users at once, as the gatling 3.1.2 results file shows |",
+        "| **Measured duration** |",
+        "| **Load generator** | not measured: gatling 3.1.2 sent the requests",
+    ] {
+        assert!(md.contains(said), "{said}\n{md}");
+    }
+    for never in [
+        "worker thread",
+        "looping their flow",
+        "Planned duration",
+        "older loadlab",
+        "Planned load",
+    ] {
+        assert!(!md.contains(never), "{never}\n{md}");
+    }
 }
 
 #[test]

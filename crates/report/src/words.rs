@@ -5,6 +5,32 @@ use crate::format::{format_fraction, format_ms, format_rate, format_secs, Unit};
 use loadlab_metrics::result::{LoadInfo, RunResult, ThresholdResult};
 use loadlab_metrics::{Environment, LoadModel};
 
+/// `gatling 3.1.2`: the tool that measured an imported run.
+pub fn imported_tool(r: &RunResult) -> Option<String> {
+    let i = r.imported.as_ref()?;
+    Some(match &i.version {
+        Some(v) => format!("{} {v}", i.tool),
+        None => i.tool.clone(),
+    })
+}
+
+/// The load of a run: as planned ([`load_words`]), or, for an imported run, what its file
+/// shows (another tool's plan is not in it: a Gatling user may run its scenario once).
+pub fn run_load_words(r: &RunResult) -> String {
+    let Some(tool) = imported_tool(r) else {
+        return load_words(&r.load);
+    };
+    let l = &r.load;
+    let seen = match (l.model, l.max_vus, l.peak_rate) {
+        (LoadModel::Closed, Some(v), _) => format!("up to {v} virtual users at once"),
+        (LoadModel::Open, _, Some(rate)) => {
+            format!("requests started at up to {}", format_rate(rate))
+        }
+        _ => "the requests it holds".to_string(),
+    };
+    format!("{seen}, as the {tool} results file shows")
+}
+
 /// `open model, peak 300.0/s, at most 1000 in flight`.
 pub fn load_words(l: &LoadInfo) -> String {
     match l.model {
@@ -296,6 +322,11 @@ pub fn environment_facts(e: &Environment) -> Vec<(String, String)> {
 
 /// The generator's CPU and health, in a sentence.
 pub fn generator_words(r: &RunResult) -> String {
+    if let Some(tool) = imported_tool(r) {
+        return format!(
+            "not measured: {tool} sent the requests, and its CPU use and timing are not in its results file"
+        );
+    }
     let g = &r.generator;
     let mut s = format!(
         "CPU {:.0}% of {} worker thread{} ({} core{} available), scheduler lag p99 {}, peak memory {}",

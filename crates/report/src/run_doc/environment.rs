@@ -27,7 +27,10 @@ pub(super) fn environment(r: &RunResult) -> Section {
         Some(e) => facts.extend(environment_facts(e)),
         None => facts.push((
             "Machine".to_string(),
-            "not recorded (result written by an older loadlab)".to_string(),
+            match imported_tool(r) {
+                Some(tool) => format!("not recorded (measured by {tool}, imported)"),
+                None => "not recorded (result written by an older loadlab)".to_string(),
+            },
         )),
     }
     facts.push(("Load generator".to_string(), generator_words(r)));

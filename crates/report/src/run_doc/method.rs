@@ -24,15 +24,33 @@ pub fn measurement_methods(model: loadlab_metrics::LoadModel) -> Vec<String> {
     m
 }
 
+/// [`measurement_methods`] of a run; for one imported from another tool, what loadlab did
+/// with its file instead (its generator's health was not measured).
+pub fn run_measurement_methods(r: &RunResult) -> Vec<String> {
+    let Some(tool) = imported_tool(r) else {
+        return measurement_methods(r.load.model);
+    };
+    vec![
+        format!("Latency: each request's duration as {tool} wrote it in its results file, recorded into one HDR histogram (1 µs – 1 h, 3 significant digits) per interval, so that percentiles come from every request, never from averaged percentiles (docs/import-results.md, \"Exactness\")."),
+        format!("How {tool} timed its requests (from the send, or from an intended time) is its own; a closed-model tool's latency is not compensated for coordinated omission here."),
+        format!("Generator health: not measured. {tool}'s CPU use and timing are not in the file, so whether its generator kept up cannot be told, and the run's validity is not judged."),
+    ]
+}
+
 pub(super) fn method(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
     let mut s = Section::new("method", "Method");
     let mut facts = vec![(
         "Scenario".to_string(),
         scenario_words(&r.name, r.scenario_file.as_deref()),
     )];
-    facts.push(("Load".to_string(), load_words(&r.load)));
+    facts.push(("Load".to_string(), run_load_words(r)));
     facts.push((
-        "Planned duration".to_string(),
+        if r.imported.is_some() {
+            "Measured duration"
+        } else {
+            "Planned duration"
+        }
+        .to_string(),
         format_secs(r.load.planned_duration_s),
     ));
     facts.push((
@@ -52,9 +70,16 @@ pub(super) fn method(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
         "1 run (no run-to-run variation can be estimated; a study repeats runs)".to_string(),
     ));
     facts.push(("Started".to_string(), r.started_at.clone()));
-    facts.push(("Tool".to_string(), format!("loadlab {}", r.tool_version)));
+    facts.push((
+        "Tool".to_string(),
+        match imported_tool(r) {
+            Some(tool) => format!("{tool} (imported by loadlab {})", r.tool_version),
+            None => format!("loadlab {}", r.tool_version),
+        },
+    ));
     s.push(Block::Facts(facts));
-    if let Some(p) = plan {
+    // Another tool's plan is not in its results file: no planned load to draw.
+    if let Some(p) = plan.filter(|_| r.imported.is_none()) {
         let mut c = plan_chart(p, r.warmup_s);
         // On the time axis of the run's other charts.
         c.x = Axis::time(super::charts::run_end_s(r));
@@ -67,7 +92,7 @@ pub(super) fn method(r: &RunResult, plan: Option<&PlannedLoad>) -> Section {
         s.push(Block::chart(c));
     }
     s.push(Block::Heading("Measurement".to_string()));
-    s.push(Block::List(measurement_methods(r.load.model)));
+    s.push(Block::List(run_measurement_methods(r)));
     s
 }
 

@@ -22,7 +22,7 @@ pub(crate) use charts::{
     active_points, failed_rate_points, latency_points, ok_rate_points, planned_series, run_end_s,
     warmup_band, window_words,
 };
-pub use method::{measurement_methods, plan_chart};
+pub use method::{measurement_methods, plan_chart, run_measurement_methods};
 pub(crate) use resources::CLIENT_SERVER_COLUMNS;
 pub use resources::{bottleneck_verdicts, resource_charts};
 pub use results::errors_table;

@@ -14,7 +14,7 @@ pub(super) fn summary(r: &RunResult) -> Section {
             .as_deref()
             .map(|t| format!("`{t}`"))
             .unwrap_or_else(|| "an unrecorded target".to_string()),
-        load_words(&r.load),
+        run_load_words(r),
         duration_words(r)
     )));
     s.push(Block::Table(key_table(r)));

@@ -4,9 +4,9 @@ use super::summary::load_level_words;
 use super::Runs;
 use crate::doc::{Block, Section};
 use crate::format::format_secs;
-use crate::run_doc::{measurement_methods, plan_chart, PlannedLoad};
+use crate::run_doc::{measurement_methods, plan_chart, run_measurement_methods, PlannedLoad};
 use crate::verdict_words::pct_plain;
-use crate::words::{duration_words, load_words, scenario_words};
+use crate::words::{duration_words, run_load_words, scenario_words};
 use loadlab_analysis::study::StudyResult;
 use loadlab_metrics::{LatencyBasis, LoadModel, RunResult};
 
@@ -72,9 +72,10 @@ pub(super) fn study_method(
     sec.push(Block::Heading("Statistics".into()));
     sec.push(Block::List(statistics_methods(s)));
     sec.push(Block::Heading("Measurement".into()));
-    sec.push(Block::List(measurement_methods(
-        every.first().map(|r| r.load.model).unwrap_or_default(),
-    )));
+    sec.push(Block::List(match every.first() {
+        Some(r) => run_measurement_methods(r),
+        None => measurement_methods(Default::default()),
+    }));
     sec
 }
 
@@ -170,7 +171,7 @@ fn variant_facts(s: &StudyResult, runs: &Runs) -> Vec<(String, String)> {
             .runs
             .first()
             .and_then(|id| runs.get(id))
-            .map(|r| load_words(&r.load))
+            .map(run_load_words)
             .map(|words| match target {
                 Some(t) if targets_differ => format!("{words}; target {t}"),
                 _ => words,
