@@ -71,8 +71,14 @@ pub fn import_all(
 ) -> Result<Imported, PipelineError> {
     let format = Format::parse(&request.format).ok_or_else(|| {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
+        // oha's JSON and CSV are its end-of-run summary: its requests are only in its database.
+        let hint = if request.format.starts_with("oha") {
+            "; oha keeps each request only in its SQLite database: run oha with --db-url results.db and import that as oha-sqlite"
+        } else {
+            ""
+        };
         PipelineError::bad_input(format!(
-            "unknown result format `{}`: use one of {}",
+            "unknown result format `{}`: use one of {}{hint}",
             request.format,
             names.join(", ")
         ))

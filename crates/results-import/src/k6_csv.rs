@@ -1,5 +1,5 @@
 //! k6 `--out csv=FILE`: a header, then one sample a line: `metric_name`, `timestamp` (Unix
-//! seconds by default; ms or µs with `timeFormat`), `metric_value` (ms for times) and the
+//! seconds by default; ms or µs with `timeFormat`; RFC 3339 with `timeFormat=rfc3339_nano`), `metric_value` (ms for times) and the
 //! tags as columns (`method`, `name`, `group`, `scenario`, `status`, `error_code`,
 //! `expected_response`...). The same metrics as the JSON output are read; timestamps in
 //! whole seconds place each request in its second, which is what the record's intervals are.
@@ -45,20 +45,16 @@ pub fn read(
         };
         let (Some(metric), Some(ts), Some(value)) = (
             col("metric_name"),
-            col("timestamp").and_then(|t| t.parse::<i64>().ok()),
+            col("timestamp").and_then(timestamp_us),
             col("metric_value").and_then(|v| v.parse::<f64>().ok()),
         ) else {
             malformed.add(n, || {
-                "no metric_name, integer timestamp and numeric metric_value".to_string()
+                "no metric_name, timestamp (integer, or RFC 3339) and numeric metric_value"
+                    .to_string()
             });
             continue;
         };
-        // Seconds, ms or µs since the epoch, told apart by their size.
-        let at_us = match ts {
-            t if t < 100_000_000_000 => t * 1_000_000,
-            t if t < 100_000_000_000_000 => t * 1000,
-            t => t,
-        };
+        let at_us = ts;
         let tag = |name: &str| col(name).filter(|v| !v.is_empty());
         let tags = crate::k6_json::TagValues {
             name: tag("name"),
@@ -74,4 +70,32 @@ pub fn read(
         json_reader.point(builder, malformed, n, metric, at_us, value, &tags)?;
     }
     Ok(())
+}
+
+/// A timestamp of k6's CSV in µs: seconds, ms or µs since the epoch (`timeFormat` unix,
+/// unix_milli, unix_micro), told apart by their size, or RFC 3339 (`rfc3339_nano`).
+fn timestamp_us(t: &str) -> Option<i64> {
+    match t.parse::<i64>() {
+        Ok(t) if t < 100_000_000_000 => Some(t * 1_000_000),
+        Ok(t) if t < 100_000_000_000_000 => Some(t * 1000),
+        Ok(t) => Some(t),
+        Err(_) => crate::time::rfc3339_us(t),
+    }
+}
+
+#[cfg(test)]
+mod timestamp_tests {
+    #[test]
+    fn every_time_format_of_k6_is_read() {
+        let at = 1_765_090_023_002_124_i64; // 2025-12-07T06:47:03.002124Z
+        for (text, want) in [
+            ("1765090023", at / 1_000_000 * 1_000_000),
+            ("1765090023002", at / 1000 * 1000),
+            ("1765090023002124", at),
+            ("2025-12-07T06:47:03.00212425Z", at),
+        ] {
+            assert_eq!(super::timestamp_us(text), Some(want), "{text}");
+        }
+        assert_eq!(super::timestamp_us("yesterday"), None);
+    }
 }

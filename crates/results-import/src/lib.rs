@@ -14,6 +14,7 @@
 mod builder;
 mod csv;
 mod gatling;
+mod input;
 mod jmeter;
 mod jmeter_csv;
 mod jmeter_xml;
@@ -33,8 +34,6 @@ pub use time::rfc3339_us;
 
 use builder::RecordBuilder;
 use loadlab_metrics::ImportedFrom;
-use std::fs::File;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 /// A result file format `import-results` knows.
@@ -181,6 +180,13 @@ pub fn import_file(
         file: path.clone(),
         ..ImportedFrom::default()
     };
+    let refusal = input::binary_refusal(format, file).map_err(|e| ImportError::Open {
+        path: path.clone(),
+        source: e,
+    })?;
+    if let Some(message) = refusal {
+        return Err(ImportError::Format { path, message });
+    }
     let mut malformed = Malformed::default();
     // Read once to learn what only the file says (Gatling's version, oha's runs), then build.
     let mut builder = RecordBuilder::new(dir, &options.name, source.clone());
@@ -196,10 +202,13 @@ pub fn import_file(
     }
     let finished = finish(builder, &malformed, dir)?;
     if finished.intervals == 0 {
+        let hint = input::hint(format, file)
+            .map(|h| format!("\n  hint: {h}"))
+            .unwrap_or_default();
         let detail = malformed
             .describe(&path)
-            .map(|m| format!("\n{m}"))
-            .unwrap_or_default();
+            .map(|m| format!("{hint}\n{m}"))
+            .unwrap_or(hint);
         return Err(ImportError::Empty {
             path,
             format: format.as_str(),
@@ -227,12 +236,10 @@ fn read(
 ) -> Result<Option<String>, ImportError> {
     let path = file.display().to_string();
     let open = || {
-        File::open(file)
-            .map(|f| BufReader::with_capacity(1 << 20, f))
-            .map_err(|e| ImportError::Open {
-                path: path.clone(),
-                source: e,
-            })
+        input::open(file).map_err(|e| ImportError::Open {
+            path: path.clone(),
+            source: e,
+        })
     };
     let read = match format {
         Format::K6Json => k6_json::read(open()?, builder, malformed).map(|_| None),
