@@ -145,10 +145,13 @@ pub fn import(
         rebase::data_paths(&mut doc, source_dir, out, &mut report);
     }
     scrub::scrub(&mut doc, &mut report);
-    Ok(Imported {
-        yaml: yaml::write_document(&doc),
-        report,
-    })
+    let yaml = yaml::write_document(&doc);
+    // Only what the scenario reads is asked for (a URL read from the environment may have
+    // become the target to decide).
+    report
+        .variables
+        .retain(|v| yaml.contains(&format!("{{{{ env.{} }}}}", v.name)));
+    Ok(Imported { yaml, report })
 }
 
 /// The file's stem: `recording.har` → `recording`, `shop.artillery.yml` → `shop`,

@@ -231,3 +231,43 @@ fn a_recording_without_api_calls_keeps_its_pages() {
         .any(|d| d.contains("holds no API call")));
     validate(&out.yaml, "page.yaml");
 }
+
+/// The user's filters hold for a recording without API calls too: what `--include-host` or
+/// `--exclude-path` leaves out is not brought back by keeping its pages and unanswered
+/// requests (a Chrome recording with one unanswered request was imported whole).
+#[test]
+fn the_users_filters_hold_when_only_pages_were_recorded() {
+    let text = har(
+        vec![
+            entry(
+                "GET",
+                "https://www.example.com/",
+                "document",
+                200,
+                "text/html",
+            ),
+            entry("GET", "https://www.example.com/ping", "other", 0, ""),
+        ],
+        None,
+    );
+    let elsewhere = Options {
+        include_hosts: vec!["nosuch.example".into()],
+        ..Options::default()
+    };
+    let no_root = Options {
+        exclude_paths: vec!["/".into()],
+        ..Options::default()
+    };
+    for (options, dropped) in [
+        (elsewhere, "filtered out by host"),
+        (no_root, "filtered out by path"),
+    ] {
+        let msg = import(Kind::Har, &text, "page.har", &options)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains(&format!("2 {dropped}")), "{msg}");
+    }
+    // Without filters, both are kept.
+    let out = import_ok(Kind::Har, &text, "page.har", &Options::default());
+    assert_eq!(steps(&out), ["GET /", "GET /ping"], "{}", out.yaml);
+}

@@ -141,18 +141,8 @@ pub fn drop_reason(
     if !matches!(url.scheme(), "http" | "https") {
         return Some(Dropped::NotHttp);
     }
-    if entry.response.status.is_some_and(|s| s <= 0) {
-        return Some(Dropped::NoResponse);
-    }
-    let method = entry.request.method.to_ascii_uppercase();
-    let has_cors = entry
-        .request
-        .headers
-        .iter()
-        .any(|h| h.name.eq_ignore_ascii_case("access-control-request-method"));
-    if method == "OPTIONS" && has_cors {
-        return Some(Dropped::Preflight);
-    }
+    // The user's filters first: what they leave out stays out, even of a recording with no
+    // API call, whose pages and unanswered requests are kept (`select`).
     let host = url.host_str().unwrap_or("");
     let host_matches = |list: &[String]| {
         list.iter().any(|h| {
@@ -186,6 +176,18 @@ pub fn drop_reason(
         .any(|p| path.starts_with(p.as_str()))
     {
         return Some(Dropped::Path);
+    }
+    if entry.response.status.is_some_and(|s| s <= 0) {
+        return Some(Dropped::NoResponse);
+    }
+    let method = entry.request.method.to_ascii_uppercase();
+    let has_cors = entry
+        .request
+        .headers
+        .iter()
+        .any(|h| h.name.eq_ignore_ascii_case("access-control-request-method"));
+    if method == "OPTIONS" && has_cors {
+        return Some(Dropped::Preflight);
     }
     if let Some(ext) = path.rsplit('/').next().and_then(|f| f.rsplit_once('.')) {
         if ASSET_EXTENSIONS.contains(&ext.1.to_ascii_lowercase().as_str()) && method == "GET" {

@@ -185,7 +185,9 @@ fn scenario_root(
         mut data_sets,
     } = walked;
     let mut root = vec![Entry::new("name", Node::str(name))];
+    let urls = document::unnamed_urls(&requests);
     root.extend(document::target(scope, base_env.as_deref(), &mut requests));
+    let thresholds = document::thresholds_on_urls(&opts.thresholds, &urls, &requests);
     let defaults = document::defaults(&mut requests, opts.user_agent.clone());
     if !defaults.is_empty() {
         root.push(Entry::new("defaults", Node::Map(defaults)));
@@ -194,10 +196,7 @@ fn scenario_root(
     root.extend(opts.extra);
     data::inline_json_files(&mut data_sets, file, report);
     root.extend(document::data(&data_sets, scope, report));
-    root.extend(document::thresholds(
-        &opts.thresholds,
-        &opts.threshold_comments,
-    ));
+    root.extend(document::thresholds(&thresholds, &opts.threshold_comments));
     document::correlations(&requests, report);
     let flow_name = flow_name(&fname, opts.scenario.as_deref(), name);
     let counts = document::count(&steps);

@@ -80,18 +80,26 @@ pub fn convert(options: Option<(&Expr, usize)>, scope: &mut Scope, report: &mut 
             "options set no load: k6 runs 1 VU once, and so does the scenario (decide: the load)",
         );
     } else {
-        let vus = get("vus").and_then(|v| r.num(v)).unwrap_or(1.0);
+        let mut comments = Vec::new();
+        let vus = r.num_or(options, "vus", 1.0, &mut comments);
         let mut m = vec![
             Entry::new("model", Node::raw("closed")),
             Entry::new("vus", Node::raw(fmt_num(vus))),
         ];
-        if let Some(d) = get("duration").and_then(|d| r.duration(d)) {
+        if get("duration").is_some() {
+            let d = r.duration_or(options, "duration", "1m", &mut comments);
             m.push(Entry::new("duration", Node::raw(d)));
         } else {
-            let n = get("iterations").and_then(|i| r.num(i)).unwrap_or(1.0);
+            let n = r.num_or(options, "iterations", 1.0, &mut comments);
             m.push(Entry::new("shared_iterations", Node::raw(fmt_num(n))));
         }
         out.load = Entry::new("load", Node::Map(m));
+        out.load.comments.extend(comments);
+    }
+    for c in &out.load.comments {
+        if let Some(what) = c.strip_prefix("decide: ") {
+            report.did(format!("decide: {what}"));
+        }
     }
     out
 }
@@ -143,6 +151,36 @@ impl Reader<'_> {
         }
     }
 
+    /// `key` of `s` as a number, else `default`. A key the script sets to what this import
+    /// cannot read (`rate: __ENV.RPS` without a default) is said in a `decide:` comment,
+    /// never replaced silently.
+    fn num_or(&self, s: &Expr, key: &str, default: f64, comments: &mut Vec<String>) -> f64 {
+        let Some(v) = s.prop(key) else {
+            return default;
+        };
+        self.num(v).unwrap_or_else(|| {
+            comments.push(unread(key, v, &fmt_num(default)));
+            default
+        })
+    }
+
+    /// `key` of `s` as a duration, else `default`, as [`Self::num_or`].
+    fn duration_or(
+        &self,
+        s: &Expr,
+        key: &str,
+        default: &str,
+        comments: &mut Vec<String>,
+    ) -> String {
+        let Some(v) = s.prop(key) else {
+            return default.to_string();
+        };
+        self.duration(v).unwrap_or_else(|| {
+            comments.push(unread(key, v, default));
+            default.to_string()
+        })
+    }
+
     /// A k6 duration (`'1m30s'`, or a number of milliseconds) as loadlab writes it.
     fn duration(&self, e: &Expr) -> Option<String> {
         if let Some(t) = self.scope_text(e) {
@@ -150,6 +188,18 @@ impl Reader<'_> {
         }
         self.num(e).map(|ms| format!("{}ms", fmt_num(ms)))
     }
+}
+
+/// The `decide:` comment for a load setting whose value this import cannot read.
+fn unread(key: &str, value: &Expr, written: &str) -> String {
+    let env = |e: &Expr| super::values::env_name(e).map(|n| format!("__ENV.{n}"));
+    let what = match value {
+        Expr::Template { exprs, .. } => exprs.iter().find_map(env),
+        other => env(other),
+    }
+    .map(|from| format!("read from {from} with no default"))
+    .unwrap_or_else(|| "an expression this import cannot evaluate".to_string());
+    format!("decide: the script's `{key}` is {what}: written as {written}; set it here")
 }
 
 /// Seconds in a k6 duration text (`1m30s`, `500ms`, `2h`).
@@ -344,11 +394,8 @@ fn executor_load(
             ramping_vus(r, start, &stages, report, line)
         }
         "constant-vus" => {
-            let vus = s.prop("vus").and_then(|v| r.num(v)).unwrap_or(1.0);
-            let d = s
-                .prop("duration")
-                .and_then(|d| r.duration(d))
-                .unwrap_or_else(|| "1m".into());
+            let vus = r.num_or(s, "vus", 1.0, comments);
+            let d = r.duration_or(s, "duration", "1m", comments);
             Entry::new(
                 "load",
                 Node::map([
@@ -359,17 +406,14 @@ fn executor_load(
             )
         }
         "per-vu-iterations" | "shared-iterations" => {
-            let vus = s.prop("vus").and_then(|v| r.num(v)).unwrap_or(1.0);
-            let n = s.prop("iterations").and_then(|v| r.num(v)).unwrap_or(1.0);
+            let vus = r.num_or(s, "vus", 1.0, comments);
+            let n = r.num_or(s, "iterations", 1.0, comments);
             let key = if executor == "per-vu-iterations" {
                 "iterations"
             } else {
                 "shared_iterations"
             };
-            let max = s
-                .prop("maxDuration")
-                .and_then(|d| r.duration(d))
-                .unwrap_or_else(|| "10m".into());
+            let max = r.duration_or(s, "maxDuration", "10m", comments);
             Entry::new(
                 "load",
                 Node::map([
@@ -385,11 +429,8 @@ fn executor_load(
                 .prop("timeUnit")
                 .and_then(|u| r.scope_text(u))
                 .unwrap_or_else(|| "1s".into());
-            let n = s.prop("rate").and_then(|v| r.num(v)).unwrap_or(1.0);
-            let d = s
-                .prop("duration")
-                .and_then(|d| r.duration(d))
-                .unwrap_or_else(|| "1m".into());
+            let n = r.num_or(s, "rate", 1.0, comments);
+            let d = r.duration_or(s, "duration", "1m", comments);
             let mut m = vec![
                 Entry::new("model", Node::raw("open")),
                 Entry::new("rate", Node::raw(rate(n, &unit))),
