@@ -285,3 +285,68 @@ fn default_headers_processor_variables_and_tls_carry_over() {
     let s = validate(&out.yaml, "proc.yaml");
     assert!(s.insecure, "{:?}", s.insecure);
 }
+
+/// What real scripts leave to the command line or to run time gives a scenario that loads,
+/// each gap named: no `config.target` (Artillery's `--target`) a target to decide, a phase
+/// whose rate is a template left out by name and the load to decide, a request using
+/// `$loopElement` left out (sent as written it would be refused), a loop over a literal list
+/// repeated once per element, and a scenario of thinks alone left out.
+#[test]
+fn gaps_of_real_scripts_are_named_and_the_scenario_loads() {
+    let script = r#"
+config:
+  phases:
+    - duration: 60
+      arrivalRate: "{{ $env.ARRIVAL_RATE }}"
+scenarios:
+  - name: pages
+    flow:
+      - get:
+          url: "/"
+      - loop:
+          - get:
+              url: "/items/{{ $loopElement }}"
+          - get:
+              url: "/health"
+        over:
+          - a
+          - b
+          - c
+  - name: Just think
+    flow:
+      - think: 1
+"#;
+    let out = import_ok(Kind::Artillery, script, "gaps.yml", &Options::default());
+    let s = validate(&out.yaml, "gaps.yml");
+    assert_eq!(s.flows.len(), 1, "{}", out.yaml);
+    for said in [
+        "# decide: the script names no config.target",
+        "# decide: no phase of config.phases could be converted",
+        "count: 3",
+    ] {
+        assert!(out.yaml.contains(said), "{said}\n{}", out.yaml);
+    }
+    assert!(!out.yaml.contains("$loopElement }}\""), "{}", out.yaml);
+    let unsupported: Vec<&str> = out
+        .report
+        .unsupported
+        .iter()
+        .map(|u| u.what.as_str())
+        .collect();
+    for said in [
+        "phase 1: arrivalRate `{{ $env.ARRIVAL_RATE }}` is not a number",
+        "get: uses an Artillery variable with no loadlab equivalent",
+        "scenario `Just think`: no request step converted",
+    ] {
+        assert!(
+            unsupported.iter().any(|u| u.contains(said)),
+            "{said}: {unsupported:#?}"
+        );
+    }
+    // A script of nothing convertible says why in its error, not "see the report above".
+    let ws = "config: { target: ws://h }\nscenarios:\n  - engine: ws\n    flow: [ { send: hi } ]\n";
+    let err = import(Kind::Artillery, ws, "ws.yml", &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("engine `ws` (only HTTP converts)"), "{err}");
+}

@@ -12,6 +12,7 @@ pub fn check_target(text: &str) -> Result<String, String> {
 
 /// Checks a base URL; returns it as [`check_target`] does, and the credentials written in it.
 pub fn check_target_credentials(text: &str) -> Result<(String, Option<Credentials>), String> {
+    let text = &crate::url_env::with_env_origin(text.trim())?;
     let text = &crate::credentials::with_userinfo_env(text)?;
     check_url(text)?;
     let (url, credentials) = split_credentials(text.trim().trim_end_matches('/'));

@@ -54,6 +54,7 @@ pub mod template;
 pub mod threshold;
 mod threshold_live;
 pub mod units;
+mod url_env;
 mod validate;
 pub mod ws;
 

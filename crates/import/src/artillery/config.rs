@@ -36,11 +36,26 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
     let mut entries = Vec::new();
     let mut fields = Vec::new();
     report_unknown_keys(config, lines, report);
-    match config.get("target").and_then(Value::as_str) {
-        Some(t) => entries.push(Entry::new("target", Node::str(t))),
-        None => entries.push(
-            Entry::new("target", Node::str("http://127.0.0.1:8080"))
-                .commented("decide: the script names no config.target"),
+    match config.get("target").and_then(Value::as_str).map(str::trim) {
+        Some(t) if t.starts_with("http://") || t.starts_with("https://") => {
+            entries.push(Entry::new("target", Node::str(t)))
+        }
+        // `{{ $env.TARGET }}`: read when the scenario loads, as Artillery reads it.
+        Some(t) if t.starts_with("{{") => {
+            let mut rewriter = super::templates::Rewriter::new(Vec::new());
+            let text = rewriter.text(t);
+            for e in &rewriter.env {
+                report.variable(e, "read by the script from the environment (config.target)");
+            }
+            entries.push(Entry::new("target", Node::str(text)));
+        }
+        other => entries.push(
+            Entry::new("target", Node::str("http://127.0.0.1:8080")).commented(match other {
+                Some(t) if !t.is_empty() => format!(
+                    "decide: the script's config.target is `{t}`, not an http(s) URL (Artillery may be given one with --target)"
+                ),
+                _ => "decide: the script names no config.target (Artillery may be given one with --target)".to_string(),
+            }),
         ),
     }
     entries.extend(defaults(config, lines, report));
@@ -244,6 +259,12 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
             value: Node::Map(stage),
         });
     }
+    if stages.is_empty() {
+        let e = crate::scaffold::one_user_once(
+            "decide: no phase of config.phases could be converted (see the report); choose the load",
+        );
+        return (e, None);
+    }
     report.did(format!(
         "{} phase(s) became open-model stages (Artillery's arrivals are loadlab's open model)",
         stages.len()
@@ -306,10 +327,18 @@ fn phase_rate(
             fmt_num(secs)
         ));
     } else {
-        report.unsupported(
-            line,
-            format!("phase {}: no arrivalRate or arrivalCount; left out", i + 1),
-        );
+        let given = ["arrivalRate", "rampTo", "arrivalCount"]
+            .into_iter()
+            .find_map(|k| Some((k, p.get(k)?)));
+        let what = match given {
+            Some((key, v)) => format!(
+                "phase {}: {key} `{}` is not a number (a value the script reads at run time has none here); left out",
+                i + 1,
+                v.as_str().map(str::to_string).unwrap_or_else(|| serde_yaml_ng::to_string(v).unwrap_or_default().trim().to_string())
+            ),
+            None => format!("phase {}: no arrivalRate or arrivalCount; left out", i + 1),
+        };
+        report.unsupported(line, what);
         return None;
     }
     Some(stage)

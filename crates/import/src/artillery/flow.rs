@@ -35,7 +35,24 @@ impl Walker<'_> {
                 self.cursor = l + 1;
             }
             let converted = if let Some(method) = METHODS.iter().find(|m| item.get(**m).is_some()) {
-                Some(self.request(method, &item[*method], line, report))
+                let uses = self.rewriter.unknown_uses;
+                let request = self.request(method, &item[*method], line, report);
+                if self.rewriter.unknown_uses == uses {
+                    Some(request)
+                } else {
+                    // `{{ $loopCount }}`, `{{ $loopElement }}`...: sent as written, it would be
+                    // refused when the scenario loads.
+                    self.requests -= 1;
+                    let what = format!(
+                        "{method}: uses an Artillery variable with no loadlab equivalent (listed below); the request is left out"
+                    );
+                    pending.push(format!(
+                        "not converted (line {}): {what}",
+                        line.unwrap_or(0)
+                    ));
+                    report.unsupported(line, what);
+                    None
+                }
             } else if let Some(t) = item.get("think") {
                 match seconds(t) {
                     Some(d) => Some(Item::new(Node::map([("think", Node::raw(d))]))),
@@ -94,13 +111,29 @@ impl Walker<'_> {
                 ));
             }
         }
-        let count = match item.get("count").and_then(Value::as_u64) {
+        let over_len = item
+            .get("over")
+            .and_then(Value::as_sequence)
+            .map(|list| list.len() as u64)
+            .filter(|n| *n > 0);
+        let count = match item.get("count").and_then(Value::as_u64).or(over_len) {
             Some(c) => c,
             None => {
-                let why = if item.get("over").is_some() {
-                    "loop `over` a list: loadlab loops a count"
-                } else {
-                    "loop without `count` (Artillery loops forever)"
+                let why = match (item.get("count"), item.get("over")) {
+                    (Some(c), _) => format!(
+                        "loop count `{}` is not a number",
+                        c.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| serde_yaml_ng::to_string(c)
+                                .unwrap_or_default()
+                                .trim()
+                                .to_string())
+                    ),
+                    (None, Some(_)) => {
+                        "loop `over` a list loadlab cannot read (a variable): loadlab loops a count"
+                            .to_string()
+                    }
+                    (None, None) => "loop without `count` (Artillery loops forever)".to_string(),
                 };
                 report.unsupported(line, format!("{why}; written with count 1"));
                 comments.push(format!("decide: {why}; count 1 written"));

@@ -82,9 +82,22 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
         walker.requests
     ));
     if flows.is_empty() {
+        // The report is not printed when the import fails: its reasons go in the error.
+        let reasons: Vec<String> = report
+            .unsupported
+            .iter()
+            .take(6)
+            .map(|u| match u.line {
+                Some(l) => format!("line {l}: {}", u.what),
+                None => u.what.clone(),
+            })
+            .collect();
         return Err(ImportError::invalid(
             file,
-            "no scenario could be converted (see the report above)",
+            format!(
+                "no scenario could be converted:\n  {}",
+                reasons.join("\n  ")
+            ),
         ));
     }
     let mut root = vec![Entry::new("name", Node::str(name))];
@@ -161,14 +174,15 @@ fn scenario_flow(
     }
     used_names.push(fname.clone());
     let weight = s.get("weight").and_then(Value::as_u64).unwrap_or(1);
+    let requests_before = walker.requests;
     let steps = match s.get("flow").and_then(Value::as_sequence) {
         Some(f) => walker.steps(f, report),
         None => Vec::new(),
     };
-    if steps.is_empty() {
+    if steps.is_empty() || walker.requests == requests_before {
         report.unsupported(
             line,
-            format!("scenario `{fname}`: no steps converted; left out"),
+            format!("scenario `{fname}`: no request step converted (a loadlab flow needs one); left out"),
         );
         return None;
     }

@@ -9,6 +9,8 @@ pub struct Rewriter {
     pub unknown: Vec<String>,
     /// Environment variables read (`$env.X`, `$processEnvironment.X`).
     pub env: Vec<String>,
+    /// How many times an expression of `unknown` was met: a step that met one is left out.
+    pub unknown_uses: usize,
 }
 
 impl Rewriter {
@@ -17,6 +19,7 @@ impl Rewriter {
             fields,
             unknown: Vec::new(),
             env: Vec::new(),
+            unknown_uses: 0,
         }
     }
 
@@ -75,8 +78,11 @@ impl Rewriter {
         if let Some((_, set)) = self.fields.iter().find(|(f, _)| f == expr) {
             return format!("{set}.{expr}");
         }
-        if expr.starts_with('$') && !self.unknown.iter().any(|u| u == expr) {
-            self.unknown.push(expr.to_string());
+        if expr.starts_with('$') {
+            self.unknown_uses += 1;
+            if !self.unknown.iter().any(|u| u == expr) {
+                self.unknown.push(expr.to_string());
+            }
         }
         expr.to_string()
     }

@@ -23,58 +23,8 @@ pub(super) fn target(
             Entry::new("target", Node::str("http://127.0.0.1:8080"))
                 .commented(format!("decide: the script reads its base URL from __ENV.{env}; write it here (or run with --target)")),
         ),
-        (None, None) => match env_origin(requests) {
-            Some(env) => Some(
-                Entry::new("target", Node::str("http://127.0.0.1:8080"))
-                    .commented(format!("decide: the script reads the origin of its URLs from __ENV.{env}; write it here (or run with --target)")),
-            ),
-            None => common_origin(requests).map(|t| Entry::new("target", Node::str(t))),
-        },
+        (None, None) => common_origin(requests).map(|t| Entry::new("target", Node::str(t))),
     }
-}
-
-/// `http.get(__ENV.URL)`, `` http.get(`http://${__ENV.DOMAIN}/x`) ``: URLs whose origin is an
-/// environment variable (one for all of them). A scenario connects before it runs, so its
-/// origin cannot be a template: those requests become paths on a target to decide, and the
-/// variable is returned.
-fn env_origin(requests: &mut [Request]) -> Option<String> {
-    // (the variable, the rest of the URL after its origin)
-    let split = |u: &str| -> Option<(String, String)> {
-        let after_scheme = u
-            .strip_prefix("http://")
-            .or_else(|| u.strip_prefix("https://"))
-            .unwrap_or(u);
-        let rest = after_scheme.strip_prefix("{{ env.")?;
-        let (name, rest) = rest.split_once(" }}")?;
-        let path = if after_scheme.len() == u.len() || rest.starts_with(['/', '?', ':']) {
-            // A port or path after the variable: drop the port, keep the path.
-            let rest = rest.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit());
-            rest.to_string()
-        } else {
-            return None;
-        };
-        Some((name.to_string(), path))
-    };
-    let mut env: Option<String> = None;
-    for r in requests.iter() {
-        if let Some((name, _)) = split(&r.url) {
-            match &env {
-                Some(e) if *e != name => return None,
-                _ => env = Some(name),
-            }
-        }
-    }
-    let env = env?;
-    for r in requests.iter_mut() {
-        if let Some((_, rest)) = split(&r.url) {
-            r.url = if rest.starts_with('/') {
-                rest
-            } else {
-                format!("/{rest}")
-            };
-        }
-    }
-    Some(env)
 }
 
 /// `data:`: each SharedArray as a data set, picked as the script indexes it.

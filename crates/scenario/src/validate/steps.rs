@@ -295,6 +295,7 @@ pub(super) fn request_url(
     target_auth: Option<&Credentials>,
     ctx: &Ctx,
 ) -> Result<(String, Option<Credentials>), ScenarioError> {
+    let url = crate::url_env::with_env_origin(&url).map_err(|m| ctx.err(url_field, m))?;
     if url.starts_with("http://") || url.starts_with("https://") {
         let url = crate::credentials::with_userinfo_env(&url).map_err(|m| ctx.err(url_field, m))?;
         // The host, after any `user:password@`.
@@ -306,7 +307,7 @@ pub(super) fn request_url(
             return Err(ctx
                 .err(url_field, "templates are not allowed in the host of a URL")
                 .with_hint(
-                    "connections are opened before the run: put variables in the path or query",
+                    "connections are opened before the run: put variables in the path or query (`{{ env.NAME }}`, read when the file loads, may stand in the host)",
                 ));
         }
         check_url(&url).map_err(|m| ctx.err(url_field, m))?;
