@@ -350,3 +350,45 @@ scenarios:
         .to_string();
     assert!(err.contains("engine `ws` (only HTTP converts)"), "{err}");
 }
+
+/// Artillery's think `jitter` (a percentage, per think or for all in `config.defaults.think`)
+/// is a uniform range around the think; another jitter is reported, never dropped silently.
+#[test]
+fn think_jitter_becomes_a_range() {
+    let script = r#"
+config:
+  target: http://127.0.0.1:8080
+  defaults:
+    think:
+      jitter: "20%"
+  phases: [ { duration: 10, arrivalRate: 1 } ]
+scenarios:
+  - flow:
+      - get: { url: "/" }
+      - think: 2
+      - think: "2s"
+        jitter: "10%"
+      - think: 1
+        jitter: 2
+"#;
+    let out = import_ok(Kind::Artillery, script, "jitter.yml", &Options::default());
+    let s = validate(&out.yaml, "jitter.yml");
+    let thinks: Vec<String> = s.flows[0]
+        .steps
+        .iter()
+        .filter_map(|st| match st {
+            Step::Think(t) => Some(format!("{t:?}")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thinks.len(), 2, "{}", out.yaml);
+    assert!(out.yaml.contains("think: 1600ms..2400ms"), "{}", out.yaml);
+    assert!(out.yaml.contains("think: 1800ms..2200ms"), "{}", out.yaml);
+    assert!(
+        out.report.unsupported.iter().any(|u| u
+            .what
+            .contains("think jitter `2`: only a percentage converts")),
+        "{:?}",
+        out.report.unsupported
+    );
+}

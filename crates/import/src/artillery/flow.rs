@@ -1,7 +1,6 @@
 //! Artillery's `flow:` items as loadlab steps: requests with their captures and `expect`
 //! checks, `think`, and counted `loop`s; anything else is a comment and a report entry.
 
-use super::seconds;
 use super::templates::Rewriter;
 use crate::lines::Lines;
 use crate::names;
@@ -17,6 +16,8 @@ pub struct Walker<'a> {
     pub cursor: usize,
     pub rewriter: Rewriter,
     pub requests: usize,
+    /// `config.defaults.think.jitter`: the jitter of every think that gives none.
+    pub think_jitter: Option<Value>,
 }
 
 impl Walker<'_> {
@@ -54,10 +55,11 @@ impl Walker<'_> {
                     None
                 }
             } else if let Some(t) = item.get("think") {
-                match seconds(t) {
-                    Some(d) => Some(Item::new(Node::map([("think", Node::raw(d))]))),
-                    None => {
-                        report.unsupported(line, "think: not a number of seconds");
+                let jitter = item.get("jitter").or(self.think_jitter.as_ref());
+                match think(t, jitter) {
+                    Ok(d) => Some(Item::new(Node::map([("think", Node::raw(d))]))),
+                    Err(why) => {
+                        report.unsupported(line, why);
                         None
                     }
                 }
@@ -400,6 +402,38 @@ impl Expected {
 }
 
 /// `equals: ["{{ id }}", 42]` where `id` is a JSON capture of this request → (`$.id`, 42).
+/// A think as loadlab writes it: `2s`, or with Artillery's `jitter` of a percentage a
+/// uniform range around it (`2s` ± 10% → `1.8s..2.2s`).
+fn think(t: &Value, jitter: Option<&Value>) -> Result<String, String> {
+    let shown = |v: &Value| {
+        v.as_str().map(str::to_string).unwrap_or_else(|| {
+            serde_yaml_ng::to_string(v)
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
+    };
+    let secs = super::duration_secs(t)
+        .ok_or_else(|| format!("think `{}`: not a number of seconds; left out", shown(t)))?;
+    let Some(j) = jitter else {
+        return Ok(format!("{}s", crate::scaffold::fmt_num(secs)));
+    };
+    let share = j
+        .as_str()
+        .and_then(|p| p.trim().strip_suffix('%'))
+        .and_then(|p| p.trim().parse::<f64>().ok())
+        .filter(|p| (0.0..=100.0).contains(p))
+        .ok_or_else(|| {
+            format!(
+                "think jitter `{}`: only a percentage converts (e.g. 20%); left out",
+                shown(j)
+            )
+        })?;
+    let (low, high) = (secs * (1.0 - share / 100.0), secs * (1.0 + share / 100.0));
+    let ms = |s: f64| crate::scaffold::fmt_num((s * 1000.0).round());
+    Ok(format!("{}ms..{}ms", ms(low), ms(high)))
+}
+
 fn equals(v: &Value, captures: &[(String, Node)]) -> Option<(String, Node)> {
     let pair = v.as_sequence()?;
     if pair.len() != 2 {

@@ -52,6 +52,12 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
         cursor: lines.find("scenarios", 1).unwrap_or(1),
         rewriter: templates::Rewriter::new(config.fields.clone()),
         requests: 0,
+        think_jitter: doc
+            .get("config")
+            .and_then(|c| c.get("defaults"))
+            .and_then(|d| d.get("think"))
+            .and_then(|t| t.get("jitter"))
+            .cloned(),
     };
     let mut flows = Vec::new();
     let mut used_names: Vec<String> = Vec::new();
