@@ -235,7 +235,11 @@ impl Expr {
             Expr::Bool(b) => b.to_string(),
             Expr::Null => "null".into(),
             Expr::Template { .. } => "`…`".into(),
-            Expr::Ident(_) | Expr::Member { .. } => self.dotted().unwrap_or_default(),
+            Expr::Ident(name) => name.clone(),
+            // `res.json().token`: no dotted path, but still worth naming in a message.
+            Expr::Member { object, property } => self
+                .dotted()
+                .unwrap_or_else(|| format!("{}.{property}", object.sketch())),
             Expr::Index { object, .. } => format!("{}[…]", object.sketch()),
             Expr::Call { callee, .. } => format!("{}(…)", callee.sketch()),
             Expr::New { callee, .. } => format!("new {}(…)", callee.sketch()),
