@@ -272,11 +272,16 @@ impl RecordBuilder {
         let next = match self.next_key {
             Some(n) => n,
             None => {
-                self.first_key = key;
-                let t0 = self.t0_us.unwrap_or(0) + key * SLICE_US;
-                self.meta.start_unix_s = t0 as f64 / 1e6;
+                // The run began with its earliest start, which may lie slices before the first
+                // end (JMeter and Gatling write a request when it ends, a long one late).
+                let t0 = self.t0_us.unwrap_or(0);
+                let first = (self.load.first_start_us - t0)
+                    .div_euclid(SLICE_US)
+                    .min(key);
+                self.first_key = first;
+                self.meta.start_unix_s = (t0 + first * SLICE_US) as f64 / 1e6;
                 self.writer.begin(&self.meta)?;
-                key
+                first
             }
         };
         // Seconds in which nothing ended are measured time too: written empty.
