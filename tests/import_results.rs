@@ -428,3 +428,31 @@ fn thresholds_are_judged_on_an_imported_run() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+/// JMeter writes a sample when it ends: a long one that started first comes after shorter
+/// ones. The run begins no later than its earliest start, and spans every sample.
+#[test]
+fn an_imported_run_begins_with_its_earliest_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("late.jtl");
+    std::fs::write(
+        &csv,
+        "timeStamp,elapsed,label,responseCode,success,threadName\n\
+         1600000005000,200,short,200,true,TG 1-1\n\
+         1600000006000,200,short,200,true,TG 1-1\n\
+         1600000001500,6000,long,200,true,TG 1-2\n\
+         1600000008000,200,short,200,true,TG 1-1\n",
+    )
+    .unwrap();
+    let out = import(dir.path(), &["jmeter-csv", csv.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let run = only_run(dir.path());
+    let started = run["started_at"].as_str().unwrap();
+    assert!(
+        &started[..19] <= "2020-09-13T12:26:41",
+        "started {started}, the long sample at 12:26:41.5"
+    );
+    // From its start (within a slice before it) to the last end, 8.2 s after 1.5.
+    let duration = run["duration_s"].as_f64().unwrap();
+    assert!((6.7..=7.7).contains(&duration), "{duration}");
+}
