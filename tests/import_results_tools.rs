@@ -288,6 +288,14 @@ fn oha_results_import_with_the_targets_count_and_its_percentiles() {
     let (_, imported) = new_run(&results, &Default::default());
     assert_eq!(imported["requests"]["total"].as_u64().unwrap(), answered);
     assert_eq!(answered, 400);
+    // What oha leaves out of its database is said on the run.
+    assert!(
+        imported["notes"]
+            .to_string()
+            .contains("oha stores only the requests that got a response"),
+        "{}",
+        imported["notes"]
+    );
     assert_eq!(
         imported["status_codes"]["200"],
         summary["statusCodeDistribution"]["200"]
@@ -510,4 +518,29 @@ fn imported_runs_form_a_history_in_the_order_they_were_made() {
         })
         .collect();
     assert!(days[0] < days[1] && days[1] < days[2], "{shown}");
+}
+
+/// An oha database with no row (oha stores only answered requests: every one refused) says
+/// so, instead of asking whether the file is an oha database.
+#[test]
+fn an_empty_oha_database_says_why_it_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("refused.db");
+    let made = Command::new("python3")
+        .arg("-c")
+        .arg("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table oha (url text, start real, start_latency_correction real, end real, duration real, status integer, len_bytes integer, run integer)'); c.commit()")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", text(&made));
+    let out = import(
+        &dir.path().join("store"),
+        &["oha-sqlite", db.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("oha stores only the requests that got a response"),
+        "{}",
+        text(&out)
+    );
 }

@@ -31,9 +31,15 @@ pub fn read(
         })
         .map_err(sql)?;
     let Some(run) = newest else {
-        return Ok(0);
+        return Err(ReadError::Bad(
+            "the oha database holds no request: oha stores only the requests that got a response, so a run whose every request failed (refused, timed out) leaves it empty".into(),
+        ));
     };
     builder.load.model = LoadModel::Closed;
+    builder.note(
+        "oha stores only the requests that got a response: its connection errors and timeouts are not in the file, so failures here are responses that failed (4xx/5xx)"
+            .to_string(),
+    );
     let mut stmt = conn
         .prepare(
             "SELECT rowid, url, end, duration, status, len_bytes FROM oha WHERE run = ?1 ORDER BY end",
