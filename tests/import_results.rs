@@ -123,6 +123,8 @@ fn the_k6_documentation_example_is_one_request_with_its_group_and_vus() {
         !shown.contains("valid run:") && !shown.contains("INVALID RUN"),
         "{shown}"
     );
+    // k6's requests are not loadlab's iterations: no "0 completed" line.
+    assert!(!shown.contains("iterations ........"), "{shown}");
 }
 
 /// The ids of the store's runs, oldest directory first.

@@ -46,7 +46,10 @@ pub(crate) fn requests(r: &RunResult, out: &mut dyn Write) -> io::Result<()> {
     if it.warmup > 0 {
         iterations.push_str(&format!(" (after warm-up; {} during it)", it.warmup));
     }
-    kv(out, "iterations", &iterations)?;
+    // Another tool's results file holds requests, not loadlab's iterations.
+    if r.imported.is_none() {
+        kv(out, "iterations", &iterations)?;
+    }
     crate::terminal_timings::iterations_and_vus(r, out)?;
     if let Some(protocol) = crate::words::protocol_words(r) {
         kv(out, "protocol", &protocol)?;
