@@ -261,6 +261,10 @@ pub fn store_study(
     };
     let mut study = assemble(&plan, &ids, &made, true);
     study.plan_hash = None;
+    // The plan above is a placeholder: its load is no variant's, so no load factor is known.
+    for d in &mut study.degradation {
+        d.load_factor = None;
+    }
     study.warnings.push(format!(
         "made from {} imported run(s): their validity was not judged (the files hold none of the generator's own timing)",
         runs.len()
