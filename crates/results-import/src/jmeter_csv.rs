@@ -156,10 +156,12 @@ pub fn read_csv<R: BufRead>(
             });
             continue;
         };
-        let thread = cols.get(&fields, "threadName");
+        // The column looked up once a row, not once a held row.
+        let thread_col = cols.0.get("threadName").copied();
+        let thread = field(&fields, thread_col);
         let same_thread = held
             .iter()
-            .rposition(|h| cols.get(&h.fields, "threadName") == thread);
+            .rposition(|h| field(&h.fields, thread_col) == thread);
         if let Some(i) = same_thread {
             let outer = &mut held[i];
             if is_sub_result(cols, outer, &fields, start_ms, elapsed_ms) {
@@ -192,6 +194,11 @@ pub fn read_csv<R: BufRead>(
         }
     }
     Ok(readings)
+}
+
+/// The field at column `i`, if the row has it.
+fn field(fields: &[String], i: Option<usize>) -> Option<&str> {
+    fields.get(i?).map(String::as_str)
 }
 
 /// Gives `row` to `sink`, unless it held sub-results (they were the requests).

@@ -99,33 +99,21 @@ pub fn with_userinfo_env(url: &str) -> Result<String, String> {
     if !rest.contains("{{") {
         return Ok(url.to_string());
     }
-    // Read here rather than by the template compiler, which knows the whole scenario; the
-    // words are the compiler's.
+    // Read here rather than by the template compiler, which knows the whole scenario.
     let mut filled = String::with_capacity(rest.len());
     while let Some(open) = rest.find("{{") {
         filled.push_str(&rest[..open]);
-        let after = &rest[open + 2..];
-        let close = after.find("}}").ok_or_else(|| {
-            format!(
-                "unclosed `{{{{` in the user or password of `{}`",
-                redact(url)
-            )
-        })?;
-        let expr = after[..close].trim();
-        let Some(var) = expr.strip_prefix("env.") else {
+        let Some((value, after)) = crate::url_env::leading_env(&rest[open..])? else {
             return Err(format!(
                 "the user and password of `{}` may use only `{{{{ env.NAME }}}}`: they are sent from the first request on",
                 redact(url)
             ));
         };
-        let value = std::env::var(var).map_err(|_| {
-            format!("environment variable `{var}` is not set (used as `{{{{ env.{var} }}}}`)")
-        })?;
         filled.extend(percent_encoding::utf8_percent_encode(
             &value,
             percent_encoding::NON_ALPHANUMERIC,
         ));
-        rest = &after[close + 2..];
+        rest = after;
     }
     filled.push_str(rest);
     Ok(format!("{}{filled}{}", &url[..start], &url[end..]))

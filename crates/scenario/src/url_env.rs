@@ -52,7 +52,7 @@ pub fn with_env_origin(url: &str) -> Result<String, String> {
 
 /// The value of the `{{ env.NAME }}` `text` starts with, and the text after it; `None` when
 /// it starts with another template.
-fn leading_env(text: &str) -> Result<Option<(String, &str)>, String> {
+pub(crate) fn leading_env(text: &str) -> Result<Option<(String, &str)>, String> {
     let Some(close) = text.find("}}") else {
         return Ok(None);
     };

@@ -79,44 +79,7 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
     }
     let body = entry.request.post_data.as_ref().and_then(request_body);
     let mut comments = Vec::new();
-    for h in &entry.request.headers {
-        if !is_header_name(&h.name) && !h.name.starts_with(':') {
-            comments.push(format!(
-                "the recorded header `{}` is left out: it is no valid header name",
-                h.name.escape_debug()
-            ));
-        }
-    }
-    let mut headers: Vec<(String, String)> = entry
-        .request
-        .headers
-        .iter()
-        .filter(|h| !dropped_request_header(&h.name) && is_header_name(&h.name))
-        .filter(|h| {
-            // The body kind sets its own Content-Type.
-            !(h.name.eq_ignore_ascii_case("content-type")
-                && matches!(body, Some(ReqBody::Json(_)) | Some(ReqBody::Form(_))))
-        })
-        .map(|h| (h.name.clone(), h.value.clone()))
-        .collect();
-    if !url.username().is_empty()
-        && !headers
-            .iter()
-            .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
-    {
-        let pair = format!("{}:{}", url.username(), url.password().unwrap_or(""));
-        let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
-        headers.push(("Authorization".into(), format!("Basic {encoded}")));
-    }
-    if let Some(ReqBody::Text(_, ct)) = &body {
-        if !ct.is_empty()
-            && !headers
-                .iter()
-                .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-        {
-            headers.push(("Content-Type".into(), ct.clone()));
-        }
-    }
+    let headers = request_headers(entry, url, body.as_ref(), &mut comments);
     let started = time::parse_ms(&entry.started_date_time);
     let content = &entry.response.content;
     let response_json = response_json(content);
@@ -127,19 +90,7 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
             url.path()
         ));
     }
-    let recorded_status = entry
-        .response
-        .status
-        .and_then(|s| u16::try_from(s).ok())
-        .unwrap_or(0);
-    let status = if recorded_status == 304 && sent_conditional(entry) {
-        comments.push(
-            "recorded 304 Not Modified, an answer to the browser's cache check (If-None-Match / If-Modified-Since, left out): checks 200".into(),
-        );
-        200
-    } else {
-        recorded_status
-    };
+    let status = checked_status(entry, &mut comments);
     Ok(Exchange {
         name: names::step_name(&method, url.path()),
         method,
@@ -163,6 +114,68 @@ pub fn exchange(entry: &model::Entry, url: &url::Url) -> Result<Exchange, String
         comments,
         captures: Vec::new(),
     })
+}
+
+/// The headers a request step sends: the recorded ones less those a browser adds on its own
+/// and names no client could send (each named in `comments`), with the body's `Content-Type`
+/// and a URL's `user:password@` as `Authorization` (so it moves to the environment).
+fn request_headers(
+    entry: &model::Entry,
+    url: &url::Url,
+    body: Option<&ReqBody>,
+    comments: &mut Vec<String>,
+) -> Vec<(String, String)> {
+    for h in &entry.request.headers {
+        if !is_header_name(&h.name) && !h.name.starts_with(':') {
+            comments.push(format!(
+                "the recorded header `{}` is left out: it is no valid header name",
+                h.name.escape_debug()
+            ));
+        }
+    }
+    let mut headers: Vec<(String, String)> = entry
+        .request
+        .headers
+        .iter()
+        .filter(|h| !dropped_request_header(&h.name) && is_header_name(&h.name))
+        .filter(|h| {
+            // The body kind sets its own Content-Type.
+            !(h.name.eq_ignore_ascii_case("content-type")
+                && matches!(body, Some(ReqBody::Json(_)) | Some(ReqBody::Form(_))))
+        })
+        .map(|h| (h.name.clone(), h.value.clone()))
+        .collect();
+    let has = |headers: &[(String, String)], name: &str| {
+        headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name))
+    };
+    if !url.username().is_empty() && !has(&headers, "authorization") {
+        let pair = format!("{}:{}", url.username(), url.password().unwrap_or(""));
+        let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
+        headers.push(("Authorization".into(), format!("Basic {encoded}")));
+    }
+    if let Some(ReqBody::Text(_, ct)) = body {
+        if !ct.is_empty() && !has(&headers, "content-type") {
+            headers.push(("Content-Type".into(), ct.clone()));
+        }
+    }
+    headers
+}
+
+/// The status a step checks: the recorded one, except a 304 answering the browser's own cache
+/// check (whose headers are dropped), which the server answers 200 without them.
+fn checked_status(entry: &model::Entry, comments: &mut Vec<String>) -> u16 {
+    let recorded = entry
+        .response
+        .status
+        .and_then(|s| u16::try_from(s).ok())
+        .unwrap_or(0);
+    if recorded == 304 && sent_conditional(entry) {
+        comments.push(
+            "recorded 304 Not Modified, an answer to the browser's cache check (If-None-Match / If-Modified-Since, left out): checks 200".into(),
+        );
+        return 200;
+    }
+    recorded
 }
 
 /// The response body as JSON when it is JSON (by its type or its first character), decoded
