@@ -392,3 +392,76 @@ scenarios:
         out.report.unsupported
     );
 }
+
+/// `config.variables` whose value reads the environment (`apiKey: "{{ $env.API_KEY }}"`, as
+/// Artillery's docs show for secrets) is read from the environment where it is used, not sent
+/// as the literal text `{{ $env.API_KEY }}` from a one-row data set.
+#[test]
+fn a_variable_that_reads_the_environment_is_read_where_it_is_used() {
+    let script = "config:\n  target: https://127.0.0.1:8443\n  phases:\n    - {duration: 1, arrivalRate: 1}\n  variables:\n    apiKey: \"{{ $env.API_KEY }}\"\n    auth: \"Bearer {{ $processEnvironment.TOKEN }}\"\n    color: [red, blue]\nscenarios:\n  - flow:\n      - get:\n          url: /items?c={{ color }}\n          headers:\n            x-api-key: \"{{ apiKey }}\"\n            authorization: \"{{ auth }}\"\n";
+    let out = import_ok(Kind::Artillery, script, "env.yml", &Options::default());
+    assert!(
+        !out.yaml.contains("$env") && !out.yaml.contains("$processEnvironment"),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml.contains("x-api-key: \"{{ env.API_KEY }}\""),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml
+            .contains("authorization: \"Bearer {{ env.TOKEN }}\""),
+        "{}",
+        out.yaml
+    );
+    let vars: Vec<&str> = out
+        .report
+        .variables
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(vars, ["API_KEY", "TOKEN"]);
+    std::env::set_var("API_KEY", "k");
+    std::env::set_var("TOKEN", "t");
+    let s = validate(&out.yaml, "env.yaml");
+    // The list stays a data set; the two templates are no data set at all.
+    let sets: Vec<&str> = s.data.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(sets, ["color"]);
+}
+
+/// `config.http.defaults` is where Artillery's docs put default headers and think jitter now
+/// (`config.defaults` "may be deprecated"): both are read, the newer winning for a header set
+/// in both, and what has no equivalent (a default cookie) is named.
+#[test]
+fn http_defaults_carry_over_like_defaults() {
+    let script = "config:\n  target: http://127.0.0.1:8080\n  phases:\n    - {duration: 1, arrivalRate: 1}\n  defaults:\n    headers:\n      x-old: '1'\n      x-both: old\n  http:\n    timeout: 5\n    defaults:\n      headers:\n        x-both: new\n        x-key: '{{ $env.KEY }}'\n      cookie:\n        session: abc\n      think:\n        jitter: 50%\nscenarios:\n  - flow:\n      - get: {url: /a}\n      - think: 2\n";
+    let out = import_ok(Kind::Artillery, script, "http.yml", &Options::default());
+    for want in [
+        "x-old: \"1\"",
+        "x-both: new",
+        "x-key: \"{{ env.KEY }}\"",
+        "timeout: 5",
+    ] {
+        assert!(out.yaml.contains(want), "{want}:\n{}", out.yaml);
+    }
+    assert!(!out.yaml.contains("x-both: old"), "{}", out.yaml);
+    // 2 s ± 50%.
+    assert!(out.yaml.contains("1s"), "think jitter: {}", out.yaml);
+    let unsupported: Vec<&str> = out
+        .report
+        .unsupported
+        .iter()
+        .map(|u| u.what.as_str())
+        .collect();
+    assert!(
+        unsupported.iter().any(|u| u.starts_with("defaults.cookie"))
+            && !unsupported
+                .iter()
+                .any(|u| u.contains("config.http.defaults")),
+        "{unsupported:?}"
+    );
+    std::env::set_var("KEY", "k");
+    validate(&out.yaml, "http.yaml");
+}

@@ -15,6 +15,9 @@ pub struct Config {
     pub entries: Vec<Entry>,
     /// `(field, data set)` for payload columns.
     pub fields: Vec<(String, String)>,
+    /// `(variable, template text)` for variables whose value reads the environment or
+    /// calls a function: used in place, not as a data set of literal text.
+    pub aliases: Vec<(String, String)>,
 }
 
 const KNOWN: &[&str] = &[
@@ -74,11 +77,15 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
     }
     let mut data = Vec::new();
     payloads(config.get("payload"), lines, report, &mut data, &mut fields);
-    variables(config.get("variables"), report, &mut data);
+    let aliases = variables(config.get("variables"), report, &mut data);
     if !data.is_empty() {
         entries.push(Entry::new("data", Node::Map(data)));
     }
-    Config { entries, fields }
+    Config {
+        entries,
+        fields,
+        aliases,
+    }
 }
 
 fn report_unknown_keys(config: &Value, lines: &Lines, report: &mut Report) {
@@ -107,7 +114,7 @@ fn defaults(config: &Value, lines: &Lines, report: &mut Report) -> Option<Entry>
     }
     if let Some(http) = config.get("http").and_then(Value::as_mapping) {
         for key in http.keys().filter_map(Value::as_str) {
-            if key != "timeout" {
+            if key != "timeout" && key != "defaults" {
                 report.unsupported(
                     lines.find(key, lines.find("http", 1).unwrap_or(1)),
                     format!("config.http.{key}: no loadlab equivalent; left out"),
@@ -115,29 +122,72 @@ fn defaults(config: &Value, lines: &Lines, report: &mut Report) -> Option<Entry>
             }
         }
     }
-    if let Some(h) = config
-        .get("defaults")
-        .and_then(|d| d.get("headers"))
-        .and_then(Value::as_mapping)
-    {
-        let headers: Vec<(String, Node)> = h
-            .iter()
-            .filter_map(|(k, v)| Some((k.as_str()?.to_string(), Node::str(scalar_text(v)?))))
-            .collect();
-        if !headers.is_empty() {
-            defaults.push(Entry::new("headers", Node::map(headers)));
+    // Artillery reads `config.defaults` and, as its docs now advise, `config.http.defaults`
+    // (which wins for a header set in both).
+    let mut headers: Vec<(String, Node)> = Vec::new();
+    for section in default_sections(config) {
+        for key in section
+            .as_mapping()
+            .into_iter()
+            .flat_map(|m| m.keys())
+            .filter_map(Value::as_str)
+            .filter(|k| !["headers", "think"].contains(k))
+        {
+            report.unsupported(
+                lines.find(key, lines.find("defaults", 1).unwrap_or(1)),
+                format!("defaults.{key}: no loadlab equivalent; left out"),
+            );
         }
+        for (k, v) in section
+            .get("headers")
+            .and_then(Value::as_mapping)
+            .into_iter()
+            .flatten()
+        {
+            let (Some(name), Some(value)) = (k.as_str(), scalar_text(v)) else {
+                continue;
+            };
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            headers.push((name.to_string(), Node::str(value)));
+        }
+    }
+    if !headers.is_empty() {
+        defaults.push(Entry::new("headers", Node::map(headers)));
     }
     (!defaults.is_empty()).then(|| Entry::new("defaults", Node::Map(defaults)))
 }
 
-/// `config.variables`: each a data set of its values, picked at random.
-fn variables(vars: Option<&Value>, report: &mut Report, data: &mut Vec<Entry>) {
+/// `config.defaults` then `config.http.defaults`, those present.
+pub fn default_sections(config: &Value) -> impl Iterator<Item = &Value> {
+    [
+        config.get("defaults"),
+        config.get("http").and_then(|h| h.get("defaults")),
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// `config.variables`: each a data set of its values, picked at random; a single value that
+/// is a template (`"{{ $env.API_KEY }}"`) is returned as an alias instead, since a data set's
+/// values are sent as written.
+fn variables(
+    vars: Option<&Value>,
+    report: &mut Report,
+    data: &mut Vec<Entry>,
+) -> Vec<(String, String)> {
+    let mut aliases = Vec::new();
     let Some(vars) = vars.and_then(Value::as_mapping) else {
-        return;
+        return aliases;
     };
     for (k, v) in vars {
         let Some(name) = k.as_str() else { continue };
+        if let Some(text) = v.as_str().filter(|t| is_expression_only(t)) {
+            report.did(format!(
+                "config.variables.{name} is `{text}`: each `{{{{ {name} }}}}` became it"
+            ));
+            aliases.push((name.to_string(), text.to_string()));
+            continue;
+        }
         let values = match v {
             Value::Sequence(s) => s.clone(),
             other => vec![other.clone()],
@@ -157,6 +207,25 @@ fn variables(vars: Option<&Value>, report: &mut Report, data: &mut Vec<Entry>) {
             "config.variables.{name} became the data set `{name}` (a random value per iteration)"
         ));
     }
+    aliases
+}
+
+/// Text whose templates are all Artillery expressions (`$env.X`, `$randomNumber(…)`), none a
+/// bare variable that could name another alias.
+fn is_expression_only(text: &str) -> bool {
+    let mut rest = text;
+    let mut any = false;
+    while let Some(open) = rest.find("{{") {
+        let Some(close) = rest[open..].find("}}") else {
+            return false;
+        };
+        if !rest[open + 2..open + close].trim().starts_with('$') {
+            return false;
+        }
+        any = true;
+        rest = &rest[open + close + 2..];
+    }
+    any
 }
 
 /// `tls.rejectUnauthorized: false` accepts any certificate: loadlab's `insecure: true`.

@@ -50,14 +50,17 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
     let mut walker = flow::Walker {
         lines: &lines,
         cursor: lines.find("scenarios", 1).unwrap_or(1),
-        rewriter: templates::Rewriter::new(config.fields.clone()),
+        rewriter: templates::Rewriter {
+            aliases: config.aliases.clone(),
+            ..templates::Rewriter::new(config.fields.clone())
+        },
         requests: 0,
-        think_jitter: doc
-            .get("config")
-            .and_then(|c| c.get("defaults"))
-            .and_then(|d| d.get("think"))
-            .and_then(|t| t.get("jitter"))
-            .cloned(),
+        think_jitter: doc.get("config").and_then(|c| {
+            config::default_sections(c)
+                .filter_map(|d| d.get("think")?.get("jitter"))
+                .last()
+                .cloned()
+        }),
     };
     let mut flows = Vec::new();
     let mut used_names: Vec<String> = Vec::new();

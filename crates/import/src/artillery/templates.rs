@@ -5,6 +5,9 @@
 pub struct Rewriter {
     /// `(field, data set)`.
     pub fields: Vec<(String, String)>,
+    /// `(variable, its text)` for `config.variables` whose value is itself a template
+    /// (`apiKey: "{{ $env.API_KEY }}"`): each use is replaced by that text, rewritten.
+    pub aliases: Vec<(String, String)>,
     /// Expressions with no loadlab equivalent, found while rewriting.
     pub unknown: Vec<String>,
     /// Environment variables read (`$env.X`, `$processEnvironment.X`).
@@ -17,6 +20,7 @@ impl Rewriter {
     pub fn new(fields: Vec<(String, String)>) -> Self {
         Rewriter {
             fields,
+            aliases: Vec::new(),
             unknown: Vec::new(),
             env: Vec::new(),
             unknown_uses: 0,
@@ -33,7 +37,16 @@ impl Rewriter {
             };
             out.push_str(&rest[..open]);
             let expr = rest[open + 2..open + close].trim();
-            out.push_str(&format!("{{{{ {} }}}}", self.expr(expr)));
+            let alias = self.aliases.iter().find(|(v, _)| v == expr).cloned();
+            match alias {
+                // The alias's own text holds no alias of itself (`variables` keeps only
+                // values without a bare variable), so this does not recurse further.
+                Some((_, text)) => {
+                    let text = self.text(&text);
+                    out.push_str(&text);
+                }
+                None => out.push_str(&format!("{{{{ {} }}}}", self.expr(expr))),
+            }
             rest = &rest[open + close + 2..];
         }
         out.push_str(rest);
@@ -126,5 +139,23 @@ mod tests {
         }
         assert_eq!(r.unknown, ["$loopCount"]);
         assert_eq!(r.env, ["API_KEY", "HOST"]);
+    }
+
+    #[test]
+    fn a_variable_holding_a_template_is_replaced_by_it() {
+        let mut r = Rewriter::new(Vec::new());
+        r.aliases = vec![
+            ("apiKey".into(), "{{ $env.API_KEY }}".into()),
+            (
+                "auth".into(),
+                "Bearer {{ $processEnvironment.TOKEN }}".into(),
+            ),
+        ];
+        assert_eq!(r.text("{{ apiKey }}"), "{{ env.API_KEY }}");
+        assert_eq!(
+            r.text("x={{apiKey}}; {{ auth }}"),
+            "x={{ env.API_KEY }}; Bearer {{ env.TOKEN }}"
+        );
+        assert_eq!(r.env, ["API_KEY", "TOKEN"]);
     }
 }
