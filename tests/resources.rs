@@ -261,9 +261,18 @@ fn a_generator_held_up_while_nearly_idle_is_the_hosts_doing_not_saturation() {
     let cpu = run["generator"]["cpu_percent"].as_f64().unwrap();
     assert!(cpu < 50.0, "a nearly idle generator: {cpu}%");
     let message = run["validity"]["reasons"][0]["message"].as_str().unwrap();
-    assert!(message.contains("retry the run"), "{message}");
     let timer = &run["generator"]["host_timer"];
     assert!(timer["samples"].as_u64().unwrap() >= 20, "{timer}");
+    // On a host busy with other work meanwhile (a CI machine running other tests), that
+    // work explains the delay: `host_contended`, naming it, never the generator.
+    if kinds == ["host_contended"] {
+        assert!(
+            message.contains("other processes took the CPU"),
+            "{message}"
+        );
+        return;
+    }
+    assert!(message.contains("retry the run"), "{message}");
     // On a VM whose hypervisor really stole time meanwhile (CI's, now and then), the steal
     // explains the delay: `cpu_stolen`, never the generator. Else nothing explains it.
     let stolen = run["generator"]["steal_percent"].as_f64().unwrap_or(0.0);
