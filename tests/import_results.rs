@@ -458,3 +458,66 @@ fn an_imported_run_begins_with_its_earliest_start() {
     let duration = run["duration_s"].as_f64().unwrap();
     assert!((6.7..=7.7).contains(&duration), "{duration}");
 }
+
+/// A study of imported runs says what it is made of: runs another tool ran (per variant, as
+/// many as files were given), whose validity nobody judged; it claims no valid runs, no
+/// planned repetitions, no order and no loadlab tool, and one run has no stability to show.
+#[test]
+fn a_study_of_imported_runs_claims_nothing_loadlab_did_not_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("store");
+    let one = fixture("jmeter-example-results.csv");
+    let other = fixture("jmeter-transactions-crlf.csv");
+    let (a1, a2, b) = (format!("A={one}"), format!("A={other}"), format!("B={one}"));
+    let out = import(&results, &["jmeter-csv", &a1, &a2, &b, "--study"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("2 variant(s) of runs imported from jmeter result files")
+            && shown.contains("runs: A 2, B 1; validity not judged"),
+        "{shown}"
+    );
+    assert!(!shown.contains("valid runs:"), "{shown}");
+    assert!(
+        shown.contains("p raw, p Holm: no test was made") && !shown.contains("over the 0 tests"),
+        "{shown}"
+    );
+    let (study_dir, study) = common::only_study(&results);
+    assert_eq!(study["imported_from"], serde_json::json!(["jmeter"]));
+    common::validate("docs/schema/study.v1.json", &study);
+    // It finished when the latest run did, not when it was imported.
+    let latest_start = runs(&results)
+        .iter()
+        .map(|r| r["started_at"].as_str().unwrap().to_string())
+        .max()
+        .unwrap();
+    let finished = study["finished_at"].as_str().unwrap();
+    assert_eq!(&finished[..10], &latest_start[..10], "{finished}");
+    let report = std::fs::read_to_string(study_dir.join("report.md")).unwrap();
+    for claim in [
+        "are valid measurements",
+        "sequential",
+        "planned",
+        "cool-down",
+        "| **Tool** | loadlab",
+        "over 0 tests",
+    ] {
+        assert!(
+            !report.contains(claim),
+            "the report says `{claim}`:\n{report}"
+        );
+    }
+    for fact in [
+        "with runs imported from jmeter result files (A 2, B 1)",
+        "| **Runs** | A 2, B 1, one per result file",
+        "| **Tool** | jmeter (imported by loadlab",
+        "| `B` | 5 VUs | 1 |",
+        "n/a (1 run)",
+        "validity was not judged",
+    ] {
+        assert!(
+            report.contains(fact),
+            "the report lacks `{fact}`:\n{report}"
+        );
+    }
+}

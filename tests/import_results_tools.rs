@@ -421,13 +421,7 @@ fn ten_k6_outputs_become_a_study_in_one_command() {
         "{shown}"
     );
     assert!(shown.contains("report:"), "{shown}");
-    let study_dir = std::fs::read_dir(results.join("studies"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let study = read_json(&study_dir.join("study.json"));
+    let (study_dir, study) = common::only_study(&results);
     let variant = &study["variants"][0];
     assert_eq!(variant["runs"].as_array().unwrap().len(), 10);
     // Each run's p95 is k6's own p95 of the same file within HDR precision (k6 interpolates

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{exclusive, study_command, Target};
+use common::{exclusive, only_study, study_command, Target};
 use serde_json::Value;
 
 #[test]
@@ -42,16 +42,7 @@ fn an_invalid_run_is_run_again_and_every_attempt_is_listed() {
         "one re-run per repetition of short:\n{stderr}"
     );
     assert!(stderr.contains("(re-run 1 of an invalid run)"), "{stderr}");
-    let studies = dir.join("results").join("studies");
-    let study_dir = std::fs::read_dir(&studies)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let study: Value =
-        serde_json::from_str(&std::fs::read_to_string(study_dir.join("study.json")).unwrap())
-            .unwrap();
+    let (study_dir, study) = only_study(&dir.join("results"));
     let log = study["run_log"].as_array().unwrap();
     let short: Vec<&Value> = log.iter().filter(|e| e["variant"] == "short").collect();
     assert_eq!(short.len(), 4, "2 repetitions × (1 + 1 re-run): {log:?}");

@@ -206,3 +206,14 @@ pub fn validate(schema_file: &str, doc: &serde_json::Value) {
     let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{schema_file}: {errors:?}");
 }
+
+/// The one study in the store `results`: its directory and its study.json.
+pub fn only_study(results: &Path) -> (std::path::PathBuf, serde_json::Value) {
+    let dirs: Vec<std::path::PathBuf> = std::fs::read_dir(results.join("studies"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 1, "one study expected: {dirs:?}");
+    let text = std::fs::read_to_string(dirs[0].join("study.json")).unwrap();
+    (dirs[0].clone(), serde_json::from_str(&text).unwrap())
+}

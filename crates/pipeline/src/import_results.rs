@@ -261,6 +261,15 @@ pub fn store_study(
     };
     let mut study = assemble(&plan, &ids, &made, true);
     study.plan_hash = None;
+    // The runs ended when the tool's last request did, not when they were imported.
+    let ends = runs.iter().filter_map(|r| {
+        let start = loadlab_metrics::result::parse_rfc3339(&r.result.started_at)?;
+        Some(start + Duration::from_secs_f64(r.result.duration_s.max(0.0)))
+    });
+    if let Some(end) = ends.max() {
+        study.finished_at = loadlab_metrics::result::rfc3339(end);
+    }
+    study.imported_from = imported_tools(runs);
     // The plan above is a placeholder: its load is no variant's, so no load factor is known.
     for d in &mut study.degradation {
         d.load_factor = None;
@@ -278,6 +287,21 @@ pub fn store_study(
         .and_then(|_| store.finish_study(id, &path, false))
         .map_err(PipelineError::aborted)?;
     Ok((study, path))
+}
+
+/// The tools (with their versions when known) that measured the runs, each once.
+fn imported_tools(runs: &[ImportedRun]) -> Vec<String> {
+    let mut tools: Vec<String> = Vec::new();
+    for words in runs
+        .iter()
+        .filter_map(|r| r.result.imported.as_ref())
+        .map(|i| i.tool_words())
+    {
+        if !tools.contains(&words) {
+            tools.push(words);
+        }
+    }
+    tools
 }
 
 /// The variants in the order they came, and each run as the study's repetition of its variant.

@@ -130,11 +130,17 @@ pub fn print_legend(
     equivalence: f64,
     min_runs: usize,
 ) -> io::Result<()> {
-    writeln!(
-        out,
-        "  p raw: two-sided test per metric; p Holm: Holm's correction over the {} tests of the family (metrics with the same value in every run spend no α).",
-        family_size(comps)
-    )?;
+    match family_size(comps) {
+        0 => writeln!(
+            out,
+            "  p raw, p Holm: no test was made (every metric was insufficient or had the same value in every run)."
+        )?,
+        n => writeln!(
+            out,
+            "  p raw: two-sided test per metric; p Holm: Holm's correction over the {n} test{} of the family (metrics with the same value in every run spend no α).",
+            if n == 1 { "" } else { "s" }
+        )?,
+    }
     let mut lead = "  verdicts:";
     for clause in verdict_legend_clauses(alpha, equivalence, min_runs) {
         writeln!(out, "{lead} {}", clause.replace('`', ""))?;

@@ -117,6 +117,22 @@ fn print_rounds(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
 /// What the study is, and how many valid runs each variant has.
 fn print_study_header(out: &mut dyn Write, study: &StudyResult) -> io::Result<()> {
     writeln!(out)?;
+    if study.is_imported() {
+        // Another tool ran these: loadlab planned no repetitions or order, and cannot tell
+        // whether the tool's generator kept up.
+        writeln!(
+            out,
+            "study {} — {} variant(s) of runs imported from {} result files (median and CV across runs)",
+            study.name,
+            study.variants.len(),
+            study.imported_from.join(", ")
+        )?;
+        return writeln!(
+            out,
+            "  runs: {}; validity not judged (the files hold none of the generator's own timing)",
+            study.runs_per_variant_words()
+        );
+    }
     writeln!(
         out,
         "study {} — {} variant(s), {} run(s) each, {} (median and CV across runs)",

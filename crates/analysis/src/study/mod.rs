@@ -115,6 +115,27 @@ pub struct StudyResult {
     /// figures, the two-level bootstrap and the variance per level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<RoundsStudy>,
+    /// Its runs were imported from other tools' result files (`import-results --study`): the
+    /// tools that made them (`jmeter`, `k6 0.50.0`). Their validity was not judged, and no
+    /// order, cool-down or plan was loadlab's. Empty for a study loadlab ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub imported_from: Vec<String>,
+}
+
+impl StudyResult {
+    /// Made of runs imported from other tools' files, not run by loadlab.
+    pub fn is_imported(&self) -> bool {
+        !self.imported_from.is_empty()
+    }
+
+    /// `A 3, B 2`: how many runs each variant has.
+    pub fn runs_per_variant_words(&self) -> String {
+        self.variants
+            .iter()
+            .map(|v| format!("{} {}", v.name, v.runs.len()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// One run a study made.

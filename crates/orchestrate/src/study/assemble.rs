@@ -100,6 +100,7 @@ pub fn assemble(plan: &StudyPlan, ids: &StudyIds, runs: &[MadeRun], complete: bo
         planned_runs,
         run_log: runs.iter().map(|r| r.entry.clone()).collect(),
         rounds,
+        imported_from: Vec::new(),
     }
 }
 

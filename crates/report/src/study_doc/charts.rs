@@ -219,6 +219,8 @@ fn active_chart(reps: &[Representative], time: Axis) -> Chart {
 fn draw_plans(reps: &[Representative], tput: &mut Chart, active: &mut Chart) {
     let plans: Vec<(usize, &str, &PlannedLoad)> = reps
         .iter()
+        // An imported run's load is what its file shows, not a plan loadlab followed.
+        .filter(|(_, _, r)| r.validity_judged())
         .filter_map(|(i, v, r)| r.load.planned.as_ref().map(|p| (*i, v.name.as_str(), p)))
         .collect();
     let same_plan = plans.windows(2).all(|w| w[0].2 == w[1].2);

@@ -90,15 +90,26 @@ fn method_facts(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Vec<(Stri
     if let Some(r) = every.first() {
         facts.push(("Run length".to_string(), duration_words(r)));
     }
-    facts.push((
-        "Repetitions".to_string(),
-        format!(
-            "{} per variant, {} order, {} cool-down between runs",
-            s.repeat,
-            s.order,
-            format_secs(s.cooldown_s)
-        ),
-    ));
+    facts.push(if s.is_imported() {
+        (
+            "Runs".to_string(),
+            format!(
+                "{}, one per result file; {} ran them, so their order and the pauses between them are its own",
+                s.runs_per_variant_words(),
+                s.imported_from.join(", ")
+            ),
+        )
+    } else {
+        (
+            "Repetitions".to_string(),
+            format!(
+                "{} per variant, {} order, {} cool-down between runs",
+                s.repeat,
+                s.order,
+                format_secs(s.cooldown_s)
+            ),
+        )
+    });
     if let Some(words) = compared_latency_words(s, every) {
         facts.push(("Latency compared".to_string(), words));
     }
@@ -111,7 +122,12 @@ fn method_facts(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Vec<(Stri
             ),
         ));
     }
-    if !s.comparisons.is_empty() {
+    if !s.comparisons.is_empty() && s.family_size == 0 {
+        facts.push((
+            "Multiplicity".to_string(),
+            "no test was made: every compared metric had too few runs or the same value in every run".to_string(),
+        ));
+    } else if !s.comparisons.is_empty() {
         facts.push((
             "Multiplicity".to_string(),
             format!(
@@ -129,7 +145,18 @@ fn method_facts(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Vec<(Stri
         "Started".to_string(),
         format!("{} (finished {})", s.started_at, s.finished_at),
     ));
-    facts.push(("Tool".to_string(), format!("loadlab {}", s.tool_version)));
+    facts.push((
+        "Tool".to_string(),
+        if s.is_imported() {
+            format!(
+                "{} (imported by loadlab {})",
+                s.imported_from.join(", "),
+                s.tool_version
+            )
+        } else {
+            format!("loadlab {}", s.tool_version)
+        },
+    ));
     facts
 }
 

@@ -68,15 +68,28 @@ pub fn study_report(s: &StudyResult, runs: &Runs, plan: Option<&PlannedLoad>) ->
                 "study"
             }
         ),
-        subtitle: format!(
-            "{} variant{} × {} runs · {} · started {} · loadlab {}",
-            s.variants.len(),
-            if s.variants.len() == 1 { "" } else { "s" },
-            s.repeat,
-            s.id,
-            s.started_at,
-            s.tool_version
-        ),
+        subtitle: if s.is_imported() {
+            format!(
+                "{} variant{} · runs imported from {} ({}) · {} · started {} · loadlab {}",
+                s.variants.len(),
+                if s.variants.len() == 1 { "" } else { "s" },
+                s.imported_from.join(", "),
+                s.runs_per_variant_words(),
+                s.id,
+                s.started_at,
+                s.tool_version
+            )
+        } else {
+            format!(
+                "{} variant{} × {} runs · {} · started {} · loadlab {}",
+                s.variants.len(),
+                if s.variants.len() == 1 { "" } else { "s" },
+                s.repeat,
+                s.id,
+                s.started_at,
+                s.tool_version
+            )
+        },
         verdicts,
         sections,
         tool_version: s.tool_version.clone(),

@@ -17,15 +17,22 @@ pub(super) fn load_level_words(v: &VariantStats) -> String {
 
 pub(super) fn study_summary(s: &StudyResult) -> Section {
     let mut sec = Section::new("summary", "Summary");
+    let runs = if s.is_imported() {
+        format!(
+            "with runs imported from {} result files ({})",
+            s.imported_from.join(", "),
+            s.runs_per_variant_words()
+        )
+    } else {
+        format!("× {} repetitions in {} order", s.repeat, s.order)
+    };
     sec.push(Block::Text(format!(
-        "**What was tested:** scenario `{}`{}, {} variant{} ({}) × {} repetitions in {} order. Each run is one observation; the table shows the median across runs with its 95% confidence interval.",
+        "**What was tested:** scenario `{}`{}, {} variant{} ({}) {runs}. Each run is one observation; the table shows the median across runs with its 95% confidence interval.",
         s.name,
         s.scenario_file.as_deref().map(|f| format!(" (`{f}`)")).unwrap_or_default(),
         s.variants.len(),
         if s.variants.len() == 1 { "" } else { "s" },
         s.variants.iter().map(|v| format!("`{}`", v.name)).collect::<Vec<_>>().join(", "),
-        s.repeat,
-        s.order
     )));
     let mut t = Table::new(&[
         "variant",
@@ -80,7 +87,17 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
             med(&MetricId::latency(LatencyStat::P99)).into(),
             med(&MetricId::latency(LatencyStat::Max)).into(),
             v.metrics.get(&p95).map(cv_words).unwrap_or_default().into(),
-            if v.unstable {
+            if v.runs.len() < 2 {
+                // Stability is a spread across runs: one run has none to show.
+                Cell::level(
+                    if v.runs.is_empty() {
+                        "n/a (no run)"
+                    } else {
+                        "n/a (1 run)"
+                    },
+                    Level::Info,
+                )
+            } else if v.unstable {
                 Cell::level("unstable", Level::Warn)
             } else if !v.drift.is_empty() {
                 Cell::level("drift", Level::Warn)

@@ -92,7 +92,9 @@ fn completeness_verdicts(s: &StudyResult) -> Vec<Verdict> {
             "The study was interrupted: not every planned run was made.",
         ));
     }
-    for short in s.valid_runs().iter().filter(|v| v.is_short()) {
+    // Imported variants may hold different numbers of files: none was planned.
+    let planned = !s.is_imported();
+    for short in s.valid_runs().iter().filter(|v| planned && v.is_short()) {
         verdicts.push(Verdict::new(
             Level::Warn,
             format!(
@@ -108,6 +110,10 @@ fn completeness_verdicts(s: &StudyResult) -> Vec<Verdict> {
 /// One sentence on the runs' validity: how many were excluded (with the first reason), kept
 /// although invalid, or that all are valid.
 fn validity_verdict(s: &StudyResult, runs: &Runs, every: &[&RunResult]) -> Option<Verdict> {
+    if s.is_imported() {
+        // Not judged: the study's warnings say so, and "valid" would claim what is not known.
+        return None;
+    }
     let excluded: usize = s.variants.iter().map(|v| v.excluded_runs.len()).sum();
     if excluded > 0 {
         let reasons: Vec<String> = s

@@ -291,6 +291,7 @@ pub fn study() -> (StudyResult, Runs) {
         planned_runs: 0,
         run_log: vec![],
         rounds: None,
+        imported_from: Vec::new(),
     };
     (s, runs)
 }
@@ -348,6 +349,7 @@ pub fn sweep() -> (StudyResult, Runs) {
         planned_runs: 0,
         run_log: vec![],
         rounds: None,
+        imported_from: Vec::new(),
     };
     (s, runs)
 }
