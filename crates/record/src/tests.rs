@@ -380,112 +380,6 @@ fn a_record_cut_off_mid_line_keeps_every_complete_interval() {
 }
 
 #[test]
-fn merged_segments_equal_the_whole() {
-    let stream = outcomes(4, 4, 900);
-    let whole = deltas(&stream, |_| true);
-    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
-    for (i, dir) in dirs.iter().enumerate() {
-        let part = deltas(&stream, |j| j % 3 == i);
-        let seg = Segment {
-            index: i as u32,
-            count: 3,
-        };
-        let mut m = meta(2, Some(seg), 1_800_000_000.0 + i as f64 * 0.001);
-        m.load.planned_arrivals = Some(1000.0 / 3.0);
-        write(dir.path(), &m, &part, true);
-    }
-    let records: Vec<StoredRecord> = dirs
-        .iter()
-        .rev()
-        .map(|d| StoredRecord::open(d.path()).unwrap())
-        .collect();
-    let out = tempfile::tempdir().unwrap();
-    let mut sink = Guarded::new(Box::new(RecordWriter::new(out.path()).without_sync()));
-    let merged = merge_records(&records, Some(&mut sink)).unwrap();
-    assert!(sink.error().is_none());
-
-    let mut expected = Summarizer::new(2);
-    for i in &whole {
-        expected.add(i);
-    }
-    let expected = expected.finish(&meta(2, None, 1_800_000_000.0), None);
-    assert_eq!(merged.requests.total, expected.requests.total);
-    assert_eq!(merged.errors, expected.errors);
-    assert_eq!(
-        merged.histograms, expected.histograms,
-        "histograms add exactly"
-    );
-    for (a, b) in merged.steps.iter().zip(&expected.steps) {
-        assert_eq!(a.histograms, b.histograms);
-        assert_eq!(
-            a.slowest, b.slowest,
-            "the slowest traced requests merge exactly"
-        );
-        assert_eq!(a.slowest.len(), loadlab_metrics::EXEMPLARS);
-        assert_eq!(a.checks, b.checks);
-        assert_eq!(a.bytes, b.bytes);
-        assert_eq!(
-            a.ws, b.ws,
-            "WebSocket counters and session durations merge exactly"
-        );
-    }
-    let ws = merged.steps[1].ws.as_ref().expect("step 1's sessions");
-    assert!(ws.messages_sent > 0 && ws.close_codes["1000"] > 0 && ws.close_codes["1006"] > 0);
-    assert!(ws.session_ms.count > 0 && !merged.steps[1].histograms.session.is_empty());
-    assert!(merged.steps[0].ws.is_none());
-    for (a, b) in merged.steps.iter().zip(&expected.steps) {
-        assert_eq!(
-            a.grpc, b.grpc,
-            "gRPC counters and first-message times merge exactly"
-        );
-    }
-    let grpc = merged.steps[0].grpc.as_ref().expect("step 0's calls");
-    let step0 = &expected.steps[0];
-    assert_eq!(grpc.calls(), step0.requests, "a status per call");
-    assert_eq!(grpc.messages_sent, step0.requests);
-    assert!(grpc.status_codes["OK"] > 0 && grpc.status_codes["UNAVAILABLE"] > 0);
-    assert!(grpc.messages_received > 0 && grpc.message_bytes_received > 0);
-    assert!(grpc.first_message_ms.count > 0 && grpc.first_message_ms.count < grpc.calls());
-    assert!(!merged.steps[0].histograms.first_message.is_empty());
-    assert!(merged.steps[1].grpc.is_none());
-    for (a, b) in merged.steps.iter().zip(&expected.steps) {
-        assert_eq!(
-            a.stream, b.stream,
-            "stream counters and histograms merge exactly"
-        );
-    }
-    let stream = merged.steps[0].stream.as_ref().expect("step 0 streamed");
-    assert_eq!(stream.streams, step0.requests, "a stream per request");
-    assert!(stream.output_tokens > 0 && stream.good > 0 && stream.good < stream.streams);
-    assert!(stream.itl_ms.count > 0 && (stream.itl_ms.p50 - 5.0).abs() < 0.1);
-    assert_eq!(
-        merged.stream, expected.stream,
-        "the run's streams merge exactly"
-    );
-    assert_eq!(merged.histograms.ttft, expected.histograms.ttft);
-    assert!(merged.steps[1].stream.is_none());
-    assert!(merged.steps[1].histograms.first_message.is_empty());
-    assert_eq!(merged.groups, expected.groups);
-    assert!(merged.phases_ms.is_some_and(|p| p.connect.is_some()));
-    assert_eq!(merged.phases_ms, expected.phases_ms, "phases merge exactly");
-    assert!(merged.iterations.duration_ms.is_some());
-    assert_eq!(merged.iterations, expected.iterations);
-    for (a, b) in merged.steps.iter().zip(&expected.steps) {
-        assert_eq!(a.phases_ms, b.phases_ms);
-    }
-    assert_eq!(merged.segments.len(), 3);
-    assert!(merged.valid, "{:?}", merged.validity);
-    assert_eq!(merged.load.planned_arrivals.map(f64::round), Some(1000.0));
-
-    // The merged record on disk summarises to the same result, and a second merge of the
-    // same inputs gives the same bytes.
-    let again = summarize(&StoredRecord::open(out.path()).unwrap()).unwrap();
-    assert_eq!(again.histograms, merged.histograms);
-    let second = merge_records(&records, None).unwrap();
-    assert_eq!(second.to_json(), merged.to_json());
-}
-
-#[test]
 fn records_written_before_the_phases_still_read() {
     let dir = tempfile::tempdir().unwrap();
     let written = deltas(&outcomes(7, 3, 200), |_| true);
@@ -547,66 +441,6 @@ fn vus_max_is_the_peak_of_the_closed_model() {
 }
 
 #[test]
-fn a_missing_segment_makes_the_merge_invalid() {
-    let stream = outcomes(5, 2, 100);
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        &meta(2, Some(Segment { index: 1, count: 2 }), 1e9),
-        &deltas(&stream, |_| true),
-        true,
-    );
-    let merged = merge_records(&[StoredRecord::open(dir.path()).unwrap()], None).unwrap();
-    assert!(!merged.valid);
-    let missing = merged
-        .validity
-        .reasons
-        .iter()
-        .find(|r| r.kind == loadlab_metrics::InvalidKind::SegmentMissing)
-        .unwrap();
-    assert!(
-        missing.message.starts_with("segment 0/2 missing"),
-        "{}",
-        missing.message
-    );
-}
-
-#[test]
-fn merges_refuse_records_of_different_plans() {
-    let stream = outcomes(6, 2, 10);
-    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write(
-        a.path(),
-        &meta(2, Some(Segment { index: 0, count: 2 }), 1e9),
-        &deltas(&stream, |_| true),
-        true,
-    );
-    let mut other = meta(2, Some(Segment { index: 1, count: 2 }), 1e9);
-    other.plan_hash = "def".into();
-    write(b.path(), &other, &deltas(&stream, |_| true), true);
-    let records = [
-        StoredRecord::open(a.path()).unwrap(),
-        StoredRecord::open(b.path()).unwrap(),
-    ];
-    assert!(matches!(
-        merge_records(&records, None),
-        Err(MergeError::DifferentPlans { .. })
-    ));
-    let whole = tempfile::tempdir().unwrap();
-    write(
-        whole.path(),
-        &meta(2, None, 1e9),
-        &deltas(&stream, |_| true),
-        true,
-    );
-    let not_segment = [StoredRecord::open(whole.path()).unwrap()];
-    assert!(matches!(
-        merge_records(&not_segment, None),
-        Err(MergeError::NotASegment { .. })
-    ));
-}
-
-#[test]
 fn generator_health_and_delivery_come_from_the_intervals() {
     let mut s = Summarizer::new(1);
     for k in 0..4 {
@@ -644,151 +478,19 @@ fn generator_health_and_delivery_come_from_the_intervals() {
     );
 }
 
+#[path = "merge_tests.rs"]
+mod merge_tests;
+
 #[path = "resource_tests.rs"]
 mod resource_tests;
+#[path = "slice_tests.rs"]
+mod slice_tests;
 
 #[path = "grpc_tests.rs"]
 mod grpc_tests;
 
 #[path = "send_delay_tests.rs"]
 mod send_delay_tests;
-
-/// `n` requests of 5 ms in one slice of `length_s` at `start_s`.
-fn slice_of(index: u32, start_s: f64, length_s: f64, warmup: bool, n: u64) -> IntervalRecord {
-    let mut r = Recorder::new(1);
-    for _ in 0..n {
-        r.begin(0);
-        r.record(&Outcome {
-            step: 0,
-            latency_us: 5_000,
-            service_us: 5_000,
-            lag_us: Some(10),
-            server_us: None,
-            status: 200,
-            error: None,
-            bytes_sent: 10,
-            bytes_received: 10,
-            trace_id: None,
-            phases: loadlab_metrics::Phases::default(),
-        });
-    }
-    IntervalRecord {
-        index,
-        start_s,
-        length_s,
-        warmup,
-        delta: r.take_interval(1, 0.0),
-        resources: Vec::new(),
-    }
-}
-
-#[test]
-fn short_slices_are_drawn_in_windows_of_enough_requests() {
-    // A 2 s run in 100 ms slices at 30 requests/s (3 a slice), 0.5 s of warm-up: the
-    // charts' windows hold at least 20 requests, never straddle the warm-up's end, and the
-    // run's last window is what is left.
-    let mut s = Summarizer::new(1);
-    for k in 0..20u32 {
-        let t = f64::from(k) / 10.0;
-        s.add(&slice_of(k, t, 0.1, t < 0.45, 3));
-    }
-    let mut m = meta(1, None, 1_800_000_000.0);
-    m.warmup_s = 0.5;
-    m.slice_s = 0.1;
-    let r = s.finish(&m, None);
-    assert_eq!(r.intervals.len(), 20, "every slice stays in the intervals");
-    let spans: Vec<(f64, f64, u64, bool)> = r
-        .windows
-        .iter()
-        .map(|w| {
-            (
-                (w.t * 10.0).round() / 10.0,
-                (w.length_s * 10.0).round() / 10.0,
-                w.requests,
-                w.warmup,
-            )
-        })
-        .collect();
-    assert_eq!(
-        spans,
-        vec![
-            (0.0, 0.5, 15, true),
-            (0.5, 0.7, 21, false),
-            (1.2, 0.7, 21, false),
-            (1.9, 0.1, 3, false)
-        ]
-    );
-    assert!((r.windows[1].rate - 30.0).abs() < 1e-9);
-    assert!((r.windows[1].latency_ms.p95 - 5.0).abs() < 0.01);
-    // Busy slices are windows of their own; a second is the longest window.
-    let mut busy = Summarizer::new(1);
-    busy.add(&slice_of(0, 0.0, 0.1, false, 25));
-    for k in 1..13u32 {
-        busy.add(&slice_of(k, f64::from(k) / 10.0, 0.1, false, 1));
-    }
-    let r = busy.finish(&meta(1, None, 1_800_000_000.0), None);
-    let lengths: Vec<f64> = r
-        .windows
-        .iter()
-        .map(|w| (w.length_s * 10.0).round() / 10.0)
-        .collect();
-    assert_eq!(lengths, vec![0.1, 1.0, 0.2]);
-}
-
-#[test]
-fn segments_cut_in_tenths_merge_on_the_same_slices() {
-    // Two segments of a short run (100 ms slices); the second started 0.2 s after the first:
-    // its slices shift by two, not by a rounded whole second (0 s, which put its slice k
-    // beside the first's slice k, 200 ms off).
-    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    for (i, dir) in dirs.iter().enumerate() {
-        let mut m = meta(
-            1,
-            Some(Segment {
-                index: i as u32,
-                count: 2,
-            }),
-            1_800_000_000.0 + 0.2 * i as f64,
-        );
-        m.slice_s = 0.1;
-        m.warmup_s = 0.0;
-        let slices: Vec<IntervalRecord> = (0..5u32)
-            .map(|k| {
-                slice_of(
-                    k,
-                    f64::from(k) / 10.0,
-                    0.1,
-                    false,
-                    u64::from(k) + 1 + 10 * i as u64,
-                )
-            })
-            .collect();
-        write(dir.path(), &m, &slices, true);
-    }
-    let records: Vec<StoredRecord> = dirs
-        .iter()
-        .map(|d| StoredRecord::open(d.path()).unwrap())
-        .collect();
-    let merged = merge_records(&records, None).unwrap();
-    let per_slice: Vec<(f64, u64)> = merged
-        .intervals
-        .iter()
-        .map(|i| ((i.t * 10.0).round() / 10.0, i.requests))
-        .collect();
-    // First: 1..=5 at 0.0..0.4; second: 11..=15 at 0.2..0.6.
-    assert_eq!(
-        per_slice,
-        vec![
-            (0.0, 1),
-            (0.1, 2),
-            (0.2, 3 + 11),
-            (0.3, 4 + 12),
-            (0.4, 5 + 13),
-            (0.5, 14),
-            (0.6, 15)
-        ]
-    );
-}
 
 #[path = "stretch_tests.rs"]
 mod stretch_tests;
