@@ -306,6 +306,8 @@ fn a_gatling_log_gives_its_requests_and_version() {
     assert_matches_run_schema(&run);
     assert_eq!(run["requests"]["total"], 14);
     assert_eq!(run["imported"]["version"], "3.9.5");
+    // Every Gatling log is `simulation.log`: the run is named by its simulation's id.
+    assert_eq!(run["name"], "curiustrex-bash");
     let css = run["steps"]
         .as_array()
         .unwrap()

@@ -90,7 +90,7 @@ pub struct ImportResultsArgs {
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<String>,
     /// The runs' name (their scenario in the store: runs of one name form a history;
-    /// default: the first file's name without extension).
+    /// default: a Gatling log's simulation id, else the first file's name without extension).
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// The variant the runs belong to (their `variant` in the store and the study).

@@ -97,6 +97,7 @@ pub fn import_all(
     let name = request
         .name
         .clone()
+        .or_else(|| loadlab_results_import::run_name_in(format, &inputs[0].file))
         .unwrap_or_else(|| default_name(&inputs[0].file));
     let labels =
         loadlab_store::labels_from_env(&request.labels).map_err(PipelineError::bad_input)?;

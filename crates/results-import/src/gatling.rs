@@ -49,6 +49,16 @@ fn user_event<'a>(f: &[&'a str]) -> Option<(&'a str, i64)> {
     }
 }
 
+/// `RUN\tgatling_example.GoogleTest\tgoogletest\t…` → `googletest`.
+pub fn simulation_id(line: &str) -> Option<String> {
+    let f: Vec<&str> = line.trim_start_matches('\u{feff}').split('\t').collect();
+    (f.first() == Some(&"RUN"))
+        .then(|| f.get(2).or(f.get(1)))
+        .flatten()
+        .map(|id| id.trim().to_string())
+        .filter(|id| !id.is_empty())
+}
+
 /// Reads a simulation.log; returns Gatling's version from its `RUN` record.
 pub fn read(
     input: impl BufRead,
@@ -142,4 +152,33 @@ pub fn read(
         }
     }
     Ok(version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::simulation_id;
+
+    #[test]
+    fn the_run_record_names_the_simulation() {
+        let cases = [
+            (
+                "RUN\tgatling_example.GoogleTest\tgoogletest\t1561361758058\t \t3.1.2\n",
+                Some("googletest"),
+            ),
+            (
+                "\u{feff}RUN\tCuriusTRex_Bash\tcuriustrex-bash\t1693898386165\t \t3.9.5",
+                Some("curiustrex-bash"),
+            ),
+            (
+                "RUN\tcomputerdatabase.BasicSimulation\n",
+                Some("computerdatabase.BasicSimulation"),
+            ),
+            ("RUN\t\t\t1\t \t3.9.5", None),
+            ("USER\tx\tSTART\t1", None),
+            ("", None),
+        ];
+        for (line, want) in cases {
+            assert_eq!(simulation_id(line).as_deref(), want, "{line:?}");
+        }
+    }
 }

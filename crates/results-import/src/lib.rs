@@ -162,6 +162,18 @@ pub struct Imported {
     pub malformed: Malformed,
 }
 
+/// The name the file gives its run, when it gives one: a Gatling log's simulation id (the
+/// `RUN` record's, as Gatling names its results directory), since every Gatling log is called
+/// `simulation.log`. `None` for formats that name nothing, or a file that cannot be read.
+pub fn run_name_in(format: Format, file: &Path) -> Option<String> {
+    if format != Format::GatlingLog {
+        return None;
+    }
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut input::open(file).ok()?, &mut first).ok()?;
+    gatling::simulation_id(&first)
+}
+
 /// Reads `file` as `format` and writes its run record into `dir`.
 pub fn import_file(
     format: Format,
