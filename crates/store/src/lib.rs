@@ -168,6 +168,31 @@ impl Store {
         &self.conn
     }
 
+    /// How the index keeps a result file's path: relative to the store when the file is in it
+    /// (`runs/<id>/run.json`), so that the store reads the same from any directory, and after
+    /// it is moved or copied (a CI cache, an artifact).
+    pub(crate) fn path_in_index(&self, path: &Path) -> String {
+        path.strip_prefix(&self.dir)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+
+    /// Where an indexed result file is now: in this store, under the last three parts of
+    /// the path kept (`runs/<id>/run.json`; stores written before paths were kept relative
+    /// to the store kept them relative to the writer's directory, or absolute), else that
+    /// path as kept.
+    pub(crate) fn locate(&self, kept: PathBuf) -> PathBuf {
+        let parts: Vec<_> = kept.components().collect();
+        let tail: PathBuf = parts[parts.len().saturating_sub(3)..].iter().collect();
+        let here = self.dir.join(tail);
+        if here.exists() || !kept.exists() {
+            here
+        } else {
+            kept
+        }
+    }
+
     fn mark_dead(&self) -> Result<(), StoreError> {
         for table in ["runs", "studies"] {
             let mut stmt = self.conn.prepare(&format!(

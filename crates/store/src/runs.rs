@@ -114,6 +114,13 @@ fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
 }
 
 impl Store {
+    /// A row's run, its run.json where this store holds it now.
+    fn run_at(&self, row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
+        let mut run = run_row(row)?;
+        run.path = run.path.map(|p| self.locate(p));
+        Ok(run)
+    }
+
     /// Indexes a run that is starting; returns its id (its record goes in `run_dir(id)`).
     pub fn begin_run(&self, run: &NewRun) -> Result<String, StoreError> {
         self.begin_run_with_ids(run, || new_id("r"))
@@ -166,7 +173,7 @@ impl Store {
              AND segment IS NULL ORDER BY started_at, rowid"
         ))?;
         let rows = stmt
-            .query_map(params![scenario], run_row)?
+            .query_map(params![scenario], |r| self.run_at(r))?
             .collect::<Result<_, _>>()?;
         let rows = self.with_labels(rows)?;
         Ok(rows
@@ -208,7 +215,7 @@ impl Store {
                 // An imported run's validity was not judged: neither yes nor no.
                 result.validity_judged().then_some(result.valid),
                 result.thresholds.iter().all(|t| t.ok),
-                json.display().to_string(),
+                self.path_in_index(&json),
                 (result.requests.total + result.requests.warmup) as i64,
                 result.interrupted
             ],
@@ -252,7 +259,9 @@ impl Store {
         let mut stmt = self.conn().prepare(&format!(
             "SELECT {RUN_COLUMNS} FROM runs WHERE status = 'interrupted' AND path IS NULL ORDER BY rowid"
         ))?;
-        let rows: Vec<RunRecord> = stmt.query_map([], run_row)?.collect::<Result<_, _>>()?;
+        let rows: Vec<RunRecord> = stmt
+            .query_map([], |r| self.run_at(r))?
+            .collect::<Result<_, _>>()?;
         Ok(rows
             .into_iter()
             .filter(|r| loadlab_record::is_record(&self.run_dir(&r.id)))
@@ -265,7 +274,7 @@ impl Store {
             "SELECT {RUN_COLUMNS} FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?1"
         ))?;
         let rows = stmt
-            .query_map(params![limit as i64], run_row)?
+            .query_map(params![limit as i64], |r| self.run_at(r))?
             .collect::<Result<_, _>>()?;
         let rows = self.with_labels(rows)?;
         let total: i64 = self
@@ -280,7 +289,7 @@ impl Store {
             "SELECT {RUN_COLUMNS} FROM runs WHERE study = ?1 ORDER BY rowid"
         ))?;
         let rows = stmt
-            .query_map(params![study], run_row)?
+            .query_map(params![study], |r| self.run_at(r))?
             .collect::<Result<_, _>>()?;
         self.with_labels(rows)
     }
@@ -293,7 +302,7 @@ impl Store {
                 .query_row(
                     &format!("SELECT {RUN_COLUMNS} FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1"),
                     [],
-                    run_row,
+                    |r| self.run_at(r),
                 )
                 .optional()?
                 .ok_or_else(|| {
@@ -305,7 +314,9 @@ impl Store {
             "SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1 OR id LIKE ?2 ORDER BY (id = ?1) DESC LIMIT 2"
         ))?;
         let rows: Vec<RunRecord> = stmt
-            .query_map(params![id, format!("{}%", escape_like(id))], run_row)?
+            .query_map(params![id, format!("{}%", escape_like(id))], |r| {
+                self.run_at(r)
+            })?
             .collect::<Result<_, _>>()?;
         let rows = self.with_labels(rows)?;
         match rows.as_slice() {

@@ -48,6 +48,13 @@ fn study_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StudyRecord> {
 }
 
 impl Store {
+    /// A row's study, its result file where this store holds it now.
+    fn study_at(&self, row: &rusqlite::Row<'_>) -> rusqlite::Result<StudyRecord> {
+        let mut study = study_row(row)?;
+        study.path = study.path.map(|p| self.locate(p));
+        Ok(study)
+    }
+
     /// Indexes a study or capacity search that is starting; returns its id and the directory
     /// for its files.
     pub fn begin_study(
@@ -113,7 +120,7 @@ impl Store {
             "UPDATE studies SET path = ?2, runs_done = ?3, runs_planned = ?4 WHERE id = ?1",
             params![
                 id,
-                path.display().to_string(),
+                self.path_in_index(path),
                 runs_done as i64,
                 runs_planned as i64
             ],
@@ -133,7 +140,7 @@ impl Store {
                     StudyStatus::Done
                 }
                 .as_str(),
-                path.display().to_string()
+                self.path_in_index(path)
             ],
         )?;
         Ok(())
@@ -148,7 +155,7 @@ impl Store {
                 .query_row(
                     &format!("SELECT {STUDY_COLUMNS} FROM studies WHERE kind = 'study' AND path IS NOT NULL ORDER BY started_at DESC, rowid DESC LIMIT 1"),
                     [],
-                    study_row,
+                    |r| self.study_at(r),
                 )
                 .optional()?
                 .ok_or_else(|| StoreError::NotFound(format!("no study in {}", self.dir().display())))
@@ -158,7 +165,9 @@ impl Store {
             "SELECT {STUDY_COLUMNS} FROM studies WHERE id = ?1 OR id LIKE ?2 ORDER BY (id = ?1) DESC LIMIT 2"
         ))?;
         let rows: Vec<StudyRecord> = stmt
-            .query_map(params![id, format!("{}%", escape_like(id))], study_row)?
+            .query_map(params![id, format!("{}%", escape_like(id))], |r| {
+                self.study_at(r)
+            })?
             .collect::<Result<_, _>>()?;
         let rows = self.with_study_labels(rows)?;
         match rows.as_slice() {
@@ -180,7 +189,7 @@ impl Store {
             "SELECT {STUDY_COLUMNS} FROM studies ORDER BY started_at DESC, rowid DESC LIMIT ?1"
         ))?;
         let rows = stmt
-            .query_map(params![limit as i64], study_row)?
+            .query_map(params![limit as i64], |r| self.study_at(r))?
             .collect::<Result<_, _>>()?;
         self.with_study_labels(rows)
     }
@@ -208,7 +217,7 @@ impl Store {
              ORDER BY started_at, rowid"
         ))?;
         let rows = stmt
-            .query_map(params![name], study_row)?
+            .query_map(params![name], |r| self.study_at(r))?
             .collect::<Result<_, _>>()?;
         let rows = self.with_study_labels(rows)?;
         Ok(rows

@@ -152,6 +152,71 @@ fn runs_and_studies_survive_a_reopen() {
     assert!(store.run("nope").is_err());
 }
 
+/// A store reads the same from any directory and after it is moved (a CI cache, an
+/// artifact): the index keeps its files relative to it. A copy reads its own files, never
+/// the original's, and so does a store whose index kept another directory's paths (as
+/// stores written before did).
+#[test]
+fn a_moved_or_copied_store_reads_its_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    let result = sample_run();
+    let (run_id, study_id) = {
+        let store = Store::open(&first).unwrap();
+        let (sid, sdir) = store
+            .begin_study(loadlab_store::StudyKind::Study, "moved", None, None)
+            .unwrap();
+        let rid = store.begin_run(&NewRun::default()).unwrap();
+        store.finish_run(&rid, &result).unwrap();
+        std::fs::write(sdir.join("study.json"), "{}").unwrap();
+        store
+            .finish_study(&sid, &sdir.join("study.json"), false)
+            .unwrap();
+        (rid, sid)
+    };
+    let moved = dir.path().join("moved");
+    std::fs::rename(&first, &moved).unwrap();
+    let store = Store::open(&moved).unwrap();
+    let (rec, loaded) = store.load_run(&run_id).unwrap();
+    assert_eq!(loaded, result);
+    assert!(rec.path.unwrap().starts_with(&moved));
+    assert!(store
+        .study(&study_id)
+        .unwrap()
+        .path
+        .unwrap()
+        .starts_with(&moved));
+    // A copy beside the original reads its own files.
+    let copy = dir.path().join("copy");
+    std::fs::create_dir_all(copy.join("runs")).unwrap();
+    std::fs::copy(moved.join("loadlab.db"), copy.join("loadlab.db")).unwrap();
+    let run_dir = copy.join("runs").join(&run_id);
+    std::fs::create_dir_all(&run_dir).unwrap();
+    std::fs::copy(
+        moved.join("runs").join(&run_id).join("run.json"),
+        run_dir.join("run.json"),
+    )
+    .unwrap();
+    let copied = Store::open(&copy).unwrap();
+    assert!(copied
+        .run(&run_id)
+        .unwrap()
+        .path
+        .unwrap()
+        .starts_with(&copy));
+    // An index that kept the absolute paths of where the store was first written.
+    let conn = rusqlite::Connection::open(copy.join("loadlab.db")).unwrap();
+    let old = moved.join("runs").join(&run_id).join("run.json");
+    conn.execute("UPDATE runs SET path = ?1", [old.display().to_string()])
+        .unwrap();
+    drop(conn);
+    let copied = Store::open(&copy).unwrap();
+    assert_eq!(
+        copied.run(&run_id).unwrap().path.unwrap(),
+        run_dir.join("run.json")
+    );
+}
+
 #[test]
 fn a_run_whose_process_died_is_interrupted_and_recoverable() {
     let dir = tempfile::tempdir().unwrap();
