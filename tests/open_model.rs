@@ -194,6 +194,8 @@ fn responses_timed_when_they_arrived(extra: &[&str]) {
         "service time p50 {client} ms against the server's {server} ms\n{summary}"
     );
     // The first byte came with the rest: waiting is the service time, receiving nothing.
+    // (Medians of two distributions differ by a little on a busy host: 0.10 ms was seen;
+    // a head read at the later wake-up would put a millisecond or more between them.)
     let waiting = run["phases_ms"]["waiting"]["p50"].as_f64().unwrap();
-    assert!((client - waiting).abs() < 0.1, "{summary}");
+    assert!((client - waiting).abs() < 0.3, "{summary}");
 }
