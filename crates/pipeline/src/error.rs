@@ -6,7 +6,7 @@ pub enum PipelineError {
     /// A file, id, flag value or results location that cannot be used; the message says the fix.
     #[error("{0}")]
     BadInput(String),
-    /// The work stopped: a target unreachable, a run that could not be kept, a failed barrier.
+    /// The work stopped: a run that could not be kept, a failed barrier.
     #[error("{0}")]
     Aborted(String),
 }
@@ -41,13 +41,12 @@ impl From<loadlab_remote::RemoteError> for PipelineError {
     }
 }
 
+/// Every engine error is found before the load starts (a scenario that cannot be prepared, a
+/// target that cannot be reached or resolved, limits too low): the input must change, so each
+/// is bad input (exit 2), the unreachable target included.
 impl From<loadlab_engine::EngineError> for PipelineError {
     fn from(e: loadlab_engine::EngineError) -> Self {
-        if e.is_unreachable() {
-            PipelineError::aborted(e)
-        } else {
-            PipelineError::bad_input(e)
-        }
+        PipelineError::bad_input(e)
     }
 }
 
