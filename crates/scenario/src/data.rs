@@ -57,7 +57,10 @@ fn csv_table(path: &Path) -> Result<Table, String> {
             path.display()
         )
     })?;
-    let mut records = parse_csv(&text).map_err(|m| format!("{}: {m}", path.display()))?;
+    // Spreadsheets save "CSV UTF-8" with a byte-order mark, which would cling to the first
+    // column's name.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let mut records = parse_csv(text).map_err(|m| format!("{}: {m}", path.display()))?;
     if records.is_empty() {
         return Err(format!(
             "CSV file `{}` is empty: it needs a header row with column names",
@@ -69,6 +72,19 @@ fn csv_table(path: &Path) -> Result<Table, String> {
         .into_iter()
         .map(|h| h.trim().to_string())
         .collect();
+    if let Some(k) = (1..header.len()).find(|&k| header[..k].contains(&header[k])) {
+        return Err(format!(
+            "{}: the header names column `{}` twice (columns {} and {}): rename one",
+            path.display(),
+            header[k],
+            header[..k]
+                .iter()
+                .position(|h| *h == header[k])
+                .unwrap_or(0)
+                + 1,
+            k + 1
+        ));
+    }
     for (i, r) in records.iter().enumerate() {
         if r.len() != header.len() {
             return Err(format!(
@@ -214,7 +230,24 @@ pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_csv;
+    use super::{csv_table, parse_csv};
+
+    #[test]
+    fn a_byte_order_mark_is_no_part_of_the_first_column_and_a_column_is_named_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let bom = dir.path().join("bom.csv");
+        std::fs::write(&bom, "\u{feff}username,password\r\nann,pw\r\n").unwrap();
+        let (columns, rows) = csv_table(&bom).unwrap();
+        assert_eq!(columns, ["username", "password"]);
+        assert_eq!(rows.len(), 1);
+        let twice = dir.path().join("twice.csv");
+        std::fs::write(&twice, "id,name,id\n1,a,2\n").unwrap();
+        let err = csv_table(&twice).unwrap_err();
+        assert!(
+            err.ends_with("the header names column `id` twice (columns 1 and 3): rename one"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn parses_quotes_and_blank_lines() {
