@@ -23,7 +23,7 @@ pub fn execute(args: StudyArgs) -> Result<Outcome, CliError> {
 fn run_and_write(args: &StudyArgs, live: &Live) -> Result<Outcome, CliError> {
     let overrides = PlanOverrides {
         target: args.target.clone(),
-        repeat: args.repeat,
+        repeat: args.repeat.map(usize::from),
         retry_invalid: args.retry_invalid,
         segments: args.segments,
         monitor: args.monitor.monitor.clone(),

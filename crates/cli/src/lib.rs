@@ -183,8 +183,8 @@ pub struct TargetArgs {
     /// Fraction of /api/* requests answered 500, e.g. 0.01.
     #[arg(long, value_name = "F", default_value_t = 0.0)]
     pub error_rate: f64,
-    /// Server threads.
-    #[arg(long, value_name = "N")]
+    /// Server threads (1 to 1024).
+    #[arg(long, value_name = "N", value_parser = values::threads)]
     pub threads: Option<usize>,
     /// Share the --listen port with other `loadlab target` processes (SO_REUSEPORT): the
     /// kernel spreads connections over them, beyond one process's open-files limit.
@@ -227,9 +227,9 @@ pub struct StudyArgs {
     /// Base URL for the scenario's relative paths (overrides `target:` in the file and variants).
     #[arg(long, value_name = "URL")]
     pub target: Option<String>,
-    /// Runs per variant (overrides `study.repeat`).
-    #[arg(long, value_name = "N")]
-    pub repeat: Option<usize>,
+    /// Runs per variant (overrides `study.repeat`; at least 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub repeat: Option<u16>,
     /// Run an invalid run again, up to N times, when a re-run may not share its reason (the
     /// host held the generator up, other processes took its CPU); overrides
     /// `study.retry_invalid`. Every attempt is stored; the study keeps the valid one.
@@ -318,8 +318,8 @@ pub struct CapacityArgs {
     /// Highest rate tried, e.g. 100000/s.
     #[arg(long, value_name = "RATE", value_parser = values::rate)]
     pub max: Option<f64>,
-    /// Highest error rate a passing step may have (default 1%).
-    #[arg(long, value_name = "PERCENT", value_parser = values::fraction)]
+    /// Highest error rate a passing step may have (default 1%; at most 100%).
+    #[arg(long, value_name = "PERCENT", value_parser = values::error_rate)]
     pub max_errors: Option<f64>,
     /// Pause between steps, e.g. 2s.
     #[arg(long, value_name = "DURATION", value_parser = values::duration)]

@@ -78,8 +78,8 @@ pub struct OutputArgs {
     /// scheduler, or other processes taking the host's CPU): the result still says so.
     #[arg(long)]
     pub allow_saturated: bool,
-    /// Worker threads (default: enough for the load, at most one per core).
-    #[arg(long, value_name = "N")]
+    /// Worker threads (default: enough for the load, at most one per core; 1 to 1024).
+    #[arg(long, value_name = "N", value_parser = values::threads)]
     pub threads: Option<usize>,
     /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results). `loadlab run`
     /// also takes object storage: s3://bucket/prefix, gs://…, az://…, file:///dir.

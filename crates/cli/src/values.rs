@@ -19,8 +19,39 @@ pub(crate) fn fraction(text: &str) -> Result<f64, String> {
     loadlab_scenario::study::parse_fraction_text(text)
 }
 
+/// `1%` or `0.01`: an error rate, at most 100%.
+pub(crate) fn error_rate(text: &str) -> Result<f64, String> {
+    loadlab_scenario::study::parse_error_rate_text(text)
+}
+
 /// `h2` or `wire`: the engine's HTTP/2 client.
 pub(crate) fn http2_client(text: &str) -> Result<loadlab_scenario::Http2Client, String> {
     loadlab_scenario::Http2Client::parse(text)
         .ok_or_else(|| format!("`{text}` is not an HTTP/2 client: use h2 or wire"))
+}
+
+/// The most threads `--threads` takes: more than cores only take turns on them, and each
+/// costs a stack and a timer (100,000 ran the host out of memory).
+pub(crate) const MAX_THREADS: usize = 1024;
+
+/// `1` to `MAX_THREADS` worker or server threads.
+pub(crate) fn threads(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{text}` is not a thread count: give 1 to {MAX_THREADS} (one per core is the most that helps)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thread_counts_are_bounded() {
+        assert_eq!(super::threads("4"), Ok(4));
+        assert_eq!(super::threads("1024"), Ok(1024));
+        for bad in ["0", "1025", "100000", "-1", "two", ""] {
+            assert!(super::threads(bad).is_err(), "{bad}");
+        }
+    }
 }

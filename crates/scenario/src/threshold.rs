@@ -357,8 +357,14 @@ fn parse_stat(text: &str) -> Option<Stat> {
             if !digits.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
                 return None;
             }
-            let p: f64 = if digits.len() > 2 && !digits.contains('.') {
-                // p999 -> 99.9, p9999 -> 99.99
+            let p: f64 = if digits == "100" {
+                100.0
+            } else if digits.len() > 2 && !digits.contains('.') {
+                // p999 -> 99.9, p9999 -> 99.99; `p101` or `p250` is no percentile (it was
+                // read as p10.1 and p25.0).
+                if !digits.starts_with("99") {
+                    return None;
+                }
                 format!("{}.{}", &digits[..2], &digits[2..]).parse().ok()?
             } else {
                 digits.parse().ok()?
@@ -386,7 +392,7 @@ fn parse_value(quantity: Quantity, text: &str) -> Result<f64, String> {
                 .map_err(|e| format!("{e} (a latency bound is a duration such as 500ms or 2.8s)"))
         }
         Quantity::ErrorRate => {
-            if let Some(pct) = text.strip_suffix('%') {
+            let rate = if let Some(pct) = text.strip_suffix('%') {
                 pct.trim()
                     .parse::<f64>()
                     .map(|p| p / 100.0)
@@ -394,7 +400,13 @@ fn parse_value(quantity: Quantity, text: &str) -> Result<f64, String> {
             } else {
                 text.parse::<f64>()
                     .map_err(|_| format!("invalid error rate `{text}`: write a percentage like 5% or a fraction like 0.05"))
+            }?;
+            if rate.is_finite() && !(0.0..=1.0).contains(&rate) {
+                return Err(format!(
+                    "error rate `{text}` is outside 0% to 100%: write a percentage like 5% or a fraction like 0.05"
+                ));
             }
+            Ok(rate)
         }
         Quantity::RequestRate => crate::units::parse_rate(text),
         Quantity::Requests | Quantity::Failed => text

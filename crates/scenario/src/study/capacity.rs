@@ -39,7 +39,16 @@ impl StudyDocument {
                 "hold" => spec.hold = Some(text().and_then(|t| parse_duration(&t)).map_err(e)?),
                 "warmup" => spec.warmup = Some(text().and_then(|t| parse_duration(&t)).map_err(e)?),
                 "precision" => spec.precision = Some(parse_fraction(v).map_err(e)?),
-                "max_errors" => spec.max_errors = Some(parse_fraction(v).map_err(e)?),
+                "max_errors" => {
+                    let f = parse_fraction(v).map_err(e)?;
+                    if f > 1.0 {
+                        return Err(self.err(
+                            &field,
+                            "more than every request: an error rate is 0% to 100%".to_string(),
+                        ));
+                    }
+                    spec.max_errors = Some(f);
+                }
                 "confirm" => {
                     spec.confirm = Some(
                         v.as_u64()

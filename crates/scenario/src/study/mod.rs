@@ -196,6 +196,18 @@ pub fn parse_fraction_text(s: &str) -> Result<f64, String> {
     in_fraction_range(f)
 }
 
+/// An error rate: a fraction of requests, `0%` to `100%` (a change may be 200%, an error
+/// rate may not).
+pub fn parse_error_rate_text(s: &str) -> Result<f64, String> {
+    let f = parse_fraction_text(s)?;
+    if f > 1.0 {
+        return Err(format!(
+            "`{s}` is more than every request: an error rate is 0% to 100%"
+        ));
+    }
+    Ok(f)
+}
+
 fn in_fraction_range(f: f64) -> Result<f64, String> {
     if !(0.0..=10.0).contains(&f) || !f.is_finite() {
         return Err(format!("{f} is out of range"));

@@ -210,6 +210,12 @@ fn rejects_table() {
         ("group.auth.waiting.p95 < 1s", "not for a group"),
         ("waiting.p95 < soon", "invalid duration"),
         ("waitin.p95 < 1s", "unknown metric"),
+        // Not p10.1 and p25.0: no percentile at all.
+        ("latency.p101 < 500ms", "unknown metric"),
+        ("latency.p250 < 500ms", "unknown metric"),
+        ("http.errors < 150%", "outside 0% to 100%"),
+        ("http.errors > -5%", "outside 0% to 100%"),
+        ("http.errors < 2", "outside 0% to 100%"),
     ] {
         let err = Threshold::parse(text).unwrap_err();
         assert!(err.contains(needle), "{text}: {err}");
