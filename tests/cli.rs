@@ -564,3 +564,41 @@ fn a_reader_that_leaves_early_gets_no_panic() {
     assert!(!said.contains("panicked"), "{said}");
     assert_eq!(out.status.code(), Some(0), "{said}");
 }
+
+/// Output that cannot be written (a full disk: /dev/full) is an error naming what was lost,
+/// exit 3: never a panic, and never exit 0 with nothing written (a CI step would then apply
+/// empty manifests).
+#[test]
+fn output_that_cannot_be_written_is_an_error_not_a_panic() {
+    let scenario = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/seed-001-monolith-vs-micro.yaml"
+    );
+    for (args, what) in [
+        (vec!["schema"], "the schema"),
+        (
+            vec![
+                "k8s",
+                scenario,
+                "--parallelism",
+                "2",
+                "--results",
+                "s3://bucket/prefix",
+            ],
+            "the manifests",
+        ),
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = Command::new(BIN).args(&args).stdout(full).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("cannot write {what} to standard output"))
+                && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}

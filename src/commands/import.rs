@@ -62,7 +62,7 @@ pub fn execute(args: ImportArgs) -> Result<Outcome, CliError> {
             eprintln!("wrote {path} — check it with: loadlab validate {path}{after}");
         }
         None => {
-            print!("{}", imported.yaml);
+            super::output::to_stdout(&imported.yaml, "the scenario")?;
             eprintln!("wrote the scenario to standard output — save it and check it with: loadlab validate FILE");
         }
     }

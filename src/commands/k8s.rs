@@ -6,7 +6,6 @@ use crate::cli::K8sArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_k8s::{default_name, render, EnvVarSpec, K8sOptions, SecretKeyRef, DEFAULT_IMAGE};
 use loadlab_scenario::{check_target, Scenario, ScenarioError};
-use std::io::Write;
 
 pub fn execute(args: K8sArgs) -> Result<Outcome, CliError> {
     let scenario = Scenario::from_file(&args.file)?;
@@ -47,8 +46,6 @@ pub fn execute(args: K8sArgs) -> Result<Outcome, CliError> {
         barrier_timeout,
     };
     let manifests = render(&scenario, &options).map_err(CliError::bad_input)?;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(manifests.to_yaml().as_bytes());
-    let _ = out.flush();
+    super::output::to_stdout(&manifests.to_yaml(), "the manifests")?;
     Ok(Outcome::Ok)
 }

@@ -7,6 +7,20 @@ use loadlab_report::Style;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+/// Writes a command's whole output (a scenario, manifests, a schema) to standard output; a
+/// failed write (a full disk, a closed pipe) is an error (exit 3), never a panic or an
+/// exit 0 with nothing written.
+pub fn to_stdout(text: &str, what: &str) -> Result<(), crate::exit::CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            crate::exit::CliError::aborted(format!(
+                "cannot write {what} to standard output: {e} (write it to a file instead, or free the disk it goes to)"
+            ))
+        })
+}
+
 /// Prints a warning from the library (the work went on).
 pub fn warn(message: &str) {
     eprintln!("warning: {message}");

@@ -16,6 +16,6 @@ pub fn execute(file: &Path) -> Result<Outcome, CliError> {
 }
 
 pub fn schema() -> Result<Outcome, CliError> {
-    print!("{SCENARIO_SCHEMA}");
+    super::output::to_stdout(SCENARIO_SCHEMA, "the schema")?;
     Ok(Outcome::Ok)
 }
