@@ -602,3 +602,42 @@ fn output_that_cannot_be_written_is_an_error_not_a_panic() {
         );
     }
 }
+
+/// `--junit` and `--summary` files that cannot be written are refused before the load starts
+/// (as `--json` is): the run's own outcome is not lost to a typo in a path after it ran.
+#[test]
+fn ci_output_paths_are_checked_before_the_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("junit.xml");
+    for (flag, path, says) in [
+        (
+            "--junit",
+            missing.display().to_string(),
+            "does not exist (create it first)",
+        ),
+        (
+            "--summary",
+            dir.path().display().to_string(),
+            "is a directory; give a file name",
+        ),
+    ] {
+        // Nothing listens there: had the load started first, the message would be about it.
+        let out = loadlab(&[
+            "run",
+            "--url",
+            "http://127.0.0.1:9/",
+            "--rate",
+            "1/s",
+            "--duration",
+            "1s",
+            flag,
+            &path,
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(flag) && err.contains(says) && !err.contains("cannot connect"),
+            "{err}"
+        );
+    }
+}

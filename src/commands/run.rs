@@ -32,6 +32,14 @@ fn execute_with(
     live: &Live,
 ) -> Result<Outcome, CliError> {
     let settings = super::session::settings(&args.output)?;
+    for (flag, example, path) in [
+        ("--junit", "junit.xml", &args.junit),
+        ("--summary", "summary.md", &args.summary),
+    ] {
+        if let Some(path) = path {
+            loadlab_pipeline::measure::check_output_path(flag, example, path)?;
+        }
+    }
     let remote = RemoteRunFlags {
         barrier_timeout: args.barrier_timeout,
         upload_every: args.upload_every,

@@ -255,20 +255,28 @@ pub fn write_json(result: &RunResult, path: &Path) -> Result<(), String> {
 
 /// Checks, before any load is sent, that `--json PATH` can be written.
 pub fn check_json_path(path: &Path) -> Result<(), PipelineError> {
+    check_output_path("--json", "result.json", path)
+}
+
+/// Checks, before any load is sent, that the file a flag names (`--json`, `--junit`,
+/// `--summary`) can be written: a run's outcome must not be lost to a typo in a path.
+/// `example` is a file name to suggest when `path` is a directory.
+pub fn check_output_path(flag: &str, example: &str, path: &Path) -> Result<(), PipelineError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     if path.is_dir() {
         return Err(PipelineError::bad_input(format!(
-            "--json {}: is a directory; give a file name, e.g. {}/result.json",
+            "{flag} {}: is a directory; give a file name, e.g. {}/{}",
             path.display(),
-            path.display()
+            path.display(),
+            example
         )));
     }
     if !dir.is_dir() {
         return Err(PipelineError::bad_input(format!(
-            "--json {}: the directory {} does not exist (create it first)",
+            "{flag} {}: the directory {} does not exist (create it first)",
             path.display(),
             dir.display()
         )));
@@ -278,7 +286,7 @@ pub fn check_json_path(path: &Path) -> Result<(), PipelineError> {
     let _ = std::fs::remove_file(&probe);
     ok.map_err(|e| {
         PipelineError::bad_input(format!(
-            "--json {}: cannot write in {}: {e}",
+            "{flag} {}: cannot write in {}: {e}",
             path.display(),
             dir.display()
         ))
