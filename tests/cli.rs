@@ -391,7 +391,7 @@ steps:
 }
 
 #[test]
-fn connection_refused_exits_3_quickly() {
+fn connection_refused_exits_2_quickly() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -638,6 +638,33 @@ fn ci_output_paths_are_checked_before_the_load() {
         assert!(
             err.contains(flag) && err.contains(says) && !err.contains("cannot connect"),
             "{err}"
+        );
+    }
+}
+
+/// Flags that cannot apply are refused naming them, never ignored (README): the HTTP/2
+/// client for a plain-text URL test that speaks HTTP/1.1, and an open model's bound on a
+/// closed one.
+#[test]
+fn flags_that_cannot_apply_are_refused() {
+    let base = ["run", "--url", "http://127.0.0.1:9/", "--duration", "1s"];
+    for (extra, flag) in [
+        (
+            &["--rate", "1/s", "--http2-client", "h2"][..],
+            "--http2-client",
+        ),
+        (
+            &["--vus", "1", "--max-in-flight", "5"][..],
+            "--max-in-flight",
+        ),
+    ] {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let out = loadlab(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(flag) && !err.contains("cannot connect"),
+            "{args:?}: {err}"
         );
     }
 }

@@ -149,6 +149,20 @@ impl RunFlags {
             scenario.http.version = HttpVersion::Http2;
         }
         if let Some(client) = self.http2_client {
+            // A plain-text URL test without --http2 speaks HTTP/1.1 (no ALPN to offer h2). A
+            // file may still speak HTTP/2 in a step of its own or a gRPC step: not refused.
+            let plain_url = self
+                .request
+                .url
+                .as_deref()
+                .is_some_and(|u| u.starts_with("http://"));
+            if plain_url && scenario.http.version != HttpVersion::Http2 {
+                return Err(ScenarioError::flag(
+                    "--http2-client",
+                    "chooses the HTTP/2 client, and this run speaks HTTP/1.1",
+                    Some("give --http2 as well (or `http.version: \"2\"` in the file), or leave the flag out".into()),
+                ));
+            }
             scenario.http.client = client;
         }
         Ok(())

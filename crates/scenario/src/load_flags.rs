@@ -56,6 +56,15 @@ impl LoadFlags {
         )
     }
 
+    /// `--max-in-flight` where the load is not an open model's.
+    fn max_in_flight_needs_rate() -> ScenarioError {
+        ScenarioError::flag(
+            "--max-in-flight",
+            "bounds an open-model load; this load is not one (a closed model's VUs are its bound)",
+            Some("give --rate as well, or leave the flag out".into()),
+        )
+    }
+
     /// `--pace` where the load is not a closed model's.
     fn pace_needs_vus() -> ScenarioError {
         ScenarioError::flag(
@@ -89,6 +98,9 @@ impl LoadFlags {
             )),
             (Some(0), None) => Err(ScenarioError::flag("--vus", "need at least 1 VU", None)),
             (Some(_), None) if self.batch_window.is_some() => Err(Self::batch_window_needs_rate()),
+            (Some(_), None) if self.max_in_flight.is_some() => {
+                Err(Self::max_in_flight_needs_rate())
+            }
             (Some(vus), None) => {
                 let bound = duration.unwrap_or(validate::DEFAULT_MAX_DURATION);
                 Ok(Load::Closed(ClosedLoad {
@@ -161,7 +173,7 @@ impl LoadFlags {
         if self.vus.is_some() || self.rate.is_some() {
             let mut flags = self.clone();
             if let Load::Open(o) = &scenario.load {
-                if flags.max_in_flight.is_none() {
+                if flags.max_in_flight.is_none() && flags.rate.is_some() {
                     // A default stays a default (the engine may fit it to the open-files limit).
                     flags.max_in_flight = o.max_in_flight_given.then_some(o.max_in_flight);
                 }
@@ -260,13 +272,7 @@ impl LoadFlags {
                     o.max_in_flight = m;
                     o.max_in_flight_given = true;
                 }
-                _ => {
-                    return Err(ScenarioError::flag(
-                        "--max-in-flight",
-                        "bounds an open-model load; this scenario's load is not one",
-                        Some("give --rate as well, or leave the flag out".into()),
-                    ))
-                }
+                _ => return Err(Self::max_in_flight_needs_rate()),
             }
         }
         Ok(())
@@ -488,5 +494,29 @@ flows:
             .unwrap_err()
             .to_string();
         assert!(e.contains("--batch-window") && e.contains("--rate"), "{e}");
+    }
+
+    /// `--max-in-flight` bounds an open load only: with `--vus` (a closed model, whose VUs are
+    /// its bound) it is refused naming both flags, never ignored; `--vus` over a file whose
+    /// open load sets `max_in_flight` is no such conflict.
+    #[test]
+    fn max_in_flight_with_vus_is_refused() {
+        let url = LoadFlags {
+            vus: Some(1),
+            max_in_flight: Some(5),
+            duration: Some(Duration::from_secs(1)),
+            ..LoadFlags::default()
+        };
+        let e = url.constant_load(None).unwrap_err().to_string();
+        assert!(e.contains("--max-in-flight") && e.contains("--rate"), "{e}");
+        let mut s = Scenario::parse(STAGED, "t.yaml").unwrap();
+        let e = url.apply_to(&mut s).unwrap_err().to_string();
+        assert!(e.contains("--max-in-flight"), "{e}");
+        let vus_only = LoadFlags {
+            vus: Some(2),
+            ..LoadFlags::default()
+        };
+        vus_only.apply_to(&mut s).unwrap();
+        assert!(matches!(s.load, Load::Closed(_)));
     }
 }
