@@ -15,8 +15,9 @@ pub(super) fn load_level_words(v: &VariantStats) -> String {
     }
 }
 
-pub(super) fn study_summary(s: &StudyResult) -> Section {
-    let mut sec = Section::new("summary", "Summary");
+/// The study's one-sentence description: its scenario, variants, and the runs behind them
+/// (planned repetitions, or the files another tool's runs came from).
+fn what_was_tested(s: &StudyResult) -> String {
     let runs = if s.is_imported() {
         format!(
             "with runs imported from {} result files ({})",
@@ -26,14 +27,19 @@ pub(super) fn study_summary(s: &StudyResult) -> Section {
     } else {
         format!("× {} repetitions in {} order", s.repeat, s.order)
     };
-    sec.push(Block::Text(format!(
+    format!(
         "**What was tested:** scenario `{}`{}, {} variant{} ({}) {runs}. Each run is one observation; the table shows the median across runs with its 95% confidence interval.",
         s.name,
         s.scenario_file.as_deref().map(|f| format!(" (`{f}`)")).unwrap_or_default(),
         s.variants.len(),
         if s.variants.len() == 1 { "" } else { "s" },
         s.variants.iter().map(|v| format!("`{}`", v.name)).collect::<Vec<_>>().join(", "),
-    )));
+    )
+}
+
+pub(super) fn study_summary(s: &StudyResult) -> Section {
+    let mut sec = Section::new("summary", "Summary");
+    sec.push(Block::Text(what_was_tested(s)));
     let mut t = Table::new(&[
         "variant",
         "load",
