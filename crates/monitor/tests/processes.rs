@@ -191,6 +191,35 @@ fn a_missing_process_is_a_warning_not_a_failure() {
 }
 
 #[test]
+fn a_process_that_exited_unreaped_is_not_running() {
+    // A zombie keeps its pid until its parent waits for it, with no memory and no open files:
+    // it is gone, not a process of 0 bytes (a CI VM sampled the burner test's child so).
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    let stat = format!("/proc/{pid}/stat");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !std::fs::read_to_string(&stat).is_ok_and(|s| s.contains(") Z ")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{pid} never became a zombie"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let samples = sample_for(
+        &watch("zombie", ProcessSelector::Pid(pid)),
+        Duration::from_millis(600),
+    );
+    child.wait().unwrap();
+    assert!(!samples.is_empty());
+    assert!(samples.iter().all(|s| s.missing == ["processes.zombie"]));
+    assert!(samples
+        .iter()
+        .all(|s| s.get("processes.zombie.open_files").is_none()));
+    let warnings: Vec<_> = samples.iter().flat_map(|s| &s.warnings).collect();
+    assert_eq!(warnings[0].message, format!("process {pid} is not running"));
+}
+
+#[test]
 fn a_busy_host_is_contended_and_the_hogs_are_named() {
     let _cpu = exclusive();
     let cpus = std::thread::available_parallelism()

@@ -22,6 +22,9 @@ pub struct ProcStat {
     pub rss_pages: u64,
     /// Start time after boot, in clock ticks (tells a reused pid apart).
     pub start_ticks: u64,
+    /// A zombie (`Z`) or dead (`X`) process: it has exited and only waits for its parent to
+    /// reap it, with no memory and no open files left.
+    pub exited: bool,
 }
 
 /// Parses a `stat` line; the command name may hold spaces and parentheses, so the fields
@@ -48,6 +51,7 @@ pub fn parse_stat(line: &[u8]) -> Option<ProcStat> {
         threads: num(20)? as u32,
         start_ticks: num(22)?,
         rss_pages: num(24)?,
+        exited: matches!(f.first(), Some(&"Z" | &"X" | &"x")),
     })
 }
 
@@ -83,7 +87,9 @@ impl ProcessTable {
         }
     }
 
-    /// Reads every process; processes that exit meanwhile are skipped.
+    /// Reads every process; processes that exit meanwhile, or exited and wait to be reaped,
+    /// are skipped: a monitored target that died is "not running", not a process of 0 bytes
+    /// and 0 open files.
     pub fn scan(&mut self) -> std::io::Result<()> {
         let now = Instant::now();
         let uptime_ticks = uptime_ticks(self.ticks_per_second);
@@ -95,7 +101,7 @@ impl ProcessTable {
             let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
                 continue;
             };
-            if let Some(stat) = self.read_stat(pid) {
+            if let Some(stat) = self.read_stat(pid).filter(|s| !s.exited) {
                 self.current.insert(pid, stat);
             }
         }
@@ -198,7 +204,10 @@ mod tests {
         assert_eq!(s.threads, 7);
         assert_eq!(s.start_ticks, 123456);
         assert_eq!(s.rss_pages, 2500);
+        assert!(!s.exited);
         assert_eq!(parse_stat(b"12 (x) S 1 2"), None);
+        let zombie = b"77 (burner) Z 1 77 77 0 -1 4228108 0 0 0 0 150 0 0 0 20 0 1 0 99 0 0 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n";
+        assert!(parse_stat(zombie).unwrap().exited);
     }
 
     #[test]
