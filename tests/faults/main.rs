@@ -63,6 +63,37 @@ fn stalled_server_times_out_and_run_still_ends() {
 }
 
 #[test]
+fn a_run_waiting_for_a_stalled_target_says_so_once() {
+    // Without it a CI log shows nothing for up to the request timeout (30 s by default) after
+    // the load ended, and a terminal's progress line stands still: a run that looks hung.
+    let server = Server::start(stall_handler);
+    let run = run_loadlab(
+        "stall_notice",
+        &server.url("/s"),
+        &["--rate", "20/s"],
+        "1500ms",
+    );
+    assert_every_request_failed_as(&run, "timeout");
+    let notices: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("load ended at 1s; waiting up to "))
+        .collect();
+    assert_eq!(notices.len(), 1, "{}", run.describe());
+    assert!(
+        notices[0].contains("requests still in flight (the request timeout"),
+        "{}",
+        notices[0]
+    );
+    // At most the timeout: "up to 2s" (1.5 s and the grace's rounding), never 30 s.
+    assert!(
+        notices[0].contains("up to 1s") || notices[0].contains("up to 2s"),
+        "{}",
+        notices[0]
+    );
+}
+
+#[test]
 fn garbage_response_is_protocol_error() {
     let server = Server::start(garbage_handler);
     let run = run_loadlab("garbage", &server.url("/bad"), &["--rate", "50/s"], "500ms");

@@ -24,6 +24,10 @@ pub struct Progress {
     pub active: u64,
     pub total_requests: u64,
     pub total_failed: u64,
+    /// The load has ended and `active` requests are still in flight: they get at most this
+    /// much longer (the request timeout, up to 30 s) before they count as interrupted. A run
+    /// against a target that stopped answering waits out this time, and must say so.
+    pub draining: Option<Duration>,
 }
 
 /// Receives the figures of each completed interval.
@@ -43,6 +47,8 @@ pub struct Coordinator {
     progress: Option<ProgressCallback>,
     clock: IntervalClock,
     planned: Duration,
+    /// How long requests in flight at the plan's end may still take.
+    grace: Duration,
     workers: usize,
     pending: BTreeMap<u32, Pending>,
     totals: (u64, u64),
@@ -83,6 +89,7 @@ impl Coordinator {
             progress,
             clock,
             planned,
+            grace: Duration::ZERO,
             workers,
             pending: BTreeMap::new(),
             totals: (0, 0),
@@ -128,6 +135,12 @@ impl Coordinator {
                 }
             }
         }
+    }
+
+    /// Requests in flight when the plan ends may take `grace` longer (the progress says so).
+    pub fn with_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
     }
 
     /// Puts the resource monitor's samples beside the intervals.
@@ -219,6 +232,8 @@ impl Coordinator {
         self.show_observers(&record);
         self.totals.0 += record.delta.requests();
         self.totals.1 += record.delta.failed();
+        let draining = (p.start >= self.planned && record.delta.active > 0)
+            .then(|| (self.planned + self.grace).saturating_sub(p.end));
         if let (Some(progress), Some(stats)) =
             (self.progress.as_mut(), self.summary.intervals().last())
         {
@@ -231,6 +246,7 @@ impl Coordinator {
                 active: record.delta.active,
                 total_requests: self.totals.0,
                 total_failed: self.totals.1,
+                draining,
             });
         }
         self.pool.give(record.delta);

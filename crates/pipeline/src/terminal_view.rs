@@ -1,5 +1,5 @@
-//! Live progress on a terminal: one line, redrawn each second (nothing when not a TTY), and
-//! the engine's warnings as they come. Crate chosen: `indicatif`, which redraws one line
+//! Live progress on a terminal: one line, redrawn each second (when not a TTY, only a note
+//! that the run waits for requests still in flight), and the engine's warnings as they come. Crate chosen: `indicatif`, which redraws one line
 //! without flicker and leaves the terminal clean when cleared.
 
 use crate::measure::RunView;
@@ -46,8 +46,19 @@ impl RunView for TerminalView {
     /// `ends_when_done`: the run ends when its work is done (iterations, a burst), so
     /// `planned` is only its bound and is shown as `≤`.
     fn progress(&mut self, planned: Duration, ends_when_done: bool) -> Option<ProgressCallback> {
-        if self.quiet || self.no_progress || !std::io::stderr().is_terminal() {
+        if self.quiet {
             return None;
+        }
+        if self.no_progress || !std::io::stderr().is_terminal() {
+            // A CI log gets no progress line, but a run that waits up to 30 s for a target
+            // that stopped answering must not look hung there either.
+            let mut told = false;
+            return Some(Box::new(move |p: &Progress| {
+                if let (Some(left), false) = (p.draining, told) {
+                    told = true;
+                    eprintln!("{}", waiting_text(p, left));
+                }
+            }));
         }
         let bar = ProgressBar::new(planned.as_secs().max(1));
         bar.set_style(
@@ -88,7 +99,21 @@ impl RunView for TerminalView {
     }
 }
 
+/// `load ended at 1s; waiting up to 29s for 20 requests still in flight (the request timeout)`.
+fn waiting_text(p: &Progress, left: Duration) -> String {
+    format!(
+        "load ended at {}; waiting up to {} for {} request{} still in flight (the request timeout; Ctrl-C stops now)",
+        format_duration(p.planned),
+        format_duration(Duration::from_secs(left.as_secs_f64().ceil() as u64)),
+        p.active,
+        if p.active == 1 { "" } else { "s" }
+    )
+}
+
 fn line(p: &Progress, at_most: bool) -> String {
+    if let Some(left) = p.draining {
+        return waiting_text(p, left);
+    }
     let errors = if p.total_requests > 0 {
         100.0 * p.total_failed as f64 / p.total_requests as f64
     } else {
@@ -105,4 +130,37 @@ fn line(p: &Progress, at_most: bool) -> String {
         errors,
         p.active
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(active: u64, draining: Option<Duration>) -> Progress {
+        Progress {
+            elapsed: Duration::from_secs(10),
+            planned: Duration::from_secs(10),
+            warmup: false,
+            rate: 50.0,
+            p95_ms: 12.0,
+            active,
+            total_requests: 500,
+            total_failed: 5,
+            draining,
+        }
+    }
+
+    #[test]
+    fn the_line_says_what_the_run_waits_for_after_the_load() {
+        let running = line(&progress(20, None), false);
+        assert!(running.starts_with("10s/10s  50 req/s  p95 "), "{running}");
+        assert!(running.ends_with("errors 1.00%  active 20"), "{running}");
+        let waiting = line(&progress(20, Some(Duration::from_millis(28_300))), false);
+        assert_eq!(
+            waiting,
+            "load ended at 10s; waiting up to 29s for 20 requests still in flight (the request timeout; Ctrl-C stops now)"
+        );
+        let one = line(&progress(1, Some(Duration::from_secs(3))), false);
+        assert!(one.contains("for 1 request still in flight"), "{one}");
+    }
 }

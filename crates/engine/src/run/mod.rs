@@ -186,6 +186,7 @@ pub fn run(
         threads,
         pool,
     )
+    .with_grace(workers::drain_grace(scenario))
     .with_resources(feed)
     .with_observers(
         std::mem::take(&mut options.observers),

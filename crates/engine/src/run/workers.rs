@@ -38,8 +38,7 @@ impl Workers<'_> {
         ticks: mpsc::Sender<Tick>,
         cancel: &Cancel,
     ) -> Result<Vec<std::thread::JoinHandle<()>>, EngineError> {
-        let grace = self.scenario.defaults.timeout.min(Duration::from_secs(30))
-            + Duration::from_millis(100);
+        let grace = drain_grace(self.scenario);
         (0..self.threads)
             .map(|index| {
                 let setup = WorkerSetup {
@@ -156,4 +155,10 @@ fn new_worker(
         deferred,
         requests_begun: tokio::sync::Notify::new(),
     }
+}
+
+/// How long the requests in flight when the plan ends may still take: the request timeout, at
+/// most 30 s (and a little for the last response to be read).
+pub(super) fn drain_grace(scenario: &Scenario) -> Duration {
+    scenario.defaults.timeout.min(Duration::from_secs(30)) + Duration::from_millis(100)
 }
