@@ -51,12 +51,7 @@ fn spawn(args: &[&str], results: &Path) -> Child {
 }
 
 fn loadlab(args: &[&str], results: &Path) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .arg("--results")
-        .arg(results)
-        .output()
-        .expect("run loadlab")
+    common::loadlab_in(args, results)
 }
 
 fn signal(child: &Child, sig: libc::c_int) {

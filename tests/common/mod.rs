@@ -48,6 +48,16 @@ pub fn text(o: &Output) -> String {
     )
 }
 
+/// `loadlab <args> --results <results>`, run to its end.
+pub fn loadlab_in(args: &[&str], results: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .arg("--results")
+        .arg(results)
+        .output()
+        .expect("run loadlab")
+}
+
 /// `loadlab study <file> --target <target> --no-progress --results <results>`, to be run.
 pub fn study_command(file: &Path, target: &str, results: &Path) -> Command {
     let mut study = Command::new(BIN);

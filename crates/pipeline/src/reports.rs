@@ -154,14 +154,34 @@ pub fn read_run(path: &Path) -> Result<RunResult, PipelineError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| PipelineError::bad_input(format!("cannot read {}: {e}", path.display())))?;
     RunResult::from_json(&text).map_err(|e| {
-        PipelineError::bad_input(format!("{}: not a valid result: {e}", path.display()))
+        PipelineError::bad_input(format!(
+            "{}: not a valid result: {e}{}",
+            path.display(),
+            rebuild_hint(path)
+        ))
     })
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, PipelineError> {
     serde_json::from_str(text).map_err(|e| {
-        PipelineError::bad_input(format!("{}: not a valid result: {e}", path.display()))
+        PipelineError::bad_input(format!(
+            "{}: not a valid result: {e}{}",
+            path.display(),
+            rebuild_hint(path)
+        ))
     })
+}
+
+/// A damaged `run.json` beside a whole record can be derived again (the store does it on its
+/// next open once the file is gone).
+fn rebuild_hint(path: &Path) -> &'static str {
+    let beside_record = path.file_name() == Some(ResultFile::Run.file_name().as_ref())
+        && path.parent().is_some_and(loadlab_record::is_record);
+    if beside_record {
+        "\n  hint: the run's record beside it is whole: delete this file and the next loadlab command rebuilds it from the record"
+    } else {
+        ""
+    }
 }
 
 /// The runs of a study or capacity search, read from the store layout beside its file.
@@ -183,13 +203,22 @@ fn load_runs<'a>(path: &Path, ids: impl Iterator<Item = &'a String>) -> Runs {
 pub fn load_doc(path: &Path) -> Result<ReportDoc, PipelineError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| PipelineError::bad_input(format!("cannot read {}: {e}", path.display())))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| PipelineError::bad_input(format!("{}: not JSON: {e}", path.display())))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        PipelineError::bad_input(format!(
+            "{}: not JSON: {e}{}",
+            path.display(),
+            rebuild_hint(path)
+        ))
+    })?;
     let schema = value.get("schema").and_then(|s| s.as_str()).unwrap_or("");
     match schema {
         s if s == loadlab_metrics::result::SCHEMA || s == loadlab_metrics::result::SCHEMA_V1 => {
             let run = RunResult::from_json(&text).map_err(|e| {
-                PipelineError::bad_input(format!("{}: not a valid result: {e}", path.display()))
+                PipelineError::bad_input(format!(
+                    "{}: not a valid result: {e}{}",
+                    path.display(),
+                    rebuild_hint(path)
+                ))
             })?;
             Ok(loadlab_report::run_report(&run, run.load.planned.as_ref()))
         }

@@ -45,27 +45,53 @@ pub fn open_for_runs(
     open(&dir, warn)
 }
 
-/// Derives and stores the summary of every interrupted run that has a record but none.
+/// Derives and stores the summary of every run that has a record but no summary: its process
+/// died, its summary could not be written (a full disk, since freed), or its `run.json` was
+/// deleted. What could not be derived is a warning handed to `warn`, and so is a rebuilt
+/// summary the user did not expect (the last two cases).
 pub fn recover(store: &Store, warn: &mut dyn FnMut(&str)) {
-    let Ok(dead) = store.unrecovered() else {
+    let Ok(todo) = store.unrecovered() else {
         return;
     };
-    for run in dead {
+    for run in todo {
+        let why = match (&run.path, run.status) {
+            (Some(_), _) => Some("its run.json was missing"),
+            (None, loadlab_store::RunStatus::NotStored) => {
+                Some("it was not stored when it ended (a full disk?)")
+            }
+            _ => None,
+        };
         let dir = store.run_dir(&run.id);
-        let summary = StoredRecord::open(&dir).and_then(|record| {
+        let record = StoredRecord::open(&dir);
+        if run.status == loadlab_store::RunStatus::NotStored
+            && record.as_ref().is_ok_and(|r| r.end.is_none())
+        {
+            // The disk filled before the record's end: it holds less than was measured (and
+            // printed), and a summary of it would claim the rest never happened.
+            continue;
+        }
+        let summary = record.and_then(|record| {
             let mut result = summarize(&record)?;
             result.thresholds =
                 loadlab_analysis::thresholds::evaluate_exprs(&record.meta.thresholds, &result);
             Ok(result)
         });
         let failure = match summary.map(|r| store.finish_run(&run.id, &r)) {
-            Ok(Ok(_)) => continue,
+            Ok(Ok(_)) => {
+                if let Some(why) = why {
+                    warn(&format!(
+                        "run {}: {why}; its summary was rebuilt from its record",
+                        run.id
+                    ));
+                }
+                continue;
+            }
             Ok(Err(e)) => e.to_string(),
             Err(e) => e.to_string(),
         };
         warn(&format!(
-            "run {} (interrupted) could not be recovered: {failure}",
-            run.id
+            "run {} ({}) could not be recovered: {failure}",
+            run.id, run.status
         ));
     }
 }

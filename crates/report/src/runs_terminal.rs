@@ -14,7 +14,19 @@ use std::path::Path;
 /// The most recent runs of the store in `dir`, newest first; `total` is how many it holds.
 pub fn print_runs(out: &mut dyn Write, dir: &Path, runs: &[RunRecord], total: usize) {
     if runs.is_empty() {
-        let _ = writeln!(out, "no runs stored in {}", dir.display());
+        let on_disk = loadlab_store::run_dirs_in(dir).len();
+        if on_disk > 0 {
+            // The index was deleted or replaced (a CI cache that kept only `runs/`): the runs
+            // are there, and readable by their directory.
+            let _ = writeln!(
+                out,
+                "no runs in the index of {0}, but {0}/runs holds {on_disk} run director{1}: the index (loadlab.db) was deleted or replaced\n  each is still read by its directory: `loadlab report {0}/runs/<id>`, `loadlab compare {0}/runs/<a> {0}/runs/<b>`",
+                dir.display(),
+                if on_disk == 1 { "y" } else { "ies" }
+            );
+        } else {
+            let _ = writeln!(out, "no runs stored in {}", dir.display());
+        }
         return;
     }
     let _ = writeln!(

@@ -142,9 +142,24 @@ impl Store {
     /// process died as `interrupted`.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-        let conn = Connection::open(dir.join(INDEX_FILE))?;
+        let index = dir.join(INDEX_FILE);
+        let conn = Connection::open(&index)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        schema::migrate(&conn)?;
+        schema::migrate(&conn).map_err(|e| match e {
+            rusqlite::Error::SqliteFailure(f, _)
+                if f.code == rusqlite::ErrorCode::NotADatabase =>
+            {
+                io_err(
+                    &index,
+                    format!(
+                        "not a loadlab run index (an SQLite database): it was overwritten or damaged\n  hint: move it away (`mv {0} {0}.bad`): loadlab makes a new index; the runs stay readable by their directory, e.g. `loadlab report {1}/<id>`",
+                        index.display(),
+                        dir.join(layout::RUNS_DIR).display()
+                    ),
+                )
+            }
+            other => StoreError::Db(other),
+        })?;
         let store = Store {
             dir: dir.to_path_buf(),
             conn,

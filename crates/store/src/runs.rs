@@ -253,17 +253,21 @@ impl Store {
         again.map(|_| ()).map_err(|_| StoreError::Db(first))
     }
 
-    /// Interrupted runs that have a record but no summary yet (their process died): the
-    /// caller derives the summary from the record and stores it with `finish_run`.
+    /// Runs with a record whose summary can be derived from it and is not there: interrupted
+    /// runs without one (their process died), runs not stored (a full disk: the record may be
+    /// whole, and the space back), and runs whose `run.json` is gone. The caller derives the
+    /// summary from the record and stores it with `finish_run`.
     pub fn unrecovered(&self) -> Result<Vec<RunRecord>, StoreError> {
         let mut stmt = self.conn().prepare(&format!(
-            "SELECT {RUN_COLUMNS} FROM runs WHERE status = 'interrupted' AND path IS NULL ORDER BY rowid"
+            "SELECT {RUN_COLUMNS} FROM runs WHERE (status = 'interrupted' AND path IS NULL)
+             OR status = 'not_stored' OR path IS NOT NULL ORDER BY rowid"
         ))?;
         let rows: Vec<RunRecord> = stmt
             .query_map([], |r| self.run_at(r))?
             .collect::<Result<_, _>>()?;
         Ok(rows
             .into_iter()
+            .filter(|r| r.path.as_ref().is_none_or(|p| !p.exists()))
             .filter(|r| loadlab_record::is_record(&self.run_dir(&r.id)))
             .collect())
     }
@@ -347,8 +351,18 @@ impl Store {
                 }
             ))
         })?;
-        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
-        let result = RunResult::from_json(&text).map_err(|e| io_err(&path, e))?;
+        let damaged = |e: &dyn std::fmt::Display| {
+            if loadlab_record::is_record(&self.run_dir(&rec.id)) {
+                io_err(
+                    &path,
+                    format!("{e}\n  hint: the run's record beside it is whole: delete this file and the next loadlab command rebuilds it from the record"),
+                )
+            } else {
+                io_err(&path, e)
+            }
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| damaged(&e))?;
+        let result = RunResult::from_json(&text).map_err(|e| damaged(&e))?;
         Ok((rec, result))
     }
 }

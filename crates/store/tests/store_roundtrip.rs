@@ -281,3 +281,63 @@ fn a_run_measured_but_not_stored_is_not_listed_as_interrupted() {
     );
     assert!(store.unrecovered().unwrap().is_empty());
 }
+
+#[test]
+fn a_summary_that_is_missing_beside_a_record_is_to_be_rebuilt_and_a_damaged_one_says_how() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let with_record = |store: &Store| {
+        let id = store.begin_run(&NewRun::default()).unwrap();
+        let mut w = RecordWriter::new(&store.run_dir(&id)).without_sync();
+        w.begin(&meta()).unwrap();
+        for i in intervals() {
+            w.interval(&i).unwrap();
+        }
+        id
+    };
+    // A full disk at the end: the record was written, its summary was not.
+    let first = with_record(&store);
+    let result = || {
+        let record = loadlab_record::StoredRecord::open(&store.run_dir(&first)).unwrap();
+        loadlab_record::summarize(&record).unwrap()
+    };
+    store.mark_not_stored(&first, false).unwrap();
+    // A summary deleted by hand, and one that is there.
+    let deleted = with_record(&store);
+    let kept = with_record(&store);
+    let damaged = with_record(&store);
+    for id in [&deleted, &kept, &damaged] {
+        store.finish_run(id, &result()).unwrap();
+    }
+    std::fs::remove_file(store.run_dir(&deleted).join("run.json")).unwrap();
+    std::fs::write(
+        store.run_dir(&damaged).join("run.json"),
+        "{\"schema\": \"loa",
+    )
+    .unwrap();
+    let todo: Vec<String> = store
+        .unrecovered()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(todo, [first.clone(), deleted.clone()]);
+    // A damaged summary is not silently replaced: its error says how to have it rebuilt.
+    let err = store.load_run(&damaged).unwrap_err().to_string();
+    assert!(err.contains("EOF while parsing"), "{err}");
+    assert!(
+        err.contains("delete this file and the next loadlab command rebuilds it from the record"),
+        "{err}"
+    );
+    for id in [&first, &deleted] {
+        store.finish_run(id, &result()).unwrap();
+    }
+    assert!(store.unrecovered().unwrap().is_empty());
+    // These records have no end: what they held is a partial result, and listed as one.
+    let rebuilt = store.run(&first).unwrap();
+    assert_eq!(
+        (rebuilt.status, rebuilt.partial),
+        (RunStatus::Interrupted, true)
+    );
+    assert!(rebuilt.path.is_some());
+}
