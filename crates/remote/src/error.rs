@@ -12,6 +12,12 @@ pub enum RemoteError {
         #[source]
         source: Box<object_store::Error>,
     },
+    #[error("{url}: no AWS credentials: none are set in the environment, and the cloud instance metadata service gave none ({source})\n  hint: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_REGION; AWS_ENDPOINT_URL for a store that is not AWS, e.g. MinIO), or AWS_SKIP_SIGNATURE=true for a public bucket; on a cloud machine, give it a role (docs/distributed.md)")]
+    NoCredentials {
+        url: String,
+        #[source]
+        source: Box<object_store::Error>,
+    },
     #[error("only {arrived} of {count} segments arrived within {waited_s} s at the start barrier of {url} (missing: {missing}); the run did not start\n  hint: check the missing pods (kubectl get pods), or give them more time with --barrier-timeout")]
     BarrierTimeout {
         url: String,
@@ -73,6 +79,7 @@ impl RemoteError {
         matches!(
             self,
             RemoteError::BadUrl { .. }
+                | RemoteError::NoCredentials { .. }
                 | RemoteError::OtherPlan { .. }
                 | RemoteError::OtherSplit { .. }
                 | RemoteError::BarrierFailed { .. }

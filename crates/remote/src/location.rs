@@ -49,8 +49,42 @@ pub fn parse_location(text: &str) -> Result<ResultsLocation, RemoteError> {
     }
 }
 
+/// Where an S3 store's credentials come from, so that a failure can say what to set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Credentials {
+    /// Given in the environment (keys, a web identity, a container's), or none needed.
+    Given,
+    /// None in the environment: object_store asks the cloud instance metadata service
+    /// (169.254.169.254), which answers only on a cloud machine that has a role.
+    InstanceMetadata,
+}
+
+/// No AWS credentials in the environment: the builder will fall back to the instance
+/// metadata service.
+fn s3_credentials(builder: &AmazonS3Builder) -> Credentials {
+    use object_store::aws::AmazonS3ConfigKey as Key;
+    let given = [
+        Key::AccessKeyId,
+        Key::WebIdentityTokenFile,
+        Key::ContainerCredentialsRelativeUri,
+        Key::ContainerCredentialsFullUri,
+    ]
+    .iter()
+    .any(|k| builder.get_config_value(k).is_some_and(|v| !v.is_empty()))
+        || builder
+            .get_config_value(&Key::SkipSignature)
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    if given {
+        Credentials::Given
+    } else {
+        Credentials::InstanceMetadata
+    }
+}
+
 /// Opens the store a URL names; the returned path is the URL's prefix inside it.
-pub(crate) fn open_store(url: &Url) -> Result<(Arc<dyn ObjectStore>, Path), RemoteError> {
+pub(crate) fn open_store(
+    url: &Url,
+) -> Result<(Arc<dyn ObjectStore>, Path, Credentials), RemoteError> {
     // reqwest is built without a bundled TLS provider: use the ring one the workspace builds.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let text = url.as_str();
@@ -59,6 +93,7 @@ pub(crate) fn open_store(url: &Url) -> Result<(Arc<dyn ObjectStore>, Path), Remo
         message,
     };
     let (scheme, path) = ObjectStoreScheme::parse(url).map_err(|e| bad(e.to_string()))?;
+    let mut credentials = Credentials::Given;
     let built: Result<Arc<dyn ObjectStore>, object_store::Error> = match scheme {
         ObjectStoreScheme::Local => {
             let dir = url.to_file_path().map_err(|_| {
@@ -67,13 +102,20 @@ pub(crate) fn open_store(url: &Url) -> Result<(Arc<dyn ObjectStore>, Path), Remo
             std::fs::create_dir_all(&dir)
                 .map_err(|e| bad(format!("cannot create {}: {e}", dir.display())))?;
             return LocalFileSystem::new_with_prefix(&dir)
-                .map(|s| (Arc::new(s) as Arc<dyn ObjectStore>, Path::default()))
+                .map(|s| {
+                    (
+                        Arc::new(s) as Arc<dyn ObjectStore>,
+                        Path::default(),
+                        Credentials::Given,
+                    )
+                })
                 .map_err(|e| bad(e.to_string()));
         }
-        ObjectStoreScheme::AmazonS3 => AmazonS3Builder::from_env()
-            .with_url(text)
-            .build()
-            .map(|s| Arc::new(s) as Arc<dyn ObjectStore>),
+        ObjectStoreScheme::AmazonS3 => {
+            let builder = AmazonS3Builder::from_env().with_url(text);
+            credentials = s3_credentials(&builder);
+            builder.build().map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+        }
         ObjectStoreScheme::GoogleCloudStorage => GoogleCloudStorageBuilder::from_env()
             .with_url(text)
             .build()
@@ -85,7 +127,7 @@ pub(crate) fn open_store(url: &Url) -> Result<(Arc<dyn ObjectStore>, Path), Remo
         _ => return Err(bad(format!("use {SCHEMES}"))),
     };
     built
-        .map(|s| (s, path))
+        .map(|s| (s, path, credentials))
         .map_err(|e| bad(format!("{e} (credentials and endpoint come from the environment: AWS_*, GOOGLE_*, AZURE_*; see docs/distributed.md)")))
 }
 
@@ -114,6 +156,34 @@ mod tests {
                 (None, Err(e)) => assert!(e.is_bad_input(), "{text}: {e}"),
                 (want, got) => panic!("{text}: want {want:?}, got {got:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn s3_without_credentials_in_the_environment_falls_back_to_the_instance_metadata() {
+        use object_store::aws::AmazonS3ConfigKey as Key;
+        let bare = || AmazonS3Builder::new().with_url("s3://bucket/p");
+        assert_eq!(s3_credentials(&bare()), Credentials::InstanceMetadata);
+        let cases = [
+            (Key::AccessKeyId, "AKIA", Credentials::Given),
+            (Key::AccessKeyId, "", Credentials::InstanceMetadata),
+            (
+                Key::WebIdentityTokenFile,
+                "/var/run/token",
+                Credentials::Given,
+            ),
+            (
+                Key::ContainerCredentialsRelativeUri,
+                "/v2/creds",
+                Credentials::Given,
+            ),
+            (Key::SkipSignature, "true", Credentials::Given),
+            (Key::SkipSignature, "false", Credentials::InstanceMetadata),
+            (Key::Region, "eu-west-1", Credentials::InstanceMetadata),
+        ];
+        for (key, value, want) in cases {
+            let builder = bare().with_config(key, value);
+            assert_eq!(s3_credentials(&builder), want, "{key:?}={value:?}");
         }
     }
 }

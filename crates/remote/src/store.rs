@@ -4,7 +4,7 @@
 //! never shares a runtime with the load.
 
 use crate::error::RemoteError;
-use crate::location::open_store;
+use crate::location::{open_store, Credentials};
 use futures_util::StreamExt;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
@@ -36,6 +36,10 @@ pub struct Remote {
     root: Path,
     url: String,
     runtime: Arc<tokio::runtime::Runtime>,
+    credentials: Credentials,
+    /// Some operation on the store succeeded: credentials were found, and a later failure is
+    /// the store's, not a missing credential's.
+    reached: Arc<std::sync::atomic::AtomicBool>,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, RemoteError> {
@@ -47,12 +51,14 @@ fn runtime() -> Result<tokio::runtime::Runtime, RemoteError> {
 impl Remote {
     /// Opens the store a URL names (`s3://bucket/prefix`…), at the URL's prefix.
     pub fn open(url: &Url) -> Result<Remote, RemoteError> {
-        let (store, root) = open_store(url)?;
+        let (store, root, credentials) = open_store(url)?;
         Ok(Remote {
             store,
             root,
             url: url.as_str().trim_end_matches('/').to_string(),
             runtime: Arc::new(runtime()?),
+            credentials,
+            reached: Arc::default(),
         })
     }
 
@@ -63,6 +69,8 @@ impl Remote {
             root: self.key(rel),
             url: format!("{}/{}", self.url, rel.trim_matches('/')),
             runtime: self.runtime.clone(),
+            credentials: self.credentials,
+            reached: self.reached.clone(),
         }
     }
 
@@ -73,6 +81,8 @@ impl Remote {
             root: self.root.clone(),
             url: self.url.clone(),
             runtime: Arc::new(runtime()?),
+            credentials: self.credentials,
+            reached: self.reached.clone(),
         })
     }
 
@@ -87,15 +97,39 @@ impl Remote {
     }
 
     fn err(&self, op: &'static str, rel: &str, e: object_store::Error) -> RemoteError {
+        let first = !self.reached.load(std::sync::atomic::Ordering::Relaxed);
+        if first && self.credentials == Credentials::InstanceMetadata {
+            return RemoteError::NoCredentials {
+                url: self.url.clone(),
+                source: Box::new(e),
+            };
+        }
         RemoteError::store(&self.url, op, rel, e)
+    }
+
+    /// Notes that the store answered (see `reached`).
+    fn answered<T>(&self, r: Result<T, object_store::Error>) -> Result<T, object_store::Error> {
+        if r.is_ok()
+            || matches!(
+                r,
+                Err(object_store::Error::NotFound { .. }
+                    | object_store::Error::AlreadyExists { .. })
+            )
+        {
+            self.reached
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        r
     }
 
     pub fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), RemoteError> {
         let key = self.key(rel);
-        self.runtime
-            .block_on(self.store.put(&key, PutPayload::from(bytes)))
-            .map(|_| ())
-            .map_err(|e| self.err("write", rel, e))
+        self.answered(
+            self.runtime
+                .block_on(self.store.put(&key, PutPayload::from(bytes))),
+        )
+        .map(|_| ())
+        .map_err(|e| self.err("write", rel, e))
     }
 
     /// Writes `rel` only if nothing is there yet (race-free where the store supports it).
@@ -106,10 +140,10 @@ impl Remote {
             ..Default::default()
         };
         let payload = PutPayload::from(bytes.clone());
-        match self
-            .runtime
-            .block_on(self.store.put_opts(&key, payload, opts))
-        {
+        match self.answered(
+            self.runtime
+                .block_on(self.store.put_opts(&key, payload, opts)),
+        ) {
             Ok(_) => Ok(PutOutcome::Created),
             Err(object_store::Error::AlreadyExists { .. }) => Ok(PutOutcome::Existed),
             Err(object_store::Error::NotImplemented { .. }) => {
@@ -123,10 +157,10 @@ impl Remote {
     /// The object's bytes, `None` when there is none.
     pub fn get(&self, rel: &str) -> Result<Option<Vec<u8>>, RemoteError> {
         let key = self.key(rel);
-        let got = self.runtime.block_on(async {
+        let got = self.answered(self.runtime.block_on(async {
             let r = self.store.get(&key).await?;
             r.bytes().await
-        });
+        }));
         match got {
             Ok(b) => Ok(Some(b.to_vec())),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
@@ -136,7 +170,7 @@ impl Remote {
 
     pub fn head(&self, rel: &str) -> Result<Option<Entry>, RemoteError> {
         let key = self.key(rel);
-        match self.runtime.block_on(self.store.head(&key)) {
+        match self.answered(self.runtime.block_on(self.store.head(&key))) {
             Ok(m) => Ok(Some(self.entry(m))),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(self.err("read", rel, e)),
@@ -147,14 +181,14 @@ impl Remote {
     pub fn list(&self, rel: &str) -> Result<Vec<Entry>, RemoteError> {
         let prefix = self.key(rel);
         let listed: Result<Vec<object_store::ObjectMeta>, object_store::Error> =
-            self.runtime.block_on(async {
+            self.answered(self.runtime.block_on(async {
                 let mut stream = self.store.list(Some(&prefix));
                 let mut all = Vec::new();
                 while let Some(m) = stream.next().await {
                     all.push(m?);
                 }
                 Ok(all)
-            });
+            }));
         let mut entries: Vec<Entry> = match listed {
             Ok(all) => all.into_iter().map(|m| self.entry(m)).collect(),
             Err(object_store::Error::NotFound { .. }) => Vec::new(),
