@@ -18,17 +18,22 @@ pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
     };
     let done = merge_command(&request, &mut say_unless(args.quiet), &mut warn)?;
     let merged = &done.merged;
+    let mut errors = merged.errors.clone();
     if !args.quiet {
         let line = merged.stored.as_ref().map(|p| {
             let (segments, id) = (done.segments, &merged.id);
             format!("merged {segments} segment(s) as run {id} ({})", p.display())
         });
-        print_run(&merged.result, line);
-        if let Some(published) = &done.published {
-            println!("merged run stored in {published}");
+        match print_run(&merged.result, line) {
+            Ok(()) => {
+                if let Some(published) = &done.published {
+                    println!("merged run stored in {published}");
+                }
+            }
+            Err(e) => errors.push(e),
         }
     }
-    if print_errors(&merged.errors) {
+    if print_errors(&errors) {
         return Ok(Outcome::Invalid);
     }
     Ok(outcome_of(&merged.result, args.allow_saturated))

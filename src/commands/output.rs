@@ -47,17 +47,22 @@ pub fn print_outputs(outputs: &loadlab_pipeline::live_outputs::LiveOutputs) {
     }
 }
 
-/// A run's summary on standard output, then `stored` (where it was kept).
-pub fn print_run(result: &RunResult, stored: Option<String>) {
+/// A run's summary on standard output, then `stored` (where it was kept). An error when standard output cannot take it (a full disk, a closed pipe): the summary is
+/// lost, which the exit status must say, though the run itself is kept.
+pub fn print_run(result: &RunResult, stored: Option<String>) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     let style = Style {
         color: std::io::stdout().is_terminal(),
     };
-    let _ = loadlab_report::render_summary(result, &mut out, style);
-    if let Some(line) = stored {
-        let _ = writeln!(out, "\n{line}");
-    }
-    let _ = out.flush();
+    loadlab_report::render_summary(result, &mut out, style)
+        .and_then(|()| match stored {
+            Some(line) => writeln!(out, "\n{line}"),
+            None => Ok(()),
+        })
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            format!("cannot write the run's summary to standard output: {e} (the run itself is stored: `loadlab runs show last` prints it)")
+        })
 }
 
 /// Prints what could not be stored; true when anything could not.

@@ -51,14 +51,24 @@ fn execute_with(
         retry_invalid: args.retry_invalid,
     };
     let destination = Destination::of(&settings, remote, args.baseline.is_some())?;
+    if let Some(baseline) = &args.baseline {
+        loadlab_pipeline::compare::check_baseline(
+            baseline,
+            settings.results.as_deref(),
+            &mut |_| {},
+        )?;
+    }
     if let Destination::Remote(url, options) = destination {
         let mut say = say_unless(settings.quiet);
         let (run, outputs) = run_remote(scenario, &settings, context, (&url, options), &mut say)?;
+        let mut errors = run.errors.clone();
         if !settings.quiet {
-            print_run(&run.result, Some(run.stored_line()));
-            print_outputs(&outputs);
+            match print_run(&run.result, Some(run.stored_line())) {
+                Ok(()) => print_outputs(&outputs),
+                Err(e) => errors.push(e),
+            }
         }
-        return Ok(outcome(&run.result, &run.errors, &settings));
+        return Ok(outcome(&run.result, &errors, &settings));
     }
     let (outcome, result) = run_and_report(scenario, &settings, context)?;
     live.run_judged(&result, settings.allow_saturated);
@@ -133,14 +143,19 @@ pub fn run_and_report(
             eprintln!("{}", retry_line(run, n, retries, settle));
         },
     )?;
+    let mut errors = run.errors.clone();
     if !settings.quiet {
-        print_run(&run.result, run.stored_line());
-        print_outputs(&run.outputs);
-        if let Some(path) = &run.json {
-            println!("result written to {}", path.display());
+        match print_run(&run.result, run.stored_line()) {
+            Ok(()) => {
+                print_outputs(&run.outputs);
+                if let Some(path) = &run.json {
+                    println!("result written to {}", path.display());
+                }
+            }
+            Err(e) => errors.push(e),
         }
     }
-    Ok((outcome(&run.result, &run.errors, settings), run.result))
+    Ok((outcome(&run.result, &errors, settings), run.result))
 }
 
 /// Invalid when anything could not be kept (said on stderr), else the run's own outcome, said

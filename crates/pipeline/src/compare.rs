@@ -346,6 +346,19 @@ pub fn baseline_for_run(
     Ok((base, Side::of_run("this run", "this run", result)))
 }
 
+/// Checks, before any load is sent, that `--baseline` names a study, run or file that can be
+/// compared with: a typo must not cost the run.
+pub fn check_baseline(
+    baseline: &str,
+    results: Option<&Path>,
+    warn: &mut dyn FnMut(&str),
+) -> Result<(), PipelineError> {
+    let mut store = None;
+    resolve(baseline, &mut store, results, warn)
+        .map(|_| ())
+        .map_err(|e| PipelineError::bad_input(format!("--baseline {baseline}: {e}")))
+}
+
 /// A comparison's files for CI: its JSON, JUnit (a case per metric) and Markdown summary.
 /// `names` are the baseline's and the candidate's as the user gave them.
 pub fn write_comparison_outputs(

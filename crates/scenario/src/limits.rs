@@ -9,6 +9,9 @@ use std::time::Duration;
 
 /// Longest duration anywhere (a run, a stage, a timeout, a think time, a warm-up): 30 days.
 pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
+/// The shortest run: below it a run holds a request or two and a rate made of its few
+/// milliseconds (`--duration 1ns` reported one request as 518.7/s).
+pub const MIN_DURATION: Duration = Duration::from_millis(10);
 /// Most virtual users at once.
 pub const MAX_VUS: u32 = 1_000_000;
 /// Highest arrival rate, per second (10 ns between arrivals; no generator comes close).

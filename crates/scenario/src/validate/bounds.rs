@@ -12,6 +12,14 @@ pub(super) fn scenario(s: &Scenario, shorthand: bool, ctx: &Ctx) -> Result<(), S
     if s.defaults.timeout.is_zero() {
         return Err(ctx.err("defaults.timeout", "the timeout must be above zero"));
     }
+    if s.defaults.max_body == 0 {
+        return Err(ctx
+            .err(
+                "defaults.max_body",
+                "0 bytes: every response with a body would fail as `body_too_large`",
+            )
+            .with_hint("give the largest body to read, e.g. `max_body: 10MB` (the default is 16MB), or leave it out"));
+    }
     if s.defaults.max_body > MAX_BODY {
         return Err(ctx.err(
             "defaults.max_body",
@@ -178,6 +186,14 @@ fn planned_arrivals(o: &OpenLoad, ctx: &Ctx) -> Result<(), ScenarioError> {
             "every rate is 0: nothing would be sent",
         ));
     }
+    if planned < 1.0 {
+        return Err(ctx
+            .err_at(
+                &["load.rate", "load.stages"],
+                format!("the rates plan {planned:.3} arrivals over the run (rate × duration), fewer than one: at most a request by chance would be sent"),
+            )
+            .with_hint("raise the rate or lengthen the run"));
+    }
     Ok(())
 }
 
@@ -207,6 +223,18 @@ fn run_length(
         Some(t) if t.is_zero() => Err(ctx.err_at(
             fields,
             "the run would last 0s: nothing would be sent (give a duration above zero)",
+        )),
+        Some(t) if t < MIN_DURATION => Err(ctx.err_at(
+            fields,
+            format!(
+                "the run would last {}: too short to measure anything (at least {}; e.g. `10s`)",
+                if t < Duration::from_micros(1) {
+                    "under 1µs".to_string()
+                } else {
+                    format_duration(t)
+                },
+                format_duration(MIN_DURATION)
+            ),
         )),
         Some(t) if t <= MAX_DURATION => Ok(()),
         _ => Err(ctx.err_at(
