@@ -172,3 +172,30 @@ fn a_run_whose_summary_cannot_be_written_exits_3_and_is_stored() {
     assert!(shown.status.success(), "{}", common::text(&shown));
     assert!(String::from_utf8_lossy(&shown.stdout).contains("20 total"));
 }
+
+/// A run refused before any load (nothing listens on its target) leaves no row in the run
+/// store: `loadlab runs` lists runs that were made, not `failed` rows without a number.
+#[test]
+fn a_run_refused_before_the_load_is_not_listed() {
+    let results = common::scratch_dir("loadlab-cli-refused-");
+    let refused = common::loadlab_in(
+        &[
+            "run",
+            "--url",
+            "http://127.0.0.1:9/",
+            "--rate",
+            "5/s",
+            "--duration",
+            "1s",
+        ],
+        results.path(),
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", common::text(&refused));
+    let listed = common::loadlab_in(&["runs"], results.path());
+    let out = String::from_utf8_lossy(&listed.stdout);
+    assert!(out.starts_with("no runs stored in"), "{out}");
+    let left: Vec<_> = std::fs::read_dir(results.path().join("runs"))
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "run directories left: {left:?}");
+}

@@ -208,8 +208,7 @@ pub fn import_one(
     let imported = match import_file(format, file, &dir, options) {
         Ok(i) => i,
         Err(e) => {
-            let _ = store.fail_run(&id);
-            let _ = std::fs::remove_dir_all(&dir);
+            let _ = store.forget_run(&id);
             return Err(match e {
                 ImportError::Write { .. } => PipelineError::aborted(e),
                 _ => PipelineError::bad_input(e),

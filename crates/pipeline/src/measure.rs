@@ -126,8 +126,9 @@ pub fn measure(
     let (result, mut storage_error) = match execute(spec, sink, &where_, view) {
         Ok(done) => done,
         Err(e) => {
+            // Refused before any load (every engine error is): nothing to list.
             if let (Some(store), Some(id)) = (store, &id) {
-                let _ = store.fail_run(id);
+                let _ = store.forget_run(id);
             }
             return Err(e);
         }

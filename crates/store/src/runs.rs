@@ -223,6 +223,21 @@ impl Store {
         Ok(json)
     }
 
+    /// Removes a run that was refused before any load (its target unreachable, too few open
+    /// files): nothing was measured, and a row listed as `failed` would only hide the runs
+    /// that were made.
+    pub fn forget_run(&self, id: &str) -> Result<(), StoreError> {
+        self.conn()
+            .execute("DELETE FROM labels WHERE owner = ?1", params![id])?;
+        self.conn()
+            .execute("DELETE FROM runs WHERE id = ?1", params![id])?;
+        let dir = self.run_dir(id);
+        match std::fs::remove_dir_all(&dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io_err(&dir, e)),
+            _ => Ok(()),
+        }
+    }
+
     /// Marks a run that could not be made (e.g. target unreachable).
     pub fn fail_run(&self, id: &str) -> Result<(), StoreError> {
         self.conn().execute(
