@@ -49,7 +49,7 @@ pub struct DashboardArgs {
     pub dashboard: Option<String>,
     /// Keep the dashboard up this long after the command ends, e.g. 30s (default: stop at
     /// once, after the page was told the command ended).
-    #[arg(long, value_name = "DURATION", requires = "dashboard", value_parser = values::duration)]
+    #[arg(long, value_name = "DURATION", requires = "dashboard", value_parser = values::duration, allow_hyphen_values = true)]
     pub dashboard_linger: Option<Duration>,
     /// Take commands while the run goes (pause, resume, stop, a new rate or VU count) on ADDR
     /// (default 127.0.0.1:5665), without the page: `loadlab control ADDR pause`. The
@@ -141,7 +141,7 @@ pub struct RunArgs {
     pub body: Option<String>,
     /// Closed model: this many virtual users, each sending requests back to back. With a
     /// scenario file: replaces its load with this many VUs (for --duration, else as long).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = values::count::<u32>)]
     pub vus: Option<u32>,
     /// Open model: arrivals per second, e.g. 200/s or 12000/m. With a scenario file:
     /// replaces its load with this constant rate (for --duration, else as long).
@@ -149,31 +149,31 @@ pub struct RunArgs {
     pub rate: Option<f64>,
     /// How long to run, e.g. 30s, 1m30s. With a scenario file: the length of its one
     /// constant stage (a staged load needs --vus or --rate as well).
-    #[arg(long, short = 'd', value_name = "DURATION", value_parser = values::duration)]
+    #[arg(long, short = 'd', value_name = "DURATION", value_parser = values::duration, allow_hyphen_values = true)]
     pub duration: Option<Duration>,
     /// Stop after this many requests (instead of, or as well as, --duration); with a
     /// scenario file, after this many iterations (closed) or arrivals (open).
-    #[arg(long, short = 'n', value_name = "N")]
+    #[arg(long, short = 'n', value_name = "N", value_parser = values::count::<u64>)]
     pub requests: Option<u64>,
     /// Per-request timeout (default 30s; with a scenario file, overrides `defaults.timeout`).
-    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = values::duration, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
     /// Open model: most requests open at once (default 10000, or the file's).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = values::count::<u32>)]
     pub max_in_flight: Option<u32>,
     /// Open model: arrivals closer together than this start together, when the first is this
     /// late (default 800us, or the file's `load.batch_window`; at most 10ms). 0 starts each at
     /// its own time: sub-millisecond send lag, for about 2.5x the CPU per request.
-    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = values::duration, allow_hyphen_values = true)]
     pub batch_window: Option<Duration>,
     /// Closed model: each VU starts an iteration at most once per this long, e.g. 100ms (its
     /// intended schedule, `load.pace`): latency is then also compensated for coordinated
     /// omission against it.
-    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = values::duration, allow_hyphen_values = true)]
     pub pace: Option<Duration>,
     /// The first part of the run, recorded but left out of statistics and thresholds, e.g. 5s
     /// (overrides `warmup:` in the file).
-    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = values::duration, allow_hyphen_values = true)]
     pub warmup: Option<Duration>,
     /// Local source addresses to spread connections over, e.g. 127.0.0.1-127.0.0.16.
     #[arg(long, value_name = "ADDRS")]
@@ -202,10 +202,10 @@ pub struct RunArgs {
     pub start_at: Option<String>,
     /// With --segment and --results URL: how long to wait at the start barrier for the other
     /// segments (default 300s).
-    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = values::duration, allow_hyphen_values = true)]
     pub barrier_timeout: Option<Duration>,
     /// With --results URL: how often the record is uploaded while the run goes (default 5s).
-    #[arg(long, value_name = "DURATION", value_parser = values::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = values::duration, allow_hyphen_values = true)]
     pub upload_every: Option<Duration>,
     /// Compare this run against a stored study: `last` or a study id (one run is weak evidence).
     #[arg(long, value_name = "last|ID")]

@@ -30,6 +30,16 @@ pub(crate) fn http2_client(text: &str) -> Result<loadlab_scenario::Http2Client, 
         .ok_or_else(|| format!("`{text}` is not an HTTP/2 client: use h2 or wire"))
 }
 
+/// A count of VUs, requests or connections: a whole number written in digits (`1e9` or
+/// `1.5` were "invalid digit found in string").
+pub(crate) fn count<T: std::str::FromStr + TryFrom<u64>>(text: &str) -> Result<T, String> {
+    let t = text.trim().replace('_', "");
+    let whole: u64 = t.parse().map_err(|_| {
+        format!("`{text}` is not a whole number: write it in digits, e.g. 50 or 10000")
+    })?;
+    T::try_from(whole).map_err(|_| format!("`{text}` is too large"))
+}
+
 /// The most threads `--threads` takes: more than cores only take turns on them, and each
 /// costs a stack and a timer (100,000 ran the host out of memory).
 pub(crate) const MAX_THREADS: usize = 1024;
@@ -53,5 +63,22 @@ mod tests {
         for bad in ["0", "1025", "100000", "-1", "two", ""] {
             assert!(super::threads(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn counts_are_whole_numbers_in_digits() {
+        assert_eq!(super::count::<u32>("50"), Ok(50));
+        assert_eq!(super::count::<u64>("10_000"), Ok(10_000));
+        let said = super::count::<u32>("1e9").unwrap_err();
+        assert!(
+            said.contains("not a whole number: write it in digits"),
+            "{said}"
+        );
+        assert!(super::count::<u32>("1.5").is_err());
+        assert!(super::count::<u32>("-3").is_err());
+        assert_eq!(
+            super::count::<u32>("99999999999"),
+            Err("`99999999999` is too large".to_string())
+        );
     }
 }

@@ -243,6 +243,10 @@ impl Quantity {
                     }
                 }
                 v.push(format!("latency.{}", s.as_str()));
+                // `--metric p95`, as the help's list of defaults names them.
+                if s.as_str().starts_with('p') {
+                    v.push(s.as_str().to_string());
+                }
             }
             Quantity::CompensatedLatency(s) => {
                 v.push(format!("latency_compensated.{}", s.as_str()));

@@ -38,10 +38,16 @@ pub fn plan(
         confirm: flags.confirm.or(spec.confirm).unwrap_or(3),
         max: flags.max.or(spec.max).unwrap_or(1_000_000.0),
     };
-    if settings.start <= 0.0 || settings.hold_s <= 0.0 || settings.precision <= 0.0 {
-        return Err(PipelineError::bad_input(
-            "capacity: start, hold and precision must be positive",
-        ));
+    for (name, value) in [
+        ("start", settings.start),
+        ("hold", settings.hold_s),
+        ("precision", settings.precision),
+    ] {
+        if value <= 0.0 || !value.is_finite() {
+            return Err(PipelineError::bad_input(format!(
+                "capacity: {name} must be above zero (--{name} or `capacity.{name}` in the file)"
+            )));
+        }
     }
     Ok(CapacityPlan {
         name: base.name.clone(),

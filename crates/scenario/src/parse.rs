@@ -117,7 +117,48 @@ pub(crate) fn serde_error<T: DeserializeOwned>(
         Mistake::MissingField => err.hint = Some("add the field; see docs/scenario.md".into()),
         Mistake::Other => {}
     }
+    if (line, column) == (1, 1) {
+        // serde reports a key given twice at the top level on the whole document.
+        if let Some((key, first, again)) = repeated_top_level_key(src) {
+            err.location = ErrorLocation::File {
+                path: file.to_string(),
+                line: again,
+                column: 1,
+            };
+            err.message = format!("`{key}` is given twice (first at line {first})");
+            err.hint = Some("keep one of them (a later one does not add to the first)".into());
+        }
+    }
+    let at = src.lines().nth(line.saturating_sub(1)).unwrap_or("");
+    if at
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .any(|c| c == '\t')
+    {
+        err.hint = Some("this line is indented with a tab: YAML indents with spaces only".into());
+    }
     err
+}
+
+/// The first top-level key written twice: its name, and the lines of both.
+fn repeated_top_level_key(src: &str) -> Option<(String, usize, usize)> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, line) in src.lines().enumerate() {
+        if line.starts_with([' ', '\t', '#', '-']) {
+            continue;
+        }
+        let Some((key, _)) = line.split_once(':') else {
+            continue;
+        };
+        let key = key.trim().trim_matches(['"', '\'']);
+        if key.is_empty() || key.contains(' ') {
+            continue;
+        }
+        if let Some(first) = seen.insert(key, i + 1) {
+            return Some((key.to_string(), first, i + 1));
+        }
+    }
+    None
 }
 
 /// `unknown field `x``, with the closest of what `field` takes as the hint (all of it when

@@ -55,6 +55,10 @@ fn bad_files_table() {
     let cases: Vec<(String, &str)> = vec![
         (format!("therholds: []\nload: {{model: closed, vus: 1, duration: 1s}}\n{base_flows}"),
          "bad.yaml:1:1: unknown field `therholds`\n  hint: did you mean `thresholds`?"),
+        (format!("load: {{model: closed, vus: 1, duration: 1s}}\n{base_flows}load: {{model: open, rate: 5/s, duration: 1s}}\n"),
+         "bad.yaml:3:1: `load` is given twice (first at line 1)\n  hint: keep one of them (a later one does not add to the first)"),
+        (format!("load:\n  model: closed\n\tvus: 2\n{base_flows}"),
+         "hint: this line is indented with a tab: YAML indents with spaces only"),
         (format!("load:\n  model: closed\n  vus: 2\n  duration: 10x\n{base_flows}"),
          "bad.yaml:4:13: load.duration: invalid duration `10x`: expected a number with a unit, e.g. 500ms, 30s, 1m30s, 2h"),
         (format!("load:\n  model: closd\n  vus: 2\n{base_flows}"),

@@ -114,11 +114,24 @@ pub use loadlab_record::write_atomic;
 /// Checks that `dir` can hold results (creating it), before any load is sent: a run must
 /// never be made only to find that it cannot be kept.
 pub fn check_writable(dir: &Path) -> Result<(), StoreError> {
+    not_a_file(dir)?;
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
     let probe = dir.join(format!(".loadlab-write-check-{}", std::process::id()));
     let result = std::fs::write(&probe, b"ok");
     let _ = std::fs::remove_file(&probe);
     result.map_err(|e| io_err(dir, format!("cannot write here: {e}")))
+}
+
+/// `--results ok.yaml` (a file where the directory of runs goes) said "File exists (os error
+/// 17)"; it is said what it is.
+fn not_a_file(dir: &Path) -> Result<(), StoreError> {
+    if dir.is_file() {
+        return Err(io_err(
+            dir,
+            "is a file: --results (or LOADLAB_RESULTS) names the directory that holds the runs, e.g. loadlab-results",
+        ));
+    }
+    Ok(())
 }
 
 pub struct Store {
@@ -141,6 +154,7 @@ impl Store {
     /// Opens (creating it if needed) the store in `dir`, and marks runs and studies whose
     /// process died as `interrupted`.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        not_a_file(dir)?;
         std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
         let index = dir.join(INDEX_FILE);
         let conn = Connection::open(&index)?;

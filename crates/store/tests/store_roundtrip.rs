@@ -341,3 +341,21 @@ fn a_summary_that_is_missing_beside_a_record_is_to_be_rebuilt_and_a_damaged_one_
     );
     assert!(rebuilt.path.is_some());
 }
+
+#[test]
+fn a_file_where_the_store_goes_is_named_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ok.yaml");
+    std::fs::write(&file, "load: {}\n").unwrap();
+    for err in [
+        Store::open(&file).err().unwrap().to_string(),
+        loadlab_store::check_writable(&file)
+            .unwrap_err()
+            .to_string(),
+    ] {
+        assert!(
+            err.contains("ok.yaml: is a file: --results (or LOADLAB_RESULTS) names the directory"),
+            "{err}"
+        );
+    }
+}
