@@ -104,6 +104,24 @@ fn report_of_a_run_in_every_format() {
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["kind"], "run");
     assert!(!doc["verdicts"].as_array().unwrap().is_empty());
+    // An extension that is no report format is refused (it was HTML in a .txt), unless
+    // --format says what to write.
+    let o = loadlab(&["report", "run.json", "-o", "out/r.txt"], dir);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("`.txt` is not a report format"),
+        "{}",
+        text(&o)
+    );
+    assert!(!dir.join("out/r.txt").exists());
+    let o = loadlab(
+        &["report", "run.json", "-o", "out/r.txt", "--format", "md"],
+        dir,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(std::fs::read_to_string(dir.join("out/r.txt"))
+        .unwrap()
+        .starts_with('#'));
 }
 
 #[test]

@@ -112,6 +112,10 @@ pub struct CapacityStep {
     /// was made again: this step did not count in the search.
     #[serde(default)]
     pub retried: bool,
+    /// A signal stopped the search during this step: a partial run, neither pass nor fail,
+    /// and no trouble of the generator's (it counts in no verdict or warning).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// What the search wants next.

@@ -236,6 +236,19 @@ pub fn pair_sides<'a>(a: &'a [Side], b: &'a [Side]) -> (Vec<(&'a Side, &'a Side)
     (pairs, false)
 }
 
+/// The variants of `sides` that are in no pair (no namesake on the other side).
+pub fn unpaired<'a>(sides: &'a [Side], pairs: &[(&Side, &Side)]) -> Vec<&'a str> {
+    sides
+        .iter()
+        .filter(|s| {
+            !pairs
+                .iter()
+                .any(|(a, b)| std::ptr::eq(*a, *s) || std::ptr::eq(*b, *s))
+        })
+        .map(|s| s.stats.name.as_str())
+        .collect()
+}
+
 /// The pairs as the terminal's tables name them.
 pub fn terminal_pairs<'a>(pairs: &[(&'a Side, &'a Side)]) -> Vec<(PairSide<'a>, PairSide<'a>)> {
     pairs
@@ -385,4 +398,26 @@ pub fn write_comparison_outputs(
         crate::reports::write_summary(Some(path), false, &md)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_are_paired_by_name_and_the_rest_named() {
+        let run = RunResult::default();
+        let side = |name: &str| Side::of_run("s", name, &run);
+        let a = vec![side("vus=1"), side("vus=2"), side("vus=4")];
+        let b = vec![side("vus=1"), side("vus=4"), side("vus=8")];
+        let (pairs, took_first) = pair_sides(&a, &b);
+        assert!(!took_first);
+        let names: Vec<_> = pairs
+            .iter()
+            .map(|(x, y)| (x.stats.name.as_str(), y.stats.name.as_str()))
+            .collect();
+        assert_eq!(names, [("vus=1", "vus=1"), ("vus=4", "vus=4")]);
+        assert_eq!(unpaired(&a, &pairs), ["vus=2"]);
+        assert_eq!(unpaired(&b, &pairs), ["vus=8"]);
+    }
 }

@@ -3,8 +3,8 @@
 //! its CI files written and the comparison (with its report) kept in the store.
 
 use crate::compare::{
-    chosen_metrics, compare_pairs, pair_sides, resolve, store_comparison, write_comparison_outputs,
-    Side,
+    chosen_metrics, compare_pairs, pair_sides, resolve, store_comparison, unpaired,
+    write_comparison_outputs, Side,
 };
 use crate::reports::CiOutputs;
 use crate::PipelineError;
@@ -56,6 +56,22 @@ pub fn compare(
     let baseline = resolve(request.baseline, &mut store, request.results, warn)?;
     let candidate = resolve(request.candidate, &mut store, request.results, warn)?;
     let (pairs, took_first) = pair_sides(&baseline, &candidate);
+    if !took_first {
+        // Variants paired by name: one without a namesake on the other side is not compared,
+        // and the user is told so rather than left to notice a missing table.
+        for (side, sides, other) in [
+            (request.baseline, &baseline, request.candidate),
+            (request.candidate, &candidate, request.baseline),
+        ] {
+            let alone = unpaired(sides, &pairs);
+            if !alone.is_empty() {
+                warn(&format!(
+                    "variant(s) {} of {side} have no namesake in {other}: not compared (compare one with {side}:VARIANT {other}:VARIANT)",
+                    alone.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+    }
     let metrics = chosen_metrics(request.metrics, &pairs)?;
     // Without --equivalence, the baseline study's band: the same runs get the same verdict
     // words here as in the study's own summary and report.

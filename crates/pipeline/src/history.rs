@@ -23,16 +23,15 @@ use std::path::Path;
 /// `--since`: a date `YYYY-MM-DD` or an RFC 3339 time; compared with the stored start times
 /// (RFC 3339, UTC) as text, which orders them by time.
 pub fn check_since(text: &str) -> Result<&str, PipelineError> {
-    let b = text.as_bytes();
-    let date_like = b.len() >= 10
-        && b[..10].iter().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                *c == b'-'
-            } else {
-                c.is_ascii_digit()
-            }
-        });
-    if date_like {
+    use loadlab_metrics::result::parse_rfc3339;
+    // A date is a time at its midnight; `2026-13-45` is neither (it matched every run as
+    // text before any real date, and said nothing).
+    let readable = if text.len() == 10 {
+        parse_rfc3339(&format!("{text}T00:00:00Z")).is_some()
+    } else {
+        parse_rfc3339(text).is_some()
+    };
+    if readable {
         Ok(text)
     } else {
         Err(PipelineError::bad_input(format!(
@@ -405,4 +404,27 @@ pub fn write_trend_report(html: &Path, history: &History) -> Result<(), Pipeline
     }
     let md = html.with_extension("md");
     std::fs::write(&md, history_markdown(history, |c| svg_name(&c.id))).map_err(|e| fail(&md, e))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn since_is_a_real_date_or_utc_time() {
+        for good in [
+            "2026-11-01",
+            "2026-11-01T12:00:00Z",
+            "2026-02-28T23:59:59.5Z",
+        ] {
+            assert_eq!(super::check_since(good).ok(), Some(good), "{good}");
+        }
+        for bad in [
+            "2026-13-45",
+            "2026-11-01T25:00:00Z",
+            "yesterday",
+            "2026-11",
+            "",
+        ] {
+            assert!(super::check_since(bad).is_err(), "{bad}");
+        }
+    }
 }

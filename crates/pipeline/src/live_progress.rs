@@ -159,6 +159,7 @@ impl CapacityObserver for CapacityTee<'_> {
     fn step_finished(&mut self, step: &CapacityStep, run: &ExecutedRun) {
         self.inner.step_finished(step, run);
         let verdict = match (step.retried, step.passed) {
+            _ if step.interrupted => "interrupted",
             (true, _) => "invalid",
             (false, true) => "pass",
             (false, false) => "fail",

@@ -369,12 +369,18 @@ impl ReportFormat {
         }
     }
 
-    /// The format a file name asks for (`.md`, `.json`; HTML otherwise).
-    fn of_file(path: &Path) -> ReportFormat {
-        match path.extension().and_then(|e| e.to_str()).unwrap_or("html") {
-            "md" | "markdown" => ReportFormat::Markdown,
-            "json" => ReportFormat::Json,
-            _ => ReportFormat::Html,
+    /// The format a file name asks for (`.html`, `.md`, `.json`): `-o r.txt` wrote HTML into
+    /// a `.txt` file, so another extension is refused unless `--format` says what to write.
+    fn of_file(path: &Path) -> Result<ReportFormat, PipelineError> {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("html");
+        match ext.to_ascii_lowercase().as_str() {
+            "html" | "htm" => Ok(ReportFormat::Html),
+            "md" | "markdown" => Ok(ReportFormat::Markdown),
+            "json" => Ok(ReportFormat::Json),
+            _ => Err(PipelineError::bad_input(format!(
+                "-o {}: `.{ext}` is not a report format: name the file .html, .md or .json, or give --format",
+                path.display()
+            ))),
         }
     }
 }
@@ -453,7 +459,14 @@ pub fn write_report(
     format: Option<ReportFormat>,
 ) -> Result<Written, PipelineError> {
     let doc = load_doc(input)?;
-    let format = format.or(target.file.as_deref().map(ReportFormat::of_file));
+    let format = match format {
+        Some(f) => Some(f),
+        None => target
+            .file
+            .as_deref()
+            .map(ReportFormat::of_file)
+            .transpose()?,
+    };
     let written = match format {
         None => {
             let (html, md) = write_both(&doc, &target.dir, &target.stem)?;

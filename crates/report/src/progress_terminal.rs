@@ -193,20 +193,21 @@ impl<W: Write> CapacityObserver for StepLines<W> {
         let _ = writeln!(
             self.out,
             "{} (achieved {}, p95 {}, errors {:.2}%){}{}",
-            match (step.passed, step.retried) {
-                (true, _) => "pass",
-                (false, true) => "not counted",
-                (false, false) => "FAIL",
+            match (step.passed, step.retried, step.interrupted) {
+                (_, _, true) => "interrupted",
+                (true, _, _) => "pass",
+                (false, true, _) => "not counted",
+                (false, false, _) => "FAIL",
             },
             fmt_metric("requests.rate", step.achieved_rate),
             fmt_metric("latency_ms.p95", step.p95_ms),
             step.error_rate * 100.0,
-            if step.passed {
+            if step.passed || step.interrupted {
                 String::new()
             } else {
                 format!(": {}", step.reasons.join("; "))
             },
-            if step.retried {
+            if step.retried && !step.interrupted {
                 " — not the target's doing, running it again"
             } else {
                 ""

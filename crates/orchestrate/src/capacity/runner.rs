@@ -331,6 +331,7 @@ fn step_of(
         },
         reasons: judged.reasons.clone(),
         retried: judged.untrustworthy && retries < MAX_STEP_RETRIES,
+        interrupted: judged.interrupted,
     }
 }
 
@@ -387,7 +388,7 @@ fn assemble(
     } else if !interrupted && answer.is_none() {
         warnings.push("no rate met the SLO, down to the lowest rate tried".into());
     }
-    let retried = steps.iter().filter(|s| s.retried).count();
+    let retried = steps.iter().filter(|s| s.retried && !s.interrupted).count();
     if retried > 0 {
         warnings.push(format!(
             "{retried} step(s) were not valid measurements (generator or host trouble, not the target) and were run again"

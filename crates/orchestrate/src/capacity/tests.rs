@@ -18,6 +18,8 @@ struct FakeTarget {
     /// Beyond its capacity, a threshold marked `abort` stops the run (instead of the target
     /// being judged overloaded at the end).
     aborts: bool,
+    /// A signal stops the load during this step (1-based): its run is interrupted.
+    signal_during: Option<usize>,
     /// The pauses asked for between steps.
     paused: Vec<Duration>,
 }
@@ -31,6 +33,7 @@ impl FakeTarget {
             made: vec![],
             cancel_after: None,
             aborts: false,
+            signal_during: None,
             paused: vec![],
         }
     }
@@ -83,6 +86,10 @@ impl Executor for FakeTarget {
             r.validity
                 .push(InvalidKind::HostContended, "the host was busy");
         }
+        if self.signal_during == Some(self.made.len()) {
+            r.interrupted = true;
+            r.stop = loadlab_metrics::result::StopReason::Signal;
+        }
         r.valid = r.validity.is_valid();
         Ok(ExecutedRun {
             id: format!("r{}", self.made.len()),
@@ -92,6 +99,7 @@ impl Executor for FakeTarget {
 
     fn cancelled(&self) -> bool {
         self.cancel_after.is_some_and(|n| self.made.len() >= n)
+            || self.signal_during.is_some_and(|n| self.made.len() >= n)
     }
 
     fn pause(&mut self, duration: Duration) {
@@ -247,6 +255,19 @@ fn an_interrupted_search_says_what_passed_and_resumes_to_the_same_answer() {
         "{:?}",
         first.result.warnings
     );
+
+    // The signal during step 4: that step is interrupted, not a failure, and nothing the
+    // generator did wrong (no "were run again" warning).
+    let mut signalled = FakeTarget {
+        signal_during: Some(4),
+        ..FakeTarget::healthy()
+    };
+    let cut = search(&mut signalled, vec![]);
+    assert!(cut.result.interrupted);
+    let last = cut.result.steps.last().unwrap();
+    assert!(last.interrupted && !last.passed, "{last:?}");
+    assert_eq!(cut.result.highest_passed, Some(200.0));
+    assert!(cut.result.warnings.is_empty(), "{:?}", cut.result.warnings);
 
     let mut again = FakeTarget::healthy();
     let resumed = search(&mut again, first.result.steps.clone());

@@ -377,6 +377,7 @@ pub fn capacity() -> CapacityResult {
             vec!["latency.p95 < 250ms: actual 1.30s".into()]
         },
         retried: false,
+        interrupted: false,
     };
     let steps = vec![
         step(50.0, true, "bracket", 0),
