@@ -39,7 +39,9 @@ fn a_store_that_lost_files_is_read_back_or_says_how() {
         ],
         results,
     );
-    assert!(run.status.success(), "{}", text(&run));
+    // The store is what is tested, not the measurement: a run the host disturbed (exit 3,
+    // invalid) is stored all the same, and serves as well.
+    assert!(matches!(run.status.code(), Some(0 | 3)), "{}", text(&run));
     let id = std::fs::read_dir(results.join("runs"))
         .unwrap()
         .next()
