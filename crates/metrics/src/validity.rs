@@ -30,6 +30,8 @@ pub enum InvalidKind {
     DeliveryShortfall,
     /// A `pick: unique` data set ran out of rows.
     DataExhausted,
+    /// The run ended with no request and no iteration measured (a warm-up took them all).
+    NothingMeasured,
     /// A merged run lacks one of its segments.
     SegmentMissing,
     /// A merged run has a segment that was itself invalid.
@@ -51,6 +53,7 @@ impl InvalidKind {
             InvalidKind::PortsExhausted => "ports_exhausted",
             InvalidKind::DeliveryShortfall => "delivery_shortfall",
             InvalidKind::DataExhausted => "data_exhausted",
+            InvalidKind::NothingMeasured => "nothing_measured",
             InvalidKind::SegmentMissing => "segment_missing",
             InvalidKind::SegmentInvalid => "segment_invalid",
             InvalidKind::Other => "other",

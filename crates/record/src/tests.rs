@@ -449,20 +449,7 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         d.iterations_dropped = if k == 3 { 100 } else { 0 };
         s.add(&interval(k, d));
     }
-    let end = RecordEnd {
-        stop: StopReason::Completed,
-        aborted_by_threshold: None,
-        signal: None,
-        wall_s: 4.0,
-        max_rss_bytes: 0,
-        intervals: 4,
-        monitor_cpu_percent: None,
-        host_timer: None,
-        steering: Vec::new(),
-        driven: None,
-        data_use: Vec::new(),
-    };
-    let r = s.finish(&meta(1, None, 1e9), Some(&end));
+    let r = s.finish(&meta(1, None, 1e9), Some(&completed(4)));
     assert!(r
         .validity
         .has(loadlab_metrics::InvalidKind::GeneratorSaturated));
@@ -476,6 +463,47 @@ fn generator_health_and_delivery_come_from_the_intervals() {
         r.verdicts[0].kind,
         loadlab_metrics::TargetVerdictKind::TargetOverloaded
     );
+}
+
+#[test]
+fn a_run_whose_warmup_took_every_request_measured_nothing_and_is_invalid() {
+    use loadlab_metrics::InvalidKind::NothingMeasured;
+    let mut m = meta(2, None, 1e9);
+    m.load.model = loadlab_metrics::LoadModel::Closed;
+    m.load.planned_arrivals = None;
+    let busy = deltas(&outcomes(5, 1, 40), |_| true).remove(0);
+    let quiet = |k| interval(k, IntervalDelta::new(2));
+    // An `iterations:` load that ended inside its 1 s warm-up (interval 0).
+    let mut s = Summarizer::new(2);
+    for record in [busy.clone(), quiet(1), quiet(2)] {
+        s.add(&record);
+    }
+    let r = s.finish(&m, Some(&completed(3)));
+    assert_eq!((r.requests.total, r.requests.warmup), (0, 40));
+    assert!(!r.valid, "{:?}", r.validity);
+    let reason = &r.validity.reasons[0];
+    assert_eq!(reason.kind, NothingMeasured);
+    assert!(
+        reason.message.contains("within the 1 s warm-up") && reason.message.contains("40 request"),
+        "{}",
+        reason.message
+    );
+    // The same load measured after the warm-up is not flagged; nor is a run cut short (it is
+    // `interrupted`, which says more).
+    let mut measured = busy.clone();
+    measured.index = 1;
+    measured.warmup = false;
+    let mut s = Summarizer::new(2);
+    for record in [busy, measured, quiet(2)] {
+        s.add(&record);
+    }
+    assert!(!s
+        .finish(&m, Some(&completed(3)))
+        .validity
+        .has(NothingMeasured));
+    let mut s = Summarizer::new(2);
+    s.add(&quiet(0));
+    assert!(!s.finish(&m, None).validity.has(NothingMeasured));
 }
 
 #[path = "merge_tests.rs"]

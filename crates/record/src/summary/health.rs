@@ -68,6 +68,7 @@ impl Summarizer {
         // An interrupted run's last intervals say nothing about whether the target kept up.
         if stop == StopReason::Completed {
             verdicts.extend(self.overload(meta, all));
+            validity.reasons.extend(self.nothing_measured(meta, all));
         }
         verdicts.extend(judged.verdicts);
         self.data_refusals(meta, &mut validity);
@@ -93,6 +94,24 @@ impl Summarizer {
             server: server.as_ref(),
         };
         overload(meta, &evidence)
+    }
+
+    /// A run that went to its end with no request and no iteration after the warm-up: its
+    /// figures are empty, not good (an `iterations:` load that a `--warmup` outlasted).
+    fn nothing_measured(&self, meta: &RecordMeta, all: &Totals) -> Option<InvalidReason> {
+        if all.requests > 0 || self.iterations_completed > 0 || self.iterations_dropped > 0 {
+            return None;
+        }
+        let during_warmup = self.warmup_requests.max(self.warmup_iterations);
+        let message = if during_warmup > 0 {
+            format!(
+                "nothing was measured: the load ended within the {} s warm-up, which took all its {} request(s) and {} iteration(s); use a shorter --warmup (or `warmup:`), or more iterations",
+                meta.warmup_s, self.warmup_requests, self.warmup_iterations
+            )
+        } else {
+            "nothing was measured: no request was sent and no iteration completed".to_string()
+        };
+        Some(InvalidReason::new(InvalidKind::NothingMeasured, message))
     }
 
     /// A `unique` data set that ran out stopped VUs: the load was not what the plan said.
