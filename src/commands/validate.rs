@@ -11,7 +11,11 @@ pub const SCENARIO_SCHEMA: &str = include_str!("../../docs/schema/scenario.json"
 
 pub fn execute(file: &Path) -> Result<Outcome, CliError> {
     let checked = StudyDocument::read(file)?.check()?;
-    loadlab_report::scenario_terminal::describe(file, &checked, &mut std::io::stdout().lock());
+    let shown = match file.to_str() {
+        Some("-") => Path::new(loadlab_scenario::STDIN_NAME),
+        _ => file,
+    };
+    loadlab_report::scenario_terminal::describe(shown, &checked, &mut std::io::stdout().lock());
     Ok(Outcome::Ok)
 }
 

@@ -72,7 +72,7 @@ pub use model::{
 };
 pub use monitor::{parse_monitor_flag, MonitorConfig, MonitorFlag};
 pub use output::{OutputKind, OutputSpec};
-pub use parse::{parse_monitor_section, UrlTest};
+pub use parse::{parse_monitor_section, UrlTest, STDIN_NAME};
 pub use plan::Plan;
 pub use threshold::Threshold;
 pub use ws::{WsAction, WsExpect, WsMatch, WsMessage, WsStep, DEFAULT_WS_MAX_MESSAGE};
