@@ -202,10 +202,35 @@ fn name_the_unknown(
 
 /// Replaces serde's internal type names (`struct RawLoad`) with what the user should write.
 fn humanize_expected(message: &str) -> String {
+    if let Some(said) = out_of_range(message) {
+        return said;
+    }
     match message.find("expected struct ") {
         Some(i) => format!("{}expected a mapping of `key: value` fields", &message[..i]),
         None => message.replace("expected a sequence", "expected a list"),
     }
+}
+
+/// serde's "invalid value: integer `99999999999`, expected u32" in words: the number is too
+/// large (or negative) for the field, and the bound.
+fn out_of_range(message: &str) -> Option<String> {
+    // Too large is an "invalid value"; negative, an "invalid type".
+    let rest = message
+        .strip_prefix("invalid value: integer `")
+        .or_else(|| message.strip_prefix("invalid type: integer `"))?;
+    let (number, expected) = rest.split_once("`, expected ")?;
+    let max = match expected {
+        "u8" => u64::from(u8::MAX),
+        "u16" => u64::from(u16::MAX),
+        "u32" => u64::from(u32::MAX),
+        "u64" => u64::MAX,
+        _ => return None,
+    };
+    Some(if number.starts_with('-') {
+        format!("`{number}` is negative: a whole number from 0 to {max} is expected")
+    } else {
+        format!("`{number}` is too large: at most {max}")
+    })
 }
 
 /// What `loadlab run --url ...` asks for; becomes an ordinary [`Scenario`].
@@ -327,5 +352,30 @@ mod tests {
                 .starts_with("m.yaml:3:9: monitor.processes[0]: give exactly one of"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_number_out_of_its_fields_range_is_said_with_the_bound() {
+        let load = |vus: &str| {
+            let src =
+                format!("target: http://127.0.0.1:1\nload: {{ model: closed, vus: {vus}, duration: 1s }}\nsteps:\n  - get: /\n");
+            Scenario::parse(&src, "s.yaml").unwrap_err().to_string()
+        };
+        let table = [
+            (
+                "99999999999",
+                "s.yaml:2:29: load.vus: `99999999999` is too large: at most 4294967295",
+            ),
+            (
+                "-3",
+                "s.yaml:2:29: load.vus: `-3` is negative: a whole number from 0 to 4294967295 is expected",
+            ),
+            // Within the type, the scenario's own limit speaks.
+            ("2000000", "load.vus: 2000000 VUs is above the limit of 1000000"),
+        ];
+        for (vus, said) in table {
+            let e = load(vus);
+            assert!(e.contains(said), "{vus}: {e}");
+        }
     }
 }

@@ -99,7 +99,7 @@ fn mistakes_name_their_line() {
         ),
         (
             "monitor:\n  processes:\n    - { name: t, port: 70000 }\n",
-            "bad.yaml:5:24: monitor.processes[0].port: invalid value: integer `70000`",
+            "bad.yaml:5:24: monitor.processes[0].port: `70000` is too large: at most 65535",
         ),
         (
             "monitor:\n  processes:\n    - { name: t, prot: 80 }\n",
