@@ -46,6 +46,9 @@ pub fn execute(args: K8sArgs) -> Result<Outcome, CliError> {
         barrier_timeout,
     };
     let manifests = render(&scenario, &options).map_err(CliError::bad_input)?;
+    for warning in &manifests.warnings {
+        super::output::warn(warning);
+    }
     super::output::to_stdout(&manifests.to_yaml(), "the manifests")?;
     Ok(Outcome::Ok)
 }

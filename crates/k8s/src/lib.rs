@@ -33,6 +33,9 @@ pub struct Manifests {
     pub run_url: String,
     /// Comment lines printed before the manifests (how to apply, watch and merge).
     pub header: Vec<String>,
+    /// What is likely a mistake, for the terminal (a comment in the YAML goes unread on its
+    /// way to `kubectl apply`).
+    pub warnings: Vec<String>,
 }
 
 /// Builds the manifests for `scenario` (read from `options.scenario_path`).
@@ -47,12 +50,30 @@ pub fn render(scenario: &Scenario, options: &K8sOptions) -> Result<Manifests, K8
         .then(|| job::merge_job(scenario, options, &run_url));
     let mut header = header(scenario, options, &run_url);
     header.extend(notes);
+    let target = options.target.as_deref().or(scenario.target.as_deref());
     Ok(Manifests {
         config_map,
         job,
         merge_job,
         run_url,
         header,
+        warnings: target.and_then(loopback_target).into_iter().collect(),
+    })
+}
+
+/// A target on a loopback address: in each pod that is the pod itself, not the machine the
+/// manifests were made on (nor the service under test).
+fn loopback_target(target: &str) -> Option<String> {
+    let url = url::Url::parse(target).ok()?;
+    let loopback = match url.host()? {
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+        url::Host::Domain(name) => name == "localhost" || name.ends_with(".localhost"),
+    };
+    loopback.then(|| {
+        format!(
+            "the target {target} is a loopback address: in each pod it is the pod itself, not this machine or your service; give the address the pods reach it at (--target http://SERVICE.NAMESPACE.svc:PORT)"
+        )
     })
 }
 

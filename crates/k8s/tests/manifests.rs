@@ -283,3 +283,37 @@ fn data_too_large_for_a_config_map_is_refused_and_absolute_paths_stay_in_the_ima
     assert_eq!(m.config_map.data.as_ref().unwrap().len(), 1);
     assert!(m.to_yaml().contains("the image must contain it"));
 }
+
+#[test]
+fn a_loopback_target_is_warned_of_and_a_cluster_address_is_not() {
+    let scenario = Scenario::from_file(&fixture()).unwrap();
+    assert!(
+        rendered(2).warnings.is_empty(),
+        "the fixture's target is a service"
+    );
+    for target in [
+        "http://127.0.0.1:8080",
+        "http://127.8.0.1",
+        "http://[::1]:80",
+        "http://localhost:3000",
+    ] {
+        let o = K8sOptions {
+            target: Some(target.into()),
+            ..options(2)
+        };
+        let warnings = render(&scenario, &o).unwrap().warnings;
+        assert_eq!(warnings.len(), 1, "{target}");
+        assert!(
+            warnings[0].starts_with(&format!(
+                "the target {target} is a loopback address: in each pod it is the pod itself"
+            )),
+            "{}",
+            warnings[0]
+        );
+    }
+    let o = K8sOptions {
+        target: Some("http://api.perf.svc:8080".into()),
+        ..options(2)
+    };
+    assert!(render(&scenario, &o).unwrap().warnings.is_empty());
+}
