@@ -112,6 +112,20 @@ impl StepDelta {
         self.check_failures[check] += n;
     }
 
+    /// Makes the histograms every request of the step records into (see
+    /// [`LazyHistogram::reserve`]).
+    pub fn reserve(&mut self) {
+        for h in [
+            &mut self.latency,
+            &mut self.service,
+            &mut self.lag,
+            &mut self.phases.waiting,
+            &mut self.phases.receiving,
+        ] {
+            h.reserve();
+        }
+    }
+
     /// Empties it, keeping the histograms' memory.
     pub fn clear(&mut self) {
         let (mut latency, mut service, mut lag, mut server, mut session, mut first_message) = (
@@ -212,6 +226,17 @@ impl IntervalDelta {
         Self {
             steps: vec![StepDelta::default(); step_count],
             ..Self::default()
+        }
+    }
+
+    /// Makes the run's and the first `steps` steps' histograms before the run, so that a
+    /// worker does not make them on the clock; the other steps' are made when first used
+    /// (each reserved step costs ~1 MB a delta).
+    pub fn reserve(&mut self, steps: usize) {
+        self.scheduler_lag.reserve();
+        self.iteration_duration.reserve();
+        for step in self.steps.iter_mut().take(steps) {
+            step.reserve();
         }
     }
 

@@ -65,6 +65,17 @@ impl Recorder {
         }
     }
 
+    /// Before the run: makes the histograms of its delta and of one spare in the pool, for
+    /// the run and its first `steps` steps ([`IntervalDelta::reserve`]): the delta it records
+    /// into first, and the one it takes at the first interval's end, when no delta has come
+    /// back to the pool yet.
+    pub fn reserve(&mut self, steps: usize) {
+        self.current.reserve(steps);
+        let mut spare = self.pool.take(self.current.steps.len());
+        spare.reserve(steps);
+        self.pool.give(spare);
+    }
+
     /// A request of `step` is about to be sent: it counts as in flight until recorded.
     #[inline]
     pub fn begin(&mut self, step: u16) {
@@ -313,6 +324,39 @@ mod tests {
     }
 
     #[test]
+    fn reserved_histograms_are_made_before_the_run_and_change_no_figure() {
+        let pool = DeltaPool::new();
+        let mut r = Recorder::with_pool(6, pool.clone());
+        r.reserve(4);
+        let made = |d: &IntervalDelta, step: usize| {
+            let s = &d.steps[step];
+            [
+                &s.latency,
+                &s.service,
+                &s.lag,
+                &s.phases.waiting,
+                &s.phases.receiving,
+            ]
+            .iter()
+            .all(|h| h.is_reserved())
+        };
+        assert!(made(r.current(), 0) && made(r.current(), 3));
+        assert!(!made(r.current(), 4), "steps past the first 4 stay lazy");
+        assert!(r.current().scheduler_lag.is_reserved());
+        assert_eq!(
+            r.current(),
+            &IntervalDelta::new(6),
+            "empty is empty, made or not"
+        );
+        r.begin(0);
+        r.record(&outcome(0, 3, 200));
+        let first = r.take_interval(0, 0.0);
+        assert_eq!(first.steps[0].latency.len(), 1);
+        // The delta taken at the first interval's end is the spare made before the run.
+        assert!(made(r.current(), 0) && made(r.current(), 3));
+    }
+
+    #[test]
     fn pooled_deltas_are_reused_empty() {
         let pool = DeltaPool::new();
         let mut r = Recorder::with_pool(1, pool.clone());
@@ -330,11 +374,7 @@ mod tests {
             reused.steps[0].statuses.is_empty() && reused.steps[0].errors.iter().all(|&n| n == 0)
         );
         assert!(reused.steps[0].latency.is_empty(), "cleared");
-        assert_ne!(
-            reused.steps[0].latency,
-            crate::LazyHistogram::new(),
-            "its memory kept"
-        );
+        assert!(reused.steps[0].latency.is_reserved(), "its memory kept");
     }
 
     #[test]

@@ -143,7 +143,11 @@ fn new_worker(
         transport,
         picker: RefCell::new(FlowPicker::new(&prepared.flows)),
         scenario: Rc::new(prepared),
-        recorder: RefCell::new(Recorder::with_pool(step_count, pool)),
+        recorder: RefCell::new({
+            let mut recorder = Recorder::with_pool(step_count, pool);
+            recorder.reserve(RESERVED_STEPS);
+            recorder
+        }),
         rng: RefCell::new(fastrand::Rng::with_seed(
             plan.seed.wrapping_add(u64::from(segment.index)),
         )),
@@ -156,6 +160,11 @@ fn new_worker(
         requests_begun: tokio::sync::Notify::new(),
     }
 }
+
+/// The steps whose histograms a worker makes before the run rather than at their first value
+/// (`Recorder::reserve`): the first few, so that a flow of many steps does not hold ~1 MB a
+/// step for each of them from the start.
+const RESERVED_STEPS: usize = 4;
 
 /// How long the requests in flight when the plan ends may still take: the request timeout, at
 /// most 30 s (and a little for the last response to be read).
