@@ -143,6 +143,22 @@ fn flags_that_cannot_apply_are_refused() {
     }
 }
 
+/// `merge --wait` waits for a distributed run's segments in object storage; with run
+/// directories it was ignored without a word.
+#[test]
+fn merge_wait_with_run_directories_is_refused() {
+    let dir = common::scratch_dir("loadlab-merge-wait-");
+    let out = loadlab(&["merge", "--wait", "1m", dir.path().to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with(
+            "error: --wait waits for the segments of a distributed run in object storage"
+        ),
+        "{err}"
+    );
+}
+
 /// `loadlab run … > /dev/full`: the summary is lost, which the exit status says (3) and
 /// stderr names; the run itself is stored and read back.
 #[test]

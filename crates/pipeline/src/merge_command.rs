@@ -49,6 +49,11 @@ pub fn merge_command(
                 "nothing to merge: give the segments' run directories or run ids, or the URL of a distributed run (s3://bucket/prefix/NAME)",
             ));
         }
+        if request.wait.is_some() {
+            return Err(PipelineError::bad_input(
+                "--wait waits for the segments of a distributed run in object storage (s3://bucket/prefix/NAME); run directories and ids are merged as they are now: leave --wait out, or merge once every segment has ended",
+            ));
+        }
         let records = open_records(request.inputs, &store)?;
         let merged = merge_and_store(&records, &request.inputs.join(" "), &store)?;
         MergeDone {
