@@ -65,12 +65,7 @@ pub fn render(scenario: &Scenario, options: &K8sOptions) -> Result<Manifests, K8
 /// manifests were made on (nor the service under test).
 fn loopback_target(target: &str) -> Option<String> {
     let url = url::Url::parse(target).ok()?;
-    let loopback = match url.host()? {
-        url::Host::Ipv4(ip) => ip.is_loopback(),
-        url::Host::Ipv6(ip) => ip.is_loopback(),
-        url::Host::Domain(name) => name == "localhost" || name.ends_with(".localhost"),
-    };
-    loopback.then(|| {
+    loadlab_scenario::is_loopback(&url).then(|| {
         format!(
             "the target {target} is a loopback address: in each pod it is the pod itself, not this machine or your service; give the address the pods reach it at (--target http://SERVICE.NAMESPACE.svc:PORT)"
         )

@@ -36,6 +36,17 @@ pub(crate) fn check_url(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `url` names this machine: `127.0.0.0/8`, `::1` or `localhost` (what a pod, a
+/// monitored endpoint or a target on this host is told apart by).
+pub fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name == "localhost" || name.ends_with(".localhost"),
+        None => false,
+    }
+}
+
 /// Expands `127.0.0.1-127.0.0.16` ranges and single addresses.
 pub fn parse_addresses(items: &[String]) -> Result<Vec<IpAddr>, String> {
     let mut out = Vec::new();
@@ -63,4 +74,24 @@ pub fn parse_addresses(items: &[String]) -> Result<Vec<IpAddr>, String> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn loopback_urls_are_told_apart() {
+        for (url, loopback) in [
+            ("http://127.0.0.1:8080", true),
+            ("http://127.8.0.1/", true),
+            ("http://[::1]:80", true),
+            ("http://localhost:3000", true),
+            ("http://api.localhost", true),
+            ("http://10.0.0.1", false),
+            ("http://api.perf.svc:8080", false),
+            ("http://localhost.example.com", false),
+        ] {
+            let parsed = url::Url::parse(url).unwrap();
+            assert_eq!(super::is_loopback(&parsed), loopback, "{url}");
+        }
+    }
 }

@@ -58,7 +58,7 @@ mod url_env;
 mod validate;
 pub mod ws;
 
-pub use addresses::{check_target, check_target_credentials, parse_addresses};
+pub use addresses::{check_target, check_target_credentials, is_loopback, parse_addresses};
 pub use credentials::Credentials;
 pub use data::parse_csv;
 pub use describe::redact_url;

@@ -159,12 +159,7 @@ fn served_by_this_process(url: &str) -> bool {
     let Ok(parsed) = url::Url::parse(url) else {
         return false;
     };
-    let loopback = match parsed.host() {
-        Some(url::Host::Ipv4(a)) => a.is_loopback(),
-        Some(url::Host::Ipv6(a)) => a.is_loopback(),
-        Some(url::Host::Domain(d)) => d == "localhost",
-        None => false,
-    };
+    let loopback = loadlab_scenario::is_loopback(&parsed);
     let Some(port) = parsed.port_or_known_default() else {
         return false;
     };
