@@ -565,11 +565,19 @@ fn a_warmup_that_outlasts_an_iterations_load_measures_nothing_and_says_so() {
         "--warmup",
         "2s",
         "--no-progress",
+        "--retry-invalid",
+        "2",
     ]);
     let said = String::from_utf8_lossy(&out.stdout).to_string();
     assert_eq!(out.status.code(), Some(3), "{said}{}", stderr(&out));
     assert!(
         said.contains("nothing was measured: the load ended within the 2 s warm-up, which took all its 20 request(s)"),
         "{said}"
+    );
+    // Made again, it would end the same way: --retry-invalid does not.
+    assert!(
+        !stderr(&out).contains("running it again"),
+        "{}",
+        stderr(&out)
     );
 }

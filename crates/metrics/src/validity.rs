@@ -69,6 +69,19 @@ impl InvalidKind {
         )
     }
 
+    /// A run made again with the same scenario and flags ends the same way (a warm-up that
+    /// takes every request, a `pick: unique` set too small for the run, a merge short of a
+    /// segment): re-running it only costs its time.
+    pub fn is_same_on_rerun(self) -> bool {
+        matches!(
+            self,
+            InvalidKind::NothingMeasured
+                | InvalidKind::DataExhausted
+                | InvalidKind::SegmentMissing
+                | InvalidKind::SegmentInvalid
+        )
+    }
+
     /// The generator or the machine it runs on, not the target, limited the run (its CPU,
     /// its scheduler, other processes taking the host's CPU): `--allow-saturated` forgives
     /// these. Running out of files or ports is not forgiven: requests failed because of it.

@@ -12,6 +12,9 @@ pub enum RunUse {
     /// Not a valid measurement, for reasons a re-run may not have (the generator, the
     /// host, a shortfall): re-run it.
     Retry,
+    /// Not a valid measurement, for a reason a re-run has too (a warm-up that took every
+    /// request, a data set too small): counted out, not re-run.
+    Invalid,
     /// Stopped by a signal or a crash: the orchestration stops too.
     Interrupted,
 }
@@ -22,15 +25,18 @@ pub fn run_problems(result: &RunResult, allow_saturated: bool) -> RunUse {
     if result.interrupted || result.validity.has(InvalidKind::Interrupted) {
         return RunUse::Interrupted;
     }
-    let blocking = result
+    let mut blocking = result
         .validity
         .reasons
         .iter()
-        .any(|r| !(allow_saturated && r.kind.is_generator_limit()));
-    if blocking {
-        RunUse::Retry
-    } else {
+        .filter(|r| !(allow_saturated && r.kind.is_generator_limit()))
+        .peekable();
+    if blocking.peek().is_none() {
         RunUse::Valid
+    } else if blocking.any(|r| r.kind.is_same_on_rerun()) {
+        RunUse::Invalid
+    } else {
+        RunUse::Retry
     }
 }
 
@@ -65,6 +71,32 @@ mod tests {
             result.validity.reasons.push(InvalidReason::new(kind, "x"));
         }
         result
+    }
+
+    #[test]
+    fn a_run_is_re_run_only_when_a_re_run_may_be_valid() {
+        use InvalidKind::*;
+        let table: [(&[InvalidKind], bool, RunUse); 8] = [
+            (&[], false, RunUse::Valid),
+            (&[HostDisturbed], false, RunUse::Retry),
+            (&[GeneratorSaturated], false, RunUse::Retry),
+            (&[GeneratorSaturated], true, RunUse::Valid),
+            (&[NothingMeasured], false, RunUse::Invalid),
+            (&[HostContended, DataExhausted], true, RunUse::Invalid),
+            (
+                &[GeneratorSaturated, NothingMeasured],
+                true,
+                RunUse::Invalid,
+            ),
+            (&[Interrupted, NothingMeasured], false, RunUse::Interrupted),
+        ];
+        for (kinds, allow_saturated, want) in table {
+            assert_eq!(
+                run_problems(&invalid(kinds), allow_saturated),
+                want,
+                "{kinds:?} allow_saturated {allow_saturated}"
+            );
+        }
     }
 
     #[test]

@@ -97,7 +97,9 @@ impl StudyObserver for StudyTee<'_> {
         let (verdict, note) = match used {
             RunUse::Valid => ("valid", String::new()),
             RunUse::Interrupted => ("interrupted", String::new()),
-            RunUse::Retry => ("invalid", run.result.invalid_messages().join("; ")),
+            RunUse::Retry | RunUse::Invalid => {
+                ("invalid", run.result.invalid_messages().join("; "))
+            }
         };
         let label = format!("[{}/{}] {}", request.position, request.total, request.label);
         self.context

@@ -136,6 +136,10 @@ impl<W: Write> StudyObserver for StudyLines<W> {
                     ", no re-runs left: excluded"
                 }
             ),
+            RunUse::Invalid => format!(
+                " · INVALID ({}), a re-run would end the same way: excluded",
+                r.invalid_messages().join("; ")
+            ),
         };
         let _ = writeln!(
             self.out,

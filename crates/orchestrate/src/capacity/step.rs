@@ -36,7 +36,7 @@ pub fn judge_step(
             interrupted: true,
         };
     }
-    if usable == RunUse::Retry {
+    if matches!(usable, RunUse::Retry | RunUse::Invalid) {
         return StepJudgement {
             passed: false,
             reasons: result

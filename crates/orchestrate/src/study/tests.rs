@@ -322,6 +322,19 @@ fn re_runs_are_bounded_and_allow_saturated_accepts_generator_limits() {
 }
 
 #[test]
+fn a_run_that_a_re_run_would_repeat_is_excluded_without_re_runs() {
+    let p = plan(FILE);
+    let mut exec = Fake::scripted(std::iter::repeat_n(Some(InvalidKind::NothingMeasured), 50));
+    let mut journal = Journal::default();
+    let out = run_study(&p, &ids(), vec![], false, &mut exec, &mut journal);
+    assert_eq!(exec.made.len(), 10, "10 slots, none made again");
+    assert_eq!(journal.retries, 0);
+    assert!(exec.paused.is_empty());
+    assert!(out.study.variants.iter().all(|v| v.runs.is_empty()));
+    assert_eq!(out.study.variants[0].excluded_runs.len(), 5);
+}
+
+#[test]
 fn an_interrupted_study_resumes_to_the_same_result() {
     let p = plan(FILE);
     // Stopped by a signal during the 4th run.
