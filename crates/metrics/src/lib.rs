@@ -44,7 +44,7 @@ pub mod ws;
 
 pub use breach::ThresholdBreach;
 pub use compensation::{Compensation, LatencyBasis, ScheduleSource};
-pub use delta::{DeltaPool, IntervalDelta, StepDelta};
+pub use delta::{DeltaPool, IntervalDelta, Reserve, StepDelta};
 pub use environment::Environment;
 pub use error_kind::{ErrorCounts, ErrorKind};
 pub use exemplar::{Exemplar, Exemplars, SlowRequest, EXEMPLARS};

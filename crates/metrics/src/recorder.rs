@@ -1,7 +1,7 @@
 //! Per-worker accumulation of outcomes into the current interval's delta (no locks: each
 //! worker owns one), plus the gauges that outlive an interval (requests in flight).
 
-use crate::delta::{DeltaPool, IntervalDelta};
+use crate::delta::{DeltaPool, IntervalDelta, Reserve};
 use crate::{ErrorKind, Outcome, Protocol};
 
 /// Name, group, tags and checks of a request step, in scenario order.
@@ -69,10 +69,10 @@ impl Recorder {
     /// the run and its first `steps` steps ([`IntervalDelta::reserve`]): the delta it records
     /// into first, and the one it takes at the first interval's end, when no delta has come
     /// back to the pool yet.
-    pub fn reserve(&mut self, steps: usize) {
-        self.current.reserve(steps);
+    pub fn reserve(&mut self, reserve: Reserve) {
+        self.current.reserve(reserve);
         let mut spare = self.pool.take(self.current.steps.len());
-        spare.reserve(steps);
+        spare.reserve(reserve);
         self.pool.give(spare);
     }
 
@@ -327,13 +327,17 @@ mod tests {
     fn reserved_histograms_are_made_before_the_run_and_change_no_figure() {
         let pool = DeltaPool::new();
         let mut r = Recorder::with_pool(6, pool.clone());
-        r.reserve(4);
+        r.reserve(Reserve {
+            steps: 4,
+            tls: false,
+        });
         let made = |d: &IntervalDelta, step: usize| {
             let s = &d.steps[step];
             [
                 &s.latency,
                 &s.service,
                 &s.lag,
+                &s.phases.connect,
                 &s.phases.waiting,
                 &s.phases.receiving,
             ]
@@ -342,6 +346,7 @@ mod tests {
         };
         assert!(made(r.current(), 0) && made(r.current(), 3));
         assert!(!made(r.current(), 4), "steps past the first 4 stay lazy");
+        assert!(!r.current().steps[0].phases.tls_handshake.is_reserved());
         assert!(r.current().scheduler_lag.is_reserved());
         assert_eq!(
             r.current(),

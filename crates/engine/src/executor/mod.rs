@@ -12,6 +12,8 @@ mod pause_probe;
 mod read_waits;
 mod runners;
 #[cfg(test)]
+mod start_tests;
+#[cfg(test)]
 mod steer_tests;
 mod steered;
 #[cfg(test)]
@@ -56,12 +58,7 @@ pub async fn run_worker<T: Transport>(
     intervals: Sender<Tick>,
     cancel: Cancel,
 ) {
-    // Every worker begins on the same instant, which is also t = 0 of every measurement
-    // (with `--start-at`, possibly far ahead: a signal must still stop the wait).
-    tokio::select! {
-        _ = tokio::time::sleep_until(worker.start) => {}
-        _ = wait_cancel(&cancel) => {}
-    }
+    wait_for_start(&worker, &cancel).await;
     let active = Rc::new(Cell::new(0u64));
     let (done_tx, done_rx) = tokio::sync::watch::channel(false);
     let ticker = tokio::task::spawn_local(ticker::tick(
@@ -136,6 +133,16 @@ pub async fn run_worker<T: Transport>(
 async fn drained<T: Transport>(worker: &Worker<T>, cancel: &Cancel) {
     while cancel.drains() && worker.recorder.borrow().in_flight() > 0 {
         tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Every worker begins on the same instant, which is also t = 0 of every measurement (with
+/// `--start-at`, possibly far ahead: a signal must still stop the wait). On the precise timer:
+/// woken by tokio's 1 ms one, the first arrivals of every run were 0.6–1.7 ms late.
+pub(super) async fn wait_for_start<T: Transport>(worker: &Worker<T>, cancel: &Cancel) {
+    tokio::select! {
+        _ = worker.sleep_until(worker.start) => {}
+        _ = wait_cancel(cancel) => {}
     }
 }
 

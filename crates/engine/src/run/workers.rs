@@ -9,7 +9,7 @@ use crate::flow_picker::FlowPicker;
 use crate::http::{client_for, DeferredIo, HttpTransport};
 use crate::prepare::PreparedScenario;
 use crate::steering::Steering;
-use loadlab_metrics::{DeltaPool, Recorder};
+use loadlab_metrics::{DeltaPool, Recorder, Reserve};
 use loadlab_scenario::plan::Segment;
 use loadlab_scenario::Scenario;
 use std::cell::{Cell, RefCell};
@@ -121,6 +121,7 @@ fn new_worker(
     let segment = plan.segment;
     let step_count = prepared.steps.len();
     let origin_count = prepared.origins.len();
+    let tls = prepared.origins.iter().any(|o| o.tls);
     let mut origins = prepared.origins.clone();
     for shared in origins.iter_mut().filter_map(|o| o.shared.as_mut()) {
         shared.connections = segment.share(u64::from(shared.connections)).max(1) as u32;
@@ -145,7 +146,10 @@ fn new_worker(
         scenario: Rc::new(prepared),
         recorder: RefCell::new({
             let mut recorder = Recorder::with_pool(step_count, pool);
-            recorder.reserve(RESERVED_STEPS);
+            recorder.reserve(Reserve {
+                steps: RESERVED_STEPS,
+                tls,
+            });
             recorder
         }),
         rng: RefCell::new(fastrand::Rng::with_seed(
