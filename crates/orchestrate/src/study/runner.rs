@@ -1,5 +1,6 @@
 //! Running a study: its planned runs in order, an invalid run re-run (up to
-//! `retry_invalid` times) so each variant keeps its planned number of valid runs, the study
+//! `retry_invalid` times, unless a re-run would end the same way) so each variant keeps its
+//! planned number of valid runs, the study
 //! saved after every run, and — given the runs of an interrupted study — only what is missing.
 
 use super::assemble::{assemble, MadeRun, StudyIds};
