@@ -1,5 +1,6 @@
 //! End-to-end: what the `loadlab` binary refuses or reports instead of doing something a user
-//! did not mean — output it cannot write, paths and flags checked before any load is sent.
+//! did not mean — output it cannot write, paths, flags and object-storage credentials checked
+//! before any load is sent.
 
 mod common;
 
@@ -214,4 +215,49 @@ fn a_run_refused_before_the_load_is_not_listed() {
         .map(|d| d.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
     assert!(left.is_empty(), "run directories left: {left:?}");
+}
+
+#[test]
+fn s3_results_without_credentials_are_bad_input_naming_what_to_set() {
+    // No AWS_* credentials, and the instance metadata service asked on a closed loopback
+    // port (never a cloud machine's real one): the store is refused before any load.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let metadata = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let started = std::time::Instant::now();
+    for args in [
+        vec!["runs", "--results", "s3://bucket/prefix"],
+        vec![
+            "run",
+            "--url",
+            "http://127.0.0.1:9/",
+            "--rate",
+            "5/s",
+            "--duration",
+            "1s",
+            "--results",
+            "s3://bucket/prefix",
+        ],
+    ] {
+        let mut cmd = Command::new(BIN);
+        for (name, _) in std::env::vars().filter(|(k, _)| k.starts_with("AWS_")) {
+            cmd.env_remove(name);
+        }
+        let o = cmd
+            .args(&args)
+            .env("AWS_METADATA_ENDPOINT", &metadata)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("s3://bucket/prefix") && err.contains("no AWS credentials"),
+            "{err}"
+        );
+        assert!(
+            err.contains("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"),
+            "{err}"
+        );
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
