@@ -70,16 +70,11 @@ impl InvalidKind {
     }
 
     /// A run made again with the same scenario and flags ends the same way (a warm-up that
-    /// takes every request, a `pick: unique` set too small for the run, a merge short of a
-    /// segment): re-running it only costs its time.
+    /// takes every request of a counted load): re-running it only costs its time. Not a
+    /// `pick: unique` set that ran out (how many rows a timed run takes depends on the
+    /// target's speed), nor a merge short of a segment (a node may be back).
     pub fn is_same_on_rerun(self) -> bool {
-        matches!(
-            self,
-            InvalidKind::NothingMeasured
-                | InvalidKind::DataExhausted
-                | InvalidKind::SegmentMissing
-                | InvalidKind::SegmentInvalid
-        )
+        matches!(self, InvalidKind::NothingMeasured)
     }
 
     /// The generator or the machine it runs on, not the target, limited the run (its CPU,

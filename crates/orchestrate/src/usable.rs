@@ -13,7 +13,7 @@ pub enum RunUse {
     /// host, a shortfall): re-run it.
     Retry,
     /// Not a valid measurement, for a reason a re-run has too (a warm-up that took every
-    /// request, a data set too small): counted out, not re-run.
+    /// request): counted out, not re-run.
     Invalid,
     /// Stopped by a signal or a crash: the orchestration stops too.
     Interrupted,
@@ -76,13 +76,14 @@ mod tests {
     #[test]
     fn a_run_is_re_run_only_when_a_re_run_may_be_valid() {
         use InvalidKind::*;
-        let table: [(&[InvalidKind], bool, RunUse); 8] = [
+        let table: [(&[InvalidKind], bool, RunUse); 9] = [
             (&[], false, RunUse::Valid),
             (&[HostDisturbed], false, RunUse::Retry),
             (&[GeneratorSaturated], false, RunUse::Retry),
             (&[GeneratorSaturated], true, RunUse::Valid),
             (&[NothingMeasured], false, RunUse::Invalid),
-            (&[HostContended, DataExhausted], true, RunUse::Invalid),
+            (&[HostContended, NothingMeasured], true, RunUse::Invalid),
+            (&[DataExhausted], false, RunUse::Retry),
             (
                 &[GeneratorSaturated, NothingMeasured],
                 true,

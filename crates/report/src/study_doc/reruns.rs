@@ -11,7 +11,7 @@ pub(super) fn reruns_section(s: &StudyResult) -> Option<Section> {
     }
     let mut sec = Section::new("reruns", "Runs left out and re-runs");
     sec.push(Block::Text(format!(
-        "An invalid run is not an observation: it is left out of every statistic and made again, up to {} time{} per repetition (`study.retry_invalid`), so each variant keeps its planned number of valid runs — unless a re-run would end the same way (nothing measured after the warm-up, a `pick: unique` data set too small, a merge short of a segment).",
+        "An invalid run is not an observation: it is left out of every statistic and made again, up to {} time{} per repetition (`study.retry_invalid`), so each variant keeps its planned number of valid runs — unless a re-run would end the same way (the warm-up took every request: nothing was measured).",
         s.retry_invalid,
         if s.retry_invalid == 1 { "" } else { "s" }
     )));
