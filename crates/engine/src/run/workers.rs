@@ -166,7 +166,7 @@ fn new_worker(
 }
 
 /// The steps whose histograms a worker makes before the run rather than at their first value
-/// (`Recorder::reserve`): the first few, so that a flow of many steps does not hold ~1 MB a
+/// (`Recorder::reserve`): the first few, so that a flow of many steps does not hold ~1.2 MB a
 /// step for each of them from the start.
 const RESERVED_STEPS: usize = 4;
 
