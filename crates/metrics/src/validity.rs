@@ -26,8 +26,6 @@ pub enum InvalidKind {
     FdExhausted,
     /// The generator ran out of local ports.
     PortsExhausted,
-    /// Less of the plan was delivered than it asked for.
-    DeliveryShortfall,
     /// A `pick: unique` data set ran out of rows.
     DataExhausted,
     /// The run ended with no request and no iteration measured (a warm-up took them all).
@@ -51,7 +49,6 @@ impl InvalidKind {
             InvalidKind::HostDisturbed => "host_disturbed",
             InvalidKind::FdExhausted => "fd_exhausted",
             InvalidKind::PortsExhausted => "ports_exhausted",
-            InvalidKind::DeliveryShortfall => "delivery_shortfall",
             InvalidKind::DataExhausted => "data_exhausted",
             InvalidKind::NothingMeasured => "nothing_measured",
             InvalidKind::SegmentMissing => "segment_missing",

@@ -111,7 +111,7 @@ mod tests {
             (&[HostDisturbed], 4, s(8)),
             (&[HostDisturbed], 9, s(8)),
             (&[HostContended, GeneratorSaturated], 1, s(0)),
-            (&[DeliveryShortfall], 1, s(0)),
+            (&[DataExhausted], 1, s(0)),
             (&[SchedulerLate], 2, s(0)),
             (&[], 1, s(0)),
         ];

@@ -99,7 +99,7 @@ impl StudyDocument {
                     .filter(|&n| n <= 100)
                     .ok_or_else(|| {
                         self.err(field, "expected a whole number of re-runs, 0 to 100")
-                            .with_hint("an invalid run (generator saturated, delivery short...) is re-run up to this many times so each variant keeps its planned number of valid runs")
+                            .with_hint("an invalid run (generator saturated, host disturbed, a data set run out...) is re-run up to this many times so each variant keeps its planned number of valid runs")
                     })? as usize
             }
             "warmup_runs" => {
