@@ -90,8 +90,8 @@ pub fn import(
 
 /// The recording, refused with a pointer to the right importer when it is not a HAR file.
 fn read_recording(source: &str, file: &str) -> Result<model::Har, ImportError> {
-    let value: Value = parse_json(source, file, FIX)?;
-    if value.pointer("/log/entries").is_none_or(|e| !e.is_array()) {
+    let mut value: Value = parse_json(source, file, FIX)?;
+    let Some(Value::Array(entries)) = value.pointer_mut("/log/entries").map(Value::take) else {
         let hint = if value.get("openapi").is_some() || value.get("swagger").is_some() {
             "it is an OpenAPI spec: use `loadlab import openapi`".to_string()
         } else {
@@ -103,9 +103,41 @@ fn read_recording(source: &str, file: &str) -> Result<model::Har, ImportError> {
             why: "it has no `log.entries` list".into(),
             fix: hint,
         });
-    }
-    serde_json::from_value(value)
-        .map_err(|e| ImportError::invalid(file, format!("not a HAR 1.2 recording: {e}; {FIX}")))
+    };
+    let entries = entries
+        .into_iter()
+        .enumerate()
+        .map(|(i, entry)| read_entry(i, entry, file))
+        .collect::<Result<_, _>>()?;
+    // Pages only name the recording's start URL: a malformed list is read as none.
+    let pages = value
+        .pointer_mut("/log/pages")
+        .map(Value::take)
+        .and_then(|p| serde_json::from_value::<Option<Vec<model::Page>>>(p).ok())
+        .flatten()
+        .unwrap_or_default();
+    Ok(model::Har {
+        log: model::Log { entries, pages },
+    })
+}
+
+/// One entry, refused with its index, method and URL when a field it needs has a shape no
+/// recorder writes (a `request` that is not an object, a `url` that is a number).
+fn read_entry(index: usize, entry: Value, file: &str) -> Result<model::Entry, ImportError> {
+    let text = |pointer: &str| {
+        entry
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string()
+    };
+    let (method, url) = (text("/request/method"), text("/request/url"));
+    serde_json::from_value(entry).map_err(|e| {
+        ImportError::invalid(
+            file,
+            format!("not a HAR 1.2 recording: log.entries[{index}] ({method} {url}): {e}; {FIX}"),
+        )
+    })
 }
 
 /// The scenario language has no escape for a literal `{{`: a recorded body that is binary is

@@ -133,7 +133,7 @@ fn request_headers(
             ));
         }
     }
-    let mut headers: Vec<(String, String)> = entry
+    let headers: Vec<(String, String)> = entry
         .request
         .headers
         .iter()
@@ -145,6 +145,7 @@ fn request_headers(
         })
         .map(|h| (h.name.clone(), h.value.clone()))
         .collect();
+    let mut headers = one_per_name(headers, comments);
     let has = |headers: &[(String, String)], name: &str| {
         headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name))
     };
@@ -159,6 +160,37 @@ fn request_headers(
         }
     }
     headers
+}
+
+/// Each name once, case aside: Chrome records HTTP/2's provisional headers beside the real
+/// ones (`Content-type` and `content-type`), and a step sends a map. A name given twice with
+/// one value is kept once; with two values they are joined as HTTP joins a repeated field
+/// (`Cookie` with `; `), and the step's comment says so.
+fn one_per_name(
+    headers: Vec<(String, String)>,
+    comments: &mut Vec<String>,
+) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::with_capacity(headers.len());
+    for (name, value) in headers {
+        let Some((kept, joined)) = out.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(&name))
+        else {
+            out.push((name, value));
+            continue;
+        };
+        if *joined != value && !value.is_empty() {
+            let separator = if kept.eq_ignore_ascii_case("cookie") {
+                "; "
+            } else {
+                ", "
+            };
+            joined.push_str(separator);
+            joined.push_str(&value);
+            comments.push(format!(
+                "the recorded header `{kept}` is given twice: its values are joined"
+            ));
+        }
+    }
+    out
 }
 
 /// The status a step checks: the recorded one, except a 304 answering the browser's own cache
