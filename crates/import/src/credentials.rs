@@ -356,6 +356,18 @@ impl Namer {
         report.variable(&name, why);
         name
     }
+
+    /// Every `(literal, variable)` given so far, longest literal first (so that a token is
+    /// replaced before a shorter one it contains).
+    pub fn given(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = self
+            .given
+            .iter()
+            .map(|(l, _, v)| (l.as_str(), v.as_str()))
+            .collect();
+        out.sort_by_key(|(l, _)| std::cmp::Reverse(l.len()));
+        out
+    }
 }
 
 #[cfg(test)]

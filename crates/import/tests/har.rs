@@ -391,3 +391,62 @@ fn invalid_header_names_are_left_out_and_named() {
         validate_imported(&out, "headers.yaml");
     }
 }
+
+/// Shapes real recorders write that HAR 1.2 does not: Polly.js's array for a repeated header,
+/// a beacon's object as a form value, `pages: null`, and Chrome's provisional HTTP/2 headers
+/// beside the real ones (the same name twice, in another case).
+#[test]
+fn other_recorders_shapes_load_and_a_header_recorded_twice_is_sent_once() {
+    let har = serde_json::json!({"log": {"pages": null, "entries": [
+        {"request": {"method": "POST", "url": "http://shop.test/api/beacon",
+            "headers": [
+                {"name": "Accept", "value": ["application/json", "text/plain"]},
+                {"name": "Content-type", "value": "text/plain"},
+                {"name": "content-type", "value": "text/plain"},
+                {"name": "ADRUM", "value": "isAjax:true"},
+                {"name": "adrum", "value": "isAjax:true"},
+                {"name": "X-Count", "value": 3}],
+            "postData": {"mimeType": "application/x-www-form-urlencoded",
+                "params": [{"name": "event", "value": {"kind": "click", "n": 2}}]}},
+         "response": {"status": 204, "headers": null}}
+    ]}});
+    let out = import_ok(
+        Kind::Har,
+        &har.to_string(),
+        "beacon.har",
+        &Options::default(),
+    );
+    let scenario = validate(&out.yaml, "beacon.yaml");
+    let Step::Request(step) = &scenario.flows[0].steps[0] else {
+        panic!("an HTTP step: {}", out.yaml)
+    };
+    let headers: Vec<(&str, &str)> = step
+        .headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            ("ADRUM", "isAjax:true"),
+            ("Accept", "application/json, text/plain"),
+            ("X-Count", "3"),
+        ],
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml.contains(r#"{\"kind\":\"click\",\"n\":2}"#),
+        "the object is sent as its JSON: {}",
+        out.yaml
+    );
+
+    let broken = r#"{"log": {"entries": [{"request": {"method": "GET", "url": "http://a.test/"}},
+        {"request": {"method": "GET", "url": "http://a.test/x", "headers": 7}}]}}"#;
+    let err = import(Kind::Har, broken, "broken.har", &Options::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("log.entries[1] (GET http://a.test/x): invalid type: integer `7`"),
+        "{err}"
+    );
+}

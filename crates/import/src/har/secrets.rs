@@ -4,7 +4,7 @@
 //! body — become `{{ env.NAME }}` when no response explains them, and the import says which
 //! variables to set.
 
-use super::request::{Exchange, Place};
+use super::request::{Exchange, Place, ReqBody};
 use crate::credentials::{self, Namer};
 use crate::names;
 use crate::report::{Finding, Report};
@@ -56,7 +56,17 @@ pub fn replace_credentials(exchanges: &mut [Exchange], report: &mut Report) {
                         format!("{{{{ env.{var} }}}}")
                     })
                 }
+                Place::Query(_) if is_api_key(&key, &slot.text) => {
+                    let var = namer.name(
+                        &slot.text,
+                        "API_KEY".into(),
+                        report,
+                        &format!("query `{key}` sent by `{step}`"),
+                    );
+                    Some(format!("{{{{ env.{var} }}}}"))
+                }
                 Place::RawQuery => raw_query(&slot.text, &step, &mut namer, report),
+                Place::Text => quoted_credentials(&slot.text, &step, &mut namer, report),
                 _ => None,
             };
             let text = replacement.unwrap_or(slot.text.clone());
@@ -66,7 +76,135 @@ pub fn replace_credentials(exchanges: &mut [Exchange], report: &mut Report) {
                 x.set(&slot.place, t);
             }
         }
+        if let Some(ReqBody::Form(fields)) = &mut x.body {
+            // A body posted as a form that is not one (JSON sent as
+            // `application/x-www-form-urlencoded`) has its text in a field's name.
+            let step = x.name.clone();
+            for (name, _) in fields.iter_mut() {
+                let place = format!("a form field's name of `{step}`");
+                let named = quoted_credentials(name, &step, &mut namer, report);
+                let text = named.as_deref().unwrap_or(name);
+                if let Some(t) =
+                    shaped_tokens(text, "", &step, &place, &mut namer, report).or(named)
+                {
+                    *name = t;
+                }
+            }
+        }
     }
+    everywhere(exchanges, &namer);
+}
+
+/// A credential found once is replaced wherever else its literal stands (a cookie's value sent
+/// again as a query parameter, a token inside a form field's name): the same variable, so no
+/// copy of it is left in the scenario. Literals shorter than 6 characters are replaced only
+/// where they are a whole value (`123` would match inside unrelated text).
+fn everywhere(exchanges: &mut [Exchange], namer: &Namer) {
+    let given = namer.given();
+    let replaced = |text: &str| -> Option<String> {
+        let mut out = text.to_string();
+        for (literal, var) in &given {
+            let template = format!("{{{{ env.{var} }}}}");
+            if literal.len() >= 6 {
+                out = outside_templates(&out, |part| part.replace(literal, &template));
+            } else if !literal.is_empty() && out == *literal {
+                out = template;
+            }
+        }
+        (out != text).then_some(out)
+    };
+    for x in exchanges.iter_mut() {
+        for slot in x.slots() {
+            if let Some(t) = replaced(&slot.text) {
+                x.set(&slot.place, t);
+            }
+        }
+        if let Some(ReqBody::Form(fields)) = &mut x.body {
+            for (name, _) in fields.iter_mut() {
+                if let Some(t) = replaced(name) {
+                    *name = t;
+                }
+            }
+        }
+    }
+}
+
+/// `text` with the values of its `"token":"…"` pairs (JSON written as text, where no parser
+/// sees a key) as variables when the key names a credential; `None` when it has none.
+fn quoted_credentials(
+    text: &str,
+    step: &str,
+    namer: &mut Namer,
+    report: &mut Report,
+) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    let mut search = 0;
+    while let Some((key, value)) = next_quoted_pair(text, search) {
+        let (v_start, v_end) = value;
+        let (key, v) = (&text[key.0..key.1], &text[v_start..v_end]);
+        if !v.is_empty() && !v.contains("{{") && credentials::is_credential_name(key) {
+            let why = format!("`{key}` sent by `{step}`");
+            let var = namer.name(v, names::env_name(key), report, &why);
+            out.push_str(&text[pos..v_start]);
+            out.push_str(&format!("{{{{ env.{var} }}}}"));
+        } else {
+            out.push_str(&text[pos..v_end]);
+        }
+        pos = v_end;
+        // Past the value's closing quote, which must not open the next key.
+        search = v_end + 1;
+    }
+    (pos > 0 && out != text[..pos]).then(|| out + &text[pos..])
+}
+
+/// The next `"key":"value"` from `from`: the byte ranges of the key and of the value.
+fn next_quoted_pair(text: &str, from: usize) -> Option<((usize, usize), (usize, usize))> {
+    let mut at = from;
+    loop {
+        let k_start = at + text[at..].find('"')? + 1;
+        let k_end = k_start + text[k_start..].find('"')?;
+        let after = &text[k_end + 1..];
+        let value = after
+            .strip_prefix(':')
+            .map(str::trim_start)
+            .and_then(|t| t.strip_prefix('"'));
+        if let Some(v) = value {
+            let v_start = text.len() - v.len();
+            let v_end = v_start + v.find('"')?;
+            return Some(((k_start, k_end), (v_start, v_end)));
+        }
+        at = k_end + 1;
+    }
+}
+
+/// `text` with `edit` applied to what stands outside its `{{ … }}` templates (a literal must
+/// not be replaced inside a variable's name).
+fn outside_templates(text: &str, edit: impl Fn(&str) -> String) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("{{") {
+        let Some(close) = rest[open..].find("}}") else {
+            break;
+        };
+        out.push_str(&edit(&rest[..open]));
+        out.push_str(&rest[open..open + close + 2]);
+        rest = &rest[open + close + 2..];
+    }
+    out.push_str(&edit(rest));
+    out
+}
+
+/// `key=AIzaSy…` (Google's and many vendors' API keys are sent as a bare `key`): a value of 16
+/// or more letters and digits (dashes and underscores allowed) with both, not a word.
+fn is_api_key(name: &str, value: &str) -> bool {
+    name.eq_ignore_ascii_case("key")
+        && value.len() >= 16
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && value.chars().any(|c| c.is_ascii_digit())
+        && value.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 /// A credential header (`Authorization: Bearer x`, `X-Access-Token: x`): the value after its
@@ -228,7 +366,6 @@ pub fn find_dynamic(exchanges: &mut [Exchange]) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::har::request::ReqBody;
     use serde_json::json;
 
     fn exchange(headers: &[(&str, &str)], body: serde_json::Value) -> Exchange {
@@ -309,5 +446,47 @@ mod tests {
         );
         let text = serde_json::to_string(&body(&xs[0])).unwrap();
         assert!(!text.contains("hunter2") && !text.contains("s3\""));
+    }
+
+    #[test]
+    fn a_credential_found_once_is_replaced_wherever_else_it_stands() {
+        let mut first = exchange(&[("Cookie", "wfivefivec=CHUz7sBf1zvM3H2")], json!({}));
+        first.body = None;
+        let mut second = exchange(&[], json!({}));
+        second.query = vec![
+            ("p_user_id".into(), "CHUz7sBf1zvM3H2".into()),
+            ("key".into(), "L8J7G-PYWL3-TB3KE-XWHRX-LQVBU".into()),
+            ("key_2".into(), "plain-words-here".into()),
+        ];
+        second.body = Some(ReqBody::Form(vec![(
+            r#"{"tm":0.1,"output":"js","token":"VBtfPhGeeMcKEwiInfmzhPGpAhWaB9oKHSsbZW8YACAAMPnq","q":"CHUz7sBf1zvM3H2"}"#.into(),
+            "x".into(),
+        )]));
+        let mut third = exchange(&[], json!({}));
+        third.body = Some(ReqBody::Text(
+            r#"{"user":"ann","password":"hunter22","n":1"#.into(),
+            "text/plain".into(),
+        ));
+        let mut xs = vec![first, second, third];
+        let mut report = Report::default();
+        replace_credentials(&mut xs, &mut report);
+        assert_eq!(xs[0].headers[0].1, "wfivefivec={{ env.COOKIE_WFIVEFIVEC }}");
+        assert_eq!(xs[1].query[0].1, "{{ env.COOKIE_WFIVEFIVEC }}");
+        assert_eq!(xs[1].query[1].1, "{{ env.API_KEY }}");
+        assert_eq!(xs[1].query[2].1, "plain-words-here", "a word is no key");
+        let Some(ReqBody::Form(fields)) = &xs[1].body else {
+            unreachable!()
+        };
+        assert_eq!(
+            fields[0].0,
+            r#"{"tm":0.1,"output":"js","token":"{{ env.TOKEN }}","q":"{{ env.COOKIE_WFIVEFIVEC }}"}"#
+        );
+        let Some(ReqBody::Text(text, _)) = &xs[2].body else {
+            unreachable!()
+        };
+        assert_eq!(
+            text,
+            r#"{"user":"ann","password":"{{ env.PASSWORD }}","n":1"#
+        );
     }
 }
