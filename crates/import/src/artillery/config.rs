@@ -77,7 +77,7 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
     }
     let mut data = Vec::new();
     payloads(config.get("payload"), lines, report, &mut data, &mut fields);
-    let aliases = variables(config.get("variables"), report, &mut data);
+    let aliases = super::config_vars::variables(config.get("variables"), report, &mut data);
     if !data.is_empty() {
         entries.push(Entry::new("data", Node::Map(data)));
     }
@@ -165,67 +165,6 @@ pub fn default_sections(config: &Value) -> impl Iterator<Item = &Value> {
     ]
     .into_iter()
     .flatten()
-}
-
-/// `config.variables`: each a data set of its values, picked at random; a single value that
-/// is a template (`"{{ $env.API_KEY }}"`) is returned as an alias instead, since a data set's
-/// values are sent as written.
-fn variables(
-    vars: Option<&Value>,
-    report: &mut Report,
-    data: &mut Vec<Entry>,
-) -> Vec<(String, String)> {
-    let mut aliases = Vec::new();
-    let Some(vars) = vars.and_then(Value::as_mapping) else {
-        return aliases;
-    };
-    for (k, v) in vars {
-        let Some(name) = k.as_str() else { continue };
-        if let Some(text) = v.as_str().filter(|t| is_expression_only(t)) {
-            report.did(format!(
-                "config.variables.{name} is `{text}`: each `{{{{ {name} }}}}` became it"
-            ));
-            aliases.push((name.to_string(), text.to_string()));
-            continue;
-        }
-        let values = match v {
-            Value::Sequence(s) => s.clone(),
-            other => vec![other.clone()],
-        };
-        let values: Vec<serde_json::Value> = values
-            .iter()
-            .filter_map(|x| serde_json::to_value(x).ok())
-            .collect();
-        data.push(Entry::new(
-            name,
-            Node::map([
-                ("values", Node::json(&serde_json::Value::Array(values))),
-                ("pick", Node::raw("random")),
-            ]),
-        ));
-        report.did(format!(
-            "config.variables.{name} became the data set `{name}` (a random value per iteration)"
-        ));
-    }
-    aliases
-}
-
-/// Text whose templates are all Artillery expressions (`$env.X`, `$randomNumber(…)`), none a
-/// bare variable that could name another alias.
-fn is_expression_only(text: &str) -> bool {
-    let mut rest = text;
-    let mut any = false;
-    while let Some(open) = rest.find("{{") {
-        let Some(close) = rest[open..].find("}}") else {
-            return false;
-        };
-        if !rest[open + 2..open + close].trim().starts_with('$') {
-            return false;
-        }
-        any = true;
-        rest = &rest[open + close + 2..];
-    }
-    any
 }
 
 /// `tls.rejectUnauthorized: false` accepts any certificate: loadlab's `insecure: true`.

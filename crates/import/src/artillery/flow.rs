@@ -18,6 +18,7 @@ pub struct Walker<'a> {
     pub requests: usize,
     /// `config.defaults.think.jitter`: the jitter of every think that gives none.
     pub think_jitter: Option<Value>,
+    pub auth: super::auth::BasicAuth,
 }
 
 impl Walker<'_> {
@@ -180,7 +181,15 @@ impl Walker<'_> {
                 Node::map(text_map(&mut self.rewriter, qs)),
             ));
         }
-        let headers = self.headers(spec);
+        let mut headers = self.headers(spec);
+        if let Some(auth) = spec.get("auth") {
+            let set = headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("authorization"));
+            if !set {
+                headers.extend(self.auth.header(auth, line, report));
+            }
+        }
         if !headers.is_empty() {
             m.push(Entry::new("headers", Node::map(headers)));
         }
@@ -201,7 +210,7 @@ impl Walker<'_> {
         {
             if ![
                 "url", "name", "qs", "headers", "cookie", "json", "body", "form", "capture",
-                "expect",
+                "expect", "auth",
             ]
             .contains(&key)
             {

@@ -2,7 +2,9 @@
 //! weights and flows) becomes a scenario; what has no loadlab equivalent is a comment in the
 //! output and a report entry with its line.
 
+mod auth;
 mod config;
+mod config_vars;
 mod flow;
 
 mod templates;
@@ -61,6 +63,7 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
                 .last()
                 .cloned()
         }),
+        auth: Default::default(),
     };
     let mut flows = Vec::new();
     let mut used_names: Vec<String> = Vec::new();
