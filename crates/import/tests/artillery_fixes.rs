@@ -63,3 +63,82 @@ fn a_password_variable_used_in_a_body_becomes_an_environment_variable() {
         .why
         .contains("config.variables.password"));
 }
+
+#[test]
+fn a_left_out_scenario_keeps_its_share_of_arrivals() {
+    // An HTTP and a socketio scenario, weights 1:1, at 1/s: the HTTP flow had 0.5/s.
+    let out = imported(
+        &corpus("artillery-express_socketio.json"),
+        "express_socketio.json",
+    );
+    let s = validate(&out.yaml, "express_socketio.yaml");
+    let loadlab_scenario::Load::Open(open) = &s.load else {
+        panic!("{:?}", s.load)
+    };
+    let rates: Vec<f64> = open.stages.iter().map(|st| st.rate).collect();
+    assert_eq!(rates, [0.5], "{}", out.yaml);
+    assert!(out.yaml.contains("# rates scaled by 1/2"), "{}", out.yaml);
+    assert!(out
+        .report
+        .done
+        .iter()
+        .any(|d| d.contains("rates scaled by 1/2")));
+}
+
+#[test]
+fn conditional_requests_are_left_out_not_always_sent() {
+    let src = "config:\n  target: http://127.0.0.1:8080\n  phases: [{duration: 1, arrivalRate: 1}]\nscenarios:\n  - flow:\n      - get: {url: /always}\n      - loop:\n          - get: {url: /sometimes, probability: 10}\n          - get: {url: /certain, probability: 100}\n        count: 100\n      - get: {url: /maybe, ifTrue: \"id > 3\"}\n";
+    let out = imported(src, "guarded.yml");
+    assert!(!out.yaml.contains("/sometimes"), "{}", out.yaml);
+    assert!(!out.yaml.contains("get: /maybe"), "{}", out.yaml);
+    assert!(out.yaml.contains("get: /certain"), "{}", out.yaml);
+    assert!(
+        out.yaml
+            .contains("# decide: line 8: get: sent with probability 10%"),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml
+            .contains("# decide: line 11: get: sent only if `id > 3`"),
+        "{}",
+        out.yaml
+    );
+    validate(&out.yaml, "guarded.yaml");
+    // All of a flow's requests conditional: the import is refused, saying why.
+    let err = loadlab_import::import(
+        Kind::Artillery,
+        &corpus("artillery-probability.json"),
+        "probability.json",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("probability 10%"), "{err}");
+}
+
+#[test]
+fn per_phase_max_vusers_made_global_is_said() {
+    let out = imported(
+        &corpus("artillery-concurrent_requests_multiple_phases.json"),
+        "concurrent_requests_multiple_phases.json",
+    );
+    assert!(
+        out.yaml.contains(
+            "# decide: maxVusers capped each phase in Artillery (phase 1: 1, phase 2: 500)"
+        ),
+        "{}",
+        out.yaml
+    );
+    assert!(out.yaml.contains("max_in_flight: 500"));
+    assert!(out
+        .report
+        .unsupported
+        .iter()
+        .any(|u| u.what.contains("max_in_flight caps the whole run")));
+    // The same cap on every phase is Artillery's meaning exactly: nothing to say.
+    let same = "config:\n  target: http://127.0.0.1:8080\n  phases:\n    - {duration: 1, arrivalRate: 5, maxVusers: 7}\n    - {duration: 1, arrivalRate: 9, maxVusers: 7}\nscenarios:\n  - flow: [{get: {url: /}}]\n";
+    let out = imported(same, "same.yml");
+    assert!(!out.yaml.contains("decide"), "{}", out.yaml);
+    assert!(out.report.unsupported.is_empty());
+}

@@ -205,7 +205,8 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
         return (e, None);
     };
     let mut stages = Vec::new();
-    let mut max_vusers: Option<u64> = None;
+    // `(phase number, its maxVusers)` for phases with arrivals; None: uncapped.
+    let mut caps: Vec<(usize, Option<u64>)> = Vec::new();
     let mut cursor = lines.find("phases", 1).unwrap_or(1);
     let mut warmup = None;
     for (i, p) in phases.iter().enumerate() {
@@ -251,9 +252,7 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
         };
         stage.extend(rate);
         report_unconverted_phase_keys(p, i, line, report);
-        if let Some(m) = p.get("maxVusers").and_then(Value::as_u64) {
-            max_vusers = Some(max_vusers.map_or(m, |x: u64| x.max(m)));
-        }
+        caps.push((i + 1, p.get("maxVusers").and_then(Value::as_u64)));
         if i == 0
             && phases.len() > 1
             && name.is_some_and(|n| n.to_ascii_lowercase().contains("warm"))
@@ -281,10 +280,36 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
         Entry::new("model", Node::raw("open")),
         Entry::new("stages", Node::Seq(stages)),
     ];
-    if let Some(m) = max_vusers {
-        load.push(Entry::new("max_in_flight", Node::raw(m.to_string())));
-    }
+    load.extend(max_in_flight(&caps, lines.find("phases", 1), report));
     (Entry::new("load", Node::Map(load)), warmup)
+}
+
+/// `max_in_flight` from the phases' `maxVusers`: Artillery caps each phase, loadlab the
+/// whole run, so the largest cap is kept and, when the phases' caps differ, the output and
+/// the report say which phases lost theirs.
+fn max_in_flight(
+    caps: &[(usize, Option<u64>)],
+    line: Option<usize>,
+    report: &mut Report,
+) -> Option<Entry> {
+    let max = caps.iter().filter_map(|(_, c)| *c).max()?;
+    let entry = Entry::new("max_in_flight", Node::raw(max.to_string()));
+    if caps.iter().all(|(_, c)| *c == Some(max)) {
+        return Some(entry);
+    }
+    let each: Vec<String> = caps
+        .iter()
+        .map(|(i, c)| match c {
+            Some(c) => format!("phase {i}: {c}"),
+            None => format!("phase {i}: none"),
+        })
+        .collect();
+    let what = format!(
+        "maxVusers capped each phase in Artillery ({}); loadlab's max_in_flight caps the whole run: the largest, {max}, applies to every phase",
+        each.join(", ")
+    );
+    report.unsupported(line, what.clone());
+    Some(entry.commented(format!("decide: {what}")))
 }
 
 /// A phase's arrivals as `rate` (and `ramp_to`) entries: `arrivalRate`, or `arrivalCount`

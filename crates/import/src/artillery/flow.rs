@@ -36,7 +36,14 @@ impl Walker<'_> {
             if let Some(l) = line {
                 self.cursor = l + 1;
             }
-            let converted = if let Some(method) = METHODS.iter().find(|m| item.get(**m).is_some()) {
+            let method = METHODS.iter().find(|m| item.get(**m).is_some());
+            let condition = method.and_then(|m| super::guards::condition(&item[*m]));
+            let converted = if let (Some(method), Some(why)) = (method, &condition) {
+                let what = format!("{method}: {why}; the request is left out");
+                pending.push(format!("decide:{}: {what}", at(line)));
+                report.unsupported(line, what);
+                None
+            } else if let Some(method) = method {
                 let uses = self.rewriter.unknown_uses;
                 let request = self.request(method, &item[*method], line, report);
                 if self.rewriter.unknown_uses == uses {
@@ -209,8 +216,19 @@ impl Walker<'_> {
             .filter_map(Value::as_str)
         {
             if ![
-                "url", "name", "qs", "headers", "cookie", "json", "body", "form", "capture",
-                "expect", "auth",
+                "url",
+                "name",
+                "qs",
+                "headers",
+                "cookie",
+                "json",
+                "body",
+                "form",
+                "capture",
+                "expect",
+                "auth",
+                "probability",
+                "ifTrue",
             ]
             .contains(&key)
             {
@@ -536,4 +554,9 @@ fn captures(
         captures.push((var.to_string(), source));
     }
     captures
+}
+
+/// ` line N` for a comment, or nothing when the source line is not known.
+pub fn at(line: Option<usize>) -> String {
+    line.map(|l| format!(" line {l}")).unwrap_or_default()
 }

@@ -6,6 +6,8 @@ mod auth;
 mod config;
 mod config_vars;
 mod flow;
+mod guards;
+mod share;
 
 mod templates;
 mod variables;
@@ -67,15 +69,16 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
     };
     let mut flows = Vec::new();
     let mut used_names: Vec<String> = Vec::new();
+    let (mut kept_weight, mut total_weight) = (0, 0);
     for (i, s) in scenarios.iter().enumerate() {
-        flows.extend(scenario_flow(
-            &mut walker,
-            i,
-            s,
-            &mut used_names,
-            &mut report,
-        ));
+        let weight = weight(s);
+        total_weight += weight;
+        if let Some(flow) = scenario_flow(&mut walker, i, s, &mut used_names, &mut report) {
+            kept_weight += weight;
+            flows.push(flow);
+        }
     }
+    share::scale_load(&mut config.entries, kept_weight, total_weight, &mut report);
     rewrite_default_headers(&mut config.entries, &mut walker.rewriter);
     for u in &walker.rewriter.unknown {
         report.unsupported(
@@ -185,7 +188,7 @@ fn scenario_flow(
         fname = format!("{fname} ({})", i + 1);
     }
     used_names.push(fname.clone());
-    let weight = s.get("weight").and_then(Value::as_u64).unwrap_or(1);
+    let weight = weight(s);
     let requests_before = walker.requests;
     let steps = match s.get("flow").and_then(Value::as_sequence) {
         Some(f) => walker.steps(f, report),
@@ -206,6 +209,11 @@ fn scenario_flow(
             ("steps", Node::Seq(steps)),
         ]),
     })
+}
+
+/// A scenario's weight as Artillery reads it: 1 when not given.
+fn weight(s: &Value) -> u64 {
+    s.get("weight").and_then(Value::as_u64).unwrap_or(1)
 }
 
 /// A duration as loadlab writes it, in seconds (`300s`), from Artillery's number of seconds
