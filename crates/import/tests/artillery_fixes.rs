@@ -142,3 +142,101 @@ fn per_phase_max_vusers_made_global_is_said() {
     assert!(!out.yaml.contains("decide"), "{}", out.yaml);
     assert!(out.report.unsupported.is_empty());
 }
+
+#[test]
+fn a_loop_whose_body_converts_to_nothing_is_left_out_and_json_lines_are_named() {
+    let out = imported(&corpus("artillery-scripts-hello.json"), "hello.json");
+    assert!(!out.yaml.contains("- loop"), "{}", out.yaml);
+    assert!(!out.yaml.contains("steps: []"), "{}", out.yaml);
+    assert!(!out.yaml.contains("line 0"), "{}", out.yaml);
+    assert!(
+        out.yaml
+            .contains("# not converted (line 6): flow item `function`"),
+        "{}",
+        out.yaml
+    );
+    let lines: Vec<Option<usize>> = out
+        .report
+        .unsupported
+        .iter()
+        .filter(|u| u.what.starts_with("loop:"))
+        .map(|u| u.line)
+        .collect();
+    assert_eq!(lines, [Some(17), Some(15)]);
+    let s = validate(&out.yaml, "hello.yaml");
+    assert_eq!(s.flows[0].steps.len(), 3);
+}
+
+#[test]
+fn templates_in_a_target_and_triple_mustaches_are_translated() {
+    let src = "config:\n  target: \"http://localhost:{{ $processEnvironment.TEST_PORT }}\"\n  phases: [{duration: 1, arrivalRate: 1}]\n  payload: {path: p.csv, fields: [id], skipHeader: true}\nscenarios:\n  - flow:\n      - get: {url: \"/pets/{{{ id }}}\"}\n";
+    let out = imported(src, "port.yml");
+    assert!(
+        out.yaml
+            .contains("target: \"http://localhost:{{ env.TEST_PORT }}\""),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml.contains("get: \"/pets/{{ p.id }}\""),
+        "{}",
+        out.yaml
+    );
+    assert_eq!(variables(&out), ["TEST_PORT"]);
+}
+
+#[test]
+fn a_url_without_its_slash_gets_one_and_a_url_from_data_is_left_out() {
+    let out = imported(
+        &corpus("artillery-sample_task_02.yaml"),
+        "sample_task_02.yaml",
+    );
+    assert!(out.yaml.contains("post: /members/create"), "{}", out.yaml);
+    assert!(
+        out.yaml.contains("# decide: line 15: url `members/create`"),
+        "{}",
+        out.yaml
+    );
+    let err = loadlab_import::import(
+        Kind::Artillery,
+        &corpus("artillery-config_variables.json"),
+        "config_variables.json",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("line 13: get `{{ url }}`: the whole URL is a variable's value"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_templated_payload_path_and_timeout_are_reported() {
+    let src = "config:\n  target: http://127.0.0.1:8080\n  phases: [{duration: 1, arrivalRate: 1}]\n  http:\n    timeout: \"{{ myVar }}\"\n  payload:\n    path: \"names-{{ $environment }}.csv\"\n    fields: [name]\n    skipHeader: true\nscenarios:\n  - flow: [{get: {url: \"/{{ name }}\"}}]\n";
+    let out = imported(src, "bom.yml");
+    assert!(
+        out.yaml
+            .contains("# decide: payload path `names-{{ $environment }}.csv` holds a template"),
+        "{}",
+        out.yaml
+    );
+    let lines: Vec<(Option<usize>, &str)> = out
+        .report
+        .unsupported
+        .iter()
+        .map(|u| (u.line, u.what.as_str()))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|(l, w)| *l == Some(5) && w.starts_with("config.http.timeout `{{ myVar }}`")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|(l, w)| *l == Some(6) && w.contains("names-{{ $environment }}.csv")),
+        "{lines:?}"
+    );
+}

@@ -40,11 +40,14 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
     let mut fields = Vec::new();
     report_unknown_keys(config, lines, report);
     match config.get("target").and_then(Value::as_str).map(str::trim) {
-        Some(t) if t.starts_with("http://") || t.starts_with("https://") => {
+        Some(t)
+            if (t.starts_with("http://") || t.starts_with("https://")) && !t.contains("{{") =>
+        {
             entries.push(Entry::new("target", Node::str(t)))
         }
-        // `{{ $env.TARGET }}`: read when the scenario loads, as Artillery reads it.
-        Some(t) if t.starts_with("{{") => {
+        // `{{ $env.TARGET }}`, `http://localhost:{{ $processEnvironment.PORT }}`: read when
+        // the scenario loads, as Artillery reads it.
+        Some(t) if t.starts_with("{{") || t.starts_with("http") && t.contains("{{") => {
             let mut rewriter = super::templates::Rewriter::new(Vec::new());
             let text = rewriter.text(t);
             for e in &rewriter.env {
@@ -109,8 +112,16 @@ fn defaults(config: &Value, lines: &Lines, report: &mut Report) -> Option<Entry>
         .get("http")
         .and_then(|h| h.get("timeout"))
         .or_else(|| config.get("timeout"));
-    if let Some(t) = timeout.and_then(seconds) {
-        defaults.push(Entry::new("timeout", Node::raw(t)));
+    match (timeout, timeout.and_then(seconds)) {
+        (_, Some(t)) => defaults.push(Entry::new("timeout", Node::raw(t))),
+        (Some(t), None) => report.unsupported(
+            lines.find("timeout", 1),
+            format!(
+                "config.http.timeout `{}` is not a number of seconds (a value given at run time has none here); left out: loadlab's default timeout applies",
+                t.as_str().map(str::to_string).unwrap_or_else(|| serde_yaml_ng::to_string(t).unwrap_or_default().trim().to_string())
+            ),
+        ),
+        (None, None) => {}
     }
     if let Some(http) = config.get("http").and_then(Value::as_mapping) {
         for key in http.keys().filter_map(Value::as_str) {
@@ -495,6 +506,7 @@ fn payloads(
             report.unsupported(line, "a payload without `path`; left out");
             continue;
         };
+        let templated = templated_path(path, line, report);
         let cols: Vec<String> = p
             .get("fields")
             .and_then(Value::as_sequence)
@@ -518,6 +530,9 @@ fn payloads(
             set.clone(),
             Node::map([("csv", Node::str(path)), ("pick", Node::raw(pick))]),
         );
+        if let Some(why) = templated {
+            entry = entry.commented(why);
+        }
         let has_header = p
             .get("skipHeader")
             .and_then(Value::as_bool)
@@ -547,4 +562,18 @@ fn payloads(
         ));
         data.push(entry);
     }
+}
+
+/// A `decide:` comment (and a report line) for a payload path holding a template
+/// (`names-{{ $environment }}.csv`): Artillery fills it at run time, loadlab reads `csv:` as
+/// a file name.
+fn templated_path(path: &str, line: Option<usize>, report: &mut Report) -> Option<String> {
+    if !path.contains("{{") {
+        return None;
+    }
+    let what = format!(
+        "payload path `{path}` holds a template Artillery fills at run time (`$environment` is its --environment); loadlab reads a file name: write the CSV's path"
+    );
+    report.unsupported(line, what.clone());
+    Some(format!("decide: {what}"))
 }

@@ -5,6 +5,7 @@
 mod auth;
 mod config;
 mod config_vars;
+mod expect;
 mod flow;
 mod guards;
 mod share;
@@ -66,6 +67,7 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
                 .cloned()
         }),
         auth: Default::default(),
+        scenario_values: data_names(&config.entries),
     };
     let mut flows = Vec::new();
     let mut used_names: Vec<String> = Vec::new();
@@ -176,7 +178,7 @@ fn scenario_flow(
         if !["name", "weight", "flow", "engine"].contains(&key) {
             let at = lines.find(key, walker.cursor.saturating_sub(3).max(1));
             report.unsupported(at, format!("scenario {}: `{key}` not converted", i + 1));
-            comments.push(format!("not converted (line {}): `{key}`", at.unwrap_or(0)));
+            comments.push(format!("not converted{}: `{key}`", flow::paren(at)));
         }
     }
     let mut fname = s
@@ -209,6 +211,18 @@ fn scenario_flow(
             ("steps", Node::Seq(steps)),
         ]),
     })
+}
+
+/// The names of the `data:` sets written from `config`.
+fn data_names(entries: &[Entry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter(|e| e.key == "data")
+        .flat_map(|e| match &e.value {
+            Node::Map(sets) => sets.iter().map(|s| s.key.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
 }
 
 /// A scenario's weight as Artillery reads it: 1 when not given.
