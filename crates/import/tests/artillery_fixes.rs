@@ -240,3 +240,23 @@ fn a_templated_payload_path_and_timeout_are_reported() {
         "{lines:?}"
     );
 }
+
+#[test]
+fn phases_only_under_environments_are_named_not_silently_one_user() {
+    let src = "config:\n  target: http://127.0.0.1:8080\n  environments:\n    smoke:\n      phases: [{duration: 30, arrivalRate: 1}]\n    load:\n      phases: [{duration: 60, arrivalRate: 20}]\nscenarios:\n  - flow: [{get: {url: /}}]\n";
+    let out = imported(src, "envs.yml");
+    assert!(
+        out.yaml.contains(
+            "# decide: the script's phases are only under config.environments (smoke, load)"
+        ),
+        "{}",
+        out.yaml
+    );
+    let u = &out.report.unsupported;
+    assert_eq!(u.len(), 1, "{u:?}");
+    assert_eq!(u[0].line, Some(3));
+    assert!(u[0].what.starts_with(
+        "config.environments (smoke, load): Artillery applies one when run with --environment NAME"
+    ));
+    validate(&out.yaml, "envs.yaml");
+}

@@ -31,6 +31,8 @@ const KNOWN: &[&str] = &[
     "ensure",
     "plugins",
     "tls",
+    // Reported by `environments.rs`.
+    "environments",
 ];
 
 pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Config {
@@ -84,6 +86,7 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
     if !data.is_empty() {
         entries.push(Entry::new("data", Node::Map(data)));
     }
+    super::environments::note(config, &mut entries, lines, report);
     Config {
         entries,
         fields,

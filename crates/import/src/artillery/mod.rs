@@ -5,6 +5,7 @@
 mod auth;
 mod config;
 mod config_vars;
+mod environments;
 mod expect;
 mod flow;
 mod guards;
