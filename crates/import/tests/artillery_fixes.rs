@@ -260,3 +260,19 @@ fn phases_only_under_environments_are_named_not_silently_one_user() {
     ));
     validate(&out.yaml, "envs.yaml");
 }
+
+#[test]
+fn a_refusal_names_why_no_scenario_converted_first() {
+    let mut src = String::from("config:\n  target: http://127.0.0.1:8080\n");
+    for i in 0..9 {
+        src.push_str(&format!("  unknown{i}: x\n"));
+    }
+    src.push_str("scenarios:\n  - flow:\n      - log: hi\n");
+    let err = loadlab_import::import(Kind::Artillery, &src, "noisy.yml", &Options::default())
+        .unwrap_err()
+        .to_string();
+    let reasons: Vec<&str> = err.lines().skip(1).map(str::trim).collect();
+    assert!(reasons[0].starts_with("line 14: flow item `log`"), "{err}");
+    assert!(reasons[1].contains("no request step converted"), "{err}");
+    assert_eq!(reasons.last(), Some(&"(3 more not converted)"), "{err}");
+}

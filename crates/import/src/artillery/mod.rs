@@ -53,6 +53,7 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
         }
     }
     let mut config = config::config(doc.get("config"), &lines, &mut report);
+    let config_reasons = report.unsupported.len();
     let mut walker = flow::Walker {
         lines: &lines,
         cursor: lines.find("scenarios", 1).unwrap_or(1),
@@ -100,16 +101,24 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
         walker.requests
     ));
     if flows.is_empty() {
-        // The report is not printed when the import fails: its reasons go in the error.
-        let reasons: Vec<String> = report
-            .unsupported
+        // The report is not printed when the import fails: its reasons go in the error,
+        // those about the scenarios (why none converted) first.
+        let (about_config, about_flows) = report.unsupported.split_at(config_reasons);
+        let mut reasons: Vec<String> = about_flows
             .iter()
-            .take(6)
+            .chain(about_config)
+            .take(8)
             .map(|u| match u.line {
                 Some(l) => format!("line {l}: {}", u.what),
                 None => u.what.clone(),
             })
             .collect();
+        if report.unsupported.len() > reasons.len() {
+            reasons.push(format!(
+                "({} more not converted)",
+                report.unsupported.len() - reasons.len()
+            ));
+        }
         return Err(ImportError::invalid(
             file,
             format!(
