@@ -276,3 +276,30 @@ fn a_refusal_names_why_no_scenario_converted_first() {
     assert!(reasons[1].contains("no request step converted"), "{err}");
     assert_eq!(reasons.last(), Some(&"(3 more not converted)"), "{err}");
 }
+
+#[test]
+fn loop_counts_as_artillery_reads_them() {
+    let cases = [
+        ("5", "count: 5", None),
+        ("\"5\"", "count: 5", None),
+        (
+            "\"9-12\"",
+            "count: 3",
+            Some("# Artillery's count `9-12` loops from 9 while below 12: 3 times"),
+        ),
+        (
+            "\"{{ n }}\"",
+            "count: 1",
+            Some("# decide: loop count `{{ n }}` is not a number"),
+        ),
+    ];
+    for (count, want, comment) in cases {
+        let src = format!("config:\n  target: http://127.0.0.1:8080\nscenarios:\n  - flow:\n      - loop:\n          - get: {{url: /}}\n        count: {count}\n");
+        let out = imported(&src, "loops.yml");
+        assert!(out.yaml.contains(want), "{count}: {}", out.yaml);
+        if let Some(c) = comment {
+            assert!(out.yaml.contains(c), "{count}: {}", out.yaml);
+        }
+        validate(&out.yaml, "loops.yaml");
+    }
+}

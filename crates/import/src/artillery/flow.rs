@@ -154,7 +154,8 @@ impl Walker<'_> {
             .and_then(Value::as_sequence)
             .map(|list| list.len() as u64)
             .filter(|n| *n > 0);
-        let count = match item.get("count").and_then(Value::as_u64).or(over_len) {
+        let count = item.get("count").and_then(|c| loop_count(c, &mut comments));
+        let count = match count.or(over_len) {
             Some(c) => c,
             None => {
                 let why = match (item.get("count"), item.get("over")) {
@@ -487,4 +488,27 @@ fn url_from_variable(step: &Item, method: &str, scenario_values: &[String]) -> O
 /// ` (line N)` for a comment, or nothing when the source line is not known.
 pub fn paren(line: Option<usize>) -> String {
     line.map(|l| format!(" (line {l})")).unwrap_or_default()
+}
+
+/// A loop's `count` as Artillery reads it (`parseLoopCount`): a number, a numeric string
+/// (`"5"`), or a range `"9-12"`, which counts from 9 while below 12 — 3 times, noted in
+/// `comments`. `None` for anything else (a template, a negative count: forever).
+fn loop_count(count: &Value, comments: &mut Vec<String>) -> Option<u64> {
+    if let Some(n) = count.as_u64() {
+        return Some(n);
+    }
+    let text = count.as_str()?.trim();
+    if let Ok(n) = text.parse::<u64>() {
+        return Some(n);
+    }
+    let (from, to) = text.split_once('-')?;
+    let (from, to) = (
+        from.trim().parse::<u64>().ok()?,
+        to.trim().parse::<u64>().ok()?,
+    );
+    let n = to.checked_sub(from)?;
+    comments.push(format!(
+        "Artillery's count `{text}` loops from {from} while below {to}: {n} times"
+    ));
+    Some(n)
 }
