@@ -303,3 +303,22 @@ fn loop_counts_as_artillery_reads_them() {
         validate(&out.yaml, "loops.yaml");
     }
 }
+
+#[test]
+fn a_payload_without_path_keeps_its_columns() {
+    let src = "config:\n  target: http://127.0.0.1:8080\n  payload:\n    fields: [species, name]\n    skipHeader: true\nscenarios:\n  - flow:\n      - post: {url: /pets, json: {name: \"{{ name }}\", species: \"{{ species }}\"}}\n";
+    let out = imported(src, "nopath.yml");
+    assert!(
+        out.yaml
+            .contains("json: { name: \"{{ payload.name }}\", species: \"{{ payload.species }}\" }"),
+        "{}",
+        out.yaml
+    );
+    assert!(out.yaml.contains(
+        "# decide: a payload without `path` (Artillery is given the CSV with --payload)"
+    ));
+    assert!(
+        variables(&out).is_empty(),
+        "columns are no processor variables"
+    );
+}

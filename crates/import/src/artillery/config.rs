@@ -505,11 +505,16 @@ fn payloads(
     };
     let line = lines.find("payload", 1);
     for p in &list {
-        let Some(path) = p.get("path").and_then(Value::as_str) else {
-            report.unsupported(line, "a payload without `path`; left out");
-            continue;
+        // Without `path`, Artillery is given the CSV at run time (`--payload FILE`): its
+        // columns are still the payload's, so the set stays, its file to be named.
+        let (path, templated) = match p.get("path").and_then(Value::as_str) {
+            Some(path) => (path, templated_path(path, line, report)),
+            None => {
+                let what = "a payload without `path` (Artillery is given the CSV with --payload): written as `payload.csv`, name the file";
+                report.unsupported(line, what);
+                ("payload.csv", Some(format!("decide: {what}")))
+            }
         };
-        let templated = templated_path(path, line, report);
         let cols: Vec<String> = p
             .get("fields")
             .and_then(Value::as_sequence)
