@@ -13,7 +13,7 @@ impl<'a> Lines<'a> {
         }
     }
 
-    /// The 1-based line of the first `key:` (or `- key:`, `"key":`) at or after line `from`
+    /// The 1-based line of the first `key:` (or `- key:`, `"key":`, `{ "key":`) at or after line `from`
     /// (1-based).
     pub fn find(&self, key: &str, from: usize) -> Option<usize> {
         let start = from.saturating_sub(1);
@@ -22,8 +22,8 @@ impl<'a> Lines<'a> {
             .enumerate()
             .skip(start)
             .find(|(_, l)| {
-                let t = l.trim_start();
-                let t = t.strip_prefix('-').map(str::trim_start).unwrap_or(t);
+                // `- key:`, and a JSON or flow mapping opened on the key's line: `{ "key": …`.
+                let t = l.trim_start_matches(|c: char| c.is_whitespace() || "-{[".contains(c));
                 let t = t
                     .strip_prefix('"')
                     .or_else(|| t.strip_prefix('\''))
@@ -62,5 +62,10 @@ mod tests {
         assert_eq!(l.find("log", 1), Some(9));
         assert_eq!(l.find("missing", 1), None);
         assert_eq!(l.find("targ", 1), None, "a prefix of a key is not the key");
+        let json = "{\n  \"flow\": [\n    { \"get\": { \"url\": \"/\" } },\n    {\n      \"post\": {}\n    }\n  ]\n}\n";
+        let l = Lines::new(json);
+        assert_eq!(l.find("flow", 1), Some(2));
+        assert_eq!(l.find("get", 1), Some(3));
+        assert_eq!(l.find("post", 1), Some(5));
     }
 }

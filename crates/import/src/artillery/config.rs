@@ -31,6 +31,8 @@ const KNOWN: &[&str] = &[
     "ensure",
     "plugins",
     "tls",
+    // Reported by `environments.rs`.
+    "environments",
 ];
 
 pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Config {
@@ -40,11 +42,14 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
     let mut fields = Vec::new();
     report_unknown_keys(config, lines, report);
     match config.get("target").and_then(Value::as_str).map(str::trim) {
-        Some(t) if t.starts_with("http://") || t.starts_with("https://") => {
+        Some(t)
+            if (t.starts_with("http://") || t.starts_with("https://")) && !t.contains("{{") =>
+        {
             entries.push(Entry::new("target", Node::str(t)))
         }
-        // `{{ $env.TARGET }}`: read when the scenario loads, as Artillery reads it.
-        Some(t) if t.starts_with("{{") => {
+        // `{{ $env.TARGET }}`, `http://localhost:{{ $processEnvironment.PORT }}`: read when
+        // the scenario loads, as Artillery reads it.
+        Some(t) if t.starts_with("{{") || t.starts_with("http") && t.contains("{{") => {
             let mut rewriter = super::templates::Rewriter::new(Vec::new());
             let text = rewriter.text(t);
             for e in &rewriter.env {
@@ -77,10 +82,11 @@ pub fn config(config: Option<&Value>, lines: &Lines, report: &mut Report) -> Con
     }
     let mut data = Vec::new();
     payloads(config.get("payload"), lines, report, &mut data, &mut fields);
-    let aliases = variables(config.get("variables"), report, &mut data);
+    let aliases = super::config_vars::variables(config.get("variables"), report, &mut data);
     if !data.is_empty() {
         entries.push(Entry::new("data", Node::Map(data)));
     }
+    super::environments::note(config, &mut entries, lines, report);
     Config {
         entries,
         fields,
@@ -109,8 +115,16 @@ fn defaults(config: &Value, lines: &Lines, report: &mut Report) -> Option<Entry>
         .get("http")
         .and_then(|h| h.get("timeout"))
         .or_else(|| config.get("timeout"));
-    if let Some(t) = timeout.and_then(seconds) {
-        defaults.push(Entry::new("timeout", Node::raw(t)));
+    match (timeout, timeout.and_then(seconds)) {
+        (_, Some(t)) => defaults.push(Entry::new("timeout", Node::raw(t))),
+        (Some(t), None) => report.unsupported(
+            lines.find("timeout", 1),
+            format!(
+                "config.http.timeout `{}` is not a number of seconds (a value given at run time has none here); left out: loadlab's default timeout applies",
+                t.as_str().map(str::to_string).unwrap_or_else(|| serde_yaml_ng::to_string(t).unwrap_or_default().trim().to_string())
+            ),
+        ),
+        (None, None) => {}
     }
     if let Some(http) = config.get("http").and_then(Value::as_mapping) {
         for key in http.keys().filter_map(Value::as_str) {
@@ -167,67 +181,6 @@ pub fn default_sections(config: &Value) -> impl Iterator<Item = &Value> {
     .flatten()
 }
 
-/// `config.variables`: each a data set of its values, picked at random; a single value that
-/// is a template (`"{{ $env.API_KEY }}"`) is returned as an alias instead, since a data set's
-/// values are sent as written.
-fn variables(
-    vars: Option<&Value>,
-    report: &mut Report,
-    data: &mut Vec<Entry>,
-) -> Vec<(String, String)> {
-    let mut aliases = Vec::new();
-    let Some(vars) = vars.and_then(Value::as_mapping) else {
-        return aliases;
-    };
-    for (k, v) in vars {
-        let Some(name) = k.as_str() else { continue };
-        if let Some(text) = v.as_str().filter(|t| is_expression_only(t)) {
-            report.did(format!(
-                "config.variables.{name} is `{text}`: each `{{{{ {name} }}}}` became it"
-            ));
-            aliases.push((name.to_string(), text.to_string()));
-            continue;
-        }
-        let values = match v {
-            Value::Sequence(s) => s.clone(),
-            other => vec![other.clone()],
-        };
-        let values: Vec<serde_json::Value> = values
-            .iter()
-            .filter_map(|x| serde_json::to_value(x).ok())
-            .collect();
-        data.push(Entry::new(
-            name,
-            Node::map([
-                ("values", Node::json(&serde_json::Value::Array(values))),
-                ("pick", Node::raw("random")),
-            ]),
-        ));
-        report.did(format!(
-            "config.variables.{name} became the data set `{name}` (a random value per iteration)"
-        ));
-    }
-    aliases
-}
-
-/// Text whose templates are all Artillery expressions (`$env.X`, `$randomNumber(…)`), none a
-/// bare variable that could name another alias.
-fn is_expression_only(text: &str) -> bool {
-    let mut rest = text;
-    let mut any = false;
-    while let Some(open) = rest.find("{{") {
-        let Some(close) = rest[open..].find("}}") else {
-            return false;
-        };
-        if !rest[open + 2..open + close].trim().starts_with('$') {
-            return false;
-        }
-        any = true;
-        rest = &rest[open + close + 2..];
-    }
-    any
-}
-
 /// `tls.rejectUnauthorized: false` accepts any certificate: loadlab's `insecure: true`.
 fn tls(tls: Option<&Value>, lines: &Lines, report: &mut Report) -> Option<Entry> {
     match tls?.get("rejectUnauthorized").and_then(Value::as_bool) {
@@ -266,7 +219,8 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
         return (e, None);
     };
     let mut stages = Vec::new();
-    let mut max_vusers: Option<u64> = None;
+    // `(phase number, its maxVusers)` for phases with arrivals; None: uncapped.
+    let mut caps: Vec<(usize, Option<u64>)> = Vec::new();
     let mut cursor = lines.find("phases", 1).unwrap_or(1);
     let mut warmup = None;
     for (i, p) in phases.iter().enumerate() {
@@ -312,9 +266,7 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
         };
         stage.extend(rate);
         report_unconverted_phase_keys(p, i, line, report);
-        if let Some(m) = p.get("maxVusers").and_then(Value::as_u64) {
-            max_vusers = Some(max_vusers.map_or(m, |x: u64| x.max(m)));
-        }
+        caps.push((i + 1, p.get("maxVusers").and_then(Value::as_u64)));
         if i == 0
             && phases.len() > 1
             && name.is_some_and(|n| n.to_ascii_lowercase().contains("warm"))
@@ -342,10 +294,36 @@ fn load(phases: Option<&Value>, lines: &Lines, report: &mut Report) -> (Entry, O
         Entry::new("model", Node::raw("open")),
         Entry::new("stages", Node::Seq(stages)),
     ];
-    if let Some(m) = max_vusers {
-        load.push(Entry::new("max_in_flight", Node::raw(m.to_string())));
-    }
+    load.extend(max_in_flight(&caps, lines.find("phases", 1), report));
     (Entry::new("load", Node::Map(load)), warmup)
+}
+
+/// `max_in_flight` from the phases' `maxVusers`: Artillery caps each phase, loadlab the
+/// whole run, so the largest cap is kept and, when the phases' caps differ, the output and
+/// the report say which phases lost theirs.
+fn max_in_flight(
+    caps: &[(usize, Option<u64>)],
+    line: Option<usize>,
+    report: &mut Report,
+) -> Option<Entry> {
+    let max = caps.iter().filter_map(|(_, c)| *c).max()?;
+    let entry = Entry::new("max_in_flight", Node::raw(max.to_string()));
+    if caps.iter().all(|(_, c)| *c == Some(max)) {
+        return Some(entry);
+    }
+    let each: Vec<String> = caps
+        .iter()
+        .map(|(i, c)| match c {
+            Some(c) => format!("phase {i}: {c}"),
+            None => format!("phase {i}: none"),
+        })
+        .collect();
+    let what = format!(
+        "maxVusers capped each phase in Artillery ({}); loadlab's max_in_flight caps the whole run: the largest, {max}, applies to every phase",
+        each.join(", ")
+    );
+    report.unsupported(line, what.clone());
+    Some(entry.commented(format!("decide: {what}")))
 }
 
 /// A phase's arrivals as `rate` (and `ramp_to`) entries: `arrivalRate`, or `arrivalCount`
@@ -527,9 +505,15 @@ fn payloads(
     };
     let line = lines.find("payload", 1);
     for p in &list {
-        let Some(path) = p.get("path").and_then(Value::as_str) else {
-            report.unsupported(line, "a payload without `path`; left out");
-            continue;
+        // Without `path`, Artillery is given the CSV at run time (`--payload FILE`): its
+        // columns are still the payload's, so the set stays, its file to be named.
+        let (path, templated) = match p.get("path").and_then(Value::as_str) {
+            Some(path) => (path, templated_path(path, line, report)),
+            None => {
+                let what = "a payload without `path` (Artillery is given the CSV with --payload): written as `payload.csv`, name the file";
+                report.unsupported(line, what);
+                ("payload.csv", Some(format!("decide: {what}")))
+            }
         };
         let cols: Vec<String> = p
             .get("fields")
@@ -554,6 +538,9 @@ fn payloads(
             set.clone(),
             Node::map([("csv", Node::str(path)), ("pick", Node::raw(pick))]),
         );
+        if let Some(why) = templated {
+            entry = entry.commented(why);
+        }
         let has_header = p
             .get("skipHeader")
             .and_then(Value::as_bool)
@@ -583,4 +570,18 @@ fn payloads(
         ));
         data.push(entry);
     }
+}
+
+/// A `decide:` comment (and a report line) for a payload path holding a template
+/// (`names-{{ $environment }}.csv`): Artillery fills it at run time, loadlab reads `csv:` as
+/// a file name.
+fn templated_path(path: &str, line: Option<usize>, report: &mut Report) -> Option<String> {
+    if !path.contains("{{") {
+        return None;
+    }
+    let what = format!(
+        "payload path `{path}` holds a template Artillery fills at run time (`$environment` is its --environment); loadlab reads a file name: write the CSV's path"
+    );
+    report.unsupported(line, what.clone());
+    Some(format!("decide: {what}"))
 }

@@ -18,6 +18,10 @@ pub struct Walker<'a> {
     pub requests: usize,
     /// `config.defaults.think.jitter`: the jitter of every think that gives none.
     pub think_jitter: Option<Value>,
+    pub auth: super::auth::BasicAuth,
+    /// Names whose value comes from the scenario itself (data sets of `config.variables`,
+    /// captures met so far): a URL made of one is not read from the environment.
+    pub scenario_values: Vec<String>,
 }
 
 impl Walker<'_> {
@@ -35,25 +39,9 @@ impl Walker<'_> {
             if let Some(l) = line {
                 self.cursor = l + 1;
             }
-            let converted = if let Some(method) = METHODS.iter().find(|m| item.get(**m).is_some()) {
-                let uses = self.rewriter.unknown_uses;
-                let request = self.request(method, &item[*method], line, report);
-                if self.rewriter.unknown_uses == uses {
-                    Some(request)
-                } else {
-                    // `{{ $loopCount }}`, `{{ $loopElement }}`...: sent as written, it would be
-                    // refused when the scenario loads.
-                    self.requests -= 1;
-                    let what = format!(
-                        "{method}: uses an Artillery variable with no loadlab equivalent (listed below); the request is left out"
-                    );
-                    pending.push(format!(
-                        "not converted (line {}): {what}",
-                        line.unwrap_or(0)
-                    ));
-                    report.unsupported(line, what);
-                    None
-                }
+            let method = METHODS.iter().find(|m| item.get(**m).is_some());
+            let converted = if let Some(method) = method {
+                self.request_step(method, &item[*method], line, report, &mut pending)
             } else if let Some(t) = item.get("think") {
                 let jitter = item.get("jitter").or(self.think_jitter.as_ref());
                 match think(t, jitter) {
@@ -64,13 +52,10 @@ impl Walker<'_> {
                     }
                 }
             } else if let Some(body) = item.get("loop") {
-                Some(self.looped(item, body, line, report))
+                self.looped(item, body, line, report, &mut pending)
             } else {
                 let what = format!("flow item `{first}`: no loadlab equivalent; left out");
-                pending.push(format!(
-                    "not converted (line {}): {what}",
-                    line.unwrap_or(0)
-                ));
+                pending.push(format!("not converted{}: {what}", paren(line)));
                 report.unsupported(line, what);
                 None
             };
@@ -86,17 +71,71 @@ impl Walker<'_> {
         out
     }
 
+    /// A request item as a step; `None` (reported, noted in `pending`) for a request loadlab
+    /// would not send as Artillery does: conditional, using an Artillery variable with no
+    /// equivalent, or with a URL that is a variable's value (loadlab wants a path or URL).
+    fn request_step(
+        &mut self,
+        method: &str,
+        spec: &Value,
+        line: Option<usize>,
+        report: &mut Report,
+        pending: &mut Vec<String>,
+    ) -> Option<Item> {
+        let mut left_out = |what: String, decide: bool, report: &mut Report| {
+            pending.push(match decide {
+                true => format!("decide:{}: {what}", at(line)),
+                false => format!("not converted{}: {what}", paren(line)),
+            });
+            report.unsupported(line, what);
+            None
+        };
+        if let Some(why) = super::guards::condition(spec) {
+            return left_out(
+                format!("{method}: {why}; the request is left out"),
+                true,
+                report,
+            );
+        }
+        let uses = self.rewriter.unknown_uses;
+        let request = self.request(method, spec, line, report);
+        if self.rewriter.unknown_uses != uses {
+            // `{{ $loopCount }}`, `{{ $loopElement }}`...: sent as written, it would be
+            // refused when the scenario loads.
+            self.requests -= 1;
+            return left_out(format!(
+                "{method}: uses an Artillery variable with no loadlab equivalent (listed below); the request is left out"
+            ), false, report);
+        }
+        if let Some(url) = url_from_variable(&request, method, &self.scenario_values) {
+            self.requests -= 1;
+            return left_out(format!(
+                "{method} `{url}`: the whole URL is a variable's value, and loadlab wants a path starting with `/` (or a URL from `{{{{ env.NAME }}}}`); the request is left out: write its path"
+            ), true, report);
+        }
+        Some(request)
+    }
+
+    /// A `loop` as a loadlab loop; `None` (reported, noted in `pending`) when no step of its
+    /// body converted, since a loop of no steps does not load.
     fn looped(
         &mut self,
         item: &Value,
         body: &Value,
         line: Option<usize>,
         report: &mut Report,
-    ) -> Item {
+        pending: &mut Vec<String>,
+    ) -> Option<Item> {
         let steps = match body.as_sequence() {
             Some(s) => self.steps(s, report),
             None => Vec::new(),
         };
+        if steps.is_empty() {
+            let what = "loop: no step of its body converted; left out";
+            pending.push(format!("not converted{}: {what}", paren(line)));
+            report.unsupported(line, what);
+            return None;
+        }
         let mut comments = Vec::new();
         for key in item
             .as_mapping()
@@ -107,10 +146,7 @@ impl Walker<'_> {
             if !["loop", "count", "over"].contains(&key) {
                 let at = self.lines.find(key, line.unwrap_or(1));
                 report.unsupported(at, format!("loop `{key}`: not converted"));
-                comments.push(format!(
-                    "not converted (line {}): loop `{key}`",
-                    at.unwrap_or(0)
-                ));
+                comments.push(format!("not converted{}: loop `{key}`", paren(at)));
             }
         }
         let over_len = item
@@ -118,7 +154,8 @@ impl Walker<'_> {
             .and_then(Value::as_sequence)
             .map(|list| list.len() as u64)
             .filter(|n| *n > 0);
-        let count = match item.get("count").and_then(Value::as_u64).or(over_len) {
+        let count = item.get("count").and_then(|c| loop_count(c, &mut comments));
+        let count = match count.or(over_len) {
             Some(c) => c,
             None => {
                 let why = match (item.get("count"), item.get("over")) {
@@ -142,7 +179,7 @@ impl Walker<'_> {
                 1
             }
         };
-        Item {
+        Some(Item {
             comments,
             value: Node::map([(
                 "loop",
@@ -151,7 +188,7 @@ impl Walker<'_> {
                     ("steps", Node::Seq(steps)),
                 ]),
             )]),
-        }
+        })
     }
 
     fn request(
@@ -163,8 +200,21 @@ impl Walker<'_> {
     ) -> Item {
         self.requests += 1;
         let url = spec.get("url").and_then(Value::as_str).unwrap_or("/");
-        let url = self.rewriter.text(url);
+        let mut url = self.rewriter.text(url);
         let mut comments = Vec::new();
+        if !["/", "http://", "https://", "{{"]
+            .iter()
+            .any(|p| url.starts_with(p))
+        {
+            // Artillery prefixes the target only to a URL starting with `/`; `members/create`
+            // is sent as written, which fails: the path was surely meant.
+            let what = format!(
+                "url `{url}` neither starts with `/` nor is a full URL (Artillery sends it as written, and it fails): written as `/{url}`"
+            );
+            comments.push(format!("decide:{}: {what}", at(line)));
+            report.unsupported(line, what);
+            url.insert(0, '/');
+        }
         let name = spec
             .get("name")
             .and_then(Value::as_str)
@@ -180,12 +230,22 @@ impl Walker<'_> {
                 Node::map(text_map(&mut self.rewriter, qs)),
             ));
         }
-        let headers = self.headers(spec);
+        let mut headers = self.headers(spec);
+        if let Some(auth) = spec.get("auth") {
+            let set = headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("authorization"));
+            if !set {
+                headers.extend(self.auth.header(auth, line, report));
+            }
+        }
         if !headers.is_empty() {
             m.push(Entry::new("headers", Node::map(headers)));
         }
         m.extend(self.body(spec, line, report));
         let captures = captures(spec, line, report, &mut comments);
+        self.scenario_values
+            .extend(captures.iter().map(|(name, _)| name.clone()));
         let checks = self.expect(spec.get("expect"), &captures, line, report, &mut comments);
         if !checks.is_empty() {
             m.push(Entry::new("check", Node::Map(checks)));
@@ -200,14 +260,25 @@ impl Walker<'_> {
             .filter_map(Value::as_str)
         {
             if ![
-                "url", "name", "qs", "headers", "cookie", "json", "body", "form", "capture",
+                "url",
+                "name",
+                "qs",
+                "headers",
+                "cookie",
+                "json",
+                "body",
+                "form",
+                "capture",
                 "expect",
+                "auth",
+                "probability",
+                "ifTrue",
             ]
             .contains(&key)
             {
                 let at = self.lines.find(key, line.unwrap_or(self.cursor));
                 report.unsupported(at, format!("{method} `{key}`: not converted"));
-                comments.push(format!("not converted (line {}): `{key}`", at.unwrap_or(0)));
+                comments.push(format!("not converted{}: `{key}`", paren(at)));
             }
         }
         Item {
@@ -274,7 +345,7 @@ impl Walker<'_> {
                 .collect(),
             _ => return Vec::new(),
         };
-        let mut expected = Expected::default();
+        let mut expected = super::expect::Expected::default();
         for e in &list {
             let Some((k, v)) = e.as_mapping().and_then(|m| m.iter().next()) else {
                 continue;
@@ -287,121 +358,6 @@ impl Walker<'_> {
     }
 }
 
-/// What a request's `expect` list asks, gathered into the one check loadlab writes.
-#[derive(Default)]
-struct Expected {
-    status: Vec<u64>,
-    json: Vec<(String, Node)>,
-    header: Vec<(String, Node)>,
-    body_contains: Option<String>,
-}
-
-impl Expected {
-    /// One expectation, `key: v` at line `at`; one that does not convert is reported and noted
-    /// in `comments`.
-    fn add(
-        &mut self,
-        key: &str,
-        v: &Value,
-        at: Option<usize>,
-        captures: &[(String, Node)],
-        report: &mut Report,
-        comments: &mut Vec<String>,
-    ) {
-        match key {
-            "statusCode" => match v {
-                Value::Sequence(s) => self.status.extend(s.iter().filter_map(Value::as_u64)),
-                other => self.status.extend(other.as_u64()),
-            },
-            "contentType" => self.content_type(v, comments),
-            "hasProperty" => self.has_property(v, at, report, comments),
-            "equals" => match equals(v, captures) {
-                Some((path, expected)) => self.json.push((path, expected)),
-                None => {
-                    report.unsupported(
-                        at,
-                        "expect equals: converts only `[\"{{ captured }}\", value]` with a JSON capture of this request",
-                    );
-                    comments.push(format!(
-                        "not converted (line {}): expect equals",
-                        at.unwrap_or(0)
-                    ));
-                }
-            },
-            other => {
-                report.unsupported(at, format!("expect {other}: no loadlab check"));
-                comments.push(format!(
-                    "not converted (line {}): expect {other}",
-                    at.unwrap_or(0)
-                ));
-            }
-        }
-    }
-
-    /// Artillery's `contentType` matched loosely (`json`: any such type); loadlab's header
-    /// check wants one whole type, so a comment says the check became stricter.
-    fn content_type(&mut self, v: &Value, comments: &mut Vec<String>) {
-        let t = v.as_str().unwrap_or("");
-        let full = if t.contains('/') {
-            t.to_string()
-        } else {
-            format!("application/{t}")
-        };
-        comments.push(format!(
-            "Artillery's contentType `{t}` matched any such type; this check wants exactly `{full}`"
-        ));
-        self.header.push(("Content-Type".into(), Node::str(full)));
-    }
-
-    /// A property is approximated by its key appearing in the body, and loadlab's check has one
-    /// `body_contains`: the first property converts, the others are reported.
-    fn has_property(
-        &mut self,
-        v: &Value,
-        at: Option<usize>,
-        report: &mut Report,
-        comments: &mut Vec<String>,
-    ) {
-        let p = v.as_str().unwrap_or("");
-        let key = p.rsplit('.').next().unwrap_or(p);
-        if self.body_contains.is_none() {
-            self.body_contains = Some(format!("\"{key}\""));
-            comments.push(format!(
-                "hasProperty `{p}` approximated: the body contains the key \"{key}\""
-            ));
-        } else {
-            report.unsupported(
-                at,
-                format!("expect hasProperty `{p}`: only one per request converts"),
-            );
-        }
-    }
-
-    /// The check's entries, in the order loadlab writes them.
-    fn entries(self) -> Vec<Entry> {
-        let mut out = Vec::new();
-        match self.status.len() {
-            0 => {}
-            1 => out.push(Entry::new("status", Node::raw(self.status[0].to_string()))),
-            _ => out.push(Entry::new(
-                "status",
-                Node::seq(self.status.iter().map(|s| Node::raw(s.to_string()))),
-            )),
-        }
-        if !self.json.is_empty() {
-            out.push(Entry::new("json", Node::map(self.json)));
-        }
-        if let Some(b) = self.body_contains {
-            out.push(Entry::new("body_contains", Node::str(b)));
-        }
-        if !self.header.is_empty() {
-            out.push(Entry::new("header", Node::map(self.header)));
-        }
-        out
-    }
-}
-
-/// `equals: ["{{ id }}", 42]` where `id` is a JSON capture of this request → (`$.id`, 42).
 /// A think as loadlab writes it: `2s`, or with Artillery's `jitter` of a percentage a
 /// uniform range around it (`2s` ± 10% → `1.8s..2.2s`).
 fn think(t: &Value, jitter: Option<&Value>) -> Result<String, String> {
@@ -432,29 +388,6 @@ fn think(t: &Value, jitter: Option<&Value>) -> Result<String, String> {
     let (low, high) = (secs * (1.0 - share / 100.0), secs * (1.0 + share / 100.0));
     let ms = |s: f64| crate::scaffold::fmt_num((s * 1000.0).round());
     Ok(format!("{}ms..{}ms", ms(low), ms(high)))
-}
-
-fn equals(v: &Value, captures: &[(String, Node)]) -> Option<(String, Node)> {
-    let pair = v.as_sequence()?;
-    if pair.len() != 2 {
-        return None;
-    }
-    let var_of = |x: &Value| {
-        let s = x.as_str()?.trim();
-        let inner = s.strip_prefix("{{")?.strip_suffix("}}")?.trim().to_string();
-        Some(inner)
-    };
-    let (var, other) = match (var_of(&pair[0]), var_of(&pair[1])) {
-        (Some(v), None) => (v, &pair[1]),
-        (None, Some(v)) => (v, &pair[0]),
-        _ => return None,
-    };
-    let path = captures.iter().find_map(|(name, src)| match src {
-        Node::Str(p) if *name == var => Some(p.clone()),
-        _ => None,
-    })?;
-    let expected = serde_json::to_value(other).ok()?;
-    Some((path, Node::json(&expected)))
 }
 
 /// A mapping's scalar values as text (templates rewritten); other values are left out.
@@ -527,4 +460,55 @@ fn captures(
         captures.push((var.to_string(), source));
     }
     captures
+}
+
+/// ` line N` for a comment, or nothing when the source line is not known.
+pub fn at(line: Option<usize>) -> String {
+    line.map(|l| format!(" line {l}")).unwrap_or_default()
+}
+
+/// The URL of a request step when it starts with a value of the scenario (`{{ url }}` from a
+/// data set or a capture): loadlab cannot tell its origin when the file loads. A name set by
+/// a processor is read from the environment later (`variables.rs`), which loadlab accepts.
+fn url_from_variable(step: &Item, method: &str, scenario_values: &[String]) -> Option<String> {
+    let Node::Map(entries) = &step.value else {
+        return None;
+    };
+    let url = entries.iter().find(|e| e.key == method)?;
+    let Node::Str(url) = &url.value else {
+        return None;
+    };
+    let inner = url.strip_prefix("{{")?;
+    let expr = inner[..inner.find("}}")?].trim();
+    let from_scenario = expr.contains('.') && !expr.starts_with("env.")
+        || scenario_values.iter().any(|v| v == expr);
+    from_scenario.then(|| url.clone())
+}
+
+/// ` (line N)` for a comment, or nothing when the source line is not known.
+pub fn paren(line: Option<usize>) -> String {
+    line.map(|l| format!(" (line {l})")).unwrap_or_default()
+}
+
+/// A loop's `count` as Artillery reads it (`parseLoopCount`): a number, a numeric string
+/// (`"5"`), or a range `"9-12"`, which counts from 9 while below 12 — 3 times, noted in
+/// `comments`. `None` for anything else (a template, a negative count: forever).
+fn loop_count(count: &Value, comments: &mut Vec<String>) -> Option<u64> {
+    if let Some(n) = count.as_u64() {
+        return Some(n);
+    }
+    let text = count.as_str()?.trim();
+    if let Ok(n) = text.parse::<u64>() {
+        return Some(n);
+    }
+    let (from, to) = text.split_once('-')?;
+    let (from, to) = (
+        from.trim().parse::<u64>().ok()?,
+        to.trim().parse::<u64>().ok()?,
+    );
+    let n = to.checked_sub(from)?;
+    comments.push(format!(
+        "Artillery's count `{text}` loops from {from} while below {to}: {n} times"
+    ));
+    Some(n)
 }

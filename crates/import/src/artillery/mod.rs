@@ -2,8 +2,14 @@
 //! weights and flows) becomes a scenario; what has no loadlab equivalent is a comment in the
 //! output and a report entry with its line.
 
+mod auth;
 mod config;
+mod config_vars;
+mod environments;
+mod expect;
 mod flow;
+mod guards;
+mod share;
 
 mod templates;
 mod variables;
@@ -47,6 +53,7 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
         }
     }
     let mut config = config::config(doc.get("config"), &lines, &mut report);
+    let config_reasons = report.unsupported.len();
     let mut walker = flow::Walker {
         lines: &lines,
         cursor: lines.find("scenarios", 1).unwrap_or(1),
@@ -61,18 +68,21 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
                 .last()
                 .cloned()
         }),
+        auth: Default::default(),
+        scenario_values: data_names(&config.entries),
     };
     let mut flows = Vec::new();
     let mut used_names: Vec<String> = Vec::new();
+    let (mut kept_weight, mut total_weight) = (0, 0);
     for (i, s) in scenarios.iter().enumerate() {
-        flows.extend(scenario_flow(
-            &mut walker,
-            i,
-            s,
-            &mut used_names,
-            &mut report,
-        ));
+        let weight = weight(s);
+        total_weight += weight;
+        if let Some(flow) = scenario_flow(&mut walker, i, s, &mut used_names, &mut report) {
+            kept_weight += weight;
+            flows.push(flow);
+        }
     }
+    share::scale_load(&mut config.entries, kept_weight, total_weight, &mut report);
     rewrite_default_headers(&mut config.entries, &mut walker.rewriter);
     for u in &walker.rewriter.unknown {
         report.unsupported(
@@ -91,16 +101,24 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
         walker.requests
     ));
     if flows.is_empty() {
-        // The report is not printed when the import fails: its reasons go in the error.
-        let reasons: Vec<String> = report
-            .unsupported
+        // The report is not printed when the import fails: its reasons go in the error,
+        // those about the scenarios (why none converted) first.
+        let (about_config, about_flows) = report.unsupported.split_at(config_reasons);
+        let mut reasons: Vec<String> = about_flows
             .iter()
-            .take(6)
+            .chain(about_config)
+            .take(8)
             .map(|u| match u.line {
                 Some(l) => format!("line {l}: {}", u.what),
                 None => u.what.clone(),
             })
             .collect();
+        if report.unsupported.len() > reasons.len() {
+            reasons.push(format!(
+                "({} more not converted)",
+                report.unsupported.len() - reasons.len()
+            ));
+        }
         return Err(ImportError::invalid(
             file,
             format!(
@@ -170,7 +188,7 @@ fn scenario_flow(
         if !["name", "weight", "flow", "engine"].contains(&key) {
             let at = lines.find(key, walker.cursor.saturating_sub(3).max(1));
             report.unsupported(at, format!("scenario {}: `{key}` not converted", i + 1));
-            comments.push(format!("not converted (line {}): `{key}`", at.unwrap_or(0)));
+            comments.push(format!("not converted{}: `{key}`", flow::paren(at)));
         }
     }
     let mut fname = s
@@ -182,7 +200,7 @@ fn scenario_flow(
         fname = format!("{fname} ({})", i + 1);
     }
     used_names.push(fname.clone());
-    let weight = s.get("weight").and_then(Value::as_u64).unwrap_or(1);
+    let weight = weight(s);
     let requests_before = walker.requests;
     let steps = match s.get("flow").and_then(Value::as_sequence) {
         Some(f) => walker.steps(f, report),
@@ -203,6 +221,23 @@ fn scenario_flow(
             ("steps", Node::Seq(steps)),
         ]),
     })
+}
+
+/// The names of the `data:` sets written from `config`.
+fn data_names(entries: &[Entry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter(|e| e.key == "data")
+        .flat_map(|e| match &e.value {
+            Node::Map(sets) => sets.iter().map(|s| s.key.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// A scenario's weight as Artillery reads it: 1 when not given.
+fn weight(s: &Value) -> u64 {
+    s.get("weight").and_then(Value::as_u64).unwrap_or(1)
 }
 
 /// A duration as loadlab writes it, in seconds (`300s`), from Artillery's number of seconds

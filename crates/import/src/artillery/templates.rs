@@ -32,11 +32,14 @@ impl Rewriter {
         let mut out = String::new();
         let mut rest = text;
         while let Some(open) = rest.find("{{") {
-            let Some(close) = rest[open..].find("}}") else {
+            // Artillery reads `{{{ x }}}` as `{{ x }}` (its pattern is `{{{?...}}}?`).
+            let triple = rest[open..].starts_with("{{{");
+            let (start, end) = if triple { (3, "}}}") } else { (2, "}}") };
+            let Some(close) = rest[open..].find(end) else {
                 break;
             };
             out.push_str(&rest[..open]);
-            let expr = rest[open + 2..open + close].trim();
+            let expr = rest[open + start..open + close].trim();
             let alias = self.aliases.iter().find(|(v, _)| v == expr).cloned();
             match alias {
                 // The alias's own text holds no alias of itself (`variables` keeps only
@@ -47,7 +50,7 @@ impl Rewriter {
                 }
                 None => out.push_str(&format!("{{{{ {} }}}}", self.expr(expr))),
             }
-            rest = &rest[open + close + 2..];
+            rest = &rest[open + close + end.len()..];
         }
         out.push_str(rest);
         out
@@ -133,6 +136,8 @@ mod tests {
             ("Bearer {{ token }}", "Bearer {{ token }}"),
             ("no template", "no template"),
             ("{{ $loopCount }}", "{{ $loopCount }}"),
+            ("{{{ username }}}", "{{ users.username }}"),
+            ("/{{{token}}}/x", "/{{ token }}/x"),
         ];
         for (from, want) in cases {
             assert_eq!(r.text(from), want, "{from}");
