@@ -80,10 +80,16 @@ impl<'a> FlowBuilder<'a> {
 
     pub fn step(&mut self, o: &Op<'_>, report: &mut Report) {
         let spec = self.spec;
-        let mut auth = security::auth_for(spec, o.op);
-        self.sign_in_first(&mut auth, report);
         let line = self.lines.find(&o.path, 1);
         let title = format!("{} {}", o.method.to_ascii_uppercase(), o.path);
+        if o.path.contains("{{") {
+            report.unsupported(line, format!("{title}: the path holds `{{{{`, which loadlab reads as a template (it has no escape); the operation is left out"));
+            return;
+        }
+        let mut auth = security::auth_for(spec, o.op);
+        self.sign_in_first(&mut auth, report);
+        // Where the spec's example held `{{` and a generated value is sent instead.
+        let mut defused: Vec<String> = Vec::new();
         let mut comments = Vec::new();
         if let Some(s) = o.op.get("summary").and_then(Value::as_str) {
             comments.push(match &o.id {
@@ -91,12 +97,12 @@ impl<'a> FlowBuilder<'a> {
                 None => s.to_string(),
             });
         }
-        let url = self.path(o, &mut comments);
+        let url = self.path(o, &mut comments, &mut defused);
         let mut m = vec![
             Entry::new("name", Node::str(title.clone())),
             Entry::new(o.method, Node::str(url)),
         ];
-        let (query, headers) = parameters(spec, o, &auth);
+        let (query, headers) = parameters(spec, o, &auth, &mut defused);
         for (var, why) in &auth.variables {
             report.variable(var, why.clone());
         }
@@ -119,7 +125,12 @@ impl<'a> FlowBuilder<'a> {
             ));
         }
         if let Some(body) = o.op.get("requestBody") {
-            match request_body(spec, schema::resolve(spec, body)) {
+            let mut body_defused = false;
+            let entry = request_body(spec, schema::resolve(spec, body), &mut body_defused);
+            if body_defused && matches!(entry, Ok(Some(_))) {
+                defused.push("the request body".into());
+            }
+            match entry {
                 Ok(Some(entry)) => m.push(entry),
                 Ok(None) => {}
                 Err(what) => {
@@ -128,6 +139,14 @@ impl<'a> FlowBuilder<'a> {
                     report.unsupported(line, what);
                 }
             }
+        }
+        if !defused.is_empty() {
+            let what = format!(
+                "{title}: the spec's example of {} holds `{{{{`, which loadlab reads as a template (it has no escape); a value generated from the schema is sent instead",
+                defused.join(", ")
+            );
+            comments.push(format!("decide: {what}"));
+            report.unsupported(line, what);
         }
         m.extend(status_check(o.op));
         let step_captures = self.link_captures(o, line, report);
@@ -203,7 +222,12 @@ impl<'a> FlowBuilder<'a> {
     }
 
     /// The URL with each path parameter as a template: a linked capture, else a data variable.
-    fn path(&mut self, o: &Op<'_>, comments: &mut Vec<String>) -> String {
+    fn path(
+        &mut self,
+        o: &Op<'_>,
+        comments: &mut Vec<String>,
+        defused: &mut Vec<String>,
+    ) -> String {
         let mut url = format!("{}{}", self.base, o.path);
         for p in o
             .params
@@ -229,7 +253,11 @@ impl<'a> FlowBuilder<'a> {
                 None => {
                     let var = names::snake_case(pname);
                     if !self.data.iter().any(|(n, _)| *n == var) {
-                        self.data.push((var.clone(), param_example(self.spec, p)));
+                        let e = param_example(self.spec, p);
+                        if e.defused {
+                            defused.push(format!("path parameter `{pname}`"));
+                        }
+                        self.data.push((var.clone(), e.value));
                     }
                     comments.push(format!(
                         "decide: path parameter `{pname}` is the variable `{var}` (data:); no earlier response links it"
@@ -248,7 +276,12 @@ type Pairs = Vec<(String, String)>;
 
 /// The query and headers an operation sends: its required parameters and those with an
 /// example (path parameters are in the URL), then its security's.
-fn parameters(spec: &Value, o: &Op<'_>, auth: &security::Auth) -> (Pairs, Pairs) {
+fn parameters(
+    spec: &Value,
+    o: &Op<'_>,
+    auth: &security::Auth,
+    defused: &mut Vec<String>,
+) -> (Pairs, Pairs) {
     let mut query: Vec<(String, String)> = Vec::new();
     let mut headers: Vec<(String, String)> = auth.headers.clone();
     for p in &o.params {
@@ -264,7 +297,17 @@ fn parameters(spec: &Value, o: &Op<'_>, auth: &security::Auth) -> (Pairs, Pairs)
         if !(required || has_example) || place == "path" {
             continue;
         }
-        let value = scalar_text(&param_example(spec, p));
+        if pname.contains("{{") {
+            defused.push(format!(
+                "the name of {place} parameter `{pname}` (left out)"
+            ));
+            continue;
+        }
+        let e = param_example(spec, p);
+        if e.defused {
+            defused.push(format!("{place} parameter `{pname}`"));
+        }
+        let value = scalar_text(&e.value);
         match place {
             "query" => query.push((pname, value)),
             "header" => headers.push((pname, value)),

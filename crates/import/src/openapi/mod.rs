@@ -52,8 +52,9 @@ pub fn import(
     let title = spec
         .pointer("/info/title")
         .and_then(Value::as_str)
-        .unwrap_or(name);
-    let root = scenario_root(title, target, target_comment, flows);
+        .unwrap_or(name)
+        .replace("{{", "{ {");
+    let root = scenario_root(&title, target, target_comment, flows);
     let header = vec![
         imported_from(file, "openapi", &format!(" ({} operations)", ops.len())),
         DECIDE_NOTE.to_string(),

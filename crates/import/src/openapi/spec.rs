@@ -135,14 +135,9 @@ pub fn operations(spec: &Value) -> Vec<Op<'_>> {
     out
 }
 
-pub fn param_example(spec: &Value, p: &Value) -> Value {
-    if let Some(e) = schema::given_example(spec, p) {
-        return e;
-    }
-    match p.get("schema") {
-        Some(s) => schema::example(spec, s),
-        None => json_str("string"),
-    }
+/// A parameter's example (never one holding `{{`: see [`schema::holds_braces`]).
+pub fn param_example(spec: &Value, p: &Value) -> schema::Example {
+    schema::example_for(spec, p, p.get("schema"))
 }
 
 pub fn scalar_text(v: &Value) -> String {
@@ -153,24 +148,35 @@ pub fn scalar_text(v: &Value) -> String {
     }
 }
 
-/// The body entry for a request body: JSON when offered, else a form, else text.
-pub fn request_body(spec: &Value, body: &Value) -> Result<Option<Entry>, String> {
+/// The body entry for a request body: JSON when offered, else a form, else text. `defused`
+/// is set when an example of the spec held `{{` and a generated value stands in for it.
+pub fn request_body(
+    spec: &Value,
+    body: &Value,
+    defused: &mut bool,
+) -> Result<Option<Entry>, String> {
     let Some(content) = body.get("content").and_then(Value::as_object) else {
         return Ok(None);
     };
-    let example = |media: &Value| {
-        schema::given_example(spec, media).unwrap_or_else(|| {
-            media
-                .get("schema")
-                .map(|s| schema::example(spec, s))
-                .unwrap_or(Value::Null)
-        })
+    let mut example = |media: &Value| {
+        let e = schema::example_for(spec, media, media.get("schema"));
+        *defused |= e.defused;
+        match media.get("schema") {
+            None if e.defused || schema::given_example(spec, media).is_none() => Value::Null,
+            _ => e.value,
+        }
     };
-    if let Some((_, media)) = content
+    if let Some((t, media)) = content
         .iter()
         .find(|(t, _)| t.starts_with("application/json") || t.contains("+json"))
     {
-        return Ok(Some(Entry::new("json", Node::json(&example(media)))));
+        let value = example(media);
+        if value.is_null() && *defused {
+            return Err(format!(
+                "a `{t}` body whose only example holds `{{{{` (read as a template) and which has no schema to generate one from: the body is left out"
+            ));
+        }
+        return Ok(Some(Entry::new("json", Node::json(&value))));
     }
     if let Some(media) = content.get("application/x-www-form-urlencoded") {
         let fields: Vec<(String, Node)> = example(media)
