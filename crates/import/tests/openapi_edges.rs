@@ -84,3 +84,88 @@ fn braces_in_a_spec_never_become_a_template() {
     );
     assert!(said[0].contains("the body is left out"), "{said:?}");
 }
+
+const ONE_HEADER_TWICE: &str = r#"openapi: 3.0.3
+info: {title: twice, version: "1"}
+servers: [{url: "https://api.example.com"}]
+components:
+  securitySchemes:
+    key: {type: apiKey, in: header, name: Authorization}
+    bearer: {type: http, scheme: bearer}
+    session: {type: apiKey, in: cookie, name: sid}
+paths:
+  /items/{ids}:
+    get:
+      operationId: getItems
+      security: [{key: [], bearer: [], session: []}]
+      parameters:
+        - {name: ids, in: path, required: true, schema: {type: array, items: {type: integer}}, example: [3, 4, 5]}
+        - {name: theme, in: cookie, required: true, schema: {type: string}, example: dark}
+        - {name: lang, in: cookie, required: true, schema: {type: string}, example: en}
+        - {name: authorization, in: header, required: true, schema: {type: string}, example: x}
+      responses: {"200": {description: ok}}
+  /other:
+    get:
+      operationId: getItems
+      responses: {"200": {description: ok}}
+"#;
+
+#[test]
+fn one_header_is_sent_once_and_every_scenario_validates() {
+    let (s, out) = imported(ONE_HEADER_TWICE, &Options::default());
+    let reqs: Vec<_> = s.request_steps().collect();
+    let get = reqs.iter().find(|r| r.name == "GET /items/{ids}").unwrap();
+    assert_eq!(
+        get.headers,
+        [
+            ("Authorization".to_string(), "{{ env.KEY }}".to_string()),
+            (
+                "Cookie".to_string(),
+                "sid={{ env.SESSION }}; theme=dark; lang=en".to_string()
+            ),
+        ]
+    );
+    assert_eq!(get.url, "/items/{{ ids }}");
+    assert!(
+        out.yaml
+            .contains("  ids:\n    values:\n      - \"3,4,5\"\n"),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml
+            .contains("decide: security scheme `bearer` also sets the `Authorization` header"),
+        "{}",
+        out.yaml
+    );
+    let said: Vec<&str> = out
+        .report
+        .unsupported
+        .iter()
+        .map(|u| u.what.as_str())
+        .collect();
+    assert_eq!(said, ["GET /items/{ids}: header parameter `authorization` is left out: the security scheme sets that header"]);
+    // Per operation, the repeated operationId gives two flows of distinct names.
+    let per_op = Options {
+        per_operation: true,
+        ..Options::default()
+    };
+    let (s, _) = imported(ONE_HEADER_TWICE, &per_op);
+    let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["getItems", "getItems 2"]);
+}
+
+#[test]
+fn a_scenario_over_the_size_limit_is_refused() {
+    let big = "x".repeat(5 * 1024 * 1024);
+    let spec = format!(
+        "openapi: 3.0.3\ninfo: {{title: big, version: \"1\"}}\npaths:\n  /a:\n    post:\n      requestBody:\n        content:\n          application/json:\n            example: {{text: {big}}}\n      responses: {{\"200\": {{description: ok}}}}\n"
+    );
+    let err = loadlab_import::import(Kind::OpenApi, &spec, "big.yaml", &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("big.yaml: the scenario written from it would be 5.0 MiB, over the 4 MiB limit of a scenario file; import a copy of the spec with fewer paths"),
+        "{err}"
+    );
+}

@@ -5,7 +5,8 @@
 use super::schema;
 use super::security;
 use super::spec::{
-    capture_for, json_str, links, param_example, request_body, scalar_text, success_statuses, Op,
+    capture_for, json_str, links, param_example, path_value, request_body, scalar_text,
+    success_statuses, Op,
 };
 use crate::lines::Lines;
 use crate::names;
@@ -102,7 +103,13 @@ impl<'a> FlowBuilder<'a> {
             Entry::new("name", Node::str(title.clone())),
             Entry::new(o.method, Node::str(url)),
         ];
-        let (query, headers) = parameters(spec, o, &auth, &mut defused);
+        let mut dropped = Vec::new();
+        let (query, headers) = parameters(spec, o, &auth, &mut defused, &mut dropped);
+        for what in dropped {
+            let what = format!("{title}: {what}");
+            comments.push(format!("decide: {what}"));
+            report.unsupported(line, what);
+        }
         for (var, why) in &auth.variables {
             report.variable(var, why.clone());
         }
@@ -257,7 +264,7 @@ impl<'a> FlowBuilder<'a> {
                         if e.defused {
                             defused.push(format!("path parameter `{pname}`"));
                         }
-                        self.data.push((var.clone(), e.value));
+                        self.data.push((var.clone(), path_value(p, &e.value)));
                     }
                     comments.push(format!(
                         "decide: path parameter `{pname}` is the variable `{var}` (data:); no earlier response links it"
@@ -281,6 +288,7 @@ fn parameters(
     o: &Op<'_>,
     auth: &security::Auth,
     defused: &mut Vec<String>,
+    dropped: &mut Vec<String>,
 ) -> (Pairs, Pairs) {
     let mut query: Vec<(String, String)> = Vec::new();
     let mut headers: Vec<(String, String)> = auth.headers.clone();
@@ -316,7 +324,27 @@ fn parameters(
         }
     }
     query.extend(auth.query.clone());
-    (query, headers)
+    (query, one_of_each(headers, dropped))
+}
+
+/// The headers with each sent once: every `Cookie` pair joined into one `Cookie: a=1; b=2`
+/// (a request has one cookie header), and a parameter naming a header already set (by the
+/// security scheme, which comes first) left out and said so.
+fn one_of_each(headers: Pairs, notes: &mut Vec<String>) -> Pairs {
+    let mut out: Pairs = Vec::new();
+    for (k, v) in headers {
+        match out.iter_mut().find(|(o, _)| o.eq_ignore_ascii_case(&k)) {
+            Some((_, joined)) if k.eq_ignore_ascii_case("cookie") => {
+                joined.push_str("; ");
+                joined.push_str(&v);
+            }
+            Some(_) => notes.push(format!(
+                "header parameter `{k}` is left out: the security scheme sets that header"
+            )),
+            None => out.push((k, v)),
+        }
+    }
+    out
 }
 
 /// `check: {status: ...}`: the operation's documented 2xx statuses.

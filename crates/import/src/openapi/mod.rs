@@ -256,6 +256,7 @@ fn flow_groups(spec: &Value, ops: &[Op], per_operation: bool) -> Vec<(String, Ve
                     .unwrap_or_else(|| format!("{} {}", o.method.to_ascii_uppercase(), o.path));
             groups.push((fname, vec![i]));
         }
+        unique_names(&mut groups);
     } else {
         for t in spec
             .get("tags")
@@ -295,6 +296,21 @@ fn flow_groups(spec: &Value, ops: &[Op], per_operation: bool) -> Vec<(String, Ve
         }
     }
     groups
+}
+
+/// Flow names made unique (a flow name is a key of the scenario): the second `createItem`
+/// becomes `createItem 2`. OpenAPI requires operationIds be unique; real specs repeat them.
+fn unique_names(groups: &mut [(String, Vec<usize>)]) {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (name, _) in groups.iter_mut() {
+        let mut candidate = name.clone();
+        let mut n = 1;
+        while !seen.insert(candidate.clone()) {
+            n += 1;
+            candidate = format!("{name} {n}");
+        }
+        *name = candidate;
+    }
 }
 
 /// Each operation after those whose response links give it a parameter, the order otherwise
