@@ -169,3 +169,12 @@ fn a_scenario_over_the_size_limit_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn an_integer_beyond_64_bits_does_not_refuse_the_spec() {
+    // OpenAI's `seed`: a valid YAML number no 64-bit integer holds.
+    let spec = "openapi: 3.0.3\ninfo: {title: seed, version: \"1\"}\npaths:\n  /c:\n    post:\n      requestBody:\n        content:\n          application/json:\n            schema:\n              type: object\n              required: [seed]\n              properties:\n                seed: {type: integer, minimum: -9223372036854776000, maximum: 9223372036854776000}\n      responses: {\"200\": {description: ok}}\n";
+    let (s, _) = imported(spec, &Options::default());
+    let post = s.request_steps().next().unwrap();
+    assert_eq!(post.body, Some(Body::Json(json!({"seed": 1}))));
+}

@@ -5,11 +5,12 @@
 //! where the spec links them (else variables to decide).
 
 mod flow;
+mod load;
 mod schema;
 mod security;
 mod spec;
 
-use crate::error::{parse_yaml, ImportError};
+use crate::error::ImportError;
 use crate::lines::Lines;
 use crate::report::Report;
 use crate::scaffold::{imported_from, one_user_once, DECIDE_NOTE};
@@ -219,7 +220,7 @@ fn refuse_unresolved_refs(spec: &Value, file: &str, lines: &Lines) -> Result<(),
 
 /// The spec as JSON, refused with a pointer to the right importer when it is not OpenAPI 3.
 fn read_spec(source: &str, file: &str) -> Result<Value, ImportError> {
-    let spec = to_json(&parse_yaml(source, file, FIX)?);
+    let spec = to_json(&load::parse(source, file, FIX)?);
     let version = spec.get("openapi").and_then(Value::as_str).unwrap_or("");
     if !version.starts_with("3.") {
         let (why, fix) = if spec.get("swagger").is_some() {
