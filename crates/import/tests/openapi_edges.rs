@@ -178,3 +178,66 @@ fn an_integer_beyond_64_bits_does_not_refuse_the_spec() {
     let post = s.request_steps().next().unwrap();
     assert_eq!(post.body, Some(Body::Json(json!({"seed": 1}))));
 }
+
+const SERVERS: &str = r#"openapi: 3.0.3
+info: {title: servers, version: "1"}
+servers:
+  - url: "https://{region}.api.example.com/{version}"
+    variables:
+      region: {enum: [eu, us]}
+      version: {default: v2}
+paths:
+  /items:
+    get:
+      responses: {"200": {description: ok}}
+  /upload:
+    post:
+      servers: [{url: "https://upload.example.com/files"}]
+      responses: {"201": {description: ok}}
+  /token:
+    servers: [{url: "https://eu.api.example.com"}]
+    post:
+      responses: {"200": {description: ok}}
+"#;
+
+#[test]
+fn servers_are_read_where_the_spec_names_them() {
+    let (s, out) = imported(SERVERS, &Options::default());
+    assert_eq!(s.target.as_deref(), Some("https://eu.api.example.com"));
+    let urls: Vec<(&str, &str)> = s
+        .request_steps()
+        .map(|r| (r.name.as_str(), r.url.as_str()))
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            ("POST /upload", "https://upload.example.com/files/upload"),
+            ("POST /token", "/token"),
+            ("GET /items", "/v2/items"),
+        ]
+    );
+    assert!(out.yaml.contains("# decide: the spec's server `https://{region}.api.example.com/{version}`: its variable `region` has no default: the first of its `enum`, `eu`, is used"), "{}", out.yaml);
+    assert!(
+        out.report
+            .done
+            .iter()
+            .any(|d| d.starts_with("2 step(s) go to the server their operation or path names")),
+        "{}",
+        out.report
+    );
+    // A scheme-relative server (Redoc's demo) is a host, read as https.
+    let relative = SERVERS.replace(
+        "\"https://{region}.api.example.com/{version}\"",
+        "//petstore.swagger.io/v2",
+    );
+    let (s, out) = imported(&relative, &Options::default());
+    assert_eq!(s.target.as_deref(), Some("https://petstore.swagger.io"));
+    assert!(
+        out.yaml
+            .contains("`//petstore.swagger.io/v2`: it names no scheme: https is assumed"),
+        "{}",
+        out.yaml
+    );
+    let items = s.request_steps().find(|r| r.name == "GET /items").unwrap();
+    assert_eq!(items.url, "/v2/items");
+}

@@ -5,7 +5,7 @@
 use super::schema;
 use super::security;
 use super::spec::{
-    capture_for, json_str, links, param_example, path_value, request_body, scalar_text,
+    capture_for, json_str, links, own_server, param_example, path_value, request_body, scalar_text,
     success_statuses, Op,
 };
 use crate::lines::Lines;
@@ -16,6 +16,8 @@ use serde_json::Value;
 
 pub struct FlowBuilder<'a> {
     spec: &'a Value,
+    /// The scenario's target and the document server's path.
+    target: &'a str,
     base: &'a str,
     lines: &'a Lines<'a>,
     /// Data variables for path parameters no link gives, shared by all flows.
@@ -30,6 +32,8 @@ pub struct FlowBuilder<'a> {
     /// Security remarks are made once per flow, at the first step they concern.
     remarked: Vec<String>,
     pub links_used: usize,
+    /// Steps sent to the server their operation (or path) names instead of the document's.
+    pub own_servers: usize,
     /// The spec's sign-in and the property of its response that holds the bearer token.
     sign_in: Option<(&'a Op<'a>, &'a str)>,
     /// Whether this flow has signed in (captured `{{ token }}`) yet.
@@ -42,13 +46,14 @@ const TOKEN_VAR: &str = "token";
 impl<'a> FlowBuilder<'a> {
     pub fn new(
         spec: &'a Value,
-        base: &'a str,
+        (target, base): (&'a str, &'a str),
         lines: &'a Lines<'a>,
         data: &'a mut Vec<(String, Value)>,
         sign_in: Option<(&'a Op<'a>, &'a str)>,
     ) -> Self {
         FlowBuilder {
             spec,
+            target,
             base,
             lines,
             data,
@@ -58,6 +63,7 @@ impl<'a> FlowBuilder<'a> {
             used: Vec::new(),
             remarked: Vec::new(),
             links_used: 0,
+            own_servers: 0,
             sign_in,
             signed_in: false,
         }
@@ -235,7 +241,15 @@ impl<'a> FlowBuilder<'a> {
         comments: &mut Vec<String>,
         defused: &mut Vec<String>,
     ) -> String {
-        let mut url = format!("{}{}", self.base, o.path);
+        let prefix = match own_server(o, self.target) {
+            Some((prefix, remark)) => {
+                self.own_servers += 1;
+                comments.extend(remark);
+                prefix
+            }
+            None => self.base.to_string(),
+        };
+        let mut url = format!("{prefix}{}", o.path);
         for p in o
             .params
             .iter()

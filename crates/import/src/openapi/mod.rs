@@ -47,7 +47,15 @@ pub fn import(
             op.path
         ));
     }
-    let flows = build_flows(&spec, &ops, &groups, &base, &lines, sign_in, &mut report);
+    let flows = build_flows(
+        &spec,
+        &ops,
+        &groups,
+        (&target, &base),
+        &lines,
+        sign_in,
+        &mut report,
+    );
     report_flows(&flows, ops.len(), options.per_operation, &mut report);
 
     let title = spec
@@ -70,6 +78,8 @@ struct Flows {
     data: Vec<(String, Value)>,
     /// Path parameters captured from an earlier response.
     links_used: usize,
+    /// Steps sent to their operation's own server.
+    own_servers: usize,
 }
 
 fn report_recursive_schemas(spec: &Value, report: &mut Report) {
@@ -101,7 +111,7 @@ fn build_flows(
     spec: &Value,
     ops: &[Op],
     groups: &[(String, Vec<usize>)],
-    base: &str,
+    server: (&str, &str),
     lines: &Lines,
     sign_in: Option<(&Op, &str)>,
     report: &mut Report,
@@ -109,12 +119,14 @@ fn build_flows(
     let mut data: Vec<(String, Value)> = Vec::new();
     let mut items = Vec::new();
     let mut links_used = 0;
+    let mut own_servers = 0;
     for (fname, members) in groups {
-        let mut builder = flow::FlowBuilder::new(spec, base, lines, &mut data, sign_in);
+        let mut builder = flow::FlowBuilder::new(spec, server, lines, &mut data, sign_in);
         for &i in members {
             builder.step(&ops[i], report);
         }
         links_used += builder.links_used;
+        own_servers += builder.own_servers;
         items.push(Item::new(Node::map([
             ("name", Node::str(fname.clone())),
             ("steps", Node::Seq(builder.finish())),
@@ -124,6 +136,7 @@ fn build_flows(
         items,
         data,
         links_used,
+        own_servers,
     }
 }
 
@@ -142,6 +155,12 @@ fn report_flows(flows: &Flows, operations: usize, per_operation: bool, report: &
     if links_used > 0 {
         report.did(format!(
             "{links_used} path parameter(s) captured from an earlier response (the spec's links)"
+        ));
+    }
+    if flows.own_servers > 0 {
+        report.did(format!(
+            "{} step(s) go to the server their operation or path names instead of the document's (an absolute URL where its host is not the target)",
+            flows.own_servers
         ));
     }
     if !flows.data.is_empty() {

@@ -16,6 +16,8 @@ pub struct Op<'a> {
     /// Path-level parameters, overridden by the operation's (resolved).
     pub params: Vec<&'a Value>,
     pub id: Option<String>,
+    /// The first of the operation's own `servers`, else of its path item's.
+    pub servers: Option<&'a Value>,
 }
 
 /// YAML as JSON (keys such as `200:` become strings).
@@ -63,31 +65,84 @@ pub fn server(spec: &Value) -> (String, String, Option<String>) {
             Some("decide: the spec names no server".into()),
         );
     };
+    let read = read_server(s);
+    let origin = read
+        .origin
+        .unwrap_or_else(|| "http://127.0.0.1:8080".into());
+    (origin, read.base, read.remark)
+}
+
+/// One server object read: its origin (none for a relative URL), its path without the
+/// trailing `/`, and what the person should decide about it.
+pub struct Server {
+    pub origin: Option<String>,
+    pub base: String,
+    pub remark: Option<String>,
+}
+
+/// A server object's URL with its variables filled: each variable's `default`, else (invalid,
+/// but seen) its first `enum` value. A scheme-relative URL (`//host/v2`) is read as https.
+pub fn read_server(s: &Value) -> Server {
     let mut url = s
         .get("url")
         .and_then(Value::as_str)
         .unwrap_or("/")
         .to_string();
+    let written = url.clone();
+    let mut remarks = Vec::new();
     if let Some(vars) = s.get("variables").and_then(Value::as_object) {
         for (k, v) in vars {
-            let d = v.get("default").map(scalar_text).unwrap_or_default();
-            url = url.replace(&format!("{{{k}}}"), &d);
+            if !url.contains(&format!("{{{k}}}")) {
+                continue;
+            }
+            let first_enum = v.pointer("/enum/0").map(scalar_text);
+            let value = match (v.get("default").map(scalar_text), first_enum) {
+                (Some(d), _) => d,
+                (None, Some(e)) => {
+                    remarks.push(format!("its variable `{k}` has no default: the first of its `enum`, `{e}`, is used"));
+                    e
+                }
+                (None, None) => {
+                    remarks.push(format!("its variable `{k}` has no default and no `enum`: `{k}` is written in its place"));
+                    k.clone()
+                }
+            };
+            url = url.replace(&format!("{{{k}}}"), &value);
         }
     }
+    if let Some(rest) = url.strip_prefix("//") {
+        remarks.push("it names no scheme: https is assumed".into());
+        url = format!("https://{rest}");
+    }
+    let remark = |extra: Option<String>| {
+        let all: Vec<String> = extra.into_iter().chain(remarks.iter().cloned()).collect();
+        (!all.is_empty())
+            .then(|| format!("decide: the spec's server `{written}`: {}", all.join("; ")))
+    };
     match url::Url::parse(&url) {
-        Ok(u) if u.has_host() => {
-            let origin = u[..url::Position::BeforePath].to_string();
-            let base = u.path().trim_end_matches('/').to_string();
-            (origin, base, None)
-        }
-        _ => (
-            "http://127.0.0.1:8080".into(),
-            url.trim_end_matches('/').to_string(),
-            Some(format!(
-                "decide: the spec's server `{url}` has no host; the paths keep its prefix"
-            )),
-        ),
+        Ok(u) if u.has_host() && !url.contains("{{") => Server {
+            origin: Some(u[..url::Position::BeforePath].to_string()),
+            base: u.path().trim_end_matches('/').to_string(),
+            remark: remark(None),
+        },
+        _ => Server {
+            origin: None,
+            base: url.trim_end_matches('/').replace("{{", "{ {"),
+            remark: remark(Some("it has no host; the paths keep its prefix".into())),
+        },
     }
+}
+
+/// The server an operation names for itself (its own `servers`, else its path item's), as
+/// the prefix its steps' URLs start with: an absolute URL when its origin is not the target's.
+pub fn own_server(o: &Op<'_>, target: &str) -> Option<(String, Option<String>)> {
+    let s = o.servers?;
+    let read = read_server(s);
+    let prefix = match read.origin {
+        Some(origin) if origin != target => format!("{origin}{}", read.base),
+        _ => read.base,
+    };
+    Some((prefix, read.remark))
 }
 
 /// The `parameters:` a path item or an operation declares, references resolved.
@@ -129,6 +184,9 @@ pub fn operations(spec: &Value) -> Vec<Op<'_>> {
                     .get("operationId")
                     .and_then(Value::as_str)
                     .map(str::to_string),
+                servers: op
+                    .pointer("/servers/0")
+                    .or_else(|| item.pointer("/servers/0")),
             });
         }
     }
