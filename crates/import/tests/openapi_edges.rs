@@ -241,3 +241,42 @@ fn servers_are_read_where_the_spec_names_them() {
     let items = s.request_steps().find(|r| r.name == "GET /items").unwrap();
     assert_eq!(items.url, "/v2/items");
 }
+
+#[test]
+fn a_json_media_type_other_than_application_json_is_sent_as_content_type() {
+    let spec = r#"openapi: 3.0.3
+info: {title: media, version: "1"}
+paths:
+  /a:
+    patch:
+      requestBody:
+        content:
+          application/merge-patch+json:
+            example: {name: x}
+      responses: {"200": {description: ok}}
+  /b:
+    patch:
+      requestBody:
+        content:
+          application/json-patch+json:
+            example: [{op: replace, path: /name, value: x}]
+          application/json:
+            example: {name: x}
+      responses: {"200": {description: ok}}
+"#;
+    let (s, _) = imported(spec, &Options::default());
+    let reqs: Vec<_> = s.request_steps().collect();
+    let a = reqs.iter().find(|r| r.name == "PATCH /a").unwrap();
+    assert_eq!(
+        a.headers,
+        [(
+            "Content-Type".to_string(),
+            "application/merge-patch+json".to_string()
+        )]
+    );
+    assert_eq!(a.body, Some(Body::Json(json!({"name": "x"}))));
+    // Plain JSON offered too: sent as `json:` says, no header needed.
+    let b = reqs.iter().find(|r| r.name == "PATCH /b").unwrap();
+    assert!(b.headers.is_empty(), "{:?}", b.headers);
+    assert_eq!(b.body, Some(Body::Json(json!({"name": "x"}))));
+}

@@ -125,11 +125,17 @@ impl<'a> FlowBuilder<'a> {
                 comments.push(c.clone());
             }
         }
+        let body = self.body(o, &title, line, &mut comments, &mut defused, report);
         if !query.is_empty() {
             m.push(Entry::new(
                 "query",
                 Node::map(query.into_iter().map(|(k, v)| (k, Node::str(v)))),
             ));
+        }
+        let mut headers = headers;
+        if let Some((_, Some(media))) = &body {
+            headers.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
+            headers.push(("Content-Type".into(), media.clone()));
         }
         if !headers.is_empty() {
             m.push(Entry::new(
@@ -137,22 +143,7 @@ impl<'a> FlowBuilder<'a> {
                 Node::map(headers.into_iter().map(|(k, v)| (k, Node::str(v)))),
             ));
         }
-        if let Some(body) = o.op.get("requestBody") {
-            let mut body_defused = false;
-            let entry = request_body(spec, schema::resolve(spec, body), &mut body_defused);
-            if body_defused && matches!(entry, Ok(Some(_))) {
-                defused.push("the request body".into());
-            }
-            match entry {
-                Ok(Some(entry)) => m.push(entry),
-                Ok(None) => {}
-                Err(what) => {
-                    let what = format!("{title}: {what}");
-                    comments.push(format!("not converted: {what}"));
-                    report.unsupported(line, what);
-                }
-            }
-        }
+        m.extend(body.map(|(entry, _)| entry));
         if !defused.is_empty() {
             let what = format!(
                 "{title}: the spec's example of {} holds `{{{{`, which loadlab reads as a template (it has no escape); a value generated from the schema is sent instead",
@@ -171,6 +162,39 @@ impl<'a> FlowBuilder<'a> {
             comments,
             value: Node::Map(m),
         });
+    }
+
+    /// The step's body, with the media type to send as `Content-Type` when `json:`'s
+    /// `application/json` is not it (`application/merge-patch+json`); what is not converted
+    /// is said at the step and in the report.
+    fn body(
+        &self,
+        o: &Op<'_>,
+        title: &str,
+        line: Option<usize>,
+        comments: &mut Vec<String>,
+        defused: &mut Vec<String>,
+        report: &mut Report,
+    ) -> Option<(Entry, Option<String>)> {
+        let body = o.op.get("requestBody")?;
+        let mut body_defused = false;
+        let entry = request_body(
+            self.spec,
+            schema::resolve(self.spec, body),
+            &mut body_defused,
+        );
+        if body_defused && matches!(entry, Ok(Some(_))) {
+            defused.push("the request body".into());
+        }
+        match entry {
+            Ok(found) => found,
+            Err(what) => {
+                let what = format!("{title}: {what}");
+                comments.push(format!("not converted: {what}"));
+                report.unsupported(line, what);
+                None
+            }
+        }
     }
 
     /// When the operation needs the bearer token and the spec has a sign-in: the flow signs

@@ -241,13 +241,15 @@ pub fn scalar_text(v: &Value) -> String {
     }
 }
 
-/// The body entry for a request body: JSON when offered, else a form, else text. `defused`
-/// is set when an example of the spec held `{{` and a generated value stands in for it.
+/// The body entry for a request body: JSON when offered, else a form, else text; with the
+/// media type to send as `Content-Type` when a JSON one is not plain `application/json`
+/// (`application/json-patch+json`: an API checking it answers 415 to `application/json`).
+/// `defused` is set when an example of the spec held `{{` and a generated value stands in.
 pub fn request_body(
     spec: &Value,
     body: &Value,
     defused: &mut bool,
-) -> Result<Option<Entry>, String> {
+) -> Result<Option<(Entry, Option<String>)>, String> {
     let Some(content) = body.get("content").and_then(Value::as_object) else {
         return Ok(None);
     };
@@ -259,17 +261,31 @@ pub fn request_body(
             _ => e.value,
         }
     };
-    if let Some((t, media)) = content
+    let essence = |t: &str| {
+        t.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    };
+    let json = content
         .iter()
-        .find(|(t, _)| t.starts_with("application/json") || t.contains("+json"))
-    {
+        .find(|(t, _)| essence(t) == "application/json")
+        .or_else(|| {
+            content.iter().find(|(t, _)| {
+                let e = essence(t);
+                e.starts_with("application/") && (e.ends_with("+json") || e.ends_with("/json"))
+            })
+        });
+    if let Some((t, media)) = json {
         let value = example(media);
         if value.is_null() && *defused {
             return Err(format!(
                 "a `{t}` body whose only example holds `{{{{` (read as a template) and which has no schema to generate one from: the body is left out"
             ));
         }
-        return Ok(Some(Entry::new("json", Node::json(&value))));
+        let media_type = (essence(t) != "application/json" && !t.contains("{{")).then(|| t.clone());
+        return Ok(Some((Entry::new("json", Node::json(&value)), media_type)));
     }
     if let Some(media) = content.get("application/x-www-form-urlencoded") {
         let fields: Vec<(String, Node)> = example(media)
@@ -278,11 +294,11 @@ pub fn request_body(
             .flatten()
             .map(|(k, v)| (k.clone(), Node::str(scalar_text(v))))
             .collect();
-        return Ok(Some(Entry::new("form", Node::map(fields))));
+        return Ok(Some((Entry::new("form", Node::map(fields)), None)));
     }
     if let Some((t, media)) = content.iter().find(|(t, _)| t.starts_with("text/")) {
         if let Value::String(s) = example(media) {
-            return Ok(Some(Entry::new("body", Node::str(s))));
+            return Ok(Some((Entry::new("body", Node::str(s)), None)));
         }
         return Err(format!("a `{t}` body without a text example"));
     }
