@@ -280,3 +280,34 @@ paths:
     assert!(b.headers.is_empty(), "{:?}", b.headers);
     assert_eq!(b.body, Some(Body::Json(json!({"name": "x"}))));
 }
+
+#[test]
+fn the_default_load_runs_every_flow_and_the_report_names_what_changes_data() {
+    let spec = r#"openapi: 3.0.3
+info: {title: shop, version: "1"}
+servers: [{url: "https://api.shop.example"}]
+paths:
+  /carts:
+    post: {tags: [carts], responses: {"201": {description: ok}}}
+  /carts/{id}:
+    delete:
+      tags: [carts]
+      parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+      responses: {"204": {description: ok}}
+  /items:
+    get: {tags: [items], responses: {"200": {description: ok}}}
+  /health:
+    get: {tags: [health], responses: {"200": {description: ok}}}
+"#;
+    let (s, out) = imported(spec, &Options::default());
+    assert_eq!(s.flows.len(), 3);
+    assert!(
+        out.yaml
+            .contains("load: { model: closed, vus: 1, iterations: 3 }"),
+        "{}",
+        out.yaml
+    );
+    let done = &out.report.done;
+    assert!(done.contains(&"the load is 1 VU x 3 iterations: each of the 3 flows runs once (flows are picked in turn)".to_string()), "{done:?}");
+    assert!(done.contains(&"the scenario sends 1 DELETE and 1 POST/PUT/PATCH step(s), which change or delete data at https://api.shop.example: point `target:` at a test system, or remove those steps".to_string()), "{done:?}");
+}

@@ -57,6 +57,7 @@ pub fn import(
         &mut report,
     );
     report_flows(&flows, ops.len(), options.per_operation, &mut report);
+    report_unsafe(&ops, &target, &mut report);
 
     let title = spec
         .pointer("/info/title")
@@ -151,6 +152,12 @@ fn report_flows(flows: &Flows, operations: usize, per_operation: bool, report: &
             "one per tag"
         }
     ));
+    if flows.items.len() > 1 {
+        report.did(format!(
+            "the load is 1 VU x {n} iterations: each of the {n} flows runs once (flows are picked in turn)",
+            n = flows.items.len()
+        ));
+    }
     let links_used = flows.links_used;
     if links_used > 0 {
         report.did(format!(
@@ -190,9 +197,7 @@ fn scenario_root(
         target_entry = target_entry.commented(c);
     }
     root.push(target_entry);
-    root.push(one_user_once(
-        "decide: a spec says nothing of load; choose it (docs/scenario.md, \"Load models\")",
-    ));
+    root.push(each_flow_once(flows.items.len()));
     if !flows.data.is_empty() {
         root.push(
             Entry::new(
@@ -209,6 +214,40 @@ fn scenario_root(
     }
     root.push(Entry::new("flows", Node::Seq(flows.items)));
     root
+}
+
+/// One user running each flow once: a VU picks flows in turn (docs/scenario.md, "Flows and
+/// weights"), so one iteration per flow runs them all, where one iteration ran only the
+/// first of a spec's many tags.
+fn each_flow_once(flows: usize) -> Entry {
+    let decide =
+        "decide: a spec says nothing of load; choose it (docs/scenario.md, \"Load models\")";
+    if flows <= 1 {
+        return one_user_once(decide);
+    }
+    Entry::new(
+        "load",
+        Node::map([
+            ("model", Node::raw("closed")),
+            ("vus", Node::raw("1")),
+            ("iterations", Node::raw(flows.to_string())),
+        ]),
+    )
+    .commented(format!(
+        "{decide}; as written one user runs each of the {flows} flows once"
+    ))
+}
+
+/// What the default scenario changes on the target: the spec's server is often production.
+fn report_unsafe(ops: &[Op], target: &str, report: &mut Report) {
+    let count = |m: &[&str]| ops.iter().filter(|o| m.contains(&o.method)).count();
+    let deletes = count(&["delete"]);
+    let writes = count(&["post", "put", "patch"]);
+    if deletes + writes > 0 {
+        report.did(format!(
+            "the scenario sends {deletes} DELETE and {writes} POST/PUT/PATCH step(s), which change or delete data at {target}: point `target:` at a test system, or remove those steps"
+        ));
+    }
 }
 
 /// A `$ref` that names nothing in the spec (or another file, which is not read) is an error
