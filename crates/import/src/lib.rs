@@ -146,12 +146,36 @@ pub fn import(
     }
     scrub::scrub(&mut doc, &mut report);
     let yaml = yaml::write_document(&doc);
+    refuse_oversized(kind, &yaml, file)?;
     // Only what the scenario reads is asked for (a URL read from the environment may have
     // become the target to decide).
     report
         .variables
         .retain(|v| yaml.contains(&format!("{{{{ env.{} }}}}", v.name)));
     Ok(Imported { yaml, report })
+}
+
+/// The largest scenario file `loadlab validate` and `run` read (loadlab-scenario's
+/// `MAX_FILE_BYTES`): an import writing more would hand over a file that cannot be used.
+const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
+
+fn refuse_oversized(kind: Kind, yaml: &str, file: &str) -> Result<(), ImportError> {
+    if yaml.len() <= MAX_SCENARIO_BYTES {
+        return Ok(());
+    }
+    let fix = match kind {
+        Kind::Har => "keep part of the recording (`--include-host`, `--include-path`)",
+        Kind::OpenApi => "import a copy of the spec with fewer paths (e.g. the tags you test)",
+        Kind::Artillery | Kind::K6 => "split the script into smaller ones",
+    };
+    Err(ImportError::invalid(
+        file,
+        format!(
+            "the scenario written from it would be {:.1} MiB, over the {} MiB limit of a scenario file; {fix}",
+            yaml.len() as f64 / (1024.0 * 1024.0),
+            MAX_SCENARIO_BYTES / (1024 * 1024)
+        ),
+    ))
 }
 
 /// The file's stem: `recording.har` → `recording`, `shop.artillery.yml` → `shop`,

@@ -5,7 +5,8 @@
 use super::schema;
 use super::security;
 use super::spec::{
-    capture_for, json_str, links, param_example, request_body, scalar_text, success_statuses, Op,
+    capture_for, json_str, links, own_server, param_example, path_value, request_body, scalar_text,
+    success_statuses, Op,
 };
 use crate::lines::Lines;
 use crate::names;
@@ -15,6 +16,8 @@ use serde_json::Value;
 
 pub struct FlowBuilder<'a> {
     spec: &'a Value,
+    /// The scenario's target and the document server's path.
+    target: &'a str,
     base: &'a str,
     lines: &'a Lines<'a>,
     /// Data variables for path parameters no link gives, shared by all flows.
@@ -29,6 +32,8 @@ pub struct FlowBuilder<'a> {
     /// Security remarks are made once per flow, at the first step they concern.
     remarked: Vec<String>,
     pub links_used: usize,
+    /// Steps sent to the server their operation (or path) names instead of the document's.
+    pub own_servers: usize,
     /// The spec's sign-in and the property of its response that holds the bearer token.
     sign_in: Option<(&'a Op<'a>, &'a str)>,
     /// Whether this flow has signed in (captured `{{ token }}`) yet.
@@ -41,13 +46,14 @@ const TOKEN_VAR: &str = "token";
 impl<'a> FlowBuilder<'a> {
     pub fn new(
         spec: &'a Value,
-        base: &'a str,
+        (target, base): (&'a str, &'a str),
         lines: &'a Lines<'a>,
         data: &'a mut Vec<(String, Value)>,
         sign_in: Option<(&'a Op<'a>, &'a str)>,
     ) -> Self {
         FlowBuilder {
             spec,
+            target,
             base,
             lines,
             data,
@@ -57,6 +63,7 @@ impl<'a> FlowBuilder<'a> {
             used: Vec::new(),
             remarked: Vec::new(),
             links_used: 0,
+            own_servers: 0,
             sign_in,
             signed_in: false,
         }
@@ -80,10 +87,16 @@ impl<'a> FlowBuilder<'a> {
 
     pub fn step(&mut self, o: &Op<'_>, report: &mut Report) {
         let spec = self.spec;
-        let mut auth = security::auth_for(spec, o.op);
-        self.sign_in_first(&mut auth, report);
         let line = self.lines.find(&o.path, 1);
         let title = format!("{} {}", o.method.to_ascii_uppercase(), o.path);
+        if o.path.contains("{{") {
+            report.unsupported(line, format!("{title}: the path holds `{{{{`, which loadlab reads as a template (it has no escape); the operation is left out"));
+            return;
+        }
+        let mut auth = security::auth_for(spec, o.op);
+        self.sign_in_first(&mut auth, report);
+        // Where the spec's example held `{{` and a generated value is sent instead.
+        let mut defused: Vec<String> = Vec::new();
         let mut comments = Vec::new();
         if let Some(s) = o.op.get("summary").and_then(Value::as_str) {
             comments.push(match &o.id {
@@ -91,12 +104,18 @@ impl<'a> FlowBuilder<'a> {
                 None => s.to_string(),
             });
         }
-        let url = self.path(o, &mut comments);
+        let url = self.path(o, &mut comments, &mut defused);
         let mut m = vec![
             Entry::new("name", Node::str(title.clone())),
             Entry::new(o.method, Node::str(url)),
         ];
-        let (query, headers) = parameters(spec, o, &auth);
+        let mut dropped = Vec::new();
+        let (query, headers) = parameters(spec, o, &auth, &mut defused, &mut dropped);
+        for what in dropped {
+            let what = format!("{title}: {what}");
+            comments.push(format!("decide: {what}"));
+            report.unsupported(line, what);
+        }
         for (var, why) in &auth.variables {
             report.variable(var, why.clone());
         }
@@ -106,11 +125,17 @@ impl<'a> FlowBuilder<'a> {
                 comments.push(c.clone());
             }
         }
+        let body = self.body(o, &title, line, &mut comments, &mut defused, report);
         if !query.is_empty() {
             m.push(Entry::new(
                 "query",
                 Node::map(query.into_iter().map(|(k, v)| (k, Node::str(v)))),
             ));
+        }
+        let mut headers = headers;
+        if let Some((_, Some(media))) = &body {
+            headers.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
+            headers.push(("Content-Type".into(), media.clone()));
         }
         if !headers.is_empty() {
             m.push(Entry::new(
@@ -118,16 +143,14 @@ impl<'a> FlowBuilder<'a> {
                 Node::map(headers.into_iter().map(|(k, v)| (k, Node::str(v)))),
             ));
         }
-        if let Some(body) = o.op.get("requestBody") {
-            match request_body(spec, schema::resolve(spec, body)) {
-                Ok(Some(entry)) => m.push(entry),
-                Ok(None) => {}
-                Err(what) => {
-                    let what = format!("{title}: {what}");
-                    comments.push(format!("not converted: {what}"));
-                    report.unsupported(line, what);
-                }
-            }
+        m.extend(body.map(|(entry, _)| entry));
+        if !defused.is_empty() {
+            let what = format!(
+                "{title}: the spec's example of {} holds `{{{{`, which loadlab reads as a template (it has no escape); a value generated from the schema is sent instead",
+                defused.join(", ")
+            );
+            comments.push(format!("decide: {what}"));
+            report.unsupported(line, what);
         }
         m.extend(status_check(o.op));
         let step_captures = self.link_captures(o, line, report);
@@ -139,6 +162,39 @@ impl<'a> FlowBuilder<'a> {
             comments,
             value: Node::Map(m),
         });
+    }
+
+    /// The step's body, with the media type to send as `Content-Type` when `json:`'s
+    /// `application/json` is not it (`application/merge-patch+json`); what is not converted
+    /// is said at the step and in the report.
+    fn body(
+        &self,
+        o: &Op<'_>,
+        title: &str,
+        line: Option<usize>,
+        comments: &mut Vec<String>,
+        defused: &mut Vec<String>,
+        report: &mut Report,
+    ) -> Option<(Entry, Option<String>)> {
+        let body = o.op.get("requestBody")?;
+        let mut body_defused = false;
+        let entry = request_body(
+            self.spec,
+            schema::resolve(self.spec, body),
+            &mut body_defused,
+        );
+        if body_defused && matches!(entry, Ok(Some(_))) {
+            defused.push("the request body".into());
+        }
+        match entry {
+            Ok(found) => found,
+            Err(what) => {
+                let what = format!("{title}: {what}");
+                comments.push(format!("not converted: {what}"));
+                report.unsupported(line, what);
+                None
+            }
+        }
     }
 
     /// When the operation needs the bearer token and the spec has a sign-in: the flow signs
@@ -203,8 +259,21 @@ impl<'a> FlowBuilder<'a> {
     }
 
     /// The URL with each path parameter as a template: a linked capture, else a data variable.
-    fn path(&mut self, o: &Op<'_>, comments: &mut Vec<String>) -> String {
-        let mut url = format!("{}{}", self.base, o.path);
+    fn path(
+        &mut self,
+        o: &Op<'_>,
+        comments: &mut Vec<String>,
+        defused: &mut Vec<String>,
+    ) -> String {
+        let prefix = match own_server(o, self.target) {
+            Some((prefix, remark)) => {
+                self.own_servers += 1;
+                comments.extend(remark);
+                prefix
+            }
+            None => self.base.to_string(),
+        };
+        let mut url = format!("{prefix}{}", o.path);
         for p in o
             .params
             .iter()
@@ -229,7 +298,11 @@ impl<'a> FlowBuilder<'a> {
                 None => {
                     let var = names::snake_case(pname);
                     if !self.data.iter().any(|(n, _)| *n == var) {
-                        self.data.push((var.clone(), param_example(self.spec, p)));
+                        let e = param_example(self.spec, p);
+                        if e.defused {
+                            defused.push(format!("path parameter `{pname}`"));
+                        }
+                        self.data.push((var.clone(), path_value(p, &e.value)));
                     }
                     comments.push(format!(
                         "decide: path parameter `{pname}` is the variable `{var}` (data:); no earlier response links it"
@@ -248,7 +321,13 @@ type Pairs = Vec<(String, String)>;
 
 /// The query and headers an operation sends: its required parameters and those with an
 /// example (path parameters are in the URL), then its security's.
-fn parameters(spec: &Value, o: &Op<'_>, auth: &security::Auth) -> (Pairs, Pairs) {
+fn parameters(
+    spec: &Value,
+    o: &Op<'_>,
+    auth: &security::Auth,
+    defused: &mut Vec<String>,
+    dropped: &mut Vec<String>,
+) -> (Pairs, Pairs) {
     let mut query: Vec<(String, String)> = Vec::new();
     let mut headers: Vec<(String, String)> = auth.headers.clone();
     for p in &o.params {
@@ -264,7 +343,17 @@ fn parameters(spec: &Value, o: &Op<'_>, auth: &security::Auth) -> (Pairs, Pairs)
         if !(required || has_example) || place == "path" {
             continue;
         }
-        let value = scalar_text(&param_example(spec, p));
+        if pname.contains("{{") {
+            defused.push(format!(
+                "the name of {place} parameter `{pname}` (left out)"
+            ));
+            continue;
+        }
+        let e = param_example(spec, p);
+        if e.defused {
+            defused.push(format!("{place} parameter `{pname}`"));
+        }
+        let value = scalar_text(&e.value);
         match place {
             "query" => query.push((pname, value)),
             "header" => headers.push((pname, value)),
@@ -273,7 +362,27 @@ fn parameters(spec: &Value, o: &Op<'_>, auth: &security::Auth) -> (Pairs, Pairs)
         }
     }
     query.extend(auth.query.clone());
-    (query, headers)
+    (query, one_of_each(headers, dropped))
+}
+
+/// The headers with each sent once: every `Cookie` pair joined into one `Cookie: a=1; b=2`
+/// (a request has one cookie header), and a parameter naming a header already set (by the
+/// security scheme, which comes first) left out and said so.
+fn one_of_each(headers: Pairs, notes: &mut Vec<String>) -> Pairs {
+    let mut out: Pairs = Vec::new();
+    for (k, v) in headers {
+        match out.iter_mut().find(|(o, _)| o.eq_ignore_ascii_case(&k)) {
+            Some((_, joined)) if k.eq_ignore_ascii_case("cookie") => {
+                joined.push_str("; ");
+                joined.push_str(&v);
+            }
+            Some(_) => notes.push(format!(
+                "header parameter `{k}` is left out: the security scheme sets that header"
+            )),
+            None => out.push((k, v)),
+        }
+    }
+    out
 }
 
 /// `check: {status: ...}`: the operation's documented 2xx statuses.

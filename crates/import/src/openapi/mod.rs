@@ -5,11 +5,12 @@
 //! where the spec links them (else variables to decide).
 
 mod flow;
+mod load;
 mod schema;
 mod security;
 mod spec;
 
-use crate::error::{parse_yaml, ImportError};
+use crate::error::ImportError;
 use crate::lines::Lines;
 use crate::report::Report;
 use crate::scaffold::{imported_from, one_user_once, DECIDE_NOTE};
@@ -46,14 +47,24 @@ pub fn import(
             op.path
         ));
     }
-    let flows = build_flows(&spec, &ops, &groups, &base, &lines, sign_in, &mut report);
+    let flows = build_flows(
+        &spec,
+        &ops,
+        &groups,
+        (&target, &base),
+        &lines,
+        sign_in,
+        &mut report,
+    );
     report_flows(&flows, ops.len(), options.per_operation, &mut report);
+    report_unsafe(&ops, &target, &mut report);
 
     let title = spec
         .pointer("/info/title")
         .and_then(Value::as_str)
-        .unwrap_or(name);
-    let root = scenario_root(title, target, target_comment, flows);
+        .unwrap_or(name)
+        .replace("{{", "{ {");
+    let root = scenario_root(&title, target, target_comment, flows);
     let header = vec![
         imported_from(file, "openapi", &format!(" ({} operations)", ops.len())),
         DECIDE_NOTE.to_string(),
@@ -68,6 +79,8 @@ struct Flows {
     data: Vec<(String, Value)>,
     /// Path parameters captured from an earlier response.
     links_used: usize,
+    /// Steps sent to their operation's own server.
+    own_servers: usize,
 }
 
 fn report_recursive_schemas(spec: &Value, report: &mut Report) {
@@ -99,7 +112,7 @@ fn build_flows(
     spec: &Value,
     ops: &[Op],
     groups: &[(String, Vec<usize>)],
-    base: &str,
+    server: (&str, &str),
     lines: &Lines,
     sign_in: Option<(&Op, &str)>,
     report: &mut Report,
@@ -107,12 +120,14 @@ fn build_flows(
     let mut data: Vec<(String, Value)> = Vec::new();
     let mut items = Vec::new();
     let mut links_used = 0;
+    let mut own_servers = 0;
     for (fname, members) in groups {
-        let mut builder = flow::FlowBuilder::new(spec, base, lines, &mut data, sign_in);
+        let mut builder = flow::FlowBuilder::new(spec, server, lines, &mut data, sign_in);
         for &i in members {
             builder.step(&ops[i], report);
         }
         links_used += builder.links_used;
+        own_servers += builder.own_servers;
         items.push(Item::new(Node::map([
             ("name", Node::str(fname.clone())),
             ("steps", Node::Seq(builder.finish())),
@@ -122,6 +137,7 @@ fn build_flows(
         items,
         data,
         links_used,
+        own_servers,
     }
 }
 
@@ -136,10 +152,22 @@ fn report_flows(flows: &Flows, operations: usize, per_operation: bool, report: &
             "one per tag"
         }
     ));
+    if flows.items.len() > 1 {
+        report.did(format!(
+            "the load is 1 VU x {n} iterations: each of the {n} flows runs once (flows are picked in turn)",
+            n = flows.items.len()
+        ));
+    }
     let links_used = flows.links_used;
     if links_used > 0 {
         report.did(format!(
             "{links_used} path parameter(s) captured from an earlier response (the spec's links)"
+        ));
+    }
+    if flows.own_servers > 0 {
+        report.did(format!(
+            "{} step(s) go to the server their operation or path names instead of the document's (an absolute URL where its host is not the target)",
+            flows.own_servers
         ));
     }
     if !flows.data.is_empty() {
@@ -169,9 +197,7 @@ fn scenario_root(
         target_entry = target_entry.commented(c);
     }
     root.push(target_entry);
-    root.push(one_user_once(
-        "decide: a spec says nothing of load; choose it (docs/scenario.md, \"Load models\")",
-    ));
+    root.push(each_flow_once(flows.items.len()));
     if !flows.data.is_empty() {
         root.push(
             Entry::new(
@@ -188,6 +214,40 @@ fn scenario_root(
     }
     root.push(Entry::new("flows", Node::Seq(flows.items)));
     root
+}
+
+/// One user running each flow once: a VU picks flows in turn (docs/scenario.md, "Flows and
+/// weights"), so one iteration per flow runs them all, where one iteration ran only the
+/// first of a spec's many tags.
+fn each_flow_once(flows: usize) -> Entry {
+    let decide =
+        "decide: a spec says nothing of load; choose it (docs/scenario.md, \"Load models\")";
+    if flows <= 1 {
+        return one_user_once(decide);
+    }
+    Entry::new(
+        "load",
+        Node::map([
+            ("model", Node::raw("closed")),
+            ("vus", Node::raw("1")),
+            ("iterations", Node::raw(flows.to_string())),
+        ]),
+    )
+    .commented(format!(
+        "{decide}; as written one user runs each of the {flows} flows once"
+    ))
+}
+
+/// What the default scenario changes on the target: the spec's server is often production.
+fn report_unsafe(ops: &[Op], target: &str, report: &mut Report) {
+    let count = |m: &[&str]| ops.iter().filter(|o| m.contains(&o.method)).count();
+    let deletes = count(&["delete"]);
+    let writes = count(&["post", "put", "patch"]);
+    if deletes + writes > 0 {
+        report.did(format!(
+            "the scenario sends {deletes} DELETE and {writes} POST/PUT/PATCH step(s), which change or delete data at {target}: point `target:` at a test system, or remove those steps"
+        ));
+    }
 }
 
 /// A `$ref` that names nothing in the spec (or another file, which is not read) is an error
@@ -218,7 +278,7 @@ fn refuse_unresolved_refs(spec: &Value, file: &str, lines: &Lines) -> Result<(),
 
 /// The spec as JSON, refused with a pointer to the right importer when it is not OpenAPI 3.
 fn read_spec(source: &str, file: &str) -> Result<Value, ImportError> {
-    let spec = to_json(&parse_yaml(source, file, FIX)?);
+    let spec = to_json(&load::parse(source, file, FIX)?);
     let version = spec.get("openapi").and_then(Value::as_str).unwrap_or("");
     if !version.starts_with("3.") {
         let (why, fix) = if spec.get("swagger").is_some() {
@@ -255,6 +315,7 @@ fn flow_groups(spec: &Value, ops: &[Op], per_operation: bool) -> Vec<(String, Ve
                     .unwrap_or_else(|| format!("{} {}", o.method.to_ascii_uppercase(), o.path));
             groups.push((fname, vec![i]));
         }
+        unique_names(&mut groups);
     } else {
         for t in spec
             .get("tags")
@@ -294,6 +355,21 @@ fn flow_groups(spec: &Value, ops: &[Op], per_operation: bool) -> Vec<(String, Ve
         }
     }
     groups
+}
+
+/// Flow names made unique (a flow name is a key of the scenario): the second `createItem`
+/// becomes `createItem 2`. OpenAPI requires operationIds be unique; real specs repeat them.
+fn unique_names(groups: &mut [(String, Vec<usize>)]) {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (name, _) in groups.iter_mut() {
+        let mut candidate = name.clone();
+        let mut n = 1;
+        while !seen.insert(candidate.clone()) {
+            n += 1;
+            candidate = format!("{name} {n}");
+        }
+        *name = candidate;
+    }
 }
 
 /// Each operation after those whose response links give it a parameter, the order otherwise

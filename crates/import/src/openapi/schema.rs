@@ -36,6 +36,53 @@ pub fn given_example(spec: &Value, holder: &Value) -> Option<Value> {
     resolve(spec, first).get("value").cloned()
 }
 
+/// Whether `v` holds `{{` in a string or a key: loadlab reads it as a template and its
+/// scenario language has no escape, so a value from the spec holding it is never sent as
+/// written (a spec's `{{ env.HOME }}` would send the tester's environment to its server).
+pub fn holds_braces(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains("{{"),
+        Value::Array(a) => a.iter().any(holds_braces),
+        Value::Object(m) => m.iter().any(|(k, v)| k.contains("{{") || holds_braces(v)),
+        _ => false,
+    }
+}
+
+/// An example value, and whether a value the spec gave was passed over for holding `{{`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Example {
+    pub value: Value,
+    pub defused: bool,
+}
+
+/// The example of a parameter or media type `holder`: its own, else one built from
+/// `schema` (`"string"` without one). A given value holding `{{` is replaced by a generated
+/// one ([`holds_braces`]).
+pub fn example_for(spec: &Value, holder: &Value, schema: Option<&Value>) -> Example {
+    let given = given_example(spec, holder);
+    let defused = given.as_ref().is_some_and(holds_braces);
+    if let Some(value) = given.filter(|g| !holds_braces(g)) {
+        return Example { value, defused };
+    }
+    let Some(schema) = schema else {
+        return Example {
+            value: json!("string"),
+            defused,
+        };
+    };
+    let mut builder = Builder {
+        spec,
+        stack: Vec::new(),
+        nodes: 0,
+        defused,
+    };
+    let value = builder.build(schema, 0);
+    Example {
+        value,
+        defused: builder.defused,
+    }
+}
+
 /// Most values one example may hold: a schema of many references to schemas of many
 /// references grows exponentially with depth, cut here.
 const MAX_NODES: usize = 2_000;
@@ -43,13 +90,9 @@ const MAX_NODES: usize = 2_000;
 /// A value that fits `schema`. A schema that refers to itself (a tree of categories) is
 /// generated until the first repetition: an optional self-reference is left out, a required
 /// one is an empty value.
+#[cfg(test)]
 pub fn example(spec: &Value, schema: &Value) -> Value {
-    let mut builder = Builder {
-        spec,
-        stack: Vec::new(),
-        nodes: 0,
-    };
-    builder.build(schema, 0)
+    example_for(spec, &Value::Null, Some(schema)).value
 }
 
 struct Builder<'a> {
@@ -58,6 +101,8 @@ struct Builder<'a> {
     stack: Vec<&'a str>,
     /// Values built so far.
     nodes: usize,
+    /// Whether a value the spec gave was passed over for holding `{{`.
+    defused: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -87,18 +132,20 @@ impl<'a> Builder<'a> {
 
     fn build_resolved(&mut self, schema: &'a Value, depth: usize) -> Value {
         let spec = self.spec;
-        if let Some(e) = given_example(spec, schema) {
-            return e;
-        }
-        if let Some(d) = schema.get("default") {
-            return d.clone();
-        }
-        if let Some(first) = schema
-            .get("enum")
-            .and_then(Value::as_array)
-            .and_then(|e| e.first())
-        {
-            return first.clone();
+        let given = [
+            given_example(spec, schema),
+            schema.get("default").cloned(),
+            schema
+                .get("enum")
+                .and_then(Value::as_array)
+                .and_then(|e| e.iter().find(|v| !holds_braces(v)).or(e.first()))
+                .cloned(),
+        ];
+        for value in given.into_iter().flatten() {
+            if !holds_braces(&value) {
+                return value;
+            }
+            self.defused = true;
         }
         if depth > MAX_DEPTH || self.nodes > MAX_NODES {
             return empty_like(schema);

@@ -32,6 +32,15 @@ pub fn auth_for(spec: &Value, op: &Value) -> Auth {
         let Some(scheme) = spec.pointer(&format!("/components/securitySchemes/{name}")) else {
             continue;
         };
+        // Two schemes of one requirement on one header (`{apiKey: [], bearer: []}`, both
+        // `Authorization`): a request sends a header once, so the first is kept and the
+        // person decides.
+        if let Some(taken) = header_taken(scheme, &out.headers) {
+            out.comments.push(format!(
+                "decide: security scheme `{name}` also sets the `{taken}` header, which an earlier scheme of the same requirement sets: only the earlier one is sent"
+            ));
+            continue;
+        }
         let ty = scheme.get("type").and_then(Value::as_str).unwrap_or("");
         let http = scheme
             .get("scheme")
@@ -60,29 +69,56 @@ pub fn auth_for(spec: &Value, op: &Value) -> Auth {
                     format!("base64 of user:password for `{name}`"),
                 ));
             }
-            ("apiKey", _) => {
-                let key = scheme
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("api_key");
-                let var = names::env_name(name);
-                let value = format!("{{{{ env.{var} }}}}");
-                match scheme.get("in").and_then(Value::as_str) {
-                    Some("query") => out.query.push((key.into(), value)),
-                    Some("cookie") => out
-                        .headers
-                        .push(("Cookie".into(), format!("{key}={value}"))),
-                    _ => out.headers.push((key.into(), value)),
-                }
-                out.variables
-                    .push((var, format!("the API key of the `{name}` security scheme")));
-            }
+            ("apiKey", _) => api_key(name, scheme, &mut out),
             _ => out.comments.push(format!(
                 "decide: security scheme `{name}` ({ty} {http}) is not converted"
             )),
         }
     }
     out
+}
+
+/// An API key: its header, query parameter or cookie, from `{{ env.SCHEME_NAME }}`.
+fn api_key(name: &str, scheme: &Value, out: &mut Auth) {
+    let key = scheme
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("api_key");
+    if key.contains("{{") {
+        out.comments.push(format!(
+            "decide: security scheme `{name}` names its key with `{{{{` (read as a template): not converted"
+        ));
+        return;
+    }
+    let var = names::env_name(name);
+    let value = format!("{{{{ env.{var} }}}}");
+    match scheme.get("in").and_then(Value::as_str) {
+        Some("query") => out.query.push((key.into(), value)),
+        Some("cookie") => out
+            .headers
+            .push(("Cookie".into(), format!("{key}={value}"))),
+        _ => out.headers.push((key.into(), value)),
+    }
+    out.variables
+        .push((var, format!("the API key of the `{name}` security scheme")));
+}
+
+/// The header (other than `Cookie`, whose pairs are joined) that `scheme` would set and an
+/// earlier scheme already sets.
+fn header_taken(scheme: &Value, headers: &[(String, String)]) -> Option<String> {
+    let ty = scheme.get("type").and_then(Value::as_str).unwrap_or("");
+    let header = match (ty, scheme.get("in").and_then(Value::as_str)) {
+        ("http" | "oauth2" | "openIdConnect", _) => "Authorization",
+        ("apiKey", Some("header") | None) => scheme
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("api_key"),
+        _ => return None,
+    };
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(header))
+        .map(|(k, _)| k.clone())
 }
 
 /// JSON properties that hold a bearer token in a sign-in's response.

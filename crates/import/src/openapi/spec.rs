@@ -16,6 +16,8 @@ pub struct Op<'a> {
     /// Path-level parameters, overridden by the operation's (resolved).
     pub params: Vec<&'a Value>,
     pub id: Option<String>,
+    /// The first of the operation's own `servers`, else of its path item's.
+    pub servers: Option<&'a Value>,
 }
 
 /// YAML as JSON (keys such as `200:` become strings).
@@ -63,31 +65,84 @@ pub fn server(spec: &Value) -> (String, String, Option<String>) {
             Some("decide: the spec names no server".into()),
         );
     };
+    let read = read_server(s);
+    let origin = read
+        .origin
+        .unwrap_or_else(|| "http://127.0.0.1:8080".into());
+    (origin, read.base, read.remark)
+}
+
+/// One server object read: its origin (none for a relative URL), its path without the
+/// trailing `/`, and what the person should decide about it.
+pub struct Server {
+    pub origin: Option<String>,
+    pub base: String,
+    pub remark: Option<String>,
+}
+
+/// A server object's URL with its variables filled: each variable's `default`, else (invalid,
+/// but seen) its first `enum` value. A scheme-relative URL (`//host/v2`) is read as https.
+pub fn read_server(s: &Value) -> Server {
     let mut url = s
         .get("url")
         .and_then(Value::as_str)
         .unwrap_or("/")
         .to_string();
+    let written = url.clone();
+    let mut remarks = Vec::new();
     if let Some(vars) = s.get("variables").and_then(Value::as_object) {
         for (k, v) in vars {
-            let d = v.get("default").map(scalar_text).unwrap_or_default();
-            url = url.replace(&format!("{{{k}}}"), &d);
+            if !url.contains(&format!("{{{k}}}")) {
+                continue;
+            }
+            let first_enum = v.pointer("/enum/0").map(scalar_text);
+            let value = match (v.get("default").map(scalar_text), first_enum) {
+                (Some(d), _) => d,
+                (None, Some(e)) => {
+                    remarks.push(format!("its variable `{k}` has no default: the first of its `enum`, `{e}`, is used"));
+                    e
+                }
+                (None, None) => {
+                    remarks.push(format!("its variable `{k}` has no default and no `enum`: `{k}` is written in its place"));
+                    k.clone()
+                }
+            };
+            url = url.replace(&format!("{{{k}}}"), &value);
         }
     }
+    if let Some(rest) = url.strip_prefix("//") {
+        remarks.push("it names no scheme: https is assumed".into());
+        url = format!("https://{rest}");
+    }
+    let remark = |extra: Option<String>| {
+        let all: Vec<String> = extra.into_iter().chain(remarks.iter().cloned()).collect();
+        (!all.is_empty())
+            .then(|| format!("decide: the spec's server `{written}`: {}", all.join("; ")))
+    };
     match url::Url::parse(&url) {
-        Ok(u) if u.has_host() => {
-            let origin = u[..url::Position::BeforePath].to_string();
-            let base = u.path().trim_end_matches('/').to_string();
-            (origin, base, None)
-        }
-        _ => (
-            "http://127.0.0.1:8080".into(),
-            url.trim_end_matches('/').to_string(),
-            Some(format!(
-                "decide: the spec's server `{url}` has no host; the paths keep its prefix"
-            )),
-        ),
+        Ok(u) if u.has_host() && !url.contains("{{") => Server {
+            origin: Some(u[..url::Position::BeforePath].to_string()),
+            base: u.path().trim_end_matches('/').to_string(),
+            remark: remark(None),
+        },
+        _ => Server {
+            origin: None,
+            base: url.trim_end_matches('/').replace("{{", "{ {"),
+            remark: remark(Some("it has no host; the paths keep its prefix".into())),
+        },
     }
+}
+
+/// The server an operation names for itself (its own `servers`, else its path item's), as
+/// the prefix its steps' URLs start with: an absolute URL when its origin is not the target's.
+pub fn own_server(o: &Op<'_>, target: &str) -> Option<(String, Option<String>)> {
+    let s = o.servers?;
+    let read = read_server(s);
+    let prefix = match read.origin {
+        Some(origin) if origin != target => format!("{origin}{}", read.base),
+        _ => read.base,
+    };
+    Some((prefix, read.remark))
 }
 
 /// The `parameters:` a path item or an operation declares, references resolved.
@@ -129,20 +184,53 @@ pub fn operations(spec: &Value) -> Vec<Op<'_>> {
                     .get("operationId")
                     .and_then(Value::as_str)
                     .map(str::to_string),
+                servers: op
+                    .pointer("/servers/0")
+                    .or_else(|| item.pointer("/servers/0")),
             });
         }
     }
     out
 }
 
-pub fn param_example(spec: &Value, p: &Value) -> Value {
-    if let Some(e) = schema::given_example(spec, p) {
-        return e;
+/// A parameter's example (never one holding `{{`: see [`schema::holds_braces`]).
+pub fn param_example(spec: &Value, p: &Value) -> schema::Example {
+    schema::example_for(spec, p, p.get("schema"))
+}
+
+/// A path parameter's value as its `style` writes it into the path (a `data:` value is one
+/// scalar): `simple` (the default) `1,2,3` or `k,v` (`k=v` exploded), `label` `.1,2,3`,
+/// `matrix` `;id=1,2,3`. A primitive in the simple style stays as it is.
+pub fn path_value(p: &Value, v: &Value) -> Value {
+    let style = p.get("style").and_then(Value::as_str).unwrap_or("simple");
+    if style == "simple" && !matches!(v, Value::Array(_) | Value::Object(_)) {
+        return v.clone();
     }
-    match p.get("schema") {
-        Some(s) => schema::example(spec, s),
-        None => json_str("string"),
-    }
+    let explode = p.get("explode") == Some(&Value::Bool(true));
+    let name = p.get("name").and_then(Value::as_str).unwrap_or("");
+    let parts: Vec<String> = match v {
+        Value::Array(a) => a.iter().map(scalar_text).collect(),
+        Value::Object(m) if explode => m
+            .iter()
+            .map(|(k, v)| format!("{k}={}", scalar_text(v)))
+            .collect(),
+        Value::Object(m) => m
+            .iter()
+            .flat_map(|(k, v)| [k.clone(), scalar_text(v)])
+            .collect(),
+        other => vec![scalar_text(other)],
+    };
+    let text = match style {
+        "label" if explode => format!(".{}", parts.join(".")),
+        "label" => format!(".{}", parts.join(",")),
+        "matrix" if explode && v.is_array() => {
+            parts.iter().map(|p| format!(";{name}={p}")).collect()
+        }
+        "matrix" if explode && v.is_object() => parts.iter().map(|p| format!(";{p}")).collect(),
+        "matrix" => format!(";{name}={}", parts.join(",")),
+        _ => parts.join(","),
+    };
+    Value::String(text)
 }
 
 pub fn scalar_text(v: &Value) -> String {
@@ -153,24 +241,51 @@ pub fn scalar_text(v: &Value) -> String {
     }
 }
 
-/// The body entry for a request body: JSON when offered, else a form, else text.
-pub fn request_body(spec: &Value, body: &Value) -> Result<Option<Entry>, String> {
+/// The body entry for a request body: JSON when offered, else a form, else text; with the
+/// media type to send as `Content-Type` when a JSON one is not plain `application/json`
+/// (`application/json-patch+json`: an API checking it answers 415 to `application/json`).
+/// `defused` is set when an example of the spec held `{{` and a generated value stands in.
+pub fn request_body(
+    spec: &Value,
+    body: &Value,
+    defused: &mut bool,
+) -> Result<Option<(Entry, Option<String>)>, String> {
     let Some(content) = body.get("content").and_then(Value::as_object) else {
         return Ok(None);
     };
-    let example = |media: &Value| {
-        schema::given_example(spec, media).unwrap_or_else(|| {
-            media
-                .get("schema")
-                .map(|s| schema::example(spec, s))
-                .unwrap_or(Value::Null)
-        })
+    let mut example = |media: &Value| {
+        let e = schema::example_for(spec, media, media.get("schema"));
+        *defused |= e.defused;
+        match media.get("schema") {
+            None if e.defused || schema::given_example(spec, media).is_none() => Value::Null,
+            _ => e.value,
+        }
     };
-    if let Some((_, media)) = content
+    let essence = |t: &str| {
+        t.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    };
+    let json = content
         .iter()
-        .find(|(t, _)| t.starts_with("application/json") || t.contains("+json"))
-    {
-        return Ok(Some(Entry::new("json", Node::json(&example(media)))));
+        .find(|(t, _)| essence(t) == "application/json")
+        .or_else(|| {
+            content.iter().find(|(t, _)| {
+                let e = essence(t);
+                e.starts_with("application/") && (e.ends_with("+json") || e.ends_with("/json"))
+            })
+        });
+    if let Some((t, media)) = json {
+        let value = example(media);
+        if value.is_null() && *defused {
+            return Err(format!(
+                "a `{t}` body whose only example holds `{{{{` (read as a template) and which has no schema to generate one from: the body is left out"
+            ));
+        }
+        let media_type = (essence(t) != "application/json" && !t.contains("{{")).then(|| t.clone());
+        return Ok(Some((Entry::new("json", Node::json(&value)), media_type)));
     }
     if let Some(media) = content.get("application/x-www-form-urlencoded") {
         let fields: Vec<(String, Node)> = example(media)
@@ -179,11 +294,11 @@ pub fn request_body(spec: &Value, body: &Value) -> Result<Option<Entry>, String>
             .flatten()
             .map(|(k, v)| (k.clone(), Node::str(scalar_text(v))))
             .collect();
-        return Ok(Some(Entry::new("form", Node::map(fields))));
+        return Ok(Some((Entry::new("form", Node::map(fields)), None)));
     }
     if let Some((t, media)) = content.iter().find(|(t, _)| t.starts_with("text/")) {
         if let Value::String(s) = example(media) {
-            return Ok(Some(Entry::new("body", Node::str(s))));
+            return Ok(Some((Entry::new("body", Node::str(s)), None)));
         }
         return Err(format!("a `{t}` body without a text example"));
     }
@@ -275,6 +390,64 @@ pub fn json_str(s: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_parameters_are_written_in_their_style() {
+        let arr = serde_json::json!([3, 4, 5]);
+        let obj = serde_json::json!({"role": "admin", "first": "Alex"});
+        let cases = [
+            (
+                r#"{"name": "id"}"#,
+                serde_json::json!(5),
+                serde_json::json!(5),
+            ),
+            (r#"{"name": "id"}"#, arr.clone(), serde_json::json!("3,4,5")),
+            (
+                r#"{"name": "id"}"#,
+                obj.clone(),
+                serde_json::json!("role,admin,first,Alex"),
+            ),
+            (
+                r#"{"name": "id", "explode": true}"#,
+                obj.clone(),
+                serde_json::json!("role=admin,first=Alex"),
+            ),
+            (
+                r#"{"name": "id", "style": "label"}"#,
+                arr.clone(),
+                serde_json::json!(".3,4,5"),
+            ),
+            (
+                r#"{"name": "id", "style": "label", "explode": true}"#,
+                arr.clone(),
+                serde_json::json!(".3.4.5"),
+            ),
+            (
+                r#"{"name": "id", "style": "matrix"}"#,
+                serde_json::json!(5),
+                serde_json::json!(";id=5"),
+            ),
+            (
+                r#"{"name": "id", "style": "matrix"}"#,
+                arr.clone(),
+                serde_json::json!(";id=3,4,5"),
+            ),
+            (
+                r#"{"name": "id", "style": "matrix", "explode": true}"#,
+                arr,
+                serde_json::json!(";id=3;id=4;id=5"),
+            ),
+            (
+                r#"{"name": "id", "style": "matrix", "explode": true}"#,
+                obj,
+                serde_json::json!(";role=admin;first=Alex"),
+            ),
+        ];
+        for (param, value, want) in cases {
+            let p: Value = serde_json::from_str(param).unwrap();
+            assert_eq!(path_value(&p, &value), want, "{param} {value}");
+        }
+    }
 
     #[test]
     fn link_expressions_become_captures() {
