@@ -78,12 +78,22 @@ fn same_thresholds(got: &Scenario, want: &Scenario) {
     assert_eq!(key(got), key(want));
 }
 
+/// The example's staged load as k6 runs the script's `stages`: from 1 VU (k6's `startVUs`
+/// default), where the hand-written example starts from none.
+fn from_one_vu(load: &Load) -> Load {
+    let mut load = load.clone();
+    if let Load::Closed(c) = &mut load {
+        c.start_vus = 1;
+    }
+    load
+}
+
 #[test]
 fn seed_000_converts_to_the_example_scenario() {
     let (got, out) = convert("seed-000.k6.js");
     let want = example("seed-000-permit-k6-stages.yaml");
     assert_eq!(got.target, want.target);
-    assert_eq!(got.load, want.load, "{}", out.yaml);
+    assert_eq!(got.load, from_one_vu(&want.load), "{}", out.yaml);
     assert!(matches!(got.load, Load::Closed(_)));
     assert_eq!(got.defaults.timeout, want.defaults.timeout);
     assert_eq!(got.defaults.headers, want.defaults.headers);
@@ -111,7 +121,7 @@ fn seed_004_converts_to_the_example_scenario() {
     let (got, out) = convert("seed-004.k6.js");
     let want = example("seed-004-gateway-stages.yaml");
     assert_eq!(got.target, want.target);
-    assert_eq!(got.load, want.load, "{}", out.yaml);
+    assert_eq!(got.load, from_one_vu(&want.load), "{}", out.yaml);
     assert_eq!(got.defaults.timeout, want.defaults.timeout);
     assert_eq!(got.defaults.headers, want.defaults.headers);
     same_flows(&got, &want, &out.yaml);
@@ -269,11 +279,51 @@ fn options_become_the_load() {
     };
     let cases = [
         ("{ vus: 5, duration: '30s' }", "{ model: closed, vus: 5, duration: 30s }"),
-        ("{ vus: 4, iterations: 20 }", "{ model: closed, vus: 4, shared_iterations: 20 }"),
+        (
+            "{ vus: 4, iterations: 20 }",
+            "{ model: closed, vus: 4, shared_iterations: 20, max_duration: 10m }",
+        ),
         ("{}", "{ model: closed, vus: 1, iterations: 1 }"),
         (
             "{ stages: [{ duration: '10s', target: 5 }, { duration: '1m', target: 0 }] }",
-            "{ model: closed, stages: [ { duration: 10s, vus: 5 }, { duration: 1m, vus: 0 } ] }",
+            "{ model: closed, start_vus: 1, stages: [ { duration: 10s, vus: 5 }, { duration: 1m, vus: 0 } ] }",
+        ),
+        // k6 starts the `stages` shortcut at `vus` (else 1), and ignores `vus` alone.
+        (
+            "{ vus: 10, stages: [{ duration: '1m', target: 20 }] }",
+            "{ model: closed, start_vus: 10, stages: [ { duration: 1m, vus: 20 } ] }",
+        ),
+        ("{ vus: 10 }", "{ model: closed, vus: 1, iterations: 1 }"),
+        // `iterations` with `duration` is shared-iterations, the duration its time limit.
+        (
+            "{ vus: 5, iterations: 50, duration: '2m' }",
+            "{ model: closed, vus: 5, shared_iterations: 50, max_duration: 2m }",
+        ),
+        ("{ vus: 2, duration: '1d' }", "{ model: closed, vus: 2, duration: 24h }"),
+        ("{ vus: 2, duration: 90000 }", "{ model: closed, vus: 2, duration: 1m30s }"),
+        (
+            "{ scenarios: { s: { executor: 'ramping-vus', stages: [{ duration: '5s', target: 8 }] } } }",
+            "{ model: closed, start_vus: 1, stages: [ { duration: 5s, vus: 8 } ] }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'constant-arrival-rate', rate: 10000, timeUnit: '1d', duration: '5m', preAllocatedVUs: 1 } } }",
+            "{ model: open, rate: 6.94444/m, duration: 5m, max_in_flight: 1 }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'constant-arrival-rate', rate: 3, timeUnit: 60, duration: 600, preAllocatedVUs: 1 } } }",
+            "{ model: open, rate: 50/s, duration: 600ms, max_in_flight: 1 }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'constant-arrival-rate', rate: 5, timeUnit: '60', duration: '1m', preAllocatedVUs: 1 } } }",
+            "{ model: open, rate: 5000/m, duration: 1m, max_in_flight: 1 }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'constant-arrival-rate', rate: parseInt(__ENV.RATE) || 50, timeUnit: '30s', duration: '1m', preAllocatedVUs: 1 } } }",
+            "{ model: open, rate: 100/m, duration: 1m, max_in_flight: 1 }",
+        ),
+        (
+            "{ scenarios: { s: { executor: 'ramping-arrival-rate', startRate: 6, timeUnit: 60000, preAllocatedVUs: 1, stages: [{ target: 60, duration: '1m' }] } } }",
+            "{ model: open, max_in_flight: 1, stages: [ { duration: 1m, rate: 6/m, ramp_to: 60/m } ] }",
         ),
         (
             "{ scenarios: { s: { executor: 'ramping-vus', startVUs: 2, stages: [{ duration: '5s', target: 8 }] } } }",
@@ -299,6 +349,24 @@ fn options_become_the_load() {
     for (options, load) in cases {
         let (s, out) = parsed(&script(options, req));
         assert_eq!(s.load, wanted(load), "{options}\n{}", out.yaml);
+    }
+}
+
+#[test]
+fn a_duration_k6_refuses_is_refused_with_its_line() {
+    let req = "http.get(`${BASE_URL}/api/ping`);";
+    for options in [
+        "{\n  scenarios: { s: { executor: 'constant-arrival-rate', rate: 60,\n    timeUnit: '1 m', duration: '1m', preAllocatedVUs: 1 } } }",
+        "{\n  scenarios: { s: { executor: 'constant-arrival-rate', rate: 60,\n    timeUnit: '1M', duration: '1m', preAllocatedVUs: 1 } } }",
+        "{ vus: 1,\n\n  duration: '1 m' }",
+        "{ stages: [\n\n  { duration: '1min', target: 2 }] }",
+    ] {
+        let err = import(Kind::K6, &script(options, req), "t.js", &Options::default())
+            .err()
+            .unwrap_or_else(|| panic!("imported: {options}"))
+            .to_string();
+        assert!(err.starts_with("t.js: 7: `1"), "{options}: {err}");
+        assert!(err.contains("not a duration k6 accepts"), "{err}");
     }
 }
 

@@ -9,6 +9,8 @@ mod captures;
 mod checks;
 mod data;
 mod document;
+mod duration;
+mod executors;
 mod flow;
 mod js;
 mod nesting;
@@ -108,7 +110,8 @@ fn walk(
         top.options.as_ref().map(|(e, l)| (e, *l)),
         walker.scope,
         walker.report,
-    );
+    )
+    .map_err(|what| ImportError::invalid(file, what))?;
     let chosen = match &opts.exec {
         Some(f) => top.functions.iter().find(|(n, _, _)| n == f).cloned(),
         None => top.default_fn.clone(),
