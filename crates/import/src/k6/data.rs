@@ -3,7 +3,9 @@
 //! indexed (`users[__VU % users.length]`) gives the `pick` (see `values.rs`).
 
 use super::js::Expr;
+use super::request::Request;
 use super::values::Scope;
+use crate::report::Report;
 use crate::yaml::Node;
 
 /// A data set read from the script.
@@ -130,6 +132,70 @@ pub fn inline_json_files(sets: &mut [DataSet], file: &str, report: &mut crate::r
             set.source = Source::Inline(v);
         }
     }
+}
+
+/// A request whose whole URL is a row of an inline set of URLs (`http.get(pages[i])`): a
+/// URL's host cannot be a template (connections open before the run), so the set holds the
+/// paths (without their `/`) and the request `/{{ pages }}`, on the target or on the one
+/// origin the URLs share. URLs on several origins are reported: loadlab cannot send them.
+pub fn urls_from_sets(
+    sets: &mut [DataSet],
+    requests: &mut [Request],
+    target: Option<&str>,
+    report: &mut Report,
+) {
+    for set in sets.iter_mut() {
+        let whole = format!("{{{{ {} }}}}", set.name);
+        let users: Vec<usize> = (0..requests.len())
+            .filter(|&i| requests[i].url.starts_with(&whole))
+            .collect();
+        let (Some(&first), Source::Inline(serde_json::Value::Array(values))) =
+            (users.first(), &mut set.source)
+        else {
+            continue;
+        };
+        let Some((origin, paths)) = one_origin(values) else {
+            report.unsupported(
+                Some(requests[first].line),
+                format!(
+                    "the URLs of `{}` are not on one origin: loadlab opens its connections before the run, so a host cannot come from a data set; split the set by host",
+                    set.name
+                ),
+            );
+            continue;
+        };
+        let prefix = match origin {
+            Some(o) if Some(o.as_str()) != target.map(|t| t.trim_end_matches('/')) => o,
+            _ => String::new(),
+        };
+        *values = paths.into_iter().map(serde_json::Value::String).collect();
+        for i in users {
+            requests[i].url = format!("{prefix}/{}", requests[i].url);
+        }
+    }
+}
+
+/// The origin all `values` share (`None`: all are paths) and each one's path without its
+/// leading `/`; `None` when they are not all strings on one origin.
+fn one_origin(values: &[serde_json::Value]) -> Option<(Option<String>, Vec<String>)> {
+    let mut origin: Option<Option<String>> = None;
+    let mut paths = Vec::new();
+    for v in values {
+        let text = v.as_str()?;
+        let (o, path) = match text.split_once("://") {
+            Some((scheme, rest)) if scheme == "http" || scheme == "https" => {
+                let host_end = rest.find(['/', '?']).unwrap_or(rest.len());
+                let o = format!("{scheme}://{}", &rest[..host_end]);
+                (Some(o), &rest[host_end..])
+            }
+            _ => (None, text),
+        };
+        if *origin.get_or_insert_with(|| o.clone()) != o {
+            return None;
+        }
+        paths.push(path.strip_prefix('/').unwrap_or(path).to_string());
+    }
+    Some((origin.flatten(), paths))
 }
 
 impl DataSet {

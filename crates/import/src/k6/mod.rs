@@ -188,6 +188,12 @@ fn scenario_root(
         mut data_sets,
     } = walked;
     let mut root = vec![Entry::new("name", Node::str(name))];
+    data::urls_from_sets(
+        &mut data_sets,
+        &mut requests,
+        scope.target.as_deref(),
+        report,
+    );
     let urls = document::unnamed_urls(&requests);
     root.extend(document::target(scope, base_env.as_deref(), &mut requests));
     let thresholds = document::thresholds_on_urls(&opts.thresholds, &urls, &requests);

@@ -87,7 +87,7 @@ impl Scope {
 
     /// A URL: relative to the target when it starts with it, absolute otherwise.
     pub fn url(&mut self, e: &Expr) -> Conv<String> {
-        let t = self.text(e)?;
+        let t = self.marked_text(e)?;
         if let Some(rest) = t.strip_prefix(TARGET) {
             let rest = rest.replace(TARGET, self.target.as_deref().unwrap_or(""));
             return Ok(if rest.starts_with('/') {
@@ -111,8 +111,16 @@ impl Scope {
         Ok(t)
     }
 
-    /// Text with `{{ ... }}` templates.
+    /// Text with `{{ ... }}` templates, the base URL written as the target's URL (in a body,
+    /// a header or a data value k6 sends it whole).
     pub fn text(&mut self, e: &Expr) -> Conv<String> {
+        let t = self.marked_text(e)?;
+        Ok(t.replace(TARGET, self.target.as_deref().unwrap_or("")))
+    }
+
+    /// Text with `{{ ... }}` templates, and the base URL as [`TARGET`], so that [`Self::url`]
+    /// can tell a path on the target from an absolute URL.
+    fn marked_text(&mut self, e: &Expr) -> Conv<String> {
         self.depth += 1;
         let out = if self.depth > 40 {
             Err("too deeply nested".to_string())
@@ -133,17 +141,19 @@ impl Scope {
                 for (i, q) in quasis.iter().enumerate() {
                     out.push_str(q);
                     if let Some(x) = exprs.get(i) {
-                        out.push_str(&self.text(x)?);
+                        out.push_str(&self.marked_text(x)?);
                     }
                 }
                 Ok(out)
             }
-            Expr::Binary { op, left, right } if op == "+" => {
-                Ok(format!("{}{}", self.text(left)?, self.text(right)?))
-            }
+            Expr::Binary { op, left, right } if op == "+" => Ok(format!(
+                "{}{}",
+                self.marked_text(left)?,
+                self.marked_text(right)?
+            )),
             Expr::Binary { op, left, right } if op == "||" || op == "??" => {
                 if let Some(var) = env_name(left) {
-                    let default = self.text(right)?;
+                    let default = self.marked_text(right)?;
                     if !self.env_defaults.iter().any(|(v, _)| *v == var) {
                         self.env_defaults.push((var, default.clone()));
                     }
@@ -186,7 +196,7 @@ impl Scope {
         }
         match e {
             Expr::Ident(name) => match self.lookup(name).cloned() {
-                Some(Binding::Value(v)) => self.text(&v).map(Some),
+                Some(Binding::Value(v)) => self.marked_text(&v).map(Some),
                 Some(Binding::Target) => Ok(Some(TARGET.into())),
                 Some(Binding::Capture(c)) => Ok(Some(format!("{{{{ {c} }}}}"))),
                 Some(Binding::Opaque(why)) => Err(format!("`{name}`: {why}")),
@@ -202,7 +212,7 @@ impl Scope {
                 // A property of an inlined constant object.
                 if let Some(props) = self.object(object) {
                     if let Some((_, v)) = props.iter().rev().find(|(k, _)| k == property) {
-                        return self.text(v).map(Some);
+                        return self.marked_text(v).map(Some);
                     }
                 }
                 Ok(None)
@@ -232,13 +242,13 @@ impl Scope {
                     }
                     ("Date.now", 0, _) => return Ok(Some("{{ now_ms() }}".into())),
                     ("String" | "encodeURIComponent" | "encodeURI", 1, _) => {
-                        return self.text(&args[0]).map(Some)
+                        return self.marked_text(&args[0]).map(Some)
                     }
                     _ => {}
                 }
                 if let Expr::Member { object, property } = callee.as_ref() {
                     if property == "toString" && args.is_empty() {
-                        return self.text(object).map(Some);
+                        return self.marked_text(object).map(Some);
                     }
                 }
                 if let Some(Binding::Function { params, ret }) =
@@ -246,7 +256,7 @@ impl Scope {
                 {
                     let mark = self.mark();
                     self.bind_args(&params, args);
-                    let out = self.text(&ret);
+                    let out = self.marked_text(&ret);
                     self.reset(mark);
                     return out.map(Some);
                 }

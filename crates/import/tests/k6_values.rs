@@ -1,0 +1,72 @@
+//! Values of a k6 script as the scenario holds them: the base URL in data values and bodies,
+//! inline sets of URLs read as a request's whole URL, secrets moved to the environment, and
+//! `__ENV.X || default` taken at its default.
+
+mod common;
+
+use common::validate;
+use loadlab_import::{import, Kind, Options};
+use loadlab_scenario::Scenario;
+
+fn imported(source: &str) -> (Scenario, loadlab_import::Imported) {
+    let out = import(Kind::K6, source, "t.js", &Options::default())
+        .unwrap_or_else(|e| panic!("{e}\n{source}"));
+    assert!(!out.yaml.contains("\\u0001"), "{}", out.yaml);
+    let s = validate(&out.yaml, "t.yaml");
+    (s, out)
+}
+
+#[test]
+fn a_set_of_urls_read_as_a_whole_url_holds_paths() {
+    let cases = [
+        // Built from the base URL constant (in/k6-pantheon.js's staticAssets).
+        (
+            "const BASE_URL = 'https://shop.example.com';\nconst pages = [BASE_URL + '/a', `${BASE_URL}/b?x=1`];",
+            "https://shop.example.com",
+            "/{{ pages }}",
+        ),
+        // Absolute URLs with no base URL constant: their origin is the target.
+        (
+            "const pages = ['https://shop.example.com/a', 'https://shop.example.com/b?x=1'];",
+            "https://shop.example.com",
+            "/{{ pages }}",
+        ),
+        // On another origin than the target.
+        (
+            "const BASE_URL = 'https://api.example.com';\nconst pages = ['https://cdn.example.com/a', 'https://cdn.example.com/b?x=1'];",
+            "https://api.example.com",
+            "https://cdn.example.com/{{ pages }}",
+        ),
+    ];
+    for (top, target, url) in cases {
+        let source = format!(
+            "import http from 'k6/http';\n{top}\nexport default function () {{\n  http.get(pages[Math.floor(Math.random() * pages.length)]);\n}}\n"
+        );
+        let (s, out) = imported(&source);
+        assert_eq!(s.target.as_deref(), Some(target), "{}", out.yaml);
+        assert_eq!(s.request_steps().next().unwrap().url, url, "{}", out.yaml);
+        let values: Vec<&str> = s.data[0]
+            .rows
+            .iter()
+            .map(|row| row[0].as_str().unwrap())
+            .collect();
+        assert_eq!(values, ["a", "b?x=1"], "{}", out.yaml);
+    }
+}
+
+#[test]
+fn the_base_url_in_a_body_or_an_unused_set_is_the_target_url() {
+    let source = "import http from 'k6/http';\nconst BASE_URL = 'https://shop.example.com';\nconst assets = [BASE_URL + '/a.css'];\nexport default function () {\n  http.post(`${BASE_URL}/hook`, JSON.stringify({ callback: `${BASE_URL}/done` }));\n}\n";
+    let (_, out) = imported(source);
+    assert!(
+        out.yaml.contains("\"https://shop.example.com/a.css\""),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml
+            .contains("callback: \"https://shop.example.com/done\""),
+        "{}",
+        out.yaml
+    );
+}
