@@ -70,3 +70,43 @@ fn the_base_url_in_a_body_or_an_unused_set_is_the_target_url() {
         out.yaml
     );
 }
+
+#[test]
+fn no_secret_of_a_script_is_written_out() {
+    std::env::set_var("PASSWORD", "p");
+    let source = r#"import http from 'k6/http';
+const users = [{ username: 'testuser1', password: 'testuser1pw' }];
+export default function () {
+  const u = users[Math.floor(Math.random() * users.length)];
+  http.post('https://api.example.com/login', { user: u.username, password: u.password });
+  http.get('https://admin:hunter2@api.example.com/h');
+  http.get('https://user:passwd77@api.example.com/basic-auth/user/passwd77');
+  http.get('https://api.example.com/d?api_key=k3y12345&page=2');
+  http.post('https://api.example.com/i', JSON.stringify({ user: { login: 'bob', pass: 's3cr3tpass' } }), { headers: { 'Content-Type': 'application/json' } });
+  http.get('https://api.example.com/j', { headers: { 'Ocp-Apim-Subscription-Key': '0123456789abcdef0123456789abcdef' } });
+}
+"#;
+    let out = import(Kind::K6, source, "t.js", &Options::default()).unwrap();
+    let all = format!("{}\n{}", out.yaml, out.report);
+    for secret in [
+        "testuser1pw",
+        "hunter2",
+        "passwd77",
+        "k3y12345",
+        "s3cr3tpass",
+        "0123456789abcdef0123456789abcdef",
+    ] {
+        assert!(!all.contains(secret), "{secret} written:\n{all}");
+    }
+    for kept in [
+        "name: \"GET https://admin@api.example.com/h\"",
+        "/basic-auth/user/{{ env.USER_PASSWORD }}",
+        "?api_key={{ env.API_KEY }}&page=2",
+        "pass: \"{{ env.PASS }}\"",
+        "Ocp-Apim-Subscription-Key: \"{{ env.OCP_APIM_SUBSCRIPTION_KEY }}\"",
+        "users: { csv: users.csv, pick: random }",
+        "header row `username,password`",
+    ] {
+        assert!(out.yaml.contains(kept), "{kept} missing:\n{}", out.yaml);
+    }
+}

@@ -198,6 +198,27 @@ fn one_origin(values: &[serde_json::Value]) -> Option<(Option<String>, Vec<Strin
     Some((origin.flatten(), paths))
 }
 
+/// The keys of inline rows named like a credential and holding a literal
+/// (`{ username: 'u1', password: 'p1' }`), with all the rows' keys; `None` when no row holds
+/// one. A data cell is sent as written (no template is read in it), so such rows cannot stay.
+fn secret_columns(v: &serde_json::Value) -> Option<(Vec<String>, Vec<String>)> {
+    let (mut secrets, mut header) = (Vec::new(), Vec::new());
+    for row in v.as_array()?.iter().filter_map(|r| r.as_object()) {
+        for (k, cell) in row {
+            if !header.contains(k) {
+                header.push(k.clone());
+            }
+            let literal = cell
+                .as_str()
+                .is_some_and(|c| !c.is_empty() && !c.contains("{{"));
+            if literal && crate::credentials::is_credential_name(k) && !secrets.contains(k) {
+                secrets.push(k.clone());
+            }
+        }
+    }
+    (!secrets.is_empty()).then_some((secrets, header))
+}
+
 impl DataSet {
     /// The `data:` entry's value, and comments for what a person must do.
     pub fn node(&self, pick: &str) -> (Node, Vec<String>) {
@@ -221,7 +242,18 @@ impl DataSet {
                 ));
                 Node::map([("csv", Node::str(csv)), ("pick", Node::raw(pick))])
             }
-            Source::Inline(v) => Node::map([("values", Node::json(v)), ("pick", Node::raw(pick))]),
+            Source::Inline(v) => match secret_columns(v) {
+                None => Node::map([("values", Node::json(v)), ("pick", Node::raw(pick))]),
+                Some((secrets, header)) => {
+                    let csv = format!("{}.csv", self.name);
+                    comments.push(format!(
+                        "decide: the script's inline rows hold credentials ({}), kept out of the scenario: write the rows to {csv}, its header row `{}`",
+                        secrets.join(", "),
+                        header.join(",")
+                    ));
+                    Node::map([("csv", Node::str(csv)), ("pick", Node::raw(pick))])
+                }
+            },
         };
         (node, comments)
     }
