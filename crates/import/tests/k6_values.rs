@@ -110,3 +110,27 @@ export default function () {
         assert!(out.yaml.contains(kept), "{kept} missing:\n{}", out.yaml);
     }
 }
+
+#[test]
+fn a_pause_read_from_the_environment_with_a_default_is_the_default() {
+    let cases = [
+        ("const t = __ENV.SLEEP || 3;", "sleep(t);", "3s"),
+        ("", "sleep(__ENV.SLEEP || 5);", "5s"),
+        ("", "sleep(__ENV.SLEEP ?? 0.5);", "0.5s"),
+        ("const p = Number(__ENV.PAUSE) || 4;", "sleep(p);", "4s"),
+        ("", "sleep(parseFloat(__ENV.PAUSE) || 1.5);", "1.5s"),
+        ("const THINK = 2;", "sleep(THINK * 2);", "4s"),
+        ("", "sleep('2');", "2s"),
+    ];
+    for (top, pause, want) in cases {
+        let source = format!(
+            "import http from 'k6/http';\nimport {{ sleep }} from 'k6';\n{top}\nexport default function () {{\n  http.get('http://127.0.0.1:9/a');\n  {pause}\n}}\n"
+        );
+        let (_, out) = imported(&source);
+        assert!(
+            out.yaml.contains(&format!("- think: {want}\n")),
+            "{pause}\n{}",
+            out.yaml
+        );
+    }
+}

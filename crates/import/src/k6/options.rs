@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use super::duration::K6Duration;
 use super::executors::{prop_line, ramping_vus, scenarios_load};
 use super::js::{Expr, Prop};
-use super::values::{Binding, Scope};
+use super::values::{env_read, is_number_call, Binding, Scope};
 use crate::report::Report;
 use crate::scaffold::fmt_num;
 use crate::yaml::{Entry, Node};
@@ -267,23 +267,6 @@ impl Reader<'_> {
             }
         }
     }
-}
-
-/// The environment variable `e` reads: `__ENV.X`, or `parseInt(__ENV.X)` and its kin.
-fn env_read(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Call { callee, args, .. } if is_number_call(callee) => {
-            args.first().and_then(super::values::env_name)
-        }
-        other => super::values::env_name(other),
-    }
-}
-
-fn is_number_call(callee: &Expr) -> bool {
-    matches!(
-        callee.dotted().as_deref(),
-        Some("parseInt" | "Number" | "parseFloat")
-    )
 }
 
 /// The `decide:` comment for a load setting whose value this import cannot read.

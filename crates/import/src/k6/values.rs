@@ -437,3 +437,22 @@ pub fn env_name(e: &Expr) -> Option<String> {
         _ => None,
     }
 }
+
+/// The environment variable `e` reads: `__ENV.X`, or `parseInt(__ENV.X)`, `Number(…)`,
+/// `parseFloat(…)` of it (`parseInt(__ENV.RATE) || 50` is read at its default).
+pub fn env_read(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Call { callee, args, .. } if is_number_call(callee) => {
+            args.first().and_then(env_name)
+        }
+        other => env_name(other),
+    }
+}
+
+/// `parseInt`, `Number`, `parseFloat`: a number from text.
+pub fn is_number_call(callee: &Expr) -> bool {
+    matches!(
+        callee.dotted().as_deref(),
+        Some("parseInt" | "Number" | "parseFloat")
+    )
+}
