@@ -505,3 +505,30 @@ fn a_loop_over_a_batchs_responses_checks_each_of_them() {
         "{left_out:?}"
     );
 }
+
+#[test]
+fn counted_loops_in_any_direction_repeat_their_steps() {
+    let cases = [
+        ("for (let i = 0; i < 3; i++)", Some(3)),
+        ("for (let i = 1; i <= 100; i++)", Some(100)),
+        ("for (let i = 0; i <= 2; i += 1)", Some(3)),
+        ("for (let i = 3; i > 0; i--)", Some(3)),
+        ("for (let i = 5; i >= 1; --i)", Some(5)),
+        ("for (let i = 5; i < 5; i++)", None),
+        ("for (let i = 0; i < 3; i--)", None),
+    ];
+    for (head, count) in cases {
+        let source = script(
+            "{}",
+            &format!(
+                "http.get(`${{BASE_URL}}/a`);\n{head} {{\n  http.get(`${{BASE_URL}}/posts`);\n}}"
+            ),
+        );
+        let (s, out) = parsed(&source);
+        let got = s.flows[0].steps.iter().find_map(|st| match st {
+            Step::Loop { count, .. } => Some(*count),
+            _ => None,
+        });
+        assert_eq!(got, count, "{head}\n{}", out.yaml);
+    }
+}
