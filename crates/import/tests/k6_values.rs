@@ -134,3 +134,18 @@ fn a_pause_read_from_the_environment_with_a_default_is_the_default() {
         );
     }
 }
+
+#[test]
+fn an_unread_inline_set_of_credentials_is_left_out() {
+    let source = "import http from 'k6/http';\nconst credentials = [{ username: 'testuser1', password: 'testuser1pw' }];\nexport default function () {\n  http.get('https://shop.example.com/');\n}\n";
+    let (s, out) = imported(source);
+    assert!(s.data.is_empty(), "{}", out.yaml);
+    assert!(!out.yaml.contains("testuser1"), "{}", out.yaml);
+    assert!(
+        out.report
+            .to_string()
+            .contains("`credentials` holds credentials"),
+        "{}",
+        out.report
+    );
+}

@@ -3,7 +3,7 @@
 //! indexed (`users[__VU % users.length]`) gives the `pick` (see `values.rs`).
 
 use super::js::Expr;
-use super::request::Request;
+use super::request::{Body, Request};
 use super::values::Scope;
 use crate::report::Report;
 use crate::yaml::Node;
@@ -217,6 +217,39 @@ fn secret_columns(v: &serde_json::Value) -> Option<(Vec<String>, Vec<String>)> {
         }
     }
     (!secrets.is_empty()).then_some((secrets, header))
+}
+
+/// Leaves out an inline set holding credentials that no converted request reads: its rows
+/// cannot be written (see [`secret_columns`]), and a CSV left to fill for nothing would only
+/// stop the scenario from loading.
+pub fn drop_unused_secrets(sets: &mut Vec<DataSet>, requests: &[Request], report: &mut Report) {
+    sets.retain(|set| {
+        let Source::Inline(v) = &set.source else {
+            return true;
+        };
+        if secret_columns(v).is_none() || requests.iter().any(|r| reads(r, &set.name)) {
+            return true;
+        }
+        report.did(format!(
+            "line {}: the inline array `{}` holds credentials and no converted request reads it: left out",
+            set.line, set.name
+        ));
+        false
+    });
+}
+
+/// Whether `r` reads the data set `name` (`{{ name }}`, `{{ name.column }}`).
+fn reads(r: &Request, name: &str) -> bool {
+    let uses =
+        |t: &str| t.contains(&format!("{{{{ {name} }}}}")) || t.contains(&format!("{{{{ {name}."));
+    uses(&r.url)
+        || r.headers.iter().any(|(_, v)| uses(v))
+        || match &r.body {
+            Some(Body::Json(v)) => uses(&v.to_string()),
+            Some(Body::Text(t)) => uses(t),
+            Some(Body::Form(f)) => f.iter().any(|(_, v)| uses(v)),
+            None => false,
+        }
 }
 
 impl DataSet {

@@ -194,6 +194,7 @@ fn scenario_root(
         scope.target.as_deref(),
         report,
     );
+    data::drop_unused_secrets(&mut data_sets, &requests, report);
     let urls = document::unnamed_urls(&requests);
     root.extend(document::target(scope, base_env.as_deref(), &mut requests));
     let thresholds = document::thresholds_on_urls(&opts.thresholds, &urls, &requests);
