@@ -125,3 +125,16 @@ fn a_duration_k6_refuses_is_refused_with_its_line() {
         assert!(err.contains("not a duration k6 accepts"), "{err}");
     }
 }
+
+#[test]
+fn a_start_level_read_from_the_environment_is_a_decision() {
+    let options = "{ vus: __ENV.VUS, stages: [{ duration: '1m', target: 20 }] }";
+    let (_, out) = parsed(&script(options, "http.get(`${BASE_URL}/api/ping`);"));
+    assert!(
+        out.yaml
+            .contains("# decide: the script's `vus` is read from __ENV.VUS with no default"),
+        "{}",
+        out.yaml
+    );
+    assert!(out.yaml.contains("start_vus: 1\n"), "{}", out.yaml);
+}

@@ -116,9 +116,11 @@ fn shortcut_load(r: &Reader, options: &Expr, line: usize, report: &mut Report) -
     ];
     if let Some(stages) = options.prop("stages") {
         let start = if has("vus") { vus } else { 1.0 };
-        return ramping_vus(r, start, stages, report, line).commented(
+        let mut load = ramping_vus(r, start, stages, report, line).commented(
             "k6 stages (ramping-vus): each stage moves linearly from the previous target",
         );
+        load.comments.extend(comments);
+        return load;
     }
     if has("iterations") {
         let n = r.num_or(options, "iterations", 1.0, &mut comments);
