@@ -272,6 +272,8 @@ fn expressions_become_templates_and_captures() {
     let cases = [
         ("http.get(`${BASE_URL}/a/${__VU}/${__ITER}`);", "/a/{{ vu }}/{{ iteration }}"),
         ("http.get(BASE_URL + '/a?x=' + __ENV.X);", "/a?x={{ env.X }}"),
+        ("http.get(`${BASE_URL}/t/${new Date().getTime()}`);", "/t/{{ now_ms() }}"),
+        ("http.get(`${BASE_URL}/t/${Date.now()}`);", "/t/{{ now_ms() }}"),
         ("http.get(`${BASE_URL}/r/${randomIntBetween(1, 9)}`);", "/r/{{ random_int(1, 9) }}"),
         ("http.get('https://other.test/p');", "https://other.test/p"),
         ("http.del(`${BASE_URL}/d`, null, null);", "/d"),

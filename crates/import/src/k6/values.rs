@@ -247,6 +247,12 @@ impl Scope {
                     _ => {}
                 }
                 if let Expr::Member { object, property } = callee.as_ref() {
+                    // `new Date().getTime()`: the same milliseconds as `Date.now()`.
+                    let new_date = matches!(object.as_ref(), Expr::New { callee, args, .. }
+                        if args.is_empty() && callee.dotted().as_deref() == Some("Date"));
+                    if new_date && property == "getTime" && args.is_empty() {
+                        return Ok(Some("{{ now_ms() }}".into()));
+                    }
                     if property == "toString" && args.is_empty() {
                         return self.marked_text(object).map(Some);
                     }
