@@ -534,3 +534,26 @@ fn counted_loops_in_any_direction_repeat_their_steps() {
         assert_eq!(got, count, "{head}\n{}", out.yaml);
     }
 }
+
+#[test]
+fn k6_executions_named_imports_read_like_its_default_one() {
+    for (import, expr) in [
+        ("import { vu } from 'k6/execution';", "vu.idInTest"),
+        ("import { vu as v } from 'k6/execution';", "v.idInTest"),
+        (
+            "import execution from 'k6/execution';",
+            "execution.vu.idInTest",
+        ),
+    ] {
+        let source = format!(
+            "import http from 'k6/http';\n{import}\nexport default function () {{\n  http.get(`http://127.0.0.1:9/u/${{{expr}}}`);\n}}\n"
+        );
+        let (s, out) = parsed(&source);
+        assert_eq!(
+            s.request_steps().next().unwrap().url,
+            "/u/{{ vu }}",
+            "{}",
+            out.yaml
+        );
+    }
+}

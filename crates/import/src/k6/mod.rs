@@ -286,7 +286,15 @@ fn k6_imports(program: &[Stmt], scope: &mut Scope) -> String {
                 }
             }
             if source == "k6/execution" {
-                scope.execution = names.first().map(|(l, _)| l.clone());
+                for (local, imported) in names {
+                    if imported == "default" || imported == "*" {
+                        scope.execution = Some(local.clone());
+                    } else {
+                        scope
+                            .execution_names
+                            .push((local.clone(), imported.clone()));
+                    }
+                }
             }
         }
     }

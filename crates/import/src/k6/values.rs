@@ -58,6 +58,8 @@ pub struct Scope {
     pub picks: Vec<PickNote>,
     /// The local name of k6/execution's default import (`exec`).
     pub execution: Option<String>,
+    /// k6/execution's named imports, `(local, imported)`: `import { vu } from 'k6/execution'`.
+    pub execution_names: Vec<(String, String)>,
     depth: usize,
 }
 
@@ -74,6 +76,24 @@ impl Scope {
             .rev()
             .find(|(n, _)| n == name)
             .map(|(_, b)| b)
+    }
+
+    /// `vu.idInTest` of a named import from k6/execution as `exec.vu.idInTest`, the form
+    /// read through its default import; other names unchanged.
+    pub fn execution_path(&self, dotted: &str) -> String {
+        let (first, rest) = dotted.split_once('.').unwrap_or((dotted, ""));
+        match self.execution_names.iter().find(|(l, _)| l == first) {
+            Some((_, imported)) => {
+                let exec = self.execution.as_deref().unwrap_or("exec");
+                let rest = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!(".{rest}")
+                };
+                format!("{exec}.{imported}{rest}")
+            }
+            None => dotted.to_string(),
+        }
     }
 
     /// Names bound after `mark` are dropped (leaving a function's body).
@@ -177,7 +197,7 @@ impl Scope {
             }
             return Ok(Some(format!("{{{{ env.{var} }}}}")));
         }
-        let dotted = e.dotted();
+        let dotted = e.dotted().map(|d| self.execution_path(&d));
         let exec = self.execution.clone().unwrap_or_else(|| "exec".into());
         match dotted.as_deref() {
             Some("__VU") => return Ok(Some("{{ vu }}".into())),
