@@ -149,3 +149,21 @@ fn an_unread_inline_set_of_credentials_is_left_out() {
         out.report
     );
 }
+
+#[test]
+fn a_time_kept_in_a_constant_is_said_to_be_read_at_each_use() {
+    let source = "import http from 'k6/http';\nconst ms = new Date().getTime();\nexport default function () {\n  http.post('http://127.0.0.1:9/register', { username: 'berta' + ms });\n  http.post('http://127.0.0.1:9/login', { username: 'berta' + ms });\n}\n";
+    let (_, out) = imported(source);
+    assert!(
+        out.yaml.contains("username: \"berta{{ now_ms() }}\""),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.report
+            .to_string()
+            .contains("decide: line 2: `ms` holds the time it was set"),
+        "{}",
+        out.report
+    );
+}
