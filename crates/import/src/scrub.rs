@@ -89,6 +89,17 @@ fn entry(e: &mut Entry, in_fields: bool, namer: &mut Namer, report: &mut Report)
     let key = e.key.clone();
     let fields_below = in_fields && key != "capture" || is_field_map(&key);
     match &mut e.value {
+        Node::Str(s) if in_fields && key.eq_ignore_ascii_case("cookie") && s.contains('=') => {
+            // One variable per pair, as the HAR importer writes a recorded Cookie header.
+            let mut env_for = |pair: &str, value: &str| {
+                let why = format!("cookie `{pair}` in the source's Cookie header");
+                let wanted = format!("COOKIE_{}", names::env_name(pair));
+                namer.name(value, wanted, report, &why)
+            };
+            if let Some(with_env) = crate::har::secrets::cookie_with_env(s, &mut env_for) {
+                *s = with_env;
+            }
+        }
         Node::Str(s) if in_fields && credentials::is_credential_name(&key) => {
             if !s.is_empty() && !s.contains("{{") {
                 let (scheme, rest) = split_scheme(s);

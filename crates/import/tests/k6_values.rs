@@ -84,6 +84,7 @@ export default function () {
   http.get('https://api.example.com/d?api_key=k3y12345&page=2');
   http.post('https://api.example.com/i', JSON.stringify({ user: { login: 'bob', pass: 's3cr3tpass' } }), { headers: { 'Content-Type': 'application/json' } });
   http.get('https://api.example.com/j', { headers: { 'Ocp-Apim-Subscription-Key': '0123456789abcdef0123456789abcdef' } });
+  http.get('https://api.example.com/c', { headers: { Cookie: 'PHPSESSID=deadbeef1234; theme=dark' } });
 }
 "#;
     let out = import(Kind::K6, source, "t.js", &Options::default()).unwrap();
@@ -95,6 +96,7 @@ export default function () {
         "k3y12345",
         "s3cr3tpass",
         "0123456789abcdef0123456789abcdef",
+        "deadbeef1234",
     ] {
         assert!(!all.contains(secret), "{secret} written:\n{all}");
     }
@@ -106,6 +108,7 @@ export default function () {
         "Ocp-Apim-Subscription-Key: \"{{ env.OCP_APIM_SUBSCRIPTION_KEY }}\"",
         "users: { csv: users.csv, pick: random }",
         "header row `username,password`",
+        "Cookie: \"PHPSESSID={{ env.COOKIE_PHPSESSID }}; theme={{ env.COOKIE_THEME }}\"",
     ] {
         assert!(out.yaml.contains(kept), "{kept} missing:\n{}", out.yaml);
     }
