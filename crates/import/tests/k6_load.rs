@@ -138,3 +138,29 @@ fn a_start_level_read_from_the_environment_is_a_decision() {
     );
     assert!(out.yaml.contains("start_vus: 1\n"), "{}", out.yaml);
 }
+
+#[test]
+fn scenarios_and_thresholds_held_in_constants_are_read() {
+    let source = "import http from 'k6/http';\nconst workload = { executor: 'constant-vus', vus: 3, duration: '2m' };\nconst thresholds = { http_req_failed: ['rate<0.01'] };\nexport const options = {\n  scenarios: { s: workload },\n  thresholds,\n};\nexport default function () {\n  http.get('http://127.0.0.1:9/a');\n}\n";
+    let (s, out) = parsed(source);
+    let wanted =
+        "target: http://x\nload: { model: closed, vus: 3, duration: 2m }\nsteps: [{ get: / }]\n";
+    assert_eq!(
+        s.load,
+        Scenario::parse(wanted, "w.yaml").unwrap().load,
+        "{}",
+        out.yaml
+    );
+    assert_eq!(s.thresholds.len(), 1, "{}", out.yaml);
+    // Imported from another module: said with its line, and the load is a decision.
+    let source = "import http from 'k6/http';\nimport { workload } from './config.js';\nexport const options = {\n  scenarios: { s: workload },\n};\nexport default function () {\n  http.get('http://127.0.0.1:9/a');\n}\n";
+    let (_, out) = parsed(source);
+    let lines: Vec<Option<usize>> = out.report.unsupported.iter().map(|u| u.line).collect();
+    assert!(lines.contains(&Some(4)), "{}", out.report);
+    assert!(
+        out.yaml
+            .contains("# decide: the load (scenario `s`: its executor could not be read"),
+        "{}",
+        out.yaml
+    );
+}

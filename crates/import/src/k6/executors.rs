@@ -96,28 +96,36 @@ pub(super) fn scenarios_load(
     exec: &mut Option<String>,
 ) -> Entry {
     let Expr::Object(list) = scenarios else {
-        report.unsupported(Some(line), "options.scenarios: not an object literal");
-        return default_load();
+        let what = "options.scenarios: not an object literal (a value computed or imported); the scenario runs 1 VU once";
+        report.unsupported(Some(line), what);
+        return crate::scaffold::one_user_once(&format!("decide: the load ({what})"));
     };
     let Some(first) = list.first() else {
         return default_load();
     };
     let mut comments = Vec::new();
-    let s = &first.value;
+    let resolved = r.resolve(&first.value);
+    let s = &resolved;
     let executor = s
         .prop("executor")
         .and_then(|e| r.scope_text(e))
         .unwrap_or_default();
     let line = first.line;
     let Some(mut load) = executor_load(r, s, &executor, line, report, &mut comments) else {
-        report.unsupported(
-            Some(line),
+        let what = if executor.is_empty() {
             format!(
-                "scenario `{}`: executor `{executor}` has no loadlab load",
+                "scenario `{}`: its executor could not be read (`{}`: a value computed or imported); the scenario runs 1 VU once",
+                first.key,
+                first.value.sketch()
+            )
+        } else {
+            format!(
+                "scenario `{}`: executor `{executor}` has no loadlab load; the scenario runs 1 VU once",
                 first.key
-            ),
-        );
-        return default_load();
+            )
+        };
+        report.unsupported(Some(line), what.clone());
+        return crate::scaffold::one_user_once(&format!("decide: the load ({what})"));
     };
     let Expr::Object(props) = s else {
         return load;

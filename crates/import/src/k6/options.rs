@@ -62,7 +62,7 @@ pub fn convert(
         match p.key.as_str() {
             "stages" | "vus" | "duration" | "iterations" | "scenarios" => load_keys.push(p),
             "thresholds" => {
-                let (t, c) = super::thresholds::convert(&p.value, report);
+                let (t, c) = super::thresholds::convert(&r.resolve(&p.value), p.line, report);
                 out.thresholds = t;
                 out.threshold_comments = c;
             }
@@ -81,8 +81,9 @@ pub fn convert(
     }
     let get = |k: &str| load_keys.iter().find(|p| p.key == k).copied();
     if let Some(scenarios) = get("scenarios") {
-        out.load = scenarios_load(&r, &scenarios.value, scenarios.line, report, &mut out.exec);
-        if let Expr::Object(list) = &scenarios.value {
+        let value = r.resolve(&scenarios.value);
+        out.load = scenarios_load(&r, &value, scenarios.line, report, &mut out.exec);
+        if let Expr::Object(list) = &value {
             out.scenario = list.first().map(|p| p.key.clone());
         }
     } else if load_keys.is_empty() {
@@ -165,6 +166,17 @@ pub(super) struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// `e`, or the constant it names (`scenarios: SCENARIOS`, `{ thresholds }`).
+    pub fn resolve(&self, e: &Expr) -> Expr {
+        match e {
+            Expr::Ident(n) => match self.scope.lookup(n) {
+                Some(Binding::Value(v)) => self.resolve(&v.clone()),
+                _ => e.clone(),
+            },
+            other => other.clone(),
+        }
+    }
+
     /// Keeps the first refusal: the one nearest the top of the options.
     pub fn refuse(&self, line: usize, what: String) {
         self.refusal.borrow_mut().get_or_insert((line, what));
