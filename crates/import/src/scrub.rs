@@ -10,8 +10,55 @@ use crate::yaml::{Document, Entry, Node};
 /// Replaces what is left in `doc`; reports each variable.
 pub fn scrub(doc: &mut Document, report: &mut Report) {
     let mut namer = Namer::default();
+    let mut in_urls = Vec::new();
+    for e in &mut doc.root {
+        each_str(e, &mut |_, s| {
+            for (start, end, user) in credentials::url_passwords(s) {
+                in_urls.push((s[start..end].to_string(), password_var(&user)));
+            }
+        });
+    }
     for e in &mut doc.root {
         entry(e, false, &mut namer, report);
+    }
+    // A URL's password is also a segment of other paths (`/basic-auth/user/pw`, its URL
+    // split into `target:` and the step's path): the same variable there, none in a name.
+    for (literal, wanted) in in_urls {
+        let var = namer.name(
+            &literal,
+            wanted,
+            report,
+            "the password of a URL in the source",
+        );
+        for e in &mut doc.root {
+            each_str(e, &mut |key, s| match key {
+                "name" => replace_segment(s, &literal, "{password}"),
+                k if is_url_key(k) => replace_segment(s, &literal, &format!("{{{{ env.{var} }}}}")),
+                _ => {}
+            });
+        }
+    }
+}
+
+/// Calls `f` with each text of `e` and the key it is under.
+fn each_str(e: &mut Entry, f: &mut dyn FnMut(&str, &mut String)) {
+    fn node(n: &mut Node, key: &str, f: &mut dyn FnMut(&str, &mut String)) {
+        match n {
+            Node::Str(s) => f(key, s),
+            Node::Raw(_) => {}
+            Node::Map(entries) => entries.iter_mut().for_each(|e| each_str(e, f)),
+            Node::Seq(items) => items.iter_mut().for_each(|i| node(&mut i.value, key, f)),
+        }
+    }
+    node(&mut e.value, &e.key, f);
+}
+
+/// The variable a URL's password is read from: `USER_PASSWORD` for `user:pw@`.
+fn password_var(user: &str) -> String {
+    if user.is_empty() || user.contains("{{") {
+        "URL_PASSWORD".to_string()
+    } else {
+        names::env_name(&format!("{user} password"))
     }
 }
 
@@ -21,13 +68,38 @@ fn is_field_map(key: &str) -> bool {
 }
 
 fn entry(e: &mut Entry, in_fields: bool, namer: &mut Namer, report: &mut Report) {
-    // A capture's value is where to read a response, never a literal secret.
-    if matches!(e.key.as_str(), "capture" | "name" | "check") {
+    // A step's name is no place for a template: a URL's password is dropped from it.
+    if e.key == "name" {
+        if let Node::Str(s) = &mut e.value {
+            for (start, end, _) in credentials::url_passwords(s).into_iter().rev() {
+                s.replace_range(start - 1..end, "");
+            }
+        }
         return;
+    }
+    // A capture's value is where to read a response, never a literal secret.
+    if matches!(e.key.as_str(), "capture" | "check") {
+        return;
+    }
+    if is_url_key(&e.key) {
+        if let Node::Str(s) = &mut e.value {
+            query_credentials(s, namer, report);
+        }
     }
     let key = e.key.clone();
     let fields_below = in_fields && key != "capture" || is_field_map(&key);
     match &mut e.value {
+        Node::Str(s) if in_fields && key.eq_ignore_ascii_case("cookie") && s.contains('=') => {
+            // One variable per pair, as the HAR importer writes a recorded Cookie header.
+            let mut env_for = |pair: &str, value: &str| {
+                let why = format!("cookie `{pair}` in the source's Cookie header");
+                let wanted = format!("COOKIE_{}", names::env_name(pair));
+                namer.name(value, wanted, report, &why)
+            };
+            if let Some(with_env) = crate::har::secrets::cookie_with_env(s, &mut env_for) {
+                *s = with_env;
+            }
+        }
         Node::Str(s) if in_fields && credentials::is_credential_name(&key) => {
             if !s.is_empty() && !s.contains("{{") {
                 let (scheme, rest) = split_scheme(s);
@@ -87,16 +159,66 @@ fn split_scheme(s: &str) -> (String, String) {
     }
 }
 
+/// Keys whose value is a request's URL.
+fn is_url_key(key: &str) -> bool {
+    matches!(
+        key,
+        "target" | "get" | "post" | "put" | "patch" | "delete" | "head" | "options" | "url"
+    )
+}
+
+/// A literal query parameter named like a credential (`?api_key=k3y`) becomes
+/// `{{ env.API_KEY }}`, as it would in a `query:` map.
+fn query_credentials(s: &mut String, namer: &mut Namer, report: &mut Report) {
+    let Some(q) = s.find('?') else {
+        return;
+    };
+    let mut out = s[..=q].to_string();
+    for (i, pair) in s[q + 1..].split('&').enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        match pair.split_once('=') {
+            Some((k, v))
+                if credentials::is_credential_name(k) && !v.is_empty() && !v.contains("{{") =>
+            {
+                let why =
+                    format!("the query parameter `{k}` in the source held a literal credential");
+                let var = namer.name(v, names::env_name(k), report, &why);
+                out.push_str(&format!("{k}={{{{ env.{var} }}}}"));
+            }
+            _ => out.push_str(pair),
+        }
+    }
+    *s = out;
+}
+
+/// `/literal` as a whole path segment of `s` becomes `/replacement`.
+fn replace_segment(s: &mut String, literal: &str, replacement: &str) {
+    let needle = format!("/{literal}");
+    let mut at = 0;
+    while let Some(found) = s[at..].find(&needle) {
+        let start = at + found;
+        let end = start + needle.len();
+        let whole = s[end..]
+            .chars()
+            .next()
+            .is_none_or(|c| "/?#\"' ".contains(c));
+        if whole {
+            s.replace_range(start + 1..end, replacement);
+            at = start + 1 + replacement.len();
+        } else {
+            at = end;
+        }
+    }
+}
+
 /// A password written in a URL (`http://user:pw@host`) becomes `{{ env.USER_PASSWORD }}`,
 /// which a scenario reads when it is loaded (docs/scenario.md, "Credentials in a URL").
 fn url_passwords(s: &mut String, key: &str, namer: &mut Namer, report: &mut Report) {
     let text = s.clone();
     for (start, end, user) in credentials::url_passwords(&text).into_iter().rev() {
-        let wanted = if user.is_empty() || user.contains("{{") {
-            "URL_PASSWORD".to_string()
-        } else {
-            names::env_name(&format!("{user} password"))
-        };
+        let wanted = password_var(&user);
         let var = namer.name(
             &text[start..end],
             wanted,

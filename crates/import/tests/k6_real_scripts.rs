@@ -86,3 +86,19 @@ export default function() {
         out.yaml
     );
 }
+
+/// `options.stages` alone (trongtuyen96/k6-performance-test, tests/http.js): k6's
+/// ramping-vus starts from 1 VU (`startVUs`' default), and so does the scenario.
+#[test]
+fn a_stages_shortcut_ramps_from_one_vu_as_k6_does() {
+    let path = common::repo_root().join("crates/import/tests/corpus/k6/trongtuyen96-http.js");
+    let script = std::fs::read_to_string(path).unwrap();
+    let out = import_ok(Kind::K6, &script, "http.js", &Options::default());
+    let s = validate(&out.yaml, "http.yaml");
+    let loadlab_scenario::Load::Closed(c) = &s.load else {
+        panic!("{}", out.yaml)
+    };
+    assert_eq!(c.start_vus, 1, "{}", out.yaml);
+    let vus: Vec<u32> = c.stages.iter().map(|st| st.vus).collect();
+    assert_eq!(vus, [20, 10, 0], "{}", out.yaml);
+}

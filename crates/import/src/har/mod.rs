@@ -7,7 +7,7 @@ mod filter;
 mod model;
 mod read;
 pub mod request;
-mod secrets;
+pub(crate) mod secrets;
 mod select;
 mod time;
 

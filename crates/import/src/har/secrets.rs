@@ -309,7 +309,10 @@ fn shaped_tokens(
 }
 
 /// `a=1; SESSION=xyz` with literal pairs as `{{ env.COOKIE_A }}`; `None` when all are templates.
-fn cookie_with_env(header: &str, env_for: &mut dyn FnMut(&str, &str) -> String) -> Option<String> {
+pub(crate) fn cookie_with_env(
+    header: &str,
+    env_for: &mut dyn FnMut(&str, &str) -> String,
+) -> Option<String> {
     let mut changed = false;
     let pairs: Vec<String> = header
         .split(';')

@@ -3,7 +3,9 @@
 //! indexed (`users[__VU % users.length]`) gives the `pick` (see `values.rs`).
 
 use super::js::Expr;
+use super::request::{Body, Request};
 use super::values::Scope;
+use crate::report::Report;
 use crate::yaml::Node;
 
 /// A data set read from the script.
@@ -132,6 +134,124 @@ pub fn inline_json_files(sets: &mut [DataSet], file: &str, report: &mut crate::r
     }
 }
 
+/// A request whose whole URL is a row of an inline set of URLs (`http.get(pages[i])`): a
+/// URL's host cannot be a template (connections open before the run), so the set holds the
+/// paths (without their `/`) and the request `/{{ pages }}`, on the target or on the one
+/// origin the URLs share. URLs on several origins are reported: loadlab cannot send them.
+pub fn urls_from_sets(
+    sets: &mut [DataSet],
+    requests: &mut [Request],
+    target: Option<&str>,
+    report: &mut Report,
+) {
+    for set in sets.iter_mut() {
+        let whole = format!("{{{{ {} }}}}", set.name);
+        let users: Vec<usize> = (0..requests.len())
+            .filter(|&i| requests[i].url.starts_with(&whole))
+            .collect();
+        let (Some(&first), Source::Inline(serde_json::Value::Array(values))) =
+            (users.first(), &mut set.source)
+        else {
+            continue;
+        };
+        let Some((origin, paths)) = one_origin(values) else {
+            report.unsupported(
+                Some(requests[first].line),
+                format!(
+                    "the URLs of `{}` are not on one origin: loadlab opens its connections before the run, so a host cannot come from a data set; split the set by host",
+                    set.name
+                ),
+            );
+            continue;
+        };
+        let prefix = match origin {
+            Some(o) if Some(o.as_str()) != target.map(|t| t.trim_end_matches('/')) => o,
+            _ => String::new(),
+        };
+        *values = paths.into_iter().map(serde_json::Value::String).collect();
+        for i in users {
+            requests[i].url = format!("{prefix}/{}", requests[i].url);
+        }
+    }
+}
+
+/// The origin all `values` share (`None`: all are paths) and each one's path without its
+/// leading `/`; `None` when they are not all strings on one origin.
+fn one_origin(values: &[serde_json::Value]) -> Option<(Option<String>, Vec<String>)> {
+    let mut origin: Option<Option<String>> = None;
+    let mut paths = Vec::new();
+    for v in values {
+        let text = v.as_str()?;
+        let (o, path) = match text.split_once("://") {
+            Some((scheme, rest)) if scheme == "http" || scheme == "https" => {
+                let host_end = rest.find(['/', '?']).unwrap_or(rest.len());
+                let o = format!("{scheme}://{}", &rest[..host_end]);
+                (Some(o), &rest[host_end..])
+            }
+            _ => (None, text),
+        };
+        if *origin.get_or_insert_with(|| o.clone()) != o {
+            return None;
+        }
+        paths.push(path.strip_prefix('/').unwrap_or(path).to_string());
+    }
+    Some((origin.flatten(), paths))
+}
+
+/// The keys of inline rows named like a credential and holding a literal
+/// (`{ username: 'u1', password: 'p1' }`), with all the rows' keys; `None` when no row holds
+/// one. A data cell is sent as written (no template is read in it), so such rows cannot stay.
+fn secret_columns(v: &serde_json::Value) -> Option<(Vec<String>, Vec<String>)> {
+    let (mut secrets, mut header) = (Vec::new(), Vec::new());
+    for row in v.as_array()?.iter().filter_map(|r| r.as_object()) {
+        for (k, cell) in row {
+            if !header.contains(k) {
+                header.push(k.clone());
+            }
+            let literal = cell
+                .as_str()
+                .is_some_and(|c| !c.is_empty() && !c.contains("{{"));
+            if literal && crate::credentials::is_credential_name(k) && !secrets.contains(k) {
+                secrets.push(k.clone());
+            }
+        }
+    }
+    (!secrets.is_empty()).then_some((secrets, header))
+}
+
+/// Leaves out an inline set holding credentials that no converted request reads: its rows
+/// cannot be written (see [`secret_columns`]), and a CSV left to fill for nothing would only
+/// stop the scenario from loading.
+pub fn drop_unused_secrets(sets: &mut Vec<DataSet>, requests: &[Request], report: &mut Report) {
+    sets.retain(|set| {
+        let Source::Inline(v) = &set.source else {
+            return true;
+        };
+        if secret_columns(v).is_none() || requests.iter().any(|r| reads(r, &set.name)) {
+            return true;
+        }
+        report.did(format!(
+            "line {}: the inline array `{}` holds credentials and no converted request reads it: left out",
+            set.line, set.name
+        ));
+        false
+    });
+}
+
+/// Whether `r` reads the data set `name` (`{{ name }}`, `{{ name.column }}`).
+fn reads(r: &Request, name: &str) -> bool {
+    let uses =
+        |t: &str| t.contains(&format!("{{{{ {name} }}}}")) || t.contains(&format!("{{{{ {name}."));
+    uses(&r.url)
+        || r.headers.iter().any(|(_, v)| uses(v))
+        || match &r.body {
+            Some(Body::Json(v)) => uses(&v.to_string()),
+            Some(Body::Text(t)) => uses(t),
+            Some(Body::Form(f)) => f.iter().any(|(_, v)| uses(v)),
+            None => false,
+        }
+}
+
 impl DataSet {
     /// The `data:` entry's value, and comments for what a person must do.
     pub fn node(&self, pick: &str) -> (Node, Vec<String>) {
@@ -155,7 +275,18 @@ impl DataSet {
                 ));
                 Node::map([("csv", Node::str(csv)), ("pick", Node::raw(pick))])
             }
-            Source::Inline(v) => Node::map([("values", Node::json(v)), ("pick", Node::raw(pick))]),
+            Source::Inline(v) => match secret_columns(v) {
+                None => Node::map([("values", Node::json(v)), ("pick", Node::raw(pick))]),
+                Some((secrets, header)) => {
+                    let csv = format!("{}.csv", self.name);
+                    comments.push(format!(
+                        "decide: the script's inline rows hold credentials ({}), kept out of the scenario: write the rows to {csv}, its header row `{}`",
+                        secrets.join(", "),
+                        header.join(",")
+                    ));
+                    Node::map([("csv", Node::str(csv)), ("pick", Node::raw(pick))])
+                }
+            },
         };
         (node, comments)
     }

@@ -9,6 +9,8 @@ mod captures;
 mod checks;
 mod data;
 mod document;
+mod duration;
+mod executors;
 mod flow;
 mod js;
 mod nesting;
@@ -108,7 +110,8 @@ fn walk(
         top.options.as_ref().map(|(e, l)| (e, *l)),
         walker.scope,
         walker.report,
-    );
+    )
+    .map_err(|what| ImportError::invalid(file, what))?;
     let chosen = match &opts.exec {
         Some(f) => top.functions.iter().find(|(n, _, _)| n == f).cloned(),
         None => top.default_fn.clone(),
@@ -185,6 +188,13 @@ fn scenario_root(
         mut data_sets,
     } = walked;
     let mut root = vec![Entry::new("name", Node::str(name))];
+    data::urls_from_sets(
+        &mut data_sets,
+        &mut requests,
+        scope.target.as_deref(),
+        report,
+    );
+    data::drop_unused_secrets(&mut data_sets, &requests, report);
     let urls = document::unnamed_urls(&requests);
     root.extend(document::target(scope, base_env.as_deref(), &mut requests));
     let thresholds = document::thresholds_on_urls(&opts.thresholds, &urls, &requests);
@@ -276,7 +286,15 @@ fn k6_imports(program: &[Stmt], scope: &mut Scope) -> String {
                 }
             }
             if source == "k6/execution" {
-                scope.execution = names.first().map(|(l, _)| l.clone());
+                for (local, imported) in names {
+                    if imported == "default" || imported == "*" {
+                        scope.execution = Some(local.clone());
+                    } else {
+                        scope
+                            .execution_names
+                            .push((local.clone(), imported.clone()));
+                    }
+                }
             }
         }
     }

@@ -1,12 +1,17 @@
 //! `export const options`: `stages` (k6's default ramping-vus), `vus`/`duration`/`iterations`,
-//! and `scenarios` with their executors, as a loadlab `load:`; `thresholds`; the few other
-//! options with an equivalent (`insecureSkipTLSVerify`, `noConnectionReuse`, `userAgent`).
+//! and `scenarios` with their executors (`executors.rs`), as a loadlab `load:`; `thresholds`;
+//! the few other options with an equivalent (`insecureSkipTLSVerify`, `noConnectionReuse`,
+//! `userAgent`).
 
+use std::cell::RefCell;
+
+use super::duration::K6Duration;
+use super::executors::{prop_line, ramping_vus, scenarios_load};
 use super::js::{Expr, Prop};
-use super::values::{Binding, Scope};
+use super::values::{env_read, is_number_call, Binding, Scope};
 use crate::report::Report;
 use crate::scaffold::fmt_num;
-use crate::yaml::{Entry, Item, Node};
+use crate::yaml::{Entry, Node};
 
 /// What `options` gives the scenario.
 pub struct Options {
@@ -22,7 +27,13 @@ pub struct Options {
     pub scenario: Option<String>,
 }
 
-pub fn convert(options: Option<(&Expr, usize)>, scope: &mut Scope, report: &mut Report) -> Options {
+/// The options as a load and thresholds; `Err` (its line, what k6 refuses and the fix) for
+/// a setting k6 itself would refuse to start with, such as a duration of `'1 m'`.
+pub fn convert(
+    options: Option<(&Expr, usize)>,
+    scope: &mut Scope,
+    report: &mut Report,
+) -> Result<Options, String> {
     let mut out = Options {
         load: default_load(),
         thresholds: Vec::new(),
@@ -33,22 +44,25 @@ pub fn convert(options: Option<(&Expr, usize)>, scope: &mut Scope, report: &mut 
         scenario: None,
     };
     let Some((options, line)) = options else {
-        return out;
+        return Ok(out);
     };
     let Expr::Object(props) = options else {
         report.unsupported(
             Some(line),
             "options: not an object literal; the load is yours to decide",
         );
-        return out;
+        return Ok(out);
     };
-    let r = Reader { scope: &*scope };
+    let r = Reader {
+        scope: &*scope,
+        refusal: RefCell::new(None),
+    };
     let mut load_keys: Vec<&Prop> = Vec::new();
     for p in props {
         match p.key.as_str() {
             "stages" | "vus" | "duration" | "iterations" | "scenarios" => load_keys.push(p),
             "thresholds" => {
-                let (t, c) = super::thresholds::convert(&p.value, report);
+                let (t, c) = super::thresholds::convert(&r.resolve(&p.value), p.line, report);
                 out.thresholds = t;
                 out.threshold_comments = c;
             }
@@ -65,71 +79,122 @@ pub fn convert(options: Option<(&Expr, usize)>, scope: &mut Scope, report: &mut 
             ),
         }
     }
-    let get = |k: &str| load_keys.iter().find(|p| p.key == k).map(|p| &p.value);
+    let get = |k: &str| load_keys.iter().find(|p| p.key == k).copied();
     if let Some(scenarios) = get("scenarios") {
-        out.load = scenarios_load(&r, scenarios, report, &mut out.exec);
-        if let Expr::Object(list) = scenarios {
+        let value = r.resolve(&scenarios.value);
+        out.load = scenarios_load(&r, &value, scenarios.line, report, &mut out.exec);
+        if let Expr::Object(list) = &value {
             out.scenario = list.first().map(|p| p.key.clone());
         }
-    } else if let Some(stages) = get("stages") {
-        out.load = ramping_vus(&r, None, stages, report, line).commented(
-            "k6 stages (ramping-vus): each stage moves linearly from the previous target",
-        );
     } else if load_keys.is_empty() {
         report.did(
             "options set no load: k6 runs 1 VU once, and so does the scenario (decide: the load)",
         );
     } else {
-        let mut comments = Vec::new();
-        let vus = r.num_or(options, "vus", 1.0, &mut comments);
-        let mut m = vec![
-            Entry::new("model", Node::raw("closed")),
-            Entry::new("vus", Node::raw(fmt_num(vus))),
-        ];
-        if get("duration").is_some() {
-            let d = r.duration_or(options, "duration", "1m", &mut comments);
-            m.push(Entry::new("duration", Node::raw(d)));
-        } else {
-            let n = r.num_or(options, "iterations", 1.0, &mut comments);
-            m.push(Entry::new("shared_iterations", Node::raw(fmt_num(n))));
-        }
-        out.load = Entry::new("load", Node::Map(m));
-        out.load.comments.extend(comments);
+        out.load = shortcut_load(&r, options, line, report);
+    }
+    if let Some((line, what)) = r.refusal.into_inner() {
+        return Err(format!("{line}: {what}"));
     }
     for c in &out.load.comments {
         if let Some(what) = c.strip_prefix("decide: ") {
             report.did(format!("decide: {what}"));
         }
     }
-    out
+    Ok(out)
 }
 
-fn default_load() -> Entry {
+/// k6's shortcuts, as its `DeriveScenariosFromShortcuts` reads them: `iterations` (with
+/// `duration` as their time limit) is shared-iterations, else `duration` is constant-vus,
+/// else `stages` is ramping-vus from `vus`; `vus` alone is ignored (1 VU once).
+fn shortcut_load(r: &Reader, options: &Expr, line: usize, report: &mut Report) -> Entry {
+    let mut comments = Vec::new();
+    let has = |k: &str| options.prop(k).is_some();
+    let vus = r.num_or(options, "vus", 1.0, &mut comments);
+    let mut m = vec![
+        Entry::new("model", Node::raw("closed")),
+        Entry::new("vus", Node::raw(fmt_num(vus))),
+    ];
+    if let Some(stages) = options.prop("stages") {
+        let start = if has("vus") { vus } else { 1.0 };
+        let mut load = ramping_vus(r, start, stages, report, line).commented(
+            "k6 stages (ramping-vus): each stage moves linearly from the previous target",
+        );
+        load.comments.extend(comments);
+        return load;
+    }
+    if has("iterations") {
+        let n = r.num_or(options, "iterations", 1.0, &mut comments);
+        m.push(Entry::new("shared_iterations", Node::raw(fmt_num(n))));
+        let max = r.duration_or(options, "duration", "10m", &mut comments);
+        m.push(Entry::new("max_duration", Node::raw(max)));
+        if has("duration") {
+            comments.push(
+                "k6 `iterations` with `duration`: the iterations shared by the VUs, the duration their time limit (k6's shared-iterations maxDuration)".into(),
+            );
+        }
+    } else if has("duration") {
+        let d = r.duration_or(options, "duration", "1m", &mut comments);
+        if d == "0s" {
+            r.refuse(
+                prop_line(options, "duration", line),
+                "`duration` must be above zero (k6 refuses 0; for no time limit k6 has the externally-controlled executor)".into(),
+            );
+        }
+        m.push(Entry::new("duration", Node::raw(d)));
+    } else {
+        report.did(format!(
+            "options set only `vus: {}`: k6 ignores it without `iterations`, `duration` or `stages` and runs 1 VU once; so does the scenario (decide: the load)",
+            fmt_num(vus)
+        ));
+        return default_load();
+    }
+    let mut load = Entry::new("load", Node::Map(m));
+    load.comments.extend(comments);
+    load
+}
+
+pub(super) fn default_load() -> Entry {
     crate::scaffold::one_user_once("decide: the script's options set no load (k6 runs 1 VU once); docs/scenario.md, \"Load models\"")
 }
 
-struct Reader<'a> {
+/// Reads option values through the script's constants; the first value k6 itself would
+/// refuse is kept in `refusal`, so that the import stops with it.
+pub(super) struct Reader<'a> {
     scope: &'a Scope,
+    refusal: RefCell<Option<(usize, String)>>,
 }
 
 impl Reader<'_> {
-    /// A number, through constants and `__ENV.X || default`.
-    fn num(&self, e: &Expr) -> Option<f64> {
+    /// `e`, or the constant it names (`scenarios: SCENARIOS`, `{ thresholds }`).
+    pub fn resolve(&self, e: &Expr) -> Expr {
+        match e {
+            Expr::Ident(n) => match self.scope.lookup(n) {
+                Some(Binding::Value(v)) => self.resolve(&v.clone()),
+                _ => e.clone(),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// Keeps the first refusal: the one nearest the top of the options.
+    pub fn refuse(&self, line: usize, what: String) {
+        self.refusal.borrow_mut().get_or_insert((line, what));
+    }
+
+    /// A number, through constants and `__ENV.X || default` (`parseInt(__ENV.X) || 50`
+    /// too).
+    pub fn num(&self, e: &Expr) -> Option<f64> {
         match e {
             Expr::Ident(n) => match self.scope.lookup(n) {
                 Some(Binding::Value(v)) => self.num(&v.clone()),
                 _ => None,
             },
             Expr::Binary { op, left, right } if op == "||" || op == "??" => {
-                super::values::env_name(left)?;
+                env_read(left)?;
                 self.num(right)
             }
-            Expr::Call { callee, args, .. }
-                if matches!(
-                    callee.dotted().as_deref(),
-                    Some("parseInt" | "Number" | "parseFloat")
-                ) =>
-            {
+            Expr::Call { callee, args, .. } if is_number_call(callee) => {
                 args.first().and_then(|a| self.num(a))
             }
             Expr::Str(s) => s.trim().parse().ok(),
@@ -137,14 +202,14 @@ impl Reader<'_> {
         }
     }
 
-    fn scope_text(&self, e: &Expr) -> Option<String> {
+    pub fn scope_text(&self, e: &Expr) -> Option<String> {
         match e {
             Expr::Ident(n) => match self.scope.lookup(n) {
                 Some(Binding::Value(v)) => self.scope_text(&v.clone()),
                 _ => None,
             },
             Expr::Binary { op, left, right } if op == "||" || op == "??" => {
-                super::values::env_name(left)?;
+                env_read(left)?;
                 self.scope_text(right)
             }
             other => other.as_str().map(str::to_string),
@@ -154,7 +219,7 @@ impl Reader<'_> {
     /// `key` of `s` as a number, else `default`. A key the script sets to what this import
     /// cannot read (`rate: __ENV.RPS` without a default) is said in a `decide:` comment,
     /// never replaced silently.
-    fn num_or(&self, s: &Expr, key: &str, default: f64, comments: &mut Vec<String>) -> f64 {
+    pub fn num_or(&self, s: &Expr, key: &str, default: f64, comments: &mut Vec<String>) -> f64 {
         let Some(v) = s.prop(key) else {
             return default;
         };
@@ -165,7 +230,7 @@ impl Reader<'_> {
     }
 
     /// `key` of `s` as a duration, else `default`, as [`Self::num_or`].
-    fn duration_or(
+    pub fn duration_or(
         &self,
         s: &Expr,
         key: &str,
@@ -175,18 +240,46 @@ impl Reader<'_> {
         let Some(v) = s.prop(key) else {
             return default.to_string();
         };
-        self.duration(v).unwrap_or_else(|| {
+        self.duration(v, prop_line(s, key, 0)).unwrap_or_else(|| {
             comments.push(unread(key, v, default));
             default.to_string()
         })
     }
 
-    /// A k6 duration (`'1m30s'`, or a number of milliseconds) as loadlab writes it.
-    fn duration(&self, e: &Expr) -> Option<String> {
-        if let Some(t) = self.scope_text(e) {
-            return Some(t.trim().to_string());
+    /// A k6 duration (`'1m30s'`, `'1d'`, or a number of milliseconds) as loadlab writes it;
+    /// `None` for what this import cannot evaluate, and for what k6 refuses (kept, with
+    /// `line`, in the refusal).
+    pub fn duration(&self, e: &Expr, line: usize) -> Option<String> {
+        self.k6_duration(e, line).map(|d| d.loadlab())
+    }
+
+    fn k6_duration(&self, e: &Expr, line: usize) -> Option<K6Duration> {
+        let read = match self.scope_text(e) {
+            Some(text) => K6Duration::parse(&text),
+            None => K6Duration::from_millis(self.num(e)?),
+        };
+        read.map_err(|what| self.refuse(line, what)).ok()
+    }
+
+    /// A scenario's `timeUnit` (1s when unset, as in k6); one k6 refuses, zero included,
+    /// stops the import.
+    pub fn time_unit(&self, s: &Expr, line: usize, comments: &mut Vec<String>) -> K6Duration {
+        let one_second = K6Duration::second();
+        let Some(v) = s.prop("timeUnit") else {
+            return one_second;
+        };
+        let line = prop_line(s, "timeUnit", line);
+        match self.k6_duration(v, line) {
+            Some(d) if d.is_zero() => {
+                self.refuse(line, "`timeUnit` must be above zero (k6 refuses 0)".into());
+                one_second
+            }
+            Some(d) => d,
+            None => {
+                comments.push(unread("timeUnit", v, "1s"));
+                one_second
+            }
         }
-        self.num(e).map(|ms| format!("{}ms", fmt_num(ms)))
     }
 }
 
@@ -200,324 +293,4 @@ fn unread(key: &str, value: &Expr, written: &str) -> String {
     .map(|from| format!("read from {from} with no default"))
     .unwrap_or_else(|| "an expression this import cannot evaluate".to_string());
     format!("decide: the script's `{key}` is {what}: written as {written}; set it here")
-}
-
-/// Seconds in a k6 duration text (`1m30s`, `500ms`, `2h`).
-fn seconds(text: &str) -> Option<f64> {
-    let mut total = 0.0;
-    let mut rest = text.trim();
-    if rest.is_empty() {
-        return None;
-    }
-    while !rest.is_empty() {
-        let n_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let n: f64 = rest[..n_end].parse().ok()?;
-        rest = &rest[n_end..];
-        let u_end = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let unit = &rest[..u_end];
-        rest = &rest[u_end..];
-        total += n * match unit {
-            "h" => 3600.0,
-            "m" => 60.0,
-            "s" | "" => 1.0,
-            "ms" => 0.001,
-            "us" | "µs" => 1e-6,
-            _ => return None,
-        };
-    }
-    Some(total)
-}
-
-/// A rate of `n` per `time_unit` as loadlab writes it: `20/s`, `300/m`, or per second.
-fn rate(n: f64, time_unit: &str) -> String {
-    match time_unit.trim() {
-        "1s" | "s" => format!("{}/s", fmt_num(n)),
-        "1m" | "m" => format!("{}/m", fmt_num(n)),
-        "1h" | "h" => format!("{}/h", fmt_num(n)),
-        other => match seconds(other) {
-            Some(s) if s > 0.0 => format!("{}/s", fmt_num(n / s)),
-            _ => format!("{}/s", fmt_num(n)),
-        },
-    }
-}
-
-/// `stages: [{duration, target}]` of VUs → a closed load.
-fn ramping_vus(
-    r: &Reader,
-    start: Option<f64>,
-    stages: &Expr,
-    report: &mut Report,
-    line: usize,
-) -> Entry {
-    let mut items = Vec::new();
-    for st in array(stages) {
-        let d = st.prop("duration").and_then(|d| r.duration(d));
-        let t = st.prop("target").and_then(|t| r.num(t));
-        match (d, t) {
-            (Some(d), Some(t)) => items.push(Item::new(Node::map([
-                ("duration", Node::raw(d)),
-                ("vus", Node::raw(fmt_num(t))),
-            ]))),
-            _ => report.unsupported(
-                Some(line),
-                format!(
-                    "stage `{}`: no literal duration and target; left out",
-                    st.sketch()
-                ),
-            ),
-        }
-    }
-    let mut m = vec![Entry::new("model", Node::raw("closed"))];
-    if let Some(s) = start.filter(|s| *s > 0.0) {
-        m.push(Entry::new("start_vus", Node::raw(fmt_num(s))));
-    }
-    m.push(Entry::new("stages", Node::Seq(items)));
-    report.did(format!(
-        "{} k6 stage(s) became closed-model stages (VUs ramp linearly, as k6's ramping-vus)",
-        array(stages).len()
-    ));
-    Entry::new("load", Node::Map(m))
-}
-
-fn array(e: &Expr) -> Vec<&Expr> {
-    match e {
-        Expr::Array(a) => a.iter().collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Keys each executor reads (others are reported).
-fn known(executor: &str) -> &'static [&'static str] {
-    match executor {
-        "ramping-vus" => &["startVUs", "stages"],
-        "constant-vus" => &["vus", "duration"],
-        "per-vu-iterations" | "shared-iterations" => &["vus", "iterations", "maxDuration"],
-        "constant-arrival-rate" => &["rate", "timeUnit", "duration", "preAllocatedVUs", "maxVUs"],
-        "ramping-arrival-rate" => &[
-            "startRate",
-            "timeUnit",
-            "stages",
-            "preAllocatedVUs",
-            "maxVUs",
-        ],
-        _ => &[],
-    }
-}
-
-/// `scenarios: {name: {executor, ...}}`: the first one is the load; the others are reported.
-fn scenarios_load(
-    r: &Reader,
-    scenarios: &Expr,
-    report: &mut Report,
-    exec: &mut Option<String>,
-) -> Entry {
-    let Expr::Object(list) = scenarios else {
-        report.unsupported(None, "options.scenarios: not an object literal");
-        return default_load();
-    };
-    let Some(first) = list.first() else {
-        return default_load();
-    };
-    let mut comments = Vec::new();
-    let s = &first.value;
-    let executor = s
-        .prop("executor")
-        .and_then(|e| r.scope_text(e))
-        .unwrap_or_default();
-    let line = first.line;
-    let Some(mut load) = executor_load(r, s, &executor, line, report, &mut comments) else {
-        report.unsupported(
-            Some(line),
-            format!(
-                "scenario `{}`: executor `{executor}` has no loadlab load",
-                first.key
-            ),
-        );
-        return default_load();
-    };
-    let Expr::Object(props) = s else {
-        return load;
-    };
-    for p in props {
-        match p.key.as_str() {
-            "executor" => {}
-            "exec" => *exec = r.scope_text(&p.value),
-            k if known(&executor).contains(&k) => {}
-            k => {
-                report.unsupported(
-                    Some(p.line),
-                    format!("scenario `{}`: `{k}` not converted", first.key),
-                );
-                comments.push(format!("not converted (line {}): `{k}`", p.line));
-            }
-        }
-    }
-    load.comments.insert(
-        0,
-        format!("k6 scenario `{}` (executor {executor})", first.key),
-    );
-    for other in &list[1..] {
-        let ex = other
-            .value
-            .prop("executor")
-            .and_then(|e| r.scope_text(e))
-            .unwrap_or_default();
-        let what = format!(
-            "scenario `{}` ({ex}): loadlab runs one load; the first scenario, `{}`, was taken",
-            other.key, first.key
-        );
-        comments.push(format!("not converted (line {}): {what}", other.line));
-        report.unsupported(Some(other.line), what);
-    }
-    load.comments.extend(comments);
-    load
-}
-
-/// The load one scenario's executor settings give; `None` for an executor loadlab has no
-/// load for. Notes on the load are added to `comments`.
-fn executor_load(
-    r: &Reader,
-    s: &Expr,
-    executor: &str,
-    line: usize,
-    report: &mut Report,
-    comments: &mut Vec<String>,
-) -> Option<Entry> {
-    Some(match executor {
-        "ramping-vus" => {
-            let start = s.prop("startVUs").and_then(|v| r.num(v));
-            let stages = s.prop("stages").cloned().unwrap_or(Expr::Array(Vec::new()));
-            ramping_vus(r, start, &stages, report, line)
-        }
-        "constant-vus" => {
-            let vus = r.num_or(s, "vus", 1.0, comments);
-            let d = r.duration_or(s, "duration", "1m", comments);
-            Entry::new(
-                "load",
-                Node::map([
-                    ("model", Node::raw("closed")),
-                    ("vus", Node::raw(fmt_num(vus))),
-                    ("duration", Node::raw(d)),
-                ]),
-            )
-        }
-        "per-vu-iterations" | "shared-iterations" => {
-            let vus = r.num_or(s, "vus", 1.0, comments);
-            let n = r.num_or(s, "iterations", 1.0, comments);
-            let key = if executor == "per-vu-iterations" {
-                "iterations"
-            } else {
-                "shared_iterations"
-            };
-            let max = r.duration_or(s, "maxDuration", "10m", comments);
-            Entry::new(
-                "load",
-                Node::map([
-                    ("model", Node::raw("closed")),
-                    ("vus", Node::raw(fmt_num(vus))),
-                    (key, Node::raw(fmt_num(n))),
-                    ("max_duration", Node::raw(max)),
-                ]),
-            )
-        }
-        "constant-arrival-rate" => {
-            let unit = s
-                .prop("timeUnit")
-                .and_then(|u| r.scope_text(u))
-                .unwrap_or_else(|| "1s".into());
-            let n = r.num_or(s, "rate", 1.0, comments);
-            let d = r.duration_or(s, "duration", "1m", comments);
-            let mut m = vec![
-                Entry::new("model", Node::raw("open")),
-                Entry::new("rate", Node::raw(rate(n, &unit))),
-                Entry::new("duration", Node::raw(d)),
-            ];
-            m.extend(max_in_flight(r, s, comments));
-            Entry::new("load", Node::Map(m))
-        }
-        "ramping-arrival-rate" => ramping_arrival_rate(r, s, line, report, comments),
-        _ => return None,
-    })
-}
-
-/// `ramping-arrival-rate`: open-model stages, each ramping from the previous target to its
-/// own; a stage without a literal duration and target is left out and reported.
-fn ramping_arrival_rate(
-    r: &Reader,
-    s: &Expr,
-    line: usize,
-    report: &mut Report,
-    comments: &mut Vec<String>,
-) -> Entry {
-    let unit = s
-        .prop("timeUnit")
-        .and_then(|u| r.scope_text(u))
-        .unwrap_or_else(|| "1s".into());
-    let mut prev = s.prop("startRate").and_then(|v| r.num(v)).unwrap_or(0.0);
-    let mut items = Vec::new();
-    for st in s.prop("stages").map(array).unwrap_or_default() {
-        let d = st.prop("duration").and_then(|d| r.duration(d));
-        let t = st.prop("target").and_then(|t| r.num(t));
-        let (Some(d), Some(t)) = (d, t) else {
-            report.unsupported(
-                Some(line),
-                format!(
-                    "stage `{}`: no literal duration and target; left out",
-                    st.sketch()
-                ),
-            );
-            continue;
-        };
-        let mut stage = vec![
-            Entry::new("duration", Node::raw(d)),
-            Entry::new("rate", Node::raw(rate(prev, &unit))),
-        ];
-        if t != prev {
-            stage.push(Entry::new("ramp_to", Node::raw(rate(t, &unit))));
-        }
-        items.push(Item::new(Node::Map(stage)));
-        prev = t;
-    }
-    report.did(format!(
-        "{} ramping-arrival-rate stage(s) became open-model stages",
-        items.len()
-    ));
-    let mut m = vec![
-        Entry::new("model", Node::raw("open")),
-        Entry::new("stages", Node::Seq(items)),
-    ];
-    m.extend(max_in_flight(r, s, comments));
-    Entry::new("load", Node::Map(m))
-}
-
-/// `maxVUs` (else `preAllocatedVUs`): the most iterations k6 runs at once → `max_in_flight`.
-fn max_in_flight(r: &Reader, s: &Expr, comments: &mut Vec<String>) -> Option<Entry> {
-    let n = s
-        .prop("maxVUs")
-        .or_else(|| s.prop("preAllocatedVUs"))
-        .and_then(|v| r.num(v))?;
-    comments.push(
-        "max_in_flight: k6's maxVUs (or preAllocatedVUs), the most iterations at once".into(),
-    );
-    Some(Entry::new("max_in_flight", Node::raw(fmt_num(n))))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn k6_durations_and_rates() {
-        assert_eq!(seconds("1m30s"), Some(90.0));
-        assert_eq!(seconds("500ms"), Some(0.5));
-        assert_eq!(seconds("2h"), Some(7200.0));
-        assert_eq!(seconds("x"), None);
-        assert_eq!(rate(20.0, "1s"), "20/s");
-        assert_eq!(rate(300.0, "1m"), "300/m");
-        assert_eq!(rate(10.0, "2s"), "5/s");
-    }
 }

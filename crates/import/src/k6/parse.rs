@@ -248,7 +248,8 @@ impl Lower<'_> {
         Some(decl.id.get_identifier_name()?.to_string())
     }
 
-    /// `for (let i = 0; i < N; i++)` with a literal `N`: `(i, N)`.
+    /// `for (let i = A; i < N; i++)` (`<=`; or down, `i > N; i--`) with literal bounds:
+    /// `(i, times the body runs)`.
     fn counted(&self, f: &ast::ForStatement) -> Option<(String, u64)> {
         let Some(ast::ForStatementInit::VariableDeclaration(init)) = &f.init else {
             return None;
@@ -257,17 +258,12 @@ impl Lower<'_> {
             return None;
         };
         let var = decl.id.get_identifier_name()?.to_string();
-        if decl.init.as_ref().map(|e| self.expr(e)) != Some(Expr::Num(0.0)) {
-            return None;
-        }
-        let test = self.expr(f.test.as_ref()?);
-        let Expr::Binary { op, left, right } = test else {
+        let a = decl.init.as_ref().map(|e| self.expr(e))?.as_num()?;
+        let Expr::Binary { op, left, right } = self.expr(f.test.as_ref()?) else {
             return None;
         };
-        let n = right
-            .as_num()
-            .filter(|n| op == "<" && n.fract() == 0.0 && *n >= 1.0)?;
-        if *left != Expr::Ident(var.clone()) {
+        let n = right.as_num()?;
+        if *left != Expr::Ident(var.clone()) || a.fract() != 0.0 || n.fract() != 0.0 {
             return None;
         }
         let update: String = self
@@ -275,8 +271,16 @@ impl Lower<'_> {
             .chars()
             .filter(|c| !c.is_whitespace())
             .collect();
-        let steps = [format!("{var}++"), format!("++{var}"), format!("{var}+=1")];
-        steps.contains(&update).then_some((var, n as u64))
+        let up = [format!("{var}++"), format!("++{var}"), format!("{var}+=1")].contains(&update);
+        let down = [format!("{var}--"), format!("--{var}"), format!("{var}-=1")].contains(&update);
+        let count = match (op.as_str(), up, down) {
+            ("<", true, _) => n - a,
+            ("<=", true, _) => n - a + 1.0,
+            (">", _, true) => a - n,
+            (">=", _, true) => a - n + 1.0,
+            _ => return None,
+        };
+        (count >= 1.0).then_some((var, count as u64))
     }
 
     fn block(&self, s: &ast::Statement) -> Vec<Stmt> {

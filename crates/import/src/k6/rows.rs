@@ -72,7 +72,7 @@ impl Scope {
                 _ => None,
             }
         };
-        if let Some(by) = modulo(index) {
+        if let Some(by) = modulo(index).map(|by| self.execution_path(&by)) {
             let exact = [
                 format!("{exec}.scenario.iterationInTest"),
                 format!("{exec}.scenario.iterationInInstance"),

@@ -8,11 +8,11 @@ use crate::report::Report;
 use crate::scaffold::fmt_num;
 
 /// The thresholds, and comments for the file where some were left out.
-pub fn convert(e: &Expr, report: &mut Report) -> (Vec<String>, Vec<String>) {
+pub fn convert(e: &Expr, line: usize, report: &mut Report) -> (Vec<String>, Vec<String>) {
     let mut out = Vec::new();
     let mut comments = Vec::new();
     let Expr::Object(props) = e else {
-        report.unsupported(None, "options.thresholds: not an object");
+        report.unsupported(Some(line), "options.thresholds: not an object literal (a value computed or imported): write the thresholds by hand");
         return (out, comments);
     };
     for p in props {

@@ -58,6 +58,8 @@ pub struct Scope {
     pub picks: Vec<PickNote>,
     /// The local name of k6/execution's default import (`exec`).
     pub execution: Option<String>,
+    /// k6/execution's named imports, `(local, imported)`: `import { vu } from 'k6/execution'`.
+    pub execution_names: Vec<(String, String)>,
     depth: usize,
 }
 
@@ -76,6 +78,24 @@ impl Scope {
             .map(|(_, b)| b)
     }
 
+    /// `vu.idInTest` of a named import from k6/execution as `exec.vu.idInTest`, the form
+    /// read through its default import; other names unchanged.
+    pub fn execution_path(&self, dotted: &str) -> String {
+        let (first, rest) = dotted.split_once('.').unwrap_or((dotted, ""));
+        match self.execution_names.iter().find(|(l, _)| l == first) {
+            Some((_, imported)) => {
+                let exec = self.execution.as_deref().unwrap_or("exec");
+                let rest = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!(".{rest}")
+                };
+                format!("{exec}.{imported}{rest}")
+            }
+            None => dotted.to_string(),
+        }
+    }
+
     /// Names bound after `mark` are dropped (leaving a function's body).
     pub fn mark(&self) -> usize {
         self.vars.len()
@@ -87,7 +107,7 @@ impl Scope {
 
     /// A URL: relative to the target when it starts with it, absolute otherwise.
     pub fn url(&mut self, e: &Expr) -> Conv<String> {
-        let t = self.text(e)?;
+        let t = self.marked_text(e)?;
         if let Some(rest) = t.strip_prefix(TARGET) {
             let rest = rest.replace(TARGET, self.target.as_deref().unwrap_or(""));
             return Ok(if rest.starts_with('/') {
@@ -111,8 +131,16 @@ impl Scope {
         Ok(t)
     }
 
-    /// Text with `{{ ... }}` templates.
+    /// Text with `{{ ... }}` templates, the base URL written as the target's URL (in a body,
+    /// a header or a data value k6 sends it whole).
     pub fn text(&mut self, e: &Expr) -> Conv<String> {
+        let t = self.marked_text(e)?;
+        Ok(t.replace(TARGET, self.target.as_deref().unwrap_or("")))
+    }
+
+    /// Text with `{{ ... }}` templates, and the base URL as [`TARGET`], so that [`Self::url`]
+    /// can tell a path on the target from an absolute URL.
+    fn marked_text(&mut self, e: &Expr) -> Conv<String> {
         self.depth += 1;
         let out = if self.depth > 40 {
             Err("too deeply nested".to_string())
@@ -133,17 +161,19 @@ impl Scope {
                 for (i, q) in quasis.iter().enumerate() {
                     out.push_str(q);
                     if let Some(x) = exprs.get(i) {
-                        out.push_str(&self.text(x)?);
+                        out.push_str(&self.marked_text(x)?);
                     }
                 }
                 Ok(out)
             }
-            Expr::Binary { op, left, right } if op == "+" => {
-                Ok(format!("{}{}", self.text(left)?, self.text(right)?))
-            }
+            Expr::Binary { op, left, right } if op == "+" => Ok(format!(
+                "{}{}",
+                self.marked_text(left)?,
+                self.marked_text(right)?
+            )),
             Expr::Binary { op, left, right } if op == "||" || op == "??" => {
                 if let Some(var) = env_name(left) {
-                    let default = self.text(right)?;
+                    let default = self.marked_text(right)?;
                     if !self.env_defaults.iter().any(|(v, _)| *v == var) {
                         self.env_defaults.push((var, default.clone()));
                     }
@@ -167,7 +197,7 @@ impl Scope {
             }
             return Ok(Some(format!("{{{{ env.{var} }}}}")));
         }
-        let dotted = e.dotted();
+        let dotted = e.dotted().map(|d| self.execution_path(&d));
         let exec = self.execution.clone().unwrap_or_else(|| "exec".into());
         match dotted.as_deref() {
             Some("__VU") => return Ok(Some("{{ vu }}".into())),
@@ -186,7 +216,7 @@ impl Scope {
         }
         match e {
             Expr::Ident(name) => match self.lookup(name).cloned() {
-                Some(Binding::Value(v)) => self.text(&v).map(Some),
+                Some(Binding::Value(v)) => self.marked_text(&v).map(Some),
                 Some(Binding::Target) => Ok(Some(TARGET.into())),
                 Some(Binding::Capture(c)) => Ok(Some(format!("{{{{ {c} }}}}"))),
                 Some(Binding::Opaque(why)) => Err(format!("`{name}`: {why}")),
@@ -202,7 +232,7 @@ impl Scope {
                 // A property of an inlined constant object.
                 if let Some(props) = self.object(object) {
                     if let Some((_, v)) = props.iter().rev().find(|(k, _)| k == property) {
-                        return self.text(v).map(Some);
+                        return self.marked_text(v).map(Some);
                     }
                 }
                 Ok(None)
@@ -232,13 +262,19 @@ impl Scope {
                     }
                     ("Date.now", 0, _) => return Ok(Some("{{ now_ms() }}".into())),
                     ("String" | "encodeURIComponent" | "encodeURI", 1, _) => {
-                        return self.text(&args[0]).map(Some)
+                        return self.marked_text(&args[0]).map(Some)
                     }
                     _ => {}
                 }
                 if let Expr::Member { object, property } = callee.as_ref() {
+                    // `new Date().getTime()`: the same milliseconds as `Date.now()`.
+                    let new_date = matches!(object.as_ref(), Expr::New { callee, args, .. }
+                        if args.is_empty() && callee.dotted().as_deref() == Some("Date"));
+                    if new_date && property == "getTime" && args.is_empty() {
+                        return Ok(Some("{{ now_ms() }}".into()));
+                    }
                     if property == "toString" && args.is_empty() {
-                        return self.text(object).map(Some);
+                        return self.marked_text(object).map(Some);
                     }
                 }
                 if let Some(Binding::Function { params, ret }) =
@@ -246,7 +282,7 @@ impl Scope {
                 {
                     let mark = self.mark();
                     self.bind_args(&params, args);
-                    let out = self.text(&ret);
+                    let out = self.marked_text(&ret);
                     self.reset(mark);
                     return out.map(Some);
                 }
@@ -426,4 +462,23 @@ pub fn env_name(e: &Expr) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The environment variable `e` reads: `__ENV.X`, or `parseInt(__ENV.X)`, `Number(…)`,
+/// `parseFloat(…)` of it (`parseInt(__ENV.RATE) || 50` is read at its default).
+pub fn env_read(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Call { callee, args, .. } if is_number_call(callee) => {
+            args.first().and_then(env_name)
+        }
+        other => env_name(other),
+    }
+}
+
+/// `parseInt`, `Number`, `parseFloat`: a number from text.
+pub fn is_number_call(callee: &Expr) -> bool {
+    matches!(
+        callee.dotted().as_deref(),
+        Some("parseInt" | "Number" | "parseFloat")
+    )
 }

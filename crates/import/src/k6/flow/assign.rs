@@ -48,6 +48,11 @@ impl Walker<'_> {
             self.function(name, params, body, line);
             return;
         }
+        if reads_clock(v) {
+            self.report.did(format!(
+                "decide: line {line}: `{name}` holds the time it was set; the scenario reads {{{{ now_ms() }}}} at each use, so two uses can differ"
+            ));
+        }
         self.scope.bind(name, Binding::Value(v.clone()));
     }
 
@@ -107,5 +112,23 @@ impl Walker<'_> {
         };
         self.unsupported(line, what.clone());
         self.scope.bind(name, Binding::Opaque(what));
+    }
+}
+
+/// Whether `e` reads the clock (`Date.now()`, `new Date().getTime()`): a value k6 computes once
+/// where it is assigned, and loadlab at each use.
+fn reads_clock(e: &Expr) -> bool {
+    match e {
+        Expr::Call { callee, args, .. } => {
+            let new_date = matches!(callee.as_ref(), Expr::Member { object, property }
+                if property == "getTime" && matches!(object.as_ref(), Expr::New { callee, .. } if callee.dotted().as_deref() == Some("Date")));
+            new_date
+                || callee.dotted().as_deref() == Some("Date.now")
+                || args.iter().any(reads_clock)
+        }
+        Expr::Binary { left, right, .. } => reads_clock(left) || reads_clock(right),
+        Expr::Template { exprs, .. } => exprs.iter().any(reads_clock),
+        Expr::Unary { arg, .. } => reads_clock(arg),
+        _ => false,
     }
 }

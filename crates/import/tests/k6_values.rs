@@ -1,0 +1,172 @@
+//! Values of a k6 script as the scenario holds them: the base URL in data values and bodies,
+//! inline sets of URLs read as a request's whole URL, secrets moved to the environment, and
+//! `__ENV.X || default` taken at its default.
+
+mod common;
+
+use common::validate;
+use loadlab_import::{import, Kind, Options};
+use loadlab_scenario::Scenario;
+
+fn imported(source: &str) -> (Scenario, loadlab_import::Imported) {
+    let out = import(Kind::K6, source, "t.js", &Options::default())
+        .unwrap_or_else(|e| panic!("{e}\n{source}"));
+    assert!(!out.yaml.contains("\\u0001"), "{}", out.yaml);
+    let s = validate(&out.yaml, "t.yaml");
+    (s, out)
+}
+
+#[test]
+fn a_set_of_urls_read_as_a_whole_url_holds_paths() {
+    let cases = [
+        // Built from the base URL constant (in/k6-pantheon.js's staticAssets).
+        (
+            "const BASE_URL = 'https://shop.example.com';\nconst pages = [BASE_URL + '/a', `${BASE_URL}/b?x=1`];",
+            "https://shop.example.com",
+            "/{{ pages }}",
+        ),
+        // Absolute URLs with no base URL constant: their origin is the target.
+        (
+            "const pages = ['https://shop.example.com/a', 'https://shop.example.com/b?x=1'];",
+            "https://shop.example.com",
+            "/{{ pages }}",
+        ),
+        // On another origin than the target.
+        (
+            "const BASE_URL = 'https://api.example.com';\nconst pages = ['https://cdn.example.com/a', 'https://cdn.example.com/b?x=1'];",
+            "https://api.example.com",
+            "https://cdn.example.com/{{ pages }}",
+        ),
+    ];
+    for (top, target, url) in cases {
+        let source = format!(
+            "import http from 'k6/http';\n{top}\nexport default function () {{\n  http.get(pages[Math.floor(Math.random() * pages.length)]);\n}}\n"
+        );
+        let (s, out) = imported(&source);
+        assert_eq!(s.target.as_deref(), Some(target), "{}", out.yaml);
+        assert_eq!(s.request_steps().next().unwrap().url, url, "{}", out.yaml);
+        let values: Vec<&str> = s.data[0]
+            .rows
+            .iter()
+            .map(|row| row[0].as_str().unwrap())
+            .collect();
+        assert_eq!(values, ["a", "b?x=1"], "{}", out.yaml);
+    }
+}
+
+#[test]
+fn the_base_url_in_a_body_or_an_unused_set_is_the_target_url() {
+    let source = "import http from 'k6/http';\nconst BASE_URL = 'https://shop.example.com';\nconst assets = [BASE_URL + '/a.css'];\nexport default function () {\n  http.post(`${BASE_URL}/hook`, JSON.stringify({ callback: `${BASE_URL}/done` }));\n}\n";
+    let (_, out) = imported(source);
+    assert!(
+        out.yaml.contains("\"https://shop.example.com/a.css\""),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml
+            .contains("callback: \"https://shop.example.com/done\""),
+        "{}",
+        out.yaml
+    );
+}
+
+#[test]
+fn no_secret_of_a_script_is_written_out() {
+    std::env::set_var("PASSWORD", "p");
+    let source = r#"import http from 'k6/http';
+const users = [{ username: 'testuser1', password: 'testuser1pw' }];
+export default function () {
+  const u = users[Math.floor(Math.random() * users.length)];
+  http.post('https://api.example.com/login', { user: u.username, password: u.password });
+  http.get('https://admin:hunter2@api.example.com/h');
+  http.get('https://user:passwd77@api.example.com/basic-auth/user/passwd77');
+  http.get('https://api.example.com/d?api_key=k3y12345&page=2');
+  http.post('https://api.example.com/i', JSON.stringify({ user: { login: 'bob', pass: 's3cr3tpass' } }), { headers: { 'Content-Type': 'application/json' } });
+  http.get('https://api.example.com/j', { headers: { 'Ocp-Apim-Subscription-Key': '0123456789abcdef0123456789abcdef' } });
+  http.get('https://api.example.com/c', { headers: { Cookie: 'PHPSESSID=deadbeef1234; theme=dark' } });
+}
+"#;
+    let out = import(Kind::K6, source, "t.js", &Options::default()).unwrap();
+    let all = format!("{}\n{}", out.yaml, out.report);
+    for secret in [
+        "testuser1pw",
+        "hunter2",
+        "passwd77",
+        "k3y12345",
+        "s3cr3tpass",
+        "0123456789abcdef0123456789abcdef",
+        "deadbeef1234",
+    ] {
+        assert!(!all.contains(secret), "{secret} written:\n{all}");
+    }
+    for kept in [
+        "name: \"GET https://admin@api.example.com/h\"",
+        "/basic-auth/user/{{ env.USER_PASSWORD }}",
+        "?api_key={{ env.API_KEY }}&page=2",
+        "pass: \"{{ env.PASS }}\"",
+        "Ocp-Apim-Subscription-Key: \"{{ env.OCP_APIM_SUBSCRIPTION_KEY }}\"",
+        "users: { csv: users.csv, pick: random }",
+        "header row `username,password`",
+        "Cookie: \"PHPSESSID={{ env.COOKIE_PHPSESSID }}; theme={{ env.COOKIE_THEME }}\"",
+    ] {
+        assert!(out.yaml.contains(kept), "{kept} missing:\n{}", out.yaml);
+    }
+}
+
+#[test]
+fn a_pause_read_from_the_environment_with_a_default_is_the_default() {
+    let cases = [
+        ("const t = __ENV.SLEEP || 3;", "sleep(t);", "3s"),
+        ("", "sleep(__ENV.SLEEP || 5);", "5s"),
+        ("", "sleep(__ENV.SLEEP ?? 0.5);", "0.5s"),
+        ("const p = Number(__ENV.PAUSE) || 4;", "sleep(p);", "4s"),
+        ("", "sleep(parseFloat(__ENV.PAUSE) || 1.5);", "1.5s"),
+        ("const THINK = 2;", "sleep(THINK * 2);", "4s"),
+        ("", "sleep('2');", "2s"),
+    ];
+    for (top, pause, want) in cases {
+        let source = format!(
+            "import http from 'k6/http';\nimport {{ sleep }} from 'k6';\n{top}\nexport default function () {{\n  http.get('http://127.0.0.1:9/a');\n  {pause}\n}}\n"
+        );
+        let (_, out) = imported(&source);
+        assert!(
+            out.yaml.contains(&format!("- think: {want}\n")),
+            "{pause}\n{}",
+            out.yaml
+        );
+    }
+}
+
+#[test]
+fn an_unread_inline_set_of_credentials_is_left_out() {
+    let source = "import http from 'k6/http';\nconst credentials = [{ username: 'testuser1', password: 'testuser1pw' }];\nexport default function () {\n  http.get('https://shop.example.com/');\n}\n";
+    let (s, out) = imported(source);
+    assert!(s.data.is_empty(), "{}", out.yaml);
+    assert!(!out.yaml.contains("testuser1"), "{}", out.yaml);
+    assert!(
+        out.report
+            .to_string()
+            .contains("`credentials` holds credentials"),
+        "{}",
+        out.report
+    );
+}
+
+#[test]
+fn a_time_kept_in_a_constant_is_said_to_be_read_at_each_use() {
+    let source = "import http from 'k6/http';\nconst ms = new Date().getTime();\nexport default function () {\n  http.post('http://127.0.0.1:9/register', { username: 'berta' + ms });\n  http.post('http://127.0.0.1:9/login', { username: 'berta' + ms });\n}\n";
+    let (_, out) = imported(source);
+    assert!(
+        out.yaml.contains("username: \"berta{{ now_ms() }}\""),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.report
+            .to_string()
+            .contains("decide: line 2: `ms` holds the time it was set"),
+        "{}",
+        out.report
+    );
+}
