@@ -90,13 +90,20 @@ fn entry(e: &mut Entry, in_fields: bool, namer: &mut Namer, report: &mut Report)
     let fields_below = in_fields && key != "capture" || is_field_map(&key);
     match &mut e.value {
         Node::Str(s) if in_fields && key.eq_ignore_ascii_case("cookie") && s.contains('=') => {
-            // One variable per pair, as the HAR importer writes a recorded Cookie header.
+            // One variable per pair that is a credential by its name (`PHPSESSID`, `sid`) or
+            // its shape; `theme=dark` (an OpenAPI cookie parameter's example) stays as written.
             let mut env_for = |pair: &str, value: &str| {
+                let secret = credentials::is_credential_name(pair)
+                    || names::is_secret_key(pair)
+                    || credentials::shape(value).is_some();
+                if !secret {
+                    return None;
+                }
                 let why = format!("cookie `{pair}` in the source's Cookie header");
                 let wanted = format!("COOKIE_{}", names::env_name(pair));
-                namer.name(value, wanted, report, &why)
+                Some(namer.name(value, wanted, report, &why))
             };
-            if let Some(with_env) = crate::har::secrets::cookie_with_env(s, &mut env_for) {
+            if let Some(with_env) = cookie_pairs_with_env(s, &mut env_for) {
                 *s = with_env;
             }
         }
@@ -250,6 +257,31 @@ fn shaped(s: &mut String, key: &str, namer: &mut Namer, report: &mut Report) {
         );
         s.replace_range(start..end, &format!("{{{{ env.{var} }}}}"));
     }
+}
+
+/// `a=1; SESSION=xyz` with the pairs `env_for` names a variable for as `{{ env.NAME }}`;
+/// `None` when it names none.
+pub(crate) fn cookie_pairs_with_env(
+    header: &str,
+    env_for: &mut dyn FnMut(&str, &str) -> Option<String>,
+) -> Option<String> {
+    let mut changed = false;
+    let pairs: Vec<String> = header
+        .split(';')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if !pair.contains("{{") => match env_for(name, value) {
+                Some(var) => {
+                    changed = true;
+                    format!("{name}={{{{ env.{var} }}}}")
+                }
+                None => pair.to_string(),
+            },
+            _ => pair.to_string(),
+        })
+        .collect();
+    changed.then(|| pairs.join("; "))
 }
 
 #[cfg(test)]

@@ -108,7 +108,7 @@ export default function () {
         "Ocp-Apim-Subscription-Key: \"{{ env.OCP_APIM_SUBSCRIPTION_KEY }}\"",
         "users: { csv: users.csv, pick: random }",
         "header row `username,password`",
-        "Cookie: \"PHPSESSID={{ env.COOKIE_PHPSESSID }}; theme={{ env.COOKIE_THEME }}\"",
+        "Cookie: \"PHPSESSID={{ env.COOKIE_PHPSESSID }}; theme=dark\"",
     ] {
         assert!(out.yaml.contains(kept), "{kept} missing:\n{}", out.yaml);
     }

@@ -7,7 +7,7 @@ mod filter;
 mod model;
 mod read;
 pub mod request;
-pub(crate) mod secrets;
+mod secrets;
 mod select;
 mod time;
 

@@ -8,6 +8,7 @@ use super::request::{Exchange, Place, ReqBody};
 use crate::credentials::{self, Namer};
 use crate::names;
 use crate::report::{Finding, Report};
+use crate::scrub::cookie_pairs_with_env;
 
 /// The variable for a header whose whole value is a credential.
 fn header_env(name: &str) -> String {
@@ -29,15 +30,15 @@ pub fn replace_credentials(exchanges: &mut [Exchange], report: &mut Report) {
             let step = x.name.clone();
             let replacement = match &slot.place {
                 Place::Header(_) if key.eq_ignore_ascii_case("cookie") => {
-                    cookie_with_env(&slot.text, &mut |pair_name, value| {
-                        namer.name(
+                    cookie_pairs_with_env(&slot.text, &mut |pair_name, value| {
+                        Some(namer.name(
                             value,
                             format!("COOKIE_{}", names::env_name(pair_name)),
                             report,
                             &format!(
                                 "cookie `{pair_name}` sent by `{step}` (set before the recording)"
                             ),
-                        )
+                        ))
                     })
                 }
                 Place::Header(_) if credentials::is_credential_name(&key) => {
@@ -306,32 +307,6 @@ fn shaped_tokens(
         out.replace_range(start..end, &format!("{{{{ env.{var} }}}}"));
     }
     Some(out)
-}
-
-/// `a=1; SESSION=xyz` with literal pairs as `{{ env.COOKIE_A }}`; `None` when all are templates.
-pub(crate) fn cookie_with_env(
-    header: &str,
-    env_for: &mut dyn FnMut(&str, &str) -> String,
-) -> Option<String> {
-    let mut changed = false;
-    let pairs: Vec<String> = header
-        .split(';')
-        .map(|p| p.trim())
-        .filter(|p| !p.is_empty())
-        .map(|pair| {
-            if pair.contains("{{") {
-                return pair.to_string();
-            }
-            match pair.split_once('=') {
-                Some((name, value)) => {
-                    changed = true;
-                    format!("{name}={{{{ env.{} }}}}", env_for(name, value))
-                }
-                None => pair.to_string(),
-            }
-        })
-        .collect();
-    changed.then(|| pairs.join("; "))
 }
 
 /// Values still literal that look generated (UUIDs, long hex, timestamps): reported, and a
