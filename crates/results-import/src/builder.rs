@@ -6,6 +6,8 @@
 //! written is counted in the oldest interval still open, and the run says how many did.
 
 use crate::sample::{Request, StepKey};
+use crate::span::Extent;
+use crate::ReadError;
 use loadlab_metrics::result::{LoadInfo, PlannedLoad, StopReason};
 use loadlab_metrics::{
     Environment, ErrorKind, ImportedFrom, IntervalDelta, LoadModel, Phase, StepInfo,
@@ -54,6 +56,9 @@ pub struct RecordBuilder {
     /// Requests that came after their interval was written.
     pub late: u64,
     pub load: LoadSeen,
+    /// The line being read, when the reader says (to name it in a refusal).
+    line: Option<u64>,
+    extent: Extent,
 }
 
 impl RecordBuilder {
@@ -104,6 +109,8 @@ impl RecordBuilder {
             measured_us: 0,
             late: 0,
             load: LoadSeen::default(),
+            line: None,
+            extent: Extent::default(),
         }
     }
 
@@ -155,9 +162,17 @@ impl RecordBuilder {
         i
     }
 
+    /// The line of the file what comes next was read from.
+    pub fn at_line(&mut self, line: u64) {
+        self.line = Some(line);
+    }
+
     /// The interval a moment (µs since the epoch) falls in; `None` once the file has moved
-    /// on past it (it goes into the oldest open interval, counted as late).
-    fn slot(&mut self, at_us: i64, start_us: i64) -> std::io::Result<&mut IntervalDelta> {
+    /// on past it (it goes into the oldest open interval, counted as late). A moment an hour
+    /// or more away from the others is refused (see `span`).
+    fn slot(&mut self, at_us: i64, start_us: i64) -> Result<&mut IntervalDelta, ReadError> {
+        let written = self.next_key.is_some();
+        self.extent.take(at_us, start_us, self.line, written)?;
         let t0 = *self.t0_us.get_or_insert(start_us);
         let mut key = (at_us - t0).div_euclid(SLICE_US);
         if let Some(next) = self.next_key {
@@ -174,7 +189,7 @@ impl RecordBuilder {
     }
 
     /// Adds one request of step `step`.
-    pub fn request(&mut self, step: usize, r: &Request) -> std::io::Result<()> {
+    pub fn request(&mut self, step: usize, r: &Request) -> Result<(), ReadError> {
         let start = r.end_us - r.duration_us as i64;
         if self.load.requests == 0 {
             self.load.first_start_us = start;
@@ -212,7 +227,7 @@ impl RecordBuilder {
         phase: Phase,
         end_us: i64,
         us: u64,
-    ) -> std::io::Result<()> {
+    ) -> Result<(), ReadError> {
         let delta = self.slot(end_us, end_us)?;
         if delta.steps.len() <= step {
             delta.steps.resize(step + 1, Default::default());
@@ -222,13 +237,13 @@ impl RecordBuilder {
     }
 
     /// An iteration that ended at `end_us`.
-    pub fn iteration(&mut self, end_us: i64) -> std::io::Result<()> {
+    pub fn iteration(&mut self, end_us: i64) -> Result<(), ReadError> {
         self.slot(end_us, end_us)?.iterations_completed += 1;
         Ok(())
     }
 
     /// How long an iteration that ended at `end_us` took.
-    pub fn iteration_duration(&mut self, end_us: i64, us: u64) -> std::io::Result<()> {
+    pub fn iteration_duration(&mut self, end_us: i64, us: u64) -> Result<(), ReadError> {
         self.slot(end_us, end_us - us as i64)?
             .iteration_duration
             .record(us);
@@ -236,7 +251,7 @@ impl RecordBuilder {
     }
 
     /// VUs (threads) active at `at_us`, as the file reported them.
-    pub fn active(&mut self, at_us: i64, vus: u64) -> std::io::Result<()> {
+    pub fn active(&mut self, at_us: i64, vus: u64) -> Result<(), ReadError> {
         self.load.vus.push((at_us, vus));
         let delta = self.slot(at_us, at_us)?;
         delta.active = vus;
@@ -250,7 +265,7 @@ impl RecordBuilder {
         at_us: i64,
         kind: ErrorKind,
         message: &str,
-    ) -> std::io::Result<()> {
+    ) -> Result<(), ReadError> {
         let delta = self.slot(at_us, at_us)?;
         delta.note_error(kind, || message.to_string());
         Ok(())

@@ -75,6 +75,7 @@ pub fn read(
             continue;
         }
         let f: Vec<&str> = line.split('\t').collect();
+        builder.at_line(n);
         match f[0] {
             "RUN" => {
                 version = f

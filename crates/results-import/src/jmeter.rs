@@ -46,6 +46,8 @@ fn error_kind(code: u16, code_text: &str, message: &str) -> ErrorKind {
 
 /// One JMeter sample, from a CSV row or an XML element's attributes.
 pub(crate) struct Sample<'a> {
+    /// Its line in the file (the row, or the element's start tag).
+    pub line: u64,
     /// ms since the epoch, the sample's start.
     pub start_ms: i64,
     pub elapsed_ms: i64,
@@ -71,6 +73,9 @@ pub(crate) fn is_transaction(message: &str) -> bool {
 
 /// Where a reader puts each sample it reads.
 pub(crate) trait Sink {
+    /// Each sample's start as the file lists it, in file order, before the CSV reader holds a
+    /// row for its sub-results: where a test run begins is a matter of file order.
+    fn row(&mut self, _line: u64, _start_ms: i64) {}
     fn sample(&mut self, s: &Sample) -> Result<(), ReadError>;
 }
 
@@ -90,25 +95,33 @@ pub(crate) type Reader<R> = fn(R, &mut Malformed, &mut dyn Sink) -> Result<Readi
 /// an existing results file.
 const NEW_RUN_AFTER_MS: i64 = 10 * 60 * 1000;
 
-/// The test runs one file holds, found by a first pass: where each begins, by sample number.
+/// The test runs one file holds, found by a first pass over the rows in file order: where
+/// each begins, by line.
 #[derive(Debug, Default)]
 pub(crate) struct Runs {
-    seen: u64,
     latest_ms: Option<i64>,
-    /// (samples before it, its first sample's start in ms, the pause before it in ms).
+    /// (its first line, its first sample's start in ms, the pause before it in ms).
     starts: Vec<(u64, i64, i64)>,
 }
 
 impl Sink for Runs {
-    fn sample(&mut self, s: &Sample) -> Result<(), ReadError> {
-        if let Some(latest) = self.latest_ms {
-            if s.start_ms - latest > NEW_RUN_AFTER_MS {
-                self.starts
-                    .push((self.seen, s.start_ms, s.start_ms - latest));
+    fn row(&mut self, line: u64, start_ms: i64) {
+        // Back into the pause: the sample after it was a stray timestamp inside the run, not
+        // another run (the import then refuses it by its line).
+        if let Some(&(_, first_ms, _)) = self.starts.last() {
+            if start_ms < first_ms - NEW_RUN_AFTER_MS {
+                self.starts.pop();
             }
         }
-        self.latest_ms = Some(self.latest_ms.map_or(s.start_ms, |l| l.max(s.start_ms)));
-        self.seen += 1;
+        if let Some(latest) = self.latest_ms {
+            if start_ms - latest > NEW_RUN_AFTER_MS {
+                self.starts.push((line, start_ms, start_ms - latest));
+            }
+        }
+        self.latest_ms = Some(self.latest_ms.map_or(start_ms, |l| l.max(start_ms)));
+    }
+
+    fn sample(&mut self, _: &Sample) -> Result<(), ReadError> {
         Ok(())
     }
 }
@@ -127,24 +140,30 @@ pub(crate) fn import_newest_run<R: BufRead>(
     let newest = runs.starts.last().copied();
     let mut samples = Samples {
         builder,
-        skip: newest.map_or(0, |(before, _, _)| before),
-        seen: 0,
+        from_line: newest.map_or(0, |(line, _, _)| line),
+        skipped: 0,
         key: String::new(),
         steps: HashMap::new(),
         last_threads: None,
         transactions: 0,
     };
     let readings = read(open()?, malformed, &mut samples)?;
-    let transactions = samples.transactions;
-    notes(builder, readings, transactions, &runs);
+    let (transactions, skipped) = (samples.transactions, samples.skipped);
+    notes(builder, readings, transactions, &runs, skipped);
     Ok(())
 }
 
 /// Says what was left out, and what was read by assumption.
-fn notes(builder: &mut RecordBuilder, readings: Readings, transactions: u64, runs: &Runs) {
-    if let Some(&(before, start_ms, pause_ms)) = runs.starts.last() {
+fn notes(
+    builder: &mut RecordBuilder,
+    readings: Readings,
+    transactions: u64,
+    runs: &Runs,
+    skipped: u64,
+) {
+    if let Some(&(line, start_ms, pause_ms)) = runs.starts.last() {
         builder.note(format!(
-            "the file holds {} test runs, one after another (JMeter appends each run to an existing results file): the newest, from {} after {:.1} h without a sample, was imported; the {before} sample(s) before it were left out",
+            "the file holds {} test runs, one after another (JMeter appends each run to an existing results file): the newest, from line {line} ({}) after {:.1} h without a sample, was imported; the {skipped} sample(s) before it were left out",
             runs.starts.len() + 1,
             rfc3339_ms(start_ms),
             pause_ms as f64 / 3_600_000.0,
@@ -179,9 +198,10 @@ fn rfc3339_ms(ms: i64) -> String {
 /// the active threads over time, and the transactions left out.
 struct Samples<'b> {
     builder: &'b mut RecordBuilder,
-    /// Samples of earlier test runs in the file, left out.
-    skip: u64,
-    seen: u64,
+    /// Where the newest test run begins: samples on earlier lines are of earlier runs.
+    from_line: u64,
+    /// Samples of earlier test runs left out.
+    skipped: u64,
     /// `label`, NUL, `group`: the key of `steps`, built in place (no allocation per sample).
     key: String,
     steps: HashMap<String, usize>,
@@ -191,8 +211,8 @@ struct Samples<'b> {
 
 impl Sink for Samples<'_> {
     fn sample(&mut self, s: &Sample) -> Result<(), ReadError> {
-        self.seen += 1;
-        if self.seen <= self.skip {
+        if s.line < self.from_line {
+            self.skipped += 1;
             return Ok(());
         }
         if is_transaction(s.message) {
@@ -200,6 +220,7 @@ impl Sink for Samples<'_> {
             return Ok(());
         }
         let builder = &mut *self.builder;
+        builder.at_line(s.line);
         self.key.clear();
         self.key.extend([s.label, "\0", s.group]);
         let step = match self.steps.get(self.key.as_str()) {

@@ -147,13 +147,20 @@ pub fn read<R: BufRead>(
                 if let Some(outer) = open.last_mut() {
                     outer.holds_samples = true;
                 }
-                open.push(Open::of(&e, at));
+                let sample = Open::of(&e, at);
+                if let Some(ts) = sample.ts {
+                    sink.row(at, ts);
+                }
+                open.push(sample);
             }
             Event::Empty(e) if is_sample(&e) => {
                 if let Some(outer) = open.last_mut() {
                     outer.holds_samples = true;
                 }
                 let sample = Open::of(&e, at);
+                if let Some(ts) = sample.ts {
+                    sink.row(at, ts);
+                }
                 record(&sample, &open, sink, malformed)?;
             }
             Event::End(e) if open.last().is_some_and(|o| o.name == e.name().as_ref()) => {
@@ -202,6 +209,7 @@ fn record(
         None => thread_group(&o.thread),
     };
     let sample = Sample {
+        line: o.line,
         start_ms,
         elapsed_ms,
         label: &o.label,

@@ -162,8 +162,9 @@ impl PointSink {
         at: i64,
         value: f64,
         tags: &TagValues,
-    ) -> std::io::Result<()> {
+    ) -> Result<(), ReadError> {
         builder.load.model = LoadModel::Closed;
+        builder.at_line(n);
         let what = metric_use(metric);
         if what == Use::Other {
             return Ok(());

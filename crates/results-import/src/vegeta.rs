@@ -102,7 +102,7 @@ impl Steps {
     }
 }
 
-fn add(hit: &Hit, steps: &mut Steps, builder: &mut RecordBuilder) -> std::io::Result<()> {
+fn add(hit: &Hit, steps: &mut Steps, builder: &mut RecordBuilder) -> Result<(), ReadError> {
     let step = steps.of(hit, builder);
     // vegeta counts a result as a success when its code is 2xx or 3xx.
     let failed = !hit.error.is_empty() || !(200..400).contains(&hit.code);
