@@ -377,6 +377,26 @@ fn a_gatling_3_1_log_with_user_ids_gives_gatlings_own_figures() {
     }
 }
 
+/// Gatling 2.x wrote a scenario and a user id before a request's times: its `USER` records
+/// parse as 3.x's, its requests do not. It used to be "imported" as a run of 0 requests dated
+/// 1970, exit 0.
+#[test]
+fn a_gatling_2_log_is_refused_naming_its_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = import(
+        dir.path(),
+        &["gatling-log", &fixture("gatling-2.3.1-simulation.log")],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 3: this is a Gatling 2.x simulation.log")
+            && err.contains("re-run the simulation with Gatling 3.0-3.11"),
+        "{err}"
+    );
+    assert!(runs(dir.path()).is_empty(), "no run is left in the store");
+}
+
 #[test]
 fn aggregates_only_formats_are_refused_with_why() {
     let dir = tempfile::tempdir().unwrap();

@@ -343,6 +343,14 @@ impl RecordBuilder {
     /// Writes what remains, the header with every step and the load seen, and the end.
     /// Returns the number of intervals written (0: the file held no request).
     pub fn finish(mut self) -> std::io::Result<Finished> {
+        if self.load.requests == 0 {
+            // Users or threads over time without a request are no run (a Gatling log of a
+            // layout whose requests could not be read): nothing is written.
+            return Ok(Finished {
+                intervals: 0,
+                late: self.late,
+            });
+        }
         let last = self.pending.keys().next_back().copied();
         while let Some((k, interval)) = self.pending.pop_first() {
             let length = if Some(k) == last {

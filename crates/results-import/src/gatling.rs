@@ -70,6 +70,8 @@ pub fn read(
     let mut version = None;
     let mut users: u64 = 0;
     let mut steps: HashMap<(String, String), usize> = HashMap::new();
+    let mut requests = 0u64;
+    let mut v2 = None;
     while let Some((n, line)) = lines.next_line()? {
         if line.trim().is_empty() {
             continue;
@@ -82,6 +84,10 @@ pub fn read(
                     .last()
                     .map(|v| v.trim().to_string())
                     .filter(|v| !v.is_empty())
+            }
+            "REQUEST" if is_v2_request(&f) => {
+                v2.get_or_insert(n);
+                malformed.add(n, || "a REQUEST record of Gatling 2.x's layout".to_string());
             }
             "USER" if f.len() >= 4 => {
                 let Some((event, at_ms)) = user_event(&f) else {
@@ -134,6 +140,7 @@ pub fn read(
                 if let (Some(kind), false) = (error, message.is_empty()) {
                     builder.error_example(end * 1000, kind, message)?;
                 }
+                requests += 1;
                 builder.request(
                     step,
                     &Request {
@@ -152,7 +159,21 @@ pub fn read(
             }),
         }
     }
-    Ok(version)
+    match v2 {
+        Some(line) if requests == 0 => Err(ReadError::Bad(format!(
+            "line {line}: this is a Gatling 2.x simulation.log (`REQUEST scenario userId groups name start end OK|KO message`{}), which loadlab does not read: it reads Gatling 3.0-3.11 logs; re-run the simulation with Gatling 3.0-3.11",
+            version.map(|v| format!(", RUN record of version {v}")).unwrap_or_default()
+        ))),
+        _ => Ok(version),
+    }
+}
+
+/// Gatling 2.x's `REQUEST scenario userId groups name start end OK|KO message` (2.0-2.1: four
+/// times): the outcome after a scenario, a user id and the times, where 3.x writes times.
+fn is_v2_request(f: &[&str]) -> bool {
+    let ms = |i: usize| f.get(i).is_some_and(|v| v.trim().parse::<i64>().is_ok());
+    let outcome = |i: usize| f.get(i).is_some_and(|o| is_outcome(o));
+    ms(5) && ms(6) && (outcome(7) || (ms(7) && ms(8) && outcome(9)))
 }
 
 #[cfg(test)]
