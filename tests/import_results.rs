@@ -257,6 +257,22 @@ fn jmeter_files_from_public_repositories_import_their_requests() {
             2,
             "10 Transaction Controller sample(s) are not requests",
         ),
+        // Transaction Controller rows whose samplers the file does not hold are the requests
+        // there are of them: counted (one of them failed), and said.
+        (
+            "jmeter-csv",
+            "jmeter-taurus-kpi-pair1.csv",
+            8,
+            6,
+            "2 Transaction Controller sample(s) timed samplers that are not in the file",
+        ),
+        (
+            "jmeter-csv",
+            "jmeter-taurus-tranctl.csv",
+            2,
+            1,
+            "2 Transaction Controller sample(s) timed samplers that are not in the file",
+        ),
         // The CSV twin of the XML above: each page's redirect hops (`-0` 307, `-1` 200) are
         // rows after it; the same rule, the same 200 requests as its XML run.
         (

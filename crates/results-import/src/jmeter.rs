@@ -52,6 +52,8 @@ pub(crate) struct Sample<'a> {
     pub start_ms: i64,
     pub elapsed_ms: i64,
     pub label: &'a str,
+    /// `threadName` (empty when the file has none).
+    pub thread: &'a str,
     /// The step's group: the thread group, or the transaction the sample was part of.
     pub group: &'a str,
     pub code: &'a str,
@@ -66,7 +68,7 @@ pub(crate) struct Sample<'a> {
 }
 
 /// A Transaction Controller's own sample: its time is its samplers' (each counted on its own),
-/// so it is no request.
+/// so it is no request when they are in the file (see `Samples::transaction`).
 pub(crate) fn is_transaction(message: &str) -> bool {
     message.starts_with("Number of samples in transaction")
 }
@@ -146,9 +148,14 @@ pub(crate) fn import_newest_run<R: BufRead>(
         steps: HashMap::new(),
         last_threads: None,
         transactions: 0,
+        lone_transactions: 0,
+        thread_latest: HashMap::new(),
     };
     let readings = read(open()?, malformed, &mut samples)?;
-    let (transactions, skipped) = (samples.transactions, samples.skipped);
+    let (transactions, skipped) = (
+        (samples.transactions, samples.lone_transactions),
+        samples.skipped,
+    );
     notes(builder, readings, transactions, &runs, skipped);
     Ok(())
 }
@@ -157,7 +164,7 @@ pub(crate) fn import_newest_run<R: BufRead>(
 fn notes(
     builder: &mut RecordBuilder,
     readings: Readings,
-    transactions: u64,
+    (transactions, lone): (u64, u64),
     runs: &Runs,
     skipped: u64,
 ) {
@@ -178,6 +185,11 @@ fn notes(
     if transactions > 0 {
         builder.note(format!(
             "{transactions} Transaction Controller sample(s) are not requests: the requests they timed are counted one by one"
+        ));
+    }
+    if lone > 0 {
+        builder.note(format!(
+            "{lone} Transaction Controller sample(s) timed samplers that are not in the file (saved without sub-results, jmeter.save.saveservice.subresults=false, or only the parent sample): each is counted as one request, with the transaction's time and outcome"
         ));
     }
     if readings.zoneless_dates > 0 {
@@ -206,7 +218,40 @@ struct Samples<'b> {
     key: String,
     steps: HashMap<String, usize>,
     last_threads: Option<u64>,
+    /// Transaction Controller samples left out: their samplers are requests of the file.
     transactions: u64,
+    /// Transaction Controller samples counted as requests: their samplers are not in the file.
+    lone_transactions: u64,
+    /// Each thread's latest start of a sample that is no transaction's (ms).
+    thread_latest: HashMap<String, i64>,
+}
+
+impl Samples<'_> {
+    /// Whether a Transaction Controller's sample is left out: its samplers came before it, in
+    /// its thread, from its start on (a thread runs one sample at a time). When none did, the
+    /// file lacks them and the transaction is all there is of them: it counts as a request.
+    fn transaction(&mut self, s: &Sample) -> bool {
+        let timed = self
+            .thread_latest
+            .get(s.thread)
+            .is_some_and(|&latest| latest >= s.start_ms);
+        if timed {
+            self.transactions += 1;
+        } else {
+            self.lone_transactions += 1;
+        }
+        timed
+    }
+
+    /// Notes a sample that is no transaction's: the latest of its thread.
+    fn sampler(&mut self, s: &Sample) {
+        match self.thread_latest.get_mut(s.thread) {
+            Some(latest) => *latest = (*latest).max(s.start_ms),
+            None => {
+                self.thread_latest.insert(s.thread.to_string(), s.start_ms);
+            }
+        }
+    }
 }
 
 impl Sink for Samples<'_> {
@@ -216,8 +261,11 @@ impl Sink for Samples<'_> {
             return Ok(());
         }
         if is_transaction(s.message) {
-            self.transactions += 1;
-            return Ok(());
+            if self.transaction(s) {
+                return Ok(());
+            }
+        } else {
+            self.sampler(s);
         }
         let builder = &mut *self.builder;
         builder.at_line(s.line);

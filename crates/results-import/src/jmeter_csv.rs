@@ -263,6 +263,7 @@ fn sample<'a>(
         start_ms,
         elapsed_ms,
         label: cols.get(fields, "label").unwrap_or(""),
+        thread: cols.get(fields, "threadName").unwrap_or(""),
         group: group.unwrap_or_else(|| thread_group(cols.get(fields, "threadName").unwrap_or(""))),
         code: cols.get(fields, "responseCode").unwrap_or(""),
         success: cols.get(fields, "success") != Some("false"),

@@ -213,6 +213,7 @@ fn record(
         start_ms,
         elapsed_ms,
         label: &o.label,
+        thread: &o.thread,
         group,
         code: &o.code,
         success: o.success,

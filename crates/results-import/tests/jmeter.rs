@@ -53,8 +53,8 @@ const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
   <httpSample t="20" lt="15" ts="1700000000500" s="true" lb="Home-0" rc="302" rm="Found" tn="Buyers 1-2" by="0" na="2"/>
   <httpSample t="30" lt="25" ts="1700000000520" s="true" lb="Home-1" rc="200" rm="OK" tn="Buyers 1-2" by="10" na="2"/>
 </httpSample>
+<httpSample t="40" lt="30" ts="1700000000600" s="true" lb="Caf&#233; &lt;menu&gt;" rc="200" rm="OK" tn="Buyers 1-2" by="9" na="2"/>
 <sample t="40" lt="0" ts="1700000000600" s="true" lb="Browse" rc="200" rm="Number of samples in transaction : 1, number of failing samples : 0" tn="Buyers 1-2" dt="" by="9" na="2"/>
-<httpSample t="40" lt="30" ts="1700000000560" s="true" lb="Caf&#233; &lt;menu&gt;" rc="200" rm="OK" tn="Buyers 1-2" by="9" na="2"/>
 <httpSample t="x" ts="1700000000700" s="true" lb="bad" rc="200" tn="Buyers 1-2"/>
 </testResults>
 "#;
@@ -103,7 +103,7 @@ fn nested_samples_are_requests_grouped_under_the_sample_they_are_in() {
 #[test]
 fn a_file_cut_short_keeps_the_samples_before_the_cut() {
     let dir = tempfile::tempdir().unwrap();
-    let cut = &XML[..XML.find("<sample t=\"40\"").unwrap() + 30];
+    let cut = &XML[..XML.find("<httpSample t=\"40\"").unwrap() + 30];
     let (r, imported) = import(dir.path(), Format::JmeterXml, cut).unwrap();
     assert_eq!(r.requests.total, 4, "{:?}", r.steps);
     assert_eq!(imported.malformed.count, 1, "{:?}", imported.malformed);
