@@ -47,8 +47,8 @@ pub struct RecordBuilder {
     pending: BTreeMap<i64, IntervalDelta>,
     /// The next slice to be written (None: nothing written yet).
     next_key: Option<i64>,
-    /// The first slice written: t = 0 of the record.
-    first_key: i64,
+    /// The run's start, µs since the epoch: the earliest request's start, t = 0 of the record.
+    run_start_us: i64,
     last_end_us: i64,
     written: u32,
     /// Time covered by the intervals written.
@@ -103,7 +103,7 @@ impl RecordBuilder {
             t0_us: None,
             pending: BTreeMap::new(),
             next_key: None,
-            first_key: 0,
+            run_start_us: 0,
             last_end_us: i64::MIN,
             written: 0,
             measured_us: 0,
@@ -271,6 +271,21 @@ impl RecordBuilder {
         Ok(())
     }
 
+    /// The run ends with its last request's end: what the file says after it (a user's end)
+    /// goes into that interval.
+    fn fold_after_last_end(&mut self) {
+        let t0 = self.t0_us.unwrap_or(0);
+        let last = (self.last_end_us - t0)
+            .div_euclid(SLICE_US)
+            .max(self.next_key.unwrap_or(i64::MIN));
+        let after: Vec<i64> = self.pending.range(last + 1..).map(|(&k, _)| k).collect();
+        for k in after {
+            if let Some(delta) = self.pending.remove(&k) {
+                self.pending.entry(last).or_default().add(&delta);
+            }
+        }
+    }
+
     /// Writes the pending intervals before slice `key`.
     fn flush_before(&mut self, key: i64) -> std::io::Result<()> {
         while let Some((&k, _)) = self.pending.first_key_value() {
@@ -278,48 +293,76 @@ impl RecordBuilder {
                 break;
             }
             let interval = self.pending.pop_first().expect("peeked").1;
-            self.write(k, interval, SLICE_US)?;
+            self.write(k, interval, None)?;
         }
         Ok(())
     }
 
-    fn write(&mut self, key: i64, delta: IntervalDelta, length_us: i64) -> std::io::Result<()> {
+    /// Writes the interval of slice `key`; `end_us`: the run's end, for its last one.
+    fn write(
+        &mut self,
+        key: i64,
+        delta: IntervalDelta,
+        end_us: Option<i64>,
+    ) -> std::io::Result<()> {
         let next = match self.next_key {
             Some(n) => n,
             None => {
-                // The run began with its earliest start, which may lie slices before the first
-                // end (JMeter and Gatling write a request when it ends, a long one late).
-                let t0 = self.t0_us.unwrap_or(0);
-                let first = (self.load.first_start_us - t0)
-                    .div_euclid(SLICE_US)
-                    .min(key);
-                self.first_key = first;
-                self.meta.start_unix_s = (t0 + first * SLICE_US) as f64 / 1e6;
+                let first = self.first_slice();
+                if key < first {
+                    // Before the first request was sent (a user started, threads counted):
+                    // part of the run's first interval.
+                    self.pending.entry(first).or_default().add(&delta);
+                    return Ok(());
+                }
                 self.writer.begin(&self.meta)?;
                 first
             }
         };
         // Seconds in which nothing ended are measured time too: written empty.
         for empty in next..key {
-            let r = self.interval_record(empty, IntervalDelta::default(), SLICE_US);
-            self.writer.interval(&r)?;
-            self.measured_us += SLICE_US;
+            self.emit(empty, IntervalDelta::default(), None)?;
         }
         let mut delta = delta;
         for step in &mut delta.steps {
             // The tools time one duration per request: it is both latency and service time.
             step.service = step.latency.clone();
         }
-        let r = self.interval_record(key, delta, length_us);
+        self.emit(key, delta, end_us)?;
+        self.next_key = Some(key + 1);
+        Ok(())
+    }
+
+    /// Fixes the run's start at its earliest request's start (which may lie slices before
+    /// the first end: JMeter and Gatling write a request when it ends, a long one late), to
+    /// the µs; returns its slice.
+    fn first_slice(&mut self) -> i64 {
+        let t0 = self.t0_us.unwrap_or(0);
+        let start = if self.load.requests > 0 {
+            self.load.first_start_us
+        } else {
+            t0
+        };
+        self.run_start_us = start;
+        self.meta.start_unix_s = start as f64 / 1e6;
+        (start - t0).div_euclid(SLICE_US)
+    }
+
+    /// Writes slice `key`'s interval, cut to the run: from its start, to `end_us` if given.
+    fn emit(&mut self, key: i64, delta: IntervalDelta, end_us: Option<i64>) -> std::io::Result<()> {
+        let slice_start = self.t0_us.unwrap_or(0) + key * SLICE_US;
+        let from = slice_start.max(self.run_start_us);
+        let to = (slice_start + SLICE_US).min(end_us.unwrap_or(i64::MAX));
+        let length_us = (to - from).max(1_000);
+        let r = self.interval_record(from - self.run_start_us, delta, length_us);
         self.writer.interval(&r)?;
         self.measured_us += length_us;
-        self.next_key = Some(key + 1);
         Ok(())
     }
 
     fn interval_record(
         &mut self,
-        key: i64,
+        start_us: i64,
         mut delta: IntervalDelta,
         length_us: i64,
     ) -> IntervalRecord {
@@ -332,7 +375,7 @@ impl RecordBuilder {
         self.written += 1;
         IntervalRecord {
             index,
-            start_s: (key - self.first_key) as f64 * SLICE_US as f64 / 1e6,
+            start_s: start_us as f64 / 1e6,
             length_s: length_us as f64 / 1e6,
             warmup: false,
             delta,
@@ -351,15 +394,10 @@ impl RecordBuilder {
                 late: self.late,
             });
         }
-        let last = self.pending.keys().next_back().copied();
+        self.fold_after_last_end();
         while let Some((k, interval)) = self.pending.pop_first() {
-            let length = if Some(k) == last {
-                let t0 = self.t0_us.unwrap_or(0);
-                (self.last_end_us - (t0 + k * SLICE_US)).clamp(1_000, SLICE_US)
-            } else {
-                SLICE_US
-            };
-            self.write(k, interval, length)?;
+            let end = self.pending.is_empty().then_some(self.last_end_us);
+            self.write(k, interval, end)?;
         }
         if self.written == 0 {
             return Ok(Finished {

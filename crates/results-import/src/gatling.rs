@@ -137,10 +137,8 @@ pub fn read(
                         (Some(kind), status)
                     }
                 };
-                if let (Some(kind), false) = (error, message.is_empty()) {
-                    builder.error_example(end * 1000, kind, message)?;
-                }
                 requests += 1;
+                // The request first: the run's time grid starts at the first one's start.
                 builder.request(
                     step,
                     &Request {
@@ -151,6 +149,9 @@ pub fn read(
                         ..Request::default()
                     },
                 )?;
+                if let (Some(kind), false) = (error, message.is_empty()) {
+                    builder.error_example(end * 1000, kind, message)?;
+                }
             }
             "GROUP" | "ERROR" | "ASSERTION" => {}
             _ => malformed.add(n, || {

@@ -303,10 +303,11 @@ impl Sink for Samples<'_> {
                 receiving_us: latency.map(|l| elapsed_us.saturating_sub(l)),
             },
         };
+        // The request first: the run's time grid starts at the first one's start.
+        builder.request(step, &request)?;
         if let (Some(kind), false) = (request.error, s.message.is_empty()) {
             builder.error_example(end_us, kind, s.message)?;
         }
-        builder.request(step, &request)?;
         if let Some(threads) = s.all_threads.map(|t| t.max(0) as u64) {
             if self.last_threads != Some(threads) {
                 builder.active(end_us, threads)?;

@@ -116,10 +116,12 @@ fn add(hit: &Hit, steps: &mut Steps, builder: &mut RecordBuilder) -> Result<(), 
         bytes_received: hit.bytes_in,
         ..Request::default()
     };
+    // The request first: the run's time grid starts at the first one's start.
+    builder.request(step, &request)?;
     if let Some(kind) = request.error.filter(|_| !hit.error.is_empty()) {
         builder.error_example(request.end_us, kind, hit.error)?;
     }
-    builder.request(step, &request)
+    Ok(())
 }
 
 fn new_steps() -> Steps {
