@@ -88,6 +88,8 @@ pub(crate) struct Readings {
     pub zoneless_dates: u64,
     /// Samples that held samples of their own (XML).
     pub holders: u64,
+    /// The line an XML file ends on without closing `<testResults>` (cut between samples).
+    pub unclosed: Option<u64>,
 }
 
 /// A reader of one of JMeter's formats.
@@ -190,6 +192,11 @@ fn notes(
     if lone > 0 {
         builder.note(format!(
             "{lone} Transaction Controller sample(s) timed samplers that are not in the file (saved without sub-results, jmeter.save.saveservice.subresults=false, or only the parent sample): each is counted as one request, with the transaction's time and outcome"
+        ));
+    }
+    if let Some(line) = readings.unclosed {
+        builder.note(format!(
+            "the file ends at line {line} without </testResults>: JMeter was still writing it, or was stopped; the samples up to there are imported, any it wrote later are not"
         ));
     }
     if readings.zoneless_dates > 0 {

@@ -130,6 +130,8 @@ pub fn read<R: BufRead>(
     let mut open: Vec<Open> = Vec::new();
     let mut assertion = Assertion::default();
     let mut readings = Readings::default();
+    // `<testResults>` opened and not closed yet: a file that ends so was cut between samples.
+    let mut root_open = false;
     loop {
         buf.clear();
         let at = line;
@@ -172,11 +174,22 @@ pub fn read<R: BufRead>(
                     }
                 }
             }
-            Event::Start(e) => assertion.start(e.name().as_ref()),
-            Event::End(e) => assertion.end(e.name().as_ref(), open.last_mut()),
+            Event::Start(e) => {
+                root_open |= e.name().as_ref() == b"testResults";
+                assertion.start(e.name().as_ref())
+            }
+            Event::End(e) => {
+                root_open &= e.name().as_ref() != b"testResults";
+                assertion.end(e.name().as_ref(), open.last_mut())
+            }
             Event::Text(t) => assertion.text(&t.decode().unwrap_or_default()),
             Event::CData(t) => assertion.text(&String::from_utf8_lossy(&t)),
-            Event::Eof => break,
+            Event::Eof => {
+                if root_open {
+                    readings.unclosed = Some(line);
+                }
+                break;
+            }
             _ => {}
         }
         line += buf.iter().filter(|&&b| b == b'\n').count() as u64;

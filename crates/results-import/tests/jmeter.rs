@@ -112,6 +112,23 @@ fn a_file_cut_short_keeps_the_samples_before_the_cut() {
         .contains("not well-formed XML"));
 }
 
+/// Cut between two samples, the XML is well formed up to there: the cut is said all the same.
+#[test]
+fn a_file_cut_between_samples_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let cut = &XML[..XML.find("<httpSample t=\"x\"").unwrap()];
+    let (r, imported) = import(dir.path(), Format::JmeterXml, cut).unwrap();
+    assert_eq!(r.requests.total, 5, "{:?}", r.steps);
+    assert!(imported.malformed.is_empty(), "{:?}", imported.malformed);
+    let notes = r.notes.join("\n");
+    assert!(
+        notes.contains("the file ends at line 26 without </testResults>"),
+        "{notes}"
+    );
+    let (whole, _) = import(dir.path(), Format::JmeterXml, XML).unwrap();
+    assert!(!whole.notes.join("\n").contains("without </testResults>"));
+}
+
 #[test]
 fn the_csv_leaves_transaction_rows_out_and_points_xml_to_its_reader() {
     let dir = tempfile::tempdir().unwrap();
