@@ -152,13 +152,16 @@ pub(crate) fn import_newest_run<R: BufRead>(
         transactions: 0,
         lone_transactions: 0,
         thread_latest: HashMap::new(),
+        zero_phases: 0,
     };
     let readings = read(open()?, malformed, &mut samples)?;
-    let (transactions, skipped) = (
-        (samples.transactions, samples.lone_transactions),
-        samples.skipped,
+    let counts = (
+        samples.transactions,
+        samples.lone_transactions,
+        samples.zero_phases,
     );
-    notes(builder, readings, transactions, &runs, skipped);
+    let skipped = samples.skipped;
+    notes(builder, readings, counts, &runs, skipped);
     Ok(())
 }
 
@@ -166,7 +169,7 @@ pub(crate) fn import_newest_run<R: BufRead>(
 fn notes(
     builder: &mut RecordBuilder,
     readings: Readings,
-    (transactions, lone): (u64, u64),
+    (transactions, lone, zero_phases): (u64, u64, u64),
     runs: &Runs,
     skipped: u64,
 ) {
@@ -192,6 +195,11 @@ fn notes(
     if lone > 0 {
         builder.note(format!(
             "{lone} Transaction Controller sample(s) timed samplers that are not in the file (saved without sub-results, jmeter.save.saveservice.subresults=false, or only the parent sample): each is counted as one request, with the transaction's time and outcome"
+        ));
+    }
+    if zero_phases > 0 {
+        builder.note(format!(
+            "{zero_phases} request(s) had a waiting or receiving time of 0 ms (JMeter times in whole ms: under 1 ms), kept as 1 µs, the histograms' floor"
         ));
     }
     if let Some(line) = readings.unclosed {
@@ -231,6 +239,8 @@ struct Samples<'b> {
     lone_transactions: u64,
     /// Each thread's latest start of a sample that is no transaction's (ms).
     thread_latest: HashMap<String, i64>,
+    /// Requests with a waiting or receiving time of 0 ms.
+    zero_phases: u64,
 }
 
 impl Samples<'_> {
@@ -310,6 +320,10 @@ impl Sink for Samples<'_> {
                 receiving_us: latency.map(|l| elapsed_us.saturating_sub(l)),
             },
         };
+        let phases = [request.phases.waiting_us, request.phases.receiving_us];
+        if status != 0 && phases.contains(&Some(0)) {
+            self.zero_phases += 1;
+        }
         // The request first: the run's time grid starts at the first one's start.
         builder.request(step, &request)?;
         if let (Some(kind), false) = (request.error, s.message.is_empty()) {

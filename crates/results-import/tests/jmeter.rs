@@ -195,3 +195,19 @@ fn csv_dates_without_a_zone_are_read_as_utc_and_said() {
         .join("\n")
         .contains("2 sample(s) started at a date without a time zone"));
 }
+
+/// JMeter times in whole ms: a receiving time of 0 (`elapsed` = `Latency`) is under 1 ms,
+/// kept at the histograms' 1 µs floor, and the run says so.
+#[test]
+fn phases_of_0_ms_are_said_to_be_under_1_ms() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = "timeStamp,elapsed,label,responseCode,success,threadName,Latency,Connect\n\
+        1700000000000,120,a,200,true,T 1-1,120,20\n\
+        1700000000200,120,a,200,true,T 1-1,100,20\n";
+    let (r, _) = import(dir.path(), Format::JmeterCsv, csv).unwrap();
+    let notes = r.notes.join("\n");
+    assert!(
+        notes.contains("1 request(s) had a waiting or receiving time of 0 ms"),
+        "{notes}"
+    );
+}
