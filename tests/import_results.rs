@@ -410,7 +410,8 @@ fn a_gatling_2_log_is_refused_naming_its_layout() {
             && err.contains("re-run the simulation with Gatling 3.0-3.11"),
         "{err}"
     );
-    assert!(runs(dir.path()).is_empty(), "no run is left in the store");
+    let left = dir.path().join("runs").exists() && !runs(dir.path()).is_empty();
+    assert!(!left, "no run is left in the store");
 }
 
 #[test]

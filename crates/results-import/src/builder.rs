@@ -45,6 +45,8 @@ pub struct RecordBuilder {
     /// when earlier requests come before the first interval is written.
     t0_us: Option<i64>,
     pending: BTreeMap<i64, IntervalDelta>,
+    /// The slice of the latest request's end.
+    newest_request: Option<i64>,
     /// The next slice to be written (None: nothing written yet).
     next_key: Option<i64>,
     /// The run's start, µs since the epoch: the earliest request's start, t = 0 of the record.
@@ -102,6 +104,7 @@ impl RecordBuilder {
             steps: HashMap::new(),
             t0_us: None,
             pending: BTreeMap::new(),
+            newest_request: None,
             next_key: None,
             run_start_us: 0,
             last_end_us: i64::MIN,
@@ -170,7 +173,15 @@ impl RecordBuilder {
     /// The interval a moment (µs since the epoch) falls in; `None` once the file has moved
     /// on past it (it goes into the oldest open interval, counted as late). A moment an hour
     /// or more away from the others is refused (see `span`).
-    fn slot(&mut self, at_us: i64, start_us: i64) -> Result<&mut IntervalDelta, ReadError> {
+    /// Only a request moves the file on (`request`): the run ends with its last request, so
+    /// what comes after it (a user's end, 30 s later) must not write that request's interval
+    /// whole before the end is known.
+    fn slot(
+        &mut self,
+        at_us: i64,
+        start_us: i64,
+        request: bool,
+    ) -> Result<&mut IntervalDelta, ReadError> {
         let written = self.next_key.is_some();
         self.extent.take(at_us, start_us, self.line, written)?;
         let t0 = *self.t0_us.get_or_insert(start_us);
@@ -181,9 +192,11 @@ impl RecordBuilder {
                 key = next;
             }
         }
-        let newest = self.pending.keys().next_back().copied().unwrap_or(key);
-        if key > newest {
-            self.flush_before(key - REORDER_WINDOW)?;
+        if request {
+            if self.newest_request.is_some_and(|newest| key > newest) {
+                self.flush_before(key - REORDER_WINDOW)?;
+            }
+            self.newest_request = Some(self.newest_request.map_or(key, |n| n.max(key)));
         }
         Ok(self.pending.entry(key).or_default())
     }
@@ -199,7 +212,7 @@ impl RecordBuilder {
         self.load.first_start_us = self.load.first_start_us.min(start);
         self.load.last_start_us = self.load.last_start_us.max(start);
         self.last_end_us = self.last_end_us.max(r.end_us);
-        let delta = self.slot(r.end_us, start)?;
+        let delta = self.slot(r.end_us, start, true)?;
         if delta.steps.len() <= step {
             delta.steps.resize(step + 1, Default::default());
         }
@@ -228,7 +241,7 @@ impl RecordBuilder {
         end_us: i64,
         us: u64,
     ) -> Result<(), ReadError> {
-        let delta = self.slot(end_us, end_us)?;
+        let delta = self.slot(end_us, end_us, false)?;
         if delta.steps.len() <= step {
             delta.steps.resize(step + 1, Default::default());
         }
@@ -238,13 +251,13 @@ impl RecordBuilder {
 
     /// An iteration that ended at `end_us`.
     pub fn iteration(&mut self, end_us: i64) -> Result<(), ReadError> {
-        self.slot(end_us, end_us)?.iterations_completed += 1;
+        self.slot(end_us, end_us, false)?.iterations_completed += 1;
         Ok(())
     }
 
     /// How long an iteration that ended at `end_us` took.
     pub fn iteration_duration(&mut self, end_us: i64, us: u64) -> Result<(), ReadError> {
-        self.slot(end_us, end_us - us as i64)?
+        self.slot(end_us, end_us - us as i64, false)?
             .iteration_duration
             .record(us);
         Ok(())
@@ -253,7 +266,7 @@ impl RecordBuilder {
     /// VUs (threads) active at `at_us`, as the file reported them.
     pub fn active(&mut self, at_us: i64, vus: u64) -> Result<(), ReadError> {
         self.load.vus.push((at_us, vus));
-        let delta = self.slot(at_us, at_us)?;
+        let delta = self.slot(at_us, at_us, false)?;
         delta.active = vus;
         delta.active_max = delta.active_max.max(vus);
         Ok(())
@@ -266,7 +279,7 @@ impl RecordBuilder {
         kind: ErrorKind,
         message: &str,
     ) -> Result<(), ReadError> {
-        let delta = self.slot(at_us, at_us)?;
+        let delta = self.slot(at_us, at_us, false)?;
         delta.note_error(kind, || message.to_string());
         Ok(())
     }

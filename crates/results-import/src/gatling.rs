@@ -37,10 +37,16 @@ fn is_outcome(field: &str) -> bool {
     matches!(field.trim(), "OK" | "KO")
 }
 
-/// A USER record's `START`/`END` and when (ms): `USER scenario START|END time` (3.4-3.11), or
-/// `USER scenario user START|END start end` (3.0-3.3, the end time for an `END`).
+/// A USER record's `START`/`END` and when (ms): `USER scenario START|END time` (3.4-3.11),
+/// `USER scenario user START|END start end` (3.0-3.3, the end time for an `END`), or without
+/// the scenario, `USER START|END start end` (Taurus's Gatling logs).
 fn user_event<'a>(f: &[&'a str]) -> Option<(&'a str, i64)> {
     let ms = |i: usize| f.get(i)?.trim().parse::<i64>().ok();
+    match f[1].trim() {
+        "START" if ms(2).is_some() => return Some(("START", ms(2)?)),
+        "END" if ms(2).is_some() => return Some(("END", ms(3).or_else(|| ms(2))?)),
+        _ => {}
+    }
     match (f[2].trim(), f[3].trim()) {
         (event @ ("START" | "END"), _) => Some((event, ms(3)?)),
         (_, "START") => Some(("START", ms(4)?)),
@@ -179,7 +185,24 @@ fn is_v2_request(f: &[&str]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::simulation_id;
+    use super::{simulation_id, user_event};
+
+    #[test]
+    fn user_records_of_every_layout_give_their_event_and_time() {
+        let cases = [
+            ("USER\tscn\tSTART\t1000", Some(("START", 1000))),
+            ("USER\tscn\tEND\t2000", Some(("END", 2000))),
+            ("USER\tscn\t7\tSTART\t1000\t0", Some(("START", 1000))),
+            ("USER\tscn\t7\tEND\t1000\t3000", Some(("END", 3000))),
+            ("USER\tSTART\t1000\t1000", Some(("START", 1000))),
+            ("USER\tEND\t1000\t4000", Some(("END", 4000))),
+            ("USER\tscn\tSTART\tlater", None),
+        ];
+        for (line, want) in cases {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(user_event(&f), want, "{line}");
+        }
+    }
 
     #[test]
     fn the_run_record_names_the_simulation() {
