@@ -414,6 +414,26 @@ fn a_gatling_2_log_is_refused_naming_its_layout() {
     assert!(!left, "no run is left in the store");
 }
 
+/// A plugin's result class written by XStream holds its fields as child elements: refused,
+/// naming the element, not "is it a jmeter-xml file?".
+#[test]
+fn a_jmeter_xml_of_unknown_elements_names_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = import(
+        dir.path(),
+        &[
+            "jmeter-xml",
+            &fixture("jmeter-taurus-webdriver-xstream.jtl"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 3: <com.googlecode.jmeter.plugins.webdriver.sampler.SampleResultWithSubs> is no sample loadlab reads"),
+        "{err}"
+    );
+}
+
 #[test]
 fn aggregates_only_formats_are_refused_with_why() {
     let dir = tempfile::tempdir().unwrap();

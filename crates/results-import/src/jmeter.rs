@@ -82,7 +82,7 @@ pub(crate) trait Sink {
 }
 
 /// What a reader saw besides the samples, for the import's notes.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Readings {
     /// Samples whose start was a date without a time zone.
     pub zoneless_dates: u64,
@@ -90,6 +90,8 @@ pub(crate) struct Readings {
     pub holders: u64,
     /// The line an XML file ends on without closing `<testResults>` (cut between samples).
     pub unclosed: Option<u64>,
+    /// The first element directly in `<testResults>` that is no sample (XML): its line, name.
+    pub unknown: Option<(u64, String)>,
 }
 
 /// A reader of one of JMeter's formats.
@@ -155,6 +157,11 @@ pub(crate) fn import_newest_run<R: BufRead>(
         zero_phases: 0,
     };
     let readings = read(open()?, malformed, &mut samples)?;
+    if let (0, Some((line, name))) = (samples.builder.load.requests, &readings.unknown) {
+        return Err(ReadError::Bad(format!(
+            "line {line}: <{name}> is no sample loadlab reads (<httpSample>, <sample>, or an element with JMeter's `lb` and `ts` attributes), and the file holds none: a plugin's result class written by XStream? Save the results as CSV (jmeter.save.saveservice.output_format=csv) and import them as jmeter-csv"
+        )));
+    }
     let counts = (
         samples.transactions,
         samples.lone_transactions,

@@ -175,7 +175,12 @@ pub fn read<R: BufRead>(
                 }
             }
             Event::Start(e) => {
-                root_open |= e.name().as_ref() == b"testResults";
+                let name = e.name();
+                if root_open && open.is_empty() && readings.unknown.is_none() {
+                    let name = String::from_utf8_lossy(name.as_ref()).into_owned();
+                    readings.unknown = Some((at, name));
+                }
+                root_open |= name.as_ref() == b"testResults";
                 assertion.start(e.name().as_ref())
             }
             Event::End(e) => {
