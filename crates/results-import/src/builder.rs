@@ -6,6 +6,8 @@
 //! written is counted in the oldest interval still open, and the run says how many did.
 
 use crate::sample::{Request, StepKey};
+use crate::span::Extent;
+use crate::ReadError;
 use loadlab_metrics::result::{LoadInfo, PlannedLoad, StopReason};
 use loadlab_metrics::{
     Environment, ErrorKind, ImportedFrom, IntervalDelta, LoadModel, Phase, StepInfo,
@@ -43,10 +45,12 @@ pub struct RecordBuilder {
     /// when earlier requests come before the first interval is written.
     t0_us: Option<i64>,
     pending: BTreeMap<i64, IntervalDelta>,
+    /// The slice of the latest request's end.
+    newest_request: Option<i64>,
     /// The next slice to be written (None: nothing written yet).
     next_key: Option<i64>,
-    /// The first slice written: t = 0 of the record.
-    first_key: i64,
+    /// The run's start, µs since the epoch: the earliest request's start, t = 0 of the record.
+    run_start_us: i64,
     last_end_us: i64,
     written: u32,
     /// Time covered by the intervals written.
@@ -54,6 +58,9 @@ pub struct RecordBuilder {
     /// Requests that came after their interval was written.
     pub late: u64,
     pub load: LoadSeen,
+    /// The line being read, when the reader says (to name it in a refusal).
+    line: Option<u64>,
+    extent: Extent,
 }
 
 impl RecordBuilder {
@@ -97,13 +104,16 @@ impl RecordBuilder {
             steps: HashMap::new(),
             t0_us: None,
             pending: BTreeMap::new(),
+            newest_request: None,
             next_key: None,
-            first_key: 0,
+            run_start_us: 0,
             last_end_us: i64::MIN,
             written: 0,
             measured_us: 0,
             late: 0,
             load: LoadSeen::default(),
+            line: None,
+            extent: Extent::default(),
         }
     }
 
@@ -155,9 +165,25 @@ impl RecordBuilder {
         i
     }
 
+    /// The line of the file what comes next was read from.
+    pub fn at_line(&mut self, line: u64) {
+        self.line = Some(line);
+    }
+
     /// The interval a moment (µs since the epoch) falls in; `None` once the file has moved
-    /// on past it (it goes into the oldest open interval, counted as late).
-    fn slot(&mut self, at_us: i64, start_us: i64) -> std::io::Result<&mut IntervalDelta> {
+    /// on past it (it goes into the oldest open interval, counted as late). A moment an hour
+    /// or more away from the others is refused (see `span`).
+    /// Only a request moves the file on (`request`): the run ends with its last request, so
+    /// what comes after it (a user's end, 30 s later) must not write that request's interval
+    /// whole before the end is known.
+    fn slot(
+        &mut self,
+        at_us: i64,
+        start_us: i64,
+        request: bool,
+    ) -> Result<&mut IntervalDelta, ReadError> {
+        let written = self.next_key.is_some();
+        self.extent.take(at_us, start_us, self.line, written)?;
         let t0 = *self.t0_us.get_or_insert(start_us);
         let mut key = (at_us - t0).div_euclid(SLICE_US);
         if let Some(next) = self.next_key {
@@ -166,15 +192,17 @@ impl RecordBuilder {
                 key = next;
             }
         }
-        let newest = self.pending.keys().next_back().copied().unwrap_or(key);
-        if key > newest {
-            self.flush_before(key - REORDER_WINDOW)?;
+        if request {
+            if self.newest_request.is_some_and(|newest| key > newest) {
+                self.flush_before(key - REORDER_WINDOW)?;
+            }
+            self.newest_request = Some(self.newest_request.map_or(key, |n| n.max(key)));
         }
         Ok(self.pending.entry(key).or_default())
     }
 
     /// Adds one request of step `step`.
-    pub fn request(&mut self, step: usize, r: &Request) -> std::io::Result<()> {
+    pub fn request(&mut self, step: usize, r: &Request) -> Result<(), ReadError> {
         let start = r.end_us - r.duration_us as i64;
         if self.load.requests == 0 {
             self.load.first_start_us = start;
@@ -184,7 +212,7 @@ impl RecordBuilder {
         self.load.first_start_us = self.load.first_start_us.min(start);
         self.load.last_start_us = self.load.last_start_us.max(start);
         self.last_end_us = self.last_end_us.max(r.end_us);
-        let delta = self.slot(r.end_us, start)?;
+        let delta = self.slot(r.end_us, start, true)?;
         if delta.steps.len() <= step {
             delta.steps.resize(step + 1, Default::default());
         }
@@ -212,8 +240,8 @@ impl RecordBuilder {
         phase: Phase,
         end_us: i64,
         us: u64,
-    ) -> std::io::Result<()> {
-        let delta = self.slot(end_us, end_us)?;
+    ) -> Result<(), ReadError> {
+        let delta = self.slot(end_us, end_us, false)?;
         if delta.steps.len() <= step {
             delta.steps.resize(step + 1, Default::default());
         }
@@ -222,23 +250,23 @@ impl RecordBuilder {
     }
 
     /// An iteration that ended at `end_us`.
-    pub fn iteration(&mut self, end_us: i64) -> std::io::Result<()> {
-        self.slot(end_us, end_us)?.iterations_completed += 1;
+    pub fn iteration(&mut self, end_us: i64) -> Result<(), ReadError> {
+        self.slot(end_us, end_us, false)?.iterations_completed += 1;
         Ok(())
     }
 
     /// How long an iteration that ended at `end_us` took.
-    pub fn iteration_duration(&mut self, end_us: i64, us: u64) -> std::io::Result<()> {
-        self.slot(end_us, end_us - us as i64)?
+    pub fn iteration_duration(&mut self, end_us: i64, us: u64) -> Result<(), ReadError> {
+        self.slot(end_us, end_us - us as i64, false)?
             .iteration_duration
             .record(us);
         Ok(())
     }
 
     /// VUs (threads) active at `at_us`, as the file reported them.
-    pub fn active(&mut self, at_us: i64, vus: u64) -> std::io::Result<()> {
+    pub fn active(&mut self, at_us: i64, vus: u64) -> Result<(), ReadError> {
         self.load.vus.push((at_us, vus));
-        let delta = self.slot(at_us, at_us)?;
+        let delta = self.slot(at_us, at_us, false)?;
         delta.active = vus;
         delta.active_max = delta.active_max.max(vus);
         Ok(())
@@ -250,10 +278,25 @@ impl RecordBuilder {
         at_us: i64,
         kind: ErrorKind,
         message: &str,
-    ) -> std::io::Result<()> {
-        let delta = self.slot(at_us, at_us)?;
+    ) -> Result<(), ReadError> {
+        let delta = self.slot(at_us, at_us, false)?;
         delta.note_error(kind, || message.to_string());
         Ok(())
+    }
+
+    /// The run ends with its last request's end: what the file says after it (a user's end)
+    /// goes into that interval.
+    fn fold_after_last_end(&mut self) {
+        let t0 = self.t0_us.unwrap_or(0);
+        let last = (self.last_end_us - t0)
+            .div_euclid(SLICE_US)
+            .max(self.next_key.unwrap_or(i64::MIN));
+        let after: Vec<i64> = self.pending.range(last + 1..).map(|(&k, _)| k).collect();
+        for k in after {
+            if let Some(delta) = self.pending.remove(&k) {
+                self.pending.entry(last).or_default().add(&delta);
+            }
+        }
     }
 
     /// Writes the pending intervals before slice `key`.
@@ -263,48 +306,76 @@ impl RecordBuilder {
                 break;
             }
             let interval = self.pending.pop_first().expect("peeked").1;
-            self.write(k, interval, SLICE_US)?;
+            self.write(k, interval, None)?;
         }
         Ok(())
     }
 
-    fn write(&mut self, key: i64, delta: IntervalDelta, length_us: i64) -> std::io::Result<()> {
+    /// Writes the interval of slice `key`; `end_us`: the run's end, for its last one.
+    fn write(
+        &mut self,
+        key: i64,
+        delta: IntervalDelta,
+        end_us: Option<i64>,
+    ) -> std::io::Result<()> {
         let next = match self.next_key {
             Some(n) => n,
             None => {
-                // The run began with its earliest start, which may lie slices before the first
-                // end (JMeter and Gatling write a request when it ends, a long one late).
-                let t0 = self.t0_us.unwrap_or(0);
-                let first = (self.load.first_start_us - t0)
-                    .div_euclid(SLICE_US)
-                    .min(key);
-                self.first_key = first;
-                self.meta.start_unix_s = (t0 + first * SLICE_US) as f64 / 1e6;
+                let first = self.first_slice();
+                if key < first {
+                    // Before the first request was sent (a user started, threads counted):
+                    // part of the run's first interval.
+                    self.pending.entry(first).or_default().add(&delta);
+                    return Ok(());
+                }
                 self.writer.begin(&self.meta)?;
                 first
             }
         };
         // Seconds in which nothing ended are measured time too: written empty.
         for empty in next..key {
-            let r = self.interval_record(empty, IntervalDelta::default(), SLICE_US);
-            self.writer.interval(&r)?;
-            self.measured_us += SLICE_US;
+            self.emit(empty, IntervalDelta::default(), None)?;
         }
         let mut delta = delta;
         for step in &mut delta.steps {
             // The tools time one duration per request: it is both latency and service time.
             step.service = step.latency.clone();
         }
-        let r = self.interval_record(key, delta, length_us);
+        self.emit(key, delta, end_us)?;
+        self.next_key = Some(key + 1);
+        Ok(())
+    }
+
+    /// Fixes the run's start at its earliest request's start (which may lie slices before
+    /// the first end: JMeter and Gatling write a request when it ends, a long one late), to
+    /// the µs; returns its slice.
+    fn first_slice(&mut self) -> i64 {
+        let t0 = self.t0_us.unwrap_or(0);
+        let start = if self.load.requests > 0 {
+            self.load.first_start_us
+        } else {
+            t0
+        };
+        self.run_start_us = start;
+        self.meta.start_unix_s = start as f64 / 1e6;
+        (start - t0).div_euclid(SLICE_US)
+    }
+
+    /// Writes slice `key`'s interval, cut to the run: from its start, to `end_us` if given.
+    fn emit(&mut self, key: i64, delta: IntervalDelta, end_us: Option<i64>) -> std::io::Result<()> {
+        let slice_start = self.t0_us.unwrap_or(0) + key * SLICE_US;
+        let from = slice_start.max(self.run_start_us);
+        let to = (slice_start + SLICE_US).min(end_us.unwrap_or(i64::MAX));
+        let length_us = (to - from).max(1_000);
+        let r = self.interval_record(from - self.run_start_us, delta, length_us);
         self.writer.interval(&r)?;
         self.measured_us += length_us;
-        self.next_key = Some(key + 1);
         Ok(())
     }
 
     fn interval_record(
         &mut self,
-        key: i64,
+        start_us: i64,
         mut delta: IntervalDelta,
         length_us: i64,
     ) -> IntervalRecord {
@@ -317,7 +388,7 @@ impl RecordBuilder {
         self.written += 1;
         IntervalRecord {
             index,
-            start_s: (key - self.first_key) as f64 * SLICE_US as f64 / 1e6,
+            start_s: start_us as f64 / 1e6,
             length_s: length_us as f64 / 1e6,
             warmup: false,
             delta,
@@ -328,15 +399,18 @@ impl RecordBuilder {
     /// Writes what remains, the header with every step and the load seen, and the end.
     /// Returns the number of intervals written (0: the file held no request).
     pub fn finish(mut self) -> std::io::Result<Finished> {
-        let last = self.pending.keys().next_back().copied();
+        if self.load.requests == 0 {
+            // Users or threads over time without a request are no run (a Gatling log of a
+            // layout whose requests could not be read): nothing is written.
+            return Ok(Finished {
+                intervals: 0,
+                late: self.late,
+            });
+        }
+        self.fold_after_last_end();
         while let Some((k, interval)) = self.pending.pop_first() {
-            let length = if Some(k) == last {
-                let t0 = self.t0_us.unwrap_or(0);
-                (self.last_end_us - (t0 + k * SLICE_US)).clamp(1_000, SLICE_US)
-            } else {
-                SLICE_US
-            };
-            self.write(k, interval, length)?;
+            let end = self.pending.is_empty().then_some(self.last_end_us);
+            self.write(k, interval, end)?;
         }
         if self.written == 0 {
             return Ok(Finished {

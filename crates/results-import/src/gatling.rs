@@ -37,10 +37,16 @@ fn is_outcome(field: &str) -> bool {
     matches!(field.trim(), "OK" | "KO")
 }
 
-/// A USER record's `START`/`END` and when (ms): `USER scenario START|END time` (3.4-3.11), or
-/// `USER scenario user START|END start end` (3.0-3.3, the end time for an `END`).
+/// A USER record's `START`/`END` and when (ms): `USER scenario START|END time` (3.4-3.11),
+/// `USER scenario user START|END start end` (3.0-3.3, the end time for an `END`), or without
+/// the scenario, `USER START|END start end` (Taurus's Gatling logs).
 fn user_event<'a>(f: &[&'a str]) -> Option<(&'a str, i64)> {
     let ms = |i: usize| f.get(i)?.trim().parse::<i64>().ok();
+    match f[1].trim() {
+        "START" if ms(2).is_some() => return Some(("START", ms(2)?)),
+        "END" if ms(2).is_some() => return Some(("END", ms(3).or_else(|| ms(2))?)),
+        _ => {}
+    }
     match (f[2].trim(), f[3].trim()) {
         (event @ ("START" | "END"), _) => Some((event, ms(3)?)),
         (_, "START") => Some(("START", ms(4)?)),
@@ -70,17 +76,24 @@ pub fn read(
     let mut version = None;
     let mut users: u64 = 0;
     let mut steps: HashMap<(String, String), usize> = HashMap::new();
+    let mut requests = 0u64;
+    let mut v2 = None;
     while let Some((n, line)) = lines.next_line()? {
         if line.trim().is_empty() {
             continue;
         }
         let f: Vec<&str> = line.split('\t').collect();
+        builder.at_line(n);
         match f[0] {
             "RUN" => {
                 version = f
                     .last()
                     .map(|v| v.trim().to_string())
                     .filter(|v| !v.is_empty())
+            }
+            "REQUEST" if is_v2_request(&f) => {
+                v2.get_or_insert(n);
+                malformed.add(n, || "a REQUEST record of Gatling 2.x's layout".to_string());
             }
             "USER" if f.len() >= 4 => {
                 let Some((event, at_ms)) = user_event(&f) else {
@@ -130,9 +143,8 @@ pub fn read(
                         (Some(kind), status)
                     }
                 };
-                if let (Some(kind), false) = (error, message.is_empty()) {
-                    builder.error_example(end * 1000, kind, message)?;
-                }
+                requests += 1;
+                // The request first: the run's time grid starts at the first one's start.
                 builder.request(
                     step,
                     &Request {
@@ -143,6 +155,9 @@ pub fn read(
                         ..Request::default()
                     },
                 )?;
+                if let (Some(kind), false) = (error, message.is_empty()) {
+                    builder.error_example(end * 1000, kind, message)?;
+                }
             }
             "GROUP" | "ERROR" | "ASSERTION" => {}
             _ => malformed.add(n, || {
@@ -151,12 +166,43 @@ pub fn read(
             }),
         }
     }
-    Ok(version)
+    match v2 {
+        Some(line) if requests == 0 => Err(ReadError::Bad(format!(
+            "line {line}: this is a Gatling 2.x simulation.log (`REQUEST scenario userId groups name start end OK|KO message`{}), which loadlab does not read: it reads Gatling 3.0-3.11 logs; re-run the simulation with Gatling 3.0-3.11",
+            version.map(|v| format!(", RUN record of version {v}")).unwrap_or_default()
+        ))),
+        _ => Ok(version),
+    }
+}
+
+/// Gatling 2.x's `REQUEST scenario userId groups name start end OK|KO message` (2.0-2.1: four
+/// times): the outcome after a scenario, a user id and the times, where 3.x writes times.
+fn is_v2_request(f: &[&str]) -> bool {
+    let ms = |i: usize| f.get(i).is_some_and(|v| v.trim().parse::<i64>().is_ok());
+    let outcome = |i: usize| f.get(i).is_some_and(|o| is_outcome(o));
+    ms(5) && ms(6) && (outcome(7) || (ms(7) && ms(8) && outcome(9)))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::simulation_id;
+    use super::{simulation_id, user_event};
+
+    #[test]
+    fn user_records_of_every_layout_give_their_event_and_time() {
+        let cases = [
+            ("USER\tscn\tSTART\t1000", Some(("START", 1000))),
+            ("USER\tscn\tEND\t2000", Some(("END", 2000))),
+            ("USER\tscn\t7\tSTART\t1000\t0", Some(("START", 1000))),
+            ("USER\tscn\t7\tEND\t1000\t3000", Some(("END", 3000))),
+            ("USER\tSTART\t1000\t1000", Some(("START", 1000))),
+            ("USER\tEND\t1000\t4000", Some(("END", 4000))),
+            ("USER\tscn\tSTART\tlater", None),
+        ];
+        for (line, want) in cases {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(user_event(&f), want, "{line}");
+        }
+    }
 
     #[test]
     fn the_run_record_names_the_simulation() {

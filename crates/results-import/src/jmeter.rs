@@ -46,10 +46,14 @@ fn error_kind(code: u16, code_text: &str, message: &str) -> ErrorKind {
 
 /// One JMeter sample, from a CSV row or an XML element's attributes.
 pub(crate) struct Sample<'a> {
+    /// Its line in the file (the row, or the element's start tag).
+    pub line: u64,
     /// ms since the epoch, the sample's start.
     pub start_ms: i64,
     pub elapsed_ms: i64,
     pub label: &'a str,
+    /// `threadName` (empty when the file has none).
+    pub thread: &'a str,
     /// The step's group: the thread group, or the transaction the sample was part of.
     pub group: &'a str,
     pub code: &'a str,
@@ -64,23 +68,30 @@ pub(crate) struct Sample<'a> {
 }
 
 /// A Transaction Controller's own sample: its time is its samplers' (each counted on its own),
-/// so it is no request.
+/// so it is no request when they are in the file (see `Samples::transaction`).
 pub(crate) fn is_transaction(message: &str) -> bool {
     message.starts_with("Number of samples in transaction")
 }
 
 /// Where a reader puts each sample it reads.
 pub(crate) trait Sink {
+    /// Each sample's start as the file lists it, in file order, before the CSV reader holds a
+    /// row for its sub-results: where a test run begins is a matter of file order.
+    fn row(&mut self, _line: u64, _start_ms: i64) {}
     fn sample(&mut self, s: &Sample) -> Result<(), ReadError>;
 }
 
 /// What a reader saw besides the samples, for the import's notes.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Readings {
     /// Samples whose start was a date without a time zone.
     pub zoneless_dates: u64,
     /// Samples that held samples of their own (XML).
     pub holders: u64,
+    /// The line an XML file ends on without closing `<testResults>` (cut between samples).
+    pub unclosed: Option<u64>,
+    /// The first element directly in `<testResults>` that is no sample (XML): its line, name.
+    pub unknown: Option<(u64, String)>,
 }
 
 /// A reader of one of JMeter's formats.
@@ -90,25 +101,33 @@ pub(crate) type Reader<R> = fn(R, &mut Malformed, &mut dyn Sink) -> Result<Readi
 /// an existing results file.
 const NEW_RUN_AFTER_MS: i64 = 10 * 60 * 1000;
 
-/// The test runs one file holds, found by a first pass: where each begins, by sample number.
+/// The test runs one file holds, found by a first pass over the rows in file order: where
+/// each begins, by line.
 #[derive(Debug, Default)]
 pub(crate) struct Runs {
-    seen: u64,
     latest_ms: Option<i64>,
-    /// (samples before it, its first sample's start in ms, the pause before it in ms).
+    /// (its first line, its first sample's start in ms, the pause before it in ms).
     starts: Vec<(u64, i64, i64)>,
 }
 
 impl Sink for Runs {
-    fn sample(&mut self, s: &Sample) -> Result<(), ReadError> {
-        if let Some(latest) = self.latest_ms {
-            if s.start_ms - latest > NEW_RUN_AFTER_MS {
-                self.starts
-                    .push((self.seen, s.start_ms, s.start_ms - latest));
+    fn row(&mut self, line: u64, start_ms: i64) {
+        // Back into the pause: the sample after it was a stray timestamp inside the run, not
+        // another run (the import then refuses it by its line).
+        if let Some(&(_, first_ms, _)) = self.starts.last() {
+            if start_ms < first_ms - NEW_RUN_AFTER_MS {
+                self.starts.pop();
             }
         }
-        self.latest_ms = Some(self.latest_ms.map_or(s.start_ms, |l| l.max(s.start_ms)));
-        self.seen += 1;
+        if let Some(latest) = self.latest_ms {
+            if start_ms - latest > NEW_RUN_AFTER_MS {
+                self.starts.push((line, start_ms, start_ms - latest));
+            }
+        }
+        self.latest_ms = Some(self.latest_ms.map_or(start_ms, |l| l.max(start_ms)));
+    }
+
+    fn sample(&mut self, _: &Sample) -> Result<(), ReadError> {
         Ok(())
     }
 }
@@ -127,24 +146,43 @@ pub(crate) fn import_newest_run<R: BufRead>(
     let newest = runs.starts.last().copied();
     let mut samples = Samples {
         builder,
-        skip: newest.map_or(0, |(before, _, _)| before),
-        seen: 0,
+        from_line: newest.map_or(0, |(line, _, _)| line),
+        skipped: 0,
         key: String::new(),
         steps: HashMap::new(),
         last_threads: None,
         transactions: 0,
+        lone_transactions: 0,
+        thread_latest: HashMap::new(),
+        zero_phases: 0,
     };
     let readings = read(open()?, malformed, &mut samples)?;
-    let transactions = samples.transactions;
-    notes(builder, readings, transactions, &runs);
+    if let (0, Some((line, name))) = (samples.builder.load.requests, &readings.unknown) {
+        return Err(ReadError::Bad(format!(
+            "line {line}: <{name}> is no sample loadlab reads (<httpSample>, <sample>, or an element with JMeter's `lb` and `ts` attributes), and the file holds none: a plugin's result class written by XStream? Save the results as CSV (jmeter.save.saveservice.output_format=csv) and import them as jmeter-csv"
+        )));
+    }
+    let counts = (
+        samples.transactions,
+        samples.lone_transactions,
+        samples.zero_phases,
+    );
+    let skipped = samples.skipped;
+    notes(builder, readings, counts, &runs, skipped);
     Ok(())
 }
 
 /// Says what was left out, and what was read by assumption.
-fn notes(builder: &mut RecordBuilder, readings: Readings, transactions: u64, runs: &Runs) {
-    if let Some(&(before, start_ms, pause_ms)) = runs.starts.last() {
+fn notes(
+    builder: &mut RecordBuilder,
+    readings: Readings,
+    (transactions, lone, zero_phases): (u64, u64, u64),
+    runs: &Runs,
+    skipped: u64,
+) {
+    if let Some(&(line, start_ms, pause_ms)) = runs.starts.last() {
         builder.note(format!(
-            "the file holds {} test runs, one after another (JMeter appends each run to an existing results file): the newest, from {} after {:.1} h without a sample, was imported; the {before} sample(s) before it were left out",
+            "the file holds {} test runs, one after another (JMeter appends each run to an existing results file): the newest, from line {line} ({}) after {:.1} h without a sample, was imported; the {skipped} sample(s) before it were left out",
             runs.starts.len() + 1,
             rfc3339_ms(start_ms),
             pause_ms as f64 / 3_600_000.0,
@@ -159,6 +197,21 @@ fn notes(builder: &mut RecordBuilder, readings: Readings, transactions: u64, run
     if transactions > 0 {
         builder.note(format!(
             "{transactions} Transaction Controller sample(s) are not requests: the requests they timed are counted one by one"
+        ));
+    }
+    if lone > 0 {
+        builder.note(format!(
+            "{lone} Transaction Controller sample(s) timed samplers that are not in the file (saved without sub-results, jmeter.save.saveservice.subresults=false, or only the parent sample): each is counted as one request, with the transaction's time and outcome"
+        ));
+    }
+    if zero_phases > 0 {
+        builder.note(format!(
+            "{zero_phases} request(s) had a waiting or receiving time of 0 ms (JMeter times in whole ms: under 1 ms), kept as 1 µs, the histograms' floor"
+        ));
+    }
+    if let Some(line) = readings.unclosed {
+        builder.note(format!(
+            "the file ends at line {line} without </testResults>: JMeter was still writing it, or was stopped; the samples up to there are imported, any it wrote later are not"
         ));
     }
     if readings.zoneless_dates > 0 {
@@ -179,27 +232,67 @@ fn rfc3339_ms(ms: i64) -> String {
 /// the active threads over time, and the transactions left out.
 struct Samples<'b> {
     builder: &'b mut RecordBuilder,
-    /// Samples of earlier test runs in the file, left out.
-    skip: u64,
-    seen: u64,
+    /// Where the newest test run begins: samples on earlier lines are of earlier runs.
+    from_line: u64,
+    /// Samples of earlier test runs left out.
+    skipped: u64,
     /// `label`, NUL, `group`: the key of `steps`, built in place (no allocation per sample).
     key: String,
     steps: HashMap<String, usize>,
     last_threads: Option<u64>,
+    /// Transaction Controller samples left out: their samplers are requests of the file.
     transactions: u64,
+    /// Transaction Controller samples counted as requests: their samplers are not in the file.
+    lone_transactions: u64,
+    /// Each thread's latest start of a sample that is no transaction's (ms).
+    thread_latest: HashMap<String, i64>,
+    /// Requests with a waiting or receiving time of 0 ms.
+    zero_phases: u64,
+}
+
+impl Samples<'_> {
+    /// Whether a Transaction Controller's sample is left out: its samplers came before it, in
+    /// its thread, from its start on (a thread runs one sample at a time). When none did, the
+    /// file lacks them and the transaction is all there is of them: it counts as a request.
+    fn transaction(&mut self, s: &Sample) -> bool {
+        let timed = self
+            .thread_latest
+            .get(s.thread)
+            .is_some_and(|&latest| latest >= s.start_ms);
+        if timed {
+            self.transactions += 1;
+        } else {
+            self.lone_transactions += 1;
+        }
+        timed
+    }
+
+    /// Notes a sample that is no transaction's: the latest of its thread.
+    fn sampler(&mut self, s: &Sample) {
+        match self.thread_latest.get_mut(s.thread) {
+            Some(latest) => *latest = (*latest).max(s.start_ms),
+            None => {
+                self.thread_latest.insert(s.thread.to_string(), s.start_ms);
+            }
+        }
+    }
 }
 
 impl Sink for Samples<'_> {
     fn sample(&mut self, s: &Sample) -> Result<(), ReadError> {
-        self.seen += 1;
-        if self.seen <= self.skip {
+        if s.line < self.from_line {
+            self.skipped += 1;
             return Ok(());
         }
         if is_transaction(s.message) {
-            self.transactions += 1;
-            return Ok(());
+            if self.transaction(s) {
+                return Ok(());
+            }
+        } else {
+            self.sampler(s);
         }
         let builder = &mut *self.builder;
+        builder.at_line(s.line);
         self.key.clear();
         self.key.extend([s.label, "\0", s.group]);
         let step = match self.steps.get(self.key.as_str()) {
@@ -234,10 +327,15 @@ impl Sink for Samples<'_> {
                 receiving_us: latency.map(|l| elapsed_us.saturating_sub(l)),
             },
         };
+        let phases = [request.phases.waiting_us, request.phases.receiving_us];
+        if status != 0 && phases.contains(&Some(0)) {
+            self.zero_phases += 1;
+        }
+        // The request first: the run's time grid starts at the first one's start.
+        builder.request(step, &request)?;
         if let (Some(kind), false) = (request.error, s.message.is_empty()) {
             builder.error_example(end_us, kind, s.message)?;
         }
-        builder.request(step, &request)?;
         if let Some(threads) = s.all_threads.map(|t| t.max(0) as u64) {
             if self.last_threads != Some(threads) {
                 builder.active(end_us, threads)?;

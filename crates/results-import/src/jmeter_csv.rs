@@ -68,6 +68,7 @@ impl Columns {
 /// A row kept until the next of its thread shows whether it held sub-results.
 struct Held {
     fields: Vec<String>,
+    line: u64,
     start_ms: i64,
     elapsed_ms: i64,
     /// Rows after it were its sub-results: it is no request.
@@ -156,6 +157,7 @@ pub fn read_csv<R: BufRead>(
             });
             continue;
         };
+        sink.row(n, start_ms);
         // The column looked up once a row, not once a held row.
         let thread_col = cols.0.get("threadName").copied();
         let thread = field(&fields, thread_col);
@@ -170,7 +172,8 @@ pub fn read_csv<R: BufRead>(
                     readings.holders += 1;
                 }
                 let group = cols.get(&outer.fields, "label").unwrap_or("");
-                sink.sample(&sample(cols, &fields, start_ms, elapsed_ms, Some(group)))?;
+                let at = (n, start_ms, elapsed_ms);
+                sink.sample(&sample(cols, &fields, at, Some(group)))?;
                 continue;
             }
             // The thread's next sample: its previous one has all its sub-results.
@@ -179,6 +182,7 @@ pub fn read_csv<R: BufRead>(
         }
         held.push_back(Held {
             fields: std::mem::take(&mut fields),
+            line: n,
             start_ms,
             elapsed_ms,
             holds: false,
@@ -206,13 +210,8 @@ fn emit(cols: &Columns, row: Held, sink: &mut dyn Sink) -> Result<(), ReadError>
     if row.holds {
         return Ok(());
     }
-    sink.sample(&sample(
-        cols,
-        &row.fields,
-        row.start_ms,
-        row.elapsed_ms,
-        None,
-    ))
+    let at = (row.line, row.start_ms, row.elapsed_ms);
+    sink.sample(&sample(cols, &row.fields, at, None))
 }
 
 /// Whether the row in `fields` is a sub-result of `outer`: the same thread, and a label
@@ -251,18 +250,20 @@ fn is_sub_result(
         && (start_ms, end) != (outer.start_ms, outer_end)
 }
 
-/// The sample of a row; `group` replaces the thread group for a sub-result.
+/// The sample of a row at (line, start, elapsed); `group` replaces the thread group for a
+/// sub-result.
 fn sample<'a>(
     cols: &Columns,
     fields: &'a [String],
-    start_ms: i64,
-    elapsed_ms: i64,
+    (line, start_ms, elapsed_ms): (u64, i64, i64),
     group: Option<&'a str>,
 ) -> Sample<'a> {
     Sample {
+        line,
         start_ms,
         elapsed_ms,
         label: cols.get(fields, "label").unwrap_or(""),
+        thread: cols.get(fields, "threadName").unwrap_or(""),
         group: group.unwrap_or_else(|| thread_group(cols.get(fields, "threadName").unwrap_or(""))),
         code: cols.get(fields, "responseCode").unwrap_or(""),
         success: cols.get(fields, "success") != Some("false"),

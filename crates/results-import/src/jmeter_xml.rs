@@ -130,6 +130,8 @@ pub fn read<R: BufRead>(
     let mut open: Vec<Open> = Vec::new();
     let mut assertion = Assertion::default();
     let mut readings = Readings::default();
+    // `<testResults>` opened and not closed yet: a file that ends so was cut between samples.
+    let mut root_open = false;
     loop {
         buf.clear();
         let at = line;
@@ -147,13 +149,20 @@ pub fn read<R: BufRead>(
                 if let Some(outer) = open.last_mut() {
                     outer.holds_samples = true;
                 }
-                open.push(Open::of(&e, at));
+                let sample = Open::of(&e, at);
+                if let Some(ts) = sample.ts {
+                    sink.row(at, ts);
+                }
+                open.push(sample);
             }
             Event::Empty(e) if is_sample(&e) => {
                 if let Some(outer) = open.last_mut() {
                     outer.holds_samples = true;
                 }
                 let sample = Open::of(&e, at);
+                if let Some(ts) = sample.ts {
+                    sink.row(at, ts);
+                }
                 record(&sample, &open, sink, malformed)?;
             }
             Event::End(e) if open.last().is_some_and(|o| o.name == e.name().as_ref()) => {
@@ -165,11 +174,27 @@ pub fn read<R: BufRead>(
                     }
                 }
             }
-            Event::Start(e) => assertion.start(e.name().as_ref()),
-            Event::End(e) => assertion.end(e.name().as_ref(), open.last_mut()),
+            Event::Start(e) => {
+                let name = e.name();
+                if root_open && open.is_empty() && readings.unknown.is_none() {
+                    let name = String::from_utf8_lossy(name.as_ref()).into_owned();
+                    readings.unknown = Some((at, name));
+                }
+                root_open |= name.as_ref() == b"testResults";
+                assertion.start(e.name().as_ref())
+            }
+            Event::End(e) => {
+                root_open &= e.name().as_ref() != b"testResults";
+                assertion.end(e.name().as_ref(), open.last_mut())
+            }
             Event::Text(t) => assertion.text(&t.decode().unwrap_or_default()),
             Event::CData(t) => assertion.text(&String::from_utf8_lossy(&t)),
-            Event::Eof => break,
+            Event::Eof => {
+                if root_open {
+                    readings.unclosed = Some(line);
+                }
+                break;
+            }
             _ => {}
         }
         line += buf.iter().filter(|&&b| b == b'\n').count() as u64;
@@ -202,9 +227,11 @@ fn record(
         None => thread_group(&o.thread),
     };
     let sample = Sample {
+        line: o.line,
         start_ms,
         elapsed_ms,
         label: &o.label,
+        thread: &o.thread,
         group,
         code: &o.code,
         success: o.success,

@@ -162,8 +162,9 @@ impl PointSink {
         at: i64,
         value: f64,
         tags: &TagValues,
-    ) -> std::io::Result<()> {
+    ) -> Result<(), ReadError> {
         builder.load.model = LoadModel::Closed;
+        builder.at_line(n);
         let what = metric_use(metric);
         if what == Use::Other {
             return Ok(());
@@ -186,10 +187,12 @@ impl PointSink {
                     return Ok(());
                 }
                 let request = request_of(tags, at, us);
+                // The request first: the run's time grid starts at the first one's start.
+                builder.request(step, &request)?;
                 if let (Some(kind), Some(message)) = (request.error, tags.error) {
                     builder.error_example(at, kind, message)?;
                 }
-                builder.request(step, &request)
+                Ok(())
             }
             Use::Vus => builder.active(at, value.round() as u64),
             Use::Iterations => builder.iteration(at),

@@ -25,6 +25,7 @@ mod oha;
 mod problems;
 mod refused;
 mod sample;
+mod span;
 mod time;
 mod vegeta;
 

@@ -102,7 +102,7 @@ impl Steps {
     }
 }
 
-fn add(hit: &Hit, steps: &mut Steps, builder: &mut RecordBuilder) -> std::io::Result<()> {
+fn add(hit: &Hit, steps: &mut Steps, builder: &mut RecordBuilder) -> Result<(), ReadError> {
     let step = steps.of(hit, builder);
     // vegeta counts a result as a success when its code is 2xx or 3xx.
     let failed = !hit.error.is_empty() || !(200..400).contains(&hit.code);
@@ -116,10 +116,12 @@ fn add(hit: &Hit, steps: &mut Steps, builder: &mut RecordBuilder) -> std::io::Re
         bytes_received: hit.bytes_in,
         ..Request::default()
     };
+    // The request first: the run's time grid starts at the first one's start.
+    builder.request(step, &request)?;
     if let Some(kind) = request.error.filter(|_| !hit.error.is_empty()) {
         builder.error_example(request.end_us, kind, hit.error)?;
     }
-    builder.request(step, &request)
+    Ok(())
 }
 
 fn new_steps() -> Steps {

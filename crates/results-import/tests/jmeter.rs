@@ -53,8 +53,8 @@ const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
   <httpSample t="20" lt="15" ts="1700000000500" s="true" lb="Home-0" rc="302" rm="Found" tn="Buyers 1-2" by="0" na="2"/>
   <httpSample t="30" lt="25" ts="1700000000520" s="true" lb="Home-1" rc="200" rm="OK" tn="Buyers 1-2" by="10" na="2"/>
 </httpSample>
+<httpSample t="40" lt="30" ts="1700000000600" s="true" lb="Caf&#233; &lt;menu&gt;" rc="200" rm="OK" tn="Buyers 1-2" by="9" na="2"/>
 <sample t="40" lt="0" ts="1700000000600" s="true" lb="Browse" rc="200" rm="Number of samples in transaction : 1, number of failing samples : 0" tn="Buyers 1-2" dt="" by="9" na="2"/>
-<httpSample t="40" lt="30" ts="1700000000560" s="true" lb="Caf&#233; &lt;menu&gt;" rc="200" rm="OK" tn="Buyers 1-2" by="9" na="2"/>
 <httpSample t="x" ts="1700000000700" s="true" lb="bad" rc="200" tn="Buyers 1-2"/>
 </testResults>
 "#;
@@ -103,13 +103,30 @@ fn nested_samples_are_requests_grouped_under_the_sample_they_are_in() {
 #[test]
 fn a_file_cut_short_keeps_the_samples_before_the_cut() {
     let dir = tempfile::tempdir().unwrap();
-    let cut = &XML[..XML.find("<sample t=\"40\"").unwrap() + 30];
+    let cut = &XML[..XML.find("<httpSample t=\"40\"").unwrap() + 30];
     let (r, imported) = import(dir.path(), Format::JmeterXml, cut).unwrap();
     assert_eq!(r.requests.total, 4, "{:?}", r.steps);
     assert_eq!(imported.malformed.count, 1, "{:?}", imported.malformed);
     assert!(imported.malformed.first[0]
         .1
         .contains("not well-formed XML"));
+}
+
+/// Cut between two samples, the XML is well formed up to there: the cut is said all the same.
+#[test]
+fn a_file_cut_between_samples_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let cut = &XML[..XML.find("<httpSample t=\"x\"").unwrap()];
+    let (r, imported) = import(dir.path(), Format::JmeterXml, cut).unwrap();
+    assert_eq!(r.requests.total, 5, "{:?}", r.steps);
+    assert!(imported.malformed.is_empty(), "{:?}", imported.malformed);
+    let notes = r.notes.join("\n");
+    assert!(
+        notes.contains("the file ends at line 26 without </testResults>"),
+        "{notes}"
+    );
+    let (whole, _) = import(dir.path(), Format::JmeterXml, XML).unwrap();
+    assert!(!whole.notes.join("\n").contains("without </testResults>"));
 }
 
 #[test]
@@ -177,4 +194,20 @@ fn csv_dates_without_a_zone_are_read_as_utc_and_said() {
         .notes
         .join("\n")
         .contains("2 sample(s) started at a date without a time zone"));
+}
+
+/// JMeter times in whole ms: a receiving time of 0 (`elapsed` = `Latency`) is under 1 ms,
+/// kept at the histograms' 1 µs floor, and the run says so.
+#[test]
+fn phases_of_0_ms_are_said_to_be_under_1_ms() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = "timeStamp,elapsed,label,responseCode,success,threadName,Latency,Connect\n\
+        1700000000000,120,a,200,true,T 1-1,120,20\n\
+        1700000000200,120,a,200,true,T 1-1,100,20\n";
+    let (r, _) = import(dir.path(), Format::JmeterCsv, csv).unwrap();
+    let notes = r.notes.join("\n");
+    assert!(
+        notes.contains("1 request(s) had a waiting or receiving time of 0 ms"),
+        "{notes}"
+    );
 }

@@ -283,7 +283,7 @@ impl Summarizer {
             name: meta.name.clone(),
             scenario_file: meta.scenario_file.clone(),
             target: meta.target.clone(),
-            started_at: rfc3339(from_unix_seconds(meta.start_unix_s)),
+            started_at: started_at(meta),
             plan_hash: Some(meta.plan_hash.clone()),
             segment: meta.segment,
             valid: meta.imported.is_none() && validity.is_valid(),
@@ -548,4 +548,19 @@ fn data_sets_used(
             },
         )
         .collect()
+}
+
+/// When the run began: an imported run's start is its earliest request's, kept to the ms the
+/// file gives (a short run's rate depends on it); a native run's, to the second.
+fn started_at(meta: &RecordMeta) -> String {
+    let whole = rfc3339(from_unix_seconds(meta.start_unix_s));
+    if meta.imported.is_none() {
+        return whole;
+    }
+    let ms = (meta.start_unix_s * 1000.0).round() as i64;
+    let at = rfc3339(from_unix_seconds(ms.div_euclid(1000) as f64));
+    match at.strip_suffix('Z') {
+        Some(s) => format!("{s}.{:03}Z", ms.rem_euclid(1000)),
+        None => whole,
+    }
 }
