@@ -312,7 +312,7 @@ pub fn find_in_text(text: &str) -> Vec<(usize, usize, Shape)> {
                         end = i + pad;
                     }
                 }
-                if let Some(shape) = shape(&text[s..end]) {
+                if let Some(shape) = shape(&text[s..end]).filter(|_| !in_template(text, s)) {
                     out.push((s, end, shape));
                 }
             }
@@ -321,6 +321,15 @@ pub fn find_in_text(text: &str) -> Vec<(usize, usize, Shape)> {
         }
     }
     out
+}
+
+/// Whether byte `at` of `text` stands inside a `{{ … }}` template (an `env.NAME` a scrub
+/// wrote is no key, however random its name looks).
+fn in_template(text: &str, at: usize) -> bool {
+    let before = &text[..at];
+    before
+        .rfind("{{")
+        .is_some_and(|open| !before[open..].contains("}}"))
 }
 
 /// Names given so far: the same credential gets the same variable everywhere; equal values
@@ -375,6 +384,21 @@ impl Namer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_variable_a_scrub_wrote_is_no_key_however_random_its_name() {
+        let written = "{{ env.COOKIE_AMCVS_843_F02_BE53271_A1_A0_A490_D4_C_40_ADOBE_ORG }}";
+        assert_eq!(find_in_text(written), []);
+        let key = "Zx8Qw3Lr9Tb2Yk7Mn4Vc6Hp1Sd5Fg0JjKuE2";
+        assert_eq!(
+            find_in_text(&format!("{written}&k={key}")),
+            [(
+                written.len() + 3,
+                written.len() + 3 + key.len(),
+                Shape::Random
+            )]
+        );
+    }
 
     #[test]
     fn a_credential_without_a_telling_field_name_is_named_after_its_shape() {

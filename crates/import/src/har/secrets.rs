@@ -98,19 +98,20 @@ pub fn replace_credentials(exchanges: &mut [Exchange], report: &mut Report) {
 
 /// A credential found once is replaced wherever else its literal stands (a cookie's value sent
 /// again as a query parameter, a token inside a form field's name): the same variable, so no
-/// copy of it is left in the scenario. Literals shorter than 6 characters are replaced only
-/// where they are a whole value (`123` would match inside unrelated text).
+/// copy of it is left in the scenario. Only a literal that could be nothing but that
+/// credential is followed: 8 or more characters mixing letters and digits, or shaped like a
+/// key (a cookie `AMCVS_…=1` must not turn every `1` of the scenario into its variable).
 fn everywhere(exchanges: &mut [Exchange], namer: &Namer) {
-    let given = namer.given();
+    let given: Vec<(&str, &str)> = namer
+        .given()
+        .into_iter()
+        .filter(|(literal, _)| is_distinctive(literal))
+        .collect();
     let replaced = |text: &str| -> Option<String> {
         let mut out = text.to_string();
         for (literal, var) in &given {
             let template = format!("{{{{ env.{var} }}}}");
-            if literal.len() >= 6 {
-                out = outside_templates(&out, |part| part.replace(literal, &template));
-            } else if !literal.is_empty() && out == *literal {
-                out = template;
-            }
+            out = outside_templates(&out, |part| part.replace(literal, &template));
         }
         (out != text).then_some(out)
     };
@@ -177,6 +178,14 @@ fn next_quoted_pair(text: &str, from: usize) -> Option<((usize, usize), (usize, 
         }
         at = k_end + 1;
     }
+}
+
+/// A literal found elsewhere is the same credential, not a common word or number.
+fn is_distinctive(literal: &str) -> bool {
+    credentials::shape(literal).is_some()
+        || literal.len() >= 8
+            && literal.chars().any(|c| c.is_ascii_alphabetic())
+            && literal.chars().any(|c| c.is_ascii_digit())
 }
 
 /// `text` with `edit` applied to what stands outside its `{{ … }}` templates (a literal must
@@ -428,13 +437,20 @@ mod tests {
 
     #[test]
     fn a_credential_found_once_is_replaced_wherever_else_it_stands() {
-        let mut first = exchange(&[("Cookie", "wfivefivec=CHUz7sBf1zvM3H2")], json!({}));
+        let mut first = exchange(
+            &[(
+                "Cookie",
+                "wfivefivec=CHUz7sBf1zvM3H2; AMCVS_843F02BE53271A1A0A490D4C=1",
+            )],
+            json!({}),
+        );
         first.body = None;
         let mut second = exchange(&[], json!({}));
         second.query = vec![
             ("p_user_id".into(), "CHUz7sBf1zvM3H2".into()),
             ("key".into(), "L8J7G-PYWL3-TB3KE-XWHRX-LQVBU".into()),
             ("key_2".into(), "plain-words-here".into()),
+            ("d_verify".into(), "1".into()),
         ];
         second.body = Some(ReqBody::Form(vec![(
             r#"{"tm":0.1,"output":"js","token":"VBtfPhGeeMcKEwiInfmzhPGpAhWaB9oKHSsbZW8YACAAMPnq","q":"CHUz7sBf1zvM3H2"}"#.into(),
@@ -448,10 +464,17 @@ mod tests {
         let mut xs = vec![first, second, third];
         let mut report = Report::default();
         replace_credentials(&mut xs, &mut report);
-        assert_eq!(xs[0].headers[0].1, "wfivefivec={{ env.COOKIE_WFIVEFIVEC }}");
+        assert_eq!(
+            xs[0].headers[0].1,
+            "wfivefivec={{ env.COOKIE_WFIVEFIVEC }}; AMCVS_843F02BE53271A1A0A490D4C={{ env.COOKIE_AMCVS_843_F02_BE53271_A1_A0_A490_D4_C }}"
+        );
         assert_eq!(xs[1].query[0].1, "{{ env.COOKIE_WFIVEFIVEC }}");
         assert_eq!(xs[1].query[1].1, "{{ env.API_KEY }}");
         assert_eq!(xs[1].query[2].1, "plain-words-here", "a word is no key");
+        assert_eq!(
+            xs[1].query[3].1, "1",
+            "a cookie's `1` is no credential elsewhere"
+        );
         let Some(ReqBody::Form(fields)) = &xs[1].body else {
             unreachable!()
         };
