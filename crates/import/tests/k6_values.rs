@@ -170,3 +170,12 @@ fn a_time_kept_in_a_constant_is_said_to_be_read_at_each_use() {
         out.report
     );
 }
+
+#[test]
+fn an_empty_array_filled_while_the_script_runs_is_no_data_set() {
+    // nicole/challenge.js: `let challengerOrders = []`, pushed to from responses.
+    let source = "import http from 'k6/http';\nlet orders = [];\nexport default function () {\n  const res = http.get('http://127.0.0.1:9/orders');\n  orders.push(res.body);\n  http.get('http://127.0.0.1:9/done');\n}\n";
+    let (s, out) = imported(source);
+    assert!(s.data.is_empty(), "{}", out.yaml);
+    assert_eq!(s.request_steps().count(), 2, "{}", out.yaml);
+}

@@ -52,7 +52,13 @@ pub fn data_set(scope: &mut Scope, name: &str, value: &Expr, line: usize) -> Opt
 
 fn source(scope: &mut Scope, e: &Expr) -> Option<Source> {
     if let Expr::Array(_) = e {
-        return scope.json(e).ok().map(Source::Inline);
+        // `let orders = []`, filled while the script runs, is no data set (an empty one would
+        // stop the scenario loading).
+        return scope
+            .json(e)
+            .ok()
+            .filter(|v| v.as_array().is_some_and(|rows| !rows.is_empty()))
+            .map(Source::Inline);
     }
     // JSON.parse(open(path)).field
     if let Expr::Member { object, property } = e {
