@@ -55,13 +55,20 @@ fn a_set_of_urls_read_as_a_whole_url_holds_paths() {
 }
 
 #[test]
-fn the_base_url_in_a_body_or_an_unused_set_is_the_target_url() {
+fn the_base_url_in_a_body_is_the_target_url_and_an_unused_set_is_left_out() {
     let source = "import http from 'k6/http';\nconst BASE_URL = 'https://shop.example.com';\nconst assets = [BASE_URL + '/a.css'];\nexport default function () {\n  http.post(`${BASE_URL}/hook`, JSON.stringify({ callback: `${BASE_URL}/done` }));\n}\n";
-    let (_, out) = imported(source);
+    let (s, out) = imported(source);
     assert!(
-        out.yaml.contains("\"https://shop.example.com/a.css\""),
-        "{}",
+        s.data.is_empty() && !out.yaml.contains("a.css"),
+        "a set no request reads is left out: {}",
         out.yaml
+    );
+    assert!(
+        out.report
+            .to_string()
+            .contains("line 3: the inline array `assets` no converted request reads it: left out"),
+        "{}",
+        out.report
     );
     assert!(
         out.yaml

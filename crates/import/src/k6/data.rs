@@ -225,19 +225,25 @@ fn secret_columns(v: &serde_json::Value) -> Option<(Vec<String>, Vec<String>)> {
     (!secrets.is_empty()).then_some((secrets, header))
 }
 
-/// Leaves out an inline set holding credentials that no converted request reads: its rows
-/// cannot be written (see [`secret_columns`]), and a CSV left to fill for nothing would only
-/// stop the scenario from loading.
-pub fn drop_unused_secrets(sets: &mut Vec<DataSet>, requests: &[Request], report: &mut Report) {
+/// Leaves out an inline array no converted request reads: a module's stage lists
+/// (`export const StressStages = [...]`) or a set whose requests were left out would be data
+/// for nothing, and one holding credentials a CSV left to fill that stops the scenario
+/// loading (see [`secret_columns`]).
+pub fn drop_unused_inline(sets: &mut Vec<DataSet>, requests: &[Request], report: &mut Report) {
     sets.retain(|set| {
         let Source::Inline(v) = &set.source else {
             return true;
         };
-        if secret_columns(v).is_none() || requests.iter().any(|r| reads(r, &set.name)) {
+        if requests.iter().any(|r| reads(r, &set.name)) {
             return true;
         }
+        let holds = if secret_columns(v).is_some() {
+            " holds credentials and"
+        } else {
+            ""
+        };
         report.did(format!(
-            "line {}: the inline array `{}` holds credentials and no converted request reads it: left out",
+            "line {}: the inline array `{}`{holds} no converted request reads it: left out",
             set.line, set.name
         ));
         false

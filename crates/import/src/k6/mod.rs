@@ -13,6 +13,7 @@ mod duration;
 mod executors;
 mod flow;
 mod js;
+mod modules;
 mod nesting;
 mod options;
 mod parse;
@@ -62,6 +63,7 @@ fn import_checked(source: &str, file: &str, name: &str) -> Result<(Document, Rep
     let program = parse::parse(&allocator, source, file)?;
     refuse_without_k6(&program, file)?;
     let mut report = Report::default();
+    let program = modules::with_local_modules(program, file, &allocator, &mut report)?;
     let mut scope = Scope::default();
     let mut walked = walk(&program, &mut scope, &mut report, file)?;
     add_inline_captures(&mut scope, &mut walked.requests);
@@ -76,6 +78,11 @@ fn import_checked(source: &str, file: &str, name: &str) -> Result<(Document, Rep
         ));
     }
     report.unsupported.sort_by_key(|u| u.line);
+    // A helper called from several places (a module's `checkStatus`) is walked at each call:
+    // what it cannot convert is said once.
+    report
+        .unsupported
+        .dedup_by(|a, b| a.line == b.line && a.what == b.what);
     let header = vec![crate::scaffold::imported_from(file, "k6", "")];
     Ok((Document { header, root }, report))
 }
@@ -194,7 +201,7 @@ fn scenario_root(
         scope.target.as_deref(),
         report,
     );
-    data::drop_unused_secrets(&mut data_sets, &requests, report);
+    data::drop_unused_inline(&mut data_sets, &requests, report);
     let urls = document::unnamed_urls(&requests);
     root.extend(document::target(scope, base_env.as_deref(), &mut requests));
     let thresholds = document::thresholds_on_urls(&opts.thresholds, &urls, &requests);
@@ -373,6 +380,10 @@ fn top_level(program: &[Stmt], walker: &mut Walker) -> TopLevel {
                     walker.function(name, params, body, *line);
                     top.functions.push((name.clone(), body.clone(), *line));
                 }
+            }
+            // `globalThis.pauseMin = 5` (or `x = 5` of an earlier `let x`): a global value.
+            Stmt::Assign { name, value, line } => {
+                walker.assign(name, value, *line, None, &mut top_steps)
             }
             other => walker.unsupported(
                 other.line(),

@@ -8,6 +8,11 @@ use oxc_span::{GetSpan, SourceType, Span};
 
 pub use oxc_allocator::Allocator;
 
+/// `globalThis`: its properties are global variables, read by their bare names.
+fn is_global(e: &ast::Expression) -> bool {
+    matches!(e, ast::Expression::Identifier(i) if i.name == "globalThis")
+}
+
 /// The script's top-level statements; a syntax error names its line and column.
 pub fn parse(allocator: &Allocator, source: &str, file: &str) -> Result<Vec<Stmt>, ImportError> {
     let source = source.trim_start_matches('\u{feff}');
@@ -200,14 +205,22 @@ impl Lower<'_> {
         }
     }
 
-    /// An expression as a statement; of assignments, only `name = value` converts.
+    /// An expression as a statement; of assignments, only `name = value` converts, and
+    /// `globalThis.name = value` (a global, which bare `name` reads) as the same.
     fn expression_statement(&self, e: &ast::ExpressionStatement, line: usize) -> Vec<Stmt> {
         if let ast::Expression::AssignmentExpression(a) = &e.expression {
-            if let (ast::AssignmentTarget::AssignmentTargetIdentifier(id), "=") =
-                (&a.left, a.operator.as_str())
-            {
+            let name = match (&a.left, a.operator.as_str()) {
+                (ast::AssignmentTarget::AssignmentTargetIdentifier(id), "=") => {
+                    Some(id.name.to_string())
+                }
+                (ast::AssignmentTarget::StaticMemberExpression(m), "=") if is_global(&m.object) => {
+                    Some(m.property.name.to_string())
+                }
+                _ => None,
+            };
+            if let Some(name) = name {
                 return vec![Stmt::Assign {
-                    name: id.name.to_string(),
+                    name,
                     value: self.expr(&a.right),
                     line,
                 }];
@@ -385,6 +398,9 @@ impl Lower<'_> {
             E::NullLiteral(_) => Expr::Null,
             E::TemplateLiteral(t) => self.template(t),
             E::Identifier(i) => Expr::Ident(i.name.to_string()),
+            E::StaticMemberExpression(m) if is_global(&m.object) => {
+                Expr::Ident(m.property.name.to_string())
+            }
             E::StaticMemberExpression(m) => Expr::Member {
                 object: Box::new(self.expr(&m.object)),
                 property: m.property.name.to_string(),

@@ -1,0 +1,64 @@
+//! A k6 project split into files: the local modules a script imports are read (named,
+//! renamed and default imports, a module importing another), their functions convert where
+//! the script calls them, and a global set with `globalThis` is read by its bare name.
+
+mod common;
+
+use common::validate;
+use loadlab_import::{import_file, Kind, Options};
+use std::path::Path;
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn local_modules_are_read_and_their_functions_convert_where_called() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "config.js",
+        "export const BASE = 'https://shop.example.com';\nexport const options = { vus: 99 };\n",
+    );
+    write(
+        dir.path(),
+        "lib/auth.js",
+        "import http from 'k6/http';\nimport { BASE } from '../config.js';\nexport function login() {\n  http.post(`${BASE}/login`, { user: 'ann' });\n}\n",
+    );
+    write(
+        dir.path(),
+        "browse.js",
+        "import http from 'k6/http';\nimport { sleep } from 'k6';\nexport default function () {\n  http.get('https://shop.example.com/items');\n  sleep(pause);\n}\n",
+    );
+    write(
+        dir.path(),
+        "main.js",
+        "import { login as signIn } from './lib/auth.js';\nimport browse from './browse.js';\nimport { nothing } from './missing.js';\nimport http from 'k6/http';\nglobalThis.pause = 2;\nexport const options = { vus: 2, duration: '10s' };\nexport default function () {\n  signIn();\n  browse();\n}\n",
+    );
+    let main = dir.path().join("main.js");
+    let out = import_file(Kind::K6, &main, &Options::default()).unwrap();
+    let s = validate(&out.yaml, "main.yaml");
+    let steps: Vec<String> = s
+        .request_steps()
+        .map(|r| format!("{} {}", r.method.as_str(), r.url))
+        .collect();
+    assert_eq!(steps, ["POST /login", "GET /items"], "{}", out.yaml);
+    assert!(out.yaml.contains("- think: 2s"), "{}", out.yaml);
+    assert!(
+        out.yaml.contains("vus: 2"),
+        "the script's options, not a module's: {}",
+        out.yaml
+    );
+    let report = out.report.to_string();
+    assert!(report.contains("read the local module(s)"), "{report}");
+    assert!(
+        report.contains("the local module `./missing.js` could not be read"),
+        "{report}"
+    );
+    assert!(
+        report.contains("module `./missing.js`: not converted"),
+        "{report}"
+    );
+}
