@@ -62,3 +62,28 @@ fn local_modules_are_read_and_their_functions_convert_where_called() {
         "{report}"
     );
 }
+
+#[test]
+fn load_options_read_from_a_modules_object_are_taken() {
+    // grafana/quickpizza's 12.modularization.js: `vus: SmokeOptions.vus` from lib/load-options.js.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "lib/load-options.js",
+        "export const SmokeOptions = {\n  vus: \"3\",\n  duration: \"20s\",\n};\n",
+    );
+    write(
+        dir.path(),
+        "main.js",
+        "import http from 'k6/http';\nimport { SmokeOptions } from './lib/load-options.js';\nexport const options = {\n  scenarios: {\n    smoke: { executor: 'constant-vus', vus: SmokeOptions.vus, duration: SmokeOptions.duration },\n  },\n};\nexport default function () {\n  http.get('https://shop.example.com/');\n}\n",
+    );
+    let out = import_file(Kind::K6, &dir.path().join("main.js"), &Options::default()).unwrap();
+    validate(&out.yaml, "main.yaml");
+    assert!(
+        out.yaml
+            .contains("load: { model: closed, vus: 3, duration: 20s }"),
+        "{}",
+        out.yaml
+    );
+    assert!(!out.yaml.contains("cannot evaluate"), "{}", out.yaml);
+}

@@ -198,7 +198,20 @@ impl Reader<'_> {
                 args.first().and_then(|a| self.num(a))
             }
             Expr::Str(s) => s.trim().parse().ok(),
+            Expr::Member { object, property } => self.num(&self.member(object, property)?),
             other => other.as_num(),
+        }
+    }
+
+    /// `SmokeOptions.vus` where `SmokeOptions` is a constant object (often a module's:
+    /// `export const SmokeOptions = { vus: 1, duration: '10s' }`).
+    fn member(&self, object: &Expr, property: &str) -> Option<Expr> {
+        match object {
+            Expr::Ident(n) => match self.scope.lookup(n) {
+                Some(Binding::Value(v)) => v.clone().prop(property).cloned(),
+                _ => None,
+            },
+            other => other.prop(property).cloned(),
         }
     }
 
@@ -212,6 +225,7 @@ impl Reader<'_> {
                 env_read(left)?;
                 self.scope_text(right)
             }
+            Expr::Member { object, property } => self.scope_text(&self.member(object, property)?),
             other => other.as_str().map(str::to_string),
         }
     }
