@@ -322,3 +322,20 @@ fn a_payload_without_path_keeps_its_columns() {
         "columns are no processor variables"
     );
 }
+
+#[test]
+fn parallel_requests_are_sent_one_after_another_and_said_so() {
+    // artilleryio/artillery's test/scripts/scenario-with-parallel: the whole script was refused.
+    let source = "config:\n  target: http://127.0.0.1:9\n  phases:\n    - duration: 2\n      arrivalRate: 1\nscenarios:\n  - name: animals\n    flow:\n      - get:\n          url: /first\n      - parallel:\n          - get:\n              url: /dino\n          - get:\n              url: /pony\n      - get:\n          url: /last\n";
+    let out = imported(source, "parallel.yml");
+    let s = validate(&out.yaml, "parallel.yaml");
+    let urls: Vec<&str> = s.request_steps().map(|r| r.url.as_str()).collect();
+    assert_eq!(urls, ["/first", "/dino", "/pony", "/last"], "{}", out.yaml);
+    assert!(
+        out.yaml.contains(
+            "# decide: Artillery sends these 2 request(s) at once (`parallel` (line 11)); a loadlab VU sends them one after another"
+        ),
+        "{}",
+        out.yaml
+    );
+}

@@ -39,6 +39,26 @@ impl Walker<'_> {
             if let Some(l) = line {
                 self.cursor = l + 1;
             }
+            if let Some(parallel) = item.get("parallel").and_then(Value::as_sequence) {
+                let mut inner = self.steps(parallel, report);
+                if let Some(first_step) = inner.first_mut() {
+                    let note = format!(
+                        "decide: Artillery sends these {} request(s) at once (`parallel`{}); a loadlab VU sends them one after another",
+                        parallel.len(),
+                        paren(line)
+                    );
+                    pending.push(note);
+                    pending.append(&mut first_step.comments);
+                    first_step.comments = std::mem::take(&mut pending);
+                    report.did(format!(
+                        "`parallel`{}: its {} request(s) are sent one after another by a VU",
+                        paren(line),
+                        parallel.len()
+                    ));
+                }
+                out.append(&mut inner);
+                continue;
+            }
             let method = METHODS.iter().find(|m| item.get(**m).is_some());
             let converted = if let Some(method) = method {
                 self.request_step(method, &item[*method], line, report, &mut pending)
