@@ -311,3 +311,35 @@ paths:
     assert!(done.contains(&"the load is 1 VU x 3 iterations: each of the 3 flows runs once (flows are picked in turn)".to_string()), "{done:?}");
     assert!(done.contains(&"the scenario sends 1 DELETE and 1 POST/PUT/PATCH step(s), which change or delete data at https://api.shop.example: point `target:` at a test system, or remove those steps".to_string()), "{done:?}");
 }
+
+const QUERY_STYLES: &str = r#"openapi: 3.0.3
+info: {title: t, version: '1'}
+servers: [{url: 'http://127.0.0.1:9'}]
+paths:
+  /items:
+    get:
+      parameters:
+        - {name: ids, in: query, required: true, schema: {type: array, items: {type: integer}}, example: [3, 4]}
+        - {name: filter, in: query, required: true, style: deepObject, explode: true, schema: {type: object}, example: {color: red}}
+        - {name: tags, in: query, required: true, explode: false, schema: {type: array, items: {type: string}}, example: [a, b]}
+      responses: {"200": {description: ok}}
+  /one:
+    get:
+      parameters:
+        - {name: q, in: query, required: true, schema: {type: string}, example: shoes}
+      responses: {"200": {description: ok}}
+"#;
+
+#[test]
+fn query_parameters_are_serialised_by_their_style() {
+    let (s, out) = imported(QUERY_STYLES, &Options::default());
+    let items = s.request_steps().find(|r| r.name == "GET /items").unwrap();
+    // An exploded array repeats its name, which a `query:` map cannot hold: in the path.
+    assert_eq!(
+        items.url, "/items?ids=3&ids=4&filter%5Bcolor%5D=red&tags=a%2Cb",
+        "{}",
+        out.yaml
+    );
+    let one = s.request_steps().find(|r| r.name == "GET /one").unwrap();
+    assert_eq!(one.query, [("q".to_string(), "shoes".to_string())]);
+}

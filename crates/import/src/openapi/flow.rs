@@ -107,7 +107,7 @@ impl<'a> FlowBuilder<'a> {
         let url = self.path(o, &mut comments, &mut defused);
         let mut m = vec![
             Entry::new("name", Node::str(title.clone())),
-            Entry::new(o.method, Node::str(url)),
+            Entry::new(o.method, Node::str(url.clone())),
         ];
         let mut dropped = Vec::new();
         let (query, headers) = parameters(spec, o, &auth, &mut defused, &mut dropped);
@@ -126,7 +126,10 @@ impl<'a> FlowBuilder<'a> {
             }
         }
         let body = self.body(o, &title, line, &mut comments, &mut defused, report);
-        if !query.is_empty() {
+        if super::query::repeats(&query) {
+            let in_path = format!("{url}?{}", super::query::in_path(&query));
+            m[1] = Entry::new(o.method, Node::str(in_path));
+        } else if !query.is_empty() {
             m.push(Entry::new(
                 "query",
                 Node::map(query.into_iter().map(|(k, v)| (k, Node::str(v)))),
@@ -355,7 +358,7 @@ fn parameters(
         }
         let value = scalar_text(&e.value);
         match place {
-            "query" => query.push((pname, value)),
+            "query" => query.extend(super::query::pairs(p, &pname, &e.value)),
             "header" => headers.push((pname, value)),
             "cookie" => headers.push(("Cookie".into(), format!("{pname}={value}"))),
             _ => {}

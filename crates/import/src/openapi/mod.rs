@@ -6,6 +6,7 @@
 
 mod flow;
 mod load;
+mod query;
 mod schema;
 mod security;
 mod spec;
