@@ -70,7 +70,7 @@ fn encoded(text: &str) -> String {
             break;
         };
         out.extend(url::form_urlencoded::byte_serialize(
-            rest[..open].as_bytes(),
+            &rest.as_bytes()[..open],
         ));
         out.push_str(&rest[open..open + close + 2]);
         rest = &rest[open + close + 2..];
