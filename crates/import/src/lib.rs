@@ -28,6 +28,7 @@ mod rebase;
 mod report;
 mod scaffold;
 mod scrub;
+mod template_text;
 pub mod think;
 pub mod yaml;
 

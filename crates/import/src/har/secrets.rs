@@ -9,6 +9,7 @@ use crate::credentials::{self, Namer};
 use crate::names;
 use crate::report::{Finding, Report};
 use crate::scrub::cookie_pairs_with_env;
+use crate::template_text::outside_templates;
 
 /// The variable for a header whose whole value is a credential.
 fn header_env(name: &str) -> String {
@@ -186,23 +187,6 @@ fn is_distinctive(literal: &str) -> bool {
         || literal.len() >= 8
             && literal.chars().any(|c| c.is_ascii_alphabetic())
             && literal.chars().any(|c| c.is_ascii_digit())
-}
-
-/// `text` with `edit` applied to what stands outside its `{{ … }}` templates (a literal must
-/// not be replaced inside a variable's name).
-fn outside_templates(text: &str, edit: impl Fn(&str) -> String) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find("{{") {
-        let Some(close) = rest[open..].find("}}") else {
-            break;
-        };
-        out.push_str(&edit(&rest[..open]));
-        out.push_str(&rest[open..open + close + 2]);
-        rest = &rest[open + close + 2..];
-    }
-    out.push_str(&edit(rest));
-    out
 }
 
 /// `key=AIzaSy…` (Google's and many vendors' API keys are sent as a bare `key`): a value of 16

@@ -4,6 +4,7 @@
 //! written after the path's `?`, each literal percent-encoded.
 
 use super::spec::scalar_text;
+use crate::template_text::outside_templates;
 use serde_json::Value;
 
 /// The `(name, value)` pairs parameter `p` sends with the example `value`.
@@ -63,20 +64,9 @@ pub fn in_path(query: &[(String, String)]) -> String {
 }
 
 fn encoded(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(open) = rest.find("{{") {
-        let Some(close) = rest[open..].find("}}") else {
-            break;
-        };
-        out.extend(url::form_urlencoded::byte_serialize(
-            &rest.as_bytes()[..open],
-        ));
-        out.push_str(&rest[open..open + close + 2]);
-        rest = &rest[open + close + 2..];
-    }
-    out.extend(url::form_urlencoded::byte_serialize(rest.as_bytes()));
-    out
+    outside_templates(text, |part| {
+        url::form_urlencoded::byte_serialize(part.as_bytes()).collect()
+    })
 }
 
 #[cfg(test)]
