@@ -26,22 +26,63 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
     let doc = parse_yaml(source, file, FIX)?;
     let scenarios = doc.get("scenarios").and_then(Value::as_sequence);
     let Some(scenarios) = scenarios.filter(|s| !s.is_empty()) else {
-        let fix = if doc.get("openapi").is_some() || doc.get("swagger").is_some() {
-            "it is an OpenAPI spec: use `loadlab import openapi`".to_string()
-        } else if doc.get("log").is_some() {
-            "it is a HAR recording: use `loadlab import har`".to_string()
-        } else {
-            FIX.to_string()
-        };
-        return Err(ImportError::WrongKind {
-            file: file.into(),
-            expected: "an Artillery script",
-            why: "it has no `scenarios:` list".into(),
-            fix,
-        });
+        return Err(not_a_script(&doc, file));
     };
     let lines = Lines::new(source);
     let mut report = Report::default();
+    report_other_top_level_keys(&doc, &lines, &mut report);
+    let mut config = config::config(doc.get("config"), &lines, &mut report);
+    let config_reasons = report.unsupported.len();
+    let mut walker = new_walker(&doc, &config, &lines);
+    let mut flows = Vec::new();
+    let mut used_names: Vec<String> = Vec::new();
+    let (mut kept_weight, mut total_weight) = (0, 0);
+    for (i, s) in scenarios.iter().enumerate() {
+        let weight = weight(s);
+        total_weight += weight;
+        if let Some(flow) = scenario_flow(&mut walker, i, s, &mut used_names, &mut report) {
+            kept_weight += weight;
+            flows.push(flow);
+        }
+    }
+    share::scale_load(&mut config.entries, kept_weight, total_weight, &mut report);
+    rewrite_default_headers(&mut config.entries, &mut walker.rewriter);
+    report_templates(&walker.rewriter, &lines, &mut report);
+    report.did(format!(
+        "{} scenario(s) became flows with {} request step(s)",
+        flows.len(),
+        walker.requests
+    ));
+    if flows.is_empty() {
+        return Err(nothing_converted(&report, config_reasons, file));
+    }
+    let mut root = vec![Entry::new("name", Node::str(name))];
+    root.extend(config.entries);
+    root.push(Entry::new("flows", Node::Seq(flows)));
+    variables::processor_variables(&mut root, &mut report);
+    let header = vec![crate::scaffold::imported_from(file, "artillery", "")];
+    Ok((Document { header, root }, report))
+}
+
+/// A file with no `scenarios:` list: named for what it looks like when it is another kind.
+fn not_a_script(doc: &Value, file: &str) -> ImportError {
+    let fix = if doc.get("openapi").is_some() || doc.get("swagger").is_some() {
+        "it is an OpenAPI spec: use `loadlab import openapi`".to_string()
+    } else if doc.get("log").is_some() {
+        "it is a HAR recording: use `loadlab import har`".to_string()
+    } else {
+        FIX.to_string()
+    };
+    ImportError::WrongKind {
+        file: file.into(),
+        expected: "an Artillery script",
+        why: "it has no `scenarios:` list".into(),
+        fix,
+    }
+}
+
+/// Top-level keys beside `config` and `scenarios` (`before:`, `after:`…) are not converted.
+fn report_other_top_level_keys(doc: &Value, lines: &Lines, report: &mut Report) {
     for key in doc
         .as_mapping()
         .into_iter()
@@ -52,10 +93,11 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
             report.unsupported(lines.find(key, 1), format!("`{key}`: not converted"));
         }
     }
-    let mut config = config::config(doc.get("config"), &lines, &mut report);
-    let config_reasons = report.unsupported.len();
-    let mut walker = flow::Walker {
-        lines: &lines,
+}
+
+fn new_walker<'a>(doc: &Value, config: &config::Config, lines: &'a Lines<'a>) -> flow::Walker<'a> {
+    flow::Walker {
+        lines,
         cursor: lines.find("scenarios", 1).unwrap_or(1),
         rewriter: templates::Rewriter {
             aliases: config.aliases.clone(),
@@ -70,21 +112,12 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
         }),
         auth: Default::default(),
         scenario_values: data_names(&config.entries),
-    };
-    let mut flows = Vec::new();
-    let mut used_names: Vec<String> = Vec::new();
-    let (mut kept_weight, mut total_weight) = (0, 0);
-    for (i, s) in scenarios.iter().enumerate() {
-        let weight = weight(s);
-        total_weight += weight;
-        if let Some(flow) = scenario_flow(&mut walker, i, s, &mut used_names, &mut report) {
-            kept_weight += weight;
-            flows.push(flow);
-        }
     }
-    share::scale_load(&mut config.entries, kept_weight, total_weight, &mut report);
-    rewrite_default_headers(&mut config.entries, &mut walker.rewriter);
-    for u in &walker.rewriter.unknown {
+}
+
+/// Templates with no loadlab equivalent, and the environment variables the script reads.
+fn report_templates(rewriter: &templates::Rewriter, lines: &Lines, report: &mut Report) {
+    for u in &rewriter.unknown {
         report.unsupported(
             lines.find_text(u),
             format!(
@@ -92,47 +125,37 @@ pub fn import(source: &str, file: &str, name: &str) -> Result<(Document, Report)
             ),
         );
     }
-    for e in &walker.rewriter.env {
+    for e in &rewriter.env {
         report.variable(e, "read by the script from the environment");
     }
-    report.did(format!(
-        "{} scenario(s) became flows with {} request step(s)",
-        flows.len(),
-        walker.requests
-    ));
-    if flows.is_empty() {
-        // The report is not printed when the import fails: its reasons go in the error,
-        // those about the scenarios (why none converted) first.
-        let (about_config, about_flows) = report.unsupported.split_at(config_reasons);
-        let mut reasons: Vec<String> = about_flows
-            .iter()
-            .chain(about_config)
-            .take(8)
-            .map(|u| match u.line {
-                Some(l) => format!("line {l}: {}", u.what),
-                None => u.what.clone(),
-            })
-            .collect();
-        if report.unsupported.len() > reasons.len() {
-            reasons.push(format!(
-                "({} more not converted)",
-                report.unsupported.len() - reasons.len()
-            ));
-        }
-        return Err(ImportError::invalid(
-            file,
-            format!(
-                "no scenario could be converted:\n  {}",
-                reasons.join("\n  ")
-            ),
+}
+
+/// The report is not printed when the import fails: its reasons go in the error, those about
+/// the scenarios (why none converted) before those about `config`.
+fn nothing_converted(report: &Report, config_reasons: usize, file: &str) -> ImportError {
+    let (about_config, about_flows) = report.unsupported.split_at(config_reasons);
+    let mut reasons: Vec<String> = about_flows
+        .iter()
+        .chain(about_config)
+        .take(8)
+        .map(|u| match u.line {
+            Some(l) => format!("line {l}: {}", u.what),
+            None => u.what.clone(),
+        })
+        .collect();
+    if report.unsupported.len() > reasons.len() {
+        reasons.push(format!(
+            "({} more not converted)",
+            report.unsupported.len() - reasons.len()
         ));
     }
-    let mut root = vec![Entry::new("name", Node::str(name))];
-    root.extend(config.entries);
-    root.push(Entry::new("flows", Node::Seq(flows)));
-    variables::processor_variables(&mut root, &mut report);
-    let header = vec![crate::scaffold::imported_from(file, "artillery", "")];
-    Ok((Document { header, root }, report))
+    ImportError::invalid(
+        file,
+        format!(
+            "no scenario could be converted:\n  {}",
+            reasons.join("\n  ")
+        ),
+    )
 }
 
 /// `config.defaults.headers` values are templates like any other (`{{ $processEnvironment.X }}`).
