@@ -25,6 +25,7 @@ mod oha;
 mod problems;
 mod refused;
 mod sample;
+mod slicing;
 mod span;
 mod time;
 mod vegeta;
@@ -213,7 +214,7 @@ pub fn import_file(
         (Format::OhaSqlite, Some(note)) => builder.note(note),
         _ => {}
     }
-    let finished = finish(builder, &malformed, dir)?;
+    let finished = finish(builder, &malformed, dir, &source.file)?;
     if finished.intervals == 0 {
         let hint = input::hint(format, file)
             .map(|h| format!("\n  hint: {h}"))
@@ -292,6 +293,7 @@ fn finish(
     mut builder: RecordBuilder,
     malformed: &Malformed,
     dir: &Path,
+    path: &str,
 ) -> Result<builder::Finished, ImportError> {
     builder.set_malformed(malformed);
     let late = builder.late;
@@ -301,8 +303,14 @@ fn finish(
             builder::REORDER_WINDOW
         ));
     }
-    builder.finish().map_err(|e| ImportError::Write {
-        dir: dir.display().to_string(),
-        source: e,
+    builder.finish().map_err(|e| match e {
+        ReadError::Io(e) => ImportError::Write {
+            dir: dir.display().to_string(),
+            source: e,
+        },
+        ReadError::Bad(message) => ImportError::Format {
+            path: path.to_string(),
+            message,
+        },
     })
 }
