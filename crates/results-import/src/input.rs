@@ -80,9 +80,19 @@ pub(crate) fn hint(format: Format, file: &Path) -> Option<String> {
         Format::VegetaJson if line.starts_with(|c: char| c.is_ascii_digit()) => {
             "it is vegeta's CSV: import it as vegeta-csv"
         }
+        Format::VegetaJson | Format::VegetaCsv if vegeta_report(&line) => {
+            "it is a vegeta report (`vegeta report`): counts and a few percentiles, no request; import the results themselves: `vegeta encode --to json results.bin > results.json`"
+        }
         _ => return None,
     };
     Some(hint.to_string())
+}
+
+/// Whether `line` opens one of `vegeta report`'s outputs (JSON, text, hdrplot, hist).
+fn vegeta_report(line: &str) -> bool {
+    ["{\"latencies\":", "Requests ", "Value(ms) ", "Bucket "]
+        .iter()
+        .any(|p| line.starts_with(p))
 }
 
 /// The first non-blank line of a text file, for the hints above.
@@ -153,6 +163,16 @@ mod tests {
                 Format::VegetaJson,
                 "1700000000000000000,200,1000",
                 Some("vegeta-csv"),
+            ),
+            (
+                Format::VegetaJson,
+                "{\"latencies\":{\"total\":565678268,\"mean\":1885594}}",
+                Some("vegeta report"),
+            ),
+            (
+                Format::VegetaCsv,
+                "Requests      [total, rate, throughput]         300, 150.50, 38.57",
+                Some("vegeta encode --to json"),
             ),
         ];
         for (i, (format, text, want)) in cases.into_iter().enumerate() {
