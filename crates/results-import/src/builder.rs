@@ -61,9 +61,11 @@ pub struct RecordBuilder {
     slice_us: i64,
     /// Whether the slice is chosen (then intervals may be written).
     sliced: bool,
-    /// Since the slice was chosen: slices a request ended in, and slices between them.
+    /// Once the slice is chosen: slices holding something, the slices between them, and the
+    /// latest one holding something.
     busy: i64,
     empty: i64,
+    latest_key: Option<i64>,
     /// Requests that came after their interval was written.
     pub late: u64,
     pub load: LoadSeen,
@@ -123,6 +125,7 @@ impl RecordBuilder {
             sliced: false,
             busy: 0,
             empty: 0,
+            latest_key: None,
             late: 0,
             load: LoadSeen::default(),
             line: None,
@@ -205,13 +208,15 @@ impl RecordBuilder {
                 key = next;
             }
         }
+        if !self.sliced && self.ready_to_slice(key) {
+            self.decide_slice();
+            key = (at_us - t0).div_euclid(self.slice_us);
+        }
+        if self.sliced {
+            self.check_empty(key, at_us)?;
+        }
         if request {
-            if !self.sliced && self.pending.len() >= slicing::DECIDE_AFTER {
-                self.decide_slice();
-                key = (at_us - t0).div_euclid(self.slice_us);
-            }
-            if let Some(newest) = self.newest_request.filter(|&n| self.sliced && key > n) {
-                self.check_empty(newest, key, at_us)?;
+            if self.sliced && self.newest_request.is_some_and(|newest| key > newest) {
                 self.flush_before(key - REORDER_WINDOW)?;
             }
             self.newest_request = Some(self.newest_request.map_or(key, |n| n.max(key)));
@@ -317,9 +322,24 @@ impl RecordBuilder {
         }
     }
 
-    /// Chooses the slice from what is pending (the first `DECIDE_AFTER` slices holding
-    /// something, or the whole file): pending one-second intervals are merged into longer
-    /// ones when the requests are too sparse for seconds.
+    /// Whether what is pending, with slice `key` to come, is enough to choose the slice:
+    /// dense seconds (a load test, decided within seconds, as few intervals held as before)
+    /// or many slices holding something (`slicing::ready`).
+    fn ready_to_slice(&self, key: i64) -> bool {
+        let Some((&first, _)) = self.pending.first_key_value() else {
+            return false;
+        };
+        let last = self
+            .pending
+            .last_key_value()
+            .map_or(key, |(&k, _)| k.max(key));
+        slicing::ready(last - first + 1, self.pending.len())
+    }
+
+    /// Chooses the slice from what is pending (the first seconds of a dense file, the first
+    /// `slicing::DECIDE_AFTER` slices holding something, or the whole file): pending
+    /// one-second intervals are merged into longer ones when the file is too sparse for
+    /// seconds.
     fn decide_slice(&mut self) {
         self.sliced = true;
         let (Some((&first, _)), Some((&last, _))) = (
@@ -330,6 +350,7 @@ impl RecordBuilder {
         };
         self.busy = self.pending.len() as i64;
         self.empty = last - first + 1 - self.busy;
+        self.latest_key = Some(last);
         let busy = self.pending.len();
         let slice_us = slicing::slice_for((last - first + 1) * SECOND_US, busy);
         if slice_us == SECOND_US {
@@ -342,6 +363,7 @@ impl RecordBuilder {
         }
         self.busy = merged.len() as i64;
         self.empty = (last.div_euclid(factor) - first.div_euclid(factor) + 1) - self.busy;
+        self.latest_key = Some(last.div_euclid(factor));
         self.pending = merged;
         self.newest_request = self.newest_request.map(|k| k.div_euclid(factor));
         self.slice_us = slice_us;
@@ -366,20 +388,25 @@ impl RecordBuilder {
         Ok(())
     }
 
-    /// Counts the slices from the newest request's (`newest`) to this one's (`key`), and
-    /// refuses this request when the run would be mostly empty slices
-    /// (`slicing::over_budget`): it comes after too long a pause.
-    fn check_empty(&mut self, newest: i64, key: i64, at_us: i64) -> Result<(), ReadError> {
-        let gap = key - newest - 1;
+    /// Counts slice `key` (of a moment at `at_us`) and the empty ones before it, when it is
+    /// past the latest slice holding something, and refuses it when the run would be mostly
+    /// empty slices (`slicing::over_budget`): it comes after too long a pause.
+    fn check_empty(&mut self, key: i64, at_us: i64) -> Result<(), ReadError> {
+        let Some(latest) = self.latest_key.filter(|&l| key > l) else {
+            return Ok(());
+        };
+        let gap = key - latest - 1;
         if !slicing::over_budget(self.empty + gap, self.busy) {
             self.empty += gap;
             self.busy += 1;
+            self.latest_key = Some(key);
             return Ok(());
         }
+        let newest = latest;
         let t0 = self.t0_us.unwrap_or(0);
         let unit = self.slice_us / SECOND_US;
         Err(ReadError::Bad(format!(
-            "{}a request that ended at {}, {:.1} h after the latest before it (which ended by {}), with none between; the run so far has {} s holding requests and {} s without: it would be mostly empty {} s intervals. Is the file several runs one after another, or a stray timestamp? Split the file at the pause and import each part",
+            "{}a sample at {}, {:.1} h after the latest before it (by {}), with none between; the run so far has {} s holding samples and {} s without: it would be mostly empty {} s intervals. Is the file several runs one after another, or a stray timestamp? Split the file at the pause and import each part",
             self.line.map(|l| format!("line {l}: ")).unwrap_or_default(),
             span::rfc3339_ms(at_us),
             (gap * self.slice_us) as f64 / 3.6e9,

@@ -79,7 +79,7 @@ fn stray_samples_after_a_dense_run_are_refused_at_the_pause() {
         panic!("refused")
     };
     assert!(
-        message.starts_with("line 72: a request that ended at 2025-12-06T07:27:50.001Z, 0.8 h after the latest before it (which ended by 2025-12-06T06:37:51.000Z), with none between; the run so far has 71 s holding requests and 3000 s without"),
+        message.starts_with("line 72: a sample at 2025-12-06T07:27:50.001Z, 0.8 h after the latest before it (by 2025-12-06T06:37:51.000Z), with none between; the run so far has 71 s holding samples and 3000 s without"),
         "{message}"
     );
 }
