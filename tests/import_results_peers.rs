@@ -151,3 +151,25 @@ fn summaries_of_oha_and_vegeta_say_what_to_import_instead() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+/// A file recognised as another output gets its hint and the count of lines it could not
+/// read, not each line quoted (a k6 summary of 239 lines printed 20 of them).
+#[test]
+fn a_recognised_other_output_is_not_quoted_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.json");
+    std::fs::write(
+        &summary,
+        "{\n  \"metrics\": {\n    \"http_reqs\": {\"count\": 3}\n  }\n}\n",
+    )
+    .unwrap();
+    let out = import(dir.path(), &["k6-json", summary.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("end-of-test summary")
+            && stderr.contains("(5 line(s) could not be read; the first, line 1: "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("summary.json:2:"), "{stderr}");
+}

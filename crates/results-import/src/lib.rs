@@ -216,13 +216,15 @@ pub fn import_file(
     }
     let finished = finish(builder, &malformed, dir, &source.file)?;
     if finished.intervals == 0 {
-        let hint = input::hint(format, file)
-            .map(|h| format!("\n  hint: {h}"))
-            .unwrap_or_default();
-        let detail = malformed
-            .describe(&path)
-            .map(|m| format!("{hint}\n{m}"))
-            .unwrap_or(hint);
+        // When the file is recognised as another output, its lines quoted one by one as not
+        // this format's are noise: the count and the first say enough.
+        let detail = match input::hint(format, file) {
+            Some(h) => format!("\n  hint: {h}{}", malformed.describe_briefly()),
+            None => malformed
+                .describe(&path)
+                .map(|m| format!("\n{m}"))
+                .unwrap_or_default(),
+        };
         return Err(ImportError::Empty {
             path,
             format: format.as_str(),
