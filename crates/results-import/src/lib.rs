@@ -25,6 +25,7 @@ mod oha;
 mod problems;
 mod refused;
 mod sample;
+mod seen;
 mod slicing;
 mod span;
 mod time;
