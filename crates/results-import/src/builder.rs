@@ -6,12 +6,13 @@
 //! written is counted in the oldest interval still open, and the run says how many did.
 
 use crate::sample::{Request, StepKey};
-use crate::span::Extent;
+pub use crate::seen::LoadSeen;
+use crate::seen::{load_info, plan_hash};
+use crate::slicing;
+use crate::span::{self, Extent};
 use crate::ReadError;
-use loadlab_metrics::result::{LoadInfo, PlannedLoad, StopReason};
-use loadlab_metrics::{
-    Environment, ErrorKind, ImportedFrom, IntervalDelta, LoadModel, Phase, StepInfo,
-};
+use loadlab_metrics::result::{LoadInfo, StopReason};
+use loadlab_metrics::{Environment, ErrorKind, ImportedFrom, IntervalDelta, Phase, StepInfo};
 use loadlab_record::{
     write_atomic, IntervalRecord, RecordEnd, RecordMeta, RecordSink, RecordWriter, META_FILE,
     RECORD_SCHEMA,
@@ -19,22 +20,11 @@ use loadlab_record::{
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-/// One second: imported runs are sliced like native runs of 10 s or more.
-const SLICE_US: i64 = 1_000_000;
+/// One second: imported runs are sliced like native runs of 10 s or more, unless their
+/// requests are too sparse for it (see `slicing`).
+const SECOND_US: i64 = 1_000_000;
 /// Intervals kept open behind the newest one before they are written.
 pub const REORDER_WINDOW: i64 = 5;
-
-/// The load as far as a file shows it, gathered while reading.
-#[derive(Debug, Clone, Default)]
-pub struct LoadSeen {
-    pub model: LoadModel,
-    /// (µs since the epoch, VUs or threads active) as the file reported them.
-    pub vus: Vec<(i64, u64)>,
-    /// Requests, and the first and last time one was started (the open model's rate).
-    pub requests: u64,
-    pub first_start_us: i64,
-    pub last_start_us: i64,
-}
 
 /// Builds one run record in a directory from requests in (roughly) time order.
 pub struct RecordBuilder {
@@ -55,6 +45,15 @@ pub struct RecordBuilder {
     written: u32,
     /// Time covered by the intervals written.
     measured_us: i64,
+    /// The slice length: one second until the data asks for longer (`decide_slice`).
+    slice_us: i64,
+    /// Whether the slice is chosen (then intervals may be written).
+    sliced: bool,
+    /// Once the slice is chosen: slices holding something, the slices between them, and the
+    /// latest one holding something.
+    busy: i64,
+    empty: i64,
+    latest_key: Option<i64>,
     /// Requests that came after their interval was written.
     pub late: u64,
     pub load: LoadSeen,
@@ -74,7 +73,7 @@ impl RecordBuilder {
             target: None,
             start_unix_s: 0.0,
             warmup_s: 0.0,
-            slice_s: SLICE_US as f64 / 1e6,
+            slice_s: SECOND_US as f64 / 1e6,
             load: LoadInfo::default(),
             plan_hash: plan_hash(name, &source),
             scenario: serde_json::json!({ "name": name, "imported": &source }),
@@ -110,6 +109,11 @@ impl RecordBuilder {
             last_end_us: i64::MIN,
             written: 0,
             measured_us: 0,
+            slice_us: SECOND_US,
+            sliced: false,
+            busy: 0,
+            empty: 0,
+            latest_key: None,
             late: 0,
             load: LoadSeen::default(),
             line: None,
@@ -185,15 +189,22 @@ impl RecordBuilder {
         let written = self.next_key.is_some();
         self.extent.take(at_us, start_us, self.line, written)?;
         let t0 = *self.t0_us.get_or_insert(start_us);
-        let mut key = (at_us - t0).div_euclid(SLICE_US);
+        let mut key = (at_us - t0).div_euclid(self.slice_us);
         if let Some(next) = self.next_key {
             if key < next {
                 self.late += 1;
                 key = next;
             }
         }
+        if !self.sliced && self.ready_to_slice(key) {
+            self.decide_slice();
+            key = (at_us - t0).div_euclid(self.slice_us);
+        }
+        if self.sliced {
+            self.check_empty(key, at_us)?;
+        }
         if request {
-            if self.newest_request.is_some_and(|newest| key > newest) {
+            if self.sliced && self.newest_request.is_some_and(|newest| key > newest) {
                 self.flush_before(key - REORDER_WINDOW)?;
             }
             self.newest_request = Some(self.newest_request.map_or(key, |n| n.max(key)));
@@ -289,7 +300,7 @@ impl RecordBuilder {
     fn fold_after_last_end(&mut self) {
         let t0 = self.t0_us.unwrap_or(0);
         let last = (self.last_end_us - t0)
-            .div_euclid(SLICE_US)
+            .div_euclid(self.slice_us)
             .max(self.next_key.unwrap_or(i64::MIN));
         let after: Vec<i64> = self.pending.range(last + 1..).map(|(&k, _)| k).collect();
         for k in after {
@@ -299,8 +310,62 @@ impl RecordBuilder {
         }
     }
 
+    /// Whether what is pending, with slice `key` to come, is enough to choose the slice:
+    /// dense seconds (a load test, decided within seconds, as few intervals held as before)
+    /// or many slices holding something (`slicing::ready`).
+    fn ready_to_slice(&self, key: i64) -> bool {
+        let Some((&first, _)) = self.pending.first_key_value() else {
+            return false;
+        };
+        let last = self
+            .pending
+            .last_key_value()
+            .map_or(key, |(&k, _)| k.max(key));
+        slicing::ready(last - first + 1, self.pending.len())
+    }
+
+    /// Chooses the slice from what is pending (the first seconds of a dense file, the first
+    /// `slicing::DECIDE_AFTER` slices holding something, or the whole file): pending
+    /// one-second intervals are merged into longer ones when the file is too sparse for
+    /// seconds.
+    fn decide_slice(&mut self) {
+        self.sliced = true;
+        let (Some((&first, _)), Some((&last, _))) = (
+            self.pending.first_key_value(),
+            self.pending.last_key_value(),
+        ) else {
+            return;
+        };
+        self.busy = self.pending.len() as i64;
+        self.empty = last - first + 1 - self.busy;
+        self.latest_key = Some(last);
+        let busy = self.pending.len();
+        let slice_us = slicing::slice_for((last - first + 1) * SECOND_US, busy);
+        if slice_us == SECOND_US {
+            return;
+        }
+        let factor = slice_us / SECOND_US;
+        let mut merged: BTreeMap<i64, IntervalDelta> = BTreeMap::new();
+        for (key, delta) in std::mem::take(&mut self.pending) {
+            slicing::merge_later(merged.entry(key.div_euclid(factor)).or_default(), &delta);
+        }
+        self.busy = merged.len() as i64;
+        self.empty = (last.div_euclid(factor) - first.div_euclid(factor) + 1) - self.busy;
+        self.latest_key = Some(last.div_euclid(factor));
+        self.pending = merged;
+        self.newest_request = self.newest_request.map(|k| k.div_euclid(factor));
+        self.slice_us = slice_us;
+        self.meta.slice_s = slice_us as f64 / 1e6;
+        let span_h = (last - first + 1) as f64 / 3600.0;
+        self.note(format!(
+            "the file's requests are sparse ({} second(s) with something in {span_h:.1} h): the run is sliced in {} s intervals, not 1 s, so that it is not mostly empty seconds (totals and percentiles are exact)",
+            busy,
+            slice_us / SECOND_US
+        ));
+    }
+
     /// Writes the pending intervals before slice `key`.
-    fn flush_before(&mut self, key: i64) -> std::io::Result<()> {
+    fn flush_before(&mut self, key: i64) -> Result<(), ReadError> {
         while let Some((&k, _)) = self.pending.first_key_value() {
             if k >= key {
                 break;
@@ -311,13 +376,45 @@ impl RecordBuilder {
         Ok(())
     }
 
+    /// Counts slice `key` (of a moment at `at_us`) and the empty ones before it, when it is
+    /// past the latest slice holding something, and refuses it when the run would be mostly
+    /// empty slices (`slicing::over_budget`): it comes after too long a pause.
+    fn check_empty(&mut self, key: i64, at_us: i64) -> Result<(), ReadError> {
+        let Some(latest) = self.latest_key.filter(|&l| key > l) else {
+            return Ok(());
+        };
+        let gap = key - latest - 1;
+        if !slicing::over_budget(self.empty + gap, self.busy) {
+            self.empty += gap;
+            self.busy += 1;
+            self.latest_key = Some(key);
+            return Ok(());
+        }
+        let newest = latest;
+        let t0 = self.t0_us.unwrap_or(0);
+        let unit = self.slice_us / SECOND_US;
+        Err(ReadError::Bad(format!(
+            "{}a sample at {}, {:.1} h after the latest before it (by {}), with none between; the run so far has {} s holding samples and {} s without: it would be mostly empty {} s intervals. Is the file several runs one after another, or a stray timestamp? Split the file at the pause and import each part",
+            self.line.map(|l| format!("line {l}: ")).unwrap_or_default(),
+            span::rfc3339_ms(at_us),
+            (gap * self.slice_us) as f64 / 3.6e9,
+            span::rfc3339_ms(t0 + (newest + 1) * self.slice_us),
+            self.busy * unit,
+            self.empty * unit,
+            unit,
+        )))
+    }
+
     /// Writes the interval of slice `key`; `end_us`: the run's end, for its last one.
     fn write(
         &mut self,
         key: i64,
         delta: IntervalDelta,
         end_us: Option<i64>,
-    ) -> std::io::Result<()> {
+    ) -> Result<(), ReadError> {
+        if !self.sliced {
+            self.decide_slice();
+        }
         let next = match self.next_key {
             Some(n) => n,
             None => {
@@ -358,14 +455,14 @@ impl RecordBuilder {
         };
         self.run_start_us = start;
         self.meta.start_unix_s = start as f64 / 1e6;
-        (start - t0).div_euclid(SLICE_US)
+        (start - t0).div_euclid(self.slice_us)
     }
 
     /// Writes slice `key`'s interval, cut to the run: from its start, to `end_us` if given.
     fn emit(&mut self, key: i64, delta: IntervalDelta, end_us: Option<i64>) -> std::io::Result<()> {
-        let slice_start = self.t0_us.unwrap_or(0) + key * SLICE_US;
+        let slice_start = self.t0_us.unwrap_or(0) + key * self.slice_us;
         let from = slice_start.max(self.run_start_us);
-        let to = (slice_start + SLICE_US).min(end_us.unwrap_or(i64::MAX));
+        let to = (slice_start + self.slice_us).min(end_us.unwrap_or(i64::MAX));
         let length_us = (to - from).max(1_000);
         let r = self.interval_record(from - self.run_start_us, delta, length_us);
         self.writer.interval(&r)?;
@@ -398,7 +495,7 @@ impl RecordBuilder {
 
     /// Writes what remains, the header with every step and the load seen, and the end.
     /// Returns the number of intervals written (0: the file held no request).
-    pub fn finish(mut self) -> std::io::Result<Finished> {
+    pub fn finish(mut self) -> Result<Finished, ReadError> {
         if self.load.requests == 0 {
             // Users or threads over time without a request are no run (a Gatling log of a
             // layout whose requests could not be read): nothing is written.
@@ -406,6 +503,10 @@ impl RecordBuilder {
                 intervals: 0,
                 late: self.late,
             });
+        }
+        if !self.sliced {
+            // The whole file is pending: slice it before folding into the last interval.
+            self.decide_slice();
         }
         self.fold_after_last_end();
         while let Some((k, interval)) = self.pending.pop_first() {
@@ -448,46 +549,4 @@ impl RecordBuilder {
 pub struct Finished {
     pub intervals: u32,
     pub late: u64,
-}
-
-/// The load the file shows: VUs over time when it reports them (closed model), else the
-/// rate the requests were started at (open model).
-fn load_info(seen: &LoadSeen, start_s: f64, measured_s: f64) -> LoadInfo {
-    let mut load = LoadInfo {
-        model: seen.model,
-        planned_duration_s: measured_s,
-        ..LoadInfo::default()
-    };
-    if !seen.vus.is_empty() {
-        load.max_vus = seen.vus.iter().map(|&(_, v)| v as u32).max();
-        load.planned = Some(PlannedLoad {
-            vus: true,
-            points: seen
-                .vus
-                .iter()
-                .map(|&(t, v)| ((t as f64 / 1e6 - start_s).max(0.0), v as f64))
-                .collect(),
-        });
-    } else if seen.model == LoadModel::Open && seen.requests > 1 {
-        let span_s = (seen.last_start_us - seen.first_start_us) as f64 / 1e6;
-        if span_s > 0.0 {
-            let rate = (seen.requests - 1) as f64 / span_s;
-            load.peak_rate = Some(rate);
-            load.planned_arrivals = Some(seen.requests as f64);
-            load.planned = Some(PlannedLoad {
-                vus: false,
-                points: vec![(0.0, rate), (measured_s, rate)],
-            });
-        }
-    }
-    load
-}
-
-/// Imported runs of one name from one tool measured "the same plan" as far as loadlab can
-/// tell: they share a fingerprint, so history and studies group them.
-fn plan_hash(name: &str, source: &ImportedFrom) -> String {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (name, &source.tool, &source.format).hash(&mut h);
-    format!("imported-{:016x}", h.finish())
 }

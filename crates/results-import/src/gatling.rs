@@ -65,6 +65,17 @@ pub fn simulation_id(line: &str) -> Option<String> {
         .filter(|id| !id.is_empty())
 }
 
+/// What reading a log gathers beyond the builder: Gatling's version, the users active, the
+/// steps seen, and whether requests of Gatling 2.x's layout came (to refuse the file).
+#[derive(Default)]
+struct Log {
+    version: Option<String>,
+    users: u64,
+    steps: HashMap<(String, String), usize>,
+    requests: u64,
+    v2: Option<u64>,
+}
+
 /// Reads a simulation.log; returns Gatling's version from its `RUN` record.
 pub fn read(
     input: impl BufRead,
@@ -73,11 +84,7 @@ pub fn read(
 ) -> Result<Option<String>, ReadError> {
     builder.load.model = LoadModel::Closed;
     let mut lines = Lines::new(input);
-    let mut version = None;
-    let mut users: u64 = 0;
-    let mut steps: HashMap<(String, String), usize> = HashMap::new();
-    let mut requests = 0u64;
-    let mut v2 = None;
+    let mut log = Log::default();
     while let Some((n, line)) = lines.next_line()? {
         if line.trim().is_empty() {
             continue;
@@ -86,79 +93,17 @@ pub fn read(
         builder.at_line(n);
         match f[0] {
             "RUN" => {
-                version = f
+                log.version = f
                     .last()
                     .map(|v| v.trim().to_string())
                     .filter(|v| !v.is_empty())
             }
             "REQUEST" if is_v2_request(&f) => {
-                v2.get_or_insert(n);
+                log.v2.get_or_insert(n);
                 malformed.add(n, || "a REQUEST record of Gatling 2.x's layout".to_string());
             }
-            "USER" if f.len() >= 4 => {
-                let Some((event, at_ms)) = user_event(&f) else {
-                    malformed.add(n, || "a USER record without a time in ms".to_string());
-                    continue;
-                };
-                match event {
-                    "START" => users += 1,
-                    "END" => users = users.saturating_sub(1),
-                    _ => {}
-                }
-                builder.active(at_ms * 1000, users)?;
-            }
-            "REQUEST" if f.len() >= 6 => {
-                // 3.0-3.3: a user id first; the fields after it as 3.4 wrote them.
-                let f = if !is_outcome(f[5]) && f.get(6).is_some_and(|o| is_outcome(o)) {
-                    &f[1..]
-                } else {
-                    &f[..]
-                };
-                let (Ok(start), Ok(end)) = (f[3].trim().parse::<i64>(), f[4].trim().parse::<i64>())
-                else {
-                    malformed.add(n, || {
-                        "a REQUEST record without start and end in ms (Gatling 3.0-3.11 layouts)"
-                            .to_string()
-                    });
-                    continue;
-                };
-                let key = (f[2].to_string(), f[1].to_string());
-                let step = match steps.get(&key) {
-                    Some(&i) => i,
-                    None => {
-                        let i = builder.step(&StepKey {
-                            name: key.0.clone(),
-                            group: (!key.1.is_empty()).then(|| key.1.replace(',', " / ")),
-                            tags: Vec::new(),
-                        });
-                        steps.insert(key, i);
-                        i
-                    }
-                };
-                let message = f.get(6).map(|m| m.trim()).unwrap_or("");
-                let (error, status) = match f[5] {
-                    "OK" => (None, 0),
-                    _ => {
-                        let (kind, status) = failure(message);
-                        (Some(kind), status)
-                    }
-                };
-                requests += 1;
-                // The request first: the run's time grid starts at the first one's start.
-                builder.request(
-                    step,
-                    &Request {
-                        end_us: end * 1000,
-                        duration_us: (end - start).max(0) as u64 * 1000,
-                        status,
-                        error,
-                        ..Request::default()
-                    },
-                )?;
-                if let (Some(kind), false) = (error, message.is_empty()) {
-                    builder.error_example(end * 1000, kind, message)?;
-                }
-            }
+            "USER" if f.len() >= 4 => log.user(&f, n, builder, malformed)?,
+            "REQUEST" if f.len() >= 6 => log.request(&f, n, builder, malformed)?,
             "GROUP" | "ERROR" | "ASSERTION" => {}
             _ => malformed.add(n, || {
                 "not a Gatling 3.0-3.11 simulation.log record (RUN, USER, REQUEST, GROUP, ERROR)"
@@ -166,12 +111,102 @@ pub fn read(
             }),
         }
     }
-    match v2 {
-        Some(line) if requests == 0 => Err(ReadError::Bad(format!(
-            "line {line}: this is a Gatling 2.x simulation.log (`REQUEST scenario userId groups name start end OK|KO message`{}), which loadlab does not read: it reads Gatling 3.0-3.11 logs; re-run the simulation with Gatling 3.0-3.11",
-            version.map(|v| format!(", RUN record of version {v}")).unwrap_or_default()
-        ))),
-        _ => Ok(version),
+    log.finish()
+}
+
+impl Log {
+    /// A `USER` record: one user more or less from its time on.
+    fn user(
+        &mut self,
+        f: &[&str],
+        n: u64,
+        builder: &mut RecordBuilder,
+        malformed: &mut Malformed,
+    ) -> Result<(), ReadError> {
+        let Some((event, at_ms)) = user_event(f) else {
+            malformed.add(n, || "a USER record without a time in ms".to_string());
+            return Ok(());
+        };
+        match event {
+            "START" => self.users += 1,
+            "END" => self.users = self.users.saturating_sub(1),
+            _ => {}
+        }
+        builder.active(at_ms * 1000, self.users)
+    }
+
+    /// A `REQUEST` record of the 3.0-3.3 or the 3.4-3.11 layout: one request.
+    fn request(
+        &mut self,
+        f: &[&str],
+        n: u64,
+        builder: &mut RecordBuilder,
+        malformed: &mut Malformed,
+    ) -> Result<(), ReadError> {
+        // 3.0-3.3: a user id first; the fields after it as 3.4 wrote them.
+        let f = if !is_outcome(f[5]) && f.get(6).is_some_and(|o| is_outcome(o)) {
+            &f[1..]
+        } else {
+            f
+        };
+        let (Ok(start), Ok(end)) = (f[3].trim().parse::<i64>(), f[4].trim().parse::<i64>()) else {
+            malformed.add(n, || {
+                "a REQUEST record without start and end in ms (Gatling 3.0-3.11 layouts)"
+                    .to_string()
+            });
+            return Ok(());
+        };
+        let step = self.step(f[2], f[1], builder);
+        let message = f.get(6).map(|m| m.trim()).unwrap_or("");
+        let (error, status) = match f[5] {
+            "OK" => (None, 0),
+            _ => {
+                let (kind, status) = failure(message);
+                (Some(kind), status)
+            }
+        };
+        self.requests += 1;
+        // The request first: the run's time grid starts at the first one's start.
+        builder.request(
+            step,
+            &Request {
+                end_us: end * 1000,
+                duration_us: (end - start).max(0) as u64 * 1000,
+                status,
+                error,
+                ..Request::default()
+            },
+        )?;
+        if let (Some(kind), false) = (error, message.is_empty()) {
+            builder.error_example(end * 1000, kind, message)?;
+        }
+        Ok(())
+    }
+
+    /// The step of request `name` in group path `groups` (`a,b` → `a / b`).
+    fn step(&mut self, name: &str, groups: &str, builder: &mut RecordBuilder) -> usize {
+        let key = (name.to_string(), groups.to_string());
+        if let Some(&i) = self.steps.get(&key) {
+            return i;
+        }
+        let i = builder.step(&StepKey {
+            name: key.0.clone(),
+            group: (!key.1.is_empty()).then(|| key.1.replace(',', " / ")),
+            tags: Vec::new(),
+        });
+        self.steps.insert(key, i);
+        i
+    }
+
+    /// Gatling's version, or the refusal of a Gatling 2.x log (no request of 3.x's layout).
+    fn finish(self) -> Result<Option<String>, ReadError> {
+        match self.v2 {
+            Some(line) if self.requests == 0 => Err(ReadError::Bad(format!(
+                "line {line}: this is a Gatling 2.x simulation.log (`REQUEST scenario userId groups name start end OK|KO message`{}), which loadlab does not read: it reads Gatling 3.0-3.11 logs; re-run the simulation with Gatling 3.0-3.11",
+                self.version.map(|v| format!(", RUN record of version {v}")).unwrap_or_default()
+            ))),
+            _ => Ok(self.version),
+        }
     }
 }
 

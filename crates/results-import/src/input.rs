@@ -75,14 +75,29 @@ pub(crate) fn hint(format: Format, file: &Path) -> Option<String> {
             "it looks like k6's end-of-test summary (--summary-export, handleSummary): counts and a few percentiles, no request; run k6 with --out json=results.json and import that"
         }
         Format::K6Json if line.starts_with("metric_name,") => "it is k6's CSV output: import it as k6-csv",
-        Format::K6Csv if json_object => "it is k6's JSON output: import it as k6-json",
-        Format::VegetaCsv if json_object => "it is vegeta's JSON: import it as vegeta-json",
+        // Only a line of that output: a summary's `{` alone is not one.
+        Format::K6Csv if json_object && line.contains("\"metric\"") => {
+            "it is k6's JSON output: import it as k6-json"
+        }
+        Format::VegetaCsv if json_object && line.contains("\"latency\"") => {
+            "it is vegeta's JSON: import it as vegeta-json"
+        }
         Format::VegetaJson if line.starts_with(|c: char| c.is_ascii_digit()) => {
             "it is vegeta's CSV: import it as vegeta-csv"
+        }
+        Format::VegetaJson | Format::VegetaCsv if vegeta_report(&line) => {
+            "it is a vegeta report (`vegeta report`): counts and a few percentiles, no request; import the results themselves: `vegeta encode --to json results.bin > results.json`"
         }
         _ => return None,
     };
     Some(hint.to_string())
+}
+
+/// Whether `line` opens one of `vegeta report`'s outputs (JSON, text, hdrplot, hist).
+fn vegeta_report(line: &str) -> bool {
+    ["{\"latencies\":", "Requests ", "Value(ms) ", "Bucket "]
+        .iter()
+        .any(|p| line.starts_with(p))
 }
 
 /// The first non-blank line of a text file, for the hints above.
@@ -147,12 +162,31 @@ mod tests {
                 "metric_name,timestamp,metric_value",
                 Some("k6-csv"),
             ),
-            (Format::K6Csv, "{\"type\":\"Point\"}", Some("k6-json")),
-            (Format::VegetaCsv, "{\"attack\":\"\"}", Some("vegeta-json")),
+            (
+                Format::K6Csv,
+                "{\"metric\":\"vus\",\"type\":\"Point\"}",
+                Some("k6-json"),
+            ),
+            (
+                Format::VegetaCsv,
+                "{\"attack\":\"\",\"latency\":761622}",
+                Some("vegeta-json"),
+            ),
+            (Format::VegetaCsv, "{\n  \"metrics\": {", None),
             (
                 Format::VegetaJson,
                 "1700000000000000000,200,1000",
                 Some("vegeta-csv"),
+            ),
+            (
+                Format::VegetaJson,
+                "{\"latencies\":{\"total\":565678268,\"mean\":1885594}}",
+                Some("vegeta report"),
+            ),
+            (
+                Format::VegetaCsv,
+                "Requests      [total, rate, throughput]         300, 150.50, 38.57",
+                Some("vegeta encode --to json"),
             ),
         ];
         for (i, (format, text, want)) in cases.into_iter().enumerate() {

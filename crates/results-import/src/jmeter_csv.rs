@@ -97,6 +97,59 @@ fn delimiter(first_line: &str) -> char {
         .map_or(',', |(_, d)| d)
 }
 
+/// The columns of a file, its delimiter, and its header's width (rows narrower were cut).
+struct Layout {
+    cols: Columns,
+    sep: char,
+    width: Option<usize>,
+}
+
+impl Layout {
+    /// The layout a file's first line shows (`fields`: that line split by `sep`), and
+    /// whether that line is a header (no sample).
+    fn of_first(fields: &[String], sep: char) -> (Layout, bool) {
+        let header = fields.iter().any(|f| f == "timeStamp");
+        let names: Vec<String> = if header {
+            fields.to_vec()
+        } else {
+            DEFAULT_COLUMNS.iter().map(|s| s.to_string()).collect()
+        };
+        let width = header.then_some(names.len());
+        let cols = Columns(names.into_iter().enumerate().map(|(i, n)| (n, i)).collect());
+        (Layout { cols, sep, width }, header)
+    }
+
+    /// A row's start and elapsed time (ms), or why it cannot be a sample (`malformed`).
+    fn timing(
+        &self,
+        fields: &[String],
+        n: u64,
+        readings: &mut Readings,
+        malformed: &mut Malformed,
+    ) -> Option<(i64, i64)> {
+        if let Some(w) = self.width.filter(|&w| fields.len() < w) {
+            malformed.add(n, || {
+                format!(
+                    "{} fields where the header names {w}: a row cut short",
+                    fields.len()
+                )
+            });
+            return None;
+        }
+        let timing = (
+            self.cols.start_ms(fields, readings),
+            self.cols.num(fields, "elapsed"),
+        );
+        let (Some(start_ms), Some(elapsed_ms)) = timing else {
+            malformed.add(n, || {
+                "no timeStamp (ms since the epoch, or a date like 2019/12/05 12:37:24.250) and numeric elapsed (ms)".to_string()
+            });
+            return None;
+        };
+        Some((start_ms, elapsed_ms))
+    }
+}
+
 /// Reads JMeter's CSV results, giving each sample to `sink`.
 pub fn read_csv<R: BufRead>(
     input: R,
@@ -105,7 +158,7 @@ pub fn read_csv<R: BufRead>(
 ) -> Result<Readings, ReadError> {
     let mut lines = Lines::new(input);
     let mut fields = Vec::new();
-    let mut columns: Option<(Columns, char, Option<usize>)> = None;
+    let mut layout: Option<Layout> = None;
     let mut readings = Readings::default();
     let mut held: VecDeque<Held> = VecDeque::new();
     while let Some((n, line)) = lines.next_line()? {
@@ -113,91 +166,80 @@ pub fn read_csv<R: BufRead>(
         if line.trim().is_empty() {
             continue;
         }
-        if columns.is_none() && line.trim_start().starts_with('<') {
+        if layout.is_none() && line.trim_start().starts_with('<') {
             return Err(ReadError::Bad(
                 "this is JMeter's XML format (jmeter.save.saveservice.output_format=xml): import it as jmeter-xml".into(),
             ));
         }
-        let sep = columns.as_ref().map_or_else(|| delimiter(line), |c| c.1);
+        let sep = layout.as_ref().map_or_else(|| delimiter(line), |l| l.sep);
         split(line, sep, &mut fields);
-        if columns.is_none() {
-            let header = fields.iter().any(|f| f == "timeStamp");
-            let names: Vec<String> = if header {
-                fields.clone()
-            } else {
-                DEFAULT_COLUMNS.iter().map(|s| s.to_string()).collect()
-            };
-            let width = header.then_some(names.len());
-            columns = Some((
-                Columns(names.into_iter().enumerate().map(|(i, n)| (n, i)).collect()),
-                sep,
-                width,
-            ));
+        if layout.is_none() {
+            let (first, header) = Layout::of_first(&fields, sep);
+            layout = Some(first);
             if header {
                 continue;
             }
         }
-        let (cols, _, width) = columns.as_ref().expect("set above");
-        if width.is_some_and(|w| fields.len() < w) {
-            malformed.add(n, || {
-                format!(
-                    "{} fields where the header names {}: a row cut short",
-                    fields.len(),
-                    width.unwrap_or(0)
-                )
-            });
-            continue;
-        }
-        let (Some(start_ms), Some(elapsed_ms)) = (
-            cols.start_ms(&fields, &mut readings),
-            cols.num(&fields, "elapsed"),
-        ) else {
-            malformed.add(n, || {
-                "no timeStamp (ms since the epoch, or a date like 2019/12/05 12:37:24.250) and numeric elapsed (ms)".to_string()
-            });
+        let layout = layout.as_ref().expect("set above");
+        let Some((start_ms, elapsed_ms)) = layout.timing(&fields, n, &mut readings, malformed)
+        else {
             continue;
         };
         sink.row(n, start_ms);
-        // The column looked up once a row, not once a held row.
-        let thread_col = cols.0.get("threadName").copied();
-        let thread = field(&fields, thread_col);
-        let same_thread = held
-            .iter()
-            .rposition(|h| field(&h.fields, thread_col) == thread);
-        if let Some(i) = same_thread {
-            let outer = &mut held[i];
-            if is_sub_result(cols, outer, &fields, start_ms, elapsed_ms) {
-                if !outer.holds {
-                    outer.holds = true;
-                    readings.holders += 1;
-                }
-                let group = cols.get(&outer.fields, "label").unwrap_or("");
-                let at = (n, start_ms, elapsed_ms);
-                sink.sample(&sample(cols, &fields, at, Some(group)))?;
-                continue;
-            }
-            // The thread's next sample: its previous one has all its sub-results.
-            let previous = held.remove(i).expect("found above");
-            emit(cols, previous, sink)?;
-        }
-        held.push_back(Held {
+        let row = Held {
             fields: std::mem::take(&mut fields),
             line: n,
             start_ms,
             elapsed_ms,
             holds: false,
-        });
-        if held.len() > HELD_ROWS {
-            let oldest = held.pop_front().expect("more than one");
-            emit(cols, oldest, sink)?;
-        }
+        };
+        hold(&layout.cols, &mut held, row, &mut readings, sink)?;
     }
-    if let Some((cols, ..)) = &columns {
+    if let Some(layout) = &layout {
         for row in held {
-            emit(cols, row, sink)?;
+            emit(&layout.cols, row, sink)?;
         }
     }
     Ok(readings)
+}
+
+/// Takes in a timed row: a sub-result of the row its thread holds is a request now (in the
+/// outer row's group); any other row is held until its thread's next shows whether it held
+/// sub-results, and the row it replaces (or the oldest, past `HELD_ROWS`) is given out.
+fn hold(
+    cols: &Columns,
+    held: &mut VecDeque<Held>,
+    row: Held,
+    readings: &mut Readings,
+    sink: &mut dyn Sink,
+) -> Result<(), ReadError> {
+    // The column looked up once a row, not once a held row.
+    let thread_col = cols.0.get("threadName").copied();
+    let thread = field(&row.fields, thread_col);
+    let same_thread = held
+        .iter()
+        .rposition(|h| field(&h.fields, thread_col) == thread);
+    if let Some(i) = same_thread {
+        let outer = &mut held[i];
+        if is_sub_result(cols, outer, &row.fields, row.start_ms, row.elapsed_ms) {
+            if !outer.holds {
+                outer.holds = true;
+                readings.holders += 1;
+            }
+            let group = cols.get(&outer.fields, "label").unwrap_or("");
+            let at = (row.line, row.start_ms, row.elapsed_ms);
+            return sink.sample(&sample(cols, &row.fields, at, Some(group)));
+        }
+        // The thread's next sample: its previous one has all its sub-results.
+        let previous = held.remove(i).expect("found above");
+        emit(cols, previous, sink)?;
+    }
+    held.push_back(row);
+    if held.len() > HELD_ROWS {
+        let oldest = held.pop_front().expect("more than one");
+        emit(cols, oldest, sink)?;
+    }
+    Ok(())
 }
 
 /// The field at column `i`, if the row has it.

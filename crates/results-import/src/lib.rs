@@ -25,6 +25,8 @@ mod oha;
 mod problems;
 mod refused;
 mod sample;
+mod seen;
+mod slicing;
 mod span;
 mod time;
 mod vegeta;
@@ -213,15 +215,17 @@ pub fn import_file(
         (Format::OhaSqlite, Some(note)) => builder.note(note),
         _ => {}
     }
-    let finished = finish(builder, &malformed, dir)?;
+    let finished = finish(builder, &malformed, dir, &source.file)?;
     if finished.intervals == 0 {
-        let hint = input::hint(format, file)
-            .map(|h| format!("\n  hint: {h}"))
-            .unwrap_or_default();
-        let detail = malformed
-            .describe(&path)
-            .map(|m| format!("{hint}\n{m}"))
-            .unwrap_or(hint);
+        // When the file is recognised as another output, its lines quoted one by one as not
+        // this format's are noise: the count and the first say enough.
+        let detail = match input::hint(format, file) {
+            Some(h) => format!("\n  hint: {h}{}", malformed.describe_briefly()),
+            None => malformed
+                .describe(&path)
+                .map(|m| format!("\n{m}"))
+                .unwrap_or_default(),
+        };
         return Err(ImportError::Empty {
             path,
             format: format.as_str(),
@@ -292,6 +296,7 @@ fn finish(
     mut builder: RecordBuilder,
     malformed: &Malformed,
     dir: &Path,
+    path: &str,
 ) -> Result<builder::Finished, ImportError> {
     builder.set_malformed(malformed);
     let late = builder.late;
@@ -301,8 +306,14 @@ fn finish(
             builder::REORDER_WINDOW
         ));
     }
-    builder.finish().map_err(|e| ImportError::Write {
-        dir: dir.display().to_string(),
-        source: e,
+    builder.finish().map_err(|e| match e {
+        ReadError::Io(e) => ImportError::Write {
+            dir: dir.display().to_string(),
+            source: e,
+        },
+        ReadError::Bad(message) => ImportError::Format {
+            path: path.to_string(),
+            message,
+        },
     })
 }

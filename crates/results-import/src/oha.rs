@@ -3,7 +3,8 @@
 //! corrected start when `--latency-correction` is on), `status`, `len_bytes`, and `run` (the
 //! test's start, whole Unix seconds). oha stores only the requests that got a response, so
 //! its connection errors are not in the file. A file that holds several runs gives its
-//! newest; the run notes how many others there were.
+//! newest; the run notes how many others there were. oha's other outputs (`--output-format
+//! json|csv|text`) given here are named, with what to run instead.
 
 use crate::builder::RecordBuilder;
 use crate::problems::Malformed;
@@ -18,12 +19,43 @@ fn sql(e: rusqlite::Error) -> ReadError {
     ReadError::Bad(format!("not an oha database (table `oha`): {e}"))
 }
 
+/// What to do instead, when `path` is not an SQLite file: oha's other outputs are summaries
+/// or lack the test's start time.
+fn not_sqlite(path: &Path) -> Result<Option<String>, ReadError> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(512);
+    // An error reading the file is the input's, not the record's (`ReadError::Io`).
+    std::fs::File::open(path)
+        .and_then(|f| f.take(512).read_to_end(&mut head))
+        .map_err(|e| ReadError::Bad(format!("cannot be read: {e}")))?;
+    if head.starts_with(b"SQLite format 3\0") {
+        return Ok(None);
+    }
+    let text = String::from_utf8_lossy(&head);
+    let text = text.trim_start();
+    let what = if text.starts_with('{') && text.contains("\"summary\"") {
+        "oha's JSON summary (`--output-format json`): counts and a few percentiles, no request"
+    } else if text.starts_with("request-start,") {
+        "oha's CSV (`--output-format csv`): its times are from the test's start, which it does not give"
+    } else if text.starts_with("Summary:") {
+        "oha's text summary: no request"
+    } else {
+        "not an SQLite database"
+    };
+    Ok(Some(format!(
+        "{what}; loadlab reads the database oha writes with `--db-url results.db` (every request, and when the test started): run oha with it and import that"
+    )))
+}
+
 /// Reads the newest run of an oha database; returns how many runs the file holds.
 pub fn read(
     path: &Path,
     builder: &mut RecordBuilder,
     malformed: &mut Malformed,
 ) -> Result<u64, ReadError> {
+    if let Some(why) = not_sqlite(path)? {
+        return Err(ReadError::Bad(why));
+    }
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql)?;
     let (runs, newest): (u64, Option<i64>) = conn
         .query_row("SELECT COUNT(DISTINCT run), MAX(run) FROM oha", [], |r| {
@@ -38,6 +70,10 @@ pub fn read(
     builder.load.model = LoadModel::Closed;
     builder.note(
         "oha stores only the requests that got a response: its connection errors and timeouts are not in the file, so failures here are responses that failed (4xx/5xx)"
+            .to_string(),
+    );
+    builder.note(
+        "oha's database does not store the HTTP method: each step is named by its URL alone"
             .to_string(),
     );
     let mut stmt = conn
@@ -73,8 +109,9 @@ pub fn read(
         let step = match steps.get(&url) {
             Some(&i) => i,
             None => {
+                // Not "GET url": oha sends any method (`-m POST`), and the file does not say.
                 let i = builder.step(&StepKey {
-                    name: format!("GET {url}"),
+                    name: url.clone(),
                     ..StepKey::default()
                 });
                 steps.insert(url, i);

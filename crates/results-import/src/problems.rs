@@ -24,6 +24,17 @@ impl Malformed {
     }
 
     /// `3 malformed lines: line 4: ...; line 9: ...` (None when every line was read).
+    /// `` (N line(s) could not be read; the first, line L: why)``, or nothing.
+    pub fn describe_briefly(&self) -> String {
+        match self.first.first() {
+            Some((n, why)) => format!(
+                " ({} line(s) could not be read; the first, line {n}: {why})",
+                self.count
+            ),
+            None => String::new(),
+        }
+    }
+
     pub fn describe(&self, file: &str) -> Option<String> {
         if self.count == 0 {
             return None;

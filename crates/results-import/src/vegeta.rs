@@ -168,6 +168,7 @@ pub fn read_json(
             url: &r.url,
             attack: &r.attack,
         };
+        builder.at_line(n);
         add(&hit, &mut steps, builder)?;
     }
     Ok(())
@@ -207,6 +208,7 @@ pub fn read_csv(
             url: field(10),
             attack: field(7),
         };
+        builder.at_line(n);
         add(&hit, &mut steps, builder)?;
     }
     Ok(())
