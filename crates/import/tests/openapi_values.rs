@@ -1,0 +1,55 @@
+//! The values an OpenAPI import sends, from what real specs showed: a pagination marker left as
+//! the spec wrote it rather than taken for a secret (Box), while a key beside it still leaves.
+
+mod common;
+
+use common::{import_ok, validate, variable_names};
+use loadlab_import::{Kind, Options};
+use loadlab_scenario::Scenario;
+
+fn imported(spec: &str) -> (Scenario, loadlab_import::Imported) {
+    let out = import_ok(Kind::OpenApi, spec, "spec.yaml", &Options::default());
+    for v in &out.report.variables {
+        std::env::set_var(&v.name, "x");
+    }
+    (validate(&out.yaml, "imported.yaml"), out)
+}
+
+/// Box's spec (box/box-openapi, Apache-2.0) gives its `marker` parameter this example.
+const MARKER: &str = "JV9IRGZmieiBasejOG9yDCRNgd2ymoZIbjsxbJMjIs3kioVii";
+const KEY: &str = "Zx8Qw3Lr9Tb2Yk7Mn4Vc6Hp1Sd5Fg0JjKuE2";
+
+#[test]
+fn a_pagination_marker_is_no_secret_and_a_key_beside_it_is() {
+    let spec = format!(
+        r#"openapi: 3.0.3
+info: {{title: t, version: "1"}}
+servers: [{{url: "http://127.0.0.1:9"}}]
+paths:
+  /folders:
+    get:
+      parameters:
+        - {{name: marker, in: query, required: true, schema: {{type: string}}, example: {MARKER}}}
+        - {{name: If-None-Match, in: header, required: true, schema: {{type: string}}, example: "{MARKER}"}}
+        - {{name: api_key, in: query, required: true, schema: {{type: string}}, example: {KEY}}}
+        - {{name: x-request-note, in: header, required: true, schema: {{type: string}}, example: {KEY}}}
+      responses: {{"200": {{description: ok}}}}
+"#
+    );
+    let (s, out) = imported(&spec);
+    let step = s.request_steps().next().unwrap();
+    assert!(
+        step.query
+            .contains(&("marker".to_string(), MARKER.to_string())),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        step.headers
+            .contains(&("If-None-Match".to_string(), MARKER.to_string())),
+        "{}",
+        out.yaml
+    );
+    assert!(!out.yaml.contains(KEY), "{}", out.yaml);
+    assert_eq!(variable_names(&out.report), ["API_KEY"]);
+}
