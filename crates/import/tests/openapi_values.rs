@@ -53,3 +53,42 @@ paths:
     assert!(!out.yaml.contains(KEY), "{}", out.yaml);
     assert_eq!(variable_names(&out.report), ["API_KEY"]);
 }
+
+const HEADER_STYLES: &str = r#"openapi: 3.0.3
+info: {title: t, version: "1"}
+servers: [{url: "http://127.0.0.1:9"}]
+paths:
+  /items/{id}:
+    get:
+      parameters:
+        - {name: id, in: path, required: true, style: matrix, explode: true, schema: {type: array, items: {type: integer}}, example: [1, 2]}
+        - {name: X-Ids, in: header, required: true, schema: {type: array, items: {type: integer}}, example: [1, 2]}
+        - {name: X-Filter, in: header, required: true, schema: {type: object}, example: {a: 1, b: 2}}
+        - {name: X-Exploded, in: header, required: true, explode: true, schema: {type: object}, example: {a: 1, b: 2}}
+        - {name: tags, in: cookie, required: true, explode: false, schema: {type: array, items: {type: string}}, example: [x, y]}
+        - {name: theme, in: cookie, required: true, schema: {type: string}, example: dark}
+      responses: {"200": {description: ok}}
+"#;
+
+/// Headers are `simple` (OAS 3, "Style Values"): never the JSON of the example.
+#[test]
+fn header_and_cookie_parameters_are_serialised_by_their_style() {
+    let (s, out) = imported(HEADER_STYLES);
+    let step = s.request_steps().next().unwrap();
+    let header = |name: &str| {
+        step.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    assert_eq!(header("X-Ids"), Some("1,2"), "{}", out.yaml);
+    assert_eq!(header("X-Filter"), Some("a,1,b,2"), "{}", out.yaml);
+    assert_eq!(header("X-Exploded"), Some("a=1,b=2"), "{}", out.yaml);
+    assert_eq!(
+        header("Cookie"),
+        Some("tags=x,y; theme=dark"),
+        "{}",
+        out.yaml
+    );
+    assert!(out.yaml.contains("- \";id=1;id=2\""), "{}", out.yaml);
+}

@@ -5,7 +5,7 @@
 use super::schema;
 use super::security;
 use super::spec::{
-    capture_for, json_str, links, own_server, param_example, path_value, request_body, scalar_text,
+    capture_for, json_str, links, own_server, param_example, path_value, request_body,
     success_statuses, Op,
 };
 use crate::lines::Lines;
@@ -126,8 +126,8 @@ impl<'a> FlowBuilder<'a> {
             }
         }
         let body = self.body(o, &title, line, &mut comments, &mut defused, report);
-        if super::query::repeats(&query) {
-            let in_path = format!("{url}?{}", super::query::in_path(&query));
+        if super::style::repeats(&query) {
+            let in_path = format!("{url}?{}", super::style::in_path(&query));
             m[1] = Entry::new(o.method, Node::str(in_path));
         } else if !query.is_empty() {
             m.push(Entry::new(
@@ -356,11 +356,15 @@ fn parameters(
         if e.defused {
             defused.push(format!("{place} parameter `{pname}`"));
         }
-        let value = scalar_text(&e.value);
         match place {
-            "query" => query.extend(super::query::pairs(p, &pname, &e.value)),
-            "header" => headers.push((pname, value)),
-            "cookie" => headers.push(("Cookie".into(), format!("{pname}={value}"))),
+            "query" => query.extend(super::style::pairs(p, &pname, &e.value)),
+            "header" => headers.push((pname, super::style::single(p, &e.value))),
+            // A cookie is `form` like a query; its pairs are joined by `; ` below.
+            "cookie" => headers.extend(
+                super::style::pairs(p, &pname, &e.value)
+                    .into_iter()
+                    .map(|(k, v)| ("Cookie".to_string(), format!("{k}={v}"))),
+            ),
             _ => {}
         }
     }

@@ -6,10 +6,10 @@
 
 mod flow;
 mod load;
-mod query;
 mod schema;
 mod security;
 mod spec;
+mod style;
 
 use crate::error::ImportError;
 use crate::lines::Lines;
