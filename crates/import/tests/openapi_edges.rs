@@ -56,7 +56,7 @@ fn braces_in_a_spec_never_become_a_template() {
     assert_ne!(s.name, "inject {{ env.HOME }}");
     let reqs: Vec<_> = s.request_steps().collect();
     let notes = reqs.iter().find(|r| r.name == "POST /notes/{id}").unwrap();
-    assert_eq!(notes.url, "/notes/{{ id }}");
+    assert_eq!(notes.url, "/notes/{{ note_id }}");
     assert_eq!(
         notes.query,
         [

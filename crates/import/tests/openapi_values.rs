@@ -92,3 +92,44 @@ fn header_and_cookie_parameters_are_serialised_by_their_style() {
     );
     assert!(out.yaml.contains("- \";id=1;id=2\""), "{}", out.yaml);
 }
+
+/// PagerDuty's spec names every resource's path parameter `id`: one `data:` value for all of
+/// them sent an addon's id as an ability's.
+const SHARED_ID: &str = r#"openapi: 3.0.3
+info: {title: t, version: "1"}
+servers: [{url: "http://127.0.0.1:9"}]
+paths:
+  /abilities/{id}:
+    get:
+      parameters: [{name: id, in: path, required: true, schema: {type: string}, example: sso}]
+      responses: {"200": {description: ok}}
+  /addons/{id}:
+    get:
+      parameters: [{name: id, in: path, required: true, schema: {type: string}, example: PQ1ADDN}]
+      responses: {"200": {description: ok}}
+    delete:
+      parameters: [{name: id, in: path, required: true, schema: {type: string}, example: PQ1ADDN}]
+      responses: {"204": {description: ok}}
+"#;
+
+#[test]
+fn each_resource_s_id_is_its_own_data_variable() {
+    let (s, out) = imported(SHARED_ID);
+    let urls: Vec<String> = s.request_steps().map(|r| r.url.clone()).collect();
+    assert_eq!(
+        urls,
+        [
+            "/abilities/{{ ability_id }}",
+            "/addons/{{ addon_id }}",
+            "/addons/{{ addon_id }}"
+        ],
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.yaml
+            .contains("data:\n  ability_id:\n    values:\n      - sso\n  addon_id:\n    values:\n      - PQ1ADDN\n"),
+        "{}",
+        out.yaml
+    );
+}

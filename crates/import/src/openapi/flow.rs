@@ -299,7 +299,7 @@ impl<'a> FlowBuilder<'a> {
                     var
                 }
                 None => {
-                    let var = names::snake_case(pname);
+                    let var = data_variable(&o.path, pname);
                     if !self.data.iter().any(|(n, _)| *n == var) {
                         let e = param_example(self.spec, p);
                         if e.defused {
@@ -316,6 +316,40 @@ impl<'a> FlowBuilder<'a> {
             url = url.replace(&format!("{{{pname}}}"), &format!("{{{{ {var} }}}}"));
         }
         url
+    }
+}
+
+/// The data variable of an unlinked path parameter: its name, or for a name that says nothing
+/// of what it identifies (`id`, `key`, `slug`…) the resource before it as well, so that
+/// `/addons/{id}` reads `addon_id` and `/abilities/{id}` `ability_id`, never one value for both.
+fn data_variable(path: &str, pname: &str) -> String {
+    let name = names::snake_case(pname);
+    let generic = [
+        "id",
+        "uuid",
+        "guid",
+        "key",
+        "slug",
+        "name",
+        "code",
+        "number",
+        "ref",
+        "identifier",
+    ];
+    if !generic.contains(&name.as_str()) {
+        return name;
+    }
+    let placeholder = format!("{{{pname}}}");
+    let segments: Vec<&str> = path.split('/').collect();
+    let resource = segments
+        .iter()
+        .position(|s| *s == placeholder)
+        .and_then(|i| i.checked_sub(1))
+        .map(|i| segments[i])
+        .filter(|s| !s.is_empty() && !s.contains('{'));
+    match resource.and_then(names::resource_name) {
+        Some(owner) => format!("{owner}_{name}"),
+        None => name,
     }
 }
 
@@ -429,5 +463,41 @@ fn collect_env(node: &Node, report: &mut Report) {
         Node::Raw(_) => {}
         Node::Map(m) => m.iter().for_each(|e| collect_env(&e.value, report)),
         Node::Seq(s) => s.iter().for_each(|i| collect_env(&i.value, report)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_generic_path_parameter_is_named_after_its_resource() {
+        let cases = [
+            ("/abilities/{id}", "id", "ability_id"),
+            ("/addons/{id}", "id", "addon_id"),
+            (
+                "/alert_grouping_settings/{id}",
+                "id",
+                "alert_grouping_setting_id",
+            ),
+            (
+                "/services/{id}/integrations/{integration_id}",
+                "id",
+                "service_id",
+            ),
+            (
+                "/services/{id}/integrations/{integration_id}",
+                "integration_id",
+                "integration_id",
+            ),
+            ("/teams/{teamId}", "teamId", "team_id"),
+            ("/repos/{owner}/{name}", "name", "name"),
+            ("/{id}", "id", "id"),
+            ("/v2/{id}", "id", "id"),
+            ("/files/{fileKey}/versions/{key}", "key", "version_key"),
+        ];
+        for (path, pname, want) in cases {
+            assert_eq!(data_variable(path, pname), want, "{path} {pname}");
+        }
     }
 }
