@@ -133,3 +133,55 @@ fn each_resource_s_id_is_its_own_data_variable() {
         out.yaml
     );
 }
+
+/// A generated body keeps the schema's constraints (the hunt's params.yaml, v31.yaml and
+/// recursive.yaml): an API validating its input would answer 400 to every request.
+const CONSTRAINED: &str = r#"openapi: 3.1.0
+info: {title: t, version: "1"}
+servers: [{url: "http://127.0.0.1:9"}]
+paths:
+  /things:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [kind, count, ratio, price, tags, code, kids]
+              properties:
+                kind: {const: gadget}
+                count: {type: integer, exclusiveMinimum: 100}
+                ratio: {type: number, exclusiveMinimum: 0, exclusiveMaximum: 1}
+                price: {type: number, minimum: 0.25, multipleOf: 0.1}
+                tags: {type: array, minItems: 2, maxItems: 3, uniqueItems: true, items: {type: string, maxLength: 3}}
+                code: {type: string, minLength: 2, maxLength: 4, format: email}
+                kids: {type: array, minItems: 2, items: {$ref: '#/components/schemas/Node'}}
+      responses: {"201": {description: ok}}
+components:
+  schemas:
+    Node:
+      type: object
+      required: [kids]
+      properties:
+        kids: {type: array, minItems: 2, items: {$ref: '#/components/schemas/Node'}}
+"#;
+
+#[test]
+fn a_generated_body_keeps_the_schema_s_constraints() {
+    let (s, out) = imported(CONSTRAINED);
+    let step = s.request_steps().next().unwrap();
+    assert_eq!(
+        step.body,
+        Some(loadlab_scenario::Body::Json(serde_json::json!({
+            "kind": "gadget",
+            "count": 101,
+            "ratio": 0.5,
+            "price": 0.3,
+            "tags": ["str", "st2"],
+            "code": "user",
+            "kids": [{"kids": [{}, {}]}, {"kids": [{}, {}]}],
+        }))),
+        "{}",
+        out.yaml
+    );
+}

@@ -4,6 +4,7 @@
 //! spec's sign-in when one answers it), and path parameters captured from an earlier response
 //! where the spec links them (else variables to decide).
 
+mod bounds;
 mod flow;
 mod load;
 mod schema;
