@@ -6,7 +6,7 @@ use super::schema;
 use super::security;
 use super::spec::{
     capture_for, json_str, links, own_server, param_example, path_value, request_body,
-    success_statuses, Op,
+    success_statuses, undeclared_path_names, Op,
 };
 use crate::lines::Lines;
 use crate::names;
@@ -91,6 +91,16 @@ impl<'a> FlowBuilder<'a> {
         let title = format!("{} {}", o.method.to_ascii_uppercase(), o.path);
         if o.path.contains("{{") {
             report.unsupported(line, format!("{title}: the path holds `{{{{`, which loadlab reads as a template (it has no escape); the operation is left out"));
+            return;
+        }
+        let undeclared = undeclared_path_names(o);
+        if !undeclared.is_empty() {
+            for (name, why) in undeclared {
+                report.unsupported(
+                    line,
+                    format!("{title}: the path's `{{{name}}}`: {why}; the operation is left out"),
+                );
+            }
             return;
         }
         let mut auth = security::auth_for(spec, o.op);

@@ -193,6 +193,37 @@ pub fn operations(spec: &Value) -> Vec<Op<'_>> {
     out
 }
 
+/// The `{name}`s of an operation's path that no path parameter of it declares, each with why:
+/// a parameter whose `$ref` never reaches one (it refers to itself, or names nothing) is no
+/// declaration, and the path would be sent with `{name}` in it.
+pub fn undeclared_path_names(o: &Op<'_>) -> Vec<(String, String)> {
+    let declared: Vec<&str> = o
+        .params
+        .iter()
+        .filter(|p| p.get("in") == Some(&json_str("path")))
+        .filter_map(|p| p.get("name").and_then(Value::as_str))
+        .collect();
+    let unresolved: Vec<&str> = o
+        .params
+        .iter()
+        .filter_map(|p| p.get("$ref").and_then(Value::as_str))
+        .collect();
+    let why = match unresolved.as_slice() {
+        [] => "no path parameter declares it".to_string(),
+        refs => format!(
+            "no path parameter declares it (`$ref: {}` never reaches a parameter: it refers to itself or names nothing)",
+            refs.join("`, `")
+        ),
+    };
+    o.path
+        .split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+        .filter(|name| !name.is_empty() && !declared.contains(name))
+        .map(|name| (name.to_string(), why.clone()))
+        .collect()
+}
+
 /// A parameter's example (never one holding `{{`: see [`schema::holds_braces`]).
 pub fn param_example(spec: &Value, p: &Value) -> schema::Example {
     schema::example_for(spec, p, p.get("schema"))
