@@ -59,6 +59,10 @@ pub fn import(
         sign_in,
         &mut report,
     );
+    // Found flow by flow; read top to bottom, they follow the spec (those without a line last).
+    report
+        .unsupported
+        .sort_by_key(|u| (u.line.is_none(), u.line));
     if flows.items.is_empty() {
         let why: Vec<String> = report
             .unsupported
