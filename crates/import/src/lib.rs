@@ -23,6 +23,7 @@ pub mod har;
 mod k6;
 mod lines;
 pub mod names;
+mod opaque;
 pub mod openapi;
 mod rebase;
 mod report;

@@ -4,6 +4,7 @@
 
 use crate::credentials::{self, Namer};
 use crate::names;
+use crate::opaque;
 use crate::report::Report;
 use crate::yaml::{Document, Entry, Node};
 
@@ -19,7 +20,7 @@ pub fn scrub(doc: &mut Document, report: &mut Report) {
         });
     }
     for e in &mut doc.root {
-        entry(e, false, &mut namer, report);
+        entry(e, "", false, &mut namer, report);
     }
     // A URL's password is also a segment of other paths (`/basic-auth/user/pw`, its URL
     // split into `target:` and the step's path): the same variable there, none in a name.
@@ -67,7 +68,8 @@ fn is_field_map(key: &str) -> bool {
     matches!(key, "headers" | "query" | "form" | "json" | "cookies")
 }
 
-fn entry(e: &mut Entry, in_fields: bool, namer: &mut Namer, report: &mut Report) {
+/// `owner` is the key of the map holding `e`: a data set's `values` are named by it.
+fn entry(e: &mut Entry, owner: &str, in_fields: bool, namer: &mut Namer, report: &mut Report) {
     // A step's name is no place for a template: a URL's password is dropped from it.
     if e.key == "name" {
         if let Node::Str(s) = &mut e.value {
@@ -125,12 +127,17 @@ fn entry(e: &mut Entry, in_fields: bool, namer: &mut Namer, report: &mut Report)
         Node::Raw(_) => {}
         Node::Map(entries) => {
             for inner in entries {
-                entry(inner, fields_below, namer, report);
+                entry(inner, &key, fields_below, namer, report);
             }
         }
         Node::Seq(items) => {
+            let items_key = if key == "values" && !owner.is_empty() {
+                owner
+            } else {
+                &key
+            };
             for item in items {
-                node(&mut item.value, &key, fields_below, namer, report);
+                node(&mut item.value, items_key, fields_below, namer, report);
             }
         }
     }
@@ -142,7 +149,7 @@ fn node(n: &mut Node, key: &str, in_fields: bool, namer: &mut Namer, report: &mu
         Node::Raw(_) => {}
         Node::Map(entries) => {
             for inner in entries {
-                entry(inner, in_fields, namer, report);
+                entry(inner, key, in_fields, namer, report);
             }
         }
         Node::Seq(items) => {
@@ -238,7 +245,7 @@ fn url_passwords(s: &mut String, key: &str, namer: &mut Namer, report: &mut Repo
 
 fn shaped(s: &mut String, key: &str, namer: &mut Namer, report: &mut Report) {
     url_passwords(s, key, namer, report);
-    let found = credentials::find_in_text(s);
+    let found = opaque::find_in_field(key, s);
     if found.is_empty() {
         return;
     }
@@ -371,5 +378,49 @@ mod tests {
         );
         let names: Vec<&str> = report.variables.iter().map(|v| v.name.as_str()).collect();
         assert_eq!(names, ["USER_PASSWORD", "DEPLOY_PASSWORD"]);
+    }
+
+    /// Random-looking values under a public handle's name (Box's pagination `marker`, an
+    /// ETag, a data set of ids) stay as written; the same value under any other name, and a
+    /// JWT under a public name, still leave.
+    #[test]
+    fn public_handles_stay_and_keys_beside_them_leave() {
+        let marker = "JV9IRGZmieiBasejOG9yDCRNgd2ymoZIbjsxbJMjIs3kioVii";
+        let key = "Zx8Qw3Lr9Tb2Yk7Mn4Vc6Hp1Sd5Fg0JjKuE2";
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
+        let mut doc = Document {
+            header: vec![],
+            root: vec![
+                Entry::new(
+                    "data",
+                    Node::map([(
+                        "zip_download_id",
+                        Node::map([("values", Node::seq([Node::str(marker)]))]),
+                    )]),
+                ),
+                Entry::new(
+                    "steps",
+                    Node::seq([Node::map([
+                        ("get", Node::str(format!("/a?marker={marker}&x={key}"))),
+                        ("query", Node::map([("marker", Node::str(marker))])),
+                        (
+                            "headers",
+                            Node::map([
+                                ("If-None-Match", Node::str(format!("\"{marker}\""))),
+                                ("X-Trace", Node::str(key)),
+                            ]),
+                        ),
+                        ("json", Node::map([("next_marker", Node::str(jwt))])),
+                    ])]),
+                ),
+            ],
+        };
+        let mut report = Report::default();
+        scrub(&mut doc, &mut report);
+        let text = crate::yaml::write_document(&doc);
+        assert_eq!(text.matches(marker).count(), 4, "{text}");
+        assert!(!text.contains(key) && !text.contains(jwt), "{text}");
+        let names: Vec<&str> = report.variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["SECRET", "JWT"]);
     }
 }

@@ -1,7 +1,7 @@
 //! The OpenAPI importer on what real specs hold and the first version got wrong: `{{` in a
 //! spec's examples (read as a template), several credentials or cookies for one header,
-//! array path parameters, duplicate operationIds, odd server URLs and `+json` media types.
-//! Each converted scenario must validate.
+//! array path parameters, duplicate operationIds, odd server URLs and `+json` media types,
+//! a `$ref` that refers to itself. Each converted scenario must validate.
 
 mod common;
 
@@ -56,7 +56,7 @@ fn braces_in_a_spec_never_become_a_template() {
     assert_ne!(s.name, "inject {{ env.HOME }}");
     let reqs: Vec<_> = s.request_steps().collect();
     let notes = reqs.iter().find(|r| r.name == "POST /notes/{id}").unwrap();
-    assert_eq!(notes.url, "/notes/{{ id }}");
+    assert_eq!(notes.url, "/notes/{{ note_id }}");
     assert_eq!(
         notes.query,
         [
@@ -77,12 +77,13 @@ fn braces_in_a_spec_never_become_a_template() {
         .iter()
         .map(|u| u.what.as_str())
         .collect();
+    // In the spec's order (the flow sends POST /raw first).
     assert_eq!(said.len(), 2, "{said:?}");
     assert!(
-        said[1].contains("path parameter `id`, query parameter `q`, the request body holds `{{`"),
+        said[0].contains("path parameter `id`, query parameter `q`, the request body holds `{{`"),
         "{said:?}"
     );
-    assert!(said[0].contains("the body is left out"), "{said:?}");
+    assert!(said[1].contains("the body is left out"), "{said:?}");
 }
 
 const ONE_HEADER_TWICE: &str = r#"openapi: 3.0.3
@@ -342,4 +343,66 @@ fn query_parameters_are_serialised_by_their_style() {
     );
     let one = s.request_steps().find(|r| r.name == "GET /one").unwrap();
     assert_eq!(one.query, [("q".to_string(), "shoes".to_string())]);
+}
+
+/// The hunt's recursive.yaml: a path parameter and a path item whose `$ref` refers to itself.
+const SELF_REFS: &str = r#"openapi: 3.0.3
+info: {title: refs, version: "1"}
+servers: [{url: "http://127.0.0.1:9/api"}]
+paths:
+  /ok:
+    get:
+      responses: {"200": {description: ok}}
+  /param/{id}:
+    parameters:
+      - $ref: '#/components/parameters/P'
+    get:
+      responses: {"200": {description: ok}}
+  /pathref:
+    $ref: '#/paths/~1pathref'
+components:
+  parameters:
+    P: {$ref: '#/components/parameters/P'}
+"#;
+
+#[test]
+fn a_path_placeholder_no_parameter_fills_is_reported_not_sent() {
+    let (s, out) = imported(SELF_REFS, &Options::default());
+    let urls: Vec<String> = s.request_steps().map(|r| r.url.clone()).collect();
+    assert_eq!(urls, ["/api/ok"], "{}", out.yaml);
+    // In the spec's order, though the path item's is found first.
+    let said: Vec<(Option<usize>, &str)> = out
+        .report
+        .unsupported
+        .iter()
+        .map(|u| (u.line, u.what.as_str()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (Some(8), "GET /param/{id}: the path's `{id}`: no path parameter declares it (`$ref: #/components/parameters/P` never reaches a parameter: it refers to itself or names nothing); the operation is left out"),
+            (Some(13), "path `/pathref`: its `$ref: #/paths/~1pathref` never reaches a path item (it refers to itself or names nothing); left out"),
+        ]
+    );
+    assert!(
+        out.report
+            .to_string()
+            .contains("1 of 2 operation(s) became request steps"),
+        "{}",
+        out.report
+    );
+    // With nothing else to call, the spec is refused, saying why.
+    let only = SELF_REFS.replace(
+        "  /ok:\n    get:\n      responses: {\"200\": {description: ok}}\n",
+        "",
+    );
+    let Err(err) = loadlab_import::import(Kind::OpenApi, &only, "refs.yaml", &Options::default())
+    else {
+        panic!("imported with no operation to call");
+    };
+    assert!(
+        err.to_string()
+            .contains("(line 5: GET /param/{id}: the path's `{id}`"),
+        "{err}"
+    );
 }

@@ -5,8 +5,8 @@
 use super::schema;
 use super::security;
 use super::spec::{
-    capture_for, json_str, links, own_server, param_example, path_value, request_body, scalar_text,
-    success_statuses, Op,
+    capture_for, json_str, links, own_server, param_example, path_value, request_body,
+    success_statuses, undeclared_path_names, Op,
 };
 use crate::lines::Lines;
 use crate::names;
@@ -93,6 +93,16 @@ impl<'a> FlowBuilder<'a> {
             report.unsupported(line, format!("{title}: the path holds `{{{{`, which loadlab reads as a template (it has no escape); the operation is left out"));
             return;
         }
+        let undeclared = undeclared_path_names(o);
+        if !undeclared.is_empty() {
+            for (name, why) in undeclared {
+                report.unsupported(
+                    line,
+                    format!("{title}: the path's `{{{name}}}`: {why}; the operation is left out"),
+                );
+            }
+            return;
+        }
         let mut auth = security::auth_for(spec, o.op);
         self.sign_in_first(&mut auth, report);
         // Where the spec's example held `{{` and a generated value is sent instead.
@@ -126,8 +136,8 @@ impl<'a> FlowBuilder<'a> {
             }
         }
         let body = self.body(o, &title, line, &mut comments, &mut defused, report);
-        if super::query::repeats(&query) {
-            let in_path = format!("{url}?{}", super::query::in_path(&query));
+        if super::style::repeats(&query) {
+            let in_path = format!("{url}?{}", super::style::in_path(&query));
             m[1] = Entry::new(o.method, Node::str(in_path));
         } else if !query.is_empty() {
             m.push(Entry::new(
@@ -299,7 +309,7 @@ impl<'a> FlowBuilder<'a> {
                     var
                 }
                 None => {
-                    let var = names::snake_case(pname);
+                    let var = data_variable(&o.path, pname);
                     if !self.data.iter().any(|(n, _)| *n == var) {
                         let e = param_example(self.spec, p);
                         if e.defused {
@@ -316,6 +326,40 @@ impl<'a> FlowBuilder<'a> {
             url = url.replace(&format!("{{{pname}}}"), &format!("{{{{ {var} }}}}"));
         }
         url
+    }
+}
+
+/// The data variable of an unlinked path parameter: its name, or for a name that says nothing
+/// of what it identifies (`id`, `key`, `slug`…) the resource before it as well, so that
+/// `/addons/{id}` reads `addon_id` and `/abilities/{id}` `ability_id`, never one value for both.
+fn data_variable(path: &str, pname: &str) -> String {
+    let name = names::snake_case(pname);
+    let generic = [
+        "id",
+        "uuid",
+        "guid",
+        "key",
+        "slug",
+        "name",
+        "code",
+        "number",
+        "ref",
+        "identifier",
+    ];
+    if !generic.contains(&name.as_str()) {
+        return name;
+    }
+    let placeholder = format!("{{{pname}}}");
+    let segments: Vec<&str> = path.split('/').collect();
+    let resource = segments
+        .iter()
+        .position(|s| *s == placeholder)
+        .and_then(|i| i.checked_sub(1))
+        .map(|i| segments[i])
+        .filter(|s| !s.is_empty() && !s.contains('{'));
+    match resource.and_then(names::resource_name) {
+        Some(owner) => format!("{owner}_{name}"),
+        None => name,
     }
 }
 
@@ -356,11 +400,15 @@ fn parameters(
         if e.defused {
             defused.push(format!("{place} parameter `{pname}`"));
         }
-        let value = scalar_text(&e.value);
         match place {
-            "query" => query.extend(super::query::pairs(p, &pname, &e.value)),
-            "header" => headers.push((pname, value)),
-            "cookie" => headers.push(("Cookie".into(), format!("{pname}={value}"))),
+            "query" => query.extend(super::style::pairs(p, &pname, &e.value)),
+            "header" => headers.push((pname, super::style::single(p, &e.value))),
+            // A cookie is `form` like a query; its pairs are joined by `; ` below.
+            "cookie" => headers.extend(
+                super::style::pairs(p, &pname, &e.value)
+                    .into_iter()
+                    .map(|(k, v)| ("Cookie".to_string(), format!("{k}={v}"))),
+            ),
             _ => {}
         }
     }
@@ -425,5 +473,41 @@ fn collect_env(node: &Node, report: &mut Report) {
         Node::Raw(_) => {}
         Node::Map(m) => m.iter().for_each(|e| collect_env(&e.value, report)),
         Node::Seq(s) => s.iter().for_each(|i| collect_env(&i.value, report)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_generic_path_parameter_is_named_after_its_resource() {
+        let cases = [
+            ("/abilities/{id}", "id", "ability_id"),
+            ("/addons/{id}", "id", "addon_id"),
+            (
+                "/alert_grouping_settings/{id}",
+                "id",
+                "alert_grouping_setting_id",
+            ),
+            (
+                "/services/{id}/integrations/{integration_id}",
+                "id",
+                "service_id",
+            ),
+            (
+                "/services/{id}/integrations/{integration_id}",
+                "integration_id",
+                "integration_id",
+            ),
+            ("/teams/{teamId}", "teamId", "team_id"),
+            ("/repos/{owner}/{name}", "name", "name"),
+            ("/{id}", "id", "id"),
+            ("/v2/{id}", "id", "id"),
+            ("/files/{fileKey}/versions/{key}", "key", "version_key"),
+        ];
+        for (path, pname, want) in cases {
+            assert_eq!(data_variable(path, pname), want, "{path} {pname}");
+        }
     }
 }

@@ -4,12 +4,13 @@
 //! spec's sign-in when one answers it), and path parameters captured from an earlier response
 //! where the spec links them (else variables to decide).
 
+mod bounds;
 mod flow;
 mod load;
-mod query;
 mod schema;
 mod security;
 mod spec;
+mod style;
 
 use crate::error::ImportError;
 use crate::lines::Lines;
@@ -35,6 +36,7 @@ pub fn import(
     report_recursive_schemas(&spec, &mut report);
     let (target, base, target_comment) = server(&spec);
     let ops = operations(&spec);
+    report_unreached_path_items(&spec, &lines, &mut report);
     refuse_without_operations(&spec, &ops, file)?;
     let groups = flow_groups(&spec, &ops, options.per_operation);
 
@@ -57,6 +59,27 @@ pub fn import(
         sign_in,
         &mut report,
     );
+    // Found flow by flow; read top to bottom, they follow the spec (those without a line last).
+    report
+        .unsupported
+        .sort_by_key(|u| (u.line.is_none(), u.line));
+    if flows.items.is_empty() {
+        let why: Vec<String> = report
+            .unsupported
+            .iter()
+            .map(|u| match u.line {
+                Some(line) => format!("line {line}: {}", u.what),
+                None => u.what.clone(),
+            })
+            .collect();
+        return Err(ImportError::invalid(
+            file,
+            format!(
+                "no operation could be converted ({}); fix the spec's paths or parameters",
+                why.join("; ")
+            ),
+        ));
+    }
     report_flows(&flows, ops.len(), options.per_operation, &mut report);
     report_unsafe(&ops, &target, &mut report);
 
@@ -82,6 +105,8 @@ struct Flows {
     links_used: usize,
     /// Steps sent to their operation's own server.
     own_servers: usize,
+    /// Operations that became a step (the others are reported).
+    steps: usize,
 }
 
 fn report_recursive_schemas(spec: &Value, report: &mut Report) {
@@ -92,6 +117,25 @@ fn report_recursive_schemas(spec: &Value, report: &mut Report) {
             recursive.len(),
             recursive.join(", ")
         ));
+    }
+}
+
+/// A path item whose `$ref` never reaches one (it refers to itself) has no operations to
+/// list: said, rather than the path silently missing.
+fn report_unreached_path_items(spec: &Value, lines: &Lines, report: &mut Report) {
+    let Some(paths) = spec.get("paths").and_then(Value::as_object) else {
+        return;
+    };
+    for (path, item) in paths {
+        if let Some(r) = schema::resolve(spec, item)
+            .get("$ref")
+            .and_then(Value::as_str)
+        {
+            report.unsupported(
+                lines.find(path, 1),
+                format!("path `{path}`: its `$ref: {r}` never reaches a path item (it refers to itself or names nothing); left out"),
+            );
+        }
     }
 }
 
@@ -122,6 +166,7 @@ fn build_flows(
     let mut items = Vec::new();
     let mut links_used = 0;
     let mut own_servers = 0;
+    let mut steps = 0;
     for (fname, members) in groups {
         let mut builder = flow::FlowBuilder::new(spec, server, lines, &mut data, sign_in);
         for &i in members {
@@ -129,9 +174,15 @@ fn build_flows(
         }
         links_used += builder.links_used;
         own_servers += builder.own_servers;
+        let built = builder.finish();
+        // A flow whose every operation was left out (reported) would not validate.
+        if built.is_empty() {
+            continue;
+        }
+        steps += built.len();
         items.push(Item::new(Node::map([
             ("name", Node::str(fname.clone())),
-            ("steps", Node::Seq(builder.finish())),
+            ("steps", Node::Seq(built)),
         ])));
     }
     Flows {
@@ -139,13 +190,18 @@ fn build_flows(
         data,
         links_used,
         own_servers,
+        steps,
     }
 }
 
 fn report_flows(flows: &Flows, operations: usize, per_operation: bool, report: &mut Report) {
+    let converted = if flows.steps == operations {
+        operations.to_string()
+    } else {
+        format!("{} of {operations}", flows.steps)
+    };
     report.did(format!(
-        "{} operation(s) became request steps in {} flow(s) ({})",
-        operations,
+        "{converted} operation(s) became request steps in {} flow(s) ({})",
         flows.items.len(),
         if per_operation {
             "one per operation"

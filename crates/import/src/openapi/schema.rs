@@ -2,6 +2,7 @@
 //! gives one, else a value built from the schema (format-aware strings, numbers within their
 //! bounds, required fields), following `$ref`s within the document.
 
+use super::bounds;
 use serde_json::{json, Map, Value};
 
 /// Deepest nesting followed (recursive schemas such as a tree of categories stop here).
@@ -133,6 +134,7 @@ impl<'a> Builder<'a> {
     fn build_resolved(&mut self, schema: &'a Value, depth: usize) -> Value {
         let spec = self.spec;
         let given = [
+            schema.get("const").cloned(),
             given_example(spec, schema),
             schema.get("default").cloned(),
             schema
@@ -173,25 +175,33 @@ impl<'a> Builder<'a> {
         }
         match type_of(schema) {
             "object" => self.object(schema, depth),
-            "array" => match schema.get("items") {
-                Some(item) if self.repeats(item) => Value::Array(Vec::new()),
-                Some(item) => Value::Array(vec![self.build(item, depth + 1)]),
-                None => Value::Array(vec![json!("string")]),
-            },
-            "integer" => {
-                let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(1);
-                json!(min.max(
-                    schema
-                        .get("exclusiveMinimum")
-                        .and_then(Value::as_i64)
-                        .map_or(min, |m| m.saturating_add(1))
-                ))
-            }
-            "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.5)),
+            "array" => self.array(schema, depth),
+            "integer" => bounds::integer(schema),
+            "number" => bounds::number(schema),
             "boolean" => json!(true),
             "null" => Value::Null,
             _ => string(schema),
         }
+    }
+
+    /// `minItems` items (one without it); an item schema that loops back is its empty
+    /// value, only as many times as `minItems` asks.
+    fn array(&mut self, schema: &'a Value, depth: usize) -> Value {
+        let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+        let mut items: Vec<Value> = match schema.get("items") {
+            Some(item) if self.repeats(item) => {
+                let empty = empty_like(resolve(self.spec, item));
+                vec![empty; bounds::item_count(schema).min(min as usize)]
+            }
+            Some(item) => (0..bounds::item_count(schema))
+                .map(|_| self.build(item, depth + 1))
+                .collect(),
+            None => vec![json!("string"); bounds::item_count(schema)],
+        };
+        if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+            bounds::distinct(&mut items);
+        }
+        Value::Array(items)
     }
 
     fn object(&mut self, schema: &'a Value, depth: usize) -> Value {
@@ -381,12 +391,7 @@ fn string(schema: &Value) -> Value {
         "password" => "{{ env.PASSWORD }}",
         _ => "string",
     };
-    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-    let mut s = text.to_string();
-    while s.len() < min {
-        s.push('x');
-    }
-    Value::String(s)
+    Value::String(bounds::sized_text(schema, text))
 }
 
 #[cfg(test)]
@@ -424,6 +429,28 @@ mod tests {
             ),
             (json!({"type": "string", "minLength": 8}), json!("stringxx")),
             (json!({"type": "integer", "minimum": 5}), json!(5)),
+            (
+                json!({"type": "integer", "minimum": 100, "exclusiveMinimum": true}),
+                json!(101),
+            ),
+            (
+                json!({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}),
+                json!(0.5),
+            ),
+            (json!({"const": "gadget"}), json!("gadget")),
+            (
+                json!({"type": "string", "const": "a", "example": "b"}),
+                json!("a"),
+            ),
+            (
+                json!({"type": "array", "minItems": 2, "items": {"type": "integer"}}),
+                json!([1, 1]),
+            ),
+            (
+                json!({"type": "array", "minItems": 2, "uniqueItems": true, "items": {"type": "integer"}}),
+                json!([1, 2]),
+            ),
+            (json!({"type": "string", "maxLength": 3}), json!("str")),
             (json!({"type": ["integer", "null"]}), json!(1)),
             (json!({"type": "boolean"}), json!(true)),
             (json!({"type": "string", "enum": ["a", "b"]}), json!("a")),

@@ -193,44 +193,50 @@ pub fn operations(spec: &Value) -> Vec<Op<'_>> {
     out
 }
 
+/// The `{name}`s of an operation's path that no path parameter of it declares, each with why:
+/// a parameter whose `$ref` never reaches one (it refers to itself, or names nothing) is no
+/// declaration, and the path would be sent with `{name}` in it.
+pub fn undeclared_path_names(o: &Op<'_>) -> Vec<(String, String)> {
+    let declared: Vec<&str> = o
+        .params
+        .iter()
+        .filter(|p| p.get("in") == Some(&json_str("path")))
+        .filter_map(|p| p.get("name").and_then(Value::as_str))
+        .collect();
+    let unresolved: Vec<&str> = o
+        .params
+        .iter()
+        .filter_map(|p| p.get("$ref").and_then(Value::as_str))
+        .collect();
+    let why = match unresolved.as_slice() {
+        [] => "no path parameter declares it".to_string(),
+        refs => format!(
+            "no path parameter declares it (`$ref: {}` never reaches a parameter: it refers to itself or names nothing)",
+            refs.join("`, `")
+        ),
+    };
+    o.path
+        .split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+        .filter(|name| !name.is_empty() && !declared.contains(name))
+        .map(|name| (name.to_string(), why.clone()))
+        .collect()
+}
+
 /// A parameter's example (never one holding `{{`: see [`schema::holds_braces`]).
 pub fn param_example(spec: &Value, p: &Value) -> schema::Example {
     schema::example_for(spec, p, p.get("schema"))
 }
 
 /// A path parameter's value as its `style` writes it into the path (a `data:` value is one
-/// scalar): `simple` (the default) `1,2,3` or `k,v` (`k=v` exploded), `label` `.1,2,3`,
-/// `matrix` `;id=1,2,3`. A primitive in the simple style stays as it is.
+/// scalar, [`super::style::single`]); a primitive in the simple style stays as it is.
 pub fn path_value(p: &Value, v: &Value) -> Value {
     let style = p.get("style").and_then(Value::as_str).unwrap_or("simple");
     if style == "simple" && !matches!(v, Value::Array(_) | Value::Object(_)) {
         return v.clone();
     }
-    let explode = p.get("explode") == Some(&Value::Bool(true));
-    let name = p.get("name").and_then(Value::as_str).unwrap_or("");
-    let parts: Vec<String> = match v {
-        Value::Array(a) => a.iter().map(scalar_text).collect(),
-        Value::Object(m) if explode => m
-            .iter()
-            .map(|(k, v)| format!("{k}={}", scalar_text(v)))
-            .collect(),
-        Value::Object(m) => m
-            .iter()
-            .flat_map(|(k, v)| [k.clone(), scalar_text(v)])
-            .collect(),
-        other => vec![scalar_text(other)],
-    };
-    let text = match style {
-        "label" if explode => format!(".{}", parts.join(".")),
-        "label" => format!(".{}", parts.join(",")),
-        "matrix" if explode && v.is_array() => {
-            parts.iter().map(|p| format!(";{name}={p}")).collect()
-        }
-        "matrix" if explode && v.is_object() => parts.iter().map(|p| format!(";{p}")).collect(),
-        "matrix" => format!(";{name}={}", parts.join(",")),
-        _ => parts.join(","),
-    };
-    Value::String(text)
+    Value::String(super::style::single(p, v))
 }
 
 pub fn scalar_text(v: &Value) -> String {
@@ -392,61 +398,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn path_parameters_are_written_in_their_style() {
-        let arr = serde_json::json!([3, 4, 5]);
-        let obj = serde_json::json!({"role": "admin", "first": "Alex"});
-        let cases = [
-            (
-                r#"{"name": "id"}"#,
-                serde_json::json!(5),
-                serde_json::json!(5),
-            ),
-            (r#"{"name": "id"}"#, arr.clone(), serde_json::json!("3,4,5")),
-            (
-                r#"{"name": "id"}"#,
-                obj.clone(),
-                serde_json::json!("role,admin,first,Alex"),
-            ),
-            (
-                r#"{"name": "id", "explode": true}"#,
-                obj.clone(),
-                serde_json::json!("role=admin,first=Alex"),
-            ),
-            (
-                r#"{"name": "id", "style": "label"}"#,
-                arr.clone(),
-                serde_json::json!(".3,4,5"),
-            ),
-            (
-                r#"{"name": "id", "style": "label", "explode": true}"#,
-                arr.clone(),
-                serde_json::json!(".3.4.5"),
-            ),
-            (
-                r#"{"name": "id", "style": "matrix"}"#,
-                serde_json::json!(5),
-                serde_json::json!(";id=5"),
-            ),
-            (
-                r#"{"name": "id", "style": "matrix"}"#,
-                arr.clone(),
-                serde_json::json!(";id=3,4,5"),
-            ),
-            (
-                r#"{"name": "id", "style": "matrix", "explode": true}"#,
-                arr,
-                serde_json::json!(";id=3;id=4;id=5"),
-            ),
-            (
-                r#"{"name": "id", "style": "matrix", "explode": true}"#,
-                obj,
-                serde_json::json!(";role=admin;first=Alex"),
-            ),
-        ];
-        for (param, value, want) in cases {
-            let p: Value = serde_json::from_str(param).unwrap();
-            assert_eq!(path_value(&p, &value), want, "{param} {value}");
-        }
+    fn a_path_parameter_keeps_its_type_unless_its_style_writes_text() {
+        let p = serde_json::json!({"name": "id"});
+        assert_eq!(path_value(&p, &serde_json::json!(5)), serde_json::json!(5));
+        assert_eq!(
+            path_value(&p, &serde_json::json!([3, 4])),
+            serde_json::json!("3,4")
+        );
+        let label = serde_json::json!({"name": "id", "style": "label"});
+        assert_eq!(
+            path_value(&label, &serde_json::json!(5)),
+            serde_json::json!(".5")
+        );
     }
 
     #[test]

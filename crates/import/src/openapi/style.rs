@@ -1,7 +1,9 @@
-//! A query parameter as OpenAPI serialises it (`style`, `explode`; by default `form`,
-//! exploded): an array `ids=1&ids=2`, an object's properties as their own pairs, `deepObject`
-//! as `filter[color]=red`. A name given twice cannot be a `query:` map, so such a query is
-//! written after the path's `?`, each literal percent-encoded.
+//! A parameter's example as OpenAPI serialises it by `style` and `explode`, in one place for
+//! every location. Query and cookie (by default `form`, exploded): an array `ids=1&ids=2`, an
+//! object's properties as their own pairs, `deepObject` as `filter[color]=red`; a name given
+//! twice cannot be a `query:` map, so such a query is written after the path's `?`, each
+//! literal percent-encoded. Path and header (by default `simple`, not exploded): one text,
+//! `1,2`, `a,1,b,2` (`a=1,b=2` exploded), a path's `label` `.1,2` or `matrix` `;id=1,2`.
 
 use super::spec::scalar_text;
 use crate::template_text::outside_templates;
@@ -42,6 +44,37 @@ pub fn pairs(p: &Value, name: &str, value: &Value) -> Vec<(String, String)> {
             one(texts.join(","))
         }
         other => one(scalar_text(other)),
+    }
+}
+
+/// The one text a path or header parameter `p` sends for `value`: `simple` (the default)
+/// `1,2,3`, an object `k,v` (`k=v` exploded); `label` `.1,2,3` (`.1.2.3` exploded); `matrix`
+/// `;id=1,2,3` (`;id=1;id=2` exploded).
+pub fn single(p: &Value, value: &Value) -> String {
+    let style = p.get("style").and_then(Value::as_str).unwrap_or("simple");
+    let explode = p.get("explode") == Some(&Value::Bool(true));
+    let name = p.get("name").and_then(Value::as_str).unwrap_or("");
+    let parts: Vec<String> = match value {
+        Value::Array(a) => a.iter().map(scalar_text).collect(),
+        Value::Object(m) if explode => m
+            .iter()
+            .map(|(k, v)| format!("{k}={}", scalar_text(v)))
+            .collect(),
+        Value::Object(m) => m
+            .iter()
+            .flat_map(|(k, v)| [k.clone(), scalar_text(v)])
+            .collect(),
+        other => vec![scalar_text(other)],
+    };
+    match style {
+        "label" if explode => format!(".{}", parts.join(".")),
+        "label" => format!(".{}", parts.join(",")),
+        "matrix" if explode && value.is_array() => {
+            parts.iter().map(|p| format!(";{name}={p}")).collect()
+        }
+        "matrix" if explode && value.is_object() => parts.iter().map(|p| format!(";{p}")).collect(),
+        "matrix" => format!(";{name}={}", parts.join(",")),
+        _ => parts.join(","),
     }
 }
 
@@ -126,5 +159,53 @@ mod tests {
         assert!(repeats(&q));
         assert!(!repeats(&q[1..]));
         assert_eq!(in_path(&q), "ids=1&ids=a+b%26c&key={{ env.API_KEY }}");
+    }
+
+    #[test]
+    fn path_and_header_parameters_are_written_in_their_style() {
+        let arr = json!([3, 4, 5]);
+        let obj = json!({"role": "admin", "first": "Alex"});
+        let cases = [
+            (json!({"name": "id"}), json!("x y"), "x y"),
+            (json!({"name": "id"}), json!(5), "5"),
+            (json!({"name": "id"}), arr.clone(), "3,4,5"),
+            (json!({"name": "id"}), obj.clone(), "role,admin,first,Alex"),
+            (json!({"name": "id", "explode": true}), arr.clone(), "3,4,5"),
+            (
+                json!({"name": "id", "explode": true}),
+                obj.clone(),
+                "role=admin,first=Alex",
+            ),
+            (json!({"name": "id", "style": "label"}), json!(5), ".5"),
+            (
+                json!({"name": "id", "style": "label"}),
+                arr.clone(),
+                ".3,4,5",
+            ),
+            (
+                json!({"name": "id", "style": "label", "explode": true}),
+                arr.clone(),
+                ".3.4.5",
+            ),
+            (json!({"name": "id", "style": "matrix"}), json!(5), ";id=5"),
+            (
+                json!({"name": "id", "style": "matrix"}),
+                arr.clone(),
+                ";id=3,4,5",
+            ),
+            (
+                json!({"name": "id", "style": "matrix", "explode": true}),
+                arr,
+                ";id=3;id=4;id=5",
+            ),
+            (
+                json!({"name": "id", "style": "matrix", "explode": true}),
+                obj,
+                ";role=admin;first=Alex",
+            ),
+        ];
+        for (p, value, want) in cases {
+            assert_eq!(single(&p, &value), want, "{p} {value}");
+        }
     }
 }
