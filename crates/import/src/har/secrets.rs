@@ -269,8 +269,9 @@ fn raw_query(text: &str, step: &str, namer: &mut Namer, report: &mut Report) -> 
     changed.then(|| pairs.join("&"))
 }
 
-/// `text` with every token shaped like a credential (a JWT, a vendor key, a long random string)
-/// replaced by a variable; `None` when it holds none.
+/// `text` with every token shaped like a credential (a JWT, a vendor key, a long random string
+/// not under a public name such as `marker` or `ETag`) replaced by a variable; `None` when it
+/// holds none.
 fn shaped_tokens(
     text: &str,
     key: &str,
@@ -279,7 +280,7 @@ fn shaped_tokens(
     namer: &mut Namer,
     report: &mut Report,
 ) -> Option<String> {
-    let found = credentials::find_in_text(text);
+    let found = crate::opaque::find_in_field(key, text);
     if found.is_empty() {
         return None;
     }
@@ -472,6 +473,40 @@ mod tests {
         assert_eq!(
             text,
             r#"{"user":"ann","password":"{{ env.PASSWORD }}","n":1"#
+        );
+    }
+
+    #[test]
+    fn random_looking_public_handles_stay_and_keys_under_other_names_go() {
+        // Three literals: one found as a credential would be replaced wherever it stands.
+        const RANDOM: &str = "JV9IRGZmieiBasejOG9yDCRNgd2ymoZIbjsxbJMjIs3kioVii";
+        const OTHER: &str = "q8Hv2LmZpX4rTn7WbKc9YdF3sJg6AeUo1Nw5Ri0Ct";
+        const THIRD: &str = "Zt4Wq9LmB2xVn7KpR3sHd8FgJ6cYa1EuXo5Ni0Tb";
+        let mut x = exchange(
+            &[("If-None-Match", RANDOM), ("X-Api-Key-Id", OTHER)],
+            json!({}),
+        );
+        x.query = vec![
+            ("marker".into(), RANDOM.into()),
+            ("next_cursor".into(), RANDOM.into()),
+            ("access".into(), THIRD.into()),
+        ];
+        let mut xs = vec![x];
+        replace_credentials(&mut xs, &mut Report::default());
+        let header = |name: &str| {
+            let (_, v) = xs[0].headers.iter().find(|(k, _)| k == name).unwrap();
+            v.clone()
+        };
+        assert_eq!(header("If-None-Match"), RANDOM, "an ETag is public");
+        assert!(
+            header("X-Api-Key-Id").contains("{{ env."),
+            "a key's id is never public"
+        );
+        assert_eq!(xs[0].query[0].1, RANDOM, "a pagination marker is public");
+        assert_eq!(xs[0].query[1].1, RANDOM, "a cursor is public");
+        assert!(
+            xs[0].query[2].1.contains("{{ env."),
+            "an unnamed random token is a key"
         );
     }
 }
