@@ -71,9 +71,10 @@ pub fn import_all(
 ) -> Result<Imported, PipelineError> {
     let format = Format::parse(&request.format).ok_or_else(|| {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
-        // oha's JSON and CSV are its end-of-run summary: its requests are only in its database.
+        // oha's JSON is its end-of-run summary; its CSV (1.16) lists requests, but with times
+        // relative to an unstated start and no URL: only its database places each request.
         let hint = if request.format.starts_with("oha") {
-            "; oha keeps each request only in its SQLite database: run oha with --db-url results.db and import that as oha-sqlite"
+            "; oha keeps each request with its time and URL only in its SQLite database: run oha with --db-url results.db and import that as oha-sqlite"
         } else {
             ""
         };
