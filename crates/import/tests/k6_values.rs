@@ -186,3 +186,33 @@ fn an_empty_array_filled_while_the_script_runs_is_no_data_set() {
     assert!(s.data.is_empty(), "{}", out.yaml);
     assert_eq!(s.request_steps().count(), 2, "{}", out.yaml);
 }
+
+#[test]
+fn a_list_named_like_a_credential_is_a_csv_to_write() {
+    // valiantsin/set-csrf-request.js: `let passwordArr = ['123', '1234']`, picked at random.
+    let source = "import http from 'k6/http';\nconst usernameArr = ['admin', 'test_user'];\nconst passwordArr = ['123', '1234'];\nconst apiKeys = ['k3y0000a', 'k3y0000b'];\nexport default function () {\n  http.post('http://127.0.0.1:9/login', { login: usernameArr[Math.floor(Math.random() * usernameArr.length)], password: passwordArr[Math.floor(Math.random() * passwordArr.length)] });\n  http.get('http://127.0.0.1:9/x', { headers: { 'X-Api-Key': apiKeys[Math.floor(Math.random() * apiKeys.length)] } });\n}\n";
+    let out = import(Kind::K6, source, "t.js", &Options::default()).unwrap();
+    let all = format!("{}\n{}", out.yaml, out.report);
+    for secret in ["'123'", "\"123\"", "- 123", "1234", "k3y0000"] {
+        assert!(!all.contains(secret), "{secret} written:\n{all}");
+    }
+    for kept in [
+        "passwordArr: { csv: passwordArr.csv, pick: random }",
+        "its header row `password`",
+        "password: \"{{ passwordArr.password }}\"",
+        "X-Api-Key: \"{{ apiKeys.api_key }}\"",
+        "- test_user",
+    ] {
+        assert!(out.yaml.contains(kept), "{kept} missing:\n{}", out.yaml);
+    }
+    let s = common::validate_in_dir(
+        &out.yaml,
+        "loadlab-k6-withheld",
+        "t.yaml",
+        &[
+            ("passwordArr.csv", "password\np1\np2\n"),
+            ("apiKeys.csv", "api_key\nk1\n"),
+        ],
+    );
+    assert_eq!(s.data.len(), 3);
+}

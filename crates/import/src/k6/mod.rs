@@ -21,6 +21,7 @@ mod request;
 mod rows;
 mod thresholds;
 mod values;
+mod withheld;
 
 use crate::error::ImportError;
 use crate::report::Report;
@@ -202,6 +203,9 @@ fn scenario_root(
         report,
     );
     data::drop_unused_inline(&mut data_sets, &requests, report);
+    data::inline_json_files(&mut data_sets, file, report);
+    // Before the defaults: a header every request sends may read a set of credentials.
+    withheld::withhold(&mut data_sets, &mut requests, report);
     let urls = document::unnamed_urls(&requests);
     root.extend(document::target(scope, base_env.as_deref(), &mut requests));
     let thresholds = document::thresholds_on_urls(&opts.thresholds, &urls, &requests);
@@ -211,7 +215,6 @@ fn scenario_root(
     }
     root.push(opts.load);
     root.extend(opts.extra);
-    data::inline_json_files(&mut data_sets, file, report);
     root.extend(document::data(&data_sets, scope, report));
     root.extend(document::thresholds(&thresholds, &opts.threshold_comments));
     document::correlations(&requests, report);
