@@ -131,6 +131,17 @@ fn a_pause_read_from_the_environment_with_a_default_is_the_default() {
         ("", "sleep(parseFloat(__ENV.PAUSE) || 1.5);", "1.5s"),
         ("const THINK = 2;", "sleep(THINK * 2);", "4s"),
         ("", "sleep('2');", "2s"),
+        // crafted/sleeps.js, after real scripts' forms.
+        ("", "sleep(randomIntBetween(1, 5) / 10);", "0.1s..0.5s"),
+        ("", "sleep(Math.floor(Math.random() * 3) + 1);", "1s..3s"),
+        ("", "sleep(Math.random() * 3);", "0s..3s"),
+        ("", "sleep(1 + Math.random() * 2);", "1s..3s"),
+        (
+            "const MIN = 2, MAX = 6;",
+            "sleep(Math.random() * (MAX - MIN) + MIN);",
+            "2s..6s",
+        ),
+        ("", "sleep(Math.round(Math.random() * 4));", "0s..4s"),
     ];
     for (top, pause, want) in cases {
         let source = format!(
@@ -143,6 +154,24 @@ fn a_pause_read_from_the_environment_with_a_default_is_the_default() {
             out.yaml
         );
     }
+}
+
+#[test]
+fn a_pause_that_cannot_be_read_is_reported_with_its_line() {
+    let source = "import http from 'k6/http';\nimport { sleep } from 'k6';\nexport default function () {\n  http.get('http://127.0.0.1:9/a');\n  sleep(Math.random() + Math.random());\n}\n";
+    let (_, out) = imported(source);
+    assert!(!out.yaml.contains("- think:"), "{}", out.yaml);
+    assert!(
+        out.yaml
+            .contains("# not converted (line 5): sleep: `Math.random(…) + Math.random(…)`"),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.report.to_string().contains("line 5: sleep:"),
+        "{}",
+        out.report
+    );
 }
 
 #[test]
