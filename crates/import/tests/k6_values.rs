@@ -245,3 +245,15 @@ fn a_list_named_like_a_credential_is_a_csv_to_write() {
     );
     assert_eq!(s.data.len(), 3);
 }
+
+#[test]
+fn a_check_on_a_request_left_out_names_that_request() {
+    // docs-api-crud-operations-1.js: `res = http.get(…)` left out, then `check(res, …)`.
+    let source = "import http from 'k6/http';\nimport { check } from 'k6';\nexport default function () {\n  http.get('http://127.0.0.1:9/a');\n  const res = http.get(unknownUrl());\n  check(res, { ok: (r) => r.status === 200 });\n}\n";
+    let (_, out) = imported(source);
+    let report = out.report.to_string();
+    assert!(
+        report.contains("line 6: check on `res`: the response of `http.get(…)` of line 5, a request left out (see that line)"),
+        "{report}"
+    );
+}

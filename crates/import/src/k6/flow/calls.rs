@@ -91,9 +91,19 @@ impl Walker<'_> {
             Some(s) => Some(s),
             None if self.http_call(target).is_some() => self.request(target, group, out),
             None => {
+                let why = match target {
+                    Expr::Ident(n) => match self.scope.lookup(n) {
+                        Some(Binding::Opaque(why)) => why.clone(),
+                        _ => "not a response".to_string(),
+                    },
+                    _ => "not a response".to_string(),
+                };
                 self.unsupported(
                     line,
-                    format!("check on `{}`: not a response", target.sketch()),
+                    format!(
+                        "check on `{}`: {why}; the check is left out",
+                        target.sketch()
+                    ),
                 );
                 return;
             }
