@@ -257,3 +257,13 @@ fn a_check_on_a_request_left_out_names_that_request() {
         "{report}"
     );
 }
+
+#[test]
+fn an_empty_body_is_no_body() {
+    // k6bench/scripts/website.js: `http.batch([["GET", url, {}, params], …])`.
+    let source = "import http from 'k6/http';\nexport default function () {\n  http.batch([['GET', 'http://127.0.0.1:9/a', {}, { tags: { name: 'a' } }], ['GET', 'http://127.0.0.1:9/b', '', {}]]);\n  http.post('http://127.0.0.1:9/c', {});\n}\n";
+    let (s, out) = imported(source);
+    assert_eq!(s.request_steps().count(), 3, "{}", out.yaml);
+    assert!(s.request_steps().all(|r| r.body.is_none()), "{}", out.yaml);
+    assert!(!out.yaml.contains("form"), "{}", out.yaml);
+}

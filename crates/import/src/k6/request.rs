@@ -163,9 +163,12 @@ fn body(scope: &mut Scope, e: &Expr) -> Conv<Option<Body>> {
         for (k, v) in props {
             form.push((k, scope.text(&v)?));
         }
-        return Ok(Some(Body::Form(form)));
+        // `["GET", url, {}, params]` in a batch: k6 sends no body for an empty object.
+        return Ok((!form.is_empty()).then_some(Body::Form(form)));
     }
-    scope.text(e).map(|t| Some(Body::Text(t)))
+    scope
+        .text(e)
+        .map(|t| (!t.is_empty()).then_some(Body::Text(t)))
 }
 
 fn params(scope: &mut Scope, p: &Expr, req: &mut Request, report: &mut Report) -> Conv<()> {
