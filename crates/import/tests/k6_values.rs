@@ -267,3 +267,28 @@ fn an_empty_body_is_no_body() {
     assert!(s.request_steps().all(|r| r.body.is_none()), "{}", out.yaml);
     assert!(!out.yaml.contains("form"), "{}", out.yaml);
 }
+
+#[test]
+fn a_json_file_read_by_its_key_and_a_random_index_in_a_variable_are_a_data_set() {
+    // trongtuyen96/tests/test.k6.js: `JSON.parse(open('../src/data/users.json'))`, then
+    // `loginData.users[position]` with `position = Math.floor(Math.random() * loginData.users.length)`.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src/data")).unwrap();
+    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+    std::fs::write(
+        dir.path().join("src/data/users.json"),
+        r#"{ "users": [ { "username": "admin", "role": "a" }, { "username": "test", "role": "b" } ] }"#,
+    )
+    .unwrap();
+    let script = dir.path().join("tests/t.js");
+    std::fs::write(&script, "import http from 'k6/http';\nconst loginData = JSON.parse(open('../src/data/users.json'));\nexport default function () {\n  const position = Math.floor(Math.random() * loginData.users.length);\n  const u = loginData.users[position];\n  http.post('http://127.0.0.1:9/login', { login: u.username });\n}\n").unwrap();
+    let out = loadlab_import::import_file(Kind::K6, &script, &Options::default()).unwrap();
+    assert!(
+        out.yaml.contains("login: \"{{ loginData.username }}\""),
+        "{}",
+        out.yaml
+    );
+    assert!(out.yaml.contains("pick: random"), "{}", out.yaml);
+    let s = validate(&out.yaml, "t.yaml");
+    assert_eq!(s.data[0].rows.len(), 2, "{}", out.yaml);
+}

@@ -67,6 +67,16 @@ fn import_checked(source: &str, file: &str, name: &str) -> Result<(Document, Rep
     let program = modules::with_local_modules(program, file, &allocator, &mut report)?;
     let mut scope = Scope::default();
     let mut walked = walk(&program, &mut scope, &mut report, file)?;
+    for (set, field) in &scope.set_fields {
+        for d in walked.data_sets.iter_mut().filter(|d| d.name == *set) {
+            if let data::Source::Json {
+                field: f @ None, ..
+            } = &mut d.source
+            {
+                *f = Some(field.clone());
+            }
+        }
+    }
     add_inline_captures(&mut scope, &mut walked.requests);
     refuse_without_requests(&walked.requests, &report, file)?;
     let root = scenario_root(walked, &scope, name, file, &mut report);

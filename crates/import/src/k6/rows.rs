@@ -14,13 +14,36 @@ impl Scope {
                 _ => None,
             }),
             Expr::Index { object, index } => {
-                let Expr::Ident(n) = object.as_ref() else {
-                    return Ok(None);
+                // `users[i]`, or `loginData.users[i]` of a whole JSON file's set.
+                let (n, field) = match object.as_ref() {
+                    Expr::Ident(n) => (n, None),
+                    Expr::Member { object, property } => match object.as_ref() {
+                        Expr::Ident(n) => (n, Some(property)),
+                        _ => return Ok(None),
+                    },
+                    _ => return Ok(None),
                 };
                 let Some(Binding::Data(set)) = self.lookup(n).cloned() else {
                     return Ok(None);
                 };
-                let note = self.pick(&set, n, index)?;
+                let local = match field {
+                    Some(f) => {
+                        if !self.set_fields.iter().any(|(s, _)| *s == set) {
+                            self.set_fields.push((set.clone(), f.clone()));
+                        }
+                        format!("{n}.{f}")
+                    }
+                    None => n.clone(),
+                };
+                // `const rand = Math.floor(Math.random() * 2); users[rand]`.
+                let index = match index.as_ref() {
+                    Expr::Ident(i) => match self.lookup(i) {
+                        Some(Binding::Value(v)) => v.clone(),
+                        _ => index.as_ref().clone(),
+                    },
+                    other => other.clone(),
+                };
+                let note = self.pick(&set, &local, &index)?;
                 if !self.picks.iter().any(|p| p.set == set) {
                     self.picks.push(note);
                 }
@@ -101,6 +124,16 @@ impl Scope {
                 note: None,
             });
         }
+        if let Some(n) = random_below(index) {
+            return Ok(PickNote {
+                set: set.into(),
+                pick: "random",
+                note: Some(format!(
+                    "the script picked one of the first {} rows at random (`{text}`); loadlab's `random` reads any row",
+                    crate::scaffold::fmt_num(n)
+                )),
+            });
+        }
         if let Some(n) = index.as_num() {
             return Ok(PickNote {
                 set: set.into(),
@@ -114,6 +147,26 @@ impl Scope {
         Err(format!(
             "the row `{local}[{text}]`: no loadlab pick reads it"
         ))
+    }
+}
+
+/// `Math.floor(Math.random() * 2)`: the `2`.
+fn random_below(e: &Expr) -> Option<f64> {
+    let (name, args, _) = e.as_call()?;
+    let Some(Expr::Binary { op, left, right }) = args.first() else {
+        return None;
+    };
+    let random = |x: &Expr| {
+        x.as_call()
+            .is_some_and(|(n, a, _)| n == "Math.random" && a.is_empty())
+    };
+    if name != "Math.floor" || op != "*" {
+        return None;
+    }
+    match (random(left), random(right)) {
+        (true, false) => right.as_num(),
+        (false, true) => left.as_num(),
+        _ => None,
     }
 }
 

@@ -56,6 +56,8 @@ pub struct Scope {
     /// `(step, variable, JSONPath)`.
     pub captures: Vec<(usize, String, String)>,
     pub picks: Vec<PickNote>,
+    /// `(set, key)`: a whole JSON file's set read by its key (`loginData.users[i]`).
+    pub set_fields: Vec<(String, String)>,
     /// The local name of k6/execution's default import (`exec`).
     pub execution: Option<String>,
     /// k6/execution's named imports, `(local, imported)`: `import { vu } from 'k6/execution'`.
@@ -219,6 +221,8 @@ impl Scope {
                 Some(Binding::Value(v)) => self.marked_text(&v).map(Some),
                 Some(Binding::Target) => Ok(Some(TARGET.into())),
                 Some(Binding::Capture(c)) => Ok(Some(format!("{{{{ {c} }}}}"))),
+                // `const password = passwordArr[rand]`: a whole row of plain values.
+                Some(Binding::Row(set)) => Ok(Some(format!("{{{{ {set} }}}}"))),
                 Some(Binding::Opaque(why)) => Err(format!("`{name}`: {why}")),
                 _ => Ok(None),
             },
