@@ -280,7 +280,8 @@ impl DataSet {
             Source::Csv { path, header } => {
                 if !header {
                     comments.push(format!(
-                        "decide: loadlab reads column names from the CSV's first row; the script parsed {path} without `header: true` — add a header row"
+                        "decide: loadlab reads column names from the CSV's first row; the script parsed {path} without `header: true` — add a header row (`value` for one column read whole as `{{{{ {} }}}}`)",
+                        self.name
                     ));
                 }
                 Node::map([("csv", Node::str(path)), ("pick", Node::raw(pick))])

@@ -90,6 +90,8 @@ fn plan(name: &str, rows: &[Value], origin: String, csv: String) -> Option<Withh
     let stem = credential_stem(name);
     let mut header: Vec<String> = Vec::new();
     let mut secrets: Vec<String> = Vec::new();
+    // In a set named like a credential with no column named so, every literal text may be one.
+    let mut literals: Vec<String> = Vec::new();
     let mut scalars = false;
     for row in rows {
         let Some(obj) = row.as_object() else {
@@ -103,8 +105,10 @@ fn plan(name: &str, rows: &[Value], origin: String, csv: String) -> Option<Withh
             let literal = cell
                 .as_str()
                 .is_some_and(|c| !c.is_empty() && !c.contains("{{"));
-            let secret = stem.is_some() || crate::credentials::is_credential_name(k);
-            if literal && secret && !secrets.contains(k) {
+            if literal && !literals.contains(k) {
+                literals.push(k.clone());
+            }
+            if literal && crate::credentials::is_credential_name(k) && !secrets.contains(k) {
                 secrets.push(k.clone());
             }
         }
@@ -117,6 +121,9 @@ fn plan(name: &str, rows: &[Value], origin: String, csv: String) -> Option<Withh
             header: vec![column.clone()],
             secrets: vec![column],
         });
+    }
+    if secrets.is_empty() && stem.is_some() {
+        secrets = literals;
     }
     (!secrets.is_empty()).then_some(Withheld {
         origin,
@@ -192,6 +199,10 @@ mod tests {
         assert_eq!(w.header, ["username", "password"]);
         assert_eq!(w.secrets, ["password"]);
         let w = plan("credentials", &rows, "x".into(), "c.csv".into()).unwrap();
-        assert_eq!(w.secrets, ["username", "password"]);
+        assert_eq!(w.secrets, ["password"]);
+        // manan75 load.js: `API_KEYS = [{ name: 'valid', value: 'sk_student_123' }]`.
+        let keys = [serde_json::json!({"name": "valid", "value": "sk_student_123"})];
+        let w = plan("API_KEYS", &keys, "x".into(), "k.csv".into()).unwrap();
+        assert_eq!(w.secrets, ["name", "value"]);
     }
 }
