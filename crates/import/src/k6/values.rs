@@ -320,6 +320,34 @@ impl Scope {
     }
 
     /// A constant object's properties (spreads of other constants expanded).
+    /// An object literal's properties with each spread it can read (`...SmokeOptions`, a
+    /// module's constant) replaced by that object's properties, at the spread's line; a
+    /// later key overrides an earlier one, as in JavaScript.
+    pub fn spread(&self, props: &[Prop]) -> Vec<Prop> {
+        let mut out: Vec<Prop> = Vec::new();
+        for p in props {
+            let inner = (p.key == SPREAD).then(|| self.object(&p.value)).flatten();
+            let add: Vec<Prop> = match inner {
+                Some(kv) => kv
+                    .into_iter()
+                    .map(|(key, value)| Prop {
+                        key,
+                        value,
+                        line: p.line,
+                    })
+                    .collect(),
+                None => vec![p.clone()],
+            };
+            for a in add {
+                if a.key != SPREAD {
+                    out.retain(|x| x.key != a.key);
+                }
+                out.push(a);
+            }
+        }
+        out
+    }
+
     pub fn object(&self, e: &Expr) -> Option<Vec<(String, Expr)>> {
         match e {
             Expr::Object(props) => {
