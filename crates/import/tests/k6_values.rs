@@ -292,3 +292,17 @@ fn a_json_file_read_by_its_key_and_a_random_index_in_a_variable_are_a_data_set()
     let s = validate(&out.yaml, "t.yaml");
     assert_eq!(s.data[0].rows.len(), 2, "{}", out.yaml);
 }
+
+#[test]
+fn an_authorization_header_that_cannot_be_followed_says_what_to_write() {
+    // k6-docs http-authentication (b64encode) and api-crud-operations (a token from setup()).
+    let source = "import http from 'k6/http';\nimport encoding from 'k6/encoding';\nexport function setup() { return 'x'; }\nexport default function (authToken) {\n  http.get('http://127.0.0.1:9/a');\n  http.get('http://127.0.0.1:9/b', { headers: { Authorization: `Basic ${encoding.b64encode('u:p')}` } });\n  http.get('http://127.0.0.1:9/c', { headers: { Authorization: authToken } });\n}\n";
+    let (_, out) = imported(source);
+    let report = out.report.to_string();
+    for want in [
+        "line 6: http.get: header Authorization: `encoding.b64encode(…)`: no loadlab template for it (write `Authorization: \"Basic {{ env.BASIC_AUTH }}\"`",
+        "line 7: http.get: header Authorization: `authToken`: no loadlab template for it (write `Authorization: \"Bearer {{ env.TOKEN }}\"`",
+    ] {
+        assert!(report.contains(want), "{want}\n{report}");
+    }
+}
