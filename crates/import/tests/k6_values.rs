@@ -306,3 +306,14 @@ fn an_authorization_header_that_cannot_be_followed_says_what_to_write() {
         assert!(report.contains(want), "{want}\n{report}");
     }
 }
+
+#[test]
+fn a_note_after_a_groups_last_step_stays_after_it() {
+    // k6bench website.js: `timeToFirstByte.add(…)` after the batch of a nested group.
+    let source = "import http from 'k6/http';\nimport { group, sleep } from 'k6';\nexport default function () {\n  group('a', function () {\n    http.get('http://127.0.0.1:9/a');\n    console.log('after a');\n  });\n  sleep(1);\n}\n";
+    let (_, out) = imported(source);
+    let step = out.yaml.find("get: /a").unwrap();
+    let note = out.yaml.find("not converted (line 6)").unwrap();
+    let think = out.yaml.find("- think: 1s").unwrap();
+    assert!(step < note && note < think, "{}", out.yaml);
+}
