@@ -317,3 +317,16 @@ fn a_note_after_a_groups_last_step_stays_after_it() {
     let think = out.yaml.find("- think: 1s").unwrap();
     assert!(step < note && note < think, "{}", out.yaml);
 }
+
+#[test]
+fn two_texts_of_a_metric_with_no_loadlab_metric_give_one_note() {
+    // k6 README's thresholds: `check_failure_rate: ['rate<0.01', { threshold: 'rate<=0.05', … }]`.
+    let source = "import http from 'k6/http';\nexport const options = { vus: 1, duration: '1s', thresholds: {\n  check_failure_rate: ['rate<0.01', { threshold: 'rate<=0.05', abortOnFail: true }],\n} };\nexport default function () {\n  http.get('http://127.0.0.1:9/a');\n}\n";
+    let (_, out) = imported(source);
+    assert_eq!(
+        out.yaml.matches("threshold check_failure_rate").count(),
+        1,
+        "{}",
+        out.yaml
+    );
+}
