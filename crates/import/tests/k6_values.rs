@@ -330,3 +330,20 @@ fn two_texts_of_a_metric_with_no_loadlab_metric_give_one_note() {
         out.yaml
     );
 }
+
+#[test]
+fn rows_read_at_one_random_index_are_a_random_pick_said_to_be_paired() {
+    // valiantsin/set-csrf-request.js: `let rand = Math.floor(Math.random() * 2)`, then
+    // `usernameArr[rand]` and `passwordArr[rand]`.
+    let source = "import http from 'k6/http';\nlet usernameArr = ['admin', 'test_user'];\nlet passwordArr = ['123', '1234'];\nexport default function () {\n  let rand = Math.floor(Math.random() * 2);\n  let username = usernameArr[rand];\n  let password = passwordArr[rand];\n  http.post('http://127.0.0.1:9/login', { login: username, password: password });\n}\n";
+    let out = import(Kind::K6, source, "t.js", &Options::default()).unwrap();
+    for want in [
+        "login: \"{{ usernameArr }}\"",
+        "password: \"{{ passwordArr.password }}\"",
+        "pick: random",
+        "decide: the script read `usernameArr` and `passwordArr` at the same index `rand`",
+    ] {
+        assert!(out.yaml.contains(want), "{want}\n{}", out.yaml);
+    }
+    assert!(!out.yaml.contains("1234"), "{}", out.yaml);
+}

@@ -36,6 +36,7 @@ impl Scope {
                     None => n.clone(),
                 };
                 // `const rand = Math.floor(Math.random() * 2); users[rand]`.
+                let index_name = index.as_ref();
                 let index = match index.as_ref() {
                     Expr::Ident(i) => match self.lookup(i) {
                         Some(Binding::Value(v)) => v.clone(),
@@ -43,7 +44,10 @@ impl Scope {
                     },
                     other => other.clone(),
                 };
-                let note = self.pick(&set, &local, &index)?;
+                let mut note = self.pick(&set, &local, &index)?;
+                if let Expr::Ident(i) = index_name {
+                    note.note = self.paired(&set, i).or(note.note);
+                }
                 if !self.picks.iter().any(|p| p.set == set) {
                     self.picks.push(note);
                 }
@@ -69,6 +73,22 @@ impl Scope {
             }
             _ => Ok(None),
         }
+    }
+
+    /// `names[rand]` then `passwords[rand]`: rows the script paired by one index, which
+    /// loadlab's picks (one per set) do not keep together; said on the later set.
+    fn paired(&mut self, set: &str, index: &str) -> Option<String> {
+        let other = self
+            .indexed_by
+            .iter()
+            .find(|(s, i)| s != set && i == index)
+            .map(|(s, _)| s.clone());
+        if !self.indexed_by.iter().any(|(s, _)| s == set) {
+            self.indexed_by.push((set.to_string(), index.to_string()));
+        }
+        other.map(|o| format!(
+            "decide: the script read `{o}` and `{set}` at the same index `{index}` (rows paired); loadlab picks each set's row apart: to keep them paired, make them one set with both columns"
+        ))
     }
 
     /// How `set[index]` picks its row, in loadlab's words.

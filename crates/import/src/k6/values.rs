@@ -58,6 +58,8 @@ pub struct Scope {
     pub picks: Vec<PickNote>,
     /// `(set, key)`: a whole JSON file's set read by its key (`loginData.users[i]`).
     pub set_fields: Vec<(String, String)>,
+    /// `(set, index variable)`: the name a set's row was read by (`users[rand]`).
+    pub indexed_by: Vec<(String, String)>,
     /// The local name of k6/execution's default import (`exec`).
     pub execution: Option<String>,
     /// k6/execution's named imports, `(local, imported)`: `import { vu } from 'k6/execution'`.
