@@ -28,7 +28,8 @@ pub fn data_paths(doc: &mut Document, source_dir: &Path, out_dir: &Path, report:
                 if Path::new(path.as_str()).is_absolute() {
                     continue;
                 }
-                let target = base.join(path.as_str());
+                // `../src/data/users.csv` beside `tests/`: folded, so the path names no `..` twice.
+                let target = absolute(&base.join(path.as_str()));
                 let rebased = relative(&from, &target);
                 let text = rebased.to_string_lossy().replace('\\', "/");
                 report.did(format!(
@@ -98,5 +99,25 @@ mod tests {
         );
         let text = crate::yaml::write_document(&doc);
         assert!(text.contains("../../tests/k6/data/users.csv"), "{text}");
+    }
+
+    #[test]
+    fn a_path_up_from_the_source_is_folded() {
+        let mut doc = Document {
+            header: vec![],
+            root: vec![Entry::new(
+                "data",
+                Node::map([("users", Node::map([("csv", Node::str("../src/users.csv"))]))]),
+            )],
+        };
+        let mut report = Report::default();
+        data_paths(
+            &mut doc,
+            Path::new("/work/p/tests"),
+            Path::new("/work/out"),
+            &mut report,
+        );
+        let text = crate::yaml::write_document(&doc);
+        assert!(text.contains("csv: \"../p/src/users.csv\""), "{text}");
     }
 }

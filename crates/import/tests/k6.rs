@@ -348,7 +348,9 @@ fn expressions_become_templates_and_captures() {
     assert_eq!(out.report.unsupported.len(), 1, "{}", out.report);
     assert_eq!(out.report.unsupported[0].line, Some(9));
     assert!(
-        out.report.unsupported[0].what.contains("loop counter"),
+        out.report.unsupported[0]
+            .what
+            .contains("the loop counter `i` (line 7) has no loadlab value (a `loop:` has no index): to send each value, drop the loop and list them in a data set"),
         "{}",
         out.report
     );

@@ -87,3 +87,34 @@ fn load_options_read_from_a_modules_object_are_taken() {
     );
     assert!(!out.yaml.contains("cannot evaluate"), "{}", out.yaml);
 }
+
+#[test]
+fn a_modules_object_spread_into_the_options_or_a_scenario_gives_its_fields() {
+    // `...SmokeOptions` (sunspla-style config.js exports), in the options and in a scenario.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "config.js",
+        "export const SmokeOptions = { vus: 3, duration: '30s' };\nexport const Workload = { executor: 'constant-vus', vus: 4, duration: '20s' };\n",
+    );
+    let cases = [
+        (
+            "export const options = { ...SmokeOptions, thresholds: { http_req_duration: ['p(95)<500'] } };",
+            "load: { model: closed, vus: 3, duration: 30s }",
+        ),
+        (
+            "export const options = { scenarios: { smoke: { ...Workload, duration: '40s' } } };",
+            "load: { model: closed, vus: 4, duration: 40s }",
+        ),
+    ];
+    for (options, want) in cases {
+        write(
+            dir.path(),
+            "main.js",
+            &format!("import http from 'k6/http';\nimport {{ SmokeOptions, Workload }} from './config.js';\n{options}\nexport default function () {{\n  http.get('http://127.0.0.1:9/a');\n}}\n"),
+        );
+        let out = import_file(Kind::K6, &dir.path().join("main.js"), &Options::default()).unwrap();
+        assert!(out.yaml.contains(want), "{options}\n{}", out.yaml);
+        validate(&out.yaml, "main.yaml");
+    }
+}

@@ -131,6 +131,17 @@ fn a_pause_read_from_the_environment_with_a_default_is_the_default() {
         ("", "sleep(parseFloat(__ENV.PAUSE) || 1.5);", "1.5s"),
         ("const THINK = 2;", "sleep(THINK * 2);", "4s"),
         ("", "sleep('2');", "2s"),
+        // crafted/sleeps.js, after real scripts' forms.
+        ("", "sleep(randomIntBetween(1, 5) / 10);", "0.1s..0.5s"),
+        ("", "sleep(Math.floor(Math.random() * 3) + 1);", "1s..3s"),
+        ("", "sleep(Math.random() * 3);", "0s..3s"),
+        ("", "sleep(1 + Math.random() * 2);", "1s..3s"),
+        (
+            "const MIN = 2, MAX = 6;",
+            "sleep(Math.random() * (MAX - MIN) + MIN);",
+            "2s..6s",
+        ),
+        ("", "sleep(Math.round(Math.random() * 4));", "0s..4s"),
     ];
     for (top, pause, want) in cases {
         let source = format!(
@@ -143,6 +154,24 @@ fn a_pause_read_from_the_environment_with_a_default_is_the_default() {
             out.yaml
         );
     }
+}
+
+#[test]
+fn a_pause_that_cannot_be_read_is_reported_with_its_line() {
+    let source = "import http from 'k6/http';\nimport { sleep } from 'k6';\nexport default function () {\n  http.get('http://127.0.0.1:9/a');\n  sleep(Math.random() + Math.random());\n}\n";
+    let (_, out) = imported(source);
+    assert!(!out.yaml.contains("- think:"), "{}", out.yaml);
+    assert!(
+        out.yaml
+            .contains("# not converted (line 5): sleep: `Math.random(…) + Math.random(…)`"),
+        "{}",
+        out.yaml
+    );
+    assert!(
+        out.report.to_string().contains("line 5: sleep:"),
+        "{}",
+        out.report
+    );
 }
 
 #[test]
@@ -185,4 +214,136 @@ fn an_empty_array_filled_while_the_script_runs_is_no_data_set() {
     let (s, out) = imported(source);
     assert!(s.data.is_empty(), "{}", out.yaml);
     assert_eq!(s.request_steps().count(), 2, "{}", out.yaml);
+}
+
+#[test]
+fn a_list_named_like_a_credential_is_a_csv_to_write() {
+    // valiantsin/set-csrf-request.js: `let passwordArr = ['123', '1234']`, picked at random.
+    let source = "import http from 'k6/http';\nconst usernameArr = ['admin', 'test_user'];\nconst passwordArr = ['123', '1234'];\nconst apiKeys = ['k3y0000a', 'k3y0000b'];\nexport default function () {\n  http.post('http://127.0.0.1:9/login', { login: usernameArr[Math.floor(Math.random() * usernameArr.length)], password: passwordArr[Math.floor(Math.random() * passwordArr.length)] });\n  http.get('http://127.0.0.1:9/x', { headers: { 'X-Api-Key': apiKeys[Math.floor(Math.random() * apiKeys.length)] } });\n}\n";
+    let out = import(Kind::K6, source, "t.js", &Options::default()).unwrap();
+    let all = format!("{}\n{}", out.yaml, out.report);
+    for secret in ["'123'", "\"123\"", "- 123", "1234", "k3y0000"] {
+        assert!(!all.contains(secret), "{secret} written:\n{all}");
+    }
+    for kept in [
+        "passwordArr: { csv: passwordArr.csv, pick: random }",
+        "its header row `password`",
+        "password: \"{{ passwordArr.password }}\"",
+        "X-Api-Key: \"{{ apiKeys.api_key }}\"",
+        "- test_user",
+    ] {
+        assert!(out.yaml.contains(kept), "{kept} missing:\n{}", out.yaml);
+    }
+    let s = common::validate_in_dir(
+        &out.yaml,
+        "loadlab-k6-withheld",
+        "t.yaml",
+        &[
+            ("passwordArr.csv", "password\np1\np2\n"),
+            ("apiKeys.csv", "api_key\nk1\n"),
+        ],
+    );
+    assert_eq!(s.data.len(), 3);
+}
+
+#[test]
+fn a_check_on_a_request_left_out_names_that_request() {
+    // docs-api-crud-operations-1.js: `res = http.get(…)` left out, then `check(res, …)`.
+    let source = "import http from 'k6/http';\nimport { check } from 'k6';\nexport default function () {\n  http.get('http://127.0.0.1:9/a');\n  const res = http.get(unknownUrl());\n  check(res, { ok: (r) => r.status === 200 });\n}\n";
+    let (_, out) = imported(source);
+    let report = out.report.to_string();
+    assert!(
+        report.contains("line 6: check on `res`: the response of `http.get(…)` of line 5, a request left out (see that line)"),
+        "{report}"
+    );
+}
+
+#[test]
+fn an_empty_body_is_no_body() {
+    // k6bench/scripts/website.js: `http.batch([["GET", url, {}, params], …])`.
+    let source = "import http from 'k6/http';\nexport default function () {\n  http.batch([['GET', 'http://127.0.0.1:9/a', {}, { tags: { name: 'a' } }], ['GET', 'http://127.0.0.1:9/b', '', {}]]);\n  http.post('http://127.0.0.1:9/c', {});\n}\n";
+    let (s, out) = imported(source);
+    assert_eq!(s.request_steps().count(), 3, "{}", out.yaml);
+    assert!(s.request_steps().all(|r| r.body.is_none()), "{}", out.yaml);
+    assert!(!out.yaml.contains("form"), "{}", out.yaml);
+}
+
+#[test]
+fn a_json_file_read_by_its_key_and_a_random_index_in_a_variable_are_a_data_set() {
+    // trongtuyen96/tests/test.k6.js: `JSON.parse(open('../src/data/users.json'))`, then
+    // `loginData.users[position]` with `position = Math.floor(Math.random() * loginData.users.length)`.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src/data")).unwrap();
+    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+    std::fs::write(
+        dir.path().join("src/data/users.json"),
+        r#"{ "users": [ { "username": "admin", "role": "a" }, { "username": "test", "role": "b" } ] }"#,
+    )
+    .unwrap();
+    let script = dir.path().join("tests/t.js");
+    std::fs::write(&script, "import http from 'k6/http';\nconst loginData = JSON.parse(open('../src/data/users.json'));\nexport default function () {\n  const position = Math.floor(Math.random() * loginData.users.length);\n  const u = loginData.users[position];\n  http.post('http://127.0.0.1:9/login', { login: u.username });\n}\n").unwrap();
+    let out = loadlab_import::import_file(Kind::K6, &script, &Options::default()).unwrap();
+    assert!(
+        out.yaml.contains("login: \"{{ loginData.username }}\""),
+        "{}",
+        out.yaml
+    );
+    assert!(out.yaml.contains("pick: random"), "{}", out.yaml);
+    let s = validate(&out.yaml, "t.yaml");
+    assert_eq!(s.data[0].rows.len(), 2, "{}", out.yaml);
+}
+
+#[test]
+fn an_authorization_header_that_cannot_be_followed_says_what_to_write() {
+    // k6-docs http-authentication (b64encode) and api-crud-operations (a token from setup()).
+    let source = "import http from 'k6/http';\nimport encoding from 'k6/encoding';\nexport function setup() { return 'x'; }\nexport default function (authToken) {\n  http.get('http://127.0.0.1:9/a');\n  http.get('http://127.0.0.1:9/b', { headers: { Authorization: `Basic ${encoding.b64encode('u:p')}` } });\n  http.get('http://127.0.0.1:9/c', { headers: { Authorization: authToken } });\n}\n";
+    let (_, out) = imported(source);
+    let report = out.report.to_string();
+    for want in [
+        "line 6: http.get: header Authorization: `encoding.b64encode(…)`: no loadlab template for it (write `Authorization: \"Basic {{ env.BASIC_AUTH }}\"`",
+        "line 7: http.get: header Authorization: `authToken`: no loadlab template for it (write `Authorization: \"Bearer {{ env.TOKEN }}\"`",
+    ] {
+        assert!(report.contains(want), "{want}\n{report}");
+    }
+}
+
+#[test]
+fn a_note_after_a_groups_last_step_stays_after_it() {
+    // k6bench website.js: `timeToFirstByte.add(…)` after the batch of a nested group.
+    let source = "import http from 'k6/http';\nimport { group, sleep } from 'k6';\nexport default function () {\n  group('a', function () {\n    http.get('http://127.0.0.1:9/a');\n    console.log('after a');\n  });\n  sleep(1);\n}\n";
+    let (_, out) = imported(source);
+    let step = out.yaml.find("get: /a").unwrap();
+    let note = out.yaml.find("not converted (line 6)").unwrap();
+    let think = out.yaml.find("- think: 1s").unwrap();
+    assert!(step < note && note < think, "{}", out.yaml);
+}
+
+#[test]
+fn two_texts_of_a_metric_with_no_loadlab_metric_give_one_note() {
+    // k6 README's thresholds: `check_failure_rate: ['rate<0.01', { threshold: 'rate<=0.05', … }]`.
+    let source = "import http from 'k6/http';\nexport const options = { vus: 1, duration: '1s', thresholds: {\n  check_failure_rate: ['rate<0.01', { threshold: 'rate<=0.05', abortOnFail: true }],\n} };\nexport default function () {\n  http.get('http://127.0.0.1:9/a');\n}\n";
+    let (_, out) = imported(source);
+    assert_eq!(
+        out.yaml.matches("threshold check_failure_rate").count(),
+        1,
+        "{}",
+        out.yaml
+    );
+}
+
+#[test]
+fn rows_read_at_one_random_index_are_a_random_pick_said_to_be_paired() {
+    // valiantsin/set-csrf-request.js: `let rand = Math.floor(Math.random() * 2)`, then
+    // `usernameArr[rand]` and `passwordArr[rand]`.
+    let source = "import http from 'k6/http';\nlet usernameArr = ['admin', 'test_user'];\nlet passwordArr = ['123', '1234'];\nexport default function () {\n  let rand = Math.floor(Math.random() * 2);\n  let username = usernameArr[rand];\n  let password = passwordArr[rand];\n  http.post('http://127.0.0.1:9/login', { login: username, password: password });\n}\n";
+    let out = import(Kind::K6, source, "t.js", &Options::default()).unwrap();
+    for want in [
+        "login: \"{{ usernameArr }}\"",
+        "password: \"{{ passwordArr.password }}\"",
+        "pick: random",
+        "decide: the script read `usernameArr` and `passwordArr` at the same index `rand`",
+    ] {
+        assert!(out.yaml.contains(want), "{want}\n{}", out.yaml);
+    }
+    assert!(!out.yaml.contains("1234"), "{}", out.yaml);
 }

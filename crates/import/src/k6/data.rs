@@ -14,6 +14,8 @@ pub struct DataSet {
     pub name: String,
     pub source: Source,
     pub line: usize,
+    /// The JSON file an inline set was read from.
+    pub from_file: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +32,8 @@ pub enum Source {
         field: Option<String>,
     },
     Inline(serde_json::Value),
+    /// Values holding credentials, left for the user to write to a CSV file.
+    Withheld(super::withheld::Withheld),
 }
 
 /// The data set `value` defines, when it is one (`new SharedArray(...)`, `JSON.parse(open())`,
@@ -47,6 +51,7 @@ pub fn data_set(scope: &mut Scope, name: &str, value: &Expr, line: usize) -> Opt
         name: name.to_string(),
         source,
         line,
+        from_file: None,
     })
 }
 
@@ -131,10 +136,13 @@ pub fn inline_json_files(sets: &mut [DataSet], file: &str, report: &mut crate::r
                 None => Some(v),
             });
         if let Some(v @ serde_json::Value::Array(_)) = value {
-            report.did(format!(
-                "line {}: the data set `{}` holds the values of {path} inline",
-                set.line, set.name
-            ));
+            if !super::withheld::holds_credentials(&set.name, &v) {
+                report.did(format!(
+                    "line {}: the data set `{}` holds the values of {path} inline",
+                    set.line, set.name
+                ));
+            }
+            set.from_file = Some(path.clone());
             set.source = Source::Inline(v);
         }
     }
@@ -272,7 +280,8 @@ impl DataSet {
             Source::Csv { path, header } => {
                 if !header {
                     comments.push(format!(
-                        "decide: loadlab reads column names from the CSV's first row; the script parsed {path} without `header: true` — add a header row"
+                        "decide: loadlab reads column names from the CSV's first row; the script parsed {path} without `header: true` — add a header row (`value` for one column read whole as `{{{{ {} }}}}`)",
+                        self.name
                     ));
                 }
                 Node::map([("csv", Node::str(path)), ("pick", Node::raw(pick))])
@@ -287,18 +296,17 @@ impl DataSet {
                 ));
                 Node::map([("csv", Node::str(csv)), ("pick", Node::raw(pick))])
             }
-            Source::Inline(v) => match secret_columns(v) {
-                None => Node::map([("values", Node::json(v)), ("pick", Node::raw(pick))]),
-                Some((secrets, header)) => {
-                    let csv = format!("{}.csv", self.name);
-                    comments.push(format!(
-                        "decide: the script's inline rows hold credentials ({}), kept out of the scenario: write the rows to {csv}, its header row `{}`",
-                        secrets.join(", "),
-                        header.join(",")
-                    ));
-                    Node::map([("csv", Node::str(csv)), ("pick", Node::raw(pick))])
-                }
-            },
+            Source::Inline(v) => Node::map([("values", Node::json(v)), ("pick", Node::raw(pick))]),
+            Source::Withheld(w) => {
+                comments.push(format!(
+                    "decide: the script's values ({}) hold credentials ({}), kept out of the scenario: write them to {}, its header row `{}`",
+                    w.origin,
+                    w.secrets.join(", "),
+                    w.csv,
+                    w.header.join(",")
+                ));
+                Node::map([("csv", Node::str(&w.csv)), ("pick", Node::raw(pick))])
+            }
         };
         (node, comments)
     }
@@ -308,6 +316,7 @@ impl DataSet {
             Source::Csv { path, .. } => format!("the CSV file {path}"),
             Source::Json { path, .. } => format!("the JSON file {path}"),
             Source::Inline(_) => "an inline array".into(),
+            Source::Withheld(w) => format!("{}, holding credentials", w.origin),
         }
     }
 }

@@ -41,7 +41,7 @@ pub(super) fn data(data_sets: &[DataSet], scope: &Scope, report: &mut Report) ->
             comments.push(n);
         }
         report.did(format!(
-            "the SharedArray `{}` ({}) became the data set `{}` (pick {pick})",
+            "`{}` ({}) became the data set `{}` (pick {pick})",
             d.name,
             d.describe(),
             d.name

@@ -21,6 +21,7 @@ mod request;
 mod rows;
 mod thresholds;
 mod values;
+mod withheld;
 
 use crate::error::ImportError;
 use crate::report::Report;
@@ -66,6 +67,16 @@ fn import_checked(source: &str, file: &str, name: &str) -> Result<(Document, Rep
     let program = modules::with_local_modules(program, file, &allocator, &mut report)?;
     let mut scope = Scope::default();
     let mut walked = walk(&program, &mut scope, &mut report, file)?;
+    for (set, field) in &scope.set_fields {
+        for d in walked.data_sets.iter_mut().filter(|d| d.name == *set) {
+            if let data::Source::Json {
+                field: f @ None, ..
+            } = &mut d.source
+            {
+                *f = Some(field.clone());
+            }
+        }
+    }
     add_inline_captures(&mut scope, &mut walked.requests);
     refuse_without_requests(&walked.requests, &report, file)?;
     let root = scenario_root(walked, &scope, name, file, &mut report);
@@ -202,6 +213,9 @@ fn scenario_root(
         report,
     );
     data::drop_unused_inline(&mut data_sets, &requests, report);
+    data::inline_json_files(&mut data_sets, file, report);
+    // Before the defaults: a header every request sends may read a set of credentials.
+    withheld::withhold(&mut data_sets, &mut requests, report);
     let urls = document::unnamed_urls(&requests);
     root.extend(document::target(scope, base_env.as_deref(), &mut requests));
     let thresholds = document::thresholds_on_urls(&opts.thresholds, &urls, &requests);
@@ -211,7 +225,6 @@ fn scenario_root(
     }
     root.push(opts.load);
     root.extend(opts.extra);
-    data::inline_json_files(&mut data_sets, file, report);
     root.extend(document::data(&data_sets, scope, report));
     root.extend(document::thresholds(&thresholds, &opts.threshold_comments));
     document::correlations(&requests, report);

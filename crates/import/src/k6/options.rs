@@ -57,8 +57,9 @@ pub fn convert(
         scope: &*scope,
         refusal: RefCell::new(None),
     };
+    let props = scope.spread(props);
     let mut load_keys: Vec<&Prop> = Vec::new();
-    for p in props {
+    for p in &props {
         match p.key.as_str() {
             "stages" | "vus" | "duration" | "iterations" | "scenarios" => load_keys.push(p),
             "thresholds" => {
@@ -91,7 +92,7 @@ pub fn convert(
             "options set no load: k6 runs 1 VU once, and so does the scenario (decide: the load)",
         );
     } else {
-        out.load = shortcut_load(&r, options, line, report);
+        out.load = shortcut_load(&r, &Expr::Object(props.clone()), line, report);
     }
     if let Some((line, what)) = r.refusal.into_inner() {
         return Err(format!("{line}: {what}"));
@@ -173,6 +174,8 @@ impl Reader<'_> {
                 Some(Binding::Value(v)) => self.resolve(&v.clone()),
                 _ => e.clone(),
             },
+            // `{ ...Workload, gracefulStop: '5s' }`: the spread object's fields in place.
+            Expr::Object(props) => Expr::Object(self.scope.spread(props)),
             other => other.clone(),
         }
     }

@@ -163,9 +163,12 @@ fn body(scope: &mut Scope, e: &Expr) -> Conv<Option<Body>> {
         for (k, v) in props {
             form.push((k, scope.text(&v)?));
         }
-        return Ok(Some(Body::Form(form)));
+        // `["GET", url, {}, params]` in a batch: k6 sends no body for an empty object.
+        return Ok((!form.is_empty()).then_some(Body::Form(form)));
     }
-    scope.text(e).map(|t| Some(Body::Text(t)))
+    scope
+        .text(e)
+        .map(|t| (!t.is_empty()).then_some(Body::Text(t)))
 }
 
 fn params(scope: &mut Scope, p: &Expr, req: &mut Request, report: &mut Report) -> Conv<()> {
@@ -184,7 +187,7 @@ fn params(scope: &mut Scope, p: &Expr, req: &mut Request, report: &mut Report) -
                 for (k, hv) in headers {
                     let text = scope
                         .text(&hv)
-                        .map_err(|why| format!("header {k}: {why}"))?;
+                        .map_err(|why| format!("header {k}: {why}{}", credential_hint(&k, &hv)))?;
                     req.headers.retain(|(x, _)| !x.eq_ignore_ascii_case(&k));
                     req.headers.push((k, text));
                 }
@@ -229,5 +232,23 @@ fn line_of(e: &Expr, key: &str) -> Option<usize> {
             .map(|p| p.line)
             .or_else(|| props.iter().find_map(|p| line_of(&p.value, key))),
         _ => None,
+    }
+}
+
+/// For a credential header whose value cannot be followed (a token `setup()` returned,
+/// `'Basic ' + encoding.b64encode(…)`), the line to write instead: from the environment.
+fn credential_hint(header: &str, value: &Expr) -> String {
+    if !crate::credentials::is_credential_name(header) {
+        return String::new();
+    }
+    let text = format!("{value:?}");
+    if !header.eq_ignore_ascii_case("authorization") {
+        let var = crate::names::snake_case(header).to_ascii_uppercase();
+        return format!(" (write `{header}: \"{{{{ env.{var} }}}}\"` and set {var})");
+    }
+    if text.contains("b64encode") || text.contains("Basic") {
+        " (write `Authorization: \"Basic {{ env.BASIC_AUTH }}\"` and set BASIC_AUTH to the base64 of user:password)".into()
+    } else {
+        " (write `Authorization: \"Bearer {{ env.TOKEN }}\"` and set TOKEN to a token obtained beforehand, or capture it from a login step)".into()
     }
 }

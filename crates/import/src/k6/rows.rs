@@ -14,13 +14,40 @@ impl Scope {
                 _ => None,
             }),
             Expr::Index { object, index } => {
-                let Expr::Ident(n) = object.as_ref() else {
-                    return Ok(None);
+                // `users[i]`, or `loginData.users[i]` of a whole JSON file's set.
+                let (n, field) = match object.as_ref() {
+                    Expr::Ident(n) => (n, None),
+                    Expr::Member { object, property } => match object.as_ref() {
+                        Expr::Ident(n) => (n, Some(property)),
+                        _ => return Ok(None),
+                    },
+                    _ => return Ok(None),
                 };
                 let Some(Binding::Data(set)) = self.lookup(n).cloned() else {
                     return Ok(None);
                 };
-                let note = self.pick(&set, n, index)?;
+                let local = match field {
+                    Some(f) => {
+                        if !self.set_fields.iter().any(|(s, _)| *s == set) {
+                            self.set_fields.push((set.clone(), f.clone()));
+                        }
+                        format!("{n}.{f}")
+                    }
+                    None => n.clone(),
+                };
+                // `const rand = Math.floor(Math.random() * 2); users[rand]`.
+                let index_name = index.as_ref();
+                let index = match index.as_ref() {
+                    Expr::Ident(i) => match self.lookup(i) {
+                        Some(Binding::Value(v)) => v.clone(),
+                        _ => index.as_ref().clone(),
+                    },
+                    other => other.clone(),
+                };
+                let mut note = self.pick(&set, &local, &index)?;
+                if let Expr::Ident(i) = index_name {
+                    note.note = self.paired(&set, i).or(note.note);
+                }
                 if !self.picks.iter().any(|p| p.set == set) {
                     self.picks.push(note);
                 }
@@ -46,6 +73,22 @@ impl Scope {
             }
             _ => Ok(None),
         }
+    }
+
+    /// `names[rand]` then `passwords[rand]`: rows the script paired by one index, which
+    /// loadlab's picks (one per set) do not keep together; said on the later set.
+    fn paired(&mut self, set: &str, index: &str) -> Option<String> {
+        let other = self
+            .indexed_by
+            .iter()
+            .find(|(s, i)| s != set && i == index)
+            .map(|(s, _)| s.clone());
+        if !self.indexed_by.iter().any(|(s, _)| s == set) {
+            self.indexed_by.push((set.to_string(), index.to_string()));
+        }
+        other.map(|o| format!(
+            "decide: the script read `{o}` and `{set}` at the same index `{index}` (rows paired); loadlab picks each set's row apart: to keep them paired, make them one set with both columns"
+        ))
     }
 
     /// How `set[index]` picks its row, in loadlab's words.
@@ -101,6 +144,16 @@ impl Scope {
                 note: None,
             });
         }
+        if let Some(n) = random_below(index) {
+            return Ok(PickNote {
+                set: set.into(),
+                pick: "random",
+                note: Some(format!(
+                    "the script picked one of the first {} rows at random (`{text}`); loadlab's `random` reads any row",
+                    crate::scaffold::fmt_num(n)
+                )),
+            });
+        }
         if let Some(n) = index.as_num() {
             return Ok(PickNote {
                 set: set.into(),
@@ -114,6 +167,26 @@ impl Scope {
         Err(format!(
             "the row `{local}[{text}]`: no loadlab pick reads it"
         ))
+    }
+}
+
+/// `Math.floor(Math.random() * 2)`: the `2`.
+fn random_below(e: &Expr) -> Option<f64> {
+    let (name, args, _) = e.as_call()?;
+    let Some(Expr::Binary { op, left, right }) = args.first() else {
+        return None;
+    };
+    let random = |x: &Expr| {
+        x.as_call()
+            .is_some_and(|(n, a, _)| n == "Math.random" && a.is_empty())
+    };
+    if name != "Math.floor" || op != "*" {
+        return None;
+    }
+    match (random(left), random(right)) {
+        (true, false) => right.as_num(),
+        (false, true) => left.as_num(),
+        _ => None,
     }
 }
 

@@ -43,7 +43,11 @@ pub fn convert(e: &Expr, line: usize, report: &mut Report) -> (Vec<String>, Vec<
                 }
                 Err(why) => {
                     let what = format!("threshold {}: {why}", p.key);
-                    comments.push(format!("not converted (line {}): {what}", p.line));
+                    // Two texts of one metric that has no loadlab metric: one note says it.
+                    let note = format!("not converted (line {}): {what}", p.line);
+                    if !comments.contains(&note) {
+                        comments.push(note);
+                    }
                     report.unsupported(Some(p.line), what);
                 }
             }

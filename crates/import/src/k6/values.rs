@@ -56,6 +56,10 @@ pub struct Scope {
     /// `(step, variable, JSONPath)`.
     pub captures: Vec<(usize, String, String)>,
     pub picks: Vec<PickNote>,
+    /// `(set, key)`: a whole JSON file's set read by its key (`loginData.users[i]`).
+    pub set_fields: Vec<(String, String)>,
+    /// `(set, index variable)`: the name a set's row was read by (`users[rand]`).
+    pub indexed_by: Vec<(String, String)>,
     /// The local name of k6/execution's default import (`exec`).
     pub execution: Option<String>,
     /// k6/execution's named imports, `(local, imported)`: `import { vu } from 'k6/execution'`.
@@ -219,6 +223,8 @@ impl Scope {
                 Some(Binding::Value(v)) => self.marked_text(&v).map(Some),
                 Some(Binding::Target) => Ok(Some(TARGET.into())),
                 Some(Binding::Capture(c)) => Ok(Some(format!("{{{{ {c} }}}}"))),
+                // `const password = passwordArr[rand]`: a whole row of plain values.
+                Some(Binding::Row(set)) => Ok(Some(format!("{{{{ {set} }}}}"))),
                 Some(Binding::Opaque(why)) => Err(format!("`{name}`: {why}")),
                 _ => Ok(None),
             },
@@ -316,6 +322,34 @@ impl Scope {
     }
 
     /// A constant object's properties (spreads of other constants expanded).
+    /// An object literal's properties with each spread it can read (`...SmokeOptions`, a
+    /// module's constant) replaced by that object's properties, at the spread's line; a
+    /// later key overrides an earlier one, as in JavaScript.
+    pub fn spread(&self, props: &[Prop]) -> Vec<Prop> {
+        let mut out: Vec<Prop> = Vec::new();
+        for p in props {
+            let inner = (p.key == SPREAD).then(|| self.object(&p.value)).flatten();
+            let add: Vec<Prop> = match inner {
+                Some(kv) => kv
+                    .into_iter()
+                    .map(|(key, value)| Prop {
+                        key,
+                        value,
+                        line: p.line,
+                    })
+                    .collect(),
+                None => vec![p.clone()],
+            };
+            for a in add {
+                if a.key != SPREAD {
+                    out.retain(|x| x.key != a.key);
+                }
+                out.push(a);
+            }
+        }
+        out
+    }
+
     pub fn object(&self, e: &Expr) -> Option<Vec<(String, Expr)>> {
         match e {
             Expr::Object(props) => {

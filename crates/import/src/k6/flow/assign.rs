@@ -73,9 +73,15 @@ impl Walker<'_> {
             if let Some(i) = self.request(v, group, out) {
                 self.scope.bind(name, Binding::Response(i));
             } else {
+                let what = match v.as_call() {
+                    Some((callee, _, l)) => format!("`{callee}(…)` of line {l}"),
+                    None => "a request".to_string(),
+                };
                 self.scope.bind(
                     name,
-                    Binding::Opaque("a request that was not converted".into()),
+                    Binding::Opaque(format!(
+                        "the response of {what}, a request left out (see that line)"
+                    )),
                 );
             }
             return true;

@@ -31,9 +31,9 @@ impl Walker<'_> {
             "group" => self.group(args, l, group, out),
             name if !name.contains('.') && self.procedures.iter().any(|(n, ..)| n == name) => {
                 if let Some(steps) = self.call_procedure(name, args, l, group) {
-                    for s in steps {
-                        self.push(out, s);
-                    }
+                    // Its steps took the comments before them as they were walked; those
+                    // still pending came after its last step and wait for the next one.
+                    out.extend(steps);
                 }
             }
             _ => {
@@ -66,11 +66,8 @@ impl Walker<'_> {
             _ => None,
         };
         match steps {
-            Some(steps) => {
-                for s in steps {
-                    self.push(out, s);
-                }
-            }
+            // As for a helper: what is still pending came after the group's last step.
+            Some(steps) => out.extend(steps),
             None => self.unsupported(
                 line,
                 "group: not a literal name and a function (inline or a function of the script)",
@@ -91,9 +88,19 @@ impl Walker<'_> {
             Some(s) => Some(s),
             None if self.http_call(target).is_some() => self.request(target, group, out),
             None => {
+                let why = match target {
+                    Expr::Ident(n) => match self.scope.lookup(n) {
+                        Some(Binding::Opaque(why)) => why.clone(),
+                        _ => "not a response".to_string(),
+                    },
+                    _ => "not a response".to_string(),
+                };
                 self.unsupported(
                     line,
-                    format!("check on `{}`: not a response", target.sketch()),
+                    format!(
+                        "check on `{}`: {why}; the check is left out",
+                        target.sketch()
+                    ),
                 );
                 return;
             }

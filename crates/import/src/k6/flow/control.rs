@@ -82,7 +82,7 @@ impl Walker<'_> {
         self.scope.bind(
             var,
             Binding::Opaque(format!(
-                "the loop counter (line {line}) has no loadlab value"
+                "the loop counter `{var}` (line {line}) has no loadlab value (a `loop:` has no index): to send each value, drop the loop and list them in a data set read once per iteration (`{var}s: {{ values: [1, 2, …] }}`, `{{{{ {var}s }}}}`); for any value of the range, `{{{{ random_int(first, last) }}}}`"
             )),
         );
         let steps = self.block(body, group);

@@ -28,24 +28,17 @@ impl Walker<'_> {
         if let Some(n) = self.number(e) {
             return Ok((secs(n), None));
         }
-        if let Some((name, args, _)) = e.as_call() {
-            if name == "randomIntBetween" && args.len() == 2 {
-                if let (Some(a), Some(b)) = (self.number(&args[0]), self.number(&args[1])) {
-                    return Ok((
-                        format!("{}..{}", secs(a), secs(b)),
-                        Some(
-                            "k6 slept whole seconds between the two; loadlab's pause is uniform"
-                                .into(),
-                        ),
-                    ));
-                }
-            }
-        }
-        if let Some((lo, hi)) = self.uniform(e) {
-            return Ok((format!("{}..{}", secs(lo), secs(hi)), None));
+        if let Some(r) = self.range(e).filter(|r| r.random && r.lo <= r.hi) {
+            let note = r.step.map(|step| {
+                format!(
+                    "k6 slept one of {} s; loadlab's pause is uniform between the two",
+                    r.values(step)
+                )
+            });
+            return Ok((format!("{}..{}", secs(r.lo), secs(r.hi)), note));
         }
         Err(format!(
-            "`{}` is not a number of seconds or a uniform random one",
+            "`{}` is not a number of seconds or a uniform random one: the pause is left out, write its `think:` by hand",
             e.sketch()
         ))
     }
@@ -111,42 +104,142 @@ impl Walker<'_> {
         }
     }
 
-    /// `Math.random() * a + b` (in any order) → `(b, a + b)`.
-    fn uniform(&self, e: &Expr) -> Option<(f64, f64)> {
-        let random = |x: &Expr| {
-            x.as_call()
-                .is_some_and(|(n, a, _)| n == "Math.random" && a.is_empty())
-        };
-        let scaled = |x: &Expr| -> Option<f64> {
-            match x {
-                Expr::Binary { op, left, right } if op == "*" => {
-                    if random(left) {
-                        self.number(right)
-                    } else if random(right) {
-                        self.number(left)
-                    } else {
-                        None
-                    }
+    /// The values a pause built of one random draw (`Math.random()`, `randomIntBetween(a, b)`)
+    /// and constants can take: `Math.random() * (max - min) + min`,
+    /// `Math.floor(Math.random() * 3) + 1`, `randomIntBetween(1, 5) / 10`.
+    fn range(&self, e: &Expr) -> Option<Range> {
+        if let Some(n) = self.number(e) {
+            return Some(Range::fixed(n));
+        }
+        match e {
+            Expr::Ident(n) => match self.scope.lookup(n) {
+                Some(Binding::Value(v)) => {
+                    let v = v.clone();
+                    self.range(&v)
                 }
-                other if random(other) => Some(1.0),
                 _ => None,
+            },
+            Expr::Binary { op, left, right } => {
+                let (a, b) = (self.range(left)?, self.range(right)?);
+                a.combine(op, &b)
             }
-        };
-        if let Some(a) = scaled(e) {
-            return Some((0.0, a));
+            _ => {
+                let (name, args, _) = e.as_call()?;
+                match (name.as_str(), args) {
+                    ("Math.random", []) => Some(Range {
+                        lo: 0.0,
+                        hi: 1.0,
+                        hi_open: true,
+                        step: None,
+                        random: true,
+                    }),
+                    ("randomIntBetween", [a, b]) => {
+                        let (a, b) = (self.number(a)?, self.number(b)?);
+                        Some(Range {
+                            lo: a.ceil(),
+                            hi: b.floor(),
+                            hi_open: false,
+                            step: Some(1.0),
+                            random: true,
+                        })
+                    }
+                    ("Math.floor" | "Math.round" | "Math.ceil", [x]) => self.range(x)?.whole(&name),
+                    _ => None,
+                }
+            }
         }
-        let Expr::Binary { op, left, right } = e else {
+    }
+}
+
+/// The values of a pause: from `lo` to `hi` (`hi` itself excluded when `hi_open`), every
+/// `step` when they are spaced so, drawn at random or fixed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Range {
+    lo: f64,
+    hi: f64,
+    hi_open: bool,
+    step: Option<f64>,
+    random: bool,
+}
+
+impl Range {
+    fn fixed(n: f64) -> Self {
+        Range {
+            lo: n,
+            hi: n,
+            hi_open: false,
+            step: None,
+            random: false,
+        }
+    }
+
+    /// `self op other`, where one side at most is random (two draws added are no longer
+    /// uniform) and a product or quotient is by a positive constant.
+    fn combine(&self, op: &str, other: &Range) -> Option<Range> {
+        if self.random && other.random {
             return None;
+        }
+        let (r, k) = if self.random {
+            (self, other)
+        } else {
+            (other, self)
         };
-        if op != "+" {
+        let k = k.lo;
+        let scale = |f: f64| Range {
+            lo: r.lo * f,
+            hi: r.hi * f,
+            hi_open: r.hi_open,
+            step: r.step.map(|s| s * f),
+            random: r.random,
+        };
+        let out = match op {
+            "+" => Range {
+                lo: r.lo + k,
+                hi: r.hi + k,
+                ..*r
+            },
+            "-" if self.random => Range {
+                lo: r.lo - k,
+                hi: r.hi - k,
+                ..*r
+            },
+            "*" if k > 0.0 => scale(k),
+            "/" if self.random && k > 0.0 => scale(1.0 / k),
+            _ => return None,
+        };
+        (out.lo.is_finite() && out.hi.is_finite()).then_some(out)
+    }
+
+    /// `1, 2, 3` or `0.1, 0.2, … 0.9`: the values every `step` from `lo` to `hi`.
+    fn values(&self, step: f64) -> String {
+        let n = crate::scaffold::fmt_num;
+        if step > 0.0 && (self.hi - self.lo) / step < 4.5 {
+            let count = ((self.hi - self.lo) / step).round() as usize;
+            let all: Vec<String> = (0..=count).map(|i| n(self.lo + step * i as f64)).collect();
+            return all.join(", ");
+        }
+        format!("{}, {}, … {}", n(self.lo), n(self.lo + step), n(self.hi))
+    }
+
+    /// `Math.floor`/`round`/`ceil` of a random value: the whole numbers it gives.
+    fn whole(self, how: &str) -> Option<Range> {
+        if !self.random {
             return None;
         }
-        if let (Some(a), Some(b)) = (scaled(left), self.number(right)) {
-            return Some((b, a + b));
-        }
-        if let (Some(b), Some(a)) = (self.number(left), scaled(right)) {
-            return Some((b, a + b));
-        }
-        None
+        let (lo, hi) = match how {
+            "Math.floor" if self.hi_open && self.hi.fract() == 0.0 => {
+                (self.lo.floor(), self.hi - 1.0)
+            }
+            "Math.floor" => (self.lo.floor(), self.hi.floor()),
+            "Math.ceil" => (self.lo.ceil(), self.hi.ceil()),
+            _ => (self.lo.round(), self.hi.round()),
+        };
+        Some(Range {
+            lo,
+            hi,
+            hi_open: false,
+            step: Some(1.0),
+            random: true,
+        })
     }
 }
