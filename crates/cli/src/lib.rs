@@ -535,6 +535,15 @@ pub struct K8sArgs {
     /// How long a pod waits at the start barrier for the others (default 300s).
     #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = values::duration)]
     pub barrier_timeout: Duration,
+    /// Every pod speaks HTTP/2 (`loadlab run --http2`: ALPN h2 over TLS, h2c over http://).
+    #[arg(long)]
+    pub http2: bool,
+    /// The pods' HTTP/2 client, wire or h2 (`loadlab run --http2-client`).
+    #[arg(long, value_name = "h2|wire", value_parser = |t: &str| values::http2_client(t).map(|_| t.to_string()))]
+    pub http2_client: Option<String>,
+    /// The pods accept any TLS certificate (`loadlab run --insecure`).
+    #[arg(long)]
+    pub insecure: bool,
 }
 
 /// The run store a command reads or adds to: one flag, one meaning, for every command that
