@@ -82,7 +82,7 @@ fn every_example_matches_the_json_schema() {
 /// The example with a one-second load of the same model (an open one at its own rate, up to
 /// 60/s: an example written for a rate its target holds stays within it), think times cut to
 /// 10 ms.
-fn shortened(path: &Path) -> PathBuf {
+fn shortened(path: &Path, dir: &tempfile::TempDir) -> PathBuf {
     let text = std::fs::read_to_string(path).unwrap();
     let mut doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
     let model = doc["load"]["model"].as_str().unwrap().to_string();
@@ -116,12 +116,8 @@ fn shortened(path: &Path) -> PathBuf {
         }
     }
     cut_think(&mut doc);
-    // Next to the original, so that relative data paths still resolve.
-    let out = path.with_file_name(format!(
-        ".test-{}-{}",
-        std::process::id(),
-        path.file_name().unwrap().to_string_lossy()
-    ));
+    // In a stand-in for examples/, so that relative data paths still resolve.
+    let out = dir.path().join(path.file_name().unwrap());
     std::fs::write(&out, serde_yaml_ng::to_string(&doc).unwrap()).unwrap();
     out
 }
@@ -131,9 +127,9 @@ fn every_example_runs_against_the_target_without_errors() {
     let _serial = exclusive();
     // The target the examples are written for (README: 8 workers of 5 ms).
     let target = Target::start(&["--workers", "8", "--service-time", "5ms"]);
-    let dir = common::scratch_dir("loadlab-example-");
+    let dir = common::examples_scratch("loadlab-example-");
     for path in examples() {
-        let short = shortened(&path);
+        let short = shortened(&path, &dir);
         let json = dir.path().join(format!(
             "loadlab-example-{}.json",
             path.file_stem().unwrap().to_string_lossy()

@@ -24,11 +24,9 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Writes `text` into examples/ (so `data/users.csv` resolves) under a hidden unique name.
-fn temp_scenario(name: &str, text: &str) -> PathBuf {
-    let path = root()
-        .join("examples")
-        .join(format!(".test-{}-{name}.yaml", std::process::id()));
+/// Writes `text` into `dir`, a stand-in for examples/ (so `data/users.csv` resolves).
+fn temp_scenario(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    let path = dir.path().join(format!("{name}.yaml"));
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -55,9 +53,9 @@ fn docs_examples_run_without_errors() {
     assert!(examples.len() >= 5, "found {}", examples.len());
     let _serial = exclusive();
     let target = Target::start(&[]);
-    let dir = common::scratch_dir("loadlab-doc-");
+    let dir = common::examples_scratch("loadlab-doc-");
     for (i, text) in examples.iter().enumerate() {
-        let path = temp_scenario(&format!("doc{i}"), text);
+        let path = temp_scenario(&dir, &format!("doc{i}"), text);
         let json = dir.path().join(format!("loadlab-doc-{i}.json"));
         let out = loadlab(&[
             "run",
@@ -89,7 +87,9 @@ fn docs_examples_run_without_errors() {
 
 #[test]
 fn validate_reports_template_errors_with_their_position() {
+    let dir = common::examples_scratch("loadlab-bad-template-");
     let path = temp_scenario(
+        &dir,
         "bad-template",
         "target: http://127.0.0.1:8080\nload: {model: closed, vus: 1, duration: 1s}\nsteps:\n  - post: /api/auth/signin\n    capture: { token: $.token }\n  - get: /api/ping\n    headers: { Authorization: 'Bearer {{ tokne }}' }\n",
     );
@@ -125,11 +125,12 @@ fn validate_prints_the_outline() {
 fn unique_data_running_out_invalidates_the_run() {
     let _serial = exclusive();
     let target = Target::start(&[]);
+    let dir = common::examples_scratch("loadlab-unique-");
     let path = temp_scenario(
+        &dir,
         "unique",
         "load: {model: closed, vus: 3, iterations: 2}\ndata:\n  users: { values: [{u: user1}, {u: user2}], pick: unique }\nsteps:\n  - post: /api/auth/signin\n    json: { username: '{{ users.u }}', password: password }\n",
     );
-    let dir = common::scratch_dir("loadlab-unique-");
     let json = dir.path().join("loadlab-unique.json");
     let out = loadlab(&[
         "run",

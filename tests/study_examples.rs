@@ -305,12 +305,12 @@ fn run_short_study(path: &Path, results: &Path) -> String {
             .replace(&format!("port: {port}"), &format!("port: {new_port}"));
         targets.push(t);
     }
-    // Beside the original, so that relative data paths resolve.
-    let file = path.with_file_name(format!(
-        ".test-{}-{}",
-        std::process::id(),
-        path.file_name().unwrap().to_string_lossy()
-    ));
+    // At the same place in a stand-in for examples/, so that relative data paths resolve.
+    let scratch = common::examples_scratch("loadlab-study-example-");
+    let file = scratch
+        .path()
+        .join(path.strip_prefix(examples_dir()).unwrap());
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(&file, text).unwrap();
     let out = Command::new(BIN)
         .args([
@@ -326,7 +326,6 @@ fn run_short_study(path: &Path, results: &Path) -> String {
         .args(["--results", results.to_str().unwrap()])
         .output()
         .expect("run loadlab study");
-    let _ = std::fs::remove_file(&file);
     drop(targets);
     let said = format!(
         "{}: {}{}",

@@ -30,6 +30,7 @@ pub fn execute(args: GateArgs) -> Result<Outcome, CliError> {
         &params,
         &s.name,
         equivalence,
+        &mut super::output::warn,
     )?;
     let options = CompareOptions::with_equivalence(equivalence);
     let pairs = [(&sides.history, &sides.newest)];

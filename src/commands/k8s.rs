@@ -44,6 +44,7 @@ pub fn execute(args: K8sArgs) -> Result<Outcome, CliError> {
         secret_env,
         env,
         barrier_timeout,
+        run_flags: run_flags(args.http2, args.http2_client.as_deref(), args.insecure),
     };
     let manifests = render(&scenario, &options).map_err(CliError::bad_input)?;
     for warning in &manifests.warnings {
@@ -51,4 +52,20 @@ pub fn execute(args: K8sArgs) -> Result<Outcome, CliError> {
     }
     super::output::to_stdout(&manifests.to_yaml(), "the manifests")?;
     Ok(Outcome::Ok)
+}
+
+/// The `loadlab run` flags the pods take from `loadlab k8s`: they change what a segment sends
+/// or how it measures, and a pod given only `--target` measured something else than asked.
+fn run_flags(http2: bool, http2_client: Option<&str>, insecure: bool) -> Vec<String> {
+    let mut flags = Vec::new();
+    if http2 {
+        flags.push("--http2".to_string());
+    }
+    if let Some(client) = http2_client {
+        flags.extend(["--http2-client".to_string(), client.to_string()]);
+    }
+    if insecure {
+        flags.push("--insecure".to_string());
+    }
+    flags
 }

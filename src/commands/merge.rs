@@ -25,7 +25,8 @@ pub fn execute(args: MergeArgs) -> Result<Outcome, CliError> {
             format!("merged {segments} segment(s) as run {id} ({})", p.display())
         });
         match print_run(&merged.result, line) {
-            Ok(()) => {
+            Ok(super::output::Printed::ReaderGone) => {}
+            Ok(super::output::Printed::Whole) => {
                 if let Some(published) = &done.published {
                     println!("merged run stored in {published}");
                 }

@@ -47,9 +47,19 @@ pub fn print_outputs(outputs: &loadlab_pipeline::live_outputs::LiveOutputs) {
     }
 }
 
-/// A run's summary on standard output, then `stored` (where it was kept). An error when standard output cannot take it (a full disk, a closed pipe): the summary is
-/// lost, which the exit status must say, though the run itself is kept.
-pub fn print_run(result: &RunResult, stored: Option<String>) -> Result<(), String> {
+/// How far a run's summary went on standard output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Printed {
+    Whole,
+    /// Its reader went away (`loadlab run … | head`): what it wanted was read, as with git or
+    /// ripgrep nothing more is said, and nothing more is printed (a print would fail too).
+    ReaderGone,
+}
+
+/// A run's summary on standard output, then `stored` (where it was kept). An error when
+/// standard output cannot take it (a full disk): the summary is lost, which the exit status
+/// must say, though the run itself is kept. A closed pipe is not one (see [`Printed`]).
+pub fn print_run(result: &RunResult, stored: Option<String>) -> Result<Printed, String> {
     let mut out = std::io::stdout().lock();
     let style = Style {
         color: std::io::stdout().is_terminal(),
@@ -60,8 +70,10 @@ pub fn print_run(result: &RunResult, stored: Option<String>) -> Result<(), Strin
             None => Ok(()),
         })
         .and_then(|()| out.flush())
-        .map_err(|e| {
-            format!("cannot write the run's summary to standard output: {e} (the run itself is stored: `loadlab runs show last` prints it)")
+        .map(|()| Printed::Whole)
+        .or_else(|e| match e.kind() {
+            std::io::ErrorKind::BrokenPipe => Ok(Printed::ReaderGone),
+            _ => Err(format!("cannot write the run's summary to standard output: {e} (the run itself is stored: `loadlab runs show last` prints it)")),
         })
 }
 

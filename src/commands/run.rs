@@ -1,6 +1,6 @@
 //! `loadlab run`: one scenario (from a file or from flags), one run, one result.
 
-use super::output::{print_errors, print_outputs, print_run, say_unless, warn};
+use super::output::{print_errors, print_outputs, print_run, say_unless, warn, Printed};
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Outcome};
 use loadlab_metrics::RunResult;
@@ -64,7 +64,8 @@ fn execute_with(
         let mut errors = run.errors.clone();
         if !settings.quiet {
             match print_run(&run.result, Some(run.stored_line())) {
-                Ok(()) => print_outputs(&outputs),
+                Ok(Printed::Whole) => print_outputs(&outputs),
+                Ok(Printed::ReaderGone) => {}
                 Err(e) => errors.push(e),
             }
         }
@@ -146,7 +147,8 @@ pub fn run_and_report(
     let mut errors = run.errors.clone();
     if !settings.quiet {
         match print_run(&run.result, run.stored_line()) {
-            Ok(()) => {
+            Ok(Printed::ReaderGone) => {}
+            Ok(Printed::Whole) => {
                 print_outputs(&run.outputs);
                 if let Some(path) = &run.json {
                     println!("result written to {}", path.display());

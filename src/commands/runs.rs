@@ -35,9 +35,11 @@ pub fn execute(args: RunsArgs) -> Result<Outcome, CliError> {
             let (runs, total) = listing::runs(&store, args.limit)?;
             runs_terminal::print_runs(&mut out, store.dir(), &runs, total);
         }
-        Some(RunsCommand::Show { id }) => {
-            print_shown(&mut out, listing::show(&store, &id)?, style)?
-        }
+        Some(RunsCommand::Show { id }) => print_shown(
+            &mut out,
+            listing::show(&store, &id, &mut super::output::warn)?,
+            style,
+        )?,
         Some(RunsCommand::Studies) => {
             let studies = listing::studies(&store, args.limit)?;
             runs_terminal::print_studies(&mut out, store.dir(), &studies);

@@ -24,6 +24,19 @@ pub fn scratch_dir(prefix: &str) -> tempfile::TempDir {
         .expect("create a scratch directory")
 }
 
+/// A scratch directory standing in for examples/: its `data/` and `proto/` are links to the
+/// examples' own, so a scenario written into it reads the same files by the same relative
+/// paths, and no test writes into the source tree.
+pub fn examples_scratch(prefix: &str) -> tempfile::TempDir {
+    let dir = scratch_dir(prefix);
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for sub in ["data", "proto"] {
+        std::os::unix::fs::symlink(examples.join(sub), dir.path().join(sub))
+            .expect("link the examples' data");
+    }
+    dir
+}
+
 /// The scenario files (`*.yaml`, not the tests' hidden `.test-*` copies) directly in `dir`,
 /// sorted.
 pub fn yaml_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

@@ -420,8 +420,9 @@ pub struct RunsArgs {
     /// How many runs to list (most recent first).
     #[arg(long, short = 'n', default_value_t = 30)]
     pub limit: usize,
-    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results), or object
-    /// storage (s3://bucket/prefix, gs://…, az://…, file:///dir) to list its runs.
+    /// Where the runs are read from: a run store directory (default: $LOADLAB_RESULTS, else
+    /// ./loadlab-results), or an object-storage prefix of distributed runs (s3://bucket/prefix,
+    /// gs://…, az://…, file:///dir).
     #[arg(long, value_name = "DIR|URL", global = true)]
     pub results: Option<PathBuf>,
 }
@@ -477,8 +478,9 @@ pub struct MergeArgs {
     /// scheduler, or other processes taking the host's CPU): the result still says so.
     #[arg(long)]
     pub allow_saturated: bool,
-    /// Run store directory the merged run is stored in (default: $LOADLAB_RESULTS, else
-    /// ./loadlab-results); a URL names the distributed run to merge (as an input does).
+    /// Where the merged run is stored: a run store directory (default: $LOADLAB_RESULTS, else
+    /// ./loadlab-results). A URL is not where it goes: it names the object-storage prefix of
+    /// the distributed run to merge, as an input does.
     #[arg(long, value_name = "DIR|URL")]
     pub results: Option<PathBuf>,
 }
@@ -490,8 +492,8 @@ pub struct K8sArgs {
     /// Segments, one pod each (the Indexed Job's completions and parallelism).
     #[arg(long, value_name = "N")]
     pub parallelism: u32,
-    /// Object storage the pods write to (s3://bucket/prefix, gs://…, az://…); the run's
-    /// records go under URL/NAME.
+    /// Where the pods store the run: an object-storage prefix (s3://bucket/prefix, gs://…,
+    /// az://…) they write their segments to, under URL/NAME; not a local run store directory.
     #[arg(long, value_name = "URL")]
     pub results: String,
     /// Container image (default: the placeholder ghcr.io/OWNER/loadlab:VERSION; build and push
@@ -533,13 +535,23 @@ pub struct K8sArgs {
     /// How long a pod waits at the start barrier for the others (default 300s).
     #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = values::duration)]
     pub barrier_timeout: Duration,
+    /// Every pod speaks HTTP/2 (`loadlab run --http2`: ALPN h2 over TLS, h2c over http://).
+    #[arg(long)]
+    pub http2: bool,
+    /// The pods' HTTP/2 client, wire or h2 (`loadlab run --http2-client`).
+    #[arg(long, value_name = "h2|wire", value_parser = |t: &str| values::http2_client(t).map(|_| t.to_string()))]
+    pub http2_client: Option<String>,
+    /// The pods accept any TLS certificate (`loadlab run --insecure`).
+    #[arg(long)]
+    pub insecure: bool,
 }
 
 /// The run store a command reads or adds to: one flag, one meaning, for every command that
 /// only needs a local store.
 #[derive(Args, Clone, Default)]
 pub struct StoreArgs {
-    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results).
+    /// The run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results): a local
+    /// directory, not object storage.
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
 }

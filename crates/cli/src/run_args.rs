@@ -81,8 +81,9 @@ pub struct OutputArgs {
     /// Worker threads (default: enough for the load, at most one per core; 1 to 1024).
     #[arg(long, value_name = "N", value_parser = values::threads)]
     pub threads: Option<usize>,
-    /// Run store directory (default: $LOADLAB_RESULTS, else ./loadlab-results). `loadlab run`
-    /// also takes object storage: s3://bucket/prefix, gs://…, az://…, file:///dir.
+    /// Where the runs are stored: a run store directory (default: $LOADLAB_RESULTS, else
+    /// ./loadlab-results); `loadlab run` also takes an object-storage prefix (s3://bucket/prefix,
+    /// gs://…, az://…, file:///dir) its run is uploaded to, `study` and `capacity` do not.
     #[arg(long, value_name = "DIR|URL")]
     pub results: Option<PathBuf>,
     /// Label the run, study or capacity search (repeatable): commit=SHA, branch=main… Stored

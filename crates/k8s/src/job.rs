@@ -209,6 +209,7 @@ pub fn segment_args(o: &K8sOptions, scenario_file: &str, run_url: &str) -> Vec<S
         args.push("--target".into());
         args.push(t.clone());
     }
+    args.extend(o.run_flags.iter().cloned());
     args
 }
 

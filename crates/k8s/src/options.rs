@@ -84,6 +84,9 @@ pub struct K8sOptions {
     pub secret_env: Vec<SecretKeyRef>,
     pub env: Vec<EnvVarSpec>,
     pub barrier_timeout: Duration,
+    /// `loadlab run` flags that change what the pods send or how they measure it, passed on
+    /// to every segment as given (`--http2`, `--http2-client h2`, `--insecure`).
+    pub run_flags: Vec<String>,
 }
 
 /// Environment variables that carry credentials: refused in `--env`, which would inline them.

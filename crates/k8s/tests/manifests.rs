@@ -38,6 +38,7 @@ fn options(parallelism: u32) -> K8sOptions {
             value: "eu-west-1".into(),
         }],
         barrier_timeout: Duration::from_secs(300),
+        run_flags: Vec::new(),
     }
 }
 
@@ -316,4 +317,33 @@ fn a_loopback_target_is_warned_of_and_a_cluster_address_is_not() {
         ..options(2)
     };
     assert!(render(&scenario, &o).unwrap().warnings.is_empty());
+}
+
+/// A pod given only `--target` measured something else than the run asked for (HTTP/1.1
+/// instead of HTTP/2, a refused self-signed certificate): the run flags reach every segment.
+#[test]
+fn the_run_flags_reach_every_segment() {
+    let flags = ["--http2", "--http2-client", "h2", "--insecure"].map(String::from);
+    let o = K8sOptions {
+        target: Some("https://api.perf.svc:8443".into()),
+        run_flags: flags.to_vec(),
+        ..options(3)
+    };
+    let args = loadlab_k8s::segment_args(&o, "spike.yaml", "s3://perf-results/loadlab/spike-1");
+    assert_eq!(
+        args[args.len() - 6..],
+        [
+            "--target",
+            "https://api.perf.svc:8443",
+            "--http2",
+            "--http2-client",
+            "h2",
+            "--insecure"
+        ]
+    );
+    assert!(
+        !loadlab_k8s::segment_args(&options(3), "spike.yaml", "s3://x/y")
+            .iter()
+            .any(|a| a == "--http2")
+    );
 }

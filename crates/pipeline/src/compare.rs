@@ -173,7 +173,7 @@ pub fn resolve(
         }
         return study_sides(&crate::reports::read_study(&p)?, variant);
     }
-    match st.load_run(id) {
+    match crate::store::load_run(st, id, warn) {
         Ok((rec, result)) => Ok(vec![Side::of_run(
             &rec.id,
             rec.variant.as_deref().unwrap_or(&result.name),

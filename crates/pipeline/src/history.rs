@@ -61,8 +61,9 @@ pub fn load_points(
     filter: &Labels,
     runs_only: bool,
     since: Option<&str>,
+    warn: &mut dyn FnMut(&str),
 ) -> Result<Loaded, PipelineError> {
-    let mut loaded = read_points(store, name, filter, runs_only)?;
+    let mut loaded = read_points(store, name, filter, runs_only, warn)?;
     loaded.keep_since(since);
     Ok(loaded)
 }
@@ -121,6 +122,7 @@ pub fn load_series(
         &query.labels,
         query.runs_only,
         query.since,
+        warn,
     )?;
     if loaded.points.is_empty() {
         return Err(no_points(&store, query.name, filtered));
@@ -221,6 +223,7 @@ fn read_points(
     name: &str,
     filter: &Labels,
     runs_only: bool,
+    warn: &mut dyn FnMut(&str),
 ) -> Result<Loaded, PipelineError> {
     let studies = store.history_studies(name, filter)?;
     if !runs_only && !studies.is_empty() {
@@ -278,7 +281,7 @@ fn read_points(
             skipped += 1;
             continue;
         }
-        let (rec, result) = store.load_run(&rec.id)?;
+        let (rec, result) = crate::store::load_run(store, &rec.id, warn)?;
         let values = run_metrics(&result)
             .into_iter()
             .map(|(id, value)| (id, PointValue { value, ci: None }))

@@ -73,7 +73,7 @@ pub enum Shown {
 }
 
 /// One stored run, study or capacity search (`last`: the latest run).
-pub fn show(store: &Store, id: &str) -> Result<Shown, PipelineError> {
+pub fn show(store: &Store, id: &str, warn: &mut dyn FnMut(&str)) -> Result<Shown, PipelineError> {
     // A study or capacity search id first (`s…`, `c…`), then a run id or `last`.
     if id != "last" {
         if let Ok(s) = store.study(id) {
@@ -104,7 +104,7 @@ pub fn show(store: &Store, id: &str) -> Result<Shown, PipelineError> {
             });
         }
     }
-    let (record, result) = store.load_run(id)?;
+    let (record, result) = crate::store::load_run(store, id, warn)?;
     let dir = store.run_dir(&record.id);
     Ok(Shown::Run {
         record,

@@ -123,6 +123,9 @@ pub fn resolve_input(
     }
     let store = crate::store::open(&dir, warn)?;
     if let Ok(s) = store.study(input) {
+        for run in store.study_runs(&s.id)? {
+            crate::store::rebuild_if_missing(&store, &run, warn);
+        }
         return s.path.ok_or_else(|| {
             PipelineError::bad_input(format!(
                 "{} `{}` has no result file ({})",
@@ -131,9 +134,15 @@ pub fn resolve_input(
         });
     }
     match store.run(input) {
-        Ok(r) => r.path.ok_or_else(|| {
-            PipelineError::bad_input(format!("run `{}` has no result file ({})", r.id, r.status))
-        }),
+        Ok(r) => {
+            crate::store::rebuild_if_missing(&store, &r, warn);
+            r.path.ok_or_else(|| {
+                PipelineError::bad_input(format!(
+                    "run `{}` has no result file ({})",
+                    r.id, r.status
+                ))
+            })
+        }
         Err(e) => Err(PipelineError::bad_input(format!(
             "`{input}` is neither a file nor a study or run id: {e}"
         ))),
@@ -172,8 +181,8 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<
     })
 }
 
-/// A damaged `run.json` beside a whole record can be derived again (the store does it on its
-/// next open once the file is gone).
+/// A damaged `run.json` beside a whole record can be derived again (the next command that
+/// reads it does so once the file is gone).
 fn rebuild_hint(path: &Path) -> &'static str {
     let beside_record = path.file_name() == Some(ResultFile::Run.file_name().as_ref())
         && path.parent().is_some_and(loadlab_record::is_record);

@@ -3,9 +3,10 @@
 //! uses, thresholds included — so `runs`, `report` and `compare` see them, marked partial.
 
 use crate::PipelineError;
+use loadlab_metrics::RunResult;
 use loadlab_record::{summarize, StoredRecord};
 use loadlab_remote::{parse_location, ResultsLocation};
-use loadlab_store::Store;
+use loadlab_store::{RunRecord, Store};
 use std::path::Path;
 
 /// Opens the store in `dir` and recovers dead runs; a run that cannot be recovered is a
@@ -45,53 +46,77 @@ pub fn open_for_runs(
     open(&dir, warn)
 }
 
-/// Derives and stores the summary of every run that has a record but no summary: its process
-/// died, its summary could not be written (a full disk, since freed), or its `run.json` was
-/// deleted. What could not be derived is a warning handed to `warn`, and so is a rebuilt
-/// summary the user did not expect (the last two cases).
+/// Derives and stores the summary of every run whose summary was never written: its process
+/// died, or its summary could not be written (a full disk, since freed). What could not be
+/// derived is a warning handed to `warn`, and so is a rebuilt summary the user did not expect.
 pub fn recover(store: &Store, warn: &mut dyn FnMut(&str)) {
     let Ok(todo) = store.unrecovered() else {
         return;
     };
     for run in todo {
-        let why = match (&run.path, run.status) {
-            (Some(_), _) => Some("its run.json was missing"),
-            (None, loadlab_store::RunStatus::NotStored) => {
-                Some("it was not stored when it ended (a full disk?)")
-            }
-            _ => None,
-        };
-        let dir = store.run_dir(&run.id);
-        let record = StoredRecord::open(&dir);
-        if run.status == loadlab_store::RunStatus::NotStored
-            && record.as_ref().is_ok_and(|r| r.end.is_none())
-        {
-            // The disk filled before the record's end: it holds less than was measured (and
-            // printed), and a summary of it would claim the rest never happened.
-            continue;
-        }
-        let summary = record.and_then(|record| {
-            let mut result = summarize(&record)?;
-            result.thresholds =
-                loadlab_analysis::thresholds::evaluate_exprs(&record.meta.thresholds, &result);
-            Ok(result)
-        });
-        let failure = match summary.map(|r| store.finish_run(&run.id, &r)) {
-            Ok(Ok(_)) => {
-                if let Some(why) = why {
-                    warn(&format!(
-                        "run {}: {why}; its summary was rebuilt from its record",
-                        run.id
-                    ));
-                }
-                continue;
-            }
-            Ok(Err(e)) => e.to_string(),
-            Err(e) => e.to_string(),
-        };
-        warn(&format!(
-            "run {} ({}) could not be recovered: {failure}",
-            run.id, run.status
-        ));
+        recover_run(store, &run, warn);
     }
+}
+
+/// A run's stored summary (by id or prefix, `last`). A `run.json` deleted beside a whole
+/// record is derived again first, and `warn` hears of it: the store does not look for such
+/// files when it opens (that costs a file check per run ever made).
+pub fn load_run(
+    store: &Store,
+    id: &str,
+    warn: &mut dyn FnMut(&str),
+) -> Result<(RunRecord, RunResult), PipelineError> {
+    let run = store.run(id)?;
+    rebuild_if_missing(store, &run, warn);
+    Ok(store.load_run(&run.id)?)
+}
+
+/// Derives again the summary of `run` if it was written once and is gone (see [`load_run`]).
+pub fn rebuild_if_missing(store: &Store, run: &RunRecord, warn: &mut dyn FnMut(&str)) {
+    if store.summary_missing(run) {
+        recover_run(store, run, warn);
+    }
+}
+
+/// Derives and stores one run's summary from its record.
+fn recover_run(store: &Store, run: &RunRecord, warn: &mut dyn FnMut(&str)) {
+    let why = match (&run.path, run.status) {
+        (Some(_), _) => Some("its run.json was missing"),
+        (None, loadlab_store::RunStatus::NotStored) => {
+            Some("it was not stored when it ended (a full disk?)")
+        }
+        _ => None,
+    };
+    let dir = store.run_dir(&run.id);
+    let record = StoredRecord::open(&dir);
+    if run.status == loadlab_store::RunStatus::NotStored
+        && record.as_ref().is_ok_and(|r| r.end.is_none())
+    {
+        // The disk filled before the record's end: it holds less than was measured (and
+        // printed), and a summary of it would claim the rest never happened.
+        return;
+    }
+    let summary = record.and_then(|record| {
+        let mut result = summarize(&record)?;
+        result.thresholds =
+            loadlab_analysis::thresholds::evaluate_exprs(&record.meta.thresholds, &result);
+        Ok(result)
+    });
+    let failure = match summary.map(|r| store.finish_run(&run.id, &r)) {
+        Ok(Ok(_)) => {
+            if let Some(why) = why {
+                warn(&format!(
+                    "run {}: {why}; its summary was rebuilt from its record",
+                    run.id
+                ));
+            }
+            return;
+        }
+        Ok(Err(e)) => e.to_string(),
+        Err(e) => e.to_string(),
+    };
+    warn(&format!(
+        "run {} ({}) could not be recovered: {failure}",
+        run.id, run.status
+    ));
 }

@@ -117,9 +117,10 @@ pub fn begin_or_resume(
     resume: Option<&str>,
     scenario_file: &Path,
     labels: &Labels,
+    warn: &mut dyn FnMut(&str),
 ) -> Result<StoredStudy, PipelineError> {
     if let Some(id) = resume {
-        return resumed(store, id, plan, scenario_file);
+        return resumed(store, id, plan, scenario_file, warn);
     }
     let (id, _) = store.begin_study(
         StudyKind::Study,
@@ -218,6 +219,7 @@ fn resumed(
     id: &str,
     plan: &StudyPlan,
     file: &Path,
+    warn: &mut dyn FnMut(&str),
 ) -> Result<StoredStudy, PipelineError> {
     let record = store.study(id)?;
     if record.kind != StudyKind::Study {
@@ -256,7 +258,7 @@ fn resumed(
     }
     let mut prior = Vec::new();
     for entry in previous.run_log {
-        let (_, result) = store.load_run(&entry.run).map_err(|e| {
+        let (_, result) = crate::store::load_run(store, &entry.run, warn).map_err(|e| {
             PipelineError::bad_input(format!(
                 "study {}: its run {} cannot be read: {e}",
                 record.id, entry.run

@@ -46,7 +46,14 @@ pub fn run_study_file(
         ));
     }
     let store = crate::store::open_for_runs(settings.results.as_deref(), warn)?;
-    let stored = study::begin_or_resume(&store, &plan, study.resume, study.file, &settings.labels)?;
+    let stored = study::begin_or_resume(
+        &store,
+        &plan,
+        study.resume,
+        study.file,
+        &settings.labels,
+        warn,
+    )?;
     let id = stored.ids.id.clone();
     let file_outputs = plan
         .variants

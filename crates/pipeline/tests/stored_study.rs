@@ -100,7 +100,7 @@ fn a_study_is_stored_interrupted_resumed_completed_and_reported() {
 
     // Interrupted after 3 of 10 runs: saved, indexed as interrupted, not a valid outcome.
     let labels: Labels = [("commit".to_string(), "abc123".to_string())].into();
-    let stored = begin_or_resume(&store, &checkout, None, file, &labels).unwrap();
+    let stored = begin_or_resume(&store, &checkout, None, file, &labels, &mut |_| {}).unwrap();
     let id = stored.ids.id.clone();
     let mut fake = StoringFake {
         store: &store,
@@ -134,13 +134,13 @@ fn a_study_is_stored_interrupted_resumed_completed_and_reported() {
 
     // A changed plan cannot resume it.
     let other = plan(&FILE.replace("repeat: 5", "repeat: 6"));
-    let refused = begin_or_resume(&store, &other, Some(&id), file, &labels)
+    let refused = begin_or_resume(&store, &other, Some(&id), file, &labels, &mut |_| {})
         .err()
         .unwrap();
     assert!(refused.is_bad_input(), "{refused}");
 
     // Resumed: the 3 stored runs are read back, the 7 others made, the study completed.
-    let stored = begin_or_resume(&store, &checkout, Some(&id), file, &labels).unwrap();
+    let stored = begin_or_resume(&store, &checkout, Some(&id), file, &labels, &mut |_| {}).unwrap();
     assert_eq!(stored.prior.len(), 3);
     let mut fake = StoringFake {
         store: &store,
@@ -165,7 +165,7 @@ fn a_study_is_stored_interrupted_resumed_completed_and_reported() {
     assert_eq!(record.runs_done, Some(10));
 
     // Complete: nothing to resume. Its report is written beside it, runs read from the store.
-    let again = begin_or_resume(&store, &checkout, Some(&id), file, &labels)
+    let again = begin_or_resume(&store, &checkout, Some(&id), file, &labels, &mut |_| {})
         .err()
         .unwrap();
     assert!(again.to_string().contains("is complete"), "{again}");
@@ -189,6 +189,7 @@ fn a_capacity_search_id_is_not_resumed_as_a_study() {
         Some(&id),
         Path::new("f.yaml"),
         &Labels::new(),
+        &mut |_| {},
     )
     .err()
     .unwrap();

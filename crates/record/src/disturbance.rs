@@ -304,17 +304,11 @@ pub fn attribute(
             ),
         ));
     }
-    let named = host
-        .map(HostLoad::busiest_others)
-        .filter(|s| !s.is_empty())
-        .map(|s| format!(" — busiest others: {s}"))
-        .unwrap_or_default();
+    let named = host.map(HostLoad::busiest_others).unwrap_or_default();
+    let on_cores = host.and_then(|h| h.other_percent_of_generator_cores);
     Some(InvalidReason::new(
         InvalidKind::HostContended,
-        format!(
-            "other processes took the CPU the generator needed ({others:.0}% of the host){named}: {} — the latencies include time the generator waited for a CPU; stop them, pin the generator to cores of its own (taskset), or run it on another machine",
-            delay.words()
-        ),
+        crate::contended_words::contended_sentence(&delay.words(), others, on_cores, &named),
     ))
 }
 
@@ -422,6 +416,7 @@ mod tests {
             generator_percent_of_host: 10.0,
             other_percent_of_host: others,
             steal_on_generator_cores: Some(steal),
+            other_percent_of_generator_cores: None,
             top_others: vec![loadlab_metrics::resources::ProcessCpu {
                 name: "stress-ng".into(),
                 processes: 1,

@@ -35,6 +35,7 @@
 //! segment, so the end of a run, a crash recovery and a merge give the same verdicts.
 
 mod codec;
+mod contended_words;
 pub mod disturbance;
 mod judge;
 pub mod live;

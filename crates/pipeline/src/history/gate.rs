@@ -72,13 +72,14 @@ pub fn side(
     points: &[usize],
     (kind, label): (SideKind, &str),
     equivalence: f64,
+    warn: &mut dyn FnMut(&str),
 ) -> Result<Side, PipelineError> {
     let mut results: Vec<(String, RunResult)> = Vec::new();
     for &i in points {
         for id in &loaded.runs[i] {
             let result = match (loaded.results.get(id), store) {
                 (Some(result), _) => result.clone(),
-                (None, Some(store)) => store.load_run(id)?.1,
+                (None, Some(store)) => crate::store::load_run(store, id, warn)?.1,
                 (None, None) => {
                     return Err(PipelineError::aborted(format!("run {id}: no summary read")))
                 }
@@ -123,6 +124,7 @@ pub fn gate_sides(
     params: &ChangePointParams,
     name: &str,
     equivalence: f64,
+    warn: &mut dyn FnMut(&str),
 ) -> Result<GateSides, PipelineError> {
     let newest = loaded.points.len() - 1;
     let (same_plan, start) = stable_segment(loaded, metrics, params, name)?;
@@ -137,6 +139,7 @@ pub fn gate_sides(
         segment,
         (SideKind::History, "history"),
         equivalence,
+        warn,
     )?;
     let newest_side = side(
         store,
@@ -144,6 +147,7 @@ pub fn gate_sides(
         &[newest],
         (newest_kind, "newest"),
         equivalence,
+        warn,
     )?;
     let last = *segment.last().expect("a segment of one point at least");
     let baseline_words = format!(

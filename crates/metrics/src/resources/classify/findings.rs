@@ -116,6 +116,11 @@ pub struct HostLoad {
     pub other_percent_of_host: f64,
     /// Hypervisor steal on the cores the generator may use (% of those cores).
     pub steal_on_generator_cores: Option<f64>,
+    /// Busy share of the cores the generator is pinned to not used by the generator (% of
+    /// those cores), when it is pinned to some of the host's cores and each was read: what
+    /// competed with it there, unlike a process on another core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_percent_of_generator_cores: Option<f64>,
     /// The busiest other processes, in % of one core.
     pub top_others: Vec<ProcessCpu>,
 }

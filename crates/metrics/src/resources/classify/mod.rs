@@ -209,8 +209,31 @@ pub fn host_load(s: &[Sample], generator_cpus: &[u32]) -> Option<HostLoad> {
         generator_percent_of_host: generator,
         other_percent_of_host: (busy - generator).max(0.0),
         steal_on_generator_cores: steal,
+        other_percent_of_generator_cores: others_on_cores(s, generator_cpus, cpus),
         top_others: super::tree::mean_top_processes(s.iter()),
     })
+}
+
+/// Busy share of the generator's cores (`host.core.<n>.cpu_percent`) less the generator's own
+/// CPU, % of those cores; `None` unless it is pinned to fewer cores than the host has and
+/// every sample read each of them.
+fn others_on_cores(s: &[Sample], generator_cpus: &[u32], host_cpus: f64) -> Option<f64> {
+    let n = generator_cpus.len() as f64;
+    if generator_cpus.is_empty() || n >= host_cpus {
+        return None;
+    }
+    let per_sample: Option<Vec<f64>> = s
+        .iter()
+        .map(|x| {
+            let busy: Option<f64> = generator_cpus
+                .iter()
+                .map(|c| x.get(&format!("host.core.{c}.cpu_percent")))
+                .sum();
+            let own = x.get("generator.cpu_percent").unwrap_or(0.0);
+            Some(((busy? - own) / n).clamp(0.0, 100.0))
+        })
+        .collect();
+    mean(per_sample?.into_iter())
 }
 
 /// The busy share of all CPUs: `/proc/stat`'s, or what the processes' own exact counters add

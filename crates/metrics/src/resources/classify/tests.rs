@@ -386,3 +386,49 @@ fn who_used_the_host_counts_work_the_tick_sampled_busy_share_missed() {
     let load = host_load(&old, &[]).unwrap();
     assert!((load.other_percent_of_host - 25.0).abs() < 1e-9, "{load:?}");
 }
+
+/// A 2-core host, the generator pinned to core 1 and the target busy on core 0: the others
+/// host-wide are the target, on the generator's core next to nothing.
+#[test]
+fn others_on_the_generators_cores_leave_out_other_cores() {
+    let host = |core0: f64, core1: f64, generator: f64| {
+        repeat(
+            3,
+            &[
+                ("host.cpu_percent", (core0 + core1) / 2.0),
+                ("host.cpu_count", 2.0),
+                ("generator.cpu_percent", generator),
+                ("host.core.0.cpu_percent", core0),
+                ("host.core.1.cpu_percent", core1),
+            ],
+        )
+    };
+    // (generator's cores, core 0 busy %, core 1 busy %, generator % of a core, expected)
+    type Case<'a> = (&'a [u32], f64, f64, f64, Option<f64>);
+    let cases: [Case; 4] = [
+        // Pinned to core 1, target on core 0: others 49% of the host, 2% of its core.
+        (&[1], 94.0, 40.0, 38.0, Some(2.0)),
+        // Something else on its core.
+        (&[1], 10.0, 90.0, 40.0, Some(50.0)),
+        // Not pinned (all cores, or unknown): no share of "its cores" apart from the host's.
+        (&[0, 1], 94.0, 40.0, 38.0, None),
+        (&[], 94.0, 40.0, 38.0, None),
+    ];
+    for (cpus, core0, core1, generator, expected) in cases {
+        let load = host_load(&host(core0, core1, generator), cpus).unwrap();
+        let got = load.other_percent_of_generator_cores;
+        assert_eq!(got.map(|v| (v * 10.0).round() / 10.0), expected, "{cpus:?}");
+    }
+    // A core not read in every sample: not guessed.
+    let mut s = host(94.0, 40.0, 38.0);
+    s.push(sample(&[
+        ("host.cpu_percent", 60.0),
+        ("host.cpu_count", 2.0),
+    ]));
+    assert_eq!(
+        host_load(&s, &[1])
+            .unwrap()
+            .other_percent_of_generator_cores,
+        None
+    );
+}
