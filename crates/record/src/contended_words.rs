@@ -2,12 +2,17 @@
 //! is pinned to some cores, a process busy on another core (the target, pinned apart) did not
 //! compete with it, and the host-wide share alone blamed it.
 
-use crate::disturbance::OTHERS_MIN_PERCENT;
-
 /// The verdict's sentence: `delay` is what the generator went through, `others` the busy
 /// share of the host not the generator's, `on_cores` that share on the generator's own cores
-/// when it is pinned, `named` the busiest other processes (host-wide, empty when unknown).
-pub fn contended_sentence(delay: &str, others: f64, on_cores: Option<f64>, named: &str) -> String {
+/// when it is pinned, `named` the busiest other processes (host-wide, empty when unknown);
+/// others below `competing_percent` of its cores did not compete with it.
+pub fn contended_sentence(
+    delay: &str,
+    others: f64,
+    on_cores: Option<f64>,
+    named: &str,
+    competing_percent: f64,
+) -> String {
     match on_cores {
         None => {
             let named = words_of(named, "busiest others");
@@ -15,7 +20,7 @@ pub fn contended_sentence(delay: &str, others: f64, on_cores: Option<f64>, named
                 "other processes took the CPU the generator needed ({others:.0}% of the host){named}: {delay} — the latencies include time the generator waited for a CPU; stop them, pin the generator to cores of its own (taskset), or run it on another machine"
             )
         }
-        Some(mine) if mine >= OTHERS_MIN_PERCENT => {
+        Some(mine) if mine >= competing_percent => {
             let named = words_of(named, "busiest others on the host");
             format!(
                 "other processes took the CPU the generator needed ({mine:.0}% of the cores it is pinned to, {others:.0}% of the host){named}: {delay} — the latencies include time the generator waited for a CPU; stop what runs on its cores, or pin the others away from them (taskset)"
@@ -64,15 +69,15 @@ mod tests {
             (Some(9.9), "but only 10% of the cores", "hardly competed"),
         ];
         for (on_cores, says, fix) in cases {
-            let s = contended_sentence(delay, 49.0, on_cores, named);
+            let s = contended_sentence(delay, 49.0, on_cores, named, 10.0);
             assert!(s.contains(says), "{on_cores:?}: {s}");
             assert!(s.contains(fix), "{on_cores:?}: {s}");
             assert!(s.contains(delay), "{on_cores:?}: {s}");
         }
-        let blamed = contended_sentence(delay, 49.0, Some(2.0), named);
+        let blamed = contended_sentence(delay, 49.0, Some(2.0), named, 10.0);
         assert!(!blamed.contains("took the CPU"), "{blamed}");
         assert_eq!(
-            contended_sentence(delay, 12.0, None, ""),
+            contended_sentence(delay, 12.0, None, "", 10.0),
             "other processes took the CPU the generator needed (12% of the host): p99 4.00 ms late — the latencies include time the generator waited for a CPU; stop them, pin the generator to cores of its own (taskset), or run it on another machine"
         );
     }

@@ -308,7 +308,13 @@ pub fn attribute(
     let on_cores = host.and_then(|h| h.other_percent_of_generator_cores);
     Some(InvalidReason::new(
         InvalidKind::HostContended,
-        crate::contended_words::contended_sentence(&delay.words(), others, on_cores, &named),
+        crate::contended_words::contended_sentence(
+            &delay.words(),
+            others,
+            on_cores,
+            &named,
+            OTHERS_MIN_PERCENT,
+        ),
     ))
 }
 
