@@ -5,37 +5,9 @@
 
 mod common;
 
-use common::{text, BIN};
+use common::imported::{fixture, import, only_run};
+use common::text;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/results");
-
-fn fixture(name: &str) -> String {
-    format!("{FIXTURES}/{name}")
-}
-
-fn import(results: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("import-results")
-        .args(args)
-        .arg("--results")
-        .arg(results)
-        .env_remove("LOADLAB_LABELS")
-        .output()
-        .expect("run loadlab")
-}
-
-fn only_run(results: &Path) -> Value {
-    let dirs: Vec<PathBuf> = std::fs::read_dir(results.join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("run.json").is_file())
-        .collect();
-    assert_eq!(dirs.len(), 1, "one run expected");
-    serde_json::from_str(&std::fs::read_to_string(dirs[0].join("run.json")).unwrap()).unwrap()
-}
 
 /// HDR histograms keep 3 significant digits.
 fn assert_close(got: &Value, want: f64, what: &str) {

@@ -8,10 +8,11 @@
 
 mod common;
 
+use common::imported::import;
 use common::{exclusive, text, Target, BIN};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 /// A tool installed by scripts/install-load-tools.sh (or named by `env`).
 fn tool(name: &str, env: &str) -> PathBuf {
@@ -27,17 +28,6 @@ fn tool(name: &str, env: &str) -> PathBuf {
         "{name} is not installed: run scripts/install-load-tools.sh (or set {env})"
     );
     path
-}
-
-fn import(results: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("import-results")
-        .args(args)
-        .arg("--results")
-        .arg(results)
-        .env_remove("LOADLAB_LABELS")
-        .output()
-        .expect("run loadlab")
 }
 
 fn read_json(path: &Path) -> Value {

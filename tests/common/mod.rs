@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod imported;
 pub mod undisturbed;
 
 use std::io::{BufRead, BufReader};
