@@ -143,11 +143,9 @@ fn a_cpu_hog_on_the_generators_core_is_host_contention_not_saturation() {
                 .as_str()
                 .unwrap()
                 .to_string();
-            message
-                .split("busiest others:")
-                .nth(1)
-                .unwrap_or("")
-                .to_string()
+            let named = message.split("busiest others:").nth(1).unwrap_or("");
+            assert!(named.contains("sh "), "the hog is named: {message}");
+            named.to_string()
         }
         // Its timing undisturbed: the numbers stand, and the warning about the shared host
         // still names the hog beside the target.

@@ -21,7 +21,7 @@ pub fn contended_sentence(
             )
         }
         Some(mine) if mine >= competing_percent => {
-            let named = words_of(named, "busiest others on the host");
+            let named = words_of(named, "busiest others");
             format!(
                 "other processes took the CPU the generator needed ({mine:.0}% of the cores it is pinned to, {others:.0}% of the host){named}: {delay} — the latencies include time the generator waited for a CPU; stop what runs on its cores, or pin the others away from them (taskset)"
             )
@@ -57,7 +57,7 @@ mod tests {
             // Pinned, and its own cores were busy with others.
             (
                 Some(35.0),
-                "(35% of the cores it is pinned to, 49% of the host) — busiest others on the host:",
+                "(35% of the cores it is pinned to, 49% of the host) — busiest others:",
                 "stop what runs on its cores",
             ),
             // Pinned to core 1, the target busy on core 0: not blamed.
