@@ -40,10 +40,13 @@ pub fn report_for(result: &Path) -> Option<PathBuf> {
     loadlab_pipeline::reports::report_beside(result, &mut warn)
 }
 
-/// One line per live output: what it sent, dropped, and its last error.
+/// One line per live output: what it sent, dropped, and its last error. Printed after a run's
+/// summary, so a reader that left in between (`| head`) must not make it panic: the panic
+/// would end the process before the run's exit status is given.
 pub fn print_outputs(outputs: &loadlab_pipeline::live_outputs::LiveOutputs) {
+    let mut out = std::io::stdout().lock();
     for report in outputs.reports() {
-        println!("{report}");
+        let _ = writeln!(out, "{report}");
     }
 }
 

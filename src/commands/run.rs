@@ -13,6 +13,7 @@ use loadlab_pipeline::single_run::{
 };
 use loadlab_report::progress_terminal::retry_line;
 use loadlab_scenario::{LoadFlags, Scenario};
+use std::io::Write;
 
 pub fn execute(args: RunArgs) -> Result<Outcome, CliError> {
     let scenario = resolve_scenario(&args)?;
@@ -151,7 +152,8 @@ pub fn run_and_report(
             Ok(Printed::Whole) => {
                 print_outputs(&run.outputs);
                 if let Some(path) = &run.json {
-                    println!("result written to {}", path.display());
+                    // As print_outputs: a closed stdout here must not decide the exit status.
+                    let _ = writeln!(std::io::stdout(), "result written to {}", path.display());
                 }
             }
             Err(e) => errors.push(e),
